@@ -1,0 +1,31 @@
+# Helpers shared by scripts/start.sh and scripts/test.sh.
+
+# Install npm dependencies when node_modules is missing or older than the lock file.
+ensure_node_modules() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "== installing npm dependencies"
+    npm ci --no-audit --no-fund
+  fi
+}
+
+# Debian packages the tests use: kcat, kafka-python, PostgreSQL. Installed only when missing.
+ensure_system_packages() {
+  local missing=()
+  command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+  python3 -c 'import kafka' >/dev/null 2>&1 || /usr/bin/python3 -c 'import kafka' >/dev/null 2>&1 || missing+=(python3-kafka)
+  pg_bin_dir >/dev/null 2>&1 || missing+=(postgresql)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "== installing Debian packages: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+# The directory holding initdb/pg_ctl/postgres of the newest installed PostgreSQL.
+pg_bin_dir() {
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$d" ] && [ -x "$d/initdb" ] && echo "$d"
+}
