@@ -1,0 +1,5 @@
+export * from './assignment-configs.js'
+export * from './assignor-selection.js'
+export * from './mock-assignor.js'
+export * from './sticky-task-assignor.js'
+export * from './types.js'

@@ -1,0 +1,481 @@
+import { IndexHeap } from './heap.js'
+import {
+  type AssignedTasks,
+  type AssignorLogger,
+  compareStrings,
+  type GroupAssignment,
+  type GroupSpec,
+  type MemberAssignment,
+  type TaskAssignor,
+  TaskAssignorException,
+  type TopologyDescriber,
+} from './types.js'
+
+/** The name of the sticky assignor, the only built-in and the default of `group.streams.assignors`. */
+export const STICKY_ASSIGNOR_NAME = 'sticky'
+
+export interface StickyTaskAssignorOptions {
+  /** Receives the "Unable to assign k of n standby tasks" warning. */
+  readonly logger?: AssignorLogger
+}
+
+/**
+ * Kafka's `StickyTaskAssignor` (spec §4.1): process-level balance, previous owners kept, standbys only
+ * for stateful subtopologies and never on a process that already holds the task. Where Kafka's
+ * choice depends on Java hash order, ties go to the smaller member id or process id (UTF-16 order);
+ * docs/assignors.md lists each such place.
+ *
+ * Stateless and thread-safe in the Kafka sense: every call works on its own state.
+ */
+export class StickyTaskAssignor implements TaskAssignor {
+  readonly #logger: AssignorLogger | undefined
+
+  constructor(options: StickyTaskAssignorOptions = {}) {
+    this.#logger = options.logger
+  }
+
+  name(): string {
+    return STICKY_ASSIGNOR_NAME
+  }
+
+  toString(): string {
+    return STICKY_ASSIGNOR_NAME
+  }
+
+  assign(groupSpec: GroupSpec, topologyDescriber: TopologyDescriber): GroupAssignment {
+    const run = new StickyRun(groupSpec, topologyDescriber, this.#logger)
+    run.assignActive()
+    if (run.numStandbyReplicas > 0) run.assignStandby()
+    return run.buildGroupAssignment(groupSpec)
+  }
+}
+
+/** ceil(tasks / members), 0 when no member is left (Kafka `computeTasksPerMember`). */
+function tasksPerMember(numberOfTasks: number, numberOfMembers: number): number {
+  if (numberOfMembers === 0) return 0
+  return Math.ceil(numberOfTasks / numberOfMembers)
+}
+
+interface StandbyCandidate {
+  readonly member: number
+  readonly isPrevStandby: boolean
+  readonly offsetSum: bigint
+}
+
+/**
+ * The state of one assignment. Tasks, members and processes are numbered so that the hot loops work on
+ * typed arrays:
+ * - task t is (subtopology taskSub[t], partition taskPart[t]); tasks are numbered in (subtopology id,
+ *   partition) order, so ascending task number is Kafka's `TaskId` natural order;
+ * - members are numbered in member-id order and processes in process-id order; these numbers are the
+ *   deterministic tie-breaks that replace Java hash order.
+ */
+class StickyRun {
+  readonly numStandbyReplicas: number
+  readonly #logger: AssignorLogger | undefined
+
+  // Tasks.
+  readonly #subtopologyIds: string[]
+  readonly #subtopologyStateful: boolean[]
+  readonly #taskSub: Int32Array
+  readonly #taskPart: Int32Array
+  /** Processes holding each task, as active or standby (Kafka `ProcessState.hasTask`). */
+  readonly #taskHolders: (number[] | undefined)[]
+
+  // Members.
+  readonly #memberIds: string[]
+  readonly #memberIndex = new Map<string, number>()
+  readonly #memberProcess: Int32Array
+  /** Tasks (active + standby) assigned so far per member (Kafka `memberToTaskCounts`). */
+  readonly #memberTaskCount: Int32Array
+  readonly #memberActive: number[][]
+  readonly #memberStandby: number[][]
+
+  // Processes.
+  readonly #processMembers: number[][]
+  readonly #processTaskCount: Int32Array
+  readonly #processLoad: Float64Array
+  /** Per-process heap of members by task count; dropped whenever a task goes to a chosen member. */
+  readonly #processMemberHeap: (IndexHeap | null)[]
+  readonly #memberLess: (a: number, b: number) => boolean
+  readonly #processLess: (a: number, b: number) => boolean
+
+  // Previous owners.
+  readonly #prevActive: Int32Array
+  readonly #prevStandby: (number[] | undefined)[]
+
+  // Quotas.
+  #totalActiveTasks = 0
+  #totalTasks = 0
+  #membersWithActiveTaskCapacity: number
+  #membersWithTaskCapacity: number
+  #activeTasksPerMember: number
+  #totalTasksPerMember: number
+
+  constructor(
+    groupSpec: GroupSpec,
+    topologyDescriber: TopologyDescriber,
+    logger: AssignorLogger | undefined,
+  ) {
+    this.#logger = logger
+    this.numStandbyReplicas = groupSpec.configs.numStandbyReplicas
+
+    // Tasks, numbered in (subtopology id, partition) order.
+    this.#subtopologyIds = [...new Set(topologyDescriber.subtopologies())].sort(compareStrings)
+    const subIndex = new Map<string, number>()
+    const subStart: number[] = []
+    this.#subtopologyStateful = []
+    let numTasks = 0
+    for (const [i, id] of this.#subtopologyIds.entries()) {
+      const partitions = Math.max(0, topologyDescriber.maxNumInputPartitions(id))
+      const stateful = topologyDescriber.isStateful(id)
+      subIndex.set(id, i)
+      subStart.push(numTasks)
+      this.#subtopologyStateful.push(stateful)
+      numTasks += partitions
+      this.#totalActiveTasks += partitions
+      this.#totalTasks += partitions
+      if (stateful) this.#totalTasks += partitions * this.numStandbyReplicas
+    }
+    subStart.push(numTasks)
+    this.#taskSub = new Int32Array(numTasks)
+    this.#taskPart = new Int32Array(numTasks)
+    for (let s = 0; s < this.#subtopologyIds.length; s++) {
+      for (let t = subStart[s]; t < subStart[s + 1]; t++) {
+        this.#taskSub[t] = s
+        this.#taskPart[t] = t - subStart[s]
+      }
+    }
+    this.#taskHolders = new Array(numTasks)
+    const taskOf = (subtopologyId: string, partition: number): number => {
+      const s = subIndex.get(subtopologyId)
+      // Tasks outside the topology are never assigned, so their previous owners do not matter.
+      if (s === undefined || !Number.isInteger(partition) || partition < 0) return -1
+      const t = subStart[s] + partition
+      return t < subStart[s + 1] ? t : -1
+    }
+
+    // Members and processes, numbered in id order.
+    this.#memberIds = [...groupSpec.members.keys()].sort(compareStrings)
+    const numMembers = this.#memberIds.length
+    this.#memberProcess = new Int32Array(numMembers)
+    this.#memberTaskCount = new Int32Array(numMembers)
+    this.#memberActive = []
+    this.#memberStandby = []
+    const processIds = [...new Set([...groupSpec.members.values()].map((m) => m.processId))].sort(
+      compareStrings,
+    )
+    const processIndex = new Map(processIds.map((id, i) => [id, i]))
+    this.#processMembers = processIds.map(() => [])
+    this.#processTaskCount = new Int32Array(processIds.length)
+    this.#processLoad = new Float64Array(processIds.length)
+    this.#processMemberHeap = processIds.map(() => null)
+    const counts = this.#memberTaskCount
+    const loads = this.#processLoad
+    this.#memberLess = (a, b) => counts[a] < counts[b] || (counts[a] === counts[b] && a < b)
+    this.#processLess = (a, b) => loads[a] < loads[b] || (loads[a] === loads[b] && a < b)
+
+    this.#membersWithActiveTaskCapacity = numMembers
+    this.#membersWithTaskCapacity = numMembers
+    this.#activeTasksPerMember = tasksPerMember(this.#totalActiveTasks, numMembers)
+    this.#totalTasksPerMember = tasksPerMember(this.#totalTasks, numMembers)
+
+    this.#prevActive = new Int32Array(numTasks).fill(-1)
+    const candidates: (StandbyCandidate[] | undefined)[] = new Array(numTasks)
+    const addCandidate = (t: number, candidate: StandbyCandidate): void => {
+      const list = candidates[t]
+      if (list === undefined) candidates[t] = [candidate]
+      else list.push(candidate)
+    }
+
+    for (const [m, memberId] of this.#memberIds.entries()) {
+      const spec = groupSpec.members.get(memberId)!
+      const p = processIndex.get(spec.processId)!
+      this.#memberIndex.set(memberId, m)
+      this.#memberProcess[m] = p
+      this.#memberActive.push([])
+      this.#memberStandby.push([])
+      this.#processMembers[p].push(m)
+
+      // A task claimed as active by several members goes to the last one, as with Kafka's map put;
+      // "last" is in member-id order here.
+      for (const [subtopologyId, partitions] of spec.activeTasks) {
+        for (const partition of partitions) {
+          const t = taskOf(subtopologyId, partition)
+          if (t >= 0) this.#prevActive[t] = m
+        }
+      }
+
+      // First tier: current standbys, with the offset they reported (0 when none).
+      const standbys = new Set<number>()
+      for (const [subtopologyId, partitions] of spec.standbyTasks) {
+        for (const partition of partitions) {
+          const t = taskOf(subtopologyId, partition)
+          if (t >= 0) standbys.add(t)
+        }
+      }
+      for (const t of standbys) {
+        const offsetSum =
+          spec.taskOffsets.get(this.#subtopologyIds[this.#taskSub[t]])?.get(this.#taskPart[t]) ?? 0n
+        addCandidate(t, { member: m, isPrevStandby: true, offsetSum })
+      }
+      // Second tier: tasks with state on the member's disk (reported offsets) that it does not hold as
+      // standby, so a restarted member with a new id can regain them.
+      for (const [subtopologyId, offsets] of spec.taskOffsets) {
+        for (const [partition, offsetSum] of offsets) {
+          const t = taskOf(subtopologyId, partition)
+          if (t >= 0 && !standbys.has(t)) addCandidate(t, { member: m, isPrevStandby: false, offsetSum })
+        }
+      }
+    }
+
+    // Rank: standbys before offset-only candidates, then by offset descending. The sort is stable, so
+    // equal candidates stay in member-id order.
+    this.#prevStandby = new Array(numTasks)
+    for (let t = 0; t < numTasks; t++) {
+      const list = candidates[t]
+      if (list === undefined) continue
+      list.sort(
+        (a, b) =>
+          Number(b.isPrevStandby) - Number(a.isPrevStandby) ||
+          (a.offsetSum > b.offsetSum ? -1 : a.offsetSum < b.offsetSum ? 1 : 0),
+      )
+      this.#prevStandby[t] = list.map((c) => c.member)
+    }
+  }
+
+  get #numTasks(): number {
+    return this.#taskSub.length
+  }
+
+  assignActive(): void {
+    // Sorted by partition first: if the previous assignment was range-like, so stays this one.
+    const tasks = Array.from({ length: this.#numTasks }, (_, t) => t)
+    const sub = this.#taskSub
+    const part = this.#taskPart
+    tasks.sort((a, b) => part[a] - part[b] || sub[a] - sub[b])
+
+    // 1. Back to the previous active owner while it is under the active quota.
+    let remaining: number[] = []
+    for (const t of tasks) {
+      const m = this.#prevActive[t]
+      if (m >= 0 && this.#memberTaskCount[m] < this.#activeTasksPerMember) {
+        this.#assignedActive(this.#addTask(m, t, true))
+      } else {
+        remaining.push(t)
+      }
+    }
+
+    // 2. To a previous standby (or a member with local state), the least loaded one.
+    const stillRemaining: number[] = []
+    for (const t of remaining) {
+      const m = this.#findPrevMemberWithLeastLoad(this.#prevStandby[t], -1)
+      if (m >= 0 && this.#memberTaskCount[m] < this.#activeTasksPerMember) {
+        this.#assignedActive(this.#addTask(m, t, true))
+      } else {
+        stillRemaining.push(t)
+      }
+    }
+    remaining = stillRemaining
+
+    // 3. The rest, in (subtopology, partition) order for a range-like spread, to the least-loaded
+    // member of the least-loaded process.
+    remaining.sort((a, b) => a - b)
+    const processes = new IndexHeap(this.#processLess)
+    processes.reset(this.#processMembers.keys())
+    for (const t of remaining) {
+      const p = processes.poll()
+      if (p < 0)
+        throw new TaskAssignorException(`No process available to assign active task ${this.#taskName(t)}.`)
+      const count = this.#addTaskToLeastLoadedMember(p, t, true)
+      if (count < 0)
+        throw new TaskAssignorException(`No member available to assign active task ${this.#taskName(t)}.`)
+      this.#assignedActive(count)
+      processes.push(p)
+    }
+  }
+
+  assignStandby(): void {
+    const sub = this.#taskSub
+    const part = this.#taskPart
+    const stateful: number[] = []
+    for (let t = 0; t < this.#numTasks; t++) if (this.#subtopologyStateful[sub[t]]) stateful.push(t)
+    // (partition, subtopology) descending.
+    stateful.sort((a, b) => part[b] - part[a] || sub[b] - sub[a])
+
+    const toLeastLoaded: { task: number; remainingReplicas: number }[] = []
+    for (const t of stateful) {
+      for (let i = 0; i < this.numStandbyReplicas; i++) {
+        const prevActive = this.#prevActive[t]
+        if (
+          prevActive >= 0 &&
+          !this.#hasTask(this.#memberProcess[prevActive], t) &&
+          this.#memberTaskCount[prevActive] < this.#totalTasksPerMember
+        ) {
+          this.#maybeUpdateTotalTasksPerMember(this.#addTask(prevActive, t, false))
+          continue
+        }
+        const prevStandby = this.#findPrevMemberWithLeastLoad(this.#prevStandby[t], t)
+        if (prevStandby >= 0 && this.#memberTaskCount[prevStandby] < this.#totalTasksPerMember) {
+          this.#maybeUpdateTotalTasksPerMember(this.#addTask(prevStandby, t, false))
+          continue
+        }
+        toLeastLoaded.push({ task: t, remainingReplicas: this.numStandbyReplicas - i })
+        break
+      }
+    }
+
+    // (subtopology, partition) descending, which is descending task number.
+    toLeastLoaded.sort((a, b) => b.task - a.task)
+    const processes = new IndexHeap(this.#processLess)
+    processes.reset(this.#processMembers.keys())
+    const skipped: number[] = []
+    for (const { task, remainingReplicas } of toLeastLoaded) {
+      for (let i = 0; i < remainingReplicas; i++) {
+        // The least-loaded process that does not hold the task yet; the ones passed over go back.
+        let assigned = false
+        for (let p = processes.poll(); p >= 0; p = processes.poll()) {
+          skipped.push(p)
+          if (this.#hasTask(p, task)) continue
+          const count = this.#addTaskToLeastLoadedMember(p, task, false)
+          if (count >= 0) {
+            assigned = true
+            this.#maybeUpdateTotalTasksPerMember(count)
+          }
+          break
+        }
+        for (const p of skipped) processes.push(p)
+        skipped.length = 0
+        if (!assigned) {
+          const missing = remainingReplicas - i
+          this.#logger?.warn(
+            { task: this.#taskName(task), missing, numStandbyReplicas: this.numStandbyReplicas },
+            `Unable to assign ${missing} of ${this.numStandbyReplicas} standby tasks for task [${this.#taskName(task)}]. ` +
+              'There is not enough available capacity. You should increase the number of threads and/or ' +
+              'application instances to maintain the requested number of standby replicas.',
+          )
+          break
+        }
+      }
+    }
+  }
+
+  buildGroupAssignment(groupSpec: GroupSpec): GroupAssignment {
+    const members = new Map<string, MemberAssignment>()
+    for (const memberId of groupSpec.members.keys()) {
+      const m = this.#memberIndex.get(memberId)!
+      members.set(memberId, {
+        activeTasks: this.#toAssignedTasks(this.#memberActive[m]),
+        standbyTasks: this.#toAssignedTasks(this.#memberStandby[m]),
+        warmupTasks: new Map(),
+      })
+    }
+    return { members }
+  }
+
+  #toAssignedTasks(tasks: number[]): AssignedTasks {
+    const out: AssignedTasks = new Map()
+    tasks.sort((a, b) => a - b)
+    let current: number[] | undefined
+    let currentSub = -1
+    for (const t of tasks) {
+      if (this.#taskSub[t] !== currentSub) {
+        currentSub = this.#taskSub[t]
+        current = []
+        out.set(this.#subtopologyIds[currentSub], current)
+      }
+      current!.push(this.#taskPart[t])
+    }
+    return out
+  }
+
+  /** Kafka's `TaskId.toString`: `<subtopology>_<partition>`. */
+  #taskName(t: number): string {
+    return `${this.#subtopologyIds[this.#taskSub[t]]}_${this.#taskPart[t]}`
+  }
+
+  #hasTask(p: number, t: number): boolean {
+    const holders = this.#taskHolders[t]
+    return holders?.includes(p) === true
+  }
+
+  /** Gives task t to member m; returns the member's new task count. */
+  #addTask(m: number, t: number, active: boolean): number {
+    // The member heap cannot follow a change to an arbitrary member; it is rebuilt on next use.
+    this.#processMemberHeap[this.#memberProcess[m]] = null
+    return this.#addTaskInternal(m, t, active)
+  }
+
+  #addTaskInternal(m: number, t: number, active: boolean): number {
+    const p = this.#memberProcess[m]
+    this.#processTaskCount[p]++
+    this.#processLoad[p] = this.#processTaskCount[p] / this.#processMembers[p].length
+    const holders = this.#taskHolders[t]
+    if (holders === undefined) this.#taskHolders[t] = [p]
+    else holders.push(p)
+    ;(active ? this.#memberActive : this.#memberStandby)[m].push(t)
+    return ++this.#memberTaskCount[m]
+  }
+
+  /** Gives task t to the member of process p with the fewest tasks; -1 if p has no member. */
+  #addTaskToLeastLoadedMember(p: number, t: number, active: boolean): number {
+    const members = this.#processMembers[p]
+    if (members.length === 0) return -1
+    if (members.length === 1) return this.#addTaskInternal(members[0], t, active)
+    let heap = this.#processMemberHeap[p]
+    if (heap === null) {
+      heap = new IndexHeap(this.#memberLess)
+      heap.reset(members)
+      this.#processMemberHeap[p] = heap
+    }
+    const m = heap.poll()
+    const count = this.#addTaskInternal(m, t, active)
+    heap.push(m)
+    return count
+  }
+
+  /**
+   * The first candidate, replaced by a later one only if both its process load and its own task count
+   * are strictly lower. With a standby task given, candidates whose process holds it are skipped.
+   */
+  #findPrevMemberWithLeastLoad(candidates: readonly number[] | undefined, standbyTask: number): number {
+    if (candidates === undefined) return -1
+    let best = -1
+    let bestProcessLoad = 0
+    let bestMemberLoad = 0
+    for (const m of candidates) {
+      const p = this.#memberProcess[m]
+      if (standbyTask >= 0 && this.#hasTask(p, standbyTask)) continue
+      const processLoad = this.#processLoad[p]
+      const memberLoad = this.#memberTaskCount[m]
+      if (best < 0 || (processLoad < bestProcessLoad && memberLoad < bestMemberLoad)) {
+        best = m
+        bestProcessLoad = processLoad
+        bestMemberLoad = memberLoad
+      }
+    }
+    return best
+  }
+
+  #assignedActive(newTaskCount: number): void {
+    this.#maybeUpdateActiveTasksPerMember(newTaskCount)
+    this.#maybeUpdateTotalTasksPerMember(newTaskCount)
+  }
+
+  /** A member that reaches the quota exactly leaves the pool; the quota is recomputed over the rest. */
+  #maybeUpdateActiveTasksPerMember(count: number): void {
+    if (count === this.#activeTasksPerMember) {
+      this.#membersWithActiveTaskCapacity--
+      this.#totalActiveTasks -= count
+      this.#activeTasksPerMember = tasksPerMember(this.#totalActiveTasks, this.#membersWithActiveTaskCapacity)
+    }
+  }
+
+  #maybeUpdateTotalTasksPerMember(count: number): void {
+    if (count === this.#totalTasksPerMember) {
+      this.#membersWithTaskCapacity--
+      this.#totalTasks -= count
+      this.#totalTasksPerMember = tasksPerMember(this.#totalTasks, this.#membersWithTaskCapacity)
+    }
+  }
+}
