@@ -1,0 +1,232 @@
+import { Buffer } from 'node:buffer'
+import { DecodeError } from './errors-codec.js'
+
+/** An unknown tagged field kept on decode and re-emitted on encode. */
+export interface TaggedField {
+  tag: number
+  data: Uint8Array
+}
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+/**
+ * Reads Kafka primitives from a byte array with a cursor. Every failure is a `DecodeError` carrying
+ * the byte offset; lengths are checked against the remaining bytes before anything is allocated.
+ * Byte fields and unknown tagged fields are returned as copies, so a decoded message never aliases
+ * the input buffer (which the caller may reuse).
+ */
+export class Reader {
+  readonly buf: Buffer
+  offset: number
+  readonly end: number
+
+  constructor(bytes: Uint8Array, offset = 0, end = bytes.byteLength) {
+    this.buf = asBuffer(bytes)
+    this.offset = offset
+    this.end = end
+  }
+
+  get remaining(): number {
+    return this.end - this.offset
+  }
+
+  fail(code: DecodeError['code'], message: string, at = this.offset): never {
+    throw new DecodeError(code, at, message)
+  }
+
+  #need(n: number): number {
+    const o = this.offset
+    if (this.end - o < n) this.fail('TRUNCATED', `need ${n} bytes, ${this.end - o} remaining`)
+    this.offset = o + n
+    return o
+  }
+
+  readInt8(): number {
+    return this.buf.readInt8(this.#need(1))
+  }
+  readUInt8(): number {
+    return this.buf[this.#need(1)]!
+  }
+  readBool(): boolean {
+    return this.buf[this.#need(1)] !== 0
+  }
+  readInt16(): number {
+    return this.buf.readInt16BE(this.#need(2))
+  }
+  readUInt16(): number {
+    return this.buf.readUInt16BE(this.#need(2))
+  }
+  readInt32(): number {
+    return this.buf.readInt32BE(this.#need(4))
+  }
+  readInt64(): bigint {
+    return this.buf.readBigInt64BE(this.#need(8))
+  }
+  readFloat64(): number {
+    return this.buf.readDoubleBE(this.#need(8))
+  }
+  readUuid(): string {
+    const o = this.#need(16)
+    const b = this.buf
+    let zero = true
+    for (let i = o; i < o + 16; i++) {
+      if (b[i] !== 0) {
+        zero = false
+        break
+      }
+    }
+    return zero ? ZERO_UUID : b.toString('base64url', o, o + 16)
+  }
+
+  /** Unsigned varint of at most 5 bytes, as an unsigned 32-bit number. */
+  readUVarint(): number {
+    const b = this.buf
+    const start = this.offset
+    let o = start
+    let value = 0
+    let shift = 0
+    for (let i = 0; i < 5; i++) {
+      if (o >= this.end) this.fail('TRUNCATED', 'truncated varint', start)
+      const byte = b[o++]!
+      value += (byte & 0x7f) * 2 ** shift
+      if ((byte & 0x80) === 0) {
+        if (value > 0xffffffff) this.fail('BAD_VARINT', 'varint overflows 32 bits', start)
+        this.offset = o
+        return value
+      }
+      shift += 7
+    }
+    return this.fail('BAD_VARINT', 'varint is longer than 5 bytes', start)
+  }
+
+  #checkLength(len: number, at: number): void {
+    if (len > this.end - this.offset)
+      this.fail(
+        'LENGTH_EXCEEDS_REMAINING',
+        `length ${len} exceeds the ${this.end - this.offset} remaining bytes`,
+        at,
+      )
+  }
+
+  #utf8(len: number, at: number): string {
+    this.#checkLength(len, at)
+    const o = this.offset
+    this.offset = o + len
+    return this.buf.toString('utf8', o, o + len)
+  }
+
+  readNullableString(): string | null {
+    const at = this.offset
+    const len = this.readInt16()
+    if (len < 0) {
+      if (len === -1) return null
+      this.fail('NEGATIVE_LENGTH', `negative string length ${len}`, at)
+    }
+    return this.#utf8(len, at)
+  }
+  readString(): string {
+    const at = this.offset
+    const s = this.readNullableString()
+    if (s === null) this.fail('UNEXPECTED_NULL', 'non-nullable string is null', at)
+    return s
+  }
+  readCompactNullableString(): string | null {
+    const at = this.offset
+    const n = this.readUVarint()
+    if (n === 0) return null
+    return this.#utf8(n - 1, at)
+  }
+  readCompactString(): string {
+    const at = this.offset
+    const s = this.readCompactNullableString()
+    if (s === null) this.fail('UNEXPECTED_NULL', 'non-nullable string is null', at)
+    return s
+  }
+
+  /** `len` raw bytes, copied. */
+  readRaw(len: number): Uint8Array {
+    this.#checkLength(len, this.offset)
+    const o = this.offset
+    this.offset = o + len
+    const out = new Uint8Array(len)
+    out.set(this.buf.subarray(o, o + len))
+    return out
+  }
+
+  readNullableBytes(): Uint8Array | null {
+    const at = this.offset
+    const len = this.readInt32()
+    if (len < 0) {
+      if (len === -1) return null
+      this.fail('NEGATIVE_LENGTH', `negative bytes length ${len}`, at)
+    }
+    this.#checkLength(len, at)
+    return this.readRaw(len)
+  }
+  readBytes(): Uint8Array {
+    const at = this.offset
+    const b = this.readNullableBytes()
+    if (b === null) this.fail('UNEXPECTED_NULL', 'non-nullable bytes field is null', at)
+    return b
+  }
+  readCompactNullableBytes(): Uint8Array | null {
+    const at = this.offset
+    const n = this.readUVarint()
+    if (n === 0) return null
+    this.#checkLength(n - 1, at)
+    return this.readRaw(n - 1)
+  }
+  readCompactBytes(): Uint8Array {
+    const at = this.offset
+    const b = this.readCompactNullableBytes()
+    if (b === null) this.fail('UNEXPECTED_NULL', 'non-nullable bytes field is null', at)
+    return b
+  }
+
+  /** int32 array count; -1 = null. The count is checked against the remaining bytes before allocation. */
+  readArrayLength(): number {
+    const at = this.offset
+    const n = this.readInt32()
+    if (n < 0) {
+      if (n === -1) return -1
+      this.fail('NEGATIVE_LENGTH', `negative array length ${n}`, at)
+    }
+    this.#checkLength(n, at)
+    return n
+  }
+  /** uvarint (count + 1); returns -1 for null. */
+  readCompactArrayLength(): number {
+    const at = this.offset
+    const n = this.readUVarint() - 1
+    if (n >= 0) this.#checkLength(n, at)
+    return n
+  }
+
+  /** Unknown tagged field payload, copied. */
+  readTaggedField(tag: number, size: number): TaggedField {
+    return { tag, data: this.readRaw(size) }
+  }
+
+  /** Checks that a known tagged field consumed exactly its declared size. */
+  endTaggedField(end: number, tag: number): void {
+    if (this.offset !== end)
+      this.fail('BAD_TAGGED_FIELD', `tagged field ${tag} does not match its declared size`)
+  }
+
+  /** Size of a tagged field payload, checked against the remaining bytes. */
+  readTaggedSize(): number {
+    const at = this.offset
+    const n = this.readUVarint()
+    this.#checkLength(n, at)
+    return n
+  }
+
+  expectEnd(what: string): void {
+    if (this.offset !== this.end)
+      this.fail('TRAILING_BYTES', `${this.end - this.offset} unread bytes after ${what}`)
+  }
+}

@@ -1,0 +1,226 @@
+import { Buffer } from 'node:buffer'
+import { EncodeError } from './errors-codec.js'
+import type { TaggedField } from './reader.js'
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+
+/** Number of bytes of `n` as an unsigned varint. */
+export function uvarintSize(n: number): number {
+  if (n < 0x80) return 1
+  if (n < 0x4000) return 2
+  if (n < 0x200000) return 3
+  if (n < 0x10000000) return 4
+  return 5
+}
+
+/**
+ * A growable output buffer for Kafka primitives. Length prefixes are reserved and back-patched
+ * (`reserveInt32`/`patchInt32`, `beginUVarintSized`/`endUVarintSized`), so nothing is encoded twice.
+ * `finish()` returns a view of the internal buffer (no copy); start a new Writer for the next message.
+ */
+export class Writer {
+  #buf: Buffer
+  #pos: number
+
+  constructor(initialCapacity = 256) {
+    this.#buf = Buffer.allocUnsafe(initialCapacity)
+    this.#pos = 0
+  }
+
+  get length(): number {
+    return this.#pos
+  }
+
+  #ensure(n: number): void {
+    const need = this.#pos + n
+    if (need <= this.#buf.length) return
+    let cap = this.#buf.length * 2
+    while (cap < need) cap *= 2
+    const next = Buffer.allocUnsafe(cap)
+    this.#buf.copy(next, 0, 0, this.#pos)
+    this.#buf = next
+  }
+
+  /** The bytes written so far, as a view of the internal buffer. */
+  finish(): Buffer {
+    return this.#buf.subarray(0, this.#pos)
+  }
+
+  writeInt8(v: number): void {
+    this.#ensure(1)
+    this.#buf.writeInt8(v, this.#pos)
+    this.#pos += 1
+  }
+  writeBool(v: boolean): void {
+    this.#ensure(1)
+    this.#buf[this.#pos++] = v ? 1 : 0
+  }
+  writeInt16(v: number): void {
+    this.#ensure(2)
+    this.#buf.writeInt16BE(v, this.#pos)
+    this.#pos += 2
+  }
+  writeUInt16(v: number): void {
+    this.#ensure(2)
+    this.#buf.writeUInt16BE(v, this.#pos)
+    this.#pos += 2
+  }
+  writeInt32(v: number): void {
+    this.#ensure(4)
+    this.#buf.writeInt32BE(v, this.#pos)
+    this.#pos += 4
+  }
+  writeInt64(v: bigint): void {
+    this.#ensure(8)
+    this.#buf.writeBigInt64BE(v, this.#pos)
+    this.#pos += 8
+  }
+  writeFloat64(v: number): void {
+    this.#ensure(8)
+    this.#buf.writeDoubleBE(v, this.#pos)
+    this.#pos += 8
+  }
+  writeUuid(v: string): void {
+    this.#ensure(16)
+    if (v === ZERO_UUID) {
+      this.#buf.fill(0, this.#pos, this.#pos + 16)
+    } else {
+      if (v.length !== 22) throw new EncodeError('INVALID_UUID', `not a base64url uuid: ${JSON.stringify(v)}`)
+      const n = this.#buf.write(v, this.#pos, 16, 'base64url')
+      if (n !== 16) throw new EncodeError('INVALID_UUID', `not a base64url uuid: ${JSON.stringify(v)}`)
+    }
+    this.#pos += 16
+  }
+  writeUVarint(v: number): void {
+    this.#ensure(5)
+    const b = this.#buf
+    let p = this.#pos
+    let n = v >>> 0
+    if (n !== v) throw new EncodeError('VALUE_OUT_OF_RANGE', `unsigned varint out of range: ${v}`)
+    while (n >= 0x80) {
+      b[p++] = (n & 0x7f) | 0x80
+      n >>>= 7
+    }
+    b[p++] = n
+    this.#pos = p
+  }
+  writeRaw(bytes: Uint8Array): void {
+    this.#ensure(bytes.length)
+    this.#buf.set(bytes, this.#pos)
+    this.#pos += bytes.length
+  }
+
+  #utf8(s: string, len: number): void {
+    this.#ensure(len)
+    if (len === s.length && len < 32) {
+      // short ASCII: a plain loop beats the native call
+      const b = this.#buf
+      const p = this.#pos
+      for (let i = 0; i < len; i++) b[p + i] = s.charCodeAt(i)
+    } else {
+      this.#buf.write(s, this.#pos, len, 'utf8')
+    }
+    this.#pos += len
+  }
+
+  writeNullableString(s: string | null): void {
+    if (s === null) {
+      this.writeInt16(-1)
+      return
+    }
+    const len = Buffer.byteLength(s, 'utf8')
+    if (len > 0x7fff) throw new EncodeError('TOO_LONG', `string of ${len} bytes is longer than 32767`)
+    this.writeInt16(len)
+    this.#utf8(s, len)
+  }
+  writeString(s: string): void {
+    if (s === null) throw new EncodeError('NULL_NOT_ALLOWED', 'non-nullable string is null')
+    this.writeNullableString(s)
+  }
+  writeCompactNullableString(s: string | null): void {
+    if (s === null) {
+      this.writeUVarint(0)
+      return
+    }
+    const len = Buffer.byteLength(s, 'utf8')
+    if (len > 0x7fff) throw new EncodeError('TOO_LONG', `string of ${len} bytes is longer than 32767`)
+    this.writeUVarint(len + 1)
+    this.#utf8(s, len)
+  }
+  writeCompactString(s: string): void {
+    if (s === null) throw new EncodeError('NULL_NOT_ALLOWED', 'non-nullable string is null')
+    this.writeCompactNullableString(s)
+  }
+
+  writeNullableBytes(b: Uint8Array | null): void {
+    if (b === null) {
+      this.writeInt32(-1)
+      return
+    }
+    this.writeInt32(b.length)
+    this.writeRaw(b)
+  }
+  writeBytes(b: Uint8Array): void {
+    if (b === null) throw new EncodeError('NULL_NOT_ALLOWED', 'non-nullable bytes field is null')
+    this.writeNullableBytes(b)
+  }
+  writeCompactNullableBytes(b: Uint8Array | null): void {
+    if (b === null) {
+      this.writeUVarint(0)
+      return
+    }
+    this.writeUVarint(b.length + 1)
+    this.writeRaw(b)
+  }
+  writeCompactBytes(b: Uint8Array): void {
+    if (b === null) throw new EncodeError('NULL_NOT_ALLOWED', 'non-nullable bytes field is null')
+    this.writeCompactNullableBytes(b)
+  }
+
+  /** int32 count, -1 for null. */
+  writeArrayLength(n: number): void {
+    this.writeInt32(n)
+  }
+  /** uvarint (count + 1), 0 for null (pass -1). */
+  writeCompactArrayLength(n: number): void {
+    this.writeUVarint(n + 1)
+  }
+
+  /** Reserves an int32 and returns its position, for `patchInt32`. */
+  reserveInt32(): number {
+    this.#ensure(4)
+    const p = this.#pos
+    this.#pos += 4
+    return p
+  }
+  patchInt32(at: number, v: number): void {
+    this.#buf.writeInt32BE(v, at)
+  }
+
+  /** Starts a payload whose uvarint size is written before it by `endUVarintSized`. */
+  beginUVarintSized(): number {
+    return this.#pos
+  }
+  /** Inserts the uvarint size of everything written since `start` in front of it (a memmove, no copy out). */
+  endUVarintSized(start: number): void {
+    const size = this.#pos - start
+    const n = uvarintSize(size)
+    this.#ensure(n)
+    const b = this.#buf
+    b.copyWithin(start + n, start, this.#pos)
+    let p = start
+    let v = size
+    while (v >= 0x80) {
+      b[p++] = (v & 0x7f) | 0x80
+      v >>>= 7
+    }
+    b[p] = v
+    this.#pos += n
+  }
+
+  writeTaggedField(f: TaggedField): void {
+    this.writeUVarint(f.tag)
+    this.writeUVarint(f.data.length)
+    this.writeRaw(f.data)
+  }
+}
