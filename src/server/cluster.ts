@@ -1,0 +1,68 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomTopicId } from './topics/catalog.js'
+
+/**
+ * The cluster identity: `data.dir/meta.properties`, in the layout of Kafka's file of that name
+ * (`version`, `cluster.id`, `node.id`). The cluster id is drawn once, the first time a server starts
+ * on an empty data.dir, and kept for every later start. As in Kafka, a stored node id that differs
+ * from the configured `node.id` stops the start.
+ */
+
+export const META_PROPERTIES = 'meta.properties'
+
+export interface ClusterIdentity {
+  readonly clusterId: string
+  readonly nodeId: number
+  /** True when this call created the file. */
+  readonly created: boolean
+}
+
+export class ClusterIdentityError extends Error {
+  override name = 'ClusterIdentityError'
+}
+
+function parse(text: string): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const line of text.split(/\r?\n/)) {
+    const t = line.trim()
+    if (t === '' || t.startsWith('#') || t.startsWith('!')) continue
+    const i = t.search(/[=:]/)
+    if (i < 0) continue
+    out.set(t.slice(0, i).trim(), t.slice(i + 1).trim())
+  }
+  return out
+}
+
+/** Reads `data.dir/meta.properties`, creating it (and data.dir) with a new cluster id when missing. */
+export function loadOrCreateClusterIdentity(dataDir: string, nodeId: number): ClusterIdentity {
+  const path = join(dataDir, META_PROPERTIES)
+  let text: string | undefined
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+  }
+  if (text !== undefined) {
+    const props = parse(text)
+    const clusterId = props.get('cluster.id')
+    if (clusterId === undefined || clusterId === '') {
+      throw new ClusterIdentityError(`${path} has no cluster.id`)
+    }
+    const storedNode = props.get('node.id')
+    if (storedNode !== undefined && Number(storedNode) !== nodeId) {
+      throw new ClusterIdentityError(
+        `Stored node id ${storedNode} doesn't match previous node id ${nodeId} in ${path}. If you moved your data, make sure your configured node id matches. If you intend to create a new node, you should remove all data in your data directories.`,
+      )
+    }
+    return { clusterId, nodeId, created: false }
+  }
+  mkdirSync(dataDir, { recursive: true })
+  const clusterId = randomTopicId()
+  const body = `#\n#${new Date().toString()}\nnode.id=${nodeId}\nversion=1\ncluster.id=${clusterId}\n`
+  // Written beside the target and renamed, so a crash never leaves a half-written file.
+  const tmp = `${path}.tmp`
+  writeFileSync(tmp, body, { flush: true })
+  renameSync(tmp, path)
+  return { clusterId, nodeId, created: true }
+}
