@@ -27,3 +27,14 @@ export interface RecordStore {
   /** Flushes and releases everything. Safe to call more than once. */
   close(): Promise<void>
 }
+
+/**
+ * A test hook every built-in engine offers (added to the interface file so callers' tests can make a
+ * storage failure happen without knowing which engine runs): the next `append`, on any shard, rejects
+ * with `error` (default: a `StorageError` with code `STORAGE_INJECTED_FAILURE`) and writes nothing.
+ * It fires once; later appends behave normally. Kept out of `RecordStore` itself so that a future
+ * engine need not carry a test hook to be a valid store.
+ */
+export interface FaultInjection {
+  failNextAppend(error?: Error): void
+}

@@ -1,0 +1,57 @@
+/** Stable codes of the errors the record stores raise. */
+export type StorageErrorCode =
+  /** The store was used before `open()` or after `close()`. */
+  | 'STORAGE_NOT_OPEN'
+  /** A shard id or record that is not valid (see the message). */
+  | 'STORAGE_INVALID_ARGUMENT'
+  /** The engine could not write (disk full, I/O error, …); see `cause`. Nothing of the batch was written. */
+  | 'STORAGE_WRITE_FAILED'
+  /** The engine could not read a shard; see `cause`. */
+  | 'STORAGE_READ_FAILED'
+  /** The data directory is used by another process, or its file cannot be opened. */
+  | 'STORAGE_OPEN_FAILED'
+  /** `failNextAppend()` made this append fail. */
+  | 'STORAGE_INJECTED_FAILURE'
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode
+
+  constructor(code: StorageErrorCode, message: string, options?: { readonly cause?: unknown }) {
+    super(message, options)
+    this.name = 'StorageError'
+    this.code = code
+  }
+}
+
+/** Throws unless `shard` is a non-negative safe integer. */
+export function checkShard(shard: number): void {
+  if (!Number.isSafeInteger(shard) || shard < 0) {
+    throw new StorageError(
+      'STORAGE_INVALID_ARGUMENT',
+      `shard must be a non-negative integer, got ${String(shard)}`,
+    )
+  }
+}
+
+/** Throws unless every record has a Uint8Array key and a Uint8Array or null value. */
+export function checkRecords(records: readonly { readonly key: unknown; readonly value: unknown }[]): void {
+  if (!Array.isArray(records)) {
+    throw new StorageError('STORAGE_INVALID_ARGUMENT', 'records must be an array')
+  }
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]
+    if (r === null || typeof r !== 'object') {
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', `record ${i} is not an object`)
+    }
+    if (!(r.key instanceof Uint8Array)) {
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', `record ${i}: key must be a Uint8Array`)
+    }
+    if (r.value !== null && !(r.value instanceof Uint8Array)) {
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', `record ${i}: value must be a Uint8Array or null`)
+    }
+  }
+}
+
+export function injectedFailure(): StorageError {
+  return new StorageError('STORAGE_INJECTED_FAILURE', 'append failed (injected by failNextAppend)')
+}

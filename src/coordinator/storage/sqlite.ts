@@ -1,0 +1,249 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
+
+/** The file name of the store inside `data.dir`. */
+export const SQLITE_FILE_NAME = 'coordinator.db'
+
+/** The schema version this code writes (`PRAGMA user_version`); a newer file is refused. */
+const SCHEMA_VERSION = 1
+
+export interface SqliteRecordStoreOptions {
+  /**
+   * `normal` (default) keeps every acknowledged append across a crash or kill -9 of the process;
+   * `full` also keeps it across power loss or an operating-system crash, at the cost of an fsync
+   * per append. See the comment in `open()`.
+   */
+  readonly synchronous?: 'normal' | 'full'
+}
+
+interface Statements {
+  readonly insert: Database.Statement<[number, number, Uint8Array, Uint8Array | null]>
+  readonly load: Database.Statement<[number], CoordinatorRecord>
+  readonly maxOffset: Database.Statement<[number], { readonly m: number | null }>
+  readonly dropSuperseded: Database.Statement<[number, number]>
+  readonly dropTombstones: Database.Statement<[number]>
+}
+
+/**
+ * One SQLite file, `<data.dir>/coordinator.db`, holding every shard's log in one table keyed by
+ * (shard, offset). Offsets are per shard and only grow, so `load` returns append order.
+ *
+ * better-sqlite3 is synchronous: an append runs to completion (commit included) before the promise
+ * it returns settles, so appends are applied in call order without any queue here.
+ */
+export class SqliteRecordStore implements RecordStore, FaultInjection {
+  readonly #path: string
+  readonly #dataDir: string
+  readonly #synchronous: 'normal' | 'full'
+  #db: Database.Database | undefined
+  #stmts: Statements | undefined
+  #appendTx: ((shard: number, records: readonly CoordinatorRecord[]) => void) | undefined
+  #compactTx: ((shard: number) => void) | undefined
+  /** Next offset per shard, read lazily from the table on the shard's first append. */
+  readonly #nextOffset = new Map<number, number>()
+  #failNext: Error | undefined
+
+  constructor(dataDir: string, options: SqliteRecordStoreOptions = {}) {
+    if (typeof dataDir !== 'string' || dataDir.length === 0) {
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', 'data.dir must be a non-empty path')
+    }
+    const synchronous = options.synchronous ?? 'normal'
+    if (synchronous !== 'normal' && synchronous !== 'full') {
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', `synchronous must be 'normal' or 'full'`)
+    }
+    this.#dataDir = dataDir
+    this.#path = join(dataDir, SQLITE_FILE_NAME)
+    this.#synchronous = synchronous
+  }
+
+  /** The path of the database file. */
+  get path(): string {
+    return this.#path
+  }
+
+  async open(): Promise<void> {
+    if (this.#db !== undefined) return
+    let db: Database.Database
+    try {
+      mkdirSync(this.#dataDir, { recursive: true })
+      // timeout 0: a second process on the same data.dir fails at once instead of waiting.
+      db = new Database(this.#path, { timeout: 0 })
+    } catch (cause) {
+      throw new StorageError(
+        'STORAGE_OPEN_FAILED',
+        `cannot open ${this.#path}: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      )
+    }
+    try {
+      // Exclusive locking, set before the first access, makes the file this process's alone (two
+      // servers appending to one data.dir would corrupt each other's offsets) and lets WAL mode
+      // work without the shared-memory index. The lock is an OS file lock: it goes away with the
+      // process, also on kill -9.
+      db.pragma('locking_mode = EXCLUSIVE')
+      db.pragma('journal_mode = WAL')
+      // In WAL mode a commit is a write() of the frames to the WAL file before COMMIT returns.
+      // With synchronous=NORMAL the WAL is fsynced only at checkpoints, so a committed transaction
+      // sits in the operating system's page cache, which outlives the process: kill -9 right after
+      // an acknowledged append loses nothing (test/coordinator/storage/kill.test.ts proves it).
+      // Only power loss or an OS crash could lose the last commits; `synchronous: 'full'` covers
+      // that too, at one fsync per append. Kafka itself acknowledges coordinator writes without an
+      // fsync (it relies on replication), so NORMAL is the default.
+      db.pragma(`synchronous = ${this.#synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+      // The first read takes the exclusive lock (and fails here when another process holds it).
+      const version = db.pragma('user_version', { simple: true }) as number
+      if (version > SCHEMA_VERSION) {
+        throw new StorageError(
+          'STORAGE_OPEN_FAILED',
+          `${this.#path} has schema version ${version}, newer than this version of topograph understands (${SCHEMA_VERSION})`,
+        )
+      }
+      // WITHOUT ROWID: the table is clustered on (shard, offset), so loading a shard is one
+      // contiguous range scan. Coordinator records are small, which is where this layout is best.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS coordinator_records (
+          shard INTEGER NOT NULL,
+          offset INTEGER NOT NULL,
+          key BLOB NOT NULL,
+          value BLOB,
+          PRIMARY KEY (shard, offset)
+        ) WITHOUT ROWID;
+        PRAGMA user_version = ${SCHEMA_VERSION};
+      `)
+      const stmts: Statements = {
+        insert: db.prepare('INSERT INTO coordinator_records (shard, offset, key, value) VALUES (?, ?, ?, ?)'),
+        load: db.prepare('SELECT key, value FROM coordinator_records WHERE shard = ? ORDER BY offset'),
+        maxOffset: db.prepare('SELECT MAX(offset) AS m FROM coordinator_records WHERE shard = ?'),
+        // Keeps the last record of every key; a key whose last record is a tombstone then loses the
+        // tombstone too (dropTombstones), in the same transaction, so no superseded record outlives it.
+        dropSuperseded: db.prepare(
+          `DELETE FROM coordinator_records WHERE shard = ? AND offset NOT IN
+             (SELECT MAX(offset) FROM coordinator_records WHERE shard = ? GROUP BY key)`,
+        ),
+        dropTombstones: db.prepare('DELETE FROM coordinator_records WHERE shard = ? AND value IS NULL'),
+      }
+      this.#appendTx = db.transaction((shard: number, records: readonly CoordinatorRecord[]) => {
+        let offset = this.#offsetFor(shard, stmts)
+        for (const r of records) {
+          stmts.insert.run(shard, offset++, r.key, r.value)
+          // The injected failure fires after a row is inserted, so the rollback path is exercised.
+          this.#maybeFail()
+        }
+        this.#maybeFail()
+        this.#nextOffset.set(shard, offset)
+      })
+      this.#compactTx = db.transaction((shard: number) => {
+        stmts.dropSuperseded.run(shard, shard)
+        stmts.dropTombstones.run(shard)
+      })
+      this.#stmts = stmts
+      this.#db = db
+    } catch (cause) {
+      db.close()
+      if (cause instanceof StorageError) throw cause
+      const message = (cause as Error).message
+      const busy = (cause as { code?: unknown }).code === 'SQLITE_BUSY'
+      throw new StorageError(
+        'STORAGE_OPEN_FAILED',
+        busy
+          ? `${this.#path} is locked: another process is using data.dir ${this.#dataDir}`
+          : `cannot open ${this.#path}: ${message}`,
+        { cause },
+      )
+    }
+  }
+
+  failNextAppend(error?: Error): void {
+    this.#failNext = error ?? injectedFailure()
+  }
+
+  async append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
+    const tx = this.#appendTx
+    if (tx === undefined) throw this.#notOpen()
+    checkShard(shard)
+    checkRecords(records)
+    const injected = this.#failNext
+    try {
+      tx(shard, records)
+    } catch (cause) {
+      // The transaction rolled back; the cached offset was not advanced (it is set last).
+      if (cause instanceof StorageError || (injected !== undefined && cause === injected)) throw cause
+      throw new StorageError(
+        'STORAGE_WRITE_FAILED',
+        `append to shard ${shard} failed: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      )
+    }
+  }
+
+  async load(shard: number): Promise<CoordinatorRecord[]> {
+    const stmts = this.#stmts
+    if (stmts === undefined) throw this.#notOpen()
+    checkShard(shard)
+    try {
+      // Rows come back as { key: Buffer, value: Buffer | null }, already CoordinatorRecords.
+      return stmts.load.all(shard)
+    } catch (cause) {
+      throw new StorageError(
+        'STORAGE_READ_FAILED',
+        `load of shard ${shard} failed: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      )
+    }
+  }
+
+  async compact(shard: number): Promise<void> {
+    const tx = this.#compactTx
+    if (tx === undefined) throw this.#notOpen()
+    checkShard(shard)
+    try {
+      tx(shard)
+    } catch (cause) {
+      throw new StorageError(
+        'STORAGE_WRITE_FAILED',
+        `compaction of shard ${shard} failed: ${(cause as Error).message}`,
+        { cause },
+      )
+    }
+  }
+
+  async close(): Promise<void> {
+    const db = this.#db
+    this.#db = undefined
+    this.#stmts = undefined
+    this.#appendTx = undefined
+    this.#compactTx = undefined
+    this.#nextOffset.clear()
+    db?.close()
+  }
+
+  #offsetFor(shard: number, stmts: Statements): number {
+    let next = this.#nextOffset.get(shard)
+    if (next === undefined) {
+      const m = stmts.maxOffset.get(shard)?.m
+      next = m === null || m === undefined ? 0 : m + 1
+    }
+    return next
+  }
+
+  #maybeFail(): void {
+    if (this.#failNext !== undefined) {
+      const error = this.#failNext
+      this.#failNext = undefined
+      throw error
+    }
+  }
+
+  #notOpen(): StorageError {
+    return new StorageError('STORAGE_NOT_OPEN', `the SQLite record store ${this.#path} is not open`)
+  }
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import Database from 'better-sqlite3'
+import { createRecordStore } from '../../../src/coordinator/storage/index.js'
+import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
+import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
+import { StorageError } from '../../../src/coordinator/storage/errors.js'
+import { rec, runRecordStoreContract, show } from './contract.js'
+
+const dirs: string[] = []
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'topograph-sqlite-'))
+  dirs.push(d)
+  return d
+}
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+runRecordStoreContract('sqlite', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  return {
+    store,
+    reopen: async () => {
+      const s = new SqliteRecordStore(dir)
+      await s.open()
+      return s
+    },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+})
+
+runRecordStoreContract('sqlite (synchronous=full)', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { synchronous: 'full' })
+  await store.open()
+  return {
+    store,
+    reopen: async () => {
+      const s = new SqliteRecordStore(dir, { synchronous: 'full' })
+      await s.open()
+      return s
+    },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+})
+
+test('sqlite: one WAL-mode file named coordinator.db in data.dir, created with missing parents', async () => {
+  const dir = join(tempDir(), 'nested', 'data')
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, [rec('a', '1')])
+  assert.equal(store.path, join(dir, SQLITE_FILE_NAME))
+  assert.ok(existsSync(join(dir, 'coordinator.db')))
+  await store.close()
+  const db = new Database(join(dir, 'coordinator.db'), { readonly: true })
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
+  assert.equal(db.prepare('SELECT COUNT(*) AS n FROM coordinator_records').get()?.constructor, Object)
+  db.close()
+})
+
+test('sqlite: a second store on the same data.dir fails at once with a clear error', async () => {
+  const dir = tempDir()
+  const first = new SqliteRecordStore(dir)
+  await first.open()
+  const second = new SqliteRecordStore(dir)
+  const started = Date.now()
+  await assert.rejects(second.open(), (e: unknown) => {
+    assert.ok(e instanceof StorageError)
+    assert.equal(e.code, 'STORAGE_OPEN_FAILED')
+    assert.match(e.message, /locked: another process is using data\.dir/)
+    return true
+  })
+  assert.ok(Date.now() - started < 2000)
+  await first.close()
+  await second.open() // the lock went away with the first store
+  await second.close()
+})
+
+test('sqlite: a file written by a newer schema version is refused', async () => {
+  const dir = tempDir()
+  const db = new Database(join(dir, SQLITE_FILE_NAME))
+  db.pragma('user_version = 99')
+  db.close()
+  const store = new SqliteRecordStore(dir)
+  await assert.rejects(store.open(), /schema version 99, newer than/)
+})
+
+test('sqlite: a data.dir that cannot be created is reported, not thrown raw', async () => {
+  const dir = tempDir()
+  const file = join(dir, 'file')
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.close()
+  // A path below the database file cannot be a directory.
+  const bad = new SqliteRecordStore(join(dir, SQLITE_FILE_NAME, 'sub'))
+  await assert.rejects(
+    bad.open(),
+    (e: unknown) => e instanceof StorageError && e.code === 'STORAGE_OPEN_FAILED',
+  )
+  assert.throws(() => new SqliteRecordStore(''), /non-empty path/)
+  assert.ok(!existsSync(file))
+})
+
+test('sqlite: a failed transaction does not burn offsets or reorder later appends', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, [rec('a', '1')])
+  store.failNextAppend()
+  await assert.rejects(store.append(0, [rec('b', '1'), rec('c', '1')]))
+  await store.append(0, [rec('d', '1')])
+  await store.close()
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  const rows = db.prepare('SELECT offset FROM coordinator_records WHERE shard = 0 ORDER BY offset').all()
+  assert.deepEqual(rows, [{ offset: 0 }, { offset: 1 }])
+  db.close()
+})
+
+test('createRecordStore builds either engine and rejects unknown kinds', async () => {
+  const dir = tempDir()
+  const s = createRecordStore('sqlite', dir)
+  assert.ok(s instanceof SqliteRecordStore)
+  await s.open()
+  await s.append(0, [rec('a', '1')])
+  assert.deepEqual(show(await s.load(0)), [['a', '1']])
+  await s.close()
+  assert.ok(createRecordStore('memory', dir) instanceof MemoryRecordStore)
+  assert.throws(
+    () => createRecordStore('postgres' as 'memory', dir),
+    /coordinator.storage must be 'sqlite' or 'memory', got "postgres"/,
+  )
+})
