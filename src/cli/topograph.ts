@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+// `topograph start [--config FILE] [--override key=value]...`: loads the configuration, starts the
+// server in the foreground and stops it gracefully on SIGTERM or SIGINT (exit status 0).
+// Exit status 1: the configuration cannot be honoured or the server failed; 2: bad command line.
+
+import { readFileSync, realpathSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { type Command, parseArgs, USAGE, UsageError } from './args.js'
+import { ConfigError, loadConfigFromSources, logConfig, type TopographConfig } from '../server/config.js'
+import { createLogger, type Logger } from '../server/logger.js'
+
+/** What the CLI needs from src/server/server.ts (loaded lazily, see loadServerModule). */
+export interface RunningServer {
+  readonly address: { readonly host: string; readonly port: number }
+  close(): Promise<void>
+}
+
+export interface ServerModule {
+  startServer(config: TopographConfig, opts?: { logger?: Logger }): Promise<RunningServer>
+}
+
+/** Everything main() touches outside itself, so tests can run it in-process. */
+export interface CliIo {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  readonly loadServer: () => Promise<ServerModule>
+  /** Registers a handler for SIGTERM and SIGINT; returns a function that removes it. */
+  readonly onStopSignal: (handler: (signal: string) => void) => () => void
+  readonly createLogger: (config: TopographConfig) => Logger
+  /** Ends the process at once (a second stop signal while shutting down). */
+  readonly forceExit: (code: number) => void
+}
+
+/** The package version, read from the package.json above this file (works from src/ and dist/). */
+export function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string
+        version?: string
+      }
+      if (pkg.name === 'topograph' && typeof pkg.version === 'string') return pkg.version
+    } catch {
+      // not here; keep walking up
+    }
+    const parent = dirname(dir)
+    if (parent === dir) return 'unknown'
+    dir = parent
+  }
+}
+
+async function loadServerModule(): Promise<ServerModule> {
+  // A computed specifier keeps this file compiling while src/server/server.ts is not yet written.
+  const specifier = '../server/server.js'
+  const mod = (await import(specifier)) as Partial<ServerModule>
+  if (typeof mod.startServer !== 'function') throw new Error(`${specifier} does not export startServer()`)
+  return mod as ServerModule
+}
+
+export const defaultIo: CliIo = {
+  env: process.env,
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  loadServer: loadServerModule,
+  onStopSignal: (handler) => {
+    const onSignal = (signal: NodeJS.Signals) => handler(signal)
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+    return () => {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
+    }
+  },
+  createLogger: (config) => createLogger({ level: config.logLevel }),
+  forceExit: (code) => process.exit(code),
+}
+
+/** The message of an error and of each error in its cause chain, one per line. */
+export function describeError(err: unknown): string {
+  const lines: string[] = []
+  let e: unknown = err
+  for (let depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    lines.push(depth === 0 ? messageOf(e) : `  caused by: ${messageOf(e)}`)
+    e = e instanceof Error ? e.cause : undefined
+  }
+  return lines.join('\n')
+}
+
+function messageOf(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name
+  return String(e)
+}
+
+/**
+ * Runs the command line and resolves with the exit status. For `start` it resolves only after a
+ * stop signal has closed the server.
+ */
+export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  let cmd: Command
+  try {
+    cmd = parseArgs(argv)
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`topograph: ${e.message}\n\n${USAGE}\n`)
+      return 2
+    }
+    throw e
+  }
+  if (cmd.command === 'help') {
+    io.stdout(`${USAGE}\n`)
+    return 0
+  }
+  if (cmd.command === 'version') {
+    io.stdout(`${packageVersion()}\n`)
+    return 0
+  }
+
+  let config: TopographConfig
+  try {
+    config = loadConfigFromSources({ configFile: cmd.configFile, env: io.env, overrides: cmd.overrides })
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(`topograph: ${describeError(e)}\n`)
+      return 1
+    }
+    throw e
+  }
+
+  const logger = io.createLogger(config)
+  logConfig(config, logger)
+
+  // Signals that arrive while the server is still starting are remembered and acted on once it is up.
+  let stopRequested: string | null = null
+  let wake: (() => void) | null = null
+  const removeHandler = io.onStopSignal((signal) => {
+    if (stopRequested !== null) {
+      logger.warn({ signal }, 'Second stop signal during shutdown; exiting without waiting.')
+      io.stderr(`topograph: stopped by a second ${signal} before shutdown completed\n`)
+      io.forceExit(1)
+      return
+    }
+    stopRequested = signal
+    wake?.()
+  })
+
+  try {
+    let server: RunningServer
+    try {
+      const mod = await io.loadServer()
+      server = await mod.startServer(config, { logger })
+    } catch (e) {
+      logger.error({ err: e }, 'Fatal error during server startup. Prepare to shutdown')
+      io.stderr(`topograph: start-up failed: ${describeError(e)}\n`)
+      return 1
+    }
+    const { host, port } = server.address
+    logger.info({ host, port }, `Awaiting socket connections on ${host}:${port}.`)
+
+    if (stopRequested === null) await new Promise<void>((resolve) => (wake = resolve))
+    logger.info({ signal: stopRequested }, 'Shutting down')
+    try {
+      await server.close()
+    } catch (e) {
+      logger.error({ err: e }, 'Error during shutdown')
+      io.stderr(`topograph: shutdown failed: ${describeError(e)}\n`)
+      return 1
+    }
+    logger.info({}, 'Shut down completed')
+    return 0
+  } finally {
+    removeHandler()
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1]
+  if (script === undefined) return false
+  try {
+    // npm installs the bin as a symlink; compare real paths.
+    return pathToFileURL(realpathSync(script)).href === import.meta.url
+  } catch {
+    return false
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(
+        `topograph: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      )
+      process.exit(1)
+    },
+  )
+}

@@ -1,0 +1,697 @@
+// The one definition table of every server configuration key: name, type, default, bounds,
+// importance and documentation. parseConfig (config.ts), the reference table in
+// docs/configuration.md and the typed TopographConfig object are all derived from CONFIG_DEFS.
+//
+// Names, types, defaults and bounds are Kafka's (GroupCoordinatorConfig, SocketServerConfigs,
+// KafkaConfig); the keys Kafka does not have are marked "Topograph only" in their doc text.
+
+import { hostname } from 'node:os'
+
+export type ConfigType = 'int' | 'long' | 'string' | 'list' | 'boolean' | 'password' | 'class'
+export type Importance = 'high' | 'medium' | 'low'
+
+/**
+ * A configuration that cannot be honoured. `key` names the offending key (null when the problem is
+ * not about one key, e.g. an unreadable file). The message follows Kafka's
+ * `Invalid value X for configuration KEY: reason` where a single value is at fault.
+ */
+export class ConfigError extends Error {
+  readonly code = 'ERR_TOPOGRAPH_CONFIG'
+  readonly key: string | null
+
+  constructor(message: string, key: string | null, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'ConfigError'
+    this.key = key
+  }
+
+  static invalidValue(key: string, shownValue: string, reason: string): ConfigError {
+    return new ConfigError(`Invalid value ${shownValue} for configuration ${key}: ${reason}`, key)
+  }
+}
+
+/** Thrown by a value parser; parseConfig turns it into a ConfigError naming the key. */
+export class InvalidValue extends Error {}
+
+export interface ConfigKeyDef<K extends string = string, T = unknown> {
+  readonly name: K
+  readonly type: ConfigType
+  /** The default as it would be written in a properties file; null means unset. */
+  readonly default: string | null
+  /** Human-readable description of the accepted values, for the reference table. */
+  readonly validValues: string
+  readonly importance: Importance
+  readonly doc: string
+  /** Converts a present value (already trimmed). Throws InvalidValue with the reason. */
+  readonly parse: (value: string) => T
+  /** The value when the key is absent and has no default. */
+  readonly absent: T
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value parsers
+
+const INT_MIN = -2147483648
+const INT_MAX = 2147483647
+
+interface Bounds {
+  readonly min?: number
+  readonly max?: number
+}
+
+function parseInteger(value: string, type: 'INT' | 'LONG', bounds: Bounds): number {
+  // Java's Integer.parseInt / Long.parseLong: optional sign, decimal digits, nothing else.
+  if (!/^[+-]?\d+$/.test(value)) throw new InvalidValue(`Not a number of type ${type}`)
+  const n = Number(value)
+  const [lo, hi] = type === 'INT' ? [INT_MIN, INT_MAX] : [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
+  // LONG values are held as JavaScript numbers, so they are limited to ±(2^53 − 1) rather than
+  // Java's ±(2^63 − 1); no Kafka default comes near either limit.
+  if (n < lo || n > hi) throw new InvalidValue(`Not a number of type ${type}`)
+  if (bounds.min !== undefined && n < bounds.min)
+    throw new InvalidValue(`Value must be at least ${bounds.min}`)
+  if (bounds.max !== undefined && n > bounds.max)
+    throw new InvalidValue(`Value must be no more than ${bounds.max}`)
+  return n
+}
+
+function boundsText(bounds: Bounds): string {
+  if (bounds.min !== undefined && bounds.max !== undefined) return `[${bounds.min}, ..., ${bounds.max}]`
+  if (bounds.min !== undefined) return `[${bounds.min}, ...]`
+  if (bounds.max !== undefined) return `[..., ${bounds.max}]`
+  return 'any'
+}
+
+/** Splits a comma-separated list as Kafka does: entries trimmed, an empty string is an empty list. */
+export function splitList(value: string): string[] {
+  if (value.trim() === '') return []
+  return value.split(',').map((s) => s.trim())
+}
+
+interface ListRules {
+  readonly allowEmptyList?: boolean
+  readonly allowed?: readonly string[]
+  /** Rejects repeated entries. Off where a cross-check reports duplicates with its own message. */
+  readonly unique?: boolean
+}
+
+function parseList(value: string, rules: ListRules): string[] {
+  const items = splitList(value)
+  if (items.length === 0 && !rules.allowEmptyList) throw new InvalidValue('the list must not be empty')
+  if (items.some((s) => s === '')) throw new InvalidValue('list entries must not be empty')
+  if (rules.unique !== false && new Set(items).size !== items.length) {
+    throw new InvalidValue('values must not be duplicated')
+  }
+  if (rules.allowed) {
+    const bad = items.find((s) => !rules.allowed!.includes(s))
+    if (bad !== undefined) throw new InvalidValue(`'${bad}' is not one of ${rules.allowed.join(', ')}`)
+  }
+  return items
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listeners
+
+export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL'
+export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = [
+  'PLAINTEXT',
+  'SSL',
+  'SASL_PLAINTEXT',
+  'SASL_SSL',
+]
+
+/** One entry of `listeners` / `advertised.listeners`, e.g. `PLAINTEXT://localhost:9092`. */
+export interface Endpoint {
+  /** The part before `://`, upper-cased as Kafka does (`PLAINTEXT`, or a custom name such as `INTERNAL`). */
+  readonly listenerName: string
+  /**
+   * Host without IPv6 brackets. In `listeners`, '' means every interface. In the resolved
+   * `advertisedListeners` it is never empty (see parseConfig).
+   */
+  readonly host: string
+  /** 0..65535; 0 in `listeners` picks a free port. */
+  readonly port: number
+}
+
+/** Parses one `NAME://host:port` entry; `[v6addr]` brackets are accepted and removed. */
+export function parseEndpoint(entry: string): Endpoint {
+  const m = /^([A-Za-z0-9_.-]+):\/\/(?:\[([0-9A-Za-z%.:-]*)\]|([0-9A-Za-z%._-]*)):(-?\d+)$/.exec(entry)
+  if (!m) throw new InvalidValue(`'${entry}' is not of the form NAME://host:port`)
+  const port = Number(m[4])
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidValue(`'${entry}' has port ${m[4]}, which is outside 0..65535`)
+  }
+  return { listenerName: m[1].toUpperCase(), host: m[2] ?? m[3], port }
+}
+
+function parseListeners(value: string, allowEmptyList: boolean): Endpoint[] {
+  const endpoints = parseList(value, { allowEmptyList }).map(parseEndpoint)
+  const names = endpoints.map((e) => e.listenerName)
+  const dup = names.find((n, i) => names.indexOf(n) !== i)
+  if (dup !== undefined)
+    throw new InvalidValue(`each listener must have a different name; ${dup} is repeated`)
+  return endpoints
+}
+
+function parseProtocolMap(value: string): ReadonlyMap<string, SecurityProtocol> {
+  const map = new Map<string, SecurityProtocol>()
+  for (const entry of splitList(value)) {
+    const m = /^([^:]+):(.+)$/.exec(entry)
+    if (!m) throw new InvalidValue(`'${entry}' is not of the form LISTENER_NAME:SECURITY_PROTOCOL`)
+    const name = m[1].trim().toUpperCase()
+    const protocol = m[2].trim().toUpperCase() as SecurityProtocol
+    if (!SECURITY_PROTOCOLS.includes(protocol)) {
+      throw new InvalidValue(`'${m[2].trim()}' is not a security protocol (${SECURITY_PROTOCOLS.join(', ')})`)
+    }
+    if (map.has(name)) throw new InvalidValue(`listener name ${name} is mapped twice`)
+    map.set(name, protocol)
+  }
+  return map
+}
+
+/** Where advertised listeners with no host (or a wildcard host) point: this machine's name. */
+export function defaultAdvertisedHost(): string {
+  return hostname()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Console listener
+
+export interface HttpEndpoint {
+  readonly host: string
+  readonly port: number
+}
+
+function parseConsoleListener(value: string): HttpEndpoint | null {
+  if (value === 'none') return null
+  const m = /^http:\/\/(?:\[([0-9A-Za-z%.:-]*)\]|([0-9A-Za-z%._-]*)):(\d+)\/?$/.exec(value)
+  if (!m) throw new InvalidValue(`expected http://host:port or none`)
+  const port = Number(m[3])
+  if (port > 65535) throw new InvalidValue(`port ${m[3]} is outside 0..65535`)
+  return { host: m[1] ?? m[2], port }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definition helpers. Each returns a ConfigKeyDef whose value type is exact, so TopographConfig
+// is computed from the table (see ConfigValues below).
+
+function intKey<K extends string>(
+  name: K,
+  dflt: number,
+  bounds: Bounds,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, number> {
+  return {
+    name,
+    type: 'int',
+    default: String(dflt),
+    validValues: boundsText(bounds),
+    importance,
+    doc,
+    parse: (v) => parseInteger(v, 'INT', bounds),
+    absent: dflt,
+  }
+}
+
+function longKey<K extends string>(
+  name: K,
+  dflt: number,
+  bounds: Bounds,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, number> {
+  return {
+    ...intKey(name, dflt, bounds, importance, doc),
+    type: 'long',
+    parse: (v) => parseInteger(v, 'LONG', bounds),
+  }
+}
+
+function boolKey<K extends string>(
+  name: K,
+  dflt: boolean,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, boolean> {
+  return {
+    name,
+    type: 'boolean',
+    default: String(dflt),
+    validValues: 'true, false',
+    importance,
+    doc,
+    parse: (v) => {
+      // Kafka accepts true/false in any letter case.
+      const lower = v.toLowerCase()
+      if (lower === 'true') return true
+      if (lower === 'false') return false
+      throw new InvalidValue('Expected value to be either true or false')
+    },
+    absent: dflt,
+  }
+}
+
+function stringKey<K extends string>(
+  name: K,
+  dflt: string,
+  validValues: string,
+  importance: Importance,
+  doc: string,
+  check: (v: string) => void,
+): ConfigKeyDef<K, string> {
+  return {
+    name,
+    type: 'string',
+    default: dflt,
+    validValues,
+    importance,
+    doc,
+    parse: (v) => {
+      check(v)
+      return v
+    },
+    absent: dflt,
+  }
+}
+
+function enumKey<K extends string, V extends string>(
+  name: K,
+  dflt: V,
+  values: readonly V[],
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, V> {
+  return {
+    name,
+    type: 'string',
+    default: dflt,
+    validValues: values.join(', '),
+    importance,
+    doc,
+    parse: (v) => {
+      if (!(values as readonly string[]).includes(v)) {
+        throw new InvalidValue(`String must be one of: ${values.join(', ')}`)
+      }
+      return v as V
+    },
+    absent: dflt,
+  }
+}
+
+function nonEmpty(v: string): void {
+  if (v === '') throw new InvalidValue('String must be non-empty')
+}
+
+function listKey<K extends string>(
+  name: K,
+  dflt: readonly string[],
+  rules: ListRules,
+  validValues: string,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, readonly string[]> {
+  return {
+    name,
+    type: 'list',
+    default: dflt.join(','),
+    validValues,
+    importance,
+    doc,
+    parse: (v) => parseList(v, rules),
+    absent: dflt,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table. Order is the order of the reference table in docs/configuration.md.
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+export const REBALANCE_PROTOCOLS = ['classic', 'consumer', 'share', 'streams'] as const
+export const BUILTIN_PLUGIN_ALIASES = ['memory', 'sqlite', 'postgres'] as const
+
+export const CONFIG_DEFS = [
+  // --- Server, network -------------------------------------------------------------------------
+  {
+    name: 'listeners',
+    type: 'list',
+    default: 'PLAINTEXT://localhost:9092',
+    validValues: 'comma-separated NAME://host:port; empty host = all interfaces; port 0 = any free port',
+    importance: 'high',
+    doc: 'Addresses the Kafka-protocol server binds to. The bound address is logged at start-up.',
+    parse: (v: string): readonly Endpoint[] => parseListeners(v, false),
+    absent: [] as readonly Endpoint[],
+  },
+  {
+    name: 'advertised.listeners',
+    type: 'list',
+    default: null,
+    validValues:
+      'NAME://host:port list; names must appear in listeners; unset = listeners, an empty or wildcard host becoming the machine host name',
+    importance: 'high',
+    doc: 'Addresses returned to clients in Metadata and FindCoordinator responses. Port 0 stands for the port actually bound by the listener of the same name.',
+    parse: (v: string): readonly Endpoint[] | null => parseListeners(v, true),
+    absent: null as readonly Endpoint[] | null,
+  },
+  {
+    name: 'listener.security.protocol.map',
+    type: 'string',
+    default: 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+    validValues: `NAME:PROTOCOL list; protocols ${SECURITY_PROTOCOLS.join(', ')}`,
+    importance: 'low',
+    doc: 'Security protocol of each listener name. Only PLAINTEXT is served today; other protocols are parsed and rejected at start-up by the server.',
+    parse: parseProtocolMap,
+    absent: new Map() as ReadonlyMap<string, SecurityProtocol>,
+  },
+  intKey('node.id', 1, { min: 0 }, 'high', 'Id of this node, returned as the broker and coordinator id.'),
+  intKey(
+    'socket.request.max.bytes',
+    104857600,
+    { min: 1 },
+    'high',
+    'Largest request frame accepted; a bigger size prefix closes the connection.',
+  ),
+  longKey(
+    'connections.max.idle.ms',
+    600000,
+    {},
+    'medium',
+    'A connection with no traffic for this long is closed by the server.',
+  ),
+  intKey(
+    'queued.max.requests',
+    500,
+    { min: 1 },
+    'high',
+    'Most requests read from one connection and not yet answered; the server stops reading from the connection while this many are in flight.',
+  ),
+  enumKey(
+    'log.level',
+    'info',
+    LOG_LEVELS,
+    'medium',
+    'Least severe level written to the JSON log on stdout. Topograph only.',
+  ),
+
+  // --- Storage -----------------------------------------------------------------------------------
+  stringKey(
+    'data.dir',
+    './data',
+    'non-empty path',
+    'high',
+    'Directory for the embedded storage and the cluster id, created if missing. Topograph only.',
+    nonEmpty,
+  ),
+  stringKey(
+    'coordinator.storage',
+    'sqlite',
+    'sqlite, memory, postgres://… or postgresql://…',
+    'high',
+    'Where coordinator records are kept: a SQLite file in data.dir, process memory (lost on exit), or a PostgreSQL database. Topograph only.',
+    (v) => {
+      if (v === 'sqlite' || v === 'memory' || /^postgres(ql)?:\/\/./.test(v)) return
+      throw new InvalidValue('expected sqlite, memory or a postgres:// connection string')
+    },
+  ),
+
+  // --- Group coordinator, offsets ----------------------------------------------------------------
+  listKey(
+    'group.coordinator.rebalance.protocols',
+    ['classic', 'consumer', 'streams'],
+    { allowed: REBALANCE_PROTOCOLS },
+    `${REBALANCE_PROTOCOLS.join(', ')}; must include classic`,
+    'medium',
+    'Group protocols the coordinator serves. Without streams, the streams group APIs answer UNSUPPORTED_VERSION. share is accepted for compatibility and has no effect. Deprecated in Kafka 4.3.',
+  ),
+  intKey(
+    'offsets.topic.num.partitions',
+    50,
+    { min: 1 },
+    'high',
+    'Number of coordinator shards. A group lives in shard abs(hashCode(groupId)) % n, with Java String.hashCode; do not change it once groups exist.',
+  ),
+  intKey(
+    'offsets.retention.minutes',
+    10080,
+    { min: 1 },
+    'high',
+    'Committed offsets of a group without members are deleted after this long.',
+  ),
+  longKey(
+    'offsets.retention.check.interval.ms',
+    600000,
+    { min: 1 },
+    'high',
+    'Period of the offset-expiry sweep and of the topology-description cleanup cycle.',
+  ),
+  intKey(
+    'offsets.commit.timeout.ms',
+    5000,
+    { min: 1 },
+    'high',
+    'Longest wait for a coordinator write to be stored before the request fails.',
+  ),
+
+  // --- Classic groups ----------------------------------------------------------------------------
+  intKey(
+    'group.min.session.timeout.ms',
+    6000,
+    {},
+    'medium',
+    'Smallest session timeout a classic group member may ask for.',
+  ),
+  intKey(
+    'group.max.session.timeout.ms',
+    1800000,
+    {},
+    'medium',
+    'Largest session timeout a classic group member may ask for.',
+  ),
+  intKey(
+    'group.initial.rebalance.delay.ms',
+    3000,
+    {},
+    'medium',
+    'How long a new classic group waits for more members before its first rebalance.',
+  ),
+  intKey('group.max.size', 2147483647, { min: 1 }, 'medium', 'Most members one classic group may hold.'),
+
+  // --- Streams groups (KIP-1071) -----------------------------------------------------------------
+  intKey(
+    'group.streams.session.timeout.ms',
+    45000,
+    { min: 1 },
+    'medium',
+    'A streams member that does not heartbeat for this long is removed from its group.',
+  ),
+  intKey(
+    'group.streams.min.session.timeout.ms',
+    45000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level streams.session.timeout.ms.',
+  ),
+  intKey(
+    'group.streams.max.session.timeout.ms',
+    60000,
+    { min: 1 },
+    'medium',
+    'Upper limit for the group-level streams.session.timeout.ms.',
+  ),
+  intKey(
+    'group.streams.heartbeat.interval.ms',
+    5000,
+    { min: 1 },
+    'medium',
+    'Heartbeat interval sent to streams members (HeartbeatIntervalMs).',
+  ),
+  intKey(
+    'group.streams.min.heartbeat.interval.ms',
+    5000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level streams.heartbeat.interval.ms.',
+  ),
+  intKey(
+    'group.streams.max.heartbeat.interval.ms',
+    15000,
+    { min: 1 },
+    'medium',
+    'Upper limit for the group-level streams.heartbeat.interval.ms.',
+  ),
+  intKey(
+    'group.streams.max.size',
+    2147483647,
+    { min: 1 },
+    'medium',
+    'Most members one streams group may hold.',
+  ),
+  intKey(
+    'group.streams.num.standby.replicas',
+    0,
+    { min: 0 },
+    'medium',
+    'Standby replicas per task, given to the assignor.',
+  ),
+  intKey(
+    'group.streams.max.standby.replicas',
+    2,
+    { min: 0 },
+    'medium',
+    'Upper limit for the group-level streams.num.standby.replicas.',
+  ),
+  intKey(
+    'group.streams.initial.rebalance.delay.ms',
+    3000,
+    { min: 0 },
+    'medium',
+    'How long a new streams group waits for more members before its first assignment.',
+  ),
+  intKey(
+    'group.streams.assignment.interval.ms',
+    1000,
+    { min: 0 },
+    'medium',
+    'Shortest time between two assignor runs for one streams group.',
+  ),
+  intKey(
+    'group.streams.min.assignment.interval.ms',
+    0,
+    { min: 0 },
+    'medium',
+    'Lower limit for group.streams.assignment.interval.ms and its group-level override.',
+  ),
+  intKey(
+    'group.streams.max.assignment.interval.ms',
+    15000,
+    { min: 0 },
+    'medium',
+    'Upper limit for group.streams.assignment.interval.ms and its group-level override.',
+  ),
+  listKey(
+    'group.streams.assignors',
+    ['sticky'],
+    {},
+    'non-empty list without duplicates; built-in: sticky',
+    'medium',
+    'Task assignors available to streams groups; the first is used when a group names none.',
+  ),
+  boolKey(
+    'group.streams.assignor.offload.enable',
+    true,
+    'medium',
+    'Accepted for compatibility; as in Kafka, the streams assignor always runs inline.',
+  ),
+  intKey(
+    'group.streams.task.offset.interval.ms',
+    60000,
+    { min: 1 },
+    'medium',
+    'How often members report task changelog offsets (TaskOffsetIntervalMs).',
+  ),
+  intKey(
+    'group.streams.min.task.offset.interval.ms',
+    15000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level streams.task.offset.interval.ms.',
+  ),
+  intKey(
+    'group.streams.num.warmup.replicas',
+    2,
+    { min: 0 },
+    'medium',
+    'Most warm-up replicas the assignor may place.',
+  ),
+  intKey(
+    'group.streams.max.warmup.replicas',
+    20,
+    { min: 0 },
+    'medium',
+    'Upper limit for the group-level streams.num.warmup.replicas.',
+  ),
+  listKey(
+    'group.streams.rack.aware.assignment.tags',
+    [],
+    { allowEmptyList: true, unique: false },
+    'list of client tag keys without duplicates; may be empty',
+    'low',
+    'Client tag keys used to spread standby replicas; part of the assignment configs.',
+  ),
+  longKey(
+    'group.streams.acceptable.recovery.lag',
+    10000,
+    { min: 0 },
+    'medium',
+    'Offsets a member may lag behind and still count as caught up (AcceptableRecoveryLag).',
+  ),
+
+  // --- Topology description plugin (KIP-1331) ----------------------------------------------------
+  {
+    name: 'group.streams.topology.description.plugin.class',
+    type: 'class',
+    default: null,
+    validValues: `${BUILTIN_PLUGIN_ALIASES.join(', ')}, or a module path or package specifier, optionally #ExportName`,
+    importance: 'medium',
+    doc: 'The topology description plugin. Unset turns the feature off. The value is loaded as a module; a load failure stops start-up.',
+    parse: (v: string): string | null => {
+      nonEmpty(v)
+      const hash = v.lastIndexOf('#')
+      if (hash === 0) throw new InvalidValue('the module part before # is empty')
+      if (hash > 0 && !/^[A-Za-z_$][\w$]*$/.test(v.slice(hash + 1))) {
+        throw new InvalidValue(`'${v.slice(hash + 1)}' after # is not an export name`)
+      }
+      return v
+    },
+    absent: null as string | null,
+  },
+  {
+    name: 'group.streams.topology.description.plugin.timeout.ms',
+    type: 'long',
+    default: null,
+    validValues: '[1, ...] or unset',
+    importance: 'low',
+    doc: 'Deadline for one plugin call; a call still running then counts as failed. Unset = no deadline, as in Kafka. Topograph only (difference D5).',
+    parse: (v: string): number | null => parseInteger(v, 'LONG', { min: 1 }),
+    absent: null as number | null,
+  },
+
+  // --- Console -----------------------------------------------------------------------------------
+  {
+    name: 'console.listener',
+    type: 'string',
+    default: 'http://localhost:8080',
+    validValues: 'http://host:port, or none',
+    importance: 'medium',
+    doc: 'Address of the web console and the Prometheus /metrics endpoint; none turns both off. Topograph only.',
+    parse: parseConsoleListener,
+    absent: null as HttpEndpoint | null,
+  },
+] as const satisfies readonly ConfigKeyDef<string, unknown>[]
+
+// ---------------------------------------------------------------------------------------------
+// Types derived from the table
+
+type Defs = (typeof CONFIG_DEFS)[number]
+
+/** Every key the table defines. */
+export type ConfigKey = Defs['name']
+
+/** `group.streams.session.timeout.ms` → `groupStreamsSessionTimeoutMs`. */
+export type CamelCase<S extends string> = S extends `${infer H}.${infer T}`
+  ? `${H}${Capitalize<CamelCase<T>>}`
+  : S
+
+type ValueOfDef<D> = D extends { parse: (v: string) => infer T } ? T : never
+
+/** The typed value of every key, named in camelCase. */
+export type ConfigValues = {
+  readonly [D in Defs as CamelCase<D['name']>]: ValueOfDef<D>
+}
+
+/** Run-time twin of CamelCase. */
+export function camelCase(key: string): string {
+  return key.replace(/\.([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+}
+
+export const KNOWN_KEYS: ReadonlySet<string> = new Set(CONFIG_DEFS.map((d) => d.name))

@@ -1,0 +1,454 @@
+// Server configuration: sources (defaults < properties file < TOPOGRAPH_* environment variables <
+// --override), parsing into a typed object, Kafka's start-up cross-checks, and the reference table
+// rendered for docs/configuration.md. The keys themselves are defined once, in config-defs.ts.
+
+import { readFileSync } from 'node:fs'
+import {
+  CONFIG_DEFS,
+  ConfigError,
+  type ConfigKeyDef,
+  type ConfigValues,
+  type Endpoint,
+  InvalidValue,
+  KNOWN_KEYS,
+  camelCase,
+  defaultAdvertisedHost,
+  splitList,
+} from './config-defs.js'
+
+export {
+  BUILTIN_PLUGIN_ALIASES,
+  CONFIG_DEFS,
+  ConfigError,
+  type ConfigKey,
+  type ConfigKeyDef,
+  type ConfigType,
+  type ConfigValues,
+  type Endpoint,
+  type HttpEndpoint,
+  type Importance,
+  type SecurityProtocol,
+  parseEndpoint,
+} from './config-defs.js'
+
+/**
+ * The parsed configuration. Every key of the table is a camelCase property holding its typed value
+ * (`group.streams.session.timeout.ms` → `groupStreamsSessionTimeoutMs: number`; a key without a
+ * default, such as `group.streams.topology.description.plugin.class`, is `T | null`).
+ */
+export type TopographConfig = Omit<ConfigValues, 'advertisedListeners'> & {
+  /**
+   * `advertised.listeners` when set, otherwise `listeners`; an empty, `0.0.0.0` or `::` host in the
+   * defaulted list is replaced by the machine's host name. Port 0 means "the port the listener of
+   * the same name actually bound".
+   */
+  readonly advertisedListeners: readonly Endpoint[]
+  /**
+   * Every key the operator supplied (any source, defaults not included), unknown keys too, as
+   * strings. This is what the topology description plugin's configure() receives, as Kafka passes
+   * its original configuration map.
+   */
+  readonly raw: Readonly<Record<string, string>>
+  /** Supplied keys the table does not define, sorted. They are kept in `raw`. */
+  readonly unknownKeys: readonly string[]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/** Keys whose values must never appear in messages or logs. */
+function isSecret(def: ConfigKeyDef | undefined): boolean {
+  return def?.type === 'password'
+}
+
+function parseValue<T>(def: ConfigKeyDef<string, T>, rawValue: string): T {
+  // Kafka trims values before converting them; `raw` keeps the original text.
+  const value = rawValue.trim()
+  try {
+    return def.parse(value)
+  } catch (e) {
+    if (e instanceof InvalidValue) {
+      throw ConfigError.invalidValue(def.name, isSecret(def) ? '[hidden]' : value, e.message)
+    }
+    throw e
+  }
+}
+
+/**
+ * Parses a merged key → string map against the given definition table. Exposed with the table as a
+ * parameter so the generic behaviour (e.g. the password type) can be tested on its own.
+ */
+export function parseWithDefs(
+  defs: readonly ConfigKeyDef[],
+  raw: Readonly<Record<string, string>>,
+): { values: Record<string, unknown>; unknownKeys: string[] } {
+  const values: Record<string, unknown> = {}
+  for (const def of defs) {
+    const supplied = Object.hasOwn(raw, def.name) ? raw[def.name] : undefined
+    const text = supplied ?? def.default
+    values[camelCase(def.name)] = text === null ? def.absent : parseValue(def, text)
+  }
+  const known = new Set(defs.map((d) => d.name))
+  const unknownKeys = Object.keys(raw)
+    .filter((k) => !known.has(k))
+    .sort()
+  return { values, unknownKeys }
+}
+
+/**
+ * Builds the typed configuration from a merged map of supplied keys (see loadConfigFromSources for
+ * the sources). Throws ConfigError naming the key on any value it cannot honour.
+ */
+export function parseConfig(raw: Readonly<Record<string, string>>): TopographConfig {
+  const { values, unknownKeys } = parseWithDefs(CONFIG_DEFS, raw)
+  const v = values as unknown as ConfigValues
+  verifyListeners(v)
+  verifyGroupCoordinatorConfigs(v, raw)
+  const advertisedListeners = v.advertisedListeners ?? v.listeners.map(advertiseListener)
+  return Object.freeze({
+    ...v,
+    advertisedListeners,
+    raw: Object.freeze({ ...raw }),
+    unknownKeys: Object.freeze(unknownKeys),
+  })
+}
+
+function isWildcardHost(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::'
+}
+
+function advertiseListener(e: Endpoint): Endpoint {
+  return isWildcardHost(e.host) ? { ...e, host: defaultAdvertisedHost() } : e
+}
+
+function verifyListeners(v: ConfigValues): void {
+  for (const e of v.listeners) {
+    if (!v.listenerSecurityProtocolMap.has(e.listenerName)) {
+      throw new ConfigError(
+        `Invalid value for configuration listeners: no security protocol is defined for listener ${e.listenerName} in listener.security.protocol.map`,
+        'listeners',
+      )
+    }
+  }
+  if (v.advertisedListeners === null) return
+  const names = new Set(v.listeners.map((e) => e.listenerName))
+  for (const e of v.advertisedListeners) {
+    if (!names.has(e.listenerName)) {
+      throw new ConfigError(
+        `Invalid value for configuration advertised.listeners: listener ${e.listenerName} is not one of the names in listeners (${[...names].join(', ')})`,
+        'advertised.listeners',
+      )
+    }
+    // A wildcard tells a client nothing about where to connect.
+    if (isWildcardHost(e.host)) {
+      throw new ConfigError(
+        `Invalid value for configuration advertised.listeners: ${e.listenerName} has no routable host ('${e.host}'); name a host clients can reach`,
+        'advertised.listeners',
+      )
+    }
+  }
+}
+
+function requireThat(ok: boolean, key: string, message: string): void {
+  if (!ok) throw new ConfigError(message, key)
+}
+
+/**
+ * Kafka's start-up cross-checks (GroupCoordinatorConfig.verifyStreamsGroupConfigs and the
+ * rebalance-protocol check in KafkaConfig), with Kafka's message texts, in Kafka's order.
+ */
+function verifyGroupCoordinatorConfigs(v: ConfigValues, raw: Readonly<Record<string, string>>): void {
+  requireThat(
+    v.groupCoordinatorRebalanceProtocols.includes('classic'),
+    'group.coordinator.rebalance.protocols',
+    "Disabling the 'classic' protocol is not supported.",
+  )
+  const ge = (a: string, b: string) => `${a} must be greater than or equal to ${b}`
+  const le = (a: string, b: string) => `${a} must be less than or equal to ${b}`
+  const p = 'group.streams.'
+  requireThat(
+    v.groupStreamsMaxHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
+    `${p}max.heartbeat.interval.ms`,
+    ge(`${p}max.heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
+    `${p}heartbeat.interval.ms`,
+    ge(`${p}heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsHeartbeatIntervalMs <= v.groupStreamsMaxHeartbeatIntervalMs,
+    `${p}heartbeat.interval.ms`,
+    le(`${p}heartbeat.interval.ms`, `${p}max.heartbeat.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsMaxSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
+    `${p}max.session.timeout.ms`,
+    ge(`${p}max.session.timeout.ms`, `${p}min.session.timeout.ms`),
+  )
+  requireThat(
+    v.groupStreamsSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
+    `${p}session.timeout.ms`,
+    ge(`${p}session.timeout.ms`, `${p}min.session.timeout.ms`),
+  )
+  requireThat(
+    v.groupStreamsSessionTimeoutMs <= v.groupStreamsMaxSessionTimeoutMs,
+    `${p}session.timeout.ms`,
+    le(`${p}session.timeout.ms`, `${p}max.session.timeout.ms`),
+  )
+  requireThat(
+    v.groupStreamsHeartbeatIntervalMs < v.groupStreamsSessionTimeoutMs,
+    `${p}heartbeat.interval.ms`,
+    `${p}heartbeat.interval.ms must be less than ${p}session.timeout.ms`,
+  )
+  requireThat(
+    v.groupStreamsMaxAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
+    `${p}max.assignment.interval.ms`,
+    ge(`${p}max.assignment.interval.ms`, `${p}min.assignment.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
+    `${p}assignment.interval.ms`,
+    ge(`${p}assignment.interval.ms`, `${p}min.assignment.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsAssignmentIntervalMs <= v.groupStreamsMaxAssignmentIntervalMs,
+    `${p}assignment.interval.ms`,
+    le(`${p}assignment.interval.ms`, `${p}max.assignment.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsNumStandbyReplicas <= v.groupStreamsMaxStandbyReplicas,
+    `${p}num.standby.replicas`,
+    le(`${p}num.standby.replicas`, `${p}max.standby.replicas`),
+  )
+  requireThat(
+    v.groupStreamsTaskOffsetIntervalMs >= v.groupStreamsMinTaskOffsetIntervalMs,
+    `${p}task.offset.interval.ms`,
+    ge(`${p}task.offset.interval.ms`, `${p}min.task.offset.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsNumWarmupReplicas <= v.groupStreamsMaxWarmupReplicas,
+    `${p}num.warmup.replicas`,
+    le(`${p}num.warmup.replicas`, `${p}max.warmup.replicas`),
+  )
+  // Checked on the supplied text, as Kafka does, so `a,a` is refused rather than silently merged.
+  const tagsKey = `${p}rack.aware.assignment.tags`
+  const tags = Object.hasOwn(raw, tagsKey) ? splitList(raw[tagsKey]) : []
+  requireThat(new Set(tags).size === tags.length, tagsKey, `${tagsKey} must not contain duplicate tag keys.`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Java .properties syntax
+
+const WS = new Set([' ', '\t', '\f'])
+
+/**
+ * Parses Java `.properties` text: `#`/`!` comment lines, `key=value`, `key: value` or `key value`,
+ * a line ending in an odd number of backslashes continues on the next line (its leading white
+ * space dropped), and the escapes `\t \n \r \f \uXXXX` (any other escaped character stands for
+ * itself, so `\=`, `\:`, `\ ` and `\\` work in keys). A later duplicate key wins.
+ *
+ * Unlike java.util.Properties.load(InputStream), which reads ISO-8859-1, the text is UTF-8.
+ */
+export function parseProperties(text: string, source = 'properties'): Record<string, string> {
+  const out: Record<string, string> = {}
+  const lines = text.split(/\r\n|\r|\n/)
+  for (let i = 0; i < lines.length; i++) {
+    const lineNo = i + 1
+    let line = stripLeading(lines[i])
+    // A comment line ends at its line break, even when it ends in a backslash.
+    if (line === '' || line[0] === '#' || line[0] === '!') continue
+    while (endsWithContinuation(line) && i + 1 < lines.length) {
+      line = line.slice(0, -1) + stripLeading(lines[++i])
+    }
+    if (endsWithContinuation(line)) line = line.slice(0, -1)
+    let k = 0
+    while (k < line.length && line[k] !== '=' && line[k] !== ':' && !WS.has(line[k])) {
+      k += line[k] === '\\' ? 2 : 1
+    }
+    const keyText = line.slice(0, Math.min(k, line.length))
+    let j = k
+    while (j < line.length && WS.has(line[j])) j++
+    if (j < line.length && (line[j] === '=' || line[j] === ':')) j++
+    while (j < line.length && WS.has(line[j])) j++
+    const key = unescapeProperty(keyText, source, lineNo)
+    out[key] = unescapeProperty(line.slice(j), source, lineNo)
+  }
+  return out
+}
+
+function stripLeading(s: string): string {
+  let i = 0
+  while (i < s.length && WS.has(s[i])) i++
+  return s.slice(i)
+}
+
+function endsWithContinuation(s: string): boolean {
+  let n = 0
+  for (let i = s.length - 1; i >= 0 && s[i] === '\\'; i--) n++
+  return n % 2 === 1
+}
+
+function unescapeProperty(s: string, source: string, lineNo: number): string {
+  if (!s.includes('\\')) return s
+  let out = ''
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]
+    if (c !== '\\') {
+      out += c
+      continue
+    }
+    const n = s[++i]
+    if (n === undefined) break
+    if (n === 't') out += '\t'
+    else if (n === 'n') out += '\n'
+    else if (n === 'r') out += '\r'
+    else if (n === 'f') out += '\f'
+    else if (n === 'u') {
+      const hex = s.slice(i + 1, i + 5)
+      if (!/^[0-9A-Fa-f]{4}$/.test(hex)) {
+        throw new ConfigError(`${source}:${lineNo}: malformed \\uXXXX escape '\\u${hex}'`, null)
+      }
+      out += String.fromCharCode(Number.parseInt(hex, 16))
+      i += 4
+    } else out += n
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment variables
+
+export const ENV_PREFIX = 'TOPOGRAPH_'
+
+/**
+ * Maps an environment variable name to a config key, as Kafka's container image does for `KAFKA_`:
+ * drop the prefix, lower-case, then `___` → `-`, `__` → `_`, `_` → `.`
+ * (`TOPOGRAPH_GROUP_STREAMS_SESSION_TIMEOUT_MS` → `group.streams.session.timeout.ms`).
+ * Returns null for names without the prefix.
+ */
+export function envNameToKey(name: string): string | null {
+  if (!name.startsWith(ENV_PREFIX) || name.length === ENV_PREFIX.length) return null
+  return name
+    .slice(ENV_PREFIX.length)
+    .toLowerCase()
+    .replace(/_+/g, (run) => {
+      // Read a run of underscores greedily in groups of three, two and one.
+      let out = ''
+      let n = run.length
+      while (n >= 3) {
+        out += '-'
+        n -= 3
+      }
+      if (n === 2) out += '_'
+      else if (n === 1) out += '.'
+      return out
+    })
+}
+
+/** Every `TOPOGRAPH_*` variable as a config key → value map. */
+export function configFromEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    const key = envNameToKey(name)
+    if (key !== null && value !== undefined) out[key] = value
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources
+
+/** Splits one `--override` argument; the value may contain `=`. */
+export function parseOverride(arg: string): [string, string] {
+  const eq = arg.indexOf('=')
+  if (eq <= 0 || arg.slice(0, eq).trim() === '') {
+    throw new ConfigError(`Invalid --override '${arg}': expected key=value`, null)
+  }
+  return [arg.slice(0, eq).trim(), arg.slice(eq + 1)]
+}
+
+export interface ConfigSources {
+  /** Path of a properties file. */
+  readonly configFile?: string
+  /** Environment to read `TOPOGRAPH_*` variables from; none when omitted. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** `key=value` strings, later ones winning. */
+  readonly overrides?: readonly string[]
+}
+
+/** Merges the sources into one map of supplied keys: file < environment < overrides. */
+export function mergeSources(sources: ConfigSources): Record<string, string> {
+  let fromFile: Record<string, string> = {}
+  if (sources.configFile !== undefined) {
+    let text: string
+    try {
+      text = readFileSync(sources.configFile, 'utf8')
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e)
+      throw new ConfigError(`Cannot read configuration file ${sources.configFile}: ${reason}`, null, {
+        cause: e,
+      })
+    }
+    fromFile = parseProperties(text, sources.configFile)
+  }
+  const merged: Record<string, string> = { ...fromFile, ...configFromEnv(sources.env ?? {}) }
+  for (const arg of sources.overrides ?? []) {
+    const [k, v] = parseOverride(arg)
+    merged[k] = v
+  }
+  return merged
+}
+
+/** Reads and merges every source, then parses. Throws ConfigError. */
+export function loadConfigFromSources(sources: ConfigSources): TopographConfig {
+  return parseConfig(mergeSources(sources))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logging and documentation
+
+/** The minimal logger surface used here, satisfied by pino. */
+export interface ConfigLogger {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+}
+
+/**
+ * Logs the effective values once at INFO (secrets hidden), and each unknown key once at WARN.
+ * Unknown keys are not errors: they are passed on to the plugin.
+ */
+export function logConfig(config: TopographConfig, logger: ConfigLogger): void {
+  const effective: Record<string, string | null> = {}
+  for (const def of CONFIG_DEFS as readonly ConfigKeyDef[]) {
+    const supplied = Object.hasOwn(config.raw, def.name) ? config.raw[def.name] : undefined
+    const text = supplied ?? def.default
+    effective[def.name] = isSecret(def) ? '[hidden]' : text
+  }
+  logger.info({ config: effective }, 'TopographConfig values')
+  for (const key of config.unknownKeys) {
+    logger.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`)
+  }
+}
+
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|')
+}
+
+/** The reference table of docs/configuration.md, generated from the definition table. */
+export function renderConfigTable(): string {
+  const rows = (CONFIG_DEFS as readonly ConfigKeyDef[]).map((d) => {
+    const dflt = d.default === null ? 'unset' : d.default === '' ? '""' : `\`${d.default}\``
+    return `| \`${d.name}\` | ${d.type} | ${cell(dflt)} | ${cell(d.validValues)} | ${d.importance} | ${cell(d.doc)} |`
+  })
+  return [
+    '| Key | Type | Default | Valid values | Importance | Meaning |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n')
+}
+
+/** True when `key` is defined in the table. */
+export function isKnownKey(key: string): boolean {
+  return KNOWN_KEYS.has(key)
+}
