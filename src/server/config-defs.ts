@@ -359,7 +359,7 @@ export const CONFIG_DEFS = [
     default: 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
     validValues: `NAME:PROTOCOL list; protocols ${SECURITY_PROTOCOLS.join(', ')}`,
     importance: 'low',
-    doc: 'Security protocol of each listener name. Only PLAINTEXT is served today; other protocols are parsed and rejected at start-up by the server.',
+    doc: 'Security protocol of each listener name. Only PLAINTEXT is served today; listeners using the other protocols are parsed and kept for later.',
     parse: parseProtocolMap,
     absent: new Map() as ReadonlyMap<string, SecurityProtocol>,
   },
