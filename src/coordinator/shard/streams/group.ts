@@ -1,0 +1,262 @@
+/**
+ * A streams group (Kafka's StreamsGroup). Persisted fields change only through `replay*` methods,
+ * driven by records; soft state (configured topology, refresh deadline, shutdown request, endpoint
+ * epoch, task offsets) is kept in memory only and is lost when the group object is rebuilt.
+ */
+import { type ConfiguredTopology, isReady } from './configured-topology.js'
+import { isReconciledTo, type StreamsGroupMember } from './member.js'
+import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
+import type { StreamsTopology } from './topology.js'
+
+export const StreamsGroupState = {
+  EMPTY: 'Empty',
+  NOT_READY: 'NotReady',
+  ASSIGNING: 'Assigning',
+  RECONCILING: 'Reconciling',
+  STABLE: 'Stable',
+  DEAD: 'Dead',
+} as const
+export type StreamsGroupStateValue = (typeof StreamsGroupState)[keyof typeof StreamsGroupState]
+
+/** Lower-case names used by ListGroups state filters. */
+export const STATE_FILTER_NAMES: Readonly<Record<StreamsGroupStateValue, string>> = {
+  Empty: 'empty',
+  NotReady: 'not_ready',
+  Assigning: 'assigning',
+  Reconciling: 'reconciling',
+  Stable: 'stable',
+  Dead: 'dead',
+}
+
+export interface MemberTaskOffsets {
+  /** "subtopologyId\u0000partition" → offset, in the order the member last reported them */
+  readonly taskOffsets: ReadonlyMap<string, bigint>
+  readonly taskEndOffsets: ReadonlyMap<string, bigint>
+}
+
+export interface MetadataRefreshDeadline {
+  readonly deadlineMs: number
+  readonly epoch: number
+}
+
+type ProcessIndex = Map<string, Map<number, Set<string>>>
+
+export class StreamsGroup {
+  readonly groupId: string
+  // persisted
+  #groupEpoch = 1
+  #metadataHash = 0n
+  #validatedTopologyEpoch = -1
+  #lastAssignmentConfigs: ReadonlyMap<string, string> = new Map()
+  #storedDescriptionTopologyEpoch = -1
+  #failedDescriptionTopologyEpoch = -1
+  #assignmentEpoch = 1
+  #assignmentTimestamp = 0n
+  #topology: StreamsTopology | null = null
+  readonly #members = new Map<string, StreamsGroupMember>()
+  readonly #staticMembers = new Map<string, string>()
+  readonly #targets = new Map<string, TasksTuple>()
+  // derived from members: task → owning process ids (active, standby, warm-up)
+  readonly #activeProcess: ProcessIndex = new Map()
+  readonly #standbyProcess: ProcessIndex = new Map()
+  readonly #warmupProcess: ProcessIndex = new Map()
+  // soft state
+  configuredTopology: ConfiguredTopology | null = null
+  metadataRefreshDeadline: MetadataRefreshDeadline = { deadlineMs: 0, epoch: 0 }
+  shutdownRequestMemberId: string | null = null
+  endpointEpoch = 0
+  readonly taskOffsets = new Map<string, MemberTaskOffsets>()
+
+  constructor(groupId: string) {
+    this.groupId = groupId
+  }
+
+  get groupEpoch(): number {
+    return this.#groupEpoch
+  }
+  get metadataHash(): bigint {
+    return this.#metadataHash
+  }
+  get validatedTopologyEpoch(): number {
+    return this.#validatedTopologyEpoch
+  }
+  get lastAssignmentConfigs(): ReadonlyMap<string, string> {
+    return this.#lastAssignmentConfigs
+  }
+  get storedDescriptionTopologyEpoch(): number {
+    return this.#storedDescriptionTopologyEpoch
+  }
+  get failedDescriptionTopologyEpoch(): number {
+    return this.#failedDescriptionTopologyEpoch
+  }
+  get assignmentEpoch(): number {
+    return this.#assignmentEpoch
+  }
+  get assignmentTimestamp(): bigint {
+    return this.#assignmentTimestamp
+  }
+  get topology(): StreamsTopology | null {
+    return this.#topology
+  }
+  get members(): ReadonlyMap<string, StreamsGroupMember> {
+    return this.#members
+  }
+  get targetAssignments(): ReadonlyMap<string, TasksTuple> {
+    return this.#targets
+  }
+  member(memberId: string): StreamsGroupMember | undefined {
+    return this.#members.get(memberId)
+  }
+  staticMemberId(instanceId: string): string | undefined {
+    return this.#staticMembers.get(instanceId)
+  }
+  targetAssignment(memberId: string): TasksTuple {
+    return this.#targets.get(memberId) ?? EMPTY_TASKS
+  }
+  hasTarget(memberId: string): boolean {
+    return this.#targets.has(memberId)
+  }
+
+  /** §5.1, evaluated in order. */
+  state(): StreamsGroupStateValue {
+    if (this.#members.size === 0) return StreamsGroupState.EMPTY
+    if (this.#topology === null || this.#topology.epoch !== this.#validatedTopologyEpoch)
+      return StreamsGroupState.NOT_READY
+    if (this.#groupEpoch > this.#assignmentEpoch) return StreamsGroupState.ASSIGNING
+    for (const m of this.#members.values()) {
+      if (!isReconciledTo(m, this.#assignmentEpoch)) return StreamsGroupState.RECONCILING
+    }
+    return StreamsGroupState.STABLE
+  }
+
+  isConfiguredTopologyReady(): boolean {
+    return this.configuredTopology !== null && isReady(this.configuredTopology)
+  }
+
+  hasMetadataExpired(nowMs: number): boolean {
+    return (
+      nowMs >= this.metadataRefreshDeadline.deadlineMs ||
+      this.#groupEpoch < this.metadataRefreshDeadline.epoch
+    )
+  }
+
+  /** The process currently owning `task` as active, if any. */
+  activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
+    const s = this.#activeProcess.get(subtopologyId)?.get(partition)
+    return s === undefined ? undefined : [...s][0]
+  }
+  standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
+    return this.#standbyProcess.get(subtopologyId)?.get(partition) ?? EMPTY_STRINGS
+  }
+  warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
+    return this.#warmupProcess.get(subtopologyId)?.get(partition) ?? EMPTY_STRINGS
+  }
+
+  // ---- replay ----
+
+  replayMetadata(v: {
+    epoch: number
+    metadataHash: bigint
+    validatedTopologyEpoch: number
+    lastAssignmentConfigs: ReadonlyMap<string, string>
+    storedDescriptionTopologyEpoch: number
+    failedDescriptionTopologyEpoch: number
+  }): void {
+    this.#groupEpoch = v.epoch
+    this.#metadataHash = v.metadataHash
+    this.#validatedTopologyEpoch = v.validatedTopologyEpoch
+    this.#lastAssignmentConfigs = v.lastAssignmentConfigs
+    this.#storedDescriptionTopologyEpoch = v.storedDescriptionTopologyEpoch
+    this.#failedDescriptionTopologyEpoch = v.failedDescriptionTopologyEpoch
+  }
+
+  /** Whether a metadata tombstone may remove the group (§6.1). */
+  canBeRemoved(): boolean {
+    return this.#members.size === 0 && this.#assignmentEpoch === -1
+  }
+
+  replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
+    this.#assignmentEpoch = epoch
+    this.#assignmentTimestamp = timestamp
+  }
+
+  replayTargetAssignmentMetadataTombstone(): void {
+    if (this.#targets.size > 0) {
+      throw new Error(
+        `Received target assignment metadata tombstone for group ${this.groupId} with remaining targets.`,
+      )
+    }
+    this.#assignmentEpoch = -1
+    this.#assignmentTimestamp = 0n
+  }
+
+  replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
+    if (tasks === null) this.#targets.delete(memberId)
+    else this.#targets.set(memberId, tasks)
+  }
+
+  replayTopology(topology: StreamsTopology | null): void {
+    this.#topology = topology
+    // A new topology invalidates the configuration computed for the previous one.
+    this.configuredTopology = null
+  }
+
+  /** Adds or replaces a member (from a member-metadata or current-assignment record). */
+  updateMember(member: StreamsGroupMember): void {
+    const old = this.#members.get(member.memberId)
+    if (old) this.#unindex(old)
+    this.#members.set(member.memberId, member)
+    this.#index(member)
+    if (
+      old?.instanceId &&
+      old.instanceId !== member.instanceId &&
+      this.#staticMembers.get(old.instanceId) === member.memberId
+    ) {
+      this.#staticMembers.delete(old.instanceId)
+    }
+    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
+    this.#afterChange()
+  }
+
+  removeMember(memberId: string): void {
+    const old = this.#members.get(memberId)
+    if (!old) return
+    this.#unindex(old)
+    this.#members.delete(memberId)
+    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
+      this.#staticMembers.delete(old.instanceId)
+    }
+    this.taskOffsets.delete(memberId)
+    this.#afterChange()
+  }
+
+  #afterChange(): void {
+    if (this.#members.size === 0) this.shutdownRequestMemberId = null
+  }
+
+  #index(m: StreamsGroupMember): void {
+    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, true)
+  }
+  #unindex(m: StreamsGroupMember): void {
+    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, false)
+  }
+  #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
+    const touch = (index: ProcessIndex, id: string, p: number): void => {
+      let inner = index.get(id)
+      if (!inner) index.set(id, (inner = new Map()))
+      let set = inner.get(p)
+      if (!set) inner.set(p, (set = new Set()))
+      if (add) set.add(processId)
+      else {
+        set.delete(processId)
+        if (set.size === 0) inner.delete(p)
+        if (inner.size === 0) index.delete(id)
+      }
+    }
+    for (const [id, m] of t.active) for (const p of m.keys()) touch(this.#activeProcess, id, p)
+    for (const [id, s] of t.standby) for (const p of s) touch(this.#standbyProcess, id, p)
+    for (const [id, s] of t.warmup) for (const p of s) touch(this.#warmupProcess, id, p)
+  }
+}
+
+const EMPTY_STRINGS: ReadonlySet<string> = new Set()

@@ -1,0 +1,1186 @@
+/**
+ * The streams part of the group metadata manager (Kafka's GroupMetadataManager for streams groups):
+ * the StreamsGroupHeartbeat algorithm, timers, describe, list, delete and offset validation, and
+ * `replay` of the streams records. Handlers never mutate persisted state: they return records, which
+ * the runtime appends and then replays through `replay`. Soft state (configured topology, shutdown
+ * request, endpoint epoch, task offsets) is updated directly, as in Kafka.
+ */
+import type { TaskAssignor } from './assignor/index.js'
+import { assignmentConfigs, type StreamsGroupConfig } from './config.js'
+import {
+  type ConfiguredTopology,
+  type CreatableTopic,
+  computeMetadataHash,
+  configureTopology,
+  isReady,
+  type TopicsImage,
+  TopicStatusCode,
+} from './configured-topology.js'
+import { buildCurrentAssignment } from './current-assignment-builder.js'
+import { buildEndpointToPartitions } from './endpoint-to-partitions.js'
+import { ErrorCode, invalidRequest, StreamsGroupError } from './errors.js'
+import { type MemberTaskOffsets, STATE_FILTER_NAMES, StreamsGroup, StreamsGroupState } from './group.js'
+import {
+  epochRelevantConfigDiffers,
+  MemberState,
+  memberMetadataDiffers,
+  memberStateFromRecord,
+  newMember,
+  type StreamsGroupMember,
+  sortedTags,
+  userEndpointEquals,
+} from './member.js'
+import {
+  currentAssignmentRecord,
+  groupMetadataRecord,
+  groupMetadataRecordFrom,
+  groupTombstones,
+  memberMetadataRecord,
+  memberTombstones,
+  targetAssignmentMemberRecord,
+  targetAssignmentMetadataRecord,
+  topologyRecord,
+} from './records.js'
+import { computeTargetAssignment } from './target-assignment-builder.js'
+import {
+  EMPTY_TASKS,
+  taskEpochsFromRecord,
+  taskEpochsKeys,
+  taskSetFromList,
+  taskSetToList,
+  type TasksTuple,
+  tasksWithEpochsEquals,
+} from './tasks.js'
+import {
+  initialRebalanceKey,
+  rebalanceTimeoutKey,
+  type ScheduledTimer,
+  sessionTimeoutKey,
+  type TimerIntents,
+  type TimerOpResult,
+} from './timers.js'
+import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './topology.js'
+import { validateHeartbeatRequest } from './validation.js'
+import {
+  createStreamsGroupHeartbeatResponse,
+  type DescribedAssignment,
+  type DescribedTopology,
+  type HeartbeatStatus,
+  type StreamsCoordinatorRecord,
+  type StreamsGroupDescribeResponseDescribedGroup,
+  type StreamsGroupHeartbeatRequest,
+  type StreamsGroupHeartbeatResponse,
+  type TaskIds,
+  type TaskOffset,
+} from './wire.js'
+
+export interface StreamsHeartbeatContext {
+  readonly nowMs: number
+  readonly requestApiVersion: number
+  /** From the request header. */
+  readonly clientId: string
+  /** The connection's address, e.g. "/127.0.0.1". */
+  readonly clientHost: string
+  /** Broker defaults with this group's overrides applied. */
+  readonly config: StreamsGroupConfig
+}
+
+export interface StreamsHeartbeatResult {
+  readonly records: StreamsCoordinatorRecord[]
+  readonly response: StreamsGroupHeartbeatResponse
+  readonly timers: TimerIntents
+  /** Internal topics the service should create (MISSING_INTERNAL_TOPICS). */
+  readonly internalTopicsToCreate: readonly CreatableTopic[]
+}
+
+/** Selects the assignor for a group (satisfied by the assignor folder's TaskAssignorRegistry). */
+export interface TaskAssignorSelector {
+  select(groupAssignorName: string | null | undefined): TaskAssignor
+}
+
+export interface StreamsGroupManagerOptions {
+  readonly topics: TopicsImage
+  readonly assignors: TaskAssignorSelector
+  /** Whether the id belongs to a group of another type (classic, consumer, share). */
+  readonly isOtherGroupType?: (groupId: string) => boolean
+}
+
+export interface ListedStreamsGroup {
+  readonly groupId: string
+  readonly protocolType: 'streams'
+  readonly groupState: string
+  readonly groupType: 'streams'
+}
+
+const EPOCH_LEAVE = -1
+const EPOCH_STATIC_LEAVE = -2
+/** Kafka pushes the metadata refresh deadline out by Integer.MAX_VALUE ms on every bump. */
+const METADATA_REFRESH_INTERVAL_MS = 2147483647
+
+const notStreamsGroup = (g: string) =>
+  new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} is not a streams group.`)
+const groupNotFound = (g: string) =>
+  new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} not found.`)
+const unknownMember = (m: string, g: string) =>
+  new StreamsGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${m} is not a member of group ${g}.`)
+
+const offsetKey = (subtopologyId: string, partition: number): string => `${subtopologyId}\u0000${partition}`
+
+function ownedTuple(req: StreamsGroupHeartbeatRequest): TasksTuple | null {
+  if (req.activeTasks === null || req.standbyTasks === null || req.warmupTasks === null) return null
+  return {
+    active: taskSetFromList(req.activeTasks),
+    standby: taskSetFromList(req.standbyTasks),
+    warmup: taskSetFromList(req.warmupTasks),
+  }
+}
+
+class TimerCollector {
+  readonly schedule: ScheduledTimer[] = []
+  readonly cancel: string[] = []
+  intents(): TimerIntents {
+    return { schedule: this.schedule, cancel: this.cancel }
+  }
+}
+
+export class StreamsGroupManager {
+  readonly #groups = new Map<string, StreamsGroup>()
+  /** Keys of timers this manager asked the runtime to run and that have neither fired nor been cancelled. */
+  readonly #pendingTimers = new Set<string>()
+  #topics: TopicsImage
+  readonly #assignors: TaskAssignorSelector
+  readonly #isOtherGroupType: (groupId: string) => boolean
+
+  constructor(options: StreamsGroupManagerOptions) {
+    this.#topics = options.topics
+    this.#assignors = options.assignors
+    this.#isOtherGroupType = options.isOtherGroupType ?? (() => false)
+  }
+
+  // ---- lookups ----
+
+  group(groupId: string): StreamsGroup | undefined {
+    return this.#groups.get(groupId)
+  }
+
+  groupIds(): string[] {
+    return [...this.#groups.keys()]
+  }
+
+  /** Whether a timer key is scheduled (from this manager's point of view). */
+  isTimerScheduled(key: string): boolean {
+    return this.#pendingTimers.has(key)
+  }
+
+  /**
+   * A new topic catalog. Groups depending on any of `changedTopics` (all groups when omitted) will
+   * reconfigure their topology on the next heartbeat.
+   */
+  onNewTopicsImage(image: TopicsImage, changedTopics?: Iterable<string>): void {
+    this.#topics = image
+    const changed = changedTopics === undefined ? null : new Set(changedTopics)
+    for (const g of this.#groups.values()) {
+      const required = g.topology?.requiredTopics()
+      if (changed === null || (required && [...required].some((t) => changed.has(t)))) {
+        g.metadataRefreshDeadline = { deadlineMs: 0, epoch: 0 }
+      }
+    }
+  }
+
+  /**
+   * The group for another API: GROUP_ID_NOT_FOUND "Group <g> not found." when absent, or
+   * "Group <g> is not a streams group." when the id belongs to another group type.
+   */
+  streamsGroupOrThrow(groupId: string): StreamsGroup {
+    const g = this.#groups.get(groupId)
+    if (g) return g
+    if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
+    throw groupNotFound(groupId)
+  }
+
+  // ---- StreamsGroupHeartbeat ----
+
+  streamsGroupHeartbeat(
+    ctx: StreamsHeartbeatContext,
+    request: StreamsGroupHeartbeatRequest,
+  ): StreamsHeartbeatResult {
+    try {
+      validateHeartbeatRequest(request)
+      if (request.memberEpoch === EPOCH_LEAVE || request.memberEpoch === EPOCH_STATIC_LEAVE) {
+        return this.#leave(request)
+      }
+      return this.#heartbeat(ctx, request)
+    } catch (e) {
+      if (e instanceof StreamsGroupError) {
+        return {
+          records: [],
+          response: createStreamsGroupHeartbeatResponse({
+            errorCode: e.errorCode,
+            errorMessage: e.errorMessage,
+          }),
+          timers: { schedule: [], cancel: [] },
+          internalTopicsToCreate: [],
+        }
+      }
+      throw e
+    }
+  }
+
+  #heartbeat(ctx: StreamsHeartbeatContext, req: StreamsGroupHeartbeatRequest): StreamsHeartbeatResult {
+    const { nowMs, config } = ctx
+    const groupId = req.groupId
+    const memberId = req.memberId
+    const records: StreamsCoordinatorRecord[] = []
+    const timers = new TimerCollector()
+    const joining = req.memberEpoch === 0
+
+    // 1. Group lookup. A join on a missing group works on a fresh object that is not registered:
+    // the real one is created when the records are replayed, and soft state set here is dropped.
+    let group = this.#groups.get(groupId)
+    const groupExisted = group !== undefined
+    if (!group) {
+      if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
+      if (!joining)
+        throw new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
+      group = new StreamsGroup(groupId)
+    }
+    if (joining) {
+      const knownStatic = req.instanceId !== null && group.staticMemberId(req.instanceId) !== undefined
+      if (!knownStatic && group.members.size >= config.maxSize && !group.members.has(memberId)) {
+        throw new StreamsGroupError(
+          ErrorCode.GROUP_MAX_SIZE_REACHED,
+          `The streams group has reached its maximum capacity of ${config.maxSize} members.`,
+        )
+      }
+    }
+    const wasEmpty = group.state() === StreamsGroupState.EMPTY
+    const owned = ownedTuple(req)
+
+    // 2. Member lookup (and static replacement).
+    let member: StreamsGroupMember
+    let replaced: StreamsGroupMember | null = null
+    if (req.instanceId !== null) {
+      const ownerId = group.staticMemberId(req.instanceId)
+      if (joining) {
+        const owner = ownerId === undefined ? undefined : group.member(ownerId)
+        if (owner === undefined) {
+          member = group.member(memberId) ?? newMember(memberId)
+        } else {
+          if (owner.memberEpoch !== EPOCH_STATIC_LEAVE) {
+            throw new StreamsGroupError(
+              ErrorCode.UNRELEASED_INSTANCE_ID,
+              `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
+            )
+          }
+          replaced = owner
+          member = { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }
+          records.push(...memberTombstones(groupId, owner.memberId))
+          records.push(memberMetadataRecord(groupId, member))
+          records.push(
+            targetAssignmentMemberRecord(groupId, memberId, group.targetAssignment(owner.memberId)),
+          )
+          records.push(currentAssignmentRecord(groupId, member))
+        }
+      } else {
+        if (ownerId === undefined) {
+          throw new StreamsGroupError(
+            ErrorCode.UNKNOWN_MEMBER_ID,
+            `Instance id ${req.instanceId} is unknown.`,
+          )
+        }
+        if (ownerId !== memberId) {
+          throw new StreamsGroupError(
+            ErrorCode.FENCED_INSTANCE_ID,
+            `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
+          )
+        }
+        member = group.member(memberId)!
+        throwIfEpochInvalid(member, req.memberEpoch, owned)
+      }
+    } else if (joining) {
+      member = group.member(memberId) ?? newMember(memberId)
+    } else {
+      const existing = group.member(memberId)
+      if (!existing) throw unknownMember(memberId, groupId)
+      member = existing
+      throwIfEpochInvalid(member, req.memberEpoch, owned)
+    }
+    const isNewMember = !group.members.has(memberId) && replaced === null
+
+    // 3. Member metadata.
+    const updated: StreamsGroupMember = {
+      ...member,
+      instanceId: req.instanceId ?? member.instanceId,
+      rackId: req.rackId ?? member.rackId,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+      clientId: ctx.clientId,
+      clientHost: ctx.clientHost,
+      processId: req.processId ?? member.processId,
+      clientTags:
+        req.clientTags !== null
+          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+          : member.clientTags,
+      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+    }
+    let bumpGroupEpoch = false
+    if (isNewMember || memberMetadataDiffers(member, updated)) {
+      records.push(memberMetadataRecord(groupId, updated))
+      bumpGroupEpoch =
+        updated.instanceId === null ? true : isNewMember || epochRelevantConfigDiffers(member, updated)
+    }
+
+    // 4. Topology (Topograph D4: epoch upgrades instead of "Topology updates are not supported yet.").
+    let topology = group.topology
+    let topologyChanged = false
+    if (req.topology !== null) {
+      const requested = topologyRecordFromRequest(req.topology)
+      if (topology === null) {
+        topology = new StreamsTopology(requested)
+        topologyChanged = true
+      } else if (requested.epoch < topology.epoch) {
+        throw new StreamsGroupError(
+          ErrorCode.STREAMS_TOPOLOGY_FENCED,
+          `The topology epoch ${requested.epoch} is lower than the group's topology epoch ${topology.epoch}.`,
+        )
+      } else if (requested.epoch === topology.epoch + 1) {
+        topology = new StreamsTopology(requested)
+        topologyChanged = true
+      } else if (requested.epoch > topology.epoch + 1) {
+        throw new StreamsGroupError(
+          ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH,
+          `The topology epoch ${requested.epoch} is more than one above the group's topology epoch ${topology.epoch}.`,
+        )
+      } else if (!topologyEquals(requested, topology.value)) {
+        throw new StreamsGroupError(
+          ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH,
+          `The topology differs from the group's topology at the same epoch ${topology.epoch}; a changed topology needs epoch ${topology.epoch + 1}.`,
+        )
+      }
+      if (topologyChanged) records.push(topologyRecord(groupId, topology.value))
+    }
+    if (topology === null) throw new Error(`Streams group ${groupId} has no topology.`)
+
+    // 5. Topology configuration and metadata hash.
+    let configured = topologyChanged ? null : group.configuredTopology
+    let metadataHash = group.metadataHash
+    if (configured === null || topologyChanged || group.hasMetadataExpired(nowMs)) {
+      metadataHash = computeMetadataHash(topology.requiredTopics(), this.#topics)
+      configured = configureTopology(topology, this.#topics)
+      group.configuredTopology = configured
+      if (metadataHash !== group.metadataHash) bumpGroupEpoch = true
+    }
+
+    // 6. Validated topology epoch, owned-task checks, task offsets.
+    let validatedTopologyEpoch = -1
+    if (isReady(configured)) {
+      validatedTopologyEpoch = topology.epoch
+      for (const list of [req.activeTasks, req.standbyTasks, req.warmupTasks])
+        validateOwnedTasks(list, configured)
+    }
+    if (validatedTopologyEpoch !== group.validatedTopologyEpoch) bumpGroupEpoch = true
+    const taskOffsets = updatedTaskOffsets(group.taskOffsets.get(member.memberId), req)
+
+    // 7. Assignment configs.
+    const currentConfigs = assignmentConfigs(config)
+    if (!bumpGroupEpoch && !mapsEqual(currentConfigs, group.lastAssignmentConfigs)) bumpGroupEpoch = true
+
+    // 8. Group epoch bump.
+    let groupEpoch = group.groupEpoch
+    if (bumpGroupEpoch) {
+      groupEpoch += 1
+      records.push(
+        groupMetadataRecord(groupId, {
+          epoch: groupEpoch,
+          metadataHash,
+          validatedTopologyEpoch,
+          lastAssignmentConfigs: currentConfigs,
+          storedDescriptionTopologyEpoch: group.storedDescriptionTopologyEpoch,
+          failedDescriptionTopologyEpoch: group.failedDescriptionTopologyEpoch,
+        }),
+      )
+      group.metadataRefreshDeadline = { deadlineMs: nowMs + METADATA_REFRESH_INTERVAL_MS, epoch: groupEpoch }
+    }
+
+    // 9. Initial rebalance delay.
+    const status: HeartbeatStatus[] = []
+    const staleTopology = updated.topologyEpoch < topology.epoch
+    if (staleTopology) {
+      status.push({
+        statusCode: TopicStatusCode.STALE_TOPOLOGY,
+        statusDetail: `The member's topology epoch ${updated.topologyEpoch} is behind the group's topology epoch ${topology.epoch}.`,
+      })
+    }
+    const initialKey = initialRebalanceKey(groupId)
+    if (wasEmpty && config.initialRebalanceDelayMs > 0 && !this.#pendingTimers.has(initialKey)) {
+      this.#schedule(timers, {
+        key: initialKey,
+        delayMs: config.initialRebalanceDelayMs,
+        op: (firedAtMs) => this.#computeDelayedTargetAssignment(groupId, config, firedAtMs),
+      })
+    }
+
+    // 10. Target assignment.
+    const members = new Map(group.members)
+    const targets = new Map(group.targetAssignments)
+    if (replaced !== null) {
+      members.delete(replaced.memberId)
+      const t = targets.get(replaced.memberId)
+      targets.delete(replaced.memberId)
+      if (t) targets.set(memberId, t)
+    }
+    members.set(memberId, updated)
+    let targetEpoch = group.assignmentEpoch
+    let target: TasksTuple
+    if (this.#pendingTimers.has(initialKey)) {
+      status.push({
+        statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
+        statusDetail: 'Assignment delayed due to the configured initial rebalance delay.',
+      })
+      target = EMPTY_TASKS
+    } else if (group.assignmentEpoch >= groupEpoch) {
+      target = targets.get(memberId) ?? EMPTY_TASKS
+    } else if (!canComputeAssignment(group.assignmentTimestamp, config.assignmentIntervalMs, nowMs)) {
+      status.push({
+        statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
+        statusDetail: 'Assignment delayed due to the configured assignment interval.',
+      })
+      target = targets.get(memberId) ?? EMPTY_TASKS
+    } else {
+      const offsets = new Map(group.taskOffsets)
+      offsets.set(memberId, taskOffsets)
+      const result = computeTargetAssignment({
+        members,
+        currentTargets: targets,
+        taskOffsets: offsets,
+        configuredTopology: configured,
+        assignmentConfigs: currentConfigs,
+        assignor: this.#assignors.select(config.assignorName),
+      })
+      for (const id of result.changed)
+        records.push(targetAssignmentMemberRecord(groupId, id, result.targets.get(id)!))
+      records.push(targetAssignmentMetadataRecord(groupId, groupEpoch, BigInt(nowMs)))
+      targetEpoch = groupEpoch
+      target = result.targets.get(memberId) ?? EMPTY_TASKS
+    }
+    if (configured.status !== null) status.push({ ...configured.status })
+
+    // 11. Reconciliation.
+    let reconciled = updated
+    if (!(updated.state === MemberState.STABLE && updated.memberEpoch === targetEpoch)) {
+      reconciled = buildCurrentAssignment({
+        member: updated,
+        targetEpoch,
+        target,
+        owned,
+        ownership: group,
+        withholdNewTasks: staleTopology,
+      })
+    }
+    const assignmentChanged =
+      reconciled !== updated &&
+      (reconciled.memberEpoch !== updated.memberEpoch ||
+        reconciled.previousMemberEpoch !== updated.previousMemberEpoch ||
+        reconciled.state !== updated.state ||
+        !tasksWithEpochsEquals(reconciled.assignedTasks, updated.assignedTasks) ||
+        !tasksWithEpochsEquals(reconciled.tasksPendingRevocation, updated.tasksPendingRevocation))
+    if (assignmentChanged || (isNewMember && reconciled === updated)) {
+      records.push(currentAssignmentRecord(groupId, reconciled))
+    }
+    if (assignmentChanged) {
+      const rebalanceKey = rebalanceTimeoutKey(groupId, memberId)
+      if (reconciled.state === MemberState.UNREVOKED_TASKS) {
+        const epochAtSchedule = reconciled.memberEpoch
+        this.#schedule(timers, {
+          key: rebalanceKey,
+          delayMs: reconciled.rebalanceTimeoutMs,
+          op: () => this.#onRebalanceTimeout(groupId, memberId, epochAtSchedule),
+        })
+      } else {
+        this.#cancel(timers, rebalanceKey)
+      }
+    }
+
+    // 12. Session timeout, shutdown request, task offsets (soft state).
+    this.#schedule(timers, {
+      key: sessionTimeoutKey(groupId, memberId),
+      delayMs: config.sessionTimeoutMs,
+      op: () => this.#onSessionTimeout(groupId, memberId),
+    })
+    if (req.shutdownApplication && group.shutdownRequestMemberId === null)
+      group.shutdownRequestMemberId = memberId
+    if (req.taskOffsets !== null || req.taskEndOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
+
+    // 13. Response.
+    const tasksChanged = !tasksWithEpochsEquals(reconciled.assignedTasks, member.assignedTasks)
+    const endpointChanged = !userEndpointEquals(member.userEndpoint, updated.userEndpoint)
+    if (endpointChanged || (tasksChanged && reconciled.userEndpoint !== null)) group.endpointEpoch += 1
+    if (group.shutdownRequestMemberId !== null) {
+      status.push({
+        statusCode: TopicStatusCode.SHUTDOWN_APPLICATION,
+        statusDetail: `Streams group member ${group.shutdownRequestMemberId} encountered a fatal error and requested a shutdown for the entire application.`,
+      })
+    }
+    if (ctx.requestApiVersion >= 1 && config.rackAwareAssignmentTags.length > 0) {
+      const missing = config.rackAwareAssignmentTags.filter((t) => !reconciled.clientTags.has(t))
+      if (missing.length > 0) {
+        status.push({
+          statusCode: TopicStatusCode.MISSING_CLIENT_TAGS,
+          statusDetail: `Missing required client tags for rack-aware standby assignment: [${missing.join(', ')}]. Configure them via 'client.tag.<tagKey>' in your Streams config.`,
+        })
+      }
+    }
+    const response = createStreamsGroupHeartbeatResponse({
+      memberId,
+      memberEpoch: reconciled.memberEpoch,
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      taskOffsetIntervalMs: config.taskOffsetIntervalMs,
+      acceptableRecoveryLag: config.acceptableRecoveryLag,
+      status,
+      endpointInformationEpoch: groupExisted ? group.endpointEpoch : 0,
+    })
+    if (joining || tasksChanged) {
+      response.activeTasks = taskSetToList(taskEpochsKeys(reconciled.assignedTasks.active))
+      response.standbyTasks = taskSetToList(reconciled.assignedTasks.standby)
+      response.warmupTasks = taskSetToList(reconciled.assignedTasks.warmup)
+    }
+    if (req.endpointInformationEpoch !== group.endpointEpoch) {
+      const others = [...members.values()].filter((m) => m.memberId !== memberId)
+      response.partitionsByUserEndpoint = buildEndpointToPartitions([...others, reconciled], configured)
+    }
+    return {
+      records,
+      response,
+      timers: timers.intents(),
+      internalTopicsToCreate: configured.internalTopicsToBeCreated,
+    }
+  }
+
+  // ---- leave and fencing ----
+
+  #leave(req: StreamsGroupHeartbeatRequest): StreamsHeartbeatResult {
+    const groupId = req.groupId
+    const group = this.streamsGroupOrThrow(groupId)
+    if (req.shutdownApplication && group.shutdownRequestMemberId === null)
+      group.shutdownRequestMemberId = req.memberId
+    const response = createStreamsGroupHeartbeatResponse({
+      memberId: req.memberId,
+      memberEpoch: req.memberEpoch,
+    })
+    const timers = new TimerCollector()
+    let member: StreamsGroupMember
+    if (req.instanceId !== null) {
+      const ownerId = group.staticMemberId(req.instanceId)
+      if (ownerId === undefined) {
+        throw new StreamsGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+      }
+      if (ownerId !== req.memberId) {
+        throw new StreamsGroupError(
+          ErrorCode.FENCED_INSTANCE_ID,
+          `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
+        )
+      }
+      member = group.member(ownerId)!
+      if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
+        // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
+        const active = new Map<string, Map<number, number>>()
+        for (const [id, m] of member.assignedTasks.active)
+          active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
+        const left: StreamsGroupMember = {
+          ...member,
+          memberEpoch: EPOCH_STATIC_LEAVE,
+          assignedTasks: { ...member.assignedTasks, active },
+          tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
+        }
+        return {
+          records: [currentAssignmentRecord(groupId, left)],
+          response,
+          timers: timers.intents(),
+          internalTopicsToCreate: [],
+        }
+      }
+    } else {
+      const existing = group.member(req.memberId)
+      if (!existing) throw unknownMember(req.memberId, groupId)
+      member = existing
+    }
+    const records = this.#fenceRecords(group, member.memberId, timers)
+    return { records, response, timers: timers.intents(), internalTopicsToCreate: [] }
+  }
+
+  /** Records that remove a member: its tombstones, the group-epoch bump, and, for the last member, the target epoch. */
+  #fenceRecords(group: StreamsGroup, memberId: string, timers: TimerCollector): StreamsCoordinatorRecord[] {
+    const epoch = group.groupEpoch + 1
+    const records = [...memberTombstones(group.groupId, memberId), groupMetadataRecordFrom(group, epoch)]
+    if (group.members.size === 1 && group.members.has(memberId)) {
+      // The empty group then has equal epochs and the next assignment is not held back by the interval.
+      records.push(targetAssignmentMetadataRecord(group.groupId, epoch, 0n))
+    }
+    this.#cancel(timers, sessionTimeoutKey(group.groupId, memberId))
+    this.#cancel(timers, rebalanceTimeoutKey(group.groupId, memberId))
+    return records
+  }
+
+  #onSessionTimeout(groupId: string, memberId: string): TimerOpResult {
+    this.#pendingTimers.delete(sessionTimeoutKey(groupId, memberId))
+    const group = this.#groups.get(groupId)
+    const timers = new TimerCollector()
+    const member = group?.member(memberId)
+    if (!group || !member) return { records: [], timers: timers.intents() }
+    return { records: this.#fenceRecords(group, memberId, timers), timers: timers.intents() }
+  }
+
+  #onRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number): TimerOpResult {
+    this.#pendingTimers.delete(rebalanceTimeoutKey(groupId, memberId))
+    const group = this.#groups.get(groupId)
+    const timers = new TimerCollector()
+    const member = group?.member(memberId)
+    if (!group || !member || member.memberEpoch !== memberEpoch)
+      return { records: [], timers: timers.intents() }
+    return { records: this.#fenceRecords(group, memberId, timers), timers: timers.intents() }
+  }
+
+  #computeDelayedTargetAssignment(groupId: string, config: StreamsGroupConfig, nowMs: number): TimerOpResult {
+    this.#pendingTimers.delete(initialRebalanceKey(groupId))
+    const none: TimerOpResult = { records: [], timers: { schedule: [], cancel: [] } }
+    const group = this.#groups.get(groupId)
+    if (!group || group.members.size === 0 || group.groupEpoch <= group.assignmentEpoch || !group.topology)
+      return none
+    // The first heartbeat configured the topology on an object that was not kept (§3.1), so the
+    // configuration may have to be recomputed here.
+    if (group.configuredTopology === null)
+      group.configuredTopology = configureTopology(group.topology, this.#topics)
+    const result = computeTargetAssignment({
+      members: group.members,
+      currentTargets: group.targetAssignments,
+      taskOffsets: group.taskOffsets,
+      configuredTopology: group.configuredTopology,
+      assignmentConfigs: group.lastAssignmentConfigs,
+      assignor: this.#assignors.select(config.assignorName),
+    })
+    const records = result.changed.map((id) =>
+      targetAssignmentMemberRecord(groupId, id, result.targets.get(id)!),
+    )
+    records.push(targetAssignmentMetadataRecord(groupId, group.groupEpoch, BigInt(nowMs)))
+    return { records, timers: { schedule: [], cancel: [] } }
+  }
+
+  #schedule(timers: TimerCollector, timer: ScheduledTimer): void {
+    this.#pendingTimers.add(timer.key)
+    timers.schedule.push(timer)
+  }
+
+  #cancel(timers: TimerCollector, key: string): void {
+    this.#pendingTimers.delete(key)
+    timers.cancel.push(key)
+  }
+
+  /**
+   * Timers to start after loading the shard: a session timeout for every member and a rebalance
+   * timeout for members in UNREVOKED_TASKS (Kafka's onLoaded).
+   */
+  onLoaded(config: StreamsGroupConfig): TimerIntents {
+    const timers = new TimerCollector()
+    for (const g of this.#groups.values()) {
+      for (const m of g.members.values()) {
+        const groupId = g.groupId
+        const memberId = m.memberId
+        this.#schedule(timers, {
+          key: sessionTimeoutKey(groupId, memberId),
+          delayMs: config.sessionTimeoutMs,
+          op: () => this.#onSessionTimeout(groupId, memberId),
+        })
+        if (m.state === MemberState.UNREVOKED_TASKS) {
+          const epoch = m.memberEpoch
+          this.#schedule(timers, {
+            key: rebalanceTimeoutKey(groupId, memberId),
+            delayMs: m.rebalanceTimeoutMs,
+            op: () => this.#onRebalanceTimeout(groupId, memberId, epoch),
+          })
+        }
+      }
+    }
+    return timers.intents()
+  }
+
+  // ---- describe, list, delete, expiry ----
+
+  streamsGroupDescribe(
+    groupIds: readonly string[],
+    options: {
+      readonly includeTopologyDescription: boolean
+      readonly assignorName?: (groupId: string) => string | null
+    },
+  ): StreamsGroupDescribeResponseDescribedGroup[] {
+    return groupIds.map((groupId) => {
+      const row: StreamsGroupDescribeResponseDescribedGroup = {
+        errorCode: 0,
+        errorMessage: null,
+        groupId,
+        groupState: '',
+        groupEpoch: 0,
+        assignmentEpoch: 0,
+        topology: null,
+        members: [],
+        authorizedOperations: -2147483648,
+        topologyDescription: null,
+        topologyDescriptionStatus: 0,
+        assignorName: null,
+      }
+      if (groupId.trim() === '') return { ...row, groupId: '', errorCode: ErrorCode.INVALID_GROUP_ID }
+      let group: StreamsGroup
+      try {
+        group = this.streamsGroupOrThrow(groupId)
+      } catch (e) {
+        if (e instanceof StreamsGroupError)
+          return { ...row, errorCode: e.errorCode, errorMessage: e.errorMessage }
+        throw e
+      }
+      return {
+        ...row,
+        groupState: group.state(),
+        groupEpoch: group.groupEpoch,
+        assignmentEpoch: group.assignmentEpoch,
+        topology: describedTopology(group),
+        members: [...group.members.values()].map((m) => describedMember(group, m)),
+        // No topology-description plugin in the shard: a requested description is NOT_STORED (1).
+        topologyDescriptionStatus: options.includeTopologyDescription ? 1 : 0,
+        assignorName: this.#assignors.select(options.assignorName?.(groupId) ?? null).name(),
+      }
+    })
+  }
+
+  listGroups(
+    statesFilter: readonly string[] = [],
+    typesFilter: readonly string[] = [],
+  ): ListedStreamsGroup[] {
+    const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()))
+    const types = typesFilter.map((t) => t.trim().toLowerCase())
+    if (types.length > 0 && !types.includes('streams')) return []
+    const out: ListedStreamsGroup[] = []
+    for (const g of this.#groups.values()) {
+      const state = g.state()
+      if (states.size > 0 && !states.has(STATE_FILTER_NAMES[state])) continue
+      out.push({ groupId: g.groupId, protocolType: 'streams', groupState: state, groupType: 'streams' })
+    }
+    return out
+  }
+
+  isEmpty(groupId: string): boolean {
+    return this.#groups.get(groupId)?.state() === StreamsGroupState.EMPTY
+  }
+
+  /**
+   * Whether an empty group may be expired by the cleanup cycle: always, unless a topology
+   * description plugin is configured and the group's stored description epoch is not -1.
+   */
+  shouldExpire(groupId: string, pluginConfigured: boolean): boolean {
+    const g = this.#groups.get(groupId)
+    if (!g) return false
+    return !(pluginConfigured && g.storedDescriptionTopologyEpoch !== -1)
+  }
+
+  /**
+   * The tombstones deleting a group (DeleteGroups / expiry), in Kafka's order, and the timers to
+   * cancel. NON_EMPTY_GROUP when the group still has members.
+   */
+  deleteGroupRecords(groupId: string): { records: StreamsCoordinatorRecord[]; timers: TimerIntents } {
+    const group = this.streamsGroupOrThrow(groupId)
+    if (group.state() !== StreamsGroupState.EMPTY) {
+      throw new StreamsGroupError(ErrorCode.NON_EMPTY_GROUP, null)
+    }
+    const timers = new TimerCollector()
+    this.#cancel(timers, initialRebalanceKey(groupId))
+    return { records: groupTombstones(group), timers: timers.intents() }
+  }
+
+  // ---- offsets (§5.6) ----
+
+  /**
+   * Validates an OffsetCommit / TxnOffsetCommit against a streams group. Throws StreamsGroupError
+   * with the error of the whole request.
+   */
+  validateOffsetCommit(
+    groupId: string,
+    request: {
+      readonly memberId: string
+      readonly memberEpoch: number
+      readonly apiVersion: number
+      readonly isTransactional: boolean
+      readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
+    },
+  ): void {
+    const group = this.streamsGroupOrThrow(groupId)
+    if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
+    if (request.memberEpoch < 0 && group.members.size === 0) return
+    const member = group.member(request.memberId)
+    if (!member) throw unknownMember(request.memberId, groupId)
+    if (!request.isTransactional && request.apiVersion < 9) {
+      throw new StreamsGroupError(
+        ErrorCode.UNSUPPORTED_VERSION,
+        'OffsetCommit version 9 or above must be used by members using the streams group protocol',
+      )
+    }
+    if (request.memberEpoch === member.memberEpoch) return
+    const stale = (msg: string) => new StreamsGroupError(ErrorCode.STALE_MEMBER_EPOCH, msg)
+    if (request.memberEpoch > member.memberEpoch) {
+      throw stale(
+        `Received member epoch ${request.memberEpoch} is newer than current member epoch ${member.memberEpoch}.`,
+      )
+    }
+    const topology = group.topology
+    if (!topology) throw stale('Topology is not available for offset commit validation.')
+    for (const t of request.topics) {
+      const subtopologies = topology.subtopologies.filter(
+        (s) => s.sourceTopics.includes(t.name) || s.repartitionSourceTopics.some((r) => r.name === t.name),
+      )
+      if (subtopologies.length === 0) throw stale(`Topic ${t.name} is not in the topology.`)
+      for (const p of t.partitions) {
+        let epoch: number | undefined
+        let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
+        for (const s of subtopologies) {
+          const e =
+            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
+            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
+          if (e !== undefined) {
+            epoch = e
+            taskName = `${s.subtopologyId}-${p}`
+            break
+          }
+        }
+        if (epoch === undefined)
+          throw stale(`Task ${taskName} is not assigned or pending revocation for member.`)
+        if (request.memberEpoch < epoch) {
+          throw stale(
+            `Received member epoch ${request.memberEpoch} is older than assignment epoch ${epoch} for task ${taskName}.`,
+          )
+        }
+      }
+    }
+  }
+
+  validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): void {
+    const group = this.streamsGroupOrThrow(groupId)
+    if (memberId === null && memberEpoch < 0) return
+    const member = memberId === null ? undefined : group.member(memberId)
+    if (!member) throw unknownMember(memberId ?? '', groupId)
+    if (member.memberEpoch !== memberEpoch) {
+      throw new StreamsGroupError(
+        ErrorCode.STALE_MEMBER_EPOCH,
+        `The received member epoch ${memberEpoch} does not match the expected member epoch ${member.memberEpoch}.`,
+      )
+    }
+  }
+
+  /** OffsetDelete: whether the group is "subscribed" to a topic (non-empty and a source topic of its topology). */
+  isSubscribedToTopic(groupId: string, topic: string): boolean {
+    const g = this.#groups.get(groupId)
+    if (!g || g.state() === StreamsGroupState.EMPTY || !g.topology) return false
+    return g.topology.subtopologies.some(
+      (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
+    )
+  }
+
+  // ---- replay ----
+
+  replay(record: StreamsCoordinatorRecord): void {
+    const groupId = record.key.groupId
+    const getOrCreate = (): StreamsGroup => {
+      let g = this.#groups.get(groupId)
+      if (!g) {
+        g = new StreamsGroup(groupId)
+        this.#groups.set(groupId, g)
+      }
+      return g
+    }
+    const existing = (): StreamsGroup | undefined => this.#groups.get(groupId)
+    switch (record.type) {
+      case 'StreamsGroupMetadata': {
+        if (record.value) {
+          const v = record.value
+          getOrCreate().replayMetadata({
+            epoch: v.epoch,
+            metadataHash: v.metadataHash,
+            validatedTopologyEpoch: v.validatedTopologyEpoch,
+            lastAssignmentConfigs: new Map((v.lastAssignmentConfigs ?? []).map((c) => [c.key, c.value])),
+            storedDescriptionTopologyEpoch: v.storedDescriptionTopologyEpoch,
+            failedDescriptionTopologyEpoch: v.failedDescriptionTopologyEpoch,
+          })
+        } else {
+          const g = existing()
+          if (!g) return
+          if (!g.canBeRemoved()) {
+            throw new Error(
+              `Received a metadata tombstone for streams group ${groupId} that still has members or targets.`,
+            )
+          }
+          this.#groups.delete(groupId)
+        }
+        return
+      }
+      case 'StreamsGroupMemberMetadata': {
+        const memberId = record.key.memberId
+        if (record.value) {
+          const v = record.value
+          const g = getOrCreate()
+          const base = g.member(memberId) ?? newMember(memberId)
+          g.updateMember({
+            ...base,
+            instanceId: v.instanceId,
+            rackId: v.rackId,
+            clientId: v.clientId,
+            clientHost: v.clientHost,
+            rebalanceTimeoutMs: v.rebalanceTimeoutMs,
+            topologyEpoch: v.topologyEpoch,
+            processId: v.processId,
+            userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
+            clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
+          })
+        } else {
+          const g = existing()
+          const m = g?.member(memberId)
+          if (!g || !m) return
+          if (m.memberEpoch !== -1 || g.hasTarget(memberId)) {
+            throw new Error(
+              `Received a member metadata tombstone for member ${memberId} of group ${groupId} too early.`,
+            )
+          }
+          g.removeMember(memberId)
+        }
+        return
+      }
+      case 'StreamsGroupTargetAssignmentMetadata': {
+        if (record.value)
+          getOrCreate().replayTargetAssignmentMetadata(
+            record.value.assignmentEpoch,
+            record.value.assignmentTimestamp,
+          )
+        else existing()?.replayTargetAssignmentMetadataTombstone()
+        return
+      }
+      case 'StreamsGroupTargetAssignmentMember': {
+        const v = record.value
+        if (v) {
+          getOrCreate().replayTargetAssignmentMember(record.key.memberId, {
+            active: taskSetFromList(v.activeTasks),
+            standby: taskSetFromList(v.standbyTasks),
+            warmup: taskSetFromList(v.warmupTasks),
+          })
+        } else existing()?.replayTargetAssignmentMember(record.key.memberId, null)
+        return
+      }
+      case 'StreamsGroupCurrentMemberAssignment': {
+        const memberId = record.key.memberId
+        const v = record.value
+        if (v) {
+          const g = getOrCreate()
+          const base = g.member(memberId) ?? newMember(memberId)
+          g.updateMember({
+            ...base,
+            memberEpoch: v.memberEpoch,
+            previousMemberEpoch: v.previousMemberEpoch,
+            state: memberStateFromRecord(v.state),
+            assignedTasks: {
+              active: taskEpochsFromRecord(v.activeTasks, v.memberEpoch),
+              standby: taskSetFromList(v.standbyTasks),
+              warmup: taskSetFromList(v.warmupTasks),
+            },
+            tasksPendingRevocation: {
+              active: taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch),
+              standby: taskSetFromList(v.standbyTasksPendingRevocation),
+              warmup: taskSetFromList(v.warmupTasksPendingRevocation),
+            },
+          })
+        } else {
+          const g = existing()
+          const m = g?.member(memberId)
+          if (!g || !m) return
+          g.updateMember({
+            ...m,
+            memberEpoch: -1,
+            previousMemberEpoch: -1,
+            assignedTasks: { active: new Map(), standby: new Map(), warmup: new Map() },
+            tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
+          })
+        }
+        return
+      }
+      case 'StreamsGroupTopology': {
+        if (record.value) getOrCreate().replayTopology(new StreamsTopology(record.value))
+        else existing()?.replayTopology(null)
+        return
+      }
+    }
+  }
+}
+
+function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned: TasksTuple | null): void {
+  if (received > member.memberEpoch) {
+    throw new StreamsGroupError(
+      ErrorCode.FENCED_MEMBER_EPOCH,
+      `The streams group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    )
+  }
+  if (received < member.memberEpoch) {
+    const subset =
+      owned !== null &&
+      isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
+      isSubset(owned.standby, member.assignedTasks.standby) &&
+      isSubset(owned.warmup, member.assignedTasks.warmup)
+    if (received !== member.previousMemberEpoch || !subset) {
+      throw new StreamsGroupError(
+        ErrorCode.FENCED_MEMBER_EPOCH,
+        `The streams group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+      )
+    }
+  }
+}
+
+function isSubset(a: TasksTuple['active'], b: TasksTuple['active']): boolean {
+  for (const [id, s] of a) for (const p of s) if (!b.get(id)?.has(p)) return false
+  return true
+}
+
+function validateOwnedTasks(list: readonly TaskIds[] | null, configured: ConfiguredTopology): void {
+  if (list === null || configured.subtopologies === null) return
+  for (const t of list) {
+    const s = configured.subtopologies.get(t.subtopologyId)
+    if (!s) throw invalidRequest(`Subtopology ${t.subtopologyId} does not exist in the topology.`)
+    for (const p of t.partitions) {
+      if (p < 0 || p >= s.numberOfTasks) {
+        throw invalidRequest(
+          `Task ${p} for subtopology ${t.subtopologyId} is invalid. Number of tasks for this subtopology: ${s.numberOfTasks}`,
+        )
+      }
+    }
+  }
+}
+
+function updatedTaskOffsets(
+  previous: MemberTaskOffsets | undefined,
+  req: StreamsGroupHeartbeatRequest,
+): MemberTaskOffsets {
+  const toMap = (list: readonly TaskOffset[]): Map<string, bigint> => {
+    const m = new Map<string, bigint>()
+    for (const o of list) {
+      const k = offsetKey(o.subtopologyId, o.partition)
+      if (m.has(k)) {
+        throw invalidRequest(
+          `Task offsets contain a duplicate entry for subtopology ${o.subtopologyId} and partition ${o.partition}.`,
+        )
+      }
+      m.set(k, o.offset)
+    }
+    return m
+  }
+  return {
+    taskOffsets: req.taskOffsets !== null ? toMap(req.taskOffsets) : (previous?.taskOffsets ?? new Map()),
+    taskEndOffsets:
+      req.taskEndOffsets !== null ? toMap(req.taskEndOffsets) : (previous?.taskEndOffsets ?? new Map()),
+  }
+}
+
+function mapsEqual(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false
+  for (const [k, v] of a) if (b.get(k) !== v) return false
+  return true
+}
+
+function canComputeAssignment(lastTimestamp: bigint, intervalMs: number, nowMs: number): boolean {
+  return lastTimestamp === 0n || intervalMs === 0 || BigInt(nowMs) >= lastTimestamp + BigInt(intervalMs)
+}
+
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+function describedTopology(group: StreamsGroup): DescribedTopology {
+  const topology = group.topology
+  if (!topology) throw new Error('There should always be a topology for a streams group.')
+  const configured = group.configuredTopology
+  if (configured !== null && isReady(configured) && configured.subtopologies !== null) {
+    return {
+      epoch: topology.epoch,
+      subtopologies: [...configured.subtopologies].map(([id, s]) => ({
+        subtopologyId: id,
+        sourceTopics: [...s.sourceTopics],
+        repartitionSinkTopics: [...s.repartitionSinkTopics],
+        stateChangelogTopics: [...s.stateChangelogTopics.values()]
+          .sort((a, b) => byString(a.name, b.name))
+          .map((t) => ({
+            name: t.name,
+            partitions: t.numberOfPartitions,
+            replicationFactor: t.replicationFactor ?? 0,
+            topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
+          })),
+        repartitionSourceTopics: [...s.repartitionSourceTopics.values()]
+          .sort((a, b) => byString(a.name, b.name))
+          .map((t) => ({
+            name: t.name,
+            partitions: t.numberOfPartitions,
+            replicationFactor: t.replicationFactor ?? 0,
+            topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
+          })),
+      })),
+    }
+  }
+  return {
+    epoch: topology.epoch,
+    subtopologies: [...topology.subtopologies]
+      .sort((a, b) => byString(a.subtopologyId, b.subtopologyId))
+      .map((s) => ({
+        subtopologyId: s.subtopologyId,
+        sourceTopics: [...s.sourceTopics],
+        repartitionSinkTopics: [...s.repartitionSinkTopics],
+        stateChangelogTopics: s.stateChangelogTopics.map((t) => ({
+          ...t,
+          topicConfigs: [...t.topicConfigs],
+        })),
+        repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({
+          ...t,
+          topicConfigs: [...t.topicConfigs],
+        })),
+      })),
+  }
+}
+
+function offsetsList(m: ReadonlyMap<string, bigint> | undefined): TaskOffset[] {
+  if (!m) return []
+  return [...m]
+    .map(([k, offset]) => {
+      const i = k.lastIndexOf('\u0000')
+      return { subtopologyId: k.slice(0, i), partition: Number(k.slice(i + 1)), offset }
+    })
+    .sort((a, b) => byString(a.subtopologyId, b.subtopologyId) || a.partition - b.partition)
+}
+
+function describedAssignment(t: TasksTuple): DescribedAssignment {
+  return {
+    activeTasks: taskSetToList(t.active),
+    standbyTasks: taskSetToList(t.standby),
+    warmupTasks: taskSetToList(t.warmup),
+  }
+}
+
+function describedMember(group: StreamsGroup, m: StreamsGroupMember) {
+  const offsets = group.taskOffsets.get(m.memberId)
+  return {
+    memberId: m.memberId,
+    memberEpoch: m.memberEpoch,
+    instanceId: m.instanceId,
+    rackId: m.rackId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    topologyEpoch: m.topologyEpoch,
+    processId: m.processId,
+    userEndpoint: m.userEndpoint === null ? null : { ...m.userEndpoint },
+    clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
+    taskOffsets: offsetsList(offsets?.taskOffsets),
+    taskEndOffsets: offsetsList(offsets?.taskEndOffsets),
+    assignment: describedAssignment({
+      active: taskEpochsKeys(m.assignedTasks.active),
+      standby: m.assignedTasks.standby,
+      warmup: m.assignedTasks.warmup,
+    }),
+    targetAssignment: describedAssignment(group.targetAssignment(m.memberId)),
+    isClassic: false,
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Timer intents. The shard never touches a clock: a handler returns what to schedule and what to
+ * cancel, and the runtime runs `op` when the delay has passed, then appends and replays the
+ * records it returns (like any write operation). Scheduling a key that is already scheduled
+ * replaces it; cancelling an unknown key does nothing.
+ */
+import type { StreamsCoordinatorRecord } from './wire.js'
+
+export interface TimerOpResult {
+  readonly records: StreamsCoordinatorRecord[]
+  readonly timers: TimerIntents
+}
+
+export interface ScheduledTimer {
+  /** e.g. `session-timeout-<groupId>-<memberId>` */
+  readonly key: string
+  readonly delayMs: number
+  /** Synchronous and deterministic; `nowMs` is the time at which the timer fired. */
+  readonly op: (nowMs: number) => TimerOpResult
+}
+
+export interface TimerIntents {
+  readonly schedule: ScheduledTimer[]
+  readonly cancel: string[]
+}
+
+export const NO_TIMERS: TimerIntents = Object.freeze({ schedule: [], cancel: [] }) as TimerIntents
+
+export const sessionTimeoutKey = (groupId: string, memberId: string): string =>
+  `session-timeout-${groupId}-${memberId}`
+export const rebalanceTimeoutKey = (groupId: string, memberId: string): string =>
+  `rebalance-timeout-${groupId}-${memberId}`
+export const initialRebalanceKey = (groupId: string): string => `initial-rebalance-timeout-${groupId}`

@@ -1,0 +1,76 @@
+/**
+ * StreamsGroupHeartbeat request checks that run before the shard touches the group: Kafka's
+ * KafkaApis topic-name checks (internal and invalid topic names) and the service's field checks,
+ * in Kafka's order, with Kafka's messages.
+ */
+import { ErrorCode, invalidRequest, invalidTopology, StreamsGroupError } from './errors.js'
+import type { StreamsGroupHeartbeatRequest } from './wire.js'
+
+const KAFKA_INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
+const LEGAL_TOPIC_CHARS = /^[A-Za-z0-9._-]+$/
+
+export function isValidTopicName(name: string): boolean {
+  return (
+    name.length > 0 && name !== '.' && name !== '..' && name.length <= 249 && LEGAL_TOPIC_CHARS.test(name)
+  )
+}
+
+const isBlank = (s: string | null): boolean => s !== null && s.trim().length === 0
+
+export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): void {
+  if (req.topology !== null) {
+    const names = new Set<string>()
+    for (const s of req.topology.subtopologies) {
+      for (const t of s.sourceTopics) names.add(t)
+      for (const t of s.repartitionSinkTopics) names.add(t)
+      for (const t of s.repartitionSourceTopics) names.add(t.name)
+      for (const t of s.stateChangelogTopics) names.add(t.name)
+    }
+    const internal = [...names].filter((n) => KAFKA_INTERNAL_TOPICS.has(n))
+    if (internal.length > 0) {
+      throw invalidTopology(
+        `Use of Kafka internal topics ${internal.join(',')} in a Kafka Streams topology is prohibited.`,
+      )
+    }
+    const invalid = [...names].filter((n) => !isValidTopicName(n))
+    if (invalid.length > 0)
+      throw invalidTopology(`Topic names ${invalid.join(',')} are not valid topic names.`)
+    if (req.topology.subtopologies.some((s) => s.sourceTopicRegex.length > 0)) {
+      throw invalidRequest('Regular expressions for source topics are not supported yet.')
+    }
+  }
+  if (isBlank(req.memberId)) throw invalidRequest("MemberId can't be empty.")
+  if (isBlank(req.groupId)) throw invalidRequest("GroupId can't be empty.")
+  if (isBlank(req.instanceId)) throw invalidRequest("InstanceId can't be empty.")
+  if (isBlank(req.rackId)) throw invalidRequest("RackId can't be empty.")
+  if (req.memberEpoch === 0) {
+    if (req.rebalanceTimeoutMs === -1)
+      throw invalidRequest('RebalanceTimeoutMs must be provided in first request.')
+    for (const [name, list] of [
+      ['ActiveTasks', req.activeTasks],
+      ['StandbyTasks', req.standbyTasks],
+      ['WarmupTasks', req.warmupTasks],
+    ] as const) {
+      if (list === null || list.length > 0) throw invalidRequest(`${name} must be empty when (re-)joining.`)
+    }
+    if (req.topology === null) throw invalidRequest('Topology must be non-null when (re-)joining.')
+    for (const s of req.topology.subtopologies) {
+      for (const t of s.stateChangelogTopics) {
+        if (t.partitions !== 0) {
+          throw new StreamsGroupError(
+            ErrorCode.STREAMS_INVALID_TOPOLOGY,
+            `Changelog topic ${t.name} must have an undefined partition count, but it is set to ${t.partitions}.`,
+          )
+        }
+      }
+    }
+  }
+  if (req.memberEpoch === -2 && req.instanceId === null) throw invalidRequest("InstanceId can't be null.")
+  if (req.memberEpoch < -2) {
+    throw invalidRequest(`MemberEpoch is ${req.memberEpoch}, but must be greater than or equal to -2.`)
+  }
+  const nonNull = [req.activeTasks, req.standbyTasks, req.warmupTasks].filter((l) => l !== null).length
+  if (nonNull > 0 && nonNull < 3) throw invalidRequest('If one task-type is non-null, all must be non-null.')
+  if (req.memberEpoch !== 0 && req.topology !== null)
+    throw invalidRequest('Topology can only be provided when (re-)joining.')
+}
