@@ -349,7 +349,7 @@ export function runPluginConformance(
     test('failures are rejections with Error reasons, never synchronous throws', { timeout }, () =>
       withPlugin(async (p) => {
         const g = group('no-throw')
-        const odd: ReadonlyArray<[string, () => Promise<unknown>]> = [
+        const odd: Array<[string, () => Promise<unknown>]> = [
           ['setTopology with a null description', () => p.setTopology(g, 1, null as never)],
           ['setTopology with a malformed description', () => p.setTopology(g, 1, { nodes: 1 } as never)],
           ['setTopology with epoch -1', () => p.setTopology(g, -1, sampleTopologyDescription())],
@@ -469,11 +469,12 @@ export function runPluginConformance(
       await set(p, g, 1, sampleTopologyDescription())
       await get(p, g, 1)
       await mustReturnPromise('close()', () => p.close())
-      for (const [what, call] of [
+      const afterClose: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
         ['setTopology after close', () => p.setTopology(g, 2, sampleTopologyDescription())],
         ['getTopology after close', () => p.getTopology(g, 1)],
         ['deleteTopology after close', () => p.deleteTopology(g)],
-      ] as const) {
+      ]
+      for (const [what, call] of afterClose) {
         await mustReturnPromise(what, call).catch((e: unknown) => {
           assert.ok(e instanceof Error, `${what} rejected with ${String(e)}, not an Error`)
         })
