@@ -1,0 +1,241 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { Writable } from 'node:stream'
+import { describe, it } from 'node:test'
+import { type CliIo, main, type RunningServer, type ServerModule } from '../../src/cli/topograph.js'
+import type { TopographConfig } from '../../src/server/config.js'
+import { createLogger } from '../../src/server/logger.js'
+
+const root = new URL('../../', import.meta.url).pathname
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
+
+function runCli(args: string[], env: Record<string, string> = {}) {
+  // No inherited TOPOGRAPH_* variables: the child must see only what the test sets.
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOPOGRAPH_')))
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/topograph.ts', ...args], {
+    cwd: root,
+    env: { ...base, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
+}
+
+describe('topograph as a child process', () => {
+  it('--help prints the usage and exits 0', () => {
+    const r = runCli(['--help'])
+    assert.equal(r.status, 0, r.stderr)
+    assert.match(r.stdout, /^Usage: topograph <command>/)
+    assert.match(r.stdout, /--override key=value/)
+  })
+
+  it('--version prints the package version', () => {
+    const r = runCli(['--version'])
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, `${pkg.version}\n`)
+  })
+
+  it('an unknown subcommand prints the usage and exits 2', () => {
+    const r = runCli(['serve'])
+    assert.equal(r.status, 2)
+    assert.match(r.stderr, /^topograph: unknown command 'serve'\n\nUsage: topograph/)
+  })
+
+  it('a malformed --override exits 2', () => {
+    const r = runCli(['start', '--override', 'node.id'])
+    assert.equal(r.status, 2)
+    assert.match(r.stderr, /--override 'node.id' is not of the form key=value/)
+  })
+
+  it('a bad configuration value exits 1 naming the key', () => {
+    const r = runCli(['start', '--override', 'group.streams.num.standby.replicas=-1'])
+    assert.equal(r.status, 1)
+    assert.equal(
+      r.stderr,
+      'topograph: Invalid value -1 for configuration group.streams.num.standby.replicas: Value must be at least 0\n',
+    )
+    assert.equal(r.stdout, '', 'nothing is logged before the configuration is valid')
+  })
+
+  it('a bad value from the environment exits 1 naming the key', () => {
+    const r = runCli(['start'], { TOPOGRAPH_GROUP_STREAMS_SESSION_TIMEOUT_MS: 'soon' })
+    assert.equal(r.status, 1)
+    assert.match(r.stderr, /Invalid value soon for configuration group\.streams\.session\.timeout\.ms/)
+  })
+
+  it('a missing config file exits 1', () => {
+    const r = runCli(['start', '--config', 'no/such/file.properties'])
+    assert.equal(r.status, 1)
+    assert.match(r.stderr, /^topograph: Cannot read configuration file no\/such\/file\.properties: .*ENOENT/)
+  })
+})
+
+// In-process runs of main() with a stand-in server module, to check the start/stop sequence.
+
+interface Harness {
+  io: CliIo
+  stdout: string[]
+  stderr: string[]
+  logLines: () => Record<string, unknown>[]
+  events: string[]
+  signal: (name: string) => void
+  forcedExit: number[]
+}
+
+function harness(server: Partial<ServerModule> & { closeError?: Error; startError?: Error } = {}): Harness {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const log: string[] = []
+  const events: string[] = []
+  const forcedExit: number[] = []
+  let handler: ((s: string) => void) | null = null
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      log.push(String(chunk))
+      cb()
+    },
+  })
+  const fake: ServerModule = {
+    startServer:
+      server.startServer ??
+      (async (config: TopographConfig): Promise<RunningServer> => {
+        events.push(`start node=${config.nodeId}`)
+        if (server.startError) throw server.startError
+        return {
+          address: { host: '127.0.0.1', port: 45678 },
+          close: async () => {
+            events.push('close')
+            if (server.closeError) throw server.closeError
+          },
+        }
+      }),
+  }
+  return {
+    stdout,
+    stderr,
+    events,
+    forcedExit,
+    logLines: () =>
+      log
+        .join('')
+        .split('\n')
+        .filter((l) => l)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    signal: (name) => handler?.(name),
+    io: {
+      env: {},
+      stdout: (t) => void stdout.push(t),
+      stderr: (t) => void stderr.push(t),
+      loadServer: async () => fake,
+      onStopSignal: (h) => {
+        handler = h
+        return () => {
+          handler = null
+          events.push('signal handler removed')
+        }
+      },
+      createLogger: (config) => createLogger({ level: config.logLevel, destination: sink }),
+      forceExit: (code) => void forcedExit.push(code),
+    },
+  }
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 2))
+  assert.ok(cond(), 'condition not reached')
+}
+
+describe('topograph start in-process', () => {
+  it('starts, logs the bound address, and closes on SIGTERM with status 0', async () => {
+    const h = harness()
+    const done = main(['start', '--override', 'node.id=4', '--override', 'plugin.flavour=x'], h.io)
+    await until(() => h.logLines().some((l) => String(l.msg).startsWith('Awaiting socket connections')))
+    assert.deepEqual(h.events, ['start node=4'])
+    h.signal('SIGTERM')
+    assert.equal(await done, 0)
+    assert.deepEqual(h.events, ['start node=4', 'close', 'signal handler removed'])
+    const lines = h.logLines()
+    const bound = lines.find((l) => l.msg === 'Awaiting socket connections on 127.0.0.1:45678.')
+    assert.ok(bound)
+    assert.equal(bound.port, 45678)
+    assert.equal(bound.host, '127.0.0.1')
+    const warns = lines.filter((l) => l.level === 'warn')
+    assert.deepEqual(
+      warns.map((l) => l.key),
+      ['plugin.flavour'],
+    )
+    assert.deepEqual(h.stderr, [])
+  })
+
+  it('a stop signal during start-up closes the server as soon as it is up', async () => {
+    let release: () => void = () => {}
+    const h = harness({
+      startServer: async () => {
+        await new Promise<void>((r) => (release = r))
+        return { address: { host: 'localhost', port: 1 }, close: async () => void h.events.push('close') }
+      },
+    })
+    const done = main(['start'], h.io)
+    await until(() => h.logLines().some((l) => l.msg === 'TopographConfig values'))
+    h.signal('SIGINT')
+    release()
+    assert.equal(await done, 0)
+    assert.ok(h.events.includes('close'))
+  })
+
+  it('a start-up failure exits 1 with the cause on stderr', async () => {
+    const cause = new Error('Cannot find module ./nope.js')
+    const h = harness({
+      startError: new Error(
+        'Invalid value ./nope.js for configuration group.streams.topology.description.plugin.class: module cannot be loaded',
+        { cause },
+      ),
+    })
+    assert.equal(await main(['start'], h.io), 1)
+    assert.equal(
+      h.stderr.join(''),
+      'topograph: start-up failed: Invalid value ./nope.js for configuration group.streams.topology.description.plugin.class: module cannot be loaded\n' +
+        '  caused by: Cannot find module ./nope.js\n',
+    )
+    assert.ok(h.events.includes('signal handler removed'))
+  })
+
+  it('a failing close exits 1', async () => {
+    const h = harness({ closeError: new Error('storage flush failed') })
+    const done = main(['start'], h.io)
+    await until(() => h.events.includes('start node=1') && h.logLines().some((l) => l.port === 45678))
+    h.signal('SIGTERM')
+    assert.equal(await done, 1)
+    assert.match(h.stderr.join(''), /shutdown failed: storage flush failed/)
+  })
+
+  it('a second signal during shutdown forces exit 1', async () => {
+    let finishClose: (() => void) | null = null
+    const h = harness({
+      startServer: async () => ({
+        address: { host: 'localhost', port: 2 },
+        close: () => new Promise<void>((r) => (finishClose = r)),
+      }),
+    })
+    const done = main(['start'], h.io)
+    await until(() => h.logLines().some((l) => l.port === 2))
+    h.signal('SIGTERM')
+    h.signal('SIGINT')
+    assert.deepEqual(h.forcedExit, [1])
+    await until(() => finishClose !== null)
+    finishClose!()
+    assert.equal(await done, 0)
+  })
+
+  it('does not load the server when the configuration is invalid', async () => {
+    const h = harness()
+    assert.equal(await main(['start', '--override', 'listeners=nonsense'], h.io), 1)
+    assert.deepEqual(h.events, [])
+    assert.match(
+      h.stderr.join(''),
+      /configuration listeners: 'nonsense' is not of the form NAME:\/\/host:port/,
+    )
+  })
+})
