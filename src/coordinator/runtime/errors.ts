@@ -1,0 +1,64 @@
+/**
+ * Errors of the coordinator runtime. Each carries the Kafka error the server answers with, by name
+ * (the runtime imports nothing from the protocol folder); the one translation function in the
+ * service/server maps `kafkaError` to the wire code.
+ */
+export type CoordinatorRuntimeErrorCode =
+  /** The store did not accept a write operation's records: nothing was applied. */
+  | 'COORDINATOR_WRITE_FAILED'
+  /** The shard is still loading. */
+  | 'COORDINATOR_LOADING'
+  /** The runtime is closing/closed, the shard is not hosted here, or it failed. */
+  | 'COORDINATOR_NOT_ACTIVE'
+  /** Replaying a record failed: the shard's memory no longer matches its log, so it stops serving. */
+  | 'COORDINATOR_SHARD_FAILED'
+  /** A caller passed something the runtime cannot use (see the message). */
+  | 'COORDINATOR_INVALID_ARGUMENT'
+
+/** Kafka error names the runtime's failures map to. */
+export type CoordinatorKafkaError =
+  | 'NOT_COORDINATOR'
+  | 'COORDINATOR_NOT_AVAILABLE'
+  | 'COORDINATOR_LOAD_IN_PROGRESS'
+
+export class CoordinatorRuntimeError extends Error {
+  readonly code: CoordinatorRuntimeErrorCode
+  /** The Kafka error to answer with. */
+  readonly kafkaError: CoordinatorKafkaError
+  /** The shard the operation was for, when known. */
+  readonly shardId: number | undefined
+
+  constructor(
+    code: CoordinatorRuntimeErrorCode,
+    kafkaError: CoordinatorKafkaError,
+    message: string,
+    options?: { readonly cause?: unknown; readonly shardId?: number },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'CoordinatorRuntimeError'
+    this.code = code
+    this.kafkaError = kafkaError
+    this.shardId = options?.shardId
+  }
+}
+
+/**
+ * A write operation whose records could not be made durable. Nothing was replayed: the shard is as
+ * it was before the operation. Kafka answers a failed coordinator write (KAFKA_STORAGE_ERROR,
+ * NOT_LEADER_OR_FOLLOWER) with NOT_COORDINATOR, so clients look the coordinator up again and retry.
+ */
+export class CoordinatorWriteError extends CoordinatorRuntimeError {
+  constructor(operation: string, shardId: number, cause: unknown) {
+    super(
+      'COORDINATOR_WRITE_FAILED',
+      'NOT_COORDINATOR',
+      `write operation ${operation} on shard ${shardId} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause, shardId },
+    )
+    this.name = 'CoordinatorWriteError'
+  }
+}
+
+export function isCoordinatorRuntimeError(e: unknown): e is CoordinatorRuntimeError {
+  return e instanceof CoordinatorRuntimeError
+}

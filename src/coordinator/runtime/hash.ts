@@ -1,0 +1,30 @@
+/**
+ * Java's `String.hashCode()`: s[0]·31^(n−1) + … + s[n−1] over the UTF-16 code units, in 32-bit
+ * two's-complement arithmetic. JavaScript strings are UTF-16 too, so `charCodeAt` sees the same units
+ * (a character outside the BMP counts as its two surrogates, as in Java).
+ */
+export function javaStringHashCode(s: string): number {
+  let h = 0
+  for (let i = 0; i < s.length; i++) {
+    h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0
+  }
+  return h
+}
+
+/**
+ * The shard (the `__consumer_offsets` partition) a group lives on, computed as Kafka's
+ * `GroupCoordinatorService.partitionFor`: `Utils.abs(groupId.hashCode()) % numShards`. Kafka's
+ * `Utils.abs` maps Integer.MIN_VALUE to 0 (where `Math.abs` would leave it negative), so a group id
+ * hashing to −2^31 (for example "polygenelubricants") lands on shard 0.
+ */
+export function shardFor(groupId: string, numShards: number): number {
+  if (typeof groupId !== 'string') {
+    throw new TypeError(`groupId must be a string, got ${typeof groupId}`)
+  }
+  if (!Number.isInteger(numShards) || numShards < 1 || numShards > 0x7fffffff) {
+    throw new RangeError(`the number of shards must be a positive 32-bit integer, got ${String(numShards)}`)
+  }
+  const h = javaStringHashCode(groupId)
+  const abs = h === -0x80000000 ? 0 : Math.abs(h)
+  return abs % numShards
+}

@@ -1,0 +1,448 @@
+import type { RecordStore } from '../storage/types.js'
+import { type RuntimeClock, systemClock, type TimerHandle } from './clock.js'
+import { CoordinatorRuntimeError, CoordinatorWriteError } from './errors.js'
+import type {
+  ReadOperation,
+  RecordSerde,
+  RuntimeLogger,
+  ShardStateMachine,
+  ShardTimer,
+  TimerOptions,
+  WriteOperation,
+} from './types.js'
+
+export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R>, R> {
+  /** An opened store. */
+  readonly store: RecordStore
+  /** `offsets.topic.num.partitions`: shards are 0 … numShards − 1. */
+  readonly numShards: number
+  /** Builds an empty shard; `timer` schedules write operations on that shard. */
+  readonly newShard: (shardId: number, timer: ShardTimer<S, R>) => S
+  readonly serde: RecordSerde<R>
+  /** Time and timers; default {@link systemClock}. */
+  readonly clock?: RuntimeClock
+  readonly logger?: RuntimeLogger
+  /** Compacts every active shard this often (default: never; `compact(shardId)` still works). */
+  readonly compactionIntervalMs?: number
+  /** Whether `close()` closes the store too (default true). False when the store is shared. */
+  readonly closeStore?: boolean
+}
+
+type ShardState = 'unloaded' | 'loading' | 'active' | 'failed' | 'closed'
+
+interface TimerEntry {
+  handle: TimerHandle
+}
+
+interface ShardContext<S> {
+  readonly id: number
+  state: ShardState
+  shard: S | undefined
+  /** The end of this shard's operation queue; never rejects. */
+  tail: Promise<void>
+  readonly timers: Map<string, TimerEntry>
+  failure: unknown
+}
+
+const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
+
+function isThenable(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function'
+}
+
+/**
+ * Runs shards as deterministic state machines over a record store (Kafka's `CoordinatorRuntime`,
+ * reduced to one process):
+ *
+ * - every shard has one queue; its operations (writes, reads, timers, compaction) run strictly one
+ *   after another, in scheduling order; different shards run independently;
+ * - a write operation runs against the shard's memory and returns records and a response; the
+ *   records are appended to the store as one atomic batch, then replayed into the shard, and only
+ *   then does the response resolve. A failed append replays nothing and rejects with
+ *   {@link CoordinatorWriteError};
+ * - loading a shard is replaying its log into a fresh shard.
+ *
+ * Kafka replays records into timeline data structures before the append and rolls them back when
+ * the append fails. Appending first and replaying after needs no rollback, at the price of one
+ * append round-trip per operation in a shard's queue (SQLite appends take microseconds).
+ */
+export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
+  readonly #store: RecordStore
+  readonly #numShards: number
+  readonly #newShard: (shardId: number, timer: ShardTimer<S, R>) => S
+  readonly #serde: RecordSerde<R>
+  readonly #clock: RuntimeClock
+  readonly #log: RuntimeLogger
+  readonly #compactionIntervalMs: number | undefined
+  readonly #closeStore: boolean
+  readonly #shards: ShardContext<S>[] = []
+  #compactionTimer: TimerHandle | undefined
+  #closing: Promise<void> | undefined
+
+  constructor(options: CoordinatorRuntimeOptions<S, R>) {
+    const { numShards, compactionIntervalMs } = options
+    if (!Number.isInteger(numShards) || numShards < 1 || numShards > 0x7fffffff) {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'COORDINATOR_NOT_AVAILABLE',
+        `numShards must be a positive 32-bit integer, got ${String(numShards)}`,
+      )
+    }
+    if (
+      compactionIntervalMs !== undefined &&
+      !(Number.isFinite(compactionIntervalMs) && compactionIntervalMs > 0)
+    ) {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'COORDINATOR_NOT_AVAILABLE',
+        `compactionIntervalMs must be a positive number, got ${String(compactionIntervalMs)}`,
+      )
+    }
+    this.#store = options.store
+    this.#numShards = numShards
+    this.#newShard = options.newShard
+    this.#serde = options.serde
+    this.#clock = options.clock ?? systemClock
+    this.#log = options.logger ?? silentLogger
+    this.#compactionIntervalMs = compactionIntervalMs
+    this.#closeStore = options.closeStore ?? true
+    for (let id = 0; id < numShards; id++) {
+      this.#shards.push({
+        id,
+        state: 'unloaded',
+        shard: undefined,
+        tail: Promise.resolve(),
+        timers: new Map(),
+        failure: undefined,
+      })
+    }
+  }
+
+  get numShards(): number {
+    return this.#numShards
+  }
+
+  /** Whether the shard has loaded and serves operations. */
+  isActive(shardId: number): boolean {
+    return this.#context(shardId).state === 'active'
+  }
+
+  /**
+   * Loads every shard: a fresh shard replays its log, records the serde does not know are skipped.
+   * Operations scheduled on a shard before it is active reject with COORDINATOR_LOAD_IN_PROGRESS.
+   * Rejects when a shard cannot be loaded (that shard is then failed; the others still load).
+   */
+  async load(): Promise<void> {
+    const errors: unknown[] = []
+    await Promise.all(
+      this.#shards.map((ctx) =>
+        this.#loadShard(ctx).catch((e: unknown) => {
+          errors.push(e)
+        }),
+      ),
+    )
+    if (
+      this.#closing === undefined &&
+      this.#compactionIntervalMs !== undefined &&
+      this.#compactionTimer === undefined
+    ) {
+      this.#armCompaction(this.#compactionIntervalMs)
+    }
+    if (errors.length > 0) {
+      throw new AggregateError(errors, `${errors.length} coordinator shard(s) failed to load`)
+    }
+  }
+
+  /**
+   * Runs a write operation on a shard, in the shard's order. Resolves with its response once its
+   * records are durable and replayed; rejects with the operation's own error (nothing written), a
+   * {@link CoordinatorWriteError} (append failed, nothing replayed) or a
+   * {@link CoordinatorRuntimeError} (shard not active).
+   */
+  scheduleWriteOperation<T>(name: string, shardId: number, op: WriteOperation<S, R, T>): Promise<T> {
+    return this.#enqueue(shardId, name, (ctx) => this.#runWrite(ctx, name, op))
+  }
+
+  /** Runs a read operation on a shard, after every operation scheduled before it. */
+  scheduleReadOperation<T>(name: string, shardId: number, op: ReadOperation<S, T>): Promise<T> {
+    return this.#enqueue(shardId, name, async (ctx) => {
+      const result = op(ctx.shard as S, this.#clock.now())
+      if (isThenable(result)) throw this.#asyncOperation(name)
+      return result
+    })
+  }
+
+  /** The timers of one shard (the same object the shard received when it was created). */
+  timer(shardId: number): ShardTimer<S, R> {
+    return this.#timerFor(this.#context(shardId))
+  }
+
+  /** Schedules a timer on a shard; see {@link ShardTimer.schedule}. */
+  scheduleTimer(
+    shardId: number,
+    key: string,
+    delayMs: number,
+    op: WriteOperation<S, R, void>,
+    options?: TimerOptions,
+  ): void {
+    this.timer(shardId).schedule(key, delayMs, op, options)
+  }
+
+  cancelTimer(shardId: number, key: string): void {
+    this.timer(shardId).cancel(key)
+  }
+
+  /** Compacts a shard's log in its queue (between operations). */
+  compact(shardId: number): Promise<void> {
+    return this.#enqueue(shardId, 'compact', (ctx) => this.#store.compact(ctx.id))
+  }
+
+  /**
+   * Stops accepting operations, cancels timers and periodic compaction, waits for every operation
+   * already scheduled, then closes the store (unless `closeStore: false`). Safe to call twice.
+   */
+  close(): Promise<void> {
+    if (this.#closing === undefined) this.#closing = this.#doClose()
+    return this.#closing
+  }
+
+  async #doClose(): Promise<void> {
+    if (this.#compactionTimer !== undefined) this.#clock.clearTimer(this.#compactionTimer)
+    this.#compactionTimer = undefined
+    for (const ctx of this.#shards) {
+      for (const entry of ctx.timers.values()) this.#clock.clearTimer(entry.handle)
+      ctx.timers.clear()
+    }
+    await Promise.all(this.#shards.map((ctx) => ctx.tail))
+    for (const ctx of this.#shards) {
+      ctx.state = 'closed'
+      ctx.shard = undefined
+    }
+    if (this.#closeStore) await this.#store.close()
+  }
+
+  async #loadShard(ctx: ShardContext<S>): Promise<void> {
+    if (ctx.state !== 'unloaded' || this.#closing !== undefined) return
+    ctx.state = 'loading'
+    const started = this.#clock.now()
+    try {
+      const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
+      const records = await this.#store.load(ctx.id)
+      let skipped = 0
+      for (let i = 0; i < records.length; i++) {
+        let record: R | undefined
+        try {
+          record = this.#serde.deserialize(records[i])
+          if (record === undefined) {
+            skipped++
+            continue
+          }
+          shard.replay(record)
+        } catch (cause) {
+          throw new CoordinatorRuntimeError(
+            'COORDINATOR_SHARD_FAILED',
+            'NOT_COORDINATOR',
+            `shard ${ctx.id}: record ${i} of ${records.length} could not be replayed: ${(cause as Error)?.message ?? String(cause)}`,
+            { cause, shardId: ctx.id },
+          )
+        }
+      }
+      if (this.#closing !== undefined) return
+      shard.onLoaded?.(this.#clock.now())
+      ctx.shard = shard
+      ctx.state = 'active'
+      this.#log.info(
+        { shard: ctx.id, records: records.length, skipped, elapsedMs: this.#clock.now() - started },
+        'Finished loading of coordinator shard',
+      )
+    } catch (e) {
+      ctx.state = 'failed'
+      ctx.failure = e
+      this.#log.error({ shard: ctx.id, err: e }, 'Failed to load coordinator shard')
+      throw e
+    }
+  }
+
+  #context(shardId: number): ShardContext<S> {
+    const ctx = Number.isInteger(shardId) ? this.#shards[shardId] : undefined
+    if (ctx === undefined) {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'NOT_COORDINATOR',
+        `shard ${String(shardId)} is not hosted here (shards are 0 … ${this.#numShards - 1})`,
+      )
+    }
+    return ctx
+  }
+
+  /** Throws unless the shard serves operations. */
+  #checkActive(ctx: ShardContext<S>, name: string): void {
+    if (ctx.state === 'active' && this.#closing === undefined) return
+    if (ctx.state === 'loading' || ctx.state === 'unloaded') {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_LOADING',
+        'COORDINATOR_LOAD_IN_PROGRESS',
+        `${name}: shard ${ctx.id} is loading`,
+        { shardId: ctx.id },
+      )
+    }
+    if (ctx.state === 'failed') {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_NOT_ACTIVE',
+        'NOT_COORDINATOR',
+        `${name}: shard ${ctx.id} failed`,
+        {
+          shardId: ctx.id,
+          cause: ctx.failure,
+        },
+      )
+    }
+    throw new CoordinatorRuntimeError(
+      'COORDINATOR_NOT_ACTIVE',
+      'NOT_COORDINATOR',
+      `${name}: the coordinator runtime is closed`,
+      { shardId: ctx.id },
+    )
+  }
+
+  #enqueue<T>(shardId: number, name: string, run: (ctx: ShardContext<S>) => Promise<T>): Promise<T> {
+    let ctx: ShardContext<S>
+    try {
+      ctx = this.#context(shardId)
+      this.#checkActive(ctx, name)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    // The state is checked again when the operation's turn comes: the shard may have failed or the
+    // runtime started closing meanwhile (operations already queued at close still run: close drains).
+    const result = ctx.tail.then(() => {
+      if (ctx.state !== 'active') this.#checkActive(ctx, name)
+      return run(ctx)
+    })
+    ctx.tail = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    return result
+  }
+
+  async #runWrite<T>(ctx: ShardContext<S>, name: string, op: WriteOperation<S, R, T>): Promise<T> {
+    const shard = ctx.shard as S
+    const result = op(shard, this.#clock.now())
+    if (isThenable(result)) throw this.#asyncOperation(name)
+    if (result === null || typeof result !== 'object' || !Array.isArray(result.records)) {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'NOT_COORDINATOR',
+        `write operation ${name} must return { records: [], response }`,
+        { shardId: ctx.id },
+      )
+    }
+    const records = result.records
+    if (records.length === 0) return result.response
+    // A serializer throw is the operation's bug; nothing has been written yet.
+    const encoded = records.map((r) => this.#serde.serialize(r))
+    try {
+      await this.#store.append(ctx.id, encoded)
+    } catch (cause) {
+      this.#log.warn(
+        { shard: ctx.id, operation: name, err: cause },
+        'Failed to write records of coordinator operation',
+      )
+      throw new CoordinatorWriteError(name, ctx.id, cause)
+    }
+    try {
+      for (const r of records) shard.replay(r)
+    } catch (cause) {
+      // The records are durable but memory holds only part of them: the shard no longer matches its
+      // log, so it stops serving (a restart reloads it from the log).
+      ctx.state = 'failed'
+      ctx.failure = cause
+      for (const entry of ctx.timers.values()) this.#clock.clearTimer(entry.handle)
+      ctx.timers.clear()
+      this.#log.error(
+        { shard: ctx.id, operation: name, err: cause },
+        'Failed to replay records; shard stopped',
+      )
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_SHARD_FAILED',
+        'NOT_COORDINATOR',
+        `write operation ${name}: replay on shard ${ctx.id} failed: ${(cause as Error)?.message ?? String(cause)}`,
+        { cause, shardId: ctx.id },
+      )
+    }
+    return result.response
+  }
+
+  #asyncOperation(name: string): CoordinatorRuntimeError {
+    return new CoordinatorRuntimeError(
+      'COORDINATOR_INVALID_ARGUMENT',
+      'NOT_COORDINATOR',
+      `operation ${name} returned a promise: shard operations must be synchronous`,
+    )
+  }
+
+  #timerFor(ctx: ShardContext<S>): ShardTimer<S, R> {
+    const schedule = (
+      key: string,
+      delayMs: number,
+      operation: WriteOperation<S, R, void>,
+      options: TimerOptions | undefined,
+    ): void => {
+      if (typeof key !== 'string') throw new TypeError('timer key must be a string')
+      if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError(`timer ${key}: delayMs must be >= 0`)
+      const retry = options?.retryBackoffMs
+      if (retry !== undefined && !(Number.isFinite(retry) && retry >= 0)) {
+        throw new RangeError(`timer ${key}: retryBackoffMs must be >= 0`)
+      }
+      if (this.#closing !== undefined || ctx.state === 'failed' || ctx.state === 'closed') return
+      const previous = ctx.timers.get(key)
+      if (previous !== undefined) this.#clock.clearTimer(previous.handle)
+      const entry: TimerEntry = { handle: undefined }
+      ctx.timers.set(key, entry)
+      entry.handle = this.#clock.setTimer(() => {
+        // Enqueued when it fires; skipped if cancelled or replaced before its turn (as Kafka does).
+        this.#enqueue(ctx.id, key, async (c) => {
+          if (c.timers.get(key) !== entry) return
+          c.timers.delete(key)
+          await this.#runWrite(c, key, operation)
+        }).catch((err: unknown) => {
+          if (this.#closing !== undefined || ctx.state !== 'active') return
+          if (retry !== undefined && !ctx.timers.has(key)) {
+            this.#log.info({ shard: ctx.id, timer: key, err }, 'Timer operation failed; retrying')
+            schedule(key, retry, operation, options)
+          } else {
+            this.#log.error({ shard: ctx.id, timer: key, err }, 'Timer operation failed')
+          }
+        })
+      }, delayMs)
+    }
+    return {
+      schedule: (key, delayMs, operation, options) => schedule(key, delayMs, operation, options),
+      scheduleIfAbsent: (key, delayMs, operation, options) => {
+        if (!ctx.timers.has(key)) schedule(key, delayMs, operation, options)
+      },
+      cancel: (key) => {
+        const entry = ctx.timers.get(key)
+        if (entry === undefined) return
+        this.#clock.clearTimer(entry.handle)
+        ctx.timers.delete(key)
+      },
+      isScheduled: (key) => ctx.timers.has(key),
+    }
+  }
+
+  #armCompaction(intervalMs: number): void {
+    this.#compactionTimer = this.#clock.setTimer(() => {
+      this.#compactionTimer = undefined
+      if (this.#closing !== undefined) return
+      for (const ctx of this.#shards) {
+        if (ctx.state !== 'active') continue
+        this.compact(ctx.id).catch((err: unknown) => {
+          this.#log.warn({ shard: ctx.id, err }, 'Compaction of coordinator shard failed')
+        })
+      }
+      this.#armCompaction(intervalMs)
+    }, intervalMs)
+  }
+}

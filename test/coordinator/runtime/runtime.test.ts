@@ -1,0 +1,552 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { ManualClock } from '../../../src/coordinator/runtime/clock.js'
+import { CoordinatorRuntimeError, CoordinatorWriteError } from '../../../src/coordinator/runtime/errors.js'
+import { CoordinatorRuntime } from '../../../src/coordinator/runtime/runtime.js'
+import type { WriteOperation } from '../../../src/coordinator/runtime/types.js'
+import { StorageError } from '../../../src/coordinator/storage/errors.js'
+import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
+import { SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
+import type { RecordStore } from '../../../src/coordinator/storage/types.js'
+import { del, GatedStore, incr, type KvRecord, KvShard, kvSerde } from './fake-shard.js'
+
+interface Setup {
+  readonly runtime: CoordinatorRuntime<KvShard, KvRecord>
+  readonly shards: Map<number, KvShard>
+  readonly clock: ManualClock
+}
+
+function setup(
+  store: RecordStore,
+  numShards = 4,
+  extra: { compactionIntervalMs?: number; closeStore?: boolean } = {},
+): Setup {
+  const shards = new Map<number, KvShard>()
+  const clock = new ManualClock(1_000_000)
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord>({
+    store,
+    numShards,
+    serde: kvSerde,
+    clock,
+    newShard: (id, timer) => {
+      const s = new KvShard(id, timer)
+      shards.set(id, s)
+      return s
+    },
+    ...extra,
+  })
+  return { runtime, shards, clock }
+}
+
+async function loaded(store: RecordStore, numShards = 4, extra = {}): Promise<Setup> {
+  const s = setup(store, numShards, extra)
+  await s.runtime.load()
+  return s
+}
+
+function runtimeError(code: string, kafkaError: string) {
+  return (e: unknown): boolean => {
+    assert.ok(e instanceof CoordinatorRuntimeError, `expected a CoordinatorRuntimeError, got ${String(e)}`)
+    assert.equal(e.code, code)
+    assert.equal(e.kafkaError, kafkaError)
+    return true
+  }
+}
+
+/** Waits until every operation scheduled on the shard so far has finished. */
+function drain(s: Setup, shard: number): Promise<void> {
+  return s.runtime.scheduleReadOperation('drain', shard, () => undefined)
+}
+
+test('operations on one shard run strictly in scheduling order, even with appends of varying latency', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  // Appends that take a random time: ordering must come from the queue, not from luck.
+  const slow: RecordStore = {
+    open: () => store.open(),
+    append: async (shard, records) => {
+      await new Promise((r) => setTimeout(r, Math.random() * 3))
+      await store.append(shard, records)
+    },
+    load: (shard) => store.load(shard),
+    compact: (shard) => store.compact(shard),
+    close: () => store.close(),
+  }
+  const s = await loaded(slow)
+  const seen: string[] = []
+  const ops: Promise<unknown>[] = []
+  for (let i = 0; i < 40; i++) {
+    ops.push(s.runtime.scheduleWriteOperation(`w${i}`, 0, incr('n')).then((v) => seen.push(`w${v}`)))
+    if (i % 10 === 0) {
+      ops.push(
+        s.runtime
+          .scheduleReadOperation(`r${i}`, 0, (shard) => shard.map.get('n'))
+          .then((v) => seen.push(`r${v}`)),
+      )
+    }
+  }
+  await Promise.all(ops)
+  const expected: string[] = []
+  for (let i = 0; i < 40; i++) {
+    expected.push(`w${i + 1}`)
+    if (i % 10 === 0) expected.push(`r${i + 1}`)
+  }
+  assert.deepEqual(seen, expected)
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [['n', 40]])
+  await s.runtime.close()
+})
+
+test('shards run independently: a stuck append on one shard does not hold another', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  store.gate()
+  const started = store.nextAppend()
+  const stuck = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started
+  store.release()
+  await stuck
+  store.gate()
+  const started2 = store.nextAppend()
+  const stuck2 = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  const behind = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started2
+  // Shard 0 is blocked; shard 1 still reads (no append needed) and its writes only queue on the store.
+  assert.equal(await s.runtime.scheduleReadOperation('r', 1, (sh) => sh.map.size), 0)
+  const other = s.runtime.scheduleWriteOperation('w', 1, incr('b'))
+  await new Promise((r) => setImmediate(r))
+  assert.equal(store.waitingAppends, 2, 'shard 1 reached the store while shard 0 was stuck')
+  store.release()
+  assert.deepEqual(await Promise.all([stuck2, behind, other]), [2, 3, 1])
+  await s.runtime.close()
+})
+
+test('append, then replay, then the response: the shard is unchanged while its records are in flight', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  const shard = s.shards.get(2)!
+  store.gate()
+  const appendStarted = store.nextAppend()
+  let resolved = false
+  const p = s.runtime.scheduleWriteOperation('w', 2, incr('x', 5)).then((v) => {
+    resolved = true
+    return v
+  })
+  await appendStarted
+  assert.equal(shard.map.has('x'), false, 'nothing replayed before the append completed')
+  assert.equal(resolved, false)
+  store.release()
+  assert.equal(await p, 5)
+  assert.deepEqual(shard.snapshot(), [['x', 5]])
+  assert.deepEqual(
+    store.calls.filter((c) => c.startsWith('append')),
+    ['append:2:1'],
+  )
+  await s.runtime.close()
+})
+
+test('a failed append rejects with CoordinatorWriteError (NOT_COORDINATOR), replays nothing, and the shard carries on', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store)
+  await s.runtime.scheduleWriteOperation('w', 1, incr('k'))
+  const before = s.shards.get(1)!.snapshot()
+  const replayedBefore = s.shards.get(1)!.replayed
+  store.failNextAppend()
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('streams-group-heartbeat', 1, incr('k', 10)),
+    (e: unknown) => {
+      assert.ok(e instanceof CoordinatorWriteError)
+      assert.equal(e.code, 'COORDINATOR_WRITE_FAILED')
+      assert.equal(e.kafkaError, 'NOT_COORDINATOR')
+      assert.equal(e.shardId, 1)
+      assert.match(e.message, /write operation streams-group-heartbeat on shard 1 failed/)
+      assert.ok(e.cause instanceof StorageError && e.cause.code === 'STORAGE_INJECTED_FAILURE')
+      return true
+    },
+  )
+  assert.deepEqual(s.shards.get(1)!.snapshot(), before)
+  assert.equal(s.shards.get(1)!.replayed, replayedBefore)
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 1, incr('k')), 2)
+  // The log agrees: a reload gives the same state, without the failed write.
+  await s.runtime.close()
+  await store.open()
+  const again = await loaded(store)
+  assert.deepEqual(again.shards.get(1)!.snapshot(), [['k', 2]])
+  await again.runtime.close()
+})
+
+test('an operation that throws rejects with its own error and writes nothing', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  const boom = new Error('GROUP_ID_NOT_FOUND')
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('w', 0, () => {
+      throw boom
+    }),
+    (e) => e === boom,
+  )
+  await assert.rejects(
+    s.runtime.scheduleReadOperation('r', 0, () => {
+      throw boom
+    }),
+    (e) => e === boom,
+  )
+  assert.deepEqual(
+    store.calls.filter((c) => c.startsWith('append')),
+    [],
+  )
+  // The queue keeps going after a failure.
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 0, incr('a')), 1)
+  await s.runtime.close()
+})
+
+test('a write with no records answers without touching the store', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 3, del('missing')), false)
+  assert.deepEqual(
+    store.calls.filter((c) => c.startsWith('append')),
+    [],
+  )
+  await s.runtime.close()
+})
+
+test('asynchronous or malformed operations are refused with a clear error', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store)
+  const asyncOp = (async () => ({ records: [], response: 1 })) as unknown as WriteOperation<
+    KvShard,
+    KvRecord,
+    number
+  >
+  await assert.rejects(s.runtime.scheduleWriteOperation('w', 0, asyncOp), /returned a promise/)
+  await assert.rejects(
+    s.runtime.scheduleReadOperation('r', 0, async () => 1),
+    /returned a promise/,
+  )
+  const noRecords = (() => ({ response: 1 })) as unknown as WriteOperation<KvShard, KvRecord, number>
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('w', 0, noRecords),
+    /must return \{ records: \[\], response \}/,
+  )
+  await assert.rejects(s.runtime.scheduleWriteOperation('w', 4, incr('a')), /shard 4 is not hosted here/)
+  await assert.rejects(s.runtime.scheduleWriteOperation('w', -1, incr('a')), /not hosted here/)
+  await assert.rejects(s.runtime.scheduleWriteOperation('w', 0.5, incr('a')), /not hosted here/)
+  assert.throws(() => setup(store, 0), /numShards must be a positive 32-bit integer/)
+  assert.throws(
+    () => setup(store, 2, { compactionIntervalMs: -5 }),
+    /compactionIntervalMs must be a positive number/,
+  )
+  await s.runtime.close()
+})
+
+test('operations before the shard is loaded get COORDINATOR_LOAD_IN_PROGRESS', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = setup(store)
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    runtimeError('COORDINATOR_LOADING', 'COORDINATOR_LOAD_IN_PROGRESS'),
+  )
+  assert.equal(s.runtime.isActive(0), false)
+  await s.runtime.load()
+  assert.equal(s.runtime.isActive(0), true)
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 0, incr('a')), 1)
+  await s.runtime.close()
+})
+
+test('property: loading is replay: a fresh runtime over the same log reaches the same state (with and without compaction)', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(
+        fc.record({
+          shard: fc.integer({ min: 0, max: 2 }),
+          key: fc.constantFrom('a', 'b', 'c'),
+          kind: fc.constantFrom('incr', 'incr', 'del', 'compact'),
+        }),
+        { maxLength: 40 },
+      ),
+      async (ops) => {
+        const store = new MemoryRecordStore()
+        await store.open()
+        const s = await loaded(store, 3, { closeStore: false })
+        await Promise.all(
+          ops.map((o) =>
+            o.kind === 'incr'
+              ? s.runtime.scheduleWriteOperation('incr', o.shard, incr(o.key))
+              : o.kind === 'del'
+                ? s.runtime.scheduleWriteOperation('del', o.shard, del(o.key))
+                : s.runtime.compact(o.shard),
+          ),
+        )
+        await s.runtime.close()
+        const again = await loaded(store, 3, { closeStore: false })
+        for (let shard = 0; shard < 3; shard++) {
+          assert.deepEqual(again.shards.get(shard)!.snapshot(), s.shards.get(shard)!.snapshot())
+        }
+        await again.runtime.close()
+      },
+    ),
+    { numRuns: 50 },
+  )
+})
+
+test('loading is replay over SQLite too, across a close and a new process-like reopen', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-runtime-'))
+  try {
+    let store = new SqliteRecordStore(dir)
+    await store.open()
+    const s = await loaded(store, 5)
+    for (let i = 0; i < 30; i++) await s.runtime.scheduleWriteOperation('w', i % 5, incr(`k${i % 3}`))
+    await s.runtime.scheduleWriteOperation('d', 2, del('k1'))
+    await s.runtime.close()
+    store = new SqliteRecordStore(dir)
+    await store.open()
+    const again = await loaded(store, 5)
+    for (let shard = 0; shard < 5; shard++) {
+      assert.deepEqual(again.shards.get(shard)!.snapshot(), s.shards.get(shard)!.snapshot())
+    }
+    assert.equal(again.shards.get(0)!.loadedAt, 1_000_000, 'onLoaded ran with the clock time')
+    await again.runtime.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('loading skips records the serde does not know', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1, { closeStore: false })
+  await s.runtime.scheduleWriteOperation('w', 0, () => ({
+    records: [
+      { key: 'a', value: 1 },
+      { key: '?future-record-type', value: 7 },
+      { key: 'b', value: 2 },
+    ],
+    response: undefined,
+  }))
+  await s.runtime.close()
+  const again = await loaded(store, 1)
+  assert.deepEqual(again.shards.get(0)!.snapshot(), [
+    ['a', 1],
+    ['b', 2],
+  ])
+  await again.runtime.close()
+})
+
+test('a shard whose log cannot be replayed fails to load (NOT_COORDINATOR); the others load', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  await store.append(1, [kvSerde.serialize({ key: 'bad', value: 1 })])
+  await store.append(0, [kvSerde.serialize({ key: 'good', value: 1 })])
+  const s = setup(store, 2)
+  const originalNew = s.shards
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord>({
+    store,
+    numShards: 2,
+    serde: kvSerde,
+    clock: s.clock,
+    newShard: (id, timer) => {
+      const shard = new KvShard(id, timer)
+      shard.poison = 'bad'
+      originalNew.set(id, shard)
+      return shard
+    },
+  })
+  await assert.rejects(runtime.load(), (e: unknown) => {
+    assert.ok(e instanceof AggregateError)
+    assert.match(String(e.errors[0]), /shard 1: record 0 of 1 could not be replayed: cannot replay bad/)
+    return true
+  })
+  assert.equal(runtime.isActive(0), true)
+  assert.equal(runtime.isActive(1), false)
+  await assert.rejects(
+    runtime.scheduleWriteOperation('w', 1, incr('a')),
+    runtimeError('COORDINATOR_NOT_ACTIVE', 'NOT_COORDINATOR'),
+  )
+  assert.equal(await runtime.scheduleWriteOperation('w', 0, incr('good')), 2)
+  await runtime.close()
+})
+
+test('a replay that throws after a durable append stops the shard instead of serving diverged state', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 2)
+  s.shards.get(0)!.poison = 'bad'
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('w', 0, () => ({ records: [{ key: 'bad', value: 1 }], response: 0 })),
+    runtimeError('COORDINATOR_SHARD_FAILED', 'NOT_COORDINATOR'),
+  )
+  await assert.rejects(
+    s.runtime.scheduleReadOperation('r', 0, () => 1),
+    runtimeError('COORDINATOR_NOT_ACTIVE', 'NOT_COORDINATOR'),
+  )
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 1, incr('a')), 1)
+  await s.runtime.close()
+})
+
+test('timers: a write operation that runs at its due time on the manual clock, replaceable and cancellable', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 2)
+  const ran: number[] = []
+  const tick: WriteOperation<KvShard, KvRecord, void> = (shard, now) => {
+    ran.push(now)
+    return { records: [{ key: 'ticks', value: (shard.map.get('ticks') ?? 0) + 1 }], response: undefined }
+  }
+  s.runtime.scheduleTimer(0, 'session-timeout', 100, tick)
+  assert.equal(s.runtime.timer(0).isScheduled('session-timeout'), true)
+  s.clock.advance(99)
+  await drain(s, 0)
+  assert.deepEqual(ran, [])
+  s.clock.advance(1)
+  await drain(s, 0)
+  assert.deepEqual(ran, [1_000_100])
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [['ticks', 1]])
+  assert.equal(s.runtime.timer(0).isScheduled('session-timeout'), false)
+  assert.deepEqual(
+    await store.load(0),
+    [kvSerde.serialize({ key: 'ticks', value: 1 })],
+    'the timer wrote a record',
+  )
+
+  // Scheduling the same key replaces it; scheduleIfAbsent keeps the existing one; cancel removes it.
+  s.runtime.scheduleTimer(0, 'k', 50, tick)
+  s.runtime.scheduleTimer(0, 'k', 200, tick)
+  s.runtime.timer(0).scheduleIfAbsent('k', 10, tick)
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.equal(ran.length, 1)
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.equal(ran.length, 2)
+  s.runtime.scheduleTimer(0, 'k', 10, tick)
+  s.runtime.cancelTimer(0, 'k')
+  s.clock.advance(1000)
+  await drain(s, 0)
+  assert.equal(ran.length, 2)
+  assert.equal(s.clock.pendingTimers, 0)
+  await s.runtime.close()
+})
+
+test('timers: the shard can arm its own timers (handed to newShard), and a timer cancelled after firing but before its turn does not run', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const shard = s.shards.get(0)!
+  let ran = 0
+  shard.timer.schedule('t', 10, () => {
+    ran++
+    return { records: [], response: undefined }
+  })
+  store.gate()
+  const started = store.nextAppend()
+  const blocking = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started
+  s.clock.advance(10) // fires now, but waits behind the blocked write
+  shard.timer.cancel('t')
+  store.release()
+  await blocking
+  await drain(s, 0)
+  assert.equal(ran, 0)
+  await s.runtime.close()
+})
+
+test('timers: a failed timer operation is retried after retryBackoffMs; without it, it is dropped', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const seen: number[] = []
+  const op: WriteOperation<KvShard, KvRecord, void> = (_shard, now) => {
+    seen.push(now)
+    return { records: [{ key: 'expired', value: now }], response: undefined }
+  }
+  s.runtime.scheduleTimer(0, 'retry', 100, op, { retryBackoffMs: 500 })
+  store.failNextAppend()
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.equal(s.runtime.timer(0).isScheduled('retry'), true, 'rescheduled after the failed append')
+  s.clock.advance(500)
+  await drain(s, 0)
+  assert.deepEqual(seen, [1_000_100, 1_000_600])
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [['expired', 1_000_600]])
+
+  s.runtime.scheduleTimer(0, 'once', 10, op)
+  store.failNextAppend()
+  s.clock.advance(10)
+  await drain(s, 0)
+  assert.equal(s.runtime.timer(0).isScheduled('once'), false)
+  assert.throws(() => s.runtime.scheduleTimer(0, 'bad', -1, op), /delayMs must be >= 0/)
+  await s.runtime.close()
+})
+
+test('periodic compaction runs on every active shard at the interval, through the shard queues', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 3, { compactionIntervalMs: 60_000 })
+  for (let i = 0; i < 5; i++) await s.runtime.scheduleWriteOperation('w', 1, incr('a'))
+  assert.equal((await store.inner.load(1)).length, 5)
+  s.clock.advance(60_000)
+  for (let shard = 0; shard < 3; shard++) await drain(s, shard)
+  assert.deepEqual(
+    store.calls.filter((c) => c.startsWith('compact')),
+    ['compact:0', 'compact:1', 'compact:2'],
+  )
+  assert.equal((await store.inner.load(1)).length, 1)
+  s.clock.advance(60_000)
+  for (let shard = 0; shard < 3; shard++) await drain(s, shard)
+  assert.equal(store.calls.filter((c) => c.startsWith('compact')).length, 6)
+  await s.runtime.close()
+  assert.equal(s.clock.pendingTimers, 0)
+})
+
+test('close drains queued operations, stops timers, refuses new work (NOT_COORDINATOR) and closes the store', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 2)
+  s.runtime.scheduleTimer(1, 't', 10, () => ({ records: [], response: undefined }))
+  store.gate()
+  const started = store.nextAppend()
+  const inFlight = [
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleReadOperation('r', 0, (sh) => sh.map.get('a')),
+  ]
+  await started
+  const closing = s.runtime.close()
+  assert.equal(s.clock.pendingTimers, 0, 'timers stopped at once')
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('w', 1, incr('b')),
+    runtimeError('COORDINATOR_NOT_ACTIVE', 'NOT_COORDINATOR'),
+  )
+  let closed = false
+  void closing.then(() => {
+    closed = true
+  })
+  await new Promise((r) => setImmediate(r))
+  assert.equal(closed, false, 'close waits for the in-flight append')
+  store.release()
+  assert.deepEqual(await Promise.all(inFlight), [1, 2, 2])
+  await closing
+  assert.equal(store.closed, true)
+  await s.runtime.close() // twice is fine
+})
+
+test('closeStore: false leaves a shared store open', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1, { closeStore: false })
+  await s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await s.runtime.close()
+  assert.equal((await store.load(0)).length, 1)
+  await store.close()
+})
