@@ -109,10 +109,14 @@ function isClass(v: (...args: never[]) => unknown): boolean {
   )
 }
 
-async function instantiate(exported: unknown, what: string): Promise<unknown> {
+function article(word: string): string {
+  return `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`
+}
+
+async function instantiate(exported: unknown): Promise<unknown> {
   if (typeof exported !== 'function') {
     throw new Error(
-      `${what} is a ${exported === null ? 'null' : typeof exported}, not a class or a factory function`,
+      `it is ${article(exported === null ? 'null' : typeof exported)}, not a class or a factory function`,
     )
   }
   const fn = exported as (...args: never[]) => unknown
@@ -188,7 +192,7 @@ export async function loadTopologyDescriptionPlugin(
 
   let instance: unknown
   try {
-    instance = await instantiate(mod[name], what)
+    instance = await instantiate(mod[name])
   } catch (e) {
     throw fail(`cannot create the plugin from ${what}: ${describe(e)}`, e)
   }
