@@ -55,9 +55,11 @@ export interface NewTopic {
   readonly configs: readonly { readonly name: string; readonly value: string | null }[]
 }
 
-export type CreateTopicOutcome = ({ readonly error: 'NONE'; readonly message: null } & TopicInfo) | (TopicError & {
-  readonly name: string
-})
+export type CreateTopicOutcome =
+  | ({ readonly error: 'NONE'; readonly message: null } & TopicInfo)
+  | (TopicError & {
+      readonly name: string
+    })
 
 export interface TopicCatalogOptions {
   /** This node's id: the leader and only replica of every partition. */
@@ -289,7 +291,11 @@ export class TopicCatalog {
   /** The numbered checks follow the order of Kafka's controller, so the first failing one is reported. */
   #checkNewTopic(topic: NewTopic, pendingCollision: ReadonlyMap<string, string>): CreateTopicOutcome {
     const name = topic.name
-    const fail = (error: TopicErrorName, message: string | null): CreateTopicOutcome => ({ name, error, message })
+    const fail = (error: TopicErrorName, message: string | null): CreateTopicOutcome => ({
+      name,
+      error,
+      message,
+    })
     // 1. The name.
     if (name === CLUSTER_METADATA_TOPIC) {
       return fail('INVALID_REQUEST', `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`)
@@ -327,7 +333,10 @@ export class TopicCatalog {
         )
       }
       if (topic.numPartitions !== -1) {
-        return fail('INVALID_REQUEST', 'A manual partition assignment was specified, but numPartitions was not set to -1.')
+        return fail(
+          'INVALID_REQUEST',
+          'A manual partition assignment was specified, but numPartitions was not set to -1.',
+        )
       }
       const seen = new Set<number>()
       let rf: number | undefined
@@ -340,7 +349,10 @@ export class TopicCatalog {
         }
         seen.add(a.partitionIndex)
         if (a.brokerIds.length === 0) {
-          return fail('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.')
+          return fail(
+            'INVALID_REPLICA_ASSIGNMENT',
+            'The manual partition assignment includes an empty replica list.',
+          )
         }
         const sorted = [...a.brokerIds].sort((x, y) => x - y)
         let prev: number | undefined
@@ -369,7 +381,10 @@ export class TopicCatalog {
       }
       for (let i = 0; i < seen.size; i++) {
         if (!seen.has(i)) {
-          return fail('INVALID_REPLICA_ASSIGNMENT', 'partitions should be a consecutive 0-based integer sequence')
+          return fail(
+            'INVALID_REPLICA_ASSIGNMENT',
+            'partitions should be a consecutive 0-based integer sequence',
+          )
         }
       }
       numPartitions = seen.size
@@ -383,7 +398,8 @@ export class TopicCatalog {
       return fail('INVALID_PARTITIONS', 'Number of partitions was set to an invalid non-positive value.')
     } else {
       numPartitions = topic.numPartitions === -1 ? this.#defaultNumPartitions : topic.numPartitions
-      replicationFactor = topic.replicationFactor === -1 ? this.#defaultReplicationFactor : topic.replicationFactor
+      replicationFactor =
+        topic.replicationFactor === -1 ? this.#defaultReplicationFactor : topic.replicationFactor
       // One node: a replication factor above 1 cannot be placed.
       if (replicationFactor > 1) {
         return fail(

@@ -20,7 +20,11 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string
   ['cleanup.policy', { type: 'list', default: 'delete', oneOf: ['compact', 'delete'] }],
   [
     'compression.type',
-    { type: 'string', default: 'producer', oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'] },
+    {
+      type: 'string',
+      default: 'producer',
+      oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'],
+    },
   ],
   ['compression.gzip.level', { type: 'int', default: '-1' }],
   ['compression.lz4.level', { type: 'int', default: '9' }],
@@ -39,7 +43,10 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string
   ['max.message.bytes', { type: 'int', default: '1048588' }],
   ['message.timestamp.after.max.ms', { type: 'long', default: '3600000' }],
   ['message.timestamp.before.max.ms', { type: 'long', default: LONG_MAX }],
-  ['message.timestamp.type', { type: 'string', default: 'CreateTime', oneOf: ['CreateTime', 'LogAppendTime'] }],
+  [
+    'message.timestamp.type',
+    { type: 'string', default: 'CreateTime', oneOf: ['CreateTime', 'LogAppendTime'] },
+  ],
   ['min.cleanable.dirty.ratio', { type: 'double', default: '0.5' }],
   ['min.compaction.lag.ms', { type: 'long', default: '0' }],
   ['min.insync.replicas', { type: 'int', default: '1' }],
@@ -87,7 +94,8 @@ export function checkTopicConfig(name: string, value: string): string | null {
     case 'boolean':
       return /^(true|false)$/i.test(v) ? null : bad('Expected value to be either true or false')
     case 'string':
-      if (def.oneOf !== undefined && !def.oneOf.includes(v)) return bad(`String must be one of: ${def.oneOf.join(', ')}`)
+      if (def.oneOf !== undefined && !def.oneOf.includes(v))
+        return bad(`String must be one of: ${def.oneOf.join(', ')}`)
       return null
     case 'list': {
       if (def.oneOf === undefined || v === '') return null

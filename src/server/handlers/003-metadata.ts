@@ -1,0 +1,137 @@
+// Metadata (key 3): serves v0–v13. One broker (this node), which leads every partition of every
+// topic in the catalog. Topics are never created by a Metadata request: AllowAutoTopicCreation is
+// ignored and an unknown topic gets UNKNOWN_TOPIC_OR_PARTITION (as Kafka with
+// auto.create.topics.enable=false).
+import { ErrorCode } from '../../protocol/errors.js'
+import {
+  createMetadataResponse,
+  type MetadataResponse,
+  type MetadataResponseMetadataResponseTopic,
+} from '../../protocol/generated/messages/MetadataResponse.js'
+import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
+import { defineHandler, type RequestContext } from '../router.js'
+import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
+
+const NO_OPERATIONS = -2147483648
+
+function topicEntry(
+  t: TopicInfo,
+  ctx: RequestContext,
+  includeOps: boolean,
+  nodeId: number,
+): MetadataResponseMetadataResponseTopic {
+  const partitions = new Array(t.numPartitions)
+  for (let i = 0; i < t.numPartitions; i++) {
+    partitions[i] = {
+      errorCode: ErrorCode.NONE,
+      partitionIndex: i,
+      leaderId: nodeId,
+      leaderEpoch: 0,
+      replicaNodes: [nodeId],
+      isrNodes: [nodeId],
+      offlineReplicas: [],
+    }
+  }
+  return {
+    errorCode: ErrorCode.NONE,
+    name: t.name,
+    topicId: t.topicId,
+    isInternal: isInternalTopic(t.name),
+    partitions,
+    topicAuthorizedOperations: includeOps ? topicAuthorizedOperations(ctx, t.name) : NO_OPERATIONS,
+  }
+}
+
+function errorEntry(
+  errorCode: number,
+  name: string | null,
+  topicId: string,
+): MetadataResponseMetadataResponseTopic {
+  return {
+    errorCode,
+    name,
+    topicId,
+    isInternal: false,
+    partitions: [],
+    topicAuthorizedOperations: NO_OPERATIONS,
+  }
+}
+
+export const handler = defineHandler({
+  apiKey: 3,
+  minVersion: 0,
+  maxVersion: 13,
+  handle(request, ctx): MetadataResponse {
+    const server = ctx.server
+    const version = ctx.apiVersion
+    const node = server.advertisedNode(ctx.listenerName)
+    const includeOps = version >= 8 && request.includeTopicAuthorizedOperations
+    const requested = request.topics
+    // v0 has no null list: an empty list means every topic there.
+    const allTopics = requested === null || (version === 0 && requested.length === 0)
+
+    if (!allTopics) {
+      // Topic ids in requests arrive with v12; before, a null name or an id is invalid.
+      for (const t of requested) {
+        if (version < 12 && (t.name === null || t.topicId !== ZERO_UUID)) {
+          return this.errorResponse!(request, ErrorCode.INVALID_REQUEST, ctx)
+        }
+      }
+    }
+
+    const topics: MetadataResponseMetadataResponseTopic[] = []
+    const describable = (name: string) =>
+      server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', name)
+    if (allTopics) {
+      for (const t of server.topics.list()) {
+        if (describable(t.name)) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
+      }
+    } else if (requested.some((t) => t.topicId !== ZERO_UUID)) {
+      // By id: an unknown id gets UNKNOWN_TOPIC_ID with a null name.
+      const seen = new Set<string>()
+      for (const r of requested) {
+        if (r.topicId === ZERO_UUID || seen.has(r.topicId)) continue
+        seen.add(r.topicId)
+        const t = server.topics.byId(r.topicId)
+        if (t === undefined) topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_ID, null, r.topicId))
+        else if (!describable(t.name))
+          topics.push(errorEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, t.topicId))
+        else topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
+      }
+    } else {
+      const seen = new Set<string>()
+      for (const r of requested) {
+        const name = r.name as string
+        if (seen.has(name)) continue
+        seen.add(name)
+        if (!describable(name)) {
+          topics.push(errorEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, ZERO_UUID))
+          continue
+        }
+        const t = server.topics.byName(name)
+        if (t !== undefined) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
+        else if (invalidTopicNameReason(name) !== null) {
+          topics.push(errorEntry(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID))
+        } else topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID))
+      }
+    }
+
+    let clusterOps = NO_OPERATIONS
+    if (version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations) {
+      clusterOps = clusterAuthorizedOperations(ctx)
+    }
+    return createMetadataResponse({
+      brokers: [{ nodeId: node.nodeId, host: node.host, port: node.port, rack: null }],
+      clusterId: server.clusterId,
+      controllerId: server.nodeId,
+      topics,
+      clusterAuthorizedOperations: clusterOps,
+    })
+  },
+  errorResponse(request, errorCode) {
+    // Kafka's error answer: every requested topic carries the error.
+    return createMetadataResponse({
+      topics: (request.topics ?? []).map((t) => errorEntry(errorCode, t.name, t.topicId)),
+    })
+  },
+})

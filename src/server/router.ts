@@ -1,0 +1,328 @@
+import type { Logger } from 'pino'
+import { DecodeError } from '../protocol/errors-codec.js'
+import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
+import { Reader } from '../protocol/reader.js'
+import { Writer } from '../protocol/writer.js'
+import type { DispatchResult } from './connection.js'
+import type { TopographConfig } from './config.js'
+import type { TopicCatalog } from './topics/catalog.js'
+
+/**
+ * The API router: one handler per API key, registered by the handler modules
+ * (`handlers/NNN-api-name.ts`). It decodes the request header and body, calls the handler and
+ * encodes the response frame. ApiVersions advertises exactly the registered handlers' ranges.
+ *
+ * Refusals follow Kafka's socket server: an API key this server does not serve, a version outside
+ * the served range (any API but ApiVersions) or a body that cannot be parsed closes the connection
+ * without a response. An ApiVersions request of an unknown version is answered in the v0 layout
+ * with UNSUPPORTED_VERSION (KIP-511), which the handler builds.
+ */
+
+/** The node as clients see it, on the listener a request arrived on. */
+export interface AdvertisedNode {
+  readonly nodeId: number
+  readonly host: string
+  readonly port: number
+}
+
+/** Says whether a principal may perform an operation on a resource (Kafka's Authorizer, reduced). */
+export interface Authorizer {
+  authorize(
+    principal: string,
+    operation: AclOperationName,
+    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER',
+    resourceName: string,
+  ): boolean
+}
+
+export type AclOperationName =
+  | 'READ'
+  | 'WRITE'
+  | 'CREATE'
+  | 'DELETE'
+  | 'ALTER'
+  | 'DESCRIBE'
+  | 'CLUSTER_ACTION'
+  | 'DESCRIBE_CONFIGS'
+  | 'ALTER_CONFIGS'
+  | 'IDEMPOTENT_WRITE'
+
+/** With no authorizer configured, Kafka allows everything; so does this one. */
+export const ALLOW_ALL: Authorizer = { authorize: () => true }
+
+/** What every handler can reach. Built once per server. */
+export interface ServerContext {
+  readonly config: TopographConfig
+  readonly logger: Logger
+  readonly topics: TopicCatalog
+  readonly clusterId: string
+  readonly nodeId: number
+  readonly authorizer: Authorizer
+  /**
+   * The group coordinator, set by a handler module's `extension` (see server.ts). Typed by the
+   * module that provides it; handlers that need it narrow it themselves.
+   */
+  readonly coordinator: unknown
+  /** The advertised endpoint of the listener with this name (the listener a request came in on). */
+  advertisedNode(listenerName: string): AdvertisedNode
+  /** Every API this server serves, with the served version range (what ApiVersions advertises). */
+  supportedApis(): readonly SupportedApi[]
+}
+
+export interface SupportedApi {
+  readonly apiKey: number
+  readonly minVersion: number
+  readonly maxVersion: number
+}
+
+/** One request as a handler sees it. */
+export interface RequestContext {
+  readonly server: ServerContext
+  readonly apiKey: number
+  readonly apiVersion: number
+  readonly correlationId: number
+  readonly clientId: string | null
+  readonly listenerName: string
+  /** `User:ANONYMOUS` on PLAINTEXT listeners, as in Kafka. */
+  readonly principal: string
+  /**
+   * True for an ApiVersions request whose version this server does not know: its body was not
+   * parsed and the answer must be the KIP-511 v0 fallback.
+   */
+  readonly unsupportedVersion: boolean
+}
+
+export interface ApiHandler<Req = unknown, Res = unknown> {
+  readonly apiKey: number
+  /** Versions this handler serves; ApiVersions advertises the overlap with the schema's range. */
+  readonly minVersion: number
+  readonly maxVersion: number
+  /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
+  handle(request: Req, ctx: RequestContext): Res | Promise<Res>
+  /**
+   * The response for a request the handler failed on unexpectedly (Kafka's getErrorResponse), with
+   * every entry carrying `errorCode`. Without it, such a failure closes the connection.
+   */
+  errorResponse?(request: Req, errorCode: number, ctx: RequestContext): Res
+}
+
+type KnownKey = keyof ApiMessageTypes
+
+/** Types a handler by its API key: request and response are the generated message types. */
+export function defineHandler<K extends KnownKey>(
+  handler: { readonly apiKey: K } & ApiHandler<ApiMessageTypes[K]['request'], ApiMessageTypes[K]['response']>,
+): ApiHandler<ApiMessageTypes[K]['request'], ApiMessageTypes[K]['response']> {
+  return handler
+}
+
+/** Per-connection facts the router needs. */
+export interface ConnectionInfo {
+  readonly listenerName: string
+  readonly principal: string
+  readonly remote: string
+}
+
+interface Route {
+  readonly handler: ApiHandler
+  readonly def: ApiDefinition
+  readonly minVersion: number
+  readonly maxVersion: number
+}
+
+const API_VERSIONS_KEY = 18
+
+export class ApiRouter {
+  readonly #routes = new Map<number, Route>()
+  #supported: SupportedApi[] | null = null
+  #context: ServerContext | undefined
+  #logger: Logger | undefined
+
+  /** Adds a handler; a second handler for the same API key is a programming error. */
+  register(handler: ApiHandler): void {
+    const def = apiDefinition(handler.apiKey)
+    if (def === undefined) throw new Error(`no schema for API key ${handler.apiKey}`)
+    if (this.#routes.has(handler.apiKey))
+      throw new Error(`API key ${handler.apiKey} (${def.name}) is registered twice`)
+    const minVersion = Math.max(handler.minVersion, def.minVersion)
+    const maxVersion = Math.min(handler.maxVersion, def.maxVersion)
+    if (minVersion > maxVersion) {
+      throw new Error(
+        `${def.name} handler serves ${handler.minVersion}-${handler.maxVersion}, outside the schema's ${def.minVersion}-${def.maxVersion}`,
+      )
+    }
+    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion })
+    this.#supported = null
+  }
+
+  has(apiKey: number): boolean {
+    return this.#routes.has(apiKey)
+  }
+
+  supportedApis(): readonly SupportedApi[] {
+    if (this.#supported === null) {
+      this.#supported = [...this.#routes.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([apiKey, r]) => ({ apiKey, minVersion: r.minVersion, maxVersion: r.maxVersion }))
+    }
+    return this.#supported
+  }
+
+  /** Binds the server context; called once before the listener accepts connections. */
+  bind(context: ServerContext): void {
+    this.#context = context
+    this.#logger = context.logger
+  }
+
+  /** Handles one frame (size prefix removed) from a connection. */
+  dispatch(frame: Uint8Array, conn: ConnectionInfo): DispatchResult {
+    const context = this.#context
+    if (context === undefined) throw new Error('router used before bind()')
+    if (frame.byteLength < 8)
+      return { kind: 'close', reason: `request header truncated (${frame.byteLength} bytes)` }
+    const r = new Reader(frame)
+    let apiKey: number
+    let apiVersion: number
+    let correlationId: number
+    let clientId: string | null
+    let route: Route | undefined
+    let unsupportedVersion = false
+    try {
+      apiKey = r.readInt16()
+      apiVersion = r.readInt16()
+      correlationId = r.readInt32()
+      route = this.#routes.get(apiKey)
+      if (route === undefined) {
+        return { kind: 'close', reason: `unknown or unserved API key ${apiKey}` }
+      }
+      if (apiVersion < route.minVersion || apiVersion > route.maxVersion) {
+        if (apiKey !== API_VERSIONS_KEY) {
+          return {
+            kind: 'close',
+            reason: `Received request api key ${route.def.name} with version ${apiVersion} which is not enabled`,
+          }
+        }
+        unsupportedVersion = true
+      }
+      clientId = r.readNullableString()
+      // Header v2 (flexible versions) ends with a tagged-field section. For an ApiVersions version
+      // this server does not know, Kafka still reads the header as v2 from version 3 up.
+      const first = route.def.firstFlexibleVersion
+      if (first !== null && apiVersion >= first) skipTaggedFields(r)
+    } catch (err) {
+      if (err instanceof DecodeError)
+        return { kind: 'close', reason: `request header malformed: ${err.message}` }
+      throw err
+    }
+
+    let request: unknown
+    if (unsupportedVersion) {
+      request = route.def.createRequest()
+    } else {
+      try {
+        request = route.def.readRequest(r, apiVersion)
+      } catch (err) {
+        if (err instanceof DecodeError) {
+          return {
+            kind: 'close',
+            reason: `Error getting request for apiKey: ${route.def.name}, apiVersion: ${apiVersion}: ${err.message}`,
+          }
+        }
+        throw err
+      }
+    }
+
+    const ctx: RequestContext = {
+      server: context,
+      apiKey,
+      apiVersion,
+      correlationId,
+      clientId,
+      listenerName: conn.listenerName,
+      principal: conn.principal,
+      unsupportedVersion,
+    }
+    // The KIP-511 fallback is written in the v0 layout.
+    const responseVersion = unsupportedVersion ? 0 : apiVersion
+    let result: unknown
+    try {
+      result = route.handler.handle(request, ctx)
+    } catch (err) {
+      return this.#failed(route, request, ctx, err, conn)
+    }
+    if (result instanceof Promise) {
+      return {
+        kind: 'pending',
+        promise: result.then(
+          (res) => this.#encode(route, ctx, responseVersion, res, conn),
+          (err) => this.#failed(route, request, ctx, err, conn),
+        ),
+      }
+    }
+    return this.#encode(route, ctx, responseVersion, result, conn)
+  }
+
+  #encode(
+    route: Route,
+    ctx: RequestContext,
+    version: number,
+    response: unknown,
+    conn: ConnectionInfo,
+  ): DispatchResult {
+    try {
+      return { kind: 'response', bytes: encodeResponseFrame(route.def, version, ctx.correlationId, response) }
+    } catch (err) {
+      this.#logger?.error(
+        { err, apiKey: ctx.apiKey, apiVersion: version, clientId: ctx.clientId, remote: conn.remote },
+        `Failed to encode the ${route.def.name} response; closing the connection`,
+      )
+      return { kind: 'close', reason: `response encoding failed: ${(err as Error).message}` }
+    }
+  }
+
+  #failed(
+    route: Route,
+    request: unknown,
+    ctx: RequestContext,
+    err: unknown,
+    conn: ConnectionInfo,
+  ): DispatchResult {
+    this.#logger?.error(
+      { err, apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId, remote: conn.remote },
+      `Unexpected error handling request ${route.def.name} v${ctx.apiVersion} (correlationId ${ctx.correlationId})`,
+    )
+    const build = route.handler.errorResponse
+    if (build === undefined) return { kind: 'close', reason: `handler failed: ${(err as Error)?.message}` }
+    // UNKNOWN_SERVER_ERROR, as Kafka answers an unexpected exception.
+    return this.#encode(route, ctx, ctx.apiVersion, build.call(route.handler, request, -1, ctx), conn)
+  }
+}
+
+function skipTaggedFields(r: Reader): void {
+  const n = r.readUVarint()
+  for (let i = 0; i < n; i++) {
+    r.readUVarint()
+    const size = r.readTaggedSize()
+    r.readRaw(size)
+  }
+}
+
+/**
+ * Size prefix, response header (v0: correlation id; v1 adds an empty tagged-field section;
+ * ApiVersions always v0), body. The size is back-patched once the body is written.
+ */
+export function encodeResponseFrame(
+  def: ApiDefinition,
+  version: number,
+  correlationId: number,
+  body: unknown,
+): Buffer {
+  const w = new Writer(128)
+  w.writeInt32(0)
+  w.writeInt32(correlationId)
+  const first = def.firstFlexibleVersion
+  if (def.apiKey !== API_VERSIONS_KEY && first !== null && version >= first) w.writeUVarint(0)
+  def.writeResponse(w, body, version)
+  const out = w.finish()
+  out.writeInt32BE(out.length - 4, 0)
+  return out
+}

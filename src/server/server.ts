@@ -1,0 +1,244 @@
+import { readdir } from 'node:fs/promises'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { Logger } from 'pino'
+import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
+import type { RecordStore } from '../coordinator/storage/types.js'
+import { loadOrCreateClusterIdentity } from './cluster.js'
+import type { TopographConfig } from './config.js'
+import { type BoundListener, Listener } from './listener.js'
+import { createLogger } from './logger.js'
+import {
+  ALLOW_ALL,
+  type AdvertisedNode,
+  type ApiHandler,
+  ApiRouter,
+  type Authorizer,
+  type ServerContext,
+} from './router.js'
+import { TOPIC_CATALOG_LOG_ID, TopicCatalog } from './topics/catalog.js'
+
+/**
+ * `startServer(config)`: the Kafka-protocol server in this process.
+ *
+ * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → handlers
+ * (every `handlers/NNN-api-name` module, plus `options.handlers`) → extensions (e.g. the group
+ * coordinator) → listeners. `close()` reverses it: listeners stop accepting and every connection's
+ * in-flight requests are answered, then extensions close, then the store is flushed and closed.
+ */
+
+/** What an extension (the group coordinator glue) gets at start-up. */
+export interface ExtensionContext {
+  readonly config: TopographConfig
+  readonly logger: Logger
+  readonly store: RecordStore
+  readonly topics: TopicCatalog
+  readonly clusterId: string
+  readonly nodeId: number
+  /** Adds a handler for an API key no other handler serves. */
+  register(handler: ApiHandler): void
+}
+
+export interface StartedExtension {
+  /** Exposed to handlers as `ctx.server.coordinator` (at most one extension may set it). */
+  readonly coordinator?: unknown
+  close(): Promise<void>
+}
+
+export interface ServerExtension {
+  readonly name: string
+  start(ctx: ExtensionContext): Promise<StartedExtension>
+}
+
+export interface StartServerOptions {
+  readonly logger?: Logger
+  /** Handlers in addition to the handler modules. */
+  readonly handlers?: readonly ApiHandler[]
+  /** Extensions in addition to those the handler modules export. */
+  readonly extensions?: readonly ServerExtension[]
+  readonly authorizer?: Authorizer
+}
+
+export interface RunningServer {
+  /** The first listener's bound address (the port actually taken when port 0 was configured). */
+  readonly address: { readonly host: string; readonly port: number }
+  readonly listeners: readonly BoundListener[]
+  readonly clusterId: string
+  readonly context: ServerContext
+  /** Graceful stop: in-flight requests answered, storage flushed and closed. Safe to call twice. */
+  close(): Promise<void>
+}
+
+/** What a handler module (`handlers/NNN-api-name.ts`) may export. */
+interface HandlerModule {
+  readonly handler?: ApiHandler
+  readonly handlers?: readonly ApiHandler[]
+  readonly extension?: ServerExtension
+}
+
+const HANDLER_FILE = /^\d{3}-[a-z0-9-]+\.(?:ts|js)$/
+
+/** Imports every `NNN-api-name` module of the handlers folder, in file-name order. */
+export async function loadHandlerModules(): Promise<HandlerModule[]> {
+  const dir = new URL('./handlers/', import.meta.url)
+  const files = (await readdir(fileURLToPath(dir)))
+    .filter((f) => HANDLER_FILE.test(f) && !f.endsWith('.d.ts'))
+    .sort()
+  const modules: HandlerModule[] = []
+  for (const f of files)
+    modules.push((await import(pathToFileURL(fileURLToPath(new URL(f, dir))).href)) as HandlerModule)
+  return modules
+}
+
+function intFromRaw(config: TopographConfig, key: string, fallback: number): number {
+  const text = config.raw[key]
+  if (text === undefined) return fallback
+  const n = Number(text.trim())
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`Invalid value ${text} for configuration ${key}: must be an integer >= 1`)
+  return n
+}
+
+export async function startServer(
+  config: TopographConfig,
+  options: StartServerOptions = {},
+): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel })
+  const nodeId = config.nodeId
+
+  // 1. Listeners must be plaintext: no TLS or SASL is served.
+  for (const l of config.listeners) {
+    const protocol = config.listenerSecurityProtocolMap.get(l.listenerName) ?? l.listenerName
+    if (protocol !== 'PLAINTEXT') {
+      throw new Error(
+        `Invalid value ${l.listenerName}://${l.host}:${l.port} for configuration listeners: security protocol ${protocol} is not supported; only PLAINTEXT is served`,
+      )
+    }
+  }
+  if (config.offsetsTopicNumPartitions >= TOPIC_CATALOG_LOG_ID) {
+    throw new Error(`offsets.topic.num.partitions must be below ${TOPIC_CATALOG_LOG_ID}`)
+  }
+
+  // 2. Cluster id, storage, topic catalog.
+  const identity = loadOrCreateClusterIdentity(config.dataDir, nodeId)
+  if (identity.created)
+    logger.info({ clusterId: identity.clusterId }, `Created cluster id ${identity.clusterId}`)
+  const store = createRecordStore(config.coordinatorStorage as RecordStoreKind, config.dataDir)
+  await store.open()
+  const cleanup: (() => Promise<void>)[] = [() => store.close()]
+  const undo = async () => {
+    for (const f of cleanup.reverse()) await f().catch(() => undefined)
+  }
+  try {
+    const topics = await TopicCatalog.load(store, {
+      nodeId,
+      defaultNumPartitions: intFromRaw(config, 'num.partitions', 1),
+      defaultReplicationFactor: intFromRaw(config, 'default.replication.factor', 1),
+    })
+
+    // 3. Handlers and extensions.
+    const router = new ApiRouter()
+    const extensions: ServerExtension[] = []
+    for (const m of await loadHandlerModules()) {
+      if (m.handler !== undefined) router.register(m.handler)
+      for (const h of m.handlers ?? []) router.register(h)
+      if (m.extension !== undefined) extensions.push(m.extension)
+    }
+    for (const h of options.handlers ?? []) router.register(h)
+    extensions.push(...(options.extensions ?? []))
+    let coordinator: unknown
+    for (const ext of extensions) {
+      const started = await ext.start({
+        config,
+        logger,
+        store,
+        topics,
+        clusterId: identity.clusterId,
+        nodeId,
+        register: (h) => router.register(h),
+      })
+      cleanup.push(() => started.close())
+      if (started.coordinator !== undefined) {
+        if (coordinator !== undefined) throw new Error(`extension ${ext.name} sets a second coordinator`)
+        coordinator = started.coordinator
+      }
+    }
+
+    // 4. Listeners.
+    const listeners = config.listeners.map(
+      (endpoint) =>
+        new Listener(
+          endpoint,
+          router,
+          {
+            maxFrameSize: config.socketRequestMaxBytes,
+            maxInFlight: config.queuedMaxRequests,
+            idleTimeoutMs: Number(config.connectionsMaxIdleMs),
+          },
+          logger,
+        ),
+    )
+    const bound: BoundListener[] = []
+    const boundByName = new Map<string, BoundListener>()
+    const advertisedByName = new Map<string, AdvertisedNode>()
+    const advertisedNode = (listenerName: string): AdvertisedNode => {
+      let node = advertisedByName.get(listenerName)
+      if (node === undefined) {
+        const adv =
+          config.advertisedListeners.find((a) => a.listenerName === listenerName) ??
+          config.advertisedListeners[0]
+        const port = adv.port === 0 ? (boundByName.get(adv.listenerName)?.port ?? 0) : adv.port
+        node = { nodeId, host: adv.host, port }
+        advertisedByName.set(listenerName, node)
+      }
+      return node
+    }
+    const context: ServerContext = {
+      config,
+      logger,
+      topics,
+      clusterId: identity.clusterId,
+      nodeId,
+      authorizer: options.authorizer ?? ALLOW_ALL,
+      coordinator,
+      advertisedNode,
+      supportedApis: () => router.supportedApis(),
+    }
+    router.bind(context)
+    for (const l of listeners) {
+      cleanup.push(() => l.close())
+      const b = await l.start()
+      bound.push(b)
+      boundByName.set(b.listenerName, b)
+      logger.info(
+        { listener: b.listenerName, host: b.host, port: b.port },
+        `Listening on ${b.listenerName}://${b.host}:${b.port}`,
+      )
+    }
+
+    let closing: Promise<void> | undefined
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        await Promise.all(listeners.map((l) => l.close()))
+        for (const f of cleanup.reverse()) {
+          try {
+            await f()
+          } catch (err) {
+            logger.error({ err }, 'Error during shutdown')
+          }
+        }
+        logger.info('Server shut down')
+      })()
+      return closing
+    }
+    return {
+      address: { host: bound[0].host, port: bound[0].port },
+      listeners: bound,
+      clusterId: identity.clusterId,
+      context,
+      close,
+    }
+  } catch (err) {
+    await undo()
+    throw err
+  }
+}
