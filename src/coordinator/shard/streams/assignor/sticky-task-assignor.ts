@@ -77,10 +77,18 @@ class StickyRun {
   // Tasks.
   readonly #subtopologyIds: string[]
   readonly #subtopologyStateful: boolean[]
+  /** First task number of each subtopology. */
+  readonly #subStart: number[]
   readonly #taskSub: Int32Array
   readonly #taskPart: Int32Array
-  /** Processes holding each task, as active or standby (Kafka `ProcessState.hasTask`). */
-  readonly #taskHolders: (number[] | undefined)[]
+  /**
+   * Members holding each task: task t uses slots [t * #slots, t * #slots + #holderCount[t]). All
+   * actives are placed before any standby, so slot 0 is the active owner and the others are standbys.
+   * Flat typed arrays keep a 20,000-task assignment from allocating one array per task.
+   */
+  readonly #slots: number
+  readonly #holders: Int32Array
+  readonly #holderCount: Int32Array
 
   // Members.
   readonly #memberIds: string[]
@@ -88,8 +96,6 @@ class StickyRun {
   readonly #memberProcess: Int32Array
   /** Tasks (active + standby) assigned so far per member (Kafka `memberToTaskCounts`). */
   readonly #memberTaskCount: Int32Array
-  readonly #memberActive: number[][]
-  readonly #memberStandby: number[][]
 
   // Processes.
   readonly #processMembers: number[][]
@@ -124,6 +130,7 @@ class StickyRun {
     this.#subtopologyIds = [...new Set(topologyDescriber.subtopologies())].sort(compareStrings)
     const subIndex = new Map<string, number>()
     const subStart: number[] = []
+    this.#subStart = subStart
     this.#subtopologyStateful = []
     let numTasks = 0
     for (const [i, id] of this.#subtopologyIds.entries()) {
@@ -146,7 +153,9 @@ class StickyRun {
         this.#taskPart[t] = t - subStart[s]
       }
     }
-    this.#taskHolders = new Array(numTasks)
+    this.#slots = 1 + Math.max(0, this.numStandbyReplicas)
+    this.#holders = new Int32Array(numTasks * this.#slots)
+    this.#holderCount = new Int32Array(numTasks)
     const taskOf = (subtopologyId: string, partition: number): number => {
       const s = subIndex.get(subtopologyId)
       // Tasks outside the topology are never assigned, so their previous owners do not matter.
@@ -160,8 +169,6 @@ class StickyRun {
     const numMembers = this.#memberIds.length
     this.#memberProcess = new Int32Array(numMembers)
     this.#memberTaskCount = new Int32Array(numMembers)
-    this.#memberActive = []
-    this.#memberStandby = []
     const processIds = [...new Set([...groupSpec.members.values()].map((m) => m.processId))].sort(
       compareStrings,
     )
@@ -193,8 +200,6 @@ class StickyRun {
       const p = processIndex.get(spec.processId)!
       this.#memberIndex.set(memberId, m)
       this.#memberProcess[m] = p
-      this.#memberActive.push([])
-      this.#memberStandby.push([])
       this.#processMembers[p].push(m)
 
       // A task claimed as active by several members goes to the last one, as with Kafka's map put;
@@ -250,10 +255,7 @@ class StickyRun {
 
   assignActive(): void {
     // Sorted by partition first: if the previous assignment was range-like, so stays this one.
-    const tasks = Array.from({ length: this.#numTasks }, (_, t) => t)
-    const sub = this.#taskSub
-    const part = this.#taskPart
-    tasks.sort((a, b) => part[a] - part[b] || sub[a] - sub[b])
+    const tasks = this.#byPartitionThenSubtopology(false)
 
     // 1. Back to the previous active owner while it is under the active quota.
     let remaining: number[] = []
@@ -296,12 +298,8 @@ class StickyRun {
   }
 
   assignStandby(): void {
-    const sub = this.#taskSub
-    const part = this.#taskPart
-    const stateful: number[] = []
-    for (let t = 0; t < this.#numTasks; t++) if (this.#subtopologyStateful[sub[t]]) stateful.push(t)
     // (partition, subtopology) descending.
-    stateful.sort((a, b) => part[b] - part[a] || sub[b] - sub[a])
+    const stateful = this.#byPartitionThenSubtopology(true).reverse()
 
     const toLeastLoaded: { task: number; remainingReplicas: number }[] = []
     for (const t of stateful) {
@@ -361,30 +359,49 @@ class StickyRun {
   }
 
   buildGroupAssignment(groupSpec: GroupSpec): GroupAssignment {
+    const numMembers = this.#memberIds.length
+    const active: AssignedTasks[] = []
+    const standby: AssignedTasks[] = []
+    for (let m = 0; m < numMembers; m++) {
+      active.push(new Map())
+      standby.push(new Map())
+    }
+    // Ascending task number is (subtopology, partition) order, so every list comes out sorted.
+    for (let t = 0; t < this.#numTasks; t++) {
+      const subtopologyId = this.#subtopologyIds[this.#taskSub[t]]
+      const partition = this.#taskPart[t]
+      for (let k = 0; k < this.#holderCount[t]; k++) {
+        const byMember = k === 0 ? active : standby
+        const tasks = byMember[this.#holders[t * this.#slots + k]]
+        const partitions = tasks.get(subtopologyId)
+        if (partitions === undefined) tasks.set(subtopologyId, [partition])
+        else partitions.push(partition)
+      }
+    }
     const members = new Map<string, MemberAssignment>()
     for (const memberId of groupSpec.members.keys()) {
       const m = this.#memberIndex.get(memberId)!
-      members.set(memberId, {
-        activeTasks: this.#toAssignedTasks(this.#memberActive[m]),
-        standbyTasks: this.#toAssignedTasks(this.#memberStandby[m]),
-        warmupTasks: new Map(),
-      })
+      members.set(memberId, { activeTasks: active[m], standbyTasks: standby[m], warmupTasks: new Map() })
     }
     return { members }
   }
 
-  #toAssignedTasks(tasks: number[]): AssignedTasks {
-    const out: AssignedTasks = new Map()
-    tasks.sort((a, b) => a - b)
-    let current: number[] | undefined
-    let currentSub = -1
-    for (const t of tasks) {
-      if (this.#taskSub[t] !== currentSub) {
-        currentSub = this.#taskSub[t]
-        current = []
-        out.set(this.#subtopologyIds[currentSub], current)
-      }
-      current!.push(this.#taskPart[t])
+  /**
+   * Task numbers in (partition, subtopology) order, optionally only stateful ones. Sorting numeric
+   * keys in a typed array avoids a comparator call per comparison.
+   */
+  #byPartitionThenSubtopology(statefulOnly: boolean): Int32Array {
+    const numSubtopologies = this.#subtopologyIds.length
+    const keys: number[] = []
+    for (let t = 0; t < this.#numTasks; t++) {
+      const s = this.#taskSub[t]
+      if (!statefulOnly || this.#subtopologyStateful[s]) keys.push(this.#taskPart[t] * numSubtopologies + s)
+    }
+    const sorted = Float64Array.from(keys).sort()
+    const out = new Int32Array(sorted.length)
+    for (let i = 0; i < sorted.length; i++) {
+      const s = sorted[i] % numSubtopologies
+      out[i] = this.#subStart[s] + (sorted[i] - s) / numSubtopologies
     }
     return out
   }
@@ -395,8 +412,11 @@ class StickyRun {
   }
 
   #hasTask(p: number, t: number): boolean {
-    const holders = this.#taskHolders[t]
-    return holders?.includes(p) === true
+    const base = t * this.#slots
+    for (let k = 0; k < this.#holderCount[t]; k++) {
+      if (this.#memberProcess[this.#holders[base + k]] === p) return true
+    }
+    return false
   }
 
   /** Gives task t to member m; returns the member's new task count. */
@@ -410,10 +430,12 @@ class StickyRun {
     const p = this.#memberProcess[m]
     this.#processTaskCount[p]++
     this.#processLoad[p] = this.#processTaskCount[p] / this.#processMembers[p].length
-    const holders = this.#taskHolders[t]
-    if (holders === undefined) this.#taskHolders[t] = [p]
-    else holders.push(p)
-    ;(active ? this.#memberActive : this.#memberStandby)[m].push(t)
+    // Actives all come first (see #holders); a second active or a standby beyond the configured
+    // replicas would be a bug in this file.
+    if ((this.#holderCount[t] === 0) !== active || this.#holderCount[t] >= this.#slots) {
+      throw new TaskAssignorException(`Internal error: cannot place task ${this.#taskName(t)}`)
+    }
+    this.#holders[t * this.#slots + this.#holderCount[t]++] = m
     return ++this.#memberTaskCount[m]
   }
 
