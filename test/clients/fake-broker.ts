@@ -128,7 +128,11 @@ export class FakeBroker {
     socket.on('data', (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {
         // Answer in order, as a broker does.
-        chain = chain.then(() => this.#handle(socket, frame)).catch(() => socket.destroy())
+        chain = chain
+          .then(() => this.#handle(socket, frame))
+          .catch(() => {
+            socket.destroy()
+          })
       }
     })
   }
@@ -174,8 +178,9 @@ export class FakeBroker {
       return
     }
     if ('delayMs' in reply && 'response' in reply) {
-      await new Promise((res) => setTimeout(res, reply.delayMs))
-      reply = reply.response
+      const delayed = reply as { readonly delayMs: number; readonly response: object }
+      await new Promise((res) => setTimeout(res, delayed.delayMs))
+      reply = delayed.response
     }
     this.#write(socket, apiKey, version, header.correlationId, reply)
   }

@@ -1,0 +1,42 @@
+export { Admin, KeyedResult } from './admin.js'
+export type {
+  AdminOptions,
+  CallOptions,
+  DescribeStreamsGroupsOptions,
+  GroupListing,
+  ListGroupsOptions,
+  NewTopic,
+  StreamsGroupDescription,
+  StreamsGroupMemberAssignment,
+  StreamsGroupMemberDescription,
+  StreamsGroupSubtopologyDescription,
+  StreamsGroupTopicInfo,
+  TaskIds,
+  TopicPartitionOffset,
+} from './admin.js'
+export {
+  StreamsGroupTopologyDescriptionStatus,
+  topologyDescriptionFromWire,
+  topologyDescriptionStatusForId,
+} from './topology-description.js'
+export type {
+  StreamsGroupTopologyDescription,
+  TopologyGlobalStore,
+  TopologyNode,
+  TopologyProcessorNode,
+  TopologySinkNode,
+  TopologySourceNode,
+  TopologySubtopology,
+  WireTopologyDescription,
+  WireTopologyNode,
+} from './topology-description.js'
+export {
+  ClientClosedError,
+  DisconnectError,
+  IllegalStateError,
+  KafkaError,
+  TimeoutError,
+  UnsupportedVersionError,
+} from '../network/errors.js'
+export type { BrokerNode } from '../network/client.js'
+export type { Logger } from '../network/logger.js'
