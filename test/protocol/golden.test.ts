@@ -236,4 +236,34 @@ describe('golden bytes: other APIs', () => {
     assert.equal(p.responseHeaderVersion(18, 4), 0)
     assert.equal(p.responseHeaderVersion(88, 1), 1)
   })
+  it('SaslHandshake v1 (never flexible)', () => {
+    same(
+      p.encodeSaslHandshakeRequest(p.createSaslHandshakeRequest({ mechanism: 'PLAIN' }), 1),
+      '0005 504c41494e',
+    )
+    const rs = p.createSaslHandshakeResponse({ mechanisms: ['PLAIN'] })
+    same(p.encodeSaslHandshakeResponse(rs, 1), '0000 00000001 0005504c41494e')
+    assert.equal(p.requestHeaderVersion(17, 1), 1)
+  })
+
+  it('ListGroups v3 and v5 (ignorable GroupState/GroupType dropped at v3)', () => {
+    same(p.encodeListGroupsRequest(p.createListGroupsRequest(), 3), '00')
+    same(
+      p.encodeListGroupsRequest(p.createListGroupsRequest({ typesFilter: ['streams'] }), 5),
+      '01 02 0873747265616d73 00',
+    )
+    assert.throws(
+      () => p.encodeListGroupsRequest(p.createListGroupsRequest({ typesFilter: ['streams'] }), 4),
+      p.UnsupportedVersionError,
+    )
+    const rs = p.createListGroupsResponse({
+      groups: [{ groupId: 'g', protocolType: 'streams', groupState: 'Stable', groupType: 'streams' }],
+    })
+    same(p.encodeListGroupsResponse(rs, 3), '00000000 0000 02 0267 0873747265616d73 00 00')
+    same(
+      p.encodeListGroupsResponse(rs, 5),
+      '00000000 0000 02 0267 0873747265616d73 07537461626c65 0873747265616d73 00 00',
+    )
+    same(p.encodeListGroupsResponse(rs, 0), '0000 00000001 000167 000773747265616d73')
+  })
 })
