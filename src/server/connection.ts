@@ -304,6 +304,8 @@ export class SizePrefixedFrames implements FrameSource {
   }
 
   #take(n: number): Buffer {
+    // A zero-length frame is legal framing (its header check then closes the connection).
+    if (n === 0) return Buffer.alloc(0)
     this.#buffered -= n
     const first = this.#chunks[0]
     if (first.length - this.#offset >= n) {

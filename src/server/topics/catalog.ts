@@ -239,7 +239,8 @@ export class TopicCatalog {
         const outcome = this.#checkNewTopic(topic, pendingCollision)
         outcomes.push(outcome)
         if (outcome.error === 'NONE' && 'topicId' in outcome) {
-          created.push(outcome)
+          const { name, topicId, numPartitions, replicationFactor, configs } = outcome
+          created.push({ name, topicId, numPartitions, replicationFactor, configs })
           pendingCollision.set(collisionKey(topic.name), topic.name)
         }
       }

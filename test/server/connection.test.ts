@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { InvalidFrameSizeError, SizePrefixedFrames } from '../../src/server/connection.js'
+
+function frame(payload: Uint8Array): Buffer {
+  const b = Buffer.alloc(4 + payload.length)
+  b.writeInt32BE(payload.length, 0)
+  b.set(payload, 4)
+  return b
+}
+
+test('frames survive any split of the byte stream', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 8 }),
+      fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 10 }),
+      (payloads, cuts) => {
+        const stream = Buffer.concat(payloads.map(frame))
+        const f = new SizePrefixedFrames(1000)
+        const got: Buffer[] = []
+        let pos = 0
+        let i = 0
+        while (pos < stream.length) {
+          const n = cuts[i++ % cuts.length]
+          f.push(stream.subarray(pos, pos + n))
+          pos += n
+          for (let x = f.next(); x !== null; x = f.next()) got.push(Buffer.from(x))
+        }
+        assert.deepEqual(
+          got,
+          payloads.map((p) => Buffer.from(p)),
+        )
+        assert.equal(f.buffered, 0)
+      },
+    ),
+  )
+})
+
+test('oversized and negative sizes are refused with Kafka texts', () => {
+  const f = new SizePrefixedFrames(10)
+  f.push(Buffer.from([0, 0, 0, 11]))
+  assert.throws(
+    () => f.next(),
+    (e: Error) =>
+      e instanceof InvalidFrameSizeError && e.message === 'Invalid receive (size = 11 larger than 10)',
+  )
+  const g = new SizePrefixedFrames(10)
+  g.push(Buffer.from([0xff, 0xff, 0xff, 0xff]))
+  assert.throws(() => g.next(), /Invalid receive \(size = -1\)/)
+  const h = new SizePrefixedFrames(10)
+  h.push(Buffer.from([0, 0, 0, 10, 1, 2]))
+  assert.equal(h.next(), null, 'an allowed size waits for its bytes')
+})
