@@ -8,7 +8,6 @@
 import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
 import type {
   StreamsGroupDescribeResponseAssignment,
-  StreamsGroupDescribeResponseDescribedGroup,
   StreamsGroupDescribeResponseMember,
   StreamsGroupDescribeResponseSubtopology,
   StreamsGroupDescribeResponseTopicInfo,
@@ -16,7 +15,6 @@ import type {
   StreamsGroupDescribeResponseTopologyDescription,
 } from '../../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import type {
-  StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatRequestCopartitionGroup,
   StreamsGroupHeartbeatRequestEndpoint,
   StreamsGroupHeartbeatRequestKeyValue,
