@@ -244,7 +244,7 @@ const TABLE = [
     'The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.',
   ],
   [83, 'ELIGIBLE_LEADERS_NOT_AVAILABLE', true, 'Eligible topic partition leaders are not available.'],
-  [84, 'ELECTION_NOT_NEEDED', false, 'Leader election not needed for topic partition.'],
+  [84, 'ELECTION_NOT_NEEDED', true, 'Leader election not needed for topic partition.'],
   [85, 'NO_REASSIGNMENT_IN_PROGRESS', false, 'No partition reassignment is in progress.'],
   [
     86,
@@ -378,7 +378,7 @@ const TABLE = [
     124,
     'FENCED_STATE_EPOCH',
     false,
-    'The share coordinator rejected the request because the share-group state epoch did not match.',
+    'The coordinator rejected the request because the state epoch did not match.',
   ],
   [125, 'INVALID_VOTER_KEY', false, "The voter key doesn't match the receiving replica's key."],
   [126, 'DUPLICATE_VOTER', false, 'The voter is already part of the set of voters.'],

@@ -194,7 +194,11 @@ function isFlexibleVersion(def: ApiDefinition, version: number): boolean {
   return def.firstFlexibleVersion !== null && version >= def.firstFlexibleVersion
 }
 
-/** Decodes one request frame (without its size prefix): header, then body at the header's version. */
+/**
+ * Decodes one request frame (without its size prefix): header, then body at the header's version.
+ * Bytes left after the body are ignored, as Kafka's broker does (it parses the body from the frame
+ * and never checks what remains), so a client that pads its frames is still served.
+ */
 export function decodeRequest(frame: Uint8Array): DecodedRequest {
   const r = new Reader(frame)
   if (r.remaining < 8) {
@@ -244,7 +248,6 @@ export function decodeRequest(frame: Uint8Array): DecodedRequest {
   let body: unknown
   try {
     body = def.readRequest(r, apiVersion)
-    r.expectEnd(`${def.name}Request`)
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e
     throw new MalformedRequestError(`malformed ${def.name} v${apiVersion} request: ${e.message}`, {
