@@ -35,6 +35,19 @@ export class IndexHeap {
     }
   }
 
+  /** The least element without removing it, or -1 when empty. */
+  peek(): number {
+    return this.#items.length === 0 ? -1 : this.#items[0]
+  }
+
+  /**
+   * Restores the order after the caller changed the least element's key: the same as poll + push of
+   * that element (the order is total, so the sequence of polled elements is the same) with one sift.
+   */
+  updateTop(): void {
+    if (this.#items.length > 1) this.#down(0)
+  }
+
   /** Removes and returns the least element, or -1 when empty. */
   poll(): number {
     const items = this.#items

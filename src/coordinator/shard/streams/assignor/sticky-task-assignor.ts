@@ -286,14 +286,15 @@ class StickyRun {
     const processes = new IndexHeap(this.#processLess)
     processes.reset(this.#processMembers.keys())
     for (const t of remaining) {
-      const p = processes.poll()
+      // Kafka polls the process, assigns, and adds it back; updating the top in place is equivalent.
+      const p = processes.peek()
       if (p < 0)
         throw new TaskAssignorException(`No process available to assign active task ${this.#taskName(t)}.`)
       const count = this.#addTaskToLeastLoadedMember(p, t, true)
       if (count < 0)
         throw new TaskAssignorException(`No member available to assign active task ${this.#taskName(t)}.`)
       this.#assignedActive(count)
-      processes.push(p)
+      processes.updateTop()
     }
   }
 
@@ -450,9 +451,8 @@ class StickyRun {
       heap.reset(members)
       this.#processMemberHeap[p] = heap
     }
-    const m = heap.poll()
-    const count = this.#addTaskInternal(m, t, active)
-    heap.push(m)
+    const count = this.#addTaskInternal(heap.peek(), t, active)
+    heap.updateTop()
     return count
   }
 
