@@ -1,0 +1,384 @@
+#!/usr/bin/env node
+/**
+ * kafka-streams-groups: list, describe and delete streams groups, with Kafka's flags, messages and
+ * exit codes. `--describe --topology` prints the description a broker's topology description
+ * plugin recorded, byte-identical to Kafka's tool; `--output json|dot|mermaid` is a Topograph
+ * addition.
+ */
+import { readFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+import { Admin, type StreamsGroupDescription } from '../clients/admin/index.js'
+import { KafkaError } from '../clients/network/errors.js'
+import { errorInfo } from '../protocol/errors.js'
+import {
+  formatTopologyDot,
+  formatTopologyJson,
+  formatTopologyMermaid,
+  formatTopologyText,
+} from './streams-groups/formatter.js'
+import {
+  checkArgs,
+  helpText,
+  OptionError,
+  type ParsedOptions,
+  parseOptions,
+  parseProperties,
+  UsageExit,
+} from './streams-groups/options.js'
+
+export interface Io {
+  out(s: string): void
+  err(s: string): void
+}
+
+const processIo: Io = {
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+}
+
+const DESCRIPTION = 'This tool helps to list, describe, delete and manage the offsets of streams groups.'
+
+// Admin configs from --command-config that this client understands; security keys are accepted
+// and kept for when TLS/SASL arrive.
+function adminConfig(o: ParsedOptions): {
+  clientId?: string
+  requestTimeoutMs?: number
+  retryBackoffMs?: number
+  retryBackoffMaxMs?: number
+} {
+  const file = o.valueOf('command-config')
+  if (file === undefined) return {}
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new KafkaError(
+      `${file} (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message})`,
+      {
+        javaClassName: 'java.nio.file.NoSuchFileException',
+      },
+    )
+  }
+  const props = parseProperties(text)
+  const num = (k: string): number | undefined => {
+    const v = props.get(k)
+    if (v === undefined) return undefined
+    const n = Number(v)
+    if (!Number.isInteger(n) || n < 0) {
+      throw new KafkaError(`Invalid value ${v} for configuration ${k}: Not a number of type INT`, {
+        javaClassName: 'org.apache.kafka.common.config.ConfigException',
+      })
+    }
+    return n
+  }
+  const out: ReturnType<typeof adminConfig> = {}
+  const clientId = props.get('client.id')
+  if (clientId !== undefined) out.clientId = clientId
+  const rt = num('request.timeout.ms')
+  if (rt !== undefined) out.requestTimeoutMs = rt
+  const rb = num('retry.backoff.ms')
+  if (rb !== undefined) out.retryBackoffMs = rb
+  const rbm = num('retry.backoff.max.ms')
+  if (rbm !== undefined) out.retryBackoffMaxMs = rbm
+  return out
+}
+
+function printError(io: Io, msg: string): void {
+  io.out(`\nError: ${msg}\n`)
+}
+
+function tasksText(a: StreamsGroupDescription['members'][number]['assignment'], kind: string): string {
+  const part = (
+    tasks: readonly { subtopologyId: string; partitions: readonly number[] }[],
+    label: string,
+  ): string =>
+    tasks.length === 0
+      ? ''
+      : `${label}: ${tasks.map((t) => `${t.subtopologyId}:[${t.partitions.join(',')}]; `).join('')}`
+  return (
+    part(a.activeTasks, `${kind}ACTIVE`) +
+    part(a.standbyTasks, `${kind}STANDBY`) +
+    part(a.warmupTasks, `${kind}WARMUP`)
+  )
+}
+
+const pad = (s: string | number, w: number): string => String(s).padEnd(w)
+
+function maybePrintEmptyGroupState(io: Io, d: StreamsGroupDescription): void {
+  if (d.groupState === 'Dead') printError(io, `Streams group '${d.groupId}' does not exist.`)
+  else if (d.groupState === 'Empty') printError(io, `Streams group '${d.groupId}' has no active members.`)
+}
+
+function printTopology(io: Io, d: StreamsGroupDescription, output: string): boolean {
+  switch (d.topologyDescriptionStatus) {
+    case 'AVAILABLE': {
+      const t = d.topologyDescription!
+      const text =
+        output === 'json'
+          ? formatTopologyJson(d.groupId, t)
+          : output === 'dot'
+            ? formatTopologyDot(d.groupId, t)
+            : output === 'mermaid'
+              ? formatTopologyMermaid(d.groupId, t)
+              : formatTopologyText(t)
+      // Kafka prints the formatted string with println, so one more newline follows.
+      io.out(`${text}\n`)
+      return true
+    }
+    case 'NOT_STORED':
+      printError(io, `No topology description is stored for streams group '${d.groupId}'.`)
+      return false
+    case 'ERROR':
+      printError(
+        io,
+        `The broker failed to fetch the topology description for streams group '${d.groupId}'. See the broker logs for details.`,
+      )
+      return false
+    default:
+      printError(
+        io,
+        `No topology description is available for streams group '${d.groupId}' (status: ${d.topologyDescriptionStatus}).`,
+      )
+      return false
+  }
+}
+
+function printMembers(io: Io, d: StreamsGroupDescription, verbose: boolean): void {
+  if (d.groupState === 'Dead' || d.members.length === 0) return
+  maybePrintEmptyGroupState(io, d)
+  const gl = Math.max(15, d.groupId.length)
+  const ml = Math.max(15, ...d.members.map((m) => m.memberId.length))
+  const hl = Math.max(15, ...d.members.map((m) => m.processId.length))
+  const cl = Math.max(15, ...d.members.map((m) => m.clientId.length))
+  if (!verbose) {
+    const row = (a: string, b: string, c: string, e: string, f: string) =>
+      `${pad(a, gl)} ${pad(b, ml)} ${pad(c, hl)} ${pad(e, cl)} ${f}\n`
+    io.out(row('GROUP', 'MEMBER', 'PROCESS', 'CLIENT-ID', 'ASSIGNMENTS'))
+    for (const m of d.members)
+      io.out(row(d.groupId, m.memberId, m.processId, m.clientId, tasksText(m.assignment, '')))
+  } else {
+    const row = (cols: ReadonlyArray<string | number>, last: string) =>
+      `${pad(cols[0]!, gl)} ${pad(cols[1]!, 25)} ${pad(cols[2]!, 15)}${pad(cols[3]!, ml)} ${pad(cols[4]!, 15)} ${pad(cols[5]!, 15)} ${pad(cols[6]!, hl)} ${pad(cols[7]!, cl)} ${last}\n`
+    io.out(
+      row(
+        [
+          'GROUP',
+          'TARGET-ASSIGNMENT-EPOCH',
+          'TOPOLOGY-EPOCH',
+          'MEMBER',
+          'MEMBER-PROTOCOL',
+          'MEMBER-EPOCH',
+          'PROCESS',
+          'CLIENT-ID',
+        ],
+        'ASSIGNMENTS',
+      ),
+    )
+    for (const m of d.members) {
+      io.out(
+        row(
+          [
+            d.groupId,
+            d.targetAssignmentEpoch,
+            d.topologyEpoch,
+            m.memberId,
+            m.isClassic ? 'classic' : 'streams',
+            m.memberEpoch,
+            m.processId,
+            m.clientId,
+          ],
+          tasksText(m.assignment, '') + tasksText(m.targetAssignment, 'TARGET-'),
+        ),
+      )
+    }
+  }
+}
+
+function printState(io: Io, d: StreamsGroupDescription, verbose: boolean): void {
+  maybePrintEmptyGroupState(io, d)
+  const gl = Math.max(15, d.groupId.length)
+  const coordinator = `${d.coordinator.host}:${d.coordinator.port} (${d.coordinator.nodeId})`
+  const cl = Math.max(25, coordinator.length)
+  const assignor = d.assignorName ?? ''
+  const al = Math.max(15, assignor.length)
+  if (!verbose) {
+    const row = (a: string, b: string, c: string, e: string, f: string | number) =>
+      `${pad(a, gl)} ${pad(b, cl)} ${pad(c, al)} ${pad(e, 25)} ${f}\n`
+    io.out(row('GROUP', 'COORDINATOR (ID)', 'ASSIGNOR', 'STATE', '#MEMBERS'))
+    io.out(row(d.groupId, coordinator, assignor, d.groupState, d.members.length))
+  } else {
+    const row = (c: ReadonlyArray<string | number>, last: string | number) =>
+      `${pad(c[0]!, gl)} ${pad(c[1]!, cl)} ${pad(c[2]!, al)} ${pad(c[3]!, 25)} ${pad(c[4]!, 15)} ${pad(c[5]!, 25)} ${last}\n`
+    io.out(
+      row(
+        ['GROUP', 'COORDINATOR (ID)', 'ASSIGNOR', 'STATE', 'GROUP-EPOCH', 'TARGET-ASSIGNMENT-EPOCH'],
+        '#MEMBERS',
+      ),
+    )
+    io.out(
+      row(
+        [d.groupId, coordinator, assignor, d.groupState, d.groupEpoch, d.targetAssignmentEpoch],
+        d.members.length,
+      ),
+    )
+  }
+}
+
+// Lag needs ListOffsets, which this client does not speak yet: the committed offsets are shown
+// and LOG-END-OFFSET / OFFSET-LAG print as '-'.
+async function printOffsets(
+  io: Io,
+  admin: Admin,
+  d: StreamsGroupDescription,
+  timeoutMs: number,
+): Promise<void> {
+  const offsets = await admin.listStreamsGroupOffsets(d.groupId, { timeoutMs })
+  if (d.groupState === 'Dead' || d.members.length === 0) return
+  maybePrintEmptyGroupState(io, d)
+  const gl = Math.max(15, d.groupId.length)
+  const tl = Math.max(15, ...offsets.map((o) => o.topic.length))
+  const row = (c: ReadonlyArray<string | number>) =>
+    `${pad(c[0]!, gl)} ${pad(c[1]!, tl)} ${pad(c[2]!, 10)} ${pad(c[3]!, 15)} ${pad(c[4]!, 15)} ${pad(c[5]!, 15)} ${pad(c[6]!, 15)}\n`
+  io.out(
+    row(['GROUP', 'TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LEADER-EPOCH', 'LOG-END-OFFSET', 'OFFSET-LAG']),
+  )
+  for (const o of offsets) {
+    io.out(
+      row([
+        d.groupId,
+        o.topic,
+        o.partition,
+        o.offset.toString(),
+        o.leaderEpoch < 0 ? '-' : o.leaderEpoch,
+        '-',
+        '-',
+      ]),
+    )
+  }
+}
+
+async function listStreamsGroupIds(admin: Admin, timeoutMs: number): Promise<string[]> {
+  return (await admin.listGroups({ types: ['streams'], timeoutMs })).map((g) => g.groupId)
+}
+
+async function run(o: ParsedOptions, io: Io): Promise<number> {
+  if (o.has('reset-offsets') || o.has('delete-offsets')) {
+    throw new UsageExit(
+      `Option [${o.has('reset-offsets') ? 'reset-offsets' : 'delete-offsets'}] is not supported by this tool yet.`,
+    )
+  }
+  const timeoutMs = Number(o.valueOf('timeout'))
+  const admin = Admin.create({
+    bootstrapServers: o.valueOf('bootstrap-server')!,
+    defaultApiTimeoutMs: timeoutMs,
+    ...adminConfig(o),
+  })
+  try {
+    if (o.has('list')) {
+      if (o.has('state')) {
+        const v = o.valueOf('state')
+        const states = v === undefined || v === '' ? [] : v.split(',').map((s) => s.trim())
+        const groups = await admin.listGroups({ types: ['streams'], states, timeoutMs })
+        const gl = Math.max(15, ...groups.map((g) => g.groupId.length))
+        io.out(`${pad('GROUP', gl)} STATE\n`)
+        for (const g of groups) io.out(`${pad(g.groupId, gl)} ${g.groupState ?? 'Unknown'}\n`)
+      } else {
+        for (const id of await listStreamsGroupIds(admin, timeoutMs)) io.out(`${id}\n`)
+      }
+      return 0
+    }
+    const groupIds = o.has('all-groups') ? await listStreamsGroupIds(admin, timeoutMs) : o.valuesOf('group')
+    if (o.has('describe')) {
+      const topology = o.has('topology')
+      let exit = 0
+      for (const g of groupIds) {
+        const d = await admin
+          .describeStreamsGroups([g], { includeTopologyDescription: topology, timeoutMs })
+          .get(g)
+        if (topology) {
+          if (!printTopology(io, d, o.valueOf('output')!)) exit = 1
+        } else if (o.has('members')) printMembers(io, d, o.has('verbose'))
+        else if (o.has('state')) printState(io, d, o.has('verbose'))
+        else await printOffsets(io, admin, d, timeoutMs)
+      }
+      return exit
+    }
+    // --delete
+    const results = await admin.deleteGroups(groupIds, { timeoutMs }).settled()
+    const ok = [...results].filter(([, r]) => 'value' in r).map(([g]) => g)
+    const failed = [...results].filter(([, r]) => 'error' in r) as Array<[string, { error: KafkaError }]>
+    if (failed.length === 0) {
+      io.out(`Deletion of requested streams groups ('${ok.join("', '")}') was successful.\n`)
+    } else {
+      printError(io, 'Deletion of some streams groups failed:')
+      for (const [g, { error }] of failed) {
+        // Kafka prints the exception with its default text; the broker's own message follows.
+        const kafkaText =
+          error.code === null ? error.toString() : `${error.javaClassName}: ${defaultMessage(error)}`
+        io.out(`* Group '${g}' could not be deleted due to: ${kafkaText}\n`)
+        if (error.brokerMessage !== null) io.out(`  Error message: ${error.brokerMessage}\n`)
+      }
+      if (ok.length > 0) io.out(`\nThese streams groups were deleted successfully: '${ok.join("', '")}'.\n`)
+    }
+    // Kafka's tool exits 0 after --delete even when deletions failed.
+    return 0
+  } finally {
+    await admin.close()
+  }
+}
+
+function defaultMessage(e: KafkaError): string {
+  return errorInfo(e.code ?? -1).message ?? e.message
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function execute(argv: readonly string[], io: Io = processIo): Promise<number> {
+  let parsed: ParsedOptions | null = null
+  try {
+    parsed = parseOptions(argv)
+    if (argv.length === 0 || parsed.has('help')) {
+      io.out(`${DESCRIPTION}\n${helpText()}`)
+      return 0
+    }
+    if (parsed.has('version')) {
+      io.out('topograph kafka-streams-groups 0.1.0\n')
+      return 0
+    }
+    checkArgs(parsed)
+    const actions = ['list', 'describe', 'reset-offsets', 'delete', 'delete-offsets'].filter((a) =>
+      parsed!.has(a),
+    )
+    if (actions.length !== 1) {
+      throw new UsageExit(
+        'Command must include exactly one action: --list, --describe, --delete, --reset-offsets, or --delete-offsets.',
+      )
+    }
+    return await run(parsed, io)
+  } catch (e) {
+    if (e instanceof OptionError) {
+      io.err(`${e.message}\n`)
+      return 1
+    }
+    if (e instanceof UsageExit) {
+      io.err(`${e.message}\n${helpText()}`)
+      return 1
+    }
+    const text =
+      e instanceof KafkaError ? e.toString() : e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+    printError(io, `Executing streams group command failed due to ${text}`)
+    io.err(`${e instanceof Error ? (e.stack ?? text) : text}\n`)
+    return 1
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  execute(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code
+    },
+    (e: unknown) => {
+      process.stderr.write(`${String(e)}\n`)
+      process.exitCode = 1
+    },
+  )
+}

@@ -1,0 +1,257 @@
+/**
+ * Option parsing and validation for `kafka-streams-groups`, with Kafka's option names, help texts
+ * and validation messages (StreamsGroupCommandOptions).
+ */
+
+export interface OptionSpec {
+  readonly name: string
+  readonly doc: string
+  /** 'none' = a flag; 'required' = takes a value; 'optional' = value may follow with `=` */
+  readonly arg: 'none' | 'required' | 'optional'
+  readonly argName?: string
+  /** the option is only allowed when one of these is present (joptsimple availableIf) */
+  readonly availableIf?: readonly string[]
+  readonly defaultValue?: string
+}
+
+export const OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'bootstrap-server',
+    doc: 'REQUIRED: The server(s) to connect to.',
+    arg: 'required',
+    argName: 'server to connect to',
+  },
+  { name: 'group', doc: 'The streams group id.', arg: 'required', argName: 'group id' },
+  { name: 'all-groups', doc: 'Apply to all streams groups.', arg: 'none' },
+  { name: 'list', doc: 'List all streams groups.', arg: 'none' },
+  {
+    name: 'describe',
+    doc: 'Describe streams group and list offset lag related to given group.',
+    arg: 'none',
+  },
+  {
+    name: 'delete',
+    doc: 'Delete topic partition offsets and ownership information for one or more streams groups.',
+    arg: 'none',
+  },
+  {
+    name: 'timeout',
+    doc:
+      'The timeout that can be set for some use cases. For example, it can be used when describing the group ' +
+      'to specify the maximum amount of time in milliseconds to wait before the group stabilizes.',
+    arg: 'required',
+    argName: 'timeout (ms)',
+    defaultValue: '30000',
+  },
+  {
+    name: 'command-config',
+    doc: 'Property file containing configs to be passed to Admin Client.',
+    arg: 'required',
+    argName: 'command config property file',
+  },
+  {
+    name: 'state',
+    doc:
+      'When specified with --list, it displays the state of all groups. It can also be used to list groups with specific states. ' +
+      'Valid values are Empty, NotReady, Stable, Assigning, Reconciling, and Dead.',
+    arg: 'optional',
+    availableIf: ['list', 'describe'],
+  },
+  {
+    name: 'members',
+    doc: 'Describe members of the group. This option may be used with the --describe option only.',
+    arg: 'none',
+    availableIf: ['describe'],
+  },
+  {
+    name: 'offsets',
+    doc:
+      'Describe the group and list all topic partitions in the group along with their offset information.' +
+      'This is the default sub-action and may be used with the --describe option only.',
+    arg: 'none',
+    availableIf: ['describe'],
+  },
+  {
+    name: 'topology',
+    doc:
+      "Describe the topology of the streams group, as recorded by the broker's topology description plugin. " +
+      "This option may be used with the '--describe' option only.",
+    arg: 'none',
+    availableIf: ['describe'],
+  },
+  {
+    name: 'output',
+    doc: "Output format for --describe --topology: text (Kafka's format, the default), json, dot or mermaid.",
+    arg: 'required',
+    argName: 'format',
+    defaultValue: 'text',
+  },
+  {
+    name: 'verbose',
+    doc:
+      'Use with --describe --state to show group epoch and target assignment epoch. ' +
+      'Use with --describe --members to show for each member the member epoch, target assignment epoch, current assignment, target assignment, and whether member is still using the classic rebalance protocol.',
+    arg: 'none',
+    availableIf: ['describe'],
+  },
+  {
+    name: 'reset-offsets',
+    doc: 'Reset offsets of streams group (not supported by this tool yet).',
+    arg: 'none',
+  },
+  {
+    name: 'delete-offsets',
+    doc: 'Delete offsets of streams group (not supported by this tool yet).',
+    arg: 'none',
+  },
+  { name: 'help', doc: 'Print usage information.', arg: 'none' },
+  { name: 'version', doc: 'Display Kafka version.', arg: 'none' },
+]
+
+/** An OptionException (printed to stderr without the help, exit 1). */
+export class OptionError extends Error {
+  override name = 'OptionError'
+}
+
+/** printUsageAndExit (message and help to stderr, exit 1). */
+export class UsageExit extends Error {
+  override name = 'UsageExit'
+}
+
+export interface ParsedOptions {
+  has(name: string): boolean
+  valueOf(name: string): string | undefined
+  valuesOf(name: string): string[]
+}
+
+export function parseOptions(argv: readonly string[]): ParsedOptions {
+  const values = new Map<string, Array<string | undefined>>()
+  const byName = new Map(OPTIONS.map((o) => [o.name, o]))
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('--')) throw new OptionError(`Found non-option argument '${arg}'`)
+    const eq = arg.indexOf('=')
+    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2)
+    const spec = byName.get(name)
+    if (spec === undefined) throw new OptionError(`${name} is not a recognized option`)
+    let value: string | undefined
+    if (eq > 0) {
+      if (spec.arg === 'none') throw new OptionError(`Option [${name}] does not take an argument`)
+      value = arg.slice(eq + 1)
+    } else if (spec.arg === 'required') {
+      const next = argv[i + 1]
+      if (next === undefined || next.startsWith('--'))
+        throw new OptionError(`Option [${name}] requires an argument`)
+      value = next
+      i++
+    } else if (spec.arg === 'optional') {
+      const next = argv[i + 1]
+      if (next !== undefined && !next.startsWith('--')) {
+        value = next
+        i++
+      }
+    }
+    const list = values.get(name) ?? []
+    list.push(value)
+    values.set(name, list)
+  }
+  // availableIf, checked as joptsimple does while parsing.
+  const unavailable = OPTIONS.filter(
+    (o) => o.availableIf !== undefined && values.has(o.name) && !o.availableIf.some((d) => values.has(d)),
+  )
+  if (unavailable.length > 0) {
+    throw new OptionError(
+      `Option(s) [${unavailable.map((o) => o.name).join(', ')}] are unavailable given other options on the command line`,
+    )
+  }
+  return {
+    has: (n) => values.has(n),
+    valueOf: (n) => values.get(n)?.[0] ?? byName.get(n)?.defaultValue,
+    valuesOf: (n) => (values.get(n) ?? []).filter((v): v is string => v !== undefined),
+  }
+}
+
+/** The option help, in joptsimple's two-column layout. */
+export function helpText(): string {
+  const rows = OPTIONS.map((o) => {
+    const left =
+      `--${o.name}` +
+      (o.arg === 'required'
+        ? ` <${o.argName ?? 'String'}>`
+        : o.arg === 'optional'
+          ? ` [${o.argName ?? 'String'}]`
+          : '')
+    const right = o.defaultValue === undefined ? o.doc : `${o.doc} (default: ${o.defaultValue})`
+    return [left, right] as const
+  })
+  const width = Math.max('Option'.length, ...rows.map(([l]) => l.length)) + 1
+  const lines = [`${'Option'.padEnd(width)} Description`, `${'------'.padEnd(width)} -----------`]
+  for (const [l, r] of rows) lines.push(`${l.padEnd(width)} ${r}`)
+  return `${lines.join('\n')}\n`
+}
+
+/** Kafka's checkArgs: throws UsageExit with Kafka's message. */
+export function checkArgs(o: ParsedOptions): void {
+  if (!o.has('bootstrap-server')) throw new UsageExit('Missing required argument "[bootstrap-server]"')
+  const groupScope = '[all-groups], [group]'
+  if (o.has('describe')) {
+    if (!o.has('group') && !o.has('all-groups')) {
+      throw new UsageExit(`Option [describe] takes one of these options: ${groupScope}`)
+    }
+    if (['members', 'offsets', 'state', 'topology'].filter((n) => o.has(n)).length > 1) {
+      throw new UsageExit(
+        'Option [describe] takes at most one of these options: [members], [offsets], [state], [topology]',
+      )
+    }
+    if (o.has('state') && o.valueOf('state') !== undefined) {
+      throw new UsageExit('Option [describe] does not take a value for [state]')
+    }
+  }
+  if (o.has('delete') && !o.has('group') && !o.has('all-groups')) {
+    throw new UsageExit(`Option [delete] takes one of these options: ${groupScope}`)
+  }
+  const invalid = (opt: string, others: readonly string[]): void => {
+    if (!o.has(opt)) return
+    const hit = others.find((x) => o.has(x))
+    if (hit !== undefined) throw new UsageExit(`Option "[${opt}]" can't be used with option "[${hit}]"`)
+  }
+  invalid('list', ['members', 'offsets', 'topology'])
+  invalid('group', ['all-groups'])
+  invalid('group', ['list'])
+  const output = o.valueOf('output')!
+  if (!['text', 'json', 'dot', 'mermaid'].includes(output)) {
+    throw new UsageExit(`Option [output] must be one of text, json, dot, mermaid; got '${output}'`)
+  }
+  if (o.has('output') && !o.has('topology')) {
+    throw new UsageExit('Option [output] may be used with --describe --topology only')
+  }
+  const timeout = o.valueOf('timeout')!
+  if (!/^\d+$/.test(timeout))
+    throw new UsageExit(`Option [timeout] needs a number of milliseconds; got '${timeout}'`)
+}
+
+/** Parses a Java .properties text (`key=value`, `key: value`, `key value`, `#`/`!` comments, `\` continuations). */
+export function parseProperties(text: string): Map<string, string> {
+  const out = new Map<string, string>()
+  const physical = text.split(/\r\n|\r|\n/)
+  for (let i = 0; i < physical.length; i++) {
+    let line = physical[i]!.replace(/^[ \t\f]+/, '')
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue
+    while (/(^|[^\\])(\\\\)*\\$/.test(line) && i + 1 < physical.length) {
+      line = line.slice(0, -1) + physical[++i]!.replace(/^[ \t\f]+/, '')
+    }
+    const m = /^((?:\\.|[^=:\s\\])*)\s*[=:\s]?\s*(.*)$/.exec(line)!
+    const unescape = (s: string): string =>
+      s.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, c: string) =>
+        c.length === 5
+          ? String.fromCharCode(Number.parseInt(c.slice(1), 16))
+          : c === 'n'
+            ? '\n'
+            : c === 't'
+              ? '\t'
+              : c,
+      )
+    out.set(unescape(m[1]!), unescape(m[2]!))
+  }
+  return out
+}

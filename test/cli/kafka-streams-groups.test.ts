@@ -1,0 +1,425 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import {
+  createStreamsGroupDescribeResponseDescribedGroup,
+  type StreamsGroupDescribeResponseDescribedGroup,
+  type StreamsGroupDescribeResponseTopologyDescription,
+  type StreamsGroupDescribeResponseTopologyDescriptionNode,
+} from '../../src/protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import { FakeBroker } from '../clients/fake-broker.js'
+
+const fixture = (name: string): string => readFileSync(join('test/fixtures/cli', name), 'utf8')
+
+function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/kafka-streams-groups.ts', ...args],
+      { timeout: 20_000 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+function n(
+  name: string,
+  nodeType: number,
+  extra: Partial<StreamsGroupDescribeResponseTopologyDescriptionNode> = {},
+): StreamsGroupDescribeResponseTopologyDescriptionNode {
+  return { name, nodeType, sourceTopics: [], sinkTopic: null, stores: [], successors: [], ...extra }
+}
+
+const DESCRIPTIONS: Record<string, StreamsGroupDescribeResponseTopologyDescription> = {
+  linear: {
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        nodes: [
+          n('source', 1, { sourceTopics: ['input'], successors: ['processor'] }),
+          n('processor', 2, { stores: ['store'], successors: ['sink'] }),
+          n('sink', 3, { sinkTopic: 'output' }),
+        ],
+      },
+    ],
+    globalStores: [],
+  },
+  'global-stores': {
+    subtopologies: [],
+    globalStores: [0, 1].map((i) => ({
+      source: n(`global-source-${i}`, 1, {
+        sourceTopics: [`topic-${i}`],
+        successors: [`global-processor-${i}`],
+      }),
+      processor: n(`global-processor-${i}`, 2, { stores: [`store-${i}`] }),
+    })),
+  },
+  wordcount: {
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        nodes: [
+          n('KSTREAM-AGGREGATE-0000000002', 2, {
+            stores: ['counts-store'],
+            successors: ['KSTREAM-SINK-0000000003'],
+          }),
+          n('KSTREAM-FLATMAPVALUES-0000000001', 2, { successors: ['KSTREAM-AGGREGATE-0000000002'] }),
+          n('KSTREAM-SINK-0000000003', 3, { sinkTopic: 'streams-wordcount-output' }),
+          n('KSTREAM-SOURCE-0000000000', 1, {
+            sourceTopics: ['streams-plaintext-input'],
+            successors: ['KSTREAM-FLATMAPVALUES-0000000001'],
+          }),
+        ],
+      },
+    ],
+    globalStores: [],
+  },
+  branching: {
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        nodes: [
+          n('branch-a', 2, { stores: ['b-store', 'a-store'], successors: ['sink-a'] }),
+          n('branch-b', 2, { successors: ['sink-b', 'sink-a'] }),
+          n('sink-a', 3, { sinkTopic: 'out-a' }),
+          n('sink-b', 3, { sinkTopic: 'out.b' }),
+          n('source', 1, { sourceTopics: ['in-2', 'in-1'], successors: ['branch-b', 'branch-a'] }),
+        ],
+      },
+    ],
+    globalStores: [],
+  },
+  'multiple-subtopologies': {
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        nodes: [
+          n('repartition-sink', 3, { sinkTopic: 'app-agg-repartition' }),
+          n('source-0', 1, { sourceTopics: ['input-0'], successors: ['repartition-sink'] }),
+        ],
+      },
+      { subtopologyId: '2', nodes: [n('repartition-source', 1, { sourceTopics: ['app-agg-repartition'] })] },
+    ],
+    globalStores: [
+      {
+        source: n('gsrc', 1, { sourceTopics: ['positions'], successors: ['gproc'] }),
+        processor: n('gproc', 2, { stores: ['positions-store'] }),
+      },
+    ],
+  },
+  'pattern-dynamic': {
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        nodes: [
+          n('pattern-source', 1, { successors: ['router'] }),
+          n('router', 2, { successors: ['dynamic-sink'] }),
+          n('dynamic-sink', 3, { sinkTopic: null }),
+        ],
+      },
+    ],
+    globalStores: [],
+  },
+  empty: { subtopologies: [], globalStores: [] },
+}
+
+function described(groupId: string): StreamsGroupDescribeResponseDescribedGroup {
+  const base = { groupId, groupState: 'Stable', topology: { epoch: 0, subtopologies: [] } }
+  if (groupId in DESCRIPTIONS) {
+    return createStreamsGroupDescribeResponseDescribedGroup({
+      ...base,
+      topologyDescriptionStatus: 3,
+      topologyDescription: DESCRIPTIONS[groupId]!,
+    })
+  }
+  if (groupId === 'notstored')
+    return createStreamsGroupDescribeResponseDescribedGroup({ ...base, topologyDescriptionStatus: 1 })
+  if (groupId === 'error')
+    return createStreamsGroupDescribeResponseDescribedGroup({ ...base, topologyDescriptionStatus: 2 })
+  if (groupId === 'notrequested')
+    return createStreamsGroupDescribeResponseDescribedGroup({ ...base, topologyDescriptionStatus: 0 })
+  return createStreamsGroupDescribeResponseDescribedGroup({
+    groupId,
+    errorCode: 69,
+    errorMessage: `Group ${groupId} not found.`,
+  })
+}
+
+let broker: FakeBroker
+let v0broker: FakeBroker
+let server: string
+let tmp: string
+
+before(async () => {
+  broker = await FakeBroker.start()
+  broker.on(89, (r) => ({ groups: r.request.groupIds.map(described) }))
+  broker.on(16, () => ({
+    groups: [
+      { groupId: 'linear', protocolType: 'streams', groupState: 'Stable', groupType: 'streams' },
+      { groupId: 'notstored', protocolType: 'streams', groupState: 'Empty', groupType: 'streams' },
+    ],
+  }))
+  broker.on(42, (r) => ({
+    results: r.request.groupsNames.map((g) =>
+      g === 'stuck'
+        ? { groupId: g, errorCode: 134, errorMessage: 'plugin backend unavailable' }
+        : { groupId: g, errorCode: 0, errorMessage: null },
+    ),
+  }))
+  server = `127.0.0.1:${broker.port}`
+  v0broker = await FakeBroker.start()
+  v0broker.apiVersions.set(89, { min: 0, max: 0 })
+  tmp = mkdtempSync(join(tmpdir(), 'ksg-'))
+})
+after(async () => {
+  await broker.close()
+  await v0broker.close()
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+describe('kafka-streams-groups --describe --topology', () => {
+  it('prints every fixture byte for byte, groups one after another, exit 0', async () => {
+    const names = [
+      'linear',
+      'branching',
+      'multiple-subtopologies',
+      'global-stores',
+      'pattern-dynamic',
+      'wordcount',
+      'empty',
+    ]
+    const r = await run([
+      '--bootstrap-server',
+      server,
+      '--describe',
+      '--topology',
+      ...names.flatMap((g) => ['--group', g]),
+    ])
+    assert.equal(r.stderr, '')
+    assert.equal(r.stdout, names.map((g) => fixture(`${g}.txt`)).join(''))
+    assert.equal(r.code, 0)
+  })
+
+  it('NOT_STORED, ERROR and other statuses print Kafka messages; processing continues; exit 1', async () => {
+    const r = await run([
+      '--bootstrap-server',
+      server,
+      '--describe',
+      '--topology',
+      '--group',
+      'notstored',
+      '--group',
+      'error',
+      '--group',
+      'notrequested',
+      '--group',
+      'linear',
+    ])
+    assert.equal(
+      r.stdout,
+      "\nError: No topology description is stored for streams group 'notstored'.\n" +
+        "\nError: The broker failed to fetch the topology description for streams group 'error'. See the broker logs for details.\n" +
+        "\nError: No topology description is available for streams group 'notrequested' (status: NOT_REQUESTED).\n" +
+        fixture('linear.txt'),
+    )
+    assert.equal(r.stderr, '')
+    assert.equal(r.code, 1)
+  })
+
+  it('a group error ends the command with the exception text and a stack trace on stderr', async () => {
+    const r = await run([
+      '--bootstrap-server',
+      server,
+      '--describe',
+      '--topology',
+      '--group',
+      'linear',
+      '--group',
+      'non-existing-group',
+      '--group',
+      'linear',
+    ])
+    assert.equal(
+      r.stdout,
+      fixture('linear.txt') +
+        '\nError: Executing streams group command failed due to org.apache.kafka.common.errors.GroupIdNotFoundException: Group non-existing-group not found.\n',
+    )
+    assert.match(r.stderr, /at /)
+    assert.equal(r.code, 1)
+  })
+
+  it('against a describe-v0 broker fails with UnsupportedVersionException', async () => {
+    const r = await run([
+      '--bootstrap-server',
+      `127.0.0.1:${v0broker.port}`,
+      '--describe',
+      '--topology',
+      '--group',
+      'g',
+    ])
+    assert.equal(
+      r.stdout,
+      '\nError: Executing streams group command failed due to org.apache.kafka.common.errors.UnsupportedVersionException: Attempted to write a non-default includeTopologyDescription at version 0\n',
+    )
+    assert.equal(r.code, 1)
+  })
+
+  it('--all-groups describes the listed streams groups in order', async () => {
+    const r = await run(['--bootstrap-server', server, '--describe', '--topology', '--all-groups'])
+    assert.equal(
+      r.stdout,
+      fixture('linear.txt') + "\nError: No topology description is stored for streams group 'notstored'.\n",
+    )
+    assert.equal(r.code, 1)
+  })
+
+  it('--output dot and mermaid quote identifiers; json carries the model', async () => {
+    const dot = await run([
+      '--bootstrap-server',
+      server,
+      '--describe',
+      '--topology',
+      '--group',
+      'branching',
+      '--output',
+      'dot',
+    ])
+    assert.equal(dot.code, 0)
+    assert.match(dot.stdout, /^digraph "streams-group:branching" \{/)
+    assert.match(dot.stdout, / {2}"sub_0\/source" -> "sub_0\/branch-a";/)
+    assert.match(dot.stdout, /label="Sink: sink-b\\ntopic: out.b"/)
+    const mermaid = await run([
+      '--bootstrap-server',
+      server,
+      '--describe',
+      '--topology',
+      '--group',
+      'branching',
+      '--output',
+      'mermaid',
+    ])
+    assert.match(mermaid.stdout, /^flowchart LR\n {2}subgraph c0\["Sub-topology: 0"\]/)
+    assert.match(mermaid.stdout, /n4\[\/"Source: source<br\/>topics: \[in-1, in-2\]"\/\]/)
+    const json = await run([
+      '--bootstrap-server',
+      server,
+      '--describe',
+      '--topology',
+      '--group',
+      'linear',
+      '--output',
+      'json',
+    ])
+    const parsed = JSON.parse(json.stdout) as {
+      groupId: string
+      subtopologies: Array<{ nodes: Array<{ predecessors: string[] }> }>
+    }
+    assert.equal(parsed.groupId, 'linear')
+    assert.deepEqual(parsed.subtopologies[0]!.nodes[1]!.predecessors, ['source'])
+  })
+})
+
+describe('kafka-streams-groups validation (exit 1)', () => {
+  const cases: Array<[string[], string, boolean]> = [
+    [
+      ['--bootstrap-server', 'h:1', '--list', '--topology'],
+      'Option(s) [topology] are unavailable given other options on the command line\n',
+      false,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--describe', '--topology'],
+      'Option [describe] takes one of these options: [all-groups], [group]\n',
+      true,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--describe', '--group', 'g', '--members', '--topology'],
+      'Option [describe] takes at most one of these options: [members], [offsets], [state], [topology]\n',
+      true,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--describe', '--group', 'g', '--state', 'Stable'],
+      'Option [describe] does not take a value for [state]\n',
+      true,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--describe', '--list', '--group', 'g', '--topology'],
+      'Option "[list]" can\'t be used with option "[topology]"\n',
+      true,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--describe', '--group', 'g', '--all-groups'],
+      'Option "[group]" can\'t be used with option "[all-groups]"\n',
+      true,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--group', 'g', '--all-groups', '--delete', '--describe'],
+      'Option "[group]" can\'t be used with option "[all-groups]"\n',
+      true,
+    ],
+    [
+      ['--bootstrap-server', 'h:1', '--group', 'g'],
+      'Command must include exactly one action: --list, --describe, --delete, --reset-offsets, or --delete-offsets.\n',
+      true,
+    ],
+    [['--list'], 'Missing required argument "[bootstrap-server]"\n', true],
+    [['--bootstrap-server', 'h:1', '--nope'], 'nope is not a recognized option\n', false],
+    [
+      ['--bootstrap-server', 'h:1', '--delete'],
+      'Option [delete] takes one of these options: [all-groups], [group]\n',
+      true,
+    ],
+  ]
+  for (const [args, message, withHelp] of cases) {
+    it(message.trim(), async () => {
+      const r = await run(args)
+      assert.equal(r.code, 1)
+      assert.equal(r.stdout, '')
+      assert.ok(r.stderr.startsWith(message), r.stderr)
+      assert.equal(r.stderr.includes('--bootstrap-server <server to connect to>'), withHelp)
+    })
+  }
+})
+
+describe('kafka-streams-groups --list and --delete', () => {
+  it('--list prints streams group ids; --state adds the state column', async () => {
+    const r = await run(['--bootstrap-server', server, '--list'])
+    assert.equal(r.stdout, 'linear\nnotstored\n')
+    assert.equal(r.code, 0)
+    const s = await run(['--bootstrap-server', server, '--list', '--state'])
+    assert.equal(s.stdout, 'GROUP           STATE\nlinear          Stable\nnotstored       Empty\n')
+  })
+
+  it('--delete prints the per-group error message and exits 0', async () => {
+    const r = await run(['--bootstrap-server', server, '--delete', '--group', 'stuck', '--group', 'gone'])
+    assert.equal(
+      r.stdout,
+      '\nError: Deletion of some streams groups failed:\n' +
+        "* Group 'stuck' could not be deleted due to: org.apache.kafka.common.errors.GroupDeletionFailedException: DeleteGroups could not complete; see the error message on the per-group result for details.\n" +
+        '  Error message: plugin backend unavailable\n' +
+        "\nThese streams groups were deleted successfully: 'gone'.\n",
+    )
+    assert.equal(r.code, 0)
+    const ok = await run(['--bootstrap-server', server, '--delete', '--group', 'a'])
+    assert.equal(ok.stdout, "Deletion of requested streams groups ('a') was successful.\n")
+  })
+
+  it('--command-config is read as a properties file; a missing file is an error', async () => {
+    const file = join(tmp, 'admin.properties')
+    writeFileSync(
+      file,
+      '# comment\nclient.id = cli-test\nsecurity.protocol=PLAINTEXT\nrequest.timeout.ms: 5000\n',
+    )
+    const r = await run(['--bootstrap-server', server, '--list', '--command-config', file])
+    assert.equal(r.code, 0)
+    assert.ok(broker.requestsOf(16).some((x) => x.header.clientId === 'cli-test'))
+    const missing = await run(['--bootstrap-server', server, '--list', '--command-config', join(tmp, 'nope')])
+    assert.equal(missing.code, 1)
+    assert.match(missing.stdout, /Executing streams group command failed due to .*nope/)
+  })
+})
