@@ -14,6 +14,8 @@ export type {
   RuntimeLogger,
   ShardStateMachine,
   ShardTimer,
+  TimerIntent,
+  TimerIntents,
   TimerOptions,
   WriteOperation,
   WriteResult,

@@ -7,6 +7,7 @@ import type {
   RuntimeLogger,
   ShardStateMachine,
   ShardTimer,
+  TimerIntents,
   TimerOptions,
   WriteOperation,
 } from './types.js'
@@ -34,13 +35,15 @@ interface TimerEntry {
   handle: TimerHandle
 }
 
-interface ShardContext<S> {
+interface ShardContext<S, R> {
   readonly id: number
   state: ShardState
   shard: S | undefined
   /** The end of this shard's operation queue; never rejects. */
   tail: Promise<void>
   readonly timers: Map<string, TimerEntry>
+  /** The shard's ShardTimer, built once. */
+  timer: ShardTimer<S, R> | undefined
   failure: unknown
 }
 
@@ -75,7 +78,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   readonly #log: RuntimeLogger
   readonly #compactionIntervalMs: number | undefined
   readonly #closeStore: boolean
-  readonly #shards: ShardContext<S>[] = []
+  readonly #shards: ShardContext<S, R>[] = []
   #compactionTimer: TimerHandle | undefined
   #closing: Promise<void> | undefined
 
@@ -113,6 +116,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         shard: undefined,
         tail: Promise.resolve(),
         timers: new Map(),
+        timer: undefined,
         failure: undefined,
       })
     }
@@ -221,7 +225,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     if (this.#closeStore) await this.#store.close()
   }
 
-  async #loadShard(ctx: ShardContext<S>): Promise<void> {
+  async #loadShard(ctx: ShardContext<S, R>): Promise<void> {
     if (ctx.state !== 'unloaded' || this.#closing !== undefined) return
     ctx.state = 'loading'
     const started = this.#clock.now()
@@ -263,7 +267,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     }
   }
 
-  #context(shardId: number): ShardContext<S> {
+  #context(shardId: number): ShardContext<S, R> {
     const ctx = Number.isInteger(shardId) ? this.#shards[shardId] : undefined
     if (ctx === undefined) {
       throw new CoordinatorRuntimeError(
@@ -276,7 +280,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   }
 
   /** Throws unless the shard serves operations. */
-  #checkActive(ctx: ShardContext<S>, name: string): void {
+  #checkActive(ctx: ShardContext<S, R>, name: string): void {
     if (ctx.state === 'active' && this.#closing === undefined) return
     if (ctx.state === 'loading' || ctx.state === 'unloaded') {
       throw new CoordinatorRuntimeError(
@@ -305,8 +309,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     )
   }
 
-  #enqueue<T>(shardId: number, name: string, run: (ctx: ShardContext<S>) => Promise<T>): Promise<T> {
-    let ctx: ShardContext<S>
+  #enqueue<T>(shardId: number, name: string, run: (ctx: ShardContext<S, R>) => Promise<T>): Promise<T> {
+    let ctx: ShardContext<S, R>
     try {
       ctx = this.#context(shardId)
       this.#checkActive(ctx, name)
@@ -326,7 +330,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     return result
   }
 
-  async #runWrite<T>(ctx: ShardContext<S>, name: string, op: WriteOperation<S, R, T>): Promise<T> {
+  async #runWrite<T>(ctx: ShardContext<S, R>, name: string, op: WriteOperation<S, R, T>): Promise<T> {
     const shard = ctx.shard as S
     const result = op(shard, this.#clock.now())
     if (isThenable(result)) throw this.#asyncOperation(name)
@@ -338,8 +342,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         { shardId: ctx.id },
       )
     }
+    // Checked before the append: once the records are durable, the operation must not fail.
+    this.#checkTimerIntents(name, result.timers)
     const records = result.records
-    if (records.length === 0) return result.response
+    if (records.length === 0) {
+      this.#applyTimerIntents(ctx, result.timers)
+      return result.response
+    }
     // A serializer throw is the operation's bug; nothing has been written yet.
     const encoded = records.map((r) => this.#serde.serialize(r))
     try {
@@ -371,7 +380,49 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         { cause, shardId: ctx.id },
       )
     }
+    this.#applyTimerIntents(ctx, result.timers)
     return result.response
+  }
+
+  #checkTimerIntents(name: string, intents: TimerIntents<S, R> | undefined): void {
+    if (intents === undefined) return
+    const bad = (why: string): CoordinatorRuntimeError =>
+      new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'NOT_COORDINATOR',
+        `write operation ${name}: ${why}`,
+      )
+    if (intents === null || typeof intents !== 'object') throw bad('timers must be an object')
+    if (intents.cancel !== undefined && !Array.isArray(intents.cancel))
+      throw bad('timers.cancel must be an array')
+    if (intents.schedule !== undefined && !Array.isArray(intents.schedule))
+      throw bad('timers.schedule must be an array')
+    for (const t of intents.cancel ?? []) {
+      if (typeof t !== 'string') throw bad('timer keys must be strings')
+    }
+    for (const t of intents.schedule ?? []) {
+      if (t === null || typeof t !== 'object' || typeof t.key !== 'string' || typeof t.op !== 'function') {
+        throw bad('every scheduled timer needs a string key and an op function')
+      }
+      if (!Number.isFinite(t.delayMs) || t.delayMs < 0) throw bad(`timer ${t.key}: delayMs must be >= 0`)
+      const r = t.retryBackoffMs
+      if (r !== undefined && !(Number.isFinite(r) && r >= 0))
+        throw bad(`timer ${t.key}: retryBackoffMs must be >= 0`)
+    }
+  }
+
+  #applyTimerIntents(ctx: ShardContext<S, R>, intents: TimerIntents<S, R> | undefined): void {
+    if (intents === undefined) return
+    const timer = this.#timerFor(ctx)
+    for (const key of intents.cancel ?? []) timer.cancel(key)
+    for (const t of intents.schedule ?? []) {
+      timer.schedule(
+        t.key,
+        t.delayMs,
+        t.op,
+        t.retryBackoffMs === undefined ? undefined : { retryBackoffMs: t.retryBackoffMs },
+      )
+    }
   }
 
   #asyncOperation(name: string): CoordinatorRuntimeError {
@@ -382,7 +433,12 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     )
   }
 
-  #timerFor(ctx: ShardContext<S>): ShardTimer<S, R> {
+  #timerFor(ctx: ShardContext<S, R>): ShardTimer<S, R> {
+    if (ctx.timer === undefined) ctx.timer = this.#buildTimer(ctx)
+    return ctx.timer
+  }
+
+  #buildTimer(ctx: ShardContext<S, R>): ShardTimer<S, R> {
     const schedule = (
       key: string,
       delayMs: number,

@@ -20,9 +20,29 @@ export interface RecordSerde<R> {
 }
 
 /** What a write operation returns: the records that express its change, and its response. */
-export interface WriteResult<R, T> {
+export interface WriteResult<R, T, S = unknown> {
   readonly records: readonly R[]
   readonly response: T
+  /**
+   * Timers to cancel, then to schedule, once the records are durable and replayed (dropped when the
+   * append fails). This lets a pure operation arm timers without touching a timer object; it is
+   * applied inside the shard's queue, so no later operation can see the timers in an older state.
+   */
+  readonly timers?: TimerIntents<S, R>
+}
+
+/** A timer an operation asks for; see {@link ShardTimer.schedule}. */
+export interface TimerIntent<S, R> {
+  readonly key: string
+  readonly delayMs: number
+  readonly op: WriteOperation<S, R, void>
+  readonly retryBackoffMs?: number
+}
+
+export interface TimerIntents<S, R> {
+  readonly schedule?: readonly TimerIntent<S, R>[]
+  /** Keys to cancel; an unknown key is ignored. */
+  readonly cancel?: readonly string[]
 }
 
 /**
@@ -31,7 +51,7 @@ export interface WriteResult<R, T> {
  * must not await, and must not read the clock or draw random numbers. Because it is pure, a failed
  * append leaves the shard exactly as it was.
  */
-export type WriteOperation<S, R, T> = (shard: S, nowMs: number) => WriteResult<R, T>
+export type WriteOperation<S, R, T> = (shard: S, nowMs: number) => WriteResult<R, T, S>
 
 /** A read operation: runs in the shard's queue, after every operation scheduled before it. */
 export type ReadOperation<S, T> = (shard: S, nowMs: number) => T

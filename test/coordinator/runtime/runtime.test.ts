@@ -550,3 +550,63 @@ test('closeStore: false leaves a shared store open', async () => {
   assert.equal((await store.load(0)).length, 1)
   await store.close()
 })
+
+test('timer intents in a write result are applied after the append and replay, and dropped when the append fails', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  assert.equal(s.runtime.timer(0), s.shards.get(0)!.timer, 'one ShardTimer per shard')
+  const fired: string[] = []
+  const expire =
+    (key: string): WriteOperation<KvShard, KvRecord, void> =>
+    (_shard, now) => {
+      fired.push(`${key}@${now}`)
+      return { records: [{ key, value: null }], response: undefined }
+    }
+  const join =
+    (member: string): WriteOperation<KvShard, KvRecord, string> =>
+    () => ({
+      records: [{ key: member, value: 1 }],
+      response: member,
+      timers: {
+        cancel: [`session-${member}`],
+        schedule: [{ key: `session-${member}`, delayMs: 45_000, op: expire(member) }],
+      },
+    })
+  assert.equal(await s.runtime.scheduleWriteOperation('join', 0, join('m1')), 'm1')
+  assert.equal(s.runtime.timer(0).isScheduled('session-m1'), true)
+
+  store.failNextAppend()
+  await assert.rejects(s.runtime.scheduleWriteOperation('join', 0, join('m2')), CoordinatorWriteError)
+  assert.equal(
+    s.runtime.timer(0).isScheduled('session-m2'),
+    false,
+    'no timer for a write that did not happen',
+  )
+
+  // A write without records may still cancel timers.
+  await s.runtime.scheduleWriteOperation('leave', 0, () => ({
+    records: [],
+    response: undefined,
+    timers: { cancel: ['session-m1', 'unknown-key'] },
+  }))
+  assert.equal(s.runtime.timer(0).isScheduled('session-m1'), false)
+  await s.runtime.scheduleWriteOperation('join', 0, join('m3'))
+  s.clock.advance(45_000)
+  await drain(s, 0)
+  assert.deepEqual(fired, ['m3@1045000'])
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [['m1', 1]])
+
+  // Malformed intents are refused before anything is written.
+  const before = (await store.load(0)).length
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('bad', 0, () => ({
+      records: [{ key: 'x', value: 1 }],
+      response: undefined,
+      timers: { schedule: [{ key: 't', delayMs: -1, op: expire('x') }] },
+    })),
+    /timer t: delayMs must be >= 0/,
+  )
+  assert.equal((await store.load(0)).length, before)
+  await s.runtime.close()
+})
