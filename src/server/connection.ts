@@ -112,7 +112,10 @@ export class Connection {
   #onData(chunk: Buffer): void {
     if (this.#closeAfterDrain !== null || this.#closed) return
     this.#frames.push(chunk)
+    // Responses answered synchronously while this chunk is handled leave in one write.
+    this.#socket.cork()
     this.#readFrames()
+    this.#socket.uncork()
     this.#updatePause()
   }
 
