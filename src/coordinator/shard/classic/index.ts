@@ -1,0 +1,4 @@
+export * from './group.js'
+export * from './manager.js'
+export * from './records.js'
+export * from './types.js'

@@ -1,0 +1,1218 @@
+/**
+ * The classic part of the group metadata manager (Kafka's GroupMetadataManager classicGroup*):
+ * JoinGroup, SyncGroup, Heartbeat and LeaveGroup, their timers (session, join phase, initial
+ * rebalance delay, pending sync), DescribeGroups / ListGroups rows, deletion, offset validation and
+ * `replay` of GroupMetadata records.
+ *
+ * Everything is synchronous and deterministic: time comes in as `nowMs`, new member ids are built
+ * from a uuid the service passes in, and parked requests are tokens (see types.ts for the
+ * deferred-response contract). As in Kafka, the group itself is in-memory state that handlers update
+ * and GroupMetadata records are checkpoints; `replay` rebuilds a group from its last checkpoint when
+ * the shard loads, and applies a checkpoint this manager wrote to the live group (the assignment of
+ * a SyncGroup takes effect only then, once it is stored).
+ */
+import { ErrorCode } from '../../../protocol/errors.js'
+import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
+import type { DescribeGroupsResponseDescribedGroup } from '../../../protocol/generated/messages/DescribeGroupsResponse.js'
+import type { HeartbeatRequest } from '../../../protocol/generated/messages/HeartbeatRequest.js'
+import { createHeartbeatResponse } from '../../../protocol/generated/messages/HeartbeatResponse.js'
+import type { JoinGroupRequest } from '../../../protocol/generated/messages/JoinGroupRequest.js'
+import {
+  createJoinGroupResponse,
+  type JoinGroupResponse,
+  type JoinGroupResponseJoinGroupResponseMember,
+} from '../../../protocol/generated/messages/JoinGroupResponse.js'
+import type { LeaveGroupRequest } from '../../../protocol/generated/messages/LeaveGroupRequest.js'
+import {
+  createLeaveGroupResponse,
+  type LeaveGroupResponseMemberResponse,
+} from '../../../protocol/generated/messages/LeaveGroupResponse.js'
+import type { SyncGroupRequest } from '../../../protocol/generated/messages/SyncGroupRequest.js'
+import {
+  createSyncGroupResponse,
+  type SyncGroupResponse,
+} from '../../../protocol/generated/messages/SyncGroupResponse.js'
+import {
+  type ClassicProtocol,
+  ClassicGroup,
+  ClassicGroupMember,
+  ClassicGroupState,
+  EMPTY_BYTES,
+  type RequestToken,
+} from './group.js'
+import {
+  currentAssignment,
+  emptyGroupMetadataRecord,
+  type GroupMetadataRecord,
+  groupMetadataRecord,
+  groupMetadataTombstone,
+} from './records.js'
+import {
+  type ClassicCompletion,
+  type ClassicDeferredResult,
+  type ClassicHeartbeatResult,
+  type ClassicJoinResult,
+  type ClassicLeaveResult,
+  type ClassicScheduledTimer,
+  type ClassicTimerIntents,
+  type ClassicTimerOpResult,
+  heartbeatKey,
+  joinKey,
+  syncKey,
+} from './types.js'
+
+/** Broker settings for classic groups (group-level overrides already applied). */
+export interface ClassicGroupConfig {
+  /** group.min.session.timeout.ms */
+  readonly minSessionTimeoutMs: number
+  /** group.max.session.timeout.ms */
+  readonly maxSessionTimeoutMs: number
+  /** group.initial.rebalance.delay.ms */
+  readonly initialRebalanceDelayMs: number
+  /** group.max.size */
+  readonly maxSize: number
+  /** How long a new member's parked JoinGroup may wait (Kafka: 5 minutes, not configurable). */
+  readonly newMemberJoinTimeoutMs: number
+}
+
+export const CLASSIC_GROUP_CONFIG_DEFAULTS: ClassicGroupConfig = Object.freeze({
+  minSessionTimeoutMs: 6000,
+  maxSessionTimeoutMs: 1800000,
+  initialRebalanceDelayMs: 3000,
+  maxSize: 2147483647,
+  newMemberJoinTimeoutMs: 300000,
+})
+
+/**
+ * Groups of other types that share the id space. The join consults it during its group lookup: a
+ * non-empty group of another type answers INCONSISTENT_GROUP_PROTOCOL; an empty streams group is
+ * converted (its tombstones come from `deleteEmptyGroupRecords` and are written with the join).
+ */
+export interface OtherGroupTypes {
+  /** 'streams', 'consumer', 'share', … or undefined when no group of another type has this id. */
+  typeOf(groupId: string): string | undefined
+  isEmpty(groupId: string): boolean
+  /** The tombstones that delete an empty group of another type. */
+  deleteEmptyGroupRecords(groupId: string): CoordinatorRecord[]
+}
+
+export interface ClassicGroupManagerOptions {
+  readonly config?: ClassicGroupConfig
+  readonly otherGroups?: OtherGroupTypes
+}
+
+export interface ClassicJoinContext {
+  readonly nowMs: number
+  readonly apiVersion: number
+  /** From the request header. */
+  readonly clientId: string
+  /** The connection's address, e.g. "/127.0.0.1". */
+  readonly clientHost: string
+  /** The service's handle for this request's answer. */
+  readonly token: RequestToken
+  /** A fresh uuid, used if the join creates a member id (`<clientId or instanceId>-<uuid>`). */
+  readonly newMemberUuid: string
+  /**
+   * True when the service has cleaned up what an empty streams group with this id holds outside
+   * the shard, so the join may convert it (Kafka's topologyCleanupHandled).
+   */
+  readonly conversionReady?: boolean
+}
+
+export interface ClassicSyncContext {
+  readonly nowMs: number
+  readonly apiVersion: number
+  readonly token: RequestToken
+}
+
+export interface ClassicOpContext {
+  readonly nowMs: number
+  readonly apiVersion: number
+}
+
+export interface ListedClassicGroup {
+  readonly groupId: string
+  readonly protocolType: string
+  readonly groupState: ClassicGroupState
+  readonly groupType: 'classic'
+}
+
+/** A failure of a whole request: Kafka's error code and the message the client may see. */
+export class ClassicGroupError extends Error {
+  override name = 'ClassicGroupError'
+  readonly errorCode: number
+  readonly errorMessage: string | null
+  constructor(errorCode: number, errorMessage: string | null) {
+    super(errorMessage ?? `error code ${errorCode}`)
+    this.errorCode = errorCode
+    this.errorMessage = errorMessage
+  }
+}
+
+const UNKNOWN_MEMBER_ID = ''
+const CONSUMER_PROTOCOL_TYPE = 'consumer'
+
+/** Collects what one operation produces. */
+class Out {
+  readonly records: CoordinatorRecord[] = []
+  readonly completions: ClassicCompletion[] = []
+  readonly schedule: ClassicScheduledTimer[] = []
+  readonly cancel: string[] = []
+  timers(): ClassicTimerIntents {
+    return { schedule: this.schedule, cancel: this.cancel }
+  }
+  deferred(): ClassicDeferredResult {
+    return { records: this.records, completions: this.completions, timers: this.timers() }
+  }
+  join(token: RequestToken, response: JoinGroupResponse): void {
+    this.completions.push({ api: 'JoinGroup', token, response })
+  }
+  sync(token: RequestToken, response: SyncGroupResponse): void {
+    this.completions.push({ api: 'SyncGroup', token, response })
+  }
+}
+
+const joinError = (memberId: string, errorCode: number): JoinGroupResponse =>
+  createJoinGroupResponse({ memberId, errorCode })
+
+function protocolsOf(request: JoinGroupRequest): ClassicProtocol[] {
+  return request.protocols.map((p) => ({ name: p.name, metadata: p.metadata }))
+}
+
+export class ClassicGroupManager {
+  readonly #groups = new Map<string, ClassicGroup>()
+  readonly #pendingTimers = new Set<string>()
+  readonly #config: ClassicGroupConfig
+  readonly #otherGroups: OtherGroupTypes | undefined
+
+  constructor(options: ClassicGroupManagerOptions = {}) {
+    this.#config = options.config ?? CLASSIC_GROUP_CONFIG_DEFAULTS
+    this.#otherGroups = options.otherGroups
+  }
+
+  // ---- lookups ----
+
+  group(groupId: string): ClassicGroup | undefined {
+    return this.#groups.get(groupId)
+  }
+
+  groupIds(): string[] {
+    return [...this.#groups.keys()]
+  }
+
+  hasGroup(groupId: string): boolean {
+    return this.#groups.has(groupId)
+  }
+
+  /** Whether a timer key is scheduled (from this manager's point of view). */
+  isTimerScheduled(key: string): boolean {
+    return this.#pendingTimers.has(key)
+  }
+
+  // ---- JoinGroup (v0–9) ----
+
+  classicGroupJoin(ctx: ClassicJoinContext, request: JoinGroupRequest): ClassicJoinResult {
+    const out = new Out()
+    const req: JoinGroupRequest =
+      ctx.apiVersion === 0 ? { ...request, rebalanceTimeoutMs: request.sessionTimeoutMs } : request
+    const { groupId, memberId } = req
+
+    // 1. Request checks Kafka's service makes before the shard.
+    if (groupId === '') {
+      out.join(ctx.token, joinError(memberId, ErrorCode.INVALID_GROUP_ID))
+      return { ...out.deferred(), conversionRequired: null }
+    }
+    if (
+      req.sessionTimeoutMs < this.#config.minSessionTimeoutMs ||
+      req.sessionTimeoutMs > this.#config.maxSessionTimeoutMs
+    ) {
+      out.join(ctx.token, joinError(memberId, ErrorCode.INVALID_SESSION_TIMEOUT))
+      return { ...out.deferred(), conversionRequired: null }
+    }
+
+    // 2. Group lookup, including groups of other types.
+    const otherType = this.#groups.has(groupId) ? undefined : this.#otherGroups?.typeOf(groupId)
+    if (otherType !== undefined) {
+      const other = this.#otherGroups!
+      if (otherType === 'streams' && other.isEmpty(groupId)) {
+        if (ctx.conversionReady !== true) return { ...out.deferred(), conversionRequired: 'streams' }
+        out.records.push(...other.deleteEmptyGroupRecords(groupId))
+      } else {
+        out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
+        return { ...out.deferred(), conversionRequired: null }
+      }
+    }
+    const isUnknownMember = memberId === UNKNOWN_MEMBER_ID
+    let group = this.#groups.get(groupId)
+    const isNewGroup = group === undefined
+    if (!group) {
+      if (!isUnknownMember) {
+        out.join(ctx.token, joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID))
+        return { ...out.deferred(), conversionRequired: null }
+      }
+      group = new ClassicGroup({ groupId, state: ClassicGroupState.EMPTY, currentStateTimestamp: ctx.nowMs })
+      this.#groups.set(groupId, group)
+    }
+    group.live = true
+
+    // 3. Size limit, then new or existing member.
+    if (!this.#acceptJoiningMember(group, memberId)) {
+      group.remove(memberId)
+      out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.GROUP_MAX_SIZE_REACHED))
+    } else if (isUnknownMember) {
+      this.#joinNewMember(ctx, req, group, out)
+    } else {
+      this.#joinExistingMember(ctx, req, group, out)
+    }
+
+    // 4. A new group is made durable even when nothing else is written.
+    if (isNewGroup && !out.records.some((r) => r.type === 'GroupMetadata')) {
+      out.records.push(emptyGroupMetadataRecord(group))
+    }
+    return { ...out.deferred(), conversionRequired: null }
+  }
+
+  #acceptJoiningMember(group: ClassicGroup, memberId: string): boolean {
+    const max = this.#config.maxSize
+    switch (group.state) {
+      case ClassicGroupState.EMPTY:
+      case ClassicGroupState.DEAD:
+        return true
+      case ClassicGroupState.PREPARING_REBALANCE:
+        // Counting members awaiting join (not members) lets the last rejoining members be turned
+        // away when the limit was lowered.
+        return (group.member(memberId)?.awaitingJoin ?? null) !== null || group.numAwaitingJoin() < max
+      default:
+        return group.members.has(memberId) || group.members.size < max
+    }
+  }
+
+  #joinNewMember(ctx: ClassicJoinContext, req: JoinGroupRequest, group: ClassicGroup, out: Out): void {
+    const protocols = protocolsOf(req)
+    if (group.is(ClassicGroupState.DEAD)) {
+      out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.COORDINATOR_NOT_AVAILABLE))
+      return
+    }
+    if (!group.supportsProtocols(req.protocolType, protocols)) {
+      out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
+      return
+    }
+    const instanceId = req.groupInstanceId
+    const newMemberId = `${instanceId ?? ctx.clientId}-${ctx.newMemberUuid}`
+    if (instanceId !== null) {
+      const existing = group.staticMemberId(instanceId)
+      if (existing !== undefined) {
+        this.#updateStaticMember(ctx, req, group, existing, newMemberId, out)
+      } else {
+        this.#addMemberThenRebalanceOrCompleteJoin(ctx, req, group, newMemberId, out)
+      }
+      return
+    }
+    if (ctx.apiVersion >= 4) {
+      // KIP-394: the member must come back with the id it is given; until then it is pending.
+      group.pendingJoinMembers.add(newMemberId)
+      this.#schedule(out, this.#heartbeatTimer(group.groupId, newMemberId, req.sessionTimeoutMs))
+      out.join(ctx.token, joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED))
+      return
+    }
+    this.#addMemberThenRebalanceOrCompleteJoin(ctx, req, group, newMemberId, out)
+  }
+
+  #joinExistingMember(ctx: ClassicJoinContext, req: JoinGroupRequest, group: ClassicGroup, out: Out): void {
+    const { memberId } = req
+    const protocols = protocolsOf(req)
+    if (group.is(ClassicGroupState.DEAD)) {
+      out.join(ctx.token, joinError(memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE))
+      return
+    }
+    if (!group.supportsProtocols(req.protocolType, protocols)) {
+      out.join(ctx.token, joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
+      return
+    }
+    if (group.isPendingMember(memberId)) {
+      if (req.groupInstanceId !== null) {
+        // Pending members are dynamic by construction; a static id here means a confused client.
+        out.join(ctx.token, joinError(memberId, ErrorCode.INVALID_REQUEST))
+        return
+      }
+      this.#addMemberThenRebalanceOrCompleteJoin(ctx, req, group, memberId, out)
+      return
+    }
+    const error = validateMember(group, memberId, req.groupInstanceId)
+    if (error !== ErrorCode.NONE) {
+      out.join(ctx.token, createJoinGroupResponse({ memberId, errorCode: error, protocolName: null }))
+      return
+    }
+    const member = group.member(memberId)!
+    switch (group.state) {
+      case ClassicGroupState.PREPARING_REBALANCE:
+        this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, out)
+        return
+      case ClassicGroupState.COMPLETING_REBALANCE:
+        if (member.matches(protocols)) {
+          // The member probably lost its JoinGroup answer: repeat it for the current generation.
+          out.join(ctx.token, this.#joinResponseFor(group, memberId, group.isLeader(memberId), false))
+        } else {
+          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, out)
+        }
+        return
+      case ClassicGroupState.STABLE:
+        // A leader's JoinGroup always rebalances: that is how it reacts to changes that do not show
+        // in member metadata (topic metadata for consumers).
+        if (group.isLeader(memberId) || !member.matches(protocols)) {
+          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, out)
+        } else {
+          out.join(ctx.token, this.#joinResponseFor(group, memberId, false, false))
+        }
+        return
+      default:
+        // Empty: the member must reset its generation and join again.
+        out.join(ctx.token, joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID))
+    }
+  }
+
+  #joinResponseFor(
+    group: ClassicGroup,
+    memberId: string,
+    withMembers: boolean,
+    skipAssignment: boolean,
+  ): JoinGroupResponse {
+    return createJoinGroupResponse({
+      members: withMembers ? this.#currentMembers(group) : [],
+      memberId,
+      generationId: group.generationId,
+      protocolName: group.protocolName,
+      protocolType: group.protocolType,
+      leader: group.leaderId ?? '',
+      skipAssignment,
+    })
+  }
+
+  #currentMembers(group: ClassicGroup): JoinGroupResponseJoinGroupResponseMember[] {
+    return [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: m.metadata(group.protocolName),
+    }))
+  }
+
+  #addMemberThenRebalanceOrCompleteJoin(
+    ctx: ClassicJoinContext,
+    req: JoinGroupRequest,
+    group: ClassicGroup,
+    memberId: string,
+    out: Out,
+  ): void {
+    const member = new ClassicGroupMember({
+      memberId,
+      groupInstanceId: req.groupInstanceId,
+      clientId: ctx.clientId,
+      clientHost: ctx.clientHost,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs,
+      sessionTimeoutMs: req.sessionTimeoutMs,
+      protocolType: req.protocolType,
+      supportedProtocols: protocolsOf(req),
+    })
+    member.isNew = true
+    if (group.is(ClassicGroupState.PREPARING_REBALANCE) && group.previousState === ClassicGroupState.EMPTY) {
+      group.newMemberAdded = true
+    }
+    group.add(member)
+    member.awaitingJoin = ctx.token
+    // A parked new member cannot heartbeat, so its JoinGroup is bounded by the new-member timeout.
+    this.#schedule(out, this.#heartbeatTimer(group.groupId, memberId, this.#config.newMemberJoinTimeoutMs))
+    this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+  }
+
+  #updateMemberThenRebalanceOrCompleteJoin(
+    ctx: ClassicJoinContext,
+    req: JoinGroupRequest,
+    group: ClassicGroup,
+    member: ClassicGroupMember,
+    out: Out,
+  ): void {
+    this.#updateMember(member, protocolsOf(req), req, ctx.token, out)
+    this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+  }
+
+  /** Kafka's updateMember: new protocols and timeouts, and the new parked JoinGroup. */
+  #updateMember(
+    member: ClassicGroupMember,
+    protocols: readonly ClassicProtocol[],
+    req: { readonly rebalanceTimeoutMs: number; readonly sessionTimeoutMs: number },
+    token: RequestToken | null,
+    out: Out,
+  ): void {
+    member.supportedProtocols = protocols
+    member.rebalanceTimeoutMs = req.rebalanceTimeoutMs
+    member.sessionTimeoutMs = req.sessionTimeoutMs
+    // A member that joins again while a JoinGroup is parked replaces it; the older one is answered
+    // with UNKNOWN_MEMBER_ID, as Kafka's replaced future is never answered at all.
+    if (member.awaitingJoin !== null && token !== null && member.awaitingJoin !== token) {
+      out.join(member.awaitingJoin, joinError(member.memberId, ErrorCode.UNKNOWN_MEMBER_ID))
+    }
+    member.awaitingJoin = token
+  }
+
+  #updateStaticMember(
+    ctx: ClassicJoinContext,
+    req: JoinGroupRequest,
+    group: ClassicGroup,
+    oldMemberId: string,
+    newMemberId: string,
+    out: Out,
+  ): void {
+    const instanceId = req.groupInstanceId!
+    const currentLeader = group.leaderId
+    const newMember = this.#replaceStaticMember(group, instanceId, oldMemberId, newMemberId, out)
+    this.#cancel(out, heartbeatKey(group.groupId, oldMemberId))
+    this.#schedule(out, this.#heartbeatTimer(group.groupId, newMemberId, newMember.sessionTimeoutMs))
+    this.#updateMember(newMember, protocolsOf(req), req, ctx.token, out)
+
+    if (group.is(ClassicGroupState.STABLE)) {
+      if ((group.protocolName ?? '') === group.selectProtocol()) {
+        // The selected protocol stays: store the new member id, no rebalance. The answer goes out
+        // with the record (and is replaced by the storage error if the write fails).
+        out.records.push(groupMetadataRecord(group, currentAssignment(group)))
+        newMember.awaitingJoin = null
+        const isLeader = group.isLeader(newMemberId)
+        const response =
+          ctx.apiVersion >= 9
+            ? this.#joinResponseFor(group, newMemberId, isLeader, isLeader)
+            : createJoinGroupResponse({
+                memberId: newMemberId,
+                generationId: group.generationId,
+                protocolName: group.protocolName,
+                protocolType: group.protocolType,
+                leader: currentLeader ?? '',
+              })
+        out.join(ctx.token, response)
+        return
+      }
+      this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+      return
+    }
+    if (group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
+      // The leader may already be assigning to the old member id: rebalance.
+      this.#prepareRebalance(group, ctx.nowMs, out)
+      return
+    }
+    this.#maybeCompleteJoinPhase(group, ctx.nowMs, out)
+  }
+
+  /** Kafka's replaceStaticMember: fences the old id's parked requests with FENCED_INSTANCE_ID. */
+  #replaceStaticMember(
+    group: ClassicGroup,
+    instanceId: string,
+    oldMemberId: string,
+    newMemberId: string,
+    out: Out,
+  ): ClassicGroupMember {
+    const old = group.member(oldMemberId)
+    if (!old) throw new Error(`Cannot replace non-existing member id ${oldMemberId}`)
+    if (old.awaitingJoin !== null) {
+      out.join(
+        old.awaitingJoin,
+        createJoinGroupResponse({
+          memberId: oldMemberId,
+          protocolName: null,
+          protocolType: null,
+          leader: '',
+          errorCode: ErrorCode.FENCED_INSTANCE_ID,
+        }),
+      )
+    }
+    if (old.awaitingSync !== null) {
+      out.sync(old.awaitingSync, createSyncGroupResponse({ errorCode: ErrorCode.FENCED_INSTANCE_ID }))
+    }
+    const replacement = new ClassicGroupMember({
+      memberId: newMemberId,
+      groupInstanceId: old.groupInstanceId,
+      clientId: old.clientId,
+      clientHost: old.clientHost,
+      rebalanceTimeoutMs: old.rebalanceTimeoutMs,
+      sessionTimeoutMs: old.sessionTimeoutMs,
+      protocolType: old.protocolType,
+      supportedProtocols: old.supportedProtocols,
+      assignment: old.assignment,
+    })
+    // Keep the member's place in the join order.
+    const entries = [...group.members.entries()].map(([id, m]): [string, ClassicGroupMember] =>
+      id === oldMemberId ? [newMemberId, replacement] : [id, m],
+    )
+    group.members.clear()
+    for (const [id, m] of entries) group.members.set(id, m)
+    if (group.isLeader(oldMemberId)) group.leaderId = newMemberId
+    group.staticMembers.set(instanceId, newMemberId)
+    if (group.pendingSyncMembers.delete(oldMemberId)) group.pendingSyncMembers.add(newMemberId)
+    return replacement
+  }
+
+  #maybePrepareRebalanceOrCompleteJoin(group: ClassicGroup, nowMs: number, out: Out): void {
+    if (group.canRebalance()) this.#prepareRebalance(group, nowMs, out)
+    else this.#maybeCompleteJoinPhase(group, nowMs, out)
+  }
+
+  #prepareRebalance(group: ClassicGroup, nowMs: number, out: Out): void {
+    if (group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
+      this.#resetAndPropagateAssignmentWithError(group, ErrorCode.REBALANCE_IN_PROGRESS, out)
+    }
+    this.#removeSyncExpiration(group, out)
+    const initial = group.is(ClassicGroupState.EMPTY)
+    if (initial) {
+      // A new group waits for more members before its first generation.
+      const delayMs = this.#config.initialRebalanceDelayMs
+      const remainingMs = Math.max(group.rebalanceTimeoutMs() - delayMs, 0)
+      this.#schedule(out, this.#initialRebalanceTimer(group.groupId, delayMs, remainingMs))
+    }
+    group.transitionTo(ClassicGroupState.PREPARING_REBALANCE, nowMs)
+    if (!initial) this.#maybeCompleteJoinElseSchedule(group, nowMs, out)
+  }
+
+  #maybeCompleteJoinElseSchedule(group: ClassicGroup, nowMs: number, out: Out): void {
+    if (group.hasAllMembersJoined()) {
+      this.#completeJoin(group, nowMs, out)
+    } else {
+      this.#schedule(out, this.#joinTimer(group.groupId, group.rebalanceTimeoutMs()))
+    }
+  }
+
+  #maybeCompleteJoinPhase(group: ClassicGroup, nowMs: number, out: Out): void {
+    if (!group.is(ClassicGroupState.PREPARING_REBALANCE)) return
+    // The initial rebalance ends with its delay timer, not when everyone has joined.
+    if (group.previousState === ClassicGroupState.EMPTY) return
+    if (!group.hasAllMembersJoined()) return
+    this.#completeJoin(group, nowMs, out)
+  }
+
+  /**
+   * Kafka's completeClassicGroupJoin: drops dynamic members that did not rejoin, elects a leader
+   * among those that did, starts the next generation and answers every parked JoinGroup.
+   */
+  #completeJoin(group: ClassicGroup, nowMs: number, out: Out): void {
+    this.#cancel(out, joinKey(group.groupId))
+    for (const m of [...group.members.values()]) {
+      if (m.awaitingJoin === null && !m.isStatic) {
+        group.remove(m.memberId)
+        this.#cancel(out, heartbeatKey(group.groupId, m.memberId))
+      }
+    }
+    if (group.is(ClassicGroupState.DEAD)) return
+    if (!group.maybeElectNewJoinedLeader() && group.members.size > 0) {
+      // Nobody rejoined: try again after another rebalance timeout, until sessions expire.
+      this.#schedule(out, this.#joinTimer(group.groupId, group.rebalanceTimeoutMs()))
+      return
+    }
+    group.initNextGeneration(nowMs)
+    if (group.is(ClassicGroupState.EMPTY)) {
+      out.records.push(groupMetadataRecord(group, new Map()))
+      return
+    }
+    for (const m of group.members.values()) {
+      const response = this.#joinResponseFor(group, m.memberId, group.isLeader(m.memberId), false)
+      if (m.awaitingJoin !== null) {
+        out.join(m.awaitingJoin, response)
+        m.awaitingJoin = null
+      }
+      this.#schedule(out, this.#heartbeatTimer(group.groupId, m.memberId, m.sessionTimeoutMs))
+      m.isNew = false
+      group.pendingSyncMembers.add(m.memberId)
+    }
+    const generation = group.generationId
+    const groupId = group.groupId
+    this.#schedule(out, {
+      key: syncKey(groupId),
+      delayMs: group.rebalanceTimeoutMs(),
+      op: (now) =>
+        this.#timerOp((o) => {
+          this.#pendingTimers.delete(syncKey(groupId))
+          this.#expirePendingSync(groupId, generation, now, o)
+        }),
+    })
+  }
+
+  #resetAndPropagateAssignmentWithError(group: ClassicGroup, errorCode: number, out: Out): void {
+    for (const m of group.members.values()) m.assignment = EMPTY_BYTES
+    this.#propagateAssignment(group, errorCode, out)
+  }
+
+  #propagateAssignment(group: ClassicGroup, errorCode: number, out: Out): void {
+    const ok = errorCode === ErrorCode.NONE
+    for (const m of group.members.values()) {
+      if (m.awaitingSync === null) continue
+      out.sync(
+        m.awaitingSync,
+        createSyncGroupResponse({
+          protocolName: ok ? group.protocolName : null,
+          protocolType: ok ? group.protocolType : null,
+          assignment: m.assignment,
+          errorCode,
+        }),
+      )
+      m.awaitingSync = null
+      // Expirations that fired while the member was parked were ignored: start a new session.
+      this.#schedule(out, this.#heartbeatTimer(group.groupId, m.memberId, m.sessionTimeoutMs))
+    }
+  }
+
+  #removeSyncExpiration(group: ClassicGroup, out: Out): void {
+    group.pendingSyncMembers.clear()
+    this.#cancel(out, syncKey(group.groupId))
+  }
+
+  // ---- SyncGroup (v0–5) ----
+
+  classicGroupSync(ctx: ClassicSyncContext, request: SyncGroupRequest): ClassicDeferredResult {
+    const out = new Out()
+    const { groupId, memberId } = request
+    const fail = (errorCode: number): ClassicDeferredResult => {
+      out.sync(ctx.token, createSyncGroupResponse({ errorCode }))
+      return out.deferred()
+    }
+    // Starting with v5, protocol type and name are mandatory (Kafka checks this in KafkaApis).
+    if (ctx.apiVersion >= 5 && (request.protocolType === null || request.protocolName === null)) {
+      return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
+    }
+    if (groupId === '') return fail(ErrorCode.INVALID_GROUP_ID)
+    const group = this.#groups.get(groupId)
+    if (!group || group.isEmpty()) return fail(ErrorCode.UNKNOWN_MEMBER_ID)
+    group.live = true
+
+    // 1. Validation.
+    if (group.is(ClassicGroupState.DEAD)) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    const error = validateMember(group, memberId, request.groupInstanceId)
+    if (error !== ErrorCode.NONE) return fail(error)
+    if (request.generationId !== group.generationId) return fail(ErrorCode.ILLEGAL_GENERATION)
+    if (
+      isProtocolInconsistent(request.protocolType, group.protocolType) ||
+      isProtocolInconsistent(request.protocolName, group.protocolName)
+    ) {
+      return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
+    }
+
+    // 2. By state.
+    if (group.is(ClassicGroupState.PREPARING_REBALANCE)) return fail(ErrorCode.REBALANCE_IN_PROGRESS)
+    const member = group.member(memberId)!
+    if (group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
+      member.awaitingSync = ctx.token
+      this.#removePendingSyncMember(group, memberId, out)
+      if (group.isLeader(memberId)) {
+        // The leader's assignment is written; it takes effect (and everyone parked is answered)
+        // once the record is stored: `replay` moves the group to Stable.
+        const given = new Map(request.assignments.map((a) => [a.memberId, a.assignment]))
+        const assignment = new Map<string, Uint8Array>()
+        for (const m of group.members.values())
+          assignment.set(m.memberId, given.get(m.memberId) ?? EMPTY_BYTES)
+        out.records.push(groupMetadataRecord(group, assignment))
+        for (const m of group.members.values()) {
+          if (m.awaitingSync === null) continue
+          out.sync(
+            m.awaitingSync,
+            createSyncGroupResponse({
+              protocolName: group.protocolName,
+              protocolType: group.protocolType,
+              assignment: assignment.get(m.memberId)!,
+            }),
+          )
+          m.awaitingSync = null
+          this.#schedule(out, this.#heartbeatTimer(group.groupId, m.memberId, m.sessionTimeoutMs))
+        }
+      }
+      return out.deferred()
+    }
+    // Stable: the assignment is already known.
+    this.#removePendingSyncMember(group, memberId, out)
+    out.sync(
+      ctx.token,
+      createSyncGroupResponse({
+        protocolType: group.protocolType,
+        protocolName: group.protocolName,
+        assignment: member.assignment,
+      }),
+    )
+    return out.deferred()
+  }
+
+  #removePendingSyncMember(group: ClassicGroup, memberId: string, out: Out): void {
+    group.pendingSyncMembers.delete(memberId)
+    if (
+      !(group.is(ClassicGroupState.COMPLETING_REBALANCE) || group.is(ClassicGroupState.STABLE)) ||
+      group.pendingSyncMembers.size === 0
+    ) {
+      this.#cancel(out, syncKey(group.groupId))
+    }
+  }
+
+  #expirePendingSync(groupId: string, generationId: number, nowMs: number, out: Out): void {
+    const group = this.#groups.get(groupId)
+    if (!group || generationId !== group.generationId) return
+    if (!(group.is(ClassicGroupState.COMPLETING_REBALANCE) || group.is(ClassicGroupState.STABLE))) return
+    if (group.pendingSyncMembers.size === 0) return
+    for (const id of [...group.pendingSyncMembers]) {
+      group.remove(id)
+      this.#cancel(out, heartbeatKey(groupId, id))
+    }
+    this.#prepareRebalance(group, nowMs, out)
+  }
+
+  // ---- Heartbeat (v0–4) ----
+
+  classicGroupHeartbeat(_ctx: ClassicOpContext, request: HeartbeatRequest): ClassicHeartbeatResult {
+    const out = new Out()
+    const respond = (errorCode: number): ClassicHeartbeatResult => ({
+      records: out.records,
+      response: createHeartbeatResponse({ errorCode }),
+      completions: out.completions,
+      timers: out.timers(),
+    })
+    if (request.groupId === '') return respond(ErrorCode.INVALID_GROUP_ID)
+    const group = this.#groups.get(request.groupId)
+    if (!group) return respond(ErrorCode.UNKNOWN_MEMBER_ID)
+    group.live = true
+    if (group.is(ClassicGroupState.DEAD)) return respond(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    const error = validateMember(group, request.memberId, request.groupInstanceId)
+    if (error !== ErrorCode.NONE) return respond(error)
+    if (request.generationId !== group.generationId) return respond(ErrorCode.ILLEGAL_GENERATION)
+    if (group.is(ClassicGroupState.EMPTY)) return respond(ErrorCode.UNKNOWN_MEMBER_ID)
+    const member = group.member(request.memberId)!
+    this.#schedule(out, this.#heartbeatTimer(group.groupId, member.memberId, member.sessionTimeoutMs))
+    return respond(
+      group.is(ClassicGroupState.PREPARING_REBALANCE) ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE,
+    )
+  }
+
+  // ---- LeaveGroup (v0–5) ----
+
+  /**
+   * v0–2 carry one member id at the top level; it is treated as a one-member batch and its error
+   * becomes the top-level error (as Kafka's LeaveGroupResponse does for those versions).
+   */
+  classicGroupLeave(ctx: ClassicOpContext, request: LeaveGroupRequest): ClassicLeaveResult {
+    const out = new Out()
+    const identities =
+      ctx.apiVersion <= 2
+        ? [{ memberId: request.memberId, groupInstanceId: null, reason: null }]
+        : request.members.map((m) => ({
+            memberId: m.memberId,
+            groupInstanceId: m.groupInstanceId,
+            reason: m.reason,
+          }))
+    const whole = (errorCode: number): ClassicLeaveResult => ({
+      records: out.records,
+      response: createLeaveGroupResponse({ errorCode }),
+      completions: out.completions,
+      timers: out.timers(),
+    })
+    if (request.groupId === '') return whole(ErrorCode.INVALID_GROUP_ID)
+    const group = this.#groups.get(request.groupId)
+    if (!group) return whole(ErrorCode.UNKNOWN_MEMBER_ID)
+    group.live = true
+    if (group.is(ClassicGroupState.DEAD)) return whole(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+
+    const responses: LeaveGroupResponseMemberResponse[] = []
+    for (const id of identities) {
+      const row = (errorCode: number): LeaveGroupResponseMemberResponse => ({
+        memberId: id.memberId,
+        groupInstanceId: id.groupInstanceId,
+        errorCode,
+      })
+      if (id.memberId === UNKNOWN_MEMBER_ID) {
+        // Administrative removal by group.instance.id.
+        const staticId = id.groupInstanceId === null ? undefined : group.staticMemberId(id.groupInstanceId)
+        if (staticId !== undefined) {
+          this.#removeCurrentMember(group, staticId, out)
+          responses.push(row(ErrorCode.NONE))
+        } else {
+          responses.push(row(ErrorCode.UNKNOWN_MEMBER_ID))
+        }
+      } else if (group.isPendingMember(id.memberId)) {
+        group.remove(id.memberId)
+        this.#cancel(out, heartbeatKey(group.groupId, id.memberId))
+        responses.push(row(ErrorCode.NONE))
+      } else {
+        const error = validateMember(group, id.memberId, id.groupInstanceId)
+        if (error === ErrorCode.NONE) this.#removeCurrentMember(group, id.memberId, out)
+        responses.push(row(error))
+      }
+    }
+    if (responses.some((r) => r.errorCode === ErrorCode.NONE)) {
+      if (group.is(ClassicGroupState.STABLE) || group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
+        this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+      } else if (group.is(ClassicGroupState.PREPARING_REBALANCE)) {
+        this.#maybeCompleteJoinPhase(group, ctx.nowMs, out)
+      }
+    }
+    const response =
+      ctx.apiVersion <= 2
+        ? createLeaveGroupResponse({ errorCode: responses[0]!.errorCode })
+        : createLeaveGroupResponse({ members: responses })
+    return { records: out.records, response, completions: out.completions, timers: out.timers() }
+  }
+
+  #removeCurrentMember(group: ClassicGroup, memberId: string, out: Out): void {
+    const member = group.member(memberId)!
+    this.#cancel(out, heartbeatKey(group.groupId, memberId))
+    // A parked JoinGroup of a leaving member is answered so the client can retry if still alive.
+    if (member.awaitingJoin !== null) {
+      out.join(member.awaitingJoin, joinError(UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID))
+      member.awaitingJoin = null
+    }
+    group.remove(memberId)
+  }
+
+  // ---- timers ----
+
+  #timerOp(body: (out: Out) => void): ClassicTimerOpResult {
+    const out = new Out()
+    body(out)
+    return { records: out.records, completions: out.completions, timers: out.timers() }
+  }
+
+  #heartbeatTimer(groupId: string, memberId: string, delayMs: number): ClassicScheduledTimer {
+    return {
+      key: heartbeatKey(groupId, memberId),
+      delayMs,
+      op: (nowMs) =>
+        this.#timerOp((out) => {
+          this.#pendingTimers.delete(heartbeatKey(groupId, memberId))
+          this.#expireMemberHeartbeat(groupId, memberId, nowMs, out)
+        }),
+    }
+  }
+
+  #joinTimer(groupId: string, delayMs: number): ClassicScheduledTimer {
+    return {
+      key: joinKey(groupId),
+      delayMs,
+      op: (nowMs) =>
+        this.#timerOp((out) => {
+          this.#pendingTimers.delete(joinKey(groupId))
+          const group = this.#groups.get(groupId)
+          if (group) this.#completeJoin(group, nowMs, out)
+        }),
+    }
+  }
+
+  #initialRebalanceTimer(groupId: string, delayMs: number, remainingMs: number): ClassicScheduledTimer {
+    return {
+      key: joinKey(groupId),
+      delayMs,
+      op: (nowMs) =>
+        this.#timerOp((out) => {
+          this.#pendingTimers.delete(joinKey(groupId))
+          const group = this.#groups.get(groupId)
+          if (!group) return
+          if (group.newMemberAdded && remainingMs !== 0) {
+            // Someone joined during the delay: wait again, within the rebalance timeout.
+            group.newMemberAdded = false
+            const next = Math.min(this.#config.initialRebalanceDelayMs, remainingMs)
+            this.#schedule(
+              out,
+              this.#initialRebalanceTimer(groupId, next, Math.max(remainingMs - delayMs, 0)),
+            )
+          } else {
+            this.#completeJoin(group, nowMs, out)
+          }
+        }),
+    }
+  }
+
+  #expireMemberHeartbeat(groupId: string, memberId: string, nowMs: number, out: Out): void {
+    const group = this.#groups.get(groupId)
+    if (!group || group.is(ClassicGroupState.DEAD)) return
+    if (group.isPendingMember(memberId)) {
+      group.remove(memberId)
+      if (group.is(ClassicGroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
+        this.#completeJoin(group, nowMs, out)
+      }
+      return
+    }
+    const member = group.member(memberId)
+    if (!member || member.hasSatisfiedHeartbeat()) return
+    if (member.awaitingJoin !== null) {
+      out.join(member.awaitingJoin, joinError(UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID))
+      member.awaitingJoin = null
+    }
+    group.remove(memberId)
+    if (group.is(ClassicGroupState.STABLE) || group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
+      this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out)
+    } else if (group.is(ClassicGroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
+      this.#completeJoin(group, nowMs, out)
+    }
+  }
+
+  #schedule(out: Out, timer: ClassicScheduledTimer): void {
+    this.#pendingTimers.add(timer.key)
+    const i = out.schedule.findIndex((t) => t.key === timer.key)
+    if (i >= 0) out.schedule.splice(i, 1)
+    out.schedule.push(timer)
+  }
+
+  #cancel(out: Out, key: string): void {
+    this.#pendingTimers.delete(key)
+    const i = out.schedule.findIndex((t) => t.key === key)
+    if (i >= 0) out.schedule.splice(i, 1)
+    if (!out.cancel.includes(key)) out.cancel.push(key)
+  }
+
+  /**
+   * Timers to start after the shard loaded: a session timeout for every member (Kafka's onLoaded),
+   * and a rebalance for groups above `group.max.size`.
+   */
+  onLoaded(nowMs: number): ClassicTimerOpResult {
+    const out = new Out()
+    for (const g of this.#groups.values()) {
+      g.live = true
+      for (const m of g.members.values()) {
+        this.#schedule(out, this.#heartbeatTimer(g.groupId, m.memberId, m.sessionTimeoutMs))
+      }
+      if (g.members.size > this.#config.maxSize) this.#prepareRebalance(g, nowMs, out)
+    }
+    return { records: out.records, completions: out.completions, timers: out.timers() }
+  }
+
+  // ---- DescribeGroups, ListGroups, deletion, expiry ----
+
+  /** DescribeGroups (v0–6) rows for groups this manager holds; see `describeMissing` for the others. */
+  describeGroup(groupId: string): DescribeGroupsResponseDescribedGroup | undefined {
+    const g = this.#groups.get(groupId)
+    if (!g) return undefined
+    const stable = g.is(ClassicGroupState.STABLE)
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      groupId,
+      groupState: g.state,
+      protocolType: g.protocolType ?? '',
+      protocolData: stable ? (g.protocolName ?? '') : '',
+      members: [...g.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        memberMetadata: stable ? m.metadata(g.protocolName) : EMPTY_BYTES,
+        memberAssignment: m.assignment,
+      })),
+      authorizedOperations: -2147483648,
+    }
+  }
+
+  /**
+   * The row for an id with no classic group: state Dead, and from v6 GROUP_ID_NOT_FOUND with
+   * Kafka's message.
+   */
+  static describeMissing(
+    groupId: string,
+    apiVersion: number,
+    otherType?: string,
+  ): DescribeGroupsResponseDescribedGroup {
+    const row: DescribeGroupsResponseDescribedGroup = {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      groupId,
+      groupState: ClassicGroupState.DEAD,
+      protocolType: '',
+      protocolData: '',
+      members: [],
+      authorizedOperations: -2147483648,
+    }
+    if (apiVersion < 6) return row
+    const errorMessage =
+      otherType === undefined ? `Group ${groupId} not found.` : `Group ${groupId} is not a classic group.`
+    return { ...row, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage }
+  }
+
+  /** ListGroups rows; `statesFilter` in Kafka's case-insensitive form, `typesFilter` likewise. */
+  listGroups(
+    statesFilter: readonly string[] = [],
+    typesFilter: readonly string[] = [],
+  ): ListedClassicGroup[] {
+    const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()))
+    const types = typesFilter.map((t) => t.trim().toLowerCase())
+    if (types.length > 0 && !types.includes('classic')) return []
+    const out: ListedClassicGroup[] = []
+    for (const g of this.#groups.values()) {
+      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue
+      out.push({
+        groupId: g.groupId,
+        protocolType: g.protocolType ?? '',
+        groupState: g.state,
+        groupType: 'classic',
+      })
+    }
+    return out
+  }
+
+  isEmpty(groupId: string): boolean {
+    return this.#groups.get(groupId)?.isEmpty() ?? false
+  }
+
+  /**
+   * Whether the cleanup cycle may delete the group: it is Empty (its offsets are handled by the
+   * offsets manager, which asks this before writing the tombstone).
+   */
+  shouldExpire(groupId: string): boolean {
+    return this.isEmpty(groupId)
+  }
+
+  /**
+   * DeleteGroups / expiry: the tombstone and the timers to cancel. GROUP_ID_NOT_FOUND when there is
+   * no classic group, NON_EMPTY_GROUP when it has members.
+   */
+  deleteGroupRecords(groupId: string): { records: CoordinatorRecord[]; timers: ClassicTimerIntents } {
+    const g = this.#groups.get(groupId)
+    if (!g) throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`)
+    if (g.is(ClassicGroupState.DEAD)) {
+      throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
+    }
+    if (!g.isEmpty()) throw new ClassicGroupError(ErrorCode.NON_EMPTY_GROUP, null)
+    const out = new Out()
+    this.#cancel(out, joinKey(groupId))
+    this.#cancel(out, syncKey(groupId))
+    return { records: [groupMetadataTombstone(groupId)], timers: out.timers() }
+  }
+
+  // ---- offsets ----
+
+  /**
+   * OffsetCommit / TxnOffsetCommit checks for a classic group (Kafka's
+   * ClassicGroup.validateOffsetCommit). Throws ClassicGroupError with the error of the whole request.
+   * A missing group is the caller's business (commits may create a "simple" group).
+   */
+  validateOffsetCommit(
+    groupId: string,
+    request: {
+      readonly memberId: string
+      readonly groupInstanceId: string | null
+      readonly generationIdOrMemberEpoch: number
+      readonly isTransactional: boolean
+    },
+  ): void {
+    const g = this.#groups.get(groupId)
+    if (!g) return
+    const { memberId, groupInstanceId, isTransactional } = request
+    const generationId = request.generationIdOrMemberEpoch
+    if (g.is(ClassicGroupState.DEAD)) throw new ClassicGroupError(ErrorCode.COORDINATOR_NOT_AVAILABLE, null)
+    if (generationId < 0 && g.isEmpty()) return
+    if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
+      const error = validateMember(g, memberId, groupInstanceId)
+      if (error !== ErrorCode.NONE) throw new ClassicGroupError(error, null)
+      if (generationId !== g.generationId) throw new ClassicGroupError(ErrorCode.ILLEGAL_GENERATION, null)
+    } else if (!isTransactional && !g.isEmpty()) {
+      // Commits without member and generation (v0) are only accepted while the group is empty.
+      throw new ClassicGroupError(ErrorCode.UNKNOWN_MEMBER_ID, null)
+    }
+    if (!isTransactional && g.is(ClassicGroupState.COMPLETING_REBALANCE)) {
+      throw new ClassicGroupError(ErrorCode.REBALANCE_IN_PROGRESS, null)
+    }
+  }
+
+  /** OffsetFetch: only a Dead group refuses (GROUP_ID_NOT_FOUND). */
+  validateOffsetFetch(groupId: string): void {
+    const g = this.#groups.get(groupId)
+    if (g?.is(ClassicGroupState.DEAD)) {
+      throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
+    }
+  }
+
+  /** OffsetDelete: refused (NON_EMPTY_GROUP) while the group has members. */
+  validateOffsetDelete(groupId: string): void {
+    const g = this.#groups.get(groupId)
+    if (!g) return
+    if (g.is(ClassicGroupState.DEAD)) {
+      throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
+    }
+    if (!g.isEmpty()) throw new ClassicGroupError(ErrorCode.NON_EMPTY_GROUP, null)
+  }
+
+  /** Whether the group's protocol type is `consumer` (offsets of such groups follow its lifecycle). */
+  usesConsumerProtocol(groupId: string): boolean {
+    return this.#groups.get(groupId)?.protocolType === CONSUMER_PROTOCOL_TYPE
+  }
+
+  // ---- replay ----
+
+  /**
+   * Applies a GroupMetadata record. A tombstone removes the group. A value for a group that is not
+   * live (loading) rebuilds it as Kafka does: Empty without members, Stable with them. A value for a
+   * live group is a checkpoint this manager wrote from that group: it changes nothing, except that
+   * the leader's SyncGroup assignment takes effect here (CompletingRebalance → Stable).
+   */
+  replay(record: CoordinatorRecord): void {
+    if (record.type !== 'GroupMetadata') return
+    const groupId = record.key.group
+    const v = record.value
+    if (v === null) {
+      this.#groups.delete(groupId)
+      return
+    }
+    const live = this.#groups.get(groupId)
+    if (live?.live) {
+      this.#applyCheckpoint(live, record)
+      return
+    }
+    this.#groups.set(groupId, groupFromRecord(groupId, v))
+  }
+
+  #applyCheckpoint(group: ClassicGroup, record: GroupMetadataRecord): void {
+    const v = record.value!
+    if (
+      !group.is(ClassicGroupState.COMPLETING_REBALANCE) ||
+      v.generation !== group.generationId ||
+      v.members.length !== group.members.size ||
+      !v.members.every((m) => group.members.has(m.memberId))
+    ) {
+      return
+    }
+    for (const m of v.members) group.member(m.memberId)!.assignment = m.assignment
+    // Kafka stamps the time the write completed; the record's timestamp (when the generation
+    // started) is used instead, so that a group loaded from this record is the same group.
+    group.transitionTo(ClassicGroupState.STABLE, Number(v.currentStateTimestamp))
+  }
+}
+
+function groupFromRecord(groupId: string, v: NonNullable<GroupMetadataRecord['value']>): ClassicGroup {
+  const group = new ClassicGroup({
+    groupId,
+    state: v.members.length === 0 ? ClassicGroupState.EMPTY : ClassicGroupState.STABLE,
+    generationId: v.generation,
+    protocolType: v.protocolType === '' ? null : v.protocolType,
+    protocolName: v.protocol,
+    leaderId: v.leader,
+    currentStateTimestamp: v.currentStateTimestamp === -1n ? null : Number(v.currentStateTimestamp),
+  })
+  for (const m of v.members) {
+    group.add(
+      new ClassicGroupMember({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        // Records from before rebalance timeouts existed carry -1: use the session timeout.
+        rebalanceTimeoutMs: m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout,
+        sessionTimeoutMs: m.sessionTimeout,
+        protocolType: v.protocolType,
+        supportedProtocols: [{ name: v.protocol ?? '', metadata: m.subscription }],
+        assignment: m.assignment,
+      }),
+    )
+  }
+  // add() makes the first member leader when none is set; the record's leader wins.
+  group.leaderId = v.leader
+  return group
+}
+
+/** Kafka's ClassicGroup.validateMember: NONE, UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID. */
+function validateMember(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
+  if (groupInstanceId !== null) {
+    const existing = group.staticMemberId(groupInstanceId)
+    if (existing === undefined) return ErrorCode.UNKNOWN_MEMBER_ID
+    if (existing !== memberId) return ErrorCode.FENCED_INSTANCE_ID
+  }
+  return group.members.has(memberId) ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID
+}
+
+/** A protocol field the request left out (null) is consistent with anything. */
+function isProtocolInconsistent(fromRequest: string | null, fromGroup: string | null): boolean {
+  return fromRequest !== null && fromGroup !== null && fromRequest !== fromGroup
+}
