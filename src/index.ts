@@ -18,3 +18,4 @@ export {
   type SupportedApi,
 } from './server/router.js'
 export type { TopicCatalog, TopicInfo } from './server/topics/catalog.js'
+export { ConfigError, loadConfigFromSources, parseConfig, type TopographConfig } from './server/config.js'
