@@ -1,0 +1,2 @@
+export * from './group-coordinator-shard.js'
+export * from './offsets/offset-metadata-manager.js'
