@@ -23,9 +23,13 @@ export class Reader {
   readonly buf: Buffer
   offset: number
   readonly end: number
+  // Numbers are read through a DataView: on Node 20 its getters are compiler intrinsics, several
+  // times faster than Buffer's readInt32BE family (measured in bench/codec).
+  readonly #dv: DataView
 
   constructor(bytes: Uint8Array, offset = 0, end = bytes.byteLength) {
     this.buf = asBuffer(bytes)
+    this.#dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     this.offset = offset
     this.end = end
   }
@@ -46,7 +50,7 @@ export class Reader {
   }
 
   readInt8(): number {
-    return this.buf.readInt8(this.#need(1))
+    return this.#dv.getInt8(this.#need(1))
   }
   readUInt8(): number {
     return this.buf[this.#need(1)]!
@@ -55,19 +59,19 @@ export class Reader {
     return this.buf[this.#need(1)] !== 0
   }
   readInt16(): number {
-    return this.buf.readInt16BE(this.#need(2))
+    return this.#dv.getInt16(this.#need(2))
   }
   readUInt16(): number {
-    return this.buf.readUInt16BE(this.#need(2))
+    return this.#dv.getUint16(this.#need(2))
   }
   readInt32(): number {
-    return this.buf.readInt32BE(this.#need(4))
+    return this.#dv.getInt32(this.#need(4))
   }
   readInt64(): bigint {
-    return this.buf.readBigInt64BE(this.#need(8))
+    return this.#dv.getBigInt64(this.#need(8))
   }
   readFloat64(): number {
-    return this.buf.readDoubleBE(this.#need(8))
+    return this.#dv.getFloat64(this.#need(8))
   }
   readUuid(): string {
     const o = this.#need(16)

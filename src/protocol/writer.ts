@@ -4,6 +4,13 @@ import type { TaggedField } from './reader.js'
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+function outOfRange(type: string, v: number | bigint): EncodeError {
+  return new EncodeError('VALUE_OUT_OF_RANGE', `${type} out of range: ${v}`)
+}
+
 /** Number of bytes of `n` as an unsigned varint. */
 export function uvarintSize(n: number): number {
   if (n < 0x80) return 1
@@ -20,10 +27,14 @@ export function uvarintSize(n: number): number {
  */
 export class Writer {
   #buf: Buffer
+  // Numbers go through a DataView: on Node 20 its setters are compiler intrinsics, several times
+  // faster than Buffer's writeInt32BE family (measured in bench/codec).
+  #dv: DataView
   #pos: number
 
   constructor(initialCapacity = 256) {
     this.#buf = Buffer.allocUnsafe(initialCapacity)
+    this.#dv = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength)
     this.#pos = 0
   }
 
@@ -39,6 +50,7 @@ export class Writer {
     const next = Buffer.allocUnsafe(cap)
     this.#buf.copy(next, 0, 0, this.#pos)
     this.#buf = next
+    this.#dv = new DataView(next.buffer, next.byteOffset, next.byteLength)
   }
 
   /** The bytes written so far, as a view of the internal buffer. */
@@ -47,8 +59,9 @@ export class Writer {
   }
 
   writeInt8(v: number): void {
+    if ((v << 24) >> 24 !== v) throw outOfRange('int8', v)
     this.#ensure(1)
-    this.#buf.writeInt8(v, this.#pos)
+    this.#dv.setInt8(this.#pos, v)
     this.#pos += 1
   }
   writeBool(v: boolean): void {
@@ -56,28 +69,32 @@ export class Writer {
     this.#buf[this.#pos++] = v ? 1 : 0
   }
   writeInt16(v: number): void {
+    if ((v << 16) >> 16 !== v) throw outOfRange('int16', v)
     this.#ensure(2)
-    this.#buf.writeInt16BE(v, this.#pos)
+    this.#dv.setInt16(this.#pos, v)
     this.#pos += 2
   }
   writeUInt16(v: number): void {
+    if ((v & 0xffff) !== v) throw outOfRange('uint16', v)
     this.#ensure(2)
-    this.#buf.writeUInt16BE(v, this.#pos)
+    this.#dv.setUint16(this.#pos, v)
     this.#pos += 2
   }
   writeInt32(v: number): void {
+    if ((v | 0) !== v) throw outOfRange('int32', v)
     this.#ensure(4)
-    this.#buf.writeInt32BE(v, this.#pos)
+    this.#dv.setInt32(this.#pos, v)
     this.#pos += 4
   }
   writeInt64(v: bigint): void {
+    if (v < INT64_MIN || v > INT64_MAX) throw outOfRange('int64', v)
     this.#ensure(8)
-    this.#buf.writeBigInt64BE(v, this.#pos)
+    this.#dv.setBigInt64(this.#pos, v)
     this.#pos += 8
   }
   writeFloat64(v: number): void {
     this.#ensure(8)
-    this.#buf.writeDoubleBE(v, this.#pos)
+    this.#dv.setFloat64(this.#pos, v)
     this.#pos += 8
   }
   writeUuid(v: string): void {
@@ -194,7 +211,8 @@ export class Writer {
     return p
   }
   patchInt32(at: number, v: number): void {
-    this.#buf.writeInt32BE(v, at)
+    if ((v | 0) !== v) throw outOfRange('int32', v)
+    this.#dv.setInt32(at, v)
   }
 
   /** Starts a payload whose uvarint size is written before it by `endUVarintSized`. */
