@@ -241,7 +241,7 @@ export function parseProperties(text: string): Map<string, string> {
       line = line.slice(0, -1) + physical[++i]!.replace(/^[ \t\f]+/, '')
     }
     const m = /^((?:\\.|[^=:\s\\])*)\s*[=:\s]?\s*(.*)$/.exec(line)!
-    const unescape = (s: string): string =>
+    const unescapeKey = (s: string): string =>
       s.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, c: string) =>
         c.length === 5
           ? String.fromCharCode(Number.parseInt(c.slice(1), 16))
@@ -251,7 +251,7 @@ export function parseProperties(text: string): Map<string, string> {
               ? '\t'
               : c,
       )
-    out.set(unescape(m[1]!), unescape(m[2]!))
+    out.set(unescapeKey(m[1]!), unescapeKey(m[2]!))
   }
   return out
 }

@@ -1,0 +1,12 @@
+export { Topology, TopologyDescription, TopologyError } from './topology.js'
+export type {
+  DescribedGlobalStore,
+  DescribedNode,
+  DescribedSubtopology,
+  TopicNameExtractor,
+} from './topology.js'
+export { heartbeatTopology, internalTopicDecorator, topologyDescriptionToWire } from './wire.js'
+export type { HeartbeatTopologyOptions, WireDescription } from './wire.js'
+export { TopologyPushManager } from './push-manager.js'
+export type { PushManagerOptions, PushRequest } from './push-manager.js'
+export type { Logger } from '../network/logger.js'
