@@ -1,0 +1,256 @@
+/**
+ * The asynchronous side of classic groups: it holds the promises of parked JoinGroup / SyncGroup
+ * requests, runs the classic manager's operations as shard writes, delivers completions once the
+ * records are stored, runs the classic timers, and loops a join through the streams → classic
+ * conversion when the manager asks for it.
+ *
+ * It needs a host (the group coordinator service) that runs a write operation against the
+ * ClassicGroupManager of the shard owning a group id; see {@link ClassicGroupsHost}.
+ */
+import { ErrorCode } from '../../protocol/errors.js'
+import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
+import type { HeartbeatRequest } from '../../protocol/generated/messages/HeartbeatRequest.js'
+import {
+  createHeartbeatResponse,
+  type HeartbeatResponse,
+} from '../../protocol/generated/messages/HeartbeatResponse.js'
+import type { JoinGroupRequest } from '../../protocol/generated/messages/JoinGroupRequest.js'
+import {
+  createJoinGroupResponse,
+  type JoinGroupResponse,
+} from '../../protocol/generated/messages/JoinGroupResponse.js'
+import type { LeaveGroupRequest } from '../../protocol/generated/messages/LeaveGroupRequest.js'
+import {
+  createLeaveGroupResponse,
+  type LeaveGroupResponse,
+} from '../../protocol/generated/messages/LeaveGroupResponse.js'
+import type { SyncGroupRequest } from '../../protocol/generated/messages/SyncGroupRequest.js'
+import {
+  createSyncGroupResponse,
+  type SyncGroupResponse,
+} from '../../protocol/generated/messages/SyncGroupResponse.js'
+import type { ClassicGroupManager } from '../shard/classic/manager.js'
+import type { ClassicCompletion, ClassicScheduledTimer, ClassicTimerIntents } from '../shard/classic/types.js'
+
+/** What the classic groups need from the group coordinator service. */
+export interface ClassicGroupsHost {
+  /**
+   * Runs `op` as a write operation named `name` on the shard that owns `groupId`: the records are
+   * appended, replayed (GroupMetadata into that shard's ClassicGroupManager), then the promise
+   * resolves with the response. Rejects when the write fails.
+   */
+  write<T>(
+    name: string,
+    groupId: string,
+    op: (
+      classic: ClassicGroupManager,
+      nowMs: number,
+    ) => { readonly records: CoordinatorRecord[]; readonly response: T },
+  ): Promise<T>
+  /** The Kafka error code for a failed operation (the service's one translation point). */
+  errorCode(err: unknown, operation: string): number
+  /**
+   * Cleans up what an empty streams group holds outside the shard before it becomes classic (its
+   * stored topology description). Absent: nothing to clean up.
+   */
+  prepareStreamsConversion?(groupId: string): Promise<void>
+  setTimer(fn: () => void, delayMs: number): unknown
+  clearTimer(handle: unknown): void
+}
+
+export interface ClassicRequestContext {
+  readonly apiVersion: number
+  readonly clientId: string
+  readonly clientHost: string
+}
+
+interface Parked {
+  readonly resolve: (c: ClassicCompletion) => void
+}
+
+interface Outcome {
+  readonly completions: readonly ClassicCompletion[]
+  readonly timers: ClassicTimerIntents
+}
+
+export class ClassicGroupsService {
+  readonly #host: ClassicGroupsHost
+  readonly #newUuid: () => string
+  readonly #parked = new Map<number, Parked>()
+  readonly #timers = new Map<string, unknown>()
+  #nextToken = 1
+  #closed = false
+
+  constructor(host: ClassicGroupsHost, newUuid: () => string) {
+    this.#host = host
+    this.#newUuid = newUuid
+  }
+
+  async joinGroup(ctx: ClassicRequestContext, request: JoinGroupRequest): Promise<JoinGroupResponse> {
+    const token = this.#nextToken++
+    const answer = this.#park(token)
+    let conversionReady = false
+    for (;;) {
+      const uuid = this.#newUuid()
+      try {
+        const result = await this.#run('classic-group-join', request.groupId, (classic, nowMs) =>
+          classic.classicGroupJoin({ ...ctx, nowMs, token, newMemberUuid: uuid, conversionReady }, request),
+        )
+        if (result.conversionRequired === null) break
+        await this.#host.prepareStreamsConversion?.(request.groupId)
+        conversionReady = true
+      } catch (err) {
+        this.#answerWithError(token, 'JoinGroup', this.#host.errorCode(err, 'classic-group-join'))
+        break
+      }
+    }
+    const c = await answer
+    return c.api === 'JoinGroup'
+      ? c.response
+      : createJoinGroupResponse({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR })
+  }
+
+  async syncGroup(ctx: ClassicRequestContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
+    const token = this.#nextToken++
+    const answer = this.#park(token)
+    try {
+      await this.#run('classic-group-sync', request.groupId, (classic, nowMs) =>
+        classic.classicGroupSync({ nowMs, apiVersion: ctx.apiVersion, token }, request),
+      )
+    } catch (err) {
+      this.#answerWithError(token, 'SyncGroup', this.#host.errorCode(err, 'classic-group-sync'))
+    }
+    const c = await answer
+    return c.api === 'SyncGroup'
+      ? c.response
+      : createSyncGroupResponse({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR })
+  }
+
+  async heartbeat(ctx: ClassicRequestContext, request: HeartbeatRequest): Promise<HeartbeatResponse> {
+    try {
+      const result = await this.#run('classic-group-heartbeat', request.groupId, (classic, nowMs) =>
+        classic.classicGroupHeartbeat({ nowMs, apiVersion: ctx.apiVersion }, request),
+      )
+      return result.response
+    } catch (err) {
+      return createHeartbeatResponse({ errorCode: this.#host.errorCode(err, 'classic-group-heartbeat') })
+    }
+  }
+
+  async leaveGroup(ctx: ClassicRequestContext, request: LeaveGroupRequest): Promise<LeaveGroupResponse> {
+    try {
+      const result = await this.#run('classic-group-leave', request.groupId, (classic, nowMs) =>
+        classic.classicGroupLeave({ nowMs, apiVersion: ctx.apiVersion }, request),
+      )
+      return result.response
+    } catch (err) {
+      return createLeaveGroupResponse({ errorCode: this.#host.errorCode(err, 'classic-group-leave') })
+    }
+  }
+
+  /** Arms the timers `ClassicGroupManager.onLoaded` returned for a loaded shard. */
+  applyLoaded(groupIdOf: (timerKey: string) => string, outcome: Outcome): void {
+    for (const c of outcome.completions) this.#parked.get(c.token)?.resolve(c)
+    for (const t of outcome.timers.schedule) this.#arm(groupIdOf(t.key), t)
+  }
+
+  /** Stops every timer and answers parked requests with COORDINATOR_NOT_AVAILABLE (Kafka on unload). */
+  close(): void {
+    this.#closed = true
+    for (const h of this.#timers.values()) this.#host.clearTimer(h)
+    this.#timers.clear()
+    for (const [token, p] of this.#parked) {
+      p.resolve({
+        api: 'JoinGroup',
+        token,
+        response: createJoinGroupResponse({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE }),
+      })
+    }
+    this.#parked.clear()
+  }
+
+  /** Requests still waiting for an answer (for tests and metrics). */
+  get parkedCount(): number {
+    return this.#parked.size
+  }
+
+  /**
+   * Runs a manager operation as a write. On success its completions are delivered and its timers
+   * applied. On failure nothing it produced happened: every request it would have answered gets the
+   * storage error (so clients retry), and its scheduled timers are still armed, because the
+   * manager's soft state already counts on them and every timer checks the group when it fires.
+   */
+  async #run<R extends Outcome & { readonly records: CoordinatorRecord[] }>(
+    name: string,
+    groupId: string,
+    op: (classic: ClassicGroupManager, nowMs: number) => R,
+  ): Promise<R> {
+    let produced: R | undefined
+    try {
+      const result = await this.#host.write(name, groupId, (classic, nowMs) => {
+        produced = op(classic, nowMs)
+        return { records: produced.records, response: produced }
+      })
+      this.#deliver(groupId, result)
+      return result
+    } catch (err) {
+      if (produced !== undefined) {
+        const errorCode = this.#host.errorCode(err, name)
+        for (const c of produced.completions) this.#answerWithError(c.token, c.api, errorCode)
+        for (const t of produced.timers.schedule) this.#arm(groupId, t)
+      }
+      throw err
+    }
+  }
+
+  #answerWithError(token: number, api: ClassicCompletion['api'], errorCode: number): void {
+    const p = this.#parked.get(token)
+    if (p === undefined) return
+    this.#parked.delete(token)
+    p.resolve(
+      api === 'SyncGroup'
+        ? { api, token, response: createSyncGroupResponse({ errorCode }) }
+        : { api, token, response: createJoinGroupResponse({ errorCode }) },
+    )
+  }
+
+  #park(token: number): Promise<ClassicCompletion> {
+    return new Promise((resolve) => this.#parked.set(token, { resolve }))
+  }
+
+  /** The write succeeded: answer what completed, apply the timer intents. */
+  #deliver(groupId: string, outcome: Outcome): void {
+    for (const c of outcome.completions) {
+      const p = this.#parked.get(c.token)
+      if (p === undefined) continue
+      this.#parked.delete(c.token)
+      p.resolve(c)
+    }
+    for (const key of outcome.timers.cancel) {
+      const h = this.#timers.get(key)
+      if (h !== undefined) this.#host.clearTimer(h)
+      this.#timers.delete(key)
+    }
+    for (const t of outcome.timers.schedule) this.#arm(groupId, t)
+  }
+
+  #arm(groupId: string, timer: ClassicScheduledTimer): void {
+    if (this.#closed) return
+    const previous = this.#timers.get(timer.key)
+    if (previous !== undefined) this.#host.clearTimer(previous)
+    const handle = this.#host.setTimer(() => {
+      this.#timers.delete(timer.key)
+      void this.#runTimer(groupId, timer)
+    }, timer.delayMs)
+    this.#timers.set(timer.key, handle)
+  }
+
+  async #runTimer(groupId: string, timer: ClassicScheduledTimer): Promise<void> {
+    if (this.#closed) return
+    try {
+      await this.#run(timer.key, groupId, (_classic, nowMs) => timer.op(nowMs))
+    } catch {
+      // As Kafka's classic timers (no retry): the next heartbeat or join moves the group on.
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The settings the group coordinator reads, by the parsed configuration's property names (the
+ * server's TopographConfig satisfies this interface), and the StreamsGroupConfig built from them.
+ */
+import type { StreamsGroupConfig } from '../shard/streams/config.js'
+
+export interface GroupCoordinatorConfig {
+  readonly groupCoordinatorRebalanceProtocols: readonly string[]
+  readonly offsetsTopicNumPartitions: number
+  readonly offsetsRetentionMinutes: number
+  readonly offsetsRetentionCheckIntervalMs: number
+  readonly offsetsCommitTimeoutMs: number
+  readonly groupStreamsSessionTimeoutMs: number
+  readonly groupStreamsMinSessionTimeoutMs: number
+  readonly groupStreamsMaxSessionTimeoutMs: number
+  readonly groupStreamsHeartbeatIntervalMs: number
+  readonly groupStreamsMinHeartbeatIntervalMs: number
+  readonly groupStreamsMaxHeartbeatIntervalMs: number
+  readonly groupStreamsMaxSize: number
+  readonly groupStreamsNumStandbyReplicas: number
+  readonly groupStreamsMaxStandbyReplicas: number
+  readonly groupStreamsInitialRebalanceDelayMs: number
+  readonly groupStreamsAssignmentIntervalMs: number
+  readonly groupStreamsMinAssignmentIntervalMs: number
+  readonly groupStreamsMaxAssignmentIntervalMs: number
+  readonly groupStreamsAssignors: readonly string[]
+  readonly groupStreamsAssignorOffloadEnable: boolean
+  readonly groupStreamsTaskOffsetIntervalMs: number
+  readonly groupStreamsMinTaskOffsetIntervalMs: number
+  readonly groupStreamsNumWarmupReplicas: number
+  readonly groupStreamsMaxWarmupReplicas: number
+  readonly groupStreamsRackAwareAssignmentTags: readonly string[]
+  readonly groupStreamsAcceptableRecoveryLag: number
+  readonly groupStreamsTopologyDescriptionPluginClass: string | null
+}
+
+/** The broker-level streams group settings (no group-level overrides are stored yet). */
+export function streamsGroupConfigFrom(c: GroupCoordinatorConfig): StreamsGroupConfig {
+  return Object.freeze({
+    sessionTimeoutMs: c.groupStreamsSessionTimeoutMs,
+    minSessionTimeoutMs: c.groupStreamsMinSessionTimeoutMs,
+    maxSessionTimeoutMs: c.groupStreamsMaxSessionTimeoutMs,
+    heartbeatIntervalMs: c.groupStreamsHeartbeatIntervalMs,
+    minHeartbeatIntervalMs: c.groupStreamsMinHeartbeatIntervalMs,
+    maxHeartbeatIntervalMs: c.groupStreamsMaxHeartbeatIntervalMs,
+    maxSize: c.groupStreamsMaxSize,
+    numStandbyReplicas: c.groupStreamsNumStandbyReplicas,
+    maxStandbyReplicas: c.groupStreamsMaxStandbyReplicas,
+    initialRebalanceDelayMs: c.groupStreamsInitialRebalanceDelayMs,
+    assignmentIntervalMs: c.groupStreamsAssignmentIntervalMs,
+    minAssignmentIntervalMs: c.groupStreamsMinAssignmentIntervalMs,
+    maxAssignmentIntervalMs: c.groupStreamsMaxAssignmentIntervalMs,
+    assignors: Object.freeze([...c.groupStreamsAssignors]),
+    assignorName: null,
+    assignorOffloadEnable: c.groupStreamsAssignorOffloadEnable,
+    taskOffsetIntervalMs: c.groupStreamsTaskOffsetIntervalMs,
+    minTaskOffsetIntervalMs: c.groupStreamsMinTaskOffsetIntervalMs,
+    numWarmupReplicas: c.groupStreamsNumWarmupReplicas,
+    maxWarmupReplicas: c.groupStreamsMaxWarmupReplicas,
+    rackAwareAssignmentTags: Object.freeze([...c.groupStreamsRackAwareAssignmentTags]),
+    acceptableRecoveryLag: BigInt(c.groupStreamsAcceptableRecoveryLag),
+  })
+}

@@ -1,0 +1,700 @@
+/**
+ * The group coordinator service (Kafka's GroupCoordinatorService): the asynchronous layer around the
+ * shards. It builds the CoordinatorRuntime over the record store, loads every shard at start,
+ * routes each API to a write or read operation on the shard that owns the group
+ * (`shardFor(groupId)`), runs the timers the shards ask for, creates the internal topics streams
+ * groups need, runs the periodic expiry sweep, and turns failures into Kafka error codes in one
+ * place (./errors.ts).
+ */
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
+import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
+import {
+  type ConsumerGroupDescribeResponseDescribedGroup,
+  createConsumerGroupDescribeResponse,
+} from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
+import {
+  type ConsumerGroupHeartbeatResponse,
+  createConsumerGroupHeartbeatResponse,
+} from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
+import type { DeleteGroupsResponseDeletableGroupResult } from '../../protocol/generated/messages/DeleteGroupsResponse.js'
+import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
+import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
+import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
+import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
+import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
+import {
+  createStreamsGroupHeartbeatResponse,
+  type StreamsGroupHeartbeatResponse,
+} from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
+import {
+  decodeCoordinatorRecord,
+  encodeCoordinatorRecord,
+  UnknownRecordTypeError,
+} from '../../protocol/records.js'
+import { type RuntimeClock, systemClock, type TimerHandle } from '../runtime/clock.js'
+import { CoordinatorWriteError } from '../runtime/errors.js'
+import { shardFor } from '../runtime/hash.js'
+import { CoordinatorRuntime } from '../runtime/runtime.js'
+import type {
+  ReadOperation,
+  RecordSerde,
+  RuntimeLogger,
+  TimerIntent,
+  WriteOperation,
+} from '../runtime/types.js'
+import {
+  type CleanupResult,
+  GroupCoordinatorShard,
+  type OffsetCommitInput,
+  type OffsetDeleteInput,
+  type OffsetDeleteResult,
+  type OffsetFetchGroupInput,
+  type ShardWriteResult,
+} from '../shard/group-coordinator-shard.js'
+import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
+import type { StreamsGroupConfig } from '../shard/streams/config.js'
+import type { CreatableTopic, TopicMetadata, TopicsImage } from '../shard/streams/configured-topology.js'
+import type { TaskAssignorSelector } from '../shard/streams/manager.js'
+import type { TimerIntents } from '../shard/streams/timers.js'
+import type { RecordStore } from '../storage/types.js'
+import { type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
+import { toKafkaErrorCode } from './errors.js'
+
+/** A topic as the coordinator sees the catalog. */
+export interface CoordinatorTopic {
+  readonly name: string
+  readonly topicId: string
+  readonly numPartitions: number
+}
+
+/** A topic to create (the catalog's NewTopic). */
+export interface CoordinatorNewTopic {
+  readonly name: string
+  readonly numPartitions: number
+  /** -1: the broker default. */
+  readonly replicationFactor: number
+  readonly assignments: readonly never[]
+  readonly configs: readonly { readonly name: string; readonly value: string | null }[]
+}
+
+/** The topic catalog, reduced to what the coordinator uses (the server's TopicCatalog fits). */
+export interface CoordinatorTopics {
+  list(): readonly CoordinatorTopic[]
+  createTopics(
+    topics: readonly CoordinatorNewTopic[],
+    validateOnly: boolean,
+  ): Promise<readonly { readonly name: string; readonly error: string; readonly message: string | null }[]>
+}
+
+export interface GroupCoordinatorServiceOptions {
+  /** An opened store. */
+  readonly store: RecordStore
+  /** Whether `close()` closes the store (default false: the server owns it). */
+  readonly closeStore?: boolean
+  readonly config: GroupCoordinatorConfig
+  readonly topics: CoordinatorTopics
+  readonly logger?: RuntimeLogger
+  readonly clock?: RuntimeClock
+  /** Default: the assignors named by `group.streams.assignors`. */
+  readonly assignors?: TaskAssignorSelector
+  /** offset.metadata.max.bytes (Kafka's default 4096). */
+  readonly offsetMetadataMaxBytes?: number
+}
+
+export interface StreamsHeartbeatRequestContext {
+  readonly apiVersion: number
+  readonly clientId: string
+  /** e.g. "/127.0.0.1" */
+  readonly clientHost: string
+}
+
+export interface ListGroupsResult {
+  readonly errorCode: number
+  readonly groups: ListGroupsResponseListedGroup[]
+}
+
+const UNSUPPORTED = 'The version of API is not supported.'
+
+const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
+
+/** Coordinator records in the store: Kafka's key/value framing; unknown record types are skipped. */
+export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
+  serialize: (record) => encodeCoordinatorRecord(record),
+  deserialize: (stored) => {
+    try {
+      return decodeCoordinatorRecord(stored.key, stored.value)
+    } catch (e) {
+      if (e instanceof UnknownRecordTypeError) return undefined
+      throw e
+    }
+  },
+}
+
+type Shard = GroupCoordinatorShard
+type Runtime = CoordinatorRuntime<Shard, CoordinatorRecord>
+
+export class GroupCoordinatorService {
+  readonly #runtime: Runtime
+  readonly #config: GroupCoordinatorConfig
+  readonly #streamsConfig: StreamsGroupConfig
+  readonly #topics: CoordinatorTopics
+  readonly #log: RuntimeLogger
+  readonly #clock: RuntimeClock
+  readonly #numShards: number
+  readonly #maxMetadataSize: number
+  /** The topics image every shard reads; refreshed from the catalog before streams operations. */
+  readonly #image = new Map<string, TopicMetadata>()
+  readonly #creating = new Set<string>()
+  readonly #background = new Set<Promise<unknown>>()
+  #sweepTimer: TimerHandle | undefined
+  #closed: Promise<void> | undefined
+
+  private constructor(options: GroupCoordinatorServiceOptions) {
+    this.#config = options.config
+    this.#streamsConfig = streamsGroupConfigFrom(options.config)
+    this.#topics = options.topics
+    this.#log = options.logger ?? silentLogger
+    this.#clock = options.clock ?? systemClock
+    this.#numShards = options.config.offsetsTopicNumPartitions
+    this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? 4096
+    const assignors =
+      options.assignors ?? TaskAssignorRegistry.fromConfig(options.config.groupStreamsAssignors)
+    const image: TopicsImage = { topic: (name) => this.#image.get(name) }
+    this.#refreshImage()
+    this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord>({
+      store: options.store,
+      numShards: this.#numShards,
+      newShard: () => new GroupCoordinatorShard({ topics: image, assignors }),
+      serde: coordinatorRecordSerde,
+      clock: this.#clock,
+      logger: this.#log,
+      closeStore: options.closeStore ?? false,
+    })
+  }
+
+  /** Builds the runtime, loads (replays) every shard, arms the loaded groups' timers and the sweep. */
+  static async start(options: GroupCoordinatorServiceOptions): Promise<GroupCoordinatorService> {
+    const service = new GroupCoordinatorService(options)
+    await service.#runtime.load()
+    await Promise.all(
+      Array.from({ length: service.#numShards }, async (_, shardId) => {
+        await service.#runtime.scheduleWriteOperation('on-loaded', shardId, (shard) => ({
+          records: [],
+          response: undefined,
+          timers: runtimeIntents(shard.loadedTimers(service.#streamsConfig)),
+        }))
+      }),
+    )
+    service.#armSweep()
+    return service
+  }
+
+  get numShards(): number {
+    return this.#numShards
+  }
+
+  get streamsGroupConfig(): StreamsGroupConfig {
+    return this.#streamsConfig
+  }
+
+  /** Whether `group.coordinator.rebalance.protocols` enables streams groups. */
+  get isStreamsEnabled(): boolean {
+    return this.#config.groupCoordinatorRebalanceProtocols.includes('streams')
+  }
+
+  get isConsumerEnabled(): boolean {
+    return this.#config.groupCoordinatorRebalanceProtocols.includes('consumer')
+  }
+
+  shardFor(groupId: string): number {
+    return shardFor(groupId, this.#numShards)
+  }
+
+  // ---- generic operations (for layers built on top, e.g. topology descriptions) ----
+
+  /**
+   * Runs a named write operation on the shard of `groupId`. The operation returns records, a
+   * response and timer intents; the timers are applied once the records are durable.
+   */
+  async scheduleWriteOperation<T>(
+    name: string,
+    groupId: string,
+    op: (shard: Shard, nowMs: number) => ShardWriteResult<T>,
+  ): Promise<T> {
+    return this.#write(name, this.shardFor(groupId), op)
+  }
+
+  scheduleReadOperation<T>(name: string, groupId: string, op: ReadOperation<Shard, T>): Promise<T> {
+    return this.#runtime.scheduleReadOperation(name, this.shardFor(groupId), op)
+  }
+
+  /** The Kafka error code for a failed operation (the one translation point). */
+  errorCode(err: unknown, operation: string): number {
+    return toKafkaErrorCode(err, operation, this.#log)
+  }
+
+  // ---- StreamsGroupHeartbeat (88) ----
+
+  async streamsGroupHeartbeat(
+    ctx: StreamsHeartbeatRequestContext,
+    request: StreamsGroupHeartbeatRequest,
+  ): Promise<StreamsGroupHeartbeatResponse> {
+    if (!this.isStreamsEnabled) {
+      return createStreamsGroupHeartbeatResponse({
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: UNSUPPORTED,
+      })
+    }
+    await this.#refreshTopics()
+    const shardId = this.shardFor(request.groupId)
+    try {
+      const result = await this.#write('streams-group-heartbeat', shardId, (shard, nowMs) => {
+        const r = shard.streamsGroupHeartbeat(
+          {
+            nowMs,
+            requestApiVersion: ctx.apiVersion,
+            clientId: ctx.clientId,
+            clientHost: ctx.clientHost,
+            config: this.#streamsConfig,
+          },
+          request,
+        )
+        return { records: r.records, response: r, timers: r.timers }
+      })
+      if (result.internalTopicsToCreate.length > 0) this.#createInternalTopics(result.internalTopicsToCreate)
+      return result.response
+    } catch (e) {
+      const errorCode = this.errorCode(e, 'streams-group-heartbeat')
+      return createStreamsGroupHeartbeatResponse({ errorCode, errorMessage: errorInfo(errorCode).message })
+    }
+  }
+
+  // ---- StreamsGroupDescribe (89) ----
+
+  async streamsGroupDescribe(
+    groupIds: readonly string[],
+    includeTopologyDescription: boolean,
+  ): Promise<StreamsGroupDescribeResponseDescribedGroup[]> {
+    if (!this.isStreamsEnabled) {
+      return groupIds.map((groupId) => ({
+        ...describeErrorRow(groupId, ErrorCode.UNSUPPORTED_VERSION),
+        errorMessage: UNSUPPORTED,
+      }))
+    }
+    return this.#perShard(
+      'streams-group-describe',
+      groupIds,
+      (shard, ids) => shard.streamsGroupDescribe(ids, includeTopologyDescription),
+      (groupId, errorCode) => describeErrorRow(groupId, errorCode),
+    )
+  }
+
+  // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
+
+  async consumerGroupHeartbeat(groupId: string): Promise<ConsumerGroupHeartbeatResponse> {
+    if (!this.isConsumerEnabled) {
+      return createConsumerGroupHeartbeatResponse({
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: UNSUPPORTED,
+        memberId: null,
+      })
+    }
+    try {
+      return await this.#runtime.scheduleReadOperation(
+        'consumer-group-heartbeat',
+        this.shardFor(groupId),
+        (shard) => shard.consumerGroupHeartbeat(groupId),
+      )
+    } catch (e) {
+      const errorCode = this.errorCode(e, 'consumer-group-heartbeat')
+      return createConsumerGroupHeartbeatResponse({
+        errorCode,
+        errorMessage: errorInfo(errorCode).message,
+        memberId: null,
+      })
+    }
+  }
+
+  async consumerGroupDescribe(
+    groupIds: readonly string[],
+  ): Promise<ConsumerGroupDescribeResponseDescribedGroup[]> {
+    const errorRow = (groupId: string, errorCode: number): ConsumerGroupDescribeResponseDescribedGroup => ({
+      ...createConsumerGroupDescribeResponse().groups[0],
+      ...blankConsumerRow(groupId),
+      errorCode,
+    })
+    if (!this.isConsumerEnabled) {
+      return groupIds.map((g) => ({
+        ...errorRow(g, ErrorCode.UNSUPPORTED_VERSION),
+        errorMessage: UNSUPPORTED,
+      }))
+    }
+    return this.#perShard(
+      'consumer-group-describe',
+      groupIds,
+      (shard, ids) => shard.consumerGroupDescribe(ids),
+      errorRow,
+    )
+  }
+
+  // ---- ListGroups (16), DescribeGroups (15), DeleteGroups (42) ----
+
+  /** Every shard's groups; a shard that cannot answer sets the response error (the others still list). */
+  async listGroups(
+    statesFilter: readonly string[],
+    typesFilter: readonly string[],
+  ): Promise<ListGroupsResult> {
+    let errorCode: number = ErrorCode.NONE
+    const groups: ListGroupsResponseListedGroup[] = []
+    const results = await Promise.allSettled(
+      Array.from({ length: this.#numShards }, (_, shardId) =>
+        this.#runtime.scheduleReadOperation('list-groups', shardId, (shard) =>
+          shard.listGroups(statesFilter, typesFilter),
+        ),
+      ),
+    )
+    for (const r of results) {
+      if (r.status === 'fulfilled') groups.push(...r.value)
+      else if (errorCode === ErrorCode.NONE) errorCode = this.errorCode(r.reason, 'list-groups')
+    }
+    return { errorCode, groups }
+  }
+
+  describeGroups(
+    groupIds: readonly string[],
+    apiVersion: number,
+  ): Promise<DescribeGroupsResponseDescribedGroup[]> {
+    return this.#perShard(
+      'describe-groups',
+      groupIds,
+      (shard, ids) => shard.describeGroups(ids, apiVersion),
+      (groupId, errorCode) => ({
+        errorCode,
+        errorMessage: null,
+        groupId,
+        groupState: '',
+        protocolType: '',
+        protocolData: '',
+        members: [],
+        authorizedOperations: -2147483648,
+      }),
+    )
+  }
+
+  async deleteGroups(groupIds: readonly string[]): Promise<DeleteGroupsResponseDeletableGroupResult[]> {
+    const byShard = this.#groupByShard(groupIds)
+    const out = new Map<number, DeleteGroupsResponseDeletableGroupResult>()
+    await Promise.all(
+      [...byShard].map(async ([shardId, entries]) => {
+        const ids = entries.map((e) => e.groupId)
+        try {
+          const results = await this.#write('delete-groups', shardId, (shard) => shard.deleteGroups(ids))
+          results.forEach((r, i) => out.set(entries[i].index, r))
+        } catch (e) {
+          const errorCode = this.errorCode(e, 'delete-groups')
+          for (const { index, groupId } of entries) out.set(index, { groupId, errorCode, errorMessage: null })
+        }
+      }),
+    )
+    return groupIds.map((_, i) => out.get(i)!)
+  }
+
+  // ---- OffsetCommit (8), OffsetFetch (9), OffsetDelete (47) ----
+
+  /** The commit's per-topic results; on a failed write every partition carries the error. */
+  async commitOffsets(
+    apiVersion: number,
+    request: OffsetCommitInput,
+  ): Promise<OffsetCommitResponseOffsetCommitResponseTopic[]> {
+    try {
+      return await this.#write('commit-offset', this.shardFor(request.groupId), (shard, nowMs) =>
+        shard.commitOffsets({ apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize }, request),
+      )
+    } catch (e) {
+      const errorCode = this.errorCode(e, 'commit-offset')
+      return request.topics.map((t) => ({
+        name: t.name,
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }))
+    }
+  }
+
+  async fetchOffsets(request: OffsetFetchGroupInput): Promise<OffsetFetchResponseOffsetFetchResponseGroup> {
+    try {
+      return await this.#runtime.scheduleReadOperation(
+        'fetch-offsets',
+        this.shardFor(request.groupId),
+        (shard) => shard.fetchOffsets(request),
+      )
+    } catch (e) {
+      return { groupId: request.groupId, topics: [], errorCode: this.errorCode(e, 'fetch-offsets') }
+    }
+  }
+
+  async deleteOffsets(request: OffsetDeleteInput): Promise<OffsetDeleteResult> {
+    try {
+      return await this.#write('delete-offsets', this.shardFor(request.groupId), (shard) =>
+        shard.offsetDelete(request),
+      )
+    } catch (e) {
+      return { errorCode: this.errorCode(e, 'delete-offsets'), topics: [] }
+    }
+  }
+
+  // ---- expiry ----
+
+  /**
+   * Runs the expiry sweep on every shard now (it also runs every
+   * `offsets.retention.check.interval.ms`). A shard whose sweep fails is logged and skipped.
+   */
+  async cleanupGroupMetadata(): Promise<CleanupResult[]> {
+    const retentionMs = this.#config.offsetsRetentionMinutes * 60_000
+    const pluginConfigured = this.#config.groupStreamsTopologyDescriptionPluginClass !== null
+    const results = await Promise.allSettled(
+      Array.from({ length: this.#numShards }, async (_, shardId) => {
+        const started = this.#clock.now()
+        let tombstones = 0
+        const result = await this.#write('cleanup-group-metadata', shardId, (shard, nowMs) => {
+          const r = shard.cleanupGroupMetadata(nowMs, { retentionMs, pluginConfigured })
+          tombstones = r.records.length
+          return r
+        })
+        if (tombstones > 0) {
+          this.#log.info(
+            { shard: shardId, groups: result.deletedGroups },
+            `Generated ${tombstones} tombstone records while cleaning up group metadata in ${this.#clock.now() - started} milliseconds.`,
+          )
+        }
+        return result
+      }),
+    )
+    const out: CleanupResult[] = []
+    for (const r of results) {
+      if (r.status === 'fulfilled') out.push(r.value)
+      else this.#log.warn({ err: r.reason }, 'Group metadata cleanup failed on a shard')
+    }
+    return out
+  }
+
+  /** Stops the sweep and timers, waits for every operation in flight, then closes the runtime. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      if (this.#sweepTimer !== undefined) this.#clock.clearTimer(this.#sweepTimer)
+      this.#sweepTimer = undefined
+      await Promise.allSettled([...this.#background])
+      await this.#runtime.close()
+    })()
+    return this.#closed
+  }
+
+  // ---- internals ----
+
+  /**
+   * A write on one shard. The result's timer intents go to the runtime, which applies them once the
+   * records are durable and replayed. When the append fails, the scheduled timers are still armed:
+   * the streams manager already counts them as pending, and every timer operation checks the group
+   * again when it fires.
+   */
+  async #write<T>(
+    name: string,
+    shardId: number,
+    op: (shard: Shard, nowMs: number) => ShardWriteResult<T>,
+  ): Promise<T> {
+    let produced: ShardWriteResult<T> | undefined
+    const write: WriteOperation<Shard, CoordinatorRecord, T> = (shard, nowMs) => {
+      produced = op(shard, nowMs)
+      return {
+        records: produced.records,
+        response: produced.response,
+        timers: runtimeIntents(produced.timers),
+      }
+    }
+    try {
+      return await this.#runtime.scheduleWriteOperation(name, shardId, write)
+    } catch (e) {
+      if (e instanceof CoordinatorWriteError && produced !== undefined && this.#closed === undefined) {
+        for (const t of runtimeIntents(produced.timers).schedule) {
+          this.#runtime.scheduleTimer(shardId, t.key, t.delayMs, t.op)
+        }
+      }
+      throw e
+    }
+  }
+
+  #armSweep(): void {
+    const interval = this.#config.offsetsRetentionCheckIntervalMs
+    this.#sweepTimer = this.#clock.setTimer(() => {
+      if (this.#closed !== undefined) return
+      this.#track(this.cleanupGroupMetadata().finally(() => this.#closed === undefined && this.#armSweep()))
+    }, interval)
+  }
+
+  #track(p: Promise<unknown>): void {
+    const tracked = p.catch(() => undefined)
+    this.#background.add(tracked)
+    void tracked.finally(() => this.#background.delete(tracked))
+  }
+
+  /** Group ids by shard, keeping each id's position in the request. */
+  #groupByShard(groupIds: readonly string[]): Map<number, { index: number; groupId: string }[]> {
+    const byShard = new Map<number, { index: number; groupId: string }[]>()
+    groupIds.forEach((groupId, index) => {
+      const shardId = this.shardFor(groupId)
+      let list = byShard.get(shardId)
+      if (!list) {
+        list = []
+        byShard.set(shardId, list)
+      }
+      list.push({ index, groupId })
+    })
+    return byShard
+  }
+
+  /** Runs a per-group read on each involved shard and puts the rows back in request order. */
+  async #perShard<Row>(
+    name: string,
+    groupIds: readonly string[],
+    read: (shard: Shard, ids: string[]) => Row[],
+    errorRow: (groupId: string, errorCode: number) => Row,
+  ): Promise<Row[]> {
+    const out = new Map<number, Row>()
+    await Promise.all(
+      [...this.#groupByShard(groupIds)].map(async ([shardId, entries]) => {
+        const ids = entries.map((e) => e.groupId)
+        try {
+          const rows = await this.#runtime.scheduleReadOperation(name, shardId, (shard) => read(shard, ids))
+          rows.forEach((row, i) => out.set(entries[i].index, row))
+        } catch (e) {
+          const errorCode = this.errorCode(e, name)
+          for (const { index, groupId } of entries) out.set(index, errorRow(groupId, errorCode))
+        }
+      }),
+    )
+    return groupIds.map((_, i) => out.get(i)!)
+  }
+
+  /** Updates the image from the catalog; returns the names that appeared, changed or disappeared. */
+  #refreshImage(): string[] {
+    const changed: string[] = []
+    const seen = new Set<string>()
+    for (const t of this.#topics.list()) {
+      seen.add(t.name)
+      const old = this.#image.get(t.name)
+      if (old === undefined || old.topicId !== t.topicId || old.numPartitions !== t.numPartitions) {
+        this.#image.set(t.name, { topicId: t.topicId, numPartitions: t.numPartitions })
+        changed.push(t.name)
+      }
+    }
+    for (const name of this.#image.keys()) {
+      if (!seen.has(name)) {
+        this.#image.delete(name)
+        changed.push(name)
+      }
+    }
+    return changed
+  }
+
+  /**
+   * Picks up catalog changes (CreateTopics, DeleteTopics, internal topics) and tells every shard, in
+   * its queue, so groups depending on a changed topic reconfigure on their next heartbeat.
+   */
+  async #refreshTopics(): Promise<void> {
+    const changed = this.#refreshImage()
+    if (changed.length === 0) return
+    const image: TopicsImage = { topic: (name) => this.#image.get(name) }
+    await Promise.allSettled(
+      Array.from({ length: this.#numShards }, (_, shardId) =>
+        this.#runtime.scheduleWriteOperation('on-new-topics-image', shardId, (shard) => {
+          shard.onNewTopicsImage(image, changed)
+          return { records: [], response: undefined }
+        }),
+      ),
+    )
+  }
+
+  /** Creates a heartbeat's missing internal topics in the background (Kafka does not wait either). */
+  #createInternalTopics(topics: readonly CreatableTopic[]): void {
+    const todo = topics.filter((t) => !this.#creating.has(t.name) && !this.#image.has(t.name))
+    if (todo.length === 0 || this.#closed !== undefined) return
+    for (const t of todo) this.#creating.add(t.name)
+    const run = async () => {
+      try {
+        const outcomes = await this.#topics.createTopics(
+          todo.map((t) => ({
+            name: t.name,
+            numPartitions: t.numPartitions,
+            replicationFactor: t.replicationFactor,
+            assignments: [],
+            configs: t.configs.map((c) => ({ name: c.name, value: c.value })),
+          })),
+          false,
+        )
+        for (const o of outcomes) {
+          if (o.error === 'NONE') this.#log.info({ topic: o.name }, `Created internal topic ${o.name}`)
+          else if (o.error !== 'TOPIC_ALREADY_EXISTS')
+            this.#log.warn(
+              { topic: o.name, error: o.error },
+              `Could not create internal topic ${o.name}: ${o.message}`,
+            )
+        }
+      } catch (err) {
+        this.#log.warn({ err, topics: todo.map((t) => t.name) }, 'Could not create internal topics')
+      } finally {
+        for (const t of todo) this.#creating.delete(t.name)
+      }
+      await this.#refreshTopics()
+    }
+    this.#track(run())
+  }
+}
+
+/** The streams manager's timer intents as runtime timer intents (an operation's own intents nest). */
+function runtimeIntents(intents: TimerIntents): {
+  schedule: TimerIntent<Shard, CoordinatorRecord>[]
+  cancel: string[]
+} {
+  return {
+    cancel: [...intents.cancel],
+    schedule: intents.schedule.map((t) => ({
+      key: t.key,
+      delayMs: t.delayMs,
+      op: (_shard: Shard, nowMs: number) => {
+        const r = t.op(nowMs)
+        return { records: r.records, response: undefined, timers: runtimeIntents(r.timers) }
+      },
+    })),
+  }
+}
+
+function describeErrorRow(groupId: string, errorCode: number): StreamsGroupDescribeResponseDescribedGroup {
+  return {
+    errorCode,
+    errorMessage: null,
+    groupId,
+    groupState: '',
+    groupEpoch: 0,
+    assignmentEpoch: 0,
+    topology: null,
+    members: [],
+    authorizedOperations: -2147483648,
+    topologyDescription: null,
+    topologyDescriptionStatus: 0,
+    assignorName: null,
+  }
+}
+
+function blankConsumerRow(groupId: string): ConsumerGroupDescribeResponseDescribedGroup {
+  return {
+    errorCode: 0,
+    errorMessage: null,
+    groupId,
+    groupState: '',
+    groupEpoch: 0,
+    assignmentEpoch: 0,
+    assignorName: '',
+    members: [],
+    authorizedOperations: -2147483648,
+  }
+}

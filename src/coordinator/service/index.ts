@@ -1,0 +1,3 @@
+export * from './config.js'
+export * from './errors.js'
+export * from './group-coordinator-service.js'
