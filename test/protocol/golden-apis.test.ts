@@ -482,7 +482,7 @@ describe('golden: OffsetCommit', () => {
   })
 
   it('v8 (first flexible) and v9 (member epoch, same layout)', () => {
-    const rq = (version: number, epoch: number, instance: string | null) =>
+    const rq = (epoch: number, instance: string | null) =>
       p.createOffsetCommitRequest({
         groupId: 'g',
         generationIdOrMemberEpoch: epoch,
@@ -498,14 +498,14 @@ describe('golden: OffsetCommit', () => {
       p.encodeOffsetCommitRequest,
       p.decodeOffsetCommitRequest,
       8,
-      rq(8, 1, null),
+      rq(1, null),
       `0267 00000001 026d 00 ${body}`,
     )
     golden(
       p.encodeOffsetCommitRequest,
       p.decodeOffsetCommitRequest,
       9,
-      rq(9, 5, 'i'),
+      rq(5, 'i'),
       `0267 00000005 026d 0269 ${body}`,
     )
     const rs = p.createOffsetCommitResponse({
