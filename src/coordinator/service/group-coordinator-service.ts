@@ -390,7 +390,7 @@ export class GroupCoordinatorService {
         const ids = entries.map((e) => e.groupId)
         try {
           const results = await this.#write('delete-groups', shardId, (shard) => shard.deleteGroups(ids))
-          results.forEach((r, i) => out.set(entries[i].index, r))
+          for (const [i, r] of results.entries()) out.set(entries[i].index, r)
         } catch (e) {
           const errorCode = this.errorCode(e, 'delete-groups')
           for (const { index, groupId } of entries) out.set(index, { groupId, errorCode, errorMessage: null })
@@ -565,7 +565,7 @@ export class GroupCoordinatorService {
         const ids = entries.map((e) => e.groupId)
         try {
           const rows = await this.#runtime.scheduleReadOperation(name, shardId, (shard) => read(shard, ids))
-          rows.forEach((row, i) => out.set(entries[i].index, row))
+          for (const [i, row] of rows.entries()) out.set(entries[i].index, row)
         } catch (e) {
           const errorCode = this.errorCode(e, name)
           for (const { index, groupId } of entries) out.set(index, errorRow(groupId, errorCode))

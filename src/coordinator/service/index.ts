@@ -1,3 +1,4 @@
 export * from './config.js'
 export * from './errors.js'
 export * from './group-coordinator-service.js'
+export * from './extension.js'

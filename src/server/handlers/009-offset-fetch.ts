@@ -1,0 +1,151 @@
+// OffsetFetch (key 9): serves v1–v10. v1–v7 fetch one group (v2+ may ask for every topic with a
+// null topic list and carry a group-level error); v8+ fetch several groups; v9+ carry the member id
+// and epoch the group checks (streams groups: member and exact epoch); v10 names topics by id.
+import { coordinatorFrom } from '../../coordinator/service/index.js'
+import type { OffsetFetchGroupInput } from '../../coordinator/shard/group-coordinator-shard.js'
+import { ErrorCode } from '../../protocol/errors.js'
+import type { OffsetFetchRequest } from '../../protocol/generated/messages/OffsetFetchRequest.js'
+import {
+  createOffsetFetchResponse,
+  type OffsetFetchResponse,
+  type OffsetFetchResponseOffsetFetchResponseGroup,
+} from '../../protocol/generated/messages/OffsetFetchResponse.js'
+import { defineHandler, type RequestContext } from '../router.js'
+
+interface GroupAsk {
+  readonly groupId: string
+  readonly memberId: string | null
+  readonly memberEpoch: number
+  /** null: every topic. */
+  readonly topics:
+    | readonly {
+        readonly name: string
+        readonly topicId: string
+        readonly partitionIndexes: readonly number[]
+      }[]
+    | null
+}
+
+function asks(request: OffsetFetchRequest, version: number): GroupAsk[] {
+  if (version < 8) {
+    return [
+      {
+        groupId: request.groupId,
+        memberId: null,
+        memberEpoch: -1,
+        topics: request.topics === null ? null : request.topics.map((t) => ({ ...t, topicId: '' })),
+      },
+    ]
+  }
+  return request.groups.map((g) => ({
+    groupId: g.groupId,
+    memberId: version >= 9 ? g.memberId : null,
+    memberEpoch: version >= 9 ? g.memberEpoch : -1,
+    topics: g.topics,
+  }))
+}
+
+async function fetchGroup(
+  ask: GroupAsk,
+  ctx: RequestContext,
+): Promise<OffsetFetchResponseOffsetFetchResponseGroup> {
+  const { server } = ctx
+  if (!server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', ask.groupId)) {
+    return { groupId: ask.groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }
+  }
+  const useTopicIds = ctx.apiVersion >= 10
+  const coordinator = coordinatorFrom(server.coordinator)
+  // Topic ids the catalog does not know are answered here; the rest are fetched by name.
+  const input: OffsetFetchGroupInput = {
+    groupId: ask.groupId,
+    memberId: ask.memberId,
+    memberEpoch: ask.memberEpoch,
+    topics:
+      ask.topics === null
+        ? null
+        : ask.topics.flatMap((t) => {
+            const name = useTopicIds ? server.topics.byId(t.topicId)?.name : t.name
+            return name === undefined ? [] : [{ name, partitionIndexes: t.partitionIndexes }]
+          }),
+  }
+  const result = await coordinator.fetchOffsets(input)
+  if (result.errorCode !== ErrorCode.NONE) return result
+  if (ask.topics === null) {
+    if (!useTopicIds) return result
+    // v10 fetch-all answers with topic ids: offsets of topics no longer in the catalog are left out.
+    return {
+      ...result,
+      topics: result.topics.flatMap((t) => {
+        const info = server.topics.byName(t.name)
+        return info === undefined ? [] : [{ ...t, topicId: info.topicId }]
+      }),
+    }
+  }
+  const byName = new Map(result.topics.map((t) => [t.name, t]))
+  return {
+    ...result,
+    topics: ask.topics.map((t) => {
+      const name = useTopicIds ? server.topics.byId(t.topicId)?.name : t.name
+      const found = name === undefined ? undefined : byName.get(name)
+      if (found === undefined) {
+        return {
+          name: t.name,
+          topicId: t.topicId,
+          partitions: t.partitionIndexes.map((p) => ({
+            partitionIndex: p,
+            committedOffset: -1n,
+            committedLeaderEpoch: -1,
+            metadata: '',
+            errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+          })),
+        }
+      }
+      return { ...found, name: name ?? t.name, topicId: t.topicId }
+    }),
+  }
+}
+
+/** The v1–v7 layout: one group, its error at the top (v2+) or on every partition (v1). */
+function singleGroupResponse(
+  group: OffsetFetchResponseOffsetFetchResponseGroup,
+  request: OffsetFetchRequest,
+  version: number,
+): OffsetFetchResponse {
+  if (group.errorCode !== ErrorCode.NONE && version < 2) {
+    return createOffsetFetchResponse({
+      topics: (request.topics ?? []).map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((p) => ({
+          partitionIndex: p,
+          committedOffset: -1n,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: group.errorCode,
+        })),
+      })),
+    })
+  }
+  return createOffsetFetchResponse({
+    errorCode: group.errorCode,
+    topics: group.topics.map((t) => ({ name: t.name, partitions: t.partitions })),
+  })
+}
+
+export const handler = defineHandler({
+  apiKey: 9,
+  minVersion: 1,
+  maxVersion: 10,
+  async handle(request, ctx) {
+    const groups = await Promise.all(asks(request, ctx.apiVersion).map((a) => fetchGroup(a, ctx)))
+    if (ctx.apiVersion < 8) return singleGroupResponse(groups[0], request, ctx.apiVersion)
+    return createOffsetFetchResponse({ groups })
+  },
+  errorResponse(request, errorCode, ctx) {
+    if (ctx.apiVersion < 8) {
+      return singleGroupResponse({ groupId: request.groupId, topics: [], errorCode }, request, ctx.apiVersion)
+    }
+    return createOffsetFetchResponse({
+      groups: request.groups.map((g) => ({ groupId: g.groupId, topics: [], errorCode })),
+    })
+  },
+})

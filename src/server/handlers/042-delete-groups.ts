@@ -1,0 +1,32 @@
+// DeleteGroups (key 42): serves v0–v3. An empty group is deleted with its offsets (offset
+// tombstones, then the group's); a group with members gets NON_EMPTY_GROUP, an unknown id
+// GROUP_ID_NOT_FOUND, an id the principal may not delete GROUP_AUTHORIZATION_FAILED.
+import { coordinatorFrom } from '../../coordinator/service/index.js'
+import { ErrorCode } from '../../protocol/errors.js'
+import { createDeleteGroupsResponse } from '../../protocol/generated/messages/DeleteGroupsResponse.js'
+import { defineHandler } from '../router.js'
+
+export const handler = defineHandler({
+  apiKey: 42,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(request, ctx) {
+    const allowed = request.groupsNames.filter((g) =>
+      ctx.server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', g),
+    )
+    const deleted = await coordinatorFrom(ctx.server.coordinator).deleteGroups(allowed)
+    let next = 0
+    return createDeleteGroupsResponse({
+      results: request.groupsNames.map((groupId) =>
+        ctx.server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', groupId)
+          ? deleted[next++]
+          : { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null },
+      ),
+    })
+  },
+  errorResponse(request, errorCode) {
+    return createDeleteGroupsResponse({
+      results: request.groupsNames.map((groupId) => ({ groupId, errorCode, errorMessage: null })),
+    })
+  },
+})
