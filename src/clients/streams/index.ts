@@ -10,3 +10,11 @@ export type { HeartbeatTopologyOptions, WireDescription } from './wire.js'
 export { TopologyPushManager } from './push-manager.js'
 export type { PushManagerOptions, PushRequest } from './push-manager.js'
 export type { Logger } from '../network/logger.js'
+export { StreamsGroupStatusCode, StreamsMember } from './member.js'
+export type {
+  StreamsGroupStatus,
+  StreamsMemberOptions,
+  StreamsMemberState,
+  StreamsTasks,
+  TaskIds,
+} from './member.js'
