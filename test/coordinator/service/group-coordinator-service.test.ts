@@ -1,0 +1,223 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ManualClock } from '../../../src/coordinator/runtime/index.js'
+import {
+  type CoordinatorNewTopic,
+  type CoordinatorTopic,
+  GroupCoordinatorService,
+} from '../../../src/coordinator/service/index.js'
+import { MemoryRecordStore } from '../../../src/coordinator/storage/index.js'
+import { parseConfig } from '../../../src/server/config.js'
+import { heartbeatRequest, joinRequest } from '../shard/streams/harness.js'
+
+class FakeTopics {
+  readonly topics = new Map<string, CoordinatorTopic>()
+  readonly created: string[] = []
+  constructor(initial: Record<string, number>) {
+    for (const [name, n] of Object.entries(initial))
+      this.topics.set(name, { name, topicId: `id-${name}`, numPartitions: n })
+  }
+  list(): CoordinatorTopic[] {
+    return [...this.topics.values()]
+  }
+  async createTopics(topics: readonly CoordinatorNewTopic[]) {
+    return topics.map((t) => {
+      this.topics.set(t.name, { name: t.name, topicId: `id-${t.name}`, numPartitions: t.numPartitions })
+      this.created.push(t.name)
+      return { name: t.name, error: 'NONE', message: null }
+    })
+  }
+}
+
+function config(overrides: Record<string, string> = {}) {
+  return parseConfig({
+    'offsets.topic.num.partitions': '3',
+    'group.streams.initial.rebalance.delay.ms': '0',
+    'group.streams.assignment.interval.ms': '0',
+    'group.streams.session.timeout.ms': '1000',
+    'group.streams.min.session.timeout.ms': '1000',
+    'group.streams.heartbeat.interval.ms': '100',
+    'group.streams.min.heartbeat.interval.ms': '100',
+    'offsets.retention.minutes': '1',
+    'offsets.retention.check.interval.ms': '600000',
+    ...overrides,
+  })
+}
+
+async function start(
+  store: MemoryRecordStore,
+  clock: ManualClock,
+  overrides: Record<string, string> = {},
+  topics = new FakeTopics({ foo: 2 }),
+) {
+  return GroupCoordinatorService.start({ store, config: config(overrides), topics, clock })
+}
+
+const hb = { apiVersion: 1, clientId: 'c', clientHost: '/127.0.0.1' }
+const commitReq = (offset: bigint) => ({
+  groupId: 'simple',
+  generationIdOrMemberEpoch: -1,
+  memberId: '',
+  groupInstanceId: null,
+  retentionTimeMs: -1n,
+  topics: [
+    {
+      name: 'foo',
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+      partitions: [
+        { partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null },
+      ],
+    },
+  ],
+})
+const fetchAll = (groupId: string) => ({ groupId, memberId: null, memberEpoch: -1, topics: null })
+
+describe('GroupCoordinatorService', () => {
+  it('a failed append answers NOT_COORDINATOR and changes nothing; the next commit succeeds', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const service = await start(store, new ManualClock(0))
+    try {
+      store.failNextAppend()
+      const failed = await service.commitOffsets(9, commitReq(5n))
+      assert.deepEqual(failed[0].partitions, [{ partitionIndex: 0, errorCode: 16 }])
+      assert.deepEqual((await service.fetchOffsets(fetchAll('simple'))).topics, [])
+      assert.deepEqual((await service.listGroups([], [])).groups, [])
+      store.failNextAppend()
+      const hbFailed = await service.streamsGroupHeartbeat(hb, joinRequest())
+      assert.equal(hbFailed.errorCode, 16)
+      assert.equal(hbFailed.errorMessage, 'This is not the correct coordinator.')
+      assert.deepEqual((await service.listGroups([], [])).groups, [])
+      const ok = await service.commitOffsets(9, commitReq(6n))
+      assert.deepEqual(ok[0].partitions, [{ partitionIndex: 0, errorCode: 0 }])
+      assert.equal(
+        (await service.fetchOffsets(fetchAll('simple'))).topics[0].partitions[0].committedOffset,
+        6n,
+      )
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('restarting over the same store brings back groups and offsets; loaded members get session timers', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const clock = new ManualClock(0)
+    const first = await start(store, clock)
+    const joined = await first.streamsGroupHeartbeat(hb, joinRequest())
+    assert.equal(joined.errorCode, 0)
+    await first.commitOffsets(9, commitReq(7n))
+    await first.close()
+    const second = await start(store, clock)
+    try {
+      const listed = (await second.listGroups([], [])).groups
+        .map((g) => `${g.groupId}:${g.groupState}`)
+        .sort()
+      assert.deepEqual(listed, ['g:Stable', 'simple:Empty'])
+      const again = await second.streamsGroupHeartbeat(
+        hb,
+        heartbeatRequest({ memberEpoch: joined.memberEpoch }),
+      )
+      assert.equal(again.errorCode, 0, 'a member that keeps heartbeating is not fenced')
+      clock.advance(1001)
+      await new Promise((r) => setImmediate(r))
+      const [described] = await second.streamsGroupDescribe(['g'], false)
+      assert.equal(
+        described.groupState,
+        'Empty',
+        'the session timeout armed after the restart fenced the silent member',
+      )
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('creates missing internal topics in the catalog and the group becomes ready', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const topics = new FakeTopics({ foo: 2 })
+    const service = await start(store, new ManualClock(0), {}, topics)
+    try {
+      const topology = {
+        epoch: 0,
+        subtopologies: [
+          {
+            subtopologyId: '0',
+            sourceTopics: ['foo'],
+            sourceTopicRegex: [],
+            stateChangelogTopics: [
+              { name: 'g-store-changelog', partitions: 0, replicationFactor: 0, topicConfigs: [] },
+            ],
+            repartitionSinkTopics: [],
+            repartitionSourceTopics: [],
+            copartitionGroups: [],
+          },
+        ],
+      }
+      const joined = await service.streamsGroupHeartbeat(hb, joinRequest({ topology }))
+      assert.deepEqual(
+        joined.status?.map((s) => s.statusCode),
+        [3],
+      )
+      for (let i = 0; i < 20 && topics.created.length === 0; i++) await new Promise((r) => setImmediate(r))
+      assert.deepEqual(topics.created, ['g-store-changelog'])
+      assert.equal(topics.topics.get('g-store-changelog')?.numPartitions, 2)
+      const next = await service.streamsGroupHeartbeat(
+        hb,
+        heartbeatRequest({ memberEpoch: joined.memberEpoch }),
+      )
+      assert.equal(next.errorCode, 0)
+      assert.deepEqual(next.activeTasks, [{ subtopologyId: '0', partitions: [0, 1] }])
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('the expiry sweep runs every offsets.retention.check.interval.ms', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const clock = new ManualClock(0)
+    const service = await start(store, clock, { 'offsets.retention.check.interval.ms': '30000' })
+    try {
+      await service.commitOffsets(9, commitReq(1n))
+      clock.advance(30_000)
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+      assert.equal(
+        (await service.listGroups([], [])).groups.length,
+        1,
+        'not expired yet (retention 1 minute)',
+      )
+      clock.advance(30_000)
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+      assert.deepEqual((await service.listGroups([], [])).groups, [])
+      assert.deepEqual((await service.fetchOffsets(fetchAll('simple'))).topics, [])
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('streams APIs answer UNSUPPORTED_VERSION when the protocol is not enabled', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const service = await start(store, new ManualClock(0), {
+      'group.coordinator.rebalance.protocols': 'classic,consumer',
+    })
+    try {
+      const r = await service.streamsGroupHeartbeat(hb, joinRequest())
+      assert.deepEqual([r.errorCode, r.errorMessage], [35, 'The version of API is not supported.'])
+      const [d] = await service.streamsGroupDescribe(['g'], false)
+      assert.equal(d.errorCode, 35)
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('an operation after close is answered NOT_COORDINATOR', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const service = await start(store, new ManualClock(0))
+    await service.close()
+    const r = await service.commitOffsets(9, commitReq(1n))
+    assert.equal(r[0].partitions[0].errorCode, 16)
+  })
+})
