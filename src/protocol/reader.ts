@@ -9,6 +9,25 @@ export interface TaggedField {
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
+/** base64url alphabet as char codes: a uuid string is built with one String.fromCharCode call. */
+const B64 = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (c) =>
+  c.charCodeAt(0),
+)
+
+/**
+ * Buffer's per-encoding slice methods (`buf.toString(enc, s, e)` dispatches to these after argument
+ * handling). Present on Node 20 and 22 but not in the typings; when missing, `toString` is used.
+ */
+interface SliceMethods {
+  utf8Slice(start: number, end: number): string
+  latin1Slice(start: number, end: number): string
+}
+const proto = Buffer.prototype as unknown as Partial<SliceMethods>
+const hasSlices = typeof proto.utf8Slice === 'function' && typeof proto.latin1Slice === 'function'
+
+/** Strings up to this length are scanned for ASCII and then read with the cheaper latin1 decoder. */
+const SHORT_ASCII = 32
+
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
@@ -76,20 +95,55 @@ export class Reader {
   readUuid(): string {
     const o = this.#need(16)
     const b = this.buf
-    let zero = true
-    for (let i = o; i < o + 16; i++) {
-      if (b[i] !== 0) {
-        zero = false
-        break
-      }
-    }
-    return zero ? ZERO_UUID : b.toString('base64url', o, o + 16)
+    let or = 0
+    for (let i = o; i < o + 16; i++) or |= b[i]!
+    if (or === 0) return ZERO_UUID
+    // 16 bytes = five 3-byte groups (4 chars each) + one byte (2 chars), no padding
+    const x0 = (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!
+    const x1 = (b[o + 3]! << 16) | (b[o + 4]! << 8) | b[o + 5]!
+    const x2 = (b[o + 6]! << 16) | (b[o + 7]! << 8) | b[o + 8]!
+    const x3 = (b[o + 9]! << 16) | (b[o + 10]! << 8) | b[o + 11]!
+    const x4 = (b[o + 12]! << 16) | (b[o + 13]! << 8) | b[o + 14]!
+    const l = b[o + 15]!
+    const t = B64
+    return String.fromCharCode(
+      t[x0 >> 18]!,
+      t[(x0 >> 12) & 63]!,
+      t[(x0 >> 6) & 63]!,
+      t[x0 & 63]!,
+      t[x1 >> 18]!,
+      t[(x1 >> 12) & 63]!,
+      t[(x1 >> 6) & 63]!,
+      t[x1 & 63]!,
+      t[x2 >> 18]!,
+      t[(x2 >> 12) & 63]!,
+      t[(x2 >> 6) & 63]!,
+      t[x2 & 63]!,
+      t[x3 >> 18]!,
+      t[(x3 >> 12) & 63]!,
+      t[(x3 >> 6) & 63]!,
+      t[x3 & 63]!,
+      t[x4 >> 18]!,
+      t[(x4 >> 12) & 63]!,
+      t[(x4 >> 6) & 63]!,
+      t[x4 & 63]!,
+      t[l >> 2]!,
+      t[(l & 3) << 4]!,
+    )
   }
 
   /** Unsigned varint of at most 5 bytes, as an unsigned 32-bit number. */
   readUVarint(): number {
     const b = this.buf
     const start = this.offset
+    // one-byte fast path: lengths, counts and tag sections are almost always < 128
+    if (start < this.end) {
+      const first = b[start]!
+      if (first < 0x80) {
+        this.offset = start + 1
+        return first
+      }
+    }
     let o = start
     let value = 0
     let shift = 0
@@ -119,8 +173,16 @@ export class Reader {
   #utf8(len: number, at: number): string {
     this.#checkLength(len, at)
     const o = this.offset
-    this.offset = o + len
-    return this.buf.toString('utf8', o, o + len)
+    const e = o + len
+    this.offset = e
+    const b = this.buf
+    if (!hasSlices) return b.toString('utf8', o, e)
+    if (len <= SHORT_ASCII) {
+      let hi = 0
+      for (let i = o; i < e; i++) hi |= b[i]!
+      if (hi < 0x80) return (b as unknown as SliceMethods).latin1Slice(o, e)
+    }
+    return (b as unknown as SliceMethods).utf8Slice(o, e)
   }
 
   readNullableString(): string | null {
