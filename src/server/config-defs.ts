@@ -6,6 +6,8 @@
 // KafkaConfig); the keys Kafka does not have are marked "Topograph only" in their doc text.
 
 import { hostname } from 'node:os'
+import { parsePlainUsers } from './auth/sasl.js'
+import { parseScramUsers } from './auth/scram.js'
 
 export type ConfigType = 'int' | 'long' | 'string' | 'list' | 'boolean' | 'password' | 'class'
 export type Importance = 'high' | 'medium' | 'low'
@@ -359,7 +361,7 @@ export const CONFIG_DEFS = [
     default: 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
     validValues: `NAME:PROTOCOL list; protocols ${SECURITY_PROTOCOLS.join(', ')}`,
     importance: 'low',
-    doc: 'Security protocol of each listener name. Only PLAINTEXT is served today; listeners using the other protocols are parsed and kept for later.',
+    doc: 'Security protocol of each listener name: PLAINTEXT, SSL (TLS), SASL_PLAINTEXT or SASL_SSL (SASL over TLS). See docs/security.md.',
     parse: parseProtocolMap,
     absent: new Map() as ReadonlyMap<string, SecurityProtocol>,
   },
@@ -655,6 +657,185 @@ export const CONFIG_DEFS = [
     parse: (v: string): number | null => parseInteger(v, 'LONG', { min: 1 }),
     absent: null as number | null,
   },
+
+  // --- Security (docs/security.md) -----------------------------------------------------------------
+  enumKey(
+    'ssl.keystore.type',
+    'PEM',
+    ['PEM'],
+    'medium',
+    'Format of the key store. Only PEM is supported (Kafka defaults to JKS). May be set per listener as listener.name.<name>.ssl.keystore.type, like every ssl.* key.',
+  ),
+  {
+    name: 'ssl.keystore.location',
+    type: 'string',
+    default: null,
+    validValues: 'path of a PEM file holding one private key and the certificate chain',
+    importance: 'high',
+    doc: 'Key store of SSL and SASL_SSL listeners: a PEM file with the private key and the certificate chain (leaf first).',
+    parse: (v: string): string | null => v,
+    absent: null as string | null,
+  },
+  {
+    name: 'ssl.keystore.certificate.chain',
+    type: 'password',
+    default: null,
+    validValues: 'PEM certificates (leaf first); with ssl.keystore.key, instead of ssl.keystore.location',
+    importance: 'high',
+    doc: 'Certificate chain in PEM, given inline.',
+    parse: (v: string): string | null => v,
+    absent: null as string | null,
+  },
+  {
+    name: 'ssl.keystore.key',
+    type: 'password',
+    default: null,
+    validValues: 'one PEM private key (PKCS#8, PKCS#1 or SEC1; may be encrypted)',
+    importance: 'high',
+    doc: 'Private key in PEM, given inline; used with ssl.keystore.certificate.chain.',
+    parse: (v: string): string | null => v,
+    absent: null as string | null,
+  },
+  {
+    name: 'ssl.key.password',
+    type: 'password',
+    default: null,
+    validValues: 'passphrase of an encrypted PEM private key',
+    importance: 'high',
+    doc: 'Passphrase of the private key when it is encrypted.',
+    parse: (v: string): string | null => v,
+    absent: null as string | null,
+  },
+  enumKey(
+    'ssl.truststore.type',
+    'PEM',
+    ['PEM'],
+    'medium',
+    'Format of the trust store. Only PEM is supported.',
+  ),
+  {
+    name: 'ssl.truststore.location',
+    type: 'string',
+    default: null,
+    validValues: 'path of a PEM file of CA certificates',
+    importance: 'high',
+    doc: 'Certificates that client certificates are verified against (ssl.client.auth requested or required).',
+    parse: (v: string): string | null => v,
+    absent: null as string | null,
+  },
+  {
+    name: 'ssl.truststore.certificates',
+    type: 'password',
+    default: null,
+    validValues: 'PEM CA certificates, instead of ssl.truststore.location',
+    importance: 'high',
+    doc: 'Trusted certificates in PEM, given inline.',
+    parse: (v: string): string | null => v,
+    absent: null as string | null,
+  },
+  enumKey(
+    'ssl.client.auth',
+    'none',
+    ['required', 'requested', 'none'],
+    'medium',
+    'Client certificates on TLS listeners: none (not asked), requested (verified when sent), required (connection refused without a valid one).',
+  ),
+  listKey(
+    'ssl.enabled.protocols',
+    ['TLSv1.2', 'TLSv1.3'],
+    { allowed: ['TLSv1.2', 'TLSv1.3'] },
+    'TLSv1.2, TLSv1.3',
+    'medium',
+    'TLS versions accepted on TLS listeners.',
+  ),
+  listKey(
+    'sasl.enabled.mechanisms',
+    ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'],
+    { allowed: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] },
+    'PLAIN, SCRAM-SHA-256, SCRAM-SHA-512',
+    'medium',
+    'SASL mechanisms offered on SASL_PLAINTEXT and SASL_SSL listeners (Kafka defaults to GSSAPI, which is not served). Per listener: listener.name.<name>.sasl.enabled.mechanisms.',
+  ),
+  {
+    name: 'sasl.plain.users',
+    type: 'password',
+    default: null,
+    validValues: 'comma-separated user:password; no comma in passwords',
+    importance: 'high',
+    doc: 'Users and passwords accepted by SASL/PLAIN. Topograph only (Kafka reads them from JAAS).',
+    parse: (v: string): string | null => {
+      try {
+        parsePlainUsers(v)
+      } catch (e) {
+        throw new InvalidValue((e as Error).message)
+      }
+      return v
+    },
+    absent: null as string | null,
+  },
+  {
+    name: 'sasl.scram.users',
+    type: 'password',
+    default: null,
+    validValues:
+      'comma-separated user:SCRAM-SHA-256|SCRAM-SHA-512:iterations:salt:storedKey:serverKey (base64)',
+    importance: 'high',
+    doc: 'SCRAM credentials as salted hashes, never passwords; compute entries with scramUserEntry() (docs/security.md). Topograph only.',
+    parse: (v: string): string | null => {
+      try {
+        parseScramUsers(v)
+      } catch (e) {
+        throw new InvalidValue((e as Error).message)
+      }
+      return v
+    },
+    absent: null as string | null,
+  },
+  intKey(
+    'sasl.server.max.receive.size',
+    524288,
+    { min: 1 },
+    'low',
+    'Largest frame accepted from a client before it has authenticated; a bigger one closes the connection.',
+  ),
+  longKey(
+    'connections.max.reauth.ms',
+    0,
+    { min: 0 },
+    'medium',
+    'Lifetime of a SASL session, sent to clients as SessionLifetimeMs; the first request after it ends closes the connection unless the client re-authenticated. 0 = no limit.',
+  ),
+  intKey(
+    'connection.failed.authentication.delay.ms',
+    100,
+    { min: 0 },
+    'low',
+    'Delay before the answer to a failed authentication is sent and the connection closed.',
+  ),
+  {
+    name: 'authorizer.class.name',
+    type: 'string',
+    default: '',
+    validValues: 'empty, or any name (enables the built-in ACL authorizer)',
+    importance: 'low',
+    doc: 'Empty: every request is allowed. Any other value (e.g. org.apache.kafka.metadata.authorizer.StandardAuthorizer) turns on the built-in ACL authorizer.',
+    parse: (v: string): string => v,
+    absent: '',
+  },
+  stringKey(
+    'super.users',
+    '',
+    'semicolon-separated principals, e.g. User:admin;User:ops',
+    'low',
+    'Principals the ACL authorizer allows everything.',
+    () => undefined,
+  ),
+  boolKey(
+    'allow.everyone.if.no.acl.found',
+    false,
+    'low',
+    'With the ACL authorizer: allow an action on a resource no ACL applies to.',
+  ),
 
   // --- Console -----------------------------------------------------------------------------------
   {

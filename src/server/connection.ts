@@ -17,7 +17,8 @@ import type { Socket } from 'node:net'
 
 /** What the router makes of one frame. */
 export type DispatchResult =
-  | { readonly kind: 'response'; readonly bytes: Uint8Array }
+  /** `closeAfter`: write the response, then close (a refused SASL exchange, as Kafka answers it). */
+  | { readonly kind: 'response'; readonly bytes: Uint8Array; readonly closeAfter?: string }
   | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
   /** The request is consumed and needs no answer (Kafka's produce acks=0 style); unused today. */
   | { readonly kind: 'none' }
@@ -153,6 +154,7 @@ export class Connection {
     if (result.kind === 'response') {
       slot.done = true
       slot.bytes = result.bytes
+      slot.close = result.closeAfter ?? null
       this.#flush()
       return
     }
@@ -164,8 +166,10 @@ export class Connection {
       (r) => {
         if (r.kind === 'pending') return this.#settle(slot, r.promise)
         slot.done = true
-        if (r.kind === 'response') slot.bytes = r.bytes
-        else if (r.kind === 'close') slot.close = r.reason
+        if (r.kind === 'response') {
+          slot.bytes = r.bytes
+          slot.close = r.closeAfter ?? null
+        } else if (r.kind === 'close') slot.close = r.reason
         this.#flush()
       },
       (err: unknown) => {
@@ -183,6 +187,7 @@ export class Connection {
     while (this.#head < this.#slots.length && this.#slots[this.#head].done) {
       const slot = this.#slots[this.#head++]
       if (slot.close !== null) {
+        if (slot.bytes !== null) this.#socket.write(slot.bytes)
         this.#compact()
         this.#finishOrClose(slot.close)
         return
@@ -252,7 +257,7 @@ export class InvalidFrameSizeError extends Error {
  * At most one frame (bounded by `maxFrameSize`) plus one chunk is ever buffered.
  */
 export class SizePrefixedFrames implements FrameSource {
-  readonly #maxFrameSize: number
+  #maxFrameSize: number
   #chunks: Buffer[] = []
   /** Read position inside #chunks[0]. */
   #offset = 0
@@ -260,6 +265,11 @@ export class SizePrefixedFrames implements FrameSource {
 
   constructor(maxFrameSize: number) {
     this.#maxFrameSize = maxFrameSize
+  }
+
+  /** The bound may change between frames (a smaller one applies before SASL authentication). */
+  set maxFrameSize(n: number) {
+    this.#maxFrameSize = n
   }
 
   get buffered(): number {

@@ -1,5 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net'
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import type { Logger } from 'pino'
+import { SaslAuthenticator } from './auth/authenticator.js'
+import { normalizeHost, runWithClientHost } from './auth/request-scope.js'
+import { type ListenerSecurity, principalFromCertificate } from './auth/security.js'
 import type { Endpoint } from './config.js'
 import { Connection, SizePrefixedFrames } from './connection.js'
 import type { ApiRouter, ConnectionInfo } from './router.js'
@@ -14,6 +18,16 @@ export interface ConnectionLimits {
   readonly idleTimeoutMs: number
 }
 
+/** How connections are secured and what the authorizer needs from them. */
+export interface ListenerOptions {
+  /** Default: PLAINTEXT. */
+  readonly security?: ListenerSecurity
+  /** Run every dispatch with the client host in scope, for host-based ACLs (auth/request-scope.ts). */
+  readonly clientHostScope?: boolean
+}
+
+const PLAINTEXT: ListenerSecurity = { protocol: 'PLAINTEXT', tls: null, clientAuth: 'none', sasl: null }
+
 export interface BoundListener {
   readonly listenerName: string
   readonly host: string
@@ -26,16 +40,26 @@ export class Listener {
   readonly #router: ApiRouter
   readonly #limits: ConnectionLimits
   readonly #logger: Logger
+  readonly #security: ListenerSecurity
+  readonly #hostScope: boolean
   readonly #connections = new Set<Connection>()
   #server: Server | undefined
   #bound: BoundListener | undefined
   #nextId = 0
 
-  constructor(endpoint: Endpoint, router: ApiRouter, limits: ConnectionLimits, logger: Logger) {
+  constructor(
+    endpoint: Endpoint,
+    router: ApiRouter,
+    limits: ConnectionLimits,
+    logger: Logger,
+    options: ListenerOptions = {},
+  ) {
     this.#endpoint = endpoint
     this.#router = router
     this.#limits = limits
     this.#logger = logger
+    this.#security = options.security ?? PLAINTEXT
+    this.#hostScope = options.clientHostScope ?? false
   }
 
   get bound(): BoundListener {
@@ -50,7 +74,25 @@ export class Listener {
   /** Binds the address; port 0 takes a free port, reported in `bound`. */
   async start(): Promise<BoundListener> {
     // allowHalfOpen: a client that ends its side after sending still gets its answers.
-    const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.#accept(socket))
+    const tls = this.#security.tls
+    const server =
+      tls === null
+        ? createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.#accept(socket))
+        : createTlsServer({ ...tls, allowHalfOpen: true, noDelay: true }, (socket) => this.#acceptTls(socket))
+    if (tls !== null) {
+      // A failed TLS handshake (bad certificate, plaintext client) ends only that connection.
+      server.on('tlsClientError', (err, socket) => {
+        this.#logger.info(
+          {
+            remote: `${socket.remoteAddress}:${socket.remotePort}`,
+            listener: this.#endpoint.listenerName,
+            err: err.message,
+          },
+          `Failed authentication with ${socket.remoteAddress} (SSL handshake failed)`,
+        )
+        socket.destroy()
+      })
+    }
     this.#server = server
     const host = this.#endpoint.host === '' ? undefined : this.#endpoint.host
     await new Promise<void>((resolve, reject) => {
@@ -71,19 +113,65 @@ export class Listener {
     return this.#bound
   }
 
-  #accept(socket: Socket): void {
+  #acceptTls(socket: TLSSocket): void {
+    // With ssl.client.auth=requested a certificate that does not verify is refused, as Kafka's
+    // TLS engine refuses it; no certificate at all is fine.
+    const cert = socket.getPeerCertificate(false)
+    const presented = cert !== null && Object.keys(cert).length > 0
+    if (presented && !socket.authorized) {
+      this.#logger.info(
+        { remote: `${socket.remoteAddress}:${socket.remotePort}`, listener: this.#endpoint.listenerName },
+        `Failed authentication with ${socket.remoteAddress} (SSL handshake failed: ${String(socket.authorizationError)})`,
+      )
+      socket.destroy()
+      return
+    }
+    // With SASL_SSL the principal comes from SASL; with SSL from the client certificate.
+    this.#accept(
+      socket,
+      this.#security.sasl === null && presented ? principalFromCertificate(cert.raw) : null,
+    )
+  }
+
+  #accept(socket: Socket, tlsPrincipal: string | null = null): void {
     const id = this.#nextId++
     const remote = `${socket.remoteAddress}:${socket.remotePort}`
-    const info: ConnectionInfo = {
+    const host = normalizeHost(socket.remoteAddress)
+    // The principal changes when SASL authentication completes; the router reads it per request.
+    const info: { listenerName: string; principal: string; remote: string } & ConnectionInfo = {
       listenerName: this.#endpoint.listenerName,
-      principal: 'User:ANONYMOUS',
+      principal: tlsPrincipal ?? 'User:ANONYMOUS',
       remote,
     }
     const router = this.#router
+    const frames = new SizePrefixedFrames(this.#limits.maxFrameSize)
+    let dispatch = (frame: Uint8Array) => router.dispatch(frame, info)
+    if (this.#hostScope) {
+      const inner = dispatch
+      dispatch = (frame) => runWithClientHost(host, () => inner(frame))
+    }
+    const sasl = this.#security.sasl
+    if (sasl !== null) {
+      const authenticator = new SaslAuthenticator(sasl, {
+        logger: this.#logger,
+        remote,
+        listenerName: this.#endpoint.listenerName,
+        now: Date.now,
+        setPrincipal: (p) => {
+          info.principal = p
+        },
+        setMaxFrameSize: (n) => {
+          frames.maxFrameSize = n
+        },
+        maxFrameSize: this.#limits.maxFrameSize,
+      })
+      const routed = dispatch
+      dispatch = (frame) => authenticator.dispatch(frame, routed)
+    }
     const connection = new Connection({
       socket,
-      frames: new SizePrefixedFrames(this.#limits.maxFrameSize),
-      dispatch: (frame) => router.dispatch(frame, info),
+      frames,
+      dispatch,
       maxInFlight: this.#limits.maxInFlight,
       idleTimeoutMs: this.#limits.idleTimeoutMs,
       onClose: (reason) => {

@@ -3,6 +3,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
+import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
+import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { type BoundListener, Listener } from './listener.js'
@@ -105,15 +107,8 @@ export async function startServer(
   const logger = options.logger ?? createLogger({ level: config.logLevel })
   const nodeId = config.nodeId
 
-  // 1. Listeners must be plaintext: no TLS or SASL is served.
-  for (const l of config.listeners) {
-    const protocol = config.listenerSecurityProtocolMap.get(l.listenerName) ?? l.listenerName
-    if (protocol !== 'PLAINTEXT') {
-      throw new Error(
-        `Invalid value ${l.listenerName}://${l.host}:${l.port} for configuration listeners: security protocol ${protocol} is not supported; only PLAINTEXT is served`,
-      )
-    }
-  }
+  // 1. Listener security (TLS material and SASL credentials are read and checked here).
+  const security = resolveListenerSecurity(config)
   if (config.offsetsTopicNumPartitions >= TOPIC_CATALOG_LOG_ID) {
     throw new Error(`offsets.topic.num.partitions must be below ${TOPIC_CATALOG_LOG_ID}`)
   }
@@ -163,7 +158,16 @@ export async function startServer(
       }
     }
 
-    // 4. Listeners.
+    // 4. Authorizer: the built-in ACL authorizer when authorizer.class.name is set.
+    let authorizer: Authorizer = options.authorizer ?? ALLOW_ALL
+    if (options.authorizer === undefined && config.authorizerClassName !== '') {
+      authorizer = await AclAuthorizer.load(store, {
+        superUsers: parseSuperUsers(config.superUsers),
+        allowEveryoneIfNoAclFound: config.allowEveryoneIfNoAclFound,
+      })
+    }
+
+    // 5. Listeners.
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -175,6 +179,10 @@ export async function startServer(
             idleTimeoutMs: Number(config.connectionsMaxIdleMs),
           },
           logger,
+          {
+            security: security.get(endpoint.listenerName),
+            clientHostScope: authorizer instanceof AclAuthorizer,
+          },
         ),
     )
     const bound: BoundListener[] = []
@@ -198,7 +206,7 @@ export async function startServer(
       topics,
       clusterId: identity.clusterId,
       nodeId,
-      authorizer: options.authorizer ?? ALLOW_ALL,
+      authorizer,
       coordinator,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
