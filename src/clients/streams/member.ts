@@ -327,7 +327,8 @@ export class StreamsMember extends EventEmitter {
     this.#clearTimer()
     const joinedEpoch = this.#memberEpoch
     this.#transition('LEAVING')
-    await this.#heartbeatInFlight?.catch(() => undefined)
+    // A heartbeat still in flight is not awaited: its answer is ignored from now on, and the leave
+    // request queues behind it on the same connection.
     await this.#callbacks
     if (wasRunning && joinedEpoch > 0) {
       const revoked = this.#owned
@@ -352,8 +353,9 @@ export class StreamsMember extends EventEmitter {
       }
       this.#memberEpoch = epoch
     }
-    await this.#push.inFlight?.catch(() => undefined)
+    // Closing the connections fails a push still waiting for its answer.
     await this.#client.close()
+    await this.#push.inFlight?.catch(() => undefined)
     this.#transition('CLOSED')
     this.#started?.reject(new ClientClosedError('The member was closed before it joined the group.'))
     this.#started = null
