@@ -1,0 +1,211 @@
+/**
+ * `topograph demo [--bootstrap-server HOST:PORT] [--instances N]`: runs two sample streams
+ * applications on Topograph's streams member against a cluster, so that the console has
+ * topologies to draw:
+ *
+ * - `demo-orders`: orders re-keyed by customer through a repartition topic, then joined with a
+ *   customers table (a state store) in a second subtopology;
+ * - `demo-inventory`: a global store of products, a pattern source reading every
+ *   `inventory-<warehouse>` topic, and a sink whose topic is chosen per record.
+ *
+ * The members heartbeat and push their topology descriptions (KIP-1331); no records are processed.
+ * Runs until SIGINT/SIGTERM, then every member leaves its group.
+ */
+import { Admin, KafkaError, type NewTopic } from '../clients/admin/index.js'
+import { StreamsMember } from '../clients/streams/member.js'
+import { Topology } from '../clients/streams/topology.js'
+
+export interface DemoApplication {
+  readonly applicationId: string
+  readonly topology: Topology
+  /** the input and output topics it needs (internal topics are created by the coordinator) */
+  readonly topics: readonly NewTopic[]
+}
+
+/** The orders application: a repartition and a join. */
+export function ordersApplication(partitions = 3): DemoApplication {
+  const t = new Topology()
+  const ordersSource = t.newName('KSTREAM-SOURCE')
+  const selectKey = t.newName('KSTREAM-KEY-SELECT')
+  const repartitionSink = t.newName('KSTREAM-SINK')
+  const repartitionSource = t.newName('KSTREAM-SOURCE')
+  const customersSource = t.newName('KTABLE-SOURCE')
+  const customersTable = t.newName('KTABLE-SOURCE-PROCESSOR')
+  const join = t.newName('KSTREAM-JOIN')
+  const enrichedSink = t.newName('KSTREAM-SINK')
+  const repartitionTopic = 'orders-by-customer-repartition'
+  t.addSource(ordersSource, 'orders')
+    .addProcessor(selectKey, [ordersSource])
+    .addRepartitionTopic(repartitionTopic, partitions)
+    .addSink(repartitionSink, repartitionTopic, selectKey)
+    .addSource(repartitionSource, repartitionTopic)
+    .addSource(customersSource, 'customers')
+    .addProcessor(customersTable, [customersSource])
+    .addStateStore('customers-store', customersTable)
+    .addProcessor(join, [repartitionSource], { stores: ['customers-store'] })
+    .addSink(enrichedSink, 'enriched-orders', join)
+    .copartitionSources(repartitionTopic, 'customers')
+  return {
+    applicationId: 'demo-orders',
+    topology: t,
+    topics: ['orders', 'customers', 'enriched-orders'].map((name) => ({ name, numPartitions: partitions })),
+  }
+}
+
+/** The inventory application: a global store, a pattern source and a dynamic sink. */
+export function inventoryApplication(partitions = 3): DemoApplication {
+  const t = new Topology()
+  const globalSource = t.newName('KSTREAM-SOURCE')
+  const globalProcessor = t.newName('KTABLE-SOURCE')
+  const inventorySource = t.newName('KSTREAM-SOURCE')
+  const lookup = t.newName('KSTREAM-LEFTJOIN')
+  const lowStock = t.newName('KSTREAM-FILTER')
+  const alertsSink = t.newName('KSTREAM-SINK')
+  const counts = t.newName('KSTREAM-AGGREGATE')
+  t.addGlobalStore('products-global-store', globalSource, 'products', globalProcessor)
+    .addSource(inventorySource, /inventory-.*/)
+    .addProcessor(lookup, [inventorySource])
+    .addProcessor(lowStock, [lookup])
+    // The alert topic is chosen per record: one per warehouse.
+    .addSink(alertsSink, { toString: () => 'alerts-<warehouse of the record>' }, lowStock)
+    .addProcessor(counts, [lookup])
+    .addStateStore('stock-levels', counts)
+  return {
+    applicationId: 'demo-inventory',
+    topology: t,
+    topics: ['products', 'inventory-berlin', 'inventory-lisbon'].map((name) => ({
+      name,
+      numPartitions: partitions,
+    })),
+  }
+}
+
+export const DEMO_USAGE = `Usage: topograph demo [--bootstrap-server HOST:PORT] [--instances N]
+
+Runs two sample streams applications (demo-orders, demo-inventory) against the cluster until
+SIGINT or SIGTERM, so that the console (http://localhost:8080 with \`npm start\`) has topologies
+to draw.
+
+  --bootstrap-server HOST:PORT   The cluster (default localhost:9092).
+  --instances N                  Members per application (default 2, 1..16).`
+
+export interface DemoIo {
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  /** Registers a handler for SIGTERM and SIGINT; returns a function that removes it. */
+  readonly onStopSignal: (handler: (signal: string) => void) => () => void
+}
+
+interface DemoArgs {
+  readonly bootstrapServer: string
+  readonly instances: number
+}
+
+function parseDemoArgs(argv: readonly string[]): DemoArgs | 'help' | string {
+  let bootstrapServer = 'localhost:9092'
+  let instances = 2
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--help' || arg === '-h') return 'help'
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i]
+    if (value === undefined || value === '') return `${name} needs a value`
+    if (name === '--bootstrap-server') bootstrapServer = value
+    else if (name === '--instances') {
+      instances = Number(value)
+      if (!Number.isInteger(instances) || instances < 1 || instances > 16)
+        return `--instances must be an integer from 1 to 16, got '${value}'`
+    } else return `unknown option '${arg}' for demo`
+  }
+  return { bootstrapServer, instances }
+}
+
+export interface RunningDemo {
+  readonly members: readonly StreamsMember[]
+  close(): Promise<void>
+}
+
+/** Creates the demo topics (existing ones are kept) and starts `instances` members per application. */
+export async function startDemo(opts: {
+  readonly bootstrapServers: string
+  readonly instances?: number
+  readonly applications?: readonly DemoApplication[]
+  readonly log?: (line: string) => void
+}): Promise<RunningDemo> {
+  const apps = opts.applications ?? [ordersApplication(), inventoryApplication()]
+  const log = opts.log ?? (() => undefined)
+  const admin = Admin.create({ bootstrapServers: opts.bootstrapServers, clientId: 'topograph-demo' })
+  try {
+    const outcomes = await admin.createTopics(apps.flatMap((a) => a.topics)).settled()
+    for (const [name, outcome] of outcomes) {
+      if ('error' in outcome && outcome.error.errorName !== 'TOPIC_ALREADY_EXISTS') throw outcome.error
+      log('value' in outcome ? `created topic ${name}` : `topic ${name} exists`)
+    }
+  } finally {
+    await admin.close()
+  }
+  const members: StreamsMember[] = []
+  const closeAll = async (): Promise<void> => {
+    await Promise.allSettled(members.map((m) => m.close()))
+  }
+  try {
+    for (const app of apps) {
+      for (let i = 0; i < (opts.instances ?? 2); i++) {
+        const member = new StreamsMember({
+          bootstrapServers: opts.bootstrapServers,
+          applicationId: app.applicationId,
+          topology: app.topology,
+          clientId: `${app.applicationId}-${i + 1}`,
+          onError: (e: KafkaError) => log(`${app.applicationId}-${i + 1}: ${e.message}`),
+        })
+        members.push(member)
+        await member.start()
+        log(`${app.applicationId}: member ${i + 1} joined (${member.memberId})`)
+      }
+    }
+  } catch (e) {
+    await closeAll()
+    throw e
+  }
+  return { members, close: closeAll }
+}
+
+/** Runs `topograph demo`; resolves with the exit status after a stop signal. */
+export async function runDemo(argv: readonly string[], io: DemoIo): Promise<number> {
+  const args = parseDemoArgs(argv)
+  if (args === 'help') {
+    io.stdout(`${DEMO_USAGE}\n`)
+    return 0
+  }
+  if (typeof args === 'string') {
+    io.stderr(`topograph demo: ${args}\n\n${DEMO_USAGE}\n`)
+    return 2
+  }
+  let stop: (() => void) | null = null
+  let stopped = false
+  const removeHandler = io.onStopSignal(() => {
+    stopped = true
+    stop?.()
+  })
+  try {
+    let demo: RunningDemo
+    try {
+      demo = await startDemo({
+        bootstrapServers: args.bootstrapServer,
+        instances: args.instances,
+        log: (line) => io.stdout(`${line}\n`),
+      })
+    } catch (e) {
+      io.stderr(`topograph demo: ${e instanceof KafkaError ? e.toString() : String(e)}\n`)
+      return 1
+    }
+    io.stdout('Demo running: open the console (http://localhost:8080 with `npm start`). Ctrl-C stops it.\n')
+    if (!stopped) await new Promise<void>((resolve) => (stop = resolve))
+    await demo.close()
+    io.stdout('Demo stopped: every member left its group.\n')
+    return 0
+  } finally {
+    removeHandler()
+  }
+}

@@ -1,0 +1,90 @@
+/// <reference lib="dom" />
+/**
+ * The console page: `#/` lists the streams groups, `#/group/<id>` shows one. Both refresh on their
+ * own (every 3 s; `?refresh=<ms>` changes it) without reloading the page.
+ */
+import { FetchError, fetchGroup, fetchGroups } from './api-client.js'
+import { h } from './dom.js'
+import { GroupView } from './group-view.js'
+import { renderGroups } from './groups-view.js'
+
+const params = new URLSearchParams(location.search)
+const REFRESH_MS = Math.max(250, Number(params.get('refresh') ?? '3000') || 3000)
+
+const main = document.getElementById('main')!
+const status = document.getElementById('status')!
+
+type Route = { readonly kind: 'groups' } | { readonly kind: 'group'; readonly groupId: string }
+
+function route(): Route {
+  const m = /^#\/group\/(.+)$/.exec(location.hash)
+  if (m !== null) {
+    try {
+      return { kind: 'group', groupId: decodeURIComponent(m[1]!) }
+    } catch {
+      // a malformed hash shows the list
+    }
+  }
+  return { kind: 'groups' }
+}
+
+function showStatus(text: string, error: boolean): void {
+  status.textContent = text
+  status.classList.toggle('error', error)
+}
+
+const describeFailure = (e: unknown): string =>
+  e instanceof FetchError && e.body !== null
+    ? `${e.body.errorName}: ${e.body.message}`
+    : String(e instanceof Error ? e.message : e)
+
+/** One view's refresh loop; `stop` ends it (a newer route replaced it). */
+function start(r: Route): () => void {
+  const abort = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let view: GroupView | null = null
+  main.replaceChildren(h('p', { class: 'loading' }, 'Loading…'))
+  document.title = r.kind === 'group' ? `${r.groupId} · Topograph` : 'Streams groups · Topograph'
+
+  const tick = async (): Promise<void> => {
+    try {
+      if (r.kind === 'groups') {
+        const data = await fetchGroups(abort.signal)
+        const container = h('div', { class: 'groups-view' }, h('h2', {}, 'Streams groups'), h('div', {}))
+        if (main.firstElementChild?.classList.contains('groups-view') !== true)
+          main.replaceChildren(container)
+        renderGroups(main.querySelector<HTMLElement>('.groups-view > div')!, data)
+        showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
+      } else {
+        const data = await fetchGroup(r.groupId, abort.signal)
+        if (view === null) {
+          view = new GroupView(r.groupId)
+          main.replaceChildren(view.root)
+        }
+        await view.update(data)
+        showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
+      }
+    } catch (e) {
+      if (abort.signal.aborted) return
+      if (r.kind === 'group' && view === null && e instanceof FetchError && e.status === 404) {
+        main.replaceChildren(
+          h('p', { class: 'empty' }, h('a', { href: '#/' }, '← Groups'), ` ${describeFailure(e)}`),
+        )
+      }
+      // The last good data stays on screen; the status line says why it is not fresh.
+      showStatus(`Refresh failed: ${describeFailure(e)}`, true)
+    }
+    if (!abort.signal.aborted) timer = setTimeout(() => void tick(), REFRESH_MS)
+  }
+  void tick()
+  return () => {
+    abort.abort()
+    clearTimeout(timer)
+  }
+}
+
+let stop = start(route())
+window.addEventListener('hashchange', () => {
+  stop()
+  stop = start(route())
+})
