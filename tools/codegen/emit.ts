@@ -391,9 +391,13 @@ function emitReadValue(
   }
   if (nullAll || nullSome) L.push(`${ind}    ${target} = null`)
   L.push(`${ind}  } else {`)
-  L.push(`${ind}    const ${a}: ${elemTs(elem)}[] = []`)
-  L.push(`${ind}    for (let ${i} = 0; ${i} < ${n}; ${i}++) ${a}.push(${elemRead})`)
-  L.push(`${ind}    ${target} = ${a}`)
+  if (elem.kind === 'prim' && elem.prim === 'int32') {
+    L.push(`${ind}    ${target} = r.readInt32Array(${n})`)
+  } else {
+    L.push(`${ind}    const ${a}: ${elemTs(elem)}[] = []`)
+    L.push(`${ind}    for (let ${i} = 0; ${i} < ${n}; ${i}++) ${a}.push(${elemRead})`)
+    L.push(`${ind}    ${target} = ${a}`)
+  }
   L.push(`${ind}  }`)
   L.push(`${ind}}`)
 }

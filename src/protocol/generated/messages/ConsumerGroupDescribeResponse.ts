@@ -424,9 +424,7 @@ export function readConsumerGroupDescribeResponseTopicPartitions(r: Reader, v: n
     if (n22 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupDescribeResponse.Partitions is null')
     } else {
-      const a23: number[] = []
-      for (let i24 = 0; i24 < n22; i24++) a23.push(r.readInt32())
-      f_partitions = a23
+      f_partitions = r.readInt32Array(n22)
     }
   }
   let unknown: TaggedField[] | undefined

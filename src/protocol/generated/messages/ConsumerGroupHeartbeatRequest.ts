@@ -210,9 +210,7 @@ export function readConsumerGroupHeartbeatRequestTopicPartitions(r: Reader, v: n
     if (n12 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupHeartbeatRequest.Partitions is null')
     } else {
-      const a13: number[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(r.readInt32())
-      f_partitions = a13
+      f_partitions = r.readInt32Array(n12)
     }
   }
   let unknown: TaggedField[] | undefined

@@ -213,9 +213,7 @@ export function readConsumerGroupHeartbeatResponseTopicPartitions(r: Reader, v: 
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupHeartbeatResponse.Partitions is null')
     } else {
-      const a8: number[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(r.readInt32())
-      f_partitions = a8
+      f_partitions = r.readInt32Array(n7)
     }
   }
   let unknown: TaggedField[] | undefined

@@ -249,9 +249,7 @@ export function readCreateTopicsRequestCreatableReplicaAssignment(r: Reader, v: 
     if (n17 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateTopicsRequest.BrokerIds is null')
     } else {
-      const a18: number[] = []
-      for (let i19 = 0; i19 < n17; i19++) a18.push(r.readInt32())
-      f_brokerIds = a18
+      f_brokerIds = r.readInt32Array(n17)
     }
   }
   let unknown: TaggedField[] | undefined

@@ -425,9 +425,7 @@ export function readMetadataResponseMetadataResponsePartition(r: Reader, v: numb
     if (n22 < 0) {
       r.fail('UNEXPECTED_NULL', 'MetadataResponse.ReplicaNodes is null')
     } else {
-      const a23: number[] = []
-      for (let i24 = 0; i24 < n22; i24++) a23.push(r.readInt32())
-      f_replicaNodes = a23
+      f_replicaNodes = r.readInt32Array(n22)
     }
   }
   let f_isrNodes: number[]
@@ -436,9 +434,7 @@ export function readMetadataResponseMetadataResponsePartition(r: Reader, v: numb
     if (n25 < 0) {
       r.fail('UNEXPECTED_NULL', 'MetadataResponse.IsrNodes is null')
     } else {
-      const a26: number[] = []
-      for (let i27 = 0; i27 < n25; i27++) a26.push(r.readInt32())
-      f_isrNodes = a26
+      f_isrNodes = r.readInt32Array(n25)
     }
   }
   let f_offlineReplicas: number[] = []
@@ -448,9 +444,7 @@ export function readMetadataResponseMetadataResponsePartition(r: Reader, v: numb
       if (n28 < 0) {
         r.fail('UNEXPECTED_NULL', 'MetadataResponse.OfflineReplicas is null')
       } else {
-        const a29: number[] = []
-        for (let i30 = 0; i30 < n28; i30++) a29.push(r.readInt32())
-        f_offlineReplicas = a29
+        f_offlineReplicas = r.readInt32Array(n28)
       }
     }
   }

@@ -212,9 +212,7 @@ export function readOffsetFetchRequestOffsetFetchRequestTopic(r: Reader, v: numb
       if (n12 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchRequest.PartitionIndexes is null')
       } else {
-        const a13: number[] = []
-        for (let i14 = 0; i14 < n12; i14++) a13.push(r.readInt32())
-        f_partitionIndexes = a13
+        f_partitionIndexes = r.readInt32Array(n12)
       }
     }
   }
@@ -398,9 +396,7 @@ export function readOffsetFetchRequestOffsetFetchRequestTopics(r: Reader, v: num
       if (n22 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchRequest.PartitionIndexes is null')
       } else {
-        const a23: number[] = []
-        for (let i24 = 0; i24 < n22; i24++) a23.push(r.readInt32())
-        f_partitionIndexes = a23
+        f_partitionIndexes = r.readInt32Array(n22)
       }
     }
   }

@@ -980,9 +980,7 @@ export function readStreamsGroupDescribeResponseTaskIds(r: Reader, v: number): S
     if (n72 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Partitions is null')
     } else {
-      const a73: number[] = []
-      for (let i74 = 0; i74 < n72; i74++) a73.push(r.readInt32())
-      f_partitions = a73
+      f_partitions = r.readInt32Array(n72)
     }
   }
   let unknown: TaggedField[] | undefined

@@ -773,9 +773,7 @@ export function readStreamsGroupHeartbeatRequestTaskIds(r: Reader, v: number): S
     if (n87 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.Partitions is null')
     } else {
-      const a88: number[] = []
-      for (let i89 = 0; i89 < n87; i89++) a88.push(r.readInt32())
-      f_partitions = a88
+      f_partitions = r.readInt32Array(n87)
     }
   }
   let unknown: TaggedField[] | undefined

@@ -355,9 +355,7 @@ export function readStreamsGroupHeartbeatResponseTaskIds(r: Reader, v: number): 
     if (n27 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatResponse.Partitions is null')
     } else {
-      const a28: number[] = []
-      for (let i29 = 0; i29 < n27; i29++) a28.push(r.readInt32())
-      f_partitions = a28
+      f_partitions = r.readInt32Array(n27)
     }
   }
   let unknown: TaggedField[] | undefined
@@ -547,9 +545,7 @@ export function readStreamsGroupHeartbeatResponseTopicPartition(r: Reader, v: nu
     if (n42 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatResponse.Partitions is null')
     } else {
-      const a43: number[] = []
-      for (let i44 = 0; i44 < n42; i44++) a43.push(r.readInt32())
-      f_partitions = a43
+      f_partitions = r.readInt32Array(n42)
     }
   }
   let unknown: TaggedField[] | undefined

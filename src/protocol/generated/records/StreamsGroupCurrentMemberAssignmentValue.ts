@@ -263,9 +263,7 @@ export function readStreamsGroupCurrentMemberAssignmentValueTaskIds(r: Reader, v
     if (n34 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.Partitions is null')
     } else {
-      const a35: number[] = []
-      for (let i36 = 0; i36 < n34; i36++) a35.push(r.readInt32())
-      f_partitions = a35
+      f_partitions = r.readInt32Array(n34)
     }
   }
   let f_assignmentEpochs: number[] | null = null
@@ -281,9 +279,7 @@ export function readStreamsGroupCurrentMemberAssignmentValueTaskIds(r: Reader, v
         if (n37 < 0) {
           f_assignmentEpochs = null
         } else {
-          const a38: number[] = []
-          for (let i39 = 0; i39 < n37; i39++) a38.push(r.readInt32())
-          f_assignmentEpochs = a38
+          f_assignmentEpochs = r.readInt32Array(n37)
         }
       }
       r.endTaggedField(end, tag)

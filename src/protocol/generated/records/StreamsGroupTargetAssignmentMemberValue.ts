@@ -168,9 +168,7 @@ export function readStreamsGroupTargetAssignmentMemberValueTaskIds(r: Reader, v:
     if (n17 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTargetAssignmentMemberValue.Partitions is null')
     } else {
-      const a18: number[] = []
-      for (let i19 = 0; i19 < n17; i19++) a18.push(r.readInt32())
-      f_partitions = a18
+      f_partitions = r.readInt32Array(n17)
     }
   }
   let unknown: TaggedField[] | undefined
