@@ -3,7 +3,9 @@
  * @platformatic/kafka on the same logical content, in one run. Not part of the test gate.
  *
  * Run: npx tsx bench/codec/index.ts            (BENCH_TIME_MS=1000 for longer samples)
- * Prints a Markdown table: ops/s per implementation and ours ÷ the fastest peer.
+ * Prints a Markdown table: ops/s per implementation and ours ÷ the fastest peer. Rows at our
+ * version compare with @platformatic/kafka at the same version and KafkaJS at its highest (older)
+ * one; rows marked "(KafkaJS version)" run ours at KafkaJS's version, like for like.
  */
 import assert from 'node:assert/strict'
 import { arch, cpus, platform, release } from 'node:os'
@@ -29,7 +31,14 @@ const bytes = {
   shbReq: p.encodeStreamsGroupHeartbeatRequest(m.streamsHeartbeatRequest, 1),
   shbRes: p.encodeStreamsGroupHeartbeatResponse(m.streamsHeartbeatResponse, 1),
   sgd: p.encodeStreamsGroupDescribeResponse(m.streamsDescribeResponse, 1),
+  // the same content at the versions KafkaJS speaks, for the like-for-like rows
+  metadataV6: p.encodeMetadataResponse(m.metadataResponse, 6),
+  joinResV5: p.encodeJoinGroupResponse(m.joinGroupResponse, 5),
+  delResV1: p.encodeDeleteGroupsResponse(m.deleteGroupsResponse, 1),
 }
+
+/** KafkaJS alone: our codec at KafkaJS's (older) version on the same content, like for like. */
+const kjsOnly = (ops: peers.PeerOps): peers.PeerOps => ({ kafkajs: ops.kafkajs! })
 
 const rows: Row[] = [
   {
@@ -93,6 +102,42 @@ const rows: Row[] = [
     op: 'decode',
     ours: () => p.decodeDeleteGroupsResponse(bytes.delRes, 2),
     peers: peers.deleteGroupsResponseDecode,
+  },
+  {
+    message: 'Metadata v6 response, 100 topics (KafkaJS version)',
+    op: 'decode',
+    ours: () => p.decodeMetadataResponse(bytes.metadataV6, 6),
+    peers: kjsOnly(peers.metadataResponseDecode),
+  },
+  {
+    message: 'JoinGroup v5 request (KafkaJS version)',
+    op: 'encode',
+    ours: () => p.encodeJoinGroupRequest(m.joinGroupRequest, 5),
+    peers: kjsOnly(peers.joinGroupRequestEncode),
+  },
+  {
+    message: 'JoinGroup v5 response, 10 members (KafkaJS version)',
+    op: 'decode',
+    ours: () => p.decodeJoinGroupResponse(bytes.joinResV5, 5),
+    peers: kjsOnly(peers.joinGroupResponseDecode),
+  },
+  {
+    message: 'OffsetCommit v5 request, 50 partitions (KafkaJS version)',
+    op: 'encode',
+    ours: () => p.encodeOffsetCommitRequest(m.offsetCommitRequest, 5),
+    peers: kjsOnly(peers.offsetCommitRequestEncode),
+  },
+  {
+    message: 'DeleteGroups v1 request, 10 groups (KafkaJS version)',
+    op: 'encode',
+    ours: () => p.encodeDeleteGroupsRequest(m.deleteGroupsRequest, 1),
+    peers: kjsOnly(peers.deleteGroupsRequestEncode),
+  },
+  {
+    message: 'DeleteGroups v1 response, 10 groups (KafkaJS version)',
+    op: 'decode',
+    ours: () => p.decodeDeleteGroupsResponse(bytes.delResV1, 1),
+    peers: kjsOnly(peers.deleteGroupsResponseDecode),
   },
   {
     message: 'StreamsGroupHeartbeat v1 request',
