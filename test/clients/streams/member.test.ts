@@ -421,6 +421,31 @@ describe('StreamsMember', { timeout: 20_000 }, () => {
     assert.equal(s.broker.requestsOf(93).length, 1, 'a false flag does not ask again')
   })
 
+  it('a push answered NOT_COORDINATOR waits for the heartbeat to rediscover the coordinator, then retries', async () => {
+    const s = await setup((_req, n) => ok(1, { topologyDescriptionRequired: n === 0 }))
+    let pushes = 0
+    s.broker.on(93, () => (pushes++ === 0 ? { errorCode: 16, errorMessage: 'moved' } : { errorCode: 0 }))
+    await s.member.start()
+    await waitFor('the second push', () => s.broker.requestsOf(93).length === 2)
+    await waitFor('success', () => s.logs.some(([, m]) => m === 'Topology description pushed successfully'))
+    assert.ok(
+      s.logs.some(
+        ([, m]) =>
+          m ===
+          'Coordinator error NOT_COORDINATOR pushing topology description. Will rediscover and retry: moved',
+      ),
+    )
+    // Start-up lookup, then the one the next heartbeat made after the push forgot the coordinator.
+    assert.equal(s.broker.requestsOf(10).length, 2)
+    const order = s.broker.received.filter((r) => r.apiKey !== 18).map((r) => r.apiKey)
+    const firstPush = order.indexOf(93)
+    assert.deepEqual(
+      order.slice(firstPush, order.lastIndexOf(93) + 1).filter((k) => k !== 88),
+      [93, 10, 93],
+    )
+    assert.equal(s.member.pushManager.pushRequired, false)
+  })
+
   it('topology.description.push.enabled=false never pushes', async () => {
     const s = await setup(() => ok(1, { topologyDescriptionRequired: true }), {
       'topology.description.push.enabled': false,
