@@ -58,7 +58,10 @@ export function ordersApplication(partitions = 3): DemoApplication {
 }
 
 /** The inventory application: a global store, a dynamic sink, and optionally a pattern source. */
-export function inventoryApplication(partitions = 3, opts: { readonly patternSource?: boolean } = {}): DemoApplication {
+export function inventoryApplication(
+  partitions = 3,
+  opts: { readonly patternSource?: boolean } = {},
+): DemoApplication {
   const t = new Topology()
   const globalSource = t.newName('KSTREAM-SOURCE')
   const globalProcessor = t.newName('KTABLE-SOURCE')
