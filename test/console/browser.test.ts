@@ -1,0 +1,308 @@
+// The console page in headless Chromium. Group states a live cluster cannot be made to show on
+// demand (ERROR, a stored description of an older epoch, STALE_TOPOLOGY members, 500+ nodes) come
+// from a FixtureSource injected into startConsole; everything else is the real server, HTTP API,
+// bundle and browser. Screenshots go to .tmp/console/.
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Page } from 'playwright-core'
+import { startConsole, type RunningConsole } from '../../src/console/index.js'
+import { topologyGraph } from '../../src/console/model.js'
+import { ARTIFACTS, type Browser, launchBrowser } from './browser.js'
+import {
+  FixtureSource,
+  group,
+  inventoryDescription,
+  largeDescription,
+  member,
+  ordersDescription,
+} from './fixtures.js'
+
+const source = new FixtureSource()
+let console_: RunningConsole
+let browser: Browser
+
+const orders = ordersDescription()
+const inventory = inventoryDescription()
+
+before(async () => {
+  source.groups.set(
+    'orders-app',
+    group('orders-app', {
+      description: orders,
+      topologyEpoch: 1,
+      members: [
+        member('member-a', { topologyEpoch: 1, active: { '0': [0, 1], '1': [2] }, standby: { '1': [0] } }),
+        member('member-b', { topologyEpoch: 0, active: { '0': [2], '1': [0, 1] } }),
+      ],
+    }),
+  )
+  source.groups.set(
+    'inventory-app',
+    group('inventory-app', { description: inventory, members: [member('m1')] }),
+  )
+  source.groups.set('errored-app', group('errored-app', { status: 'ERROR' }))
+  source.groups.set('fresh-app', group('fresh-app', { status: 'NOT_STORED', state: 'Empty' }))
+  source.groups.set('big-app', group('big-app', { description: largeDescription(26, 20) }))
+  source.groups.set('lagging-app', group('lagging-app', { description: orders, topologyEpoch: 1 }))
+  console_ = await startConsole({
+    bootstrapServers: [],
+    listener: { host: '127.0.0.1', port: 0 },
+    source,
+    metricsRegistry: null,
+    uiFromSource: true,
+  })
+  browser = await launchBrowser()
+})
+
+after(async () => {
+  await browser?.close()
+  await console_?.close()
+})
+
+async function open(hash: string): Promise<Page> {
+  const page = await browser.context.newPage()
+  page.setDefaultTimeout(20_000)
+  await page.goto(`${console_.url}/?refresh=300${hash}`)
+  return page
+}
+
+async function drawn(page: Page): Promise<void> {
+  await page.waitForSelector('svg.graph[data-state="drawn"]')
+}
+
+const attrs = (page: Page, selector: string, name: string): Promise<string[]> =>
+  page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name)
+
+describe('console page', () => {
+  it('lists every group with state, epochs, members and a badge per description status', async () => {
+    const page = await open('#/')
+    try {
+      await page.waitForSelector('tr[data-group-id="orders-app"]')
+      assert.deepEqual(await attrs(page, 'tr[data-group-id]', 'data-group-id'), [
+        'big-app',
+        'errored-app',
+        'fresh-app',
+        'inventory-app',
+        'lagging-app',
+        'orders-app',
+      ])
+      const row = (id: string, col: string) =>
+        page.textContent(`tr[data-group-id="${id}"] [data-col="${col}"]`)
+      assert.equal(await row('orders-app', 'members'), '2')
+      assert.equal(await row('orders-app', 'topology-epoch'), '1')
+      assert.equal(await row('orders-app', 'group-epoch'), '7')
+      assert.equal(await row('fresh-app', 'state'), 'Empty')
+      const badge = (id: string) => page.getAttribute(`tr[data-group-id="${id}"] .badge`, 'data-status')
+      assert.equal(await badge('orders-app'), 'AVAILABLE')
+      assert.equal(await badge('errored-app'), 'ERROR')
+      assert.equal(await badge('fresh-app'), 'NOT_STORED')
+      await page.screenshot({ path: join(ARTIFACTS, 'groups.png') })
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('draws the topology: every node and edge of the description, in its sub-topology box', async () => {
+    const page = await open('#/')
+    try {
+      await page.click('tr[data-group-id="orders-app"] a')
+      await drawn(page)
+      const expected = topologyGraph(orders)
+      assert.deepEqual(
+        (await attrs(page, '.tg-node', 'data-id')).sort(),
+        expected.nodes.map((n) => n.id).sort(),
+      )
+      assert.deepEqual(
+        (await attrs(page, '.tg-edge', 'data-id')).sort(),
+        expected.edges.map((e) => e.id).sort(),
+      )
+      assert.deepEqual((await attrs(page, '.tg-box', 'data-id')).sort(), ['subtopology:0', 'subtopology:1'])
+      // Every successor of the description is an edge between the two drawn nodes.
+      for (const s of orders.subtopologies)
+        for (const n of s.nodes)
+          for (const succ of n.successors) {
+            const sel = `.tg-edge[data-source="node:subtopology:${s.id}/${n.name}"][data-target="node:subtopology:${s.id}/${succ}"]`
+            assert.equal(await page.locator(sel).count(), 1, sel)
+          }
+      // Nodes are drawn inside their box.
+      const inBox = await page.$$eval('.tg-node[data-id^="node:subtopology:1/"]', (els) => {
+        const box = document.querySelector('.tg-box[data-id="subtopology:1"]')!.getBoundingClientRect()
+        return els.every((e) => {
+          const r = e.getBoundingClientRect()
+          return r.left >= box.left && r.right <= box.right && r.top >= box.top && r.bottom <= box.bottom
+        })
+      })
+      assert.ok(inBox)
+      // No page reload happened when navigating (hash routing).
+      assert.equal(new URL(page.url()).hash, '#/group/orders-app')
+      await page.screenshot({ path: join(ARTIFACTS, 'group-orders.png') })
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('flags STALE_TOPOLOGY members and shows who runs which partition', async () => {
+    const page = await open('#/group/orders-app')
+    try {
+      await drawn(page)
+      assert.equal(await page.locator('[data-flag="stale-topology"]').count(), 1)
+      assert.match((await page.textContent('[data-flag="stale-topology"]'))!, /member-b.*epoch 0.*group at 1/)
+      assert.equal(
+        await page.locator('tr[data-member-id="member-b"] .badge[data-status="STALE_TOPOLOGY"]').count(),
+        1,
+      )
+      assert.equal(await page.locator('tr[data-member-id="member-a"] .badge').count(), 0)
+      assert.match((await page.textContent('tr[data-task="1_0"]'))!, /member-b.*member-a/)
+      assert.match((await page.textContent('tr[data-task="0_2"]'))!, /member-b/)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('shows a node’s details on click and highlights its edges', async () => {
+    const page = await open('#/group/orders-app')
+    try {
+      await drawn(page)
+      const joinNode = 'node:subtopology:1/KSTREAM-JOIN-0000000006'
+      await page.click(`.tg-node[data-id="${joinNode}"]`)
+      await page.waitForSelector(`.node-details[data-node-id="${joinNode}"]`)
+      const text = (await page.textContent('.details'))!
+      assert.match(text, /KSTREAM-JOIN-0000000006/)
+      assert.match(text, /Storescustomers-store/)
+      assert.match(text, /Tasks of sub-topology 1/)
+      assert.equal(
+        await page.getAttribute(`.tg-node[data-id="${joinNode}"]`, 'class'),
+        'tg-node tg-node-processor selected',
+      )
+      const highlighted = await attrs(page, '.tg-edge.highlight', 'data-id')
+      const expected = topologyGraph(orders).edges.filter(
+        (e) => e.source === joinNode || e.target === joinNode,
+      )
+      assert.deepEqual(highlighted.sort(), expected.map((e) => e.id).sort())
+      await page.screenshot({ path: join(ARTIFACTS, 'node-click.png') })
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('downloads the graph as a standalone SVG and the description as JSON', async () => {
+    const page = await open('#/group/inventory-app')
+    try {
+      await drawn(page)
+      const [svgDownload] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('[data-action="download-svg"]'),
+      ])
+      assert.equal(svgDownload.suggestedFilename(), 'inventory-app-topology.svg')
+      const svg = await readFile((await svgDownload.path())!, 'utf8')
+      assert.match(svg, /^<\?xml/)
+      assert.match(svg, /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+      assert.match(svg, /<style>/)
+      const graph = topologyGraph(inventory)
+      for (const n of graph.nodes) assert.ok(svg.includes(`data-id="${n.id}"`), n.id)
+      assert.ok(graph.nodes.some((n) => n.kind === 'topic-pattern') && svg.includes('tg-node-topic-pattern'))
+      assert.ok(svg.includes('tg-node-topic-dynamic') && svg.includes('tg-box-global-store'))
+      // The download opens as an image on its own.
+      const img = await browser.context.newPage()
+      try {
+        await img.setContent(
+          `<img id="i" src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}">`,
+        )
+        const width = await img.$eval('#i', (e) =>
+          (e as HTMLImageElement).decode().then(() => (e as HTMLImageElement).naturalWidth),
+        )
+        assert.ok(width > 100)
+      } finally {
+        await img.close()
+      }
+      const [jsonDownload] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('[data-action="download-json"]'),
+      ])
+      assert.equal(jsonDownload.suggestedFilename(), 'inventory-app-topology-description.json')
+      const json = JSON.parse(await readFile((await jsonDownload.path())!, 'utf8'))
+      assert.deepEqual(json, {
+        groupId: 'inventory-app',
+        topologyEpoch: 0,
+        current: true,
+        topologyDescription: JSON.parse(JSON.stringify(inventory)),
+      })
+      await page.screenshot({ path: join(ARTIFACTS, 'group-inventory.png') })
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('explains a missing description for ERROR and NOT_STORED', async () => {
+    for (const [id, text] of [
+      ['errored-app', /could not fetch the stored topology description/],
+      ['fresh-app', /No topology description is stored for topology epoch 0/],
+    ] as const) {
+      const page = await open(`#/group/${id}`)
+      try {
+        await page.waitForSelector('.graph-message:not([hidden])')
+        assert.match((await page.textContent('.graph-message'))!, text)
+        assert.equal(await page.locator('.tg-node').count(), 0)
+      } finally {
+        await page.close()
+      }
+    }
+  })
+
+  it('refreshes without reloading: new members appear, an older epoch’s drawing is kept and flagged', async () => {
+    const page = await open('#/group/lagging-app')
+    try {
+      await drawn(page)
+      await page.evaluate(() => {
+        ;(window as unknown as { marker: number }).marker = 42
+      })
+      source.groups.set(
+        'lagging-app',
+        group('lagging-app', {
+          status: 'NOT_STORED',
+          topologyEpoch: 2,
+          members: [member('late', { topologyEpoch: 2 })],
+        }),
+      )
+      await page.waitForSelector('[data-flag="description-epoch"]')
+      assert.match(
+        (await page.textContent('[data-flag="description-epoch"]'))!,
+        /topology epoch 1, but the group is at topology epoch 2/,
+      )
+      assert.equal(await page.textContent('[data-fact="members"]'), '1')
+      assert.equal(await page.getAttribute('svg.graph', 'data-epoch'), '1')
+      assert.equal(await page.locator('.tg-node').count(), topologyGraph(orders).nodes.length)
+      assert.equal(await page.evaluate(() => (window as unknown as { marker: number }).marker), 42)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('draws a 520-node topology and pans, zooms and fits it through the viewBox', async () => {
+    const page = await open('#/group/big-app')
+    try {
+      await page.waitForSelector('svg.graph[data-state="drawn"]', { timeout: 60_000 })
+      const expected = topologyGraph(largeDescription(26, 20))
+      assert.equal(await page.locator('.tg-node').count(), expected.nodes.length)
+      const fitted = await page.getAttribute('svg.graph', 'viewBox')
+      await page.click('[data-action="zoom-in"]')
+      const zoomed = (await page.getAttribute('svg.graph', 'viewBox'))!.split(' ').map(Number)
+      assert.ok(zoomed[2]! < fitted!.split(' ').map(Number)[2]!)
+      const box = (await page.locator('svg.graph').boundingBox())!
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+      await page.mouse.down()
+      await page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 40, { steps: 5 })
+      await page.mouse.up()
+      const panned = (await page.getAttribute('svg.graph', 'viewBox'))!.split(' ').map(Number)
+      assert.ok(panned[0]! < zoomed[0]!, 'dragging right moves the view left')
+      assert.equal(panned[2], zoomed[2])
+      await page.click('[data-action="fit"]')
+      assert.equal(await page.getAttribute('svg.graph', 'viewBox'), fitted)
+      await page.screenshot({ path: join(ARTIFACTS, 'group-500-nodes.png') })
+    } finally {
+      await page.close()
+    }
+  })
+})
