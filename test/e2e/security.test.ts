@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
-import { pino } from 'pino'
 import { scramUserEntry } from '../../src/server/auth/scram.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
+import { createLogger, type Logger } from '../../src/server/logger.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 import { rawFrame, requestFrame } from '../server/wire-client.js'
 import {
@@ -24,7 +24,7 @@ const SCRAM_USERS = [
   scramUserEntry('bob', 'SCRAM-SHA-512', 'bob-secret'),
 ].join(',')
 
-function capturingLogger(): { logger: ReturnType<typeof pino>; text: () => string } {
+function capturingLogger(): { logger: Logger; text: () => string } {
   const lines: string[] = []
   const stream = new Writable({
     write(chunk, _enc, cb) {
@@ -32,7 +32,7 @@ function capturingLogger(): { logger: ReturnType<typeof pino>; text: () => strin
       cb()
     },
   })
-  return { logger: pino({ level: 'debug' }, stream), text: () => lines.join('') }
+  return { logger: createLogger({ level: 'debug', destination: stream }), text: () => lines.join('') }
 }
 
 let certs: TestCerts
