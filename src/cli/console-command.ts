@@ -1,0 +1,93 @@
+/**
+ * `topograph console --bootstrap-server HOST:PORT[,HOST:PORT…] [--listener http://host:port]`: the
+ * web console alone, against any cluster that speaks the streams group APIs (Topograph, Apache
+ * Kafka 4.4). Runs until SIGINT/SIGTERM. Exit status 0 after a stop signal, 1 when the listener
+ * cannot be opened, 2 for a bad command line.
+ */
+import { startConsole } from '../console/index.js'
+
+export const CONSOLE_USAGE = `Usage: topograph console --bootstrap-server HOST:PORT[,HOST:PORT...] [--listener http://host:port]
+
+Serves the web console (streams groups and their topologies) and /metrics for a cluster.
+
+  --bootstrap-server LIST   The cluster to describe (required).
+  --listener URL            Where the console listens (default http://localhost:8080).`
+
+export interface ConsoleCommandIo {
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  /** Registers a handler for SIGTERM and SIGINT; returns a function that removes it. */
+  readonly onStopSignal: (handler: (signal: string) => void) => () => void
+}
+
+export interface ConsoleArgs {
+  readonly bootstrapServers: string[]
+  readonly listener: { readonly host: string; readonly port: number }
+}
+
+/** Parses the arguments after `console`; a string is a usage error. */
+export function parseConsoleArgs(argv: readonly string[]): ConsoleArgs | 'help' | string {
+  let bootstrap: string | undefined
+  let listener = 'http://localhost:8080'
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--help' || arg === '-h') return 'help'
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    if (name !== '--bootstrap-server' && name !== '--listener') return `unknown option '${arg}' for console`
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i]
+    if (value === undefined || value === '' || value.startsWith('--')) return `${name} needs a value`
+    if (name === '--bootstrap-server') bootstrap = value
+    else listener = value
+  }
+  if (bootstrap === undefined) return '--bootstrap-server is required'
+  const m = /^http:\/\/(?:\[([0-9A-Fa-f:.%]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})\/?$/.exec(listener)
+  const port = m === null ? Number.NaN : Number(m[3])
+  if (m === null || port > 65535) return `--listener '${listener}' is not of the form http://host:port`
+  return {
+    bootstrapServers: bootstrap
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+    listener: { host: m[1] ?? m[2]!, port },
+  }
+}
+
+/** Runs `topograph console`; resolves with the exit status after a stop signal. */
+export async function runConsoleCommand(argv: readonly string[], io: ConsoleCommandIo): Promise<number> {
+  const args = parseConsoleArgs(argv)
+  if (args === 'help') {
+    io.stdout(`${CONSOLE_USAGE}\n`)
+    return 0
+  }
+  if (typeof args === 'string') {
+    io.stderr(`topograph console: ${args}\n\n${CONSOLE_USAGE}\n`)
+    return 2
+  }
+  let wake: (() => void) | null = null
+  let stopped = false
+  const removeHandler = io.onStopSignal(() => {
+    stopped = true
+    wake?.()
+  })
+  try {
+    let running: Awaited<ReturnType<typeof startConsole>>
+    try {
+      running = await startConsole({
+        bootstrapServers: args.bootstrapServers,
+        listener: args.listener,
+        logger: { warn: (o: object | string, msg?: string) => io.stderr(`${msg ?? JSON.stringify(o)}\n`) },
+      })
+    } catch (e) {
+      const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : ''
+      io.stderr(`topograph console: ${e instanceof Error ? e.message : String(e)}${cause}\n`)
+      return 1
+    }
+    io.stdout(`Console for ${args.bootstrapServers.join(',')} at ${running.url}\n`)
+    if (!stopped) await new Promise<void>((resolve) => (wake = resolve))
+    await running.close()
+    return 0
+  } finally {
+    removeHandler()
+  }
+}
