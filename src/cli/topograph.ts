@@ -99,6 +99,10 @@ function messageOf(e: unknown): string {
  * stop signal has closed the server.
  */
 export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  // `console` and `demo` have their own options and modules (src/cli/console-command.ts, demo.ts).
+  if (argv[0] === 'console')
+    return (await import('./console-command.js')).runConsoleCommand(argv.slice(1), io)
+  if (argv[0] === 'demo') return (await import('./demo.js')).runDemo(argv.slice(1), io)
   let cmd: Command
   try {
     cmd = parseArgs(argv)
