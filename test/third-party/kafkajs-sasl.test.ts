@@ -33,7 +33,10 @@ function admin(mechanism: 'scram-sha-256' | 'scram-sha-512', password: string) {
     clientId: 'kjs-sasl',
     brokers: [`127.0.0.1:${ts.port}`],
     ssl: { ca: [readFileSync(certs.caCert, 'utf8')], servername: 'localhost' },
-    sasl: { mechanism, username: 'kjs', password },
+    sasl:
+      mechanism === 'scram-sha-256'
+        ? { mechanism: 'scram-sha-256', username: 'kjs', password }
+        : { mechanism: 'scram-sha-512', username: 'kjs', password },
     logLevel: logLevel.NOTHING,
     retry: { retries: 0 },
   }).admin()
