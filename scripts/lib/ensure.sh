@@ -8,12 +8,15 @@ ensure_node_modules() {
   fi
 }
 
-# Debian packages the tests use: kcat, kafka-python, PostgreSQL. Installed only when missing.
+# Debian packages the tests use: kcat, kafka-python, PostgreSQL, openssl (test certificates) and
+# Chromium (console browser tests). Installed only when missing.
 ensure_system_packages() {
   local missing=()
   command -v kcat >/dev/null 2>&1 || missing+=(kcat)
   python3 -c 'import kafka' >/dev/null 2>&1 || /usr/bin/python3 -c 'import kafka' >/dev/null 2>&1 || missing+=(python3-kafka)
   pg_bin_dir >/dev/null 2>&1 || missing+=(postgresql)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "== installing Debian packages: ${missing[*]}"
     local sudo=""

@@ -1,0 +1,2 @@
+// bench/plugin: set/get cost and event-loop blocking of the built-in topology-description plugins.
+await import('./plugins.bench.js')

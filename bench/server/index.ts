@@ -1,0 +1,3 @@
+// bench/server: request throughput against a bare framing server, then restart replay against a raw scan.
+await import('./requests.js')
+await import('./replay.js')

@@ -1,0 +1,2 @@
+// bench/streams: sticky task assignor time and its scaling ratio.
+await import('./assignor.js')
