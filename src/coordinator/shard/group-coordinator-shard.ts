@@ -1,8 +1,9 @@
 /**
  * The group coordinator shard: every group and committed offset of one `__consumer_offsets`
  * partition (Kafka's GroupCoordinatorShard). It holds the streams groups (StreamsGroupManager), the
- * offsets (OffsetMetadataManager) and the "simple" groups: group ids that only have committed
- * offsets, which Kafka keeps as empty classic groups with no protocol.
+ * offsets (OffsetMetadataManager), the classic groups (ClassicGroupManager) and the "simple" groups:
+ * group ids that only have committed offsets, which Kafka keeps as empty classic groups with no
+ * protocol.
  *
  * Every handler is synchronous and deterministic: it reads the state and the time it is given and
  * returns `{ records, response }`; state changes only in `replay`, which the runtime calls after
@@ -24,6 +25,8 @@ import type {
   OffsetFetchResponseOffsetFetchResponseTopics,
 } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
+import { type ClassicGroupConfig, ClassicGroupError, ClassicGroupManager } from './classic/manager.js'
+import type { ClassicTimerOpResult } from './classic/types.js'
 import {
   NO_TOPIC_ID,
   type OffsetCommitRecord,
@@ -62,6 +65,8 @@ export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 export interface GroupCoordinatorShardOptions {
   readonly topics: TopicsImage
   readonly assignors: TaskAssignorSelector
+  /** Classic group settings (default: Kafka's defaults). */
+  readonly classic?: ClassicGroupConfig
 }
 
 /** The result of a write handler: records to append, then the response. */
@@ -154,6 +159,8 @@ function utf8Length(s: string): number {
 
 export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecord> {
   readonly #streams: StreamsGroupManagerType
+  /** The classic groups (JoinGroup/SyncGroup/Heartbeat/LeaveGroup); driven by the service. */
+  readonly classic: ClassicGroupManager
   readonly #offsets = new OffsetMetadataManager()
   /** Simple groups: ids with offsets but no group protocol (Kafka: empty classic groups, protocol ""). */
   readonly #simpleGroups = new Set<string>()
@@ -164,7 +171,19 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     this.#streams = new StreamsGroupManager({
       topics: options.topics,
       assignors: options.assignors,
-      isOtherGroupType: (groupId) => this.#simpleGroups.has(groupId) && groupId !== this.#joiningGroupId,
+      isOtherGroupType: (groupId) =>
+        (this.#simpleGroups.has(groupId) || this.classic.hasGroup(groupId)) &&
+        groupId !== this.#joiningGroupId,
+    })
+    const streams = this.#streams
+    this.classic = new ClassicGroupManager({
+      config: options.classic,
+      otherGroups: {
+        typeOf: (groupId) => (streams.group(groupId) !== undefined ? 'streams' : undefined),
+        isEmpty: (groupId) => streams.isEmpty(groupId),
+        // The streams group's timers need no cancelling: each checks the group when it fires.
+        deleteEmptyGroupRecords: (groupId) => streams.deleteGroupRecords(groupId).records,
+      },
     })
   }
 
@@ -177,9 +196,13 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     return this.#offsets
   }
 
-  /** Whether a group with this id exists here (streams or simple). */
+  /** Whether a group with this id exists here (streams, classic or simple). */
   hasGroup(groupId: string): boolean {
-    return this.#streams.group(groupId) !== undefined || this.#simpleGroups.has(groupId)
+    return (
+      this.#streams.group(groupId) !== undefined ||
+      this.classic.hasGroup(groupId) ||
+      this.#simpleGroups.has(groupId)
+    )
   }
 
   isSimpleGroup(groupId: string): boolean {
@@ -193,14 +216,19 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
       case 'OffsetCommit':
         this.#offsets.replay(record)
         // Offsets of an id with no group create the simple group, as Kafka's replay does.
-        if (record.value !== null && this.#streams.group(record.key.group) === undefined) {
+        if (
+          record.value !== null &&
+          this.#streams.group(record.key.group) === undefined &&
+          !this.classic.hasGroup(record.key.group)
+        ) {
           this.#simpleGroups.add(record.key.group)
         }
         return
       case 'GroupMetadata':
-        // Only tombstones are written here (deleting or replacing a simple group). A classic group's
-        // value would come from a log written by another broker; classic groups are not served.
-        if (record.value === null) this.#simpleGroups.delete(record.key.group)
+        // A tombstone deletes the classic or simple group; a value is a classic group's checkpoint,
+        // which also turns a simple group with that id into the classic group.
+        this.#simpleGroups.delete(record.key.group)
+        this.classic.replay(record)
         return
       case 'StreamsGroupMetadata':
       case 'StreamsGroupMemberMetadata':
@@ -223,6 +251,11 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     return this.#streams.onLoaded(config)
   }
 
+  /** Classic groups after the shard loaded: a session timer per member (ClassicGroupManager.onLoaded). */
+  loadedClassic(nowMs: number): ClassicTimerOpResult {
+    return this.classic.onLoaded(nowMs)
+  }
+
   onNewTopicsImage(image: TopicsImage, changedTopics?: Iterable<string>): void {
     this.#streams.onNewTopicsImage(image, changedTopics)
   }
@@ -230,8 +263,8 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
   // ---- StreamsGroupHeartbeat (88) ----
 
   /**
-   * The streams heartbeat. A join on an id that holds a simple group replaces it: the simple group is
-   * tombstoned first (its offsets stay and now belong to the streams group).
+   * The streams heartbeat. A join on an id that holds a simple group or an empty classic group
+   * replaces it: that group is tombstoned first (its offsets stay and now belong to the streams group).
    */
   streamsGroupHeartbeat(
     ctx: StreamsHeartbeatContext,
@@ -239,7 +272,8 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
   ): ShardHeartbeatResult {
     const replacing =
       request.memberEpoch === 0 &&
-      this.#simpleGroups.has(request.groupId) &&
+      (this.#simpleGroups.has(request.groupId) ||
+        (this.classic.hasGroup(request.groupId) && this.classic.isEmpty(request.groupId))) &&
       this.#streams.group(request.groupId) === undefined
     this.#joiningGroupId = replacing ? request.groupId : null
     let result: StreamsHeartbeatResult
@@ -311,9 +345,10 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     statesFilter: readonly string[],
     typesFilter: readonly string[],
   ): ListGroupsResponseListedGroup[] {
-    const out: ListGroupsResponseListedGroup[] = this.#streams
-      .listGroups(statesFilter, typesFilter)
-      .map((g) => ({ ...g }))
+    const out: ListGroupsResponseListedGroup[] = [
+      ...this.#streams.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
+      ...this.classic.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
+    ]
     const states = statesFilter.map((s) => s.trim().toLowerCase())
     const types = typesFilter.map((t) => t.trim().toLowerCase())
     if (
@@ -329,7 +364,7 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
 
   // ---- DescribeGroups (15) ----
 
-  /** The classic describe: only simple groups are classic here; a streams group reads as Dead (spec §5.4). */
+  /** The classic describe: classic and simple groups; a streams group reads as Dead (spec §5.4). */
   describeGroups(groupIds: readonly string[], apiVersion: number): DescribeGroupsResponseDescribedGroup[] {
     return groupIds.map((groupId) => {
       const row: DescribeGroupsResponseDescribedGroup = {
@@ -343,6 +378,8 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
         authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
       }
       if (isGroupIdEmpty(groupId)) return { ...row, errorCode: ErrorCode.INVALID_GROUP_ID }
+      const classic = this.classic.describeGroup(groupId)
+      if (classic !== undefined) return classic
       if (this.#simpleGroups.has(groupId)) return { ...row, groupState: 'Empty' }
       const message =
         this.#streams.group(groupId) !== undefined
@@ -396,6 +433,20 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
         schedule.push(...groupRecords.timers.schedule)
         cancel.push(...groupRecords.timers.cancel)
         result(ErrorCode.NONE)
+      } else if (this.classic.hasGroup(groupId)) {
+        let groupRecords: CoordinatorRecord[]
+        try {
+          // The classic timers it cancels need not be: each checks the group when it fires.
+          groupRecords = this.classic.deleteGroupRecords(groupId).records
+        } catch (e) {
+          if (e instanceof ClassicGroupError) {
+            result(e.errorCode)
+            continue
+          }
+          throw e
+        }
+        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords)
+        result(ErrorCode.NONE)
       } else if (this.#simpleGroups.has(groupId)) {
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), groupMetadataTombstone(groupId))
         result(ErrorCode.NONE)
@@ -426,6 +477,20 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
         return ErrorCode.NONE
       } catch (e) {
         if (e instanceof StreamsGroupError) return e.errorCode
+        throw e
+      }
+    }
+    if (this.classic.hasGroup(groupId)) {
+      try {
+        this.classic.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
+          isTransactional: false,
+        })
+        return ErrorCode.NONE
+      } catch (e) {
+        if (e instanceof ClassicGroupError) return e.errorCode
         throw e
       }
     }
@@ -498,6 +563,13 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
         if (e instanceof StreamsGroupError) return fail(e.errorCode)
         throw e
       }
+    } else if (this.classic.hasGroup(groupId)) {
+      try {
+        this.classic.validateOffsetFetch(groupId)
+      } catch (e) {
+        if (e instanceof ClassicGroupError) return fail(e.errorCode)
+        throw e
+      }
     }
     let topics: OffsetFetchResponseOffsetFetchResponseTopics[]
     if (request.topics === null) {
@@ -542,6 +614,14 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     })
     if (isGroupIdEmpty(groupId)) return fail(ErrorCode.INVALID_GROUP_ID)
     if (!this.hasGroup(groupId)) return fail(ErrorCode.GROUP_ID_NOT_FOUND)
+    if (this.classic.hasGroup(groupId)) {
+      try {
+        this.classic.validateOffsetDelete(groupId)
+      } catch (e) {
+        if (e instanceof ClassicGroupError) return fail(e.errorCode)
+        throw e
+      }
+    }
     const records: OffsetCommitRecord[] = []
     const topics = request.topics.map((t) => {
       const subscribed = this.#streams.isSubscribedToTopic(groupId, t.name)
@@ -563,8 +643,8 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
 
   /**
    * The expiry sweep: per group, expired offsets are tombstoned; a group whose offsets are then all
-   * gone is deleted when it is empty (a simple group always is) and, for a streams group, when
-   * `shouldExpire` allows it.
+   * gone is deleted when it is empty (a simple group always is) and, for a streams or classic group,
+   * when `shouldExpire` allows it.
    */
   cleanupGroupMetadata(nowMs: number, options: CleanupOptions): ShardWriteResult<CleanupResult> {
     const records: CoordinatorRecord[] = []
@@ -574,6 +654,7 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     let expiredOffsets = 0
     const groupIds = new Set([
       ...this.#streams.groupIds(),
+      ...this.classic.groupIds(),
       ...this.#simpleGroups,
       ...this.#offsets.groupIds(),
     ])
@@ -591,6 +672,10 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
         records.push(...deleted.records)
         schedule.push(...deleted.timers.schedule)
         cancel.push(...deleted.timers.cancel)
+        deletedGroups.push(groupId)
+      } else if (this.classic.hasGroup(groupId)) {
+        if (!this.classic.shouldExpire(groupId)) continue
+        records.push(...this.classic.deleteGroupRecords(groupId).records)
         deletedGroups.push(groupId)
       } else if (this.#simpleGroups.has(groupId)) {
         records.push(groupMetadataTombstone(groupId))
