@@ -223,6 +223,21 @@ export async function startServer(
       )
     }
 
+    // 6. Console and /metrics on console.listener (`none` turns it off). The console reads the
+    //    groups through the admin client over this server's own first listener, like any client.
+    if (config.consoleListener !== null) {
+      const { startConsole } = await import('../console/index.js')
+      const own = bound[0]
+      const wildcard = own.host === '' || own.host === '0.0.0.0' || own.host === '::'
+      const host = wildcard ? '127.0.0.1' : own.host.includes(':') ? `[${own.host}]` : own.host
+      const running = await startConsole({
+        bootstrapServers: [`${host}:${own.port}`],
+        listener: config.consoleListener,
+        logger,
+      })
+      cleanup.push(() => running.close())
+    }
+
     let closing: Promise<void> | undefined
     const close = (): Promise<void> => {
       closing ??= (async () => {

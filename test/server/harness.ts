@@ -27,6 +27,7 @@ export async function startTestServer(
     listeners: 'PLAINTEXT://127.0.0.1:0',
     'data.dir': dataDir,
     'coordinator.storage': 'sqlite',
+    'console.listener': 'none',
     ...overrides,
   })
   const server = await startServer(config, { logger: createLogger({ level: 'silent' }), ...options })
