@@ -113,12 +113,18 @@ export class ClassicGroupsService {
   async syncGroup(ctx: ClassicRequestContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
     const token = this.#nextToken++
     const answer = this.#park(token)
+    let wroteAssignment = false
     try {
-      await this.#run('classic-group-sync', request.groupId, (classic, nowMs) =>
-        classic.classicGroupSync({ nowMs, apiVersion: ctx.apiVersion, token }, request),
-      )
+      await this.#run('classic-group-sync', request.groupId, (classic, nowMs) => {
+        const r = classic.classicGroupSync({ nowMs, apiVersion: ctx.apiVersion, token }, request)
+        // Only the leader's SyncGroup of a completing generation writes (its assignment).
+        wroteAssignment = r.records.length > 0
+        return r
+      })
     } catch (err) {
-      this.#answerWithError(token, 'SyncGroup', this.#host.errorCode(err, 'classic-group-sync'))
+      const errorCode = this.#host.errorCode(err, 'classic-group-sync')
+      this.#answerWithError(token, 'SyncGroup', errorCode)
+      if (wroteAssignment) await this.#assignmentNotStored(request.groupId, request.generationId, errorCode)
     }
     const c = await answer
     return c.api === 'SyncGroup'
@@ -200,6 +206,20 @@ export class ClassicGroupsService {
         for (const t of produced.timers.schedule) this.#arm(groupId, t)
       }
       throw err
+    }
+  }
+
+  /**
+   * The leader's assignment could not be stored: the group rebalances straight away (Kafka), instead
+   * of waiting in CompletingRebalance for a SyncGroup that will not come.
+   */
+  async #assignmentNotStored(groupId: string, generationId: number, errorCode: number): Promise<void> {
+    try {
+      await this.#run('classic-group-sync-write-failed', groupId, (classic, nowMs) =>
+        classic.classicGroupSyncWriteFailed(groupId, generationId, errorCode, nowMs),
+      )
+    } catch {
+      // The shard cannot be written either: the members' next requests get the same error and rejoin.
     }
   }
 

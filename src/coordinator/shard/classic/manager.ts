@@ -733,6 +733,27 @@ export class ClassicGroupManager {
     return out.deferred()
   }
 
+  /**
+   * The leader's assignment record of generation `generationId` could not be stored. While the
+   * group is still completing that generation, as Kafka does when that append fails: every
+   * SyncGroup still parked gets `errorCode`, the assignments are cleared, and a new rebalance starts
+   * at once (members learn it from their next heartbeat or SyncGroup).
+   */
+  classicGroupSyncWriteFailed(
+    groupId: string,
+    generationId: number,
+    errorCode: number,
+    nowMs: number,
+  ): ClassicTimerOpResult {
+    const out = new Out()
+    const group = this.#groups.get(groupId)
+    if (group?.is(ClassicGroupState.COMPLETING_REBALANCE) && group.generationId === generationId) {
+      this.#resetAndPropagateAssignmentWithError(group, errorCode, out)
+      this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out)
+    }
+    return { records: out.records, completions: out.completions, timers: out.timers() }
+  }
+
   #removePendingSyncMember(group: ClassicGroup, memberId: string, out: Out): void {
     group.pendingSyncMembers.delete(memberId)
     if (
