@@ -2,6 +2,7 @@
  * The settings the group coordinator reads, by the parsed configuration's property names (the
  * server's TopographConfig satisfies this interface), and the StreamsGroupConfig built from them.
  */
+import { CLASSIC_GROUP_CONFIG_DEFAULTS, type ClassicGroupConfig } from '../shard/classic/manager.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
 
 export interface GroupCoordinatorConfig {
@@ -32,6 +33,23 @@ export interface GroupCoordinatorConfig {
   readonly groupStreamsRackAwareAssignmentTags: readonly string[]
   readonly groupStreamsAcceptableRecoveryLag: number
   readonly groupStreamsTopologyDescriptionPluginClass: string | null
+  /** Classic groups; absent: Kafka's defaults. */
+  readonly groupMinSessionTimeoutMs?: number
+  readonly groupMaxSessionTimeoutMs?: number
+  readonly groupInitialRebalanceDelayMs?: number
+  readonly groupMaxSize?: number
+}
+
+/** The broker-level classic group settings. */
+export function classicGroupConfigFrom(c: GroupCoordinatorConfig): ClassicGroupConfig {
+  const d = CLASSIC_GROUP_CONFIG_DEFAULTS
+  return Object.freeze({
+    minSessionTimeoutMs: c.groupMinSessionTimeoutMs ?? d.minSessionTimeoutMs,
+    maxSessionTimeoutMs: c.groupMaxSessionTimeoutMs ?? d.maxSessionTimeoutMs,
+    initialRebalanceDelayMs: c.groupInitialRebalanceDelayMs ?? d.initialRebalanceDelayMs,
+    maxSize: c.groupMaxSize ?? d.maxSize,
+    newMemberJoinTimeoutMs: d.newMemberJoinTimeoutMs,
+  })
 }
 
 /** The broker-level streams group settings (no group-level overrides are stored yet). */
