@@ -1,112 +1,42 @@
-// Requests per second on one core: ApiVersions and Metadata against the Topograph server, next to a
-// bare Node server written only for this benchmark (it frames requests and answers fixed bytes, the
-// ceiling for any server on this runtime). Servers run in this process's one JavaScript thread (one
-// core); the load comes from a child process. Run: node --import tsx bench/server/requests.ts [seconds]
+// Requests per second on one core: ApiVersions, Metadata and OffsetCommit against the Topograph
+// server (coordinator.storage=sqlite, the default, and memory for comparison), next to a bare Node
+// server written only for this benchmark (it frames requests and answers fixed bytes, the ceiling
+// for any server on this runtime), all measured in the same run. The servers run in this process's
+// one JavaScript thread (one core); the load comes from a forked child process over loopback
+// (load-worker.ts): 4 connections × 16 requests in flight, 1 s warm-up, then `seconds` measured.
+//
+//   node --import tsx bench/server/requests.ts [seconds=3] [runs=1]
+//
+// With several runs it prints every run and then the medians (throughput, latency and ratio are
+// each the median of the per-run figures).
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, connect, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fork } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { parseConfig } from '../../src/server/config.js'
 import { createLogger } from '../../src/server/logger.js'
-import { startServer } from '../../src/server/server.js'
-import { requestFrame } from '../../test/server/wire-client.js'
+import { type RunningServer, startServer } from '../../src/server/server.js'
+import { requestFrame, WireClient } from '../../test/server/wire-client.js'
+import { bareServer, closeServer, type LoadResult, median, rps, runLoad, withSizePrefix } from './load.js'
 
-interface LoadSpec {
-  readonly port: number
-  readonly frame: Uint8Array
-  readonly seconds: number
-  readonly connections: number
-  readonly depth: number
-}
-interface LoadResult {
-  readonly requests: number
-  readonly seconds: number
-  readonly p50: number
-  readonly p99: number
+const seconds = Number(process.argv[2] ?? 3)
+const runs = Number(process.argv[3] ?? 1)
+if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
+  console.error('usage: requests.ts [seconds>0] [runs>=1]')
+  process.exit(2)
 }
 
-/** Worker: keeps `depth` requests in flight on each connection for `seconds`. */
-async function load(spec: LoadSpec): Promise<LoadResult> {
-  const frame = Buffer.from(spec.frame)
-  const latencies: number[] = []
-  let requests = 0
-  const end = performance.now() + spec.seconds * 1000
-  const start = performance.now()
-  await Promise.all(
-    Array.from(
-      { length: spec.connections },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const socket = connect({ host: '127.0.0.1', port: spec.port })
-          socket.setNoDelay(true)
-          const sent: number[] = []
-          let buf: Buffer = Buffer.alloc(0)
-          const send = () => {
-            sent.push(performance.now())
-            socket.write(frame)
-          }
-          socket.on('connect', () => {
-            for (let i = 0; i < spec.depth; i++) send()
-          })
-          socket.on('error', reject)
-          socket.on('data', (chunk: Buffer) => {
-            buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
-            let off = 0
-            while (buf.length - off >= 4) {
-              const size = buf.readInt32BE(off)
-              if (buf.length - off < 4 + size) break
-              off += 4 + size
-              const now = performance.now()
-              latencies.push(now - (sent.shift() as number))
-              requests++
-              if (now < end) send()
-            }
-            buf = buf.subarray(off)
-            if (sent.length === 0) {
-              socket.destroy()
-              resolve()
-            }
-          })
-        }),
-    ),
-  )
-  const seconds = (performance.now() - start) / 1000
-  latencies.sort((a, b) => a - b)
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]
-  return { requests, seconds, p50: q(0.5), p99: q(0.99) }
-}
-
-if (process.argv[2] === '--load') {
-  process.once('message', (spec: LoadSpec) => {
-    load({ ...spec, frame: Buffer.from(spec.frame as unknown as string, 'base64') }).then((r) => {
-      process.send?.(r, () => process.exit(0))
-    })
-  })
-} else {
-  const seconds = Number(process.argv[2] ?? 3)
-  const run = (spec: LoadSpec) =>
-    new Promise<LoadResult>((resolve, reject) => {
-      const child = fork(fileURLToPath(import.meta.url), ['--load'], { execArgv: ['--import', 'tsx'] })
-      child.once('message', (m: LoadResult) => resolve(m))
-      child.once('error', reject)
-      child.send({ ...spec, frame: Buffer.from(spec.frame).toString('base64') })
-    })
-
+async function start(storage: 'sqlite' | 'memory'): Promise<{ server: RunningServer; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'topograph-bench-'))
   const server = await startServer(
     parseConfig({
       listeners: 'PLAINTEXT://127.0.0.1:0',
       'data.dir': dataDir,
-      'coordinator.storage': 'memory',
+      'coordinator.storage': storage,
+      'console.listener': 'none',
     }),
     { logger: createLogger({ level: 'silent' }) },
   )
-  const apiVersions = requestFrame(18, 3, 1, { clientSoftwareName: 'bench', clientSoftwareVersion: '1' })
-  const metadata = requestFrame(3, 12, 1, { topics: null })
   // Ten topics with three partitions each, so Metadata has something to list.
-  const { WireClient } = await import('../../test/server/wire-client.js')
   const c = await WireClient.connect(server.address.port)
   await c.request(19, 7, {
     topics: Array.from({ length: 10 }, (_, i) => ({
@@ -119,59 +49,103 @@ if (process.argv[2] === '--load') {
     timeoutMs: 1000,
   })
   c.close()
+  return { server, dataDir }
+}
 
-  // The ceiling: frames requests and answers the bytes Topograph answers, with no decoding at all.
-  const fixedFrom = async (frame: Buffer): Promise<Buffer> => {
-    const probe = await WireClient.connect(server.address.port)
-    probe.write(frame)
-    const f = (await probe.nextFrame()) as Buffer
-    probe.close()
-    const out = Buffer.alloc(4 + f.length)
-    out.writeInt32BE(f.length, 0)
-    f.copy(out, 4)
-    return out
-  }
-  const bare = async (answer: Buffer): Promise<Server> => {
-    const s = createServer({ noDelay: true }, (socket) => {
-      let buf: Buffer = Buffer.alloc(0)
-      socket.on('data', (chunk: Buffer) => {
-        buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
-        let off = 0
-        const out: Buffer[] = []
-        while (buf.length - off >= 4) {
-          const size = buf.readInt32BE(off)
-          if (buf.length - off < 4 + size) break
-          off += 4 + size
-          out.push(answer)
-        }
-        buf = buf.subarray(off)
-        for (const o of out) socket.write(o)
-      })
-      socket.on('error', () => undefined)
-    })
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-    return s
-  }
+const apiVersions = requestFrame(18, 3, 1, { clientSoftwareName: 'bench', clientSoftwareVersion: '1' })
+const metadata = requestFrame(3, 12, 1, { topics: null })
+// A simple commit (generation -1, no member id, as an admin client or a manually assigned consumer
+// sends it) of 2 topics × 3 partitions; every request writes 6 offset records.
+const offsetCommitBody = {
+  groupId: 'bench-commit',
+  generationIdOrMemberEpoch: -1,
+  memberId: '',
+  groupInstanceId: null,
+  topics: [0, 1].map((t) => ({
+    name: `bench-${t}`,
+    partitions: [0, 1, 2].map((p) => ({
+      partitionIndex: p,
+      committedOffset: 1000n + BigInt(p),
+      committedLeaderEpoch: -1,
+      committedMetadata: '',
+    })),
+  })),
+}
+const offsetCommit = requestFrame(8, 9, 1, offsetCommitBody)
 
-  const rows: string[] = []
-  for (const [name, frame] of [
-    ['ApiVersions v3', apiVersions],
-    ['Metadata v12 (10 topics)', metadata],
-  ] as const) {
-    const bareServer = await bare(await fixedFrom(frame))
-    const barePort = (bareServer.address() as { port: number }).port
-    const spec = { frame, seconds, connections: 4, depth: 16 }
-    const ceiling = await run({ ...spec, port: barePort })
-    const ours = await run({ ...spec, port: server.address.port })
-    bareServer.close()
-    const rps = (r: LoadResult) => Math.round(r.requests / r.seconds)
-    rows.push(
-      `| ${name} | ${rps(ours)} | ${ours.p50.toFixed(2)} / ${ours.p99.toFixed(2)} | ${rps(ceiling)} | ${ceiling.p50.toFixed(2)} / ${ceiling.p99.toFixed(2)} | ${((100 * rps(ours)) / rps(ceiling)).toFixed(0)} % |`,
+const requests = [
+  ['ApiVersions v3', apiVersions],
+  ['Metadata v12 (10 topics × 3 partitions)', metadata],
+  ['OffsetCommit v9 (2 topics × 3 partitions)', offsetCommit],
+] as const
+
+const servers = { sqlite: await start('sqlite'), memory: await start('memory') }
+
+// Every OffsetCommit must succeed: check the answer once before timing.
+for (const { server } of Object.values(servers)) {
+  const c = await WireClient.connect(server.address.port)
+  const { body } = await c.request<{ topics: { partitions: { errorCode: number }[] }[] }>(
+    8,
+    9,
+    offsetCommitBody,
+  )
+  c.close()
+  const codes = body.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))
+  if (codes.length !== 6 || codes.some((e) => e !== 0))
+    throw new Error(`OffsetCommit answered ${codes.join(',')}`)
+}
+
+/** The bytes Topograph answers to `frame`, as a complete frame for the bare server. */
+async function answerOf(frame: Buffer): Promise<Buffer> {
+  const probe = await WireClient.connect(servers.sqlite.server.address.port)
+  probe.write(frame)
+  const f = (await probe.nextFrame()) as Buffer
+  probe.close()
+  return withSizePrefix(f)
+}
+
+type Row = { bare: LoadResult; sqlite: LoadResult; memory: LoadResult }
+const results = new Map<string, Row[]>()
+const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
+for (let run = 0; run < runs; run++) {
+  for (const [name, frame] of requests) {
+    const bare = await bareServer(await answerOf(frame))
+    const row: Row = {
+      bare: await runLoad({ ...spec, frames: [frame], port: bare.port }),
+      sqlite: await runLoad({ ...spec, frames: [frame], port: servers.sqlite.server.address.port }),
+      memory: await runLoad({ ...spec, frames: [frame], port: servers.memory.server.address.port }),
+    }
+    await closeServer(bare.server)
+    if (!results.has(name)) results.set(name, [])
+    results.get(name)?.push(row)
+  }
+  if (runs > 1) {
+    console.log(`run ${run + 1}:`)
+    print(new Map([...results].map(([k, v]) => [k, [v[run]]])))
+  }
+}
+if (runs > 1) console.log(`medians of ${runs} runs:`)
+print(results)
+
+function print(res: Map<string, Row[]>): void {
+  const f = (n: number) => Math.round(n).toLocaleString('en')
+  const ms = (n: number) => n.toFixed(2)
+  console.log(
+    '| Request | bare server req/s | p50 / p99 ms | Topograph sqlite req/s | p50 / p99 ms | ratio | Topograph memory req/s | p50 / p99 ms | ratio |',
+  )
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+  for (const [name, rows] of res) {
+    const m = (pick: (r: Row) => number) => median(rows.map(pick))
+    const cell = (k: keyof Row) =>
+      `${f(m((r) => rps(r[k])))} | ${ms(m((r) => r[k].p50))} / ${ms(m((r) => r[k].p99))}`
+    const ratio = (k: 'sqlite' | 'memory') => `${(100 * m((r) => rps(r[k]) / rps(r.bare))).toFixed(0)} %`
+    console.log(
+      `| ${name} | ${cell('bare')} | ${cell('sqlite')} | ${ratio('sqlite')} | ${cell('memory')} | ${ratio('memory')} |`,
     )
   }
-  console.log('| Request | Topograph req/s | p50 / p99 ms | bare server req/s | p50 / p99 ms | ratio |')
-  console.log('|---|---|---|---|---|---|')
-  for (const r of rows) console.log(r)
+}
+
+for (const { server, dataDir } of Object.values(servers)) {
   await server.close()
   rmSync(dataDir, { recursive: true, force: true })
 }

@@ -1,0 +1,75 @@
+// Shared pieces of the server benchmarks: the forked load generator (load-worker.ts), the bare
+// framing server that is the ceiling, and small helpers for reporting.
+import { fork } from 'node:child_process'
+import { createServer, type Server } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { LoadResult, LoadSpec } from './load-worker.js'
+
+export type { LoadResult, LoadSpec } from './load-worker.js'
+
+const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
+
+/** Runs one load in a fresh child process (loopback only) and returns what it measured. */
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise<LoadResult>((resolve, reject) => {
+    const child = fork(WORKER, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced' })
+    let result: LoadResult | undefined
+    child.once('message', (m: LoadResult) => {
+      result = m
+    })
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      if (result !== undefined) resolve(result)
+      else reject(new Error(`load generator exited with ${code}`))
+    })
+    child.send(spec)
+  })
+}
+
+/**
+ * A Node TCP server that only frames requests and answers each with the same fixed bytes (a
+ * complete size-prefixed response frame): the most any server on this runtime can answer.
+ */
+export async function bareServer(answer: Uint8Array): Promise<{ server: Server; port: number }> {
+  const out = Buffer.from(answer)
+  const server = createServer({ noDelay: true }, (socket) => {
+    let buf: Buffer = Buffer.alloc(0)
+    socket.on('data', (chunk: Buffer) => {
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
+      let off = 0
+      let n = 0
+      while (buf.length - off >= 4) {
+        const size = buf.readInt32BE(off)
+        if (buf.length - off < 4 + size) break
+        off += 4 + size
+        n++
+      }
+      buf = off === buf.length ? Buffer.alloc(0) : buf.subarray(off)
+      for (let i = 0; i < n; i++) socket.write(out)
+    })
+    socket.on('error', () => undefined)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return { server, port: (server.address() as { port: number }).port }
+}
+
+/** A response frame body (after the size prefix) with its size prefix put back. */
+export function withSizePrefix(frame: Uint8Array): Buffer {
+  const out = Buffer.alloc(4 + frame.length)
+  out.writeInt32BE(frame.length, 0)
+  out.set(frame, 4)
+  return out
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((r) => server.close(() => r()))
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+
+export const rps = (r: LoadResult): number => r.requests / r.seconds
+
+export const fmt = (n: number): string => Math.round(n).toLocaleString('en')
