@@ -4,8 +4,10 @@
  * routes each API to a write or read operation on the shard that owns the group
  * (`shardFor(groupId)`), runs the timers the shards ask for, creates the internal topics streams
  * groups need, runs the periodic expiry sweep, and turns failures into Kafka error codes in one
- * place (./errors.ts).
+ * place (./errors.ts). Classic groups (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) are served by
+ * {@link GroupCoordinatorService.classicGroups}, which runs its operations as writes on these shards.
  */
+import { randomUUID } from 'node:crypto'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
 import {
@@ -56,9 +58,10 @@ import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selecti
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import type { CreatableTopic, TopicMetadata, TopicsImage } from '../shard/streams/configured-topology.js'
 import type { TaskAssignorSelector } from '../shard/streams/manager.js'
-import type { TimerIntents } from '../shard/streams/timers.js'
+import { NO_TIMERS, type TimerIntents } from '../shard/streams/timers.js'
 import type { RecordStore } from '../storage/types.js'
-import { type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
+import { ClassicGroupsService } from './classic-groups.js'
+import { classicGroupConfigFrom, type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
 import { toKafkaErrorCode } from './errors.js'
 
 /** A topic as the coordinator sees the catalog. */
@@ -134,6 +137,13 @@ export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
 type Shard = GroupCoordinatorShard
 type Runtime = CoordinatorRuntime<Shard, CoordinatorRecord>
 
+/**
+ * Cleans up what an empty streams group holds outside the shard before a classic JoinGroup turns
+ * its id into a classic group (KIP-1331: the group's stored topology description). A rejection
+ * fails that JoinGroup with the translated error; the client retries.
+ */
+export type StreamsToClassicConversionCleanup = (groupId: string) => Promise<void>
+
 export class GroupCoordinatorService {
   readonly #runtime: Runtime
   readonly #config: GroupCoordinatorConfig
@@ -149,6 +159,9 @@ export class GroupCoordinatorService {
   readonly #background = new Set<Promise<unknown>>()
   #sweepTimer: TimerHandle | undefined
   #closed: Promise<void> | undefined
+  #conversionCleanup: StreamsToClassicConversionCleanup | undefined
+  /** JoinGroup, SyncGroup, Heartbeat and LeaveGroup (the handlers reach it here). */
+  readonly classicGroups: ClassicGroupsService
 
   private constructor(options: GroupCoordinatorServiceOptions) {
     this.#config = options.config
@@ -161,16 +174,45 @@ export class GroupCoordinatorService {
     const assignors =
       options.assignors ?? TaskAssignorRegistry.fromConfig(options.config.groupStreamsAssignors)
     const image: TopicsImage = { topic: (name) => this.#image.get(name) }
+    const classic = classicGroupConfigFrom(options.config)
     this.#refreshImage()
     this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord>({
       store: options.store,
       numShards: this.#numShards,
-      newShard: () => new GroupCoordinatorShard({ topics: image, assignors }),
+      newShard: () => new GroupCoordinatorShard({ topics: image, assignors, classic }),
       serde: coordinatorRecordSerde,
       clock: this.#clock,
       logger: this.#log,
       closeStore: options.closeStore ?? false,
     })
+    this.classicGroups = new ClassicGroupsService(
+      {
+        // Classic timers run through ClassicGroupsService (they answer parked requests), never
+        // through the runtime's timers.
+        write: (name, groupId, op) =>
+          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => {
+            const r = op(shard.classic, nowMs)
+            return { records: r.records, response: r.response, timers: NO_TIMERS }
+          }),
+        errorCode: (err, operation) => this.errorCode(err, operation),
+        prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
+        setTimer: (fn, delayMs) => this.#clock.setTimer(fn, delayMs),
+        clearTimer: (handle) => this.#clock.clearTimer(handle as TimerHandle),
+      },
+      () => randomUUID(),
+    )
+  }
+
+  /**
+   * The hook run before an empty streams group becomes a classic group (see
+   * {@link StreamsToClassicConversionCleanup}). Without one, the conversion needs no cleanup.
+   */
+  setStreamsToClassicConversionCleanup(cleanup: StreamsToClassicConversionCleanup | undefined): void {
+    this.#conversionCleanup = cleanup
+  }
+
+  async #prepareStreamsConversion(groupId: string): Promise<void> {
+    await this.#conversionCleanup?.(groupId)
   }
 
   /** Builds the runtime, loads (replays) every shard, arms the loaded groups' timers and the sweep. */
@@ -184,10 +226,37 @@ export class GroupCoordinatorService {
           response: undefined,
           timers: runtimeIntents(shard.loadedTimers(service.#streamsConfig)),
         }))
+        await service.#loadClassic(shardId)
       }),
     )
     service.#armSweep()
     return service
+  }
+
+  /** Classic groups of a loaded shard: session timers for every member (and their records, if any). */
+  async #loadClassic(shardId: number): Promise<void> {
+    const loaded = await this.#runtime.scheduleWriteOperation(
+      'classic-on-loaded',
+      shardId,
+      (shard, nowMs) => {
+        const outcome = shard.loadedClassic(nowMs)
+        // The timer keys name the group (and member); map them back to route each timer's write.
+        const groupOf = new Map<string, string>()
+        for (const groupId of shard.classic.groupIds()) {
+          groupOf.set(`join-${groupId}`, groupId)
+          groupOf.set(`sync-${groupId}`, groupId)
+          for (const memberId of shard.classic.group(groupId)!.members.keys()) {
+            groupOf.set(`heartbeat-${groupId}-${memberId}`, groupId)
+          }
+        }
+        return { records: outcome.records, response: { outcome, groupOf } }
+      },
+    )
+    this.classicGroups.applyLoaded((key) => {
+      const groupId = loaded.groupOf.get(key)
+      if (groupId === undefined) throw new Error(`classic timer ${key} names no loaded group`)
+      return groupId
+    }, loaded.outcome)
   }
 
   get numShards(): number {
@@ -481,6 +550,7 @@ export class GroupCoordinatorService {
   /** Stops the sweep and timers, waits for every operation in flight, then closes the runtime. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      this.classicGroups.close()
       if (this.#sweepTimer !== undefined) this.#clock.clearTimer(this.#sweepTimer)
       this.#sweepTimer = undefined
       await Promise.allSettled([...this.#background])
