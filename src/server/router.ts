@@ -85,6 +85,8 @@ export interface RequestContext {
   readonly listenerName: string
   /** `User:ANONYMOUS` on PLAINTEXT listeners, as in Kafka. */
   readonly principal: string
+  /** The client's address and port as the connection sees them ("127.0.0.1:50123", "::1:50123"). */
+  readonly remote: string
   /**
    * True for an ApiVersions request whose version this server does not know: its body was not
    * parsed and the answer must be the KIP-511 v0 fallback.
@@ -107,6 +109,18 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
 }
 
 type KnownKey = keyof ApiMessageTypes
+
+/**
+ * Kafka's client host of a request: "/" and the peer address without the port ("/127.0.0.1"), an
+ * IPv4-mapped IPv6 address written as IPv4 (as Java shows it). Group members carry it in describes.
+ */
+export function clientHostOf(ctx: RequestContext): string {
+  const address = ctx.remote
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/^::ffff:(?=\d+\.)/i, '')
+  return address === '' || address === 'undefined' ? '' : `/${address}`
+}
 
 /** Types a handler by its API key: request and response are the generated message types. */
 export function defineHandler<K extends KnownKey>(
@@ -239,6 +253,7 @@ export class ApiRouter {
       clientId,
       listenerName: conn.listenerName,
       principal: conn.principal,
+      remote: conn.remote,
       unsupportedVersion,
     }
     // The KIP-511 fallback is written in the v0 layout.

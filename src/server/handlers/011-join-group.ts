@@ -7,7 +7,7 @@ import {
   createJoinGroupResponse,
   type JoinGroupResponse,
 } from '../../protocol/generated/messages/JoinGroupResponse.js'
-import { defineHandler, type RequestContext } from '../router.js'
+import { clientHostOf, defineHandler, type RequestContext } from '../router.js'
 
 /** The classic groups part of the coordinator, when one is running. */
 export function classicGroups(ctx: RequestContext): ClassicGroupsService | undefined {
@@ -15,18 +15,9 @@ export function classicGroups(ctx: RequestContext): ClassicGroupsService | undef
   return c?.classicGroups
 }
 
-/**
- * The request as the classic manager sees it. Kafka's client host is "/" + the peer address; it
- * comes from the connection when the router exposes it (`remote`, "host:port").
- */
+/** The request as the classic manager sees it (Kafka's client host: "/" + the peer address). */
 export function classicContext(ctx: RequestContext): ClassicRequestContext {
-  const remote = (ctx as RequestContext & { readonly remote?: string }).remote
-  const host = remote === undefined ? '' : remote.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1')
-  return {
-    apiVersion: ctx.apiVersion,
-    clientId: ctx.clientId ?? '',
-    clientHost: host === '' ? '' : `/${host}`,
-  }
+  return { apiVersion: ctx.apiVersion, clientId: ctx.clientId ?? '', clientHost: clientHostOf(ctx) }
 }
 
 export const mayRead = (ctx: RequestContext, groupId: string): boolean =>

@@ -4,7 +4,7 @@
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import { createStreamsGroupHeartbeatResponse } from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
-import { defineHandler } from '../router.js'
+import { clientHostOf, defineHandler } from '../router.js'
 
 export const handler = defineHandler({
   apiKey: 88,
@@ -17,9 +17,8 @@ export const handler = defineHandler({
         errorMessage: errorInfo(ErrorCode.GROUP_AUTHORIZATION_FAILED).message,
       })
     }
-    // The request context does not carry the peer address yet, so ClientHost is left empty.
     return coordinatorFrom(ctx.server.coordinator).streamsGroupHeartbeat(
-      { apiVersion: ctx.apiVersion, clientId: ctx.clientId ?? '', clientHost: '' },
+      { apiVersion: ctx.apiVersion, clientId: ctx.clientId ?? '', clientHost: clientHostOf(ctx) },
       request,
     )
   },
