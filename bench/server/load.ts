@@ -73,3 +73,27 @@ export function median(xs: readonly number[]): number {
 export const rps = (r: LoadResult): number => r.requests / r.seconds
 
 export const fmt = (n: number): string => Math.round(n).toLocaleString('en')
+
+/**
+ * With BENCH_PROFILE=<dir>, records a V8 CPU profile of this process (the server) while `work`
+ * runs and writes it to <dir>/<name>.cpuprofile (open in Chrome DevTools or speedscope). The
+ * same profiler as `node --cpu-prof`, limited to the measured phase.
+ */
+export async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PROFILE
+  if (!dir) return work()
+  const { Session } = await import('node:inspector/promises')
+  const { mkdirSync, writeFileSync } = await import('node:fs')
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  try {
+    return await work()
+  } finally {
+    const { profile } = await session.post('Profiler.stop')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(`${dir}/${name.replace(/[^\w.-]+/g, '_')}.cpuprofile`, JSON.stringify(profile))
+    session.disconnect()
+  }
+}

@@ -16,7 +16,16 @@ import { parseConfig } from '../../src/server/config.js'
 import { createLogger } from '../../src/server/logger.js'
 import { type RunningServer, startServer } from '../../src/server/server.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
-import { bareServer, closeServer, type LoadResult, median, rps, runLoad, withSizePrefix } from './load.js'
+import {
+  bareServer,
+  closeServer,
+  type LoadResult,
+  median,
+  profiled,
+  rps,
+  runLoad,
+  withSizePrefix,
+} from './load.js'
 
 const seconds = Number(process.argv[2] ?? 3)
 const runs = Number(process.argv[3] ?? 1)
@@ -112,8 +121,12 @@ for (let run = 0; run < runs; run++) {
     const bare = await bareServer(await answerOf(frame))
     const row: Row = {
       bare: await runLoad({ ...spec, frames: [frame], port: bare.port }),
-      sqlite: await runLoad({ ...spec, frames: [frame], port: servers.sqlite.server.address.port }),
-      memory: await runLoad({ ...spec, frames: [frame], port: servers.memory.server.address.port }),
+      sqlite: await profiled(`${name}-sqlite-run${run + 1}`, () =>
+        runLoad({ ...spec, frames: [frame], port: servers.sqlite.server.address.port }),
+      ),
+      memory: await profiled(`${name}-memory-run${run + 1}`, () =>
+        runLoad({ ...spec, frames: [frame], port: servers.memory.server.address.port }),
+      ),
     }
     await closeServer(bare.server)
     if (!results.has(name)) results.set(name, [])
