@@ -97,7 +97,7 @@ export class ClassicGroupsService {
           classic.classicGroupJoin({ ...ctx, nowMs, token, newMemberUuid: uuid, conversionReady }, request),
         )
         if (result.conversionRequired === null) break
-        await this.#host.prepareStreamsConversion?.(request.groupId)
+        if (!(await this.#prepareConversion(token, request))) break
         conversionReady = true
       } catch (err) {
         this.#answerWithError(token, 'JoinGroup', this.#host.errorCode(err, 'classic-group-join'))
@@ -151,6 +151,29 @@ export class ClassicGroupsService {
       return result.response
     } catch (err) {
       return createLeaveGroupResponse({ errorCode: this.#host.errorCode(err, 'classic-group-leave') })
+    }
+  }
+
+  /**
+   * Runs the host's cleanup before an empty streams group becomes classic. When it fails, the join
+   * answers REBALANCE_IN_PROGRESS with the request's member id (KIP-1331), so the client retries.
+   */
+  async #prepareConversion(token: number, request: JoinGroupRequest): Promise<boolean> {
+    try {
+      await this.#host.prepareStreamsConversion?.(request.groupId)
+      return true
+    } catch {
+      const p = this.#parked.get(token)
+      this.#parked.delete(token)
+      p?.resolve({
+        api: 'JoinGroup',
+        token,
+        response: createJoinGroupResponse({
+          memberId: request.memberId,
+          errorCode: ErrorCode.REBALANCE_IN_PROGRESS,
+        }),
+      })
+      return false
     }
   }
 

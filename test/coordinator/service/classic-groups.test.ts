@@ -123,3 +123,66 @@ describe('ClassicGroupsService', () => {
     }
   })
 })
+
+describe('ClassicGroupsService streams conversion', () => {
+  function withStreamsGroup(cleanup: (groupId: string) => Promise<void>) {
+    let streamsGroup = true
+    const manager = new ClassicGroupManager({
+      otherGroups: {
+        typeOf: (id) => (streamsGroup && id === 'g' ? 'streams' : undefined),
+        isEmpty: () => true,
+        deleteEmptyGroupRecords: (groupId) => [
+          { type: 'StreamsGroupMetadata', key: { groupId }, value: null } as never,
+        ],
+      },
+    })
+    const written: string[] = []
+    const host: ClassicGroupsHost = {
+      async write(_name, _groupId, op) {
+        const r = op(manager, Date.now())
+        for (const record of r.records) {
+          written.push(record.type)
+          if (record.type === 'StreamsGroupMetadata') streamsGroup = false
+          manager.replay(record)
+        }
+        return r.response
+      },
+      errorCode: () => ErrorCode.UNKNOWN_SERVER_ERROR,
+      prepareStreamsConversion: cleanup,
+      setTimer: (fn, delayMs) => setTimeout(fn, delayMs),
+      clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
+    }
+    return { manager, service: new ClassicGroupsService(host, () => 'u'), written }
+  }
+
+  it('runs the cleanup hook, then writes the streams tombstones before the classic group', async () => {
+    const cleaned: string[] = []
+    const { manager, service, written } = withStreamsGroup(async (id) => {
+      cleaned.push(id)
+    })
+    try {
+      const r = await service.joinGroup({ ...ctx('a'), apiVersion: 9 }, join('a'))
+      assert.equal(r.errorCode, ErrorCode.MEMBER_ID_REQUIRED)
+      assert.deepEqual(cleaned, ['g'])
+      assert.deepEqual(written, ['StreamsGroupMetadata', 'GroupMetadata'])
+      assert.ok(manager.hasGroup('g'))
+    } finally {
+      service.close()
+    }
+  })
+
+  it('answers REBALANCE_IN_PROGRESS with the request member id when the cleanup fails', async () => {
+    const { manager, service, written } = withStreamsGroup(async () => {
+      throw new Error('plugin down')
+    })
+    try {
+      const r = await service.joinGroup({ ...ctx('a'), apiVersion: 9 }, { ...join('a'), memberId: 'm-1' })
+      assert.deepEqual([r.errorCode, r.memberId], [ErrorCode.REBALANCE_IN_PROGRESS, 'm-1'])
+      assert.deepEqual(written, [])
+      assert.equal(manager.hasGroup('g'), false)
+      assert.equal(service.parkedCount, 0)
+    } finally {
+      service.close()
+    }
+  })
+})
