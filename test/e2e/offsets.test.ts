@@ -104,7 +104,7 @@ test('KafkaJS admin: fetch, list, describe and delete groups and offsets', {
     ])
     const described = await admin.describeGroups(['kjs-group', 'streams-app', 'nobody'])
     assert.deepEqual(
-      described.groups.map((g) => [g.groupId, g.state, g.errorCode]),
+      described.groups.map((g) => [g.groupId, g.state, (g as { errorCode?: number }).errorCode]),
       [
         ['kjs-group', 'Empty', 0],
         ['streams-app', 'Dead', 0],

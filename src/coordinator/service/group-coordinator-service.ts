@@ -8,6 +8,7 @@
  * {@link GroupCoordinatorService.classicGroups}, which runs its operations as writes on these shards.
  */
 import { randomUUID } from 'node:crypto'
+import type { GuardedTopologyDescriptionPlugin } from '../../plugin/guard.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
 import {
@@ -25,6 +26,7 @@ import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protoc
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
+import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type StreamsGroupHeartbeatResponse,
@@ -59,10 +61,21 @@ import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import type { CreatableTopic, TopicMetadata, TopicsImage } from '../shard/streams/configured-topology.js'
 import type { TaskAssignorSelector } from '../shard/streams/manager.js'
 import { NO_TIMERS, type TimerIntents } from '../shard/streams/timers.js'
+import {
+  type HeartbeatGateInputs,
+  heartbeatGateInputs,
+  storedDescriptionTopologyEpochs,
+} from '../shard/topology-description.js'
 import type { RecordStore } from '../storage/types.js'
 import { ClassicGroupsService } from './classic-groups.js'
 import { classicGroupConfigFrom, type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
-import { toKafkaErrorCode } from './errors.js'
+import { CoordinatorTimeoutError, toKafkaErrorCode } from './errors.js'
+import type { BackoffSettings } from './topology-description-backoff.js'
+import {
+  TopologyDescriptionManager,
+  type TopologyDescriptionSensors,
+  type TopologyDescriptionUpdateResult,
+} from './topology-description-manager.js'
 
 /** A topic as the coordinator sees the catalog. */
 export interface CoordinatorTopic {
@@ -103,6 +116,17 @@ export interface GroupCoordinatorServiceOptions {
   readonly assignors?: TaskAssignorSelector
   /** offset.metadata.max.bytes (Kafka's default 4096). */
   readonly offsetMetadataMaxBytes?: number
+  /**
+   * The loaded topology description plugin (KIP-1331), already configured and guarded; null or
+   * absent: the feature is off. The service closes it at shutdown.
+   */
+  readonly topologyDescriptionPlugin?: GuardedTopologyDescriptionPlugin | null
+  /** Where Kafka's topology-description sensors go (default: the metrics diagnostics channel). */
+  readonly topologyDescriptionSensors?: TopologyDescriptionSensors
+  /** Draws for the back-off jitter (default Math.random). */
+  readonly random?: () => number
+  /** Back-off constants other than Kafka's (tests only). */
+  readonly topologyDescriptionBackoff?: BackoffSettings
 }
 
 export interface StreamsHeartbeatRequestContext {
@@ -160,6 +184,8 @@ export class GroupCoordinatorService {
   #sweepTimer: TimerHandle | undefined
   #closed: Promise<void> | undefined
   #conversionCleanup: StreamsToClassicConversionCleanup | undefined
+  /** KIP-1331: solicitation, push, describe attachment, pre-delete and the cleanup cycle. */
+  readonly topologyDescriptions: TopologyDescriptionManager
   /** JoinGroup, SyncGroup, Heartbeat and LeaveGroup (the handlers reach it here). */
   readonly classicGroups: ClassicGroupsService
 
@@ -179,11 +205,35 @@ export class GroupCoordinatorService {
     this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord>({
       store: options.store,
       numShards: this.#numShards,
-      newShard: () => new GroupCoordinatorShard({ topics: image, assignors, classic }),
+      newShard: () =>
+        new GroupCoordinatorShard({
+          topics: image,
+          assignors,
+          classic,
+          // Topograph D3: back-off entries leave with their group.
+          onStreamsGroupRemoved: (groupId) => this.topologyDescriptions.onGroupRemoved(groupId),
+        }),
       serde: coordinatorRecordSerde,
       clock: this.#clock,
       logger: this.#log,
       closeStore: options.closeStore ?? false,
+    })
+    this.topologyDescriptions = new TopologyDescriptionManager({
+      plugin: options.topologyDescriptionPlugin ?? null,
+      host: {
+        numShards: this.#numShards,
+        shardFor: (groupId) => this.shardFor(groupId),
+        write: (name, shardId, op) => this.#write(name, shardId, (shard) => op(shard)),
+        read: (name, shardId, op) => this.#runtime.scheduleReadOperation(name, shardId, (shard) => op(shard)),
+        errorCode: (err, operation) => this.errorCode(err, operation),
+        isActive: () => this.#closed === undefined,
+      },
+      clock: this.#clock,
+      logger: this.#log,
+      random: options.random ?? Math.random,
+      sensors: options.topologyDescriptionSensors,
+      cleanupIntervalMs: options.config.offsetsRetentionCheckIntervalMs,
+      backoff: options.topologyDescriptionBackoff,
     })
     this.classicGroups = new ClassicGroupsService(
       {
@@ -230,6 +280,7 @@ export class GroupCoordinatorService {
       }),
     )
     service.#armSweep()
+    service.topologyDescriptions.startCleanupCycle()
     return service
   }
 
@@ -317,8 +368,10 @@ export class GroupCoordinatorService {
     }
     await this.#refreshTopics()
     const shardId = this.shardFor(request.groupId)
+    let gate: HeartbeatGateInputs | undefined
+    let result: Awaited<ReturnType<Shard['streamsGroupHeartbeat']>>
     try {
-      const result = await this.#write('streams-group-heartbeat', shardId, (shard, nowMs) => {
+      result = await this.#write('streams-group-heartbeat', shardId, (shard, nowMs) => {
         const r = shard.streamsGroupHeartbeat(
           {
             nowMs,
@@ -329,14 +382,44 @@ export class GroupCoordinatorService {
           },
           request,
         )
+        if (this.topologyDescriptions.pluginConfigured) {
+          gate = heartbeatGateInputs(shard, request.groupId, r.records)
+        }
         return { records: r.records, response: r, timers: r.timers }
       })
-      if (result.internalTopicsToCreate.length > 0) this.#createInternalTopics(result.internalTopicsToCreate)
-      return result.response
     } catch (e) {
       const errorCode = this.errorCode(e, 'streams-group-heartbeat')
       return createStreamsGroupHeartbeatResponse({ errorCode, errorMessage: errorInfo(errorCode).message })
     }
+    if (result.internalTopicsToCreate.length > 0) this.#createInternalTopics(result.internalTopicsToCreate)
+    // KIP-1331 solicitation, on the committed result only (never on a failed heartbeat).
+    if (gate !== undefined) {
+      try {
+        this.topologyDescriptions.maybeSetTopologyDescriptionRequired(
+          request.groupId,
+          ctx.apiVersion,
+          request.memberEpoch,
+          result.response,
+          gate,
+        )
+      } catch (err) {
+        this.#log.warn(
+          { groupId: request.groupId, err },
+          `Failed to apply topology-description post-processing on the streams group heartbeat response for group ${request.groupId}; returning the response unmodified.`,
+        )
+      }
+    }
+    return result.response
+  }
+
+  // ---- StreamsGroupTopologyDescriptionUpdate (93) ----
+
+  /** The KIP-1331 push (kip1331-broker.md §3.2). */
+  async streamsGroupTopologyDescriptionUpdate(
+    request: StreamsGroupTopologyDescriptionUpdateRequest,
+  ): Promise<TopologyDescriptionUpdateResult> {
+    if (this.#closed !== undefined) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null }
+    return this.topologyDescriptions.topologyDescriptionUpdate(request)
   }
 
   // ---- StreamsGroupDescribe (89) ----
@@ -351,12 +434,21 @@ export class GroupCoordinatorService {
         errorMessage: UNSUPPORTED,
       }))
     }
-    return this.#perShard(
+    // The stored description epochs are read with the rows, in the same shard operation.
+    const stored = new Map<string, number>()
+    const rows = await this.#perShard(
       'streams-group-describe',
       groupIds,
-      (shard, ids) => shard.streamsGroupDescribe(ids, includeTopologyDescription),
+      (shard, ids) => {
+        if (includeTopologyDescription) {
+          for (const [g, e] of storedDescriptionTopologyEpochs(shard, ids)) stored.set(g, e)
+        }
+        return shard.streamsGroupDescribe(ids, includeTopologyDescription)
+      },
       (groupId, errorCode) => describeErrorRow(groupId, errorCode),
     )
+    if (includeTopologyDescription) await this.topologyDescriptions.attachTopologyDescriptions(rows, stored)
+    return rows
   }
 
   // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
@@ -455,7 +547,18 @@ export class GroupCoordinatorService {
     const byShard = this.#groupByShard(groupIds)
     const out = new Map<number, DeleteGroupsResponseDeletableGroupResult>()
     await Promise.all(
-      [...byShard].map(async ([shardId, entries]) => {
+      [...byShard].map(async ([shardId, all]) => {
+        // KIP-1331 pre-delete: groups whose plugin data could not be removed are not tombstoned.
+        const failures = await this.topologyDescriptions.preDelete(
+          shardId,
+          all.map((e) => e.groupId),
+        )
+        for (const { index, groupId } of all) {
+          const f = failures.get(groupId)
+          if (f !== undefined) out.set(index, { groupId, errorCode: f.errorCode, errorMessage: f.errorMessage })
+        }
+        const entries = all.filter((e) => !failures.has(e.groupId))
+        if (entries.length === 0) return
         const ids = entries.map((e) => e.groupId)
         try {
           const results = await this.#write('delete-groups', shardId, (shard) => shard.deleteGroups(ids))
@@ -520,7 +623,7 @@ export class GroupCoordinatorService {
    */
   async cleanupGroupMetadata(): Promise<CleanupResult[]> {
     const retentionMs = this.#config.offsetsRetentionMinutes * 60_000
-    const pluginConfigured = this.#config.groupStreamsTopologyDescriptionPluginClass !== null
+    const pluginConfigured = this.topologyDescriptions.pluginConfigured
     const results = await Promise.allSettled(
       Array.from({ length: this.#numShards }, async (_, shardId) => {
         const started = this.#clock.now()
@@ -553,6 +656,8 @@ export class GroupCoordinatorService {
       this.classicGroups.close()
       if (this.#sweepTimer !== undefined) this.#clock.clearTimer(this.#sweepTimer)
       this.#sweepTimer = undefined
+      // Stops the cleanup cycle and closes the topology description plugin, before the runtime.
+      await this.topologyDescriptions.close()
       await Promise.allSettled([...this.#background])
       await this.#runtime.close()
     })()
@@ -582,7 +687,7 @@ export class GroupCoordinatorService {
       }
     }
     try {
-      return await this.#runtime.scheduleWriteOperation(name, shardId, write)
+      return await this.#withTimeout(name, this.#runtime.scheduleWriteOperation(name, shardId, write))
     } catch (e) {
       if (e instanceof CoordinatorWriteError && produced !== undefined && this.#closed === undefined) {
         for (const t of runtimeIntents(produced.timers).schedule) {
@@ -591,6 +696,21 @@ export class GroupCoordinatorService {
       }
       throw e
     }
+  }
+
+  /**
+   * Rejects with CoordinatorTimeoutError when a write takes longer than `offsets.commit.timeout.ms`
+   * (Kafka's write timeout). The write itself may still complete later, as in Kafka.
+   */
+  #withTimeout<T>(name: string, write: Promise<T>): Promise<T> {
+    const timeoutMs = this.#config.offsetsCommitTimeoutMs
+    let handle: TimerHandle | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      handle = this.#clock.setTimer(() => reject(new CoordinatorTimeoutError(name, timeoutMs)), timeoutMs)
+    })
+    // A write that fails after its timeout answered must not become an unhandled rejection.
+    write.catch(() => undefined)
+    return Promise.race([write, timeout]).finally(() => this.#clock.clearTimer(handle))
   }
 
   #armSweep(): void {

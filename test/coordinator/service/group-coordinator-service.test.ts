@@ -221,3 +221,31 @@ describe('GroupCoordinatorService', () => {
     assert.equal(r[0].partitions[0].errorCode, 16)
   })
 })
+
+describe('GroupCoordinatorService write timeout', () => {
+  it('a write that outlasts offsets.commit.timeout.ms is answered COORDINATOR_NOT_AVAILABLE', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const clock = new ManualClock(0)
+    const service = await start(store, clock, { 'offsets.commit.timeout.ms': '100' })
+    let release: () => void = () => undefined
+    const append = store.append.bind(store)
+    store.append = async (shard, records) => {
+      await new Promise<void>((r) => {
+        release = r
+      })
+      return append(shard, records)
+    }
+    try {
+      const pending = service.commitOffsets(9, commitReq(3n))
+      await new Promise((r) => setImmediate(r))
+      clock.advance(100)
+      const r = await pending
+      assert.equal(r[0].partitions[0].errorCode, 15)
+      release()
+    } finally {
+      release()
+      await service.close()
+    }
+  })
+})
