@@ -1,12 +1,15 @@
 // Classic groups end to end over real TCP against an in-process server, with raw protocol requests:
 // a group of two forms (MEMBER_ID_REQUIRED, rejoin, SyncGroup with the leader's assignment,
 // heartbeats, leave), static membership, session timeouts, DescribeGroups/ListGroups, offsets with
-// generation checks, and the conversion of an empty streams group.
+// generation checks, the conversion of an empty streams group, and restart durability of a real
+// `topograph start` process killed with SIGKILL.
 import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
-import { startTestServer, type TestServer } from '../server/harness.js'
+import { startTestServer, type TestServer, tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
@@ -343,4 +346,117 @@ describe('classic groups over TCP', { timeout: 60_000 }, () => {
       s.client.close()
     }
   })
+})
+
+interface Proc {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly exited: Promise<unknown>
+}
+
+async function startProcess(dataDir: string): Promise<Proc> {
+  const overrides = [
+    'listeners=PLAINTEXT://127.0.0.1:0',
+    `data.dir=${dataDir}`,
+    'console.listener=none',
+    'group.initial.rebalance.delay.ms=100',
+    'group.min.session.timeout.ms=100',
+  ]
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/topograph.ts', 'start', ...overrides.flatMap((o) => ['--override', o])],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  let out = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line in time:\n${out}`)), 20_000)
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(Number(m[1]))
+      }
+    })
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString()
+    })
+    exited.then(() => {
+      clearTimeout(timer)
+      reject(new Error(`process exited:\n${out}`))
+    })
+  })
+  return { child, port, exited }
+}
+
+test('kill -9 after a stable classic group committed offsets: the group and its offsets are back', {
+  timeout: 90_000,
+}, async () => {
+  const dataDir = tempDataDir()
+  const procs: Proc[] = []
+  const clients: WireClient[] = []
+  const connect = async (port: number) => {
+    const c = await WireClient.connect(port)
+    clients.push(c)
+    return c
+  }
+  try {
+    const first = await startProcess(dataDir)
+    procs.push(first)
+    const admin1 = await connect(first.port)
+    const created = await admin1.request<AnyBody>(19, 7, {
+      topics: [{ name: 'orders', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+    })
+    assert.equal(created.body.topics[0].errorCode, 0)
+    const a = new Member(await connect(first.port), 'durable', 'a', { sessionTimeoutMs: 20_000 })
+    const b = new Member(await connect(first.port), 'durable', 'b', { sessionTimeoutMs: 20_000 })
+    await formGroup([a, b])
+    assert.equal(await commit(admin1, 'durable', a, 1234n), 0)
+    assert.equal(await commit(admin1, 'durable', b, 1235n), 0)
+    const before = await describeGroup(admin1, 'durable')
+    first.child.kill('SIGKILL')
+    await first.exited
+
+    const second = await startProcess(dataDir)
+    procs.push(second)
+    const admin2 = await connect(second.port)
+    const d = await describeGroup(admin2, 'durable')
+    assert.deepEqual([d.groupState, d.protocolType, d.protocolData], ['Stable', 'consumer', 'range'])
+    const view = (g: AnyBody) =>
+      g.members
+        .map((m: AnyBody) => [m.memberId, m.clientHost, dec(m.memberMetadata), dec(m.memberAssignment)])
+        .sort()
+    assert.deepEqual(view(d), view(before))
+    assert.deepEqual(
+      view(d)
+        .map((m: string[]) => m[3])
+        .sort(),
+      ['a-1', 'b-1'],
+    )
+    const fetched = await admin2.request<AnyBody>(9, 8, {
+      groups: [{ groupId: 'durable', topics: [{ name: 'orders', partitionIndexes: [0] }] }],
+      requireStable: false,
+    })
+    assert.equal(fetched.body.groups[0].topics[0].partitions[0].committedOffset, 1235n)
+
+    // The members carry on against the new process with the same generation.
+    for (const m of [a, b]) {
+      const again = new Member(await connect(second.port), 'durable', m.name, { sessionTimeoutMs: 20_000 })
+      again.memberId = m.memberId
+      again.generationId = m.generationId
+      assert.equal(await again.heartbeat(), 0)
+      assert.equal(await commit(admin2, 'durable', again, 2000n), 0)
+    }
+  } finally {
+    for (const c of clients) c.close()
+    for (const p of procs) {
+      if (p.child.exitCode === null && p.child.signalCode === null) {
+        p.child.kill('SIGKILL')
+        await p.exited
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 })
