@@ -37,7 +37,6 @@ import {
   UnknownRecordTypeError,
 } from '../../protocol/records.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from '../runtime/clock.js'
-import { CoordinatorWriteError } from '../runtime/errors.js'
 import { shardFor } from '../runtime/hash.js'
 import { CoordinatorRuntime } from '../runtime/runtime.js'
 import type {
@@ -196,7 +195,7 @@ export class GroupCoordinatorService {
     this.#log = options.logger ?? silentLogger
     this.#clock = options.clock ?? systemClock
     this.#numShards = options.config.offsetsTopicNumPartitions
-    this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? 4096
+    this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? options.config.offsetMetadataMaxBytes
     const assignors =
       options.assignors ?? TaskAssignorRegistry.fromConfig(options.config.groupStreamsAssignors)
     const image: TopicsImage = { topic: (name) => this.#image.get(name) }
@@ -205,11 +204,12 @@ export class GroupCoordinatorService {
     this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord>({
       store: options.store,
       numShards: this.#numShards,
-      newShard: () =>
+      newShard: (_shardId, timer) =>
         new GroupCoordinatorShard({
           topics: image,
           assignors,
           classic,
+          timers: timer,
           // Topograph D3: back-off entries leave with their group.
           onStreamsGroupRemoved: (groupId) => this.topologyDescriptions.onGroupRemoved(groupId),
         }),
@@ -418,7 +418,8 @@ export class GroupCoordinatorService {
   async streamsGroupTopologyDescriptionUpdate(
     request: StreamsGroupTopologyDescriptionUpdateRequest,
   ): Promise<TopologyDescriptionUpdateResult> {
-    if (this.#closed !== undefined) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null }
+    if (this.#closed !== undefined)
+      return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null }
     return this.topologyDescriptions.topologyDescriptionUpdate(request)
   }
 
@@ -555,7 +556,8 @@ export class GroupCoordinatorService {
         )
         for (const { index, groupId } of all) {
           const f = failures.get(groupId)
-          if (f !== undefined) out.set(index, { groupId, errorCode: f.errorCode, errorMessage: f.errorMessage })
+          if (f !== undefined)
+            out.set(index, { groupId, errorCode: f.errorCode, errorMessage: f.errorMessage })
         }
         const entries = all.filter((e) => !failures.has(e.groupId))
         if (entries.length === 0) return
@@ -668,34 +670,23 @@ export class GroupCoordinatorService {
 
   /**
    * A write on one shard. The result's timer intents go to the runtime, which applies them once the
-   * records are durable and replayed. When the append fails, the scheduled timers are still armed:
-   * the streams manager already counts them as pending, and every timer operation checks the group
-   * again when it fires.
+   * records are durable and replayed; a failed append arms nothing (the streams manager reads its
+   * pending timers from the runtime, so it does not count them either).
    */
   async #write<T>(
     name: string,
     shardId: number,
     op: (shard: Shard, nowMs: number) => ShardWriteResult<T>,
   ): Promise<T> {
-    let produced: ShardWriteResult<T> | undefined
     const write: WriteOperation<Shard, CoordinatorRecord, T> = (shard, nowMs) => {
-      produced = op(shard, nowMs)
+      const produced = op(shard, nowMs)
       return {
         records: produced.records,
         response: produced.response,
         timers: runtimeIntents(produced.timers),
       }
     }
-    try {
-      return await this.#withTimeout(name, this.#runtime.scheduleWriteOperation(name, shardId, write))
-    } catch (e) {
-      if (e instanceof CoordinatorWriteError && produced !== undefined && this.#closed === undefined) {
-        for (const t of runtimeIntents(produced.timers).schedule) {
-          this.#runtime.scheduleTimer(shardId, t.key, t.delayMs, t.op)
-        }
-      }
-      throw e
-    }
+    return this.#withTimeout(name, this.#runtime.scheduleWriteOperation(name, shardId, write))
   }
 
   /**

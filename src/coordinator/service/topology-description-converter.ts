@@ -31,8 +31,14 @@ export interface WireTopologyNode {
 }
 
 export interface WireTopologyDescription {
-  readonly subtopologies: readonly { readonly subtopologyId: string; readonly nodes: readonly WireTopologyNode[] }[]
-  readonly globalStores: readonly { readonly source: WireTopologyNode; readonly processor: WireTopologyNode }[]
+  readonly subtopologies: readonly {
+    readonly subtopologyId: string
+    readonly nodes: readonly WireTopologyNode[]
+  }[]
+  readonly globalStores: readonly {
+    readonly source: WireTopologyNode
+    readonly processor: WireTopologyNode
+  }[]
 }
 
 /** A pushed description Kafka rejects with INVALID_REQUEST; the message is Kafka's. */
@@ -45,9 +51,19 @@ const distinct = (list: readonly string[]): string[] => [...new Set(list)]
 function nodeFromWire(n: WireTopologyNode): TopologyNode {
   switch (n.nodeType) {
     case NODE_TYPE_SOURCE:
-      return { type: 'source', name: n.name, topics: distinct(n.sourceTopics), successors: distinct(n.successors) }
+      return {
+        type: 'source',
+        name: n.name,
+        topics: distinct(n.sourceTopics),
+        successors: distinct(n.successors),
+      }
     case NODE_TYPE_PROCESSOR:
-      return { type: 'processor', name: n.name, stores: distinct(n.stores), successors: distinct(n.successors) }
+      return {
+        type: 'processor',
+        name: n.name,
+        stores: distinct(n.stores),
+        successors: distinct(n.successors),
+      }
     case NODE_TYPE_SINK:
       return { type: 'sink', name: n.name, topic: n.sinkTopic, successors: distinct(n.successors) }
     default:
@@ -57,12 +73,17 @@ function nodeFromWire(n: WireTopologyNode): TopologyNode {
 
 /** The pushed description as the plugin stores it. */
 export function descriptionFromWire(wire: WireTopologyDescription): StreamsGroupTopologyDescription {
-  const subtopologies = wire.subtopologies.map((s) => ({ id: s.subtopologyId, nodes: s.nodes.map(nodeFromWire) }))
+  const subtopologies = wire.subtopologies.map((s) => ({
+    id: s.subtopologyId,
+    nodes: s.nodes.map(nodeFromWire),
+  }))
   const globalStores: GlobalStoreDescription[] = wire.globalStores.map((g) => {
     const source = nodeFromWire(g.source)
     const processor = nodeFromWire(g.processor)
     if (source.type !== 'source' || processor.type !== 'processor') {
-      throw new TopologyDescriptionConversionError('Global store must be composed of a source and a processor node.')
+      throw new TopologyDescriptionConversionError(
+        'Global store must be composed of a source and a processor node.',
+      )
     }
     return { source: source as SourceNode, processor: processor as ProcessorNode }
   })
@@ -106,9 +127,14 @@ function nodeToWire(n: TopologyNode): StreamsGroupDescribeResponseTopologyDescri
 }
 
 /** A stored description as the describe response carries it. Throws on a malformed node. */
-export function descriptionToWire(d: StreamsGroupTopologyDescription): StreamsGroupDescribeResponseTopologyDescription {
+export function descriptionToWire(
+  d: StreamsGroupTopologyDescription,
+): StreamsGroupDescribeResponseTopologyDescription {
   return {
     subtopologies: d.subtopologies.map((s) => ({ subtopologyId: s.id, nodes: s.nodes.map(nodeToWire) })),
-    globalStores: d.globalStores.map((g) => ({ source: nodeToWire(g.source), processor: nodeToWire(g.processor) })),
+    globalStores: d.globalStores.map((g) => ({
+      source: nodeToWire(g.source),
+      processor: nodeToWire(g.processor),
+    })),
   }
 }

@@ -87,7 +87,11 @@ export const channelSensors: TopologyDescriptionSensors = {
 export interface TopologyDescriptionHost {
   readonly numShards: number
   shardFor(groupId: string): number
-  write<T>(name: string, shardId: number, op: (shard: GroupCoordinatorShard) => ShardWriteResult<T>): Promise<T>
+  write<T>(
+    name: string,
+    shardId: number,
+    op: (shard: GroupCoordinatorShard) => ShardWriteResult<T>,
+  ): Promise<T>
   read<T>(name: string, shardId: number, op: (shard: GroupCoordinatorShard) => T): Promise<T>
   /** The Kafka error code for a failed operation (the service's translation point). */
   errorCode(err: unknown, operation: string): number
@@ -182,7 +186,8 @@ export class TopologyDescriptionManager {
     if (response.errorCode !== ErrorCode.NONE) return
     const current = gate.currentTopologyEpoch
     if (current < 0) return
-    if (gate.storedDescriptionTopologyEpoch === current || gate.failedDescriptionTopologyEpoch === current) return
+    if (gate.storedDescriptionTopologyEpoch === current || gate.failedDescriptionTopologyEpoch === current)
+      return
     // STALE_TOPOLOGY is status code 0.
     if (response.status?.some((s) => s.statusCode === 0)) return
     if (!this.backoff.armIfNotActive(groupId, current)) return
@@ -226,7 +231,8 @@ export class TopologyDescriptionManager {
       const marked = await this.#host.write(TopologyDescriptionOp.MARK_UNCERTAIN, shardId, (shard) =>
         markTopologyUncertain(shard, groupId, true),
       )
-      if (!marked) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.` }
+      if (!marked)
+        return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.` }
       // 6. The plugin (Topograph D5: a configured timeout makes a hung call transient).
       const outcome = await plugin.setTopology(groupId, topologyEpoch, description)
       // 7. Sensors.
@@ -296,7 +302,11 @@ export class TopologyDescriptionManager {
         if (!outcome.ok) {
           this.#sensors.record('streams-group-topology-description-get-error', 1)
           // Kafka logs rejections only (not synchronous throws); a timeout (D5) is logged like one.
-          if (outcome.origin === 'rejected' || outcome.origin === 'timeout' || outcome.origin === 'invalid-result') {
+          if (
+            outcome.origin === 'rejected' ||
+            outcome.origin === 'timeout' ||
+            outcome.origin === 'invalid-result'
+          ) {
             this.#log.warn(
               { groupId: row.groupId, err: outcome.cause, reason: outcome.message },
               `Topology description plugin getTopology failed for group ${row.groupId}.`,
@@ -336,8 +346,10 @@ export class TopologyDescriptionManager {
       `[GroupId ${groupId}] Topology description plugin has no description for stored topology epoch ${topologyEpoch}; marking it uncertain so that the next heartbeat requests a push.`,
     )
     try {
-      await this.#host.write(TopologyDescriptionOp.MARK_UNCERTAIN_AFTER_LOSS, this.#host.shardFor(groupId), (shard) =>
-        markTopologyUncertainAfterLostDescription(shard, groupId, topologyEpoch),
+      await this.#host.write(
+        TopologyDescriptionOp.MARK_UNCERTAIN_AFTER_LOSS,
+        this.#host.shardFor(groupId),
+        (shard) => markTopologyUncertainAfterLostDescription(shard, groupId, topologyEpoch),
       )
     } catch (err) {
       this.#log.warn(
@@ -396,7 +408,8 @@ export class TopologyDescriptionManager {
       if (o.ok) succeeded.push(groupIds[i])
       else failed.set(groupIds[i], o)
     })
-    if (succeeded.length > 0) this.#sensors.record('streams-group-topology-description-delete-success', succeeded.length)
+    if (succeeded.length > 0)
+      this.#sensors.record('streams-group-topology-description-delete-success', succeeded.length)
     if (failed.size > 0) this.#sensors.record('streams-group-topology-description-delete-error', failed.size)
     return { succeeded, failed }
   }
@@ -487,7 +500,10 @@ export class TopologyDescriptionManager {
         listStreamsGroupsNeedingTopologyCleanup(shard),
       )
     } catch (err) {
-      this.#log.warn({ partition: shardId, err }, 'Topology-description cleanup read failed for one partition.')
+      this.#log.warn(
+        { partition: shardId, err },
+        'Topology-description cleanup read failed for one partition.',
+      )
       return
     }
     for (const { groupId, error } of scan.failed) {

@@ -44,7 +44,7 @@ import {
   type StreamsHeartbeatResult,
   type TaskAssignorSelector,
 } from './streams/manager.js'
-import { NO_TIMERS, type TimerIntents } from './streams/timers.js'
+import { type ArmedTimers, NO_TIMERS, type TimerIntents } from './streams/timers.js'
 import type {
   StreamsGroupDescribeResponseDescribedGroup,
   StreamsGroupHeartbeatRequest,
@@ -67,6 +67,14 @@ export interface GroupCoordinatorShardOptions {
   readonly assignors: TaskAssignorSelector
   /** Classic group settings (default: Kafka's defaults). */
   readonly classic?: ClassicGroupConfig
+  /** The runtime's timers of this shard; the streams manager reads its pending timers from them. */
+  readonly timers?: ArmedTimers
+  /**
+   * Called when a replayed tombstone removes a streams group (delete, expiry, classic conversion,
+   * or a tombstone read while loading). The service drops the group's topology-description back-off
+   * entries (Topograph D3; Kafka 4.4 keeps them until the id is reused). It must not touch the shard.
+   */
+  readonly onStreamsGroupRemoved?: (groupId: string) => void
 }
 
 /** The result of a write handler: records to append, then the response. */
@@ -166,11 +174,14 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
   readonly #simpleGroups = new Set<string>()
   /** Set while a join runs, so a simple group with that id may be replaced by the streams group. */
   #joiningGroupId: string | null = null
+  readonly #onStreamsGroupRemoved: ((groupId: string) => void) | undefined
 
   constructor(options: GroupCoordinatorShardOptions) {
+    this.#onStreamsGroupRemoved = options.onStreamsGroupRemoved
     this.#streams = new StreamsGroupManager({
       topics: options.topics,
       assignors: options.assignors,
+      timers: options.timers,
       isOtherGroupType: (groupId) =>
         (this.#simpleGroups.has(groupId) || this.classic.hasGroup(groupId)) &&
         groupId !== this.#joiningGroupId,
@@ -238,6 +249,13 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
       case 'StreamsGroupTopology':
         if (record.value !== null) this.#simpleGroups.delete(record.key.groupId)
         this.#streams.replay(record)
+        if (
+          record.type === 'StreamsGroupMetadata' &&
+          record.value === null &&
+          this.#streams.group(record.key.groupId) === undefined
+        ) {
+          this.#onStreamsGroupRemoved?.(record.key.groupId)
+        }
         return
       default:
         // LegacyOffsetCommit, ConsumerGroupMetadata, ShareGroupMetadata: never written by this

@@ -1,6 +1,9 @@
 // DeleteGroups (key 42): serves v0–v3. An empty group is deleted with its offsets (offset
 // tombstones, then the group's); a group with members gets NON_EMPTY_GROUP, an unknown id
-// GROUP_ID_NOT_FOUND, an id the principal may not delete GROUP_AUTHORIZATION_FAILED.
+// GROUP_ID_NOT_FOUND, an id the principal may not delete GROUP_AUTHORIZATION_FAILED. With a topology
+// description plugin, a streams group's stored description is deleted first (KIP-1331); when the
+// plugin fails, that group gets GROUP_DELETION_FAILED (134) with the plugin's message in the v3
+// ErrorMessage (Topograph D1), and below v3 Kafka's rewrite to UNKNOWN_SERVER_ERROR.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createDeleteGroupsResponse } from '../../protocol/generated/messages/DeleteGroupsResponse.js'
@@ -14,7 +17,11 @@ export const handler = defineHandler({
     const allowed = request.groupsNames.filter((g) =>
       ctx.server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', g),
     )
-    const deleted = await coordinatorFrom(ctx.server.coordinator).deleteGroups(allowed)
+    const deleted = (await coordinatorFrom(ctx.server.coordinator).deleteGroups(allowed)).map((r) =>
+      ctx.apiVersion < 3 && r.errorCode === ErrorCode.GROUP_DELETION_FAILED
+        ? { ...r, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null }
+        : r,
+    )
     let next = 0
     return createDeleteGroupsResponse({
       results: request.groupsNames.map((groupId) =>

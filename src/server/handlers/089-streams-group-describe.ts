@@ -1,7 +1,8 @@
 // StreamsGroupDescribe (key 89): serves v0–v1. UNSUPPORTED_VERSION on every group when streams
 // groups are disabled; GROUP_AUTHORIZATION_FAILED per group without DESCRIBE; otherwise each group's
-// row from its shard (spec §5.2). No topology description plugin here: v1 reports NOT_STORED when a
-// description is requested.
+// row from its shard (spec §5.2). With v1's IncludeTopologyDescription the coordinator adds the
+// stored description and its status (KIP-1331: NOT_STORED / ERROR / AVAILABLE; NOT_STORED without a
+// plugin); the topology outcome never changes a group's ErrorCode.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createStreamsGroupDescribeResponse } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
