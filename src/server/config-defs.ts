@@ -477,6 +477,27 @@ export const CONFIG_DEFS = [
     'How long a new classic group waits for more members before its first rebalance.',
   ),
   intKey('group.max.size', 2147483647, { min: 1 }, 'medium', 'Most members one classic group may hold.'),
+  intKey(
+    'num.partitions',
+    1,
+    { min: 1 },
+    'medium',
+    'Partitions of a topic created without a partition count (CreateTopics with NumPartitions -1).',
+  ),
+  intKey(
+    'default.replication.factor',
+    1,
+    { min: 1 },
+    'medium',
+    'Replication factor of a topic created without one. This server is a single node, so only 1 is usable.',
+  ),
+  intKey(
+    'offset.metadata.max.bytes',
+    4096,
+    { min: 0 },
+    'low',
+    'Longest metadata string an offset commit may carry; a longer one is refused with OFFSET_METADATA_TOO_LARGE.',
+  ),
 
   // --- Streams groups (KIP-1071) -----------------------------------------------------------------
   intKey(

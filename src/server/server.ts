@@ -91,15 +91,6 @@ export async function loadHandlerModules(): Promise<HandlerModule[]> {
   return modules
 }
 
-function intFromRaw(config: TopographConfig, key: string, fallback: number): number {
-  const text = config.raw[key]
-  if (text === undefined) return fallback
-  const n = Number(text.trim())
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`Invalid value ${text} for configuration ${key}: must be an integer >= 1`)
-  return n
-}
-
 export async function startServer(
   config: TopographConfig,
   options: StartServerOptions = {},
@@ -126,8 +117,8 @@ export async function startServer(
   try {
     const topics = await TopicCatalog.load(store, {
       nodeId,
-      defaultNumPartitions: intFromRaw(config, 'num.partitions', 1),
-      defaultReplicationFactor: intFromRaw(config, 'default.replication.factor', 1),
+      defaultNumPartitions: config.numPartitions,
+      defaultReplicationFactor: config.defaultReplicationFactor,
     })
 
     // 3. Handlers and extensions.
