@@ -93,12 +93,7 @@ export default class ControllablePlugin implements StreamsGroupTopologyDescripti
   }
 
   /** Performs the rule; `effect` is the stored effect (set/delete/get of the backend). */
-  async #run<T>(
-    op: PluginOp,
-    groupId: string,
-    epoch: number | undefined,
-    effect: () => Promise<T>,
-  ): Promise<T> {
+  #run<T>(op: PluginOp, groupId: string, epoch: number | undefined, effect: () => Promise<T>): Promise<T> {
     const first = this.#rule(op, groupId)
     if (first.action === 'throw') {
       this.#log({ op, groupId, epoch, result: 'throw' })
