@@ -383,7 +383,7 @@ export class TopologyDescriptionManager {
         // Topograph D1: the plugin's own message (Kafka 4.4 always sends the fixed text).
         failures.set(groupId, {
           errorCode: ErrorCode.GROUP_DELETION_FAILED,
-          errorMessage: failure.message ?? DELETE_FAILED_MESSAGE,
+          errorMessage: deleteFailureMessage(failure),
         })
       }
       for (const g of succeeded) this.backoff.clearGroup(g)
@@ -561,6 +561,20 @@ export class TopologyDescriptionManager {
 
 function invalid(message: string): TopologyDescriptionUpdateResult {
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: message }
+}
+
+/**
+ * Topograph D1: DeleteGroups reports what the plugin said (its error's message, also for a
+ * synchronous throw, or the D5 timeout text); Kafka's fixed text only when the plugin said nothing.
+ */
+function deleteFailureMessage(failure: PluginFailure): string {
+  if (failure.origin === 'rejected' || failure.origin === 'sync-throw') {
+    const cause = failure.cause
+    if (typeof cause === 'string' && cause !== '') return cause
+    if (cause instanceof Error && cause.message !== '') return cause.message
+    return DELETE_FAILED_MESSAGE
+  }
+  return failure.message ?? DELETE_FAILED_MESSAGE
 }
 
 function updateFailed(outcome: PluginFailure): TopologyDescriptionUpdateResult {
