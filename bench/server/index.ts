@@ -1,3 +1,4 @@
-// bench/server: request throughput against a bare framing server, then restart replay against a raw scan.
+// bench/server: request throughput (sqlite and memory storage) against a bare framing server, then
+// restart replay against a raw scan.
 await import('./requests.js')
 await import('./replay.js')
