@@ -52,7 +52,9 @@ import {
   tasksWithEpochsEquals,
 } from './tasks.js'
 import {
+  type ArmedTimers,
   initialRebalanceKey,
+  NO_ARMED_TIMERS,
   rebalanceTimeoutKey,
   type ScheduledTimer,
   sessionTimeoutKey,
@@ -103,6 +105,12 @@ export interface StreamsGroupManagerOptions {
   readonly assignors: TaskAssignorSelector
   /** Whether the id belongs to a group of another type (classic, consumer, share). */
   readonly isOtherGroupType?: (groupId: string) => boolean
+  /**
+   * The runtime's armed timers for this shard (default: none). Pending timers are read from here,
+   * never recorded when a handler asks for them: the runtime arms them only once the handler's
+   * records are durable.
+   */
+  readonly timers?: ArmedTimers
 }
 
 export interface ListedStreamsGroup {
@@ -145,8 +153,8 @@ class TimerCollector {
 
 export class StreamsGroupManager {
   readonly #groups = new Map<string, StreamsGroup>()
-  /** Keys of timers this manager asked the runtime to run and that have neither fired nor been cancelled. */
-  readonly #pendingTimers = new Set<string>()
+  /** What the runtime armed: timers that were committed and have neither fired nor been cancelled. */
+  readonly #armed: ArmedTimers
   #topics: TopicsImage
   readonly #assignors: TaskAssignorSelector
   readonly #isOtherGroupType: (groupId: string) => boolean
@@ -155,6 +163,7 @@ export class StreamsGroupManager {
     this.#topics = options.topics
     this.#assignors = options.assignors
     this.#isOtherGroupType = options.isOtherGroupType ?? (() => false)
+    this.#armed = options.timers ?? NO_ARMED_TIMERS
   }
 
   // ---- lookups ----
@@ -167,9 +176,9 @@ export class StreamsGroupManager {
     return [...this.#groups.keys()]
   }
 
-  /** Whether a timer key is scheduled (from this manager's point of view). */
+  /** Whether the runtime has a timer with this key armed. */
   isTimerScheduled(key: string): boolean {
-    return this.#pendingTimers.has(key)
+    return this.#armed.isScheduled(key)
   }
 
   /**
@@ -412,7 +421,10 @@ export class StreamsGroupManager {
       })
     }
     const initialKey = initialRebalanceKey(groupId)
-    if (wasEmpty && config.initialRebalanceDelayMs > 0 && !this.#pendingTimers.has(initialKey)) {
+    // Armed by the runtime, or asked for by this heartbeat (armed once its records are durable).
+    let initialDelayPending = this.#armed.isScheduled(initialKey)
+    if (wasEmpty && config.initialRebalanceDelayMs > 0 && !initialDelayPending) {
+      initialDelayPending = true
       this.#schedule(timers, {
         key: initialKey,
         delayMs: config.initialRebalanceDelayMs,
@@ -432,7 +444,7 @@ export class StreamsGroupManager {
     members.set(memberId, updated)
     let targetEpoch = group.assignmentEpoch
     let target: TasksTuple
-    if (this.#pendingTimers.has(initialKey)) {
+    if (initialDelayPending) {
       status.push({
         statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
         statusDetail: 'Assignment delayed due to the configured initial rebalance delay.',
@@ -622,7 +634,6 @@ export class StreamsGroupManager {
   }
 
   #onSessionTimeout(groupId: string, memberId: string): TimerOpResult {
-    this.#pendingTimers.delete(sessionTimeoutKey(groupId, memberId))
     const group = this.#groups.get(groupId)
     const timers = new TimerCollector()
     const member = group?.member(memberId)
@@ -631,7 +642,6 @@ export class StreamsGroupManager {
   }
 
   #onRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number): TimerOpResult {
-    this.#pendingTimers.delete(rebalanceTimeoutKey(groupId, memberId))
     const group = this.#groups.get(groupId)
     const timers = new TimerCollector()
     const member = group?.member(memberId)
@@ -641,7 +651,6 @@ export class StreamsGroupManager {
   }
 
   #computeDelayedTargetAssignment(groupId: string, config: StreamsGroupConfig, nowMs: number): TimerOpResult {
-    this.#pendingTimers.delete(initialRebalanceKey(groupId))
     const none: TimerOpResult = { records: [], timers: { schedule: [], cancel: [] } }
     const group = this.#groups.get(groupId)
     if (!group || group.members.size === 0 || group.groupEpoch <= group.assignmentEpoch || !group.topology)
@@ -666,12 +675,10 @@ export class StreamsGroupManager {
   }
 
   #schedule(timers: TimerCollector, timer: ScheduledTimer): void {
-    this.#pendingTimers.add(timer.key)
     timers.schedule.push(timer)
   }
 
   #cancel(timers: TimerCollector, key: string): void {
-    this.#pendingTimers.delete(key)
     timers.cancel.push(key)
   }
 

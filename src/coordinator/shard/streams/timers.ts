@@ -24,6 +24,18 @@ export interface TimerIntents {
   readonly cancel: string[]
 }
 
+/**
+ * The timers the runtime has armed for the shard (the runtime's ShardTimer fits). The manager asks
+ * it instead of keeping its own list, so a write whose append failed (and whose timers were
+ * therefore never armed) leaves no trace, and a timer that fired or was cancelled is gone.
+ */
+export interface ArmedTimers {
+  isScheduled(key: string): boolean
+}
+
+/** No runtime: nothing is ever armed. */
+export const NO_ARMED_TIMERS: ArmedTimers = Object.freeze({ isScheduled: () => false })
+
 export const NO_TIMERS: TimerIntents = Object.freeze({ schedule: [], cancel: [] }) as TimerIntents
 
 export const sessionTimeoutKey = (groupId: string, memberId: string): string =>

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { StickyTaskAssignor } from '../../../../src/coordinator/shard/streams/assignor/index.js'
 import {
+  type ArmedTimers,
   STREAMS_GROUP_CONFIG_DEFAULTS,
   type StreamsCoordinatorRecord,
   type StreamsGroupConfig,
@@ -89,7 +90,19 @@ export class Harness {
 
   constructor(image: ReturnType<typeof topicsImage>) {
     this.image = image
-    this.manager = newManager(image)
+    // The manager sees the timers this harness armed, as it sees the runtime's in production.
+    this.manager = newManager(image, { isScheduled: (key) => this.timers.has(key) })
+  }
+
+  /** Runs a heartbeat whose append fails: nothing is replayed and no timer is armed. */
+  failedHeartbeat(
+    request: StreamsGroupHeartbeatRequest,
+    config: StreamsGroupConfig = STREAMS_GROUP_CONFIG_DEFAULTS,
+  ): StreamsHeartbeatResult {
+    return this.manager.streamsGroupHeartbeat(
+      { nowMs: this.nowMs, requestApiVersion: 1, clientId: 'client', clientHost: '/127.0.0.1', config },
+      request,
+    )
   }
 
   heartbeat(
@@ -136,9 +149,9 @@ export class Harness {
   }
 }
 
-export function newManager(image: TopicsImage): StreamsGroupManager {
+export function newManager(image: TopicsImage, timers?: ArmedTimers): StreamsGroupManager {
   const sticky = new StickyTaskAssignor()
-  return new StreamsGroupManager({ topics: image, assignors: { select: () => sticky } })
+  return new StreamsGroupManager({ topics: image, assignors: { select: () => sticky }, timers })
 }
 
 /** Every persisted field of every group (soft state excluded). */
