@@ -9,4 +9,4 @@ if [ ! -f dist/src/cli/topograph.js ] || [ -n "$(find src -newer dist/src/cli/to
   echo "== building"
   npm run -s build
 fi
-exec node dist/src/cli/topograph.js start --config config/server.properties "$@"
+exec node dist/src/cli/topograph.js start --config config/server.properties --demo "$@"

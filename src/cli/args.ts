@@ -1,14 +1,18 @@
-// Command-line parsing for `topograph`. Deliberately small: one subcommand with two options.
+// Command-line parsing for `topograph start` (the `console` and `demo` subcommands parse their own).
 
 export const USAGE = `Usage: topograph <command> [options]
 
 Commands:
   start      Run the server in the foreground until SIGTERM or SIGINT.
+  console    Serve the web console against any cluster (topograph console --help).
+  demo       Run sample streams applications against a cluster (topograph demo --help).
 
 Options for start:
   --config FILE           Read configuration from a Java .properties file.
   --override key=value    Set one configuration key; may be repeated. Wins over the file and
                           over TOPOGRAPH_* environment variables.
+  --demo                  Also run the sample streams applications of \`topograph demo\` against
+                          this server, so the console has topologies to draw.
 
 Other:
   --help, -h              Show this text.
@@ -21,6 +25,7 @@ export type Command =
       readonly command: 'start'
       readonly configFile: string | undefined
       readonly overrides: readonly string[]
+      readonly demo: boolean
     }
   | { readonly command: 'help' }
   | { readonly command: 'version' }
@@ -44,6 +49,7 @@ export function parseArgs(argv: readonly string[]): Command {
   if (first !== 'start') throw new UsageError(`unknown command '${first}'`)
 
   let configFile: string | undefined
+  let demo = false
   const overrides: string[] = []
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]
@@ -67,9 +73,11 @@ export function parseArgs(argv: readonly string[]): Command {
       const value = takeValue()
       if (value.indexOf('=') <= 0) throw new UsageError(`--override '${value}' is not of the form key=value`)
       overrides.push(value)
+    } else if (arg === '--demo') {
+      demo = true
     } else {
       throw new UsageError(`unknown option '${arg}' for start`)
     }
   }
-  return { command: 'start', configFile, overrides }
+  return { command: 'start', configFile, overrides, demo }
 }

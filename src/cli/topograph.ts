@@ -163,8 +163,27 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     const { host, port } = server.address
     logger.info({ host, port }, `Awaiting socket connections on ${host}:${port}.`)
 
+    // `--demo`: sample streams applications against this server. A demo that cannot start is
+    // logged and the server keeps serving.
+    let demo: { close(): Promise<void> } | null = null
+    if (cmd.demo && stopRequested === null) {
+      try {
+        const { startDemo } = await import('./demo.js')
+        const h = host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+        demo = await startDemo({
+          bootstrapServers: `${h.includes(':') ? `[${h}]` : h}:${port}`,
+          log: (line) => logger.info({ component: 'demo' }, line),
+        })
+      } catch (e) {
+        logger.error({ err: e }, 'The demo applications could not start')
+      }
+    }
+
     if (stopRequested === null) await new Promise<void>((resolve) => (wake = resolve))
     logger.info({ signal: stopRequested }, 'Shutting down')
+    await demo
+      ?.close()
+      .catch((e: unknown) => logger.warn({ err: e }, 'Demo applications did not leave cleanly'))
     try {
       await server.close()
     } catch (e) {

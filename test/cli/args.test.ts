@@ -13,14 +13,31 @@ describe('parseArgs', () => {
         'node.id=2',
         '--override=log.level=debug',
       ]),
-      { command: 'start', configFile: 'a.properties', overrides: ['node.id=2', 'log.level=debug'] },
+      {
+        command: 'start',
+        configFile: 'a.properties',
+        overrides: ['node.id=2', 'log.level=debug'],
+        demo: false,
+      },
     )
     assert.deepEqual(parseArgs(['start', '--config=b.properties']), {
       command: 'start',
       configFile: 'b.properties',
       overrides: [],
+      demo: false,
     })
-    assert.deepEqual(parseArgs(['start']), { command: 'start', configFile: undefined, overrides: [] })
+    assert.deepEqual(parseArgs(['start']), {
+      command: 'start',
+      configFile: undefined,
+      overrides: [],
+      demo: false,
+    })
+    assert.deepEqual(parseArgs(['start', '--demo', '--config', 'c.properties']), {
+      command: 'start',
+      configFile: 'c.properties',
+      overrides: [],
+      demo: true,
+    })
   })
 
   it('keeps = inside an override value', () => {
@@ -28,6 +45,7 @@ describe('parseArgs', () => {
       command: 'start',
       configFile: undefined,
       overrides: ['plugin.dsn=a=b'],
+      demo: false,
     })
   })
 
