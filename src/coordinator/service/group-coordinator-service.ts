@@ -100,6 +100,12 @@ export interface CoordinatorTopics {
     topics: readonly CoordinatorNewTopic[],
     validateOnly: boolean,
   ): Promise<readonly { readonly name: string; readonly error: string; readonly message: string | null }[]>
+  /**
+   * Registers a listener called after topics were created or deleted; returns its removal. When
+   * present, the service tells every shard at once (Kafka's onNewMetadataImage) instead of waiting
+   * for the next heartbeat to notice.
+   */
+  onChange?(listener: (changedTopics: readonly string[]) => void): () => void
 }
 
 export interface GroupCoordinatorServiceOptions {
@@ -181,6 +187,7 @@ export class GroupCoordinatorService {
   readonly #creating = new Set<string>()
   readonly #background = new Set<Promise<unknown>>()
   #sweepTimer: TimerHandle | undefined
+  #stopTopicListener: (() => void) | undefined
   #closed: Promise<void> | undefined
   #conversionCleanup: StreamsToClassicConversionCleanup | undefined
   /** KIP-1331: solicitation, push, describe attachment, pre-delete and the cleanup cycle. */
@@ -281,6 +288,9 @@ export class GroupCoordinatorService {
     )
     service.#armSweep()
     service.topologyDescriptions.startCleanupCycle()
+    service.#stopTopicListener = options.topics.onChange?.(() => {
+      if (service.#closed === undefined) service.#track(service.#refreshTopics())
+    })
     return service
   }
 
@@ -655,6 +665,7 @@ export class GroupCoordinatorService {
   /** Stops the sweep and timers, waits for every operation in flight, then closes the runtime. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      this.#stopTopicListener?.()
       this.classicGroups.close()
       if (this.#sweepTimer !== undefined) this.#clock.clearTimer(this.#sweepTimer)
       this.#sweepTimer = undefined

@@ -181,6 +181,7 @@ export class TopicCatalog {
   readonly #byCollisionKey = new Map<string, string>()
   /** Mutations run one at a time, so a check and the append that follows it see the same state. */
   #tail: Promise<unknown> = Promise.resolve()
+  readonly #listeners = new Set<(changedTopics: readonly string[]) => void>()
 
   private constructor(store: RecordStore, options: TopicCatalogOptions) {
     this.#store = store
@@ -218,6 +219,18 @@ export class TopicCatalog {
     return this.#byId.get(topicId)
   }
 
+  /**
+   * Calls `listener` with the names of the topics a CreateTopics or DeleteTopics added or removed,
+   * once the change is durable. Returns a function that removes the listener. A listener that
+   * throws does not affect the change or the other listeners.
+   */
+  onChange(listener: (changedTopics: readonly string[]) => void): () => void {
+    this.#listeners.add(listener)
+    return () => {
+      this.#listeners.delete(listener)
+    }
+  }
+
   /** Every topic, sorted by name. */
   list(): TopicInfo[] {
     return [...this.#byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -250,6 +263,7 @@ export class TopicCatalog {
           created.map((t) => ({ key: encodeKey(t.name), value: encodeValue(t) })),
         )
         for (const t of created) this.#add(t)
+        this.#notify(created.map((t) => t.name))
       }
       return outcomes
     })
@@ -265,8 +279,19 @@ export class TopicCatalog {
         existing.map((t) => ({ key: encodeKey(t.name), value: null })),
       )
       for (const t of existing) this.#remove(t.name)
+      this.#notify(existing.map((t) => t.name))
       return existing
     })
+  }
+
+  #notify(changedTopics: readonly string[]): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(changedTopics)
+      } catch {
+        // A listener's failure is its own; the catalog change stands.
+      }
+    }
   }
 
   #serialize<T>(op: () => Promise<T>): Promise<T> {
