@@ -3,7 +3,7 @@
 // the test-only keys (500 ms → 1 s) so a window can be watched passing.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import type { RecordStore } from '../../src/coordinator/storage/types.js'
+import type { FaultInjection, RecordStore } from '../../src/coordinator/storage/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import type { Authorizer } from '../../src/server/router.js'
 import {
@@ -26,7 +26,7 @@ const BACKOFF = {
 }
 
 let kip: KipServer
-let store: RecordStore | undefined
+let store: (RecordStore & FaultInjection) | undefined
 const denied = new Set<string>()
 const authorizer: Authorizer = {
   authorize: (_principal, operation, type, name) =>
@@ -43,7 +43,7 @@ before(async () => {
         {
           name: 'capture-store',
           async start(ctx) {
-            store = ctx.store
+            store = ctx.store as RecordStore & FaultInjection
             return { close: async () => {} }
           },
         },

@@ -62,7 +62,8 @@ export interface KipServer {
   readonly port: number
   readonly service: GroupCoordinatorService
   readonly plugin: PluginFiles | null
-  stop(): Promise<void>
+  /** Closes the server; with `keepData` its data.dir survives for a restart. */
+  stop(keepData?: boolean): Promise<void>
 }
 
 /** Base settings: immediate assignment, short heartbeats. */
@@ -82,9 +83,13 @@ export async function startKipServer(
     readonly overrides?: Record<string, string>
     readonly server?: StartServerOptions
     readonly dataDir?: string
+    /** Reuse these plugin files (a restart); the caller removes them. */
+    readonly pluginFiles?: PluginFiles
   } = {},
 ): Promise<KipServer> {
-  const plugin = options.plugin === null ? null : pluginFiles(options.plugin ?? 'memory')
+  const plugin =
+    options.pluginFiles ?? (options.plugin === null ? null : pluginFiles(options.plugin ?? 'memory'))
+  const owned = options.pluginFiles === undefined
   let test: TestServer
   try {
     test = await startTestServer(
@@ -93,7 +98,7 @@ export async function startKipServer(
       options.dataDir,
     )
   } catch (e) {
-    plugin?.remove()
+    if (owned) plugin?.remove()
     throw e
   }
   return {
@@ -101,9 +106,9 @@ export async function startKipServer(
     port: test.port,
     service: coordinatorFrom(test.server.context.coordinator),
     plugin,
-    async stop() {
-      await test.stop()
-      plugin?.remove()
+    async stop(keepData = false) {
+      await test.stop(keepData)
+      if (owned) plugin?.remove()
     },
   }
 }

@@ -1,0 +1,218 @@
+// KIP-1331 crash safety: a real `topograph start` process (sqlite coordinator storage, the
+// controllable plugin over its sqlite backend) is killed with SIGKILL at a named point — between the
+// −2 barrier and the plugin call, between the plugin's success and the bookkeeping write, inside
+// DeleteGroups and inside the cleanup cycle. After a restart on the same data, the invariant checker
+// finds no leak and no loss, and the group converges (re-solicited push, or completed delete).
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { test } from 'node:test'
+import {
+  deleteGroups,
+  descriptionEpochs,
+  FAST_GROUPS,
+  joinMember,
+  type KipServer,
+  type PluginFiles,
+  pluginFiles,
+  push,
+  startKipServer,
+  waitFor,
+} from '../helpers/kip1331.js'
+import { checkKip1331Invariants, pluginRows } from '../helpers/kip1331-invariants.js'
+import type { StreamsMember } from '../helpers/streams-member.js'
+import { tempDataDir } from '../server/harness.js'
+import { WireClient } from '../server/wire-client.js'
+
+interface Proc {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+async function startProcess(
+  dataDir: string,
+  plugin: PluginFiles,
+  extra: Record<string, string> = {},
+): Promise<Proc> {
+  const settings: Record<string, string> = {
+    listeners: 'PLAINTEXT://127.0.0.1:0',
+    'data.dir': dataDir,
+    'console.listener': 'none',
+    'coordinator.storage': 'sqlite',
+    ...FAST_GROUPS,
+    ...plugin.configs,
+    ...extra,
+  }
+  const args = ['--import', 'tsx', 'src/cli/topograph.ts', 'start']
+  for (const [k, v] of Object.entries(settings)) args.push('--override', `${k}=${v}`)
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
+  let out = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line in time:\n${out}`)), 30_000)
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(Number(m[1]))
+      }
+    })
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString()
+    })
+    exited.then(() => {
+      clearTimeout(timer)
+      reject(new Error(`process exited:\n${out}`))
+    })
+  })
+  return { child, port, exited }
+}
+
+/** Runs `scenario` against a child process that is expected to die by SIGKILL, then restarts in-process. */
+async function crashAndRestart(
+  name: string,
+  prepare: (proc: Proc, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
+  afterRestart: (kip: KipServer, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
+  extra: Record<string, string> = {},
+): Promise<void> {
+  const dataDir = tempDataDir()
+  const plugin = pluginFiles('sqlite')
+  const opened: { close(): void }[] = []
+  let proc: Proc | undefined
+  let kip: KipServer | undefined
+  try {
+    proc = await startProcess(dataDir, plugin, extra)
+    await prepare(proc, plugin, opened)
+    const exit = await Promise.race([
+      proc.exited,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name}: no crash`)), 15_000)),
+    ])
+    assert.equal(exit.signal, 'SIGKILL', `${name}: the process died by SIGKILL at the crash point`)
+    for (const c of opened.splice(0)) c.close()
+    plugin.control({})
+    kip = await startKipServer({ dataDir, pluginFiles: plugin, overrides: { ...extra } })
+    const report = await checkKip1331Invariants(
+      kip.service,
+      plugin.configs['topology.description.sqlite.path'],
+    )
+    assert.deepEqual(report, { leaks: [], losses: [] }, `${name}: right after the restart`)
+    await afterRestart(kip, plugin, opened)
+    const final = await checkKip1331Invariants(
+      kip.service,
+      plugin.configs['topology.description.sqlite.path'],
+    )
+    assert.deepEqual(final, { leaks: [], losses: [] }, `${name}: after convergence`)
+  } finally {
+    for (const c of opened) c.close()
+    if (proc !== undefined && proc.child.exitCode === null && proc.child.signalCode === null) {
+      proc.child.kill('SIGKILL')
+      await proc.exited
+    }
+    await kip?.stop(true)
+    rmSync(dataDir, { recursive: true, force: true })
+    plugin.remove()
+  }
+}
+
+const dbPath = (plugin: PluginFiles) => plugin.configs['topology.description.sqlite.path']
+
+async function joined(port: number, groupId: string, opened: { close(): void }[]): Promise<StreamsMember> {
+  const m = await joinMember(port, groupId)
+  opened.push(m)
+  assert.equal((await m.heartbeat()).topologyDescriptionRequired, true)
+  return m
+}
+
+/** After a restart the member's session lives on: it heartbeats, is asked again, pushes, converges. */
+async function rePush(kip: KipServer, groupId: string, opened: { close(): void }[]): Promise<void> {
+  const m = await joinMember(kip.port, groupId, `${groupId}-m2`)
+  opened.push(m)
+  assert.equal((await m.heartbeat()).topologyDescriptionRequired, true)
+  assert.equal((await push(m.client, groupId, m.memberId, 0)).errorCode, 0)
+  assert.deepEqual(await descriptionEpochs(kip.service, groupId), { stored: 0, failed: -1 })
+}
+
+test('kill -9 between the barrier and the plugin call', { timeout: 90_000 }, async () => {
+  await crashAndRestart(
+    'barrier → plugin',
+    async (proc, plugin, opened) => {
+      const m = await joined(proc.port, 'k-before', opened)
+      plugin.control({ set: { 'k-before': { action: 'crash-before' } } })
+      await push(m.client, 'k-before', m.memberId, 0).catch(() => undefined)
+    },
+    async (kip, plugin, opened) => {
+      assert.deepEqual(await descriptionEpochs(kip.service, 'k-before'), { stored: -2, failed: -1 })
+      assert.equal(pluginRows(dbPath(plugin)).has('k-before'), false)
+      await rePush(kip, 'k-before', opened)
+    },
+  )
+})
+
+test('kill -9 between the plugin success and the bookkeeping write', { timeout: 90_000 }, async () => {
+  await crashAndRestart(
+    'plugin → bookkeeping',
+    async (proc, plugin, opened) => {
+      const m = await joined(proc.port, 'k-after', opened)
+      plugin.control({ set: { 'k-after': { action: 'crash-after' } } })
+      await push(m.client, 'k-after', m.memberId, 0).catch(() => undefined)
+    },
+    async (kip, plugin, opened) => {
+      // The plugin holds it, the coordinator is uncertain: reclaimable, and asked again.
+      assert.equal(pluginRows(dbPath(plugin)).get('k-after'), 0)
+      assert.deepEqual(await descriptionEpochs(kip.service, 'k-after'), { stored: -2, failed: -1 })
+      await rePush(kip, 'k-after', opened)
+    },
+  )
+})
+
+test('kill -9 inside DeleteGroups, after the plugin delete and before finalize and tombstone', {
+  timeout: 90_000,
+}, async () => {
+  await crashAndRestart(
+    'DeleteGroups',
+    async (proc, plugin, opened) => {
+      const m = await joined(proc.port, 'k-delete', opened)
+      assert.equal((await push(m.client, 'k-delete', m.memberId, 0)).errorCode, 0)
+      assert.equal((await m.leave()).errorCode, 0)
+      assert.equal(pluginRows(dbPath(plugin)).get('k-delete'), 0)
+      plugin.control({ delete: { 'k-delete': { action: 'crash-after' } } })
+      const admin = await WireClient.connect(proc.port)
+      opened.push(admin)
+      await deleteGroups(admin, ['k-delete']).catch(() => undefined)
+    },
+    async (kip, plugin, opened) => {
+      assert.deepEqual(await descriptionEpochs(kip.service, 'k-delete'), { stored: -2, failed: -1 })
+      assert.equal(pluginRows(dbPath(plugin)).has('k-delete'), false)
+      const admin = await WireClient.connect(kip.port)
+      opened.push(admin)
+      assert.equal((await deleteGroups(admin, ['k-delete']))[0].errorCode, 0)
+      assert.equal(await descriptionEpochs(kip.service, 'k-delete'), undefined)
+    },
+  )
+})
+
+test('kill -9 inside the cleanup cycle, after the plugin delete and before finalize', {
+  timeout: 90_000,
+}, async () => {
+  await crashAndRestart(
+    'cleanup cycle',
+    async (proc, plugin, opened) => {
+      plugin.control({ delete: { 'k-cleanup': { action: 'crash-after' } } })
+      const m = await joined(proc.port, 'k-cleanup', opened)
+      assert.equal((await push(m.client, 'k-cleanup', m.memberId, 0)).errorCode, 0)
+      // The empty group becomes eligible; the next cycle deletes and the process dies.
+      assert.equal((await m.leave()).errorCode, 0)
+    },
+    async (kip) => {
+      await waitFor(
+        'cleanup and expiry',
+        async () => (await descriptionEpochs(kip.service, 'k-cleanup')) === undefined,
+      )
+    },
+    { 'offsets.retention.check.interval.ms': '300' },
+  )
+})
