@@ -11,6 +11,8 @@ export interface GroupCoordinatorConfig {
   readonly offsetsRetentionMinutes: number
   readonly offsetsRetentionCheckIntervalMs: number
   readonly offsetsCommitTimeoutMs: number
+  /** offset.metadata.max.bytes; absent: Kafka's default 4096. */
+  readonly offsetMetadataMaxBytes?: number
   readonly groupStreamsSessionTimeoutMs: number
   readonly groupStreamsMinSessionTimeoutMs: number
   readonly groupStreamsMaxSessionTimeoutMs: number

@@ -202,7 +202,7 @@ export class GroupCoordinatorService {
     this.#log = options.logger ?? silentLogger
     this.#clock = options.clock ?? systemClock
     this.#numShards = options.config.offsetsTopicNumPartitions
-    this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? options.config.offsetMetadataMaxBytes
+    this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? options.config.offsetMetadataMaxBytes ?? 4096
     const assignors =
       options.assignors ?? TaskAssignorRegistry.fromConfig(options.config.groupStreamsAssignors)
     const image: TopicsImage = { topic: (name) => this.#image.get(name) }
