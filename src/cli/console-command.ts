@@ -1,17 +1,23 @@
 /**
- * `topograph console --bootstrap-server HOST:PORT[,HOST:PORT…] [--listener http://host:port]`: the
- * web console alone, against any cluster that speaks the streams group APIs (Topograph, Apache
- * Kafka 4.4). Runs until SIGINT/SIGTERM. Exit status 0 after a stop signal, 1 when the listener
- * cannot be opened, 2 for a bad command line.
+ * `topograph console --bootstrap-server HOST:PORT[,HOST:PORT…] [--listener http://host:port]
+ * [--command-config FILE]`: the web console alone, against any cluster that speaks the streams
+ * group APIs (Topograph, Apache Kafka 4.4). Runs until SIGINT/SIGTERM. Exit status 0 after a stop
+ * signal, 1 when the listener cannot be opened or the command config cannot be used, 2 for a bad
+ * command line.
  */
+import type { KafkaSecurityConfig } from '../clients/network/security.js'
 import { startConsole } from '../console/index.js'
+import { loadCommandConfig } from './streams-groups/command-config.js'
 
-export const CONSOLE_USAGE = `Usage: topograph console --bootstrap-server HOST:PORT[,HOST:PORT...] [--listener http://host:port]
+export const CONSOLE_USAGE = `Usage: topograph console --bootstrap-server HOST:PORT[,HOST:PORT...] [--listener http://host:port] [--command-config FILE]
 
 Serves the web console (streams groups and their topologies) and /metrics for a cluster.
 
   --bootstrap-server LIST   The cluster to describe (required).
-  --listener URL            Where the console listens (default http://localhost:8080).`
+  --listener URL            Where the console listens (default http://localhost:8080).
+  --command-config FILE     Client properties for the cluster connection: security.protocol,
+                            sasl.mechanism, sasl.jaas.config, ssl.truststore.*, ssl.keystore.*,
+                            client.id (see docs/clients.md).`
 
 export interface ConsoleCommandIo {
   readonly stdout: (text: string) => void
@@ -23,21 +29,26 @@ export interface ConsoleCommandIo {
 export interface ConsoleArgs {
   readonly bootstrapServers: string[]
   readonly listener: { readonly host: string; readonly port: number }
+  /** the --command-config file, when given */
+  readonly commandConfig?: string
 }
 
 /** Parses the arguments after `console`; a string is a usage error. */
 export function parseConsoleArgs(argv: readonly string[]): ConsoleArgs | 'help' | string {
   let bootstrap: string | undefined
   let listener = 'http://localhost:8080'
+  let commandConfig: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--help' || arg === '-h') return 'help'
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
     const name = eq > 0 ? arg.slice(0, eq) : arg
-    if (name !== '--bootstrap-server' && name !== '--listener') return `unknown option '${arg}' for console`
+    if (name !== '--bootstrap-server' && name !== '--listener' && name !== '--command-config')
+      return `unknown option '${arg}' for console`
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i]
     if (value === undefined || value === '' || value.startsWith('--')) return `${name} needs a value`
     if (name === '--bootstrap-server') bootstrap = value
+    else if (name === '--command-config') commandConfig = value
     else listener = value
   }
   if (bootstrap === undefined) return '--bootstrap-server is required'
@@ -50,6 +61,7 @@ export function parseConsoleArgs(argv: readonly string[]): ConsoleArgs | 'help' 
       .map((s) => s.trim())
       .filter((s) => s !== ''),
     listener: { host: m[1] ?? m[2]!, port },
+    ...(commandConfig !== undefined ? { commandConfig } : {}),
   }
 }
 
@@ -64,6 +76,18 @@ export async function runConsoleCommand(argv: readonly string[], io: ConsoleComm
     io.stderr(`topograph console: ${args}\n\n${CONSOLE_USAGE}\n`)
     return 2
   }
+  let security: KafkaSecurityConfig = {}
+  let clientId: string | undefined
+  if (args.commandConfig !== undefined) {
+    try {
+      const loaded = loadCommandConfig(args.commandConfig)
+      security = loaded.security
+      clientId = loaded.properties.get('client.id')
+    } catch (e) {
+      io.stderr(`topograph console: --command-config: ${e instanceof Error ? e.message : String(e)}\n`)
+      return 1
+    }
+  }
   let wake: (() => void) | null = null
   let stopped = false
   const removeHandler = io.onStopSignal(() => {
@@ -76,6 +100,8 @@ export async function runConsoleCommand(argv: readonly string[], io: ConsoleComm
       running = await startConsole({
         bootstrapServers: args.bootstrapServers,
         listener: args.listener,
+        security,
+        ...(clientId !== undefined ? { clientId } : {}),
         logger: { warn: (o: object | string, msg?: string) => io.stderr(`${msg ?? JSON.stringify(o)}\n`) },
       })
     } catch (e) {

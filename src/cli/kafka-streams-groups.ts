@@ -5,11 +5,12 @@
  * plugin recorded, byte-identical to Kafka's tool; `--output json|dot|mermaid` is a Topograph
  * addition.
  */
-import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { Admin, type StreamsGroupDescription } from '../clients/admin/index.js'
 import { KafkaError } from '../clients/network/errors.js'
+import type { KafkaSecurityConfig } from '../clients/network/security.js'
 import { errorInfo } from '../protocol/errors.js'
+import { loadCommandConfig } from './streams-groups/command-config.js'
 import {
   formatTopologyDot,
   formatTopologyJson,
@@ -22,7 +23,6 @@ import {
   OptionError,
   type ParsedOptions,
   parseOptions,
-  parseProperties,
   UsageExit,
 } from './streams-groups/options.js'
 
@@ -38,9 +38,9 @@ const processIo: Io = {
 
 const DESCRIPTION = 'This tool helps to list, describe, delete and manage the offsets of streams groups.'
 
-// Admin configs from --command-config that this client understands; security keys are accepted
-// and kept for when TLS/SASL arrive.
-function adminConfig(o: ParsedOptions): {
+// Admin configs from --command-config that this client understands: client.id, the timeouts and
+// back-offs, and the security keys (security.protocol, sasl.*, ssl.*).
+function adminConfig(o: ParsedOptions): KafkaSecurityConfig & {
   clientId?: string
   requestTimeoutMs?: number
   retryBackoffMs?: number
@@ -48,18 +48,7 @@ function adminConfig(o: ParsedOptions): {
 } {
   const file = o.valueOf('command-config')
   if (file === undefined) return {}
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (e) {
-    throw new KafkaError(
-      `${file} (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message})`,
-      {
-        javaClassName: 'java.nio.file.NoSuchFileException',
-      },
-    )
-  }
-  const props = parseProperties(text)
+  const { properties: props, security } = loadCommandConfig(file)
   const num = (k: string): number | undefined => {
     const v = props.get(k)
     if (v === undefined) return undefined
@@ -71,7 +60,7 @@ function adminConfig(o: ParsedOptions): {
     }
     return n
   }
-  const out: ReturnType<typeof adminConfig> = {}
+  const out: ReturnType<typeof adminConfig> = { ...security }
   const clientId = props.get('client.id')
   if (clientId !== undefined) out.clientId = clientId
   const rt = num('request.timeout.ms')

@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
-import { Admin, type Logger } from '../clients/admin/index.js'
+import { Admin, type Logger, type SecurityOptions } from '../clients/admin/index.js'
 import { ConsoleApi } from './api.js'
 import { type ConsoleAssets, loadConsoleAssets } from './assets.js'
 import { createConsoleHttpServer, type MetricsRegistry } from './http-server.js'
@@ -15,6 +15,10 @@ export interface StartConsoleOptions {
   /** where to listen; port 0 takes a free port (see the returned address) */
   readonly listener: { readonly host: string; readonly port: number }
   readonly logger?: Logger
+  /** TLS/SASL settings of the admin client (Kafka's keys or structured options; see docs/clients.md) */
+  readonly security?: SecurityOptions
+  /** client.id of the admin client (topograph-console) */
+  readonly clientId?: string
   /** what /metrics serves (prom-client's default registry when absent); null turns /metrics off */
   readonly metricsRegistry?: MetricsRegistry | null
   /** timeout of one admin call made for an HTTP request (10000) */
@@ -47,7 +51,12 @@ export async function startConsole(opts: StartConsoleOptions): Promise<RunningCo
   const source =
     opts.source ??
     adminConsoleSource(
-      Admin.create({ bootstrapServers: opts.bootstrapServers, clientId: 'topograph-console', logger }),
+      Admin.create({
+        ...opts.security,
+        bootstrapServers: opts.bootstrapServers,
+        clientId: opts.clientId ?? 'topograph-console',
+        logger,
+      }),
       { timeoutMs: opts.requestTimeoutMs ?? 10_000 },
     )
   const metrics = opts.metricsRegistry === undefined ? await defaultRegistry() : opts.metricsRegistry

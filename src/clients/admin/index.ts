@@ -35,8 +35,19 @@ export {
   DisconnectError,
   IllegalStateError,
   KafkaError,
+  SaslAuthenticationError,
+  SslAuthenticationError,
   TimeoutError,
   UnsupportedVersionError,
 } from '../network/errors.js'
+export { securityConfigFromProperties } from '../network/security.js'
+export type {
+  KafkaSecurityConfig,
+  SaslMechanism,
+  SaslOptions,
+  SecurityOptions,
+  SecurityProtocol,
+  SslOptions,
+} from '../network/security.js'
 export type { BrokerNode } from '../network/client.js'
 export type { Logger } from '../network/logger.js'

@@ -6,7 +6,7 @@
 import { API_DEFINITIONS } from '../../protocol/generated/registry.js'
 import type { MetadataResponse } from '../../protocol/generated/messages/MetadataResponse.js'
 import { ExponentialBackoff } from './backoff.js'
-import { Connection, type SecurityOptions, type SendOptions } from './connection.js'
+import { Connection, type SendOptions } from './connection.js'
 import {
   ClientClosedError,
   DisconnectError,
@@ -17,6 +17,7 @@ import {
 } from './errors.js'
 import type { ApiKeyNumber, RequestOf, ResponseOf } from './framing.js'
 import { type Logger, silentLogger } from './logger.js'
+import { type ResolvedSecurity, resolveSecurity, type SecurityOptions } from './security.js'
 
 export interface BrokerNode {
   readonly nodeId: number
@@ -73,6 +74,7 @@ export interface RetryOptions {
 export class NetworkClient {
   readonly #bootstrap: Array<{ host: string; port: number }>
   readonly #opts: NetworkClientOptions
+  readonly #security: ResolvedSecurity
   readonly #logger: Logger
   readonly #backoff: ExponentialBackoff
   readonly #connections = new Map<string, Promise<Connection>>()
@@ -85,12 +87,18 @@ export class NetworkClient {
   constructor(opts: NetworkClientOptions) {
     this.#bootstrap = parseBootstrapServers(opts.bootstrapServers)
     this.#opts = opts
+    this.#security = resolveSecurity(opts)
     this.#logger = opts.logger ?? silentLogger
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000
     this.#backoff = new ExponentialBackoff({
       initialMs: opts.retryBackoffMs ?? 100,
       maxMs: opts.retryBackoffMaxMs ?? 1000,
     })
+  }
+
+  /** The security protocol connections use. */
+  get securityProtocol(): ResolvedSecurity['protocol'] {
+    return this.#security.protocol
   }
 
   get logger(): Logger {
@@ -110,8 +118,7 @@ export class NetworkClient {
       requestTimeoutMs: this.requestTimeoutMs,
       connectTimeoutMs: this.#opts.connectTimeoutMs ?? 10_000,
       logger: this.#logger,
-      ssl: this.#opts.ssl,
-      sasl: this.#opts.sasl,
+      resolvedSecurity: this.#security,
     }).then(
       (conn) => {
         conn.onClose(() => {

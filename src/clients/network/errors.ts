@@ -133,3 +133,34 @@ export class ClientClosedError extends KafkaError {
 export function isCoordinatorError(e: unknown): boolean {
   return e instanceof KafkaError && (e.code === 15 || e.code === 16)
 }
+
+/**
+ * SASL authentication failed (Kafka's SaslAuthenticationException): wrong credentials, a mechanism
+ * the broker refused, or a server that failed SCRAM verification. Not retriable.
+ */
+export class SaslAuthenticationError extends KafkaError {
+  override name = 'SaslAuthenticationError'
+  constructor(message: string, brokerMessage: string | null = null, cause?: unknown) {
+    super(message, {
+      code: 58,
+      errorName: 'SASL_AUTHENTICATION_FAILED',
+      retriable: false,
+      javaClassName: `${JAVA_ERRORS}SaslAuthenticationException`,
+      brokerMessage,
+      cause,
+    })
+  }
+}
+
+/** The TLS handshake failed (Kafka's SslAuthenticationException): an untrusted or misnamed certificate. */
+export class SslAuthenticationError extends KafkaError {
+  override name = 'SslAuthenticationError'
+  constructor(message: string, cause?: unknown) {
+    super(message, {
+      errorName: 'SSL_AUTHENTICATION_FAILED',
+      retriable: false,
+      javaClassName: `${JAVA_ERRORS}SslAuthenticationException`,
+      cause,
+    })
+  }
+}

@@ -1,7 +1,7 @@
 export { ExponentialBackoff, RequestState } from './backoff.js'
 export type { ExponentialBackoffOptions } from './backoff.js'
 export { Connection } from './connection.js'
-export type { ConnectionOptions, SecurityOptions, SendOptions, VersionRange } from './connection.js'
+export type { ConnectionOptions, SendOptions, VersionRange } from './connection.js'
 export {
   ClientClosedError,
   DisconnectError,
@@ -10,6 +10,8 @@ export {
   javaClassForError,
   KafkaError,
   kafkaErrorFromCode,
+  SaslAuthenticationError,
+  SslAuthenticationError,
   TimeoutError,
   UnsupportedVersionError,
 } from './errors.js'
@@ -20,3 +22,25 @@ export { apiName, CoordinatorType, NetworkClient, parseBootstrapServers, sleep }
 export type { BrokerNode, NetworkClientOptions, RetryOptions } from './client.js'
 export { silentLogger } from './logger.js'
 export type { LogFn, Logger } from './logger.js'
+export { createSaslMechanism } from './sasl.js'
+export type { SaslClientMechanism } from './sasl.js'
+export {
+  KAFKA_SECURITY_KEYS,
+  parseJaasConfig,
+  pickSecurityOptions,
+  resolveSecurity,
+  SASL_MECHANISMS,
+  SECURITY_PROTOCOLS,
+  securityConfigFromProperties,
+} from './security.js'
+export type {
+  JaasCredentials,
+  KafkaSecurityConfig,
+  ResolvedSecurity,
+  ResolvedTls,
+  SaslMechanism,
+  SaslOptions,
+  SecurityOptions,
+  SecurityProtocol,
+  SslOptions,
+} from './security.js'

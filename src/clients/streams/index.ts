@@ -18,3 +18,11 @@ export type {
   StreamsTasks,
   TaskIds,
 } from './member.js'
+export type {
+  KafkaSecurityConfig,
+  SaslMechanism,
+  SaslOptions,
+  SecurityOptions,
+  SecurityProtocol,
+  SslOptions,
+} from '../network/security.js'

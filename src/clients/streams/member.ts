@@ -20,6 +20,7 @@ import { ExponentialBackoff } from '../network/backoff.js'
 import { NetworkClient } from '../network/client.js'
 import { ClientClosedError, DisconnectError, KafkaError, kafkaErrorFromCode } from '../network/errors.js'
 import { type Logger, silentLogger } from '../network/logger.js'
+import { pickSecurityOptions, type SecurityOptions } from '../network/security.js'
 import { TopologyPushManager } from './push-manager.js'
 import type { Topology } from './topology.js'
 import { heartbeatTopology, internalTopicDecorator, topologyDescriptionToWire } from './wire.js'
@@ -70,7 +71,8 @@ export type StreamsMemberState =
   | 'FATAL'
   | 'CLOSED'
 
-export interface StreamsMemberOptions {
+/** Security: Kafka's keys (`security.protocol`, `sasl.*`, `ssl.*`) or `securityProtocol`/`ssl`/`sasl`. */
+export interface StreamsMemberOptions extends SecurityOptions {
   /** `host:port` list, as a comma-separated string or an array */
   readonly bootstrapServers: string | readonly string[]
   /** application.id, which is the group id */
@@ -221,6 +223,7 @@ export class StreamsMember extends EventEmitter {
       retryBackoffMs: o.retryBackoffMs,
       retryBackoffMaxMs: o.retryBackoffMaxMs,
       logger: this.#log,
+      ...pickSecurityOptions(o),
     })
     this.#backoff = new ExponentialBackoff({
       initialMs: o.retryBackoffMs ?? 100,
@@ -245,6 +248,7 @@ export class StreamsMember extends EventEmitter {
       retryBackoffMs: o.retryBackoffMs,
       retryBackoffMaxMs: o.retryBackoffMaxMs,
       logger: this.#log,
+      ...pickSecurityOptions(o),
     })
   }
 

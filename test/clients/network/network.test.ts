@@ -198,8 +198,8 @@ describe('connection', () => {
     })
   })
 
-  it('refuses ssl/sasl options until they are implemented', async () => {
-    await assert.rejects(Connection.open({ host: '127.0.0.1', port: 1, ssl: {} }), /not supported yet/)
+  it('with ssl options a refused connection is still a retriable DisconnectError', async () => {
+    await assert.rejects(Connection.open({ host: '127.0.0.1', port: 1, ssl: {} }), DisconnectError)
   })
 
   it('reports a refused connection as a DisconnectError', async () => {
