@@ -5,7 +5,7 @@
  * signal, 1 when the listener cannot be opened or the command config cannot be used, 2 for a bad
  * command line.
  */
-import type { KafkaSecurityConfig } from '../clients/network/security.js'
+import { type KafkaSecurityConfig, resolveSecurity } from '../clients/network/security.js'
 import { startConsole } from '../console/index.js'
 import { loadCommandConfig } from './streams-groups/command-config.js'
 
@@ -82,6 +82,7 @@ export async function runConsoleCommand(argv: readonly string[], io: ConsoleComm
     try {
       const loaded = loadCommandConfig(args.commandConfig)
       security = loaded.security
+      resolveSecurity(security) // refuses unusable keys here, with the option named
       clientId = loaded.properties.get('client.id')
     } catch (e) {
       io.stderr(`topograph console: --command-config: ${e instanceof Error ? e.message : String(e)}\n`)

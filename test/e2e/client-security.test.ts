@@ -476,6 +476,30 @@ describe('clients over secured listeners', { timeout: 90_000 }, () => {
     )
     assert.equal(missing, 1)
     assert.match(err.join(''), /--command-config: .*none\.properties \(No such file or directory\)/)
+    const jks = join(certs.dir, 'console-jks.properties')
+    writeFileSync(
+      jks,
+      'security.protocol=SSL\nssl.keystore.type=PKCS12\nssl.keystore.location=/nowhere.p12\n',
+    )
+    err.length = 0
+    out.length = 0
+    const refused = await runConsoleCommand(
+      [
+        '--bootstrap-server',
+        `127.0.0.1:${port.SSL}`,
+        '--listener',
+        'http://127.0.0.1:0',
+        '--command-config',
+        jks,
+      ],
+      io,
+    )
+    assert.equal(refused, 1)
+    assert.match(
+      err.join(''),
+      /^topograph console: --command-config: ssl\.keystore\.type=PKCS12 is not supported: only PEM/,
+    )
+    assert.ok(!out.join('').includes('Console for'), 'no console was started')
   })
 })
 
