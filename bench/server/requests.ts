@@ -7,14 +7,15 @@
 //
 //   node --import tsx bench/server/requests.ts [seconds=3] [runs=1]
 //
+// TOPOGRAPH_BENCH_BUILD=dist runs the compiled server from dist/ (after `npm run build`) instead of
+// the TypeScript sources (see target.ts).
+//
 // With several runs it prints every run and then the medians (throughput, latency and ratio are
 // each the median of the per-run figures).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseConfig } from '../../src/server/config.js'
-import { createLogger } from '../../src/server/logger.js'
-import { type RunningServer, startServer } from '../../src/server/server.js'
+import { createLogger, parseConfig, type RunningServer, serverBuild, startServer } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
   bareServer,
@@ -138,6 +139,7 @@ for (let run = 0; run < runs; run++) {
   }
 }
 if (runs > 1) console.log(`medians of ${runs} runs:`)
+console.log(`server build: ${serverBuild}`)
 print(results)
 
 function print(res: Map<string, Row[]>): void {

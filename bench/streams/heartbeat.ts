@@ -17,13 +17,14 @@
 // session timeout (so no member expires while another phase runs).
 //
 //   node --import tsx bench/streams/heartbeat.ts [seconds=5] [runs=1]
+//
+// TOPOGRAPH_BENCH_BUILD=dist runs the compiled server from dist/ (after `npm run build`) instead of
+// the TypeScript sources (see bench/server/target.ts).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
-import { parseConfig } from '../../src/server/config.js'
-import { createLogger } from '../../src/server/logger.js'
-import { type RunningServer, startServer } from '../../src/server/server.js'
+import { createLogger, parseConfig, type RunningServer, serverBuild, startServer } from '../server/target.js'
 import { decodeResponse, requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
   bareServer,
@@ -295,7 +296,7 @@ function pct(x: number): string {
 const m = (pick: (r: Run) => number) => median(all.map(pick))
 const ms = (n: number) => n.toFixed(2)
 console.log(
-  `\n${GROUPS} groups × ${MEMBERS} members, response ${all[0].answerBytes} B, medians of ${runs} run(s)`,
+  `\n${GROUPS} groups × ${MEMBERS} members, response ${all[0].answerBytes} B, server build ${serverBuild}, medians of ${runs} run(s)`,
 )
 console.log(
   '| Server | heartbeats/s | p50 / p99 ms (full load) | ratio to bare | half load: rate/s | p50 / p99 / max ms |',
