@@ -39,20 +39,26 @@ export const handler = defineHandler({
     if (!server.authorizer.authorize(ctx.principal, 'READ', 'GROUP', request.groupId)) {
       return everyPartition(request, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     }
-    // 2. Topics: resolve ids (v10) or names, check partitions and READ on the topic.
+    // 2. Topics, in Kafka's order: an unknown id (v10) is UNKNOWN_TOPIC_ID; then READ on the topic
+    // name (whether or not the topic exists: TOPIC_AUTHORIZATION_FAILED); then an unknown name or
+    // partition is UNKNOWN_TOPIC_OR_PARTITION.
     const useTopicIds = ctx.apiVersion >= 10
     const errors: (number | null)[][] = []
     const valid: { name: string; topicId: string; partitions: OffsetCommitPartitionInput[] }[] = []
     for (const t of request.topics) {
       const info = useTopicIds ? server.topics.byId(t.topicId) : server.topics.byName(t.name)
+      const name = useTopicIds ? info?.name : t.name
+      const mayRead = name !== undefined && server.authorizer.authorize(ctx.principal, 'READ', 'TOPIC', name)
       const topicErrors: (number | null)[] = []
       const accepted: OffsetCommitPartitionInput[] = []
       for (const p of t.partitions) {
         let error: number | null = null
-        if (info === undefined) {
-          error = useTopicIds ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-        } else if (!server.authorizer.authorize(ctx.principal, 'READ', 'TOPIC', info.name)) {
+        if (name === undefined) {
+          error = ErrorCode.UNKNOWN_TOPIC_ID
+        } else if (!mayRead) {
           error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        } else if (info === undefined) {
+          error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         } else if (p.partitionIndex < 0 || p.partitionIndex >= info.numPartitions) {
           error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         } else {

@@ -1,6 +1,9 @@
 // OffsetFetch (key 9): serves v1–v10. v1–v7 fetch one group (v2+ may ask for every topic with a
 // null topic list and carry a group-level error); v8+ fetch several groups; v9+ carry the member id
 // and epoch the group checks (streams groups: member and exact epoch); v10 names topics by id.
+// Authorization as Kafka: DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED), DESCRIBE on each
+// named topic (TOPIC_AUTHORIZATION_FAILED partitions, after the others); a fetch of every topic
+// leaves out the topics the principal may not describe.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import type { OffsetFetchGroupInput } from '../../coordinator/shard/group-coordinator-shard.js'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -54,54 +57,70 @@ async function fetchGroup(
     return { groupId: ask.groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }
   }
   const useTopicIds = ctx.apiVersion >= 10
+  const mayDescribe = (name: string) => server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', name)
   const coordinator = coordinatorFrom(server.coordinator)
-  // Topic ids the catalog does not know are answered here; the rest are fetched by name.
+  // Named topics: ids (v10) resolved through the catalog; topics without DESCRIBE are not fetched and
+  // are answered after the others with TOPIC_AUTHORIZATION_FAILED, as Kafka does. Topic ids the
+  // catalog does not know are answered here (UNKNOWN_TOPIC_ID).
+  const named =
+    ask.topics === null
+      ? null
+      : ask.topics.map((t) => ({ ask: t, name: useTopicIds ? server.topics.byId(t.topicId)?.name : t.name }))
+  const denied = (named ?? []).filter((t) => t.name !== undefined && !mayDescribe(t.name))
+  const fetched = named === null ? null : named.filter((t) => !denied.includes(t))
   const input: OffsetFetchGroupInput = {
     groupId: ask.groupId,
     memberId: ask.memberId,
     memberEpoch: ask.memberEpoch,
     topics:
-      ask.topics === null
+      fetched === null
         ? null
-        : ask.topics.flatMap((t) => {
-            const name = useTopicIds ? server.topics.byId(t.topicId)?.name : t.name
-            return name === undefined ? [] : [{ name, partitionIndexes: t.partitionIndexes }]
-          }),
+        : fetched.flatMap((t) =>
+            t.name === undefined ? [] : [{ name: t.name, partitionIndexes: t.ask.partitionIndexes }],
+          ),
   }
   const result = await coordinator.fetchOffsets(input)
   if (result.errorCode !== ErrorCode.NONE) return result
-  if (ask.topics === null) {
-    if (!useTopicIds) return result
+  if (fetched === null) {
+    // Every topic: offsets of topics the principal may not describe are left out.
+    const visible = result.topics.filter((t) => mayDescribe(t.name))
+    if (!useTopicIds) return { ...result, topics: visible }
     // v10 fetch-all answers with topic ids: offsets of topics no longer in the catalog are left out.
     return {
       ...result,
-      topics: result.topics.flatMap((t) => {
+      topics: visible.flatMap((t) => {
         const info = server.topics.byName(t.name)
         return info === undefined ? [] : [{ ...t, topicId: info.topicId }]
       }),
     }
   }
   const byName = new Map(result.topics.map((t) => [t.name, t]))
+  const missing = (
+    t: { name: string; topicId: string; partitionIndexes: readonly number[] },
+    errorCode: number,
+  ) => ({
+    name: t.name,
+    topicId: t.topicId,
+    partitions: t.partitionIndexes.map((p) => ({
+      partitionIndex: p,
+      committedOffset: -1n,
+      committedLeaderEpoch: -1,
+      metadata: '',
+      errorCode,
+    })),
+  })
   return {
     ...result,
-    topics: ask.topics.map((t) => {
-      const name = useTopicIds ? server.topics.byId(t.topicId)?.name : t.name
-      const found = name === undefined ? undefined : byName.get(name)
-      if (found === undefined) {
-        return {
-          name: t.name,
-          topicId: t.topicId,
-          partitions: t.partitionIndexes.map((p) => ({
-            partitionIndex: p,
-            committedOffset: -1n,
-            committedLeaderEpoch: -1,
-            metadata: '',
-            errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
-          })),
-        }
-      }
-      return { ...found, name: name ?? t.name, topicId: t.topicId }
-    }),
+    topics: [
+      ...fetched.map(({ ask: t, name }) => {
+        const found = name === undefined ? undefined : byName.get(name)
+        if (found === undefined) return missing(t, ErrorCode.UNKNOWN_TOPIC_ID)
+        return { ...found, name: name ?? t.name, topicId: t.topicId }
+      }),
+      ...denied.map(({ ask: t, name }) =>
+        missing({ ...t, name: name ?? t.name }, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+      ),
+    ],
   }
 }
 

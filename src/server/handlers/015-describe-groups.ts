@@ -4,23 +4,8 @@
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createDescribeGroupsResponse } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
-import { defineHandler, type RequestContext } from '../router.js'
-
-/** Kafka's AclOperation codes of the operations a group has (READ 3, DELETE 6, DESCRIBE 8). */
-const GROUP_OPERATIONS = [
-  ['READ', 3],
-  ['DELETE', 6],
-  ['DESCRIBE', 8],
-] as const
-
-/** The authorized-operations bit set of a group for this request's principal. */
-export function groupAuthorizedOperations(ctx: RequestContext, groupId: string): number {
-  let bits = 0
-  for (const [op, code] of GROUP_OPERATIONS) {
-    if (ctx.server.authorizer.authorize(ctx.principal, op, 'GROUP', groupId)) bits |= 1 << code
-  }
-  return bits
-}
+import { groupAuthorizedOperations } from '../auth/authorized-operations.js'
+import { defineHandler } from '../router.js'
 
 const row = (groupId: string, errorCode: number) => ({
   errorCode,
@@ -38,20 +23,26 @@ export const handler = defineHandler({
   minVersion: 0,
   maxVersion: 6,
   async handle(request, ctx) {
-    const allowed = request.groups.filter((g) =>
-      ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', g),
-    )
+    // Kafka's order: the groups without DESCRIBE first (GROUP_AUTHORIZATION_FAILED), then the
+    // coordinator's rows, which carry the v3+ authorized-operations bit set when asked for.
+    const { authorizer } = ctx.server
+    const denied: string[] = []
+    const allowed: string[] = []
+    for (const g of request.groups) {
+      if (authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', g)) allowed.push(g)
+      else denied.push(g)
+    }
     const described = await coordinatorFrom(ctx.server.coordinator).describeGroups(allowed, ctx.apiVersion)
-    const byId = new Map(described.map((d) => [d.groupId, d]))
+    const withOperations = ctx.apiVersion >= 3 && request.includeAuthorizedOperations
     return createDescribeGroupsResponse({
-      groups: request.groups.map((groupId) => {
-        const d = byId.get(groupId)
-        if (d === undefined) return row(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED)
-        if (request.includeAuthorizedOperations && d.errorCode === ErrorCode.NONE) {
-          return { ...d, authorizedOperations: groupAuthorizedOperations(ctx, groupId) }
-        }
-        return d
-      }),
+      groups: [
+        ...denied.map((g) => row(g, ErrorCode.GROUP_AUTHORIZATION_FAILED)),
+        ...described.map((d) =>
+          withOperations && d.errorCode === ErrorCode.NONE
+            ? { ...d, authorizedOperations: groupAuthorizedOperations(ctx, d.groupId) }
+            : d,
+        ),
+      ],
     })
   },
   errorResponse(request, errorCode) {

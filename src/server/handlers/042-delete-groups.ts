@@ -14,21 +14,29 @@ export const handler = defineHandler({
   minVersion: 0,
   maxVersion: 3,
   async handle(request, ctx) {
-    const allowed = request.groupsNames.filter((g) =>
-      ctx.server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', g),
-    )
-    const deleted = (await coordinatorFrom(ctx.server.coordinator).deleteGroups(allowed)).map((r) =>
-      ctx.apiVersion < 3 && r.errorCode === ErrorCode.GROUP_DELETION_FAILED
-        ? { ...r, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null }
-        : r,
-    )
-    let next = 0
+    // Kafka's order: the names are de-duplicated and split by DELETE on the group; the coordinator's
+    // results come first, then GROUP_AUTHORIZATION_FAILED for each group without DELETE.
+    const allowed: string[] = []
+    const denied: string[] = []
+    for (const g of new Set(request.groupsNames)) {
+      if (ctx.server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', g)) allowed.push(g)
+      else denied.push(g)
+    }
+    const deleted =
+      allowed.length === 0 ? [] : await coordinatorFrom(ctx.server.coordinator).deleteGroups(allowed)
     return createDeleteGroupsResponse({
-      results: request.groupsNames.map((groupId) =>
-        ctx.server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', groupId)
-          ? deleted[next++]
-          : { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null },
-      ),
+      results: [
+        ...deleted.map((r) =>
+          ctx.apiVersion < 3 && r.errorCode === ErrorCode.GROUP_DELETION_FAILED
+            ? { ...r, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null }
+            : r,
+        ),
+        ...denied.map((groupId) => ({
+          groupId,
+          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        })),
+      ],
     })
   },
   errorResponse(request, errorCode) {

@@ -1,6 +1,7 @@
 // OffsetDelete (key 47): serves v0. Group errors (INVALID_GROUP_ID, GROUP_ID_NOT_FOUND,
-// GROUP_AUTHORIZATION_FAILED) answer the whole request; per partition, unknown topics or partitions
-// get UNKNOWN_TOPIC_OR_PARTITION, topics a streams group consumes GROUP_SUBSCRIBED_TO_TOPIC, and the
+// GROUP_AUTHORIZATION_FAILED without DELETE on the group) answer the whole request; per partition,
+// topics without READ get TOPIC_AUTHORIZATION_FAILED, unknown topics or partitions
+// UNKNOWN_TOPIC_OR_PARTITION, topics a streams group consumes GROUP_SUBSCRIBED_TO_TOPIC, and the
 // other partitions lose their committed offset (a tombstone) and answer NONE.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -16,12 +17,19 @@ export const handler = defineHandler({
     if (!server.authorizer.authorize(ctx.principal, 'DELETE', 'GROUP', request.groupId)) {
       return createOffsetDeleteResponse({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED })
     }
+    // Kafka's order per topic: READ on the topic name first (TOPIC_AUTHORIZATION_FAILED, whether or
+    // not it exists), then an unknown topic or partition (UNKNOWN_TOPIC_OR_PARTITION).
+    const mayRead = new Map<string, boolean>()
     const partitionError = (topic: string, partition: number): number | null => {
+      let may = mayRead.get(topic)
+      if (may === undefined) {
+        may = server.authorizer.authorize(ctx.principal, 'READ', 'TOPIC', topic)
+        mayRead.set(topic, may)
+      }
+      if (!may) return ErrorCode.TOPIC_AUTHORIZATION_FAILED
       const info = server.topics.byName(topic)
       if (info === undefined || partition < 0 || partition >= info.numPartitions)
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-      if (!server.authorizer.authorize(ctx.principal, 'READ', 'TOPIC', topic))
-        return ErrorCode.TOPIC_AUTHORIZATION_FAILED
       return null
     }
     const valid = request.topics

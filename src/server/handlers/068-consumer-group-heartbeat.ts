@@ -21,9 +21,10 @@ export const handler = defineHandler({
       })
     }
     if (!ctx.server.authorizer.authorize(ctx.principal, 'READ', 'GROUP', request.groupId)) {
+      // Kafka's error response here carries only the code (no message).
       return createConsumerGroupHeartbeatResponse({
         errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
-        errorMessage: errorInfo(ErrorCode.GROUP_AUTHORIZATION_FAILED).message,
+        errorMessage: null,
         memberId: null,
       })
     }

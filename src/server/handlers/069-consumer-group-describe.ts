@@ -1,9 +1,11 @@
 // ConsumerGroupDescribe (key 69): serves v0–v1. No consumer groups live here: a streams or simple
 // group answers GROUP_ID_NOT_FOUND "Group <g> is not a consumer group.", an unknown id "Group <g>
-// not found.", an empty id INVALID_GROUP_ID (Kafka's per-group answers).
+// not found.", an empty id INVALID_GROUP_ID (Kafka's per-group answers). Without DESCRIBE on a group:
+// GROUP_AUTHORIZATION_FAILED for it, listed before the other groups as Kafka does.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createConsumerGroupDescribeResponse } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
+import { groupAuthorizedOperations } from '../auth/authorized-operations.js'
 import { defineHandler } from '../router.js'
 
 const row = (groupId: string, errorCode: number) => ({
@@ -23,17 +25,31 @@ export const handler = defineHandler({
   minVersion: 0,
   maxVersion: 1,
   async handle(request, ctx) {
-    const allowed = request.groupIds.filter((g) =>
-      ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', g),
-    )
-    const described = await coordinatorFrom(ctx.server.coordinator).consumerGroupDescribe(allowed)
-    let next = 0
+    const coordinator = coordinatorFrom(ctx.server.coordinator)
+    // Consumer groups disabled: UNSUPPORTED_VERSION on every group, before any authorization.
+    if (!coordinator.isConsumerEnabled) {
+      return createConsumerGroupDescribeResponse({
+        groups: await coordinator.consumerGroupDescribe(request.groupIds),
+      })
+    }
+    // Kafka's order: the groups without DESCRIBE first, then the coordinator's rows, which carry
+    // the authorized-operations bit set when asked for.
+    const denied: string[] = []
+    const allowed: string[] = []
+    for (const g of request.groupIds) {
+      if (ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', g)) allowed.push(g)
+      else denied.push(g)
+    }
+    const described = await coordinator.consumerGroupDescribe(allowed)
     return createConsumerGroupDescribeResponse({
-      groups: request.groupIds.map((g) =>
-        ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', g)
-          ? described[next++]
-          : row(g, ErrorCode.GROUP_AUTHORIZATION_FAILED),
-      ),
+      groups: [
+        ...denied.map((g) => row(g, ErrorCode.GROUP_AUTHORIZATION_FAILED)),
+        ...described.map((d) =>
+          request.includeAuthorizedOperations && d.errorCode === ErrorCode.NONE
+            ? { ...d, authorizedOperations: groupAuthorizedOperations(ctx, d.groupId) }
+            : d,
+        ),
+      ],
     })
   },
   errorResponse(request, errorCode) {
