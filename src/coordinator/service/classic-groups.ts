@@ -31,6 +31,7 @@ import {
 } from '../../protocol/generated/messages/SyncGroupResponse.js'
 import type { ClassicGroupManager } from '../shard/classic/manager.js'
 import type { ClassicCompletion, ClassicScheduledTimer, ClassicTimerIntents } from '../shard/classic/types.js'
+import { StreamsConversionError } from './topology-description-manager.js'
 
 /** What the classic groups need from the group coordinator service. */
 export interface ClassicGroupsHost {
@@ -51,9 +52,18 @@ export interface ClassicGroupsHost {
   errorCode(err: unknown, operation: string): number
   /**
    * Cleans up what an empty streams group holds outside the shard before it becomes classic (its
-   * stored topology description). Absent: nothing to clean up.
+   * stored topology description). It may resolve with a finalize step, run once the join that
+   * follows has been written, whatever it answered. A rejection answers the join: a
+   * {@link StreamsConversionError} with its code (the member id echoed only when it says so), anything
+   * else REBALANCE_IN_PROGRESS with the request's member id. Absent: nothing to clean up.
    */
-  prepareStreamsConversion?(groupId: string): Promise<void>
+  prepareStreamsConversion?(groupId: string): Promise<void | (() => Promise<void>)>
+  /**
+   * Whether a cleanup runs before conversions (a topology description plugin is configured). When
+   * false, a join converts an empty streams group directly. Absent: whether
+   * `prepareStreamsConversion` is given.
+   */
+  streamsConversionCleanupConfigured?(): boolean
   setTimer(fn: () => void, delayMs: number): unknown
   clearTimer(handle: unknown): void
 }
@@ -89,19 +99,34 @@ export class ClassicGroupsService {
   async joinGroup(ctx: ClassicRequestContext, request: JoinGroupRequest): Promise<JoinGroupResponse> {
     const token = this.#nextToken++
     const answer = this.#park(token)
-    let conversionReady = false
+    // Kafka's topologyCleanupHandled = !pluginConfigured: without a cleanup the join converts at once.
+    let conversionReady = !(
+      this.#host.streamsConversionCleanupConfigured?.() ?? this.#host.prepareStreamsConversion !== undefined
+    )
+    let finalize: (() => Promise<void>) | undefined
     for (;;) {
       const uuid = this.#newUuid()
       try {
         const result = await this.#run('classic-group-join', request.groupId, (classic, nowMs) =>
           classic.classicGroupJoin({ ...ctx, nowMs, token, newMemberUuid: uuid, conversionReady }, request),
         )
-        if (result.conversionRequired === null) break
-        if (!(await this.#prepareConversion(token, request))) break
+        if (result.conversionRequired === null || conversionReady) break
+        const prepared = await this.#prepareConversion(token, request)
+        if (prepared === false) break
+        finalize = prepared
         conversionReady = true
       } catch (err) {
         this.#answerWithError(token, 'JoinGroup', this.#host.errorCode(err, 'classic-group-join'))
         break
+      }
+    }
+    // After the re-join, whether it converted or not (a revived streams group answers
+    // INCONSISTENT_GROUP_PROTOCOL): the stored description epoch is made consistent again.
+    if (finalize !== undefined) {
+      try {
+        await finalize()
+      } catch {
+        // A failed finalize leaves the group at −2: still reclaimable, and the next cycle retries.
       }
     }
     const c = await answer
@@ -155,22 +180,27 @@ export class ClassicGroupsService {
   }
 
   /**
-   * Runs the host's cleanup before an empty streams group becomes classic. When it fails, the join
-   * answers REBALANCE_IN_PROGRESS with the request's member id (KIP-1331), so the client retries.
+   * Runs the host's cleanup before an empty streams group becomes classic; resolves with its
+   * finalize step, or false once the join was answered. When the cleanup fails, the join answers
+   * REBALANCE_IN_PROGRESS with the request's member id (KIP-1331), so the client retries; a failed
+   * coordinator operation inside it answers its own code without the member id.
    */
-  async #prepareConversion(token: number, request: JoinGroupRequest): Promise<boolean> {
+  async #prepareConversion(
+    token: number,
+    request: JoinGroupRequest,
+  ): Promise<(() => Promise<void>) | undefined | false> {
     try {
-      await this.#host.prepareStreamsConversion?.(request.groupId)
-      return true
-    } catch {
+      return (await this.#host.prepareStreamsConversion?.(request.groupId)) ?? undefined
+    } catch (err) {
+      const conversion = err instanceof StreamsConversionError ? err : null
       const p = this.#parked.get(token)
       this.#parked.delete(token)
       p?.resolve({
         api: 'JoinGroup',
         token,
         response: createJoinGroupResponse({
-          memberId: request.memberId,
-          errorCode: ErrorCode.REBALANCE_IN_PROGRESS,
+          memberId: conversion === null || conversion.echoMemberId ? request.memberId : '',
+          errorCode: conversion?.errorCode ?? ErrorCode.REBALANCE_IN_PROGRESS,
         }),
       })
       return false

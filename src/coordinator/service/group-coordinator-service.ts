@@ -169,9 +169,11 @@ type Runtime = CoordinatorRuntime<Shard, CoordinatorRecord>
 /**
  * Cleans up what an empty streams group holds outside the shard before a classic JoinGroup turns
  * its id into a classic group (KIP-1331: the group's stored topology description). A rejection
- * fails that JoinGroup with the translated error; the client retries.
+ * fails that JoinGroup with REBALANCE_IN_PROGRESS and the request's member id (or a
+ * StreamsConversionError's own code); the client retries. It may resolve with a finalize step, run
+ * after the join that follows has been written, whatever that join answered.
  */
-export type StreamsToClassicConversionCleanup = (groupId: string) => Promise<void>
+export type StreamsToClassicConversionCleanup = (groupId: string) => Promise<void | (() => Promise<void>)>
 
 export class GroupCoordinatorService {
   readonly #runtime: Runtime
@@ -242,6 +244,12 @@ export class GroupCoordinatorService {
       cleanupIntervalMs: options.config.offsetsRetentionCheckIntervalMs,
       backoff: options.topologyDescriptionBackoff,
     })
+    // KIP-1331 §7: with a plugin, a classic join defers the conversion of an empty streams group that
+    // may hold a stored description until the manager deleted it (barrier, plugin delete, finalize).
+    if (this.topologyDescriptions.pluginConfigured) {
+      this.#conversionCleanup = (groupId) =>
+        this.topologyDescriptions.cleanupTopologyBeforeConversion(groupId)
+    }
     this.classicGroups = new ClassicGroupsService(
       {
         // Classic timers run through ClassicGroupsService (they answer parked requests), never
@@ -253,6 +261,7 @@ export class GroupCoordinatorService {
           }),
         errorCode: (err, operation) => this.errorCode(err, operation),
         prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
+        streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
         setTimer: (fn, delayMs) => this.#clock.setTimer(fn, delayMs),
         clearTimer: (handle) => this.#clock.clearTimer(handle as TimerHandle),
       },
@@ -268,8 +277,8 @@ export class GroupCoordinatorService {
     this.#conversionCleanup = cleanup
   }
 
-  async #prepareStreamsConversion(groupId: string): Promise<void> {
-    await this.#conversionCleanup?.(groupId)
+  async #prepareStreamsConversion(groupId: string): Promise<void | (() => Promise<void>)> {
+    return await this.#conversionCleanup?.(groupId)
   }
 
   /** Builds the runtime, loads (replays) every shard, arms the loaded groups' timers and the sweep. */

@@ -427,6 +427,65 @@ export class TopologyDescriptionManager {
     }
   }
 
+  // ---- classic JoinGroup to an empty streams group (§7) ----
+
+  /** Kafka's isConversionDeleteThrottled: a conversion delete failed and its window is still open. */
+  isConversionDeleteThrottled(groupId: string): boolean {
+    return this.backoff.isActive(groupId, CONVERSION_THROTTLE_EPOCH)
+  }
+
+  /**
+   * Kafka's throttleConversionDelete, after a failed conversion delete: arms the window under the
+   * pseudo-epoch −2 unless one is active (an entry at a real epoch is replaced). Classic clients
+   * retry REBALANCE_IN_PROGRESS at once, so without it every retry would call the plugin.
+   */
+  throttleConversionDelete(groupId: string): void {
+    this.backoff.armIfNotActive(groupId, CONVERSION_THROTTLE_EPOCH)
+  }
+
+  /**
+   * Kafka's cleanupTopologyBeforeConversion, run when the classic join deferred the conversion of an
+   * empty streams group that may hold a stored description (stored ≠ −1):
+   *
+   * 1. a throttled group answers REBALANCE_IN_PROGRESS without calling the plugin;
+   * 2. `mark-topology-uncertain` (markWhenNone false: empty, stored ≠ −1, at the latest state) writes
+   *    the −2 barrier when stored is a real epoch; false (revived, converted, gone, cleared to −1) →
+   *    REBALANCE_IN_PROGRESS;
+   * 3. deleteTopology, then the delete sensors. A failure arms the conversion throttle and answers
+   *    REBALANCE_IN_PROGRESS: the group stays a streams group at −2, which the cleanup cycle reclaims.
+   *    A success clears the group's back-off.
+   *
+   * Resolves with the finalize step, which the caller runs after the re-join whatever it answered:
+   * −2 → −1 if the re-join did not convert (a revived group), a real epoch → −2 if a push raced the
+   * delete; nothing once the group is classic. Rejects with a {@link StreamsConversionError}.
+   */
+  async cleanupTopologyBeforeConversion(groupId: string): Promise<() => Promise<void>> {
+    const plugin = this.#plugin
+    const shardId = this.#host.shardFor(groupId)
+    if (plugin === null) return async () => {}
+    if (this.isConversionDeleteThrottled(groupId)) throw StreamsConversionError.retry('throttled')
+    let marked: boolean
+    try {
+      marked = await this.#host.write(TopologyDescriptionOp.MARK_UNCERTAIN, shardId, (shard) =>
+        markTopologyUncertain(shard, groupId, false),
+      )
+    } catch (e) {
+      throw new StreamsConversionError(
+        this.#host.errorCode(e, TopologyDescriptionOp.MARK_UNCERTAIN),
+        false,
+        e,
+      )
+    }
+    if (!marked) throw StreamsConversionError.retry('not eligible')
+    const { failed } = await this.#deleteAll(plugin, [groupId])
+    if (failed.size > 0) {
+      this.throttleConversionDelete(groupId)
+      throw StreamsConversionError.retry(failed.get(groupId)?.message ?? 'delete failed')
+    }
+    this.backoff.clearGroup(groupId)
+    return () => this.#finalize(shardId, [groupId])
+  }
+
   // ---- periodic cleanup (§6) ----
 
   /** Starts the cycle (first run one interval from now). A no-op without a plugin. */
@@ -556,6 +615,29 @@ export class TopologyDescriptionManager {
       }
     })()
     return this.#closing
+  }
+}
+
+/** The pseudo-epoch the conversion-delete throttle is kept under (Kafka: −2). */
+export const CONVERSION_THROTTLE_EPOCH = -2
+
+/**
+ * Why the cleanup before a streams → classic conversion did not let the join convert. With
+ * `echoMemberId` the join answers `errorCode` (REBALANCE_IN_PROGRESS) with the request's member id, so
+ * the client retries; without it an operation failed and only the translated code is answered.
+ */
+export class StreamsConversionError extends Error {
+  override name = 'StreamsConversionError'
+  readonly errorCode: number
+  readonly echoMemberId: boolean
+  constructor(errorCode: number, echoMemberId: boolean, cause?: unknown) {
+    super(`streams group conversion not done (error code ${errorCode})`, { cause })
+    this.errorCode = errorCode
+    this.echoMemberId = echoMemberId
+  }
+
+  static retry(reason: string): StreamsConversionError {
+    return new StreamsConversionError(ErrorCode.REBALANCE_IN_PROGRESS, true, reason)
   }
 }
 

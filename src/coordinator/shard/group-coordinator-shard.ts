@@ -192,6 +192,10 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
       otherGroups: {
         typeOf: (groupId) => (streams.group(groupId) !== undefined ? 'streams' : undefined),
         isEmpty: (groupId) => streams.isEmpty(groupId),
+        // A real stored epoch or the −2 barrier: the plugin may hold a description (KIP-1331 §7).
+        // (−1 is NONE, the one value that says the plugin holds nothing.)
+        needsCleanupBeforeConversion: (groupId) =>
+          (streams.group(groupId)?.storedDescriptionTopologyEpoch ?? -1) !== -1,
         // The streams group's timers need no cancelling: each checks the group when it fires.
         deleteEmptyGroupRecords: (groupId) => streams.deleteGroupRecords(groupId).records,
       },

@@ -92,6 +92,12 @@ export interface OtherGroupTypes {
   /** 'streams', 'consumer', 'share', … or undefined when no group of another type has this id. */
   typeOf(groupId: string): string | undefined
   isEmpty(groupId: string): boolean
+  /**
+   * Whether an empty group of another type may hold state outside the shard that the service must
+   * clean up before the conversion (KIP-1331: a streams group whose stored description epoch is not
+   * −1, so a real epoch or the −2 barrier). Absent: always.
+   */
+  needsCleanupBeforeConversion?(groupId: string): boolean
   /** The tombstones that delete an empty group of another type. */
   deleteEmptyGroupRecords(groupId: string): CoordinatorRecord[]
 }
@@ -114,7 +120,8 @@ export interface ClassicJoinContext {
   readonly newMemberUuid: string
   /**
    * True when the service has cleaned up what an empty streams group with this id holds outside
-   * the shard, so the join may convert it (Kafka's topologyCleanupHandled).
+   * the shard, or has nothing to clean up (no plugin), so the join may convert it at once (Kafka's
+   * topologyCleanupHandled).
    */
   readonly conversionReady?: boolean
 }
@@ -235,7 +242,10 @@ export class ClassicGroupManager {
     if (otherType !== undefined) {
       const other = this.#otherGroups!
       if (otherType === 'streams' && other.isEmpty(groupId)) {
-        if (ctx.conversionReady !== true) return { ...out.deferred(), conversionRequired: 'streams' }
+        // Kafka's topologyCleanupHandled: only a group that may hold a stored description defers.
+        if (ctx.conversionReady !== true && (other.needsCleanupBeforeConversion?.(groupId) ?? true)) {
+          return { ...out.deferred(), conversionRequired: 'streams' }
+        }
         out.records.push(...other.deleteEmptyGroupRecords(groupId))
       } else {
         out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
