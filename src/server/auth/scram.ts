@@ -270,6 +270,14 @@ export class ScramServer {
     const m = CLIENT_FINAL.exec(text)
     if (m === null) throw new ScramFailure('Invalid SCRAM client final message format')
     const [, withoutProof, channel, nonce, proofText] = m
+    // RFC 5802 5.1: the nonce must be the one of the server-first message, exactly (Kafka 4.0 and
+    // later check the same). librdkafka before 2.6.1 (kcat in Debian: 2.0.2) prepends its client
+    // nonce once more and is refused here; with c-nonce `-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c` it sent
+    //   n,,n=kc,r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c
+    //   (server) r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.ckdQT4M-U6hNhIDRIOn907rZWfevH1REa,s=…,i=4096
+    //   c=biws,r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.ckdQT4M-…,p=…
+    // (Kafka 3.8.1 to 3.9 accepted any nonce ending with the server's; before 3.8.1 Kafka did not
+    // compare it.) See docs/security.md and the librdkafka case in test/server/auth/scram.test.ts.
     if (nonce !== this.#fullNonce) throw new ScramFailure('Invalid client nonce in the final client message.')
     if (Buffer.from(channel, 'base64').toString('utf8') !== this.#gs2Header) {
       throw new ScramFailure('Invalid channel binding in the final client message.')

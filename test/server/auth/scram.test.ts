@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash, createHmac, pbkdf2Sync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import {
   createMechanismServer,
@@ -11,6 +12,7 @@ import {
   formatScramUser,
   parseScramUsers,
   ScramFailure,
+  type ScramMechanism,
   ScramServer,
   scramUserEntry,
 } from '../../../src/server/auth/scram.js'
@@ -162,6 +164,89 @@ describe('ScramServer', () => {
       /channel binding/,
     )
   })
+})
+
+// The exact messages of one exchange between kcat 1.7.1 / librdkafka 2.0.2 (Debian) and this
+// server, user kc, password kc-secret, salt "kcat-fixed-salt!", 4096 iterations. librdkafka chooses
+// a 32-character client nonce; the server nonce is the one the server drew in that run.
+const LIBRDKAFKA_2_0_2: readonly {
+  readonly mechanism: ScramMechanism
+  readonly clientNonce: string
+  readonly serverNonce: string
+  readonly clientFirst: string
+  readonly serverFirst: string
+  readonly clientFinal: string
+}[] = [
+  {
+    mechanism: 'SCRAM-SHA-256',
+    clientNonce: '-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c',
+    serverNonce: 'kdQT4M-U6hNhIDRIOn907rZWfevH1REa',
+    clientFirst: 'n,,n=kc,r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c',
+    serverFirst:
+      'r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.ckdQT4M-U6hNhIDRIOn907rZWfevH1REa,s=a2NhdC1maXhlZC1zYWx0IQ==,i=4096',
+    clientFinal:
+      'c=biws,r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.ckdQT4M-U6hNhIDRIOn907rZWfevH1REa,p=twubSXG3xD6g7vvm6gUhDDS0MkrjdAKQrmoHxqabbuY=',
+  },
+  {
+    mechanism: 'SCRAM-SHA-512',
+    clientNonce: 'y>J{^EGXLLNbDE>IsF7MtlNk.zurW3hj',
+    serverNonce: 'RQpxCO7BYO2yrn5AZHzoD49PVCXgufpo',
+    clientFirst: 'n,,n=kc,r=y>J{^EGXLLNbDE>IsF7MtlNk.zurW3hj',
+    serverFirst:
+      'r=y>J{^EGXLLNbDE>IsF7MtlNk.zurW3hjRQpxCO7BYO2yrn5AZHzoD49PVCXgufpo,s=a2NhdC1maXhlZC1zYWx0IQ==,i=4096',
+    clientFinal:
+      'c=biws,r=y>J{^EGXLLNbDE>IsF7MtlNk.zurW3hjy>J{^EGXLLNbDE>IsF7MtlNk.zurW3hjRQpxCO7BYO2yrn5AZHzoD49PVCXgufpo,p=WiZW66F08A5E0GxmHxfWRxcnmsKeLI+2Ufk6A2KYBRSnNPva32P4zYajKRv9dZGayPhZRfQNJr3apo+qMoVZbA==',
+  },
+]
+
+describe('librdkafka before 2.6.1 (kcat in Debian)', () => {
+  const salt = Buffer.from('kcat-fixed-salt!')
+  const server = (x: (typeof LIBRDKAFKA_2_0_2)[number]) =>
+    new ScramServer(
+      x.mechanism,
+      new Map([['kc', computeScramCredential(x.mechanism, 'kc-secret', { salt, iterations: 4096 })]]),
+      () => x.serverNonce,
+    )
+
+  for (const x of LIBRDKAFKA_2_0_2) {
+    it(`${x.mechanism}: the client-final nonce is c-nonce + the server's nonce, refused as RFC 5802 and Kafka 4 refuse it`, () => {
+      const s = server(x)
+      // The server-first message is what librdkafka answered to: r = c-nonce + s-nonce, base64 salt.
+      assert.equal(Buffer.from(s.evaluate(Buffer.from(x.clientFirst))).toString(), x.serverFirst)
+      const combined = x.clientNonce + x.serverNonce
+      const sentNonce = /,r=([^,]*),p=/.exec(x.clientFinal)?.[1]
+      assert.equal(sentNonce, x.clientNonce + combined, 'librdkafka prepends its c-nonce once more')
+      assert.throws(
+        () => s.evaluate(Buffer.from(x.clientFinal)),
+        (e: ScramFailure) =>
+          e instanceof ScramFailure &&
+          e.message === 'Invalid client nonce in the final client message.' &&
+          e.clientMessage === null,
+      )
+      assert.equal(s.state, 'failed')
+
+      // Everything else in the message is right: the proof is valid for the AuthMessage that
+      // holds the repeated nonce, so the password was right and only the nonce is refused.
+      const hashName = x.mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512'
+      const salted = pbkdf2Sync('kc-secret', salt, 4096, hashName === 'sha256' ? 32 : 64, hashName)
+      const clientKey = createHmac(hashName, salted).update('Client Key').digest()
+      const storedKey = createHash(hashName).update(clientKey).digest()
+      const withoutProof = x.clientFinal.slice(0, x.clientFinal.lastIndexOf(',p='))
+      const authMessage = `${x.clientFirst.slice(3)},${x.serverFirst},${withoutProof}`
+      const signature = createHmac(hashName, storedKey).update(authMessage).digest()
+      const proof = Buffer.from(clientKey.map((b, i) => b ^ signature[i]))
+      assert.equal(x.clientFinal.slice(x.clientFinal.lastIndexOf(',p=') + 3), proof.toString('base64'))
+
+      // The same exchange with the nonce sent as RFC 5802 requires (librdkafka 2.6.1 and later,
+      // KafkaJS, Kafka's Java client) succeeds.
+      const rfc = server(x)
+      const client = new ScramClient(x.mechanism, 'kc', 'kc-secret', x.clientNonce)
+      assert.equal(Buffer.from(client.first()).toString(), x.clientFirst)
+      const final = rfc.evaluate(client.final(rfc.evaluate(client.first())))
+      assert.ok(client.verify(final))
+      assert.equal(rfc.user, 'kc')
+    })
+  }
 })
 
 describe('PLAIN', () => {
