@@ -57,7 +57,12 @@ import {
 } from '../shard/group-coordinator-shard.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
-import type { CreatableTopic, TopicMetadata, TopicsImage } from '../shard/streams/configured-topology.js'
+import {
+  type CreatableTopic,
+  type TopicMetadata,
+  type TopicsImage,
+  TopicStatusCode,
+} from '../shard/streams/configured-topology.js'
 import type { TaskAssignorSelector } from '../shard/streams/manager.js'
 import { NO_TIMERS, type TimerIntents } from '../shard/streams/timers.js'
 import {
@@ -139,6 +144,12 @@ export interface StreamsHeartbeatRequestContext {
   readonly clientId: string
   /** e.g. "/127.0.0.1" */
   readonly clientHost: string
+  /**
+   * Of the internal topics a heartbeat needs created, those the caller may not create (the server's
+   * authorization: CREATE on the cluster or on each topic). When any is refused nothing is created and
+   * the MISSING_INTERNAL_TOPICS detail names them. Absent: every creation is allowed.
+   */
+  readonly unauthorizedToCreate?: (topics: readonly string[]) => readonly string[]
 }
 
 export interface ListGroupsResult {
@@ -410,7 +421,11 @@ export class GroupCoordinatorService {
       const errorCode = this.errorCode(e, 'streams-group-heartbeat')
       return createStreamsGroupHeartbeatResponse({ errorCode, errorMessage: errorInfo(errorCode).message })
     }
-    if (result.internalTopicsToCreate.length > 0) this.#createInternalTopics(result.internalTopicsToCreate)
+    if (result.internalTopicsToCreate.length > 0) {
+      const refused = ctx.unauthorizedToCreate?.(result.internalTopicsToCreate.map((t) => t.name)) ?? []
+      if (refused.length === 0) this.#createInternalTopics(result.internalTopicsToCreate)
+      else result = { ...result, response: withCreateRefusal(result.response, refused) }
+    }
     // KIP-1331 solicitation, on the committed result only (never on a failed heartbeat).
     if (gate !== undefined) {
       try {
@@ -849,6 +864,23 @@ export class GroupCoordinatorService {
     }
     this.#track(run())
   }
+}
+
+/**
+ * Kafka's answer when the caller may not create a heartbeat's internal topics: "; Unauthorized to
+ * CREATE on topics a, b." appended to the MISSING_INTERNAL_TOPICS detail (a new status without the
+ * leading "; " when the response had none).
+ */
+function withCreateRefusal(
+  response: StreamsGroupHeartbeatResponse,
+  refused: readonly string[],
+): StreamsGroupHeartbeatResponse {
+  const text = `Unauthorized to CREATE on topics ${refused.join(', ')}.`
+  const status = [...(response.status ?? [])]
+  const i = status.findIndex((s) => s.statusCode === TopicStatusCode.MISSING_INTERNAL_TOPICS)
+  if (i >= 0) status[i] = { ...status[i], statusDetail: `${status[i].statusDetail}; ${text}` }
+  else status.push({ statusCode: TopicStatusCode.MISSING_INTERNAL_TOPICS, statusDetail: text })
+  return { ...response, status }
 }
 
 /** The streams manager's timer intents as runtime timer intents (an operation's own intents nest). */

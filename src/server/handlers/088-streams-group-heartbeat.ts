@@ -1,26 +1,67 @@
-// StreamsGroupHeartbeat (key 88): serves v0–v1 (KIP-1071). UNSUPPORTED_VERSION when
-// group.coordinator.rebalance.protocols does not include streams; GROUP_AUTHORIZATION_FAILED without
-// READ on the group; otherwise the group coordinator runs the heartbeat on the group's shard.
+// StreamsGroupHeartbeat (key 88): serves v0–v1 (KIP-1071). Kafka's KafkaApis gates, in order
+// (streams-groups.md §2.1 a): UNSUPPORTED_VERSION when group.coordinator.rebalance.protocols does
+// not include streams; GROUP_AUTHORIZATION_FAILED without READ on the group; with a topology whose
+// topic names are all legal and not Kafka-internal (the coordinator answers those with
+// STREAMS_INVALID_TOPOLOGY), TOPIC_AUTHORIZATION_FAILED unless the principal may DESCRIBE every
+// source, repartition and changelog topic. These errors carry no message. Otherwise the group
+// coordinator runs the heartbeat on the group's shard; missing internal topics are created only with
+// CREATE on the cluster or on each of them, else the MISSING_INTERNAL_TOPICS status says which
+// topics were refused (§3.5).
 import { coordinatorFrom } from '../../coordinator/service/index.js'
+import { isValidTopicName } from '../../coordinator/shard/streams/validation.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
+import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import { createStreamsGroupHeartbeatResponse } from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
-import { clientHostOf, defineHandler } from '../router.js'
+import { unauthorizedTopics } from '../auth/authorized-operations.js'
+import { clientHostOf, defineHandler, type RequestContext } from '../router.js'
+
+const KAFKA_INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
+
+/** Source, repartition sink, repartition source and changelog topics of the request's topology. */
+function topologyTopics(request: StreamsGroupHeartbeatRequest): string[] {
+  const names = new Set<string>()
+  for (const s of request.topology?.subtopologies ?? []) {
+    for (const t of s.sourceTopics) names.add(t)
+    for (const t of s.repartitionSinkTopics) names.add(t)
+    for (const t of s.repartitionSourceTopics) names.add(t.name)
+    for (const t of s.stateChangelogTopics) names.add(t.name)
+  }
+  return [...names]
+}
+
+/** Of the internal topics to create, those the principal may not create (none with CREATE on the cluster). */
+function refusedCreations(ctx: RequestContext, names: readonly string[]): string[] {
+  if (ctx.server.authorizer.authorize(ctx.principal, 'CREATE', 'CLUSTER', 'kafka-cluster')) return []
+  return unauthorizedTopics(ctx, 'CREATE', names)
+}
 
 export const handler = defineHandler({
   apiKey: 88,
   minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
-    if (!ctx.server.authorizer.authorize(ctx.principal, 'READ', 'GROUP', request.groupId)) {
-      return createStreamsGroupHeartbeatResponse({
-        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
-        errorMessage: errorInfo(ErrorCode.GROUP_AUTHORIZATION_FAILED).message,
-      })
+    const coordinator = coordinatorFrom(ctx.server.coordinator)
+    const heartbeatCtx = {
+      apiVersion: ctx.apiVersion,
+      clientId: ctx.clientId ?? '',
+      clientHost: clientHostOf(ctx),
+      unauthorizedToCreate: (names: readonly string[]) => refusedCreations(ctx, names),
     }
-    return coordinatorFrom(ctx.server.coordinator).streamsGroupHeartbeat(
-      { apiVersion: ctx.apiVersion, clientId: ctx.clientId ?? '', clientHost: clientHostOf(ctx) },
-      request,
-    )
+    // 1. Streams groups disabled: the coordinator's UNSUPPORTED_VERSION, before any authorization.
+    if (!coordinator.isStreamsEnabled) return coordinator.streamsGroupHeartbeat(heartbeatCtx, request)
+    // 2. READ on the group.
+    if (!ctx.server.authorizer.authorize(ctx.principal, 'READ', 'GROUP', request.groupId)) {
+      return createStreamsGroupHeartbeatResponse({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED })
+    }
+    // 3. DESCRIBE on every topic of the topology, once its names passed Kafka's name checks.
+    if (request.topology !== null) {
+      const topics = topologyTopics(request)
+      const checkable = topics.every((t) => !KAFKA_INTERNAL_TOPICS.has(t) && isValidTopicName(t))
+      if (checkable && unauthorizedTopics(ctx, 'DESCRIBE', topics).length > 0) {
+        return createStreamsGroupHeartbeatResponse({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })
+      }
+    }
+    return coordinator.streamsGroupHeartbeat(heartbeatCtx, request)
   },
   errorResponse(_request, errorCode) {
     return createStreamsGroupHeartbeatResponse({ errorCode, errorMessage: errorInfo(errorCode).message })
