@@ -46,6 +46,28 @@ before(async () => {
   source.groups.set('fresh-app', group('fresh-app', { status: 'NOT_STORED', state: 'Empty' }))
   source.groups.set('big-app', group('big-app', { description: largeDescription(26, 20) }))
   source.groups.set('lagging-app', group('lagging-app', { description: orders, topologyEpoch: 1 }))
+  // Member ids as coordinators make them (22-character base64 UUIDs) and Kafka Streams' long client
+  // ids, with tasks in every role.
+  source.groups.set(
+    'wide-app',
+    group('wide-app', {
+      description: orders,
+      members: [
+        {
+          ...member('cKiLh6zTDTMnQx3vRb0a1w', {
+            active: { '0': [1], '1': [0, 2] },
+            standby: { '0': [0, 2] },
+          }),
+          clientId: 'wide-app-7d0c9b1e-4f7a-4a55-9d8e-1c2b3a4d5e6f-StreamThread-1-consumer',
+        },
+        member('y6c3hwts-FjRk2L0pQe9aZw', {
+          active: { '0': [0, 2], '1': [1] },
+          standby: { '1': [0, 2] },
+          warmup: { '0': [1] },
+        }),
+      ],
+    }),
+  )
   console_ = await startConsole({
     bootstrapServers: [],
     listener: { host: '127.0.0.1', port: 0 },
@@ -87,6 +109,7 @@ describe('console page', () => {
         'inventory-app',
         'lagging-app',
         'orders-app',
+        'wide-app',
       ])
       const row = (id: string, col: string) =>
         page.textContent(`tr[data-group-id="${id}"] [data-col="${col}"]`)
@@ -275,6 +298,37 @@ describe('console page', () => {
       assert.equal(await page.getAttribute('svg.graph', 'data-epoch'), '1')
       assert.equal(await page.locator('.tg-node').count(), topologyGraph(orders).nodes.length)
       assert.equal(await page.evaluate(() => (window as unknown as { marker: number }).marker), 42)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('fits the members table into the side panel, long member and client ids included', async () => {
+    const page = await open('#/group/wide-app')
+    try {
+      await drawn(page)
+      await page.waitForSelector('.members-table tr[data-member-id="cKiLh6zTDTMnQx3vRb0a1w"]')
+      const fit = await page.$eval('aside.side', (side) => {
+        const right = side.getBoundingClientRect().right
+        const cells = Array.from(side.querySelectorAll('.members-table th, .members-table td'))
+        return {
+          scrollWidth: side.scrollWidth,
+          clientWidth: side.clientWidth,
+          outside: cells
+            .filter((c) => c.getBoundingClientRect().right > right + 0.5)
+            .map((c) => c.textContent),
+        }
+      })
+      assert.deepEqual(fit.outside, [])
+      assert.ok(
+        fit.scrollWidth <= fit.clientWidth,
+        `scrolls sideways: ${fit.scrollWidth} > ${fit.clientWidth}`,
+      )
+      // Nothing is cut: the whole client id and every task list are still there.
+      const row = (await page.textContent('tr[data-member-id="cKiLh6zTDTMnQx3vRb0a1w"]'))!
+      assert.ok(row.includes('wide-app-7d0c9b1e-4f7a-4a55-9d8e-1c2b3a4d5e6f-StreamThread-1-consumer'))
+      assert.ok(row.includes('0: [1]; 1: [0, 2]') && row.includes('0: [0, 2]'))
+      await page.screenshot({ path: join(ARTIFACTS, 'group-wide-members.png') })
     } finally {
       await page.close()
     }
