@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Registry } from 'prom-client'
-import { ordersApplication, type RunningDemo, startDemo } from '../../src/cli/demo.js'
+import { inventoryApplication, ordersApplication, type RunningDemo, startDemo } from '../../src/cli/demo.js'
 import {
   startConsole,
   type GroupResponse,
@@ -71,11 +71,16 @@ after(async () => {
 
 describe('console HTTP API against a real server', () => {
   it('lists both demo groups with state, epochs, member count and description status', async () => {
-    const data = await waitFor('two stable demo groups with 2 members', async () => {
+    // The members push their descriptions when the coordinator asks (KIP-1331): both groups reach
+    // AVAILABLE, and stay there.
+    const data = await waitFor('two stable demo groups with 2 members and a stored description', async () => {
       const r = await get('/api/groups')
       assert.equal(r.status, 200)
       const d = JSON.parse(r.body) as GroupsResponse
-      const ready = d.groups.filter((g) => g.groupState === 'Stable' && g.memberCount === 2)
+      const ready = d.groups.filter(
+        (g) =>
+          g.groupState === 'Stable' && g.memberCount === 2 && g.topologyDescriptionStatus === 'AVAILABLE',
+      )
       return ready.length === 2 ? d : undefined
     })
     assert.deepEqual(
@@ -86,18 +91,20 @@ describe('console HTTP API against a real server', () => {
       assert.equal(g.error, null)
       assert.equal(g.topologyEpoch, 0)
       assert.ok((g.groupEpoch ?? 0) >= 1)
-      assert.ok(
-        g.topologyDescriptionStatus === 'NOT_STORED' || g.topologyDescriptionStatus === 'AVAILABLE',
-        `status ${g.topologyDescriptionStatus}`,
-      )
+      assert.equal(g.topologyDescriptionStatus, 'AVAILABLE')
     }
     assert.ok(!Number.isNaN(Date.parse(data.fetchedAt)))
   })
 
   it('describes a group with its members, every task of the topology assigned once', async () => {
-    const r = await get('/api/groups/demo-orders')
-    assert.equal(r.status, 200)
-    const { group, shownDescription } = JSON.parse(r.body) as GroupResponse
+    // Once every task is running (the members reconcile after the group is Stable).
+    const { group, shownDescription } = await waitFor('every task of demo-orders running', async () => {
+      const r = await get('/api/groups/demo-orders')
+      assert.equal(r.status, 200)
+      const d = JSON.parse(r.body) as GroupResponse
+      const running = d.group.members.flatMap((m) => m.assignment.activeTasks.flatMap((t) => t.partitions))
+      return running.length === 6 ? d : undefined
+    })
     assert.equal(group.members.length, 2)
     assert.deepEqual(
       group.subtopologies.map((s) => s.subtopologyId),
@@ -109,11 +116,34 @@ describe('console HTTP API against a real server', () => {
       )
       .sort()
     assert.deepEqual(tasks, ['0_0', '0_1', '0_2', '1_0', '1_1', '1_2'])
-    if (group.topologyDescriptionStatus === 'AVAILABLE') {
-      // Once the coordinator stores pushed descriptions, the drawing is of exactly what was pushed.
-      assert.deepEqual(shownDescription?.description, describeApp(ordersApplication()))
-    } else {
-      assert.equal(shownDescription, null)
+    // The coordinator stores what the members pushed; the drawing is of exactly that, for the
+    // group's current topology epoch.
+    assert.equal(group.topologyDescriptionStatus, 'AVAILABLE')
+    assert.deepEqual(group.topologyDescription, describeApp(ordersApplication()))
+    assert.deepEqual(shownDescription, {
+      topologyEpoch: group.topologyEpoch,
+      current: true,
+      description: describeApp(ordersApplication()),
+    })
+  })
+
+  it('downloads the description each demo application pushed', async () => {
+    for (const [groupId, app] of [
+      ['demo-orders', ordersApplication()],
+      ['demo-inventory', inventoryApplication()],
+    ] as const) {
+      const r = await get(`/api/groups/${groupId}/topology-description.json`)
+      assert.equal(r.status, 200)
+      assert.equal(
+        r.headers.get('content-disposition'),
+        `attachment; filename="${groupId}-topology-description.json"`,
+      )
+      assert.deepEqual(JSON.parse(r.body), {
+        groupId,
+        topologyEpoch: 0,
+        current: true,
+        topologyDescription: JSON.parse(JSON.stringify(describeApp(app))),
+      })
     }
   })
 
