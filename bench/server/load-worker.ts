@@ -27,7 +27,10 @@ export interface LoadSpec {
 }
 
 export interface LoadResult {
+  /** Answers received in the measured window. */
   readonly requests: number
+  /** Answers received in the whole run, warm-up and stragglers included. */
+  readonly answered: number
   readonly seconds: number
   readonly p50: number
   readonly p99: number
@@ -44,6 +47,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   let cursor = 0
   let sentTotal = 0
   let counted = 0
+  let answeredTotal = 0
   let errors = 0
   let firstErrorCode = 0
   const t0 = performance.now()
@@ -114,6 +118,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
                 counted++
               }
               answered++
+              answeredTotal++
             }
             buf = off === buf.length ? Buffer.alloc(0) : buf.subarray(off)
             if (c.head > 4096) {
@@ -175,6 +180,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
       : latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]
   return {
     requests: counted,
+    answered: answeredTotal,
     seconds,
     p50: q(0.5),
     p99: q(0.99),

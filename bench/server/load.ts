@@ -6,20 +6,30 @@ import { fileURLToPath } from 'node:url'
 import type { LoadResult, LoadSpec } from './load-worker.js'
 
 export type { LoadResult, LoadSpec } from './load-worker.js'
+/** A load's result with the server's CPU time per answered request (µs). */
+export type Measured = LoadResult & { readonly cpuUsPerRequest: number }
 
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 
-/** Runs one load in a fresh child process (loopback only) and returns what it measured. */
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise<LoadResult>((resolve, reject) => {
+/**
+ * Runs one load in a fresh child process (loopback only) and returns what it measured, with the CPU
+ * time this process (the server under load) spent per answered request. Unlike requests per second,
+ * that figure hardly moves when other work on the machine takes the cores away.
+ */
+export function runLoad(spec: LoadSpec): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const cpu0 = process.cpuUsage()
     const child = fork(WORKER, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced' })
     let result: LoadResult | undefined
+    let cpuUs = 0
     child.once('message', (m: LoadResult) => {
+      const cpu = process.cpuUsage(cpu0)
+      cpuUs = cpu.user + cpu.system
       result = m
     })
     child.once('error', reject)
     child.once('exit', (code) => {
-      if (result !== undefined) resolve(result)
+      if (result !== undefined) resolve({ ...result, cpuUsPerRequest: cpuUs / Math.max(1, result.answered) })
       else reject(new Error(`load generator exited with ${code}`))
     })
     child.send(spec)

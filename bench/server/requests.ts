@@ -20,7 +20,7 @@ import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
   bareServer,
   closeServer,
-  type LoadResult,
+  type Measured,
   median,
   profiled,
   rps,
@@ -114,7 +114,7 @@ async function answerOf(frame: Buffer): Promise<Buffer> {
   return withSizePrefix(f)
 }
 
-type Row = { bare: LoadResult; sqlite: LoadResult; memory: LoadResult }
+type Row = { bare: Measured; sqlite: Measured; memory: Measured }
 const results = new Map<string, Row[]>()
 const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
 for (let run = 0; run < runs; run++) {
@@ -156,6 +156,20 @@ function print(res: Map<string, Row[]>): void {
     const ratio = (k: 'sqlite' | 'memory') => `${(100 * m((r) => rps(r[k]) / rps(r.bare))).toFixed(0)} %`
     console.log(
       `| ${name} | ${cell('bare')} | ${cell('sqlite')} | ${ratio('sqlite')} | ${cell('memory')} | ${ratio('memory')} |`,
+    )
+  }
+  // Server CPU time per answered request; bare ÷ Topograph is the ratio the machine's load hardly moves.
+  console.log(
+    '\n| Request | bare CPU µs/req | sqlite CPU µs/req | bare ÷ sqlite | memory CPU µs/req | bare ÷ memory |',
+  )
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+  for (const [name, rows] of res) {
+    const m = (pick: (r: Row) => number) => median(rows.map(pick))
+    const us = (k: keyof Row) => m((r) => r[k].cpuUsPerRequest).toFixed(1)
+    const ratio = (k: 'sqlite' | 'memory') =>
+      `${(100 * m((r) => r.bare.cpuUsPerRequest / r[k].cpuUsPerRequest)).toFixed(0)} %`
+    console.log(
+      `| ${name} | ${us('bare')} | ${us('sqlite')} | ${ratio('sqlite')} | ${us('memory')} | ${ratio('memory')} |`,
     )
   }
 }

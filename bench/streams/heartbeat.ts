@@ -30,7 +30,7 @@ import {
   bareServer,
   closeServer,
   fmt,
-  type LoadResult,
+  type Measured,
   median,
   profiled,
   rps,
@@ -230,17 +230,17 @@ async function prepare(storage: 'sqlite' | 'memory'): Promise<Prepared> {
 }
 
 interface Run {
-  bare: LoadResult
-  sqlite: LoadResult
-  sqliteHalf: LoadResult
-  memory: LoadResult
-  memoryHalf: LoadResult
+  bare: Measured
+  sqlite: Measured
+  sqliteHalf: Measured
+  memory: Measured
+  memoryHalf: Measured
   joinSeconds: { sqlite: number; memory: number }
   answerBytes: number
 }
 
 const closed = { seconds, warmupSeconds: 1, connections: 4, depth: 16, errorCodeAt: ERROR_CODE_AT }
-const check = (what: string, r: LoadResult): LoadResult => {
+const check = (what: string, r: Measured): Measured => {
   if (r.errors > 0)
     throw new Error(`${what}: ${r.errors} answers with error code (first ${r.firstErrorCode})`)
   return r
@@ -285,7 +285,9 @@ for (let run = 0; run < runs; run++) {
   console.log(
     `run ${run + 1}: join ${fmt(GROUPS * MEMBERS)} members ${r.joinSeconds.sqlite.toFixed(1)} s (sqlite) / ${r.joinSeconds.memory.toFixed(1)} s (memory); ` +
       `bare ${fmt(rps(r.bare))}/s, sqlite ${fmt(rps(r.sqlite))}/s (${pct(rps(r.sqlite) / rps(r.bare))}), ` +
-      `memory ${fmt(rps(r.memory))}/s (${pct(rps(r.memory) / rps(r.bare))}); at half load p99 ` +
+      `memory ${fmt(rps(r.memory))}/s (${pct(rps(r.memory) / rps(r.bare))}); CPU µs/heartbeat bare ` +
+      `${r.bare.cpuUsPerRequest.toFixed(1)}, sqlite ${r.sqlite.cpuUsPerRequest.toFixed(1)}, memory ` +
+      `${r.memory.cpuUsPerRequest.toFixed(1)}; at half load p99 ` +
       `sqlite ${r.sqliteHalf.p99.toFixed(2)} ms, memory ${r.memoryHalf.p99.toFixed(2)} ms`,
   )
 }
@@ -299,17 +301,19 @@ console.log(
   `\n${GROUPS} groups × ${MEMBERS} members, response ${all[0].answerBytes} B, server build ${serverBuild}, medians of ${runs} run(s)`,
 )
 console.log(
-  '| Server | heartbeats/s | p50 / p99 ms (full load) | ratio to bare | half load: rate/s | p50 / p99 / max ms |',
+  '| Server | heartbeats/s | p50 / p99 ms (full load) | ratio to bare | CPU µs/heartbeat | CPU ratio | half load: rate/s | p50 / p99 / max ms |',
 )
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 console.log(
-  `| bare framing server | ${fmt(m((r) => rps(r.bare)))} | ${ms(m((r) => r.bare.p50))} / ${ms(m((r) => r.bare.p99))} | 100 % | — | — |`,
+  `| bare framing server | ${fmt(m((r) => rps(r.bare)))} | ${ms(m((r) => r.bare.p50))} / ${ms(m((r) => r.bare.p99))} | 100 % | ` +
+    `${m((r) => r.bare.cpuUsPerRequest).toFixed(1)} | 100 % | — | — |`,
 )
 for (const k of ['sqlite', 'memory'] as const) {
   const h = k === 'sqlite' ? 'sqliteHalf' : 'memoryHalf'
   console.log(
     `| Topograph, ${k} | ${fmt(m((r) => rps(r[k])))} | ${ms(m((r) => r[k].p50))} / ${ms(m((r) => r[k].p99))} | ` +
-      `${pct(m((r) => rps(r[k]) / rps(r.bare)))} | ${fmt(m((r) => rps(r[h])))} | ` +
+      `${pct(m((r) => rps(r[k]) / rps(r.bare)))} | ${m((r) => r[k].cpuUsPerRequest).toFixed(1)} | ` +
+      `${pct(m((r) => r.bare.cpuUsPerRequest / r[k].cpuUsPerRequest))} | ${fmt(m((r) => rps(r[h])))} | ` +
       `${ms(m((r) => r[h].p50))} / ${ms(m((r) => r[h].p99))} / ${ms(m((r) => r[h].max))} |`,
   )
 }
