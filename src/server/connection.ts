@@ -64,6 +64,8 @@ export class Connection {
   #closed = false
   #pausedForInFlight = false
   #pausedForWrite = false
+  /** A flush of asynchronously answered responses is scheduled for the end of this turn. */
+  #flushScheduled = false
 
   constructor(options: ConnectionOptions) {
     this.#socket = options.socket
@@ -170,30 +172,50 @@ export class Connection {
           slot.bytes = r.bytes
           slot.close = r.closeAfter ?? null
         } else if (r.kind === 'close') slot.close = r.reason
-        this.#flush()
+        this.#flushSoon()
       },
       (err: unknown) => {
         slot.done = true
         slot.close = `unexpected error: ${(err as Error)?.message ?? String(err)}`
-        this.#flush()
+        this.#flushSoon()
       },
     )
+  }
+
+  /**
+   * Flushes once the current turn of the event loop is over, so every response that completed in
+   * it (asynchronous answers settle one promise at a time) leaves in one write instead of one
+   * system call each. Order is unchanged: #flush only ever writes from the head of the queue.
+   */
+  #flushSoon(): void {
+    if (this.#flushScheduled) return
+    this.#flushScheduled = true
+    setImmediate(() => {
+      this.#flushScheduled = false
+      this.#flush()
+    })
   }
 
   /** Writes every answered response at the head of the queue, in order. */
   #flush(): void {
     if (this.#closed) return
     const before = this.inFlight
+    const socket = this.#socket
+    // Several answers ready at once are written together (one writev).
+    const batch = this.#head + 1 < this.#slots.length && this.#slots[this.#head + 1].done
+    if (batch) socket.cork()
     while (this.#head < this.#slots.length && this.#slots[this.#head].done) {
       const slot = this.#slots[this.#head++]
       if (slot.close !== null) {
-        if (slot.bytes !== null) this.#socket.write(slot.bytes)
+        if (slot.bytes !== null) socket.write(slot.bytes)
+        if (batch) socket.uncork()
         this.#compact()
         this.#finishOrClose(slot.close)
         return
       }
-      if (slot.bytes !== null && !this.#socket.write(slot.bytes)) this.#pausedForWrite = true
+      if (slot.bytes !== null && !socket.write(slot.bytes)) this.#pausedForWrite = true
     }
+    if (batch) socket.uncork()
     this.#compact()
     if (this.#closeAfterDrain !== null && this.inFlight === 0) {
       this.#socket.end()
