@@ -46,8 +46,8 @@ before(async () => {
   source.groups.set('fresh-app', group('fresh-app', { status: 'NOT_STORED', state: 'Empty' }))
   source.groups.set('big-app', group('big-app', { description: largeDescription(26, 20) }))
   source.groups.set('lagging-app', group('lagging-app', { description: orders, topologyEpoch: 1 }))
-  // Member ids as coordinators make them (22-character base64 UUIDs) and Kafka Streams' long client
-  // ids, with tasks in every role.
+  // Member ids as coordinators make them (22-character base64 UUIDs, one of wide letters) and Kafka
+  // Streams' long client ids, with tasks in every role.
   source.groups.set(
     'wide-app',
     group('wide-app', {
@@ -60,7 +60,8 @@ before(async () => {
           }),
           clientId: 'wide-app-7d0c9b1e-4f7a-4a55-9d8e-1c2b3a4d5e6f-StreamThread-1-consumer',
         },
-        member('y6c3hwts-FjRk2L0pQe9aZw', {
+        member('WMWmwMWMWQmwKx0pQe9aZw', {
+          processId: 'f0d4e2c1-9b8a-4c7d-8e6f-5a4b3c2d1e0f',
           active: { '0': [0, 2], '1': [1] },
           standby: { '1': [0, 2] },
           warmup: { '0': [1] },
@@ -303,27 +304,34 @@ describe('console page', () => {
     }
   })
 
-  it('fits the members table into the side panel, long member and client ids included', async () => {
+  it('fits the members and task tables into the side panel, long member and client ids included', async () => {
     const page = await open('#/group/wide-app')
     try {
       await drawn(page)
       await page.waitForSelector('.members-table tr[data-member-id="cKiLh6zTDTMnQx3vRb0a1w"]')
-      const fit = await page.$eval('aside.side', (side) => {
-        const right = side.getBoundingClientRect().right
-        const cells = Array.from(side.querySelectorAll('.members-table th, .members-table td'))
-        return {
-          scrollWidth: side.scrollWidth,
-          clientWidth: side.clientWidth,
-          outside: cells
-            .filter((c) => c.getBoundingClientRect().right > right + 0.5)
-            .map((c) => c.textContent),
-        }
-      })
-      assert.deepEqual(fit.outside, [])
-      assert.ok(
-        fit.scrollWidth <= fit.clientWidth,
-        `scrolls sideways: ${fit.scrollWidth} > ${fit.clientWidth}`,
-      )
+      const fits = async (): Promise<void> => {
+        const fit = await page.$eval('aside.side', (side) => {
+          const right = side.getBoundingClientRect().right
+          const cells = Array.from(side.querySelectorAll('th, td'))
+          return {
+            scrollWidth: side.scrollWidth,
+            clientWidth: side.clientWidth,
+            outside: cells
+              .filter((c) => c.getBoundingClientRect().right > right + 0.5)
+              .map((c) => c.textContent),
+          }
+        })
+        assert.deepEqual(fit.outside, [])
+        assert.ok(
+          fit.scrollWidth <= fit.clientWidth,
+          `scrolls sideways: ${fit.scrollWidth} > ${fit.clientWidth}`,
+        )
+      }
+      await fits()
+      // The tasks of a sub-topology, shown on a click, name members with their process.
+      await page.click('.tg-node[data-id="node:subtopology:0/KSTREAM-SOURCE-0000000000"]')
+      await page.waitForSelector('.subtopology-tasks table')
+      await fits()
       // Nothing is cut: the whole client id and every task list are still there.
       const row = (await page.textContent('tr[data-member-id="cKiLh6zTDTMnQx3vRb0a1w"]'))!
       assert.ok(row.includes('wide-app-7d0c9b1e-4f7a-4a55-9d8e-1c2b3a4d5e6f-StreamThread-1-consumer'))
