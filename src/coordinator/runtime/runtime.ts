@@ -33,6 +33,14 @@ type ShardState = 'unloaded' | 'loading' | 'active' | 'failed' | 'closed'
 
 interface TimerEntry {
   handle: TimerHandle
+  /** When the clock timer behind `handle` fires. */
+  armedDueMs: number
+  /** When the timer is due: later than `armedDueMs` once it was replaced by a later deadline. */
+  dueMs: number
+  operation: WriteOperation<unknown, unknown, void>
+  options: TimerOptions | undefined
+  /** The clock timer fired and the operation is queued (or ran): it is no longer replaced in place. */
+  fired: boolean
 }
 
 interface ShardContext<S, R> {
@@ -452,11 +460,41 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         throw new RangeError(`timer ${key}: retryBackoffMs must be >= 0`)
       }
       if (this.#closing !== undefined || ctx.state === 'failed' || ctx.state === 'closed') return
+      const dueMs = this.#clock.now() + delayMs
       const previous = ctx.timers.get(key)
+      if (previous !== undefined && !previous.fired && previous.armedDueMs <= dueMs) {
+        // Replaced by a later deadline (a session timeout pushed out by a heartbeat): the clock
+        // timer already armed stays, and re-arms for the rest when it fires before the deadline.
+        // This saves a clear and a set of a clock timer per replacement.
+        previous.dueMs = dueMs
+        previous.operation = operation as WriteOperation<unknown, unknown, void>
+        previous.options = options
+        return
+      }
       if (previous !== undefined) this.#clock.clearTimer(previous.handle)
-      const entry: TimerEntry = { handle: undefined }
+      const entry: TimerEntry = {
+        handle: undefined,
+        armedDueMs: dueMs,
+        dueMs,
+        operation: operation as WriteOperation<unknown, unknown, void>,
+        options,
+        fired: false,
+      }
       ctx.timers.set(key, entry)
+      arm(key, entry, delayMs)
+    }
+    const arm = (key: string, entry: TimerEntry, delayMs: number): void => {
       entry.handle = this.#clock.setTimer(() => {
+        const early = entry.dueMs - this.#clock.now()
+        if (early > 0) {
+          entry.armedDueMs = entry.dueMs
+          arm(key, entry, early)
+          return
+        }
+        entry.fired = true
+        const operation = entry.operation as WriteOperation<S, R, void>
+        const options = entry.options
+        const retry = options?.retryBackoffMs
         // Enqueued when it fires; skipped if cancelled or replaced before its turn (as Kafka does).
         this.#enqueue(ctx.id, key, async (c) => {
           if (c.timers.get(key) !== entry) return

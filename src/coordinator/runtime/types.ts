@@ -68,7 +68,10 @@ export interface TimerOptions {
 export interface ShardTimer<S, R> {
   /**
    * Runs `operation` as a write operation named `key` after `delayMs`. Scheduling a key that is
-   * already scheduled replaces it. A timer whose shard is closed or failed never runs.
+   * already scheduled replaces it (deadline and operation). A replacement with a later deadline keeps
+   * the clock timer already armed, which re-arms for the rest when it fires before the deadline, so a
+   * session timeout pushed out by every heartbeat costs no clock-timer churn. A timer whose shard is
+   * closed or failed never runs.
    */
   schedule(key: string, delayMs: number, operation: WriteOperation<S, R, void>, options?: TimerOptions): void
   /** Schedules only when `key` is not scheduled yet. */

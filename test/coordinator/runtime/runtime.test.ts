@@ -438,6 +438,85 @@ test('timers: a write operation that runs at its due time on the manual clock, r
   await s.runtime.close()
 })
 
+test('timers: a timer replaced by a later deadline runs once, at the last deadline, with the last operation; one clock timer per key', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const ran: string[] = []
+  const op =
+    (name: string): WriteOperation<KvShard, KvRecord, void> =>
+    (_shard, now) => {
+      ran.push(`${name}@${now - 1_000_000}`)
+      return { records: [], response: undefined }
+    }
+  // A session timeout pushed out by heartbeats at t = 0, 30, 60, 90 (delay 100 each time).
+  s.runtime.scheduleTimer(0, 'session', 100, op('a'))
+  for (const [at, name] of [
+    [30, 'b'],
+    [60, 'c'],
+    [90, 'd'],
+  ] as const) {
+    s.clock.advance(at - (s.clock.now() - 1_000_000))
+    s.runtime.scheduleTimer(0, 'session', 100, op(name))
+    assert.equal(s.clock.pendingTimers, 1, 'never more than one clock timer for the key')
+  }
+  s.clock.advance(99) // t = 189: past the first deadlines, before the last
+  await drain(s, 0)
+  assert.deepEqual(ran, [])
+  assert.equal(s.runtime.timer(0).isScheduled('session'), true)
+  s.clock.advance(1) // t = 190
+  await drain(s, 0)
+  assert.deepEqual(ran, ['d@190'])
+  assert.equal(s.runtime.timer(0).isScheduled('session'), false)
+  assert.equal(s.clock.pendingTimers, 0)
+
+  // An earlier deadline replaces a later one at once.
+  s.runtime.scheduleTimer(0, 'k', 500, op('late'))
+  s.runtime.scheduleTimer(0, 'k', 20, op('early'))
+  s.clock.advance(20)
+  await drain(s, 0)
+  assert.deepEqual(ran, ['d@190', 'early@210'])
+  s.clock.advance(1000)
+  await drain(s, 0)
+  assert.deepEqual(ran, ['d@190', 'early@210'], 'the replaced later deadline never runs')
+
+  // Pushed out, then cancelled before the first deadline: nothing runs.
+  s.runtime.scheduleTimer(0, 'gone', 50, op('x'))
+  s.runtime.scheduleTimer(0, 'gone', 80, op('y'))
+  s.runtime.cancelTimer(0, 'gone')
+  s.clock.advance(200)
+  await drain(s, 0)
+  assert.deepEqual(ran, ['d@190', 'early@210'])
+  assert.equal(s.clock.pendingTimers, 0)
+  await s.runtime.close()
+})
+
+test('timers: a timer replaced by a later deadline after it fired but before its turn runs only at the new deadline', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const ran: number[] = []
+  const op: WriteOperation<KvShard, KvRecord, void> = (_shard, now) => {
+    ran.push(now - 1_000_000)
+    return { records: [], response: undefined }
+  }
+  s.runtime.scheduleTimer(0, 't', 10, op)
+  store.gate()
+  const started = store.nextAppend()
+  const blocking = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started
+  s.clock.advance(10) // fires now, but waits behind the blocked write
+  s.runtime.scheduleTimer(0, 't', 100, op) // a heartbeat pushes it out meanwhile
+  store.release()
+  await blocking
+  await drain(s, 0)
+  assert.deepEqual(ran, [], 'the fired but replaced operation is skipped')
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.deepEqual(ran, [110])
+  await s.runtime.close()
+})
+
 test('timers: the shard can arm its own timers (handed to newShard), and a timer cancelled after firing but before its turn does not run', async () => {
   const store = new GatedStore()
   await store.open()
