@@ -1,4 +1,4 @@
-// Authorization of every group API over SASL_PLAINTEXT with the ACL authorizer: for each API the
+// Authorization of every group API over SASL_SSL (certificates made for the test) with the ACL authorizer: for each API the
 // operation Kafka checks, a principal that holds it and one that does not, Kafka's error codes and
 // answer order, and the authorized-operations bit sets. One server for the whole file.
 //
@@ -6,13 +6,14 @@
 // DESCRIBE on topics `az-streams-*`, READ on the missing topic az-ghost), bob (no ACL), carol
 // (DESCRIBE on groups `az-*` only), dave (DESCRIBE on the cluster only).
 import assert from 'node:assert/strict'
+import { readFileSync, rmSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { scramUserEntry } from '../../src/server/auth/scram.js'
 import type { CallLogEntry } from '../helpers/controllable-plugin.js'
 import { FAST_GROUPS, type PluginFiles, pluginFiles, waitFor, wireDescription } from '../helpers/kip1331.js'
 import { simpleTopology } from '../helpers/streams-member.js'
-import { SecureClient, scramLogin } from '../server/auth/helpers.js'
+import { makeCerts, SecureClient, scramLogin, type TestCerts } from '../server/auth/helpers.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 
 const USERS = ['admin', 'alice', 'bob', 'carol', 'dave']
@@ -35,9 +36,10 @@ const op = { READ: 3, CREATE: 5, DELETE: 6, DESCRIBE: 8 } as const
 let ts: TestServer
 let plugin: PluginFiles
 const clients = new Map<string, SecureClient>()
+let certs: TestCerts
 
 async function login(user: string): Promise<SecureClient> {
-  const c = await SecureClient.connect(ts.port)
+  const c = await SecureClient.connect(ts.port, { ca: certs.caCert })
   assert.equal((await scramLogin(c, 'SCRAM-SHA-512', user, `${user}-pw`))?.errorCode, 0)
   return c
 }
@@ -163,11 +165,14 @@ const pluginCalls = (groupId: string): CallLogEntry[] => plugin.calls().filter((
 
 before(async () => {
   plugin = pluginFiles('memory')
+  certs = makeCerts()
   ts = await startTestServer({
     ...FAST_GROUPS,
     ...plugin.configs,
     'group.initial.rebalance.delay.ms': '0',
-    listeners: 'SASL_PLAINTEXT://127.0.0.1:0',
+    listeners: 'SASL_SSL://127.0.0.1:0',
+    'ssl.keystore.certificate.chain': readFileSync(certs.serverCert, 'utf8'),
+    'ssl.keystore.key': readFileSync(certs.serverKey, 'utf8'),
     'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
     'sasl.scram.users': USERS.map((u) =>
       scramUserEntry(u, 'SCRAM-SHA-512', `${u}-pw`, { iterations: 4096 }),
@@ -211,6 +216,7 @@ after(async () => {
   for (const c of clients.values()) c.close()
   await ts?.stop()
   plugin?.remove()
+  if (certs !== undefined) rmSync(certs.dir, { recursive: true, force: true })
 })
 
 describe('classic group APIs: READ on the GROUP', { timeout: 60_000 }, () => {
