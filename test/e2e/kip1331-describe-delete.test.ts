@@ -50,8 +50,8 @@ after(async () => {
   await kip?.stop()
 })
 
-async function stored(groupId: string, leave = false): Promise<StreamsMember> {
-  const m = await joinMember(kip.port, groupId)
+async function stored(groupId: string, leave = false, on: KipServer = kip): Promise<StreamsMember> {
+  const m = await joinMember(on.port, groupId)
   open.push(m)
   assert.equal((await m.heartbeat()).topologyDescriptionRequired, true)
   assert.equal((await push(m.client, groupId, m.memberId, 0)).errorCode, 0)
@@ -59,8 +59,8 @@ async function stored(groupId: string, leave = false): Promise<StreamsMember> {
   return m
 }
 
-const calls = (op: string, groupId: string) =>
-  kip.plugin!.calls().filter((c) => c.op === op && c.groupId === groupId)
+const calls = (op: string, groupId: string, on: KipServer = kip) =>
+  on.plugin!.calls().filter((c) => c.op === op && c.groupId === groupId)
 
 test('11. statuses: AVAILABLE, NOT_STORED (none / other epoch), ERROR, NOT_REQUESTED; ErrorCode stays NONE', async () => {
   await stored('d-avail')
@@ -134,50 +134,60 @@ test('12. D2: getTopology null for the stored epoch → NOT_STORED, WARN, stored
 })
 
 test('7/8. DeleteGroups: plugin delete first; a failure gives 134 with the plugin message (D1), others unaffected, retry converges', async () => {
-  await stored('x-ok', true)
-  await stored('x-fail', true)
-  await stored('x-fallback', true)
-  await stored('x-busy')
-  kip.plugin!.control({
-    delete: {
-      'x-fail': { action: 'permanent', message: 'store offline' },
-      'x-fallback': { action: 'reject-empty' },
-    },
-  })
+  // Its own server, without the periodic cleanup cycle that the shared one runs every 250 ms: that
+  // cycle deletes an empty group with a stored description by itself, so between a leave and the
+  // DeleteGroups below it could take x-ok, x-fail or x-fallback away first (GROUP_ID_NOT_FOUND).
+  const own = await startKipServer()
+  const ownAdmin = await WireClient.connect(own.port)
   try {
-    const results = await deleteGroups(admin, ['x-ok', 'x-fail', 'x-fallback', 'x-busy', 'x-missing'])
+    await stored('x-ok', true, own)
+    await stored('x-fail', true, own)
+    await stored('x-fallback', true, own)
+    await stored('x-busy', false, own)
+    own.plugin!.control({
+      delete: {
+        'x-fail': { action: 'permanent', message: 'store offline' },
+        'x-fallback': { action: 'reject-empty' },
+      },
+    })
+    try {
+      const results = await deleteGroups(ownAdmin, ['x-ok', 'x-fail', 'x-fallback', 'x-busy', 'x-missing'])
+      assert.deepEqual(
+        results.map((r) => [r.groupId, r.errorCode, r.errorMessage]),
+        [
+          ['x-ok', 0, null],
+          ['x-fail', 134, 'store offline'],
+          ['x-fallback', 134, 'Topology description plugin failed to delete the topology.'],
+          ['x-busy', 68, null],
+          ['x-missing', 69, null],
+        ],
+      )
+      // The non-empty group was dropped by the barrier and never reached the plugin.
+      assert.equal(calls('delete', 'x-busy', own).length, 0)
+      assert.equal(calls('delete', 'x-ok', own).length, 1)
+      // The failed group still exists, left uncertain (still reclaimable, still soliciting).
+      const [row] = await describeTopology(ownAdmin, ['x-fail'])
+      assert.equal(row.errorCode, 0)
+      assert.deepEqual(await descriptionEpochs(own.service, 'x-fail'), { stored: -2, failed: -1 })
+      // Below v3 Kafka's rewrite: UNKNOWN_SERVER_ERROR, no message.
+      const v2 = await deleteGroups(ownAdmin, ['x-fail'], 2)
+      assert.deepEqual([v2[0].errorCode], [-1])
+    } finally {
+      own.plugin!.control({})
+    }
+    const retry = await deleteGroups(ownAdmin, ['x-fail', 'x-fallback'])
     assert.deepEqual(
-      results.map((r) => [r.groupId, r.errorCode, r.errorMessage]),
-      [
-        ['x-ok', 0, null],
-        ['x-fail', 134, 'store offline'],
-        ['x-fallback', 134, 'Topology description plugin failed to delete the topology.'],
-        ['x-busy', 68, null],
-        ['x-missing', 69, null],
-      ],
+      retry.map((r) => r.errorCode),
+      [0, 0],
     )
-    // The non-empty group was dropped by the barrier and never reached the plugin.
-    assert.equal(calls('delete', 'x-busy').length, 0)
-    assert.equal(calls('delete', 'x-ok').length, 1)
-    // The failed group still exists, left uncertain (still reclaimable, still soliciting).
-    const [row] = await describeTopology(admin, ['x-fail'])
-    assert.equal(row.errorCode, 0)
-    assert.deepEqual(await descriptionEpochs(kip.service, 'x-fail'), { stored: -2, failed: -1 })
-    // Below v3 Kafka's rewrite: UNKNOWN_SERVER_ERROR, no message.
-    const v2 = await deleteGroups(admin, ['x-fail'], 2)
-    assert.deepEqual([v2[0].errorCode], [-1])
+    assert.equal((await describeTopology(ownAdmin, ['x-fail']))[0].errorCode, 69)
+    // D3: no back-off entry outlives its group.
+    for (const g of ['x-ok', 'x-fail', 'x-fallback'])
+      assert.equal(own.service.topologyDescriptions.backoff.entry(g), undefined)
   } finally {
-    kip.plugin!.control({})
+    ownAdmin.close()
+    await own.stop()
   }
-  const retry = await deleteGroups(admin, ['x-fail', 'x-fallback'])
-  assert.deepEqual(
-    retry.map((r) => r.errorCode),
-    [0, 0],
-  )
-  assert.equal((await describeTopology(admin, ['x-fail']))[0].errorCode, 69)
-  // D3: no back-off entry outlives its group.
-  for (const g of ['x-ok', 'x-fail', 'x-fallback'])
-    assert.equal(kip.service.topologyDescriptions.backoff.entry(g), undefined)
 })
 
 test('21. cleanup cycle: an expired group with a stored description is deleted from the plugin, then tombstoned (D3)', async () => {
