@@ -83,3 +83,14 @@ export function assignmentConfigs(config: StreamsGroupConfig): Map<string, strin
     m.set('rack.aware.assignment.tags', config.rackAwareAssignmentTags.join(','))
   return m
 }
+
+/** Whether `recorded` equals `assignmentConfigs(config)`, without building the map. */
+export function assignmentConfigsMatch(
+  config: StreamsGroupConfig,
+  recorded: ReadonlyMap<string, string>,
+): boolean {
+  const tags = config.rackAwareAssignmentTags
+  if (recorded.size !== (tags.length > 0 ? 2 : 1)) return false
+  if (recorded.get('num.standby.replicas') !== String(config.numStandbyReplicas)) return false
+  return tags.length === 0 || recorded.get('rack.aware.assignment.tags') === tags.join(',')
+}

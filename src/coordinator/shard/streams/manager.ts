@@ -6,7 +6,7 @@
  * request, endpoint epoch, task offsets) is updated directly, as in Kafka.
  */
 import type { TaskAssignor } from './assignor/index.js'
-import { assignmentConfigs, type StreamsGroupConfig } from './config.js'
+import { assignmentConfigs, assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import {
   type ConfiguredTopology,
   type CreatableTopic,
@@ -262,7 +262,8 @@ export class StreamsGroupManager {
         )
       }
     }
-    const wasEmpty = group.state() === StreamsGroupState.EMPTY
+    // group.state() is EMPTY exactly when there are no members.
+    const wasEmpty = group.members.size === 0
     const owned = ownedTuple(req)
 
     // 2. Member lookup (and static replacement).
@@ -316,24 +317,40 @@ export class StreamsGroupManager {
     }
     const isNewMember = !group.members.has(memberId) && replaced === null
 
-    // 3. Member metadata.
-    const updated: StreamsGroupMember = {
-      ...member,
-      instanceId: req.instanceId ?? member.instanceId,
-      rackId: req.rackId ?? member.rackId,
-      rebalanceTimeoutMs: req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
-      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
-      clientId: ctx.clientId,
-      clientHost: ctx.clientHost,
-      processId: req.processId ?? member.processId,
-      clientTags:
-        req.clientTags !== null
-          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
-          : member.clientTags,
-      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
-    }
+    // 3. Member metadata. A heartbeat that carries no metadata (every field null or -1, the same
+    // client) keeps the member object as it is: nothing can differ.
+    const carriesNoMetadata =
+      !joining &&
+      req.instanceId === null &&
+      req.rackId === null &&
+      req.rebalanceTimeoutMs === -1 &&
+      req.topology === null &&
+      req.processId === null &&
+      req.clientTags === null &&
+      req.userEndpoint === null &&
+      ctx.clientId === member.clientId &&
+      ctx.clientHost === member.clientHost
+    const updated: StreamsGroupMember =
+      carriesNoMetadata && !isNewMember
+        ? member
+        : {
+            ...member,
+            instanceId: req.instanceId ?? member.instanceId,
+            rackId: req.rackId ?? member.rackId,
+            rebalanceTimeoutMs:
+              req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+            topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+            clientId: ctx.clientId,
+            clientHost: ctx.clientHost,
+            processId: req.processId ?? member.processId,
+            clientTags:
+              req.clientTags !== null
+                ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+                : member.clientTags,
+            userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+          }
     let bumpGroupEpoch = false
-    if (isNewMember || memberMetadataDiffers(member, updated)) {
+    if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberMetadataRecord(groupId, updated))
       bumpGroupEpoch =
         updated.instanceId === null ? true : isNewMember || epochRelevantConfigDiffers(member, updated)
@@ -384,15 +401,20 @@ export class StreamsGroupManager {
     let validatedTopologyEpoch = -1
     if (isReady(configured)) {
       validatedTopologyEpoch = topology.epoch
-      for (const list of [req.activeTasks, req.standbyTasks, req.warmupTasks])
-        validateOwnedTasks(list, configured)
+      validateOwnedTasks(req.activeTasks, configured)
+      validateOwnedTasks(req.standbyTasks, configured)
+      validateOwnedTasks(req.warmupTasks, configured)
     }
     if (validatedTopologyEpoch !== group.validatedTopologyEpoch) bumpGroupEpoch = true
-    const taskOffsets = updatedTaskOffsets(group.taskOffsets.get(member.memberId), req)
+    // Validated here (duplicates are refused) when the request carries offsets; otherwise only built
+    // when an assignment is computed.
+    const offsetsInRequest = req.taskOffsets !== null || req.taskEndOffsets !== null
+    const taskOffsets = offsetsInRequest
+      ? updatedTaskOffsets(group.taskOffsets.get(member.memberId), req)
+      : null
 
     // 7. Assignment configs.
-    const currentConfigs = assignmentConfigs(config)
-    if (!bumpGroupEpoch && !mapsEqual(currentConfigs, group.lastAssignmentConfigs)) bumpGroupEpoch = true
+    if (!bumpGroupEpoch && !assignmentConfigsMatch(config, group.lastAssignmentConfigs)) bumpGroupEpoch = true
 
     // 8. Group epoch bump.
     let groupEpoch = group.groupEpoch
@@ -403,7 +425,7 @@ export class StreamsGroupManager {
           epoch: groupEpoch,
           metadataHash,
           validatedTopologyEpoch,
-          lastAssignmentConfigs: currentConfigs,
+          lastAssignmentConfigs: assignmentConfigs(config),
           storedDescriptionTopologyEpoch: group.storedDescriptionTopologyEpoch,
           failedDescriptionTopologyEpoch: group.failedDescriptionTopologyEpoch,
         }),
@@ -432,16 +454,12 @@ export class StreamsGroupManager {
       })
     }
 
-    // 10. Target assignment.
-    const members = new Map(group.members)
-    const targets = new Map(group.targetAssignments)
-    if (replaced !== null) {
-      members.delete(replaced.memberId)
-      const t = targets.get(replaced.memberId)
-      targets.delete(replaced.memberId)
-      if (t) targets.set(memberId, t)
-    }
-    members.set(memberId, updated)
+    // 10. Target assignment. The member's current target: a static member replacing another takes
+    // over the replaced member's target.
+    const currentTarget = (): TasksTuple =>
+      (replaced !== null ? group.targetAssignments.get(replaced.memberId) : undefined) ??
+      group.targetAssignments.get(memberId) ??
+      EMPTY_TASKS
     let targetEpoch = group.assignmentEpoch
     let target: TasksTuple
     if (initialDelayPending) {
@@ -451,22 +469,32 @@ export class StreamsGroupManager {
       })
       target = EMPTY_TASKS
     } else if (group.assignmentEpoch >= groupEpoch) {
-      target = targets.get(memberId) ?? EMPTY_TASKS
+      target = currentTarget()
     } else if (!canComputeAssignment(group.assignmentTimestamp, config.assignmentIntervalMs, nowMs)) {
       status.push({
         statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
         statusDetail: 'Assignment delayed due to the configured assignment interval.',
       })
-      target = targets.get(memberId) ?? EMPTY_TASKS
+      target = currentTarget()
     } else {
+      // The group's members and targets as they will be once this heartbeat's records are replayed.
+      const members = new Map(group.members)
+      const targets = new Map(group.targetAssignments)
+      if (replaced !== null) {
+        members.delete(replaced.memberId)
+        const t = targets.get(replaced.memberId)
+        targets.delete(replaced.memberId)
+        if (t) targets.set(memberId, t)
+      }
+      members.set(memberId, updated)
       const offsets = new Map(group.taskOffsets)
-      offsets.set(memberId, taskOffsets)
+      offsets.set(memberId, taskOffsets ?? updatedTaskOffsets(group.taskOffsets.get(memberId), req))
       const result = computeTargetAssignment({
         members,
         currentTargets: targets,
         taskOffsets: offsets,
         configuredTopology: configured,
-        assignmentConfigs: currentConfigs,
+        assignmentConfigs: assignmentConfigs(config),
         assignor: this.#assignors.select(config.assignorName),
       })
       for (const id of result.changed)
@@ -521,7 +549,7 @@ export class StreamsGroupManager {
     })
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
-    if (req.taskOffsets !== null || req.taskEndOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
+    if (taskOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
 
     // 13. Response.
     const tasksChanged = !tasksWithEpochsEquals(reconciled.assignedTasks, member.assignedTasks)
@@ -557,7 +585,10 @@ export class StreamsGroupManager {
       response.warmupTasks = taskSetToList(reconciled.assignedTasks.warmup)
     }
     if (req.endpointInformationEpoch !== group.endpointEpoch) {
-      const others = [...members.values()].filter((m) => m.memberId !== memberId)
+      const others: StreamsGroupMember[] = []
+      for (const m of group.members.values()) {
+        if (m.memberId !== memberId && m.memberId !== replaced?.memberId) others.push(m)
+      }
       response.partitionsByUserEndpoint = buildEndpointToPartitions([...others, reconciled], configured)
     }
     return {
@@ -1085,12 +1116,6 @@ function updatedTaskOffsets(
     taskEndOffsets:
       req.taskEndOffsets !== null ? toMap(req.taskEndOffsets) : (previous?.taskEndOffsets ?? new Map()),
   }
-}
-
-function mapsEqual(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false
-  for (const [k, v] of a) if (b.get(k) !== v) return false
-  return true
 }
 
 function canComputeAssignment(lastTimestamp: bigint, intervalMs: number, nowMs: number): boolean {

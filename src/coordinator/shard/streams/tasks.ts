@@ -87,12 +87,14 @@ export function taskEpochsKeys(epochs: TaskEpochs): TaskSet {
 }
 
 export function taskSetEquals(a: TaskSet, b: TaskSet): boolean {
+  if (a === b) return true
   if (taskSetSize(a) !== taskSetSize(b)) return false
   for (const [id, ps] of a) for (const p of ps) if (!taskSetHas(b, id, p)) return false
   return true
 }
 
 export function taskEpochsEquals(a: TaskEpochs, b: TaskEpochs): boolean {
+  if (a === b) return true
   if (taskSetSize(a) !== taskSetSize(b)) return false
   for (const [id, m] of a) for (const [p, e] of m) if (b.get(id)?.get(p) !== e) return false
   return true
@@ -107,6 +109,7 @@ export function tasksTupleEquals(a: TasksTuple, b: TasksTuple): boolean {
 }
 
 export function tasksWithEpochsEquals(a: TasksTupleWithEpochs, b: TasksTupleWithEpochs): boolean {
+  if (a === b) return true
   return (
     taskEpochsEquals(a.active, b.active) &&
     taskSetEquals(a.standby, b.standby) &&

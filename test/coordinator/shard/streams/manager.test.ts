@@ -420,3 +420,63 @@ describe('static membership', () => {
     h.assertReplayEquivalent()
   })
 })
+
+describe('a steady heartbeat (nothing but nulls)', () => {
+  it('writes nothing and keeps the member as it is; a new client id or host still writes member metadata', () => {
+    const h = new Harness(topicsImage({ foo: 4 }))
+    h.heartbeat(joinRequest(), NO_DELAY)
+    h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
+    const owned = [...h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')!.keys()]
+    const stable = h.heartbeat(
+      heartbeatRequest({
+        memberEpoch: 2,
+        activeTasks: [{ subtopologyId: '0', partitions: owned }],
+        standbyTasks: [],
+        warmupTasks: [],
+      }),
+      NO_DELAY,
+    )
+    assert.equal(h.manager.group('g')!.state(), 'Stable')
+    const endpointEpoch = stable.response.endpointInformationEpoch
+    const before = h.manager.group('g')!.member('m1')!
+    const steady = heartbeatRequest({
+      memberEpoch: 2,
+      endpointInformationEpoch: endpointEpoch,
+      activeTasks: null,
+      standbyTasks: null,
+      warmupTasks: null,
+    })
+    const r = h.heartbeat(steady, NO_DELAY)
+    assert.deepEqual(r.records, [])
+    assert.equal(r.response.errorCode, 0)
+    assert.equal(r.response.memberEpoch, 2)
+    assert.equal(r.response.activeTasks, null)
+    assert.equal(r.response.partitionsByUserEndpoint, null)
+    assert.deepEqual(
+      r.timers.schedule.map((t) => t.key),
+      ['session-timeout-g-m1'],
+    )
+    assert.equal(h.manager.group('g')!.member('m1'), before, 'the member object is kept')
+
+    // The same request from another client id, then another host: the member metadata changes.
+    // (The group epoch moves on, so the member's own epoch is not checked here.)
+    let epoch = 2
+    for (const [clientId, clientHost] of [
+      ['client-2', '/127.0.0.1'],
+      ['client-2', '/127.0.0.2'],
+    ]) {
+      const moved = h.manager.streamsGroupHeartbeat(
+        { nowMs: h.nowMs, requestApiVersion: 1, clientId, clientHost, config: NO_DELAY },
+        { ...steady, memberEpoch: epoch },
+      )
+      assert.equal(moved.response.errorCode, 0)
+      epoch = moved.response.memberEpoch
+      // A dynamic member's metadata change also bumps the group epoch, as in Kafka.
+      assert.equal(moved.records[0]?.type, 'StreamsGroupMemberMetadata')
+      for (const rec of moved.records) h.manager.replay(rec)
+      const m = h.manager.group('g')!.member('m1')!
+      assert.equal(m.clientId, clientId)
+      assert.equal(m.clientHost, clientHost)
+    }
+  })
+})
