@@ -30,7 +30,13 @@ async function runAndKill(
     proc.on('exit', (_code, signal) => resolve(signal)),
   )
   let lastAck = -1
-  const timeout = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  // Only bounds a hang: on a loaded machine a child's start-up and 300 fsynced commits (synchronous
+  // full) have taken more than 30 s.
+  let hung = false
+  const timeout = setTimeout(() => {
+    hung = true
+    proc.kill('SIGKILL')
+  }, 180_000)
   for await (const line of createInterface({ input: proc.stdout })) {
     const m = /^ack (\d+)$/.exec(line)
     if (m === null) continue
@@ -46,6 +52,7 @@ async function runAndKill(
   clearTimeout(timeout)
   const signal = await exited
   assert.equal(signal, 'SIGKILL', `child did not die by SIGKILL (stderr: ${stderr})`)
+  assert.ok(!hung, `no ${killAfterAcks} acknowledgements within 180 s (last ${lastAck}, stderr: ${stderr})`)
   return lastAck
 }
 
