@@ -1,0 +1,105 @@
+// A real `topograph start` child process (tsx, the CLI's own start-up and signal handling) for the
+// end-to-end tests that stop or restart the server: its PLAINTEXT port, everything it printed, a
+// graceful stop (SIGTERM, expecting exit status 0) and a kill that is safe to call in `finally`.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { type AddressInfo, createServer } from 'node:net'
+
+export interface TopographProcess {
+  readonly child: ChildProcess
+  readonly port: number
+  /** Settles when the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** stdout and stderr so far, interleaved. */
+  output(): string
+  /** SIGTERM, then waits for the exit (SIGKILL after `timeoutMs`); returns the exit. */
+  stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** SIGKILL unless already exited; for `finally` blocks. */
+  kill(): Promise<void>
+}
+
+/** A loopback port that was free a moment ago, for a server that must come back on the same port. */
+export async function freeLoopbackPort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = s.address() as AddressInfo
+  await new Promise<void>((resolve) => s.close(() => resolve()))
+  return port
+}
+
+/**
+ * Starts `topograph start` with every entry of `settings` as an `--override`. `listeners` defaults to
+ * an ephemeral loopback port and `console.listener` to none. Resolves once the listener is up;
+ * rejects (with the output so far) when the process exits first or `startTimeoutMs` passes.
+ */
+export async function startTopographProcess(
+  settings: Readonly<Record<string, string>>,
+  options: { readonly startTimeoutMs?: number } = {},
+): Promise<TopographProcess> {
+  const all: Record<string, string> = {
+    listeners: 'PLAINTEXT://127.0.0.1:0',
+    'console.listener': 'none',
+    ...settings,
+  }
+  const args = ['--import', 'tsx', 'src/cli/topograph.ts', 'start']
+  for (const [k, v] of Object.entries(all)) args.push('--override', `${k}=${v}`)
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
+  let out = ''
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString()
+  })
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString()
+  })
+  const kill = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await exited
+  }
+  const timeoutMs = options.startTimeoutMs ?? 30_000
+  let timer: NodeJS.Timeout | undefined
+  let poll: NodeJS.Timeout | undefined
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no listening line within ${timeoutMs} ms:\n${out}`)),
+        timeoutMs,
+      )
+      poll = setInterval(() => {
+        const m = /Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+        if (m) resolve(Number(m[1]))
+      }, 10)
+      exited.then(({ code, signal }) =>
+        reject(
+          new Error(`topograph start exited (code ${code}, signal ${signal}) before listening:\n${out}`),
+        ),
+      )
+    })
+    return {
+      child,
+      port,
+      exited,
+      output: () => out,
+      async stop(stopTimeoutMs = 20_000) {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+        const t = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs)
+        try {
+          return await exited
+        } finally {
+          clearTimeout(t)
+        }
+      },
+      kill,
+    }
+  } catch (e) {
+    await kill()
+    throw e
+  } finally {
+    clearTimeout(timer)
+    clearInterval(poll)
+  }
+}
