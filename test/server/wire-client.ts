@@ -1,6 +1,8 @@
-// A minimal raw Kafka-protocol client for tests: frames requests with the generated codecs, reads
-// size-prefixed responses, and reports when the server closes the connection.
-import { connect, type Socket } from 'node:net'
+// A minimal raw Kafka-protocol client for tests, over TCP or TLS: frames requests with the generated
+// codecs, reads size-prefixed responses, and reports when the server closes the connection.
+import { readFileSync } from 'node:fs'
+import { connect as netConnect, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import { apiDefinition } from '../../src/protocol/generated/registry.js'
 import { Reader } from '../../src/protocol/reader.js'
 import { Writer } from '../../src/protocol/writer.js'
@@ -59,16 +61,44 @@ export function decodeResponse<T>(apiKey: number, version: number, frame: Buffer
   return { correlationId, body }
 }
 
-export class WireClient {
+export interface TlsClientOptions {
+  readonly ca: string
+  readonly cert?: string
+  readonly key?: string
+}
+
+/** A connection to the loopback port; over TLS (server name localhost) when `tls` is given. */
+export function openSocket(port: number, tls?: TlsClientOptions): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s =
+      tls === undefined
+        ? netConnect({ host: '127.0.0.1', port }, () => resolve(s))
+        : tlsConnect(
+            {
+              host: '127.0.0.1',
+              port,
+              ca: readFileSync(tls.ca),
+              cert: tls.cert === undefined ? undefined : readFileSync(tls.cert),
+              key: tls.key === undefined ? undefined : readFileSync(tls.key),
+              servername: 'localhost',
+            },
+            () => resolve(s),
+          )
+    s.once('error', reject)
+  })
+}
+
+/** The size-prefixed response frames of one connection, in order, and the server's close. */
+export class FrameConnection {
   readonly socket: Socket
+  readonly closed: Promise<void>
   #buf = Buffer.alloc(0)
   #waiters: ((f: Buffer | null) => void)[] = []
   #frames: Buffer[] = []
   #closed = false
-  readonly closed: Promise<void>
   #correlation = 1
 
-  private constructor(socket: Socket) {
+  protected constructor(socket: Socket) {
     this.socket = socket
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()))
     socket.on('data', (chunk: Buffer) => {
@@ -87,13 +117,6 @@ export class WireClient {
     socket.on('close', () => {
       this.#closed = true
       for (const w of this.#waiters.splice(0)) w(null)
-    })
-  }
-
-  static connect(port: number): Promise<WireClient> {
-    return new Promise((resolve, reject) => {
-      const s = connect({ host: '127.0.0.1', port }, () => resolve(new WireClient(s)))
-      s.once('error', reject)
     })
   }
 
@@ -119,15 +142,16 @@ export class WireClient {
     })
   }
 
-  async request<T = Record<string, unknown>>(
+  /** Sends one request: its decoded response, or null when the server closed the connection first. */
+  protected async exchange<T>(
     apiKey: number,
     version: number,
-    body: unknown = {},
-  ): Promise<DecodedResponse<T>> {
+    body: unknown,
+  ): Promise<DecodedResponse<T> | null> {
     const id = this.#correlation++
     this.write(requestFrame(apiKey, version, id, body))
     const frame = await this.nextFrame()
-    if (frame === null) throw new Error('connection closed by the server')
+    if (frame === null) return null
     const res = decodeResponse<T>(apiKey, version, frame)
     if (res.correlationId !== id) throw new Error(`correlation id ${res.correlationId}, expected ${id}`)
     return res
@@ -148,5 +172,22 @@ export class WireClient {
 
   close(): void {
     this.socket.destroy()
+  }
+}
+
+/** A plain-TCP client whose `request` fails when the server closes the connection instead. */
+export class WireClient extends FrameConnection {
+  static async connect(port: number): Promise<WireClient> {
+    return new WireClient(await openSocket(port))
+  }
+
+  async request<T = Record<string, unknown>>(
+    apiKey: number,
+    version: number,
+    body: unknown = {},
+  ): Promise<DecodedResponse<T>> {
+    const res = await this.exchange<T>(apiKey, version, body)
+    if (res === null) throw new Error('connection closed by the server')
+    return res
   }
 }

@@ -1,13 +1,11 @@
-// Test helpers for security: a SCRAM client, certificates from the openssl CLI, and a small
-// Kafka-protocol client over TCP or TLS (the shared wire client speaks TCP only).
+// Test helpers for security: a SCRAM client, certificates from the openssl CLI, and the shared
+// Kafka-protocol client over TCP or TLS with a `request` that answers null on a server close.
 import { execFileSync } from 'node:child_process'
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect as netConnect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect as tlsConnect } from 'node:tls'
-import { decodeResponse, requestFrame } from '../wire-client.js'
+import { FrameConnection, openSocket, type TlsClientOptions } from '../wire-client.js'
 
 // ---------------------------------------------------------------------------------------------
 // SCRAM client (RFC 5802), independent of the server code.
@@ -179,84 +177,12 @@ export function makeCerts(): TestCerts {
 // ---------------------------------------------------------------------------------------------
 // Client over TCP or TLS
 
-export interface TlsClientOptions {
-  readonly ca: string
-  readonly cert?: string
-  readonly key?: string
-}
+export type { TlsClientOptions }
 
-export class SecureClient {
-  readonly socket: Socket
-  readonly closed: Promise<void>
-  #buf = Buffer.alloc(0)
-  #frames: Buffer[] = []
-  #waiters: ((f: Buffer | null) => void)[] = []
-  #isClosed = false
-  #correlation = 1
-
-  private constructor(socket: Socket) {
-    this.socket = socket
-    this.closed = new Promise((resolve) => socket.once('close', () => resolve()))
-    socket.on('data', (chunk: Buffer) => {
-      this.#buf = Buffer.concat([this.#buf, chunk])
-      while (this.#buf.length >= 4) {
-        const size = this.#buf.readInt32BE(0)
-        if (this.#buf.length < 4 + size) break
-        const frame = this.#buf.subarray(4, 4 + size)
-        this.#buf = this.#buf.subarray(4 + size)
-        const w = this.#waiters.shift()
-        if (w) w(frame)
-        else this.#frames.push(frame)
-      }
-    })
-    socket.on('error', () => undefined)
-    socket.on('close', () => {
-      this.#isClosed = true
-      for (const w of this.#waiters.splice(0)) w(null)
-    })
-  }
-
-  static connect(port: number, tls?: TlsClientOptions): Promise<SecureClient> {
-    return new Promise((resolve, reject) => {
-      if (tls === undefined) {
-        const s = netConnect({ host: '127.0.0.1', port }, () => resolve(new SecureClient(s)))
-        s.once('error', reject)
-        return
-      }
-      const s = tlsConnect(
-        {
-          host: '127.0.0.1',
-          port,
-          ca: readFileSync(tls.ca),
-          cert: tls.cert === undefined ? undefined : readFileSync(tls.cert),
-          key: tls.key === undefined ? undefined : readFileSync(tls.key),
-          servername: 'localhost',
-        },
-        () => resolve(new SecureClient(s)),
-      )
-      s.once('error', reject)
-    })
-  }
-
-  get isClosed(): boolean {
-    return this.#isClosed
-  }
-
-  write(bytes: Uint8Array): void {
-    this.socket.write(bytes)
-  }
-
-  nextFrame(timeoutMs = 5000): Promise<Buffer | null> {
-    const f = this.#frames.shift()
-    if (f) return Promise.resolve(f)
-    if (this.#isClosed) return Promise.resolve(null)
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('no response in time')), timeoutMs)
-      this.#waiters.push((frame) => {
-        clearTimeout(t)
-        resolve(frame)
-      })
-    })
+/** The shared wire client over TCP or TLS, whose `request` answers null when the server closed instead. */
+export class SecureClient extends FrameConnection {
+  static async connect(port: number, tls?: TlsClientOptions): Promise<SecureClient> {
+    return new SecureClient(await openSocket(port, tls))
   }
 
   /** Sends a request; resolves with the decoded body, or null when the server closed instead. */
@@ -265,29 +191,7 @@ export class SecureClient {
     version: number,
     body: unknown = {},
   ): Promise<T | null> {
-    const id = this.#correlation++
-    this.write(requestFrame(apiKey, version, id, body))
-    const frame = await this.nextFrame()
-    if (frame === null) return null
-    const res = decodeResponse<T>(apiKey, version, frame)
-    if (res.correlationId !== id) throw new Error(`correlation id ${res.correlationId}, expected ${id}`)
-    return res.body
-  }
-
-  async closedWithin(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined
-    const r = await Promise.race([
-      this.closed.then(() => true),
-      new Promise<boolean>((res) => {
-        timer = setTimeout(() => res(false), ms)
-      }),
-    ])
-    clearTimeout(timer)
-    return r
-  }
-
-  close(): void {
-    this.socket.destroy()
+    return (await this.exchange<T>(apiKey, version, body))?.body ?? null
   }
 }
 
