@@ -13,15 +13,12 @@ import {
   type KipServer,
   type PluginFiles,
   pluginFiles,
+  startKipProcess,
   startKipServer,
 } from '../helpers/kip1331.js'
-import {
-  classicJoin,
-  type ServerProcess,
-  startServerProcess,
-  streamsGroupWithStoredDescription,
-} from '../helpers/kip1331-conversion.js'
+import { classicJoin, streamsGroupWithStoredDescription } from '../helpers/kip1331-conversion.js'
 import { checkKip1331Invariants, pluginRows } from '../helpers/kip1331-invariants.js'
+import type { TopographProcess } from '../helpers/topograph-process.js'
 import { tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
 
@@ -35,16 +32,16 @@ const dbPath = (plugin: PluginFiles) => plugin.configs['topology.description.sql
  */
 async function crashAndRestart(
   name: string,
-  crash: (proc: ServerProcess, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
+  crash: (proc: TopographProcess, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
   afterRestart: (kip: KipServer, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
 ): Promise<void> {
   const dataDir = tempDataDir()
   const plugin = pluginFiles('sqlite')
   const opened: { close(): void }[] = []
-  let proc: ServerProcess | undefined
+  let proc: TopographProcess | undefined
   let kip: KipServer | undefined
   try {
-    proc = await startServerProcess(dataDir, plugin, NO_CYCLE)
+    proc = await startKipProcess(dataDir, plugin, NO_CYCLE)
     await crash(proc, plugin, opened)
     const exit = await Promise.race([
       proc.exited,

@@ -4,11 +4,11 @@
 // generation checks, the conversion of an empty streams group, and restart durability of a real
 // `topograph start` process killed with SIGKILL.
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
+import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
 import { startTestServer, type TestServer, tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
 
@@ -348,53 +348,19 @@ describe('classic groups over TCP', { timeout: 60_000 }, () => {
   })
 })
 
-interface Proc {
-  readonly child: ChildProcess
-  readonly port: number
-  readonly exited: Promise<unknown>
-}
-
-async function startProcess(dataDir: string): Promise<Proc> {
-  const overrides = [
-    'listeners=PLAINTEXT://127.0.0.1:0',
-    `data.dir=${dataDir}`,
-    'console.listener=none',
-    'group.initial.rebalance.delay.ms=100',
-    'group.min.session.timeout.ms=100',
-  ]
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/topograph.ts', 'start', ...overrides.flatMap((o) => ['--override', o])],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  let out = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in time:\n${out}`)), 20_000)
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve(Number(m[1]))
-      }
-    })
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString()
-    })
-    exited.then(() => {
-      clearTimeout(timer)
-      reject(new Error(`process exited:\n${out}`))
-    })
+function startProcess(dataDir: string): Promise<TopographProcess> {
+  return startTopographProcess({
+    'data.dir': dataDir,
+    'group.initial.rebalance.delay.ms': '100',
+    'group.min.session.timeout.ms': '100',
   })
-  return { child, port, exited }
 }
 
 test('kill -9 after a stable classic group committed offsets: the group and its offsets are back', {
   timeout: 90_000,
 }, async () => {
   const dataDir = tempDataDir()
-  const procs: Proc[] = []
+  const procs: TopographProcess[] = []
   const clients: WireClient[] = []
   const connect = async (port: number) => {
     const c = await WireClient.connect(port)
@@ -416,8 +382,7 @@ test('kill -9 after a stable classic group committed offsets: the group and its 
     assert.equal(await commit(admin1, 'durable', a, 1234n), 0)
     assert.equal(await commit(admin1, 'durable', b, 1235n), 0)
     const before = await describeGroup(admin1, 'durable')
-    first.child.kill('SIGKILL')
-    await first.exited
+    await first.kill()
 
     const second = await startProcess(dataDir)
     procs.push(second)
@@ -451,12 +416,7 @@ test('kill -9 after a stable classic group committed offsets: the group and its 
     }
   } finally {
     for (const c of clients) c.close()
-    for (const p of procs) {
-      if (p.child.exitCode === null && p.child.signalCode === null) {
-        p.child.kill('SIGKILL')
-        await p.exited
-      }
-    }
+    for (const p of procs) await p.kill()
     rmSync(dataDir, { recursive: true, force: true })
   }
 })

@@ -4,88 +4,40 @@
 // DeleteGroups and inside the cleanup cycle. After a restart on the same data, the invariant checker
 // finds no leak and no loss, and the group converges (re-solicited push, or completed delete).
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import {
   deleteGroups,
   descriptionEpochs,
-  FAST_GROUPS,
   joinMember,
   type KipServer,
   type PluginFiles,
   pluginFiles,
   push,
+  startKipProcess,
   startKipServer,
   waitFor,
 } from '../helpers/kip1331.js'
 import { checkKip1331Invariants, pluginRows } from '../helpers/kip1331-invariants.js'
 import type { StreamsMember } from '../helpers/streams-member.js'
+import type { TopographProcess } from '../helpers/topograph-process.js'
 import { tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
-
-interface Proc {
-  readonly child: ChildProcess
-  readonly port: number
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
-
-async function startProcess(
-  dataDir: string,
-  plugin: PluginFiles,
-  extra: Record<string, string> = {},
-): Promise<Proc> {
-  const settings: Record<string, string> = {
-    listeners: 'PLAINTEXT://127.0.0.1:0',
-    'data.dir': dataDir,
-    'console.listener': 'none',
-    'coordinator.storage': 'sqlite',
-    ...FAST_GROUPS,
-    ...plugin.configs,
-    ...extra,
-  }
-  const args = ['--import', 'tsx', 'src/cli/topograph.ts', 'start']
-  for (const [k, v] of Object.entries(settings)) args.push('--override', `${k}=${v}`)
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  let out = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in time:\n${out}`)), 30_000)
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve(Number(m[1]))
-      }
-    })
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString()
-    })
-    exited.then(() => {
-      clearTimeout(timer)
-      reject(new Error(`process exited:\n${out}`))
-    })
-  })
-  return { child, port, exited }
-}
 
 /** Runs `scenario` against a child process that is expected to die by SIGKILL, then restarts in-process. */
 async function crashAndRestart(
   name: string,
-  prepare: (proc: Proc, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
+  prepare: (proc: TopographProcess, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
   afterRestart: (kip: KipServer, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
   extra: Record<string, string> = {},
 ): Promise<void> {
   const dataDir = tempDataDir()
   const plugin = pluginFiles('sqlite')
   const opened: { close(): void }[] = []
-  let proc: Proc | undefined
+  let proc: TopographProcess | undefined
   let kip: KipServer | undefined
   try {
-    proc = await startProcess(dataDir, plugin, extra)
+    proc = await startKipProcess(dataDir, plugin, extra)
     await prepare(proc, plugin, opened)
     const exit = await Promise.race([
       proc.exited,
@@ -108,10 +60,7 @@ async function crashAndRestart(
     assert.deepEqual(final, { leaks: [], losses: [] }, `${name}: after convergence`)
   } finally {
     for (const c of opened) c.close()
-    if (proc !== undefined && proc.child.exitCode === null && proc.child.signalCode === null) {
-      proc.child.kill('SIGKILL')
-      await proc.exited
-    }
+    await proc?.kill()
     await kip?.stop(true)
     rmSync(dataDir, { recursive: true, force: true })
     plugin.remove()

@@ -2,66 +2,27 @@
 // OffsetCommits and heartbeats, restart on the same data.dir, and nothing acknowledged is lost;
 // members that keep heartbeating are not fenced; a restart in the middle of a rebalance converges.
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import type { StreamsGroupDescribeResponse } from '../../src/protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
+import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
 import { tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
 
-interface Proc {
-  readonly child: ChildProcess
-  readonly port: number
-  readonly exited: Promise<unknown>
-}
-
-async function startProcess(dataDir: string): Promise<Proc> {
-  const overrides = [
-    'listeners=PLAINTEXT://127.0.0.1:0',
-    `data.dir=${dataDir}`,
-    'console.listener=none',
-    'group.streams.initial.rebalance.delay.ms=0',
-    'group.streams.assignment.interval.ms=0',
-    'group.streams.session.timeout.ms=10000',
-    'group.streams.min.session.timeout.ms=1000',
-    'group.streams.heartbeat.interval.ms=100',
-    'group.streams.min.heartbeat.interval.ms=100',
-  ]
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/topograph.ts', 'start', ...overrides.flatMap((o) => ['--override', o])],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  let out = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in time:\n${out}`)), 20_000)
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve(Number(m[1]))
-      }
-    })
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString()
-    })
-    exited.then(() => {
-      clearTimeout(timer)
-      reject(new Error(`process exited:\n${out}`))
-    })
+function startProcess(dataDir: string): Promise<TopographProcess> {
+  return startTopographProcess({
+    'data.dir': dataDir,
+    'group.streams.initial.rebalance.delay.ms': '0',
+    'group.streams.assignment.interval.ms': '0',
+    'group.streams.session.timeout.ms': '10000',
+    'group.streams.min.session.timeout.ms': '1000',
+    'group.streams.heartbeat.interval.ms': '100',
+    'group.streams.min.heartbeat.interval.ms': '100',
   })
-  return { child, port, exited }
-}
-
-async function kill9(p: Proc): Promise<void> {
-  p.child.kill('SIGKILL')
-  await p.exited
 }
 
 async function describeGroup(c: WireClient, groupId: string) {
@@ -114,7 +75,7 @@ test('kill -9 loses nothing acknowledged; members keep going; a restart mid-reba
   timeout: 90_000,
 }, async () => {
   const dataDir = tempDataDir()
-  const procs: Proc[] = []
+  const procs: TopographProcess[] = []
   const clients: { close(): void }[] = []
   try {
     // 1. First life: topics, simple commits, a streams group with a member commit.
@@ -148,7 +109,7 @@ test('kill -9 loses nothing acknowledged; members keep going; a restart mid-reba
     const owned = Number(a.active[0].partitions[0])
     const memberCommit = await commit(c1, 'app', owned, 777n, 'a', a.epoch)
     assert.equal(memberCommit.body.topics[0].partitions[0].errorCode, 0)
-    await kill9(first)
+    await first.kill()
 
     // 2. Second life: every acknowledged offset is back; members that keep heartbeating stay.
     const second = await startProcess(dataDir)
@@ -208,7 +169,7 @@ test('kill -9 loses nothing acknowledged; members keep going; a restart mid-reba
     assert.equal((await c.heartbeat()).errorCode, 0)
     const midway = await describeGroup(c2, 'app')
     assert.notEqual(midway.groupState, 'Stable')
-    await kill9(second)
+    await second.kill()
 
     const third = await startProcess(dataDir)
     procs.push(third)
@@ -232,7 +193,7 @@ test('kill -9 loses nothing acknowledged; members keep going; a restart mid-reba
     assert.deepEqual(all, ['0-0', '0-1', '0-2', '0-3'])
   } finally {
     for (const c of clients) c.close()
-    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) await kill9(p)
+    for (const p of procs) await p.kill()
     rmSync(dataDir, { recursive: true, force: true })
   }
 })

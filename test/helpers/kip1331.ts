@@ -21,6 +21,7 @@ import {
   readCallLog,
 } from './controllable-plugin.js'
 import { simpleTopology, StreamsMember } from './streams-member.js'
+import { startTopographProcess, type TopographProcess } from './topograph-process.js'
 
 export const PLUGIN_MODULE = 'test/helpers/controllable-plugin.ts'
 
@@ -111,6 +112,21 @@ export async function startKipServer(
       if (owned) plugin?.remove()
     },
   }
+}
+
+/** A real `topograph start` process on sqlite coordinator storage with FAST_GROUPS and the plugin. */
+export function startKipProcess(
+  dataDir: string,
+  plugin: PluginFiles,
+  extra: Record<string, string> = {},
+): Promise<TopographProcess> {
+  return startTopographProcess({
+    'data.dir': dataDir,
+    'coordinator.storage': 'sqlite',
+    ...FAST_GROUPS,
+    ...plugin.configs,
+    ...extra,
+  })
 }
 
 export interface DescriptionEpochs {
