@@ -5,65 +5,16 @@
 // after a failed delete armed the conversion throttle (before any tombstone). After a restart on the
 // same data the leak/loss checker passes, and a classic join (or the cleanup cycle) converges.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import {
-  descriptionEpochs,
-  type KipServer,
-  type PluginFiles,
-  pluginFiles,
-  startKipProcess,
-  startKipServer,
-} from '../helpers/kip1331.js'
+import { descriptionEpochs, type KipServer, type PluginFiles } from '../helpers/kip1331.js'
 import { classicJoin, streamsGroupWithStoredDescription } from '../helpers/kip1331-conversion.js'
-import { checkKip1331Invariants, pluginRows } from '../helpers/kip1331-invariants.js'
-import type { TopographProcess } from '../helpers/topograph-process.js'
-import { tempDataDir } from '../server/harness.js'
+import { crashAndRestart, pluginRows } from '../helpers/kip1331-invariants.js'
 import { WireClient } from '../server/wire-client.js'
 
 const NO_CYCLE = { 'offsets.retention.check.interval.ms': '3600000' }
 
 const dbPath = (plugin: PluginFiles) => plugin.configs['topology.description.sqlite.path']
-
-/**
- * Runs `crash` against a child process that must die by SIGKILL, restarts in-process on the same
- * data, checks the invariants, runs `afterRestart`, and checks them again.
- */
-async function crashAndRestart(
-  name: string,
-  crash: (proc: TopographProcess, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
-  afterRestart: (kip: KipServer, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
-): Promise<void> {
-  const dataDir = tempDataDir()
-  const plugin = pluginFiles('sqlite')
-  const opened: { close(): void }[] = []
-  let proc: TopographProcess | undefined
-  let kip: KipServer | undefined
-  try {
-    proc = await startKipProcess(dataDir, plugin, NO_CYCLE)
-    await crash(proc, plugin, opened)
-    const exit = await Promise.race([
-      proc.exited,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name}: no crash`)), 15_000)),
-    ])
-    assert.equal(exit.signal, 'SIGKILL', `${name}: the process died by SIGKILL`)
-    for (const c of opened.splice(0)) c.close()
-    plugin.control({})
-    kip = await startKipServer({ dataDir, pluginFiles: plugin, overrides: NO_CYCLE })
-    const report = await checkKip1331Invariants(kip.service, dbPath(plugin))
-    assert.deepEqual(report, { leaks: [], losses: [] }, `${name}: right after the restart`)
-    await afterRestart(kip, plugin, opened)
-    const final = await checkKip1331Invariants(kip.service, dbPath(plugin))
-    assert.deepEqual(final, { leaks: [], losses: [] }, `${name}: after convergence`)
-  } finally {
-    for (const c of opened) c.close()
-    await proc?.kill()
-    await kip?.stop(true)
-    rmSync(dataDir, { recursive: true, force: true })
-    plugin.remove()
-  }
-}
 
 async function connect(port: number, opened: { close(): void }[]): Promise<WireClient> {
   const c = await WireClient.connect(port)
@@ -106,6 +57,7 @@ test('kill -9 after the barrier, before the plugin delete', { timeout: 90_000 },
       assert.equal(pluginRows(dbPath(plugin)).get('cc-barrier'), 0)
       await convertAfterRestart(kip, plugin, 'cc-barrier', opened)
     },
+    NO_CYCLE,
   )
 })
 
@@ -123,6 +75,7 @@ test('kill -9 after the plugin delete, before the tombstone', { timeout: 90_000 
       assert.equal(pluginRows(dbPath(plugin)).has('cc-deleted'), false)
       await convertAfterRestart(kip, plugin, 'cc-deleted', opened)
     },
+    NO_CYCLE,
   )
 })
 
@@ -150,5 +103,6 @@ test('kill -9 after a failed delete armed the throttle, before any tombstone; th
       assert.equal(pluginRows(dbPath(plugin)).has('cc-failed'), false)
       assert.deepEqual(await descriptionEpochs(kip.service, 'cc-failed'), { stored: -1, failed: -1 })
     },
+    NO_CYCLE,
   )
 })

@@ -4,7 +4,6 @@
 // DeleteGroups and inside the cleanup cycle. After a restart on the same data, the invariant checker
 // finds no leak and no loss, and the group converges (re-solicited push, or completed delete).
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import {
   deleteGroups,
@@ -12,60 +11,12 @@ import {
   joinMember,
   type KipServer,
   type PluginFiles,
-  pluginFiles,
   push,
-  startKipProcess,
-  startKipServer,
   waitFor,
 } from '../helpers/kip1331.js'
-import { checkKip1331Invariants, pluginRows } from '../helpers/kip1331-invariants.js'
+import { crashAndRestart, pluginRows } from '../helpers/kip1331-invariants.js'
 import type { StreamsMember } from '../helpers/streams-member.js'
-import type { TopographProcess } from '../helpers/topograph-process.js'
-import { tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
-
-/** Runs `scenario` against a child process that is expected to die by SIGKILL, then restarts in-process. */
-async function crashAndRestart(
-  name: string,
-  prepare: (proc: TopographProcess, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
-  afterRestart: (kip: KipServer, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
-  extra: Record<string, string> = {},
-): Promise<void> {
-  const dataDir = tempDataDir()
-  const plugin = pluginFiles('sqlite')
-  const opened: { close(): void }[] = []
-  let proc: TopographProcess | undefined
-  let kip: KipServer | undefined
-  try {
-    proc = await startKipProcess(dataDir, plugin, extra)
-    await prepare(proc, plugin, opened)
-    const exit = await Promise.race([
-      proc.exited,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name}: no crash`)), 15_000)),
-    ])
-    assert.equal(exit.signal, 'SIGKILL', `${name}: the process died by SIGKILL at the crash point`)
-    for (const c of opened.splice(0)) c.close()
-    plugin.control({})
-    kip = await startKipServer({ dataDir, pluginFiles: plugin, overrides: { ...extra } })
-    const report = await checkKip1331Invariants(
-      kip.service,
-      plugin.configs['topology.description.sqlite.path'],
-    )
-    assert.deepEqual(report, { leaks: [], losses: [] }, `${name}: right after the restart`)
-    await afterRestart(kip, plugin, opened)
-    const final = await checkKip1331Invariants(
-      kip.service,
-      plugin.configs['topology.description.sqlite.path'],
-    )
-    assert.deepEqual(final, { leaks: [], losses: [] }, `${name}: after convergence`)
-  } finally {
-    for (const c of opened) c.close()
-    await proc?.kill()
-    await kip?.stop(true)
-    rmSync(dataDir, { recursive: true, force: true })
-    plugin.remove()
-  }
-}
 
 const dbPath = (plugin: PluginFiles) => plugin.configs['topology.description.sqlite.path']
 

@@ -7,9 +7,23 @@
 // - no loss: every streams group whose stored epoch is a real epoch (≥ 0) has exactly that epoch in
 //   the plugin. Otherwise describe reports NOT_STORED and the group is never asked to push again.
 //   (−2 is allowed anywhere: it re-solicits a push and stays delete-eligible.)
+//
+// crashAndRestart runs a scenario that kills a real `topograph start` process at a crash point and
+// checks both invariants after an in-process restart on the same data.
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { GroupCoordinatorService } from '../../src/coordinator/service/group-coordinator-service.js'
-import { descriptionEpochs } from './kip1331.js'
+import { tempDataDir } from '../server/harness.js'
+import {
+  descriptionEpochs,
+  type KipServer,
+  type PluginFiles,
+  pluginFiles,
+  startKipProcess,
+  startKipServer,
+} from './kip1331.js'
+import type { TopographProcess } from './topograph-process.js'
 
 export interface InvariantReport {
   /** "group@epoch: why" for every description nothing will reclaim. */
@@ -54,4 +68,46 @@ export async function checkKip1331Invariants(
     }
   }
   return { leaks, losses }
+}
+
+/**
+ * Runs `crash` against a child process (sqlite plugin backend, `extra` settings) that must then die
+ * by SIGKILL, restarts in-process on the same data with the same settings, checks the invariants,
+ * runs `afterRestart`, and checks them again.
+ */
+export async function crashAndRestart(
+  name: string,
+  crash: (proc: TopographProcess, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
+  afterRestart: (kip: KipServer, plugin: PluginFiles, opened: { close(): void }[]) => Promise<void>,
+  extra: Record<string, string> = {},
+): Promise<void> {
+  const dataDir = tempDataDir()
+  const plugin = pluginFiles('sqlite')
+  const dbPath = plugin.configs['topology.description.sqlite.path']
+  const opened: { close(): void }[] = []
+  let proc: TopographProcess | undefined
+  let kip: KipServer | undefined
+  try {
+    proc = await startKipProcess(dataDir, plugin, extra)
+    await crash(proc, plugin, opened)
+    const exit = await Promise.race([
+      proc.exited,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name}: no crash`)), 15_000)),
+    ])
+    assert.equal(exit.signal, 'SIGKILL', `${name}: the process died by SIGKILL at the crash point`)
+    for (const c of opened.splice(0)) c.close()
+    plugin.control({})
+    kip = await startKipServer({ dataDir, pluginFiles: plugin, overrides: { ...extra } })
+    const report = await checkKip1331Invariants(kip.service, dbPath)
+    assert.deepEqual(report, { leaks: [], losses: [] }, `${name}: right after the restart`)
+    await afterRestart(kip, plugin, opened)
+    const final = await checkKip1331Invariants(kip.service, dbPath)
+    assert.deepEqual(final, { leaks: [], losses: [] }, `${name}: after convergence`)
+  } finally {
+    for (const c of opened) c.close()
+    await proc?.kill()
+    await kip?.stop(true)
+    rmSync(dataDir, { recursive: true, force: true })
+    plugin.remove()
+  }
 }
