@@ -7,6 +7,7 @@ import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
+import { initialRebalanceKey, sessionTimeoutKey } from './timers.js'
 
 export const StreamsGroupState = {
   EMPTY: 'Empty',
@@ -66,9 +67,31 @@ export class StreamsGroup {
   shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
   readonly taskOffsets = new Map<string, MemberTaskOffsets>()
+  /**
+   * Timer keys of current members, built once: every heartbeat looks its keys up in the runtime's
+   * timer map, and a string built anew each time has to be hashed anew.
+   */
+  readonly #sessionKeys = new Map<string, string>()
+  #initialRebalanceKey: string | undefined
 
   constructor(groupId: string) {
     this.groupId = groupId
+  }
+
+  /** `sessionTimeoutKey(groupId, memberId)`, kept while the member is in the group. */
+  sessionTimeoutKey(memberId: string): string {
+    let key = this.#sessionKeys.get(memberId)
+    if (key === undefined) {
+      key = sessionTimeoutKey(this.groupId, memberId)
+      if (this.#members.has(memberId)) this.#sessionKeys.set(memberId, key)
+    }
+    return key
+  }
+
+  /** `initialRebalanceKey(groupId)`. */
+  get initialRebalanceKey(): string {
+    this.#initialRebalanceKey ??= initialRebalanceKey(this.groupId)
+    return this.#initialRebalanceKey
   }
 
   get groupEpoch(): number {
@@ -223,6 +246,7 @@ export class StreamsGroup {
     if (!old) return
     this.#unindex(old)
     this.#members.delete(memberId)
+    this.#sessionKeys.delete(memberId)
     if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
       this.#staticMembers.delete(old.instanceId)
     }

@@ -442,7 +442,7 @@ export class StreamsGroupManager {
         statusDetail: `The member's topology epoch ${updated.topologyEpoch} is behind the group's topology epoch ${topology.epoch}.`,
       })
     }
-    const initialKey = initialRebalanceKey(groupId)
+    const initialKey = group.initialRebalanceKey
     // Armed by the runtime, or asked for by this heartbeat (armed once its records are durable).
     let initialDelayPending = this.#armed.isScheduled(initialKey)
     if (wasEmpty && config.initialRebalanceDelayMs > 0 && !initialDelayPending) {
@@ -543,7 +543,7 @@ export class StreamsGroupManager {
 
     // 12. Session timeout, shutdown request, task offsets (soft state).
     this.#schedule(timers, {
-      key: sessionTimeoutKey(groupId, memberId),
+      key: group.sessionTimeoutKey(memberId),
       delayMs: config.sessionTimeoutMs,
       op: () => this.#onSessionTimeout(groupId, memberId),
     })
