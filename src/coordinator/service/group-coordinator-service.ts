@@ -177,6 +177,14 @@ export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
 type Shard = GroupCoordinatorShard
 type Runtime = CoordinatorRuntime<Shard, CoordinatorRecord>
 
+/** A write waiting for its answer, for the shared write timeout (GroupCoordinatorService#withTimeout). */
+interface PendingWrite {
+  readonly name: string
+  readonly deadlineMs: number
+  settled: boolean
+  readonly reject: (err: unknown) => void
+}
+
 /**
  * Cleans up what an empty streams group holds outside the shard before a classic JoinGroup turns
  * its id into a classic group (KIP-1331: the group's stored topology description). A rejection
@@ -200,6 +208,12 @@ export class GroupCoordinatorService {
   readonly #creating = new Set<string>()
   readonly #background = new Set<Promise<unknown>>()
   #sweepTimer: TimerHandle | undefined
+  /** Writes waiting for their answer, oldest first (see #withTimeout); settled ones are skipped. */
+  readonly #pendingWrites: PendingWrite[] = []
+  #pendingHead = 0
+  /** The one clock timer behind every write timeout, armed for the oldest pending deadline. */
+  #writeTimer: TimerHandle | undefined
+  #writeTimerDueMs = 0
   #stopTopicListener: (() => void) | undefined
   #closed: Promise<void> | undefined
   #conversionCleanup: StreamsToClassicConversionCleanup | undefined
@@ -729,14 +743,78 @@ export class GroupCoordinatorService {
    * (Kafka's write timeout). The write itself may still complete later, as in Kafka.
    */
   #withTimeout<T>(name: string, write: Promise<T>): Promise<T> {
-    const timeoutMs = this.#config.offsetsCommitTimeoutMs
-    let handle: TimerHandle | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      handle = this.#clock.setTimer(() => reject(new CoordinatorTimeoutError(name, timeoutMs)), timeoutMs)
+    // Every write has the same timeout, so deadlines come in the order writes start: one queue and
+    // one clock timer (armed for the oldest pending deadline) serve them all, instead of a timer set
+    // and cleared per write. The deadline and its error are the same as with a timer each.
+    return new Promise<T>((resolve, reject) => {
+      const entry: PendingWrite = {
+        name,
+        deadlineMs: this.#clock.now() + this.#config.offsetsCommitTimeoutMs,
+        settled: false,
+        reject,
+      }
+      this.#pendingWrites.push(entry)
+      // (An earlier deadline than the armed one only comes from a wall clock set back.)
+      if (this.#writeTimer === undefined) this.#armWriteTimer(entry.deadlineMs)
+      else if (entry.deadlineMs < this.#writeTimerDueMs) {
+        this.#clock.clearTimer(this.#writeTimer)
+        this.#armWriteTimer(entry.deadlineMs)
+      }
+      // A write that fails after its timeout answered settles nothing more (no unhandled rejection).
+      write.then(
+        (v) => {
+          this.#settleWrite(entry)
+          resolve(v)
+        },
+        (e: unknown) => {
+          this.#settleWrite(entry)
+          reject(e)
+        },
+      )
     })
-    // A write that fails after its timeout answered must not become an unhandled rejection.
-    write.catch(() => undefined)
-    return Promise.race([write, timeout]).finally(() => this.#clock.clearTimer(handle))
+  }
+
+  #settleWrite(entry: PendingWrite): void {
+    entry.settled = true
+    const q = this.#pendingWrites
+    while (this.#pendingHead < q.length && q[this.#pendingHead].settled) this.#pendingHead++
+    if (this.#pendingHead === q.length) {
+      q.length = 0
+      this.#pendingHead = 0
+    } else if (this.#pendingHead > 1024) {
+      q.splice(0, this.#pendingHead)
+      this.#pendingHead = 0
+    }
+  }
+
+  #armWriteTimer(deadlineMs: number): void {
+    this.#writeTimerDueMs = deadlineMs
+    this.#writeTimer = this.#clock.setTimer(
+      () => this.#onWriteTimer(),
+      Math.max(0, deadlineMs - this.#clock.now()),
+    )
+  }
+
+  /** Times out every pending write whose deadline has passed, then re-arms for the next one. */
+  #onWriteTimer(): void {
+    this.#writeTimer = undefined
+    const now = this.#clock.now()
+    const q = this.#pendingWrites
+    while (this.#pendingHead < q.length) {
+      const entry = q[this.#pendingHead]
+      if (!entry.settled) {
+        if (entry.deadlineMs > now) break
+        entry.settled = true
+        entry.reject(new CoordinatorTimeoutError(entry.name, this.#config.offsetsCommitTimeoutMs))
+      }
+      this.#pendingHead++
+    }
+    if (this.#pendingHead === q.length) {
+      q.length = 0
+      this.#pendingHead = 0
+      return
+    }
+    this.#armWriteTimer(q[this.#pendingHead].deadlineMs)
   }
 
   #armSweep(): void {

@@ -248,4 +248,51 @@ describe('GroupCoordinatorService write timeout', () => {
       await service.close()
     }
   })
+  it('each write times out at its own deadline; one answered in time is not timed out', async () => {
+    const store = new MemoryRecordStore()
+    await store.open()
+    const clock = new ManualClock(0)
+    const service = await start(store, clock, { 'offsets.commit.timeout.ms': '100' })
+    const gates: (() => void)[] = []
+    let stuck = true
+    const append = store.append.bind(store)
+    store.append = async (shard, records) => {
+      if (stuck) await new Promise<void>((r) => gates.push(r))
+      return append(shard, records)
+    }
+    const codeOf = async (p: ReturnType<typeof service.commitOffsets>) => (await p)[0].partitions[0].errorCode
+    const settled = (p: Promise<unknown>) =>
+      Promise.race([p.then(() => true), new Promise((r) => setImmediate(() => r(false)))])
+    try {
+      // Written alone (nothing stuck), answered before its deadline: never a timeout afterwards.
+      stuck = false
+      assert.equal(await codeOf(service.commitOffsets(9, commitReq(1n))), 0)
+      stuck = true
+      const first = service.commitOffsets(9, commitReq(2n)) // deadline 100
+      await new Promise((r) => setImmediate(r))
+      clock.advance(50)
+      const second = service.commitOffsets(9, commitReq(3n)) // deadline 150, queued behind first
+      await new Promise((r) => setImmediate(r))
+      clock.advance(49) // t = 99
+      assert.equal(await settled(first), false, 'not before its deadline')
+      clock.advance(1) // t = 100
+      assert.equal(await codeOf(first), 15)
+      assert.equal(await settled(second), false, 'the later write still waits')
+      clock.advance(49) // t = 149
+      assert.equal(await settled(second), false)
+      clock.advance(1) // t = 150
+      assert.equal(await codeOf(second), 15)
+      // A write started after the others timed out gets its own full timeout.
+      const third = service.commitOffsets(9, commitReq(4n)) // deadline 250
+      await new Promise((r) => setImmediate(r))
+      clock.advance(99)
+      assert.equal(await settled(third), false)
+      clock.advance(1)
+      assert.equal(await codeOf(third), 15)
+    } finally {
+      stuck = false
+      for (const g of gates) g()
+      await service.close()
+    }
+  })
 })
