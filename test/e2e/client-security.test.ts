@@ -4,7 +4,6 @@
 // certificate principal, a StreamsMember over SASL_SSL, re-authentication before the session
 // ends, and the kafka-streams-groups and console commands with --command-config.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -21,7 +20,7 @@ import {
 import { StreamsMember, Topology } from '../../src/clients/streams/index.js'
 import { scramUserEntry } from '../../src/server/auth/scram.js'
 import { createLogger } from '../../src/server/logger.js'
-import { makeCerts, type TestCerts } from '../server/auth/helpers.js'
+import { makeCerts, signedCert, type TestCerts } from '../server/auth/helpers.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 
 const SCRAM_USERS = [
@@ -39,46 +38,6 @@ const serverLog: string[] = []
 const principals: string[] = []
 const admins: Admin[] = []
 let member: StreamsMember | null = null
-
-/** A server certificate signed by the test CA that names only broker.invalid. */
-function misnamedServerPem(c: TestCerts): string {
-  const run = (args: string[]) =>
-    execFileSync('openssl', args, { cwd: c.dir, stdio: 'pipe', timeout: 30_000 })
-  writeFileSync(join(c.dir, 'misnamed.ext'), 'subjectAltName=DNS:broker.invalid\n')
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'misnamed.key',
-    '-out',
-    'misnamed.csr',
-    '-subj',
-    '/CN=broker.invalid',
-  ])
-  run(
-    [
-      'x509',
-      '-req',
-      '-in',
-      'misnamed.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'misnamed.crt',
-    ].concat(['-days', '2', '-extfile', 'misnamed.ext']),
-  )
-  const pem = join(c.dir, 'misnamed.pem')
-  writeFileSync(
-    pem,
-    readFileSync(join(c.dir, 'misnamed.key'), 'utf8') + readFileSync(join(c.dir, 'misnamed.crt'), 'utf8'),
-  )
-  return pem
-}
 
 function admin(opts: Omit<AdminOptions, 'bootstrapServers'>, listener: keyof typeof port): Admin {
   const a = Admin.create({
@@ -116,7 +75,7 @@ const failedAuthentications = () => serverLog.filter((l) => l.includes('Failed a
 
 before(async () => {
   certs = makeCerts()
-  const misnamed = misnamedServerPem(certs)
+  const misnamed = signedCert(certs.dir, 'misnamed', '/CN=broker.invalid', 'DNS:broker.invalid').pem
   ts = await startTestServer(
     {
       listeners:

@@ -81,11 +81,65 @@ export interface TestCerts {
   remove(): void
 }
 
+const openssl = (dir: string, args: string[]) =>
+  execFileSync('openssl', args, { cwd: dir, stdio: 'pipe', timeout: 30_000 })
+
+export interface SignedCert {
+  readonly key: string
+  readonly cert: string
+  /** The key and the certificate in one PEM file. */
+  readonly pem: string
+}
+
+/**
+ * `<name>.key`, `<name>.crt` and `<name>.pem` in `dir` (which holds the CA made by makeCerts), for
+ * `subject`, signed by that CA, with `subjectAltName` (e.g. `DNS:localhost`) when given.
+ */
+export function signedCert(dir: string, name: string, subject: string, subjectAltName?: string): SignedCert {
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    subject,
+  ])
+  const ext: string[] = []
+  if (subjectAltName !== undefined) {
+    writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${subjectAltName}\n`)
+    ext.push('-extfile', `${name}.ext`)
+  }
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    ...ext,
+  ])
+  const key = join(dir, `${name}.key`)
+  const cert = join(dir, `${name}.crt`)
+  const pem = join(dir, `${name}.pem`)
+  writeFileSync(pem, readFileSync(key, 'utf8') + readFileSync(cert, 'utf8'))
+  return { key, cert, pem }
+}
+
 /** A CA, a server certificate for 127.0.0.1/localhost and a client certificate, made with openssl. */
 export function makeCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-certs-'))
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe', timeout: 30_000 })
-  run([
+  openssl(dir, [
     'req',
     '-x509',
     '-newkey',
@@ -100,76 +154,16 @@ export function makeCerts(): TestCerts {
     '-subj',
     '/CN=Topograph Test CA',
   ])
-  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=localhost',
-  ])
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.crt',
-    '-days',
-    '2',
-    '-extfile',
-    'server.ext',
-  ])
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'client.key',
-    '-out',
-    'client.csr',
-    '-subj',
-    '/C=FR/O=Example/CN=writer',
-  ])
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'client.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'client.crt',
-    '-days',
-    '2',
-  ])
-  const serverPem = join(dir, 'server.pem')
-  writeFileSync(
-    serverPem,
-    readFileSync(join(dir, 'server.key'), 'utf8') + readFileSync(join(dir, 'server.crt'), 'utf8'),
-  )
+  const server = signedCert(dir, 'server', '/CN=localhost', 'IP:127.0.0.1,DNS:localhost')
+  const client = signedCert(dir, 'client', '/C=FR/O=Example/CN=writer')
   return {
     dir,
     caCert: join(dir, 'ca.crt'),
-    serverPem,
-    serverKey: join(dir, 'server.key'),
-    serverCert: join(dir, 'server.crt'),
-    clientKey: join(dir, 'client.key'),
-    clientCert: join(dir, 'client.crt'),
+    serverPem: server.pem,
+    serverKey: server.key,
+    serverCert: server.cert,
+    clientKey: client.key,
+    clientCert: client.cert,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   }
 }
