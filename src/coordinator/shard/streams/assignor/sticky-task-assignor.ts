@@ -388,21 +388,31 @@ class StickyRun {
   }
 
   /**
-   * Task numbers in (partition, subtopology) order, optionally only stateful ones. Sorting numeric
-   * keys in a typed array avoids a comparator call per comparison.
+   * Task numbers in (partition, subtopology) order, optionally only stateful ones. Built in one pass
+   * without sorting: for partition 0, 1, … every subtopology (in id order) that still has that
+   * partition contributes its task; a subtopology leaves the pass once its partitions run out.
    */
   #byPartitionThenSubtopology(statefulOnly: boolean): Int32Array {
     const numSubtopologies = this.#subtopologyIds.length
-    const keys: number[] = []
-    for (let t = 0; t < this.#numTasks; t++) {
-      const s = this.#taskSub[t]
-      if (!statefulOnly || this.#subtopologyStateful[s]) keys.push(this.#taskPart[t] * numSubtopologies + s)
+    let live: number[] = []
+    let count = 0
+    for (let s = 0; s < numSubtopologies; s++) {
+      if (statefulOnly && !this.#subtopologyStateful[s]) continue
+      const partitions = this.#subStart[s + 1] - this.#subStart[s]
+      if (partitions === 0) continue
+      live.push(s)
+      count += partitions
     }
-    const sorted = Float64Array.from(keys).sort()
-    const out = new Int32Array(sorted.length)
-    for (let i = 0; i < sorted.length; i++) {
-      const s = sorted[i] % numSubtopologies
-      out[i] = this.#subStart[s] + (sorted[i] - s) / numSubtopologies
+    const out = new Int32Array(count)
+    let i = 0
+    for (let p = 0; live.length > 0; p++) {
+      let ended = false
+      for (const s of live) {
+        const t = this.#subStart[s] + p
+        if (t < this.#subStart[s + 1]) out[i++] = t
+        if (t + 1 >= this.#subStart[s + 1]) ended = true
+      }
+      if (ended) live = live.filter((s) => this.#subStart[s] + p + 1 < this.#subStart[s + 1])
     }
     return out
   }
