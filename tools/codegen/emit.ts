@@ -394,8 +394,10 @@ function emitReadValue(
   if (elem.kind === 'prim' && elem.prim === 'int32') {
     L.push(`${ind}    ${target} = r.readInt32Array(${n})`)
   } else {
-    L.push(`${ind}    const ${a}: ${elemTs(elem)}[] = []`)
-    L.push(`${ind}    for (let ${i} = 0; ${i} < ${n}; ${i}++) ${a}.push(${elemRead})`)
+    // exact-size array (push grows an empty one to 17 slots); a huge count starts empty instead,
+    // where V8 would make a dictionary-mode array
+    L.push(`${ind}    const ${a}: ${elemTs(elem)}[] = ${n} <= 4096 ? new Array(${n}) : []`)
+    L.push(`${ind}    for (let ${i} = 0; ${i} < ${n}; ${i}++) ${a}[${i}] = ${elemRead}`)
     L.push(`${ind}    ${target} = ${a}`)
   }
   L.push(`${ind}  }`)

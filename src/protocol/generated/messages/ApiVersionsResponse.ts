@@ -117,8 +117,8 @@ export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsRespon
     if (n6 < 0) {
       r.fail('UNEXPECTED_NULL', 'ApiVersionsResponse.ApiKeys is null')
     } else {
-      const a7: ApiVersionsResponseApiVersion[] = []
-      for (let i8 = 0; i8 < n6; i8++) a7.push(readApiVersionsResponseApiVersion(r, v))
+      const a7: ApiVersionsResponseApiVersion[] = n6 <= 4096 ? new Array(n6) : []
+      for (let i8 = 0; i8 < n6; i8++) a7[i8] = readApiVersionsResponseApiVersion(r, v)
       f_apiKeys = a7
     }
   }
@@ -143,8 +143,8 @@ export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsRespon
           if (n9 < 0) {
             r.fail('UNEXPECTED_NULL', 'ApiVersionsResponse.SupportedFeatures is null')
           } else {
-            const a10: ApiVersionsResponseSupportedFeatureKey[] = []
-            for (let i11 = 0; i11 < n9; i11++) a10.push(readApiVersionsResponseSupportedFeatureKey(r, v))
+            const a10: ApiVersionsResponseSupportedFeatureKey[] = n9 <= 4096 ? new Array(n9) : []
+            for (let i11 = 0; i11 < n9; i11++) a10[i11] = readApiVersionsResponseSupportedFeatureKey(r, v)
             f_supportedFeatures = a10
           }
         }
@@ -160,8 +160,8 @@ export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsRespon
           if (n12 < 0) {
             r.fail('UNEXPECTED_NULL', 'ApiVersionsResponse.FinalizedFeatures is null')
           } else {
-            const a13: ApiVersionsResponseFinalizedFeatureKey[] = []
-            for (let i14 = 0; i14 < n12; i14++) a13.push(readApiVersionsResponseFinalizedFeatureKey(r, v))
+            const a13: ApiVersionsResponseFinalizedFeatureKey[] = n12 <= 4096 ? new Array(n12) : []
+            for (let i14 = 0; i14 < n12; i14++) a13[i14] = readApiVersionsResponseFinalizedFeatureKey(r, v)
             f_finalizedFeatures = a13
           }
         }

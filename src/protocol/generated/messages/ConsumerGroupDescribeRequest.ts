@@ -55,8 +55,8 @@ export function readConsumerGroupDescribeRequest(r: Reader, v: number): Consumer
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupDescribeRequest.GroupIds is null')
     } else {
-      const a3: string[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(r.readCompactString())
+      const a3: string[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = r.readCompactString()
       f_groupIds = a3
     }
   }

@@ -57,8 +57,8 @@ export function readConsumerGroupDescribeResponse(r: Reader, v: number): Consume
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupDescribeResponse.Groups is null')
     } else {
-      const a3: ConsumerGroupDescribeResponseDescribedGroup[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readConsumerGroupDescribeResponseDescribedGroup(r, v))
+      const a3: ConsumerGroupDescribeResponseDescribedGroup[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readConsumerGroupDescribeResponseDescribedGroup(r, v)
       f_groups = a3
     }
   }
@@ -169,8 +169,8 @@ export function readConsumerGroupDescribeResponseDescribedGroup(r: Reader, v: nu
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupDescribeResponse.Members is null')
     } else {
-      const a8: ConsumerGroupDescribeResponseMember[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readConsumerGroupDescribeResponseMember(r, v))
+      const a8: ConsumerGroupDescribeResponseMember[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readConsumerGroupDescribeResponseMember(r, v)
       f_members = a8
     }
   }
@@ -283,8 +283,8 @@ export function readConsumerGroupDescribeResponseMember(r: Reader, v: number): C
     if (n12 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupDescribeResponse.SubscribedTopicNames is null')
     } else {
-      const a13: string[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(r.readCompactString())
+      const a13: string[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = r.readCompactString()
       f_subscribedTopicNames = a13
     }
   }
@@ -358,8 +358,8 @@ export function readConsumerGroupDescribeResponseAssignment(r: Reader, v: number
     if (n17 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupDescribeResponse.TopicPartitions is null')
     } else {
-      const a18: ConsumerGroupDescribeResponseTopicPartitions[] = []
-      for (let i19 = 0; i19 < n17; i19++) a18.push(readConsumerGroupDescribeResponseTopicPartitions(r, v))
+      const a18: ConsumerGroupDescribeResponseTopicPartitions[] = n17 <= 4096 ? new Array(n17) : []
+      for (let i19 = 0; i19 < n17; i19++) a18[i19] = readConsumerGroupDescribeResponseTopicPartitions(r, v)
       f_topicPartitions = a18
     }
   }

@@ -109,8 +109,8 @@ export function readConsumerGroupHeartbeatRequest(r: Reader, v: number): Consume
     if (n4 < 0) {
       f_subscribedTopicNames = null
     } else {
-      const a5: string[] = []
-      for (let i6 = 0; i6 < n4; i6++) a5.push(r.readCompactString())
+      const a5: string[] = n4 <= 4096 ? new Array(n4) : []
+      for (let i6 = 0; i6 < n4; i6++) a5[i6] = r.readCompactString()
       f_subscribedTopicNames = a5
     }
   }
@@ -126,8 +126,8 @@ export function readConsumerGroupHeartbeatRequest(r: Reader, v: number): Consume
     if (n7 < 0) {
       f_topicPartitions = null
     } else {
-      const a8: ConsumerGroupHeartbeatRequestTopicPartitions[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readConsumerGroupHeartbeatRequestTopicPartitions(r, v))
+      const a8: ConsumerGroupHeartbeatRequestTopicPartitions[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readConsumerGroupHeartbeatRequestTopicPartitions(r, v)
       f_topicPartitions = a8
     }
   }

@@ -153,8 +153,8 @@ export function readConsumerGroupHeartbeatResponseAssignment(r: Reader, v: numbe
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'ConsumerGroupHeartbeatResponse.TopicPartitions is null')
     } else {
-      const a3: ConsumerGroupHeartbeatResponseTopicPartitions[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readConsumerGroupHeartbeatResponseTopicPartitions(r, v))
+      const a3: ConsumerGroupHeartbeatResponseTopicPartitions[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readConsumerGroupHeartbeatResponseTopicPartitions(r, v)
       f_topicPartitions = a3
     }
   }

@@ -56,8 +56,8 @@ export function readCreateAclsRequest(r: Reader, v: number): CreateAclsRequest {
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateAclsRequest.Creations is null')
     } else {
-      const a3: CreateAclsRequestAclCreation[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readCreateAclsRequestAclCreation(r, v))
+      const a3: CreateAclsRequestAclCreation[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readCreateAclsRequestAclCreation(r, v)
       f_creations = a3
     }
   }

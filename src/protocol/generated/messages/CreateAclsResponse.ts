@@ -61,8 +61,8 @@ export function readCreateAclsResponse(r: Reader, v: number): CreateAclsResponse
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateAclsResponse.Results is null')
     } else {
-      const a3: CreateAclsResponseAclCreationResult[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readCreateAclsResponseAclCreationResult(r, v))
+      const a3: CreateAclsResponseAclCreationResult[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readCreateAclsResponseAclCreationResult(r, v)
       f_results = a3
     }
   }

@@ -62,8 +62,8 @@ export function readCreateTopicsRequest(r: Reader, v: number): CreateTopicsReque
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateTopicsRequest.Topics is null')
     } else {
-      const a3: CreateTopicsRequestCreatableTopic[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readCreateTopicsRequestCreatableTopic(r, v))
+      const a3: CreateTopicsRequestCreatableTopic[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readCreateTopicsRequestCreatableTopic(r, v)
       f_topics = a3
     }
   }
@@ -168,8 +168,8 @@ export function readCreateTopicsRequestCreatableTopic(r: Reader, v: number): Cre
     if (n9 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateTopicsRequest.Assignments is null')
     } else {
-      const a10: CreateTopicsRequestCreatableReplicaAssignment[] = []
-      for (let i11 = 0; i11 < n9; i11++) a10.push(readCreateTopicsRequestCreatableReplicaAssignment(r, v))
+      const a10: CreateTopicsRequestCreatableReplicaAssignment[] = n9 <= 4096 ? new Array(n9) : []
+      for (let i11 = 0; i11 < n9; i11++) a10[i11] = readCreateTopicsRequestCreatableReplicaAssignment(r, v)
       f_assignments = a10
     }
   }
@@ -179,8 +179,8 @@ export function readCreateTopicsRequestCreatableTopic(r: Reader, v: number): Cre
     if (n12 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateTopicsRequest.Configs is null')
     } else {
-      const a13: CreateTopicsRequestCreatableTopicConfig[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(readCreateTopicsRequestCreatableTopicConfig(r, v))
+      const a13: CreateTopicsRequestCreatableTopicConfig[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = readCreateTopicsRequestCreatableTopicConfig(r, v)
       f_configs = a13
     }
   }

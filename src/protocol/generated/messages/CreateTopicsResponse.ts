@@ -62,8 +62,8 @@ export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResp
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'CreateTopicsResponse.Topics is null')
     } else {
-      const a3: CreateTopicsResponseCreatableTopicResult[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readCreateTopicsResponseCreatableTopicResult(r, v))
+      const a3: CreateTopicsResponseCreatableTopicResult[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readCreateTopicsResponseCreatableTopicResult(r, v)
       f_topics = a3
     }
   }
@@ -197,8 +197,8 @@ export function readCreateTopicsResponseCreatableTopicResult(r: Reader, v: numbe
       if (n7 < 0) {
         f_configs = null
       } else {
-        const a8: CreateTopicsResponseCreatableTopicConfigs[] = []
-        for (let i9 = 0; i9 < n7; i9++) a8.push(readCreateTopicsResponseCreatableTopicConfigs(r, v))
+        const a8: CreateTopicsResponseCreatableTopicConfigs[] = n7 <= 4096 ? new Array(n7) : []
+        for (let i9 = 0; i9 < n7; i9++) a8[i9] = readCreateTopicsResponseCreatableTopicConfigs(r, v)
         f_configs = a8
       }
     }

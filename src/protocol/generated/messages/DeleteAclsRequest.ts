@@ -56,8 +56,8 @@ export function readDeleteAclsRequest(r: Reader, v: number): DeleteAclsRequest {
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DeleteAclsRequest.Filters is null')
     } else {
-      const a3: DeleteAclsRequestDeleteAclsFilter[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDeleteAclsRequestDeleteAclsFilter(r, v))
+      const a3: DeleteAclsRequestDeleteAclsFilter[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDeleteAclsRequestDeleteAclsFilter(r, v)
       f_filters = a3
     }
   }

@@ -61,8 +61,8 @@ export function readDeleteAclsResponse(r: Reader, v: number): DeleteAclsResponse
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DeleteAclsResponse.FilterResults is null')
     } else {
-      const a3: DeleteAclsResponseDeleteAclsFilterResult[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDeleteAclsResponseDeleteAclsFilterResult(r, v))
+      const a3: DeleteAclsResponseDeleteAclsFilterResult[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDeleteAclsResponseDeleteAclsFilterResult(r, v)
       f_filterResults = a3
     }
   }
@@ -148,8 +148,8 @@ export function readDeleteAclsResponseDeleteAclsFilterResult(r: Reader, v: numbe
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'DeleteAclsResponse.MatchingAcls is null')
     } else {
-      const a8: DeleteAclsResponseDeleteAclsMatchingAcl[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readDeleteAclsResponseDeleteAclsMatchingAcl(r, v))
+      const a8: DeleteAclsResponseDeleteAclsMatchingAcl[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readDeleteAclsResponseDeleteAclsMatchingAcl(r, v)
       f_matchingAcls = a8
     }
   }

@@ -61,8 +61,8 @@ export function readDeleteGroupsResponse(r: Reader, v: number): DeleteGroupsResp
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DeleteGroupsResponse.Results is null')
     } else {
-      const a3: DeleteGroupsResponseDeletableGroupResult[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDeleteGroupsResponseDeletableGroupResult(r, v))
+      const a3: DeleteGroupsResponseDeletableGroupResult[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDeleteGroupsResponseDeletableGroupResult(r, v)
       f_results = a3
     }
   }

@@ -75,8 +75,8 @@ export function readDeleteTopicsRequest(r: Reader, v: number): DeleteTopicsReque
       if (n4 < 0) {
         r.fail('UNEXPECTED_NULL', 'DeleteTopicsRequest.Topics is null')
       } else {
-        const a5: DeleteTopicsRequestDeleteTopicState[] = []
-        for (let i6 = 0; i6 < n4; i6++) a5.push(readDeleteTopicsRequestDeleteTopicState(r, v))
+        const a5: DeleteTopicsRequestDeleteTopicState[] = n4 <= 4096 ? new Array(n4) : []
+        for (let i6 = 0; i6 < n4; i6++) a5[i6] = readDeleteTopicsRequestDeleteTopicState(r, v)
         f_topics = a5
       }
     }
@@ -88,8 +88,8 @@ export function readDeleteTopicsRequest(r: Reader, v: number): DeleteTopicsReque
       if (n7 < 0) {
         r.fail('UNEXPECTED_NULL', 'DeleteTopicsRequest.TopicNames is null')
       } else {
-        const a8: string[] = []
-        for (let i9 = 0; i9 < n7; i9++) a8.push((flex ? r.readCompactString() : r.readString()))
+        const a8: string[] = n7 <= 4096 ? new Array(n7) : []
+        for (let i9 = 0; i9 < n7; i9++) a8[i9] = (flex ? r.readCompactString() : r.readString())
         f_topicNames = a8
       }
     }

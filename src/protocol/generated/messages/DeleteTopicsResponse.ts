@@ -61,8 +61,8 @@ export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResp
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DeleteTopicsResponse.Responses is null')
     } else {
-      const a3: DeleteTopicsResponseDeletableTopicResult[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDeleteTopicsResponseDeletableTopicResult(r, v))
+      const a3: DeleteTopicsResponseDeletableTopicResult[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDeleteTopicsResponseDeletableTopicResult(r, v)
       f_responses = a3
     }
   }

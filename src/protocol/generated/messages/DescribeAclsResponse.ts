@@ -71,8 +71,8 @@ export function readDescribeAclsResponse(r: Reader, v: number): DescribeAclsResp
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DescribeAclsResponse.Resources is null')
     } else {
-      const a3: DescribeAclsResponseDescribeAclsResource[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDescribeAclsResponseDescribeAclsResource(r, v))
+      const a3: DescribeAclsResponseDescribeAclsResource[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDescribeAclsResponseDescribeAclsResource(r, v)
       f_resources = a3
     }
   }
@@ -166,8 +166,8 @@ export function readDescribeAclsResponseDescribeAclsResource(r: Reader, v: numbe
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'DescribeAclsResponse.Acls is null')
     } else {
-      const a8: DescribeAclsResponseAclDescription[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readDescribeAclsResponseAclDescription(r, v))
+      const a8: DescribeAclsResponseAclDescription[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readDescribeAclsResponseAclDescription(r, v)
       f_acls = a8
     }
   }

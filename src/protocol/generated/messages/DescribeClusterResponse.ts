@@ -93,8 +93,8 @@ export function readDescribeClusterResponse(r: Reader, v: number): DescribeClust
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DescribeClusterResponse.Brokers is null')
     } else {
-      const a3: DescribeClusterResponseDescribeClusterBroker[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDescribeClusterResponseDescribeClusterBroker(r, v))
+      const a3: DescribeClusterResponseDescribeClusterBroker[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDescribeClusterResponseDescribeClusterBroker(r, v)
       f_brokers = a3
     }
   }

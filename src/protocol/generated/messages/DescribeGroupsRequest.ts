@@ -64,8 +64,8 @@ export function readDescribeGroupsRequest(r: Reader, v: number): DescribeGroupsR
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DescribeGroupsRequest.Groups is null')
     } else {
-      const a3: string[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push((flex ? r.readCompactString() : r.readString()))
+      const a3: string[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = (flex ? r.readCompactString() : r.readString())
       f_groups = a3
     }
   }

@@ -66,8 +66,8 @@ export function readDescribeGroupsResponse(r: Reader, v: number): DescribeGroups
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'DescribeGroupsResponse.Groups is null')
     } else {
-      const a3: DescribeGroupsResponseDescribedGroup[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readDescribeGroupsResponseDescribedGroup(r, v))
+      const a3: DescribeGroupsResponseDescribedGroup[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readDescribeGroupsResponseDescribedGroup(r, v)
       f_groups = a3
     }
   }
@@ -190,8 +190,8 @@ export function readDescribeGroupsResponseDescribedGroup(r: Reader, v: number): 
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'DescribeGroupsResponse.Members is null')
     } else {
-      const a8: DescribeGroupsResponseDescribedGroupMember[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readDescribeGroupsResponseDescribedGroupMember(r, v))
+      const a8: DescribeGroupsResponseDescribedGroupMember[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readDescribeGroupsResponseDescribedGroupMember(r, v)
       f_members = a8
     }
   }

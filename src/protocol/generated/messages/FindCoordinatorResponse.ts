@@ -125,8 +125,8 @@ export function readFindCoordinatorResponse(r: Reader, v: number): FindCoordinat
       if (n2 < 0) {
         r.fail('UNEXPECTED_NULL', 'FindCoordinatorResponse.Coordinators is null')
       } else {
-        const a3: FindCoordinatorResponseCoordinator[] = []
-        for (let i4 = 0; i4 < n2; i4++) a3.push(readFindCoordinatorResponseCoordinator(r, v))
+        const a3: FindCoordinatorResponseCoordinator[] = n2 <= 4096 ? new Array(n2) : []
+        for (let i4 = 0; i4 < n2; i4++) a3[i4] = readFindCoordinatorResponseCoordinator(r, v)
         f_coordinators = a3
       }
     }

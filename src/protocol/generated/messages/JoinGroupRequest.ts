@@ -105,8 +105,8 @@ export function readJoinGroupRequest(r: Reader, v: number): JoinGroupRequest {
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'JoinGroupRequest.Protocols is null')
     } else {
-      const a3: JoinGroupRequestJoinGroupRequestProtocol[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readJoinGroupRequestJoinGroupRequestProtocol(r, v))
+      const a3: JoinGroupRequestJoinGroupRequestProtocol[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readJoinGroupRequestJoinGroupRequestProtocol(r, v)
       f_protocols = a3
     }
   }

@@ -116,8 +116,8 @@ export function readJoinGroupResponse(r: Reader, v: number): JoinGroupResponse {
     if (n3 < 0) {
       r.fail('UNEXPECTED_NULL', 'JoinGroupResponse.Members is null')
     } else {
-      const a4: JoinGroupResponseJoinGroupResponseMember[] = []
-      for (let i5 = 0; i5 < n3; i5++) a4.push(readJoinGroupResponseJoinGroupResponseMember(r, v))
+      const a4: JoinGroupResponseJoinGroupResponseMember[] = n3 <= 4096 ? new Array(n3) : []
+      for (let i5 = 0; i5 < n3; i5++) a4[i5] = readJoinGroupResponseJoinGroupResponseMember(r, v)
       f_members = a4
     }
   }

@@ -80,8 +80,8 @@ export function readLeaveGroupRequest(r: Reader, v: number): LeaveGroupRequest {
       if (n2 < 0) {
         r.fail('UNEXPECTED_NULL', 'LeaveGroupRequest.Members is null')
       } else {
-        const a3: LeaveGroupRequestMemberIdentity[] = []
-        for (let i4 = 0; i4 < n2; i4++) a3.push(readLeaveGroupRequestMemberIdentity(r, v))
+        const a3: LeaveGroupRequestMemberIdentity[] = n2 <= 4096 ? new Array(n2) : []
+        for (let i4 = 0; i4 < n2; i4++) a3[i4] = readLeaveGroupRequestMemberIdentity(r, v)
         f_members = a3
       }
     }

@@ -76,8 +76,8 @@ export function readLeaveGroupResponse(r: Reader, v: number): LeaveGroupResponse
       if (n2 < 0) {
         r.fail('UNEXPECTED_NULL', 'LeaveGroupResponse.Members is null')
       } else {
-        const a3: LeaveGroupResponseMemberResponse[] = []
-        for (let i4 = 0; i4 < n2; i4++) a3.push(readLeaveGroupResponseMemberResponse(r, v))
+        const a3: LeaveGroupResponseMemberResponse[] = n2 <= 4096 ? new Array(n2) : []
+        for (let i4 = 0; i4 < n2; i4++) a3[i4] = readLeaveGroupResponseMemberResponse(r, v)
         f_members = a3
       }
     }

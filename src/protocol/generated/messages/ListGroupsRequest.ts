@@ -72,8 +72,8 @@ export function readListGroupsRequest(r: Reader, v: number): ListGroupsRequest {
       if (n4 < 0) {
         r.fail('UNEXPECTED_NULL', 'ListGroupsRequest.StatesFilter is null')
       } else {
-        const a5: string[] = []
-        for (let i6 = 0; i6 < n4; i6++) a5.push(r.readCompactString())
+        const a5: string[] = n4 <= 4096 ? new Array(n4) : []
+        for (let i6 = 0; i6 < n4; i6++) a5[i6] = r.readCompactString()
         f_statesFilter = a5
       }
     }
@@ -85,8 +85,8 @@ export function readListGroupsRequest(r: Reader, v: number): ListGroupsRequest {
       if (n7 < 0) {
         r.fail('UNEXPECTED_NULL', 'ListGroupsRequest.TypesFilter is null')
       } else {
-        const a8: string[] = []
-        for (let i9 = 0; i9 < n7; i9++) a8.push(r.readCompactString())
+        const a8: string[] = n7 <= 4096 ? new Array(n7) : []
+        for (let i9 = 0; i9 < n7; i9++) a8[i9] = r.readCompactString()
         f_typesFilter = a8
       }
     }

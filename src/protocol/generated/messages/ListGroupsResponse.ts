@@ -70,8 +70,8 @@ export function readListGroupsResponse(r: Reader, v: number): ListGroupsResponse
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'ListGroupsResponse.Groups is null')
     } else {
-      const a3: ListGroupsResponseListedGroup[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readListGroupsResponseListedGroup(r, v))
+      const a3: ListGroupsResponseListedGroup[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readListGroupsResponseListedGroup(r, v)
       f_groups = a3
     }
   }

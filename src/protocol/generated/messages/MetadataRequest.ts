@@ -83,8 +83,8 @@ export function readMetadataRequest(r: Reader, v: number): MetadataRequest {
       if (!(v >= 1)) r.fail('UNEXPECTED_NULL', 'MetadataRequest.Topics is null at version ' + v)
       f_topics = null
     } else {
-      const a3: MetadataRequestMetadataRequestTopic[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readMetadataRequestMetadataRequestTopic(r, v))
+      const a3: MetadataRequestMetadataRequestTopic[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readMetadataRequestMetadataRequestTopic(r, v)
       f_topics = a3
     }
   }

@@ -96,8 +96,8 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
     if (n4 < 0) {
       r.fail('UNEXPECTED_NULL', 'MetadataResponse.Brokers is null')
     } else {
-      const a5: MetadataResponseMetadataResponseBroker[] = []
-      for (let i6 = 0; i6 < n4; i6++) a5.push(readMetadataResponseMetadataResponseBroker(r, v))
+      const a5: MetadataResponseMetadataResponseBroker[] = n4 <= 4096 ? new Array(n4) : []
+      for (let i6 = 0; i6 < n4; i6++) a5[i6] = readMetadataResponseMetadataResponseBroker(r, v)
       f_brokers = a5
     }
   }
@@ -115,8 +115,8 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'MetadataResponse.Topics is null')
     } else {
-      const a8: MetadataResponseMetadataResponseTopic[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readMetadataResponseMetadataResponseTopic(r, v))
+      const a8: MetadataResponseMetadataResponseTopic[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readMetadataResponseMetadataResponseTopic(r, v)
       f_topics = a8
     }
   }
@@ -313,8 +313,8 @@ export function readMetadataResponseMetadataResponseTopic(r: Reader, v: number):
     if (n13 < 0) {
       r.fail('UNEXPECTED_NULL', 'MetadataResponse.Partitions is null')
     } else {
-      const a14: MetadataResponseMetadataResponsePartition[] = []
-      for (let i15 = 0; i15 < n13; i15++) a14.push(readMetadataResponseMetadataResponsePartition(r, v))
+      const a14: MetadataResponseMetadataResponsePartition[] = n13 <= 4096 ? new Array(n13) : []
+      for (let i15 = 0; i15 < n13; i15++) a14[i15] = readMetadataResponseMetadataResponsePartition(r, v)
       f_partitions = a14
     }
   }

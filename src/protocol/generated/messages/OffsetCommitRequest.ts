@@ -94,8 +94,8 @@ export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitReque
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetCommitRequest.Topics is null')
     } else {
-      const a3: OffsetCommitRequestOffsetCommitRequestTopic[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readOffsetCommitRequestOffsetCommitRequestTopic(r, v))
+      const a3: OffsetCommitRequestOffsetCommitRequestTopic[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readOffsetCommitRequestOffsetCommitRequestTopic(r, v)
       f_topics = a3
     }
   }
@@ -194,8 +194,8 @@ export function readOffsetCommitRequestOffsetCommitRequestTopic(r: Reader, v: nu
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetCommitRequest.Partitions is null')
     } else {
-      const a8: OffsetCommitRequestOffsetCommitRequestPartition[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readOffsetCommitRequestOffsetCommitRequestPartition(r, v))
+      const a8: OffsetCommitRequestOffsetCommitRequestPartition[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readOffsetCommitRequestOffsetCommitRequestPartition(r, v)
       f_partitions = a8
     }
   }

@@ -65,8 +65,8 @@ export function readOffsetCommitResponse(r: Reader, v: number): OffsetCommitResp
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetCommitResponse.Topics is null')
     } else {
-      const a3: OffsetCommitResponseOffsetCommitResponseTopic[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readOffsetCommitResponseOffsetCommitResponseTopic(r, v))
+      const a3: OffsetCommitResponseOffsetCommitResponseTopic[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readOffsetCommitResponseOffsetCommitResponseTopic(r, v)
       f_topics = a3
     }
   }
@@ -161,8 +161,8 @@ export function readOffsetCommitResponseOffsetCommitResponseTopic(r: Reader, v: 
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetCommitResponse.Partitions is null')
     } else {
-      const a8: OffsetCommitResponseOffsetCommitResponsePartition[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readOffsetCommitResponseOffsetCommitResponsePartition(r, v))
+      const a8: OffsetCommitResponseOffsetCommitResponsePartition[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readOffsetCommitResponseOffsetCommitResponsePartition(r, v)
       f_partitions = a8
     }
   }

@@ -49,8 +49,8 @@ export function readOffsetDeleteRequest(r: Reader, v: number): OffsetDeleteReque
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetDeleteRequest.Topics is null')
     } else {
-      const a3: OffsetDeleteRequestOffsetDeleteRequestTopic[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readOffsetDeleteRequestOffsetDeleteRequestTopic(r, v))
+      const a3: OffsetDeleteRequestOffsetDeleteRequestTopic[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readOffsetDeleteRequestOffsetDeleteRequestTopic(r, v)
       f_topics = a3
     }
   }
@@ -109,8 +109,8 @@ export function readOffsetDeleteRequestOffsetDeleteRequestTopic(r: Reader, v: nu
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetDeleteRequest.Partitions is null')
     } else {
-      const a8: OffsetDeleteRequestOffsetDeleteRequestPartition[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readOffsetDeleteRequestOffsetDeleteRequestPartition(r, v))
+      const a8: OffsetDeleteRequestOffsetDeleteRequestPartition[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readOffsetDeleteRequestOffsetDeleteRequestPartition(r, v)
       f_partitions = a8
     }
   }

@@ -53,8 +53,8 @@ export function readOffsetDeleteResponse(r: Reader, v: number): OffsetDeleteResp
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetDeleteResponse.Topics is null')
     } else {
-      const a3: OffsetDeleteResponseOffsetDeleteResponseTopic[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readOffsetDeleteResponseOffsetDeleteResponseTopic(r, v))
+      const a3: OffsetDeleteResponseOffsetDeleteResponseTopic[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readOffsetDeleteResponseOffsetDeleteResponseTopic(r, v)
       f_topics = a3
     }
   }
@@ -114,8 +114,8 @@ export function readOffsetDeleteResponseOffsetDeleteResponseTopic(r: Reader, v: 
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'OffsetDeleteResponse.Partitions is null')
     } else {
-      const a8: OffsetDeleteResponseOffsetDeleteResponsePartition[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readOffsetDeleteResponseOffsetDeleteResponsePartition(r, v))
+      const a8: OffsetDeleteResponseOffsetDeleteResponsePartition[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readOffsetDeleteResponseOffsetDeleteResponsePartition(r, v)
       f_partitions = a8
     }
   }

@@ -98,8 +98,8 @@ export function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest
         if (!(v >= 2 && v <= 7)) r.fail('UNEXPECTED_NULL', 'OffsetFetchRequest.Topics is null at version ' + v)
         f_topics = null
       } else {
-        const a5: OffsetFetchRequestOffsetFetchRequestTopic[] = []
-        for (let i6 = 0; i6 < n4; i6++) a5.push(readOffsetFetchRequestOffsetFetchRequestTopic(r, v))
+        const a5: OffsetFetchRequestOffsetFetchRequestTopic[] = n4 <= 4096 ? new Array(n4) : []
+        for (let i6 = 0; i6 < n4; i6++) a5[i6] = readOffsetFetchRequestOffsetFetchRequestTopic(r, v)
         f_topics = a5
       }
     }
@@ -111,8 +111,8 @@ export function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest
       if (n7 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchRequest.Groups is null')
       } else {
-        const a8: OffsetFetchRequestOffsetFetchRequestGroup[] = []
-        for (let i9 = 0; i9 < n7; i9++) a8.push(readOffsetFetchRequestOffsetFetchRequestGroup(r, v))
+        const a8: OffsetFetchRequestOffsetFetchRequestGroup[] = n7 <= 4096 ? new Array(n7) : []
+        for (let i9 = 0; i9 < n7; i9++) a8[i9] = readOffsetFetchRequestOffsetFetchRequestGroup(r, v)
         f_groups = a8
       }
     }
@@ -309,8 +309,8 @@ export function readOffsetFetchRequestOffsetFetchRequestGroup(r: Reader, v: numb
       if (n17 < 0) {
         f_topics = null
       } else {
-        const a18: OffsetFetchRequestOffsetFetchRequestTopics[] = []
-        for (let i19 = 0; i19 < n17; i19++) a18.push(readOffsetFetchRequestOffsetFetchRequestTopics(r, v))
+        const a18: OffsetFetchRequestOffsetFetchRequestTopics[] = n17 <= 4096 ? new Array(n17) : []
+        for (let i19 = 0; i19 < n17; i19++) a18[i19] = readOffsetFetchRequestOffsetFetchRequestTopics(r, v)
         f_topics = a18
       }
     }

@@ -88,8 +88,8 @@ export function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchRespon
       if (n4 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchResponse.Topics is null')
       } else {
-        const a5: OffsetFetchResponseOffsetFetchResponseTopic[] = []
-        for (let i6 = 0; i6 < n4; i6++) a5.push(readOffsetFetchResponseOffsetFetchResponseTopic(r, v))
+        const a5: OffsetFetchResponseOffsetFetchResponseTopic[] = n4 <= 4096 ? new Array(n4) : []
+        for (let i6 = 0; i6 < n4; i6++) a5[i6] = readOffsetFetchResponseOffsetFetchResponseTopic(r, v)
         f_topics = a5
       }
     }
@@ -105,8 +105,8 @@ export function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchRespon
       if (n7 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchResponse.Groups is null')
       } else {
-        const a8: OffsetFetchResponseOffsetFetchResponseGroup[] = []
-        for (let i9 = 0; i9 < n7; i9++) a8.push(readOffsetFetchResponseOffsetFetchResponseGroup(r, v))
+        const a8: OffsetFetchResponseOffsetFetchResponseGroup[] = n7 <= 4096 ? new Array(n7) : []
+        for (let i9 = 0; i9 < n7; i9++) a8[i9] = readOffsetFetchResponseOffsetFetchResponseGroup(r, v)
         f_groups = a8
       }
     }
@@ -202,8 +202,8 @@ export function readOffsetFetchResponseOffsetFetchResponseTopic(r: Reader, v: nu
       if (n12 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchResponse.Partitions is null')
       } else {
-        const a13: OffsetFetchResponseOffsetFetchResponsePartition[] = []
-        for (let i14 = 0; i14 < n12; i14++) a13.push(readOffsetFetchResponseOffsetFetchResponsePartition(r, v))
+        const a13: OffsetFetchResponseOffsetFetchResponsePartition[] = n12 <= 4096 ? new Array(n12) : []
+        for (let i14 = 0; i14 < n12; i14++) a13[i14] = readOffsetFetchResponseOffsetFetchResponsePartition(r, v)
         f_partitions = a13
       }
     }
@@ -386,8 +386,8 @@ export function readOffsetFetchResponseOffsetFetchResponseGroup(r: Reader, v: nu
       if (n17 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchResponse.Topics is null')
       } else {
-        const a18: OffsetFetchResponseOffsetFetchResponseTopics[] = []
-        for (let i19 = 0; i19 < n17; i19++) a18.push(readOffsetFetchResponseOffsetFetchResponseTopics(r, v))
+        const a18: OffsetFetchResponseOffsetFetchResponseTopics[] = n17 <= 4096 ? new Array(n17) : []
+        for (let i19 = 0; i19 < n17; i19++) a18[i19] = readOffsetFetchResponseOffsetFetchResponseTopics(r, v)
         f_topics = a18
       }
     }
@@ -476,8 +476,8 @@ export function readOffsetFetchResponseOffsetFetchResponseTopics(r: Reader, v: n
       if (n22 < 0) {
         r.fail('UNEXPECTED_NULL', 'OffsetFetchResponse.Partitions is null')
       } else {
-        const a23: OffsetFetchResponseOffsetFetchResponsePartitions[] = []
-        for (let i24 = 0; i24 < n22; i24++) a23.push(readOffsetFetchResponseOffsetFetchResponsePartitions(r, v))
+        const a23: OffsetFetchResponseOffsetFetchResponsePartitions[] = n22 <= 4096 ? new Array(n22) : []
+        for (let i24 = 0; i24 < n22; i24++) a23[i24] = readOffsetFetchResponseOffsetFetchResponsePartitions(r, v)
         f_partitions = a23
       }
     }

@@ -48,8 +48,8 @@ export function readSaslHandshakeResponse(r: Reader, v: number): SaslHandshakeRe
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'SaslHandshakeResponse.Mechanisms is null')
     } else {
-      const a3: string[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(r.readString())
+      const a3: string[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = r.readString()
       f_mechanisms = a3
     }
   }

@@ -58,8 +58,8 @@ export function readStreamsGroupDescribeResponse(r: Reader, v: number): StreamsG
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Groups is null')
     } else {
-      const a3: StreamsGroupDescribeResponseDescribedGroup[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readStreamsGroupDescribeResponseDescribedGroup(r, v))
+      const a3: StreamsGroupDescribeResponseDescribedGroup[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readStreamsGroupDescribeResponseDescribedGroup(r, v)
       f_groups = a3
     }
   }
@@ -202,8 +202,8 @@ export function readStreamsGroupDescribeResponseDescribedGroup(r: Reader, v: num
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Members is null')
     } else {
-      const a8: StreamsGroupDescribeResponseMember[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readStreamsGroupDescribeResponseMember(r, v))
+      const a8: StreamsGroupDescribeResponseMember[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readStreamsGroupDescribeResponseMember(r, v)
       f_members = a8
     }
   }
@@ -294,8 +294,8 @@ export function readStreamsGroupDescribeResponseTopology(r: Reader, v: number): 
     if (n12 < 0) {
       f_subtopologies = null
     } else {
-      const a13: StreamsGroupDescribeResponseSubtopology[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(readStreamsGroupDescribeResponseSubtopology(r, v))
+      const a13: StreamsGroupDescribeResponseSubtopology[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = readStreamsGroupDescribeResponseSubtopology(r, v)
       f_subtopologies = a13
     }
   }
@@ -380,8 +380,8 @@ export function readStreamsGroupDescribeResponseSubtopology(r: Reader, v: number
     if (n23 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.SourceTopics is null')
     } else {
-      const a24: string[] = []
-      for (let i25 = 0; i25 < n23; i25++) a24.push(r.readCompactString())
+      const a24: string[] = n23 <= 4096 ? new Array(n23) : []
+      for (let i25 = 0; i25 < n23; i25++) a24[i25] = r.readCompactString()
       f_sourceTopics = a24
     }
   }
@@ -391,8 +391,8 @@ export function readStreamsGroupDescribeResponseSubtopology(r: Reader, v: number
     if (n26 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.RepartitionSinkTopics is null')
     } else {
-      const a27: string[] = []
-      for (let i28 = 0; i28 < n26; i28++) a27.push(r.readCompactString())
+      const a27: string[] = n26 <= 4096 ? new Array(n26) : []
+      for (let i28 = 0; i28 < n26; i28++) a27[i28] = r.readCompactString()
       f_repartitionSinkTopics = a27
     }
   }
@@ -402,8 +402,8 @@ export function readStreamsGroupDescribeResponseSubtopology(r: Reader, v: number
     if (n29 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.StateChangelogTopics is null')
     } else {
-      const a30: StreamsGroupDescribeResponseTopicInfo[] = []
-      for (let i31 = 0; i31 < n29; i31++) a30.push(readStreamsGroupDescribeResponseTopicInfo(r, v))
+      const a30: StreamsGroupDescribeResponseTopicInfo[] = n29 <= 4096 ? new Array(n29) : []
+      for (let i31 = 0; i31 < n29; i31++) a30[i31] = readStreamsGroupDescribeResponseTopicInfo(r, v)
       f_stateChangelogTopics = a30
     }
   }
@@ -413,8 +413,8 @@ export function readStreamsGroupDescribeResponseSubtopology(r: Reader, v: number
     if (n32 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.RepartitionSourceTopics is null')
     } else {
-      const a33: StreamsGroupDescribeResponseTopicInfo[] = []
-      for (let i34 = 0; i34 < n32; i34++) a33.push(readStreamsGroupDescribeResponseTopicInfo(r, v))
+      const a33: StreamsGroupDescribeResponseTopicInfo[] = n32 <= 4096 ? new Array(n32) : []
+      for (let i34 = 0; i34 < n32; i34++) a33[i34] = readStreamsGroupDescribeResponseTopicInfo(r, v)
       f_repartitionSourceTopics = a33
     }
   }
@@ -488,8 +488,8 @@ export function readStreamsGroupDescribeResponseTopicInfo(r: Reader, v: number):
     if (n37 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.TopicConfigs is null')
     } else {
-      const a38: StreamsGroupDescribeResponseKeyValue[] = []
-      for (let i39 = 0; i39 < n37; i39++) a38.push(readStreamsGroupDescribeResponseKeyValue(r, v))
+      const a38: StreamsGroupDescribeResponseKeyValue[] = n37 <= 4096 ? new Array(n37) : []
+      for (let i39 = 0; i39 < n37; i39++) a38[i39] = readStreamsGroupDescribeResponseKeyValue(r, v)
       f_topicConfigs = a38
     }
   }
@@ -680,8 +680,8 @@ export function readStreamsGroupDescribeResponseMember(r: Reader, v: number): St
     if (n46 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.ClientTags is null')
     } else {
-      const a47: StreamsGroupDescribeResponseKeyValue[] = []
-      for (let i48 = 0; i48 < n46; i48++) a47.push(readStreamsGroupDescribeResponseKeyValue(r, v))
+      const a47: StreamsGroupDescribeResponseKeyValue[] = n46 <= 4096 ? new Array(n46) : []
+      for (let i48 = 0; i48 < n46; i48++) a47[i48] = readStreamsGroupDescribeResponseKeyValue(r, v)
       f_clientTags = a47
     }
   }
@@ -691,8 +691,8 @@ export function readStreamsGroupDescribeResponseMember(r: Reader, v: number): St
     if (n49 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.TaskOffsets is null')
     } else {
-      const a50: StreamsGroupDescribeResponseTaskOffset[] = []
-      for (let i51 = 0; i51 < n49; i51++) a50.push(readStreamsGroupDescribeResponseTaskOffset(r, v))
+      const a50: StreamsGroupDescribeResponseTaskOffset[] = n49 <= 4096 ? new Array(n49) : []
+      for (let i51 = 0; i51 < n49; i51++) a50[i51] = readStreamsGroupDescribeResponseTaskOffset(r, v)
       f_taskOffsets = a50
     }
   }
@@ -702,8 +702,8 @@ export function readStreamsGroupDescribeResponseMember(r: Reader, v: number): St
     if (n52 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.TaskEndOffsets is null')
     } else {
-      const a53: StreamsGroupDescribeResponseTaskOffset[] = []
-      for (let i54 = 0; i54 < n52; i54++) a53.push(readStreamsGroupDescribeResponseTaskOffset(r, v))
+      const a53: StreamsGroupDescribeResponseTaskOffset[] = n52 <= 4096 ? new Array(n52) : []
+      for (let i54 = 0; i54 < n52; i54++) a53[i54] = readStreamsGroupDescribeResponseTaskOffset(r, v)
       f_taskEndOffsets = a53
     }
   }
@@ -895,8 +895,8 @@ export function readStreamsGroupDescribeResponseAssignment(r: Reader, v: number)
     if (n61 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.ActiveTasks is null')
     } else {
-      const a62: StreamsGroupDescribeResponseTaskIds[] = []
-      for (let i63 = 0; i63 < n61; i63++) a62.push(readStreamsGroupDescribeResponseTaskIds(r, v))
+      const a62: StreamsGroupDescribeResponseTaskIds[] = n61 <= 4096 ? new Array(n61) : []
+      for (let i63 = 0; i63 < n61; i63++) a62[i63] = readStreamsGroupDescribeResponseTaskIds(r, v)
       f_activeTasks = a62
     }
   }
@@ -906,8 +906,8 @@ export function readStreamsGroupDescribeResponseAssignment(r: Reader, v: number)
     if (n64 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.StandbyTasks is null')
     } else {
-      const a65: StreamsGroupDescribeResponseTaskIds[] = []
-      for (let i66 = 0; i66 < n64; i66++) a65.push(readStreamsGroupDescribeResponseTaskIds(r, v))
+      const a65: StreamsGroupDescribeResponseTaskIds[] = n64 <= 4096 ? new Array(n64) : []
+      for (let i66 = 0; i66 < n64; i66++) a65[i66] = readStreamsGroupDescribeResponseTaskIds(r, v)
       f_standbyTasks = a65
     }
   }
@@ -917,8 +917,8 @@ export function readStreamsGroupDescribeResponseAssignment(r: Reader, v: number)
     if (n67 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.WarmupTasks is null')
     } else {
-      const a68: StreamsGroupDescribeResponseTaskIds[] = []
-      for (let i69 = 0; i69 < n67; i69++) a68.push(readStreamsGroupDescribeResponseTaskIds(r, v))
+      const a68: StreamsGroupDescribeResponseTaskIds[] = n67 <= 4096 ? new Array(n67) : []
+      for (let i69 = 0; i69 < n67; i69++) a68[i69] = readStreamsGroupDescribeResponseTaskIds(r, v)
       f_warmupTasks = a68
     }
   }
@@ -1051,8 +1051,8 @@ export function readStreamsGroupDescribeResponseTopologyDescription(r: Reader, v
       if (n79 < 0) {
         r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Subtopologies is null')
       } else {
-        const a80: StreamsGroupDescribeResponseTopologyDescriptionSubtopology[] = []
-        for (let i81 = 0; i81 < n79; i81++) a80.push(readStreamsGroupDescribeResponseTopologyDescriptionSubtopology(r, v))
+        const a80: StreamsGroupDescribeResponseTopologyDescriptionSubtopology[] = n79 <= 4096 ? new Array(n79) : []
+        for (let i81 = 0; i81 < n79; i81++) a80[i81] = readStreamsGroupDescribeResponseTopologyDescriptionSubtopology(r, v)
         f_subtopologies = a80
       }
     }
@@ -1064,8 +1064,8 @@ export function readStreamsGroupDescribeResponseTopologyDescription(r: Reader, v
       if (n82 < 0) {
         r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.GlobalStores is null')
       } else {
-        const a83: StreamsGroupDescribeResponseTopologyDescriptionGlobalStore[] = []
-        for (let i84 = 0; i84 < n82; i84++) a83.push(readStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(r, v))
+        const a83: StreamsGroupDescribeResponseTopologyDescriptionGlobalStore[] = n82 <= 4096 ? new Array(n82) : []
+        for (let i84 = 0; i84 < n82; i84++) a83[i84] = readStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(r, v)
         f_globalStores = a83
       }
     }
@@ -1138,8 +1138,8 @@ export function readStreamsGroupDescribeResponseTopologyDescriptionSubtopology(r
       if (n87 < 0) {
         r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Nodes is null')
       } else {
-        const a88: StreamsGroupDescribeResponseTopologyDescriptionNode[] = []
-        for (let i89 = 0; i89 < n87; i89++) a88.push(readStreamsGroupDescribeResponseTopologyDescriptionNode(r, v))
+        const a88: StreamsGroupDescribeResponseTopologyDescriptionNode[] = n87 <= 4096 ? new Array(n87) : []
+        for (let i89 = 0; i89 < n87; i89++) a88[i89] = readStreamsGroupDescribeResponseTopologyDescriptionNode(r, v)
         f_nodes = a88
       }
     }
@@ -1254,8 +1254,8 @@ export function readStreamsGroupDescribeResponseTopologyDescriptionNode(r: Reade
       if (n96 < 0) {
         r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.SourceTopics is null')
       } else {
-        const a97: string[] = []
-        for (let i98 = 0; i98 < n96; i98++) a97.push(r.readCompactString())
+        const a97: string[] = n96 <= 4096 ? new Array(n96) : []
+        for (let i98 = 0; i98 < n96; i98++) a97[i98] = r.readCompactString()
         f_sourceTopics = a97
       }
     }
@@ -1271,8 +1271,8 @@ export function readStreamsGroupDescribeResponseTopologyDescriptionNode(r: Reade
       if (n99 < 0) {
         r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Stores is null')
       } else {
-        const a100: string[] = []
-        for (let i101 = 0; i101 < n99; i101++) a100.push(r.readCompactString())
+        const a100: string[] = n99 <= 4096 ? new Array(n99) : []
+        for (let i101 = 0; i101 < n99; i101++) a100[i101] = r.readCompactString()
         f_stores = a100
       }
     }
@@ -1284,8 +1284,8 @@ export function readStreamsGroupDescribeResponseTopologyDescriptionNode(r: Reade
       if (n102 < 0) {
         r.fail('UNEXPECTED_NULL', 'StreamsGroupDescribeResponse.Successors is null')
       } else {
-        const a103: string[] = []
-        for (let i104 = 0; i104 < n102; i104++) a103.push(r.readCompactString())
+        const a103: string[] = n102 <= 4096 ? new Array(n102) : []
+        for (let i104 = 0; i104 < n102; i104++) a103[i104] = r.readCompactString()
         f_successors = a103
       }
     }

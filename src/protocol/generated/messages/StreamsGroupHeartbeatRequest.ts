@@ -175,8 +175,8 @@ export function readStreamsGroupHeartbeatRequest(r: Reader, v: number): StreamsG
     if (n12 < 0) {
       f_activeTasks = null
     } else {
-      const a13: StreamsGroupHeartbeatRequestTaskIds[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(readStreamsGroupHeartbeatRequestTaskIds(r, v))
+      const a13: StreamsGroupHeartbeatRequestTaskIds[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = readStreamsGroupHeartbeatRequestTaskIds(r, v)
       f_activeTasks = a13
     }
   }
@@ -186,8 +186,8 @@ export function readStreamsGroupHeartbeatRequest(r: Reader, v: number): StreamsG
     if (n15 < 0) {
       f_standbyTasks = null
     } else {
-      const a16: StreamsGroupHeartbeatRequestTaskIds[] = []
-      for (let i17 = 0; i17 < n15; i17++) a16.push(readStreamsGroupHeartbeatRequestTaskIds(r, v))
+      const a16: StreamsGroupHeartbeatRequestTaskIds[] = n15 <= 4096 ? new Array(n15) : []
+      for (let i17 = 0; i17 < n15; i17++) a16[i17] = readStreamsGroupHeartbeatRequestTaskIds(r, v)
       f_standbyTasks = a16
     }
   }
@@ -197,8 +197,8 @@ export function readStreamsGroupHeartbeatRequest(r: Reader, v: number): StreamsG
     if (n18 < 0) {
       f_warmupTasks = null
     } else {
-      const a19: StreamsGroupHeartbeatRequestTaskIds[] = []
-      for (let i20 = 0; i20 < n18; i20++) a19.push(readStreamsGroupHeartbeatRequestTaskIds(r, v))
+      const a19: StreamsGroupHeartbeatRequestTaskIds[] = n18 <= 4096 ? new Array(n18) : []
+      for (let i20 = 0; i20 < n18; i20++) a19[i20] = readStreamsGroupHeartbeatRequestTaskIds(r, v)
       f_warmupTasks = a19
     }
   }
@@ -216,8 +216,8 @@ export function readStreamsGroupHeartbeatRequest(r: Reader, v: number): StreamsG
     if (n21 < 0) {
       f_clientTags = null
     } else {
-      const a22: StreamsGroupHeartbeatRequestKeyValue[] = []
-      for (let i23 = 0; i23 < n21; i23++) a22.push(readStreamsGroupHeartbeatRequestKeyValue(r, v))
+      const a22: StreamsGroupHeartbeatRequestKeyValue[] = n21 <= 4096 ? new Array(n21) : []
+      for (let i23 = 0; i23 < n21; i23++) a22[i23] = readStreamsGroupHeartbeatRequestKeyValue(r, v)
       f_clientTags = a22
     }
   }
@@ -227,8 +227,8 @@ export function readStreamsGroupHeartbeatRequest(r: Reader, v: number): StreamsG
     if (n24 < 0) {
       f_taskOffsets = null
     } else {
-      const a25: StreamsGroupHeartbeatRequestTaskOffset[] = []
-      for (let i26 = 0; i26 < n24; i26++) a25.push(readStreamsGroupHeartbeatRequestTaskOffset(r, v))
+      const a25: StreamsGroupHeartbeatRequestTaskOffset[] = n24 <= 4096 ? new Array(n24) : []
+      for (let i26 = 0; i26 < n24; i26++) a25[i26] = readStreamsGroupHeartbeatRequestTaskOffset(r, v)
       f_taskOffsets = a25
     }
   }
@@ -238,8 +238,8 @@ export function readStreamsGroupHeartbeatRequest(r: Reader, v: number): StreamsG
     if (n27 < 0) {
       f_taskEndOffsets = null
     } else {
-      const a28: StreamsGroupHeartbeatRequestTaskOffset[] = []
-      for (let i29 = 0; i29 < n27; i29++) a28.push(readStreamsGroupHeartbeatRequestTaskOffset(r, v))
+      const a28: StreamsGroupHeartbeatRequestTaskOffset[] = n27 <= 4096 ? new Array(n27) : []
+      for (let i29 = 0; i29 < n27; i29++) a28[i29] = readStreamsGroupHeartbeatRequestTaskOffset(r, v)
       f_taskEndOffsets = a28
     }
   }
@@ -331,8 +331,8 @@ export function readStreamsGroupHeartbeatRequestTopology(r: Reader, v: number): 
     if (n32 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.Subtopologies is null')
     } else {
-      const a33: StreamsGroupHeartbeatRequestSubtopology[] = []
-      for (let i34 = 0; i34 < n32; i34++) a33.push(readStreamsGroupHeartbeatRequestSubtopology(r, v))
+      const a33: StreamsGroupHeartbeatRequestSubtopology[] = n32 <= 4096 ? new Array(n32) : []
+      for (let i34 = 0; i34 < n32; i34++) a33[i34] = readStreamsGroupHeartbeatRequestSubtopology(r, v)
       f_subtopologies = a33
     }
   }
@@ -433,8 +433,8 @@ export function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number
     if (n47 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.SourceTopics is null')
     } else {
-      const a48: string[] = []
-      for (let i49 = 0; i49 < n47; i49++) a48.push(r.readCompactString())
+      const a48: string[] = n47 <= 4096 ? new Array(n47) : []
+      for (let i49 = 0; i49 < n47; i49++) a48[i49] = r.readCompactString()
       f_sourceTopics = a48
     }
   }
@@ -444,8 +444,8 @@ export function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number
     if (n50 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.SourceTopicRegex is null')
     } else {
-      const a51: string[] = []
-      for (let i52 = 0; i52 < n50; i52++) a51.push(r.readCompactString())
+      const a51: string[] = n50 <= 4096 ? new Array(n50) : []
+      for (let i52 = 0; i52 < n50; i52++) a51[i52] = r.readCompactString()
       f_sourceTopicRegex = a51
     }
   }
@@ -455,8 +455,8 @@ export function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number
     if (n53 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.StateChangelogTopics is null')
     } else {
-      const a54: StreamsGroupHeartbeatRequestTopicInfo[] = []
-      for (let i55 = 0; i55 < n53; i55++) a54.push(readStreamsGroupHeartbeatRequestTopicInfo(r, v))
+      const a54: StreamsGroupHeartbeatRequestTopicInfo[] = n53 <= 4096 ? new Array(n53) : []
+      for (let i55 = 0; i55 < n53; i55++) a54[i55] = readStreamsGroupHeartbeatRequestTopicInfo(r, v)
       f_stateChangelogTopics = a54
     }
   }
@@ -466,8 +466,8 @@ export function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number
     if (n56 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.RepartitionSinkTopics is null')
     } else {
-      const a57: string[] = []
-      for (let i58 = 0; i58 < n56; i58++) a57.push(r.readCompactString())
+      const a57: string[] = n56 <= 4096 ? new Array(n56) : []
+      for (let i58 = 0; i58 < n56; i58++) a57[i58] = r.readCompactString()
       f_repartitionSinkTopics = a57
     }
   }
@@ -477,8 +477,8 @@ export function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number
     if (n59 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.RepartitionSourceTopics is null')
     } else {
-      const a60: StreamsGroupHeartbeatRequestTopicInfo[] = []
-      for (let i61 = 0; i61 < n59; i61++) a60.push(readStreamsGroupHeartbeatRequestTopicInfo(r, v))
+      const a60: StreamsGroupHeartbeatRequestTopicInfo[] = n59 <= 4096 ? new Array(n59) : []
+      for (let i61 = 0; i61 < n59; i61++) a60[i61] = readStreamsGroupHeartbeatRequestTopicInfo(r, v)
       f_repartitionSourceTopics = a60
     }
   }
@@ -488,8 +488,8 @@ export function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number
     if (n62 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.CopartitionGroups is null')
     } else {
-      const a63: StreamsGroupHeartbeatRequestCopartitionGroup[] = []
-      for (let i64 = 0; i64 < n62; i64++) a63.push(readStreamsGroupHeartbeatRequestCopartitionGroup(r, v))
+      const a63: StreamsGroupHeartbeatRequestCopartitionGroup[] = n62 <= 4096 ? new Array(n62) : []
+      for (let i64 = 0; i64 < n62; i64++) a63[i64] = readStreamsGroupHeartbeatRequestCopartitionGroup(r, v)
       f_copartitionGroups = a63
     }
   }
@@ -565,8 +565,8 @@ export function readStreamsGroupHeartbeatRequestTopicInfo(r: Reader, v: number):
     if (n67 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.TopicConfigs is null')
     } else {
-      const a68: StreamsGroupHeartbeatRequestKeyValue[] = []
-      for (let i69 = 0; i69 < n67; i69++) a68.push(readStreamsGroupHeartbeatRequestKeyValue(r, v))
+      const a68: StreamsGroupHeartbeatRequestKeyValue[] = n67 <= 4096 ? new Array(n67) : []
+      for (let i69 = 0; i69 < n67; i69++) a68[i69] = readStreamsGroupHeartbeatRequestKeyValue(r, v)
       f_topicConfigs = a68
     }
   }
@@ -688,8 +688,8 @@ export function readStreamsGroupHeartbeatRequestCopartitionGroup(r: Reader, v: n
     if (n76 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.SourceTopics is null')
     } else {
-      const a77: number[] = []
-      for (let i78 = 0; i78 < n76; i78++) a77.push(r.readInt16())
+      const a77: number[] = n76 <= 4096 ? new Array(n76) : []
+      for (let i78 = 0; i78 < n76; i78++) a77[i78] = r.readInt16()
       f_sourceTopics = a77
     }
   }
@@ -699,8 +699,8 @@ export function readStreamsGroupHeartbeatRequestCopartitionGroup(r: Reader, v: n
     if (n79 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.SourceTopicRegex is null')
     } else {
-      const a80: number[] = []
-      for (let i81 = 0; i81 < n79; i81++) a80.push(r.readInt16())
+      const a80: number[] = n79 <= 4096 ? new Array(n79) : []
+      for (let i81 = 0; i81 < n79; i81++) a80[i81] = r.readInt16()
       f_sourceTopicRegex = a80
     }
   }
@@ -710,8 +710,8 @@ export function readStreamsGroupHeartbeatRequestCopartitionGroup(r: Reader, v: n
     if (n82 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatRequest.RepartitionSourceTopics is null')
     } else {
-      const a83: number[] = []
-      for (let i84 = 0; i84 < n82; i84++) a83.push(r.readInt16())
+      const a83: number[] = n82 <= 4096 ? new Array(n82) : []
+      for (let i84 = 0; i84 < n82; i84++) a83[i84] = r.readInt16()
       f_repartitionSourceTopics = a83
     }
   }

@@ -166,8 +166,8 @@ export function readStreamsGroupHeartbeatResponse(r: Reader, v: number): Streams
     if (n10 < 0) {
       f_status = null
     } else {
-      const a11: StreamsGroupHeartbeatResponseStatus[] = []
-      for (let i12 = 0; i12 < n10; i12++) a11.push(readStreamsGroupHeartbeatResponseStatus(r, v))
+      const a11: StreamsGroupHeartbeatResponseStatus[] = n10 <= 4096 ? new Array(n10) : []
+      for (let i12 = 0; i12 < n10; i12++) a11[i12] = readStreamsGroupHeartbeatResponseStatus(r, v)
       f_status = a11
     }
   }
@@ -177,8 +177,8 @@ export function readStreamsGroupHeartbeatResponse(r: Reader, v: number): Streams
     if (n13 < 0) {
       f_activeTasks = null
     } else {
-      const a14: StreamsGroupHeartbeatResponseTaskIds[] = []
-      for (let i15 = 0; i15 < n13; i15++) a14.push(readStreamsGroupHeartbeatResponseTaskIds(r, v))
+      const a14: StreamsGroupHeartbeatResponseTaskIds[] = n13 <= 4096 ? new Array(n13) : []
+      for (let i15 = 0; i15 < n13; i15++) a14[i15] = readStreamsGroupHeartbeatResponseTaskIds(r, v)
       f_activeTasks = a14
     }
   }
@@ -188,8 +188,8 @@ export function readStreamsGroupHeartbeatResponse(r: Reader, v: number): Streams
     if (n16 < 0) {
       f_standbyTasks = null
     } else {
-      const a17: StreamsGroupHeartbeatResponseTaskIds[] = []
-      for (let i18 = 0; i18 < n16; i18++) a17.push(readStreamsGroupHeartbeatResponseTaskIds(r, v))
+      const a17: StreamsGroupHeartbeatResponseTaskIds[] = n16 <= 4096 ? new Array(n16) : []
+      for (let i18 = 0; i18 < n16; i18++) a17[i18] = readStreamsGroupHeartbeatResponseTaskIds(r, v)
       f_standbyTasks = a17
     }
   }
@@ -199,8 +199,8 @@ export function readStreamsGroupHeartbeatResponse(r: Reader, v: number): Streams
     if (n19 < 0) {
       f_warmupTasks = null
     } else {
-      const a20: StreamsGroupHeartbeatResponseTaskIds[] = []
-      for (let i21 = 0; i21 < n19; i21++) a20.push(readStreamsGroupHeartbeatResponseTaskIds(r, v))
+      const a20: StreamsGroupHeartbeatResponseTaskIds[] = n19 <= 4096 ? new Array(n19) : []
+      for (let i21 = 0; i21 < n19; i21++) a20[i21] = readStreamsGroupHeartbeatResponseTaskIds(r, v)
       f_warmupTasks = a20
     }
   }
@@ -216,8 +216,8 @@ export function readStreamsGroupHeartbeatResponse(r: Reader, v: number): Streams
     if (n22 < 0) {
       f_partitionsByUserEndpoint = null
     } else {
-      const a23: StreamsGroupHeartbeatResponseEndpointToPartitions[] = []
-      for (let i24 = 0; i24 < n22; i24++) a23.push(readStreamsGroupHeartbeatResponseEndpointToPartitions(r, v))
+      const a23: StreamsGroupHeartbeatResponseEndpointToPartitions[] = n22 <= 4096 ? new Array(n22) : []
+      for (let i24 = 0; i24 < n22; i24++) a23[i24] = readStreamsGroupHeartbeatResponseEndpointToPartitions(r, v)
       f_partitionsByUserEndpoint = a23
     }
   }
@@ -423,8 +423,8 @@ export function readStreamsGroupHeartbeatResponseEndpointToPartitions(r: Reader,
     if (n34 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatResponse.ActivePartitions is null')
     } else {
-      const a35: StreamsGroupHeartbeatResponseTopicPartition[] = []
-      for (let i36 = 0; i36 < n34; i36++) a35.push(readStreamsGroupHeartbeatResponseTopicPartition(r, v))
+      const a35: StreamsGroupHeartbeatResponseTopicPartition[] = n34 <= 4096 ? new Array(n34) : []
+      for (let i36 = 0; i36 < n34; i36++) a35[i36] = readStreamsGroupHeartbeatResponseTopicPartition(r, v)
       f_activePartitions = a35
     }
   }
@@ -434,8 +434,8 @@ export function readStreamsGroupHeartbeatResponseEndpointToPartitions(r: Reader,
     if (n37 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupHeartbeatResponse.StandbyPartitions is null')
     } else {
-      const a38: StreamsGroupHeartbeatResponseTopicPartition[] = []
-      for (let i39 = 0; i39 < n37; i39++) a38.push(readStreamsGroupHeartbeatResponseTopicPartition(r, v))
+      const a38: StreamsGroupHeartbeatResponseTopicPartition[] = n37 <= 4096 ? new Array(n37) : []
+      for (let i39 = 0; i39 < n37; i39++) a38[i39] = readStreamsGroupHeartbeatResponseTopicPartition(r, v)
       f_standbyPartitions = a38
     }
   }

@@ -137,8 +137,8 @@ export function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescript
     if (n4 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyDescriptionUpdateRequest.Subtopologies is null')
     } else {
-      const a5: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology[] = []
-      for (let i6 = 0; i6 < n4; i6++) a5.push(readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology(r, v))
+      const a5: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology[] = n4 <= 4096 ? new Array(n4) : []
+      for (let i6 = 0; i6 < n4; i6++) a5[i6] = readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology(r, v)
       f_subtopologies = a5
     }
   }
@@ -148,8 +148,8 @@ export function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescript
     if (n7 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyDescriptionUpdateRequest.GlobalStores is null')
     } else {
-      const a8: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore[] = []
-      for (let i9 = 0; i9 < n7; i9++) a8.push(readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore(r, v))
+      const a8: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore[] = n7 <= 4096 ? new Array(n7) : []
+      for (let i9 = 0; i9 < n7; i9++) a8[i9] = readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore(r, v)
       f_globalStores = a8
     }
   }
@@ -210,8 +210,8 @@ export function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescript
     if (n12 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyDescriptionUpdateRequest.Nodes is null')
     } else {
-      const a13: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(r, v))
+      const a13: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(r, v)
       f_nodes = a13
     }
   }
@@ -296,8 +296,8 @@ export function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescript
     if (n21 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyDescriptionUpdateRequest.SourceTopics is null')
     } else {
-      const a22: string[] = []
-      for (let i23 = 0; i23 < n21; i23++) a22.push(r.readCompactString())
+      const a22: string[] = n21 <= 4096 ? new Array(n21) : []
+      for (let i23 = 0; i23 < n21; i23++) a22[i23] = r.readCompactString()
       f_sourceTopics = a22
     }
   }
@@ -309,8 +309,8 @@ export function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescript
     if (n24 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyDescriptionUpdateRequest.Stores is null')
     } else {
-      const a25: string[] = []
-      for (let i26 = 0; i26 < n24; i26++) a25.push(r.readCompactString())
+      const a25: string[] = n24 <= 4096 ? new Array(n24) : []
+      for (let i26 = 0; i26 < n24; i26++) a25[i26] = r.readCompactString()
       f_stores = a25
     }
   }
@@ -320,8 +320,8 @@ export function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescript
     if (n27 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyDescriptionUpdateRequest.Successors is null')
     } else {
-      const a28: string[] = []
-      for (let i29 = 0; i29 < n27; i29++) a28.push(r.readCompactString())
+      const a28: string[] = n27 <= 4096 ? new Array(n27) : []
+      for (let i29 = 0; i29 < n27; i29++) a28[i29] = r.readCompactString()
       f_successors = a28
     }
   }

@@ -103,8 +103,8 @@ export function readSyncGroupRequest(r: Reader, v: number): SyncGroupRequest {
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'SyncGroupRequest.Assignments is null')
     } else {
-      const a3: SyncGroupRequestSyncGroupRequestAssignment[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readSyncGroupRequestSyncGroupRequestAssignment(r, v))
+      const a3: SyncGroupRequestSyncGroupRequestAssignment[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readSyncGroupRequestSyncGroupRequestAssignment(r, v)
       f_assignments = a3
     }
   }

@@ -86,8 +86,8 @@ export function readGroupMetadataValue(r: Reader, v: number): GroupMetadataValue
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'GroupMetadataValue.members is null')
     } else {
-      const a3: GroupMetadataValueMemberMetadata[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readGroupMetadataValueMemberMetadata(r, v))
+      const a3: GroupMetadataValueMemberMetadata[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readGroupMetadataValueMemberMetadata(r, v)
       f_members = a3
     }
   }

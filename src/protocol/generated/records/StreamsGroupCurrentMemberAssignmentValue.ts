@@ -107,8 +107,8 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
     if (n12 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.ActiveTasks is null')
     } else {
-      const a13: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v))
+      const a13: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)
       f_activeTasks = a13
     }
   }
@@ -118,8 +118,8 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
     if (n15 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.StandbyTasks is null')
     } else {
-      const a16: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = []
-      for (let i17 = 0; i17 < n15; i17++) a16.push(readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v))
+      const a16: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = n15 <= 4096 ? new Array(n15) : []
+      for (let i17 = 0; i17 < n15; i17++) a16[i17] = readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)
       f_standbyTasks = a16
     }
   }
@@ -129,8 +129,8 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
     if (n18 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.WarmupTasks is null')
     } else {
-      const a19: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = []
-      for (let i20 = 0; i20 < n18; i20++) a19.push(readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v))
+      const a19: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = n18 <= 4096 ? new Array(n18) : []
+      for (let i20 = 0; i20 < n18; i20++) a19[i20] = readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)
       f_warmupTasks = a19
     }
   }
@@ -140,8 +140,8 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
     if (n21 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.ActiveTasksPendingRevocation is null')
     } else {
-      const a22: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = []
-      for (let i23 = 0; i23 < n21; i23++) a22.push(readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v))
+      const a22: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = n21 <= 4096 ? new Array(n21) : []
+      for (let i23 = 0; i23 < n21; i23++) a22[i23] = readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)
       f_activeTasksPendingRevocation = a22
     }
   }
@@ -151,8 +151,8 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
     if (n24 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.StandbyTasksPendingRevocation is null')
     } else {
-      const a25: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = []
-      for (let i26 = 0; i26 < n24; i26++) a25.push(readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v))
+      const a25: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = n24 <= 4096 ? new Array(n24) : []
+      for (let i26 = 0; i26 < n24; i26++) a25[i26] = readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)
       f_standbyTasksPendingRevocation = a25
     }
   }
@@ -162,8 +162,8 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
     if (n27 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupCurrentMemberAssignmentValue.WarmupTasksPendingRevocation is null')
     } else {
-      const a28: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = []
-      for (let i29 = 0; i29 < n27; i29++) a28.push(readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v))
+      const a28: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = n27 <= 4096 ? new Array(n27) : []
+      for (let i29 = 0; i29 < n27; i29++) a28[i29] = readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)
       f_warmupTasksPendingRevocation = a28
     }
   }

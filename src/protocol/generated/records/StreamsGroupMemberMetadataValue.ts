@@ -104,8 +104,8 @@ export function readStreamsGroupMemberMetadataValue(r: Reader, v: number): Strea
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupMemberMetadataValue.ClientTags is null')
     } else {
-      const a3: StreamsGroupMemberMetadataValueKeyValue[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readStreamsGroupMemberMetadataValueKeyValue(r, v))
+      const a3: StreamsGroupMemberMetadataValueKeyValue[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readStreamsGroupMemberMetadataValueKeyValue(r, v)
       f_clientTags = a3
     }
   }

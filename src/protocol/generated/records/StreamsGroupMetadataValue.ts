@@ -115,8 +115,8 @@ export function readStreamsGroupMetadataValue(r: Reader, v: number): StreamsGrou
         if (n2 < 0) {
           f_lastAssignmentConfigs = null
         } else {
-          const a3: StreamsGroupMetadataValueLastAssignmentConfig[] = []
-          for (let i4 = 0; i4 < n2; i4++) a3.push(readStreamsGroupMetadataValueLastAssignmentConfig(r, v))
+          const a3: StreamsGroupMetadataValueLastAssignmentConfig[] = n2 <= 4096 ? new Array(n2) : []
+          for (let i4 = 0; i4 < n2; i4++) a3[i4] = readStreamsGroupMetadataValueLastAssignmentConfig(r, v)
           f_lastAssignmentConfigs = a3
         }
       }

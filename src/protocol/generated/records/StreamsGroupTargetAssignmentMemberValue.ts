@@ -68,8 +68,8 @@ export function readStreamsGroupTargetAssignmentMemberValue(r: Reader, v: number
     if (n6 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTargetAssignmentMemberValue.ActiveTasks is null')
     } else {
-      const a7: StreamsGroupTargetAssignmentMemberValueTaskIds[] = []
-      for (let i8 = 0; i8 < n6; i8++) a7.push(readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v))
+      const a7: StreamsGroupTargetAssignmentMemberValueTaskIds[] = n6 <= 4096 ? new Array(n6) : []
+      for (let i8 = 0; i8 < n6; i8++) a7[i8] = readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v)
       f_activeTasks = a7
     }
   }
@@ -79,8 +79,8 @@ export function readStreamsGroupTargetAssignmentMemberValue(r: Reader, v: number
     if (n9 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTargetAssignmentMemberValue.StandbyTasks is null')
     } else {
-      const a10: StreamsGroupTargetAssignmentMemberValueTaskIds[] = []
-      for (let i11 = 0; i11 < n9; i11++) a10.push(readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v))
+      const a10: StreamsGroupTargetAssignmentMemberValueTaskIds[] = n9 <= 4096 ? new Array(n9) : []
+      for (let i11 = 0; i11 < n9; i11++) a10[i11] = readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v)
       f_standbyTasks = a10
     }
   }
@@ -90,8 +90,8 @@ export function readStreamsGroupTargetAssignmentMemberValue(r: Reader, v: number
     if (n12 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTargetAssignmentMemberValue.WarmupTasks is null')
     } else {
-      const a13: StreamsGroupTargetAssignmentMemberValueTaskIds[] = []
-      for (let i14 = 0; i14 < n12; i14++) a13.push(readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v))
+      const a13: StreamsGroupTargetAssignmentMemberValueTaskIds[] = n12 <= 4096 ? new Array(n12) : []
+      for (let i14 = 0; i14 < n12; i14++) a13[i14] = readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v)
       f_warmupTasks = a13
     }
   }

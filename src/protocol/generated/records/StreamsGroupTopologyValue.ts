@@ -57,8 +57,8 @@ export function readStreamsGroupTopologyValue(r: Reader, v: number): StreamsGrou
     if (n2 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.Subtopologies is null')
     } else {
-      const a3: StreamsGroupTopologyValueSubtopology[] = []
-      for (let i4 = 0; i4 < n2; i4++) a3.push(readStreamsGroupTopologyValueSubtopology(r, v))
+      const a3: StreamsGroupTopologyValueSubtopology[] = n2 <= 4096 ? new Array(n2) : []
+      for (let i4 = 0; i4 < n2; i4++) a3[i4] = readStreamsGroupTopologyValueSubtopology(r, v)
       f_subtopologies = a3
     }
   }
@@ -174,8 +174,8 @@ export function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): 
     if (n17 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.SourceTopics is null')
     } else {
-      const a18: string[] = []
-      for (let i19 = 0; i19 < n17; i19++) a18.push(r.readCompactString())
+      const a18: string[] = n17 <= 4096 ? new Array(n17) : []
+      for (let i19 = 0; i19 < n17; i19++) a18[i19] = r.readCompactString()
       f_sourceTopics = a18
     }
   }
@@ -185,8 +185,8 @@ export function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): 
     if (n20 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.SourceTopicRegex is null')
     } else {
-      const a21: string[] = []
-      for (let i22 = 0; i22 < n20; i22++) a21.push(r.readCompactString())
+      const a21: string[] = n20 <= 4096 ? new Array(n20) : []
+      for (let i22 = 0; i22 < n20; i22++) a21[i22] = r.readCompactString()
       f_sourceTopicRegex = a21
     }
   }
@@ -196,8 +196,8 @@ export function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): 
     if (n23 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.StateChangelogTopics is null')
     } else {
-      const a24: StreamsGroupTopologyValueTopicInfo[] = []
-      for (let i25 = 0; i25 < n23; i25++) a24.push(readStreamsGroupTopologyValueTopicInfo(r, v))
+      const a24: StreamsGroupTopologyValueTopicInfo[] = n23 <= 4096 ? new Array(n23) : []
+      for (let i25 = 0; i25 < n23; i25++) a24[i25] = readStreamsGroupTopologyValueTopicInfo(r, v)
       f_stateChangelogTopics = a24
     }
   }
@@ -207,8 +207,8 @@ export function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): 
     if (n26 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.RepartitionSinkTopics is null')
     } else {
-      const a27: string[] = []
-      for (let i28 = 0; i28 < n26; i28++) a27.push(r.readCompactString())
+      const a27: string[] = n26 <= 4096 ? new Array(n26) : []
+      for (let i28 = 0; i28 < n26; i28++) a27[i28] = r.readCompactString()
       f_repartitionSinkTopics = a27
     }
   }
@@ -218,8 +218,8 @@ export function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): 
     if (n29 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.RepartitionSourceTopics is null')
     } else {
-      const a30: StreamsGroupTopologyValueTopicInfo[] = []
-      for (let i31 = 0; i31 < n29; i31++) a30.push(readStreamsGroupTopologyValueTopicInfo(r, v))
+      const a30: StreamsGroupTopologyValueTopicInfo[] = n29 <= 4096 ? new Array(n29) : []
+      for (let i31 = 0; i31 < n29; i31++) a30[i31] = readStreamsGroupTopologyValueTopicInfo(r, v)
       f_repartitionSourceTopics = a30
     }
   }
@@ -229,8 +229,8 @@ export function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): 
     if (n32 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.CopartitionGroups is null')
     } else {
-      const a33: StreamsGroupTopologyValueCopartitionGroup[] = []
-      for (let i34 = 0; i34 < n32; i34++) a33.push(readStreamsGroupTopologyValueCopartitionGroup(r, v))
+      const a33: StreamsGroupTopologyValueCopartitionGroup[] = n32 <= 4096 ? new Array(n32) : []
+      for (let i34 = 0; i34 < n32; i34++) a33[i34] = readStreamsGroupTopologyValueCopartitionGroup(r, v)
       f_copartitionGroups = a33
     }
   }
@@ -306,8 +306,8 @@ export function readStreamsGroupTopologyValueTopicInfo(r: Reader, v: number): St
     if (n37 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.TopicConfigs is null')
     } else {
-      const a38: StreamsGroupTopologyValueTopicConfig[] = []
-      for (let i39 = 0; i39 < n37; i39++) a38.push(readStreamsGroupTopologyValueTopicConfig(r, v))
+      const a38: StreamsGroupTopologyValueTopicConfig[] = n37 <= 4096 ? new Array(n37) : []
+      for (let i39 = 0; i39 < n37; i39++) a38[i39] = readStreamsGroupTopologyValueTopicConfig(r, v)
       f_topicConfigs = a38
     }
   }
@@ -429,8 +429,8 @@ export function readStreamsGroupTopologyValueCopartitionGroup(r: Reader, v: numb
     if (n46 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.SourceTopics is null')
     } else {
-      const a47: number[] = []
-      for (let i48 = 0; i48 < n46; i48++) a47.push(r.readInt16())
+      const a47: number[] = n46 <= 4096 ? new Array(n46) : []
+      for (let i48 = 0; i48 < n46; i48++) a47[i48] = r.readInt16()
       f_sourceTopics = a47
     }
   }
@@ -440,8 +440,8 @@ export function readStreamsGroupTopologyValueCopartitionGroup(r: Reader, v: numb
     if (n49 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.SourceTopicRegex is null')
     } else {
-      const a50: number[] = []
-      for (let i51 = 0; i51 < n49; i51++) a50.push(r.readInt16())
+      const a50: number[] = n49 <= 4096 ? new Array(n49) : []
+      for (let i51 = 0; i51 < n49; i51++) a50[i51] = r.readInt16()
       f_sourceTopicRegex = a50
     }
   }
@@ -451,8 +451,8 @@ export function readStreamsGroupTopologyValueCopartitionGroup(r: Reader, v: numb
     if (n52 < 0) {
       r.fail('UNEXPECTED_NULL', 'StreamsGroupTopologyValue.RepartitionSourceTopics is null')
     } else {
-      const a53: number[] = []
-      for (let i54 = 0; i54 < n52; i54++) a53.push(r.readInt16())
+      const a53: number[] = n52 <= 4096 ? new Array(n52) : []
+      for (let i54 = 0; i54 < n52; i54++) a53[i54] = r.readInt16()
       f_repartitionSourceTopics = a53
     }
   }
