@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { execute } from '../../src/cli/kafka-streams-groups.js'
 import {
   createStreamsGroupDescribeResponseDescribedGroup,
   type StreamsGroupDescribeResponseDescribedGroup,
@@ -14,18 +15,37 @@ import { FakeBroker } from '../clients/fake-broker.js'
 
 const fixture = (name: string): string => readFileSync(join('test/fixtures/cli', name), 'utf8')
 
-function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The command in a real process (the entry point, its exit status and its own stdout/stderr). */
+function runProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli/kafka-streams-groups.ts', ...args],
-      { timeout: 20_000 },
+      { timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1
         resolve({ code, stdout, stderr })
       },
     )
   })
+}
+
+/**
+ * The command in this process, through `execute` with captured output: what the process would print
+ * and the exit status it would set, without a new process (a few seconds each on a loaded machine).
+ */
+async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const code = await execute(args, {
+    out: (s) => {
+      stdout += s
+    },
+    err: (s) => {
+      stderr += s
+    },
+  })
+  return { code, stdout, stderr }
 }
 
 function n(
@@ -194,7 +214,7 @@ describe('kafka-streams-groups --describe --topology', () => {
       'wordcount',
       'empty',
     ]
-    const r = await run([
+    const r = await runProcess([
       '--bootstrap-server',
       server,
       '--describe',
@@ -233,7 +253,7 @@ describe('kafka-streams-groups --describe --topology', () => {
   })
 
   it('a group error ends the command with the exception text and a stack trace on stderr', async () => {
-    const r = await run([
+    const r = await runProcess([
       '--bootstrap-server',
       server,
       '--describe',
