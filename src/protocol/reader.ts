@@ -155,17 +155,20 @@ export class Reader {
   }
   readUuid(): string {
     const o = this.#need(16)
-    const b = this.buf
-    let or = 0
-    for (let i = o; i < o + 16; i++) or |= b[i]!
-    if (or === 0) return ZERO_UUID
+    const dv = this.#dv
+    const d = this.#base + o
+    const w0 = dv.getInt32(d)
+    const w1 = dv.getInt32(d + 4)
+    const w2 = dv.getInt32(d + 8)
+    const w3 = dv.getInt32(d + 12)
+    if ((w0 | w1 | w2 | w3) === 0) return ZERO_UUID
     // 16 bytes = five 3-byte groups (4 chars each) + one byte (2 chars), no padding
-    const x0 = (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!
-    const x1 = (b[o + 3]! << 16) | (b[o + 4]! << 8) | b[o + 5]!
-    const x2 = (b[o + 6]! << 16) | (b[o + 7]! << 8) | b[o + 8]!
-    const x3 = (b[o + 9]! << 16) | (b[o + 10]! << 8) | b[o + 11]!
-    const x4 = (b[o + 12]! << 16) | (b[o + 13]! << 8) | b[o + 14]!
-    const l = b[o + 15]!
+    const x0 = w0 >>> 8
+    const x1 = ((w0 & 0xff) << 16) | (w1 >>> 16)
+    const x2 = ((w1 & 0xffff) << 8) | (w2 >>> 24)
+    const x3 = w2 & 0xffffff
+    const x4 = w3 >>> 8
+    const l = w3 & 0xff
     const t = B64
     return String.fromCharCode(
       t[x0 >> 18]!,
