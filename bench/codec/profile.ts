@@ -1,6 +1,8 @@
 /**
  * A focused decode loop for profiling one message without the bench harness:
- *   node --cpu-prof --import tsx bench/codec/profile.ts metadata|join [seconds]
+ *   node --cpu-prof --import tsx bench/codec/profile.ts metadata|join|join200 [seconds]
+ * join200 is the JoinGroup response with 200-byte member metadata instead of 64 (bytes fields above
+ * V8's 64-byte on-heap limit take the Reader's slab path).
  * Prints ops per second of this process's CPU time (steadier than wall time on a shared machine);
  * the .cpuprofile lands in the working directory.
  */
@@ -16,6 +18,21 @@ const cases: Record<string, () => unknown> = {
     (b) => () =>
       p.decodeJoinGroupResponse(b, 9)
   )(p.encodeJoinGroupResponse(m.joinGroupResponse, 9)),
+  join200: (
+    (b) => () =>
+      p.decodeJoinGroupResponse(b, 9)
+  )(
+    p.encodeJoinGroupResponse(
+      {
+        ...m.joinGroupResponse,
+        members: m.joinGroupResponse.members.map((x) => ({
+          ...x,
+          metadata: Uint8Array.from({ length: 200 }, (_, i) => i),
+        })),
+      },
+      9,
+    ),
+  ),
 }
 
 const name = process.argv[2] ?? 'metadata'
