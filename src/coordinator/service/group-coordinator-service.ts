@@ -64,7 +64,7 @@ import {
   TopicStatusCode,
 } from '../shard/streams/configured-topology.js'
 import type { TaskAssignorSelector } from '../shard/streams/manager.js'
-import { NO_TIMERS, type TimerIntents } from '../shard/streams/timers.js'
+import { NO_TIMERS, type ScheduledTimer, type TimerIntents } from '../shard/streams/timers.js'
 import {
   type HeartbeatGateInputs,
   heartbeatGateInputs,
@@ -962,20 +962,34 @@ function withCreateRefusal(
 }
 
 /** The streams manager's timer intents as runtime timer intents (an operation's own intents nest). */
+type RuntimeTimerOp = TimerIntent<Shard, CoordinatorRecord>['op']
+
+/**
+ * The runtime form of each shard timer operation, made once per operation: the shard hands out the
+ * same function for a member's session timeout on every heartbeat, so its wrapper is reused too and
+ * a steady heartbeat allocates no timer closure that outlives it.
+ */
+const runtimeOps = new WeakMap<ScheduledTimer['op'], RuntimeTimerOp>()
+
+function runtimeOp(op: ScheduledTimer['op']): RuntimeTimerOp {
+  let wrapped = runtimeOps.get(op)
+  if (wrapped === undefined) {
+    wrapped = (_shard: Shard, nowMs: number) => {
+      const r = op(nowMs)
+      return { records: r.records, response: undefined, timers: runtimeIntents(r.timers) }
+    }
+    runtimeOps.set(op, wrapped)
+  }
+  return wrapped
+}
+
 function runtimeIntents(intents: TimerIntents): {
   schedule: TimerIntent<Shard, CoordinatorRecord>[]
   cancel: string[]
 } {
   return {
     cancel: [...intents.cancel],
-    schedule: intents.schedule.map((t) => ({
-      key: t.key,
-      delayMs: t.delayMs,
-      op: (_shard: Shard, nowMs: number) => {
-        const r = t.op(nowMs)
-        return { records: r.records, response: undefined, timers: runtimeIntents(r.timers) }
-      },
-    })),
+    schedule: intents.schedule.map((t) => ({ key: t.key, delayMs: t.delayMs, op: runtimeOp(t.op) })),
   }
 }
 

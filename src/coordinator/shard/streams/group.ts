@@ -7,7 +7,7 @@ import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
-import { initialRebalanceKey, sessionTimeoutKey } from './timers.js'
+import { initialRebalanceKey, sessionTimeoutKey, type TimerOpResult } from './timers.js'
 
 export const StreamsGroupState = {
   EMPTY: 'Empty',
@@ -72,6 +72,13 @@ export class StreamsGroup {
    * timer map, and a string built anew each time has to be hashed anew.
    */
   readonly #sessionKeys = new Map<string, string>()
+  /**
+   * Session-timeout operations of current members, built once. A steady heartbeat reschedules the
+   * member's session timer; handing the runtime the same function every time leaves nothing behind,
+   * where a fresh closure per heartbeat (holding that request's decoded strings) lived until the
+   * next heartbeat and was promoted to the old generation, making full GCs frequent under load.
+   */
+  readonly #sessionOps = new Map<string, (nowMs: number) => TimerOpResult>()
   #initialRebalanceKey: string | undefined
 
   constructor(groupId: string) {
@@ -86,6 +93,21 @@ export class StreamsGroup {
       if (this.#members.has(memberId)) this.#sessionKeys.set(memberId, key)
     }
     return key
+  }
+
+  /** The member's session-timeout operation, made by `make` once while the member is in the group. */
+  sessionTimeoutOp(
+    memberId: string,
+    make: (groupId: string, memberId: string) => (nowMs: number) => TimerOpResult,
+  ): (nowMs: number) => TimerOpResult {
+    let op = this.#sessionOps.get(memberId)
+    if (op === undefined) {
+      const member = this.#members.get(memberId)
+      // The stored member id (not the caller's string, which may be a fresh request's) is captured.
+      op = make(this.groupId, member?.memberId ?? memberId)
+      if (member !== undefined) this.#sessionOps.set(memberId, op)
+    }
+    return op
   }
 
   /** `initialRebalanceKey(groupId)`. */
@@ -247,6 +269,7 @@ export class StreamsGroup {
     this.#unindex(old)
     this.#members.delete(memberId)
     this.#sessionKeys.delete(memberId)
+    this.#sessionOps.delete(memberId)
     if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
       this.#staticMembers.delete(old.instanceId)
     }

@@ -545,7 +545,7 @@ export class StreamsGroupManager {
     this.#schedule(timers, {
       key: group.sessionTimeoutKey(memberId),
       delayMs: config.sessionTimeoutMs,
-      op: () => this.#onSessionTimeout(groupId, memberId),
+      op: group.sessionTimeoutOp(memberId, this.#sessionTimeoutOp),
     })
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
@@ -663,6 +663,10 @@ export class StreamsGroupManager {
     this.#cancel(timers, rebalanceTimeoutKey(group.groupId, memberId))
     return records
   }
+
+  /** Builds a member's session-timeout operation (kept by the group, see sessionTimeoutOp). */
+  readonly #sessionTimeoutOp = (groupId: string, memberId: string) => () =>
+    this.#onSessionTimeout(groupId, memberId)
 
   #onSessionTimeout(groupId: string, memberId: string): TimerOpResult {
     const group = this.#groups.get(groupId)

@@ -60,4 +60,26 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), cfg)
     assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), false)
   })
+
+  it('a steady heartbeat hands the runtime the same session-timeout operation; a rejoin gets a new one', () => {
+    const h = new Harness(topicsImage({ foo: 2 }))
+    const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
+    const sessionOp = (r: ReturnType<Harness['heartbeat']>) =>
+      r.timers.schedule.find((t) => t.key === 'session-timeout-g-m1')?.op
+    const join = sessionOp(h.heartbeat(joinRequest(), cfg))
+    // Ids decoded from each request are fresh strings: the operation must not capture them.
+    const steady1 = sessionOp(h.heartbeat(heartbeatRequest({ memberId: `m${'1'}`, memberEpoch: 2 }), cfg))
+    const steady2 = sessionOp(h.heartbeat(heartbeatRequest({ memberId: `m${'1'}`, memberEpoch: 2 }), cfg))
+    // The join's member is stored only when its records are replayed, so the first operation kept
+    // is the one of the first heartbeat after the join.
+    assert.ok(join !== undefined && steady1 !== undefined)
+    assert.equal(steady2, steady1)
+    // The operation still fences the member when its session expires.
+    h.advance(STREAMS_GROUP_CONFIG_DEFAULTS.sessionTimeoutMs)
+    assert.equal(h.manager.group('g')?.members.has('m1') ?? false, false)
+    const rejoin = sessionOp(h.heartbeat(joinRequest(), cfg))
+    assert.ok(rejoin !== undefined)
+    assert.notEqual(rejoin, steady1)
+    h.assertReplayEquivalent()
+  })
 })
