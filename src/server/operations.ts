@@ -1,21 +1,8 @@
+import { AclOperation } from './auth/acl.js'
 import type { AclOperationName, RequestContext } from './router.js'
 
-/**
- * Kafka's authorized-operations bit sets (Metadata, DescribeCluster): bit n set when the principal
- * may perform the operation whose AclOperation code is n.
- */
-const ACL_OPERATION_CODES: Readonly<Record<AclOperationName, number>> = {
-  READ: 3,
-  WRITE: 4,
-  CREATE: 5,
-  DELETE: 6,
-  ALTER: 7,
-  DESCRIBE: 8,
-  CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10,
-  ALTER_CONFIGS: 11,
-  IDEMPOTENT_WRITE: 12,
-}
+// Kafka's authorized-operations bit sets (Metadata, DescribeCluster): bit n set when the principal
+// may perform the operation whose AclOperation code is n (codes from the ACL model).
 
 /** The operations Kafka defines on each resource type. */
 const TOPIC_OPERATIONS: readonly AclOperationName[] = [
@@ -46,7 +33,7 @@ function bits(
 ): number {
   let out = 0
   for (const op of ops) {
-    if (ctx.server.authorizer.authorize(ctx.principal, op, type, name)) out |= 1 << ACL_OPERATION_CODES[op]
+    if (ctx.server.authorizer.authorize(ctx.principal, op, type, name)) out |= 1 << AclOperation[op]
   }
   return out
 }
