@@ -8,6 +8,7 @@ import {
   compareSchema,
   DEFAULT_SCHEMAS_DIR,
   normaliseDefault,
+  SUPPLEMENTARY,
   parseSchemaText,
   stripJsonComments,
 } from '../../tools/codegen/check-schemas.js'
@@ -57,6 +58,10 @@ describe('check-schemas on the real files', () => {
     const r = checkSchemas()
     assert.deepEqual(r.problems, [])
     assert.equal(r.files, 76)
+    assert.deepEqual(
+      r.unchecked,
+      [...SUPPLEMENTARY].map((n) => `messages/${n}`),
+    )
   })
 
   it('every message, struct and field of ours has an about text', () => {
@@ -246,5 +251,42 @@ describe('check-schemas helpers', () => {
     assert.deepEqual(compareSchema('M.json', changed, ref), [
       'M.json: fields[0] A.type: ours "int16" vs reference "int8"',
     ])
+  })
+})
+
+describe('check-schemas on supplementary files', () => {
+  /** A Kafka-like message directory holding our supplementary files with changed wording only. */
+  function kafkaDir(change?: (name: string, s: Schema) => void): string {
+    const dir = mkdtempSync(join(tmpdir(), 'check-schemas-kafka-'))
+    temps.push(dir)
+    for (const name of SUPPLEMENTARY) {
+      const s = JSON.parse(readFileSync(join(DEFAULT_SCHEMAS_DIR, 'messages', name), 'utf8'))
+      s.about = 'Other words.'
+      change?.(name, s)
+      writeFileSync(join(dir, name), `// a comment, as Kafka's files have\n${JSON.stringify(s)}\n`)
+    }
+    return dir
+  }
+
+  it('are compared with a Kafka message directory when one is given', () => {
+    const r = checkSchemas({ kafkaMessagesDir: kafkaDir() })
+    assert.deepEqual(r.problems, [])
+    assert.deepEqual(r.unchecked, [])
+    assert.equal(r.files, 76 + SUPPLEMENTARY.size)
+  })
+
+  it("a changed fact in Kafka's file is reported", () => {
+    const dir = kafkaDir((name, s) => {
+      if (name === 'ListOffsetsRequest.json') s.validVersions = '1-12'
+    })
+    const p = checkSchemas({ kafkaMessagesDir: dir }).problems
+    assertOneProblem(p, 'messages/ListOffsetsRequest.json', 'validVersions')
+  })
+
+  it('a supplementary file missing from the Kafka directory is reported', () => {
+    const dir = kafkaDir()
+    rmSync(join(dir, 'DescribeConfigsResponse.json'))
+    const p = checkSchemas({ kafkaMessagesDir: dir }).problems
+    assertOneProblem(p, 'messages/DescribeConfigsResponse.json', 'not found in the Kafka message directory')
   })
 })

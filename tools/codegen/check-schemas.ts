@@ -2,10 +2,13 @@
 // definitions. Every fact must be equal as Kafka's message generator would read it; only the
 // "about" texts (and the reference's comments) are ignored.
 //
-// Usage: npx tsx tools/codegen/check-schemas.ts [--reference DIR] [--schemas DIR]
+// Usage: npx tsx tools/codegen/check-schemas.ts [--reference DIR] [--schemas DIR] [--kafka DIR]
 //   --reference  Kafka's message directory (records in its records/ subfolder);
 //                default ../shared/reference/kafka-messages relative to the repository root.
 //   --schemas    our schema directory (messages/ and records/); default schemas/.
+//   --kafka      the message directory of a Kafka source tree
+//                (clients/src/main/resources/common/message); the files listed in SUPPLEMENTARY
+//                are compared with it. Default: $TOPOGRAPH_KAFKA_MESSAGES, if set.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -16,6 +19,21 @@ type JsonObject = { [key: string]: Json }
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const DEFAULT_REFERENCE_DIR = resolve(REPO_ROOT, '../shared/reference/kafka-messages')
 export const DEFAULT_SCHEMAS_DIR = resolve(REPO_ROOT, 'schemas')
+
+/**
+ * Message schemas of ours that the reference directory does not hold (APIs beyond the streams-group
+ * core: configuration and offset look-ups). Their facts come from Kafka's own message directory;
+ * they are compared with it when one is given (--kafka), and otherwise reported as not compared.
+ * Any other file without a counterpart is an error.
+ */
+export const SUPPLEMENTARY = new Set([
+  'DescribeConfigsRequest.json',
+  'DescribeConfigsResponse.json',
+  'IncrementalAlterConfigsRequest.json',
+  'IncrementalAlterConfigsResponse.json',
+  'ListOffsetsRequest.json',
+  'ListOffsetsResponse.json',
+])
 
 /** Keys that carry no fact and are never compared. */
 const IGNORED_KEYS = new Set(['about'])
@@ -231,6 +249,8 @@ export interface CheckResult {
   files: number
   /** Every difference found, one line each. */
   problems: string[]
+  /** Supplementary files that could not be compared (no Kafka message directory given). */
+  unchecked: string[]
 }
 
 function jsonFiles(dir: string): string[] {
@@ -241,10 +261,13 @@ function jsonFiles(dir: string): string[] {
 }
 
 /** Checks both categories (messages, records) of our schemas against the reference directory. */
-export function checkSchemas(options: { referenceDir?: string; schemasDir?: string } = {}): CheckResult {
+export function checkSchemas(
+  options: { referenceDir?: string; schemasDir?: string; kafkaMessagesDir?: string } = {},
+): CheckResult {
   const referenceDir = options.referenceDir ?? DEFAULT_REFERENCE_DIR
   const schemasDir = options.schemasDir ?? DEFAULT_SCHEMAS_DIR
-  const result: CheckResult = { files: 0, problems: [] }
+  const kafkaDir = options.kafkaMessagesDir
+  const result: CheckResult = { files: 0, problems: [], unchecked: [] }
   if (!existsSync(referenceDir)) {
     result.problems.push(`reference directory not found: ${referenceDir}`)
     return result
@@ -265,55 +288,78 @@ export function checkSchemas(options: { referenceDir?: string; schemasDir?: stri
         result.problems.push(`${label}: missing in ${cat.ours}`)
         continue
       }
-      let ours: JsonObject
-      let ref: JsonObject
-      try {
-        ref = parseSchemaText(readFileSync(join(cat.ref, name), 'utf8'))
-      } catch (e) {
-        result.problems.push(`${label}: reference file does not parse: ${(e as Error).message}`)
-        continue
-      }
-      try {
-        ours = parseSchemaText(readFileSync(join(cat.ours, name), 'utf8'))
-      } catch (e) {
-        result.problems.push(`${label}: our file does not parse: ${(e as Error).message}`)
-        continue
-      }
-      result.problems.push(...compareSchema(label, ours, ref))
+      compareFile(label, join(cat.ours, name), join(cat.ref, name), result)
     }
     for (const name of ourFiles) {
-      if (!refFiles.includes(name)) result.problems.push(`${cat.label}/${name}: no reference counterpart`)
+      if (refFiles.includes(name)) continue
+      const label = `${cat.label}/${name}`
+      if (cat.label !== 'messages' || !SUPPLEMENTARY.has(name)) {
+        result.problems.push(`${label}: no reference counterpart`)
+      } else if (kafkaDir === undefined) {
+        result.unchecked.push(label)
+      } else if (!existsSync(join(kafkaDir, name))) {
+        result.problems.push(`${label}: not found in the Kafka message directory ${kafkaDir}`)
+      } else {
+        result.files++
+        compareFile(label, join(cat.ours, name), join(kafkaDir, name), result)
+      }
     }
   }
   return result
 }
 
+function compareFile(label: string, oursPath: string, refPath: string, result: CheckResult): void {
+  let ours: JsonObject
+  let ref: JsonObject
+  try {
+    ref = parseSchemaText(readFileSync(refPath, 'utf8'))
+  } catch (e) {
+    result.problems.push(`${label}: reference file does not parse: ${(e as Error).message}`)
+    return
+  }
+  try {
+    ours = parseSchemaText(readFileSync(oursPath, 'utf8'))
+  } catch (e) {
+    result.problems.push(`${label}: our file does not parse: ${(e as Error).message}`)
+    return
+  }
+  result.problems.push(...compareSchema(label, ours, ref))
+}
+
 function main(argv: string[]): number {
   let referenceDir: string | undefined
   let schemasDir: string | undefined
+  const fromEnv = process.env.TOPOGRAPH_KAFKA_MESSAGES
+  let kafkaMessagesDir = fromEnv ? resolve(fromEnv) : undefined
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
-    if (a === '--reference' || a === '--schemas') {
+    if (a === '--reference' || a === '--schemas' || a === '--kafka') {
       const v = argv[++i]
       if (v === undefined) {
         console.error(`${a} needs a directory`)
         return 2
       }
       if (a === '--reference') referenceDir = resolve(v)
-      else schemasDir = resolve(v)
+      else if (a === '--schemas') schemasDir = resolve(v)
+      else kafkaMessagesDir = resolve(v)
     } else {
       console.error(`unknown argument: ${a}`)
-      console.error('usage: check-schemas [--reference DIR] [--schemas DIR]')
+      console.error('usage: check-schemas [--reference DIR] [--schemas DIR] [--kafka DIR]')
       return 2
     }
   }
-  const { files, problems } = checkSchemas({ referenceDir, schemasDir })
+  const { files, problems, unchecked } = checkSchemas({ referenceDir, schemasDir, kafkaMessagesDir })
   if (problems.length > 0) {
     for (const p of problems) console.error(p)
     console.error(`schemas: ${problems.length} difference(s) from the reference`)
     return 1
   }
   console.log(`schemas: ${files} files match the reference`)
+  if (unchecked.length > 0) {
+    console.log(
+      `schemas: ${unchecked.length} supplementary file(s) not compared (pass --kafka with a Kafka message directory): ${unchecked.join(', ')}`,
+    )
+  }
   return 0
 }
 

@@ -3,6 +3,8 @@
 
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
+import { type ListOffsetsRequest, createListOffsetsRequest, readListOffsetsRequest, writeListOffsetsRequest } from './messages/ListOffsetsRequest.js'
+import { type ListOffsetsResponse, createListOffsetsResponse, readListOffsetsResponse, writeListOffsetsResponse } from './messages/ListOffsetsResponse.js'
 import { type MetadataRequest, createMetadataRequest, readMetadataRequest, writeMetadataRequest } from './messages/MetadataRequest.js'
 import { type MetadataResponse, createMetadataResponse, readMetadataResponse, writeMetadataResponse } from './messages/MetadataResponse.js'
 import { type OffsetCommitRequest, createOffsetCommitRequest, readOffsetCommitRequest, writeOffsetCommitRequest } from './messages/OffsetCommitRequest.js'
@@ -37,10 +39,14 @@ import { type CreateAclsRequest, createCreateAclsRequest, readCreateAclsRequest,
 import { type CreateAclsResponse, createCreateAclsResponse, readCreateAclsResponse, writeCreateAclsResponse } from './messages/CreateAclsResponse.js'
 import { type DeleteAclsRequest, createDeleteAclsRequest, readDeleteAclsRequest, writeDeleteAclsRequest } from './messages/DeleteAclsRequest.js'
 import { type DeleteAclsResponse, createDeleteAclsResponse, readDeleteAclsResponse, writeDeleteAclsResponse } from './messages/DeleteAclsResponse.js'
+import { type DescribeConfigsRequest, createDescribeConfigsRequest, readDescribeConfigsRequest, writeDescribeConfigsRequest } from './messages/DescribeConfigsRequest.js'
+import { type DescribeConfigsResponse, createDescribeConfigsResponse, readDescribeConfigsResponse, writeDescribeConfigsResponse } from './messages/DescribeConfigsResponse.js'
 import { type SaslAuthenticateRequest, createSaslAuthenticateRequest, readSaslAuthenticateRequest, writeSaslAuthenticateRequest } from './messages/SaslAuthenticateRequest.js'
 import { type SaslAuthenticateResponse, createSaslAuthenticateResponse, readSaslAuthenticateResponse, writeSaslAuthenticateResponse } from './messages/SaslAuthenticateResponse.js'
 import { type DeleteGroupsRequest, createDeleteGroupsRequest, readDeleteGroupsRequest, writeDeleteGroupsRequest } from './messages/DeleteGroupsRequest.js'
 import { type DeleteGroupsResponse, createDeleteGroupsResponse, readDeleteGroupsResponse, writeDeleteGroupsResponse } from './messages/DeleteGroupsResponse.js'
+import { type IncrementalAlterConfigsRequest, createIncrementalAlterConfigsRequest, readIncrementalAlterConfigsRequest, writeIncrementalAlterConfigsRequest } from './messages/IncrementalAlterConfigsRequest.js'
+import { type IncrementalAlterConfigsResponse, createIncrementalAlterConfigsResponse, readIncrementalAlterConfigsResponse, writeIncrementalAlterConfigsResponse } from './messages/IncrementalAlterConfigsResponse.js'
 import { type OffsetDeleteRequest, createOffsetDeleteRequest, readOffsetDeleteRequest, writeOffsetDeleteRequest } from './messages/OffsetDeleteRequest.js'
 import { type OffsetDeleteResponse, createOffsetDeleteResponse, readOffsetDeleteResponse, writeOffsetDeleteResponse } from './messages/OffsetDeleteResponse.js'
 import { type DescribeClusterRequest, createDescribeClusterRequest, readDescribeClusterRequest, writeDescribeClusterRequest } from './messages/DescribeClusterRequest.js'
@@ -58,6 +64,7 @@ import { type StreamsGroupTopologyDescriptionUpdateResponse, createStreamsGroupT
 
 /** Kafka API keys of every API with a schema, by Kafka name. */
 export const ApiKeys = {
+  ListOffsets: 2,
   Metadata: 3,
   OffsetCommit: 8,
   OffsetFetch: 9,
@@ -75,8 +82,10 @@ export const ApiKeys = {
   DescribeAcls: 29,
   CreateAcls: 30,
   DeleteAcls: 31,
+  DescribeConfigs: 32,
   SaslAuthenticate: 36,
   DeleteGroups: 42,
+  IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
   DescribeCluster: 60,
   ConsumerGroupHeartbeat: 68,
@@ -105,6 +114,7 @@ export interface ApiDefinition<Req = unknown, Res = unknown> {
 
 /** Request and response body types by API key. */
 export interface ApiMessageTypes {
+  2: { request: ListOffsetsRequest; response: ListOffsetsResponse }
   3: { request: MetadataRequest; response: MetadataResponse }
   8: { request: OffsetCommitRequest; response: OffsetCommitResponse }
   9: { request: OffsetFetchRequest; response: OffsetFetchResponse }
@@ -122,8 +132,10 @@ export interface ApiMessageTypes {
   29: { request: DescribeAclsRequest; response: DescribeAclsResponse }
   30: { request: CreateAclsRequest; response: CreateAclsResponse }
   31: { request: DeleteAclsRequest; response: DeleteAclsResponse }
+  32: { request: DescribeConfigsRequest; response: DescribeConfigsResponse }
   36: { request: SaslAuthenticateRequest; response: SaslAuthenticateResponse }
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse }
+  44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse }
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse }
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse }
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse }
@@ -136,6 +148,19 @@ export interface ApiMessageTypes {
 export const API_DEFINITIONS: {
   readonly [K in keyof ApiMessageTypes]: ApiDefinition<ApiMessageTypes[K]["request"], ApiMessageTypes[K]["response"]>
 } = {
+  2: {
+    name: 'ListOffsets',
+    apiKey: 2,
+    minVersion: 1,
+    maxVersion: 11,
+    firstFlexibleVersion: 6,
+    createRequest: createListOffsetsRequest,
+    readRequest: readListOffsetsRequest,
+    writeRequest: writeListOffsetsRequest,
+    createResponse: createListOffsetsResponse,
+    readResponse: readListOffsetsResponse,
+    writeResponse: writeListOffsetsResponse,
+  },
   3: {
     name: 'Metadata',
     apiKey: 3,
@@ -357,6 +382,19 @@ export const API_DEFINITIONS: {
     readResponse: readDeleteAclsResponse,
     writeResponse: writeDeleteAclsResponse,
   },
+  32: {
+    name: 'DescribeConfigs',
+    apiKey: 32,
+    minVersion: 1,
+    maxVersion: 4,
+    firstFlexibleVersion: 4,
+    createRequest: createDescribeConfigsRequest,
+    readRequest: readDescribeConfigsRequest,
+    writeRequest: writeDescribeConfigsRequest,
+    createResponse: createDescribeConfigsResponse,
+    readResponse: readDescribeConfigsResponse,
+    writeResponse: writeDescribeConfigsResponse,
+  },
   36: {
     name: 'SaslAuthenticate',
     apiKey: 36,
@@ -382,6 +420,19 @@ export const API_DEFINITIONS: {
     createResponse: createDeleteGroupsResponse,
     readResponse: readDeleteGroupsResponse,
     writeResponse: writeDeleteGroupsResponse,
+  },
+  44: {
+    name: 'IncrementalAlterConfigs',
+    apiKey: 44,
+    minVersion: 0,
+    maxVersion: 1,
+    firstFlexibleVersion: 1,
+    createRequest: createIncrementalAlterConfigsRequest,
+    readRequest: readIncrementalAlterConfigsRequest,
+    writeRequest: writeIncrementalAlterConfigsRequest,
+    createResponse: createIncrementalAlterConfigsResponse,
+    readResponse: readIncrementalAlterConfigsResponse,
+    writeResponse: writeIncrementalAlterConfigsResponse,
   },
   47: {
     name: 'OffsetDelete',
