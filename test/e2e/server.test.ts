@@ -36,6 +36,7 @@ describe('server over TCP', { timeout: 60_000 }, () => {
       assert.equal(body.errorCode, 0)
       const keys = body.apiKeys.map((k: Obj) => [k.apiKey, k.minVersion, k.maxVersion])
       assert.deepEqual(keys, [
+        [2, 1, 11],
         [3, 0, 13],
         [8, 2, 10],
         [9, 1, 10],
