@@ -10,6 +10,7 @@ import type {
   TimerIntents,
   TimerOptions,
   WriteOperation,
+  WriteResult,
 } from './types.js'
 
 export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R>, R> {
@@ -49,10 +50,26 @@ interface ShardContext<S, R> {
   shard: S | undefined
   /** The end of this shard's operation queue; never rejects. */
   tail: Promise<void>
+  /**
+   * Operations in the queue that have not finished (the running one included): a write's count
+   * drops only once its records are durable and replayed. Zero means the queue is idle.
+   */
+  queued: number
+  /** Ends one queued operation (built once; the tail's handler). */
+  readonly dequeue: () => void
   readonly timers: Map<string, TimerEntry>
   /** The shard's ShardTimer, built once. */
   timer: ShardTimer<S, R> | undefined
   failure: unknown
+}
+
+/** A write operation's malformed timer intents (checked before anything is written). */
+function badIntents(name: string, why: string): CoordinatorRuntimeError {
+  return new CoordinatorRuntimeError(
+    'COORDINATOR_INVALID_ARGUMENT',
+    'NOT_COORDINATOR',
+    `write operation ${name}: ${why}`,
+  )
 }
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -118,15 +135,20 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     this.#compactionIntervalMs = compactionIntervalMs
     this.#closeStore = options.closeStore ?? true
     for (let id = 0; id < numShards; id++) {
-      this.#shards.push({
+      const ctx: ShardContext<S, R> = {
         id,
         state: 'unloaded',
         shard: undefined,
         tail: Promise.resolve(),
+        queued: 0,
+        dequeue: () => {
+          ctx.queued--
+        },
         timers: new Map(),
         timer: undefined,
         failure: undefined,
-      })
+      }
+      this.#shards.push(ctx)
     }
   }
 
@@ -173,6 +195,44 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
    */
   scheduleWriteOperation<T>(name: string, shardId: number, op: WriteOperation<S, R, T>): Promise<T> {
     return this.#enqueue(shardId, name, (ctx) => this.#runWrite(ctx, name, op))
+  }
+
+  /**
+   * A write operation that may complete at once: when nothing is queued on the shard (no earlier
+   * operation is waiting, running or committing its records), the operation runs now, in the
+   * caller's turn, and if it produced no records its timer intents are applied and its response is
+   * returned as is, without a promise. Otherwise the result is a promise with the semantics of
+   * {@link scheduleWriteOperation}: behind queued operations the operation waits its turn, and an
+   * operation that produced records becomes the shard's running operation and resolves once they
+   * are durable and replayed.
+   *
+   * Ordering is the queue's: the operation sees every earlier write's records replayed, and since
+   * an earlier write leaves the queue only once its records are durable, a response returned at once
+   * never overtakes an earlier write's commit (Kafka completes a write without records only after
+   * the writes before it are committed). Failures (the operation's own error, a shard that is not
+   * active) always come as a rejected promise. The response itself must not be a promise.
+   */
+  writeOperationNowOrLater<T>(name: string, shardId: number, op: WriteOperation<S, R, T>): T | Promise<T> {
+    let ctx: ShardContext<S, R>
+    try {
+      ctx = this.#context(shardId)
+      this.#checkActive(ctx, name)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    if (ctx.queued > 0) return this.#enqueueOn(ctx, name, (c) => this.#runWrite(c, name, op))
+    let result: WriteResult<R, T, S>
+    try {
+      result = this.#produce(ctx, name, op)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    if (result.records.length === 0) {
+      this.#applyTimerIntents(ctx, result.timers)
+      return result.response
+    }
+    // The queue is idle, so the commit starts at its head: later operations wait for it.
+    return this.#enqueueOn(ctx, name, (c) => this.#commit(c, name, result))
   }
 
   /** Runs a read operation on a shard, after every operation scheduled before it. */
@@ -325,22 +385,38 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     } catch (e) {
       return Promise.reject(e)
     }
+    return this.#enqueueOn(ctx, name, run)
+  }
+
+  /** Appends `run` to an active shard's queue. */
+  #enqueueOn<T>(
+    ctx: ShardContext<S, R>,
+    name: string,
+    run: (ctx: ShardContext<S, R>) => Promise<T>,
+  ): Promise<T> {
     // The state is checked again when the operation's turn comes: the shard may have failed or the
     // runtime started closing meanwhile (operations already queued at close still run: close drains).
+    ctx.queued++
     const result = ctx.tail.then(() => {
       if (ctx.state !== 'active') this.#checkActive(ctx, name)
       return run(ctx)
     })
-    ctx.tail = result.then(
-      () => undefined,
-      () => undefined,
-    )
+    ctx.tail = result.then(ctx.dequeue, ctx.dequeue)
     return result
   }
 
   async #runWrite<T>(ctx: ShardContext<S, R>, name: string, op: WriteOperation<S, R, T>): Promise<T> {
-    const shard = ctx.shard as S
-    const result = op(shard, this.#clock.now())
+    const result = this.#produce(ctx, name, op)
+    if (result.records.length === 0) {
+      this.#applyTimerIntents(ctx, result.timers)
+      return result.response
+    }
+    return this.#commit(ctx, name, result)
+  }
+
+  /** Runs a write operation against the shard's memory and checks what it returned. */
+  #produce<T>(ctx: ShardContext<S, R>, name: string, op: WriteOperation<S, R, T>): WriteResult<R, T, S> {
+    const result = op(ctx.shard as S, this.#clock.now())
     if (isThenable(result)) throw this.#asyncOperation(name)
     if (result === null || typeof result !== 'object' || !Array.isArray(result.records)) {
       throw new CoordinatorRuntimeError(
@@ -352,11 +428,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     }
     // Checked before the append: once the records are durable, the operation must not fail.
     this.#checkTimerIntents(name, result.timers)
+    return result
+  }
+
+  /** Appends a write's records, replays them, applies its timer intents; resolves with its response. */
+  async #commit<T>(ctx: ShardContext<S, R>, name: string, result: WriteResult<R, T, S>): Promise<T> {
+    const shard = ctx.shard as S
     const records = result.records
-    if (records.length === 0) {
-      this.#applyTimerIntents(ctx, result.timers)
-      return result.response
-    }
     // A serializer throw is the operation's bug; nothing has been written yet.
     const encoded = records.map((r) => this.#serde.serialize(r))
     try {
@@ -394,36 +472,41 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
 
   #checkTimerIntents(name: string, intents: TimerIntents<S, R> | undefined): void {
     if (intents === undefined) return
-    const bad = (why: string): CoordinatorRuntimeError =>
-      new CoordinatorRuntimeError(
-        'COORDINATOR_INVALID_ARGUMENT',
-        'NOT_COORDINATOR',
-        `write operation ${name}: ${why}`,
-      )
-    if (intents === null || typeof intents !== 'object') throw bad('timers must be an object')
-    if (intents.cancel !== undefined && !Array.isArray(intents.cancel))
-      throw bad('timers.cancel must be an array')
-    if (intents.schedule !== undefined && !Array.isArray(intents.schedule))
-      throw bad('timers.schedule must be an array')
-    for (const t of intents.cancel ?? []) {
-      if (typeof t !== 'string') throw bad('timer keys must be strings')
-    }
-    for (const t of intents.schedule ?? []) {
-      if (t === null || typeof t !== 'object' || typeof t.key !== 'string' || typeof t.op !== 'function') {
-        throw bad('every scheduled timer needs a string key and an op function')
+    if (intents === null || typeof intents !== 'object') throw badIntents(name, 'timers must be an object')
+    const { cancel, schedule } = intents
+    if (cancel !== undefined && !Array.isArray(cancel))
+      throw badIntents(name, 'timers.cancel must be an array')
+    if (schedule !== undefined && !Array.isArray(schedule))
+      throw badIntents(name, 'timers.schedule must be an array')
+    if (cancel !== undefined) {
+      for (let i = 0; i < cancel.length; i++) {
+        if (typeof cancel[i] !== 'string') throw badIntents(name, 'timer keys must be strings')
       }
-      if (!Number.isFinite(t.delayMs) || t.delayMs < 0) throw bad(`timer ${t.key}: delayMs must be >= 0`)
+    }
+    if (schedule === undefined) return
+    for (let i = 0; i < schedule.length; i++) {
+      const t = schedule[i]
+      if (t === null || typeof t !== 'object' || typeof t.key !== 'string' || typeof t.op !== 'function') {
+        throw badIntents(name, 'every scheduled timer needs a string key and an op function')
+      }
+      if (!Number.isFinite(t.delayMs) || t.delayMs < 0)
+        throw badIntents(name, `timer ${t.key}: delayMs must be >= 0`)
       const r = t.retryBackoffMs
       if (r !== undefined && !(Number.isFinite(r) && r >= 0))
-        throw bad(`timer ${t.key}: retryBackoffMs must be >= 0`)
+        throw badIntents(name, `timer ${t.key}: retryBackoffMs must be >= 0`)
     }
   }
 
   #applyTimerIntents(ctx: ShardContext<S, R>, intents: TimerIntents<S, R> | undefined): void {
     if (intents === undefined) return
+    const { cancel, schedule } = intents
+    if ((cancel === undefined || cancel.length === 0) && (schedule === undefined || schedule.length === 0))
+      return
     const timer = this.#timerFor(ctx)
-    for (const key of intents.cancel ?? []) timer.cancel(key)
-    for (const t of intents.schedule ?? []) {
+    if (cancel !== undefined) for (let i = 0; i < cancel.length; i++) timer.cancel(cancel[i])
+    if (schedule === undefined) return
+    for (let i = 0; i < schedule.length; i++) {
+      const t = schedule[i]
       timer.schedule(
         t.key,
         t.delayMs,

@@ -689,3 +689,167 @@ test('timer intents in a write result are applied after the append and replay, a
   assert.equal((await store.load(0)).length, before)
   await s.runtime.close()
 })
+
+// ---- writeOperationNowOrLater: record-less writes on an idle queue complete in the caller's turn ----
+
+/** Reads a key, writes nothing, and (optionally) asks for a timer. */
+function peek(key: string, timer?: string): WriteOperation<KvShard, KvRecord, number | undefined> {
+  return (shard) => ({
+    records: [],
+    response: shard.map.get(key),
+    timers:
+      timer === undefined
+        ? undefined
+        : { schedule: [{ key: timer, delayMs: 10_000, op: () => ({ records: [], response: undefined }) }] },
+  })
+}
+
+test('writeOperationNowOrLater: on an idle shard, a write without records answers at once (no promise) and arms its timers', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  await s.runtime.scheduleWriteOperation('w', 0, incr('a', 7))
+  const answer = s.runtime.writeOperationNowOrLater('peek', 0, peek('a', 'session-a'))
+  assert.equal(answer, 7, 'the response itself, not a promise')
+  assert.equal(s.runtime.timer(0).isScheduled('session-a'), true, 'timer intents applied at once')
+  // Repeatedly, and on other shards.
+  assert.equal(s.runtime.writeOperationNowOrLater('peek', 0, peek('a')), 7)
+  assert.equal(s.runtime.writeOperationNowOrLater('peek', 1, peek('a')), undefined)
+  assert.deepEqual(
+    store.calls.filter((c) => c.startsWith('append')),
+    ['append:0:1'],
+  )
+  await s.runtime.close()
+})
+
+test('writeOperationNowOrLater: behind a write whose append is in flight, a write without records waits until that write is durable and replayed', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  store.gate()
+  const appendStarted = store.nextAppend()
+  const first = s.runtime.scheduleWriteOperation('w', 0, incr('a', 3))
+  await appendStarted
+  const events: string[] = []
+  void first.then(() => events.push('first'))
+  const later = s.runtime.writeOperationNowOrLater('peek', 0, peek('a', 'session-a'))
+  assert.ok(later instanceof Promise, 'queued behind the pending write')
+  void later.then((v) => events.push(`peek=${String(v)}`))
+  // Another shard is not held up.
+  assert.equal(s.runtime.writeOperationNowOrLater('peek', 1, peek('a')), undefined)
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+  assert.deepEqual(events, [], 'nothing answered while the append is in flight')
+  assert.equal(s.runtime.timer(0).isScheduled('session-a'), false, 'no timer armed before its turn')
+  store.release()
+  assert.equal(await later, 3, 'the queued write sees the earlier write replayed')
+  assert.deepEqual(events, ['first', 'peek=3'])
+  assert.equal(s.runtime.timer(0).isScheduled('session-a'), true)
+  // Once the queue has drained, writes without records answer at once again.
+  assert.equal(s.runtime.writeOperationNowOrLater('peek', 0, peek('a')), 3)
+  await s.runtime.close()
+})
+
+test('writeOperationNowOrLater: behind queued reads and writes without records, it still keeps the queue order', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const order: string[] = []
+  const read = s.runtime.scheduleReadOperation('r', 0, () => order.push('read'))
+  const op: WriteOperation<KvShard, KvRecord, string> = () => {
+    order.push('write')
+    return { records: [], response: 'done' }
+  }
+  const write = s.runtime.writeOperationNowOrLater('w', 0, op)
+  assert.ok(write instanceof Promise)
+  assert.deepEqual(order, [], 'the operation did not run ahead of the queued read')
+  await Promise.all([read, write])
+  assert.deepEqual(order, ['read', 'write'])
+  assert.equal(s.runtime.writeOperationNowOrLater('w', 0, op), 'done')
+  await s.runtime.close()
+})
+
+test('writeOperationNowOrLater: a write with records on an idle shard runs at once, commits in the queue, and later operations wait for it', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  store.gate()
+  const appendStarted = store.nextAppend()
+  let ran = 0
+  const op: WriteOperation<KvShard, KvRecord, number> = (shard, now) => {
+    ran++
+    return incr('a', 5)(shard, now)
+  }
+  const write = s.runtime.writeOperationNowOrLater('w', 2, op)
+  assert.equal(ran, 1, 'the operation ran in the caller turn')
+  assert.ok(write instanceof Promise)
+  await appendStarted
+  const behind = s.runtime.writeOperationNowOrLater('peek', 2, peek('a'))
+  assert.ok(behind instanceof Promise, 'queued behind the commit')
+  const read = s.runtime.scheduleReadOperation('r', 2, (shard) => shard.map.get('a'))
+  assert.equal(s.shards.get(2)!.map.has('a'), false, 'nothing replayed before the append completed')
+  store.release()
+  assert.deepEqual(await Promise.all([write, behind, read]), [5, 5, 5])
+  assert.equal(ran, 1, 'the operation ran once')
+  assert.deepEqual(
+    store.calls.filter((c) => c.startsWith('append')),
+    ['append:2:1'],
+  )
+  // A failed append rejects as scheduleWriteOperation does and replays nothing.
+  store.failNextAppend()
+  const failed = s.runtime.writeOperationNowOrLater('w', 2, incr('a'))
+  await assert.rejects(Promise.resolve(failed), CoordinatorWriteError)
+  assert.equal(s.runtime.writeOperationNowOrLater('peek', 2, peek('a')), 5)
+  await s.runtime.close()
+})
+
+test('writeOperationNowOrLater: failures come as rejected promises (operation error, malformed result, shard not active)', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = setup(store)
+  const early = s.runtime.writeOperationNowOrLater('w', 0, peek('a'))
+  assert.ok(early instanceof Promise)
+  await assert.rejects(early, runtimeError('COORDINATOR_LOADING', 'COORDINATOR_LOAD_IN_PROGRESS'))
+  await s.runtime.load()
+  const boom = new Error('boom')
+  const thrown = s.runtime.writeOperationNowOrLater('w', 0, () => {
+    throw boom
+  })
+  assert.ok(thrown instanceof Promise)
+  await assert.rejects(thrown, (e) => e === boom)
+  const malformed = s.runtime.writeOperationNowOrLater('w', 0, () => ({
+    records: [],
+    response: undefined,
+    timers: { schedule: [{ key: 't', delayMs: -1, op: () => ({ records: [], response: undefined }) }] },
+  }))
+  await assert.rejects(Promise.resolve(malformed), /timer t: delayMs must be >= 0/)
+  assert.equal(s.runtime.timer(0).isScheduled('t'), false)
+  await assert.rejects(
+    Promise.resolve(s.runtime.writeOperationNowOrLater('w', 9, peek('a'))),
+    /not hosted here/,
+  )
+  await s.runtime.close()
+  await assert.rejects(
+    Promise.resolve(s.runtime.writeOperationNowOrLater('w', 0, peek('a'))),
+    runtimeError('COORDINATOR_NOT_ACTIVE', 'NOT_COORDINATOR'),
+  )
+})
+
+test('writeOperationNowOrLater: a timer that fired is in the queue, and a write without records waits behind it', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  s.runtime.scheduleTimer(0, 'expire', 100, () => ({
+    records: [{ key: 'expired', value: 1 }],
+    response: undefined,
+  }))
+  store.gate()
+  const appendStarted = store.nextAppend()
+  s.clock.advance(100)
+  await appendStarted
+  const later = s.runtime.writeOperationNowOrLater('peek', 0, peek('expired'))
+  assert.ok(later instanceof Promise)
+  store.release()
+  assert.equal(await later, 1)
+  assert.equal(s.runtime.writeOperationNowOrLater('peek', 0, peek('expired')), 1)
+  await s.runtime.close()
+})
