@@ -40,6 +40,11 @@ export interface GroupCoordinatorConfig {
   readonly groupMaxSessionTimeoutMs?: number
   readonly groupInitialRebalanceDelayMs?: number
   readonly groupMaxSize?: number
+  /**
+   * The keys the operator supplied, as given (the server's TopographConfig has them). DescribeConfigs
+   * reports a group key whose broker key is here as STATIC_BROKER_CONFIG, else as DEFAULT_CONFIG.
+   */
+  readonly raw?: Readonly<Record<string, string>>
 }
 
 /** The broker-level classic group settings. */
@@ -54,7 +59,10 @@ export function classicGroupConfigFrom(c: GroupCoordinatorConfig): ClassicGroupC
   })
 }
 
-/** The broker-level streams group settings (no group-level overrides are stored yet). */
+/**
+ * The broker-level streams group settings. A group that sets group-level configs gets its own
+ * settings built from these (GroupConfigManager.streamsConfig).
+ */
 export function streamsGroupConfigFrom(c: GroupCoordinatorConfig): StreamsGroupConfig {
   return Object.freeze({
     sessionTimeoutMs: c.groupStreamsSessionTimeoutMs,

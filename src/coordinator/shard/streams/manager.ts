@@ -111,6 +111,12 @@ export interface StreamsGroupManagerOptions {
    * records are durable.
    */
   readonly timers?: ArmedTimers
+  /**
+   * A group's effective settings (group-level configs over the broker's), read when a timer fires
+   * and when the shard loads, as Kafka reads its GroupConfigManager. Absent: the settings the
+   * heartbeat or `onLoaded` was given.
+   */
+  readonly config?: (groupId: string) => StreamsGroupConfig
 }
 
 export interface ListedStreamsGroup {
@@ -158,8 +164,10 @@ export class StreamsGroupManager {
   #topics: TopicsImage
   readonly #assignors: TaskAssignorSelector
   readonly #isOtherGroupType: (groupId: string) => boolean
+  readonly #configFor: ((groupId: string) => StreamsGroupConfig) | undefined
 
   constructor(options: StreamsGroupManagerOptions) {
+    this.#configFor = options.config
     this.#topics = options.topics
     this.#assignors = options.assignors
     this.#isOtherGroupType = options.isOtherGroupType ?? (() => false)
@@ -700,7 +708,8 @@ export class StreamsGroupManager {
       taskOffsets: group.taskOffsets,
       configuredTopology: group.configuredTopology,
       assignmentConfigs: group.lastAssignmentConfigs,
-      assignor: this.#assignors.select(config.assignorName),
+      // The group's assignor as configured now, not when the timer was armed.
+      assignor: this.#assignors.select((this.#configFor?.(groupId) ?? config).assignorName),
     })
     const records = result.changed.map((id) =>
       targetAssignmentMemberRecord(groupId, id, result.targets.get(id)!),
@@ -729,7 +738,7 @@ export class StreamsGroupManager {
         const memberId = m.memberId
         this.#schedule(timers, {
           key: sessionTimeoutKey(groupId, memberId),
-          delayMs: config.sessionTimeoutMs,
+          delayMs: (this.#configFor?.(groupId) ?? config).sessionTimeoutMs,
           op: () => this.#onSessionTimeout(groupId, memberId),
         })
         if (m.state === MemberState.UNREVOKED_TASKS) {
