@@ -7,6 +7,19 @@ import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/
 import { type BrokerNode, NetworkClient, type NetworkClientOptions } from '../network/client.js'
 import { IllegalStateError, KafkaError, kafkaErrorFromCode, TimeoutError } from '../network/errors.js'
 import {
+  type AlterOffsetsResult,
+  alterGroupOffsets,
+  type DeleteOffsetsResult,
+  deleteGroupOffsets,
+  type ListOffsetsOptions,
+  type ListOffsetsQuery,
+  type ListOffsetsResult,
+  listOffsets,
+  type OffsetAndMetadata,
+  type TopicPartition,
+} from './offsets.js'
+import { deleteTopics, describeTopics, type TopicDescription } from './topics.js'
+import {
   type StreamsGroupTopologyDescription,
   type StreamsGroupTopologyDescriptionStatus,
   topologyDescriptionFromWire,
@@ -468,8 +481,16 @@ export class Admin {
     return result
   }
 
-  /** Committed offsets of a streams (or consumer) group, sorted by topic and partition. */
-  async listStreamsGroupOffsets(groupId: string, opts: CallOptions = {}): Promise<TopicPartitionOffset[]> {
+  /**
+   * Committed offsets of a streams (or consumer) group, sorted by topic and partition. With
+   * `requireStable` (default false, as Kafka's ListStreamsGroupOffsetsOptions) the broker answers
+   * only once no transactional offset is pending.
+   */
+  async listStreamsGroupOffsets(
+    groupId: string,
+    opts: CallOptions & { readonly requireStable?: boolean } = {},
+  ): Promise<TopicPartitionOffset[]> {
+    const requireStable = opts.requireStable ?? false
     const deadline = this.#deadline(opts)
     return this.#client.withRetries(
       async () => {
@@ -485,7 +506,7 @@ export class Admin {
               groupId: '',
               topics: [],
               groups: [{ groupId, memberId: null, memberEpoch: -1, topics: null }],
-              requireStable: true,
+              requireStable,
             },
             { version },
           )
@@ -507,7 +528,7 @@ export class Admin {
         } else {
           const res = await conn.send(
             9,
-            { groupId, topics: null, groups: [], requireStable: version >= 7 },
+            { groupId, topics: null, groups: [], requireStable: version >= 7 && requireStable },
             { version },
           )
           if (res.errorCode !== 0) throw kafkaErrorFromCode(res.errorCode)
@@ -582,6 +603,46 @@ export class Admin {
       .filter((t) => t.errorCode === 0 && t.name !== null && (opts.listInternal === true || !t.isInternal))
       .map((t) => t.name!)
       .sort()
+  }
+
+  /**
+   * Offsets of partitions by OffsetSpec (earliest, latest, max timestamp, a timestamp, …), asked of
+   * each partition's leader. Each partition's answer settles on its own (`partitionResult`).
+   */
+  listOffsets(queries: readonly ListOffsetsQuery[], opts: ListOffsetsOptions = {}): ListOffsetsResult {
+    return listOffsets(this.#client, queries, opts, this.#defaultTimeoutMs)
+  }
+
+  /**
+   * Commits offsets for a streams group as an admin (OffsetCommit without a member), which the
+   * coordinator accepts only while the group is empty; per-partition errors, Kafka's `all()`.
+   */
+  alterStreamsGroupOffsets(
+    groupId: string,
+    offsets: readonly OffsetAndMetadata[],
+    opts: CallOptions = {},
+  ): AlterOffsetsResult {
+    return alterGroupOffsets(this.#client, groupId, offsets, this.#deadline(opts))
+  }
+
+  /** Deletes a streams group's committed offsets for the partitions (OffsetDelete). */
+  deleteStreamsGroupOffsets(
+    groupId: string,
+    partitions: readonly TopicPartition[],
+    opts: CallOptions = {},
+  ): DeleteOffsetsResult {
+    return deleteGroupOffsets(this.#client, groupId, partitions, this.#deadline(opts))
+  }
+
+  /** Describes topics by name: partitions with leader, replicas and ISR. */
+  describeTopics(names: readonly string[], opts: CallOptions = {}): KeyedResult<TopicDescription> {
+    return new KeyedResult(describeTopics(this.#client, names, this.#deadline(opts)))
+  }
+
+  /** Deletes topics by name. */
+  deleteTopics(names: readonly string[], opts: CallOptions = {}): KeyedResult<void> {
+    const timeoutMs = opts.timeoutMs ?? this.#defaultTimeoutMs
+    return new KeyedResult(deleteTopics(this.#client, names, Date.now() + timeoutMs, timeoutMs))
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,21 @@ export type {
   TopicPartitionOffset,
 } from './admin.js'
 export {
+  AlterOffsetsResult,
+  DeleteOffsetsResult,
+  ListOffsetsResult,
+  OffsetSpec,
+  topicPartitionString,
+} from './offsets.js'
+export type {
+  ListOffsetsOptions,
+  ListOffsetsQuery,
+  ListOffsetsResultInfo,
+  OffsetAndMetadata,
+  TopicPartition,
+} from './offsets.js'
+export type { TopicDescription, TopicPartitionInfo } from './topics.js'
+export {
   StreamsGroupTopologyDescriptionStatus,
   topologyDescriptionFromWire,
   topologyDescriptionStatusForId,

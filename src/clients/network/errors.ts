@@ -17,6 +17,7 @@ const CLASS_OVERRIDES: Readonly<Record<string, string>> = {
   REQUEST_TIMED_OUT: 'TimeoutException',
   CORRUPT_MESSAGE: 'CorruptRecordException',
   NETWORK_EXCEPTION: 'NetworkException',
+  INVALID_TOPIC_EXCEPTION: 'InvalidTopicException',
 }
 
 /** The Java exception class Kafka raises for an error name. */
