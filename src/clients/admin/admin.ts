@@ -1,11 +1,22 @@
 /**
  * The admin client (`topograph/admin`): group listing, streams group description (with the
  * KIP-1331 topology description), group deletion with the DeleteGroups v3 per-group message,
- * committed offsets, and topic creation and listing.
+ * committed offsets, topic creation and listing, and config resources (describe and incremental
+ * alteration).
  */
 import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { type BrokerNode, NetworkClient, type NetworkClientOptions } from '../network/client.js'
 import { IllegalStateError, KafkaError, kafkaErrorFromCode, TimeoutError } from '../network/errors.js'
+import {
+  type AlterConfigOp,
+  type AlterConfigsOptions,
+  type Config,
+  type ConfigResource,
+  type ConfigResourceResult,
+  type DescribeConfigsOptions,
+  describeConfigs,
+  incrementalAlterConfigs,
+} from './configs.js'
 import {
   type AlterOffsetsResult,
   alterGroupOffsets,
@@ -643,6 +654,28 @@ export class Admin {
   deleteTopics(names: readonly string[], opts: CallOptions = {}): KeyedResult<void> {
     const timeoutMs = opts.timeoutMs ?? this.#defaultTimeoutMs
     return new KeyedResult(deleteTopics(this.#client, names, Date.now() + timeoutMs, timeoutMs))
+  }
+
+  /**
+   * Describes config resources (GROUP, TOPIC, BROKER, …): every entry with its value, source and
+   * type, with synonyms and documentation when asked. Each resource's result settles on its own.
+   */
+  describeConfigs(
+    resources: readonly ConfigResource[],
+    opts: DescribeConfigsOptions = {},
+  ): ConfigResourceResult<Config> {
+    return describeConfigs(this.#client, resources, opts, this.#deadline(opts))
+  }
+
+  /**
+   * Changes config keys of resources (SET, DELETE, APPEND, SUBTRACT), optionally only validating.
+   * Takes `[resource, ops]` pairs (a Map works); each resource's result settles on its own.
+   */
+  incrementalAlterConfigs(
+    changes: Iterable<readonly [ConfigResource, readonly AlterConfigOp[]]>,
+    opts: AlterConfigsOptions = {},
+  ): ConfigResourceResult<void> {
+    return incrementalAlterConfigs(this.#client, changes, opts, this.#deadline(opts))
   }
 
   async close(): Promise<void> {

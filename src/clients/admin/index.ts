@@ -14,6 +14,19 @@ export type {
   TaskIds,
   TopicPartitionOffset,
 } from './admin.js'
+export { Config, ConfigResourceResult, ConfigResourceTypes } from './configs.js'
+export type {
+  AlterConfigOp,
+  AlterConfigOpType,
+  AlterConfigsOptions,
+  ConfigEntry,
+  ConfigResource,
+  ConfigResourceType,
+  ConfigSource,
+  ConfigSynonym,
+  ConfigType,
+  DescribeConfigsOptions,
+} from './configs.js'
 export {
   AlterOffsetsResult,
   DeleteOffsetsResult,
