@@ -146,7 +146,9 @@ describe('KIP-1331 golden bytes', () => {
     assert.equal(p.responseHeaderVersion(93, 0), 1)
   })
 
-  it('StreamsGroupMetadataValue trailers (protocol.md §8.2)', () => {
+  it('StreamsGroupMetadataValue trailers: an empty LastAssignmentConfigs is its default and is not written', () => {
+    // Kafka's generator reads the schema's JSON null default as "no default": the array defaults to
+    // empty, an empty list is left out and only null is written (as tag 1, size 1, null).
     const base = '00000001 0000000000000002'
     const stored4 = p.createStreamsGroupMetadataValue({
       epoch: 1,
@@ -155,22 +157,48 @@ describe('KIP-1331 golden bytes', () => {
       lastAssignmentConfigs: [],
       storedDescriptionTopologyEpoch: 4,
     })
-    same(
-      p.encodeStreamsGroupMetadataValue(stored4, 0),
-      `${base} 03 | 00 04 00000004 | 01 01 01 | 02 04 00000004`,
-    )
+    same(p.encodeStreamsGroupMetadataValue(stored4, 0), `${base} 02 | 00 04 00000004 | 02 04 00000004`)
     const uncertain = { ...stored4, storedDescriptionTopologyEpoch: -2, failedDescriptionTopologyEpoch: 3 }
     same(
       p.encodeStreamsGroupMetadataValue(uncertain, 0),
-      `${base} 04 | 00 04 00000004 | 01 01 01 | 02 04 fffffffe | 03 04 00000003`,
+      `${base} 03 | 00 04 00000004 | 02 04 fffffffe | 03 04 00000003`,
     )
+    const withConfig = { ...stored4, lastAssignmentConfigs: [{ key: 'k', value: 'v' }] }
+    same(
+      p.encodeStreamsGroupMetadataValue(withConfig, 0),
+      `${base} 03 | 00 04 00000004 | 01 06 02 026b 0276 00 | 02 04 00000004`,
+    )
+    same(
+      p.encodeStreamsGroupMetadataValue({ ...stored4, lastAssignmentConfigs: null }, 0),
+      `${base} 03 | 00 04 00000004 | 01 01 00 | 02 04 00000004`,
+    )
+    // an absent tag and an explicitly written empty list both read as the empty list
     const noTag1 = p.decodeStreamsGroupMetadataValue(hex(`${base} 02 00 04 00000004 02 04 00000004`), 0)
-    assert.deepEqual(noTag1, { ...stored4, lastAssignmentConfigs: null })
+    assert.deepEqual(noTag1, stored4)
+    const emptyTag1 = p.decodeStreamsGroupMetadataValue(
+      hex(`${base} 03 00 04 00000004 01 01 01 02 04 00000004`),
+      0,
+    )
+    assert.deepEqual(emptyTag1, stored4)
     // defaults are omitted
     same(
       p.encodeStreamsGroupMetadataValue(p.createStreamsGroupMetadataValue({ epoch: 1, metadataHash: 2n }), 0),
       `${base} 00`,
     )
+  })
+
+  it('StreamsGroupCurrentMemberAssignmentValue: empty AssignmentEpochs is the default and is not written', () => {
+    const t = p.createStreamsGroupCurrentMemberAssignmentValueTaskIds({ subtopologyId: '', partitions: [] })
+    assert.deepEqual(t.assignmentEpochs, [])
+    const v = p.createStreamsGroupCurrentMemberAssignmentValue({ activeTasks: [t] })
+    const bytes = p.encodeStreamsGroupCurrentMemberAssignmentValue(v, 0)
+    const withNull = p.encodeStreamsGroupCurrentMemberAssignmentValue(
+      { ...v, activeTasks: [{ ...t, assignmentEpochs: null }] },
+      0,
+    )
+    // the null form carries the tag (tag 0, size 1, null); the empty form does not
+    assert.equal(withNull.length, bytes.length + 3)
+    assert.deepEqual(p.decodeStreamsGroupCurrentMemberAssignmentValue(bytes, 0), v)
   })
 })
 

@@ -87,8 +87,12 @@ function parseIntDefault(d: unknown): bigint {
   return BigInt(s)
 }
 
+/**
+ * Only the text "null" means a null default. A JSON null is read by Kafka's generator as no default
+ * at all (an empty string, an empty array), so it must not be treated the same way.
+ */
 function isNullDefault(d: unknown): boolean {
-  return d === null || d === 'null'
+  return d === 'null'
 }
 
 /** TypeScript expression for the field's default value (Kafka's rules). */

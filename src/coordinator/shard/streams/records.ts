@@ -19,7 +19,7 @@ export interface GroupMetadataFields {
   readonly failedDescriptionTopologyEpoch: number
 }
 
-/** LastAssignmentConfigs is always written as a list (empty when there are none), key-sorted. */
+/** LastAssignmentConfigs is always set as a key-sorted list; an empty list is the default and, as in Kafka, not written. */
 export function groupMetadataRecord(groupId: string, f: GroupMetadataFields): StreamsCoordinatorRecord {
   return {
     type: 'StreamsGroupMetadata',

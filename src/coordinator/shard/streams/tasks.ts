@@ -173,12 +173,12 @@ export function taskEpochsToRecord(epochs: TaskEpochs): TaskIdsWithEpochs[] {
   return out
 }
 
-/** Record form of a standby / warm-up set (no epochs). */
+/** Record form of a standby / warm-up set (no epochs: the empty default, which is not written). */
 export function taskSetToRecord(set: TaskSet): TaskIdsWithEpochs[] {
   return taskSetToList(set).map((t) => ({
     subtopologyId: t.subtopologyId,
     partitions: t.partitions,
-    assignmentEpochs: null,
+    assignmentEpochs: [],
   }))
 }
 

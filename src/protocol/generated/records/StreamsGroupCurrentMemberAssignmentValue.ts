@@ -216,7 +216,7 @@ export function createStreamsGroupCurrentMemberAssignmentValueTaskIds(init?: Par
   const m: StreamsGroupCurrentMemberAssignmentValueTaskIds = {
     subtopologyId: '',
     partitions: [],
-    assignmentEpochs: null,
+    assignmentEpochs: [],
   }
   return init === undefined ? m : assignDefined(m, init)
 }
@@ -232,7 +232,7 @@ export function writeStreamsGroupCurrentMemberAssignmentValueTaskIds(w: Writer, 
   }
   const unk = m.unknownTaggedFields
   let nt = unk === undefined ? 0 : unk.length
-  const t0 = m.assignmentEpochs !== null
+  const t0 = (m.assignmentEpochs === null || m.assignmentEpochs.length !== 0)
   if (t0) nt++
   w.writeUVarint(nt)
   let u = 0
@@ -266,7 +266,7 @@ export function readStreamsGroupCurrentMemberAssignmentValueTaskIds(r: Reader, v
       f_partitions = r.readInt32Array(n34)
     }
   }
-  let f_assignmentEpochs: number[] | null = null
+  let f_assignmentEpochs: number[] | null = []
   let unknown: TaggedField[] | undefined
   const nTags = r.readUVarint()
   for (let k = 0; k < nTags; k++) {

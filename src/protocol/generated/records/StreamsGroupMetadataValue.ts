@@ -32,7 +32,7 @@ export function createStreamsGroupMetadataValue(init?: Partial<StreamsGroupMetad
     epoch: 0,
     metadataHash: 0n,
     validatedTopologyEpoch: -1,
-    lastAssignmentConfigs: null,
+    lastAssignmentConfigs: [],
     storedDescriptionTopologyEpoch: -1,
     failedDescriptionTopologyEpoch: -1,
   }
@@ -46,7 +46,7 @@ export function writeStreamsGroupMetadataValue(w: Writer, m: StreamsGroupMetadat
   let nt = unk === undefined ? 0 : unk.length
   const t0 = m.validatedTopologyEpoch !== -1
   if (t0) nt++
-  const t1 = m.lastAssignmentConfigs !== null
+  const t1 = (m.lastAssignmentConfigs === null || m.lastAssignmentConfigs.length !== 0)
   if (t1) nt++
   const t2 = m.storedDescriptionTopologyEpoch !== -1
   if (t2) nt++
@@ -96,7 +96,7 @@ export function readStreamsGroupMetadataValue(r: Reader, v: number): StreamsGrou
   let f_metadataHash: bigint
   f_metadataHash = r.readInt64()
   let f_validatedTopologyEpoch: number = -1
-  let f_lastAssignmentConfigs: StreamsGroupMetadataValueLastAssignmentConfig[] | null = null
+  let f_lastAssignmentConfigs: StreamsGroupMetadataValueLastAssignmentConfig[] | null = []
   let f_storedDescriptionTopologyEpoch: number = -1
   let f_failedDescriptionTopologyEpoch: number = -1
   let unknown: TaggedField[] | undefined
