@@ -74,6 +74,7 @@ import type { RecordStore } from '../storage/types.js'
 import { ClassicGroupsService } from './classic-groups.js'
 import { classicGroupConfigFrom, type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
 import { CoordinatorTimeoutError, toKafkaErrorCode } from './errors.js'
+import { GroupConfigManager } from './group-config-manager.js'
 import type { BackoffSettings } from './topology-description-backoff.js'
 import {
   TopologyDescriptionManager,
@@ -221,6 +222,12 @@ export class GroupCoordinatorService {
   readonly topologyDescriptions: TopologyDescriptionManager
   /** JoinGroup, SyncGroup, Heartbeat and LeaveGroup (the handlers reach it here). */
   readonly classicGroups: ClassicGroupsService
+  /**
+   * The configs set on groups (DescribeConfigs / IncrementalAlterConfigs on GROUP resources); the
+   * shards read each group's effective streams settings from it, as Kafka's shard reads its
+   * GroupConfigManager.
+   */
+  readonly groupConfigs: GroupConfigManager
 
   private constructor(options: GroupCoordinatorServiceOptions) {
     this.#config = options.config
@@ -234,6 +241,19 @@ export class GroupCoordinatorService {
       options.assignors ?? TaskAssignorRegistry.fromConfig(options.config.groupStreamsAssignors)
     const image: TopicsImage = { topic: (name) => this.#image.get(name) }
     const classic = classicGroupConfigFrom(options.config)
+    this.groupConfigs = new GroupConfigManager({
+      store: options.store,
+      context: {
+        broker: options.config,
+        assignorNames:
+          assignors instanceof TaskAssignorRegistry
+            ? assignors.names()
+            : options.config.groupStreamsAssignors,
+      },
+      baseStreamsConfig: this.#streamsConfig,
+      logger: this.#log,
+    })
+    const groupConfigs = this.groupConfigs
     this.#refreshImage()
     this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord>({
       store: options.store,
@@ -244,6 +264,7 @@ export class GroupCoordinatorService {
           assignors,
           classic,
           timers: timer,
+          streamsConfig: (groupId) => groupConfigs.streamsConfig(groupId),
           // Topograph D3: back-off entries leave with their group.
           onStreamsGroupRemoved: (groupId) => this.topologyDescriptions.onGroupRemoved(groupId),
         }),
@@ -309,6 +330,7 @@ export class GroupCoordinatorService {
   /** Builds the runtime, loads (replays) every shard, arms the loaded groups' timers and the sweep. */
   static async start(options: GroupCoordinatorServiceOptions): Promise<GroupCoordinatorService> {
     const service = new GroupCoordinatorService(options)
+    await service.groupConfigs.load()
     await service.#runtime.load()
     await Promise.all(
       Array.from({ length: service.#numShards }, async (_, shardId) => {
@@ -422,7 +444,7 @@ export class GroupCoordinatorService {
             requestApiVersion: ctx.apiVersion,
             clientId: ctx.clientId,
             clientHost: ctx.clientHost,
-            config: this.#streamsConfig,
+            config: this.groupConfigs.streamsConfig(request.groupId),
           },
           request,
         )

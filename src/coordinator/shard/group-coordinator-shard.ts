@@ -75,6 +75,12 @@ export interface GroupCoordinatorShardOptions {
    * entries (Topograph D3; Kafka 4.4 keeps them until the id is reused). It must not touch the shard.
    */
   readonly onStreamsGroupRemoved?: (groupId: string) => void
+  /**
+   * A group's effective streams settings (broker values with its group-level configs), read on
+   * every timer and describe, as Kafka's shard reads its GroupConfigManager. Read-only and
+   * synchronous; absent: the config each call is given applies to every group.
+   */
+  readonly streamsConfig?: (groupId: string) => StreamsGroupConfig
 }
 
 /** The result of a write handler: records to append, then the response. */
@@ -175,13 +181,16 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
   /** Set while a join runs, so a simple group with that id may be replaced by the streams group. */
   #joiningGroupId: string | null = null
   readonly #onStreamsGroupRemoved: ((groupId: string) => void) | undefined
+  readonly #streamsConfig: ((groupId: string) => StreamsGroupConfig) | undefined
 
   constructor(options: GroupCoordinatorShardOptions) {
     this.#onStreamsGroupRemoved = options.onStreamsGroupRemoved
+    this.#streamsConfig = options.streamsConfig
     this.#streams = new StreamsGroupManager({
       topics: options.topics,
       assignors: options.assignors,
       timers: options.timers,
+      config: options.streamsConfig,
       isOtherGroupType: (groupId) =>
         (this.#simpleGroups.has(groupId) || this.classic.hasGroup(groupId)) &&
         groupId !== this.#joiningGroupId,
@@ -315,7 +324,11 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     groupIds: readonly string[],
     includeTopologyDescription: boolean,
   ): StreamsGroupDescribeResponseDescribedGroup[] {
-    return this.#streams.streamsGroupDescribe(groupIds, { includeTopologyDescription })
+    const config = this.#streamsConfig
+    return this.#streams.streamsGroupDescribe(groupIds, {
+      includeTopologyDescription,
+      assignorName: config === undefined ? undefined : (groupId) => config(groupId).assignorName,
+    })
   }
 
   // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
