@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
+import { GROUP_CONFIG_LOG_ID } from '../coordinator/service/group-config-manager.js'
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
 import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
@@ -17,7 +18,7 @@ import {
   type Authorizer,
   type ServerContext,
 } from './router.js'
-import { TOPIC_CATALOG_LOG_ID, TopicCatalog } from './topics/catalog.js'
+import { TopicCatalog } from './topics/catalog.js'
 
 /**
  * `startServer(config)`: the Kafka-protocol server in this process.
@@ -100,8 +101,10 @@ export async function startServer(
 
   // 1. Listener security (TLS material and SASL credentials are read and checked here).
   const security = resolveListenerSecurity(config)
-  if (config.offsetsTopicNumPartitions >= TOPIC_CATALOG_LOG_ID) {
-    throw new Error(`offsets.topic.num.partitions must be below ${TOPIC_CATALOG_LOG_ID}`)
+  // Shards are logs 0 … n-1 of the record store; the group configs, ACLs and topic catalog have the
+  // highest log ids.
+  if (config.offsetsTopicNumPartitions >= GROUP_CONFIG_LOG_ID) {
+    throw new Error(`offsets.topic.num.partitions must be below ${GROUP_CONFIG_LOG_ID}`)
   }
 
   // 2. Cluster id, storage, topic catalog.

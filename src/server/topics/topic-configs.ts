@@ -1,7 +1,7 @@
 /**
- * The topic-level configs Kafka accepts in CreateTopics (Kafka's LogConfig definitions, 4.x line),
- * with their types and defaults. Topograph stores no data, so these are only validated, kept with
- * the topic, and reported back in CreateTopics v5+ responses, as Kafka reports them.
+ * The topic-level configs Kafka accepts (Kafka's LogConfig definitions, 4.x line), with their types
+ * and defaults. Topograph stores no data, so these are only validated, kept with the topic, and
+ * reported back: in CreateTopics v5+ responses and by DescribeConfigs, as Kafka reports them.
  */
 
 export type TopicConfigType = 'int' | 'long' | 'double' | 'boolean' | 'string' | 'list'
@@ -12,58 +12,254 @@ export interface TopicConfigDef {
   readonly default: string
   /** Allowed values (string and list types). */
   readonly oneOf?: readonly string[]
+  /** What the key means (DescribeConfigs documentation). */
+  readonly doc: string
+  /**
+   * The broker key a topic without this key falls back to, with the value DescribeConfigs reports
+   * for it on a broker that does not set it (Kafka's ServerTopicConfigSynonyms, first synonym with
+   * a default). Absent: the key has no broker synonym.
+   */
+  readonly synonym?: { readonly name: string; readonly value: string }
 }
 
 const LONG_MAX = '9223372036854775807'
 
-export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string, TopicConfigDef>([
-  ['cleanup.policy', { type: 'list', default: 'delete', oneOf: ['compact', 'delete'] }],
+type Row = [string, Omit<TopicConfigDef, 'synonym'>, string?, string?]
+
+/** [key, definition, broker synonym (default: the same name), its default text (default: the topic default)] */
+const ROWS: readonly Row[] = [
+  [
+    'cleanup.policy',
+    {
+      type: 'list',
+      default: 'delete',
+      oneOf: ['compact', 'delete'],
+      doc: 'What happens to old segments: deleted after the retention time or size, or compacted to the latest record per key, or both.',
+    },
+    'log.cleanup.policy',
+  ],
   [
     'compression.type',
     {
       type: 'string',
       default: 'producer',
       oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'],
+      doc: "The compression of the topic's stored batches; producer keeps what the producer sent.",
+    },
+    'compression.type',
+  ],
+  [
+    'compression.gzip.level',
+    { type: 'int', default: '-1', doc: 'The gzip level used when compression.type is gzip.' },
+    'compression.gzip.level',
+  ],
+  [
+    'compression.lz4.level',
+    { type: 'int', default: '9', doc: 'The lz4 level used when compression.type is lz4.' },
+    'compression.lz4.level',
+  ],
+  [
+    'compression.zstd.level',
+    { type: 'int', default: '3', doc: 'The zstd level used when compression.type is zstd.' },
+    'compression.zstd.level',
+  ],
+  [
+    'delete.retention.ms',
+    { type: 'long', default: '86400000', doc: 'How long delete markers are kept in a compacted topic.' },
+    'log.cleaner.delete.retention.ms',
+  ],
+  [
+    'errors.deadletterqueue.group.enable',
+    {
+      type: 'boolean',
+      default: 'false',
+      doc: 'Whether share groups may use this topic as their dead-letter queue.',
     },
   ],
-  ['compression.gzip.level', { type: 'int', default: '-1' }],
-  ['compression.lz4.level', { type: 'int', default: '9' }],
-  ['compression.zstd.level', { type: 'int', default: '3' }],
-  ['delete.retention.ms', { type: 'long', default: '86400000' }],
-  ['errors.deadletterqueue.group.enable', { type: 'boolean', default: 'false' }],
-  ['file.delete.delay.ms', { type: 'long', default: '60000' }],
-  ['flush.messages', { type: 'long', default: LONG_MAX }],
-  ['flush.ms', { type: 'long', default: LONG_MAX }],
-  ['follower.replication.throttled.replicas', { type: 'list', default: '' }],
-  ['index.interval.bytes', { type: 'int', default: '4096' }],
-  ['leader.replication.throttled.replicas', { type: 'list', default: '' }],
-  ['local.retention.bytes', { type: 'long', default: '-2' }],
-  ['local.retention.ms', { type: 'long', default: '-2' }],
-  ['max.compaction.lag.ms', { type: 'long', default: LONG_MAX }],
-  ['max.message.bytes', { type: 'int', default: '1048588' }],
-  ['message.timestamp.after.max.ms', { type: 'long', default: '3600000' }],
-  ['message.timestamp.before.max.ms', { type: 'long', default: LONG_MAX }],
+  [
+    'file.delete.delay.ms',
+    {
+      type: 'long',
+      default: '60000',
+      doc: 'How long a deleted segment file waits before it is removed from disk.',
+    },
+    'log.segment.delete.delay.ms',
+  ],
+  [
+    'flush.messages',
+    {
+      type: 'long',
+      default: LONG_MAX,
+      doc: 'How many records may be written before the log is forced to disk.',
+    },
+    'log.flush.interval.messages',
+  ],
+  [
+    'flush.ms',
+    { type: 'long', default: LONG_MAX, doc: 'How long records may wait before the log is forced to disk.' },
+    'log.flush.scheduler.interval.ms',
+  ],
+  [
+    'follower.replication.throttled.replicas',
+    { type: 'list', default: '', doc: 'Replicas whose replication is throttled on the follower side.' },
+  ],
+  [
+    'index.interval.bytes',
+    { type: 'int', default: '4096', doc: 'How many bytes of records lie between two offset index entries.' },
+    'log.index.interval.bytes',
+  ],
+  [
+    'leader.replication.throttled.replicas',
+    { type: 'list', default: '', doc: 'Replicas whose replication is throttled on the leader side.' },
+  ],
+  [
+    'local.retention.bytes',
+    {
+      type: 'long',
+      default: '-2',
+      doc: 'Local log size kept with tiered storage; -2 means retention.bytes.',
+    },
+    'log.local.retention.bytes',
+  ],
+  [
+    'local.retention.ms',
+    { type: 'long', default: '-2', doc: 'Local log age kept with tiered storage; -2 means retention.ms.' },
+    'log.local.retention.ms',
+  ],
+  [
+    'max.compaction.lag.ms',
+    { type: 'long', default: LONG_MAX, doc: 'The longest a record may stay uncompacted.' },
+    'log.cleaner.max.compaction.lag.ms',
+  ],
+  [
+    'max.message.bytes',
+    { type: 'int', default: '1048588', doc: 'The largest record batch the topic accepts.' },
+    'message.max.bytes',
+  ],
+  [
+    'message.timestamp.after.max.ms',
+    { type: 'long', default: '3600000', doc: 'How far in the future a record timestamp may lie.' },
+    'log.message.timestamp.after.max.ms',
+  ],
+  [
+    'message.timestamp.before.max.ms',
+    { type: 'long', default: LONG_MAX, doc: 'How far in the past a record timestamp may lie.' },
+    'log.message.timestamp.before.max.ms',
+  ],
   [
     'message.timestamp.type',
-    { type: 'string', default: 'CreateTime', oneOf: ['CreateTime', 'LogAppendTime'] },
+    {
+      type: 'string',
+      default: 'CreateTime',
+      oneOf: ['CreateTime', 'LogAppendTime'],
+      doc: "Whether a record's timestamp is the producer's or the time the broker appended it.",
+    },
+    'log.message.timestamp.type',
   ],
-  ['min.cleanable.dirty.ratio', { type: 'double', default: '0.5' }],
-  ['min.compaction.lag.ms', { type: 'long', default: '0' }],
-  ['min.insync.replicas', { type: 'int', default: '1' }],
-  ['preallocate', { type: 'boolean', default: 'false' }],
-  ['remote.copy.lag.bytes', { type: 'long', default: '-1' }],
-  ['remote.copy.lag.ms', { type: 'long', default: '-1' }],
-  ['remote.log.copy.disable', { type: 'boolean', default: 'false' }],
-  ['remote.log.delete.on.disable', { type: 'boolean', default: 'false' }],
-  ['remote.storage.enable', { type: 'boolean', default: 'false' }],
-  ['retention.bytes', { type: 'long', default: '-1' }],
-  ['retention.ms', { type: 'long', default: '604800000' }],
-  ['segment.bytes', { type: 'int', default: '1073741824' }],
-  ['segment.index.bytes', { type: 'int', default: '10485760' }],
-  ['segment.jitter.ms', { type: 'long', default: '0' }],
-  ['segment.ms', { type: 'long', default: '604800000' }],
-  ['unclean.leader.election.enable', { type: 'boolean', default: 'false' }],
-])
+  [
+    'min.cleanable.dirty.ratio',
+    { type: 'double', default: '0.5', doc: 'The share of uncompacted log above which the cleaner compacts.' },
+    'log.cleaner.min.cleanable.ratio',
+  ],
+  [
+    'min.compaction.lag.ms',
+    { type: 'long', default: '0', doc: 'The shortest a record stays uncompacted.' },
+    'log.cleaner.min.compaction.lag.ms',
+  ],
+  [
+    'min.insync.replicas',
+    { type: 'int', default: '1', doc: 'How many in-sync replicas an acks=all write needs.' },
+    'min.insync.replicas',
+  ],
+  [
+    'preallocate',
+    { type: 'boolean', default: 'false', doc: 'Whether segment files are preallocated on disk.' },
+    'log.preallocate',
+  ],
+  [
+    'remote.copy.lag.bytes',
+    { type: 'long', default: '-1', doc: 'How many bytes may wait before they are copied to tiered storage.' },
+    'log.remote.copy.lag.bytes',
+  ],
+  [
+    'remote.copy.lag.ms',
+    {
+      type: 'long',
+      default: '-1',
+      doc: 'How long records may wait before they are copied to tiered storage.',
+    },
+    'log.remote.copy.lag.ms',
+  ],
+  [
+    'remote.log.copy.disable',
+    { type: 'boolean', default: 'false', doc: 'Whether copying to tiered storage is stopped.' },
+  ],
+  [
+    'remote.log.delete.on.disable',
+    {
+      type: 'boolean',
+      default: 'false',
+      doc: 'Whether tiered data is deleted when tiered storage is turned off.',
+    },
+  ],
+  [
+    'remote.storage.enable',
+    { type: 'boolean', default: 'false', doc: 'Whether the topic uses tiered storage.' },
+  ],
+  [
+    'retention.bytes',
+    {
+      type: 'long',
+      default: '-1',
+      doc: 'The largest a partition may grow before old segments are deleted; -1 means no limit.',
+    },
+    'log.retention.bytes',
+  ],
+  [
+    'retention.ms',
+    {
+      type: 'long',
+      default: '604800000',
+      doc: 'How long records are kept before old segments are deleted; -1 means no limit.',
+    },
+    'log.retention.hours',
+    '168',
+  ],
+  [
+    'segment.bytes',
+    { type: 'int', default: '1073741824', doc: 'The size at which a new log segment is started.' },
+    'log.segment.bytes',
+  ],
+  [
+    'segment.index.bytes',
+    { type: 'int', default: '10485760', doc: 'The size of the offset index of a segment.' },
+    'log.index.size.max.bytes',
+  ],
+  [
+    'segment.jitter.ms',
+    { type: 'long', default: '0', doc: 'The most random time subtracted from segment.ms.' },
+    'log.roll.jitter.hours',
+    '0',
+  ],
+  [
+    'segment.ms',
+    { type: 'long', default: '604800000', doc: 'The age at which a new log segment is started.' },
+    'log.roll.hours',
+    '168',
+  ],
+  [
+    'unclean.leader.election.enable',
+    { type: 'boolean', default: 'false', doc: 'Whether a replica that is not in sync may become leader.' },
+    'unclean.leader.election.enable',
+  ],
+]
+
+export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string, TopicConfigDef>(
+  ROWS.map(([name, def, synonym, synonymValue]) => [
+    name,
+    synonym === undefined ? def : { ...def, synonym: { name: synonym, value: synonymValue ?? def.default } },
+  ]),
+)
 
 const INT_RE = /^[+-]?\d+$/
 
