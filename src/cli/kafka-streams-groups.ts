@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 /**
- * kafka-streams-groups: list, describe and delete streams groups, with Kafka's flags, messages and
- * exit codes. `--describe --topology` prints the description a broker's topology description
- * plugin recorded, byte-identical to Kafka's tool; `--output json|dot|mermaid` is a Topograph
- * addition.
+ * kafka-streams-groups: list, describe and delete streams groups and manage their offsets
+ * (`--describe --offsets` with lag, `--reset-offsets`, `--delete-offsets`), with Kafka's flags,
+ * messages, output formats and exit codes. `--describe --topology` prints the description a
+ * broker's topology description plugin recorded, byte-identical to Kafka's tool;
+ * `--output json|dot|mermaid` is a Topograph addition.
  */
 import { pathToFileURL } from 'node:url'
 import { Admin, type StreamsGroupDescription } from '../clients/admin/index.js'
+import { javaHashOrder, javaStringHash } from '../clients/admin/java-order.js'
 import { KafkaError } from '../clients/network/errors.js'
 import type { KafkaSecurityConfig } from '../clients/network/security.js'
 import { errorInfo } from '../protocol/errors.js'
 import { loadCommandConfig } from './streams-groups/command-config.js'
+import { deleteOffsets } from './streams-groups/delete-offsets.js'
+import { printOffsets } from './streams-groups/describe-offsets.js'
+import { retrieveInternalTopics } from './streams-groups/group-topics.js'
+import { type CommandContext, type Io, JavaThrowable, printError } from './streams-groups/io.js'
+import { exportOffsetsToCsv, formatOffsetsToReset, resetOffsets } from './streams-groups/reset-offsets.js'
 import {
   formatTopologyDot,
   formatTopologyJson,
@@ -23,13 +30,11 @@ import {
   OptionError,
   type ParsedOptions,
   parseOptions,
+  serviceValues,
   UsageExit,
 } from './streams-groups/options.js'
 
-export interface Io {
-  out(s: string): void
-  err(s: string): void
-}
+export type { Io } from './streams-groups/io.js'
 
 const processIo: Io = {
   out: (s) => process.stdout.write(s),
@@ -70,10 +75,6 @@ function adminConfig(o: ParsedOptions): KafkaSecurityConfig & {
   const rbm = num('retry.backoff.max.ms')
   if (rbm !== undefined) out.retryBackoffMaxMs = rbm
   return out
-}
-
-function printError(io: Io, msg: string): void {
-  io.out(`\nError: ${msg}\n`)
 }
 
 function tasksText(a: StreamsGroupDescription['members'][number]['assignment'], kind: string): string {
@@ -213,55 +214,21 @@ function printState(io: Io, d: StreamsGroupDescription, verbose: boolean): void 
   }
 }
 
-// Lag needs ListOffsets, which this client does not speak yet: the committed offsets are shown
-// and LOG-END-OFFSET / OFFSET-LAG print as '-'.
-async function printOffsets(
-  io: Io,
-  admin: Admin,
-  d: StreamsGroupDescription,
-  timeoutMs: number,
-): Promise<void> {
-  const offsets = await admin.listStreamsGroupOffsets(d.groupId, { timeoutMs })
-  if (d.groupState === 'Dead' || d.members.length === 0) return
-  maybePrintEmptyGroupState(io, d)
-  const gl = Math.max(15, d.groupId.length)
-  const tl = Math.max(15, ...offsets.map((o) => o.topic.length))
-  const row = (c: ReadonlyArray<string | number>) =>
-    `${pad(c[0]!, gl)} ${pad(c[1]!, tl)} ${pad(c[2]!, 10)} ${pad(c[3]!, 15)} ${pad(c[4]!, 15)} ${pad(c[5]!, 15)} ${pad(c[6]!, 15)}\n`
-  io.out(
-    row(['GROUP', 'TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LEADER-EPOCH', 'LOG-END-OFFSET', 'OFFSET-LAG']),
-  )
-  for (const o of offsets) {
-    io.out(
-      row([
-        d.groupId,
-        o.topic,
-        o.partition,
-        o.offset.toString(),
-        o.leaderEpoch < 0 ? '-' : o.leaderEpoch,
-        '-',
-        '-',
-      ]),
-    )
-  }
-}
-
 async function listStreamsGroupIds(admin: Admin, timeoutMs: number): Promise<string[]> {
   return (await admin.listGroups({ types: ['streams'], timeoutMs })).map((g) => g.groupId)
 }
 
 async function run(o: ParsedOptions, io: Io): Promise<number> {
-  if (o.has('reset-offsets') || o.has('delete-offsets')) {
-    throw new UsageExit(
-      `Option [${o.has('reset-offsets') ? 'reset-offsets' : 'delete-offsets'}] is not supported by this tool yet.`,
-    )
-  }
-  const timeoutMs = Number(o.valueOf('timeout'))
+  // Kafka's service reads the command config, then converts the typed options, for every action.
+  const config = adminConfig(o)
+  const values = serviceValues(o)
+  const timeoutMs = values.timeoutMs
   const admin = Admin.create({
     bootstrapServers: o.valueOf('bootstrap-server')!,
     defaultApiTimeoutMs: timeoutMs,
-    ...adminConfig(o),
+    ...config,
   })
+  const ctx: CommandContext = { o, admin, io, timeoutMs }
   try {
     if (o.has('list')) {
       if (o.has('state')) {
@@ -288,14 +255,35 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
           if (!printTopology(io, d, o.valueOf('output')!)) exit = 1
         } else if (o.has('members')) printMembers(io, d, o.has('verbose'))
         else if (o.has('state')) printState(io, d, o.has('verbose'))
-        else await printOffsets(io, admin, d, timeoutMs)
+        else await printOffsets(ctx, d, o.has('verbose'))
       }
       return exit
     }
-    // --delete
+    if (o.has('reset-offsets')) {
+      const result = await resetOffsets(ctx, values)
+      if (o.has('export')) io.out(`${exportOffsetsToCsv(result, o.valuesOf('group').length === 1)}\n`)
+      else io.out(formatOffsetsToReset(result))
+      return 0
+    }
+    if (o.has('delete-offsets')) {
+      await deleteOffsets(ctx)
+      return 0
+    }
+    // --delete (with --delete-all-internal-topics, the groups' internal topics are found first)
+    const internalTopics = o.has('delete-all-internal-topics')
+      ? await retrieveInternalTopics(ctx, groupIds)
+      : new Map<string, string[]>()
     const results = await admin.deleteGroups(groupIds, { timeoutMs }).settled()
-    const ok = [...results].filter(([, r]) => 'value' in r).map(([g]) => g)
-    const failed = [...results].filter(([, r]) => 'error' in r) as Array<[string, { error: KafkaError }]>
+    // Kafka keeps both outcomes in hash maps and prints them in that order.
+    const ok = javaHashOrder(
+      [...results].filter(([, r]) => 'value' in r).map(([g]) => g),
+      javaStringHash,
+    )
+    const failed = javaHashOrder(
+      [...results].filter(([, r]) => 'error' in r) as Array<[string, { error: KafkaError }]>,
+      ([g]) => javaStringHash(g),
+    )
+    const topicFailures = await deleteInternalTopicsOf(ctx, ok, internalTopics)
     if (failed.length === 0) {
       io.out(`Deletion of requested streams groups ('${ok.join("', '")}') was successful.\n`)
     } else {
@@ -309,11 +297,54 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
       }
       if (ok.length > 0) io.out(`\nThese streams groups were deleted successfully: '${ok.join("', '")}'.\n`)
     }
+    if (internalTopics.size > 0 && ok.length > 0) {
+      if (topicFailures.size === 0) {
+        const withTopics = ok.filter((g) => internalTopics.has(g))
+        io.out(
+          `Deletion of associated internal topics of the streams groups ('${withTopics.join("', '")}') was successful.\n`,
+        )
+      } else {
+        io.out('Deletion of some associated internal topics failed:\n')
+        for (const [g, e] of topicFailures) {
+          io.out(
+            `* Internal topics of the streams group '${g}' could not be deleted due to: ${e.toString()}\n`,
+          )
+        }
+      }
+    }
     // Kafka's tool exits 0 after --delete even when deletions failed.
     return 0
   } finally {
     await admin.close()
   }
+}
+
+/**
+ * Kafka's maybeDeleteInternalTopics: for each deleted group with internal topics, one
+ * DeleteTopics; a failure names each topic that could not be deleted and is the group's failure.
+ */
+async function deleteInternalTopicsOf(
+  ctx: CommandContext,
+  deleted: readonly string[],
+  internalTopics: ReadonlyMap<string, string[]>,
+): Promise<Map<string, KafkaError>> {
+  const failures = new Map<string, KafkaError>()
+  for (const g of deleted) {
+    const topics = internalTopics.get(g)
+    if (topics === undefined || topics.length === 0) continue
+    const settled = await ctx.admin.deleteTopics(topics, { timeoutMs: ctx.timeoutMs }).settled()
+    let first: KafkaError | null = null
+    for (const t of javaHashOrder([...settled.keys()], javaStringHash)) {
+      const r = settled.get(t)!
+      if ('error' in r) first ??= r.error
+    }
+    if (first === null) continue
+    for (const t of javaHashOrder([...settled.keys()], javaStringHash)) {
+      if ('error' in settled.get(t)!) ctx.io.out(`Failed to delete internal topic: ${t}\n`)
+    }
+    failures.set(g, first)
+  }
+  return new Map(javaHashOrder([...failures], ([g]) => javaStringHash(g)))
 }
 
 function defaultMessage(e: KafkaError): string {
@@ -352,8 +383,16 @@ export async function execute(argv: readonly string[], io: Io = processIo): Prom
       io.err(`${e.message}\n${helpText()}`)
       return 1
     }
+    // An admin failure is Kafka's ExecutionException, whose message is the cause's toString();
+    // a JavaThrowable carries the message Kafka's own exception would have.
     const text =
-      e instanceof KafkaError ? e.toString() : e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+      e instanceof JavaThrowable
+        ? e.message
+        : e instanceof KafkaError
+          ? e.toString()
+          : e instanceof Error
+            ? `${e.name}: ${e.message}`
+            : String(e)
     printError(io, `Executing streams group command failed due to ${text}`)
     io.err(`${e instanceof Error ? (e.stack ?? text) : text}\n`)
     return 1

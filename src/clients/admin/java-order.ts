@@ -31,9 +31,16 @@ function bucket(hash: number, capacity: number): number {
 const TREEIFY_THRESHOLD = 8
 const MIN_TREEIFY_CAPACITY = 64
 
+/** HashMap's `tableSizeFor`: the smallest power of two at least `n` (1 for 0). */
+function tableSizeFor(n: number): number {
+  let c = 1
+  while (c < n) c *= 2
+  return c
+}
+
 /** The table size a HashMap reaches after `put`ting these hashes one by one. */
-function finalCapacity(hashes: readonly number[]): number {
-  let capacity = 16
+function finalCapacity(hashes: readonly number[], initialCapacity: number | undefined): number {
+  let capacity = initialCapacity === undefined ? 16 : tableSizeFor(initialCapacity)
   let counts = new Map<number, number>()
   const rebuild = (size: number): void => {
     counts = new Map()
@@ -59,11 +66,16 @@ function finalCapacity(hashes: readonly number[]): number {
 }
 
 /**
- * `items` (distinct keys, in insertion order) in the order a HashMap filled with them iterates.
+ * `items` (distinct keys, in insertion order) in the order a HashMap filled with them iterates;
+ * `initialCapacity` for a map made with `new HashMap<>(n)`.
  */
-export function javaHashOrder<T>(items: readonly T[], hash: (item: T) => number): T[] {
+export function javaHashOrder<T>(
+  items: readonly T[],
+  hash: (item: T) => number,
+  initialCapacity?: number,
+): T[] {
   const hashes = items.map(hash)
-  const capacity = finalCapacity(hashes)
+  const capacity = finalCapacity(hashes, initialCapacity)
   return items
     .map((item, i) => ({ item, b: bucket(hashes[i]!, capacity), i }))
     .sort((x, y) => x.b - y.b || x.i - y.i)

@@ -49,4 +49,18 @@ describe('javaHashOrder', () => {
     )
     assert.equal(javaStringHash('streams-group-command-test'), -721396356)
   })
+
+  it('matches Java for maps made with new HashMap<>(n)', () => {
+    const keys = ['app-a', 'app-b', 'orders-app', 'zeta', 'streams-group-command-test', 'x', 'yy']
+    const expected: Record<number, string[]> = {
+      1: ['app-a'],
+      2: ['app-b', 'app-a'],
+      3: ['app-b', 'app-a', 'orders-app'],
+      5: ['zeta', 'streams-group-command-test', 'app-b', 'app-a', 'orders-app'],
+      7: ['zeta', 'yy', 'orders-app', 'x', 'streams-group-command-test', 'app-b', 'app-a'],
+    }
+    for (const [n, order] of Object.entries(expected)) {
+      assert.deepEqual(javaHashOrder(keys.slice(0, Number(n)), javaStringHash, Number(n)), order, `n=${n}`)
+    }
+  })
 })
