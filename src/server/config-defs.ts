@@ -48,6 +48,8 @@ export interface ConfigKeyDef<K extends string = string, T = unknown> {
   readonly parse: (value: string) => T
   /** The value when the key is absent and has no default. */
   readonly absent: T
+  /** For a value that can embed a secret (a password in a URL): the value as logs and DescribeConfigs show it. */
+  readonly redact?: (value: string) => string
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,6 +262,7 @@ function stringKey<K extends string>(
   importance: Importance,
   doc: string,
   check: (v: string) => void,
+  redact?: (v: string) => string,
 ): ConfigKeyDef<K, string> {
   return {
     name,
@@ -273,7 +276,18 @@ function stringKey<K extends string>(
       return v
     },
     absent: dflt,
+    ...(redact === undefined ? {} : { redact }),
   }
+}
+
+/**
+ * A URL's password replaced by `***` (`postgres://user:***@host/db`, also a `password=` query
+ * parameter); any other text as it is.
+ */
+export function hideUrlPassword(value: string): string {
+  return value
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:?#]*):[^/?#]*@/i, '$1:***@')
+    .replace(/([?&]password=)[^&#]*/gi, '$1***')
 }
 
 function enumKey<K extends string, V extends string>(
@@ -414,6 +428,7 @@ export const CONFIG_DEFS = [
       if (v === 'sqlite' || v === 'memory' || /^postgres(ql)?:\/\/./.test(v)) return
       throw new InvalidValue('expected sqlite, memory or a postgres:// connection string')
     },
+    hideUrlPassword,
   ),
 
   // --- Group coordinator, offsets ----------------------------------------------------------------

@@ -61,6 +61,12 @@ function isSecret(def: ConfigKeyDef | undefined): boolean {
   return def?.type === 'password'
 }
 
+/** A value as logs and DescribeConfigs show it: null for a secret, a URL without its password, … */
+export function shownValue(def: ConfigKeyDef, value: string): string | null {
+  if (isSecret(def)) return null
+  return def.redact === undefined ? value : def.redact(value)
+}
+
 function parseValue<T>(def: ConfigKeyDef<string, T>, rawValue: string): T {
   // Kafka trims values before converting them; `raw` keeps the original text.
   const value = rawValue.trim()
@@ -68,7 +74,7 @@ function parseValue<T>(def: ConfigKeyDef<string, T>, rawValue: string): T {
     return def.parse(value)
   } catch (e) {
     if (e instanceof InvalidValue) {
-      throw ConfigError.invalidValue(def.name, isSecret(def) ? '[hidden]' : value, e.message)
+      throw ConfigError.invalidValue(def.name, shownValue(def, value) ?? '[hidden]', e.message)
     }
     throw e
   }
@@ -423,7 +429,8 @@ export function logConfig(config: TopographConfig, logger: ConfigLogger): void {
   for (const def of CONFIG_DEFS as readonly ConfigKeyDef[]) {
     const supplied = Object.hasOwn(config.raw, def.name) ? config.raw[def.name] : undefined
     const text = supplied ?? def.default
-    effective[def.name] = isSecret(def) ? '[hidden]' : text
+    if (isSecret(def)) effective[def.name] = '[hidden]'
+    else effective[def.name] = text === null ? null : shownValue(def, text)
   }
   logger.info({ config: effective }, 'TopographConfig values')
   for (const key of config.unknownKeys) {

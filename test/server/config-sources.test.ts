@@ -14,6 +14,8 @@ import {
   parseOverride,
   parseProperties,
 } from '../../src/server/config.js'
+import { hideUrlPassword } from '../../src/server/config-defs.js'
+import { describeBroker } from '../../src/server/configs/broker.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'topograph-config-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -217,5 +219,39 @@ describe('logConfig', () => {
       [{ key: 'a.unknown' }, "The configuration 'a.unknown' was supplied but isn't a known config."],
       [{ key: 'b.unknown' }, "The configuration 'b.unknown' was supplied but isn't a known config."],
     ])
+  })
+})
+
+describe('a password in the coordinator.storage URL', () => {
+  const url = 'postgres://topograph:s3cret@db:5432/coordinator?options=-c%20search_path%3Dtg'
+  const shown = 'postgres://topograph:***@db:5432/coordinator?options=-c%20search_path%3Dtg'
+
+  it('is hidden in the logged configuration and in the broker configs DescribeConfigs answers', () => {
+    const config = parseConfig({ 'coordinator.storage': url })
+    assert.equal(config.coordinatorStorage, url, 'the server itself gets the whole URL')
+    const infos: { config: Record<string, string | null> }[] = []
+    logConfig(config, { info: (o) => void infos.push(o as (typeof infos)[0]), warn: () => undefined })
+    assert.equal(infos[0].config['coordinator.storage'], shown)
+    const described = describeBroker(config, 1, '1')
+    assert.ok('entries' in described)
+    const entry = described.entries.find((e) => e.name === 'coordinator.storage')
+    assert.ok(entry !== undefined)
+    assert.equal(entry.value, shown)
+    assert.equal(entry.isSensitive, false)
+    assert.deepEqual(
+      entry.synonyms.map((s) => s.value),
+      [shown, 'sqlite'],
+    )
+    assert.doesNotMatch(JSON.stringify(described), /s3cret/)
+  })
+
+  it('is hidden as a user-info password or a password parameter, whatever it contains', () => {
+    assert.equal(hideUrlPassword('postgres://u:p@ss:w@db/x'), 'postgres://u:***@db/x')
+    assert.equal(
+      hideUrlPassword('postgresql://db/x?user=u&password=pw&sslmode=require'),
+      'postgresql://db/x?user=u&password=***&sslmode=require',
+    )
+    assert.equal(hideUrlPassword('postgres://u@db/x'), 'postgres://u@db/x')
+    assert.equal(hideUrlPassword('sqlite'), 'sqlite')
   })
 })

@@ -9,7 +9,7 @@
 import { AlterConfigOpType } from '../../coordinator/service/group-config-manager.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopographConfig } from '../config.js'
-import { CONFIG_DEFS, type ConfigKeyDef } from '../config.js'
+import { CONFIG_DEFS, type ConfigKeyDef, shownValue } from '../config.js'
 import { ConfigSource, ConfigType, configTypeId, type DescribedConfig } from './codes.js'
 import type { ConfigChange, ResourceOutcome } from './topic.js'
 
@@ -54,12 +54,12 @@ export function describeBroker(
     if (set)
       synonyms.push({
         name: def.name,
-        value: sensitive ? null : raw[def.name].trim(),
+        value: shownValue(def, raw[def.name].trim()),
         source: ConfigSource.STATIC_BROKER_CONFIG,
       })
     synonyms.push({
       name: def.name,
-      value: sensitive ? null : def.default,
+      value: def.default === null ? null : shownValue(def, def.default),
       source: ConfigSource.DEFAULT_CONFIG,
     })
     entries.push({
