@@ -8,14 +8,12 @@
  */
 import { pathToFileURL } from 'node:url'
 import { Admin, type StreamsGroupDescription } from '../clients/admin/index.js'
-import { javaHashOrder, javaStringHash } from '../clients/admin/java-order.js'
 import { KafkaError } from '../clients/network/errors.js'
 import type { KafkaSecurityConfig } from '../clients/network/security.js'
-import { errorInfo } from '../protocol/errors.js'
 import { loadCommandConfig } from './streams-groups/command-config.js'
+import { deleteGroups } from './streams-groups/delete-groups.js'
 import { deleteOffsets } from './streams-groups/delete-offsets.js'
 import { printOffsets } from './streams-groups/describe-offsets.js'
-import { retrieveInternalTopics } from './streams-groups/group-topics.js'
 import { type CommandContext, type Io, JavaThrowable, printError } from './streams-groups/io.js'
 import { exportOffsetsToCsv, formatOffsetsToReset, resetOffsets } from './streams-groups/reset-offsets.js'
 import {
@@ -243,8 +241,8 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
       }
       return 0
     }
-    const groupIds = o.has('all-groups') ? await listStreamsGroupIds(admin, timeoutMs) : o.valuesOf('group')
     if (o.has('describe')) {
+      const groupIds = o.has('all-groups') ? await listStreamsGroupIds(admin, timeoutMs) : o.valuesOf('group')
       const topology = o.has('topology')
       let exit = 0
       for (const g of groupIds) {
@@ -269,49 +267,7 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
       await deleteOffsets(ctx)
       return 0
     }
-    // --delete (with --delete-all-internal-topics, the groups' internal topics are found first)
-    const internalTopics = o.has('delete-all-internal-topics')
-      ? await retrieveInternalTopics(ctx, groupIds)
-      : new Map<string, string[]>()
-    const results = await admin.deleteGroups(groupIds, { timeoutMs }).settled()
-    // Kafka keeps both outcomes in hash maps and prints them in that order.
-    const ok = javaHashOrder(
-      [...results].filter(([, r]) => 'value' in r).map(([g]) => g),
-      javaStringHash,
-    )
-    const failed = javaHashOrder(
-      [...results].filter(([, r]) => 'error' in r) as Array<[string, { error: KafkaError }]>,
-      ([g]) => javaStringHash(g),
-    )
-    const topicFailures = await deleteInternalTopicsOf(ctx, ok, internalTopics)
-    if (failed.length === 0) {
-      io.out(`Deletion of requested streams groups ('${ok.join("', '")}') was successful.\n`)
-    } else {
-      printError(io, 'Deletion of some streams groups failed:')
-      for (const [g, { error }] of failed) {
-        // Kafka prints the exception with its default text; the broker's own message follows.
-        const kafkaText =
-          error.code === null ? error.toString() : `${error.javaClassName}: ${defaultMessage(error)}`
-        io.out(`* Group '${g}' could not be deleted due to: ${kafkaText}\n`)
-        if (error.brokerMessage !== null) io.out(`  Error message: ${error.brokerMessage}\n`)
-      }
-      if (ok.length > 0) io.out(`\nThese streams groups were deleted successfully: '${ok.join("', '")}'.\n`)
-    }
-    if (internalTopics.size > 0 && ok.length > 0) {
-      if (topicFailures.size === 0) {
-        const withTopics = ok.filter((g) => internalTopics.has(g))
-        io.out(
-          `Deletion of associated internal topics of the streams groups ('${withTopics.join("', '")}') was successful.\n`,
-        )
-      } else {
-        io.out('Deletion of some associated internal topics failed:\n')
-        for (const [g, e] of topicFailures) {
-          io.out(
-            `* Internal topics of the streams group '${g}' could not be deleted due to: ${e.toString()}\n`,
-          )
-        }
-      }
-    }
+    await deleteGroups(ctx)
     // Kafka's tool exits 0 after --delete even when deletions failed.
     return 0
   } finally {
@@ -319,47 +275,13 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
   }
 }
 
-/**
- * Kafka's maybeDeleteInternalTopics: for each deleted group with internal topics, one
- * DeleteTopics; a failure names each topic that could not be deleted and is the group's failure.
- */
-async function deleteInternalTopicsOf(
-  ctx: CommandContext,
-  deleted: readonly string[],
-  internalTopics: ReadonlyMap<string, string[]>,
-): Promise<Map<string, KafkaError>> {
-  const failures = new Map<string, KafkaError>()
-  for (const g of deleted) {
-    const topics = internalTopics.get(g)
-    if (topics === undefined || topics.length === 0) continue
-    const settled = await ctx.admin.deleteTopics(topics, { timeoutMs: ctx.timeoutMs }).settled()
-    let first: KafkaError | null = null
-    for (const t of javaHashOrder([...settled.keys()], javaStringHash)) {
-      const r = settled.get(t)!
-      if ('error' in r) first ??= r.error
-    }
-    if (first === null) continue
-    for (const t of javaHashOrder([...settled.keys()], javaStringHash)) {
-      if ('error' in settled.get(t)!) ctx.io.out(`Failed to delete internal topic: ${t}\n`)
-    }
-    failures.set(g, first)
-  }
-  return new Map(javaHashOrder([...failures], ([g]) => javaStringHash(g)))
-}
-
-function defaultMessage(e: KafkaError): string {
-  return errorInfo(e.code ?? -1).message ?? e.message
-}
-
 /** Runs the command; resolves with the exit code. */
 export async function execute(argv: readonly string[], io: Io = processIo): Promise<number> {
   let parsed: ParsedOptions | null = null
   try {
     parsed = parseOptions(argv)
-    if (argv.length === 0 || parsed.has('help')) {
-      io.out(`${DESCRIPTION}\n${helpText()}`)
-      return 0
-    }
+    // Kafka's CommandLineUtils.printUsageAndExit: the description and the help on stderr, exit 1.
+    if (argv.length === 0 || parsed.has('help')) throw new UsageExit(DESCRIPTION)
     if (parsed.has('version')) {
       io.out('topograph kafka-streams-groups 0.1.0\n')
       return 0

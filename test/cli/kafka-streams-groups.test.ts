@@ -400,8 +400,8 @@ describe('kafka-streams-groups validation (exit 1)', () => {
       const r = await run(args)
       assert.equal(r.code, 1)
       assert.equal(r.stdout, '')
-      assert.ok(r.stderr.startsWith(message), r.stderr)
-      assert.equal(r.stderr.includes('--bootstrap-server <server to connect to>'), withHelp)
+      // the message, then (printUsageAndExit) Kafka's help, byte for byte
+      assert.equal(r.stderr, message + (withHelp ? fixture('kafka-streams-groups-help.txt') : ''))
     })
   }
 })
@@ -415,8 +415,72 @@ describe('kafka-streams-groups --list and --delete', () => {
     assert.equal(s.stdout, 'GROUP           STATE\nlinear          Stable\nnotstored       Empty\n')
   })
 
-  it('--delete prints the per-group error message and exits 0', async () => {
-    const r = await run(['--bootstrap-server', server, '--delete', '--group', 'stuck', '--group', 'gone'])
+  it('--delete refuses groups that are not listed as streams groups without sending them', async () => {
+    const r = await run(['--bootstrap-server', server, '--delete', '--group', 'a'])
+    assert.equal(
+      r.stdout,
+      '\nError: Deletion of some streams groups failed:\n' +
+        "* Group 'a' could not be deleted due to: java.lang.IllegalArgumentException: Group 'a' does not exist or is not a streams group.\n",
+    )
+    assert.equal(r.code, 0)
+    assert.equal(broker.requestsOf(42).length, 0)
+  })
+})
+
+describe('kafka-streams-groups --delete: the checks before deleting (fake broker)', () => {
+  let b: FakeBroker
+  let old: FakeBroker
+  const groups = [
+    ['stuck', 'Empty'],
+    ['gone', 'Empty'],
+    ['a', 'Empty'],
+    ['dead', 'Dead'],
+    ['busy', 'Stable'],
+    ['odd', 'Weird'],
+  ]
+  const listed = () => ({
+    groups: groups.map(([groupId, groupState]) => ({
+      groupId,
+      protocolType: 'streams',
+      groupState,
+      groupType: 'streams',
+    })),
+  })
+  const deleteGroups = (r: { request: { groupsNames: string[] } }) => ({
+    results: r.request.groupsNames.map((g) =>
+      g === 'stuck'
+        ? { groupId: g, errorCode: 134, errorMessage: 'plugin backend unavailable' }
+        : { groupId: g, errorCode: 0, errorMessage: null },
+    ),
+  })
+  const sent = (x: FakeBroker): string[] =>
+    x.requestsOf(42).flatMap((q) => (q.request as { groupsNames: string[] }).groupsNames)
+
+  before(async () => {
+    b = await FakeBroker.start()
+    b.on(16, listed)
+    b.on(42, deleteGroups)
+    // A broker whose ListGroups stops at v3 reports no states: nothing is refused for its state.
+    old = await FakeBroker.start()
+    old.apiVersions.set(16, { min: 0, max: 3 })
+    old.on(16, listed)
+    old.on(42, deleteGroups)
+  })
+  after(async () => {
+    await b.close()
+    await old.close()
+  })
+
+  it("prints each failure with Kafka's text (the broker's message after it) and exits 0", async () => {
+    const r = await run([
+      '--bootstrap-server',
+      `127.0.0.1:${b.port}`,
+      '--delete',
+      '--group',
+      'stuck',
+      '--group',
+      'gone',
+    ])
     assert.equal(
       r.stdout,
       '\nError: Deletion of some streams groups failed:\n' +
@@ -425,10 +489,74 @@ describe('kafka-streams-groups --list and --delete', () => {
         "\nThese streams groups were deleted successfully: 'gone'.\n",
     )
     assert.equal(r.code, 0)
-    const ok = await run(['--bootstrap-server', server, '--delete', '--group', 'a'])
-    assert.equal(ok.stdout, "Deletion of requested streams groups ('a') was successful.\n")
+    const ok = await run([
+      '--bootstrap-server',
+      `127.0.0.1:${b.port}`,
+      '--delete',
+      '--group',
+      'gone',
+      '--group',
+      'a',
+    ])
+    assert.equal(ok.stdout, "Deletion of requested streams groups ('a', 'gone') was successful.\n")
   })
 
+  it('Dead, non-empty and unknown groups are refused in one hash map with the failed deletions', async () => {
+    const before = sent(b).length
+    const args = ['--delete', '--group', 'dead', '--group', 'busy', '--group', 'odd', '--group', 'stuck']
+    const r = await run(['--bootstrap-server', `127.0.0.1:${b.port}`, ...args, '--group', 'nope'])
+    assert.deepEqual(r, {
+      code: 0,
+      stdout:
+        '\nError: Deletion of some streams groups failed:\n' +
+        "* Group 'nope' could not be deleted due to: java.lang.IllegalArgumentException: Group 'nope' does not exist or is not a streams group.\n" +
+        "* Group 'busy' could not be deleted due to: org.apache.kafka.common.errors.GroupNotEmptyException: Streams group 'busy' is not EMPTY.\n" +
+        "* Group 'stuck' could not be deleted due to: org.apache.kafka.common.errors.GroupDeletionFailedException: DeleteGroups could not complete; see the error message on the per-group result for details.\n" +
+        '  Error message: plugin backend unavailable\n' +
+        "* Group 'dead' could not be deleted due to: java.lang.IllegalStateException: Streams group 'dead' group state is DEAD.\n" +
+        "* Group 'odd' could not be deleted due to: org.apache.kafka.common.errors.GroupNotEmptyException: Streams group 'odd' is not EMPTY.\n",
+      stderr: '',
+    })
+    assert.deepEqual(sent(b).slice(before), ['stuck'])
+  })
+
+  it('without group states (ListGroups v3) every listed group is sent', async () => {
+    const r = await run([
+      '--bootstrap-server',
+      `127.0.0.1:${old.port}`,
+      '--delete',
+      '--group',
+      'busy',
+      '--group',
+      'x',
+    ])
+    assert.equal(
+      r.stdout,
+      '\nError: Deletion of some streams groups failed:\n' +
+        "* Group 'x' could not be deleted due to: java.lang.IllegalArgumentException: Group 'x' does not exist or is not a streams group.\n" +
+        "\nThese streams groups were deleted successfully: 'busy'.\n",
+    )
+    assert.deepEqual(sent(old), ['busy'])
+  })
+
+  it('--all-groups with no streams group: the success line with no group', async () => {
+    const empty = await FakeBroker.start()
+    try {
+      empty.on(16, () => ({ groups: [] }))
+      const r = await run(['--bootstrap-server', `127.0.0.1:${empty.port}`, '--delete', '--all-groups'])
+      assert.deepEqual(r, {
+        code: 0,
+        stdout: "Deletion of requested streams groups ('') was successful.\n",
+        stderr: '',
+      })
+      assert.equal(empty.requestsOf(42).length, 0)
+    } finally {
+      await empty.close()
+    }
+  })
+})
+
+describe('kafka-streams-groups --command-config', () => {
   it('--command-config is read as a properties file; a missing file is an error', async () => {
     const file = join(tmp, 'admin.properties')
     writeFileSync(

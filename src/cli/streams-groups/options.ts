@@ -2,6 +2,7 @@
  * Option parsing and validation for `kafka-streams-groups`, with Kafka's option names, help texts
  * and validation messages (StreamsGroupCommandOptions).
  */
+import { formatHelp } from './help-formatter.js'
 
 export interface OptionSpec {
   readonly name: string
@@ -12,6 +13,10 @@ export interface OptionSpec {
   /** the option is only allowed when one of these is present (joptsimple availableIf) */
   readonly availableIf?: readonly string[]
   readonly defaultValue?: string
+  /** the argument's type as the help names it (Kafka's `ofType`); `String` when absent */
+  readonly argType?: 'Long'
+  /** a Topograph addition, left out of the help so that it stays Kafka's */
+  readonly hidden?: boolean
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -55,6 +60,7 @@ export const OPTIONS: readonly OptionSpec[] = [
       'to specify the maximum amount of time in milliseconds to wait before the group stabilizes.',
     arg: 'required',
     argName: 'timeout (ms)',
+    argType: 'Long',
     defaultValue: '30000',
   },
   {
@@ -99,6 +105,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     arg: 'required',
     argName: 'format',
     defaultValue: 'text',
+    hidden: true,
   },
   {
     name: 'verbose',
@@ -127,7 +134,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Delete offsets of streams group. Supports one streams group at a time, and multiple topics.',
     arg: 'none',
   },
-  { name: 'to-offset', doc: 'Reset offsets to a specific offset.', arg: 'required', argName: 'offset' },
+  {
+    name: 'to-offset',
+    doc: 'Reset offsets to a specific offset.',
+    arg: 'required',
+    argName: 'offset',
+    argType: 'Long',
+  },
   {
     name: 'from-file',
     doc: 'Reset offsets to values defined in CSV file.',
@@ -154,6 +167,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Reset offsets shifting current offset by 'n', where 'n' can be positive or negative.",
     arg: 'required',
     argName: 'number-of-offsets',
+    argType: 'Long',
   },
   {
     name: 'delete-internal-topic',
@@ -251,24 +265,21 @@ export function parseOptions(argv: readonly string[]): ParsedOptions {
   }
 }
 
-/** The option help, in joptsimple's two-column layout. */
+/**
+ * The option help as Kafka's tool prints it (`parser.printHelpOn`): jopt-simple's layout of
+ * Kafka's options, sorted by name; Topograph's own options are left out.
+ */
 export function helpText(): string {
-  const rows = OPTIONS.map((o) => {
-    const left =
-      `--${o.name}` +
-      (o.arg === 'required'
-        ? ` <${o.argName ?? 'String'}>`
-        : o.arg === 'optional'
-          ? ` [${o.argName ?? 'String'}]`
-          : '')
-    const right = o.defaultValue === undefined ? o.doc : `${o.doc} (default: ${o.defaultValue})`
-    return [left, right] as const
-  })
-  const width = Math.max('Option'.length, ...rows.map(([l]) => l.length)) + 1
-  const lines = [`${'Option'.padEnd(width)} Description`, `${'------'.padEnd(width)} -----------`]
-  for (const [l, r] of rows)
-    lines.push(`${l.padEnd(width)} ${r.split('\n').join(`\n${' '.repeat(width + 1)}`)}`)
-  return `${lines.join('\n')}\n`
+  return formatHelp(
+    OPTIONS.filter((o) => o.hidden !== true).map((o) => ({
+      name: o.name,
+      description: o.doc,
+      argument: o.arg,
+      ...(o.argType === undefined ? {} : { argumentType: o.argType }),
+      ...(o.argName === undefined ? {} : { argumentDescription: o.argName }),
+      ...(o.defaultValue === undefined ? {} : { defaultValues: [o.defaultValue] }),
+    })),
+  )
 }
 
 /** The reset scenarios, in the order Kafka's option set lists them. */
