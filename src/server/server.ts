@@ -111,7 +111,7 @@ export async function startServer(
   const identity = loadOrCreateClusterIdentity(config.dataDir, nodeId)
   if (identity.created)
     logger.info({ clusterId: identity.clusterId }, `Created cluster id ${identity.clusterId}`)
-  const store = createRecordStore(config.coordinatorStorage as RecordStoreKind, config.dataDir)
+  const store = createRecordStore(config.coordinatorStorage as RecordStoreKind, config.dataDir, { logger })
   await store.open()
   const cleanup: (() => Promise<void>)[] = [() => store.close()]
   const undo = async () => {

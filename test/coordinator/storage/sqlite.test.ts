@@ -133,6 +133,6 @@ test('createRecordStore builds either engine and rejects unknown kinds', async (
   assert.ok(createRecordStore('memory', dir) instanceof MemoryRecordStore)
   assert.throws(
     () => createRecordStore('postgres' as 'memory', dir),
-    /coordinator.storage must be 'sqlite' or 'memory', got "postgres"/,
+    /coordinator.storage must be 'sqlite', 'memory' or a postgres:\/\/ URL, got "postgres"/,
   )
 })
