@@ -1,21 +1,27 @@
 // Restart replay rate of the coordinator: how fast CoordinatorRuntime.load() (SQLite load, decode,
 // replay into shards) gets through a data.dir, next to a raw better-sqlite3 scan of the same rows,
 // measured in the same run. Goal: replay >= 50% of the raw scan's rate.
+// With TOPOGRAPH_TEST_PG_URL set, the same records also go to a PostgreSQL store (a schema of its
+// own, dropped at the end), measured as a peer in the same rounds: its load + replay next to a raw
+// node-postgres scan of the same rows, and next to the SQLite replay.
 //
-//   npx tsx bench/server/replay.ts [records=200000] [shards=50] [valueBytes=120]
+//   [TOPOGRAPH_TEST_PG_URL=postgres://…] npx tsx bench/server/replay.ts [records=200000] [shards=50] [valueBytes=120]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import pg from 'pg'
 import { CoordinatorRuntime } from '../../src/coordinator/runtime/runtime.js'
 import type { RecordSerde, ShardStateMachine } from '../../src/coordinator/runtime/types.js'
+import { POSTGRES_RECORDS_TABLE, PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
-import type { CoordinatorRecord } from '../../src/coordinator/storage/types.js'
+import type { CoordinatorRecord, RecordStore } from '../../src/coordinator/storage/types.js'
 
 const N = Number(process.argv[2] ?? 200_000)
 const SHARDS = Number(process.argv[3] ?? 50)
 const VALUE_BYTES = Number(process.argv[4] ?? 120)
 const ROUNDS = 7
+const PG_URL = process.env.TOPOGRAPH_TEST_PG_URL
 if (![N, SHARDS, VALUE_BYTES].every((x) => Number.isInteger(x) && x > 0)) {
   console.error('usage: replay.ts [records>0] [shards>0] [valueBytes>0]')
   process.exit(2)
@@ -67,52 +73,103 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]
 }
 
+/** Writes N records across the shards in batches of 10 (like a busy heartbeat load); returns ms. */
+async function write(store: RecordStore): Promise<number> {
+  const payload = new Uint8Array(VALUE_BYTES).map((_, i) => i & 0xff)
+  let written = 0
+  const writeStart = process.hrtime.bigint()
+  while (written < N) {
+    const shard = written % SHARDS
+    const batch: CoordinatorRecord[] = []
+    for (let i = 0; i < 10 && written < N; i++, written++) {
+      batch.push(serde.serialize({ type: 17, id: `group-${shard}/member-${written}`, version: 0, payload }))
+    }
+    await store.append(shard, batch)
+  }
+  return Number(process.hrtime.bigint() - writeStart) / 1e6
+}
+
+/** Opens a store, loads and replays every shard through the runtime, closes; returns ms. */
+async function replay(open: () => Promise<RecordStore>): Promise<number> {
+  const t0 = process.hrtime.bigint()
+  const s = await open()
+  const shards: BenchShard[] = []
+  const runtime = new CoordinatorRuntime<BenchShard, BenchRecord>({
+    store: s,
+    numShards: SHARDS,
+    serde,
+    newShard: () => {
+      const b = new BenchShard()
+      shards.push(b)
+      return b
+    },
+  })
+  await runtime.load()
+  await runtime.close()
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6
+  const live = shards.reduce((n, b) => n + b.state.size, 0)
+  if (live !== N) throw new Error(`replay found ${live} records, expected ${N}`)
+  return ms
+}
+
+function rate(ms: number[]): string {
+  return `${Math.round(N / (median(ms) / 1000)).toLocaleString('en')} records/s (${median(ms).toFixed(1)} ms)`
+}
+
+function ratio(name: string, num: number[], den: number[], goal?: number): void {
+  // Rates are N / time, so the ratio of rates is the inverse ratio of the median times.
+  const r = median(den) / median(num)
+  const verdict = goal === undefined ? '' : ` (goal >= ${goal * 100}%) ${r >= goal ? 'OK' : 'BELOW GOAL'}`
+  console.log(`${name.padEnd(34)}${(r * 100).toFixed(1)}%${verdict}`)
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-replay-bench-'))
+  const schema = `tg_replay_bench_${process.pid}`
+  let pgUrl: string | undefined
+  if (PG_URL !== undefined && PG_URL !== '') {
+    const u = new URL(PG_URL)
+    u.searchParams.set('options', `-c search_path=${schema}`)
+    pgUrl = u.toString()
+  }
+  const admin = async (sql: string): Promise<void> => {
+    const c = new pg.Client({ connectionString: PG_URL })
+    await c.connect()
+    try {
+      await c.query(sql)
+    } finally {
+      await c.end()
+    }
+  }
   try {
-    // 1. Write N records across the shards, in batches of 10 (like a busy heartbeat load).
+    // 1. The same N records to each store.
     const store = new SqliteRecordStore(dir)
     await store.open()
-    const payload = new Uint8Array(VALUE_BYTES).map((_, i) => i & 0xff)
-    let written = 0
-    const writeStart = process.hrtime.bigint()
-    while (written < N) {
-      const shard = written % SHARDS
-      const batch: CoordinatorRecord[] = []
-      for (let i = 0; i < 10 && written < N; i++, written++) {
-        batch.push(serde.serialize({ type: 17, id: `group-${shard}/member-${written}`, version: 0, payload }))
-      }
-      await store.append(shard, batch)
-    }
-    const writeMs = Number(process.hrtime.bigint() - writeStart) / 1e6
+    const writeMs = await write(store)
     await store.close()
+    let pgWriteMs = 0
+    if (pgUrl !== undefined) {
+      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`)
+      const p = new PostgresRecordStore(pgUrl)
+      await p.open()
+      pgWriteMs = await write(p)
+      await p.close()
+    }
 
-    // 2. Alternate the two measurements so both see the same file-cache state.
+    // 2. Alternate the measurements so all of them see the same cache state.
     const replayMs: number[] = []
     const rawMs: number[] = []
+    const pgReplayMs: number[] = []
+    const pgRawMs: number[] = []
     let checksum = 0
     for (let round = 0; round < ROUNDS; round++) {
-      {
-        const t0 = process.hrtime.bigint()
-        const s = new SqliteRecordStore(dir)
-        await s.open()
-        const shards: BenchShard[] = []
-        const runtime = new CoordinatorRuntime<BenchShard, BenchRecord>({
-          store: s,
-          numShards: SHARDS,
-          serde,
-          newShard: () => {
-            const b = new BenchShard()
-            shards.push(b)
-            return b
-          },
-        })
-        await runtime.load()
-        await runtime.close()
-        replayMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
-        const live = shards.reduce((n, b) => n + b.state.size, 0)
-        if (live !== N) throw new Error(`replay found ${live} records, expected ${N}`)
-      }
+      replayMs.push(
+        await replay(async () => {
+          const s = new SqliteRecordStore(dir)
+          await s.open()
+          return s
+        }),
+      )
       {
         // The raw scan: the same rows, the same query, straight from better-sqlite3, bytes touched.
         const t0 = process.hrtime.bigint()
@@ -131,24 +188,57 @@ async function main(): Promise<void> {
         rawMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
         if (rows !== N) throw new Error(`raw scan found ${rows} rows, expected ${N}`)
       }
+      if (pgUrl !== undefined) {
+        const url = pgUrl
+        pgReplayMs.push(
+          await replay(async () => {
+            const s = new PostgresRecordStore(url)
+            await s.open()
+            return s
+          }),
+        )
+        // The raw scan: one connection, the shards one after another, one query each, bytes touched.
+        const t0 = process.hrtime.bigint()
+        const c = new pg.Client({ connectionString: url })
+        await c.connect()
+        let rows = 0
+        for (let shard = 0; shard < SHARDS; shard++) {
+          const r = await c.query<[string, Buffer, Buffer | null]>({
+            text: `SELECT record_offset, key, value FROM ${POSTGRES_RECORDS_TABLE} WHERE shard = $1 ORDER BY record_offset`,
+            values: [shard],
+            rowMode: 'array',
+          })
+          for (const row of r.rows) {
+            rows++
+            checksum += row[1].length + (row[2]?.length ?? 0)
+          }
+        }
+        await c.end()
+        pgRawMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
+        if (rows !== N) throw new Error(`raw PostgreSQL scan found ${rows} rows, expected ${N}`)
+      }
     }
-    const replayRate = N / (median(replayMs) / 1000)
-    const rawRate = N / (median(rawMs) / 1000)
-    const ratio = replayRate / rawRate
+    const line = (label: string, text: string) => console.log(`${label.padEnd(34)}${text}`)
+    const writeRate = (ms: number) => `${Math.round(N / (ms / 1000)).toLocaleString('en')} records/s`
     console.log(`records ${N}, shards ${SHARDS}, value ${VALUE_BYTES} B, rounds ${ROUNDS} (medians)`)
-    console.log(`write (batches of 10):  ${Math.round(N / (writeMs / 1000)).toLocaleString('en')} records/s`)
-    console.log(
-      `raw SQLite scan:        ${Math.round(rawRate).toLocaleString('en')} records/s (${median(rawMs).toFixed(1)} ms)`,
-    )
-    console.log(
-      `load + replay:          ${Math.round(replayRate).toLocaleString('en')} records/s (${median(replayMs).toFixed(1)} ms)`,
-    )
-    console.log(
-      `replay / raw scan:      ${(ratio * 100).toFixed(1)}% (goal >= 50%) ${ratio >= 0.5 ? 'OK' : 'BELOW GOAL'}`,
-    )
-    if (checksum < 0) console.log(checksum) // keeps the raw scan's reads observable
+    line('write (batches of 10):', writeRate(writeMs))
+    line('raw SQLite scan:', rate(rawMs))
+    line('load + replay:', rate(replayMs))
+    ratio('replay / raw scan:', replayMs, rawMs, 0.5)
+    if (pgUrl !== undefined) {
+      line('postgres write (batches of 10):', writeRate(pgWriteMs))
+      line('raw PostgreSQL scan:', rate(pgRawMs))
+      line('postgres load + replay:', rate(pgReplayMs))
+      ratio('postgres replay / raw PG scan:', pgReplayMs, pgRawMs, 0.5)
+      ratio('postgres replay / SQLite replay:', pgReplayMs, replayMs)
+      ratio('postgres write / SQLite write:', [pgWriteMs], [writeMs])
+    } else {
+      console.log('postgres: not measured (set TOPOGRAPH_TEST_PG_URL to add it)')
+    }
+    if (checksum < 0) console.log(checksum) // keeps the raw scans' reads observable
   } finally {
     rmSync(dir, { recursive: true, force: true })
+    if (pgUrl !== undefined) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined)
   }
 }
 
