@@ -423,7 +423,7 @@ export const CONFIG_DEFS = [
     'sqlite',
     'sqlite, memory, postgres://… or postgresql://…',
     'high',
-    'Where coordinator records are kept: a SQLite file in data.dir, process memory (lost on exit), or a PostgreSQL database. Topograph only.',
+    'Where coordinator records are kept: a SQLite file in data.dir, process memory (lost on exit), or a PostgreSQL database given by its URL (tables in the first schema of the search_path, one server per schema at a time; see docs/storage.md). Topograph only.',
     (v) => {
       if (v === 'sqlite' || v === 'memory' || /^postgres(ql)?:\/\/./.test(v)) return
       throw new InvalidValue('expected sqlite, memory or a postgres:// connection string')
