@@ -44,7 +44,9 @@ import type {
   RecordSerde,
   RuntimeLogger,
   TimerIntent,
+  TimerIntents as RuntimeTimerIntentsOf,
   WriteOperation,
+  WriteResult,
 } from '../runtime/types.js'
 import {
   type CleanupResult,
@@ -53,6 +55,7 @@ import {
   type OffsetDeleteInput,
   type OffsetDeleteResult,
   type OffsetFetchGroupInput,
+  type ShardHeartbeatResult,
   type ShardWriteResult,
 } from '../shard/group-coordinator-shard.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
@@ -159,6 +162,7 @@ export interface ListGroupsResult {
 }
 
 const UNSUPPORTED = 'The version of API is not supported.'
+const HEARTBEAT = 'streams-group-heartbeat'
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -422,22 +426,38 @@ export class GroupCoordinatorService {
 
   // ---- StreamsGroupHeartbeat (88) ----
 
-  async streamsGroupHeartbeat(
+  /**
+   * A heartbeat that writes nothing (the steady case) and finds its shard's queue idle is answered
+   * in the caller's turn, without a promise (see CoordinatorRuntime.writeOperationNowOrLater);
+   * otherwise the answer is a promise.
+   */
+  streamsGroupHeartbeat(
     ctx: StreamsHeartbeatRequestContext,
     request: StreamsGroupHeartbeatRequest,
-  ): Promise<StreamsGroupHeartbeatResponse> {
+  ): StreamsGroupHeartbeatResponse | Promise<StreamsGroupHeartbeatResponse> {
     if (!this.isStreamsEnabled) {
       return createStreamsGroupHeartbeatResponse({
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
         errorMessage: UNSUPPORTED,
       })
     }
-    await this.#refreshTopics()
-    const shardId = this.shardFor(request.groupId)
+    // Catalog changes reach every shard (in its queue) before the heartbeat runs.
+    const changed = this.#refreshImage()
+    if (changed.length > 0) {
+      return this.#notifyShards(changed).then(() => this.#streamsGroupHeartbeat(ctx, request))
+    }
+    return this.#streamsGroupHeartbeat(ctx, request)
+  }
+
+  #streamsGroupHeartbeat(
+    ctx: StreamsHeartbeatRequestContext,
+    request: StreamsGroupHeartbeatRequest,
+  ): StreamsGroupHeartbeatResponse | Promise<StreamsGroupHeartbeatResponse> {
     let gate: HeartbeatGateInputs | undefined
-    let result: Awaited<ReturnType<Shard['streamsGroupHeartbeat']>>
-    try {
-      result = await this.#write('streams-group-heartbeat', shardId, (shard, nowMs) => {
+    const outcome = this.#runtime.writeOperationNowOrLater(
+      HEARTBEAT,
+      this.shardFor(request.groupId),
+      (shard, nowMs): WriteResult<CoordinatorRecord, ShardHeartbeatResult, Shard> => {
         const r = shard.streamsGroupHeartbeat(
           {
             nowMs,
@@ -451,12 +471,32 @@ export class GroupCoordinatorService {
         if (this.topologyDescriptions.pluginConfigured) {
           gate = heartbeatGateInputs(shard, request.groupId, r.records)
         }
-        return { records: r.records, response: r, timers: r.timers }
-      })
-    } catch (e) {
-      const errorCode = this.errorCode(e, 'streams-group-heartbeat')
-      return createStreamsGroupHeartbeatResponse({ errorCode, errorMessage: errorInfo(errorCode).message })
+        return { records: r.records, response: r, timers: runtimeIntents(r.timers) }
+      },
+    )
+    if (outcome instanceof Promise) {
+      return this.#withTimeout(HEARTBEAT, outcome).then(
+        (result) => this.#heartbeatAnswer(ctx, request, result, gate),
+        (e: unknown) => {
+          const errorCode = this.errorCode(e, HEARTBEAT)
+          return createStreamsGroupHeartbeatResponse({
+            errorCode,
+            errorMessage: errorInfo(errorCode).message,
+          })
+        },
+      )
     }
+    return this.#heartbeatAnswer(ctx, request, outcome, gate)
+  }
+
+  /** The committed heartbeat's answer: internal topics to create, KIP-1331 solicitation. */
+  #heartbeatAnswer(
+    ctx: StreamsHeartbeatRequestContext,
+    request: StreamsGroupHeartbeatRequest,
+    committed: ShardHeartbeatResult,
+    gate: HeartbeatGateInputs | undefined,
+  ): StreamsGroupHeartbeatResponse {
+    let result = committed
     if (result.internalTopicsToCreate.length > 0) {
       const refused = ctx.unauthorizedToCreate?.(result.internalTopicsToCreate.map((t) => t.name)) ?? []
       if (refused.length === 0) this.#createInternalTopics(result.internalTopicsToCreate)
@@ -919,6 +959,11 @@ export class GroupCoordinatorService {
   async #refreshTopics(): Promise<void> {
     const changed = this.#refreshImage()
     if (changed.length === 0) return
+    await this.#notifyShards(changed)
+  }
+
+  /** Tells every shard, in its queue, which topics of the image changed. */
+  async #notifyShards(changed: readonly string[]): Promise<void> {
     const image: TopicsImage = { topic: (name) => this.#image.get(name) }
     await Promise.allSettled(
       Array.from({ length: this.#numShards }, (_, shardId) =>
@@ -983,6 +1028,8 @@ function withCreateRefusal(
   return { ...response, status }
 }
 
+type RuntimeTimerIntents = RuntimeTimerIntentsOf<Shard, CoordinatorRecord>
+
 /** The streams manager's timer intents as runtime timer intents (an operation's own intents nest). */
 type RuntimeTimerOp = TimerIntent<Shard, CoordinatorRecord>['op']
 
@@ -1005,14 +1052,22 @@ function runtimeOp(op: ScheduledTimer['op']): RuntimeTimerOp {
   return wrapped
 }
 
-function runtimeIntents(intents: TimerIntents): {
-  schedule: TimerIntent<Shard, CoordinatorRecord>[]
-  cancel: string[]
-} {
-  return {
-    cancel: [...intents.cancel],
-    schedule: intents.schedule.map((t) => ({ key: t.key, delayMs: t.delayMs, op: runtimeOp(t.op) })),
+/** No timers to cancel or schedule (most writes). */
+const NO_RUNTIME_TIMERS: RuntimeTimerIntents = Object.freeze({
+  schedule: Object.freeze([]) as readonly TimerIntent<Shard, CoordinatorRecord>[],
+  cancel: Object.freeze([]) as readonly string[],
+})
+
+function runtimeIntents(intents: TimerIntents): RuntimeTimerIntents {
+  const { schedule, cancel } = intents
+  if (schedule.length === 0 && cancel.length === 0) return NO_RUNTIME_TIMERS
+  const scheduled: TimerIntent<Shard, CoordinatorRecord>[] = new Array(schedule.length)
+  for (let i = 0; i < schedule.length; i++) {
+    const t = schedule[i]
+    scheduled[i] = { key: t.key, delayMs: t.delayMs, op: runtimeOp(t.op) }
   }
+  // The shard's cancel list is built for this result alone; the runtime only reads it.
+  return { cancel, schedule: scheduled }
 }
 
 function describeErrorRow(groupId: string, errorCode: number): StreamsGroupDescribeResponseDescribedGroup {

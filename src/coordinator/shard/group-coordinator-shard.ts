@@ -313,8 +313,10 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     } finally {
       this.#joiningGroupId = null
     }
-    const records: CoordinatorRecord[] = [...result.records]
-    if (replacing && records.length > 0) records.unshift(groupMetadataTombstone(request.groupId))
+    // The result's records are this heartbeat's own array: handed on as they are unless a tombstone
+    // goes first.
+    if (!replacing || result.records.length === 0) return result
+    const records: CoordinatorRecord[] = [groupMetadataTombstone(request.groupId), ...result.records]
     return { ...result, records }
   }
 
