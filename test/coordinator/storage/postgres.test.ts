@@ -282,7 +282,7 @@ if (!base) {
         isStorageError(
           'STORAGE_OPEN_FAILED',
           new RegExp(
-            `^the PostgreSQL coordinator storage at postgres://topograph:\\*\\*\\*@.* is locked: another Topograph server is using it \\(held by backend \\d+ of ${app} from 127\\.0\\.0\\.1 since `,
+            `^the PostgreSQL coordinator storage at postgres://[^:/]+:\\*\\*\\*@.* is locked: another Topograph server is using it \\(held by backend \\d+ of ${app}(?: from \\S+)? since `,
           ),
         ),
       )
