@@ -17,6 +17,7 @@ export type {
   TimerIntent,
   TimerIntents,
   TimerOptions,
+  TimerWatch,
   WriteOperation,
   WriteResult,
 } from './types.js'

@@ -9,6 +9,7 @@ import type {
   ShardTimer,
   TimerIntents,
   TimerOptions,
+  TimerWatch,
   WriteOperation,
   WriteResult,
 } from './types.js'
@@ -42,6 +43,8 @@ interface TimerEntry {
   options: TimerOptions | undefined
   /** The clock timer fired and the operation is queued (or ran): it is no longer replaced in place. */
   fired: boolean
+  /** Told when the entry stops being the key's timer (TimerOptions.watch). */
+  watch: TimerWatch | undefined
 }
 
 interface ShardContext<S, R> {
@@ -61,6 +64,12 @@ interface ShardContext<S, R> {
   /** The shard's ShardTimer, built once. */
   timer: ShardTimer<S, R> | undefined
   failure: unknown
+}
+
+/** Tells a timer entry's watch that the entry is no longer its key's timer. */
+function disarmed(entry: TimerEntry): void {
+  if (entry.watch !== undefined) entry.watch.armed = false
+  entry.watch = undefined
 }
 
 /** A write operation's malformed timer intents (checked before anything is written). */
@@ -282,8 +291,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     if (this.#compactionTimer !== undefined) this.#clock.clearTimer(this.#compactionTimer)
     this.#compactionTimer = undefined
     for (const ctx of this.#shards) {
-      for (const entry of ctx.timers.values()) this.#clock.clearTimer(entry.handle)
-      ctx.timers.clear()
+      this.#clearTimers(ctx)
     }
     await Promise.all(this.#shards.map((ctx) => ctx.tail))
     for (const ctx of this.#shards) {
@@ -453,8 +461,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
       // log, so it stops serving (a restart reloads it from the log).
       ctx.state = 'failed'
       ctx.failure = cause
-      for (const entry of ctx.timers.values()) this.#clock.clearTimer(entry.handle)
-      ctx.timers.clear()
+      this.#clearTimers(ctx)
       this.#log.error(
         { shard: ctx.id, operation: name, err: cause },
         'Failed to replay records; shard stopped',
@@ -494,6 +501,9 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
       const r = t.retryBackoffMs
       if (r !== undefined && !(Number.isFinite(r) && r >= 0))
         throw badIntents(name, `timer ${t.key}: retryBackoffMs must be >= 0`)
+      const w = t.watch
+      if (w !== undefined && (w === null || typeof w !== 'object'))
+        throw badIntents(name, `timer ${t.key}: watch must be an object`)
     }
   }
 
@@ -507,11 +517,12 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     if (schedule === undefined) return
     for (let i = 0; i < schedule.length; i++) {
       const t = schedule[i]
+      // The intent carries the options (retryBackoffMs, watch) itself.
       timer.schedule(
         t.key,
         t.delayMs,
         t.op,
-        t.retryBackoffMs === undefined ? undefined : { retryBackoffMs: t.retryBackoffMs },
+        t.retryBackoffMs === undefined && t.watch === undefined ? undefined : t,
       )
     }
   }
@@ -543,6 +554,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         throw new RangeError(`timer ${key}: retryBackoffMs must be >= 0`)
       }
       if (this.#closing !== undefined || ctx.state === 'failed' || ctx.state === 'closed') return
+      const watch = options?.watch
       const dueMs = this.#clock.now() + delayMs
       const previous = ctx.timers.get(key)
       if (previous !== undefined && !previous.fired && previous.armedDueMs <= dueMs) {
@@ -552,9 +564,17 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         previous.dueMs = dueMs
         previous.operation = operation as WriteOperation<unknown, unknown, void>
         previous.options = options
+        if (previous.watch !== watch) {
+          disarmed(previous)
+          previous.watch = watch
+        }
+        if (watch !== undefined) watch.armed = true
         return
       }
-      if (previous !== undefined) this.#clock.clearTimer(previous.handle)
+      if (previous !== undefined) {
+        this.#clock.clearTimer(previous.handle)
+        disarmed(previous)
+      }
       const entry: TimerEntry = {
         handle: undefined,
         armedDueMs: dueMs,
@@ -562,7 +582,9 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         operation: operation as WriteOperation<unknown, unknown, void>,
         options,
         fired: false,
+        watch,
       }
+      if (watch !== undefined) watch.armed = true
       ctx.timers.set(key, entry)
       arm(key, entry, delayMs)
     }
@@ -582,6 +604,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         this.#enqueue(ctx.id, key, async (c) => {
           if (c.timers.get(key) !== entry) return
           c.timers.delete(key)
+          disarmed(entry)
           await this.#runWrite(c, key, operation)
         }).catch((err: unknown) => {
           if (this.#closing !== undefined || ctx.state !== 'active') return
@@ -604,9 +627,19 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         if (entry === undefined) return
         this.#clock.clearTimer(entry.handle)
         ctx.timers.delete(key)
+        disarmed(entry)
       },
       isScheduled: (key) => ctx.timers.has(key),
     }
+  }
+
+  /** Stops and forgets every timer of a shard. */
+  #clearTimers(ctx: ShardContext<S, R>): void {
+    for (const entry of ctx.timers.values()) {
+      this.#clock.clearTimer(entry.handle)
+      disarmed(entry)
+    }
+    ctx.timers.clear()
   }
 
   #armCompaction(intervalMs: number): void {

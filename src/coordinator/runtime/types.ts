@@ -37,6 +37,8 @@ export interface TimerIntent<S, R> {
   readonly delayMs: number
   readonly op: WriteOperation<S, R, void>
   readonly retryBackoffMs?: number
+  /** See {@link TimerOptions.watch}. */
+  readonly watch?: TimerWatch
 }
 
 export interface TimerIntents<S, R> {
@@ -62,6 +64,19 @@ export interface TimerOptions {
    * after `retryBackoffMs` (default: no retry), as Kafka's coordinator timers do with `retry = true`.
    */
   readonly retryBackoffMs?: number
+  /**
+   * Kept informed whether this timer is armed: the runtime sets `armed` to true when it schedules
+   * the timer, and to false once it is no longer the key's timer (it ran, was cancelled, was replaced
+   * by a timer with another watch, or its shard stopped). A replacement that keeps the same watch
+   * leaves it true. This lets the shard know, without asking, that a timer it scheduled is still
+   * armed (a member's session timeout, checked on every heartbeat).
+   */
+  readonly watch?: TimerWatch
+}
+
+/** See {@link TimerOptions.watch}; written by the runtime only. */
+export interface TimerWatch {
+  armed: boolean
 }
 
 /** Timers of one shard, handed to the shard when it is created. */

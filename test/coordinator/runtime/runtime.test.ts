@@ -853,3 +853,74 @@ test('writeOperationNowOrLater: a timer that fired is in the queue, and a write 
   assert.equal(s.runtime.writeOperationNowOrLater('peek', 0, peek('expired')), 1)
   await s.runtime.close()
 })
+
+test('timers: a watch is told whether its timer is armed (scheduled, replaced in place, replaced by another watch, cancelled, run, stopped)', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const timer = s.runtime.timer(0)
+  const noop: WriteOperation<KvShard, KvRecord, void> = () => ({ records: [], response: undefined })
+  const a = { armed: false }
+  const b = { armed: false }
+  timer.schedule('t', 100, noop, { watch: a })
+  assert.equal(a.armed, true)
+  // A later deadline with the same watch keeps it armed; another watch takes over.
+  timer.schedule('t', 200, noop, { watch: a })
+  assert.equal(a.armed, true)
+  timer.schedule('t', 300, noop, { watch: b })
+  assert.deepEqual([a.armed, b.armed], [false, true])
+  // An earlier deadline makes a new entry: the old watch is told, the new one armed.
+  timer.schedule('t', 50, noop, { watch: a })
+  assert.deepEqual([a.armed, b.armed], [true, false])
+  timer.cancel('t')
+  assert.equal(a.armed, false)
+  // Through a write's timer intents, then run: disarmed when its operation runs.
+  await s.runtime.scheduleWriteOperation('w', 0, () => ({
+    records: [],
+    response: undefined,
+    timers: { schedule: [{ key: 't', delayMs: 100, op: noop, watch: a }] },
+  }))
+  assert.equal(a.armed, true)
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.equal(a.armed, false)
+  // A timer whose operation schedules itself again (same watch) stays armed.
+  const again: WriteOperation<KvShard, KvRecord, void> = () => ({
+    records: [],
+    response: undefined,
+    timers: { schedule: [{ key: 't', delayMs: 100, op: noop, watch: a }] },
+  })
+  timer.schedule('t', 100, again, { watch: a })
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.equal(a.armed, true)
+  // A malformed watch is refused before anything is written.
+  await assert.rejects(
+    Promise.resolve(
+      s.runtime.writeOperationNowOrLater('bad', 0, () => ({
+        records: [],
+        response: undefined,
+        timers: { schedule: [{ key: 'u', delayMs: 1, op: noop, watch: 7 as unknown as { armed: boolean } }] },
+      })),
+    ),
+    /timer u: watch must be an object/,
+  )
+  // Closing stops every timer.
+  await s.runtime.close()
+  assert.equal(a.armed, false)
+})
+
+test('timers: a shard that stops after a failed replay tells its watches', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 1)
+  const w = { armed: false }
+  s.runtime.timer(0).schedule('t', 100, () => ({ records: [], response: undefined }), { watch: w })
+  s.shards.get(0)!.poison = 'bad'
+  await assert.rejects(
+    s.runtime.scheduleWriteOperation('w', 0, () => ({ records: [{ key: 'bad', value: 1 }], response: 1 })),
+    runtimeError('COORDINATOR_SHARD_FAILED', 'NOT_COORDINATOR'),
+  )
+  assert.equal(w.armed, false)
+  await s.runtime.close()
+})
