@@ -163,6 +163,7 @@ export interface ListGroupsResult {
 
 const UNSUPPORTED = 'The version of API is not supported.'
 const HEARTBEAT = 'streams-group-heartbeat'
+const NOTHING_CHANGED: readonly string[] = Object.freeze([])
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -932,24 +933,28 @@ export class GroupCoordinatorService {
   }
 
   /** Updates the image from the catalog; returns the names that appeared, changed or disappeared. */
-  #refreshImage(): string[] {
-    const changed: string[] = []
-    const seen = new Set<string>()
-    for (const t of this.#topics.list()) {
-      seen.add(t.name)
+  #refreshImage(): readonly string[] {
+    let changed: string[] | undefined
+    const listed = this.#topics.list()
+    for (const t of listed) {
       const old = this.#image.get(t.name)
       if (old === undefined || old.topicId !== t.topicId || old.numPartitions !== t.numPartitions) {
         this.#image.set(t.name, { topicId: t.topicId, numPartitions: t.numPartitions })
-        changed.push(t.name)
+        ;(changed ??= []).push(t.name)
       }
     }
-    for (const name of this.#image.keys()) {
-      if (!seen.has(name)) {
-        this.#image.delete(name)
-        changed.push(name)
+    // Every listed name is in the image now; any other name has left the catalog.
+    if (this.#image.size > listed.length) {
+      const seen = new Set<string>()
+      for (const t of listed) seen.add(t.name)
+      for (const name of this.#image.keys()) {
+        if (!seen.has(name)) {
+          this.#image.delete(name)
+          ;(changed ??= []).push(name)
+        }
       }
     }
-    return changed
+    return changed ?? NOTHING_CHANGED
   }
 
   /**
@@ -1064,7 +1069,7 @@ function runtimeIntents(intents: TimerIntents): RuntimeTimerIntents {
   const scheduled: TimerIntent<Shard, CoordinatorRecord>[] = new Array(schedule.length)
   for (let i = 0; i < schedule.length; i++) {
     const t = schedule[i]
-    scheduled[i] = { key: t.key, delayMs: t.delayMs, op: runtimeOp(t.op) }
+    scheduled[i] = { key: t.key, delayMs: t.delayMs, op: runtimeOp(t.op), watch: t.watch }
   }
   // The shard's cancel list is built for this result alone; the runtime only reads it.
   return { cancel, schedule: scheduled }

@@ -199,6 +199,35 @@ describe('StreamsGroupHeartbeat answered now or in its turn', () => {
     }
   })
 
+  it('a member whose heartbeats write nothing keeps its session; silent, it is fenced one session timeout after its last heartbeat', async () => {
+    const store = new GatedStore()
+    await store.open()
+    const clock = new ManualClock(0)
+    const service = await start(store, clock)
+    const members = async () => (await service.streamsGroupDescribe(['g'], false))[0].members.length
+    try {
+      const steady = await stableMember(service)
+      for (let t = 0; t < 3_000; t += 500) {
+        clock.advance(500)
+        await turns(3)
+        const r = service.streamsGroupHeartbeat(hb, steady)
+        assert.ok(!(r instanceof Promise))
+        assert.equal(r.errorCode, 0, `still a member at ${clock.now()} ms`)
+      }
+      // Last heartbeat at 3,000 ms; the session timeout is 1,000 ms.
+      clock.advance(999)
+      await turns(5)
+      assert.equal(await members(), 1)
+      clock.advance(1)
+      await turns(5)
+      assert.equal(await members(), 0, 'fenced at 4,000 ms')
+      const after = await service.streamsGroupHeartbeat(hb, steady)
+      assert.equal(after.errorCode, 25, 'UNKNOWN_MEMBER_ID')
+    } finally {
+      await service.close()
+    }
+  })
+
   it('failures of an immediate heartbeat are answers, not exceptions', async () => {
     const store = new GatedStore()
     await store.open()

@@ -3,10 +3,12 @@
  * driven by records; soft state (configured topology, refresh deadline, shutdown request, endpoint
  * epoch, task offsets) is kept in memory only and is lost when the group object is rebuilt.
  */
+import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
+import type { TimerWatch } from '../../runtime/types.js'
 import { initialRebalanceKey, sessionTimeoutKey, type TimerOpResult } from './timers.js'
 
 export const StreamsGroupState = {
@@ -42,6 +44,44 @@ export interface MetadataRefreshDeadline {
 
 type ProcessIndex = Map<string, Map<number, Set<string>>>
 
+/**
+ * A member's session timeout. Its timer (key `sessionTimeoutKey(groupId, memberId)`, operation
+ * `op`, this object as its watch) is armed through timer intents, applied once a heartbeat's records
+ * are durable; the runtime keeps `armed` up to date. A heartbeat that writes nothing while the timer
+ * is armed moves `deadlineMs` instead (soft state), and the timer, when it fires before that
+ * deadline, re-arms itself for the rest. So a steady heartbeat leaves no timer work behind, and the
+ * member still expires one session timeout after its last successful heartbeat.
+ */
+export class MemberSession implements TimerWatch {
+  readonly key: string
+  readonly op: (nowMs: number) => TimerOpResult
+  /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
+  deadlineMs = 0
+  /** Whether the runtime has this session's timer armed (it keeps this up to date). */
+  armed = false
+
+  constructor(key: string, op: (nowMs: number) => TimerOpResult) {
+    this.key = key
+    this.op = op
+  }
+}
+
+/** Builds a member's session-timeout operation from the group id and the stored member id. */
+export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) => TimerOpResult
+
+/**
+ * A current member as the heartbeat needs it: the member (as its records built it) and its session
+ * bookkeeping, in one object found with one lookup.
+ */
+export class MemberSlot extends MemberSession {
+  member: StreamsGroupMember
+
+  constructor(member: StreamsGroupMember, key: string, op: (nowMs: number) => TimerOpResult) {
+    super(key, op)
+    this.member = member
+  }
+}
+
 export class StreamsGroup {
   readonly groupId: string
   // persisted
@@ -55,6 +95,8 @@ export class StreamsGroup {
   #assignmentTimestamp = 0n
   #topology: StreamsTopology | null = null
   readonly #members = new Map<string, StreamsGroupMember>()
+  /** The same members by id, each with its session bookkeeping (soft state). */
+  readonly #slots = new Map<string, MemberSlot>()
   readonly #staticMembers = new Map<string, string>()
   readonly #targets = new Map<string, TasksTuple>()
   // derived from members: task → owning process ids (active, standby, warm-up)
@@ -63,51 +105,57 @@ export class StreamsGroup {
   readonly #warmupProcess: ProcessIndex = new Map()
   // soft state
   configuredTopology: ConfiguredTopology | null = null
-  metadataRefreshDeadline: MetadataRefreshDeadline = { deadlineMs: 0, epoch: 0 }
+  // The metadata refresh deadline, kept as two numbers (read by every heartbeat).
+  #refreshDeadlineMs = 0
+  #refreshEpoch = 0
   shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
   readonly taskOffsets = new Map<string, MemberTaskOffsets>()
-  /**
-   * Timer keys of current members, built once: every heartbeat looks its keys up in the runtime's
-   * timer map, and a string built anew each time has to be hashed anew.
-   */
-  readonly #sessionKeys = new Map<string, string>()
-  /**
-   * Session-timeout operations of current members, built once. A steady heartbeat reschedules the
-   * member's session timer; handing the runtime the same function every time leaves nothing behind,
-   * where a fresh closure per heartbeat (holding that request's decoded strings) lived until the
-   * next heartbeat and was promoted to the old generation, making full GCs frequent under load.
-   */
-  readonly #sessionOps = new Map<string, (nowMs: number) => TimerOpResult>()
+  readonly #sessionTimeoutOp: SessionTimeoutOp
   #initialRebalanceKey: string | undefined
+  /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
+  #matchedAssignmentConfigs: StreamsGroupConfig | undefined
 
-  constructor(groupId: string) {
+  /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
+  constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
+    this.#sessionTimeoutOp = sessionTimeoutOp
   }
 
-  /** `sessionTimeoutKey(groupId, memberId)`, kept while the member is in the group. */
-  sessionTimeoutKey(memberId: string): string {
-    let key = this.#sessionKeys.get(memberId)
-    if (key === undefined) {
-      key = sessionTimeoutKey(this.groupId, memberId)
-      if (this.#members.has(memberId)) this.#sessionKeys.set(memberId, key)
-    }
-    return key
+  /** The member with this id and its session bookkeeping, if it is in the group. */
+  slot(memberId: string): MemberSlot | undefined {
+    return this.#slots.get(memberId)
   }
 
-  /** The member's session-timeout operation, made by `make` once while the member is in the group. */
-  sessionTimeoutOp(
-    memberId: string,
-    make: (groupId: string, memberId: string) => (nowMs: number) => TimerOpResult,
-  ): (nowMs: number) => TimerOpResult {
-    let op = this.#sessionOps.get(memberId)
-    if (op === undefined) {
-      const member = this.#members.get(memberId)
-      // The stored member id (not the caller's string, which may be a fresh request's) is captured.
-      op = make(this.groupId, member?.memberId ?? memberId)
-      if (member !== undefined) this.#sessionOps.set(memberId, op)
-    }
-    return op
+  /**
+   * The member's session timeout: key and operation, made once from the group id and the stored
+   * member id (never the caller's string, which may be a fresh request's) and kept while the member
+   * is in the group; for a member not stored yet, a fresh one that is not kept.
+   */
+  session(memberId: string): MemberSession {
+    return this.#slots.get(memberId) ?? this.#newSession(memberId)
+  }
+
+  #newSession(memberId: string): MemberSession {
+    return new MemberSession(
+      sessionTimeoutKey(this.groupId, memberId),
+      this.#sessionTimeoutOp(this.groupId, memberId),
+    )
+  }
+
+  /** The number of members. */
+  get size(): number {
+    return this.#slots.size
+  }
+
+  /** Whether `config`'s assignment configs equal the ones recorded with the group epoch (§3.7). */
+  assignmentConfigsMatch(config: StreamsGroupConfig): boolean {
+    // The same settings object as last time: nothing to compare (the recorded ones change only by
+    // replay, which forgets the match).
+    if (config === this.#matchedAssignmentConfigs) return true
+    if (!assignmentConfigsMatch(config, this.#lastAssignmentConfigs)) return false
+    this.#matchedAssignmentConfigs = config
+    return true
   }
 
   /** `initialRebalanceKey(groupId)`. */
@@ -150,7 +198,7 @@ export class StreamsGroup {
     return this.#targets
   }
   member(memberId: string): StreamsGroupMember | undefined {
-    return this.#members.get(memberId)
+    return this.#slots.get(memberId)?.member
   }
   staticMemberId(instanceId: string): string | undefined {
     return this.#staticMembers.get(instanceId)
@@ -178,11 +226,16 @@ export class StreamsGroup {
     return this.configuredTopology !== null && isReady(this.configuredTopology)
   }
 
+  get metadataRefreshDeadline(): MetadataRefreshDeadline {
+    return { deadlineMs: this.#refreshDeadlineMs, epoch: this.#refreshEpoch }
+  }
+  set metadataRefreshDeadline(deadline: MetadataRefreshDeadline) {
+    this.#refreshDeadlineMs = deadline.deadlineMs
+    this.#refreshEpoch = deadline.epoch
+  }
+
   hasMetadataExpired(nowMs: number): boolean {
-    return (
-      nowMs >= this.metadataRefreshDeadline.deadlineMs ||
-      this.#groupEpoch < this.metadataRefreshDeadline.epoch
-    )
+    return nowMs >= this.#refreshDeadlineMs || this.#groupEpoch < this.#refreshEpoch
   }
 
   /** The process currently owning `task` as active, if any. */
@@ -211,6 +264,7 @@ export class StreamsGroup {
     this.#metadataHash = v.metadataHash
     this.#validatedTopologyEpoch = v.validatedTopologyEpoch
     this.#lastAssignmentConfigs = v.lastAssignmentConfigs
+    this.#matchedAssignmentConfigs = undefined
     this.#storedDescriptionTopologyEpoch = v.storedDescriptionTopologyEpoch
     this.#failedDescriptionTopologyEpoch = v.failedDescriptionTopologyEpoch
   }
@@ -248,9 +302,18 @@ export class StreamsGroup {
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: StreamsGroupMember): void {
-    const old = this.#members.get(member.memberId)
+    const slot = this.#slots.get(member.memberId)
+    const old = slot?.member
     if (old) this.#unindex(old)
     this.#members.set(member.memberId, member)
+    if (slot !== undefined) slot.member = member
+    else {
+      const id = member.memberId
+      this.#slots.set(
+        id,
+        new MemberSlot(member, sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id)),
+      )
+    }
     this.#index(member)
     if (
       old?.instanceId &&
@@ -268,8 +331,7 @@ export class StreamsGroup {
     if (!old) return
     this.#unindex(old)
     this.#members.delete(memberId)
-    this.#sessionKeys.delete(memberId)
-    this.#sessionOps.delete(memberId)
+    this.#slots.delete(memberId)
     if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
       this.#staticMembers.delete(old.instanceId)
     }

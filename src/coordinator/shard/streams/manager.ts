@@ -6,7 +6,7 @@
  * request, endpoint epoch, task offsets) is updated directly, as in Kafka.
  */
 import type { TaskAssignor } from './assignor/index.js'
-import { assignmentConfigs, assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
+import { assignmentConfigs, type StreamsGroupConfig } from './config.js'
 import {
   type ConfiguredTopology,
   type CreatableTopic,
@@ -55,6 +55,7 @@ import {
   type ArmedTimers,
   initialRebalanceKey,
   NO_ARMED_TIMERS,
+  NO_TIMERS,
   rebalanceTimeoutKey,
   type ScheduledTimer,
   sessionTimeoutKey,
@@ -149,11 +150,19 @@ function ownedTuple(req: StreamsGroupHeartbeatRequest): TasksTuple | null {
   }
 }
 
+/** The timers one handler asks for (most heartbeats ask for none). */
 class TimerCollector {
-  readonly schedule: ScheduledTimer[] = []
-  readonly cancel: string[] = []
+  #schedule: ScheduledTimer[] | undefined
+  #cancel: string[] | undefined
+  schedule(timer: ScheduledTimer): void {
+    ;(this.#schedule ??= []).push(timer)
+  }
+  cancel(key: string): void {
+    ;(this.#cancel ??= []).push(key)
+  }
   intents(): TimerIntents {
-    return { schedule: this.schedule, cancel: this.cancel }
+    if (this.#schedule === undefined && this.#cancel === undefined) return NO_TIMERS
+    return { schedule: this.#schedule ?? [], cancel: this.#cancel ?? [] }
   }
 }
 
@@ -165,6 +174,12 @@ export class StreamsGroupManager {
   readonly #assignors: TaskAssignorSelector
   readonly #isOtherGroupType: (groupId: string) => boolean
   readonly #configFor: ((groupId: string) => StreamsGroupConfig) | undefined
+  /**
+   * Groups whose heartbeat asked for the initial-rebalance timer; the timer may be armed only for
+   * these. An entry goes when a heartbeat finds the timer no longer armed (fired, cancelled, or its
+   * heartbeat's append failed).
+   */
+  readonly #initialRebalanceAsked = new Set<string>()
 
   constructor(options: StreamsGroupManagerOptions) {
     this.#configFor = options.config
@@ -259,7 +274,7 @@ export class StreamsGroupManager {
       if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
       if (!joining)
         throw new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
-      group = new StreamsGroup(groupId)
+      group = new StreamsGroup(groupId, this.#sessionTimeoutOp)
     }
     if (joining) {
       const knownStatic = req.instanceId !== null && group.staticMemberId(req.instanceId) !== undefined
@@ -271,8 +286,10 @@ export class StreamsGroupManager {
       }
     }
     // group.state() is EMPTY exactly when there are no members.
-    const wasEmpty = group.members.size === 0
+    const wasEmpty = group.size === 0
     const owned = ownedTuple(req)
+    // The member with the request's id, if stored (one lookup serves the whole heartbeat).
+    const slot = group.slot(memberId)
 
     // 2. Member lookup (and static replacement).
     let member: StreamsGroupMember
@@ -282,7 +299,7 @@ export class StreamsGroupManager {
       if (joining) {
         const owner = ownerId === undefined ? undefined : group.member(ownerId)
         if (owner === undefined) {
-          member = group.member(memberId) ?? newMember(memberId)
+          member = slot?.member ?? newMember(memberId)
         } else {
           if (owner.memberEpoch !== EPOCH_STATIC_LEAVE) {
             throw new StreamsGroupError(
@@ -312,18 +329,18 @@ export class StreamsGroupManager {
             `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
           )
         }
-        member = group.member(memberId)!
+        member = slot!.member
         throwIfEpochInvalid(member, req.memberEpoch, owned)
       }
     } else if (joining) {
-      member = group.member(memberId) ?? newMember(memberId)
+      member = slot?.member ?? newMember(memberId)
     } else {
-      const existing = group.member(memberId)
+      const existing = slot?.member
       if (!existing) throw unknownMember(memberId, groupId)
       member = existing
       throwIfEpochInvalid(member, req.memberEpoch, owned)
     }
-    const isNewMember = !group.members.has(memberId) && replaced === null
+    const isNewMember = slot === undefined && replaced === null
 
     // 3. Member metadata. A heartbeat that carries no metadata (every field null or -1, the same
     // client) keeps the member object as it is: nothing can differ.
@@ -422,7 +439,7 @@ export class StreamsGroupManager {
       : null
 
     // 7. Assignment configs.
-    if (!bumpGroupEpoch && !assignmentConfigsMatch(config, group.lastAssignmentConfigs)) bumpGroupEpoch = true
+    if (!bumpGroupEpoch && !group.assignmentConfigsMatch(config)) bumpGroupEpoch = true
 
     // 8. Group epoch bump.
     let groupEpoch = group.groupEpoch
@@ -441,8 +458,9 @@ export class StreamsGroupManager {
       group.metadataRefreshDeadline = { deadlineMs: nowMs + METADATA_REFRESH_INTERVAL_MS, epoch: groupEpoch }
     }
 
-    // 9. Initial rebalance delay.
-    const status: HeartbeatStatus[] = []
+    // 9. Initial rebalance delay. The response is built from here on; its status list starts empty.
+    const response = createStreamsGroupHeartbeatResponse()
+    const status: HeartbeatStatus[] = response.status!
     const staleTopology = updated.topologyEpoch < topology.epoch
     if (staleTopology) {
       status.push({
@@ -450,13 +468,13 @@ export class StreamsGroupManager {
         statusDetail: `The member's topology epoch ${updated.topologyEpoch} is behind the group's topology epoch ${topology.epoch}.`,
       })
     }
-    const initialKey = group.initialRebalanceKey
     // Armed by the runtime, or asked for by this heartbeat (armed once its records are durable).
-    let initialDelayPending = this.#armed.isScheduled(initialKey)
+    let initialDelayPending = this.#initialRebalancePending(groupId)
     if (wasEmpty && config.initialRebalanceDelayMs > 0 && !initialDelayPending) {
       initialDelayPending = true
+      this.#initialRebalanceAsked.add(groupId)
       this.#schedule(timers, {
-        key: initialKey,
+        key: group.initialRebalanceKey,
         delayMs: config.initialRebalanceDelayMs,
         op: (firedAtMs) => this.#computeDelayedTargetAssignment(groupId, config, firedAtMs),
       })
@@ -464,12 +482,9 @@ export class StreamsGroupManager {
 
     // 10. Target assignment. The member's current target: a static member replacing another takes
     // over the replaced member's target.
-    const currentTarget = (): TasksTuple =>
-      (replaced !== null ? group.targetAssignments.get(replaced.memberId) : undefined) ??
-      group.targetAssignments.get(memberId) ??
-      EMPTY_TASKS
     let targetEpoch = group.assignmentEpoch
-    let target: TasksTuple
+    // null: the current target, looked up only if the member has to reconcile.
+    let target: TasksTuple | null = null
     if (initialDelayPending) {
       status.push({
         statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
@@ -477,13 +492,12 @@ export class StreamsGroupManager {
       })
       target = EMPTY_TASKS
     } else if (group.assignmentEpoch >= groupEpoch) {
-      target = currentTarget()
+      // The current target.
     } else if (!canComputeAssignment(group.assignmentTimestamp, config.assignmentIntervalMs, nowMs)) {
       status.push({
         statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
         statusDetail: 'Assignment delayed due to the configured assignment interval.',
       })
-      target = currentTarget()
     } else {
       // The group's members and targets as they will be once this heartbeat's records are replayed.
       const members = new Map(group.members)
@@ -519,7 +533,7 @@ export class StreamsGroupManager {
       reconciled = buildCurrentAssignment({
         member: updated,
         targetEpoch,
-        target,
+        target: target ?? currentTarget(group, memberId, replaced),
         owned,
         ownership: group,
         withholdNewTasks: staleTopology,
@@ -550,11 +564,19 @@ export class StreamsGroupManager {
     }
 
     // 12. Session timeout, shutdown request, task offsets (soft state).
-    this.#schedule(timers, {
-      key: group.sessionTimeoutKey(memberId),
-      delayMs: config.sessionTimeoutMs,
-      op: group.sessionTimeoutOp(memberId, this.#sessionTimeoutOp),
-    })
+    // A heartbeat that writes nothing while the member's session timer is armed moves the deadline
+    // in soft state (see MemberSession); otherwise the timer is scheduled as before.
+    const session = slot ?? group.session(memberId)
+    if (records.length === 0 && session.armed) {
+      session.deadlineMs = nowMs + config.sessionTimeoutMs
+    } else {
+      this.#schedule(timers, {
+        key: session.key,
+        delayMs: config.sessionTimeoutMs,
+        op: session.op,
+        watch: session,
+      })
+    }
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
     if (taskOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
@@ -578,15 +600,12 @@ export class StreamsGroupManager {
         })
       }
     }
-    const response = createStreamsGroupHeartbeatResponse({
-      memberId,
-      memberEpoch: reconciled.memberEpoch,
-      heartbeatIntervalMs: config.heartbeatIntervalMs,
-      taskOffsetIntervalMs: config.taskOffsetIntervalMs,
-      acceptableRecoveryLag: config.acceptableRecoveryLag,
-      status,
-      endpointInformationEpoch: groupExisted ? group.endpointEpoch : 0,
-    })
+    response.memberId = memberId
+    response.memberEpoch = reconciled.memberEpoch
+    response.heartbeatIntervalMs = config.heartbeatIntervalMs
+    response.taskOffsetIntervalMs = config.taskOffsetIntervalMs
+    response.acceptableRecoveryLag = config.acceptableRecoveryLag
+    response.endpointInformationEpoch = groupExisted ? group.endpointEpoch : 0
     if (joining || tasksChanged) {
       response.activeTasks = taskSetToList(taskEpochsKeys(reconciled.assignedTasks.active))
       response.standbyTasks = taskSetToList(reconciled.assignedTasks.standby)
@@ -672,15 +691,40 @@ export class StreamsGroupManager {
     return records
   }
 
-  /** Builds a member's session-timeout operation (kept by the group, see sessionTimeoutOp). */
-  readonly #sessionTimeoutOp = (groupId: string, memberId: string) => () =>
-    this.#onSessionTimeout(groupId, memberId)
+  /**
+   * Whether the group's initial-rebalance timer is armed. Only a heartbeat of this manager asks for
+   * that timer, so the runtime is asked only about groups whose heartbeat did (usually none).
+   */
+  #initialRebalancePending(groupId: string): boolean {
+    const asked = this.#initialRebalanceAsked
+    if (asked.size === 0 || !asked.has(groupId)) return false
+    const group = this.#groups.get(groupId)
+    if (group !== undefined && this.#armed.isScheduled(group.initialRebalanceKey)) return true
+    if (group === undefined && this.#armed.isScheduled(initialRebalanceKey(groupId))) return true
+    asked.delete(groupId)
+    return false
+  }
 
-  #onSessionTimeout(groupId: string, memberId: string): TimerOpResult {
+  /** Builds a member's session-timeout operation (kept by the group, see StreamsGroup.session). */
+  readonly #sessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) =>
+    this.#onSessionTimeout(groupId, memberId, nowMs)
+
+  #onSessionTimeout(groupId: string, memberId: string, nowMs: number): TimerOpResult {
     const group = this.#groups.get(groupId)
     const timers = new TimerCollector()
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], timers: timers.intents() }
+    // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
+    const session = group.session(memberId)
+    if (session.deadlineMs > nowMs) {
+      this.#schedule(timers, {
+        key: session.key,
+        delayMs: session.deadlineMs - nowMs,
+        op: session.op,
+        watch: session,
+      })
+      return { records: [], timers: timers.intents() }
+    }
     return { records: this.#fenceRecords(group, memberId, timers), timers: timers.intents() }
   }
 
@@ -719,11 +763,11 @@ export class StreamsGroupManager {
   }
 
   #schedule(timers: TimerCollector, timer: ScheduledTimer): void {
-    timers.schedule.push(timer)
+    timers.schedule(timer)
   }
 
   #cancel(timers: TimerCollector, key: string): void {
-    timers.cancel.push(key)
+    timers.cancel(key)
   }
 
   /**
@@ -736,10 +780,12 @@ export class StreamsGroupManager {
       for (const m of g.members.values()) {
         const groupId = g.groupId
         const memberId = m.memberId
+        const session = g.session(memberId)
         this.#schedule(timers, {
-          key: sessionTimeoutKey(groupId, memberId),
+          key: session.key,
           delayMs: (this.#configFor?.(groupId) ?? config).sessionTimeoutMs,
-          op: () => this.#onSessionTimeout(groupId, memberId),
+          op: session.op,
+          watch: session,
         })
         if (m.state === MemberState.UNREVOKED_TASKS) {
           const epoch = m.memberEpoch
@@ -939,7 +985,7 @@ export class StreamsGroupManager {
     const getOrCreate = (): StreamsGroup => {
       let g = this.#groups.get(groupId)
       if (!g) {
-        g = new StreamsGroup(groupId)
+        g = new StreamsGroup(groupId, this.#sessionTimeoutOp)
         this.#groups.set(groupId, g)
       }
       return g
@@ -1063,6 +1109,19 @@ export class StreamsGroupManager {
       }
     }
   }
+}
+
+/** The member's current target: a static member replacing another takes over the replaced member's target. */
+function currentTarget(
+  group: StreamsGroup,
+  memberId: string,
+  replaced: StreamsGroupMember | null,
+): TasksTuple {
+  return (
+    (replaced !== null ? group.targetAssignments.get(replaced.memberId) : undefined) ??
+    group.targetAssignments.get(memberId) ??
+    EMPTY_TASKS
+  )
 }
 
 function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned: TasksTuple | null): void {

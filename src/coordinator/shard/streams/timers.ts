@@ -4,6 +4,7 @@
  * records it returns (like any write operation). Scheduling a key that is already scheduled
  * replaces it; cancelling an unknown key does nothing.
  */
+import type { TimerWatch } from '../../runtime/types.js'
 import type { StreamsCoordinatorRecord } from './wire.js'
 
 export interface TimerOpResult {
@@ -17,6 +18,8 @@ export interface ScheduledTimer {
   readonly delayMs: number
   /** Synchronous and deterministic; `nowMs` is the time at which the timer fired. */
   readonly op: (nowMs: number) => TimerOpResult
+  /** Kept informed whether this timer is armed (the runtime's TimerOptions.watch). */
+  readonly watch?: TimerWatch
 }
 
 export interface TimerIntents {

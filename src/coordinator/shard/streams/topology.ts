@@ -11,15 +11,14 @@ import type {
 
 export class StreamsTopology {
   readonly value: StreamsGroupTopologyValue
+  /** `value.epoch` (read by every heartbeat; kept here to save a hop). */
+  readonly epoch: number
   readonly #byId: Map<string, RecordSubtopology>
 
   constructor(value: StreamsGroupTopologyValue) {
     this.value = value
+    this.epoch = value.epoch
     this.#byId = new Map(value.subtopologies.map((s) => [s.subtopologyId, s]))
-  }
-
-  get epoch(): number {
-    return this.value.epoch
   }
 
   subtopology(id: string): RecordSubtopology | undefined {

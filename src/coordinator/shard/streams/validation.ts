@@ -69,7 +69,10 @@ export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): voi
   if (req.memberEpoch < -2) {
     throw invalidRequest(`MemberEpoch is ${req.memberEpoch}, but must be greater than or equal to -2.`)
   }
-  const nonNull = [req.activeTasks, req.standbyTasks, req.warmupTasks].filter((l) => l !== null).length
+  const nonNull =
+    (req.activeTasks !== null ? 1 : 0) +
+    (req.standbyTasks !== null ? 1 : 0) +
+    (req.warmupTasks !== null ? 1 : 0)
   if (nonNull > 0 && nonNull < 3) throw invalidRequest('If one task-type is non-null, all must be non-null.')
   if (req.memberEpoch !== 0 && req.topology !== null)
     throw invalidRequest('Topology can only be provided when (re-)joining.')

@@ -78,6 +78,7 @@ export function heartbeatRequest(
 interface PendingTimer {
   readonly dueMs: number
   readonly op: (nowMs: number) => TimerOpResult
+  readonly watch: { armed: boolean } | undefined
 }
 
 /** Runs handlers, replays their records, keeps every record and the scheduled timers. */
@@ -123,8 +124,22 @@ export class Harness {
       this.manager.replay(rec)
       this.log.push(rec)
     }
-    for (const k of timers.cancel) this.timers.delete(k)
-    for (const t of timers.schedule) this.timers.set(t.key, { dueMs: this.nowMs + t.delayMs, op: t.op })
+    for (const k of timers.cancel) this.dropTimer(k)
+    for (const t of timers.schedule) {
+      // As the runtime keeps a timer's watch informed (TimerOptions.watch).
+      const previous = this.timers.get(t.key)
+      if (previous?.watch !== undefined && previous.watch !== t.watch) previous.watch.armed = false
+      this.timers.set(t.key, { dueMs: this.nowMs + t.delayMs, op: t.op, watch: t.watch })
+      if (t.watch !== undefined) t.watch.armed = true
+    }
+  }
+
+  /** Forgets a timer as the runtime does when it is cancelled (or lost): its watch is told. */
+  dropTimer(key: string): void {
+    const t = this.timers.get(key)
+    if (t === undefined) return
+    this.timers.delete(key)
+    if (t.watch !== undefined) t.watch.armed = false
   }
 
   /** Advances time and fires due timers; returns the records they wrote. */
@@ -133,7 +148,7 @@ export class Harness {
     const out: StreamsCoordinatorRecord[] = []
     for (const [key, t] of [...this.timers]) {
       if (t.dueMs > this.nowMs || !this.timers.has(key)) continue
-      this.timers.delete(key)
+      this.dropTimer(key)
       const r = t.op(this.nowMs)
       out.push(...r.records)
       this.#apply(r.records, r.timers)

@@ -452,10 +452,10 @@ describe('a steady heartbeat (nothing but nulls)', () => {
     assert.equal(r.response.memberEpoch, 2)
     assert.equal(r.response.activeTasks, null)
     assert.equal(r.response.partitionsByUserEndpoint, null)
-    assert.deepEqual(
-      r.timers.schedule.map((t) => t.key),
-      ['session-timeout-g-m1'],
-    )
+    // The armed session timer is not asked for again: its deadline moves in soft state.
+    assert.deepEqual(r.timers, { schedule: [], cancel: [] })
+    assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), true)
+    assert.equal(h.manager.group('g')!.slot('m1')!.deadlineMs, h.nowMs + NO_DELAY.sessionTimeoutMs)
     assert.equal(h.manager.group('g')!.member('m1'), before, 'the member object is kept')
 
     // The same request from another client id, then another host: the member metadata changes.

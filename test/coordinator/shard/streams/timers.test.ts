@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { STREAMS_GROUP_CONFIG_DEFAULTS } from '../../../../src/coordinator/shard/streams/index.js'
-import { Harness, heartbeatRequest, joinRequest, topicsImage } from './harness.js'
+import type {
+  StreamsGroupConfig,
+  StreamsGroupHeartbeatRequest,
+} from '../../../../src/coordinator/shard/streams/index.js'
+import { Harness, heartbeatRequest, joinRequest, newManager, topicsImage } from './harness.js'
 
 describe('timer bookkeeping follows what the runtime armed', () => {
   it('a join whose append failed leaves no phantom initial-rebalance timer: the retry schedules it', () => {
@@ -61,25 +65,122 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), false)
   })
 
-  it('a steady heartbeat hands the runtime the same session-timeout operation; a rejoin gets a new one', () => {
+  it('a steady heartbeat asks for no timer while the session timer is armed: it moves the deadline, and the timer re-arms itself for the rest', () => {
     const h = new Harness(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
-    const sessionOp = (r: ReturnType<Harness['heartbeat']>) =>
-      r.timers.schedule.find((t) => t.key === 'session-timeout-g-m1')?.op
-    const join = sessionOp(h.heartbeat(joinRequest(), cfg))
-    // Ids decoded from each request are fresh strings: the operation must not capture them.
-    const steady1 = sessionOp(h.heartbeat(heartbeatRequest({ memberId: `m${'1'}`, memberEpoch: 2 }), cfg))
-    const steady2 = sessionOp(h.heartbeat(heartbeatRequest({ memberId: `m${'1'}`, memberEpoch: 2 }), cfg))
-    // The join's member is stored only when its records are replayed, so the first operation kept
-    // is the one of the first heartbeat after the join.
-    assert.ok(join !== undefined && steady1 !== undefined)
-    assert.equal(steady2, steady1)
-    // The operation still fences the member when its session expires.
-    h.advance(STREAMS_GROUP_CONFIG_DEFAULTS.sessionTimeoutMs)
-    assert.equal(h.manager.group('g')?.members.has('m1') ?? false, false)
-    const rejoin = sessionOp(h.heartbeat(joinRequest(), cfg))
-    assert.ok(rejoin !== undefined)
-    assert.notEqual(rejoin, steady1)
+    const key = 'session-timeout-g-m1'
+    const steady = steadyAfterJoin(h, cfg)
+    const slot = h.manager.group('g')!.slot('m1')!
+    assert.equal(slot.armed, true, 'the runtime armed the timer the stored member watches')
+    h.advance(10_000)
+    const r = h.heartbeat(steady, cfg)
+    assert.deepEqual(r.records, [])
+    assert.deepEqual(r.timers, { schedule: [], cancel: [] }, 'no timer asked for')
+    assert.equal(h.timers.get(key)!.dueMs, 45_000, 'the armed timer keeps its deadline')
+    assert.equal(slot.deadlineMs, 55_000)
+    // At 45 s the timer fires, finds the later deadline and re-arms for the rest.
+    assert.deepEqual(h.advance(35_000), [])
+    assert.equal(h.manager.group('g')!.members.has('m1'), true)
+    assert.equal(h.timers.get(key)!.dueMs, 55_000)
+    assert.equal(slot.armed, true)
+    // Silent since 10 s: fenced at 55 s, one session timeout after its last heartbeat.
+    assert.deepEqual(h.advance(9_999), [])
+    assert.ok(h.advance(1).length > 0)
+    assert.equal(h.manager.group('g')!.members.has('m1'), false)
+    assert.equal(slot.armed, false)
     h.assertReplayEquivalent()
   })
+
+  it('a heartbeat that writes records schedules its session timer; one whose append failed does not extend the session', () => {
+    const h = new Harness(topicsImage({ foo: 2 }))
+    const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
+    const key = 'session-timeout-g-m1'
+    const steady = steadyAfterJoin(h, cfg)
+    h.advance(10_000)
+    h.heartbeat(steady, cfg) // deadline 55 s, in soft state
+    h.advance(10_000)
+    // A new rack writes member metadata: the session timer is asked for, but the append fails.
+    const failed = h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, cfg)
+    assert.ok(failed.records.length > 0)
+    assert.deepEqual(
+      failed.timers.schedule.map((t) => [t.key, t.delayMs]),
+      [[key, 45_000]],
+    )
+    h.advance(34_999) // 54.999 s: the timer (45 s) re-armed for the soft deadline
+    assert.equal(h.manager.group('g')!.members.has('m1'), true)
+    h.advance(1) // 55 s
+    assert.equal(h.manager.group('g')!.members.has('m1'), false, 'fenced at the last successful deadline')
+    h.assertReplayEquivalent()
+
+    // The same with the append succeeding: the new deadline (20 s + 45 s) wins over the soft one.
+    const h2 = new Harness(topicsImage({ foo: 2 }))
+    const steady2 = steadyAfterJoin(h2, cfg)
+    h2.advance(10_000)
+    h2.heartbeat(steady2, cfg)
+    h2.advance(10_000)
+    const moved = h2.heartbeat({ ...steady2, rackId: 'rack-2' }, cfg)
+    assert.ok(moved.records.length > 0)
+    assert.equal(h2.timers.get(key)!.dueMs, 65_000)
+    h2.advance(44_999) // 64.999 s
+    assert.equal(h2.manager.group('g')!.members.has('m1'), true)
+    h2.advance(1)
+    assert.equal(h2.manager.group('g')!.members.has('m1'), false)
+    h2.assertReplayEquivalent()
+  })
+
+  it('a session timer the runtime dropped is scheduled again by the next steady heartbeat, with the same operation; a rejoin gets a new one', () => {
+    const h = new Harness(topicsImage({ foo: 2 }))
+    const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
+    const key = 'session-timeout-g-m1'
+    // Ids decoded from each request are fresh strings: the operation must not capture them.
+    const steady = { ...steadyAfterJoin(h, cfg), memberId: `m${'1'}` }
+    const kept = h.timers.get(key)!.op
+    h.dropTimer(key)
+    assert.equal(h.manager.group('g')!.slot('m1')!.armed, false)
+    h.advance(1_000)
+    const again = h.heartbeat(steady, cfg)
+    assert.deepEqual(
+      again.timers.schedule.map((t) => [t.key, t.delayMs]),
+      [[key, 45_000]],
+    )
+    assert.equal(again.timers.schedule[0].op, kept, 'one operation per stored member')
+    assert.deepEqual(h.heartbeat(steady, cfg).timers.schedule, [], 'armed again: nothing asked for')
+    h.advance(45_000)
+    assert.equal(h.manager.group('g')!.members.has('m1'), false)
+    const rejoin = h.heartbeat(joinRequest(), cfg)
+    assert.notEqual(rejoin.timers.schedule.find((t) => t.key === key)?.op, kept)
+    h.assertReplayEquivalent()
+  })
+
+  it("loading arms every member's session timer with the stored member as its watch", () => {
+    const h = new Harness(topicsImage({ foo: 2 }))
+    const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
+    steadyAfterJoin(h, cfg)
+    const loaded = newManager(h.image)
+    for (const r of h.log) loaded.replay(r)
+    const intents = loaded.onLoaded(cfg)
+    const slot = loaded.group('g')!.slot('m1')!
+    assert.deepEqual(
+      intents.schedule.map((t) => [t.key, t.delayMs, t.watch === slot, t.op === slot.op]),
+      [['session-timeout-g-m1', 45_000, true, true]],
+    )
+  })
 })
+
+/** Joins m1 at time 0 and heartbeats until a heartbeat writes nothing; returns that steady request. */
+function steadyAfterJoin(h: Harness, cfg: StreamsGroupConfig): StreamsGroupHeartbeatRequest {
+  const joined = h.heartbeat(joinRequest(), cfg)
+  let steady = heartbeatRequest({
+    memberEpoch: joined.response.memberEpoch,
+    endpointInformationEpoch: joined.response.endpointInformationEpoch,
+    activeTasks: null,
+    standbyTasks: null,
+    warmupTasks: null,
+  })
+  for (let i = 0; i < 5; i++) {
+    const r = h.heartbeat(steady, cfg)
+    steady = { ...steady, memberEpoch: r.response.memberEpoch }
+    if (r.records.length === 0 && r.timers.schedule.length === 0) return steady
+  }
+  throw new Error('m1 did not become steady')
+}
