@@ -115,12 +115,26 @@ type KnownKey = keyof ApiMessageTypes
  * IPv4-mapped IPv6 address written as IPv4 (as Java shows it). Group members carry it in describes.
  */
 export function clientHostOf(ctx: RequestContext): string {
-  const address = ctx.remote
-    .replace(/:\d+$/, '')
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/^::ffff:(?=\d+\.)/i, '')
-  return address === '' || address === 'undefined' ? '' : `/${address}`
+  const remote = ctx.remote
+  let host = clientHosts.get(remote)
+  if (host === undefined) {
+    const address = remote
+      .replace(/:\d+$/, '')
+      .replace(/^\[(.*)\]$/, '$1')
+      .replace(/^::ffff:(?=\d+\.)/i, '')
+    host = address === '' || address === 'undefined' ? '' : `/${address}`
+    if (clientHosts.size >= CLIENT_HOSTS_KEPT) clientHosts.clear()
+    clientHosts.set(remote, host)
+  }
+  return host
 }
+
+/**
+ * The client hosts of recent remotes: every request of a connection carries the same remote string,
+ * so its host is worked out once instead of per request (group heartbeats ask for it every time).
+ */
+const clientHosts = new Map<string, string>()
+const CLIENT_HOSTS_KEPT = 1024
 
 /** Types a handler by its API key: request and response are the generated message types. */
 export function defineHandler<K extends KnownKey>(
