@@ -1,0 +1,28 @@
+/*
+ * Compile-time stand-in for a third-party class that is not available offline (see
+ * tools/kafka-interop/build.ts, STAND_INS). It only lets Kafka's sources compile: every member throws,
+ * and the commands tools/kafka-interop runs never reach it (CSV is only used by --reset-offsets
+ * --export and --from-file).
+ */
+package com.fasterxml.jackson.dataformat.csv;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+
+public class CsvMapper {
+    public CsvMapper() {
+        throw new UnsupportedOperationException("jackson-dataformat-csv stand-in: CSV is not available");
+    }
+
+    public ObjectReader readerFor(Class<?> type) {
+        throw new UnsupportedOperationException("jackson-dataformat-csv stand-in: CSV is not available");
+    }
+
+    public ObjectWriter writerFor(Class<?> type) {
+        throw new UnsupportedOperationException("jackson-dataformat-csv stand-in: CSV is not available");
+    }
+
+    public CsvSchema schemaFor(Class<?> pojoType) {
+        throw new UnsupportedOperationException("jackson-dataformat-csv stand-in: CSV is not available");
+    }
+}

@@ -1,0 +1,51 @@
+/*
+ * Compile-time stand-in for a third-party class that is not available offline (see
+ * tools/kafka-interop/build.ts, STAND_INS). It only lets Kafka's sources compile: every member throws,
+ * and the commands tools/kafka-interop runs never reach it (client telemetry is off:
+ * enable.metrics.push defaults to false for the admin client).
+ */
+package io.opentelemetry.proto.metrics.v1;
+
+public final class Metric {
+    private Metric() {}
+
+    public static Builder newBuilder() {
+        throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+    }
+
+    public static final class Builder {
+        private Builder() {}
+
+        public Builder setName(String value) {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public boolean hasSum() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public boolean hasGauge() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public Sum getSum() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public Gauge getGauge() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public Sum.Builder getSumBuilder() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public Gauge.Builder getGaugeBuilder() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public Metric build() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/*
+ * Compile-time stand-in for a third-party class that is not available offline (see
+ * tools/kafka-interop/build.ts, STAND_INS). It only lets Kafka's sources compile: every member throws,
+ * and the commands tools/kafka-interop runs never reach it (client telemetry is off:
+ * enable.metrics.push defaults to false for the admin client).
+ */
+package io.opentelemetry.proto.metrics.v1;
+
+import io.opentelemetry.proto.resource.v1.Resource;
+
+public final class ResourceMetrics {
+    private ResourceMetrics() {}
+
+    public static Builder newBuilder() {
+        throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+    }
+
+    public static final class Builder {
+        private Builder() {}
+
+        public Builder setResource(Resource value) {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public Builder addScopeMetrics(ScopeMetrics value) {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+
+        public ResourceMetrics build() {
+            throw new UnsupportedOperationException("opentelemetry-proto stand-in: client telemetry is not available");
+        }
+    }
+}
