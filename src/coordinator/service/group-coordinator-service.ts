@@ -221,6 +221,10 @@ export class GroupCoordinatorService {
   #writeTimer: TimerHandle | undefined
   #writeTimerDueMs = 0
   #stopTopicListener: (() => void) | undefined
+  /** Whether the catalog tells the service of its changes (see start). */
+  #catalogNotifies = false
+  /** `group.coordinator.rebalance.protocols` includes streams. */
+  readonly #streamsEnabled: boolean
   #closed: Promise<void> | undefined
   #conversionCleanup: StreamsToClassicConversionCleanup | undefined
   /** KIP-1331: solicitation, push, describe attachment, pre-delete and the cleanup cycle. */
@@ -237,6 +241,7 @@ export class GroupCoordinatorService {
   private constructor(options: GroupCoordinatorServiceOptions) {
     this.#config = options.config
     this.#streamsConfig = streamsGroupConfigFrom(options.config)
+    this.#streamsEnabled = options.config.groupCoordinatorRebalanceProtocols.includes('streams')
     this.#topics = options.topics
     this.#log = options.logger ?? silentLogger
     this.#clock = options.clock ?? systemClock
@@ -352,6 +357,13 @@ export class GroupCoordinatorService {
     service.#stopTopicListener = options.topics.onChange?.(() => {
       if (service.#closed === undefined) service.#track(service.#refreshTopics())
     })
+    if (service.#stopTopicListener !== undefined) {
+      // From now on every catalog change reaches the image at once (the catalog tells its listeners
+      // in the same turn as it changes), so a heartbeat need not list the catalog; this picks up
+      // anything that changed since the image was first built.
+      service.#catalogNotifies = true
+      service.#track(service.#refreshTopics())
+    }
     return service
   }
 
@@ -391,7 +403,7 @@ export class GroupCoordinatorService {
 
   /** Whether `group.coordinator.rebalance.protocols` enables streams groups. */
   get isStreamsEnabled(): boolean {
-    return this.#config.groupCoordinatorRebalanceProtocols.includes('streams')
+    return this.#streamsEnabled
   }
 
   get isConsumerEnabled(): boolean {
@@ -443,7 +455,7 @@ export class GroupCoordinatorService {
       })
     }
     // Catalog changes reach every shard (in its queue) before the heartbeat runs.
-    const changed = this.#refreshImage()
+    const changed = this.#catalogNotifies ? NOTHING_CHANGED : this.#refreshImage()
     if (changed.length > 0) {
       return this.#notifyShards(changed).then(() => this.#streamsGroupHeartbeat(ctx, request))
     }

@@ -7,7 +7,7 @@
 // coordinator runs the heartbeat on the group's shard; missing internal topics are created only with
 // CREATE on the cluster or on each of them, else the MISSING_INTERNAL_TOPICS status says which
 // topics were refused (§3.5).
-import { coordinatorFrom } from '../../coordinator/service/index.js'
+import { coordinatorFrom, type StreamsHeartbeatRequestContext } from '../../coordinator/service/index.js'
 import { isValidTopicName } from '../../coordinator/shard/streams/validation.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
@@ -35,18 +35,32 @@ function refusedCreations(ctx: RequestContext, names: readonly string[]): string
   return unauthorizedTopics(ctx, 'CREATE', names)
 }
 
+/** The request facts the coordinator needs; refused creations are worked out only when it asks. */
+class HeartbeatContext implements StreamsHeartbeatRequestContext {
+  readonly apiVersion: number
+  readonly clientId: string
+  readonly clientHost: string
+  readonly #ctx: RequestContext
+
+  constructor(ctx: RequestContext) {
+    this.apiVersion = ctx.apiVersion
+    this.clientId = ctx.clientId ?? ''
+    this.clientHost = clientHostOf(ctx)
+    this.#ctx = ctx
+  }
+
+  unauthorizedToCreate(names: readonly string[]): readonly string[] {
+    return refusedCreations(this.#ctx, names)
+  }
+}
+
 export const handler = defineHandler({
   apiKey: 88,
   minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
     const coordinator = coordinatorFrom(ctx.server.coordinator)
-    const heartbeatCtx = {
-      apiVersion: ctx.apiVersion,
-      clientId: ctx.clientId ?? '',
-      clientHost: clientHostOf(ctx),
-      unauthorizedToCreate: (names: readonly string[]) => refusedCreations(ctx, names),
-    }
+    const heartbeatCtx = new HeartbeatContext(ctx)
     // 1. Streams groups disabled: the coordinator's UNSUPPORTED_VERSION, before any authorization.
     if (!coordinator.isStreamsEnabled) return coordinator.streamsGroupHeartbeat(heartbeatCtx, request)
     // 2. READ on the group.

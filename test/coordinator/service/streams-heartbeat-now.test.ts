@@ -228,6 +228,64 @@ describe('StreamsGroupHeartbeat answered now or in its turn', () => {
     }
   })
 
+  it('the catalog is listed on every heartbeat unless it tells of its changes; either way a new topic reaches the next heartbeat', async () => {
+    for (const notifies of [false, true]) {
+      const listed: CoordinatorTopic[] = [{ name: 'bar', topicId: 'id-bar', numPartitions: 2 }]
+      const listeners = new Set<(changed: readonly string[]) => void>()
+      let lists = 0
+      const catalog = {
+        list: () => {
+          lists++
+          return [...listed]
+        },
+        createTopics: async () => [],
+        ...(notifies
+          ? {
+              onChange: (l: (changed: readonly string[]) => void) => {
+                listeners.add(l)
+                return () => listeners.delete(l)
+              },
+            }
+          : {}),
+      }
+      const store = new GatedStore()
+      await store.open()
+      const service = await GroupCoordinatorService.start({
+        store,
+        topics: catalog,
+        clock: new ManualClock(0),
+        config: parseConfig({
+          'offsets.topic.num.partitions': '1',
+          'group.streams.initial.rebalance.delay.ms': '0',
+          'group.streams.assignment.interval.ms': '0',
+        }),
+      })
+      try {
+        const joined = await service.streamsGroupHeartbeat(hb, joinRequest())
+        assert.equal(joined.status?.[0]?.statusCode, 1, `MISSING_SOURCE_TOPICS (notifies: ${notifies})`)
+        const before = lists
+        const steady = heartbeatRequest({
+          memberEpoch: joined.memberEpoch,
+          activeTasks: [],
+          standbyTasks: [],
+          warmupTasks: [],
+        })
+        await service.streamsGroupHeartbeat(hb, steady)
+        await service.streamsGroupHeartbeat(hb, steady)
+        assert.equal(lists - before, notifies ? 0 : 2)
+        // The source topic appears.
+        listed.push({ name: 'foo', topicId: 'id-foo', numPartitions: 2 })
+        for (const l of listeners) l(['foo'])
+        const next = await service.streamsGroupHeartbeat(hb, steady)
+        assert.equal(next.errorCode, 0)
+        assert.deepEqual(next.status, [], `the topic is seen (notifies: ${notifies})`)
+        assert.deepEqual(next.activeTasks, [{ subtopologyId: '0', partitions: [0, 1] }])
+      } finally {
+        await service.close()
+      }
+    }
+  })
+
   it('failures of an immediate heartbeat are answers, not exceptions', async () => {
     const store = new GatedStore()
     await store.open()
