@@ -7,7 +7,8 @@
  * `--output json|dot|mermaid` is a Topograph addition.
  */
 import { pathToFileURL } from 'node:url'
-import { Admin, type StreamsGroupDescription } from '../clients/admin/index.js'
+import { Admin, type GroupListing, type StreamsGroupDescription } from '../clients/admin/index.js'
+import { javaHashOrder, javaStringHash } from '../clients/admin/java-order.js'
 import { KafkaError } from '../clients/network/errors.js'
 import type { KafkaSecurityConfig } from '../clients/network/security.js'
 import { loadCommandConfig } from './streams-groups/command-config.js'
@@ -212,8 +213,19 @@ function printState(io: Io, d: StreamsGroupDescription, verbose: boolean): void 
   }
 }
 
+/**
+ * The listings in the order Kafka's admin client returns them: it collects the ListGroups answers
+ * in a `HashMap` keyed by group id (a later listing of an id replaces the earlier one in its place)
+ * and returns the map's values, so groups come out in Java hash order of their ids.
+ */
+function inListGroupsOrder(groups: readonly GroupListing[]): GroupListing[] {
+  const byId = new Map<string, GroupListing>()
+  for (const g of groups) byId.set(g.groupId, g)
+  return javaHashOrder([...byId.values()], (g) => javaStringHash(g.groupId))
+}
+
 async function listStreamsGroupIds(admin: Admin, timeoutMs: number): Promise<string[]> {
-  return (await admin.listGroups({ types: ['streams'], timeoutMs })).map((g) => g.groupId)
+  return inListGroupsOrder(await admin.listGroups({ types: ['streams'], timeoutMs })).map((g) => g.groupId)
 }
 
 async function run(o: ParsedOptions, io: Io): Promise<number> {
@@ -232,7 +244,7 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
       if (o.has('state')) {
         const v = o.valueOf('state')
         const states = v === undefined || v === '' ? [] : v.split(',').map((s) => s.trim())
-        const groups = await admin.listGroups({ types: ['streams'], states, timeoutMs })
+        const groups = inListGroupsOrder(await admin.listGroups({ types: ['streams'], states, timeoutMs }))
         const gl = Math.max(15, ...groups.map((g) => g.groupId.length))
         io.out(`${pad('GROUP', gl)} STATE\n`)
         for (const g of groups) io.out(`${pad(g.groupId, gl)} ${g.groupState ?? 'Unknown'}\n`)

@@ -427,6 +427,67 @@ describe('kafka-streams-groups --list and --delete', () => {
   })
 })
 
+describe("kafka-streams-groups: groups in the order of Kafka's admin client (Java HashMap of ids)", () => {
+  let b: FakeBroker
+  let addr: string
+  before(async () => {
+    b = await FakeBroker.start()
+    b.on(16, () => ({
+      groups: ['interop-orders', 'interop-empty', 'interop-nodesc', 'interop-inventory'].map((groupId) => ({
+        groupId,
+        protocolType: 'streams',
+        groupState: groupId === 'interop-empty' ? 'Empty' : 'Stable',
+        groupType: 'streams',
+      })),
+    }))
+    b.on(89, (r) => ({
+      groups: r.request.groupIds.map((groupId) =>
+        createStreamsGroupDescribeResponseDescribedGroup({
+          groupId,
+          groupState: 'Stable',
+          topology: { epoch: 0, subtopologies: [] },
+        }),
+      ),
+    }))
+    addr = `127.0.0.1:${b.port}`
+  })
+  after(async () => {
+    await b.close()
+  })
+  const order = ['interop-inventory', 'interop-empty', 'interop-nodesc', 'interop-orders']
+
+  it('--list and --list --state print the hash order, not the broker order', async () => {
+    const r = await run(['--bootstrap-server', addr, '--list'])
+    assert.deepEqual(r, { code: 0, stdout: order.map((g) => `${g}\n`).join(''), stderr: '' })
+    const s = await run(['--bootstrap-server', addr, '--list', '--state', '--timeout', '5000'])
+    assert.equal(
+      s.stdout,
+      'GROUP             STATE\n' +
+        'interop-inventory Stable\n' +
+        'interop-empty     Empty\n' +
+        'interop-nodesc    Stable\n' +
+        'interop-orders    Stable\n',
+    )
+    assert.equal(s.code, 0)
+  })
+
+  it('--describe --all-groups describes the groups in the same order', async () => {
+    const r = await run(['--bootstrap-server', addr, '--describe', '--all-groups', '--state'])
+    assert.equal(r.code, 0)
+    assert.deepEqual(
+      r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('interop-'))
+        .map((l) => l.split(' ')[0]),
+      order,
+    )
+    assert.deepEqual(
+      b.requestsOf(89).map((x) => (x.request as { groupIds: string[] }).groupIds[0]),
+      order,
+    )
+  })
+})
+
 describe('kafka-streams-groups --delete: the checks before deleting (fake broker)', () => {
   let b: FakeBroker
   let old: FakeBroker
