@@ -228,6 +228,45 @@ async function listStreamsGroupIds(admin: Admin, timeoutMs: number): Promise<str
   return inListGroupsOrder(await admin.listGroups({ types: ['streams'], timeoutMs })).map((g) => g.groupId)
 }
 
+/** The states a streams group can be in, in the order Kafka's message lists them. */
+const STREAMS_GROUP_STATES = ['Empty', 'NotReady', 'Dead', 'Stable', 'Reconciling', 'Assigning'] as const
+
+/** Java's `String.split(",")`: trailing empty strings are dropped. */
+function javaSplitComma(s: string): string[] {
+  const parts = s.split(',')
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop()
+  return parts
+}
+
+/** Java's `String.trim()`: code units up to U+0020 off both ends. */
+function javaTrim(s: string): string {
+  let a = 0
+  let b = s.length
+  while (a < b && s.charCodeAt(a) <= 0x20) a++
+  while (b > a && s.charCodeAt(b - 1) <= 0x20) b--
+  return s.slice(a, b)
+}
+
+/**
+ * Kafka's `groupStatesFromString`: comma-separated, each part trimmed and looked up without regard
+ * to case (`GroupState.parse`; an unknown name is `Unknown`); every state must be one a streams
+ * group can be in, or the command fails with the usage. Returns the states' names, each once.
+ */
+function groupStatesFromString(input: string): string[] {
+  const parsed = new Set<string>()
+  let valid = true
+  for (const part of javaSplitComma(input)) {
+    const name = javaTrim(part).toUpperCase()
+    const state = STREAMS_GROUP_STATES.find((x) => x.toUpperCase() === name)
+    if (state === undefined) valid = false
+    else parsed.add(state)
+  }
+  if (!valid) {
+    throw new UsageExit(`Invalid state list '${input}'. Valid states are: ${STREAMS_GROUP_STATES.join(', ')}`)
+  }
+  return [...parsed]
+}
+
 async function run(o: ParsedOptions, io: Io): Promise<number> {
   // Kafka's service reads the command config, then converts the typed options, for every action.
   const config = adminConfig(o)
@@ -243,7 +282,7 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
     if (o.has('list')) {
       if (o.has('state')) {
         const v = o.valueOf('state')
-        const states = v === undefined || v === '' ? [] : v.split(',').map((s) => s.trim())
+        const states = v === undefined || v === '' ? [] : groupStatesFromString(v)
         const groups = inListGroupsOrder(await admin.listGroups({ types: ['streams'], states, timeoutMs }))
         const gl = Math.max(15, ...groups.map((g) => g.groupId.length))
         io.out(`${pad('GROUP', gl)} STATE\n`)

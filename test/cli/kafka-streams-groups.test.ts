@@ -415,6 +415,23 @@ describe('kafka-streams-groups --list and --delete', () => {
     assert.equal(s.stdout, 'GROUP           STATE\nlinear          Stable\nnotstored       Empty\n')
   })
 
+  it("--list --state parses the states as Kafka's tool: comma-separated, trimmed, any case", async () => {
+    const r = await run(['--bootstrap-server', server, '--list', '--state', ' stable ,EMPTY,stable,'])
+    assert.equal(r.code, 0)
+    const sent = broker.requestsOf(16).at(-1)!.request as { statesFilter: string[] }
+    assert.deepEqual(sent.statesFilter, ['Stable', 'Empty'])
+    for (const bad of ['Bogus', 'Stable,Unknown', 'PreparingRebalance', ',Stable', ' ']) {
+      const b = await run(['--bootstrap-server', server, '--list', '--state', bad])
+      assert.deepEqual(b, {
+        code: 1,
+        stdout: '',
+        stderr:
+          `Invalid state list '${bad}'. Valid states are: Empty, NotReady, Dead, Stable, Reconciling, Assigning\n` +
+          fixture('kafka-streams-groups-help.txt'),
+      })
+    }
+  })
+
   it('--delete refuses groups that are not listed as streams groups without sending them', async () => {
     const r = await run(['--bootstrap-server', server, '--delete', '--group', 'a'])
     assert.equal(
