@@ -15,7 +15,7 @@ import { loadCommandConfig } from './streams-groups/command-config.js'
 import { deleteGroups } from './streams-groups/delete-groups.js'
 import { deleteOffsets } from './streams-groups/delete-offsets.js'
 import { printOffsets } from './streams-groups/describe-offsets.js'
-import { type CommandContext, type Io, JavaThrowable, printError } from './streams-groups/io.js'
+import { type CommandContext, type Io, JavaThrowable, javaStackOf, printError } from './streams-groups/io.js'
 import { exportOffsetsToCsv, formatOffsetsToReset, resetOffsets } from './streams-groups/reset-offsets.js'
 import {
   formatTopologyDot,
@@ -367,7 +367,7 @@ export async function execute(argv: readonly string[], io: Io = processIo): Prom
             ? `${e.name}: ${e.message}`
             : String(e)
     printError(io, `Executing streams group command failed due to ${text}`)
-    io.err(`${e instanceof Error ? (e.stack ?? text) : text}\n`)
+    io.err(`${javaStackOf(e)}\n`)
     return 1
   }
 }

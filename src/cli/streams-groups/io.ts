@@ -41,9 +41,34 @@ export function stackOf(e: unknown): string {
  */
 export class JavaThrowable extends Error {
   override name = 'JavaThrowable'
-  constructor(message: string, cause?: unknown) {
+  /** the Java class of Kafka's exception, when known (the first line of its stack trace) */
+  readonly javaClassName: string | undefined
+  constructor(message: string, cause?: unknown, javaClassName?: string) {
     super(message, cause === undefined ? undefined : { cause })
+    this.javaClassName = javaClassName
   }
+}
+
+/**
+ * The stack trace as Java's `printStackTrace` starts it, `class: message` of the exception Kafka's
+ * tool throws, followed by this process's frames. An admin failure that reaches the tool as it is
+ * was thrown by `future.get()`, so Kafka's is an ExecutionException whose message is the cause's
+ * `toString()`; a configuration error is thrown as it is.
+ */
+export function javaStackOf(e: unknown): string {
+  let first: string | undefined
+  if (e instanceof JavaThrowable) {
+    if (e.javaClassName !== undefined) first = `${e.javaClassName}: ${e.message}`
+  } else if (e instanceof KafkaError) {
+    first =
+      e.javaClassName === 'org.apache.kafka.common.config.ConfigException'
+        ? e.toString()
+        : `java.util.concurrent.ExecutionException: ${e.toString()}`
+  }
+  const stack = stackOf(e)
+  if (first === undefined) return stack
+  const frames = stack.split('\n').filter((l) => /^\s+at /.test(l))
+  return [first, ...frames].join('\n')
 }
 
 /** Java's `Throwable.toString()` of an admin failure: `class: message`. */
@@ -58,7 +83,11 @@ export function javaToString(e: unknown): string {
  * message is the ExecutionException's `toString()`, which holds the cause's.
  */
 export function runtimeOfExecution(cause: unknown): JavaThrowable {
-  return new JavaThrowable(`java.util.concurrent.ExecutionException: ${javaToString(cause)}`, cause)
+  return new JavaThrowable(
+    `java.util.concurrent.ExecutionException: ${javaToString(cause)}`,
+    cause,
+    'java.lang.RuntimeException',
+  )
 }
 
 /**
@@ -66,8 +95,8 @@ export function runtimeOfExecution(cause: unknown): JavaThrowable {
  * RuntimeException(cause) }`: the cause's own message, or its `toString()`.
  */
 export function rethrownCause(cause: unknown): JavaThrowable {
-  if (cause instanceof KafkaError) return new JavaThrowable(cause.message, cause)
-  return new JavaThrowable(javaToString(cause), cause)
+  if (cause instanceof KafkaError) return new JavaThrowable(cause.message, cause, cause.javaClassName)
+  return new JavaThrowable(javaToString(cause), cause, 'java.lang.RuntimeException')
 }
 
 /** Awaits an admin future as `future.get()` inside `catch (…) { throw new RuntimeException(e) }`. */
