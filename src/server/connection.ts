@@ -151,6 +151,19 @@ export class Connection {
       this.#finishOrClose(result.reason)
       return
     }
+    if (
+      result.kind === 'response' &&
+      result.closeAfter === undefined &&
+      this.#head === this.#slots.length &&
+      !this.#closed
+    ) {
+      // Answered at once with nothing before it waiting: written now (inside the read's cork).
+      if (!this.#socket.write(result.bytes)) {
+        this.#pausedForWrite = true
+        this.#updatePause()
+      }
+      return
+    }
     const slot: Slot = { done: false, bytes: null, close: null }
     this.#slots.push(slot)
     if (result.kind === 'response') {
