@@ -11,7 +11,7 @@ import { Admin, type GroupListing, type StreamsGroupDescription } from '../clien
 import { javaHashOrder, javaStringHash } from '../clients/admin/java-order.js'
 import { KafkaError } from '../clients/network/errors.js'
 import type { KafkaSecurityConfig } from '../clients/network/security.js'
-import { loadCommandConfig } from './streams-groups/command-config.js'
+import { CommandConfigReadError, loadCommandConfig } from './streams-groups/command-config.js'
 import { deleteGroups } from './streams-groups/delete-groups.js'
 import { deleteOffsets } from './streams-groups/delete-offsets.js'
 import { printOffsets } from './streams-groups/describe-offsets.js'
@@ -52,7 +52,16 @@ function adminConfig(o: ParsedOptions): KafkaSecurityConfig & {
 } {
   const file = o.valueOf('command-config')
   if (file === undefined) return {}
-  const { properties: props, security } = loadCommandConfig(file)
+  let loaded: ReturnType<typeof loadCommandConfig>
+  try {
+    loaded = loadCommandConfig(file)
+  } catch (e) {
+    // Kafka's service: `catch (IOException e) { throw new RuntimeException(e) }`
+    if (e instanceof CommandConfigReadError)
+      throw new JavaThrowable(e.javaException, e, 'java.lang.RuntimeException')
+    throw e
+  }
+  const { properties: props, security } = loaded
   const num = (k: string): number | undefined => {
     const v = props.get(k)
     if (v === undefined) return undefined

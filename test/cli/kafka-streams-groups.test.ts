@@ -652,6 +652,13 @@ describe('kafka-streams-groups --command-config', () => {
     assert.ok(broker.requestsOf(16).some((x) => x.header.clientId === 'cli-test'))
     const missing = await run(['--bootstrap-server', server, '--list', '--command-config', join(tmp, 'nope')])
     assert.equal(missing.code, 1)
-    assert.match(missing.stdout, /Executing streams group command failed due to .*nope/)
+    const nope = join(tmp, 'nope')
+    assert.equal(
+      missing.stdout,
+      `\nError: Executing streams group command failed due to java.nio.file.NoSuchFileException: ${nope}\n`,
+    )
+    const lines = missing.stderr.split('\n')
+    assert.equal(lines[0], `java.lang.RuntimeException: java.nio.file.NoSuchFileException: ${nope}`)
+    assert.match(lines[1]!, /^ {4}at /)
   })
 })
