@@ -285,11 +285,11 @@ export class StreamsGroupManager {
         )
       }
     }
-    // group.state() is EMPTY exactly when there are no members.
-    const wasEmpty = group.size === 0
-    const owned = ownedTuple(req)
     // The member with the request's id, if stored (one lookup serves the whole heartbeat).
     const slot = group.slot(memberId)
+    // group.state() is EMPTY exactly when there are no members.
+    const wasEmpty = slot === undefined && group.size === 0
+    const owned = ownedTuple(req)
 
     // 2. Member lookup (and static replacement).
     let member: StreamsGroupMember
