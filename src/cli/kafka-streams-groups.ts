@@ -15,7 +15,14 @@ import { CommandConfigReadError, loadCommandConfig } from './streams-groups/comm
 import { deleteGroups } from './streams-groups/delete-groups.js'
 import { deleteOffsets } from './streams-groups/delete-offsets.js'
 import { printOffsets } from './streams-groups/describe-offsets.js'
-import { type CommandContext, type Io, JavaThrowable, javaStackOf, printError } from './streams-groups/io.js'
+import {
+  type CommandContext,
+  getOrRuntime,
+  type Io,
+  JavaThrowable,
+  javaStackOf,
+  printError,
+} from './streams-groups/io.js'
 import { exportOffsetsToCsv, formatOffsetsToReset, resetOffsets } from './streams-groups/reset-offsets.js'
 import {
   formatTopologyDot,
@@ -233,8 +240,36 @@ function inListGroupsOrder(groups: readonly GroupListing[]): GroupListing[] {
   return javaHashOrder([...byId.values()], (g) => javaStringHash(g.groupId))
 }
 
+/**
+ * ListGroups for streams groups as Kafka's admin client fails it: refused credentials stop its
+ * first step (finding the brokers), whose failure it reports as
+ * `KafkaException: Failed to find brokers to send ListGroups` caused by the authentication error.
+ */
+async function listStreamsGroupListings(
+  admin: Admin,
+  timeoutMs: number,
+  states?: string[],
+): Promise<GroupListing[]> {
+  try {
+    return inListGroupsOrder(
+      await admin.listGroups(
+        states === undefined ? { types: ['streams'], timeoutMs } : { types: ['streams'], states, timeoutMs },
+      ),
+    )
+  } catch (e) {
+    if (e instanceof KafkaError && e.javaClassName.endsWith('AuthenticationException')) {
+      throw new KafkaError('Failed to find brokers to send ListGroups', {
+        javaClassName: 'org.apache.kafka.common.KafkaException',
+        cause: e,
+      })
+    }
+    throw e
+  }
+}
+
+/** Kafka's `listStreamsGroups`: a failure is rethrown as `new RuntimeException(executionException)`. */
 async function listStreamsGroupIds(admin: Admin, timeoutMs: number): Promise<string[]> {
-  return inListGroupsOrder(await admin.listGroups({ types: ['streams'], timeoutMs })).map((g) => g.groupId)
+  return (await getOrRuntime(listStreamsGroupListings(admin, timeoutMs))).map((g) => g.groupId)
 }
 
 /** The states a streams group can be in, in the order Kafka's message lists them. */
@@ -292,7 +327,7 @@ async function run(o: ParsedOptions, io: Io): Promise<number> {
       if (o.has('state')) {
         const v = o.valueOf('state')
         const states = v === undefined || v === '' ? [] : groupStatesFromString(v)
-        const groups = inListGroupsOrder(await admin.listGroups({ types: ['streams'], states, timeoutMs }))
+        const groups = await listStreamsGroupListings(admin, timeoutMs, states)
         const gl = Math.max(15, ...groups.map((g) => g.groupId.length))
         io.out(`${pad('GROUP', gl)} STATE\n`)
         for (const g of groups) io.out(`${pad(g.groupId, gl)} ${g.groupState ?? 'Unknown'}\n`)

@@ -640,6 +640,40 @@ describe('kafka-streams-groups --delete: the checks before deleting (fake broker
   })
 })
 
+describe("kafka-streams-groups: a failed ListGroups as the exception Kafka's tool throws", () => {
+  it('--list and --all-groups rethrow it in a RuntimeException; --list --state throws it as it is', async () => {
+    const b = await FakeBroker.start()
+    try {
+      b.on(16, () => ({ errorCode: 31, groups: [] }))
+      const addr = `127.0.0.1:${b.port}`
+      for (const args of [['--list'], ['--describe', '--all-groups']]) {
+        const r = await run(['--bootstrap-server', addr, ...args])
+        assert.equal(r.code, 1)
+        assert.match(
+          r.stdout,
+          /^\nError: Executing streams group command failed due to java\.util\.concurrent\.ExecutionException: org\.apache\.kafka\.common\.errors\.ClusterAuthorizationException: /,
+        )
+        assert.match(
+          r.stderr,
+          /^java\.lang\.RuntimeException: java\.util\.concurrent\.ExecutionException: org\.apache\.kafka\.common\.errors\.ClusterAuthorizationException: .*\n {4}at /,
+        )
+      }
+      const s = await run(['--bootstrap-server', addr, '--list', '--state'])
+      assert.equal(s.code, 1)
+      assert.match(
+        s.stdout,
+        /^\nError: Executing streams group command failed due to org\.apache\.kafka\.common\.errors\.ClusterAuthorizationException: /,
+      )
+      assert.match(
+        s.stderr,
+        /^java\.util\.concurrent\.ExecutionException: org\.apache\.kafka\.common\.errors\.ClusterAuthorizationException: .*\n {4}at /,
+      )
+    } finally {
+      await b.close()
+    }
+  })
+})
+
 describe('kafka-streams-groups --command-config', () => {
   it('--command-config is read as a properties file; a missing file is an error', async () => {
     const file = join(tmp, 'admin.properties')

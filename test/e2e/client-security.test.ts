@@ -362,9 +362,18 @@ describe('clients over secured listeners', { timeout: 90_000 }, () => {
       '20000',
     ])
     assert.equal(refused.code, 1)
-    assert.match(
+    // Kafka's form: ListGroups fails at finding the brokers, rethrown by the tool in a RuntimeException
+    assert.equal(
       refused.out,
-      /Executing streams group command failed due to org\.apache\.kafka\.common\.errors\.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials/,
+      '\nError: Executing streams group command failed due to java.util.concurrent.ExecutionException: org.apache.kafka.common.KafkaException: Failed to find brokers to send ListGroups\n',
+    )
+    assert.equal(
+      refused.err.split('\n')[0],
+      'java.lang.RuntimeException: java.util.concurrent.ExecutionException: org.apache.kafka.common.KafkaException: Failed to find brokers to send ListGroups',
+    )
+    assert.match(
+      refused.err,
+      /\nCaused by: org\.apache\.kafka\.common\.errors\.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials/,
     )
     assert.ok(!(refused.out + refused.err).includes('WRONG-pw-42'))
 

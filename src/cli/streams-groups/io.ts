@@ -68,7 +68,11 @@ export function javaStackOf(e: unknown): string {
   const stack = stackOf(e)
   if (first === undefined) return stack
   const frames = stack.split('\n').filter((l) => /^\s+at /.test(l))
-  return [first, ...frames].join('\n')
+  // the Kafka exceptions behind it, as Java's `Caused by:` lines (without their frames)
+  const causes: string[] = []
+  for (let c = (e as Error).cause; c instanceof KafkaError; c = c.cause)
+    causes.push(`Caused by: ${c.toString()}`)
+  return [first, ...frames, ...causes].join('\n')
 }
 
 /** Java's `Throwable.toString()` of an admin failure: `class: message`. */
