@@ -259,6 +259,27 @@ describe('group-level configs in streams heartbeats', () => {
     }
   })
 
+  it('a session timeout shortened while a steady member’s timer is armed fences at the new time', async () => {
+    // A steady heartbeat writes nothing and only moves the deadline later in soft state; a deadline
+    // earlier than the armed timer's (a shorter group session timeout) must re-arm the timer.
+    const { service, clock } = await open()
+    try {
+      const a = new Member(service, 'shrink', 'a1', 'p1')
+      await a.join()
+      for (let i = 0; i < 3; i++) await a.beat()
+      await setConfigs(service, 'shrink', { 'streams.session.timeout.ms': '2000' })
+      await a.beat()
+      clock.advance(1999)
+      await settle()
+      assert.equal(await memberCount(service, 'shrink'), 1)
+      clock.advance(1)
+      await settle()
+      assert.equal(await memberCount(service, 'shrink'), 0, 'fenced 2000 ms after its last heartbeat')
+    } finally {
+      await service.close()
+    }
+  })
+
   it('after a restart, loaded members get their group’s session timeout', async () => {
     const { store, clock, service } = await open()
     const a = new Member(service, 'g', 'a1', 'p1')

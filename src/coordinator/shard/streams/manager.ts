@@ -567,9 +567,15 @@ export class StreamsGroupManager {
     // A heartbeat that writes nothing while the member's session timer is armed moves the deadline
     // in soft state (see MemberSession); otherwise the timer is scheduled as before.
     const session = slot ?? group.session(memberId)
-    if (records.length === 0 && session.armed) {
-      session.deadlineMs = nowMs + config.sessionTimeoutMs
+    const sessionDeadlineMs = nowMs + config.sessionTimeoutMs
+    if (records.length === 0 && session.armed && sessionDeadlineMs >= session.timerDeadlineMs) {
+      session.deadlineMs = sessionDeadlineMs
     } else {
+      session.timerDeadlineMs = sessionDeadlineMs
+      // A soft deadline later than this one (the group's session timeout was shortened) must not
+      // re-arm the new timer past it. A later one is left alone: if this write fails, the session
+      // still ends at the last successful heartbeat's deadline.
+      if (session.deadlineMs > sessionDeadlineMs) session.deadlineMs = sessionDeadlineMs
       this.#schedule(timers, {
         key: session.key,
         delayMs: config.sessionTimeoutMs,
@@ -717,6 +723,7 @@ export class StreamsGroupManager {
     // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
     const session = group.session(memberId)
     if (session.deadlineMs > nowMs) {
+      session.timerDeadlineMs = session.deadlineMs
       this.#schedule(timers, {
         key: session.key,
         delayMs: session.deadlineMs - nowMs,
@@ -781,6 +788,7 @@ export class StreamsGroupManager {
         const groupId = g.groupId
         const memberId = m.memberId
         const session = g.session(memberId)
+        session.timerDeadlineMs = Number.POSITIVE_INFINITY
         this.#schedule(timers, {
           key: session.key,
           delayMs: (this.#configFor?.(groupId) ?? config).sessionTimeoutMs,
