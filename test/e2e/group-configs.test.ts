@@ -124,14 +124,14 @@ describe('group-level configs with live streams members', () => {
     await converge('cfg-fence', [alive, silent])
     await admin
       .incrementalAlterConfigs([
-        [{ type: 'GROUP', name: 'cfg-fence' }, [set('streams.session.timeout.ms', '1000')]],
+        [{ type: 'GROUP', name: 'cfg-fence' }, [set('streams.session.timeout.ms', '3000')]],
       ])
       .all()
     // One heartbeat each arms the group's session timeout; then f2 goes silent.
     await alive.heartbeat()
     await silent.heartbeat()
     silent.close()
-    // Generous bound, far below the broker's 60 s: only the group's 1 s can fence f2 in time.
+    // Generous bound, far below the broker's 60 s: only the group's 3 s can fence f2 in time.
     const deadline = Date.now() + 20_000
     let described = await describeGroup('cfg-fence')
     while (described.members.length !== 1 && Date.now() < deadline) {
