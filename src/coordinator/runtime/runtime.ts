@@ -568,7 +568,10 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
           disarmed(previous)
           previous.watch = watch
         }
-        if (watch !== undefined) watch.armed = true
+        if (watch !== undefined) {
+          watch.armed = true
+          watch.dueMs = dueMs
+        }
         return
       }
       if (previous !== undefined) {
@@ -584,7 +587,10 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         fired: false,
         watch,
       }
-      if (watch !== undefined) watch.armed = true
+      if (watch !== undefined) {
+        watch.armed = true
+        watch.dueMs = dueMs
+      }
       ctx.timers.set(key, entry)
       arm(key, entry, delayMs)
     }

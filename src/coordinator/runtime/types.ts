@@ -65,8 +65,8 @@ export interface TimerOptions {
    */
   readonly retryBackoffMs?: number
   /**
-   * Kept informed whether this timer is armed: the runtime sets `armed` to true when it schedules
-   * the timer, and to false once it is no longer the key's timer (it ran, was cancelled, was replaced
+   * Kept informed whether this timer is armed and when it is due: the runtime sets `armed` to true
+   * (and `dueMs`) when it schedules the timer, and `armed` to false once it is no longer the key's timer (it ran, was cancelled, was replaced
    * by a timer with another watch, or its shard stopped). A replacement that keeps the same watch
    * leaves it true. This lets the shard know, without asking, that a timer it scheduled is still
    * armed (a member's session timeout, checked on every heartbeat).
@@ -77,6 +77,8 @@ export interface TimerOptions {
 /** See {@link TimerOptions.watch}; written by the runtime only. */
 export interface TimerWatch {
   armed: boolean
+  /** When the timer is due, set with `armed` (also when a later deadline replaces it in place). */
+  dueMs: number
 }
 
 /** Timers of one shard, handed to the shard when it is created. */

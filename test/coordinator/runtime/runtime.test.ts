@@ -860,18 +860,19 @@ test('timers: a watch is told whether its timer is armed (scheduled, replaced in
   const s = await loaded(store, 1)
   const timer = s.runtime.timer(0)
   const noop: WriteOperation<KvShard, KvRecord, void> = () => ({ records: [], response: undefined })
-  const a = { armed: false }
-  const b = { armed: false }
+  const t0 = s.clock.now()
+  const a = { armed: false, dueMs: 0 }
+  const b = { armed: false, dueMs: 0 }
   timer.schedule('t', 100, noop, { watch: a })
-  assert.equal(a.armed, true)
+  assert.deepEqual(a, { armed: true, dueMs: t0 + 100 })
   // A later deadline with the same watch keeps it armed; another watch takes over.
   timer.schedule('t', 200, noop, { watch: a })
-  assert.equal(a.armed, true)
+  assert.deepEqual(a, { armed: true, dueMs: t0 + 200 })
   timer.schedule('t', 300, noop, { watch: b })
-  assert.deepEqual([a.armed, b.armed], [false, true])
+  assert.deepEqual([a.armed, b], [false, { armed: true, dueMs: t0 + 300 }])
   // An earlier deadline makes a new entry: the old watch is told, the new one armed.
   timer.schedule('t', 50, noop, { watch: a })
-  assert.deepEqual([a.armed, b.armed], [true, false])
+  assert.deepEqual([a, b.armed], [{ armed: true, dueMs: t0 + 50 }, false])
   timer.cancel('t')
   assert.equal(a.armed, false)
   // Through a write's timer intents, then run: disarmed when its operation runs.
@@ -900,7 +901,11 @@ test('timers: a watch is told whether its timer is armed (scheduled, replaced in
       s.runtime.writeOperationNowOrLater('bad', 0, () => ({
         records: [],
         response: undefined,
-        timers: { schedule: [{ key: 'u', delayMs: 1, op: noop, watch: 7 as unknown as { armed: boolean } }] },
+        timers: {
+          schedule: [
+            { key: 'u', delayMs: 1, op: noop, watch: 7 as unknown as { armed: boolean; dueMs: number } },
+          ],
+        },
       })),
     ),
     /timer u: watch must be an object/,
@@ -914,7 +919,7 @@ test('timers: a shard that stops after a failed replay tells its watches', async
   const store = new MemoryRecordStore()
   await store.open()
   const s = await loaded(store, 1)
-  const w = { armed: false }
+  const w = { armed: false, dueMs: 0 }
   s.runtime.timer(0).schedule('t', 100, () => ({ records: [], response: undefined }), { watch: w })
   s.shards.get(0)!.poison = 'bad'
   await assert.rejects(

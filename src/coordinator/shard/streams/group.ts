@@ -57,14 +57,13 @@ export class MemberSession implements TimerWatch {
   readonly op: (nowMs: number) => TimerOpResult
   /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
   deadlineMs = 0
-  /**
-   * When the armed timer fires, as scheduled by the shard; +Infinity when unknown (armed at load).
-   * A soft deadline may only move later than this: a shorter session timeout (a group config
-   * change) must re-arm the timer.
-   */
-  timerDeadlineMs = Number.POSITIVE_INFINITY
   /** Whether the runtime has this session's timer armed (it keeps this up to date). */
   armed = false
+  /**
+   * When the armed timer is due (the runtime keeps this up to date too). A soft deadline may only
+   * move later than this: a shorter session timeout (a group config change) must re-arm the timer.
+   */
+  dueMs = 0
 
   constructor(key: string, op: (nowMs: number) => TimerOpResult) {
     this.key = key

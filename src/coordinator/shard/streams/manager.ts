@@ -568,10 +568,9 @@ export class StreamsGroupManager {
     // in soft state (see MemberSession); otherwise the timer is scheduled as before.
     const session = slot ?? group.session(memberId)
     const sessionDeadlineMs = nowMs + config.sessionTimeoutMs
-    if (records.length === 0 && session.armed && sessionDeadlineMs >= session.timerDeadlineMs) {
+    if (records.length === 0 && session.armed && sessionDeadlineMs >= session.dueMs) {
       session.deadlineMs = sessionDeadlineMs
     } else {
-      session.timerDeadlineMs = sessionDeadlineMs
       // A soft deadline later than this one (the group's session timeout was shortened) must not
       // re-arm the new timer past it. A later one is left alone: if this write fails, the session
       // still ends at the last successful heartbeat's deadline.
@@ -723,7 +722,6 @@ export class StreamsGroupManager {
     // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
     const session = group.session(memberId)
     if (session.deadlineMs > nowMs) {
-      session.timerDeadlineMs = session.deadlineMs
       this.#schedule(timers, {
         key: session.key,
         delayMs: session.deadlineMs - nowMs,
@@ -788,7 +786,6 @@ export class StreamsGroupManager {
         const groupId = g.groupId
         const memberId = m.memberId
         const session = g.session(memberId)
-        session.timerDeadlineMs = Number.POSITIVE_INFINITY
         this.#schedule(timers, {
           key: session.key,
           delayMs: (this.#configFor?.(groupId) ?? config).sessionTimeoutMs,

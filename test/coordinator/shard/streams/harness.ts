@@ -78,7 +78,7 @@ export function heartbeatRequest(
 interface PendingTimer {
   readonly dueMs: number
   readonly op: (nowMs: number) => TimerOpResult
-  readonly watch: { armed: boolean } | undefined
+  readonly watch: { armed: boolean; dueMs: number } | undefined
 }
 
 /** Runs handlers, replays their records, keeps every record and the scheduled timers. */
@@ -129,8 +129,12 @@ export class Harness {
       // As the runtime keeps a timer's watch informed (TimerOptions.watch).
       const previous = this.timers.get(t.key)
       if (previous?.watch !== undefined && previous.watch !== t.watch) previous.watch.armed = false
-      this.timers.set(t.key, { dueMs: this.nowMs + t.delayMs, op: t.op, watch: t.watch })
-      if (t.watch !== undefined) t.watch.armed = true
+      const dueMs = this.nowMs + t.delayMs
+      this.timers.set(t.key, { dueMs, op: t.op, watch: t.watch })
+      if (t.watch !== undefined) {
+        t.watch.armed = true
+        t.watch.dueMs = dueMs
+      }
     }
   }
 

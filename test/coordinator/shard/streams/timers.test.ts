@@ -128,6 +128,36 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     h2.assertReplayEquivalent()
   })
 
+  it('a shorter session timeout re-arms the timer, even after a heartbeat whose append failed', () => {
+    const h = new Harness(topicsImage({ foo: 2 }))
+    const long = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
+    const short = { ...long, sessionTimeoutMs: 10_000 }
+    const key = 'session-timeout-g-m1'
+    const steady = steadyAfterJoin(h, long)
+    assert.equal(h.timers.get(key)!.dueMs, 45_000)
+    h.advance(5_000)
+    // Asks for the timer at 15 s, but its append fails: the timer stays at 45 s.
+    const failed = h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, short)
+    assert.deepEqual(
+      failed.timers.schedule.map((t) => [t.key, t.delayMs]),
+      [[key, 10_000]],
+    )
+    assert.equal(h.manager.group('g')!.slot('m1')!.dueMs, 45_000)
+    h.advance(1_000)
+    // A steady heartbeat whose deadline (16 s) is before the armed timer's asks for the timer.
+    const r = h.heartbeat(steady, short)
+    assert.deepEqual(
+      r.timers.schedule.map((t) => [t.key, t.delayMs]),
+      [[key, 10_000]],
+    )
+    assert.equal(h.timers.get(key)!.dueMs, 16_000)
+    h.advance(9_999)
+    assert.equal(h.manager.group('g')!.members.has('m1'), true)
+    h.advance(1)
+    assert.equal(h.manager.group('g')!.members.has('m1'), false, 'fenced 10 s after its last heartbeat')
+    h.assertReplayEquivalent()
+  })
+
   it('a session timer the runtime dropped is scheduled again by the next steady heartbeat, with the same operation; a rejoin gets a new one', () => {
     const h = new Harness(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
