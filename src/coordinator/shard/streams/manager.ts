@@ -62,6 +62,7 @@ import {
   type TimerIntents,
   type TimerOpResult,
 } from './timers.js'
+import { kept } from './strings.js'
 import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './topology.js'
 import { validateHeartbeatRequest } from './validation.js'
 import {
@@ -990,8 +991,8 @@ export class StreamsGroupManager {
     const getOrCreate = (): StreamsGroup => {
       let g = this.#groups.get(groupId)
       if (!g) {
-        g = new StreamsGroup(groupId, this.#sessionTimeoutOp)
-        this.#groups.set(groupId, g)
+        g = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
+        this.#groups.set(g.groupId, g)
       }
       return g
     }
@@ -1025,16 +1026,16 @@ export class StreamsGroupManager {
         if (record.value) {
           const v = record.value
           const g = getOrCreate()
-          const base = g.member(memberId) ?? newMember(memberId)
+          const base = g.member(memberId) ?? newMember(kept(memberId))
           g.updateMember({
             ...base,
-            instanceId: v.instanceId,
-            rackId: v.rackId,
-            clientId: v.clientId,
-            clientHost: v.clientHost,
+            instanceId: kept(v.instanceId),
+            rackId: kept(v.rackId),
+            clientId: kept(v.clientId),
+            clientHost: kept(v.clientHost),
             rebalanceTimeoutMs: v.rebalanceTimeoutMs,
             topologyEpoch: v.topologyEpoch,
-            processId: v.processId,
+            processId: kept(v.processId),
             userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
             clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
           })
@@ -1076,7 +1077,7 @@ export class StreamsGroupManager {
         const v = record.value
         if (v) {
           const g = getOrCreate()
-          const base = g.member(memberId) ?? newMember(memberId)
+          const base = g.member(memberId) ?? newMember(kept(memberId))
           g.updateMember({
             ...base,
             memberEpoch: v.memberEpoch,
