@@ -7,6 +7,7 @@ import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
+import { kept } from './strings.js'
 import type { StreamsTopology } from './topology.js'
 import type { TimerWatch } from '../../runtime/types.js'
 import { initialRebalanceKey, sessionTimeoutKey, type TimerOpResult } from './timers.js'
@@ -142,10 +143,9 @@ export class StreamsGroup {
   }
 
   #newSession(memberId: string): MemberSession {
-    return new MemberSession(
-      sessionTimeoutKey(this.groupId, memberId),
-      this.#sessionTimeoutOp(this.groupId, memberId),
-    )
+    // The runtime may keep the key and operation long after this request (see strings.ts).
+    const id = kept(memberId)
+    return new MemberSession(sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id))
   }
 
   /** The number of members. */

@@ -275,7 +275,7 @@ export class StreamsGroupManager {
       if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
       if (!joining)
         throw new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
-      group = new StreamsGroup(groupId, this.#sessionTimeoutOp)
+      group = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
     }
     if (joining) {
       const knownStatic = req.instanceId !== null && group.staticMemberId(req.instanceId) !== undefined
