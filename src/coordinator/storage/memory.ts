@@ -1,19 +1,61 @@
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
 
-interface Entry {
-  readonly offset: number
-  readonly key: Uint8Array
-  readonly value: Uint8Array | null
+/** First size of a shard's byte buffer; it doubles as the log grows. */
+const INITIAL_BYTES = 4096
+
+/**
+ * One shard's log. The bytes of every record (key, then value) are packed in one buffer outside the
+ * JavaScript heap, and each record is three numbers in three arrays: a store holding millions of
+ * records adds a handful of heap objects, not three per record (an entry and two byte arrays), which
+ * would sit among the groups' objects and slow down every heartbeat's lookups and every full GC.
+ */
+class ShardLog {
+  bytes: Buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES)
+  /** Bytes of `bytes` in use. */
+  used = 0
+  /** Where each record's key starts in `bytes`; its value follows the key. */
+  starts: number[] = []
+  keyLengths: number[] = []
+  /** -1: a tombstone (null value). */
+  valueLengths: number[] = []
+
+  get length(): number {
+    return this.starts.length
+  }
+
+  /** Makes room for `n` more bytes after `used` (the bytes in use are kept). */
+  reserve(n: number): void {
+    const need = this.used + n
+    if (need <= this.bytes.length) return
+    let cap = this.bytes.length * 2
+    while (cap < need) cap *= 2
+    const next = Buffer.allocUnsafeSlow(cap)
+    this.bytes.copy(next, 0, 0, this.used)
+    this.bytes = next
+  }
+
+  key(i: number): Uint8Array {
+    return copyOf(this.bytes, this.starts[i], this.keyLengths[i])
+  }
+
+  value(i: number): Uint8Array | null {
+    const n = this.valueLengths[i]
+    return n < 0 ? null : copyOf(this.bytes, this.starts[i] + this.keyLengths[i], n)
+  }
+
+  /** The key's bytes as a string, to compare keys during compaction. */
+  keyId(i: number): string {
+    const start = this.starts[i]
+    return this.bytes.toString('latin1', start, start + this.keyLengths[i])
+  }
 }
 
-/** Hex form of a key, used as a Map key during compaction (Uint8Arrays compare by identity). */
-function keyId(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex')
-}
-
-function copy(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(bytes)
+/** A fresh Uint8Array with `n` bytes of `bytes` from `start`. */
+function copyOf(bytes: Buffer, start: number, n: number): Uint8Array {
+  const out = new Uint8Array(n)
+  out.set(bytes.subarray(start, start + n))
+  return out
 }
 
 /**
@@ -25,8 +67,7 @@ function copy(bytes: Uint8Array): Uint8Array {
  * finds the records still there.
  */
 export class MemoryRecordStore implements RecordStore, FaultInjection {
-  readonly #shards = new Map<number, Entry[]>()
-  readonly #nextOffset = new Map<number, number>()
+  readonly #shards = new Map<number, ShardLog>()
   #open = false
   #failNext: Error | undefined
 
@@ -42,38 +83,53 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     this.#checkOpen()
     checkShard(shard)
     checkRecords(records)
-    const staged: Entry[] = []
-    let offset = this.#nextOffset.get(shard) ?? 0
-    for (const r of records) {
-      staged.push({ offset: offset++, key: copy(r.key), value: r.value === null ? null : copy(r.value) })
-      // The injected failure fires after part of the batch is staged, so a failure really happens
-      // midway; nothing staged is visible because the log is only extended below.
-      if (this.#failNext !== undefined) {
-        const error = this.#failNext
-        this.#failNext = undefined
-        throw error
-      }
-    }
-    if (this.#failNext !== undefined) {
-      // An empty batch still consumes the injected failure, as any other append would.
-      const error = this.#failNext
-      this.#failNext = undefined
-      throw error
-    }
     let log = this.#shards.get(shard)
     if (log === undefined) {
-      log = []
+      log = new ShardLog()
       this.#shards.set(shard, log)
     }
-    for (const e of staged) log.push(e)
-    this.#nextOffset.set(shard, offset)
+    let size = 0
+    for (const r of records) size += r.key.byteLength + (r.value === null ? 0 : r.value.byteLength)
+    log.reserve(size)
+    // Staged after the bytes in use; nothing is visible until `used` and the arrays move on below.
+    const bytes = log.bytes
+    let pos = log.used
+    const starts: number[] = []
+    const keyLengths: number[] = []
+    const valueLengths: number[] = []
+    for (const r of records) {
+      starts.push(pos)
+      bytes.set(r.key, pos)
+      pos += r.key.byteLength
+      keyLengths.push(r.key.byteLength)
+      if (r.value === null) valueLengths.push(-1)
+      else {
+        bytes.set(r.value, pos)
+        pos += r.value.byteLength
+        valueLengths.push(r.value.byteLength)
+      }
+      // The injected failure fires after part of the batch is staged, so a failure really happens
+      // midway; nothing staged is visible because the log is only extended below.
+      this.#maybeFail()
+    }
+    // An empty batch still consumes the injected failure, as any other append would.
+    this.#maybeFail()
+    for (let i = 0; i < starts.length; i++) {
+      log.starts.push(starts[i])
+      log.keyLengths.push(keyLengths[i])
+      log.valueLengths.push(valueLengths[i])
+    }
+    log.used = pos
   }
 
   async load(shard: number): Promise<CoordinatorRecord[]> {
     this.#checkOpen()
     checkShard(shard)
-    const log = this.#shards.get(shard) ?? []
-    return log.map((e) => ({ key: copy(e.key), value: e.value === null ? null : copy(e.value) }))
+    const log = this.#shards.get(shard)
+    if (log === undefined) return []
+    const out: CoordinatorRecord[] = new Array(log.length)
+    for (let i = 0; i < log.length; i++) out[i] = { key: log.key(i), value: log.value(i) }
+    return out
   }
 
   async compact(shard: number): Promise<void> {
@@ -82,13 +138,33 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     const log = this.#shards.get(shard)
     if (log === undefined) return
     const latest = new Map<string, number>()
-    for (let i = 0; i < log.length; i++) latest.set(keyId(log[i].key), i)
-    const kept = log.filter((e, i) => e.value !== null && latest.get(keyId(e.key)) === i)
-    this.#shards.set(shard, kept)
+    for (let i = 0; i < log.length; i++) latest.set(log.keyId(i), i)
+    // The last record of every key, in log order, unless it is a tombstone.
+    const compacted = new ShardLog()
+    for (let i = 0; i < log.length; i++) {
+      if (log.valueLengths[i] < 0 || latest.get(log.keyId(i)) !== i) continue
+      const start = log.starts[i]
+      const n = log.keyLengths[i] + log.valueLengths[i]
+      compacted.reserve(n)
+      log.bytes.copy(compacted.bytes, compacted.used, start, start + n)
+      compacted.starts.push(compacted.used)
+      compacted.keyLengths.push(log.keyLengths[i])
+      compacted.valueLengths.push(log.valueLengths[i])
+      compacted.used += n
+    }
+    this.#shards.set(shard, compacted)
   }
 
   async close(): Promise<void> {
     this.#open = false
+  }
+
+  #maybeFail(): void {
+    if (this.#failNext !== undefined) {
+      const error = this.#failNext
+      this.#failNext = undefined
+      throw error
+    }
   }
 
   #checkOpen(): void {
