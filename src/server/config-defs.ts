@@ -399,7 +399,7 @@ export const CONFIG_DEFS = [
     500,
     { min: 1 },
     'high',
-    'Most requests read from one connection and not yet answered; the server stops reading from the connection while this many are in flight.',
+    'Most requests the server works on at once, over all connections (each connection has at most one in flight); at the bound, connections wait before their next request is read.',
   ),
   enumKey(
     'log.level',
@@ -505,6 +505,20 @@ export const CONFIG_DEFS = [
     { min: 1 },
     'medium',
     'Replication factor of a topic created without one. This server is a single node, so only 1 is usable.',
+  ),
+  intKey(
+    'topic.max.partitions',
+    10000,
+    { min: 1 },
+    'medium',
+    'Most partitions one topic may have; CreateTopics asking for more is refused with INVALID_PARTITIONS. Topograph only.',
+  ),
+  intKey(
+    'max.partitions',
+    100000,
+    { min: 1 },
+    'medium',
+    'Most partitions of all topics together; a creation that would go above it is refused with POLICY_VIOLATION. Topograph only (the name KIP-578 proposes).',
   ),
   intKey(
     'offset.metadata.max.bytes',

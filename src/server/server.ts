@@ -8,6 +8,7 @@ import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
+import { RequestGate } from './connection.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
 import {
@@ -122,6 +123,8 @@ export async function startServer(
       nodeId,
       defaultNumPartitions: config.numPartitions,
       defaultReplicationFactor: config.defaultReplicationFactor,
+      maxPartitionsPerTopic: config.topicMaxPartitions,
+      maxPartitions: config.maxPartitions,
     })
 
     // 3. Handlers and extensions.
@@ -162,6 +165,7 @@ export async function startServer(
     }
 
     // 5. Listeners.
+    const gate = new RequestGate(config.queuedMaxRequests)
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -169,7 +173,7 @@ export async function startServer(
           router,
           {
             maxFrameSize: config.socketRequestMaxBytes,
-            maxInFlight: config.queuedMaxRequests,
+            gate,
             idleTimeoutMs: Number(config.connectionsMaxIdleMs),
           },
           logger,

@@ -1,7 +1,10 @@
 // Metadata (key 3): serves v0–v13. One broker (this node), which leads every partition of every
 // topic in the catalog. Topics are never created by a Metadata request: AllowAutoTopicCreation is
 // ignored and an unknown topic gets UNKNOWN_TOPIC_OR_PARTITION (as Kafka with
-// auto.create.topics.enable=false).
+// auto.create.topics.enable=false). A topic entry with a null name is INVALID_REQUEST for the whole
+// request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
+// names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
+// MetadataRequest.getErrorResponse).
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createMetadataResponse,
@@ -9,17 +12,26 @@ import {
   type MetadataResponseMetadataResponseTopic,
 } from '../../protocol/generated/messages/MetadataResponse.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
-import { defineHandler, type RequestContext } from '../router.js'
+import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
+
+/** Replica lists every partition of a response shares: the node alone, and no offline replica. */
+interface SharedLists {
+  readonly replicas: number[]
+  readonly offline: number[]
+}
 
 function topicEntry(
   t: TopicInfo,
   ctx: RequestContext,
   includeOps: boolean,
   nodeId: number,
+  shared: SharedLists,
 ): MetadataResponseMetadataResponseTopic {
+  // The count is bounded by topic.max.partitions; the partitions differ only in their index, so
+  // they share their lists (the encoder only reads them).
   const partitions = new Array(t.numPartitions)
   for (let i = 0; i < t.numPartitions; i++) {
     partitions[i] = {
@@ -27,9 +39,9 @@ function topicEntry(
       partitionIndex: i,
       leaderId: nodeId,
       leaderEpoch: 0,
-      replicaNodes: [nodeId],
-      isrNodes: [nodeId],
-      offlineReplicas: [],
+      replicaNodes: shared.replicas,
+      isrNodes: shared.replicas,
+      offlineReplicas: shared.offline,
     }
   }
   return {
@@ -71,20 +83,25 @@ export const handler = defineHandler({
     const allTopics = requested === null || (version === 0 && requested.length === 0)
 
     if (!allTopics) {
-      // Topic ids in requests arrive with v12; before, a null name or an id is invalid.
+      // Topic ids in requests arrive with v12; before, a null name or an id is invalid (Kafka's
+      // KafkaApis checks, with its messages).
       for (const t of requested) {
-        if (version < 12 && (t.name === null || t.topicId !== ZERO_UUID)) {
-          return this.errorResponse!(request, ErrorCode.INVALID_REQUEST, ctx)
+        if (version < 12 && t.name === null) {
+          throw new InvalidRequestError(`Topic name can not be null for version ${version}`)
+        }
+        if (version < 12 && t.topicId !== ZERO_UUID) {
+          throw new InvalidRequestError(`Topic IDs are not supported in requests for version ${version}`)
         }
       }
     }
 
     const topics: MetadataResponseMetadataResponseTopic[] = []
+    const shared: SharedLists = { replicas: [node.nodeId], offline: [] }
     const describable = (name: string) =>
       server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', name)
     if (allTopics) {
       for (const t of server.topics.list()) {
-        if (describable(t.name)) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
+        if (describable(t.name)) topics.push(topicEntry(t, ctx, includeOps, node.nodeId, shared))
       }
     } else if (requested.some((t) => t.topicId !== ZERO_UUID)) {
       // By id: an unknown id gets UNKNOWN_TOPIC_ID with a null name.
@@ -96,12 +113,15 @@ export const handler = defineHandler({
         if (t === undefined) topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_ID, null, r.topicId))
         else if (!describable(t.name))
           topics.push(errorEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, t.topicId))
-        else topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
+        else topics.push(topicEntry(t, ctx, includeOps, node.nodeId, shared))
       }
     } else {
       const seen = new Set<string>()
       for (const r of requested) {
-        const name = r.name as string
+        const name = r.name
+        // v12+: an entry with neither a name nor an id names no topic.
+        if (name === null)
+          throw new InvalidRequestError('A requested topic has neither a name nor a topic id')
         if (seen.has(name)) continue
         seen.add(name)
         if (!describable(name)) {
@@ -109,7 +129,7 @@ export const handler = defineHandler({
           continue
         }
         const t = server.topics.byName(name)
-        if (t !== undefined) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
+        if (t !== undefined) topics.push(topicEntry(t, ctx, includeOps, node.nodeId, shared))
         else if (invalidTopicNameReason(name) !== null) {
           topics.push(errorEntry(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID))
         } else topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID))
@@ -131,7 +151,7 @@ export const handler = defineHandler({
   errorResponse(request, errorCode) {
     // Kafka's error answer: every requested topic carries the error.
     return createMetadataResponse({
-      topics: (request.topics ?? []).map((t) => errorEntry(errorCode, t.name, t.topicId)),
+      topics: (request.topics ?? []).map((t) => errorEntry(errorCode, t.name ?? '', t.topicId)),
     })
   },
 })
