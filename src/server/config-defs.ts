@@ -493,6 +493,13 @@ export const CONFIG_DEFS = [
   ),
   intKey('group.max.size', 2147483647, { min: 1 }, 'medium', 'Most members one classic group may hold.'),
   intKey(
+    'max.group.configs',
+    10000,
+    { min: 0 },
+    'low',
+    'Most groups that may set group-level configs (IncrementalAlterConfigs on GROUP resources); an alteration that would set configs on one more group is refused with POLICY_VIOLATION. Topograph only.',
+  ),
+  intKey(
     'num.partitions',
     1,
     { min: 1 },
@@ -885,6 +892,20 @@ export const CONFIG_DEFS = [
     false,
     'low',
     'With the ACL authorizer: allow an action on a resource no ACL applies to.',
+  ),
+  intKey(
+    'max.acls',
+    10000,
+    { min: 0 },
+    'low',
+    'Most ACLs the ACL authorizer stores; CreateAcls that would go above it is refused with POLICY_VIOLATION. Topograph only.',
+  ),
+  intKey(
+    'max.acl.bytes',
+    4096,
+    { min: 1 },
+    'low',
+    "Most UTF-8 bytes of one ACL's resource name, principal and host together; a longer ACL is refused with POLICY_VIOLATION. Topograph only.",
   ),
 
   // --- Console -----------------------------------------------------------------------------------

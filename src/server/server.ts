@@ -161,6 +161,8 @@ export async function startServer(
       authorizer = await AclAuthorizer.load(store, {
         superUsers: parseSuperUsers(config.superUsers),
         allowEveryoneIfNoAclFound: config.allowEveryoneIfNoAclFound,
+        maxAcls: config.maxAcls,
+        maxAclBytes: config.maxAclBytes,
       })
     }
 

@@ -350,3 +350,93 @@ describe('limits and requests the handler cannot serve', () => {
     )
   })
 })
+
+describe('state a client can create is bounded', () => {
+  let ts: TestServer
+  let c: Conn
+
+  before(async () => {
+    ts = await startTestServer({
+      'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      'super.users': 'User:ANONYMOUS',
+      'max.acls': '3',
+      'max.acl.bytes': '40',
+      'max.group.configs': '2',
+    })
+    c = await Conn.open(ts.port)
+  })
+  after(async () => {
+    c.close()
+    await ts.stop()
+  })
+
+  const acl = (resourceName: string, principal = 'User:alice') => ({
+    resourceType: 2,
+    resourceName,
+    resourcePatternType: 3,
+    principal,
+    host: '*',
+    operation: 8,
+    permissionType: 3,
+  })
+  type Results = { results: { errorCode: number; errorMessage: string | null }[] }
+
+  it('max.acl.bytes: an ACL with longer strings is POLICY_VIOLATION; the others are created', async () => {
+    const r = await c.call<Results>(30, 3, { creations: [acl('t1'), acl('t'.repeat(40))] })
+    assert.deepEqual(
+      r.results.map((x) => [x.errorCode, x.errorMessage]),
+      [
+        [ErrorCode.NONE, null],
+        [
+          ErrorCode.POLICY_VIOLATION,
+          "The ACL's resource name, principal and host take 51 bytes, above the limit of 40 (max.acl.bytes).",
+        ],
+      ],
+    )
+  })
+
+  it('max.acls: a request that would store more is refused as a whole; an existing ACL still succeeds', async () => {
+    const r = await c.call<Results>(30, 3, { creations: [acl('t2'), acl('t3'), acl('t4')] })
+    assert.deepEqual(
+      r.results.map((x) => [x.errorCode, x.errorMessage]),
+      Array(3).fill([
+        ErrorCode.POLICY_VIOLATION,
+        'Creating 3 ACL(s) would bring the server to 4 ACLs, above the limit of 3 (max.acls).',
+      ]),
+    )
+    const fits = await c.call<Results>(30, 3, { creations: [acl('t1'), acl('t2'), acl('t3')] })
+    assert.deepEqual(
+      fits.results.map((x) => x.errorCode),
+      [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.NONE],
+    )
+  })
+
+  it('max.group.configs: configs on one group more are POLICY_VIOLATION; changing a group that has configs is not', async () => {
+    const alter = (groupId: string, value: string | null) =>
+      c.call<{ responses: { errorCode: number; errorMessage: string | null }[] }>(44, 1, {
+        resources: [
+          {
+            resourceType: 32,
+            resourceName: groupId,
+            configs: [
+              { name: 'streams.num.standby.replicas', configOperation: value === null ? 1 : 0, value },
+            ],
+          },
+        ],
+        validateOnly: false,
+      })
+    assert.equal((await alter('g1', '1')).responses[0]!.errorCode, ErrorCode.NONE)
+    assert.equal((await alter('g2', '1')).responses[0]!.errorCode, ErrorCode.NONE)
+    const third = await alter('g3', '1')
+    assert.deepEqual(
+      [third.responses[0]!.errorCode, third.responses[0]!.errorMessage],
+      [
+        ErrorCode.POLICY_VIOLATION,
+        'Group g3 would be group 3 with configs, above the limit of 2 (max.group.configs).',
+      ],
+    )
+    assert.equal((await alter('g2', '2')).responses[0]!.errorCode, ErrorCode.NONE)
+    assert.equal((await alter('g1', null)).responses[0]!.errorCode, ErrorCode.NONE)
+    assert.equal((await alter('g3', '1')).responses[0]!.errorCode, ErrorCode.NONE)
+  })
+})

@@ -17,10 +17,37 @@ import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } fr
 
 const NO_OPERATIONS = -2147483648
 
-/** Replica lists every partition of a response shares: the node alone, and no offline replica. */
-interface SharedLists {
-  readonly replicas: number[]
-  readonly offline: number[]
+type PartitionEntry = MetadataResponseMetadataResponseTopic['partitions'][number]
+
+/**
+ * The partition entries of a topic, built once per topic and node and then shared by every
+ * response (the encoder only reads them): an all-topics Metadata on a server at max.partitions
+ * then costs its encoding, not a hundred thousand new objects each time. A topic's entry is dropped
+ * with its TopicInfo (a changed topic is a new TopicInfo).
+ */
+const partitionCache = new WeakMap<TopicInfo, { nodeId: number; partitions: PartitionEntry[] }>()
+
+function partitionsOf(t: TopicInfo, nodeId: number): PartitionEntry[] {
+  const cached = partitionCache.get(t)
+  if (cached !== undefined && cached.nodeId === nodeId) return cached.partitions
+  // The count is bounded by topic.max.partitions; the partitions differ only in their index, so
+  // they share their lists.
+  const replicas = [nodeId]
+  const offline: number[] = []
+  const partitions: PartitionEntry[] = new Array(t.numPartitions)
+  for (let i = 0; i < t.numPartitions; i++) {
+    partitions[i] = {
+      errorCode: ErrorCode.NONE,
+      partitionIndex: i,
+      leaderId: nodeId,
+      leaderEpoch: 0,
+      replicaNodes: replicas,
+      isrNodes: replicas,
+      offlineReplicas: offline,
+    }
+  }
+  partitionCache.set(t, { nodeId, partitions })
+  return partitions
 }
 
 function topicEntry(
@@ -28,22 +55,8 @@ function topicEntry(
   ctx: RequestContext,
   includeOps: boolean,
   nodeId: number,
-  shared: SharedLists,
 ): MetadataResponseMetadataResponseTopic {
-  // The count is bounded by topic.max.partitions; the partitions differ only in their index, so
-  // they share their lists (the encoder only reads them).
-  const partitions = new Array(t.numPartitions)
-  for (let i = 0; i < t.numPartitions; i++) {
-    partitions[i] = {
-      errorCode: ErrorCode.NONE,
-      partitionIndex: i,
-      leaderId: nodeId,
-      leaderEpoch: 0,
-      replicaNodes: shared.replicas,
-      isrNodes: shared.replicas,
-      offlineReplicas: shared.offline,
-    }
-  }
+  const partitions = partitionsOf(t, nodeId)
   return {
     errorCode: ErrorCode.NONE,
     name: t.name,
@@ -96,12 +109,11 @@ export const handler = defineHandler({
     }
 
     const topics: MetadataResponseMetadataResponseTopic[] = []
-    const shared: SharedLists = { replicas: [node.nodeId], offline: [] }
     const describable = (name: string) =>
       server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', name)
     if (allTopics) {
       for (const t of server.topics.list()) {
-        if (describable(t.name)) topics.push(topicEntry(t, ctx, includeOps, node.nodeId, shared))
+        if (describable(t.name)) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
       }
     } else if (requested.some((t) => t.topicId !== ZERO_UUID)) {
       // By id: an unknown id gets UNKNOWN_TOPIC_ID with a null name.
@@ -113,7 +125,7 @@ export const handler = defineHandler({
         if (t === undefined) topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_ID, null, r.topicId))
         else if (!describable(t.name))
           topics.push(errorEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, t.topicId))
-        else topics.push(topicEntry(t, ctx, includeOps, node.nodeId, shared))
+        else topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
       }
     } else {
       const seen = new Set<string>()
@@ -129,7 +141,7 @@ export const handler = defineHandler({
           continue
         }
         const t = server.topics.byName(name)
-        if (t !== undefined) topics.push(topicEntry(t, ctx, includeOps, node.nodeId, shared))
+        if (t !== undefined) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
         else if (invalidTopicNameReason(name) !== null) {
           topics.push(errorEntry(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID))
         } else topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID))
