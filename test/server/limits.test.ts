@@ -440,3 +440,51 @@ describe('state a client can create is bounded', () => {
     assert.equal((await alter('g3', '1')).responses[0]!.errorCode, ErrorCode.NONE)
   })
 })
+
+describe('DescribeConfigs stays bounded', () => {
+  let ts: TestServer
+  let c: Conn
+
+  before(async () => {
+    ts = await startTestServer()
+    c = await Conn.open(ts.port)
+  })
+  after(async () => {
+    c.close()
+    await ts.stop()
+  })
+
+  it('a resource named 2800 times: one shared answer, and entries beyond 100000 are POLICY_VIOLATION', async () => {
+    await c.call(19, 7, {
+      topics: [{ name: 'dc', numPartitions: 1, replicationFactor: -1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+    })
+    const n = 2800
+    const r = await c.call<{
+      results: { errorCode: number; errorMessage: string | null; configs: unknown[] }[]
+    }>(32, 4, {
+      resources: Array.from({ length: n }, () => ({
+        resourceType: 2,
+        resourceName: 'dc',
+        configurationKeys: null,
+      })),
+      includeSynonyms: false,
+      includeDocumentation: false,
+    })
+    const perTopic = r.results[0]!.configs.length
+    assert.ok(perTopic > 30)
+    const served = Math.floor(100_000 / perTopic)
+    assert.equal(r.results.length, n)
+    assert.deepEqual(
+      r.results.slice(served - 1, served + 1).map((x) => [x.errorCode, x.errorMessage, x.configs.length]),
+      [
+        [ErrorCode.NONE, null, perTopic],
+        [
+          ErrorCode.POLICY_VIOLATION,
+          'The response would describe more than 100000 config entries; describe fewer resources per request.',
+          0,
+        ],
+      ],
+    )
+  })
+})
