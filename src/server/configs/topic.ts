@@ -5,7 +5,7 @@
  * checks a topic change, and a change that passes is refused as a Kafka broker with an alter-config
  * policy refuses one: POLICY_VIOLATION. Topograph keeps a topic's configs as they were at creation.
  */
-import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../coordinator/service/group-config-manager.js'
+import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopicCatalog } from '../topics/catalog.js'
 import { invalidTopicNameReason } from '../topics/catalog.js'

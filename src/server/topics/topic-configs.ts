@@ -4,6 +4,17 @@
  * reported back: in CreateTopics v5+ responses and by DescribeConfigs, as Kafka reports them.
  */
 
+import {
+  checkOneOf,
+  InvalidValue,
+  invalidValueMessage,
+  parseBoolean,
+  parseDouble,
+  parseInt32,
+  parseInt64,
+  splitList,
+} from '../../config/index.js'
+
 export type TopicConfigType = 'int' | 'long' | 'double' | 'boolean' | 'string' | 'list'
 
 export interface TopicConfigDef {
@@ -261,8 +272,6 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string
   ]),
 )
 
-const INT_RE = /^[+-]?\d+$/
-
 /**
  * Checks one config value against its definition; returns Kafka's message for a bad value
  * ("Invalid value X for configuration Y: …"), or null when the value is acceptable.
@@ -270,35 +279,41 @@ const INT_RE = /^[+-]?\d+$/
 export function checkTopicConfig(name: string, value: string): string | null {
   const def = TOPIC_CONFIGS.get(name)
   if (def === undefined) return `Unknown topic config name: ${name}`
+  try {
+    parseTopicConfigValue(name, def, value)
+    return null
+  } catch (e) {
+    if (e instanceof InvalidValue) return invalidValueMessage(name, value, e.message)
+    throw e
+  }
+}
+
+/** Kafka's parse and validation of one topic config value; throws InvalidValue with the reason. */
+function parseTopicConfigValue(name: string, def: TopicConfigDef, value: string): void {
   const v = value.trim()
-  const bad = (why: string) => `Invalid value ${value} for configuration ${name}: ${why}`
   switch (def.type) {
-    case 'int': {
-      if (!INT_RE.test(v)) return bad('Not a number of type INT')
-      const n = Number(v)
-      if (n < -2147483648 || n > 2147483647) return bad('Not a number of type INT')
-      return null
-    }
-    case 'long': {
-      if (!INT_RE.test(v)) return bad('Not a number of type LONG')
-      const n = BigInt(v)
-      if (n < -9223372036854775808n || n > 9223372036854775807n) return bad('Not a number of type LONG')
-      return null
-    }
+    case 'int':
+      parseInt32(v)
+      return
+    case 'long':
+      parseInt64(v)
+      return
     case 'double':
-      return v === '' || Number.isNaN(Number(v)) ? bad('Not a number of type DOUBLE') : null
+      parseDouble(v)
+      return
     case 'boolean':
-      return /^(true|false)$/i.test(v) ? null : bad('Expected value to be either true or false')
+      parseBoolean(v)
+      return
     case 'string':
-      if (def.oneOf !== undefined && !def.oneOf.includes(v))
-        return bad(`String must be one of: ${def.oneOf.join(', ')}`)
-      return null
+      if (def.oneOf !== undefined) checkOneOf(v, def.oneOf)
+      return
     case 'list': {
-      if (def.oneOf === undefined || v === '') return null
-      for (const item of v.split(',').map((s) => s.trim())) {
-        if (!def.oneOf.includes(item)) return bad(`Invalid value ${item} for configuration ${name}`)
+      if (def.oneOf === undefined || v === '') return
+      // Kafka's ValidList names the entry, inside the reason.
+      for (const item of splitList(v)) {
+        if (!def.oneOf.includes(item))
+          throw new InvalidValue(`Invalid value ${item} for configuration ${name}`)
       }
-      return null
     }
   }
 }
