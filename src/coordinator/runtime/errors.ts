@@ -54,7 +54,7 @@ export class CoordinatorWriteError extends CoordinatorRuntimeError {
 
 /**
  * A write operation that did not complete within its write timeout (`offsets.commit.timeout.ms` for
- * the group coordinator). Kafka maps the REQUEST_TIMED_OUT of a coordinator write to
+ * a group coordinator). Kafka maps the REQUEST_TIMED_OUT of a coordinator write to
  * COORDINATOR_NOT_AVAILABLE. The operation may still complete later.
  */
 export class CoordinatorTimeoutError extends CoordinatorRuntimeError {
