@@ -16,11 +16,31 @@ module.exports = {
     },
     {
       name: 'shard-is-deterministic',
-      comment: 'the shard is synchronous: no I/O, no service, no storage, no server',
+      comment:
+        'the shard is synchronous and deterministic: no I/O, no clocks or timers, no randomness, no ' +
+        'service, storage or server (test/coordinator/shard-purity.test.ts also forbids Date.now, ' +
+        'setTimeout, Promise, async and Math.random in its code)',
       severity: 'error',
       from: { path: '^src/coordinator/shard' },
       to: {
-        path: ['^src/coordinator/(service|storage)', '^src/server', '^src/clients', '^(node:)?(net|fs|timers|child_process|http|https|tls)$'],
+        path: [
+          '^src/coordinator/(service|storage)',
+          '^src/server',
+          '^src/clients',
+          '^src/plugin',
+          '^(node:)?(net|fs|fs/promises|timers|timers/promises|child_process|http|https|http2|tls|dgram|dns|crypto|perf_hooks|worker_threads|async_hooks|events|process|os|readline|stream)$',
+        ],
+      },
+    },
+    {
+      name: 'runtime-knows-no-groups',
+      comment:
+        'the runtime is generic (a transaction coordinator runs on it too): it knows no shard, ' +
+        'service, protocol message or group; it sees only the record store interface',
+      severity: 'error',
+      from: { path: '^src/coordinator/runtime' },
+      to: {
+        path: ['^src/coordinator/(shard|service)', '^src/coordinator/storage/(?!types)', '^src/protocol', '^src/server', '^src/plugin', '^src/clients'],
       },
     },
     {
