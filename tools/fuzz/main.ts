@@ -1,7 +1,7 @@
 /**
  * A structure-aware fuzzing campaign against a Topograph server in this process.
  *
- *   npm run fuzz -- [--frames N] [--seed S] [--lanes L] [--timeout-ms T] [--max-rss-mb M]
+ *   npm run fuzz -- [--frames N] [--from I] [--seed S] [--lanes L] [--timeout-ms T] [--max-rss-mb M]
  *                   [--storage sqlite|memory] [--only INDEX]... [--hex FRAMEHEX]... [--out FILE]
  *
  * Frame i of seed S is a random valid request of a served API version (built from the schema files
@@ -12,6 +12,8 @@
  *   - every complete frame is answered, or the server closes the connection, within T ms (JoinGroup
  *     and SyncGroup may be held back by a rebalance, as in Kafka: they go on connections of their
  *     own and are let go after a short wait); a size prefix below 0 or above the limit is closed;
+ *   - a frame that decodes as a request of a served version (other than SASL) is answered, not
+ *     closed, as Kafka answers any such request (with an error if need be);
  *   - a response to an intact header carries its correlation id and decodes at its API version;
  *   - no uncaught exception or unhandled rejection; the event loop never stalls for long;
  *   - the process RSS stays under M MB;
@@ -33,11 +35,12 @@ import { createLogger } from '../../src/server/logger.js'
 import { startServer } from '../../src/server/server.js'
 import { buildFrame, type Frame, framePlan, MAY_WAIT_APIS } from './frames.js'
 import { parseSeed } from './rng.js'
-import { expectationOf, FuzzConnection } from './wire.js'
+import { expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
 
 const { values } = parseArgs({
   options: {
     frames: { type: 'string', default: '10000' },
+    from: { type: 'string', default: '0' },
     seed: { type: 'string' },
     lanes: { type: 'string', default: '4' },
     'timeout-ms': { type: 'string', default: '10000' },
@@ -53,6 +56,7 @@ const { values } = parseArgs({
 
 const seed = parseSeed(values.seed ?? String(Date.now() % 2 ** 31))
 const total = Number(values.frames)
+const from = Number(values.from)
 const laneCount = Math.max(1, Number(values.lanes))
 const timeoutMs = Number(values['timeout-ms'])
 const mayWaitMs = Number(values['may-wait-ms'])
@@ -253,7 +257,14 @@ async function lane(id: number, indices: Iterable<number>): Promise<void> {
       report('response', frame, `response size prefix ${o.badResponseSize}`)
     if (o.responses.length > 0) checkResponse(frame, o.responses[0]!)
     if (o.closed) stats.closed++
-    else if (o.responses.length >= expected.complete && expected.complete > 0) stats.answered++
+    const wellFormed = expected.complete === 1 && !expected.partial ? wellFormedRequest(stream) : null
+    if (wellFormed !== null && o.closed && o.responses.length === 0) {
+      report(
+        'closed',
+        frame,
+        `a well-formed ${wellFormed.name} v${wellFormed.version} request, and the server closed the connection instead of answering`,
+      )
+    } else if (o.responses.length >= expected.complete && expected.complete > 0) stats.answered++
     if (o.timedOut && expected.complete > 0 && o.responses.length < expected.complete) {
       report(
         'hang',
@@ -317,13 +328,13 @@ if (values.hex && values.hex.length > 0) {
   const indices = values.only ? values.only.map(Number) : null
   const count = indices ? indices.length : total
   console.log(
-    `[fuzz] seed ${seed}: ${count} frames over ${plan.apis.length} APIs, ${laneCount} lanes, server on 127.0.0.1:${port} (${values.storage})`,
+    `[fuzz] seed ${seed}: ${count} frames${indices ? '' : ` (${from}..${from + count - 1})`} over ${plan.apis.length} APIs, ${laneCount} lanes, server on 127.0.0.1:${port} (${values.storage})`,
   )
   let next = 0
   const take = function* (): Generator<number> {
     while (next < count) {
       const i = next++
-      yield indices ? indices[i]! : i
+      yield indices ? indices[i]! : from + i
     }
   }
   await Promise.all(Array.from({ length: laneCount }, (_, id) => lane(id, take())))

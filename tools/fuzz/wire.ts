@@ -4,6 +4,8 @@
  * frame, or close the connection).
  */
 import { connect, type Socket } from 'node:net'
+import { decodeRequest } from '../../src/protocol/frames.js'
+import { API_DEFINITIONS, type ApiMessageTypes } from '../../src/protocol/generated/registry.js'
 
 /** Kafka's socket.request.max.bytes default: a size prefix above it (or below 0) is refused. */
 export const DEFAULT_MAX_REQUEST_BYTES = 104857600
@@ -28,6 +30,26 @@ export function expectationOf(stream: Buffer, maxRequestBytes = DEFAULT_MAX_REQU
     p += 4 + size
   }
   return { complete, invalidSize: false, partial: p < stream.length }
+}
+
+/** SASL requests, which a server may answer by closing the connection (authentication state). */
+const SASL_APIS = new Set([17, 36])
+
+/**
+ * The API of a single complete frame that decodes as a request of a served version (other than
+ * SASL): Kafka answers such a request, with an error if need be, and never just closes.
+ */
+export function wellFormedRequest(
+  frame: Buffer,
+): { apiKey: keyof ApiMessageTypes; version: number; name: string } | null {
+  if (frame.length < 4 || frame.readInt32BE(0) !== frame.length - 4) return null
+  try {
+    const r = decodeRequest(frame.subarray(4))
+    if (SASL_APIS.has(r.apiKey)) return null
+    return { apiKey: r.apiKey, version: r.apiVersion, name: API_DEFINITIONS[r.apiKey].name }
+  } catch {
+    return null
+  }
 }
 
 export interface Outcome {
