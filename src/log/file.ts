@@ -830,6 +830,14 @@ class FilePartitionStore implements PartitionStore {
     this.#storage.setLogStartOffset(this.#tp, offset, this.#dir)
   }
 
+  cleanerCheckpoint(): number {
+    return this.#storage.readCleanerCheckpoint(this.#tp) ?? 0
+  }
+
+  async setCleanerCheckpoint(offset: number): Promise<void> {
+    this.#storage.writeCleanerCheckpoint(this.#tp, offset)
+  }
+
   async flush(): Promise<void> {
     const end = this.logEndOffset
     for (const seg of this.#segments) {

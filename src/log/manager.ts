@@ -267,6 +267,11 @@ export class LogManagerImpl implements LogManager {
     return this.#retentionRunning
   }
 
+  /** The cleaner (its lastStats tell what recent cleans did). */
+  get cleaner(): LogCleaner | undefined {
+    return this.#cleaner
+  }
+
   async runCleaner(now: number): Promise<void> {
     if (this.#cleaner === undefined || this.#closed) return
     await this.#cleaner.runOnce(now)

@@ -28,6 +28,7 @@ interface MemPartitionData {
   segments: MemSegment[]
   logStartOffset: number
   snapshot: { offset: number; bytes: Uint8Array } | null
+  cleanerCheckpoint: number
 }
 
 function newSegment(baseOffset: number, now: number): MemSegment {
@@ -180,6 +181,14 @@ class MemoryPartitionStore implements PartitionStore {
     }
   }
 
+  cleanerCheckpoint(): number {
+    return this.#data.cleanerCheckpoint
+  }
+
+  async setCleanerCheckpoint(offset: number): Promise<void> {
+    this.#data.cleanerCheckpoint = offset
+  }
+
   async setLogStartOffset(offset: number): Promise<void> {
     this.#data.logStartOffset = offset
   }
@@ -208,7 +217,7 @@ export class MemoryLogStorage implements LogStorage {
     const key = `${topic}-${partition}`
     let data = this.#partitions.get(key)
     if (data === undefined || data.topicId !== topicId) {
-      data = { topicId, segments: [], logStartOffset: 0, snapshot: null }
+      data = { topicId, segments: [], logStartOffset: 0, snapshot: null, cleanerCheckpoint: 0 }
       this.#partitions.set(key, data)
     }
     const d = data

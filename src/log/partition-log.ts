@@ -95,8 +95,6 @@ export class PartitionLogImpl implements PartitionLog {
   #snapshotChain: Promise<void> = Promise.resolve()
   /** Set while the cleaner rewrites a segment: retention leaves that partition alone. */
   cleaning = false
-  /** Offset below which the log is compacted (Kafka's cleaner checkpoint). */
-  cleanerCheckpoint = 0
 
   constructor(o: PartitionLogOptions) {
     this.topic = o.topic

@@ -118,6 +118,9 @@ export interface PartitionStore {
     baseOffset: number,
     batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
   ): Promise<void>
+  /** Where the compacted part of the log ends (Kafka's cleaner-offset-checkpoint), 0 when never cleaned. */
+  cleanerCheckpoint(): number
+  setCleanerCheckpoint(offset: number): Promise<void>
   /** Persists the log start offset. */
   setLogStartOffset(offset: number): Promise<void>
   /** Makes everything appended durable (fsync) and moves the recovery point to the log end. */

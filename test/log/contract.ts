@@ -669,6 +669,111 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.deepEqual(mine, { topic: p.topic, partition: 0, size: p.sizeInBytes })
     })
 
+    test('compaction: the latest record per key survives, offsets and batch ranges are kept, the active segment is untouched', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 400,
+        minCleanableDirtyRatio: 0.01,
+      })
+      // 30 batches over keys a..e, values numbered by offset.
+      for (let i = 0; i < 30; i++) {
+        const key = 'abcde'[i % 5]
+        await p.append(batchOf([{ key, value: `${key}${i}` }], { timestamp: NOW }), { now: NOW })
+      }
+      const activeBase = (await readAll(p, 0)).length
+      await m.runCleaner(NOW)
+      const after = await readAll(p, 0)
+      const values = after.flatMap((b) => b.values)
+      // Keys whose latest record sits in the cleaned range keep only that record; the active
+      // segment keeps everything it had.
+      const last = new Map<string, number>()
+      for (let i = 0; i < 30; i++) last.set('abcde'[i % 5], i)
+      assert.ok(values.length < 30, `cleaned: ${values.length} records left`)
+      for (const [key, i] of last) assert.ok(values.includes(`${key}${i}`), `${key}${i} kept`)
+      for (const b of after) {
+        assert.equal(b.lastOffset - b.baseOffset, 0, 'a batch keeps its offset range')
+        assert.equal(b.values[0], `${'abcde'[b.baseOffset % 5]}${b.baseOffset}`, 'offsets never change')
+      }
+      assert.ok(activeBase > 0)
+      assert.equal(p.logEndOffset, 30)
+      assert.equal((await p.append(batchOf([{ key: 'z' }]), { now: NOW })).baseOffset, 30)
+      // Reading from a removed offset starts at the next surviving batch.
+      const r = await p.read(0, 1 << 20, RU)
+      assert.equal(r.errorCode, 0)
+      assert.ok(batchesIn(r.records)[0].baseOffset >= 0)
+    })
+
+    test('compaction: tombstones stay for delete.retention.ms, then go; a producer keeps its last batch', async () => {
+      const { m, p, topic } = await fresh(
+        {
+          cleanupPolicy: ['compact'],
+          segmentBytes: 300,
+          minCleanableDirtyRatio: 0.01,
+          deleteRetentionMs: 1000,
+        },
+        h.storage(),
+      )
+      const idem = (
+        key: string,
+        value: string | null,
+        producerId: number,
+        baseSequence: number,
+      ): Uint8Array =>
+        batchOf([{ key, value }], { timestamp: NOW, producerId, producerEpoch: 0, baseSequence })
+      await p.append(idem('x', 'x1', 5, 0), { now: NOW })
+      await p.append(idem('x', null, 5, 1), { now: NOW })
+      await p.append(idem('y', 'y1', 6, 0), { now: NOW })
+      await p.append(idem('y', 'y2', 6, 1), { now: NOW })
+      for (let i = 0; i < 12; i++)
+        await p.append(batchOf([{ key: `f${i}`, value: 'filler' }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW)
+      let all = await readAll(p, 0)
+      const x = all.filter((b) => b.baseOffset <= 1)
+      assert.deepEqual(
+        x.map((b) => [b.baseOffset, b.values]),
+        [[1, ['<null>']]],
+        'x1 is gone, the tombstone stays',
+      )
+      assert.deepEqual(
+        all.filter((b) => b.baseOffset === 2 || b.baseOffset === 3).map((b) => [b.baseOffset, b.values]),
+        [[3, ['y2']]],
+      )
+      // Past the horizon the tombstone goes, but producer 5's last batch stays (empty).
+      await p.append(batchOf([{ key: 'g' }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW + 5000)
+      all = await readAll(p, 0)
+      const one = all.find((b) => b.baseOffset === 1)
+      assert.ok(one !== undefined, 'the batch holding producer 5 last sequence is kept')
+      assert.deepEqual(one.values, [])
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1, { cleanupPolicy: ['compact'] })
+      const q = m2.partition(topic, 0)!
+      const dup = await q.append(idem('x', null, 5, 1), { now: NOW })
+      assert.equal(dup.errorCode, 0)
+      assert.equal(dup.baseOffset, 1, 'still a duplicate after compaction and a restart')
+    })
+
+    test('compaction: the cleaner works in slices; an append made while it runs completes before it', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 64 * 1024,
+        minCleanableDirtyRatio: 0.01,
+      })
+      const big = Array.from({ length: 200 }, (_, i) => ({ key: `k${i % 50}`, value: 'x'.repeat(100) }))
+      for (let i = 0; i < 60; i++) await p.append(batchOf(big, { timestamp: NOW }), { now: NOW })
+      const order: string[] = []
+      const cleaning = m.runCleaner(NOW).then(() => order.push('cleaned'))
+      await new Promise((resolve) => setImmediate(resolve))
+      const a = await p.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })
+      order.push('appended')
+      await cleaning
+      assert.equal(a.errorCode, 0)
+      assert.deepEqual(order, ['appended', 'cleaned'])
+      const stats = m.cleaner!.lastStats.at(-1)!
+      assert.ok(stats.recordsRemoved > 0)
+    })
+
     test('defaults: Kafka values', () => {
       assert.equal(DEFAULT_LOG_CONFIG.segmentBytes, 1073741824)
       assert.equal(DEFAULT_LOG_CONFIG.maxMessageBytes, 1048588)
