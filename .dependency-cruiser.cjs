@@ -62,6 +62,13 @@ module.exports = {
       from: { path: '^src/config' },
       to: { path: '^src/', pathNot: '^src/config' },
     },
+    {
+      name: 'log-stands-alone',
+      comment: 'src/log (the partitions\' storage) imports neither the coordinator nor the server',
+      severity: 'error',
+      from: { path: '^src/log' },
+      to: { path: ['^src/coordinator', '^src/server', '^src/clients', '^src/cli', '^src/console', '^src/plugin'] },
+    },
     { name: 'no-circular-across-folders', severity: 'warn', from: {}, to: { circular: true } },
   ],
   options: {
