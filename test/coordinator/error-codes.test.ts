@@ -1,9 +1,9 @@
 // The catalogue of local error codes (src/coordinator/error-codes.ts) and docs/errors.md list the
 // same codes with the same meanings; every code the coordinator's sources raise is catalogued.
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
+import { sourceFiles } from '../testkit/sources.js'
 import { LOCAL_ERROR_CODES } from '../../src/coordinator/error-codes.js'
 
 function documented(): Map<string, string> {
@@ -14,16 +14,6 @@ function documented(): Map<string, string> {
   return rows
 }
 
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) out.push(...sources(p))
-    else if (p.endsWith('.ts')) out.push(p)
-  }
-  return out
-}
-
 test('docs/errors.md lists every catalogued local error code with its meaning, and no other', () => {
   const docs = documented()
   assert.deepEqual([...docs.keys()].sort(), Object.keys(LOCAL_ERROR_CODES).sort())
@@ -32,7 +22,7 @@ test('docs/errors.md lists every catalogued local error code with its meaning, a
 
 test('every local error code raised in src/coordinator is catalogued', () => {
   const raised = new Set<string>()
-  for (const file of sources('src/coordinator')) {
+  for (const file of sourceFiles('src/coordinator')) {
     const text = readFileSync(file, 'utf8')
     // new CoordinatorRuntimeError('X', …), new StorageError('X', …), `code … = 'X'`
     for (const m of text.matchAll(/new (?:CoordinatorRuntimeError|StorageError)\(\s*'([A-Z_]+)'/g))

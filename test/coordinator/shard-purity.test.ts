@@ -3,19 +3,9 @@
 // go out in operation results. The runtime is generic: its code names no group. The import side of
 // both rules is .dependency-cruiser.cjs; this test checks the code itself.
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) out.push(...sources(p))
-    else if (p.endsWith('.ts')) out.push(p)
-  }
-  return out
-}
+import { sourceFiles } from '../testkit/sources.js'
 
 /** The code without comments and string/template contents (what remains is code). */
 function code(text: string): string {
@@ -57,7 +47,7 @@ const SHARD_FORBIDDEN: [RegExp, string][] = [
 ]
 
 test('shard code reads no clock, arms no timer, holds no promise and draws no random number', () => {
-  const files = sources('src/coordinator/shard')
+  const files = sourceFiles('src/coordinator/shard')
   assert.ok(files.length > 20)
   const found: string[] = []
   for (const file of files) {
@@ -74,7 +64,7 @@ test('the check sees through comments and strings but not past code', () => {
 
 test('runtime code names no group, member or heartbeat (it is shared by every coordinator)', () => {
   const found: string[] = []
-  for (const file of sources('src/coordinator/runtime')) {
+  for (const file of sourceFiles('src/coordinator/runtime')) {
     const body = code(readFileSync(file, 'utf8'))
     for (const word of body.match(/\b\w*(group|member|heartbeat|streams|classic|offset)\w*\b/gi) ?? [])
       found.push(`${file}: ${word}`)

@@ -845,6 +845,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         disarmed(entry)
       },
       isScheduled: (key) => ctx.timers.has(key),
+      dueMs: (key) => ctx.timers.get(key)?.dueMs,
     }
   }
 

@@ -118,6 +118,8 @@ export interface ShardTimer<R, C = never> {
   ): void
   cancel(key: string): void
   isScheduled(key: string): boolean
+  /** When the key's timer is due, or undefined when none is scheduled. */
+  dueMs(key: string): number | undefined
 }
 
 /** The part of a pino logger the runtime uses (pino's own logger fits). */

@@ -7,9 +7,9 @@ import { ErrorCode } from '../../../../src/protocol/errors.js'
 import type { CoordinatorRecord } from '../../../../src/protocol/generated/coordinator-records.js'
 import { Harness } from './harness.js'
 
-function streamsGroup(state: { exists: boolean; empty: boolean; stored: number }): Harness {
+async function streamsGroup(state: { exists: boolean; empty: boolean; stored: number }): Promise<Harness> {
   const tombstone: CoordinatorRecord = { type: 'StreamsGroupMetadata', key: { groupId: 'g' }, value: null }
-  return new Harness({
+  return await Harness.start({
     otherGroups: {
       typeOf: (id) => (id === 'g' && state.exists ? 'streams' : undefined),
       isEmpty: () => state.empty,
@@ -24,19 +24,19 @@ function streamsGroup(state: { exists: boolean; empty: boolean; stored: number }
 
 describe('ClassicGroupManager: conversion detection', () => {
   for (const stored of [0, 5, -2]) {
-    it(`defers an empty streams group with stored ${stored}: no records, no answer`, () => {
-      const h = streamsGroup({ exists: true, empty: true, stored })
-      const r = h.join({})
+    it(`defers an empty streams group with stored ${stored}: no records, no answer`, async () => {
+      const h = await streamsGroup({ exists: true, empty: true, stored })
+      const r = await h.join({})
       assert.equal(r.result.response.conversionRequired, 'streams')
       assert.deepEqual([r.result.records, r.result.completions], [[], []])
       assert.equal(h.manager.hasGroup('g'), false)
     })
   }
 
-  it('converts an empty streams group with stored -1 in the same join (nothing to clean up)', () => {
+  it('converts an empty streams group with stored -1 in the same join (nothing to clean up)', async () => {
     const state = { exists: true, empty: true, stored: -1 }
-    const h = streamsGroup(state)
-    const r = h.join({})
+    const h = await streamsGroup(state)
+    const r = await h.join({})
     assert.equal(r.result.response.conversionRequired, null)
     assert.deepEqual(
       r.result.records.map((x) => x.type),
@@ -46,18 +46,18 @@ describe('ClassicGroupManager: conversion detection', () => {
     assert.equal(state.exists, false)
   })
 
-  it('converts a deferred group once the service says the cleanup is done', () => {
-    const h = streamsGroup({ exists: true, empty: true, stored: -2 })
-    const r = h.join({}, { conversionReady: true })
+  it('converts a deferred group once the service says the cleanup is done', async () => {
+    const h = await streamsGroup({ exists: true, empty: true, stored: -2 })
+    const r = await h.join({}, { conversionReady: true })
     assert.equal(r.result.response.conversionRequired, null)
     assert.equal(r.result.records[0].type, 'StreamsGroupMetadata')
     assert.ok(h.manager.hasGroup('g'))
   })
 
-  it('a streams group revived before the ready join is refused: INCONSISTENT_GROUP_PROTOCOL, empty member id', () => {
-    const h = streamsGroup({ exists: true, empty: false, stored: -2 })
+  it('a streams group revived before the ready join is refused: INCONSISTENT_GROUP_PROTOCOL, empty member id', async () => {
+    const h = await streamsGroup({ exists: true, empty: false, stored: -2 })
     for (const conversionReady of [false, true]) {
-      const r = h.join({ memberId: 'm-1' }, { conversionReady })
+      const r = await h.join({ memberId: 'm-1' }, { conversionReady })
       assert.equal(r.result.response.conversionRequired, null)
       assert.deepEqual(r.result.records, [])
       const answer = h.joinResponse(r.token)!

@@ -1,7 +1,3 @@
-/**
- * Drives a ClassicGroupManager the way the runtime and service do: records are replayed after each
- * operation, timer intents are kept on a fake clock, completions are collected by token.
- */
 import type { CoordinatorRecord } from '../../../../src/protocol/generated/coordinator-records.js'
 import {
   createJoinGroupRequest,
@@ -17,10 +13,12 @@ import {
   type ClassicCompletion,
   type ClassicGroupConfig,
   ClassicGroupManager,
+  type ClassicJoinOutcome,
   type ClassicResult,
-  type ClassicTimer,
   type OtherGroupTypes,
 } from '../../../../src/coordinator/shard/classic/index.js'
+import type { MemoryRecordStore } from '../../../../src/coordinator/storage/memory.js'
+import { ShardTestContext } from '../../../testkit/shard-context.js'
 
 export const enc = (s: string): Uint8Array => new TextEncoder().encode(s)
 
@@ -32,81 +30,124 @@ export const CONFIG: ClassicGroupConfig = {
   newMemberJoinTimeoutMs: 300000,
 }
 
-interface PendingTimer {
-  readonly fireAt: number
-  readonly timer: ClassicTimer
-}
-
+/**
+ * Drives a ClassicGroupManager as the shard of the REAL runtime (test/testkit): every operation is a
+ * write operation, its records are appended and replayed, its timers are the runtime's (fired by
+ * `advance` on the manual clock) and its completions are delivered by the runtime once stored.
+ */
 export class Harness {
-  readonly manager: ClassicGroupManager
-  nowMs = 1_000_000
-  readonly log: CoordinatorRecord[] = []
-  readonly timers = new Map<string, PendingTimer>()
+  readonly t: ShardTestContext<ClassicGroupManager, CoordinatorRecord, ClassicCompletion>
+  /** Completions delivered for stored operations, by token. */
   readonly completions = new Map<number, ClassicCompletion>()
+  /** Completions whose operation's append failed, by token. */
+  readonly failed = new Map<number, ClassicCompletion>()
   #nextToken = 1
   #nextUuid = 1
 
-  constructor(options: { config?: ClassicGroupConfig; otherGroups?: OtherGroupTypes } = {}) {
-    this.manager = new ClassicGroupManager({
-      config: options.config ?? CONFIG,
-      otherGroups: options.otherGroups,
-    })
+  private constructor(t: ShardTestContext<ClassicGroupManager, CoordinatorRecord, ClassicCompletion>) {
+    this.t = t
   }
 
-  /** Appends then replays the records, applies timer intents, collects completions. */
-  apply(r: ClassicResult<unknown>): void {
-    for (const rec of r.records) {
-      this.log.push(rec)
-      this.manager.replay(rec)
-    }
-    for (const key of r.timers?.cancel ?? []) this.timers.delete(key)
-    for (const t of r.timers?.schedule ?? [])
-      this.timers.set(t.key, { fireAt: this.nowMs + t.delayMs, timer: t })
-    for (const c of r.completions ?? []) {
-      if (this.completions.has(c.token)) throw new Error(`token ${c.token} completed twice`)
-      this.completions.set(c.token, c)
-    }
+  static async start(
+    options: {
+      config?: ClassicGroupConfig
+      otherGroups?: OtherGroupTypes
+      /** A store to load from (a restart) and the time to start at. */
+      store?: MemoryRecordStore
+      startMs?: number
+    } = {},
+  ): Promise<Harness> {
+    let h: Harness | undefined
+    const t = await ShardTestContext.start<ClassicGroupManager, CoordinatorRecord, ClassicCompletion>({
+      store: options.store,
+      startMs: options.startMs,
+      newShard: () =>
+        new ClassicGroupManager({ config: options.config ?? CONFIG, otherGroups: options.otherGroups }),
+      onComplete: (c, failure) => {
+        const into = failure === undefined ? h!.completions : h!.failed
+        if (into.has(c.token)) throw new Error(`token ${c.token} completed twice`)
+        into.set(c.token, c)
+      },
+    })
+    h = new Harness(t)
+    return h
+  }
+
+  get manager(): ClassicGroupManager {
+    return this.t.shard
+  }
+
+  get nowMs(): number {
+    return this.t.nowMs
+  }
+
+  /**
+   * Runs a result computed outside the runtime (a manager call the test made itself) as a write
+   * operation: its records are appended and replayed, its timers armed, its completions delivered.
+   */
+  async apply<T>(r: ClassicResult<T>): Promise<T> {
+    return this.t.write('apply', () => r)
+  }
+
+  /** Runs `op` as a write operation whose append fails (nothing replayed, no timer armed). */
+  async failing<T>(
+    op: (m: ClassicGroupManager, nowMs: number) => ClassicResult<T>,
+  ): Promise<ClassicResult<T>> {
+    let produced: ClassicResult<T> | undefined
+    await this.t
+      .write('failing', (m, nowMs) => {
+        produced = op(m, nowMs)
+        if (produced.records.length > 0) this.t.failNextAppend()
+        return produced
+      })
+      .catch(() => undefined)
+    return produced!
   }
 
   token(): number {
     return this.#nextToken++
   }
 
-  join(
+  async join(
     init: Partial<JoinGroupRequest>,
     options: { apiVersion?: number; clientId?: string; conversionReady?: boolean } = {},
-  ): { token: number; result: ReturnType<ClassicGroupManager['classicGroupJoin']> } {
+  ): Promise<{ token: number; result: ClassicResult<ClassicJoinOutcome> }> {
     const token = this.token()
-    const result = this.manager.classicGroupJoin(
-      {
-        nowMs: this.nowMs,
-        apiVersion: options.apiVersion ?? 9,
-        clientId: options.clientId ?? 'client',
-        clientHost: '/127.0.0.1',
-        token,
-        newMemberUuid: `uuid${this.#nextUuid++}`,
-        conversionReady: options.conversionReady,
-      },
-      createJoinGroupRequest({
-        groupId: 'g',
-        sessionTimeoutMs: 10000,
-        rebalanceTimeoutMs: 60000,
-        protocolType: 'consumer',
-        protocols: [{ name: 'range', metadata: enc('meta') }],
-        ...init,
-      }),
-    )
-    this.apply(result)
-    return { token, result }
+    const uuid = `uuid${this.#nextUuid++}`
+    let result: ClassicResult<ClassicJoinOutcome> | undefined
+    await this.t.write('classic-group-join', (m, nowMs) => {
+      result = m.classicGroupJoin(
+        {
+          nowMs,
+          apiVersion: options.apiVersion ?? 9,
+          clientId: options.clientId ?? 'client',
+          clientHost: '/127.0.0.1',
+          token,
+          newMemberUuid: uuid,
+          conversionReady: options.conversionReady,
+        },
+        createJoinGroupRequest({
+          groupId: 'g',
+          sessionTimeoutMs: 10000,
+          rebalanceTimeoutMs: 60000,
+          protocolType: 'consumer',
+          protocols: [{ name: 'range', metadata: enc('meta') }],
+          ...init,
+        }),
+      )
+      return result
+    })
+    return { token, result: result! }
   }
 
-  sync(init: Partial<SyncGroupRequest>, apiVersion = 5): { token: number } {
+  async sync(init: Partial<SyncGroupRequest>, apiVersion = 5): Promise<{ token: number }> {
     const token = this.token()
-    const result = this.manager.classicGroupSync(
-      { nowMs: this.nowMs, apiVersion, token },
-      createSyncGroupRequest({ groupId: 'g', protocolType: 'consumer', protocolName: 'range', ...init }),
+    await this.t.write('classic-group-sync', (m, nowMs) =>
+      m.classicGroupSync(
+        { nowMs, apiVersion, token },
+        createSyncGroupRequest({ groupId: 'g', protocolType: 'consumer', protocolName: 'range', ...init }),
+      ),
     )
-    this.apply(result)
     return { token }
   }
 
@@ -124,25 +165,33 @@ export class Harness {
     return c.response
   }
 
-  /** Moves the clock forward, firing due timers in time order (then key order). */
-  advance(ms: number): void {
-    const end = this.nowMs + ms
-    for (;;) {
-      const due = [...this.timers.entries()]
-        .filter(([, t]) => t.fireAt <= end)
-        .sort((a, b) => a[1].fireAt - b[1].fireAt || (a[0] < b[0] ? -1 : 1))
-      const next = due[0]
-      if (next === undefined) break
-      this.timers.delete(next[0])
-      this.nowMs = next[1].fireAt
-      this.apply(next[1].timer.op(this.nowMs))
-    }
-    this.nowMs = end
+  /** Moves the clock forward; the runtime fires due timers in due order. */
+  advance(ms: number): Promise<void> {
+    return this.t.advance(ms)
   }
 
+  isScheduled(key: string): boolean {
+    return this.t.isScheduled(key)
+  }
+
+  /** How long until the runtime's timer fires (undefined when not armed). */
   delayOf(key: string): number | undefined {
-    const t = this.timers.get(key)
-    return t === undefined ? undefined : t.fireAt - this.nowMs
+    const due = this.t.runtime.timer(0).dueMs(key)
+    return due === undefined ? undefined : due - this.nowMs
+  }
+
+  /** Every record stored so far, in log order. */
+  records(): Promise<CoordinatorRecord[]> {
+    return this.t.log()
+  }
+
+  /** A restart: a new runtime loads this one's log (and runs the on-loaded operation). */
+  reload(options: { config?: ClassicGroupConfig; otherGroups?: OtherGroupTypes } = {}): Promise<Harness> {
+    return Harness.start({ ...options, store: this.t.store, startMs: this.nowMs })
+  }
+
+  close(): Promise<void> {
+    return this.t.close()
   }
 }
 

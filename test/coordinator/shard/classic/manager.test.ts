@@ -12,34 +12,41 @@ import { enc, Harness, persistedView } from './harness.js'
 
 const T0 = 1_000_000
 
-function heartbeat(
+async function heartbeat(
   h: Harness,
   memberId: string,
   generationId: number,
   groupInstanceId: string | null = null,
-) {
+): Promise<number> {
   const r = h.manager.classicGroupHeartbeat(
     { nowMs: h.nowMs, apiVersion: 4 },
     createHeartbeatRequest({ groupId: 'g', memberId, generationId, groupInstanceId }),
   )
-  h.apply(r)
+  await h.apply(r)
   return r.response.errorCode
 }
 
 /** Dynamic member, v9: MEMBER_ID_REQUIRED then the real join. Returns the member id and the parked token. */
-function joinDynamic(h: Harness, clientId: string, metadata = 'meta'): { memberId: string; token: number } {
-  const first = h.join({ protocols: [{ name: 'range', metadata: enc(metadata) }] }, { clientId })
+async function joinDynamic(
+  h: Harness,
+  clientId: string,
+  metadata = 'meta',
+): Promise<{ memberId: string; token: number }> {
+  const first = await h.join({ protocols: [{ name: 'range', metadata: enc(metadata) }] }, { clientId })
   const memberId = h.joinResponse(first.token)!.memberId
-  const second = h.join({ memberId, protocols: [{ name: 'range', metadata: enc(metadata) }] }, { clientId })
+  const second = await h.join(
+    { memberId, protocols: [{ name: 'range', metadata: enc(metadata) }] },
+    { clientId },
+  )
   return { memberId, token: second.token }
 }
 
 /** One member through the initial delay and its own SyncGroup: Stable at generation 1. */
-function stableGroupOfOne(h: Harness): string {
-  const a = joinDynamic(h, 'a')
-  h.advance(3000)
+async function stableGroupOfOne(h: Harness): Promise<string> {
+  const a = await joinDynamic(h, 'a')
+  await h.advance(3000)
   assert.equal(h.joinResponse(a.token)!.generationId, 1)
-  const s = h.sync({
+  const s = await h.sync({
     memberId: a.memberId,
     generationId: 1,
     assignments: [{ memberId: a.memberId, assignment: enc('A1') }],
@@ -49,13 +56,13 @@ function stableGroupOfOne(h: Harness): string {
 }
 
 /** Two members, Stable at generation 2 (A leads). */
-function stableGroupOfTwo(h: Harness): { a: string; b: string } {
-  const a = stableGroupOfOne(h)
-  const b = joinDynamic(h, 'b', 'metaB')
-  const ra = h.join({ memberId: a }, { clientId: 'a' })
+async function stableGroupOfTwo(h: Harness): Promise<{ a: string; b: string }> {
+  const a = await stableGroupOfOne(h)
+  const b = await joinDynamic(h, 'b', 'metaB')
+  const ra = await h.join({ memberId: a }, { clientId: 'a' })
   assert.equal(h.joinResponse(ra.token)!.generationId, 2)
-  const sb = h.sync({ memberId: b.memberId, generationId: 2 })
-  const sa = h.sync({
+  const sb = await h.sync({ memberId: b.memberId, generationId: 2 })
+  const sa = await h.sync({
     memberId: a,
     generationId: 2,
     assignments: [
@@ -69,9 +76,9 @@ function stableGroupOfTwo(h: Harness): { a: string; b: string } {
 }
 
 describe('ClassicGroupManager JoinGroup', () => {
-  it('answers a first dynamic join from v4 on with MEMBER_ID_REQUIRED and makes the new group durable', () => {
-    const h = new Harness()
-    const { token, result } = h.join({}, { apiVersion: 4, clientId: 'c1' })
+  it('answers a first dynamic join from v4 on with MEMBER_ID_REQUIRED and makes the new group durable', async () => {
+    const h = await Harness.start()
+    const { token, result } = await h.join({}, { apiVersion: 4, clientId: 'c1' })
     assert.deepEqual(result.completions, [
       {
         api: 'JoinGroup',
@@ -102,9 +109,9 @@ describe('ClassicGroupManager JoinGroup', () => {
     assert.ok(h.manager.group('g')!.isPendingMember('c1-uuid1'))
   })
 
-  it('parks a v3 join without a member id instead of asking for one', () => {
-    const h = new Harness()
-    const { token, result } = h.join({}, { apiVersion: 3, clientId: 'c1' })
+  it('parks a v3 join without a member id instead of asking for one', async () => {
+    const h = await Harness.start()
+    const { token, result } = await h.join({}, { apiVersion: 3, clientId: 'c1' })
     assert.deepEqual(result.completions, [])
     assert.equal(h.joinResponse(token), undefined)
     const g = h.manager.group('g')!
@@ -118,14 +125,14 @@ describe('ClassicGroupManager JoinGroup', () => {
     )
   })
 
-  it('waits the initial rebalance delay, then the leader assigns and the group becomes Stable', () => {
-    const h = new Harness()
-    const a = joinDynamic(h, 'a')
+  it('waits the initial rebalance delay, then the leader assigns and the group becomes Stable', async () => {
+    const h = await Harness.start()
+    const a = await joinDynamic(h, 'a')
     assert.equal(h.joinResponse(a.token), undefined)
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.PREPARING_REBALANCE)
-    h.advance(2999)
+    await h.advance(2999)
     assert.equal(h.joinResponse(a.token), undefined)
-    h.advance(1)
+    await h.advance(1)
     assert.deepEqual(
       h.joinResponse(a.token),
       createJoinGroupResponse({
@@ -142,13 +149,13 @@ describe('ClassicGroupManager JoinGroup', () => {
     assert.equal(h.delayOf('sync-g'), 60000)
     assert.equal(h.delayOf('heartbeat-g-a-uuid1'), 10000)
 
-    const logBefore = h.log.length
-    const s = h.sync({
+    const logBefore = (await h.records()).length
+    const s = await h.sync({
       memberId: a.memberId,
       generationId: 1,
       assignments: [{ memberId: a.memberId, assignment: enc('A1') }],
     })
-    assert.deepEqual(h.log.slice(logBefore), [
+    assert.deepEqual((await h.records()).slice(logBefore), [
       {
         type: 'GroupMetadata',
         key: { group: 'g' },
@@ -180,33 +187,33 @@ describe('ClassicGroupManager JoinGroup', () => {
     )
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.STABLE)
     assert.equal(h.delayOf('sync-g'), undefined)
-    assert.equal(heartbeat(h, a.memberId, 1), ErrorCode.NONE)
+    assert.equal(await heartbeat(h, a.memberId, 1), ErrorCode.NONE)
   })
 
-  it('extends the initial delay when another member joins during it, within the rebalance timeout', () => {
-    const h = new Harness()
-    const a = joinDynamic(h, 'a')
-    h.advance(2000)
-    const b = joinDynamic(h, 'b')
-    h.advance(1000) // first delay over, but b arrived: wait another delay
+  it('extends the initial delay when another member joins during it, within the rebalance timeout', async () => {
+    const h = await Harness.start()
+    const a = await joinDynamic(h, 'a')
+    await h.advance(2000)
+    const b = await joinDynamic(h, 'b')
+    await h.advance(1000) // first delay over, but b arrived: wait another delay
     assert.equal(h.joinResponse(a.token), undefined)
-    h.advance(3000)
+    await h.advance(3000)
     assert.equal(h.joinResponse(a.token)!.generationId, 1)
     assert.equal(h.joinResponse(b.token)!.generationId, 1)
     assert.equal(h.joinResponse(a.token)!.members.length, 2, 'the leader gets every member')
     assert.deepEqual(h.joinResponse(b.token)!.members, [], 'followers get none')
   })
 
-  it('a second member rebalances a Stable group; heartbeats say REBALANCE_IN_PROGRESS until all rejoined', () => {
-    const h = new Harness()
-    const a = stableGroupOfOne(h)
-    const b = joinDynamic(h, 'b', 'metaB')
+  it('a second member rebalances a Stable group; heartbeats say REBALANCE_IN_PROGRESS until all rejoined', async () => {
+    const h = await Harness.start()
+    const a = await stableGroupOfOne(h)
+    const b = await joinDynamic(h, 'b', 'metaB')
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.PREPARING_REBALANCE)
     assert.equal(h.delayOf('join-g'), 60000)
-    assert.equal(heartbeat(h, a, 1), ErrorCode.REBALANCE_IN_PROGRESS)
+    assert.equal(await heartbeat(h, a, 1), ErrorCode.REBALANCE_IN_PROGRESS)
     assert.equal(h.joinResponse(b.token), undefined)
 
-    const ra = h.join({ memberId: a }, { clientId: 'a' })
+    const ra = await h.join({ memberId: a }, { clientId: 'a' })
     const leaderView = h.joinResponse(ra.token)!
     assert.equal(leaderView.generationId, 2)
     assert.equal(leaderView.leader, a)
@@ -228,10 +235,10 @@ describe('ClassicGroupManager JoinGroup', () => {
     assert.equal(h.delayOf('join-g'), undefined)
 
     // The follower's SyncGroup waits for the leader's.
-    const sb = h.sync({ memberId: b.memberId, generationId: 2 })
+    const sb = await h.sync({ memberId: b.memberId, generationId: 2 })
     assert.equal(h.syncResponse(sb.token), undefined)
-    assert.equal(heartbeat(h, b.memberId, 2), ErrorCode.NONE, 'CompletingRebalance heartbeats are fine')
-    h.sync({
+    assert.equal(await heartbeat(h, b.memberId, 2), ErrorCode.NONE, 'CompletingRebalance heartbeats are fine')
+    await h.sync({
       memberId: a,
       generationId: 2,
       assignments: [
@@ -246,13 +253,13 @@ describe('ClassicGroupManager JoinGroup', () => {
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.STABLE)
   })
 
-  it('a new member arriving during CompletingRebalance answers parked SyncGroups with REBALANCE_IN_PROGRESS', () => {
-    const h = new Harness()
-    const a = stableGroupOfOne(h)
-    const b = joinDynamic(h, 'b')
-    h.join({ memberId: a }, { clientId: 'a' })
-    const sb = h.sync({ memberId: b.memberId, generationId: 2 })
-    joinDynamic(h, 'c')
+  it('a new member arriving during CompletingRebalance answers parked SyncGroups with REBALANCE_IN_PROGRESS', async () => {
+    const h = await Harness.start()
+    const a = await stableGroupOfOne(h)
+    const b = await joinDynamic(h, 'b')
+    await h.join({ memberId: a }, { clientId: 'a' })
+    const sb = await h.sync({ memberId: b.memberId, generationId: 2 })
+    await joinDynamic(h, 'c')
     assert.deepEqual(
       h.syncResponse(sb.token),
       createSyncGroupResponse({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS }),
@@ -260,54 +267,54 @@ describe('ClassicGroupManager JoinGroup', () => {
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.PREPARING_REBALANCE)
   })
 
-  it('refuses a join with a session timeout outside the broker range, an empty group id, or a group of another type', () => {
-    const h = new Harness({
+  it('refuses a join with a session timeout outside the broker range, an empty group id, or a group of another type', async () => {
+    const h = await Harness.start({
       otherGroups: {
         typeOf: (id) => (id === 's' ? 'streams' : undefined),
         isEmpty: () => false,
         deleteEmptyGroupRecords: () => [],
       },
     })
-    const t1 = h.join({ sessionTimeoutMs: 5999 })
+    const t1 = await h.join({ sessionTimeoutMs: 5999 })
     assert.equal(h.joinResponse(t1.token)!.errorCode, ErrorCode.INVALID_SESSION_TIMEOUT)
-    const t2 = h.join({ groupId: '' })
+    const t2 = await h.join({ groupId: '' })
     assert.equal(h.joinResponse(t2.token)!.errorCode, ErrorCode.INVALID_GROUP_ID)
-    const t3 = h.join({ groupId: 's' })
+    const t3 = await h.join({ groupId: 's' })
     assert.deepEqual(
       h.joinResponse(t3.token),
       createJoinGroupResponse({ memberId: '', errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL }),
     )
-    const t4 = h.join({ groupId: 'nope', memberId: 'ghost' })
+    const t4 = await h.join({ groupId: 'nope', memberId: 'ghost' })
     assert.equal(h.joinResponse(t4.token)!.errorCode, ErrorCode.UNKNOWN_MEMBER_ID)
-    assert.deepEqual(h.log, [])
+    assert.deepEqual(await h.records(), [])
   })
 
-  it('refuses a member whose protocol type or protocols the group cannot take', () => {
-    const h = new Harness()
-    stableGroupOfOne(h)
-    const t1 = h.join({ protocolType: 'connect' })
+  it('refuses a member whose protocol type or protocols the group cannot take', async () => {
+    const h = await Harness.start()
+    await stableGroupOfOne(h)
+    const t1 = await h.join({ protocolType: 'connect' })
     assert.equal(h.joinResponse(t1.token)!.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
-    const t2 = h.join({ protocols: [{ name: 'roundrobin', metadata: enc('x') }] })
+    const t2 = await h.join({ protocols: [{ name: 'roundrobin', metadata: enc('x') }] })
     assert.equal(h.joinResponse(t2.token)!.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
   })
 
-  it('asks for conversion of an empty streams group, then converts it when the service says it is ready', () => {
+  it('asks for conversion of an empty streams group, then converts it when the service says it is ready', async () => {
     const tombstone: CoordinatorRecord = { type: 'StreamsGroupMetadata', key: { groupId: 'g' }, value: null }
     let streamsGroupExists = true
-    const h = new Harness({
+    const h = await Harness.start({
       otherGroups: {
         typeOf: (id) => (id === 'g' && streamsGroupExists ? 'streams' : undefined),
         isEmpty: () => true,
         deleteEmptyGroupRecords: () => [tombstone],
       },
     })
-    const first = h.join({})
+    const first = await h.join({})
     assert.equal(first.result.response.conversionRequired, 'streams')
     assert.deepEqual(first.result.completions, [])
     assert.deepEqual(first.result.records, [])
     assert.equal(h.manager.hasGroup('g'), false)
 
-    const second = h.join({}, { conversionReady: true })
+    const second = await h.join({}, { conversionReady: true })
     streamsGroupExists = false
     assert.equal(second.result.response.conversionRequired, null)
     assert.deepEqual(
@@ -318,8 +325,8 @@ describe('ClassicGroupManager JoinGroup', () => {
     assert.equal(h.joinResponse(second.token)!.errorCode, ErrorCode.MEMBER_ID_REQUIRED)
   })
 
-  it('turns away new members past group.max.size', () => {
-    const h = new Harness({
+  it('turns away new members past group.max.size', async () => {
+    const h = await Harness.start({
       config: {
         minSessionTimeoutMs: 6000,
         maxSessionTimeoutMs: 1800000,
@@ -328,8 +335,8 @@ describe('ClassicGroupManager JoinGroup', () => {
         newMemberJoinTimeoutMs: 300000,
       },
     })
-    stableGroupOfOne(h)
-    const b = joinDynamic(h, 'b')
+    await stableGroupOfOne(h)
+    const b = await joinDynamic(h, 'b')
     assert.deepEqual(
       h.joinResponse(b.token),
       createJoinGroupResponse({ memberId: '', errorCode: ErrorCode.GROUP_MAX_SIZE_REACHED }),
@@ -339,43 +346,43 @@ describe('ClassicGroupManager JoinGroup', () => {
 })
 
 describe('ClassicGroupManager generation and member checks', () => {
-  it('answers ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID to Heartbeat and SyncGroup', () => {
-    const h = new Harness()
-    const a = stableGroupOfOne(h)
-    assert.equal(heartbeat(h, a, 0), ErrorCode.ILLEGAL_GENERATION)
-    assert.equal(heartbeat(h, 'ghost', 1), ErrorCode.UNKNOWN_MEMBER_ID)
-    const wrongGen = h.sync({ memberId: a, generationId: 7 })
+  it('answers ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID to Heartbeat and SyncGroup', async () => {
+    const h = await Harness.start()
+    const a = await stableGroupOfOne(h)
+    assert.equal(await heartbeat(h, a, 0), ErrorCode.ILLEGAL_GENERATION)
+    assert.equal(await heartbeat(h, 'ghost', 1), ErrorCode.UNKNOWN_MEMBER_ID)
+    const wrongGen = await h.sync({ memberId: a, generationId: 7 })
     assert.deepEqual(
       h.syncResponse(wrongGen.token),
       createSyncGroupResponse({ errorCode: ErrorCode.ILLEGAL_GENERATION }),
     )
-    const ghost = h.sync({ memberId: 'ghost', generationId: 1 })
+    const ghost = await h.sync({ memberId: 'ghost', generationId: 1 })
     assert.equal(h.syncResponse(ghost.token)!.errorCode, ErrorCode.UNKNOWN_MEMBER_ID)
     const noGroup = h.manager.classicGroupHeartbeat(
       { nowMs: h.nowMs, apiVersion: 4 },
       createHeartbeatRequest({ groupId: 'other', memberId: a, generationId: 1 }),
     )
     assert.equal(noGroup.response.errorCode, ErrorCode.UNKNOWN_MEMBER_ID)
-    const wrongProtocol = h.sync({ memberId: a, generationId: 1, protocolName: 'roundrobin' })
+    const wrongProtocol = await h.sync({ memberId: a, generationId: 1, protocolName: 'roundrobin' })
     assert.equal(h.syncResponse(wrongProtocol.token)!.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
-    const missingType = h.sync({ memberId: a, generationId: 1, protocolType: null })
+    const missingType = await h.sync({ memberId: a, generationId: 1, protocolType: null })
     assert.equal(h.syncResponse(missingType.token)!.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
   })
 
-  it('answers SyncGroup with REBALANCE_IN_PROGRESS while the group prepares a rebalance', () => {
-    const h = new Harness()
-    const a = stableGroupOfOne(h)
-    joinDynamic(h, 'b')
-    const s = h.sync({ memberId: a, generationId: 1 })
+  it('answers SyncGroup with REBALANCE_IN_PROGRESS while the group prepares a rebalance', async () => {
+    const h = await Harness.start()
+    const a = await stableGroupOfOne(h)
+    await joinDynamic(h, 'b')
+    const s = await h.sync({ memberId: a, generationId: 1 })
     assert.deepEqual(
       h.syncResponse(s.token),
       createSyncGroupResponse({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS }),
     )
   })
 
-  it('checks offset commits as Kafka: generation, member, CompletingRebalance', () => {
-    const h = new Harness()
-    const a = stableGroupOfOne(h)
+  it('checks offset commits as Kafka: generation, member, CompletingRebalance', async () => {
+    const h = await Harness.start()
+    const a = await stableGroupOfOne(h)
     const commit =
       (memberId: string, generation: number, isTransactional = false) =>
       () =>
@@ -394,8 +401,8 @@ describe('ClassicGroupManager generation and member checks', () => {
     assert.throws(commit('', -1), (e) => e instanceof ApiError && e.errorCode === ErrorCode.UNKNOWN_MEMBER_ID)
     assert.doesNotThrow(commit('', -1, true))
     // A new member makes the group rebalance; once everyone rejoined it is CompletingRebalance.
-    joinDynamic(h, 'b')
-    h.join({ memberId: a }, { clientId: 'a' })
+    await joinDynamic(h, 'b')
+    await h.join({ memberId: a }, { clientId: 'a' })
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.COMPLETING_REBALANCE)
     assert.throws(
       commit(a, 2),
@@ -407,35 +414,35 @@ describe('ClassicGroupManager generation and member checks', () => {
 })
 
 describe('ClassicGroupManager session timeout and leave', () => {
-  it('removes a member whose session expires and rebalances the rest', () => {
-    const h = new Harness()
-    const { a, b } = stableGroupOfTwo(h)
-    h.advance(5000)
-    assert.equal(heartbeat(h, b, 2), ErrorCode.NONE)
-    h.advance(5000) // a's session (10 s) is over
+  it('removes a member whose session expires and rebalances the rest', async () => {
+    const h = await Harness.start()
+    const { a, b } = await stableGroupOfTwo(h)
+    await h.advance(5000)
+    assert.equal(await heartbeat(h, b, 2), ErrorCode.NONE)
+    await h.advance(5000) // a's session (10 s) is over
     const g = h.manager.group('g')!
     assert.deepEqual([...g.members.keys()], [b])
     assert.equal(g.state, ClassicGroupState.PREPARING_REBALANCE)
     assert.equal(g.leaderId, b)
-    assert.equal(heartbeat(h, a, 2), ErrorCode.UNKNOWN_MEMBER_ID)
-    assert.equal(heartbeat(h, b, 2), ErrorCode.REBALANCE_IN_PROGRESS)
-    const rb = h.join({ memberId: b }, { clientId: 'b' })
+    assert.equal(await heartbeat(h, a, 2), ErrorCode.UNKNOWN_MEMBER_ID)
+    assert.equal(await heartbeat(h, b, 2), ErrorCode.REBALANCE_IN_PROGRESS)
+    const rb = await h.join({ memberId: b }, { clientId: 'b' })
     assert.equal(h.joinResponse(rb.token)!.generationId, 3)
     assert.equal(h.joinResponse(rb.token)!.leader, b)
   })
 
-  it('drops a pending member (MEMBER_ID_REQUIRED, never came back) when its session expires', () => {
-    const h = new Harness()
-    const first = h.join({}, { clientId: 'c' })
+  it('drops a pending member (MEMBER_ID_REQUIRED, never came back) when its session expires', async () => {
+    const h = await Harness.start()
+    const first = await h.join({}, { clientId: 'c' })
     const id = h.joinResponse(first.token)!.memberId
-    h.advance(10000)
+    await h.advance(10000)
     assert.equal(h.manager.group('g')!.isPendingMember(id), false)
   })
 
-  it('removes a member on LeaveGroup; the last one leaving empties the group and writes it', () => {
-    const h = new Harness()
-    const a = stableGroupOfOne(h)
-    const before = h.log.length
+  it('removes a member on LeaveGroup; the last one leaving empties the group and writes it', async () => {
+    const h = await Harness.start()
+    const a = await stableGroupOfOne(h)
+    const before = (await h.records()).length
     const r = h.manager.classicGroupLeave(
       { nowMs: h.nowMs, apiVersion: 5 },
       createLeaveGroupRequest({
@@ -443,10 +450,10 @@ describe('ClassicGroupManager session timeout and leave', () => {
         members: [{ memberId: a, groupInstanceId: null, reason: 'bye' }],
       }),
     )
-    h.apply(r)
+    await h.apply(r)
     assert.deepEqual(r.response.members, [{ memberId: a, groupInstanceId: null, errorCode: 0 }])
     assert.equal(r.response.errorCode, 0)
-    assert.deepEqual(h.log.slice(before), [
+    assert.deepEqual((await h.records()).slice(before), [
       {
         type: 'GroupMetadata',
         key: { group: 'g' },
@@ -467,9 +474,9 @@ describe('ClassicGroupManager session timeout and leave', () => {
     assert.equal(h.manager.shouldExpire('g'), true)
   })
 
-  it('LeaveGroup v0–2 reports the member error at the top level; v3+ per member', () => {
-    const h = new Harness()
-    stableGroupOfOne(h)
+  it('LeaveGroup v0–2 reports the member error at the top level; v3+ per member', async () => {
+    const h = await Harness.start()
+    await stableGroupOfOne(h)
     const v1 = h.manager.classicGroupLeave(
       { nowMs: h.nowMs, apiVersion: 1 },
       createLeaveGroupRequest({ groupId: 'g', memberId: 'ghost' }),
@@ -489,12 +496,12 @@ describe('ClassicGroupManager session timeout and leave', () => {
     ])
   })
 
-  it('a leaving member during PreparingRebalance lets the join phase complete', () => {
-    const h = new Harness()
-    const { a, b } = stableGroupOfTwo(h)
-    const ra = h.join({ memberId: a }, { clientId: 'a' }) // leader rejoins: rebalance, waits for b
+  it('a leaving member during PreparingRebalance lets the join phase complete', async () => {
+    const h = await Harness.start()
+    const { a, b } = await stableGroupOfTwo(h)
+    const ra = await h.join({ memberId: a }, { clientId: 'a' }) // leader rejoins: rebalance, waits for b
     assert.equal(h.joinResponse(ra.token), undefined)
-    h.apply(
+    await h.apply(
       h.manager.classicGroupLeave(
         { nowMs: h.nowMs, apiVersion: 5 },
         createLeaveGroupRequest({
@@ -512,13 +519,13 @@ describe('ClassicGroupManager session timeout and leave', () => {
 })
 
 describe('ClassicGroupManager static membership', () => {
-  function stableStatic(h: Harness): string {
-    const j = h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
+  async function stableStatic(h: Harness): Promise<string> {
+    const j = await h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
     assert.deepEqual(h.completions.get(j.token), undefined, 'static members get no MEMBER_ID_REQUIRED')
-    h.advance(3000)
+    await h.advance(3000)
     const id = h.joinResponse(j.token)!.memberId
     assert.equal(id, 'i1-uuid1')
-    h.sync({
+    await h.sync({
       memberId: id,
       groupInstanceId: 'i1',
       generationId: 1,
@@ -528,11 +535,11 @@ describe('ClassicGroupManager static membership', () => {
     return id
   }
 
-  it('a static member rejoining with a new member id replaces the old one without a rebalance', () => {
-    const h = new Harness()
-    const old = stableStatic(h)
-    const before = h.log.length
-    const r = h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
+  it('a static member rejoining with a new member id replaces the old one without a rebalance', async () => {
+    const h = await Harness.start()
+    const old = await stableStatic(h)
+    const before = (await h.records()).length
+    const r = await h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
     const response = h.joinResponse(r.token)!
     assert.deepEqual(
       response,
@@ -546,7 +553,7 @@ describe('ClassicGroupManager static membership', () => {
         members: [{ memberId: 'i1-uuid2', groupInstanceId: 'i1', metadata: enc('meta') }],
       }),
     )
-    const written = h.log.slice(before)
+    const written = (await h.records()).slice(before)
     assert.equal(written.length, 1)
     const v = written[0]!.type === 'GroupMetadata' ? written[0]!.value : null
     assert.equal(v?.generation, 1)
@@ -558,17 +565,17 @@ describe('ClassicGroupManager static membership', () => {
     assert.equal(g.state, ClassicGroupState.STABLE)
     assert.equal(g.staticMemberId('i1'), 'i1-uuid2')
     // The old instance is fenced.
-    assert.equal(heartbeat(h, old, 1, 'i1'), ErrorCode.FENCED_INSTANCE_ID)
-    assert.equal(heartbeat(h, old, 1), ErrorCode.UNKNOWN_MEMBER_ID)
-    assert.equal(heartbeat(h, 'i1-uuid2', 1, 'i1'), ErrorCode.NONE)
-    const s = h.sync({ memberId: 'i1-uuid2', groupInstanceId: 'i1', generationId: 1 })
+    assert.equal(await heartbeat(h, old, 1, 'i1'), ErrorCode.FENCED_INSTANCE_ID)
+    assert.equal(await heartbeat(h, old, 1), ErrorCode.UNKNOWN_MEMBER_ID)
+    assert.equal(await heartbeat(h, 'i1-uuid2', 1, 'i1'), ErrorCode.NONE)
+    const s = await h.sync({ memberId: 'i1-uuid2', groupInstanceId: 'i1', generationId: 1 })
     assert.deepEqual([...h.syncResponse(s.token)!.assignment], [...enc('S1')])
   })
 
-  it('before v9 the replacement answer carries no member list and no skipAssignment', () => {
-    const h = new Harness()
-    stableStatic(h)
-    const r = h.join({ groupInstanceId: 'i1' }, { clientId: 'c', apiVersion: 8 })
+  it('before v9 the replacement answer carries no member list and no skipAssignment', async () => {
+    const h = await Harness.start()
+    await stableStatic(h)
+    const r = await h.join({ groupInstanceId: 'i1' }, { clientId: 'c', apiVersion: 8 })
     assert.deepEqual(
       h.joinResponse(r.token),
       createJoinGroupResponse({
@@ -581,18 +588,18 @@ describe('ClassicGroupManager static membership', () => {
     )
   })
 
-  it('fences the old member id’s parked SyncGroup when the instance rejoins during CompletingRebalance', () => {
-    const h = new Harness()
-    const b = joinDynamic(h, 'b') // b leads
-    const s = h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
-    h.advance(6000) // i1 arrived during the initial delay, which is extended once
+  it('fences the old member id’s parked SyncGroup when the instance rejoins during CompletingRebalance', async () => {
+    const h = await Harness.start()
+    const b = await joinDynamic(h, 'b') // b leads
+    const s = await h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
+    await h.advance(6000) // i1 arrived during the initial delay, which is extended once
     const old = h.joinResponse(s.token)!.memberId
     assert.equal(h.joinResponse(b.token)!.leader, b.memberId)
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.COMPLETING_REBALANCE)
-    const parked = h.sync({ memberId: old, groupInstanceId: 'i1', generationId: 1 })
+    const parked = await h.sync({ memberId: old, groupInstanceId: 'i1', generationId: 1 })
     assert.equal(h.syncResponse(parked.token), undefined)
 
-    const replaced = h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
+    const replaced = await h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
     assert.deepEqual(
       h.syncResponse(parked.token),
       createSyncGroupResponse({ errorCode: ErrorCode.FENCED_INSTANCE_ID }),
@@ -600,35 +607,35 @@ describe('ClassicGroupManager static membership', () => {
     // The leader may be assigning to the old id: the replacement rebalances.
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.PREPARING_REBALANCE)
     assert.equal(h.joinResponse(replaced.token), undefined)
-    assert.equal(heartbeat(h, old, 1, 'i1'), ErrorCode.FENCED_INSTANCE_ID)
-    const rb = h.join({ memberId: b.memberId }, { clientId: 'b' })
+    assert.equal(await heartbeat(h, old, 1, 'i1'), ErrorCode.FENCED_INSTANCE_ID)
+    const rb = await h.join({ memberId: b.memberId }, { clientId: 'b' })
     assert.equal(h.joinResponse(rb.token)!.generationId, 2)
     assert.equal(h.joinResponse(replaced.token)!.memberId, 'i1-uuid4')
   })
 })
 
 describe('ClassicGroupManager replay', () => {
-  it('replaying the written records into a fresh manager reproduces the Stable group', () => {
-    const h = new Harness()
-    stableGroupOfTwo(h)
+  it('replaying the written records into a fresh manager reproduces the Stable group', async () => {
+    const h = await Harness.start()
+    await stableGroupOfTwo(h)
     const fresh = new ClassicGroupManager()
-    for (const r of h.log) fresh.replay(r)
+    for (const r of await h.records()) fresh.replay(r)
     assert.deepEqual(persistedView(fresh, 'g'), persistedView(h.manager, 'g'))
     assert.equal(fresh.group('g')!.state, ClassicGroupState.STABLE)
   })
 
-  it('reproduces a static replacement and an emptied group, and a tombstone removes the group', () => {
-    const h = new Harness()
-    h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
-    h.advance(3000)
-    h.sync({ memberId: 'i1-uuid1', groupInstanceId: 'i1', generationId: 1, assignments: [] })
-    h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
+  it('reproduces a static replacement and an emptied group, and a tombstone removes the group', async () => {
+    const h = await Harness.start()
+    await h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
+    await h.advance(3000)
+    await h.sync({ memberId: 'i1-uuid1', groupInstanceId: 'i1', generationId: 1, assignments: [] })
+    await h.join({ groupInstanceId: 'i1' }, { clientId: 'c' })
     let fresh = new ClassicGroupManager()
-    for (const r of h.log) fresh.replay(r)
+    for (const r of await h.records()) fresh.replay(r)
     assert.deepEqual(persistedView(fresh, 'g'), persistedView(h.manager, 'g'))
     assert.equal(fresh.group('g')!.staticMemberId('i1'), 'i1-uuid2')
 
-    h.apply(
+    await h.apply(
       h.manager.classicGroupLeave(
         { nowMs: h.nowMs, apiVersion: 5 },
         createLeaveGroupRequest({
@@ -638,33 +645,31 @@ describe('ClassicGroupManager replay', () => {
       ),
     )
     fresh = new ClassicGroupManager()
-    for (const r of h.log) fresh.replay(r)
+    for (const r of await h.records()) fresh.replay(r)
     assert.deepEqual(persistedView(fresh, 'g'), persistedView(h.manager, 'g'))
     assert.equal(fresh.group('g')!.state, ClassicGroupState.EMPTY)
 
     const del = h.manager.deleteGroupRecords('g')
     assert.deepEqual(del.records, [{ type: 'GroupMetadata', key: { group: 'g' }, value: null }])
-    h.apply({ records: del.records, response: undefined, completions: [], timers: del.timers })
+    await h.apply({ records: del.records, response: undefined, completions: [], timers: del.timers })
     assert.equal(h.manager.hasGroup('g'), false)
   })
 
-  it('a loaded group serves its members: onLoaded arms their sessions, heartbeats and syncs work', () => {
-    const h = new Harness()
-    const { a, b } = stableGroupOfTwo(h)
-    const loaded = new Harness()
-    for (const r of h.log) loaded.manager.replay(r)
-    loaded.nowMs = h.nowMs
-    loaded.apply(loaded.manager.onLoaded(loaded.nowMs))
+  it('a loaded group serves its members: onLoaded arms their sessions, heartbeats and syncs work', async () => {
+    const h = await Harness.start()
+    const { a, b } = await stableGroupOfTwo(h)
+    // A restart: the log replayed into a new runtime, whose on-loaded operation arms the sessions.
+    const loaded = await h.reload()
     assert.equal(loaded.delayOf(`heartbeat-g-${a}`), 10000)
     assert.equal(loaded.delayOf(`heartbeat-g-${b}`), 10000)
-    assert.equal(heartbeat(loaded, b, 2), ErrorCode.NONE)
-    const s = loaded.sync({ memberId: b, generationId: 2 })
+    assert.equal(await heartbeat(loaded, b, 2), ErrorCode.NONE)
+    const s = await loaded.sync({ memberId: b, generationId: 2 })
     assert.deepEqual([...loaded.syncResponse(s.token)!.assignment], [...enc('B2')])
   })
 
-  it('refuses to delete a group with members', () => {
-    const h = new Harness()
-    stableGroupOfOne(h)
+  it('refuses to delete a group with members', async () => {
+    const h = await Harness.start()
+    await stableGroupOfOne(h)
     assert.throws(
       () => h.manager.deleteGroupRecords('g'),
       (e) => e instanceof ApiError && e.errorCode === ErrorCode.NON_EMPTY_GROUP,
@@ -677,9 +682,9 @@ describe('ClassicGroupManager replay', () => {
 })
 
 describe('ClassicGroupManager describe and list', () => {
-  it('describes a Stable group with metadata and assignments, others without metadata', () => {
-    const h = new Harness()
-    const { a, b } = stableGroupOfTwo(h)
+  it('describes a Stable group with metadata and assignments, others without metadata', async () => {
+    const h = await Harness.start()
+    const { a, b } = await stableGroupOfTwo(h)
     const row = h.manager.describeGroup('g')!
     assert.equal(row.groupState, 'Stable')
     assert.equal(row.protocolType, 'consumer')
@@ -697,7 +702,7 @@ describe('ClassicGroupManager describe and list', () => {
         [b, 'b', '/127.0.0.1', [...enc('metaB')], [...enc('B2')]],
       ],
     )
-    h.join({ memberId: a }, { clientId: 'a' })
+    await h.join({ memberId: a }, { clientId: 'a' })
     const preparing = h.manager.describeGroup('g')!
     assert.equal(preparing.groupState, 'PreparingRebalance')
     assert.equal(preparing.protocolData, '')
@@ -715,9 +720,9 @@ describe('ClassicGroupManager describe and list', () => {
     })
   })
 
-  it('lists groups with state and type filters', () => {
-    const h = new Harness()
-    stableGroupOfOne(h)
+  it('lists groups with state and type filters', async () => {
+    const h = await Harness.start()
+    await stableGroupOfOne(h)
     assert.deepEqual(h.manager.listGroups(), [
       { groupId: 'g', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' },
     ])

@@ -6,17 +6,17 @@ import { createSyncGroupRequest } from '../../../../src/protocol/generated/messa
 import { enc, Harness } from './harness.js'
 
 /** Two dynamic members joined and the join phase completed: CompletingRebalance at generation 1. */
-function completingGroupOfTwo(h: Harness): { leader: string; follower: string } {
+async function completingGroupOfTwo(h: Harness): Promise<{ leader: string; follower: string }> {
   const ids: string[] = []
   const tokens: number[] = []
   for (const clientId of ['a', 'b']) {
-    const first = h.join({}, { clientId })
+    const first = await h.join({}, { clientId })
     const memberId = h.joinResponse(first.token)!.memberId
     ids.push(memberId)
-    tokens.push(h.join({ memberId }, { clientId }).token)
+    tokens.push((await h.join({ memberId }, { clientId })).token)
   }
   // The initial delay, extended once because the second member arrived during it.
-  h.advance(6000)
+  await h.advance(6000)
   const responses = tokens.map((t) => h.joinResponse(t)!)
   assert.deepEqual(
     responses.map((r) => [r.errorCode, r.generationId]),
@@ -30,31 +30,36 @@ function completingGroupOfTwo(h: Harness): { leader: string; follower: string } 
   return { leader, follower: ids.find((id) => id !== leader)! }
 }
 
-/** The leader's SyncGroup whose write fails: its records are never replayed, its completions dropped. */
-function leaderSyncNotStored(h: Harness, leader: string, follower: string): void {
-  const r = h.manager.classicGroupSync(
-    { nowMs: h.nowMs, apiVersion: 5, token: h.token() },
-    createSyncGroupRequest({
-      groupId: 'g',
-      memberId: leader,
-      generationId: 1,
-      protocolType: 'consumer',
-      protocolName: 'range',
-      assignments: [
-        { memberId: leader, assignment: enc('L') },
-        { memberId: follower, assignment: enc('F') },
-      ],
-    }),
+/** The leader's SyncGroup whose append fails: its records are never replayed, its completions fail. */
+async function leaderSyncNotStored(h: Harness, leader: string, follower: string): Promise<void> {
+  const token = h.token()
+  const r = await h.failing((m, nowMs) =>
+    m.classicGroupSync(
+      { nowMs, apiVersion: 5, token },
+      createSyncGroupRequest({
+        groupId: 'g',
+        memberId: leader,
+        generationId: 1,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [
+          { memberId: leader, assignment: enc('L') },
+          { memberId: follower, assignment: enc('F') },
+        ],
+      }),
+    ),
   )
   assert.equal(r.records.length, 1, 'the leader sync writes the assignment')
+  assert.equal(h.failed.get(token)?.api, 'SyncGroup', 'its own answer was delivered with the failure')
+  assert.equal(h.syncResponse(token), undefined)
 }
 
 describe('ClassicGroupManager: the leader assignment could not be stored', () => {
-  it('starts a new rebalance at once; a follower syncing afterwards gets REBALANCE_IN_PROGRESS', () => {
-    const h = new Harness()
-    const { leader, follower } = completingGroupOfTwo(h)
-    leaderSyncNotStored(h, leader, follower)
-    h.apply(h.manager.classicGroupSyncWriteFailed('g', 1, ErrorCode.COORDINATOR_NOT_AVAILABLE, h.nowMs))
+  it('starts a new rebalance at once; a follower syncing afterwards gets REBALANCE_IN_PROGRESS', async () => {
+    const h = await Harness.start()
+    const { leader, follower } = await completingGroupOfTwo(h)
+    await leaderSyncNotStored(h, leader, follower)
+    await h.apply(h.manager.classicGroupSyncWriteFailed('g', 1, ErrorCode.COORDINATOR_NOT_AVAILABLE, h.nowMs))
 
     const g = h.manager.group('g')!
     assert.equal(g.state, ClassicGroupState.PREPARING_REBALANCE)
@@ -62,23 +67,23 @@ describe('ClassicGroupManager: the leader assignment could not be stored', () =>
       [...g.members.values()].map((m) => m.assignment.length),
       [0, 0],
     )
-    assert.ok(h.timers.has('join-g'), 'the join phase has a deadline')
-    assert.ok(!h.timers.has('sync-g'), 'no pending-sync expiration is left')
+    assert.ok(h.isScheduled('join-g'), 'the join phase has a deadline')
+    assert.ok(!h.isScheduled('sync-g'), 'no pending-sync expiration is left')
 
-    const late = h.sync({ memberId: follower, generationId: 1 })
+    const late = await h.sync({ memberId: follower, generationId: 1 })
     assert.equal(h.syncResponse(late.token)!.errorCode, ErrorCode.REBALANCE_IN_PROGRESS)
 
     // Both rejoin: the next generation forms without waiting for the rebalance timeout.
-    const ja = h.join({ memberId: leader }, { clientId: 'a' })
-    const jb = h.join({ memberId: follower }, { clientId: 'b' })
+    const ja = await h.join({ memberId: leader }, { clientId: 'a' })
+    const jb = await h.join({ memberId: follower }, { clientId: 'b' })
     assert.equal(h.joinResponse(ja.token)!.generationId, 2)
     assert.equal(h.joinResponse(jb.token)!.generationId, 2)
   })
 
-  it('answers a follower parked in SyncGroup with the storage error', () => {
-    const h = new Harness()
-    const { leader, follower } = completingGroupOfTwo(h)
-    const parked = h.sync({ memberId: follower, generationId: 1 })
+  it('answers a follower parked in SyncGroup with the storage error', async () => {
+    const h = await Harness.start()
+    const { leader, follower } = await completingGroupOfTwo(h)
+    const parked = await h.sync({ memberId: follower, generationId: 1 })
     assert.equal(h.syncResponse(parked.token), undefined)
     // The follower was answered by the failed write's own completions (which the service turns into
     // the storage error); a follower that synced after the leader is parked again here.
@@ -96,15 +101,15 @@ describe('ClassicGroupManager: the leader assignment could not be stored', () =>
     assert.deepEqual(r.completions!.map((c) => c.token).sort(), [parked.token, parked.token + 1].sort())
     const again = h.token()
     h.manager.group('g')!.member(follower)!.awaitingSync = again
-    h.apply(h.manager.classicGroupSyncWriteFailed('g', 1, ErrorCode.NOT_COORDINATOR, h.nowMs))
+    await h.apply(h.manager.classicGroupSyncWriteFailed('g', 1, ErrorCode.NOT_COORDINATOR, h.nowMs))
     assert.equal(h.syncResponse(again)!.errorCode, ErrorCode.NOT_COORDINATOR)
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.PREPARING_REBALANCE)
   })
 
-  it('does nothing when the group has moved on to another generation or state', () => {
-    const h = new Harness()
-    const { leader, follower } = completingGroupOfTwo(h)
-    leaderSyncNotStored(h, leader, follower)
+  it('does nothing when the group has moved on to another generation or state', async () => {
+    const h = await Harness.start()
+    const { leader, follower } = await completingGroupOfTwo(h)
+    await leaderSyncNotStored(h, leader, follower)
     const stale = h.manager.classicGroupSyncWriteFailed('g', 0, ErrorCode.COORDINATOR_NOT_AVAILABLE, h.nowMs)
     assert.deepEqual([stale.records, stale.completions, stale.timers!.schedule], [[], [], []])
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.COMPLETING_REBALANCE)

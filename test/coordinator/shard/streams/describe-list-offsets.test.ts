@@ -3,9 +3,9 @@ import { describe, it } from 'node:test'
 import { ApiError } from '../../../../src/coordinator/shard/api-error.js'
 import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './harness.js'
 
-function oneMemberGroup(): Harness {
-  const h = new Harness(topicsImage({ foo: 2 }))
-  h.heartbeat(
+async function oneMemberGroup(): Promise<Harness> {
+  const h = await Harness.start(topicsImage({ foo: 2 }))
+  await h.heartbeat(
     joinRequest({ userEndpoint: { host: 'h1', port: 1 }, clientTags: [{ key: 'zone', value: 'a' }] }),
     NO_DELAY,
   )
@@ -24,9 +24,9 @@ function thrown(fn: () => void): { code: number; message: string | null } {
 }
 
 describe('StreamsGroupDescribe (§5.2)', () => {
-  it('fills every field of the group and its members; topology description status without a plugin', () => {
-    const h = oneMemberGroup()
-    h.heartbeat(
+  it('fills every field of the group and its members; topology description status without a plugin', async () => {
+    const h = await oneMemberGroup()
+    await h.heartbeat(
       heartbeatRequest({
         memberEpoch: 2,
         activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }],
@@ -93,8 +93,8 @@ describe('StreamsGroupDescribe (§5.2)', () => {
     assert.equal(asked.topologyDescription, null)
   })
 
-  it('unknown and blank ids get per-row errors', () => {
-    const h = oneMemberGroup()
+  it('unknown and blank ids get per-row errors', async () => {
+    const h = await oneMemberGroup()
     const rows = h.manager.streamsGroupDescribe(['nope', ' ', 'g'], { includeTopologyDescription: false })
     assert.deepEqual(
       rows.map((r) => [r.groupId, r.errorCode, r.errorMessage, r.groupState, r.topologyDescriptionStatus]),
@@ -108,9 +108,9 @@ describe('StreamsGroupDescribe (§5.2)', () => {
 })
 
 describe('ListGroups (§5.3)', () => {
-  it('rows, state filter (trimmed, case-insensitive, Kafka names) and type filter', () => {
-    const h = oneMemberGroup()
-    h.heartbeat(
+  it('rows, state filter (trimmed, case-insensitive, Kafka names) and type filter', async () => {
+    const h = await oneMemberGroup()
+    await h.heartbeat(
       joinRequest({
         groupId: 'missing',
         topology: {
@@ -146,10 +146,10 @@ describe('offset commit and fetch validation (§5.6)', () => {
     ...p,
   })
 
-  it('epoch checks with Kafka messages', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+  it('epoch checks with Kafka messages', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
     // m1 at epoch 2 owns both tasks at assignment epoch 2; the group is at epoch 3.
     const v = (p: Parameters<typeof commit>[0]) => () => h.manager.validateOffsetCommit('g', commit(p))
     v({})()
@@ -209,10 +209,10 @@ describe('offset commit and fetch validation (§5.6)', () => {
     )
   })
 
-  it('an empty group accepts a commit with member epoch < 0 (admin / simple commit)', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), NO_DELAY)
+  it('an empty group accepts a commit with member epoch < 0 (admin / simple commit)', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), NO_DELAY)
     assert.equal(h.manager.group('g')!.state(), 'Empty')
     h.manager.validateOffsetCommit('g', commit({ memberId: '', memberEpoch: -1, apiVersion: 2 }))
     assert.deepEqual(

@@ -1,6 +1,8 @@
-/** Test harness: a manager whose handler records are replayed like the runtime does, plus replay equivalence. */
+/** Test harness: a streams manager driven by the real runtime (test/testkit), plus replay equivalence. */
 import assert from 'node:assert/strict'
+import { ShardTestContext } from '../../../testkit/shard-context.js'
 import { StickyTaskAssignor } from '../../../../src/coordinator/shard/streams/assignor/index.js'
+import type { ShardStateMachine } from '../../../../src/coordinator/runtime/types.js'
 import {
   type ArmedTimers,
   STREAMS_GROUP_CONFIG_DEFAULTS,
@@ -9,8 +11,6 @@ import {
   type StreamsGroupHeartbeatRequest,
   StreamsGroupManager,
   type StreamsHeartbeatResult,
-  type StreamsTimerIntents,
-  type StreamsTimerResult,
   type TopicMetadata,
   type TopicsImage,
 } from '../../../../src/coordinator/shard/streams/index.js'
@@ -75,96 +75,134 @@ export function heartbeatRequest(
   return joinRequest({ topology: null, rebalanceTimeoutMs: -1, processId: null, ...p })
 }
 
-interface PendingTimer {
-  readonly dueMs: number
-  readonly op: (nowMs: number) => StreamsTimerResult
-  readonly watch: { armed: boolean; dueMs: number } | undefined
+/** The streams manager as the runtime's shard (the manager's own onLoaded takes a config). */
+export class StreamsShard implements ShardStateMachine<StreamsCoordinatorRecord> {
+  readonly manager: StreamsGroupManager
+  constructor(manager: StreamsGroupManager) {
+    this.manager = manager
+  }
+  replay(record: StreamsCoordinatorRecord): void {
+    this.manager.replay(record)
+  }
 }
 
-/** Runs handlers, replays their records, keeps every record and the scheduled timers. */
+/**
+ * Runs heartbeats as write operations of the REAL runtime (test/testkit), on a manual clock that
+ * starts at 0: records are appended and replayed, timers are the runtime's (armed after the append,
+ * fired by `advance`), and the manager sees them through the runtime's ShardTimer.
+ */
 export class Harness {
-  readonly manager: StreamsGroupManager
-  readonly log: StreamsCoordinatorRecord[] = []
-  readonly timers = new Map<string, PendingTimer>()
+  readonly t: ShardTestContext<StreamsShard, StreamsCoordinatorRecord>
   readonly image: ReturnType<typeof topicsImage>
-  nowMs = 0
 
-  constructor(image: ReturnType<typeof topicsImage>) {
+  private constructor(
+    t: ShardTestContext<StreamsShard, StreamsCoordinatorRecord>,
+    image: ReturnType<typeof topicsImage>,
+  ) {
+    this.t = t
     this.image = image
-    // The manager sees the timers this harness armed, as it sees the runtime's in production.
-    this.manager = newManager(image, { isScheduled: (key) => this.timers.has(key) })
+  }
+
+  static async start(image: ReturnType<typeof topicsImage>): Promise<Harness> {
+    const t = await ShardTestContext.start<StreamsShard, StreamsCoordinatorRecord>({
+      startMs: 0,
+      newShard: (timers) => new StreamsShard(newManager(image, timers)),
+    })
+    return new Harness(t, image)
+  }
+
+  get manager(): StreamsGroupManager {
+    return this.t.shard.manager
+  }
+
+  get nowMs(): number {
+    return this.t.nowMs
+  }
+
+  /** Moves the clock to `ms` (timers that fall due are queued; `advance` waits for them). */
+  set nowMs(ms: number) {
+    this.t.clock.advance(ms - this.t.nowMs)
   }
 
   /** Runs a heartbeat whose append fails: nothing is replayed and no timer is armed. */
-  failedHeartbeat(
+  async failedHeartbeat(
     request: StreamsGroupHeartbeatRequest,
     config: StreamsGroupConfig = STREAMS_GROUP_CONFIG_DEFAULTS,
-  ): StreamsHeartbeatResult {
-    return this.manager.streamsGroupHeartbeat(
-      { nowMs: this.nowMs, requestApiVersion: 1, clientId: 'client', clientHost: '/127.0.0.1', config },
-      request,
-    )
+  ): Promise<StreamsHeartbeatResult> {
+    let produced: StreamsHeartbeatResult | undefined
+    await this.t
+      .write('streams-group-heartbeat', (shard, nowMs) => {
+        produced = shard.manager.streamsGroupHeartbeat(
+          { nowMs, requestApiVersion: 1, clientId: 'client', clientHost: '/127.0.0.1', config },
+          request,
+        )
+        if (produced.records.length > 0) this.t.failNextAppend()
+        return produced
+      })
+      .catch(() => undefined)
+    return produced!
   }
 
-  heartbeat(
+  async heartbeat(
     request: StreamsGroupHeartbeatRequest,
     config: StreamsGroupConfig = STREAMS_GROUP_CONFIG_DEFAULTS,
     requestApiVersion = 1,
-  ): StreamsHeartbeatResult {
-    const r = this.manager.streamsGroupHeartbeat(
-      { nowMs: this.nowMs, requestApiVersion, clientId: 'client', clientHost: '/127.0.0.1', config },
-      request,
-    )
-    this.#apply(r.records, r.timers)
-    return r
+  ): Promise<StreamsHeartbeatResult> {
+    let produced: StreamsHeartbeatResult | undefined
+    await this.t.write('streams-group-heartbeat', (shard, nowMs) => {
+      produced = shard.manager.streamsGroupHeartbeat(
+        { nowMs, requestApiVersion, clientId: 'client', clientHost: '/127.0.0.1', config },
+        request,
+      )
+      return produced
+    })
+    return produced!
   }
 
-  #apply(records: readonly StreamsCoordinatorRecord[], timers: StreamsTimerIntents | undefined): void {
-    for (const rec of records) {
-      this.manager.replay(rec)
-      this.log.push(rec)
-    }
-    for (const k of timers?.cancel ?? []) this.dropTimer(k)
-    for (const t of timers?.schedule ?? []) {
-      // As the runtime keeps a timer's watch informed (TimerOptions.watch).
-      const previous = this.timers.get(t.key)
-      if (previous?.watch !== undefined && previous.watch !== t.watch) previous.watch.armed = false
-      const dueMs = this.nowMs + t.delayMs
-      this.timers.set(t.key, { dueMs, op: t.op, watch: t.watch })
-      if (t.watch !== undefined) {
-        t.watch.armed = true
-        t.watch.dueMs = dueMs
-      }
-    }
+  /** Whether the runtime has the timer armed. */
+  isScheduled(key: string): boolean {
+    return this.t.isScheduled(key)
   }
 
-  /** Forgets a timer as the runtime does when it is cancelled (or lost): its watch is told. */
+  /** When the runtime's timer is due (undefined when not armed). */
+  dueMs(key: string): number | undefined {
+    return this.t.runtime.timer(0).dueMs(key)
+  }
+
+  /** Loses a timer (the runtime cancels it; its watch is told). */
   dropTimer(key: string): void {
-    const t = this.timers.get(key)
-    if (t === undefined) return
-    this.timers.delete(key)
-    if (t.watch !== undefined) t.watch.armed = false
+    this.t.runtime.cancelTimer(0, key)
   }
 
-  /** Advances time and fires due timers; returns the records they wrote. */
-  advance(ms: number): StreamsCoordinatorRecord[] {
-    this.nowMs += ms
-    const out: StreamsCoordinatorRecord[] = []
-    for (const [key, t] of [...this.timers]) {
-      if (t.dueMs > this.nowMs || !this.timers.has(key)) continue
-      this.dropTimer(key)
-      const r = t.op(this.nowMs)
-      out.push(...r.records)
-      this.#apply(r.records, r.timers)
-    }
-    return out
+  /**
+   * Every record written so far, in log order, as the store gives them back (decoded; the decoder's
+   * value version 0, which a handler leaves unset, is left out so they compare with what handlers
+   * return).
+   */
+  async records(): Promise<StreamsCoordinatorRecord[]> {
+    return (await this.t.log()).map((r) => {
+      if (r.valueVersion !== 0) return r
+      const { valueVersion: _, ...rest } = r
+      return rest as StreamsCoordinatorRecord
+    })
+  }
+
+  /** Advances time, firing due timers through the runtime; returns the records they wrote. */
+  async advance(ms: number): Promise<StreamsCoordinatorRecord[]> {
+    const before = (await this.t.log()).length
+    await this.t.advance(ms)
+    return (await this.records()).slice(before)
   }
 
   /** Replaying everything written so far into a fresh manager gives the same persisted state. */
-  assertReplayEquivalent(): void {
+  async assertReplayEquivalent(): Promise<void> {
     const fresh = newManager(this.image)
-    for (const r of this.log) fresh.replay(r)
+    for (const r of await this.t.log()) fresh.replay(r)
     assert.deepEqual(snapshot(fresh), snapshot(this.manager))
+  }
+
+  async close(): Promise<void> {
+    await this.t.close()
   }
 }
 

@@ -14,11 +14,11 @@ const tombstones = (memberId: string) => [
 ]
 
 /** A Stable group: m1 owns every task of foo (4 partitions). */
-function stableOneMember(): Harness {
-  const h = new Harness(topicsImage({ foo: 4 }))
-  const r = h.heartbeat(joinRequest(), NO_DELAY)
+async function stableOneMember(): Promise<Harness> {
+  const h = await Harness.start(topicsImage({ foo: 4 }))
+  const r = await h.heartbeat(joinRequest(), NO_DELAY)
   assert.deepEqual(r.response.activeTasks, [{ subtopologyId: '0', partitions: [0, 1, 2, 3] }])
-  h.heartbeat(
+  await h.heartbeat(
     heartbeatRequest({ memberEpoch: r.response.memberEpoch, activeTasks: r.response.activeTasks }),
     NO_DELAY,
   )
@@ -27,12 +27,12 @@ function stableOneMember(): Harness {
 }
 
 describe('rebalance timeout (§3.13)', () => {
-  it('a member that does not revoke in time is fenced; a member that revoked is not', () => {
-    const h = stableOneMember()
+  it('a member that does not revoke in time is fenced; a member that revoked is not', async () => {
+    const h = await stableOneMember()
     const epoch = h.manager.group('g')!.groupEpoch
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
     const owned = [{ subtopologyId: '0', partitions: [0, 1, 2, 3] }]
-    const r = h.heartbeat(heartbeatRequest({ memberEpoch: epoch, activeTasks: owned }), NO_DELAY)
+    const r = await h.heartbeat(heartbeatRequest({ memberEpoch: epoch, activeTasks: owned }), NO_DELAY)
     // m1 must give up two tasks first: UNREVOKED_TASKS, epoch unchanged, a rebalance timer.
     assert.equal(r.response.memberEpoch, epoch)
     assert.equal(h.manager.group('g')!.member('m1')!.state, MemberState.UNREVOKED_TASKS)
@@ -46,10 +46,10 @@ describe('rebalance timeout (§3.13)', () => {
     assert.equal(h.manager.isTimerScheduled('rebalance-timeout-g-m1'), true)
 
     // m1 keeps heartbeating with every task (it never revokes); after 30 s it is fenced.
-    h.advance(20000)
-    h.heartbeat(heartbeatRequest({ memberEpoch: epoch, activeTasks: owned }), NO_DELAY)
-    h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: epoch + 1 }), NO_DELAY)
-    const fired = h.advance(10000)
+    await h.advance(20000)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: epoch, activeTasks: owned }), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: epoch + 1 }), NO_DELAY)
+    const fired = await h.advance(10000)
     assert.deepEqual(fired, [
       ...tombstones('m1'),
       {
@@ -68,17 +68,17 @@ describe('rebalance timeout (§3.13)', () => {
     assert.equal(h.manager.group('g')!.member('m1'), undefined)
     assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), false)
     // The fenced member's next heartbeat is unknown.
-    const late = h.heartbeat(heartbeatRequest({ memberEpoch: epoch, activeTasks: owned }), NO_DELAY)
+    const late = await h.heartbeat(heartbeatRequest({ memberEpoch: epoch, activeTasks: owned }), NO_DELAY)
     assert.equal(late.response.errorCode, 25)
     assert.equal(late.response.errorMessage, 'Member m1 is not a member of group g.')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('revoking in time cancels the rebalance timer', () => {
-    const h = stableOneMember()
+  it('revoking in time cancels the rebalance timer', async () => {
+    const h = await stableOneMember()
     const epoch = h.manager.group('g')!.groupEpoch
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
-    h.heartbeat(
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+    await h.heartbeat(
       heartbeatRequest({
         memberEpoch: epoch,
         activeTasks: [{ subtopologyId: '0', partitions: [0, 1, 2, 3] }],
@@ -86,7 +86,7 @@ describe('rebalance timeout (§3.13)', () => {
       NO_DELAY,
     )
     const kept = h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')!
-    const r = h.heartbeat(
+    const r = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: epoch,
         activeTasks: [{ subtopologyId: '0', partitions: [...kept.keys()] }],
@@ -95,9 +95,9 @@ describe('rebalance timeout (§3.13)', () => {
     )
     assert.equal(r.response.memberEpoch, epoch + 1)
     assert.deepEqual(r.timers.cancel, ['rebalance-timeout-g-m1'])
-    assert.deepEqual(h.advance(30000), [])
+    assert.deepEqual(await h.advance(30000), [])
     assert.notEqual(h.manager.group('g')!.member('m1'), undefined)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
@@ -108,17 +108,20 @@ const SHUTDOWN = {
 }
 
 describe('SHUTDOWN_APPLICATION (§3.14)', () => {
-  it('the first requester is remembered in memory only; every member sees it until the group is empty', () => {
-    const h = stableOneMember()
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+  it('the first requester is remembered in memory only; every member sees it until the group is empty', async () => {
+    const h = await stableOneMember()
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
     const epoch1 = h.manager.group('g')!.member('m1')!.memberEpoch
-    const r1 = h.heartbeat(heartbeatRequest({ memberEpoch: epoch1, shutdownApplication: true }), NO_DELAY)
+    const r1 = await h.heartbeat(
+      heartbeatRequest({ memberEpoch: epoch1, shutdownApplication: true }),
+      NO_DELAY,
+    )
     assert.deepEqual(r1.response.status, [SHUTDOWN])
     // Not persisted: no record is about the request.
     assert.ok(r1.records.every((rec) => rec.type !== 'StreamsGroupMetadata'))
     // A later request by another member does not replace the first.
     const m2 = h.manager.group('g')!.member('m2')!
-    const r2 = h.heartbeat(
+    const r2 = await h.heartbeat(
       heartbeatRequest({ memberId: 'm2', memberEpoch: m2.memberEpoch, shutdownApplication: true }),
       NO_DELAY,
     )
@@ -126,41 +129,44 @@ describe('SHUTDOWN_APPLICATION (§3.14)', () => {
     assert.equal(h.manager.group('g')!.shutdownRequestMemberId, 'm1')
     // A fresh shard replaying the log does not know of it.
     const fresh = newManager(h.image)
-    for (const rec of h.log) fresh.replay(rec)
+    for (const rec of await h.records()) fresh.replay(rec)
     assert.equal(fresh.group('g')!.shutdownRequestMemberId, null)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
 
     // The leave response itself carries no status; the group empties and forgets the request.
-    const leave1 = h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), NO_DELAY)
+    const leave1 = await h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), NO_DELAY)
     assert.deepEqual(leave1.response.status, [])
     const stillThere = h.manager.group('g')!.member('m2')!
-    const r3 = h.heartbeat(
+    const r3 = await h.heartbeat(
       heartbeatRequest({ memberId: 'm2', memberEpoch: stillThere.memberEpoch }),
       NO_DELAY,
     )
     assert.deepEqual(r3.response.status, [SHUTDOWN])
-    h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: -1 }), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: -1 }), NO_DELAY)
     assert.equal(h.manager.group('g')!.state(), 'Empty')
     assert.equal(h.manager.group('g')!.shutdownRequestMemberId, null)
-    const r4 = h.heartbeat(joinRequest({ memberId: 'm3', processId: 'p3' }), NO_DELAY)
+    const r4 = await h.heartbeat(joinRequest({ memberId: 'm3', processId: 'p3' }), NO_DELAY)
     assert.deepEqual(r4.response.status, [])
   })
 
-  it('a request on the heartbeat that creates the group is lost (temporary group object)', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    const r = h.heartbeat(joinRequest({ shutdownApplication: true }), NO_DELAY)
+  it('a request on the heartbeat that creates the group is lost (temporary group object)', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    const r = await h.heartbeat(joinRequest({ shutdownApplication: true }), NO_DELAY)
     assert.deepEqual(r.response.status, [{ ...SHUTDOWN }])
-    const next = h.heartbeat(heartbeatRequest({ memberEpoch: r.response.memberEpoch }), NO_DELAY)
+    const next = await h.heartbeat(heartbeatRequest({ memberEpoch: r.response.memberEpoch }), NO_DELAY)
     assert.deepEqual(next.response.status, [])
   })
 
-  it('a leave with ShutdownApplication sets it for the members that stay', () => {
-    const h = stableOneMember()
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
-    const leave = h.heartbeat(heartbeatRequest({ memberEpoch: -1, shutdownApplication: true }), NO_DELAY)
+  it('a leave with ShutdownApplication sets it for the members that stay', async () => {
+    const h = await stableOneMember()
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+    const leave = await h.heartbeat(
+      heartbeatRequest({ memberEpoch: -1, shutdownApplication: true }),
+      NO_DELAY,
+    )
     assert.deepEqual(leave.response.status, [])
     const m2 = h.manager.group('g')!.member('m2')!
-    const r = h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: m2.memberEpoch }), NO_DELAY)
+    const r = await h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: m2.memberEpoch }), NO_DELAY)
     assert.deepEqual(r.response.status, [SHUTDOWN])
   })
 })
@@ -169,9 +175,9 @@ describe('MISSING_CLIENT_TAGS (§3.15)', () => {
   const TAGS = { ...NO_DELAY, rackAwareAssignmentTags: ['zone', 'rack'] }
   const join = (clientTags: StreamsGroupHeartbeatRequest['clientTags']) => joinRequest({ clientTags })
 
-  it('v1 lists the missing configured tags; v0 never does', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    const v1 = h.heartbeat(join([{ key: 'zone', value: 'a' }]), TAGS, 1)
+  it('v1 lists the missing configured tags; v0 never does', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    const v1 = await h.heartbeat(join([{ key: 'zone', value: 'a' }]), TAGS, 1)
     assert.deepEqual(v1.response.status, [
       {
         statusCode: 6,
@@ -179,7 +185,7 @@ describe('MISSING_CLIENT_TAGS (§3.15)', () => {
           "Missing required client tags for rack-aware standby assignment: [rack]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
       },
     ])
-    const none = h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', clientTags: [] }), TAGS, 1)
+    const none = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', clientTags: [] }), TAGS, 1)
     assert.deepEqual(none.response.status, [
       {
         statusCode: 6,
@@ -187,9 +193,9 @@ describe('MISSING_CLIENT_TAGS (§3.15)', () => {
           "Missing required client tags for rack-aware standby assignment: [zone, rack]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
       },
     ])
-    const v0 = h.heartbeat(joinRequest({ memberId: 'm3', processId: 'p3' }), TAGS, 0)
+    const v0 = await h.heartbeat(joinRequest({ memberId: 'm3', processId: 'p3' }), TAGS, 0)
     assert.deepEqual(v0.response.status, [])
-    const all = h.heartbeat(
+    const all = await h.heartbeat(
       joinRequest({
         memberId: 'm4',
         processId: 'p4',
@@ -204,22 +210,22 @@ describe('MISSING_CLIENT_TAGS (§3.15)', () => {
     assert.deepEqual(all.response.status, [])
   })
 
-  it('no configured tags: never sent', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    assert.deepEqual(h.heartbeat(joinRequest(), NO_DELAY, 1).response.status, [])
+  it('no configured tags: never sent', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    assert.deepEqual((await h.heartbeat(joinRequest(), NO_DELAY, 1)).response.status, [])
   })
 })
 
 describe('ASSIGNMENT_DELAYED (§3.10, §3.11)', () => {
-  it('the assignment interval holds back a new target; the member keeps its current target meanwhile', () => {
+  it('the assignment interval holds back a new target; the member keeps its current target meanwhile', async () => {
     const cfg = { ...NO_DELAY, assignmentIntervalMs: 1000 }
-    const h = new Harness(topicsImage({ foo: 2 }))
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     h.nowMs = 10
-    const r1 = h.heartbeat(joinRequest(), cfg)
+    const r1 = await h.heartbeat(joinRequest(), cfg)
     assert.deepEqual(r1.response.status, [])
     assert.equal(h.manager.group('g')!.assignmentEpoch, 2)
     h.nowMs = 500
-    const r2 = h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), cfg)
+    const r2 = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), cfg)
     assert.deepEqual(r2.response.status, [
       { statusCode: 5, statusDetail: 'Assignment delayed due to the configured assignment interval.' },
     ])
@@ -228,7 +234,7 @@ describe('ASSIGNMENT_DELAYED (§3.10, §3.11)', () => {
     assert.equal(h.manager.group('g')!.assignmentEpoch, 2)
     assert.equal(h.manager.group('g')!.groupEpoch, 3)
     h.nowMs = 1010
-    const r3 = h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: 2 }), cfg)
+    const r3 = await h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: 2 }), cfg)
     assert.deepEqual(r3.response.status, [])
     assert.deepEqual(
       r3.records.find((rec) => rec.type === 'StreamsGroupTargetAssignmentMetadata'),
@@ -238,6 +244,6 @@ describe('ASSIGNMENT_DELAYED (§3.10, §3.11)', () => {
         value: { assignmentEpoch: 3, assignmentTimestamp: 1010n },
       },
     )
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })

@@ -11,10 +11,10 @@ import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from '.
 const TOPOLOGY_0 = joinRequest().topology!
 
 describe('worked example: one member on a new group with default configs (§3.17)', () => {
-  it('joins at epoch 1 with empty tasks, gets tasks after the initial delay, then stays put', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('joins at epoch 1 with empty tasks, gets tasks after the initial delay, then stays put', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const hash = computeMetadataHash(['foo'], h.image)
-    const r1 = h.heartbeat(joinRequest())
+    const r1 = await h.heartbeat(joinRequest())
 
     assert.deepEqual(r1.records, [
       {
@@ -91,9 +91,9 @@ describe('worked example: one member on a new group with default configs (§3.17
       ],
     )
     assert.equal(h.manager.group('g')!.state(), 'Assigning')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
 
-    const fired = h.advance(3000)
+    const fired = await h.advance(3000)
     assert.deepEqual(fired, [
       {
         type: 'StreamsGroupTargetAssignmentMember',
@@ -112,7 +112,7 @@ describe('worked example: one member on a new group with default configs (§3.17
     ])
     assert.equal(h.manager.group('g')!.state(), 'Reconciling')
 
-    const r2 = h.heartbeat(heartbeatRequest({ memberEpoch: 1, endpointInformationEpoch: 0 }))
+    const r2 = await h.heartbeat(heartbeatRequest({ memberEpoch: 1, endpointInformationEpoch: 0 }))
     assert.deepEqual(r2.records, [
       {
         type: 'StreamsGroupCurrentMemberAssignment',
@@ -135,7 +135,7 @@ describe('worked example: one member on a new group with default configs (§3.17
     assert.deepEqual(r2.response.status, [])
     assert.equal(h.manager.group('g')!.state(), 'Stable')
 
-    const r3 = h.heartbeat(
+    const r3 = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: 2,
         endpointInformationEpoch: 0,
@@ -149,19 +149,19 @@ describe('worked example: one member on a new group with default configs (§3.17
     assert.equal(r3.response.standbyTasks, null)
     assert.deepEqual(r3.response.status, [])
     assert.equal(r3.response.memberEpoch, 2)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
 describe('a second member joins and the group reconciles to Stable', () => {
-  it('revokes before assigning and advances epochs', () => {
-    const h = new Harness(topicsImage({ foo: 4 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    const m1 = h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
+  it('revokes before assigning and advances epochs', async () => {
+    const h = await Harness.start(topicsImage({ foo: 4 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    const m1 = await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
     assert.equal(m1.response.memberEpoch, 2)
     assert.deepEqual(h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')?.size, 4)
 
-    const j2 = h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+    const j2 = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
     // Group epoch 3, new target computed at once (no interval): m2 waits for m1 to release tasks.
     assert.equal(h.manager.group('g')!.groupEpoch, 3)
     assert.equal(h.manager.group('g')!.assignmentEpoch, 3)
@@ -174,7 +174,7 @@ describe('a second member joins and the group reconciles to Stable', () => {
       standbyTasks: [],
       warmupTasks: [],
     })
-    const r1 = h.heartbeat(heartbeatRequest({ memberEpoch: 2, ...owned([0, 1, 2, 3]) }), NO_DELAY)
+    const r1 = await h.heartbeat(heartbeatRequest({ memberEpoch: 2, ...owned([0, 1, 2, 3]) }), NO_DELAY)
     assert.equal(r1.response.memberEpoch, 2)
     assert.equal(r1.response.activeTasks!.length, 1)
     const kept = r1.response.activeTasks![0]!.partitions
@@ -186,34 +186,34 @@ describe('a second member joins and the group reconciles to Stable', () => {
     ])
 
     // m1 still reports the tasks to revoke: nothing changes.
-    const again = h.heartbeat(heartbeatRequest({ memberEpoch: 2, ...owned([0, 1, 2, 3]) }), NO_DELAY)
+    const again = await h.heartbeat(heartbeatRequest({ memberEpoch: 2, ...owned([0, 1, 2, 3]) }), NO_DELAY)
     assert.deepEqual(again.records, [])
     // m1 released them: it moves to epoch 3.
-    const released = h.heartbeat(heartbeatRequest({ memberEpoch: 2, ...owned(kept) }), NO_DELAY)
+    const released = await h.heartbeat(heartbeatRequest({ memberEpoch: 2, ...owned(kept) }), NO_DELAY)
     assert.equal(released.response.memberEpoch, 3)
     assert.deepEqual(released.timers.cancel, ['rebalance-timeout-g-m1'])
-    const r2 = h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: 3, ...owned([]) }), NO_DELAY)
+    const r2 = await h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: 3, ...owned([]) }), NO_DELAY)
     const got = r2.response.activeTasks![0]!.partitions
     assert.deepEqual([...kept, ...got].sort(), [0, 1, 2, 3])
     assert.equal(h.manager.group('g')!.state(), 'Stable')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
 describe('three processes with two members each converge', () => {
-  it('assigns every task once and becomes Stable', () => {
-    const h = new Harness(topicsImage({ foo: 12 }))
+  it('assigns every task once and becomes Stable', async () => {
+    const h = await Harness.start(topicsImage({ foo: 12 }))
     const ids = ['a1', 'a2', 'b1', 'b2', 'c1', 'c2']
     const epochs = new Map<string, number>()
     const owned = new Map<string, number[]>()
     for (const id of ids) {
-      const r = h.heartbeat(joinRequest({ memberId: id, processId: `p-${id[0]}` }), NO_DELAY)
+      const r = await h.heartbeat(joinRequest({ memberId: id, processId: `p-${id[0]}` }), NO_DELAY)
       epochs.set(id, r.response.memberEpoch)
       owned.set(id, r.response.activeTasks?.[0]?.partitions ?? [])
     }
     for (let round = 0; round < 6; round++) {
       for (const id of ids) {
-        const r = h.heartbeat(
+        const r = await h.heartbeat(
           heartbeatRequest({
             memberId: id,
             memberEpoch: epochs.get(id)!,
@@ -233,21 +233,21 @@ describe('three processes with two members each converge', () => {
     const all = ids.flatMap((id) => owned.get(id)!).sort((a, b) => a - b)
     assert.deepEqual(all, [...Array(12).keys()])
     for (const id of ids) assert.equal(owned.get(id)!.length, 2)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
 describe('leave and fencing', () => {
-  function stableGroup(): Harness {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
+  async function stableGroup(): Promise<Harness> {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
     return h
   }
 
-  it('a leave (-1) writes tombstones, bumps the epoch and catches up the assignment epoch for the last member', () => {
-    const h = stableGroup()
-    const r = h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), NO_DELAY)
+  it('a leave (-1) writes tombstones, bumps the epoch and catches up the assignment epoch for the last member', async () => {
+    const h = await stableGroup()
+    const r = await h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), NO_DELAY)
     assert.deepEqual(r.records, [
       { type: 'StreamsGroupCurrentMemberAssignment', key: { groupId: 'g', memberId: 'm1' }, value: null },
       { type: 'StreamsGroupTargetAssignmentMember', key: { groupId: 'g', memberId: 'm1' }, value: null },
@@ -273,7 +273,7 @@ describe('leave and fencing', () => {
     assert.deepEqual(r.response, createStreamsGroupHeartbeatResponse({ memberId: 'm1', memberEpoch: -1 }))
     assert.deepEqual(r.timers.cancel, ['session-timeout-g-m1', 'rebalance-timeout-g-m1'])
     assert.equal(h.manager.group('g')!.state(), 'Empty')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
     // The empty group can be deleted, in Kafka's tombstone order.
     const del = h.manager.deleteGroupRecords('g')
     assert.deepEqual(
@@ -284,13 +284,13 @@ describe('leave and fencing', () => {
     assert.equal(h.manager.group('g'), undefined)
   })
 
-  it('answers UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH (greater and smaller) with Kafka messages', () => {
+  it('answers UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH (greater and smaller) with Kafka messages', async () => {
     // Default configs: the member goes from epoch 1 to 2, so its previous epoch is 1.
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest())
-    h.advance(3000)
-    assert.equal(h.heartbeat(heartbeatRequest({ memberEpoch: 1 })).response.memberEpoch, 2)
-    const unknown = h.heartbeat(heartbeatRequest({ memberId: 'zz', memberEpoch: 2 }))
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest())
+    await h.advance(3000)
+    assert.equal((await h.heartbeat(heartbeatRequest({ memberEpoch: 1 }))).response.memberEpoch, 2)
+    const unknown = await h.heartbeat(heartbeatRequest({ memberId: 'zz', memberEpoch: 2 }))
     assert.deepEqual(
       unknown.response,
       createStreamsGroupHeartbeatResponse({
@@ -298,13 +298,13 @@ describe('leave and fencing', () => {
         errorMessage: 'Member zz is not a member of group g.',
       }),
     )
-    const greater = h.heartbeat(heartbeatRequest({ memberEpoch: 5 }))
+    const greater = await h.heartbeat(heartbeatRequest({ memberEpoch: 5 }))
     assert.equal(greater.response.errorCode, 110)
     assert.equal(
       greater.response.errorMessage,
       'The streams group member has a greater member epoch (5) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin.',
     )
-    const smaller = h.heartbeat(
+    const smaller = await h.heartbeat(
       heartbeatRequest({ memberEpoch: 1, activeTasks: null, standbyTasks: null, warmupTasks: null }),
     )
     assert.equal(
@@ -312,7 +312,7 @@ describe('leave and fencing', () => {
       'The streams group member has a smaller member epoch (1) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin.',
     )
     // The previous epoch with a subset of the assignment is accepted (lost response).
-    const lost = h.heartbeat(
+    const lost = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: 1,
         activeTasks: [{ subtopologyId: '0', partitions: [0] }],
@@ -322,16 +322,16 @@ describe('leave and fencing', () => {
     )
     assert.equal(lost.response.errorCode, 0)
     assert.equal(lost.response.memberEpoch, 2)
-    const missing = h.heartbeat(heartbeatRequest({ groupId: 'nope', memberEpoch: 1 }))
+    const missing = await h.heartbeat(heartbeatRequest({ groupId: 'nope', memberEpoch: 1 }))
     assert.equal(missing.response.errorMessage, 'Streams group nope not found.')
-    const missingLeave = h.heartbeat(heartbeatRequest({ groupId: 'nope', memberEpoch: -1 }))
+    const missingLeave = await h.heartbeat(heartbeatRequest({ groupId: 'nope', memberEpoch: -1 }))
     assert.equal(missingLeave.response.errorMessage, 'Group nope not found.')
   })
 
-  it('the session timeout fences the member through the timer op', () => {
-    const h = stableGroup()
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
-    const fired = h.advance(STREAMS_GROUP_CONFIG_DEFAULTS.sessionTimeoutMs)
+  it('the session timeout fences the member through the timer op', async () => {
+    const h = await stableGroup()
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
+    const fired = await h.advance(STREAMS_GROUP_CONFIG_DEFAULTS.sessionTimeoutMs)
     // Both sessions expire; each fencing bumps the group epoch.
     assert.deepEqual(
       fired.map((r) => [r.type, r.key]),
@@ -349,18 +349,18 @@ describe('leave and fencing', () => {
     )
     assert.equal(h.manager.group('g')!.groupEpoch, 5)
     assert.equal(h.manager.group('g')!.state(), 'Empty')
-    const after = h.heartbeat(heartbeatRequest({ memberEpoch: 2 }))
+    const after = await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }))
     assert.equal(after.response.errorCode, ErrorCode.UNKNOWN_MEMBER_ID)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
 describe('static membership', () => {
-  it('a -2 leave keeps the member; a rejoin with a new member id takes over its tasks', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest({ instanceId: 'i1' }), NO_DELAY)
-    h.heartbeat(heartbeatRequest({ memberEpoch: 2, instanceId: 'i1' }), NO_DELAY)
-    const left = h.heartbeat(heartbeatRequest({ memberEpoch: -2, instanceId: 'i1' }), NO_DELAY)
+  it('a -2 leave keeps the member; a rejoin with a new member id takes over its tasks', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest({ instanceId: 'i1' }), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: 2, instanceId: 'i1' }), NO_DELAY)
+    const left = await h.heartbeat(heartbeatRequest({ memberEpoch: -2, instanceId: 'i1' }), NO_DELAY)
     assert.deepEqual(left.records, [
       {
         type: 'StreamsGroupCurrentMemberAssignment',
@@ -381,7 +381,7 @@ describe('static membership', () => {
     assert.deepEqual(left.response, createStreamsGroupHeartbeatResponse({ memberId: 'm1', memberEpoch: -2 }))
     assert.equal(h.manager.group('g')!.state(), 'Reconciling')
 
-    const clash = h.heartbeat(joinRequest({ memberId: 'x', instanceId: 'i1' }), NO_DELAY)
+    const clash = await h.heartbeat(joinRequest({ memberId: 'x', instanceId: 'i1' }), NO_DELAY)
     assert.equal(clash.response.errorCode, 0)
     assert.deepEqual(
       clash.records.slice(0, 6).map((r) => [r.type, r.key, r.value === null]),
@@ -401,7 +401,7 @@ describe('static membership', () => {
     assert.equal(h.manager.group('g')!.member('m1'), undefined)
     assert.equal(h.manager.group('g')!.state(), 'Stable')
 
-    const unreleased = h.heartbeat(joinRequest({ memberId: 'y', instanceId: 'i1' }), NO_DELAY)
+    const unreleased = await h.heartbeat(joinRequest({ memberId: 'y', instanceId: 'i1' }), NO_DELAY)
     assert.deepEqual(
       unreleased.response,
       createStreamsGroupHeartbeatResponse({
@@ -410,24 +410,26 @@ describe('static membership', () => {
           'Static member y with instance id i1 cannot join the group because the instance id is owned by x member.',
       }),
     )
-    const fenced = h.heartbeat(
+    const fenced = await h.heartbeat(
       heartbeatRequest({ memberId: 'y', memberEpoch: 2, instanceId: 'i1' }),
       NO_DELAY,
     )
     assert.equal(fenced.response.errorMessage, 'Static member y with instance id i1 was fenced by member x.')
-    const unknownInstance = h.heartbeat(heartbeatRequest({ memberId: 'y', memberEpoch: 2, instanceId: 'i9' }))
+    const unknownInstance = await h.heartbeat(
+      heartbeatRequest({ memberId: 'y', memberEpoch: 2, instanceId: 'i9' }),
+    )
     assert.equal(unknownInstance.response.errorMessage, 'Instance id i9 is unknown.')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
 describe('a steady heartbeat (nothing but nulls)', () => {
-  it('writes nothing and keeps the member as it is; a new client id or host still writes member metadata', () => {
-    const h = new Harness(topicsImage({ foo: 4 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
+  it('writes nothing and keeps the member as it is; a new client id or host still writes member metadata', async () => {
+    const h = await Harness.start(topicsImage({ foo: 4 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
     const owned = [...h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')!.keys()]
-    const stable = h.heartbeat(
+    const stable = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: 2,
         activeTasks: [{ subtopologyId: '0', partitions: owned }],
@@ -446,7 +448,7 @@ describe('a steady heartbeat (nothing but nulls)', () => {
       standbyTasks: null,
       warmupTasks: null,
     })
-    const r = h.heartbeat(steady, NO_DELAY)
+    const r = await h.heartbeat(steady, NO_DELAY)
     assert.deepEqual(r.records, [])
     assert.equal(r.response.errorCode, 0)
     assert.equal(r.response.memberEpoch, 2)

@@ -8,9 +8,9 @@ import type {
 import { Harness, heartbeatRequest, joinRequest, newManager, topicsImage } from './harness.js'
 
 describe('timer bookkeeping follows what the runtime armed', () => {
-  it('a join whose append failed leaves no phantom initial-rebalance timer: the retry schedules it', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    const failed = h.failedHeartbeat(joinRequest())
+  it('a join whose append failed leaves no phantom initial-rebalance timer: the retry schedules it', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    const failed = await h.failedHeartbeat(joinRequest())
     assert.deepEqual(
       failed.timers.schedule!.map((t) => t.key),
       ['initial-rebalance-timeout-g', 'session-timeout-g-m1'],
@@ -19,7 +19,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     assert.equal(h.manager.isTimerScheduled('initial-rebalance-timeout-g'), false)
     assert.equal(h.manager.group('g'), undefined)
 
-    const retry = h.heartbeat(joinRequest())
+    const retry = await h.heartbeat(joinRequest())
     assert.deepEqual(
       retry.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [
@@ -33,161 +33,161 @@ describe('timer bookkeeping follows what the runtime armed', () => {
       [5],
     )
     // The delay passes and the member gets its tasks.
-    h.advance(3000)
+    await h.advance(3000)
     assert.equal(h.manager.isTimerScheduled('initial-rebalance-timeout-g'), false)
-    const r = h.heartbeat(heartbeatRequest({ memberEpoch: 1, endpointInformationEpoch: 0 }))
+    const r = await h.heartbeat(heartbeatRequest({ memberEpoch: 1, endpointInformationEpoch: 0 }))
     assert.deepEqual(r.response.activeTasks, [{ subtopologyId: '0', partitions: [0, 1] }])
     assert.deepEqual(r.response.status, [])
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('a timer cancelled by the runtime is no longer seen as pending; the delay is not reported', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest())
+  it('a timer cancelled by the runtime is no longer seen as pending; the delay is not reported', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest())
     assert.equal(h.manager.isTimerScheduled('initial-rebalance-timeout-g'), true)
     // The runtime dropped the timer (e.g. the shard was reloaded): the manager follows it.
-    h.timers.delete('initial-rebalance-timeout-g')
+    h.dropTimer('initial-rebalance-timeout-g')
     assert.equal(h.manager.isTimerScheduled('initial-rebalance-timeout-g'), false)
-    const r = h.heartbeat(heartbeatRequest({ memberEpoch: 1, endpointInformationEpoch: 0 }))
+    const r = await h.heartbeat(heartbeatRequest({ memberEpoch: 1, endpointInformationEpoch: 0 }))
     assert.deepEqual(r.response.status, [])
     assert.deepEqual(r.response.activeTasks, [{ subtopologyId: '0', partitions: [0, 1] }])
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('session and rebalance timer keys are reported pending only while armed', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('session and rebalance timer keys are reported pending only while armed', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
-    h.failedHeartbeat(joinRequest(), cfg)
+    await h.failedHeartbeat(joinRequest(), cfg)
     assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), false)
-    h.heartbeat(joinRequest(), cfg)
+    await h.heartbeat(joinRequest(), cfg)
     assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), true)
-    h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), cfg)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: -1 }), cfg)
     assert.equal(h.manager.isTimerScheduled('session-timeout-g-m1'), false)
   })
 
-  it('a steady heartbeat asks for no timer while the session timer is armed: it moves the deadline, and the timer re-arms itself for the rest', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('a steady heartbeat asks for no timer while the session timer is armed: it moves the deadline, and the timer re-arms itself for the rest', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
     const key = 'session-timeout-g-m1'
-    const steady = steadyAfterJoin(h, cfg)
+    const steady = await steadyAfterJoin(h, cfg)
     const slot = h.manager.group('g')!.slot('m1')!
     assert.equal(slot.armed, true, 'the runtime armed the timer the stored member watches')
-    h.advance(10_000)
-    const r = h.heartbeat(steady, cfg)
+    await h.advance(10_000)
+    const r = await h.heartbeat(steady, cfg)
     assert.deepEqual(r.records, [])
     assert.deepEqual(r.timers, { schedule: [], cancel: [] }, 'no timer asked for')
-    assert.equal(h.timers.get(key)!.dueMs, 45_000, 'the armed timer keeps its deadline')
+    assert.equal(h.dueMs(key), 45_000, 'the armed timer keeps its deadline')
     assert.equal(slot.deadlineMs, 55_000)
     // At 45 s the timer fires, finds the later deadline and re-arms for the rest.
-    assert.deepEqual(h.advance(35_000), [])
+    assert.deepEqual(await h.advance(35_000), [])
     assert.equal(h.manager.group('g')!.members.has('m1'), true)
-    assert.equal(h.timers.get(key)!.dueMs, 55_000)
+    assert.equal(h.dueMs(key), 55_000)
     assert.equal(slot.armed, true)
     // Silent since 10 s: fenced at 55 s, one session timeout after its last heartbeat.
-    assert.deepEqual(h.advance(9_999), [])
-    assert.ok(h.advance(1).length > 0)
+    assert.deepEqual(await h.advance(9_999), [])
+    assert.ok((await h.advance(1)).length > 0)
     assert.equal(h.manager.group('g')!.members.has('m1'), false)
     assert.equal(slot.armed, false)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('a heartbeat that writes records schedules its session timer; one whose append failed does not extend the session', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('a heartbeat that writes records schedules its session timer; one whose append failed does not extend the session', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
     const key = 'session-timeout-g-m1'
-    const steady = steadyAfterJoin(h, cfg)
-    h.advance(10_000)
-    h.heartbeat(steady, cfg) // deadline 55 s, in soft state
-    h.advance(10_000)
+    const steady = await steadyAfterJoin(h, cfg)
+    await h.advance(10_000)
+    await h.heartbeat(steady, cfg) // deadline 55 s, in soft state
+    await h.advance(10_000)
     // A new rack writes member metadata: the session timer is asked for, but the append fails.
-    const failed = h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, cfg)
+    const failed = await h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, cfg)
     assert.ok(failed.records.length > 0)
     assert.deepEqual(
       failed.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 45_000]],
     )
-    h.advance(34_999) // 54.999 s: the timer (45 s) re-armed for the soft deadline
+    await h.advance(34_999) // 54.999 s: the timer (45 s) re-armed for the soft deadline
     assert.equal(h.manager.group('g')!.members.has('m1'), true)
-    h.advance(1) // 55 s
+    await h.advance(1) // 55 s
     assert.equal(h.manager.group('g')!.members.has('m1'), false, 'fenced at the last successful deadline')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
 
     // The same with the append succeeding: the new deadline (20 s + 45 s) wins over the soft one.
-    const h2 = new Harness(topicsImage({ foo: 2 }))
-    const steady2 = steadyAfterJoin(h2, cfg)
-    h2.advance(10_000)
-    h2.heartbeat(steady2, cfg)
-    h2.advance(10_000)
-    const moved = h2.heartbeat({ ...steady2, rackId: 'rack-2' }, cfg)
+    const h2 = await Harness.start(topicsImage({ foo: 2 }))
+    const steady2 = await steadyAfterJoin(h2, cfg)
+    await h2.advance(10_000)
+    await h2.heartbeat(steady2, cfg)
+    await h2.advance(10_000)
+    const moved = await h2.heartbeat({ ...steady2, rackId: 'rack-2' }, cfg)
     assert.ok(moved.records.length > 0)
-    assert.equal(h2.timers.get(key)!.dueMs, 65_000)
-    h2.advance(44_999) // 64.999 s
+    assert.equal(h2.dueMs(key), 65_000)
+    await h2.advance(44_999) // 64.999 s
     assert.equal(h2.manager.group('g')!.members.has('m1'), true)
-    h2.advance(1)
+    await h2.advance(1)
     assert.equal(h2.manager.group('g')!.members.has('m1'), false)
-    h2.assertReplayEquivalent()
+    await h2.assertReplayEquivalent()
   })
 
-  it('a shorter session timeout re-arms the timer, even after a heartbeat whose append failed', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('a shorter session timeout re-arms the timer, even after a heartbeat whose append failed', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const long = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
     const short = { ...long, sessionTimeoutMs: 10_000 }
     const key = 'session-timeout-g-m1'
-    const steady = steadyAfterJoin(h, long)
-    assert.equal(h.timers.get(key)!.dueMs, 45_000)
-    h.advance(5_000)
+    const steady = await steadyAfterJoin(h, long)
+    assert.equal(h.dueMs(key), 45_000)
+    await h.advance(5_000)
     // Asks for the timer at 15 s, but its append fails: the timer stays at 45 s.
-    const failed = h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, short)
+    const failed = await h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, short)
     assert.deepEqual(
       failed.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 10_000]],
     )
     assert.equal(h.manager.group('g')!.slot('m1')!.dueMs, 45_000)
-    h.advance(1_000)
+    await h.advance(1_000)
     // A steady heartbeat whose deadline (16 s) is before the armed timer's asks for the timer.
-    const r = h.heartbeat(steady, short)
+    const r = await h.heartbeat(steady, short)
     assert.deepEqual(
       r.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 10_000]],
     )
-    assert.equal(h.timers.get(key)!.dueMs, 16_000)
-    h.advance(9_999)
+    assert.equal(h.dueMs(key), 16_000)
+    await h.advance(9_999)
     assert.equal(h.manager.group('g')!.members.has('m1'), true)
-    h.advance(1)
+    await h.advance(1)
     assert.equal(h.manager.group('g')!.members.has('m1'), false, 'fenced 10 s after its last heartbeat')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('a session timer the runtime dropped is scheduled again by the next steady heartbeat, with the same operation; a rejoin gets a new one', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('a session timer the runtime dropped is scheduled again by the next steady heartbeat, with the same operation; a rejoin gets a new one', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
     const key = 'session-timeout-g-m1'
     // Ids decoded from each request are fresh strings: the operation must not capture them.
-    const steady = { ...steadyAfterJoin(h, cfg), memberId: `m${'1'}` }
-    const kept = h.timers.get(key)!.op
+    const steady = { ...(await steadyAfterJoin(h, cfg)), memberId: `m${'1'}` }
+    const kept = h.manager.group('g')!.slot('m1')!.op
     h.dropTimer(key)
     assert.equal(h.manager.group('g')!.slot('m1')!.armed, false)
-    h.advance(1_000)
-    const again = h.heartbeat(steady, cfg)
+    await h.advance(1_000)
+    const again = await h.heartbeat(steady, cfg)
     assert.deepEqual(
       again.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 45_000]],
     )
     assert.equal(again.timers.schedule![0].op, kept, 'one operation per stored member')
-    assert.deepEqual(h.heartbeat(steady, cfg).timers.schedule, [], 'armed again: nothing asked for')
-    h.advance(45_000)
+    assert.deepEqual((await h.heartbeat(steady, cfg)).timers.schedule, [], 'armed again: nothing asked for')
+    await h.advance(45_000)
     assert.equal(h.manager.group('g')!.members.has('m1'), false)
-    const rejoin = h.heartbeat(joinRequest(), cfg)
+    const rejoin = await h.heartbeat(joinRequest(), cfg)
     assert.notEqual(rejoin.timers.schedule!.find((t) => t.key === key)?.op, kept)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it("loading arms every member's session timer with the stored member as its watch", () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it("loading arms every member's session timer with the stored member as its watch", async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const cfg = { ...STREAMS_GROUP_CONFIG_DEFAULTS, initialRebalanceDelayMs: 0 }
-    steadyAfterJoin(h, cfg)
+    await steadyAfterJoin(h, cfg)
     const loaded = newManager(h.image)
-    for (const r of h.log) loaded.replay(r)
+    for (const r of await h.records()) loaded.replay(r)
     const intents = loaded.onLoaded(cfg)
     const slot = loaded.group('g')!.slot('m1')!
     assert.deepEqual(
@@ -198,8 +198,8 @@ describe('timer bookkeeping follows what the runtime armed', () => {
 })
 
 /** Joins m1 at time 0 and heartbeats until a heartbeat writes nothing; returns that steady request. */
-function steadyAfterJoin(h: Harness, cfg: StreamsGroupConfig): StreamsGroupHeartbeatRequest {
-  const joined = h.heartbeat(joinRequest(), cfg)
+async function steadyAfterJoin(h: Harness, cfg: StreamsGroupConfig): Promise<StreamsGroupHeartbeatRequest> {
+  const joined = await h.heartbeat(joinRequest(), cfg)
   let steady = heartbeatRequest({
     memberEpoch: joined.response.memberEpoch,
     endpointInformationEpoch: joined.response.endpointInformationEpoch,
@@ -208,7 +208,7 @@ function steadyAfterJoin(h: Harness, cfg: StreamsGroupConfig): StreamsGroupHeart
     warmupTasks: null,
   })
   for (let i = 0; i < 5; i++) {
-    const r = h.heartbeat(steady, cfg)
+    const r = await h.heartbeat(steady, cfg)
     steady = { ...steady, memberEpoch: r.response.memberEpoch }
     if (r.records.length === 0 && r.timers.schedule!.length === 0) return steady
   }

@@ -17,18 +17,18 @@ const sub = (
 })
 
 describe('topic configuration statuses', () => {
-  it('MISSING_SOURCE_TOPICS: NotReady, epoch 2, no tasks', () => {
-    const h = new Harness(topicsImage({}))
-    const r = h.heartbeat(joinRequest(), NO_DELAY)
+  it('MISSING_SOURCE_TOPICS: NotReady, epoch 2, no tasks', async () => {
+    const h = await Harness.start(topicsImage({}))
+    const r = await h.heartbeat(joinRequest(), NO_DELAY)
     assert.deepEqual(r.response.status, [{ statusCode: 1, statusDetail: 'Source topics foo are missing.' }])
     assert.equal(r.response.memberEpoch, 2)
     assert.deepEqual(r.response.activeTasks, [])
     assert.equal(h.manager.group('g')!.state(), 'NotReady')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('INCORRECTLY_PARTITIONED_TOPICS for a co-partition group with different counts', () => {
-    const h = new Harness(topicsImage({ a: 3, b: 5 }))
+  it('INCORRECTLY_PARTITIONED_TOPICS for a co-partition group with different counts', async () => {
+    const h = await Harness.start(topicsImage({ a: 3, b: 5 }))
     const topology = {
       epoch: 0,
       subtopologies: [
@@ -38,7 +38,7 @@ describe('topic configuration statuses', () => {
         }),
       ],
     }
-    const r = h.heartbeat(joinRequest({ topology }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology }), NO_DELAY)
     assert.deepEqual(r.response.status, [
       {
         statusCode: 2,
@@ -47,11 +47,11 @@ describe('topic configuration statuses', () => {
     ])
   })
 
-  it('MISSING_INTERNAL_TOPICS lists the topics to create; they appearing makes the group ready', () => {
-    const h = new Harness(topicsImage({ foo: 4 }))
+  it('MISSING_INTERNAL_TOPICS lists the topics to create; they appearing makes the group ready', async () => {
+    const h = await Harness.start(topicsImage({ foo: 4 }))
     const changelog = { name: 'app-store-changelog', partitions: 0, replicationFactor: 0, topicConfigs: [] }
     const topology = { epoch: 0, subtopologies: [sub({ stateChangelogTopics: [changelog] })] }
-    const r = h.heartbeat(joinRequest({ topology }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology }), NO_DELAY)
     assert.deepEqual(r.response.status, [
       { statusCode: 3, statusDetail: 'Internal topics are missing: app-store-changelog' },
     ])
@@ -60,26 +60,26 @@ describe('topic configuration statuses', () => {
     ])
     h.image.set('app-store-changelog', 4)
     h.manager.onNewTopicsImage(h.image, ['app-store-changelog'])
-    const r2 = h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
+    const r2 = await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
     assert.deepEqual(r2.response.status, [])
     assert.equal(r2.response.memberEpoch, 3)
     assert.equal(r2.response.activeTasks![0]!.partitions.length, 4)
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
 describe('topology epoch upgrades (Topograph D4)', () => {
-  it('epoch+1 join replaces the topology; old members see STALE_TOPOLOGY; lower and skipped epochs fail', () => {
-    const h = new Harness(topicsImage({ foo: 2, bar: 2 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
+  it('epoch+1 join replaces the topology; old members see STALE_TOPOLOGY; lower and skipped epochs fail', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2, bar: 2 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
     const v1 = { epoch: 1, subtopologies: [sub({}), sub({ subtopologyId: '1', sourceTopics: ['bar'] })] }
-    const up = h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', topology: v1 }), NO_DELAY)
+    const up = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', topology: v1 }), NO_DELAY)
     assert.equal(up.response.errorCode, 0)
     assert.deepEqual(up.records[1], { type: 'StreamsGroupTopology', key: { groupId: 'g' }, value: v1 })
     assert.equal(h.manager.group('g')!.topology!.epoch, 1)
 
-    const old = h.heartbeat(
+    const old = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: 2,
         activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }],
@@ -98,17 +98,23 @@ describe('topology epoch upgrades (Topograph D4)', () => {
     for (const [id, ps] of m1.assignedTasks.active) for (const p of ps.keys()) assert.ok(id === '0' && p <= 1)
     assert.ok(target.active.size > 0 || m1.assignedTasks.active.size === 0)
 
-    const fenced = h.heartbeat(joinRequest({ memberId: 'm3', topology: joinRequest().topology }), NO_DELAY)
+    const fenced = await h.heartbeat(
+      joinRequest({ memberId: 'm3', topology: joinRequest().topology }),
+      NO_DELAY,
+    )
     assert.equal(fenced.response.errorCode, ErrorCode.STREAMS_TOPOLOGY_FENCED)
-    const skipped = h.heartbeat(joinRequest({ memberId: 'm3', topology: { ...v1, epoch: 3 } }), NO_DELAY)
+    const skipped = await h.heartbeat(
+      joinRequest({ memberId: 'm3', topology: { ...v1, epoch: 3 } }),
+      NO_DELAY,
+    )
     assert.equal(skipped.response.errorCode, ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH)
-    const sameEpochDifferent = h.heartbeat(
+    const sameEpochDifferent = await h.heartbeat(
       joinRequest({ memberId: 'm3', topology: { epoch: 1, subtopologies: [sub({})] } }),
       NO_DELAY,
     )
     assert.equal(sameEpochDifferent.response.errorCode, ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH)
     assert.deepEqual(sameEpochDifferent.records, [])
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 })
 
@@ -182,29 +188,31 @@ describe('request validation messages (§2.1)', () => {
     ],
   ]
   for (const [name, p, code, message] of cases) {
-    it(name, () => {
-      const h = new Harness(topicsImage({ foo: 1 }))
-      const r = h.heartbeat(joinRequest(p))
+    it(name, async () => {
+      const h = await Harness.start(topicsImage({ foo: 1 }))
+      const r = await h.heartbeat(joinRequest(p))
       assert.equal(r.response.errorCode, code)
       assert.equal(r.response.errorMessage, message)
       assert.deepEqual(r.records, [])
     })
   }
 
-  it('owned tasks outside the configured topology', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest(), NO_DELAY)
-    const bad = (activeTasks: { subtopologyId: string; partitions: number[] }[]) =>
-      h.heartbeat(
-        heartbeatRequest({ memberEpoch: 2, activeTasks, standbyTasks: [], warmupTasks: [] }),
-        NO_DELAY,
+  it('owned tasks outside the configured topology', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest(), NO_DELAY)
+    const bad = async (activeTasks: { subtopologyId: string; partitions: number[] }[]) =>
+      (
+        await h.heartbeat(
+          heartbeatRequest({ memberEpoch: 2, activeTasks, standbyTasks: [], warmupTasks: [] }),
+          NO_DELAY,
+        )
       ).response.errorMessage
     assert.equal(
-      bad([{ subtopologyId: 'x', partitions: [0] }]),
+      await bad([{ subtopologyId: 'x', partitions: [0] }]),
       'Subtopology x does not exist in the topology.',
     )
     assert.equal(
-      bad([{ subtopologyId: '0', partitions: [2] }]),
+      await bad([{ subtopologyId: '0', partitions: [2] }]),
       'Task 2 for subtopology 0 is invalid. Number of tasks for this subtopology: 2',
     )
   })

@@ -23,35 +23,35 @@ const internal = (name: string, partitions = 0) => ({
 const topology = (...subtopologies: Sub[]): Topology => ({ epoch: 0, subtopologies })
 
 describe('repartition topic partition counts (§3.5 step 2)', () => {
-  it('a repartition topic without a count takes the writer’s source count; it is created and then used', () => {
-    const h = new Harness(topicsImage({ foo: 3 }))
+  it('a repartition topic without a count takes the writer’s source count; it is created and then used', async () => {
+    const h = await Harness.start(topicsImage({ foo: 3 }))
     const t = topology(
       sub({ subtopologyId: '0', sourceTopics: ['foo'], repartitionSinkTopics: ['rep'] }),
       sub({ subtopologyId: '1', repartitionSourceTopics: [internal('rep')] }),
     )
-    const r = h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
     assert.deepEqual(r.internalTopicsToCreate, [
       { name: 'rep', numPartitions: 3, replicationFactor: -1, configs: [] },
     ])
     assert.deepEqual(r.response.status, [{ statusCode: 3, statusDetail: 'Internal topics are missing: rep' }])
     h.image.set('rep', 3)
     h.manager.onNewTopicsImage(h.image, ['rep'])
-    const r2 = h.heartbeat(heartbeatRequest({ memberEpoch: r.response.memberEpoch }), NO_DELAY)
+    const r2 = await h.heartbeat(heartbeatRequest({ memberEpoch: r.response.memberEpoch }), NO_DELAY)
     assert.deepEqual(r2.response.status, [])
     assert.deepEqual(r2.response.activeTasks, [
       { subtopologyId: '0', partitions: [0, 1, 2] },
       { subtopologyId: '1', partitions: [0, 1, 2] },
     ])
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('a loop of repartition topics without counts cannot be resolved: STREAMS_INVALID_TOPOLOGY, nothing written', () => {
-    const h = new Harness(topicsImage({}))
+  it('a loop of repartition topics without counts cannot be resolved: STREAMS_INVALID_TOPOLOGY, nothing written', async () => {
+    const h = await Harness.start(topicsImage({}))
     const t = topology(
       sub({ subtopologyId: '0', repartitionSourceTopics: [internal('a')], repartitionSinkTopics: ['b'] }),
       sub({ subtopologyId: '1', repartitionSourceTopics: [internal('b')], repartitionSinkTopics: ['a'] }),
     )
-    const r = h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
     assert.equal(r.response.errorCode, 130)
     assert.equal(
       r.response.errorMessage,
@@ -61,13 +61,13 @@ describe('repartition topic partition counts (§3.5 step 2)', () => {
     assert.equal(h.manager.group('g'), undefined)
   })
 
-  it('a repartition source topic that is never a sink: STREAMS_INVALID_TOPOLOGY', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('a repartition source topic that is never a sink: STREAMS_INVALID_TOPOLOGY', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const t = topology(
       sub({ subtopologyId: '0', sourceTopics: ['foo'] }),
       sub({ subtopologyId: '1', repartitionSourceTopics: [internal('orphan')] }),
     )
-    const r = h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
     assert.equal(r.response.errorCode, 130)
     assert.equal(
       r.response.errorMessage,
@@ -77,8 +77,8 @@ describe('repartition topic partition counts (§3.5 step 2)', () => {
 })
 
 describe('co-partitioning (§3.5 step 3)', () => {
-  it('source topics with different counts: INCORRECTLY_PARTITIONED_TOPICS with the sorted map', () => {
-    const h = new Harness(topicsImage({ foo: 2, bar: 5, baz: 3 }))
+  it('source topics with different counts: INCORRECTLY_PARTITIONED_TOPICS with the sorted map', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2, bar: 5, baz: 3 }))
     const t = topology(
       sub({
         subtopologyId: '0',
@@ -86,7 +86,7 @@ describe('co-partitioning (§3.5 step 3)', () => {
         copartitionGroups: [{ sourceTopics: [0, 1, 2], sourceTopicRegex: [], repartitionSourceTopics: [] }],
       }),
     )
-    const r = h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
     assert.equal(r.response.errorCode, 0)
     assert.deepEqual(r.response.status, [
       {
@@ -95,11 +95,11 @@ describe('co-partitioning (§3.5 step 3)', () => {
       },
     ])
     assert.equal(h.manager.group('g')!.state(), 'NotReady')
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('a fixed repartition topic that differs from its co-partitioned source', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
+  it('a fixed repartition topic that differs from its co-partitioned source', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
     const t = topology(
       sub({ subtopologyId: '0', sourceTopics: ['foo'], repartitionSinkTopics: ['rep'] }),
       sub({
@@ -109,7 +109,7 @@ describe('co-partitioning (§3.5 step 3)', () => {
         copartitionGroups: [{ sourceTopics: [0], sourceTopicRegex: [], repartitionSourceTopics: [0] }],
       }),
     )
-    const r = h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
+    const r = await h.heartbeat(joinRequest({ topology: t }), NO_DELAY)
     assert.deepEqual(r.response.status, [
       {
         statusCode: 2,
@@ -124,10 +124,10 @@ describe('endpoint information for interactive queries (§3.16) and response fie
   const ep1 = { host: 'h1', port: 1 }
   const ep2 = { host: 'h2', port: 2 }
 
-  it('lists every member with an endpoint (the caller last) when the client epoch differs; bumps on endpoint or task changes', () => {
-    const h = new Harness(topicsImage({ foo: 2, bar: 1 }))
+  it('lists every member with an endpoint (the caller last) when the client epoch differs; bumps on endpoint or task changes', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2, bar: 1 }))
     const t = topology(sub({ subtopologyId: '0', sourceTopics: ['foo', 'bar'] }))
-    const j1 = h.heartbeat(joinRequest({ topology: t, userEndpoint: ep1 }), NO_DELAY)
+    const j1 = await h.heartbeat(joinRequest({ topology: t, userEndpoint: ep1 }), NO_DELAY)
     // A brand-new group answers epoch 0; the client (-1) gets the list.
     assert.equal(j1.response.endpointInformationEpoch, 0)
     assert.deepEqual(j1.response.partitionsByUserEndpoint, [
@@ -144,7 +144,7 @@ describe('endpoint information for interactive queries (§3.16) and response fie
     assert.equal(g.endpointEpoch, 0, 'the bump on the creating heartbeat went to the temporary group')
 
     // m2 joins with an endpoint: +1 on the group.
-    const j2 = h.heartbeat(
+    const j2 = await h.heartbeat(
       joinRequest({ memberId: 'm2', processId: 'p2', topology: t, userEndpoint: ep2 }),
       NO_DELAY,
     )
@@ -154,7 +154,7 @@ describe('endpoint information for interactive queries (§3.16) and response fie
       [ep1, ep2],
     )
     // Same epoch as the group's: no list.
-    const same = h.heartbeat(
+    const same = await h.heartbeat(
       heartbeatRequest({ memberId: 'm2', memberEpoch: j2.response.memberEpoch, endpointInformationEpoch: 1 }),
       NO_DELAY,
     )
@@ -162,7 +162,7 @@ describe('endpoint information for interactive queries (§3.16) and response fie
     // m1 revokes what the new target takes away: its tasks change and it has an endpoint, so +1.
     const before = g.endpointEpoch
     const m1 = g.member('m1')!
-    const r = h.heartbeat(
+    const r = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: m1.memberEpoch,
         endpointInformationEpoch: before,
@@ -179,7 +179,7 @@ describe('endpoint information for interactive queries (§3.16) and response fie
       [ep2, ep1],
     )
     // Nothing changed: no tasks, no endpoint list.
-    const quiet = h.heartbeat(
+    const quiet = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: r.response.memberEpoch,
         endpointInformationEpoch: g.endpointEpoch,
@@ -192,16 +192,16 @@ describe('endpoint information for interactive queries (§3.16) and response fie
     assert.equal(quiet.response.warmupTasks, null)
     assert.equal(quiet.response.partitionsByUserEndpoint, null)
     assert.deepEqual(quiet.response.status, [])
-    h.assertReplayEquivalent()
+    await h.assertReplayEquivalent()
   })
 
-  it('fencing another member does not bump the endpoint epoch', () => {
-    const h = new Harness(topicsImage({ foo: 2 }))
-    h.heartbeat(joinRequest({ userEndpoint: ep1 }), NO_DELAY)
-    h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', userEndpoint: ep2 }), NO_DELAY)
+  it('fencing another member does not bump the endpoint epoch', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    await h.heartbeat(joinRequest({ userEndpoint: ep1 }), NO_DELAY)
+    await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', userEndpoint: ep2 }), NO_DELAY)
     const g = h.manager.group('g')!
     const before = g.endpointEpoch
-    h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: -1 }), NO_DELAY)
+    await h.heartbeat(heartbeatRequest({ memberId: 'm2', memberEpoch: -1 }), NO_DELAY)
     assert.equal(g.endpointEpoch, before)
   })
 })
