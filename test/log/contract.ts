@@ -748,6 +748,69 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal((await p.append(txn(1), { now: NOW })).baseOffset, 3)
     })
 
+    test('transactions: the LSO holds read_committed back until the marker; aborted transactions are listed', async () => {
+      const storage = h.storage()
+      const { m, p, topic } = await fresh({}, storage)
+      const RC = { minOneMessage: true, isolationLevel: 'read_committed' } as const
+      const txn = (pid: number, seq: number) =>
+        batchOf(records(2, `p${pid}s${seq}`), {
+          producerId: pid,
+          producerEpoch: 0,
+          baseSequence: seq,
+          transactional: true,
+        })
+      await p.append(batchOf(records(1, 'plain')), { now: NOW }) // 0
+      await p.append(txn(1, 0), { now: NOW }) // 1-2, producer 1 opens at 1
+      await p.append(txn(2, 0), { now: NOW }) // 3-4, producer 2 opens at 3
+      assert.equal(p.lastStableOffset, 1)
+      assert.equal(p.highWatermark, 5)
+      assert.deepEqual(await p.listOffsets(-1, 'read_committed'), {
+        errorCode: 0,
+        offset: 1,
+        timestamp: -1,
+        leaderEpoch: 0,
+      })
+      const held = await p.read(0, 1 << 20, RC)
+      assert.deepEqual(
+        batchesIn(held.records).map((b) => b.baseOffset),
+        [0],
+      )
+      assert.equal(held.lastStableOffset, 1)
+      assert.deepEqual(held.abortedTransactions, [])
+      assert.equal(p.bytesAvailable(1, 'read_committed'), 0)
+      // Producer 1 aborts (marker at 5): the LSO moves to producer 2's first offset.
+      assert.equal(
+        (await p.append(markerOf(1, 0, false, 0), { now: NOW, origin: 'coordinator' })).baseOffset,
+        5,
+      )
+      assert.equal(p.lastStableOffset, 3)
+      // Producer 2 commits (marker at 6): nothing open, LSO = HW.
+      assert.equal(
+        (await p.append(markerOf(2, 0, true, 0), { now: NOW, origin: 'coordinator' })).baseOffset,
+        6,
+      )
+      assert.equal(p.lastStableOffset, 7)
+      const all = await p.read(0, 1 << 20, RC)
+      assert.deepEqual(all.abortedTransactions, [{ producerId: 1, firstOffset: 1 }])
+      assert.deepEqual(
+        (await p.read(6, 1 << 20, RC)).abortedTransactions,
+        [],
+        'an abort marker before the fetch offset is not listed',
+      )
+      assert.equal((await p.read(0, 1 << 20, RU)).abortedTransactions, null)
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1)
+      const q = m2.partition(topic, 0)!
+      assert.equal(q.lastStableOffset, 7)
+      assert.deepEqual((await q.read(2, 1 << 20, RC)).abortedTransactions, [
+        { producerId: 1, firstOffset: 1 },
+      ])
+      // An open transaction survives a restart and still holds the LSO.
+      await q.append(txn(3, 0), { now: NOW }) // 7-8
+      assert.equal(q.lastStableOffset, 7)
+    })
+
     test('DescribeLogDirs: one entry per directory with every partition and its size', async () => {
       const { m, p } = await fresh()
       await p.append(batchOf(records(3)), { now: NOW })
