@@ -283,6 +283,10 @@ export class LogManagerImpl implements LogManager {
     return this.#retentionRunning
   }
 
+  metadataDir(): string | null {
+    return this.#storage.metadataDir()
+  }
+
   /** The cleaner (its lastStats tell what recent cleans did). */
   get cleaner(): LogCleaner | undefined {
     return this.#cleaner
