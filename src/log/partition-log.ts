@@ -274,6 +274,14 @@ export class PartitionLogImpl implements PartitionLog {
     return Math.max(unstable, this.#logStartOffset)
   }
 
+  /** True when the batch of `producerId` at `offset` belongs to an aborted transaction. */
+  isAborted(producerId: number, offset: number): boolean {
+    for (const a of this.#aborted) {
+      if (a.producerId === producerId && a.firstOffset <= offset && offset < a.lastOffset) return true
+    }
+    return false
+  }
+
   /**
    * Aborted transactions a read_committed read from `fetchOffset` returning data up to
    * `upperBound` (exclusive) must list: marker at or after fetchOffset, first offset below the

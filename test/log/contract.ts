@@ -906,6 +906,31 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(dup.baseOffset, 1, 'still a duplicate after compaction and a restart')
     })
 
+    test('compaction: a record of an aborted transaction never removes the committed record of its key', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 300,
+        minCleanableDirtyRatio: 0.01,
+      })
+      await p.append(batchOf([{ key: 'k', value: 'committed' }], { timestamp: NOW }), { now: NOW }) // 0
+      await p.append(
+        batchOf([{ key: 'k', value: 'aborted' }], {
+          timestamp: NOW,
+          producerId: 9,
+          producerEpoch: 0,
+          baseSequence: 0,
+          transactional: true,
+        }),
+        { now: NOW },
+      ) // 1
+      await p.append(markerOf(9, 0, false, 0), { now: NOW, origin: 'coordinator' }) // 2: abort
+      for (let i = 0; i < 10; i++)
+        await p.append(batchOf([{ key: `f${i}` }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW)
+      const values = (await readAll(p, 0)).flatMap((b) => b.values)
+      assert.ok(values.includes('committed'), 'the committed value of k survives')
+    })
+
     test('compaction: the cleaner works in slices; an append made while it runs completes before it', async () => {
       const { m, p } = await fresh({
         cleanupPolicy: ['compact'],
