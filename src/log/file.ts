@@ -41,6 +41,7 @@ import type {
   OpenedPartition,
   PartitionStore,
   SegmentInfo,
+  SegmentRewrite,
   StoredBatch,
 } from './storage.js'
 import { segmentIndexFor, segmentInfoOf } from './storage.js'
@@ -306,7 +307,7 @@ class FilePartitionStore implements PartitionStore {
       if (!clean) this.#storage.setRecoveryPoint(this.#tp, this.logEndOffset)
     }
     // Producer snapshots: drop those past the log end, return the newest that is left.
-    let snapshot: { offset: number; bytes: Uint8Array } | null = null
+    let snapshot: { offset: number; bytes: Uint8Array; aborted: Uint8Array | null } | null = null
     const snaps = fs
       .readdirSync(this.#dir)
       .map((n) => parseBase(n, '.snapshot'))
@@ -314,11 +315,19 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     for (const off of snaps) {
       const p = join(this.#dir, segmentFileName(off, '.snapshot'))
+      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
       if (off > this.logEndOffset) {
         fs.unlinkSync(p)
+        if (fs.existsSync(ap)) fs.unlinkSync(ap)
         continue
       }
-      if (snapshot === null) snapshot = { offset: off, bytes: new Uint8Array(fs.readFileSync(p)) }
+      if (snapshot === null) {
+        snapshot = {
+          offset: off,
+          bytes: new Uint8Array(fs.readFileSync(p)),
+          aborted: fs.existsSync(ap) ? new Uint8Array(fs.readFileSync(ap)) : null,
+        }
+      }
     }
     if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
       writeFileAtomic(
@@ -786,17 +795,17 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     // Keep the newest snapshot whatever its offset (it is still the state to start from).
     for (const off of snaps.slice(1)) {
-      if (off < offset) this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+      if (off >= offset) continue
+      this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
+      if (this.#fs.existsSync(ap)) this.#fs.unlinkSync(ap)
     }
   }
 
-  async replaceSegment(
-    baseOffset: number,
-    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
-  ): Promise<void> {
-    const idx = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
-    if (idx < 0 || idx === this.#segments.length - 1) return
-    const old = this.#segments[idx]
+  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
+    const start = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
+    if (start < 0 || start === this.#segments.length - 1) return false
+    const old = this.#segments[start]
     const cleanedPath = `${old.path}.cleaned`
     const fd = this.#fs.openSync(cleanedPath, 'w+')
     const seg: FileSegment = {
@@ -816,7 +825,7 @@ class FilePartitionStore implements PartitionStore {
       flushedSize: 0,
     }
     try {
-      for (const b of batches) {
+      for await (const b of rewrite.batches) {
         let written = 0
         while (written < b.bytes.byteLength) {
           written += this.#fs.writeSync(
@@ -838,11 +847,23 @@ class FilePartitionStore implements PartitionStore {
         )
         seg.size += b.bytes.byteLength
       }
+      if (!rewrite.changed()) {
+        this.#fs.closeSync(fd)
+        this.#fs.unlinkSync(cleanedPath)
+        return false
+      }
       await this.#fsyncFd(fd)
     } catch (e) {
       this.#fs.closeSync(fd)
       this.#fs.unlinkSync(cleanedPath)
       throw e
+    }
+    // Appends may have rolled new segments meanwhile: find the old one again.
+    const idx = this.#segments.indexOf(old)
+    if (idx < 0) {
+      this.#fs.closeSync(fd)
+      this.#fs.unlinkSync(cleanedPath)
+      return false
     }
     seg.flushedSize = seg.size
     // The segment's offsets range stays what it was even if its last batches were removed.
@@ -853,6 +874,7 @@ class FilePartitionStore implements PartitionStore {
     this.#fs.renameSync(cleanedPath, old.path)
     this.#segments[idx] = seg
     this.#fs.closeSync(old.fd)
+    return true
   }
 
   #fsyncFd(fd: number): Promise<void> {
@@ -884,8 +906,10 @@ class FilePartitionStore implements PartitionStore {
     this.#storage.setRecoveryPoint(this.#tp, end)
   }
 
-  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
     if (this.#closed) return
+    // The aborted list first: a snapshot never exists without the list that goes with it.
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.aborted')), aborted)
     writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
     this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
   }
