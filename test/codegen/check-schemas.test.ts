@@ -57,7 +57,7 @@ describe('check-schemas on the real files', () => {
   it('finds our schemas equal to the reference', () => {
     const r = checkSchemas()
     assert.deepEqual(r.problems, [])
-    assert.equal(r.files, 76)
+    assert.equal(r.files, 78)
     assert.deepEqual(
       r.unchecked,
       [...SUPPLEMENTARY].map((n) => `messages/${n}`),
@@ -180,6 +180,20 @@ describe('check-schemas detects changed facts', () => {
     assert.ok(p.some((x) => x.includes('flexibleVersions: ours "0+" vs reference "none"')))
   })
 
+  it('a changed fact of a transaction log record (compared with the transaction coordinator records)', () => {
+    const p = problemsAfter('records/TransactionLogValue.json', (s) => {
+      field(s, 'ClientTransactionVersion').tag = 4
+    })
+    assertOneProblem(p, 'records/TransactionLogValue.json', 'ClientTransactionVersion.tag')
+  })
+
+  it('transaction log records are listed as not compared without their reference directory', () => {
+    const r = checkSchemas({ transactionRecordsDir: join(tmpdir(), 'no-such-reference-dir') })
+    assert.deepEqual(r.problems, [])
+    assert.ok(r.unchecked.includes('records/TransactionLogKey.json'))
+    assert.ok(r.unchecked.includes('records/TransactionLogValue.json'))
+  })
+
   it('a missing or extra schema file', () => {
     const dir = copySchemas()
     rmSync(join(dir, 'messages/HeartbeatRequest.json'))
@@ -272,7 +286,7 @@ describe('check-schemas on supplementary files', () => {
     const r = checkSchemas({ kafkaMessagesDir: kafkaDir() })
     assert.deepEqual(r.problems, [])
     assert.deepEqual(r.unchecked, [])
-    assert.equal(r.files, 76 + SUPPLEMENTARY.size)
+    assert.equal(r.files, 78 + SUPPLEMENTARY.size)
   })
 
   it("a changed fact in Kafka's file is reported", () => {

@@ -35,6 +35,18 @@ export const SUPPLEMENTARY = new Set([
   'ListOffsetsResponse.json',
 ])
 
+/**
+ * Record schemas of Kafka's transaction coordinator. The reference directory holds the group
+ * coordinator's records only; these are compared with the transaction-coordinator record directory of
+ * the full reference (`kafka-all/records/transaction-coordinator`), and reported as not compared when
+ * that directory is absent.
+ */
+export const TRANSACTION_RECORDS = new Set(['TransactionLogKey.json', 'TransactionLogValue.json'])
+export const DEFAULT_TRANSACTION_RECORDS_DIR = resolve(
+  REPO_ROOT,
+  '../shared/reference/kafka-all/records/transaction-coordinator',
+)
+
 /** Keys that carry no fact and are never compared. */
 const IGNORED_KEYS = new Set(['about'])
 /** Keys whose absence Kafka reads as false. */
@@ -262,11 +274,17 @@ function jsonFiles(dir: string): string[] {
 
 /** Checks both categories (messages, records) of our schemas against the reference directory. */
 export function checkSchemas(
-  options: { referenceDir?: string; schemasDir?: string; kafkaMessagesDir?: string } = {},
+  options: {
+    referenceDir?: string
+    schemasDir?: string
+    kafkaMessagesDir?: string
+    transactionRecordsDir?: string
+  } = {},
 ): CheckResult {
   const referenceDir = options.referenceDir ?? DEFAULT_REFERENCE_DIR
   const schemasDir = options.schemasDir ?? DEFAULT_SCHEMAS_DIR
   const kafkaDir = options.kafkaMessagesDir
+  const txnDir = options.transactionRecordsDir ?? DEFAULT_TRANSACTION_RECORDS_DIR
   const result: CheckResult = { files: 0, problems: [], unchecked: [] }
   if (!existsSync(referenceDir)) {
     result.problems.push(`reference directory not found: ${referenceDir}`)
@@ -293,7 +311,14 @@ export function checkSchemas(
     for (const name of ourFiles) {
       if (refFiles.includes(name)) continue
       const label = `${cat.label}/${name}`
-      if (cat.label !== 'messages' || !SUPPLEMENTARY.has(name)) {
+      if (cat.label === 'records' && TRANSACTION_RECORDS.has(name)) {
+        if (!existsSync(join(txnDir, name))) {
+          result.unchecked.push(label)
+        } else {
+          result.files++
+          compareFile(label, join(cat.ours, name), join(txnDir, name), result)
+        }
+      } else if (cat.label !== 'messages' || !SUPPLEMENTARY.has(name)) {
         result.problems.push(`${label}: no reference counterpart`)
       } else if (kafkaDir === undefined) {
         result.unchecked.push(label)
