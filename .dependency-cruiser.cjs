@@ -16,12 +16,19 @@ module.exports = {
     },
     {
       name: 'shard-is-deterministic',
-      comment: 'the shard is synchronous: no I/O, no service, no storage, no server',
+      comment: 'the shards (groups, transactions) are synchronous: no I/O, no service, no storage, no server',
       severity: 'error',
-      from: { path: '^src/coordinator/shard' },
+      from: { path: '^src/coordinator/(shard|txn)' },
       to: {
         path: ['^src/coordinator/(service|storage)', '^src/server', '^src/clients', '^(node:)?(net|fs|timers|child_process|http|https|tls)$'],
       },
+    },
+    {
+      name: 'txn-shard-is-not-group-code',
+      comment: 'the transaction coordinator shard stands apart from the group coordinator shard',
+      severity: 'error',
+      from: { path: '^src/coordinator/txn' },
+      to: { path: '^src/coordinator/shard' },
     },
     {
       name: 'service-not-server',
