@@ -51,16 +51,27 @@ export class TxnHarness {
     return r.response
   }
 
-  /** Replaces the shard with one loaded from the log's stored bytes (what a restart reads). */
+  /**
+   * Replaces the shard with one loaded from the log's stored bytes (what a restart reads); the log
+   * keeps the records as read back.
+   */
   reload(): TransactionCoordinatorShard {
     const shard = this.newShard()
-    for (const rec of this.log) {
-      const stored = transactionRecordSerde.serialize(rec)
+    for (let i = 0; i < this.log.length; i++) {
+      const stored = transactionRecordSerde.serialize(this.log[i]!)
       const back = transactionRecordSerde.deserialize(stored)
       assert.ok(back !== undefined)
+      this.log[i] = back
       shard.replay(back)
     }
     this.shard = shard
+    return shard
+  }
+
+  /** A fresh shard that replayed the log's records as they are in memory. */
+  replayed(): TransactionCoordinatorShard {
+    const shard = this.newShard()
+    for (const rec of this.log) shard.replay(rec)
     return shard
   }
 
