@@ -31,3 +31,10 @@ export {
   UnknownTransactionStatusError,
 } from './records.js'
 export * from './state.js'
+export {
+  type MarkerPartitionResult,
+  type MarkerProgress,
+  type MarkerResultAction,
+  markerResultAction,
+  TxnMarkerTracker,
+} from './markers.js'
