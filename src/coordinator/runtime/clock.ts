@@ -67,6 +67,13 @@ export class ManualClock implements RuntimeClock {
     return this.#timers.length
   }
 
+  /** When the next callback falls due, or undefined when none is waiting. */
+  nextDueMs(): number | undefined {
+    let next: number | undefined
+    for (const t of this.#timers) if (next === undefined || t.dueMs < next) next = t.dueMs
+    return next
+  }
+
   /** Moves time forward by `ms`, running the callbacks that fall due. */
   advance(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`ms must be >= 0, got ${ms}`)

@@ -12,6 +12,8 @@ export type CoordinatorRuntimeErrorCode =
   | 'COORDINATOR_NOT_ACTIVE'
   /** Replaying a record failed: the shard's memory no longer matches its log, so it stops serving. */
   | 'COORDINATOR_SHARD_FAILED'
+  /** A write operation did not complete within its write timeout (it may still complete later). */
+  | 'COORDINATOR_WRITE_TIMEOUT'
   /** A caller passed something the runtime cannot use (see the message). */
   | 'COORDINATOR_INVALID_ARGUMENT'
 
@@ -56,6 +58,24 @@ export class CoordinatorWriteError extends CoordinatorRuntimeError {
       { cause, shardId },
     )
     this.name = 'CoordinatorWriteError'
+  }
+}
+
+/**
+ * A write operation that did not complete within its write timeout (`offsets.commit.timeout.ms` for
+ * the group coordinator). Kafka maps the REQUEST_TIMED_OUT of a coordinator write to
+ * COORDINATOR_NOT_AVAILABLE. The operation may still complete later.
+ */
+export class CoordinatorTimeoutError extends CoordinatorRuntimeError {
+  readonly operation: string
+  constructor(operation: string, timeoutMs: number) {
+    super(
+      'COORDINATOR_WRITE_TIMEOUT',
+      'COORDINATOR_NOT_AVAILABLE',
+      `operation ${operation} did not complete within ${timeoutMs} ms`,
+    )
+    this.name = 'CoordinatorTimeoutError'
+    this.operation = operation
   }
 }
 

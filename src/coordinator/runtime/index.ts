@@ -2,6 +2,7 @@ export { type RuntimeClock, ManualClock, systemClock, type TimerHandle } from '.
 export {
   type CoordinatorKafkaError,
   CoordinatorRuntimeError,
+  CoordinatorTimeoutError,
   type CoordinatorRuntimeErrorCode,
   CoordinatorWriteError,
   isCoordinatorRuntimeError,
@@ -9,6 +10,7 @@ export {
 export { javaStringHashCode, shardFor } from './hash.js'
 export { CoordinatorRuntime, type CoordinatorRuntimeOptions } from './runtime.js'
 export type {
+  CoordinatorResult,
   ReadOperation,
   RecordSerde,
   RuntimeLogger,
@@ -16,8 +18,8 @@ export type {
   ShardTimer,
   TimerIntent,
   TimerIntents,
+  TimerOperation,
   TimerOptions,
   TimerWatch,
   WriteOperation,
-  WriteResult,
 } from './types.js'

@@ -1,26 +1,27 @@
 import type { RecordStore } from '../storage/types.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from './clock.js'
-import { CoordinatorRuntimeError, CoordinatorWriteError } from './errors.js'
+import { CoordinatorRuntimeError, CoordinatorTimeoutError, CoordinatorWriteError } from './errors.js'
 import type {
+  CoordinatorResult,
   ReadOperation,
   RecordSerde,
   RuntimeLogger,
   ShardStateMachine,
   ShardTimer,
   TimerIntents,
+  TimerOperation,
   TimerOptions,
   TimerWatch,
   WriteOperation,
-  WriteResult,
 } from './types.js'
 
-export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R>, R> {
+export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R, C = never> {
   /** An opened store. */
   readonly store: RecordStore
   /** `offsets.topic.num.partitions`: shards are 0 … numShards − 1. */
   readonly numShards: number
-  /** Builds an empty shard; `timer` schedules write operations on that shard. */
-  readonly newShard: (shardId: number, timer: ShardTimer<S, R>) => S
+  /** Builds an empty shard; `timer` tells it which of its timers are armed. */
+  readonly newShard: (shardId: number, timer: ShardTimer<R, C>) => S
   readonly serde: RecordSerde<R>
   /** Time and timers; default {@link systemClock}. */
   readonly clock?: RuntimeClock
@@ -29,6 +30,19 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R>, R> {
   readonly compactionIntervalMs?: number
   /** Whether `close()` closes the store too (default true). False when the store is shared. */
   readonly closeStore?: boolean
+  /**
+   * How long a write operation may take, from its scheduling to its response, before its promise
+   * rejects with {@link CoordinatorTimeoutError} (default: no limit). The operation itself still
+   * completes, as in Kafka. `scheduleWriteOperation` may give another limit per operation.
+   */
+  readonly writeTimeoutMs?: number
+  /**
+   * Receives the completions of every write and timer operation (see
+   * {@link CoordinatorResult.completions}): `failure` is undefined once the operation's records are
+   * durable and replayed, or the reason the operation failed (its append, its replay). Called in the
+   * shard's queue, in the order of the operation's list. Default: completions are dropped.
+   */
+  readonly complete?: (shardId: number, completion: C, failure: unknown) => void
 }
 
 type ShardState = 'unloaded' | 'loading' | 'active' | 'failed' | 'closed'
@@ -39,7 +53,7 @@ interface TimerEntry {
   armedDueMs: number
   /** When the timer is due: later than `armedDueMs` once it was replaced by a later deadline. */
   dueMs: number
-  operation: WriteOperation<unknown, unknown, void>
+  operation: TimerOperation<unknown, unknown>
   options: TimerOptions | undefined
   /** The clock timer fired and the operation is queued (or ran): it is no longer replaced in place. */
   fired: boolean
@@ -47,7 +61,7 @@ interface TimerEntry {
   watch: TimerWatch | undefined
 }
 
-interface ShardContext<S, R> {
+interface ShardContext<S, R, C> {
   readonly id: number
   state: ShardState
   shard: S | undefined
@@ -62,7 +76,7 @@ interface ShardContext<S, R> {
   readonly dequeue: () => void
   readonly timers: Map<string, TimerEntry>
   /** The shard's ShardTimer, built once. */
-  timer: ShardTimer<S, R> | undefined
+  timer: ShardTimer<R, C> | undefined
   failure: unknown
 }
 
@@ -80,6 +94,17 @@ function badIntents(name: string, why: string): CoordinatorRuntimeError {
     `write operation ${name}: ${why}`,
   )
 }
+
+/** A write waiting for its answer under a write timeout. */
+interface PendingWrite {
+  readonly name: string
+  readonly timeoutMs: number
+  readonly deadlineMs: number
+  settled: boolean
+  readonly reject: (err: unknown) => void
+}
+
+const NOTHING: CoordinatorResult<never, void, never> = Object.freeze({ records: [], response: undefined })
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -103,20 +128,28 @@ function isThenable(v: unknown): boolean {
  * the append fails. Appending first and replaying after needs no rollback, at the price of one
  * append round-trip per operation in a shard's queue (SQLite appends take microseconds).
  */
-export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
+export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never> {
   readonly #store: RecordStore
   readonly #numShards: number
-  readonly #newShard: (shardId: number, timer: ShardTimer<S, R>) => S
+  readonly #newShard: (shardId: number, timer: ShardTimer<R, C>) => S
   readonly #serde: RecordSerde<R>
   readonly #clock: RuntimeClock
   readonly #log: RuntimeLogger
   readonly #compactionIntervalMs: number | undefined
   readonly #closeStore: boolean
-  readonly #shards: ShardContext<S, R>[] = []
+  readonly #writeTimeoutMs: number | undefined
+  readonly #complete: ((shardId: number, completion: C, failure: unknown) => void) | undefined
+  /** Writes waiting for their answer under the default timeout, oldest first; settled ones are skipped. */
+  readonly #pendingWrites: PendingWrite[] = []
+  #pendingHead = 0
+  /** The one clock timer behind every default write timeout, armed for the oldest pending deadline. */
+  #writeTimer: TimerHandle | undefined
+  #writeTimerDueMs = 0
+  readonly #shards: ShardContext<S, R, C>[] = []
   #compactionTimer: TimerHandle | undefined
   #closing: Promise<void> | undefined
 
-  constructor(options: CoordinatorRuntimeOptions<S, R>) {
+  constructor(options: CoordinatorRuntimeOptions<S, R, C>) {
     const { numShards, compactionIntervalMs } = options
     if (!Number.isInteger(numShards) || numShards < 1 || numShards > 0x7fffffff) {
       throw new CoordinatorRuntimeError(
@@ -143,8 +176,18 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     this.#log = options.logger ?? silentLogger
     this.#compactionIntervalMs = compactionIntervalMs
     this.#closeStore = options.closeStore ?? true
+    const writeTimeoutMs = options.writeTimeoutMs
+    if (writeTimeoutMs !== undefined && !(Number.isFinite(writeTimeoutMs) && writeTimeoutMs > 0)) {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'COORDINATOR_NOT_AVAILABLE',
+        `writeTimeoutMs must be a positive number, got ${String(writeTimeoutMs)}`,
+      )
+    }
+    this.#writeTimeoutMs = writeTimeoutMs
+    this.#complete = options.complete
     for (let id = 0; id < numShards; id++) {
-      const ctx: ShardContext<S, R> = {
+      const ctx: ShardContext<S, R, C> = {
         id,
         state: 'unloaded',
         shard: undefined,
@@ -199,11 +242,18 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   /**
    * Runs a write operation on a shard, in the shard's order. Resolves with its response once its
    * records are durable and replayed; rejects with the operation's own error (nothing written), a
-   * {@link CoordinatorWriteError} (append failed, nothing replayed) or a
-   * {@link CoordinatorRuntimeError} (shard not active).
+   * {@link CoordinatorWriteError} (append failed, nothing replayed), a
+   * {@link CoordinatorRuntimeError} (shard not active) or a {@link CoordinatorTimeoutError} when it
+   * took longer than `timeoutMs` (default: the runtime's `writeTimeoutMs`) from now.
    */
-  scheduleWriteOperation<T>(name: string, shardId: number, op: WriteOperation<S, R, T>): Promise<T> {
-    return this.#enqueue(shardId, name, (ctx) => this.#runWrite(ctx, name, op))
+  scheduleWriteOperation<T>(
+    name: string,
+    shardId: number,
+    op: WriteOperation<S, R, T, C>,
+    timeoutMs: number | undefined = this.#writeTimeoutMs,
+  ): Promise<T> {
+    const write = this.#enqueue(shardId, name, (ctx) => this.#runWrite(ctx, name, op))
+    return timeoutMs === undefined ? write : this.#withTimeout(name, write, timeoutMs)
   }
 
   /**
@@ -219,18 +269,27 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
    * an earlier write leaves the queue only once its records are durable, a response returned at once
    * never overtakes an earlier write's commit (Kafka completes a write without records only after
    * the writes before it are committed). Failures (the operation's own error, a shard that is not
-   * active) always come as a rejected promise. The response itself must not be a promise.
+   * active) always come as a rejected promise. The response itself must not be a promise. A promise
+   * carries the write timeout as {@link scheduleWriteOperation} does.
    */
-  writeOperationNowOrLater<T>(name: string, shardId: number, op: WriteOperation<S, R, T>): T | Promise<T> {
-    let ctx: ShardContext<S, R>
+  writeOperationNowOrLater<T>(
+    name: string,
+    shardId: number,
+    op: WriteOperation<S, R, T, C>,
+    timeoutMs: number | undefined = this.#writeTimeoutMs,
+  ): T | Promise<T> {
+    let ctx: ShardContext<S, R, C>
     try {
       ctx = this.#context(shardId)
       this.#checkActive(ctx, name)
     } catch (e) {
       return Promise.reject(e)
     }
-    if (ctx.queued > 0) return this.#enqueueOn(ctx, name, (c) => this.#runWrite(c, name, op))
-    let result: WriteResult<R, T, S>
+    if (ctx.queued > 0) {
+      const later = this.#enqueueOn(ctx, name, (c) => this.#runWrite(c, name, op))
+      return timeoutMs === undefined ? later : this.#withTimeout(name, later, timeoutMs)
+    }
+    let result: CoordinatorResult<R, T, C>
     try {
       result = this.#produce(ctx, name, op)
     } catch (e) {
@@ -238,10 +297,12 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     }
     if (result.records.length === 0) {
       this.#applyTimerIntents(ctx, result.timers)
+      this.#deliver(ctx, result.completions, undefined)
       return result.response
     }
     // The queue is idle, so the commit starts at its head: later operations wait for it.
-    return this.#enqueueOn(ctx, name, (c) => this.#commit(c, name, result))
+    const committed = this.#enqueueOn(ctx, name, (c) => this.#commit(c, name, result))
+    return timeoutMs === undefined ? committed : this.#withTimeout(name, committed, timeoutMs)
   }
 
   /** Runs a read operation on a shard, after every operation scheduled before it. */
@@ -254,16 +315,19 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   }
 
   /** The timers of one shard (the same object the shard received when it was created). */
-  timer(shardId: number): ShardTimer<S, R> {
+  timer(shardId: number): ShardTimer<R, C> {
     return this.#timerFor(this.#context(shardId))
   }
 
-  /** Schedules a timer on a shard; see {@link ShardTimer.schedule}. */
+  /**
+   * Schedules a timer on a shard; see {@link ShardTimer.schedule}. Shard operations ask for timers
+   * in their results instead; this is for the layer that drives the runtime.
+   */
   scheduleTimer(
     shardId: number,
     key: string,
     delayMs: number,
-    op: WriteOperation<S, R, void>,
+    op: TimerOperation<R, C>,
     options?: TimerOptions,
   ): void {
     this.timer(shardId).schedule(key, delayMs, op, options)
@@ -290,10 +354,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   async #doClose(): Promise<void> {
     if (this.#compactionTimer !== undefined) this.#clock.clearTimer(this.#compactionTimer)
     this.#compactionTimer = undefined
+    // Writes still pending keep their deadlines until the queues drain.
     for (const ctx of this.#shards) {
       this.#clearTimers(ctx)
     }
     await Promise.all(this.#shards.map((ctx) => ctx.tail))
+    if (this.#writeTimer !== undefined) this.#clock.clearTimer(this.#writeTimer)
+    this.#writeTimer = undefined
     for (const ctx of this.#shards) {
       ctx.state = 'closed'
       ctx.shard = undefined
@@ -301,7 +368,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     if (this.#closeStore) await this.#store.close()
   }
 
-  async #loadShard(ctx: ShardContext<S, R>): Promise<void> {
+  async #loadShard(ctx: ShardContext<S, R, C>): Promise<void> {
     if (ctx.state !== 'unloaded' || this.#closing !== undefined) return
     ctx.state = 'loading'
     const started = this.#clock.now()
@@ -328,7 +395,6 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         }
       }
       if (this.#closing !== undefined) return
-      shard.onLoaded?.(this.#clock.now())
       ctx.shard = shard
       ctx.state = 'active'
       this.#log.info(
@@ -341,9 +407,16 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
       this.#log.error({ shard: ctx.id, err: e }, 'Failed to load coordinator shard')
       throw e
     }
+    if (ctx.shard?.onLoaded === undefined) return
+    // The shard's first operation: operations scheduled from now on queue behind it.
+    await this.#enqueueOn(ctx, 'on-loaded', (c) =>
+      this.#runWrite(c, 'on-loaded', (shard, nowMs) => shard.onLoaded?.(nowMs) ?? NOTHING),
+    ).catch((err: unknown) => {
+      this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
+    })
   }
 
-  #context(shardId: number): ShardContext<S, R> {
+  #context(shardId: number): ShardContext<S, R, C> {
     const ctx = Number.isInteger(shardId) ? this.#shards[shardId] : undefined
     if (ctx === undefined) {
       throw new CoordinatorRuntimeError(
@@ -356,7 +429,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   }
 
   /** Throws unless the shard serves operations. */
-  #checkActive(ctx: ShardContext<S, R>, name: string): void {
+  #checkActive(ctx: ShardContext<S, R, C>, name: string): void {
     if (ctx.state === 'active' && this.#closing === undefined) return
     if (ctx.state === 'loading' || ctx.state === 'unloaded') {
       throw new CoordinatorRuntimeError(
@@ -385,8 +458,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     )
   }
 
-  #enqueue<T>(shardId: number, name: string, run: (ctx: ShardContext<S, R>) => Promise<T>): Promise<T> {
-    let ctx: ShardContext<S, R>
+  #enqueue<T>(shardId: number, name: string, run: (ctx: ShardContext<S, R, C>) => Promise<T>): Promise<T> {
+    let ctx: ShardContext<S, R, C>
     try {
       ctx = this.#context(shardId)
       this.#checkActive(ctx, name)
@@ -398,9 +471,9 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
 
   /** Appends `run` to an active shard's queue. */
   #enqueueOn<T>(
-    ctx: ShardContext<S, R>,
+    ctx: ShardContext<S, R, C>,
     name: string,
-    run: (ctx: ShardContext<S, R>) => Promise<T>,
+    run: (ctx: ShardContext<S, R, C>) => Promise<T>,
   ): Promise<T> {
     // The state is checked again when the operation's turn comes: the shard may have failed or the
     // runtime started closing meanwhile (operations already queued at close still run: close drains).
@@ -413,18 +486,146 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     return result
   }
 
-  async #runWrite<T>(ctx: ShardContext<S, R>, name: string, op: WriteOperation<S, R, T>): Promise<T> {
+  async #runWrite<T>(ctx: ShardContext<S, R, C>, name: string, op: WriteOperation<S, R, T, C>): Promise<T> {
     const result = this.#produce(ctx, name, op)
     if (result.records.length === 0) {
       this.#applyTimerIntents(ctx, result.timers)
+      this.#deliver(ctx, result.completions, undefined)
       return result.response
     }
     return this.#commit(ctx, name, result)
   }
 
+  /** Hands an operation's completions to the `complete` hook (failure: undefined once committed). */
+  #deliver(ctx: ShardContext<S, R, C>, completions: readonly C[] | undefined, failure: unknown): void {
+    if (completions === undefined || completions.length === 0) return
+    const complete = this.#complete
+    if (complete === undefined) return
+    for (let i = 0; i < completions.length; i++) {
+      try {
+        complete(ctx.id, completions[i], failure)
+      } catch (err) {
+        this.#log.error({ shard: ctx.id, err }, 'Delivering a completion failed')
+      }
+    }
+  }
+
+  /**
+   * Rejects with {@link CoordinatorTimeoutError} when `write` has not settled `timeoutMs` from now.
+   * Writes under the runtime's default timeout get deadlines in the order they start, so one queue
+   * and one clock timer (armed for the oldest pending deadline) serve them all, instead of a timer
+   * set and cleared per write; another timeout gets a clock timer of its own.
+   */
+  #withTimeout<T>(name: string, write: Promise<T>, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: PendingWrite = {
+        name,
+        timeoutMs,
+        deadlineMs: this.#clock.now() + timeoutMs,
+        settled: false,
+        reject,
+      }
+      let own: TimerHandle | undefined
+      if (timeoutMs === this.#writeTimeoutMs) {
+        this.#pendingWrites.push(entry)
+        // (An earlier deadline than the armed one only comes from a wall clock set back.)
+        if (this.#writeTimer === undefined) this.#armWriteTimer(entry.deadlineMs)
+        else if (entry.deadlineMs < this.#writeTimerDueMs) {
+          this.#clock.clearTimer(this.#writeTimer)
+          this.#armWriteTimer(entry.deadlineMs)
+        }
+      } else {
+        own = this.#clock.setTimer(() => {
+          if (entry.settled) return
+          entry.settled = true
+          reject(new CoordinatorTimeoutError(name, timeoutMs))
+        }, timeoutMs)
+      }
+      // A write that fails after its timeout answered settles nothing more (no unhandled rejection).
+      write.then(
+        (v) => {
+          if (own !== undefined) this.#clock.clearTimer(own)
+          this.#settleWrite(entry)
+          resolve(v)
+        },
+        (e: unknown) => {
+          if (own !== undefined) this.#clock.clearTimer(own)
+          this.#settleWrite(entry)
+          reject(e)
+        },
+      )
+    })
+  }
+
+  #settleWrite(entry: PendingWrite): void {
+    entry.settled = true
+    const q = this.#pendingWrites
+    while (this.#pendingHead < q.length && q[this.#pendingHead].settled) this.#pendingHead++
+    if (this.#pendingHead === q.length) {
+      q.length = 0
+      this.#pendingHead = 0
+    } else if (this.#pendingHead > 1024) {
+      q.splice(0, this.#pendingHead)
+      this.#pendingHead = 0
+    }
+  }
+
+  #armWriteTimer(deadlineMs: number): void {
+    this.#writeTimerDueMs = deadlineMs
+    this.#writeTimer = this.#clock.setTimer(
+      () => this.#onWriteTimer(),
+      Math.max(0, deadlineMs - this.#clock.now()),
+    )
+  }
+
+  /** Times out every pending write whose deadline has passed, then re-arms for the next one. */
+  #onWriteTimer(): void {
+    this.#writeTimer = undefined
+    const now = this.#clock.now()
+    const q = this.#pendingWrites
+    while (this.#pendingHead < q.length) {
+      const entry = q[this.#pendingHead]
+      if (!entry.settled) {
+        if (entry.deadlineMs > now) break
+        entry.settled = true
+        entry.reject(new CoordinatorTimeoutError(entry.name, entry.timeoutMs))
+      }
+      this.#pendingHead++
+    }
+    if (this.#pendingHead === q.length) {
+      q.length = 0
+      this.#pendingHead = 0
+      return
+    }
+    this.#armWriteTimer(q[this.#pendingHead].deadlineMs)
+  }
+
   /** Runs a write operation against the shard's memory and checks what it returned. */
-  #produce<T>(ctx: ShardContext<S, R>, name: string, op: WriteOperation<S, R, T>): WriteResult<R, T, S> {
-    const result = op(ctx.shard as S, this.#clock.now())
+  #produce<T>(
+    ctx: ShardContext<S, R, C>,
+    name: string,
+    op: WriteOperation<S, R, T, C>,
+  ): CoordinatorResult<R, T, C> {
+    return this.#checked(ctx, name, op(ctx.shard as S, this.#clock.now()))
+  }
+
+  /** Runs a timer's operation as a write operation (in the shard's queue). */
+  #runTimer(ctx: ShardContext<S, R, C>, name: string, op: TimerOperation<R, C>): Promise<void> {
+    const result = this.#checked(ctx, name, op(this.#clock.now()))
+    if (result.records.length === 0) {
+      this.#applyTimerIntents(ctx, result.timers)
+      this.#deliver(ctx, result.completions, undefined)
+      return Promise.resolve()
+    }
+    return this.#commit(ctx, name, result)
+  }
+
+  /** Checks what an operation returned, before anything is written. */
+  #checked<T>(
+    ctx: ShardContext<S, R, C>,
+    name: string,
+    result: CoordinatorResult<R, T, C>,
+  ): CoordinatorResult<R, T, C> {
     if (isThenable(result)) throw this.#asyncOperation(name)
     if (result === null || typeof result !== 'object' || !Array.isArray(result.records)) {
       throw new CoordinatorRuntimeError(
@@ -436,11 +637,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     }
     // Checked before the append: once the records are durable, the operation must not fail.
     this.#checkTimerIntents(name, result.timers)
+    if (result.completions !== undefined && !Array.isArray(result.completions))
+      throw badIntents(name, 'completions must be an array')
     return result
   }
 
   /** Appends a write's records, replays them, applies its timer intents; resolves with its response. */
-  async #commit<T>(ctx: ShardContext<S, R>, name: string, result: WriteResult<R, T, S>): Promise<T> {
+  async #commit<T>(ctx: ShardContext<S, R, C>, name: string, result: CoordinatorResult<R, T, C>): Promise<T> {
     const shard = ctx.shard as S
     const records = result.records
     // A serializer throw is the operation's bug; nothing has been written yet.
@@ -452,7 +655,10 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         { shard: ctx.id, operation: name, err: cause },
         'Failed to write records of coordinator operation',
       )
-      throw new CoordinatorWriteError(name, ctx.id, cause)
+      const failure = new CoordinatorWriteError(name, ctx.id, cause)
+      // Nothing was written: the timers it asked for are not armed, its completions fail.
+      this.#deliver(ctx, result.completions, failure)
+      throw failure
     }
     try {
       for (const r of records) shard.replay(r)
@@ -466,18 +672,21 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         { shard: ctx.id, operation: name, err: cause },
         'Failed to replay records; shard stopped',
       )
-      throw new CoordinatorRuntimeError(
+      const failure = new CoordinatorRuntimeError(
         'COORDINATOR_SHARD_FAILED',
         'NOT_COORDINATOR',
         `write operation ${name}: replay on shard ${ctx.id} failed: ${(cause as Error)?.message ?? String(cause)}`,
         { cause, shardId: ctx.id },
       )
+      this.#deliver(ctx, result.completions, failure)
+      throw failure
     }
     this.#applyTimerIntents(ctx, result.timers)
+    this.#deliver(ctx, result.completions, undefined)
     return result.response
   }
 
-  #checkTimerIntents(name: string, intents: TimerIntents<S, R> | undefined): void {
+  #checkTimerIntents(name: string, intents: TimerIntents<R, C> | undefined): void {
     if (intents === undefined) return
     if (intents === null || typeof intents !== 'object') throw badIntents(name, 'timers must be an object')
     const { cancel, schedule } = intents
@@ -507,7 +716,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     }
   }
 
-  #applyTimerIntents(ctx: ShardContext<S, R>, intents: TimerIntents<S, R> | undefined): void {
+  #applyTimerIntents(ctx: ShardContext<S, R, C>, intents: TimerIntents<R, C> | undefined): void {
     if (intents === undefined) return
     const { cancel, schedule } = intents
     if ((cancel === undefined || cancel.length === 0) && (schedule === undefined || schedule.length === 0))
@@ -535,16 +744,16 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
     )
   }
 
-  #timerFor(ctx: ShardContext<S, R>): ShardTimer<S, R> {
+  #timerFor(ctx: ShardContext<S, R, C>): ShardTimer<R, C> {
     if (ctx.timer === undefined) ctx.timer = this.#buildTimer(ctx)
     return ctx.timer
   }
 
-  #buildTimer(ctx: ShardContext<S, R>): ShardTimer<S, R> {
+  #buildTimer(ctx: ShardContext<S, R, C>): ShardTimer<R, C> {
     const schedule = (
       key: string,
       delayMs: number,
-      operation: WriteOperation<S, R, void>,
+      operation: TimerOperation<R, C>,
       options: TimerOptions | undefined,
     ): void => {
       if (typeof key !== 'string') throw new TypeError('timer key must be a string')
@@ -562,7 +771,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         // timer already armed stays, and re-arms for the rest when it fires before the deadline.
         // This saves a clear and a set of a clock timer per replacement.
         previous.dueMs = dueMs
-        previous.operation = operation as WriteOperation<unknown, unknown, void>
+        previous.operation = operation as TimerOperation<unknown, unknown>
         previous.options = options
         if (previous.watch !== watch) {
           disarmed(previous)
@@ -582,7 +791,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
         handle: undefined,
         armedDueMs: dueMs,
         dueMs,
-        operation: operation as WriteOperation<unknown, unknown, void>,
+        operation: operation as TimerOperation<unknown, unknown>,
         options,
         fired: false,
         watch,
@@ -603,7 +812,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
           return
         }
         entry.fired = true
-        const operation = entry.operation as WriteOperation<S, R, void>
+        const operation = entry.operation as TimerOperation<R, C>
         const options = entry.options
         const retry = options?.retryBackoffMs
         // Enqueued when it fires; skipped if cancelled or replaced before its turn (as Kafka does).
@@ -611,7 +820,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
           if (c.timers.get(key) !== entry) return
           c.timers.delete(key)
           disarmed(entry)
-          await this.#runWrite(c, key, operation)
+          await this.#runTimer(c, key, operation)
         }).catch((err: unknown) => {
           if (this.#closing !== undefined || ctx.state !== 'active') return
           if (retry !== undefined && !ctx.timers.has(key)) {
@@ -640,7 +849,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R>, R> {
   }
 
   /** Stops and forgets every timer of a shard. */
-  #clearTimers(ctx: ShardContext<S, R>): void {
+  #clearTimers(ctx: ShardContext<S, R, C>): void {
     for (const entry of ctx.timers.values()) {
       this.#clock.clearTimer(entry.handle)
       disarmed(entry)

@@ -6,10 +6,14 @@ import type { CoordinatorRecord } from '../storage/types.js'
  * shard's log when it loads. Replay must be deterministic and must accept any record a write
  * operation may produce; a throw means a bug, and the shard stops serving.
  */
-export interface ShardStateMachine<R> {
+export interface ShardStateMachine<R, C = never> {
   replay(record: R): void
-  /** Called once after loading replayed the whole log (to arm timers, for example). */
-  onLoaded?(nowMs: number): void
+  /**
+   * Runs once loading has replayed the whole log, as the shard's first write operation (named
+   * `on-loaded`): it may arm timers (a session timeout per member) and write records like any
+   * operation. A failure is logged; the shard still serves.
+   */
+  onLoaded?(nowMs: number): CoordinatorResult<R, void, C> | undefined
 }
 
 /** Turns a shard's records into store records and back. */
@@ -19,41 +23,55 @@ export interface RecordSerde<R> {
   deserialize(record: CoordinatorRecord): R | undefined
 }
 
-/** What a write operation returns: the records that express its change, and its response. */
-export interface WriteResult<R, T, S = unknown> {
+/**
+ * What every shard operation returns (Kafka's `CoordinatorResult`): the records that express its
+ * change, its response, the timers to arm and cancel, and the answers it completes for requests
+ * parked earlier.
+ *
+ * - `records` are appended as one batch, then replayed; only then does anything else happen.
+ * - `timers` are applied (cancels first, then schedules) once the records are durable and replayed,
+ *   inside the shard's queue, so no later operation sees them in an older state. A failed append
+ *   arms and cancels nothing.
+ * - `completions` go to the runtime's `complete` hook once the records are durable, or with the
+ *   append's error when it fails. A completion is data (a token and an answer): the shard holds no
+ *   promises.
+ */
+export interface CoordinatorResult<R, T, C = never> {
   readonly records: readonly R[]
   readonly response: T
-  /**
-   * Timers to cancel, then to schedule, once the records are durable and replayed (dropped when the
-   * append fails). This lets a pure operation arm timers without touching a timer object; it is
-   * applied inside the shard's queue, so no later operation can see the timers in an older state.
-   */
-  readonly timers?: TimerIntents<S, R>
+  readonly timers?: TimerIntents<R, C>
+  readonly completions?: readonly C[]
 }
 
+/**
+ * A timer's operation: runs as a write operation of its shard when the timer fires (`nowMs` is the
+ * time it fired) and may ask for further timers. Synchronous and deterministic, like any operation.
+ */
+export type TimerOperation<R, C = never> = (nowMs: number) => CoordinatorResult<R, void, C>
+
 /** A timer an operation asks for; see {@link ShardTimer.schedule}. */
-export interface TimerIntent<S, R> {
+export interface TimerIntent<R, C = never> {
   readonly key: string
   readonly delayMs: number
-  readonly op: WriteOperation<S, R, void>
+  readonly op: TimerOperation<R, C>
   readonly retryBackoffMs?: number
   /** See {@link TimerOptions.watch}. */
   readonly watch?: TimerWatch
 }
 
-export interface TimerIntents<S, R> {
-  readonly schedule?: readonly TimerIntent<S, R>[]
-  /** Keys to cancel; an unknown key is ignored. */
+export interface TimerIntents<R, C = never> {
+  readonly schedule?: readonly TimerIntent<R, C>[]
+  /** Keys to cancel (applied before the schedules); an unknown key is ignored. */
   readonly cancel?: readonly string[]
 }
 
 /**
- * A write operation: reads the shard and the current time and returns records plus a response. It
- * must not change the shard (changes happen when the runtime replays the records after the append),
- * must not await, and must not read the clock or draw random numbers. Because it is pure, a failed
- * append leaves the shard exactly as it was.
+ * A write operation: reads the shard and the current time and returns a {@link CoordinatorResult}.
+ * It must not await and must not read the clock or draw random numbers. A shard whose state changes
+ * only by replay leaves no trace of a failed append; soft state an operation changes in place (a
+ * session deadline, a classic group's in-memory phase) stays changed.
  */
-export type WriteOperation<S, R, T> = (shard: S, nowMs: number) => WriteResult<R, T, S>
+export type WriteOperation<S, R, T, C = never> = (shard: S, nowMs: number) => CoordinatorResult<R, T, C>
 
 /** A read operation: runs in the shard's queue, after every operation scheduled before it. */
 export type ReadOperation<S, T> = (shard: S, nowMs: number) => T
@@ -82,7 +100,7 @@ export interface TimerWatch {
 }
 
 /** Timers of one shard, handed to the shard when it is created. */
-export interface ShardTimer<S, R> {
+export interface ShardTimer<R, C = never> {
   /**
    * Runs `operation` as a write operation named `key` after `delayMs`. Scheduling a key that is
    * already scheduled replaces it (deadline and operation). A replacement with a later deadline keeps
@@ -90,12 +108,12 @@ export interface ShardTimer<S, R> {
    * session timeout pushed out by every heartbeat costs no clock-timer churn. A timer whose shard is
    * closed or failed never runs.
    */
-  schedule(key: string, delayMs: number, operation: WriteOperation<S, R, void>, options?: TimerOptions): void
+  schedule(key: string, delayMs: number, operation: TimerOperation<R, C>, options?: TimerOptions): void
   /** Schedules only when `key` is not scheduled yet. */
   scheduleIfAbsent(
     key: string,
     delayMs: number,
-    operation: WriteOperation<S, R, void>,
+    operation: TimerOperation<R, C>,
     options?: TimerOptions,
   ): void
   cancel(key: string): void

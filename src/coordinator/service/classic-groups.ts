@@ -1,14 +1,14 @@
 /**
  * The asynchronous side of classic groups: it holds the promises of parked JoinGroup / SyncGroup
- * requests, runs the classic manager's operations as shard writes, delivers completions once the
- * records are stored, runs the classic timers, and loops a join through the streams → classic
- * conversion when the manager asks for it.
+ * requests, runs the classic manager's operations as shard writes, answers parked requests with
+ * the completions the runtime delivers (once their operation's records are stored, or with the
+ * storage error), and loops a join through the streams → classic conversion when the manager asks
+ * for it. The classic timers are the runtime's, like every shard's timers.
  *
  * It needs a host (the group coordinator service) that runs a write operation against the
  * ClassicGroupManager of the shard owning a group id; see {@link ClassicGroupsHost}.
  */
 import { ErrorCode } from '../../protocol/errors.js'
-import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
 import type { HeartbeatRequest } from '../../protocol/generated/messages/HeartbeatRequest.js'
 import {
   createHeartbeatResponse,
@@ -30,23 +30,21 @@ import {
   type SyncGroupResponse,
 } from '../../protocol/generated/messages/SyncGroupResponse.js'
 import type { ClassicGroupManager } from '../shard/classic/manager.js'
-import type { ClassicCompletion, ClassicScheduledTimer, ClassicTimerIntents } from '../shard/classic/types.js'
+import type { ClassicCompletion, ClassicResult } from '../shard/classic/types.js'
 import { StreamsConversionError } from './topology-description-manager.js'
 
 /** What the classic groups need from the group coordinator service. */
 export interface ClassicGroupsHost {
   /**
    * Runs `op` as a write operation named `name` on the shard that owns `groupId`: the records are
-   * appended, replayed (GroupMetadata into that shard's ClassicGroupManager), then the promise
-   * resolves with the response. Rejects when the write fails.
+   * appended, replayed (GroupMetadata into that shard's ClassicGroupManager), its timers armed and
+   * its completions delivered (to {@link ClassicGroupsService.complete}), then the promise resolves
+   * with the response. Rejects when the write fails.
    */
   write<T>(
     name: string,
     groupId: string,
-    op: (
-      classic: ClassicGroupManager,
-      nowMs: number,
-    ) => { readonly records: CoordinatorRecord[]; readonly response: T },
+    op: (classic: ClassicGroupManager, nowMs: number) => ClassicResult<T>,
   ): Promise<T>
   /** The Kafka error code for a failed operation (the service's one translation point). */
   errorCode(err: unknown, operation: string): number
@@ -64,8 +62,6 @@ export interface ClassicGroupsHost {
    * `prepareStreamsConversion` is given.
    */
   streamsConversionCleanupConfigured?(): boolean
-  setTimer(fn: () => void, delayMs: number): unknown
-  clearTimer(handle: unknown): void
 }
 
 export interface ClassicRequestContext {
@@ -78,18 +74,11 @@ interface Parked {
   readonly resolve: (c: ClassicCompletion) => void
 }
 
-interface Outcome {
-  readonly completions: readonly ClassicCompletion[]
-  readonly timers: ClassicTimerIntents
-}
-
 export class ClassicGroupsService {
   readonly #host: ClassicGroupsHost
   readonly #newUuid: () => string
   readonly #parked = new Map<number, Parked>()
-  readonly #timers = new Map<string, unknown>()
   #nextToken = 1
-  #closed = false
 
   constructor(host: ClassicGroupsHost, newUuid: () => string) {
     this.#host = host
@@ -107,7 +96,7 @@ export class ClassicGroupsService {
     for (;;) {
       const uuid = this.#newUuid()
       try {
-        const result = await this.#run('classic-group-join', request.groupId, (classic, nowMs) =>
+        const result = await this.#host.write('classic-group-join', request.groupId, (classic, nowMs) =>
           classic.classicGroupJoin({ ...ctx, nowMs, token, newMemberUuid: uuid, conversionReady }, request),
         )
         if (result.conversionRequired === null || conversionReady) break
@@ -140,7 +129,7 @@ export class ClassicGroupsService {
     const answer = this.#park(token)
     let wroteAssignment = false
     try {
-      await this.#run('classic-group-sync', request.groupId, (classic, nowMs) => {
+      await this.#host.write('classic-group-sync', request.groupId, (classic, nowMs) => {
         const r = classic.classicGroupSync({ nowMs, apiVersion: ctx.apiVersion, token }, request)
         // Only the leader's SyncGroup of a completing generation writes (its assignment).
         wroteAssignment = r.records.length > 0
@@ -159,10 +148,9 @@ export class ClassicGroupsService {
 
   async heartbeat(ctx: ClassicRequestContext, request: HeartbeatRequest): Promise<HeartbeatResponse> {
     try {
-      const result = await this.#run('classic-group-heartbeat', request.groupId, (classic, nowMs) =>
+      return await this.#host.write('classic-group-heartbeat', request.groupId, (classic, nowMs) =>
         classic.classicGroupHeartbeat({ nowMs, apiVersion: ctx.apiVersion }, request),
       )
-      return result.response
     } catch (err) {
       return createHeartbeatResponse({ errorCode: this.#host.errorCode(err, 'classic-group-heartbeat') })
     }
@@ -170,10 +158,9 @@ export class ClassicGroupsService {
 
   async leaveGroup(ctx: ClassicRequestContext, request: LeaveGroupRequest): Promise<LeaveGroupResponse> {
     try {
-      const result = await this.#run('classic-group-leave', request.groupId, (classic, nowMs) =>
+      return await this.#host.write('classic-group-leave', request.groupId, (classic, nowMs) =>
         classic.classicGroupLeave({ nowMs, apiVersion: ctx.apiVersion }, request),
       )
-      return result.response
     } catch (err) {
       return createLeaveGroupResponse({ errorCode: this.#host.errorCode(err, 'classic-group-leave') })
     }
@@ -207,17 +194,28 @@ export class ClassicGroupsService {
     }
   }
 
-  /** Arms the timers `ClassicGroupManager.onLoaded` returned for a loaded shard. */
-  applyLoaded(groupIdOf: (timerKey: string) => string, outcome: Outcome): void {
-    for (const c of outcome.completions) this.#parked.get(c.token)?.resolve(c)
-    for (const t of outcome.timers.schedule) this.#arm(groupIdOf(t.key), t)
+  /**
+   * A completion the runtime delivers: once its operation's records are stored (`failure`
+   * undefined), the parked request gets its answer; when they could not be, it gets the storage
+   * error instead, so the client retries.
+   */
+  complete(completion: ClassicCompletion, failure: unknown): void {
+    if (failure === undefined) {
+      const p = this.#parked.get(completion.token)
+      if (p === undefined) return
+      this.#parked.delete(completion.token)
+      p.resolve(completion)
+      return
+    }
+    this.#answerWithError(
+      completion.token,
+      completion.api,
+      this.#host.errorCode(failure, 'classic-group-completion'),
+    )
   }
 
-  /** Stops every timer and answers parked requests with COORDINATOR_NOT_AVAILABLE (Kafka on unload). */
+  /** Answers parked requests with COORDINATOR_NOT_AVAILABLE (Kafka on unload). */
   close(): void {
-    this.#closed = true
-    for (const h of this.#timers.values()) this.#host.clearTimer(h)
-    this.#timers.clear()
     for (const [token, p] of this.#parked) {
       p.resolve({
         api: 'JoinGroup',
@@ -234,41 +232,12 @@ export class ClassicGroupsService {
   }
 
   /**
-   * Runs a manager operation as a write. On success its completions are delivered and its timers
-   * applied. On failure nothing it produced happened: every request it would have answered gets the
-   * storage error (so clients retry), and its scheduled timers are still armed, because the
-   * manager's soft state already counts on them and every timer checks the group when it fires.
-   */
-  async #run<R extends Outcome & { readonly records: CoordinatorRecord[] }>(
-    name: string,
-    groupId: string,
-    op: (classic: ClassicGroupManager, nowMs: number) => R,
-  ): Promise<R> {
-    let produced: R | undefined
-    try {
-      const result = await this.#host.write(name, groupId, (classic, nowMs) => {
-        produced = op(classic, nowMs)
-        return { records: produced.records, response: produced }
-      })
-      this.#deliver(groupId, result)
-      return result
-    } catch (err) {
-      if (produced !== undefined) {
-        const errorCode = this.#host.errorCode(err, name)
-        for (const c of produced.completions) this.#answerWithError(c.token, c.api, errorCode)
-        for (const t of produced.timers.schedule) this.#arm(groupId, t)
-      }
-      throw err
-    }
-  }
-
-  /**
    * The leader's assignment could not be stored: the group rebalances straight away (Kafka), instead
    * of waiting in CompletingRebalance for a SyncGroup that will not come.
    */
   async #assignmentNotStored(groupId: string, generationId: number, errorCode: number): Promise<void> {
     try {
-      await this.#run('classic-group-sync-write-failed', groupId, (classic, nowMs) =>
+      await this.#host.write('classic-group-sync-write-failed', groupId, (classic, nowMs) =>
         classic.classicGroupSyncWriteFailed(groupId, generationId, errorCode, nowMs),
       )
     } catch {
@@ -289,41 +258,5 @@ export class ClassicGroupsService {
 
   #park(token: number): Promise<ClassicCompletion> {
     return new Promise((resolve) => this.#parked.set(token, { resolve }))
-  }
-
-  /** The write succeeded: answer what completed, apply the timer intents. */
-  #deliver(groupId: string, outcome: Outcome): void {
-    for (const c of outcome.completions) {
-      const p = this.#parked.get(c.token)
-      if (p === undefined) continue
-      this.#parked.delete(c.token)
-      p.resolve(c)
-    }
-    for (const key of outcome.timers.cancel) {
-      const h = this.#timers.get(key)
-      if (h !== undefined) this.#host.clearTimer(h)
-      this.#timers.delete(key)
-    }
-    for (const t of outcome.timers.schedule) this.#arm(groupId, t)
-  }
-
-  #arm(groupId: string, timer: ClassicScheduledTimer): void {
-    if (this.#closed) return
-    const previous = this.#timers.get(timer.key)
-    if (previous !== undefined) this.#host.clearTimer(previous)
-    const handle = this.#host.setTimer(() => {
-      this.#timers.delete(timer.key)
-      void this.#runTimer(groupId, timer)
-    }, timer.delayMs)
-    this.#timers.set(timer.key, handle)
-  }
-
-  async #runTimer(groupId: string, timer: ClassicScheduledTimer): Promise<void> {
-    if (this.#closed) return
-    try {
-      await this.#run(timer.key, groupId, (_classic, nowMs) => timer.op(nowMs))
-    } catch {
-      // As Kafka's classic timers (no retry): the next heartbeat or join moves the group on.
-    }
   }
 }

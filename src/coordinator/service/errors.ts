@@ -13,16 +13,6 @@ import { ErrorCode } from '../../protocol/errors.js'
 import { CoordinatorRuntimeError } from '../runtime/errors.js'
 import type { RuntimeLogger } from '../runtime/types.js'
 
-/** A write operation that did not complete within `offsets.commit.timeout.ms`. */
-export class CoordinatorTimeoutError extends Error {
-  override name = 'CoordinatorTimeoutError'
-  readonly operation: string
-  constructor(operation: string, timeoutMs: number) {
-    super(`operation ${operation} did not complete within ${timeoutMs} ms`)
-    this.operation = operation
-  }
-}
-
 const logged = new WeakSet<object>()
 
 export function toKafkaErrorCode(err: unknown, operation: string, log: RuntimeLogger): number {
@@ -30,7 +20,6 @@ export function toKafkaErrorCode(err: unknown, operation: string, log: RuntimeLo
     if (err.code === 'COORDINATOR_INVALID_ARGUMENT') return unexpected(err, operation, log)
     return ErrorCode[err.kafkaError]
   }
-  if (err instanceof CoordinatorTimeoutError) return ErrorCode.COORDINATOR_NOT_AVAILABLE
   return unexpected(err, operation, log)
 }
 

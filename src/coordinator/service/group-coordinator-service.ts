@@ -31,23 +31,11 @@ import {
   createStreamsGroupHeartbeatResponse,
   type StreamsGroupHeartbeatResponse,
 } from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
-import {
-  decodeCoordinatorRecord,
-  encodeCoordinatorRecord,
-  UnknownRecordTypeError,
-} from '../../protocol/records.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from '../runtime/clock.js'
 import { shardFor } from '../runtime/hash.js'
 import { CoordinatorRuntime } from '../runtime/runtime.js'
-import type {
-  ReadOperation,
-  RecordSerde,
-  RuntimeLogger,
-  TimerIntent,
-  TimerIntents as RuntimeTimerIntentsOf,
-  WriteOperation,
-  WriteResult,
-} from '../runtime/types.js'
+import type { ReadOperation, RuntimeLogger, WriteOperation } from '../runtime/types.js'
+import type { ClassicCompletion } from '../shard/classic/types.js'
 import {
   type CleanupResult,
   GroupCoordinatorShard,
@@ -56,8 +44,8 @@ import {
   type OffsetDeleteResult,
   type OffsetFetchGroupInput,
   type ShardHeartbeatResult,
-  type ShardWriteResult,
 } from '../shard/group-coordinator-shard.js'
+import type { GroupCoordinatorResult } from '../shard/result.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import {
@@ -67,7 +55,6 @@ import {
   TopicStatusCode,
 } from '../shard/streams/configured-topology.js'
 import type { TaskAssignorSelector } from '../shard/streams/manager.js'
-import { NO_TIMERS, type ScheduledTimer, type TimerIntents } from '../shard/streams/timers.js'
 import {
   type HeartbeatGateInputs,
   heartbeatGateInputs,
@@ -76,7 +63,8 @@ import {
 import type { RecordStore } from '../storage/types.js'
 import { ClassicGroupsService } from './classic-groups.js'
 import { classicGroupConfigFrom, type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
-import { CoordinatorTimeoutError, toKafkaErrorCode } from './errors.js'
+import { toKafkaErrorCode } from './errors.js'
+import { coordinatorRecordSerde } from './records.js'
 import { GroupConfigManager } from './group-config-manager.js'
 import type { BackoffSettings } from './topology-description-backoff.js'
 import {
@@ -167,29 +155,10 @@ const NOTHING_CHANGED: readonly string[] = Object.freeze([])
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
 
-/** Coordinator records in the store: Kafka's key/value framing; unknown record types are skipped. */
-export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
-  serialize: (record) => encodeCoordinatorRecord(record),
-  deserialize: (stored) => {
-    try {
-      return decodeCoordinatorRecord(stored.key, stored.value)
-    } catch (e) {
-      if (e instanceof UnknownRecordTypeError) return undefined
-      throw e
-    }
-  },
-}
-
 type Shard = GroupCoordinatorShard
-type Runtime = CoordinatorRuntime<Shard, CoordinatorRecord>
-
-/** A write waiting for its answer, for the shared write timeout (GroupCoordinatorService#withTimeout). */
-interface PendingWrite {
-  readonly name: string
-  readonly deadlineMs: number
-  settled: boolean
-  readonly reject: (err: unknown) => void
-}
+type Runtime = CoordinatorRuntime<Shard, CoordinatorRecord, ClassicCompletion>
+/** A write operation on a group coordinator shard. */
+export type GroupWriteOperation<T> = WriteOperation<Shard, CoordinatorRecord, T, ClassicCompletion>
 
 /**
  * Cleans up what an empty streams group holds outside the shard before a classic JoinGroup turns
@@ -214,12 +183,6 @@ export class GroupCoordinatorService {
   readonly #creating = new Set<string>()
   readonly #background = new Set<Promise<unknown>>()
   #sweepTimer: TimerHandle | undefined
-  /** Writes waiting for their answer, oldest first (see #withTimeout); settled ones are skipped. */
-  readonly #pendingWrites: PendingWrite[] = []
-  #pendingHead = 0
-  /** The one clock timer behind every write timeout, armed for the oldest pending deadline. */
-  #writeTimer: TimerHandle | undefined
-  #writeTimerDueMs = 0
   #stopTopicListener: (() => void) | undefined
   /** Whether the catalog tells the service of its changes (see start). */
   #catalogNotifies = false
@@ -265,7 +228,7 @@ export class GroupCoordinatorService {
     })
     const groupConfigs = this.groupConfigs
     this.#refreshImage()
-    this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord>({
+    this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord, ClassicCompletion>({
       store: options.store,
       numShards: this.#numShards,
       newShard: (_shardId, timer) =>
@@ -282,6 +245,10 @@ export class GroupCoordinatorService {
       clock: this.#clock,
       logger: this.#log,
       closeStore: options.closeStore ?? false,
+      // Kafka's write timeout of every group coordinator write.
+      writeTimeoutMs: options.config.offsetsCommitTimeoutMs,
+      // Parked classic JoinGroup / SyncGroup requests are answered once their answer is stored.
+      complete: (_shardId, completion, failure) => this.classicGroups.complete(completion, failure),
     })
     this.topologyDescriptions = new TopologyDescriptionManager({
       plugin: options.topologyDescriptionPlugin ?? null,
@@ -308,18 +275,11 @@ export class GroupCoordinatorService {
     }
     this.classicGroups = new ClassicGroupsService(
       {
-        // Classic timers run through ClassicGroupsService (they answer parked requests), never
-        // through the runtime's timers.
         write: (name, groupId, op) =>
-          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => {
-            const r = op(shard.classic, nowMs)
-            return { records: r.records, response: r.response, timers: NO_TIMERS }
-          }),
+          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard.classic, nowMs)),
         errorCode: (err, operation) => this.errorCode(err, operation),
         prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
         streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
-        setTimer: (fn, delayMs) => this.#clock.setTimer(fn, delayMs),
-        clearTimer: (handle) => this.#clock.clearTimer(handle as TimerHandle),
       },
       () => randomUUID(),
     )
@@ -337,21 +297,14 @@ export class GroupCoordinatorService {
     return await this.#conversionCleanup?.(groupId)
   }
 
-  /** Builds the runtime, loads (replays) every shard, arms the loaded groups' timers and the sweep. */
+  /**
+   * Builds the runtime, loads (replays) every shard (whose on-loaded operation arms the loaded
+   * groups' timers), then starts the sweep.
+   */
   static async start(options: GroupCoordinatorServiceOptions): Promise<GroupCoordinatorService> {
     const service = new GroupCoordinatorService(options)
     await service.groupConfigs.load()
     await service.#runtime.load()
-    await Promise.all(
-      Array.from({ length: service.#numShards }, async (_, shardId) => {
-        await service.#runtime.scheduleWriteOperation('on-loaded', shardId, (shard) => ({
-          records: [],
-          response: undefined,
-          timers: runtimeIntents(shard.loadedTimers(service.#streamsConfig)),
-        }))
-        await service.#loadClassic(shardId)
-      }),
-    )
     service.#armSweep()
     service.topologyDescriptions.startCleanupCycle()
     service.#stopTopicListener = options.topics.onChange?.(() => {
@@ -365,32 +318,6 @@ export class GroupCoordinatorService {
       service.#track(service.#refreshTopics())
     }
     return service
-  }
-
-  /** Classic groups of a loaded shard: session timers for every member (and their records, if any). */
-  async #loadClassic(shardId: number): Promise<void> {
-    const loaded = await this.#runtime.scheduleWriteOperation(
-      'classic-on-loaded',
-      shardId,
-      (shard, nowMs) => {
-        const outcome = shard.loadedClassic(nowMs)
-        // The timer keys name the group (and member); map them back to route each timer's write.
-        const groupOf = new Map<string, string>()
-        for (const groupId of shard.classic.groupIds()) {
-          groupOf.set(`join-${groupId}`, groupId)
-          groupOf.set(`sync-${groupId}`, groupId)
-          for (const memberId of shard.classic.group(groupId)!.members.keys()) {
-            groupOf.set(`heartbeat-${groupId}-${memberId}`, groupId)
-          }
-        }
-        return { records: outcome.records, response: { outcome, groupOf } }
-      },
-    )
-    this.classicGroups.applyLoaded((key) => {
-      const groupId = loaded.groupOf.get(key)
-      if (groupId === undefined) throw new Error(`classic timer ${key} names no loaded group`)
-      return groupId
-    }, loaded.outcome)
   }
 
   get numShards(): number {
@@ -420,11 +347,7 @@ export class GroupCoordinatorService {
    * Runs a named write operation on the shard of `groupId`. The operation returns records, a
    * response and timer intents; the timers are applied once the records are durable.
    */
-  async scheduleWriteOperation<T>(
-    name: string,
-    groupId: string,
-    op: (shard: Shard, nowMs: number) => ShardWriteResult<T>,
-  ): Promise<T> {
+  async scheduleWriteOperation<T>(name: string, groupId: string, op: GroupWriteOperation<T>): Promise<T> {
     return this.#write(name, this.shardFor(groupId), op)
   }
 
@@ -467,10 +390,11 @@ export class GroupCoordinatorService {
     request: StreamsGroupHeartbeatRequest,
   ): StreamsGroupHeartbeatResponse | Promise<StreamsGroupHeartbeatResponse> {
     let gate: HeartbeatGateInputs | undefined
+    let produced: ShardHeartbeatResult | undefined
     const outcome = this.#runtime.writeOperationNowOrLater(
       HEARTBEAT,
       this.shardFor(request.groupId),
-      (shard, nowMs): WriteResult<CoordinatorRecord, ShardHeartbeatResult, Shard> => {
+      (shard, nowMs): GroupCoordinatorResult<StreamsGroupHeartbeatResponse> => {
         const r = shard.streamsGroupHeartbeat(
           {
             nowMs,
@@ -484,12 +408,14 @@ export class GroupCoordinatorService {
         if (this.topologyDescriptions.pluginConfigured) {
           gate = heartbeatGateInputs(shard, request.groupId, r.records)
         }
-        return { records: r.records, response: r, timers: runtimeIntents(r.timers) }
+        // The shard's result is the operation's result; the answer reads the rest of it.
+        produced = r
+        return r
       },
     )
     if (outcome instanceof Promise) {
-      return this.#withTimeout(HEARTBEAT, outcome).then(
-        (result) => this.#heartbeatAnswer(ctx, request, result, gate),
+      return outcome.then(
+        () => this.#heartbeatAnswer(ctx, request, produced!, gate),
         (e: unknown) => {
           const errorCode = this.errorCode(e, HEARTBEAT)
           return createStreamsGroupHeartbeatResponse({
@@ -499,7 +425,7 @@ export class GroupCoordinatorService {
         },
       )
     }
-    return this.#heartbeatAnswer(ctx, request, outcome, gate)
+    return this.#heartbeatAnswer(ctx, request, produced!, gate)
   }
 
   /** The committed heartbeat's answer: internal topics to create, KIP-1331 solicitation. */
@@ -793,103 +719,11 @@ export class GroupCoordinatorService {
   // ---- internals ----
 
   /**
-   * A write on one shard. The result's timer intents go to the runtime, which applies them once the
-   * records are durable and replayed; a failed append arms nothing (the streams manager reads its
-   * pending timers from the runtime, so it does not count them either).
+   * A write on one shard, under the runtime's write timeout. Its timers are armed and its
+   * completions delivered by the runtime once the records are durable and replayed.
    */
-  async #write<T>(
-    name: string,
-    shardId: number,
-    op: (shard: Shard, nowMs: number) => ShardWriteResult<T>,
-  ): Promise<T> {
-    const write: WriteOperation<Shard, CoordinatorRecord, T> = (shard, nowMs) => {
-      const produced = op(shard, nowMs)
-      return {
-        records: produced.records,
-        response: produced.response,
-        timers: runtimeIntents(produced.timers),
-      }
-    }
-    return this.#withTimeout(name, this.#runtime.scheduleWriteOperation(name, shardId, write))
-  }
-
-  /**
-   * Rejects with CoordinatorTimeoutError when a write takes longer than `offsets.commit.timeout.ms`
-   * (Kafka's write timeout). The write itself may still complete later, as in Kafka.
-   */
-  #withTimeout<T>(name: string, write: Promise<T>): Promise<T> {
-    // Every write has the same timeout, so deadlines come in the order writes start: one queue and
-    // one clock timer (armed for the oldest pending deadline) serve them all, instead of a timer set
-    // and cleared per write. The deadline and its error are the same as with a timer each.
-    return new Promise<T>((resolve, reject) => {
-      const entry: PendingWrite = {
-        name,
-        deadlineMs: this.#clock.now() + this.#config.offsetsCommitTimeoutMs,
-        settled: false,
-        reject,
-      }
-      this.#pendingWrites.push(entry)
-      // (An earlier deadline than the armed one only comes from a wall clock set back.)
-      if (this.#writeTimer === undefined) this.#armWriteTimer(entry.deadlineMs)
-      else if (entry.deadlineMs < this.#writeTimerDueMs) {
-        this.#clock.clearTimer(this.#writeTimer)
-        this.#armWriteTimer(entry.deadlineMs)
-      }
-      // A write that fails after its timeout answered settles nothing more (no unhandled rejection).
-      write.then(
-        (v) => {
-          this.#settleWrite(entry)
-          resolve(v)
-        },
-        (e: unknown) => {
-          this.#settleWrite(entry)
-          reject(e)
-        },
-      )
-    })
-  }
-
-  #settleWrite(entry: PendingWrite): void {
-    entry.settled = true
-    const q = this.#pendingWrites
-    while (this.#pendingHead < q.length && q[this.#pendingHead].settled) this.#pendingHead++
-    if (this.#pendingHead === q.length) {
-      q.length = 0
-      this.#pendingHead = 0
-    } else if (this.#pendingHead > 1024) {
-      q.splice(0, this.#pendingHead)
-      this.#pendingHead = 0
-    }
-  }
-
-  #armWriteTimer(deadlineMs: number): void {
-    this.#writeTimerDueMs = deadlineMs
-    this.#writeTimer = this.#clock.setTimer(
-      () => this.#onWriteTimer(),
-      Math.max(0, deadlineMs - this.#clock.now()),
-    )
-  }
-
-  /** Times out every pending write whose deadline has passed, then re-arms for the next one. */
-  #onWriteTimer(): void {
-    this.#writeTimer = undefined
-    const now = this.#clock.now()
-    const q = this.#pendingWrites
-    while (this.#pendingHead < q.length) {
-      const entry = q[this.#pendingHead]
-      if (!entry.settled) {
-        if (entry.deadlineMs > now) break
-        entry.settled = true
-        entry.reject(new CoordinatorTimeoutError(entry.name, this.#config.offsetsCommitTimeoutMs))
-      }
-      this.#pendingHead++
-    }
-    if (this.#pendingHead === q.length) {
-      q.length = 0
-      this.#pendingHead = 0
-      return
-    }
-    this.#armWriteTimer(q[this.#pendingHead].deadlineMs)
+  #write<T>(name: string, shardId: number, op: GroupWriteOperation<T>): Promise<T> {
+    return this.#runtime.scheduleWriteOperation(name, shardId, op)
   }
 
   #armSweep(): void {
@@ -1043,48 +877,6 @@ function withCreateRefusal(
   if (i >= 0) status[i] = { ...status[i], statusDetail: `${status[i].statusDetail}; ${text}` }
   else status.push({ statusCode: TopicStatusCode.MISSING_INTERNAL_TOPICS, statusDetail: text })
   return { ...response, status }
-}
-
-type RuntimeTimerIntents = RuntimeTimerIntentsOf<Shard, CoordinatorRecord>
-
-/** The streams manager's timer intents as runtime timer intents (an operation's own intents nest). */
-type RuntimeTimerOp = TimerIntent<Shard, CoordinatorRecord>['op']
-
-/**
- * The runtime form of each shard timer operation, made once per operation: the shard hands out the
- * same function for a member's session timeout on every heartbeat, so its wrapper is reused too and
- * a steady heartbeat allocates no timer closure that outlives it.
- */
-const runtimeOps = new WeakMap<ScheduledTimer['op'], RuntimeTimerOp>()
-
-function runtimeOp(op: ScheduledTimer['op']): RuntimeTimerOp {
-  let wrapped = runtimeOps.get(op)
-  if (wrapped === undefined) {
-    wrapped = (_shard: Shard, nowMs: number) => {
-      const r = op(nowMs)
-      return { records: r.records, response: undefined, timers: runtimeIntents(r.timers) }
-    }
-    runtimeOps.set(op, wrapped)
-  }
-  return wrapped
-}
-
-/** No timers to cancel or schedule (most writes). */
-const NO_RUNTIME_TIMERS: RuntimeTimerIntents = Object.freeze({
-  schedule: Object.freeze([]) as readonly TimerIntent<Shard, CoordinatorRecord>[],
-  cancel: Object.freeze([]) as readonly string[],
-})
-
-function runtimeIntents(intents: TimerIntents): RuntimeTimerIntents {
-  const { schedule, cancel } = intents
-  if (schedule.length === 0 && cancel.length === 0) return NO_RUNTIME_TIMERS
-  const scheduled: TimerIntent<Shard, CoordinatorRecord>[] = new Array(schedule.length)
-  for (let i = 0; i < schedule.length; i++) {
-    const t = schedule[i]
-    scheduled[i] = { key: t.key, delayMs: t.delayMs, op: runtimeOp(t.op), watch: t.watch }
-  }
-  // The shard's cancel list is built for this result alone; the runtime only reads it.
-  return { cancel, schedule: scheduled }
 }
 
 function describeErrorRow(groupId: string, errorCode: number): StreamsGroupDescribeResponseDescribedGroup {

@@ -16,7 +16,8 @@ import type { StreamsGroupHeartbeatResponse } from '../../protocol/generated/mes
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import type { RuntimeClock, TimerHandle } from '../runtime/clock.js'
 import type { RuntimeLogger } from '../runtime/types.js'
-import type { GroupCoordinatorShard, ShardWriteResult } from '../shard/group-coordinator-shard.js'
+import type { GroupCoordinatorShard } from '../shard/group-coordinator-shard.js'
+import type { GroupCoordinatorResult } from '../shard/result.js'
 import {
   type CleanupScan,
   finalizeStoredTopologyEpochAfterDeleteBatch,
@@ -90,7 +91,7 @@ export interface TopologyDescriptionHost {
   write<T>(
     name: string,
     shardId: number,
-    op: (shard: GroupCoordinatorShard) => ShardWriteResult<T>,
+    op: (shard: GroupCoordinatorShard) => GroupCoordinatorResult<T>,
   ): Promise<T>
   read<T>(name: string, shardId: number, op: (shard: GroupCoordinatorShard) => T): Promise<T>
   /** The Kafka error code for a failed operation (the service's translation point). */

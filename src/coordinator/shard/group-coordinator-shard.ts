@@ -26,7 +26,7 @@ import type {
 } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
 import { type ClassicGroupConfig, ClassicGroupError, ClassicGroupManager } from './classic/manager.js'
-import type { ClassicTimerOpResult } from './classic/types.js'
+import type { ClassicCompletion } from './classic/types.js'
 import {
   NO_TOPIC_ID,
   type OffsetCommitRecord,
@@ -34,7 +34,8 @@ import {
   offsetCommitRecord,
   offsetCommitTombstone,
 } from './offsets/offset-metadata-manager.js'
-import type { StreamsGroupConfig } from './streams/config.js'
+import { type GroupCoordinatorResult, NO_TIMERS, TimerCollector } from './result.js'
+import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from './streams/config.js'
 import type { TopicsImage } from './streams/configured-topology.js'
 import { ErrorCode, StreamsGroupError } from './streams/errors.js'
 import {
@@ -44,7 +45,7 @@ import {
   type StreamsHeartbeatResult,
   type TaskAssignorSelector,
 } from './streams/manager.js'
-import { type ArmedTimers, NO_TIMERS, type TimerIntents } from './streams/timers.js'
+import type { ArmedTimers } from './streams/timers.js'
 import type {
   StreamsGroupDescribeResponseDescribedGroup,
   StreamsGroupHeartbeatRequest,
@@ -81,14 +82,6 @@ export interface GroupCoordinatorShardOptions {
    * synchronous; absent: the config each call is given applies to every group.
    */
   readonly streamsConfig?: (groupId: string) => StreamsGroupConfig
-}
-
-/** The result of a write handler: records to append, then the response. */
-export interface ShardWriteResult<T> {
-  readonly records: CoordinatorRecord[]
-  readonly response: T
-  /** Timer intents to apply once the records are durable. */
-  readonly timers: TimerIntents
 }
 
 /** The streams heartbeat result with the records widened to every coordinator record. */
@@ -171,7 +164,7 @@ function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8')
 }
 
-export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecord> {
+export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecord, ClassicCompletion> {
   readonly #streams: StreamsGroupManagerType
   /** The classic groups (JoinGroup/SyncGroup/Heartbeat/LeaveGroup); driven by the service. */
   readonly classic: ClassicGroupManager
@@ -277,14 +270,23 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     }
   }
 
-  /** Timers to start after the shard loaded (session and rebalance timeouts of every member). */
-  loadedTimers(config: StreamsGroupConfig): TimerIntents {
-    return this.#streams.onLoaded(config)
-  }
-
-  /** Classic groups after the shard loaded: a session timer per member (ClassicGroupManager.onLoaded). */
-  loadedClassic(nowMs: number): ClassicTimerOpResult {
-    return this.classic.onLoaded(nowMs)
+  /**
+   * The runtime's first operation on the loaded shard (Kafka's onLoaded): the session timer of every
+   * streams and classic member, the rebalance timeout of streams members revoking tasks, and a
+   * rebalance of classic groups above `group.max.size`.
+   */
+  onLoaded(nowMs: number): GroupCoordinatorResult<void> {
+    const streamsTimers = this.#streams.onLoaded(STREAMS_GROUP_CONFIG_DEFAULTS)
+    const classic = this.classic.onLoaded(nowMs)
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    timers.add(streamsTimers)
+    timers.add(classic.timers)
+    return {
+      records: classic.records,
+      response: undefined,
+      timers: timers.intents(),
+      completions: classic.completions,
+    }
   }
 
   onNewTopicsImage(image: TopicsImage, changedTopics?: Iterable<string>): void {
@@ -435,10 +437,11 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
    * Deletes empty groups: per group, its offsets are tombstoned, then the group itself (Kafka's
    * order). A group with members gets NON_EMPTY_GROUP, an unknown id GROUP_ID_NOT_FOUND.
    */
-  deleteGroups(groupIds: readonly string[]): ShardWriteResult<DeleteGroupsResponseDeletableGroupResult[]> {
+  deleteGroups(
+    groupIds: readonly string[],
+  ): GroupCoordinatorResult<DeleteGroupsResponseDeletableGroupResult[]> {
     const records: CoordinatorRecord[] = []
-    const schedule: TimerIntents['schedule'] = []
-    const cancel: string[] = []
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const results: DeleteGroupsResponseDeletableGroupResult[] = []
     const seen = new Set<string>()
     for (const groupId of groupIds) {
@@ -467,14 +470,12 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
           throw e
         }
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
-        schedule.push(...groupRecords.timers.schedule)
-        cancel.push(...groupRecords.timers.cancel)
+        timers.add(groupRecords.timers)
         result(ErrorCode.NONE)
       } else if (this.classic.hasGroup(groupId)) {
-        let groupRecords: CoordinatorRecord[]
+        let groupRecords: ReturnType<ClassicGroupManager['deleteGroupRecords']>
         try {
-          // The classic timers it cancels need not be: each checks the group when it fires.
-          groupRecords = this.classic.deleteGroupRecords(groupId).records
+          groupRecords = this.classic.deleteGroupRecords(groupId)
         } catch (e) {
           if (e instanceof ClassicGroupError) {
             result(e.errorCode)
@@ -482,7 +483,8 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
           }
           throw e
         }
-        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords)
+        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
+        timers.add(groupRecords.timers)
         result(ErrorCode.NONE)
       } else if (this.#simpleGroups.has(groupId)) {
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), groupMetadataTombstone(groupId))
@@ -491,7 +493,7 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
         result(ErrorCode.GROUP_ID_NOT_FOUND)
       }
     }
-    return { records, response: results, timers: { schedule, cancel } }
+    return { records, response: results, timers: timers.intents() }
   }
 
   // ---- OffsetCommit (8) ----
@@ -544,7 +546,7 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
   commitOffsets(
     ctx: OffsetCommitContext,
     request: OffsetCommitInput,
-  ): ShardWriteResult<OffsetCommitResponseOffsetCommitResponseTopic[]> {
+  ): GroupCoordinatorResult<OffsetCommitResponseOffsetCommitResponseTopic[]> {
     const error = isGroupIdEmpty(request.groupId)
       ? ErrorCode.INVALID_GROUP_ID
       : this.#validateOffsetCommit(request, ctx.apiVersion)
@@ -642,9 +644,9 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
 
   // ---- OffsetDelete (47) ----
 
-  offsetDelete(request: OffsetDeleteInput): ShardWriteResult<OffsetDeleteResult> {
+  offsetDelete(request: OffsetDeleteInput): GroupCoordinatorResult<OffsetDeleteResult> {
     const groupId = request.groupId
-    const fail = (errorCode: number): ShardWriteResult<OffsetDeleteResult> => ({
+    const fail = (errorCode: number): GroupCoordinatorResult<OffsetDeleteResult> => ({
       records: [],
       response: { errorCode, topics: [] },
       timers: NO_TIMERS,
@@ -683,10 +685,9 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
    * gone is deleted when it is empty (a simple group always is) and, for a streams or classic group,
    * when `shouldExpire` allows it.
    */
-  cleanupGroupMetadata(nowMs: number, options: CleanupOptions): ShardWriteResult<CleanupResult> {
+  cleanupGroupMetadata(nowMs: number, options: CleanupOptions): GroupCoordinatorResult<CleanupResult> {
     const records: CoordinatorRecord[] = []
-    const cancel: string[] = []
-    const schedule: TimerIntents['schedule'] = []
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const deletedGroups: string[] = []
     let expiredOffsets = 0
     const groupIds = new Set([
@@ -707,18 +708,19 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
           continue
         const deleted = this.#streams.deleteGroupRecords(groupId)
         records.push(...deleted.records)
-        schedule.push(...deleted.timers.schedule)
-        cancel.push(...deleted.timers.cancel)
+        timers.add(deleted.timers)
         deletedGroups.push(groupId)
       } else if (this.classic.hasGroup(groupId)) {
         if (!this.classic.shouldExpire(groupId)) continue
-        records.push(...this.classic.deleteGroupRecords(groupId).records)
+        const deleted = this.classic.deleteGroupRecords(groupId)
+        records.push(...deleted.records)
+        timers.add(deleted.timers)
         deletedGroups.push(groupId)
       } else if (this.#simpleGroups.has(groupId)) {
         records.push(groupMetadataTombstone(groupId))
         deletedGroups.push(groupId)
       }
     }
-    return { records, response: { expiredOffsets, deletedGroups }, timers: { schedule, cancel } }
+    return { records, response: { expiredOffsets, deletedGroups }, timers: timers.intents() }
   }
 }

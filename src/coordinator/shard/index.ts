@@ -1,2 +1,3 @@
 export * from './group-coordinator-shard.js'
 export * from './offsets/offset-metadata-manager.js'
+export * from './result.js'

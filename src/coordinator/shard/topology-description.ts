@@ -15,11 +15,11 @@
  * operations read is both "latest" and "committed" in Kafka's terms.
  */
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
-import type { GroupCoordinatorShard, ShardWriteResult } from './group-coordinator-shard.js'
+import type { GroupCoordinatorShard } from './group-coordinator-shard.js'
+import { type GroupCoordinatorResult, NO_TIMERS } from './result.js'
 import { ErrorCode } from './streams/errors.js'
 import { type StreamsGroup, StreamsGroupState } from './streams/group.js'
 import { groupMetadataRecord } from './streams/records.js'
-import { NO_TIMERS } from './streams/timers.js'
 
 export const STORED_TOPOLOGY_EPOCH_NONE = -1
 export const STORED_TOPOLOGY_EPOCH_UNCERTAIN = -2
@@ -61,7 +61,7 @@ export interface HeartbeatGateInputs {
   readonly failedDescriptionTopologyEpoch: number
 }
 
-type WriteResult<T> = ShardWriteResult<T>
+type WriteResult<T> = GroupCoordinatorResult<T>
 
 const result = <T>(records: CoordinatorRecord[], response: T): WriteResult<T> => ({
   records,

@@ -24,9 +24,9 @@ export class KvShard implements ShardStateMachine<KvRecord> {
   /** When set, replaying this key throws (to test a broken state machine). */
   poison: string | undefined
   readonly id: number
-  readonly timer: ShardTimer<KvShard, KvRecord>
+  readonly timer: ShardTimer<KvRecord>
 
-  constructor(id: number, timer: ShardTimer<KvShard, KvRecord>) {
+  constructor(id: number, timer: ShardTimer<KvRecord>) {
     this.id = id
     this.timer = timer
   }
@@ -38,8 +38,9 @@ export class KvShard implements ShardStateMachine<KvRecord> {
     else this.map.set(record.key, record.value)
   }
 
-  onLoaded(nowMs: number): void {
+  onLoaded(nowMs: number): undefined {
     this.loadedAt = nowMs
+    return undefined
   }
 
   snapshot(): [string, number][] {

@@ -5,9 +5,13 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { ManualClock } from '../../../src/coordinator/runtime/clock.js'
-import { CoordinatorRuntimeError, CoordinatorWriteError } from '../../../src/coordinator/runtime/errors.js'
+import {
+  CoordinatorRuntimeError,
+  CoordinatorTimeoutError,
+  CoordinatorWriteError,
+} from '../../../src/coordinator/runtime/errors.js'
 import { CoordinatorRuntime } from '../../../src/coordinator/runtime/runtime.js'
-import type { WriteOperation } from '../../../src/coordinator/runtime/types.js'
+import type { TimerOperation, WriteOperation } from '../../../src/coordinator/runtime/types.js'
 import { StorageError } from '../../../src/coordinator/storage/errors.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
@@ -23,7 +27,7 @@ interface Setup {
 function setup(
   store: RecordStore,
   numShards = 4,
-  extra: { compactionIntervalMs?: number; closeStore?: boolean } = {},
+  extra: { compactionIntervalMs?: number; closeStore?: boolean; writeTimeoutMs?: number } = {},
 ): Setup {
   const shards = new Map<number, KvShard>()
   const clock = new ManualClock(1_000_000)
@@ -399,7 +403,8 @@ test('timers: a write operation that runs at its due time on the manual clock, r
   await store.open()
   const s = await loaded(store, 2)
   const ran: number[] = []
-  const tick: WriteOperation<KvShard, KvRecord, void> = (shard, now) => {
+  const tick: TimerOperation<KvRecord> = (now) => {
+    const shard = s.shards.get(0)!
     ran.push(now)
     return { records: [{ key: 'ticks', value: (shard.map.get('ticks') ?? 0) + 1 }], response: undefined }
   }
@@ -444,8 +449,8 @@ test('timers: a timer replaced by a later deadline runs once, at the last deadli
   const s = await loaded(store, 1)
   const ran: string[] = []
   const op =
-    (name: string): WriteOperation<KvShard, KvRecord, void> =>
-    (_shard, now) => {
+    (name: string): TimerOperation<KvRecord> =>
+    (now) => {
       ran.push(`${name}@${now - 1_000_000}`)
       return { records: [], response: undefined }
     }
@@ -496,7 +501,7 @@ test('timers: a timer replaced by a later deadline after it fired but before its
   await store.open()
   const s = await loaded(store, 1)
   const ran: number[] = []
-  const op: WriteOperation<KvShard, KvRecord, void> = (_shard, now) => {
+  const op: TimerOperation<KvRecord> = (now) => {
     ran.push(now - 1_000_000)
     return { records: [], response: undefined }
   }
@@ -545,7 +550,7 @@ test('timers: a failed timer operation is retried after retryBackoffMs; without 
   await store.open()
   const s = await loaded(store, 1)
   const seen: number[] = []
-  const op: WriteOperation<KvShard, KvRecord, void> = (_shard, now) => {
+  const op: TimerOperation<KvRecord> = (now) => {
     seen.push(now)
     return { records: [{ key: 'expired', value: now }], response: undefined }
   }
@@ -637,8 +642,8 @@ test('timer intents in a write result are applied after the append and replay, a
   assert.equal(s.runtime.timer(0), s.shards.get(0)!.timer, 'one ShardTimer per shard')
   const fired: string[] = []
   const expire =
-    (key: string): WriteOperation<KvShard, KvRecord, void> =>
-    (_shard, now) => {
+    (key: string): TimerOperation<KvRecord> =>
+    (now) => {
       fired.push(`${key}@${now}`)
       return { records: [{ key, value: null }], response: undefined }
     }
@@ -859,7 +864,7 @@ test('timers: a watch is told whether its timer is armed (scheduled, replaced in
   await store.open()
   const s = await loaded(store, 1)
   const timer = s.runtime.timer(0)
-  const noop: WriteOperation<KvShard, KvRecord, void> = () => ({ records: [], response: undefined })
+  const noop: TimerOperation<KvRecord> = () => ({ records: [], response: undefined })
   const t0 = s.clock.now()
   const a = { armed: false, dueMs: 0 }
   const b = { armed: false, dueMs: 0 }
@@ -886,7 +891,7 @@ test('timers: a watch is told whether its timer is armed (scheduled, replaced in
   await drain(s, 0)
   assert.equal(a.armed, false)
   // A timer whose operation schedules itself again (same watch) stays armed.
-  const again: WriteOperation<KvShard, KvRecord, void> = () => ({
+  const again: TimerOperation<KvRecord> = () => ({
     records: [],
     response: undefined,
     timers: { schedule: [{ key: 't', delayMs: 100, op: noop, watch: a }] },
@@ -927,5 +932,76 @@ test('timers: a shard that stops after a failed replay tells its watches', async
     runtimeError('COORDINATOR_SHARD_FAILED', 'NOT_COORDINATOR'),
   )
   assert.equal(w.armed, false)
+  await s.runtime.close()
+})
+
+test('completions: delivered once the records are durable, or with the failure when the append fails', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const delivered: [number, string, string][] = []
+  const shards = new Map<number, KvShard>()
+  const clock = new ManualClock(1_000_000)
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord, string>({
+    store,
+    numShards: 1,
+    serde: kvSerde,
+    clock,
+    newShard: (id, timer) => {
+      const s = new KvShard(id, timer as never)
+      shards.set(id, s)
+      return s
+    },
+    complete: (shardId, completion, failure) =>
+      delivered.push([shardId, completion, failure === undefined ? 'ok' : (failure as Error).name]),
+  })
+  await runtime.load()
+  await runtime.scheduleWriteOperation('a', 0, () => ({
+    records: [{ key: 'a', value: 1 }],
+    response: undefined,
+    completions: ['first', 'second'],
+  }))
+  store.failNextAppend()
+  await assert.rejects(
+    runtime.scheduleWriteOperation('b', 0, () => ({
+      records: [{ key: 'b', value: 1 }],
+      response: undefined,
+      completions: ['lost'],
+    })),
+    CoordinatorWriteError,
+  )
+  // Without records: delivered at once; a timer's completions too.
+  runtime.scheduleTimer(0, 't', 10, () => ({ records: [], response: undefined, completions: ['timer'] }))
+  clock.advance(10)
+  await runtime.scheduleReadOperation('drain', 0, () => undefined)
+  assert.deepEqual(delivered, [
+    [0, 'first', 'ok'],
+    [0, 'second', 'ok'],
+    [0, 'lost', 'CoordinatorWriteError'],
+    [0, 'timer', 'ok'],
+  ])
+  await runtime.close()
+})
+
+test('write timeout: a write not answered within writeTimeoutMs rejects with CoordinatorTimeoutError and still completes', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 1, { writeTimeoutMs: 100 })
+  store.gate()
+  const started = store.nextAppend()
+  const slow = s.runtime.scheduleWriteOperation('slow', 0, incr('a'))
+  const other = s.runtime.scheduleWriteOperation('other', 0, incr('b'), 1_000)
+  await started
+  s.clock.advance(100)
+  await assert.rejects(
+    slow,
+    (e: unknown) => e instanceof CoordinatorTimeoutError && e.kafkaError === 'COORDINATOR_NOT_AVAILABLE',
+  )
+  store.release()
+  assert.equal(await other, 1, 'a longer timeout of its own')
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [
+    ['a', 1],
+    ['b', 1],
+  ])
+  assert.equal(s.clock.pendingTimers, 0, 'no timeout timer left')
   await s.runtime.close()
 })

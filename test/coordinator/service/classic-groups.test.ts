@@ -4,40 +4,59 @@ import {
   type ClassicGroupsHost,
   ClassicGroupsService,
 } from '../../../src/coordinator/service/classic-groups.js'
-import { ClassicGroupManager, ClassicGroupState } from '../../../src/coordinator/shard/classic/index.js'
+import {
+  type ClassicCompletion,
+  ClassicGroupManager,
+  ClassicGroupState,
+} from '../../../src/coordinator/shard/classic/index.js'
+import type { CoordinatorRecord } from '../../../src/protocol/generated/coordinator-records.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { createJoinGroupRequest } from '../../../src/protocol/generated/messages/JoinGroupRequest.js'
 import { createSyncGroupRequest } from '../../../src/protocol/generated/messages/SyncGroupRequest.js'
+import { ShardTestContext } from '../../testkit/shard-context.js'
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s)
 
-/** One manager behind a host whose writes fail while `failing(name)` says so. */
-function setUp(failing: (name: string) => boolean) {
-  const manager = new ClassicGroupManager({
-    config: {
-      minSessionTimeoutMs: 10,
-      maxSessionTimeoutMs: 60_000,
-      initialRebalanceDelayMs: 20,
-      maxSize: 10,
-      newMemberJoinTimeoutMs: 60_000,
-    },
+type Context = ShardTestContext<ClassicGroupManager, CoordinatorRecord, ClassicCompletion>
+
+/**
+ * One classic manager as the shard of the real runtime (manual clock), behind a host whose writes
+ * fail while `failing(name)` says so.
+ */
+async function setUp(failing: (name: string) => boolean) {
+  let service: ClassicGroupsService | undefined
+  const t: Context = await ShardTestContext.start({
+    newShard: () =>
+      new ClassicGroupManager({
+        config: {
+          minSessionTimeoutMs: 10,
+          maxSessionTimeoutMs: 60_000,
+          initialRebalanceDelayMs: 20,
+          maxSize: 10,
+          newMemberJoinTimeoutMs: 60_000,
+        },
+      }),
+    onComplete: (completion, failure) => service?.complete(completion, failure),
   })
+  t.failAppendsOf(failing)
   const writes: string[] = []
   const host: ClassicGroupsHost = {
-    async write(name, _groupId, op) {
-      const r = op(manager, Date.now())
+    write(name, _groupId, op) {
       writes.push(name)
-      if (r.records.length > 0 && failing(name)) throw new Error(`store down (${name})`)
-      for (const record of r.records) manager.replay(record)
-      return r.response
+      return t.write(name, (manager, nowMs) => op(manager, nowMs))
     },
     errorCode: () => ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    setTimer: (fn, delayMs) => setTimeout(fn, delayMs),
-    clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
   }
   let n = 0
-  const service = new ClassicGroupsService(host, () => `uuid-${++n}`)
-  return { manager, service, writes }
+  service = new ClassicGroupsService(host, () => `uuid-${++n}`)
+  return { t, manager: t.shard, service, writes }
+}
+
+/** Two members join; the initial rebalance delay passes on the manual clock (twice: b joined during it). */
+async function joinTwo(t: Context, service: ClassicGroupsService) {
+  const joins = Promise.all([service.joinGroup(ctx('a'), join('a')), service.joinGroup(ctx('b'), join('b'))])
+  await t.advance(40)
+  return joins
 }
 
 const ctx = (clientId: string) => ({ apiVersion: 3, clientId, clientHost: '/127.0.0.1' })
@@ -54,12 +73,9 @@ const join = (clientId: string) =>
 
 describe('ClassicGroupsService', () => {
   it('a leader SyncGroup whose assignment cannot be stored starts a new rebalance at once', async () => {
-    const { manager, service, writes } = setUp((name) => name === 'classic-group-sync')
+    const { t, manager, service, writes } = await setUp((name) => name === 'classic-group-sync')
     try {
-      const [a, b] = await Promise.all([
-        service.joinGroup(ctx('a'), join('a')),
-        service.joinGroup(ctx('b'), join('b')),
-      ])
+      const [a, b] = await joinTwo(t, service)
       assert.deepEqual([a.errorCode, b.errorCode, a.generationId], [0, 0, 1])
       const leader = a.leader
       const follower = leader === a.memberId ? b.memberId : a.memberId
@@ -86,16 +102,14 @@ describe('ClassicGroupsService', () => {
       assert.equal(service.parkedCount, 0)
     } finally {
       service.close()
+      await t.close()
     }
   })
 
   it('a stored leader assignment answers the parked follower and makes the group Stable', async () => {
-    const { manager, service } = setUp(() => false)
+    const { t, manager, service } = await setUp(() => false)
     try {
-      const [a, b] = await Promise.all([
-        service.joinGroup(ctx('a'), join('a')),
-        service.joinGroup(ctx('b'), join('b')),
-      ])
+      const [a, b] = await joinTwo(t, service)
       const leader = a.leader
       const follower = leader === a.memberId ? b.memberId : a.memberId
       const parked = service.syncGroup(
@@ -120,44 +134,50 @@ describe('ClassicGroupsService', () => {
       assert.equal(manager.group('g')!.state, ClassicGroupState.STABLE)
     } finally {
       service.close()
+      await t.close()
     }
   })
 })
 
 describe('ClassicGroupsService streams conversion', () => {
-  function withStreamsGroup(cleanup: (groupId: string) => Promise<void>) {
+  async function withStreamsGroup(cleanup: (groupId: string) => Promise<void>) {
     let streamsGroup = true
-    const manager = new ClassicGroupManager({
-      otherGroups: {
-        typeOf: (id) => (streamsGroup && id === 'g' ? 'streams' : undefined),
-        isEmpty: () => true,
-        deleteEmptyGroupRecords: (groupId) => [
-          { type: 'StreamsGroupMetadata', key: { groupId }, value: null } as never,
-        ],
-      },
-    })
     const written: string[] = []
+    let service: ClassicGroupsService | undefined
+    const t: Context = await ShardTestContext.start({
+      newShard: () =>
+        new ClassicGroupManager({
+          otherGroups: {
+            typeOf: (id) => (streamsGroup && id === 'g' ? 'streams' : undefined),
+            isEmpty: () => true,
+            deleteEmptyGroupRecords: (groupId) => [
+              { type: 'StreamsGroupMetadata', key: { groupId }, value: null },
+            ],
+          },
+        }),
+      onComplete: (completion, failure) => service?.complete(completion, failure),
+    })
     const host: ClassicGroupsHost = {
-      async write(_name, _groupId, op) {
-        const r = op(manager, Date.now())
-        for (const record of r.records) {
-          written.push(record.type)
-          if (record.type === 'StreamsGroupMetadata') streamsGroup = false
-          manager.replay(record)
-        }
-        return r.response
-      },
+      write: (name, _groupId, op) =>
+        t.write(name, (manager, nowMs) => {
+          const r = op(manager, nowMs)
+          for (const record of r.records) {
+            written.push(record.type)
+            // The streams group is gone once its tombstone is written (here: produced and stored).
+            if (record.type === 'StreamsGroupMetadata') streamsGroup = false
+          }
+          return r
+        }),
       errorCode: () => ErrorCode.UNKNOWN_SERVER_ERROR,
       prepareStreamsConversion: cleanup,
-      setTimer: (fn, delayMs) => setTimeout(fn, delayMs),
-      clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
     }
-    return { manager, service: new ClassicGroupsService(host, () => 'u'), written }
+    service = new ClassicGroupsService(host, () => 'u')
+    return { t, manager: t.shard, service, written }
   }
 
   it('runs the cleanup hook, then writes the streams tombstones before the classic group', async () => {
     const cleaned: string[] = []
-    const { manager, service, written } = withStreamsGroup(async (id) => {
+    const { t, manager, service, written } = await withStreamsGroup(async (id) => {
       cleaned.push(id)
     })
     try {
@@ -168,11 +188,12 @@ describe('ClassicGroupsService streams conversion', () => {
       assert.ok(manager.hasGroup('g'))
     } finally {
       service.close()
+      await t.close()
     }
   })
 
   it('answers REBALANCE_IN_PROGRESS with the request member id when the cleanup fails', async () => {
-    const { manager, service, written } = withStreamsGroup(async () => {
+    const { t, manager, service, written } = await withStreamsGroup(async () => {
       throw new Error('plugin down')
     })
     try {
@@ -183,6 +204,7 @@ describe('ClassicGroupsService streams conversion', () => {
       assert.equal(service.parkedCount, 0)
     } finally {
       service.close()
+      await t.close()
     }
   })
 })

@@ -8,11 +8,13 @@ import {
   ClassicGroupsService,
 } from '../../../src/coordinator/service/classic-groups.js'
 import { StreamsConversionError } from '../../../src/coordinator/service/topology-description-manager.js'
-import { ClassicGroupManager } from '../../../src/coordinator/shard/classic/index.js'
+import { type ClassicCompletion, ClassicGroupManager } from '../../../src/coordinator/shard/classic/index.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
+import type { CoordinatorRecord } from '../../../src/protocol/generated/coordinator-records.js'
 import { createJoinGroupRequest } from '../../../src/protocol/generated/messages/JoinGroupRequest.js'
+import { ShardTestContext } from '../../testkit/shard-context.js'
 
-function setUp(options: {
+async function setUp(options: {
   cleanup?: ClassicGroupsHost['prepareStreamsConversion']
   configured?: boolean
   /** Runs before the n-th write (1-based), e.g. to revive the streams group. */
@@ -20,36 +22,50 @@ function setUp(options: {
 }) {
   const state = { streams: true, empty: true }
   const events: string[] = []
-  const manager = new ClassicGroupManager({
-    otherGroups: {
-      typeOf: (id) => (state.streams && id === 'g' ? 'streams' : undefined),
-      isEmpty: () => state.empty,
-      needsCleanupBeforeConversion: () => true,
-      deleteEmptyGroupRecords: (groupId) => [
-        { type: 'StreamsGroupMetadata', key: { groupId }, value: null } as never,
-      ],
-    },
-  })
+  let service: ClassicGroupsService | undefined
+  // One classic manager as the shard of the real runtime (manual clock).
+  const t: ShardTestContext<ClassicGroupManager, CoordinatorRecord, ClassicCompletion> =
+    await ShardTestContext.start({
+      newShard: () =>
+        new ClassicGroupManager({
+          otherGroups: {
+            typeOf: (id) => (state.streams && id === 'g' ? 'streams' : undefined),
+            isEmpty: () => state.empty,
+            needsCleanupBeforeConversion: () => true,
+            deleteEmptyGroupRecords: (groupId) => [
+              { type: 'StreamsGroupMetadata', key: { groupId }, value: null },
+            ],
+          },
+        }),
+      onComplete: (completion, failure) => service?.complete(completion, failure),
+    })
   let writes = 0
   const host: ClassicGroupsHost = {
-    async write(name, _groupId, op) {
+    write(name, _groupId, op) {
       options.beforeWrite?.(++writes)
-      const r = op(manager, 0)
-      events.push(`${name}:${r.records.map((x) => x.type).join('+') || 'none'}`)
-      for (const record of r.records) {
-        if (record.type === 'StreamsGroupMetadata') state.streams = false
-        manager.replay(record)
-      }
-      return r.response
+      return t.write(name, (manager, nowMs) => {
+        const r = op(manager, nowMs)
+        events.push(`${name}:${r.records.map((x) => x.type).join('+') || 'none'}`)
+        for (const record of r.records) if (record.type === 'StreamsGroupMetadata') state.streams = false
+        return r
+      })
     },
     errorCode: () => ErrorCode.UNKNOWN_SERVER_ERROR,
     prepareStreamsConversion: options.cleanup,
     streamsConversionCleanupConfigured:
       options.configured === undefined ? undefined : () => options.configured!,
-    setTimer: (fn, delayMs) => setTimeout(fn, delayMs),
-    clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
   }
-  return { state, events, manager, service: new ClassicGroupsService(host, () => 'u') }
+  service = new ClassicGroupsService(host, () => 'u')
+  return {
+    state,
+    events,
+    manager: t.shard,
+    service,
+    async close() {
+      service?.close()
+      await t.close()
+    },
+  }
 }
 
 const join = (memberId = '') =>
@@ -66,7 +82,7 @@ const ctx = { apiVersion: 9, clientId: 'c', clientHost: '/127.0.0.1' }
 describe('ClassicGroupsService conversion hooks', () => {
   it('runs the finalize step after the converting re-join', async () => {
     let events: string[] = []
-    const t = setUp({
+    const t = await setUp({
       cleanup: async () => {
         events.push('cleanup')
         return async () => {
@@ -85,13 +101,13 @@ describe('ClassicGroupsService conversion hooks', () => {
         'finalize',
       ])
     } finally {
-      t.service.close()
+      await t.close()
     }
   })
 
   it('runs the finalize step also when the re-join is refused (a revived streams group)', async () => {
     let finalized = 0
-    const t = setUp({
+    const t = await setUp({
       cleanup: async () => async () => {
         finalized++
       },
@@ -106,7 +122,7 @@ describe('ClassicGroupsService conversion hooks', () => {
       assert.equal(finalized, 1)
       assert.equal(t.manager.hasGroup('g'), false)
     } finally {
-      t.service.close()
+      await t.close()
     }
   })
 
@@ -115,7 +131,7 @@ describe('ClassicGroupsService conversion hooks', () => {
       [StreamsConversionError.retry('throttled'), [ErrorCode.REBALANCE_IN_PROGRESS, 'm-1']],
       [new StreamsConversionError(ErrorCode.NOT_COORDINATOR, false), [ErrorCode.NOT_COORDINATOR, '']],
     ] as const) {
-      const t = setUp({
+      const t = await setUp({
         cleanup: async () => {
           throw error
         },
@@ -126,14 +142,14 @@ describe('ClassicGroupsService conversion hooks', () => {
         assert.deepEqual(t.events, ['classic-group-join:none'])
         assert.equal(t.service.parkedCount, 0)
       } finally {
-        t.service.close()
+        await t.close()
       }
     }
   })
 
   it('without a configured cleanup the first join converts: one write, the hook never runs', async () => {
     let called = 0
-    const t = setUp({
+    const t = await setUp({
       cleanup: async () => {
         called++
       },
@@ -145,7 +161,7 @@ describe('ClassicGroupsService conversion hooks', () => {
       assert.deepEqual(t.events, ['classic-group-join:StreamsGroupMetadata+GroupMetadata'])
       assert.equal(called, 0)
     } finally {
-      t.service.close()
+      await t.close()
     }
   })
 })

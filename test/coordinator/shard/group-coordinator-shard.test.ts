@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import {
   GroupCoordinatorShard,
   type OffsetCommitInput,
-  type ShardWriteResult,
+  type GroupCoordinatorResult,
 } from '../../../src/coordinator/shard/index.js'
 import { StickyTaskAssignor } from '../../../src/coordinator/shard/streams/assignor/index.js'
 import type { CoordinatorRecord } from '../../../src/protocol/generated/coordinator-records.js'
@@ -24,7 +24,7 @@ function newShard(): GroupCoordinatorShard {
 }
 
 /** Applies a write result as the runtime does: records go through their wire encoding, then replay. */
-function apply<T>(shard: GroupCoordinatorShard, log: CoordinatorRecord[], r: ShardWriteResult<T>): T {
+function apply<T>(shard: GroupCoordinatorShard, log: CoordinatorRecord[], r: GroupCoordinatorResult<T>): T {
   for (const rec of r.records) {
     const enc = encodeCoordinatorRecord(rec)
     const dec = decodeCoordinatorRecord(enc.key, enc.value)
@@ -179,7 +179,7 @@ describe('GroupCoordinatorShard offsets', () => {
     const shard = newShard()
     const c = (apiVersion: number, p: Partial<OffsetCommitInput>) =>
       shard.commitOffsets({ apiVersion, nowMs: 0, maxMetadataSize: 4 }, commit(p))
-    const codes = (r: ShardWriteResult<{ partitions: { errorCode: number }[] }[]>) =>
+    const codes = (r: GroupCoordinatorResult<{ partitions: { errorCode: number }[] }[]>) =>
       r.response.flatMap((t) => t.partitions.map((p) => p.errorCode))
     assert.deepEqual(codes(c(9, { generationIdOrMemberEpoch: 5, memberId: 'x' })), [69])
     assert.deepEqual(codes(c(8, { generationIdOrMemberEpoch: 5, memberId: 'x' })), [22])
@@ -345,7 +345,7 @@ describe('GroupCoordinatorShard group APIs', () => {
         'StreamsGroupTopology tombstone',
       ],
     )
-    assert.deepEqual(del.timers.cancel, ['initial-rebalance-timeout-g'])
+    assert.deepEqual(del.timers!.cancel, ['initial-rebalance-timeout-g'])
     apply(shard, log, del)
     assert.equal(shard.hasGroup('g'), false)
     assert.equal(shard.offsets.hasOffsets('g'), false)

@@ -3,7 +3,7 @@
 // heartbeat gate inputs, replay of the records into a fresh shard, and the D3 removal hook.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { GroupCoordinatorShard, type ShardWriteResult } from '../../../src/coordinator/shard/index.js'
+import { GroupCoordinatorShard, type GroupCoordinatorResult } from '../../../src/coordinator/shard/index.js'
 import { StickyTaskAssignor } from '../../../src/coordinator/shard/streams/assignor/index.js'
 import {
   finalizeStoredTopologyEpochAfterDeleteBatch,
@@ -31,7 +31,7 @@ function newShard(removed: string[] = []): GroupCoordinatorShard {
   })
 }
 
-function apply<T>(shard: GroupCoordinatorShard, log: CoordinatorRecord[], r: ShardWriteResult<T>): T {
+function apply<T>(shard: GroupCoordinatorShard, log: CoordinatorRecord[], r: GroupCoordinatorResult<T>): T {
   for (const rec of r.records) {
     const enc = encodeCoordinatorRecord(rec)
     const dec = decodeCoordinatorRecord(enc.key, enc.value)

@@ -15,7 +15,10 @@ import { ErrorCode } from '../../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
 import type { DescribeGroupsResponseDescribedGroup } from '../../../protocol/generated/messages/DescribeGroupsResponse.js'
 import type { HeartbeatRequest } from '../../../protocol/generated/messages/HeartbeatRequest.js'
-import { createHeartbeatResponse } from '../../../protocol/generated/messages/HeartbeatResponse.js'
+import {
+  createHeartbeatResponse,
+  type HeartbeatResponse,
+} from '../../../protocol/generated/messages/HeartbeatResponse.js'
 import type { JoinGroupRequest } from '../../../protocol/generated/messages/JoinGroupRequest.js'
 import {
   createJoinGroupResponse,
@@ -25,6 +28,7 @@ import {
 import type { LeaveGroupRequest } from '../../../protocol/generated/messages/LeaveGroupRequest.js'
 import {
   createLeaveGroupResponse,
+  type LeaveGroupResponse,
   type LeaveGroupResponseMemberResponse,
 } from '../../../protocol/generated/messages/LeaveGroupResponse.js'
 import type { SyncGroupRequest } from '../../../protocol/generated/messages/SyncGroupRequest.js'
@@ -32,6 +36,7 @@ import {
   createSyncGroupResponse,
   type SyncGroupResponse,
 } from '../../../protocol/generated/messages/SyncGroupResponse.js'
+import { TimerCollector } from '../result.js'
 import {
   type ClassicProtocol,
   ClassicGroup,
@@ -49,13 +54,10 @@ import {
 } from './records.js'
 import {
   type ClassicCompletion,
-  type ClassicDeferredResult,
-  type ClassicHeartbeatResult,
-  type ClassicJoinResult,
-  type ClassicLeaveResult,
-  type ClassicScheduledTimer,
+  type ClassicJoinOutcome,
+  type ClassicResult,
+  type ClassicTimer,
   type ClassicTimerIntents,
-  type ClassicTimerOpResult,
   heartbeatKey,
   joinKey,
   syncKey,
@@ -163,13 +165,9 @@ const CONSUMER_PROTOCOL_TYPE = 'consumer'
 class Out {
   readonly records: CoordinatorRecord[] = []
   readonly completions: ClassicCompletion[] = []
-  readonly schedule: ClassicScheduledTimer[] = []
-  readonly cancel: string[] = []
-  timers(): ClassicTimerIntents {
-    return { schedule: this.schedule, cancel: this.cancel }
-  }
-  deferred(): ClassicDeferredResult {
-    return { records: this.records, completions: this.completions, timers: this.timers() }
+  readonly timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+  result<T>(response: T): ClassicResult<T> {
+    return { records: this.records, response, timers: this.timers.intents(), completions: this.completions }
   }
   join(token: RequestToken, response: JoinGroupResponse): void {
     this.completions.push({ api: 'JoinGroup', token, response })
@@ -178,6 +176,9 @@ class Out {
     this.completions.push({ api: 'SyncGroup', token, response })
   }
 }
+
+const NOT_CONVERTING: ClassicJoinOutcome = Object.freeze({ conversionRequired: null })
+const CONVERSION_REQUIRED: ClassicJoinOutcome = Object.freeze({ conversionRequired: 'streams' })
 
 const joinError = (memberId: string, errorCode: number): JoinGroupResponse =>
   createJoinGroupResponse({ memberId, errorCode })
@@ -188,7 +189,6 @@ function protocolsOf(request: JoinGroupRequest): ClassicProtocol[] {
 
 export class ClassicGroupManager {
   readonly #groups = new Map<string, ClassicGroup>()
-  readonly #pendingTimers = new Set<string>()
   readonly #config: ClassicGroupConfig
   readonly #otherGroups: OtherGroupTypes | undefined
 
@@ -211,14 +211,9 @@ export class ClassicGroupManager {
     return this.#groups.has(groupId)
   }
 
-  /** Whether a timer key is scheduled (from this manager's point of view). */
-  isTimerScheduled(key: string): boolean {
-    return this.#pendingTimers.has(key)
-  }
-
   // ---- JoinGroup (v0–9) ----
 
-  classicGroupJoin(ctx: ClassicJoinContext, request: JoinGroupRequest): ClassicJoinResult {
+  classicGroupJoin(ctx: ClassicJoinContext, request: JoinGroupRequest): ClassicResult<ClassicJoinOutcome> {
     const out = new Out()
     const req: JoinGroupRequest =
       ctx.apiVersion === 0 ? { ...request, rebalanceTimeoutMs: request.sessionTimeoutMs } : request
@@ -227,14 +222,14 @@ export class ClassicGroupManager {
     // 1. Request checks Kafka's service makes before the shard.
     if (groupId === '') {
       out.join(ctx.token, joinError(memberId, ErrorCode.INVALID_GROUP_ID))
-      return { ...out.deferred(), conversionRequired: null }
+      return out.result(NOT_CONVERTING)
     }
     if (
       req.sessionTimeoutMs < this.#config.minSessionTimeoutMs ||
       req.sessionTimeoutMs > this.#config.maxSessionTimeoutMs
     ) {
       out.join(ctx.token, joinError(memberId, ErrorCode.INVALID_SESSION_TIMEOUT))
-      return { ...out.deferred(), conversionRequired: null }
+      return out.result(NOT_CONVERTING)
     }
 
     // 2. Group lookup, including groups of other types.
@@ -244,12 +239,12 @@ export class ClassicGroupManager {
       if (otherType === 'streams' && other.isEmpty(groupId)) {
         // Kafka's topologyCleanupHandled: only a group that may hold a stored description defers.
         if (ctx.conversionReady !== true && (other.needsCleanupBeforeConversion?.(groupId) ?? true)) {
-          return { ...out.deferred(), conversionRequired: 'streams' }
+          return out.result(CONVERSION_REQUIRED)
         }
         out.records.push(...other.deleteEmptyGroupRecords(groupId))
       } else {
         out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
-        return { ...out.deferred(), conversionRequired: null }
+        return out.result(NOT_CONVERTING)
       }
     }
     const isUnknownMember = memberId === UNKNOWN_MEMBER_ID
@@ -258,7 +253,7 @@ export class ClassicGroupManager {
     if (!group) {
       if (!isUnknownMember) {
         out.join(ctx.token, joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID))
-        return { ...out.deferred(), conversionRequired: null }
+        return out.result(NOT_CONVERTING)
       }
       group = new ClassicGroup({ groupId, state: ClassicGroupState.EMPTY, currentStateTimestamp: ctx.nowMs })
       this.#groups.set(groupId, group)
@@ -279,7 +274,7 @@ export class ClassicGroupManager {
     if (isNewGroup && !out.records.some((r) => r.type === 'GroupMetadata')) {
       out.records.push(emptyGroupMetadataRecord(group))
     }
-    return { ...out.deferred(), conversionRequired: null }
+    return out.result(NOT_CONVERTING)
   }
 
   #acceptJoiningMember(group: ClassicGroup, memberId: string): boolean {
@@ -635,7 +630,6 @@ export class ClassicGroupManager {
       delayMs: group.rebalanceTimeoutMs(),
       op: (now) =>
         this.#timerOp((o) => {
-          this.#pendingTimers.delete(syncKey(groupId))
           this.#expirePendingSync(groupId, generation, now, o)
         }),
     })
@@ -672,12 +666,12 @@ export class ClassicGroupManager {
 
   // ---- SyncGroup (v0–5) ----
 
-  classicGroupSync(ctx: ClassicSyncContext, request: SyncGroupRequest): ClassicDeferredResult {
+  classicGroupSync(ctx: ClassicSyncContext, request: SyncGroupRequest): ClassicResult<void> {
     const out = new Out()
     const { groupId, memberId } = request
-    const fail = (errorCode: number): ClassicDeferredResult => {
+    const fail = (errorCode: number): ClassicResult<void> => {
       out.sync(ctx.token, createSyncGroupResponse({ errorCode }))
-      return out.deferred()
+      return out.result(undefined)
     }
     // Starting with v5, protocol type and name are mandatory (Kafka checks this in KafkaApis).
     if (ctx.apiVersion >= 5 && (request.protocolType === null || request.protocolName === null)) {
@@ -728,7 +722,7 @@ export class ClassicGroupManager {
           this.#schedule(out, this.#heartbeatTimer(group.groupId, m.memberId, m.sessionTimeoutMs))
         }
       }
-      return out.deferred()
+      return out.result(undefined)
     }
     // Stable: the assignment is already known.
     this.#removePendingSyncMember(group, memberId, out)
@@ -740,7 +734,7 @@ export class ClassicGroupManager {
         assignment: member.assignment,
       }),
     )
-    return out.deferred()
+    return out.result(undefined)
   }
 
   /**
@@ -754,14 +748,14 @@ export class ClassicGroupManager {
     generationId: number,
     errorCode: number,
     nowMs: number,
-  ): ClassicTimerOpResult {
+  ): ClassicResult<void> {
     const out = new Out()
     const group = this.#groups.get(groupId)
     if (group?.is(ClassicGroupState.COMPLETING_REBALANCE) && group.generationId === generationId) {
       this.#resetAndPropagateAssignmentWithError(group, errorCode, out)
       this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out)
     }
-    return { records: out.records, completions: out.completions, timers: out.timers() }
+    return out.result(undefined)
   }
 
   #removePendingSyncMember(group: ClassicGroup, memberId: string, out: Out): void {
@@ -788,14 +782,10 @@ export class ClassicGroupManager {
 
   // ---- Heartbeat (v0–4) ----
 
-  classicGroupHeartbeat(_ctx: ClassicOpContext, request: HeartbeatRequest): ClassicHeartbeatResult {
+  classicGroupHeartbeat(_ctx: ClassicOpContext, request: HeartbeatRequest): ClassicResult<HeartbeatResponse> {
     const out = new Out()
-    const respond = (errorCode: number): ClassicHeartbeatResult => ({
-      records: out.records,
-      response: createHeartbeatResponse({ errorCode }),
-      completions: out.completions,
-      timers: out.timers(),
-    })
+    const respond = (errorCode: number): ClassicResult<HeartbeatResponse> =>
+      out.result(createHeartbeatResponse({ errorCode }))
     if (request.groupId === '') return respond(ErrorCode.INVALID_GROUP_ID)
     const group = this.#groups.get(request.groupId)
     if (!group) return respond(ErrorCode.UNKNOWN_MEMBER_ID)
@@ -818,7 +808,7 @@ export class ClassicGroupManager {
    * v0–2 carry one member id at the top level; it is treated as a one-member batch and its error
    * becomes the top-level error (as Kafka's LeaveGroupResponse does for those versions).
    */
-  classicGroupLeave(ctx: ClassicOpContext, request: LeaveGroupRequest): ClassicLeaveResult {
+  classicGroupLeave(ctx: ClassicOpContext, request: LeaveGroupRequest): ClassicResult<LeaveGroupResponse> {
     const out = new Out()
     const identities =
       ctx.apiVersion <= 2
@@ -828,12 +818,8 @@ export class ClassicGroupManager {
             groupInstanceId: m.groupInstanceId,
             reason: m.reason,
           }))
-    const whole = (errorCode: number): ClassicLeaveResult => ({
-      records: out.records,
-      response: createLeaveGroupResponse({ errorCode }),
-      completions: out.completions,
-      timers: out.timers(),
-    })
+    const whole = (errorCode: number): ClassicResult<LeaveGroupResponse> =>
+      out.result(createLeaveGroupResponse({ errorCode }))
     if (request.groupId === '') return whole(ErrorCode.INVALID_GROUP_ID)
     const group = this.#groups.get(request.groupId)
     if (!group) return whole(ErrorCode.UNKNOWN_MEMBER_ID)
@@ -877,7 +863,7 @@ export class ClassicGroupManager {
       ctx.apiVersion <= 2
         ? createLeaveGroupResponse({ errorCode: responses[0]!.errorCode })
         : createLeaveGroupResponse({ members: responses })
-    return { records: out.records, response, completions: out.completions, timers: out.timers() }
+    return out.result(response)
   }
 
   #removeCurrentMember(group: ClassicGroup, memberId: string, out: Out): void {
@@ -893,44 +879,41 @@ export class ClassicGroupManager {
 
   // ---- timers ----
 
-  #timerOp(body: (out: Out) => void): ClassicTimerOpResult {
+  #timerOp(body: (out: Out) => void): ClassicResult<void> {
     const out = new Out()
     body(out)
-    return { records: out.records, completions: out.completions, timers: out.timers() }
+    return out.result(undefined)
   }
 
-  #heartbeatTimer(groupId: string, memberId: string, delayMs: number): ClassicScheduledTimer {
+  #heartbeatTimer(groupId: string, memberId: string, delayMs: number): ClassicTimer {
     return {
       key: heartbeatKey(groupId, memberId),
       delayMs,
       op: (nowMs) =>
         this.#timerOp((out) => {
-          this.#pendingTimers.delete(heartbeatKey(groupId, memberId))
           this.#expireMemberHeartbeat(groupId, memberId, nowMs, out)
         }),
     }
   }
 
-  #joinTimer(groupId: string, delayMs: number): ClassicScheduledTimer {
+  #joinTimer(groupId: string, delayMs: number): ClassicTimer {
     return {
       key: joinKey(groupId),
       delayMs,
       op: (nowMs) =>
         this.#timerOp((out) => {
-          this.#pendingTimers.delete(joinKey(groupId))
           const group = this.#groups.get(groupId)
           if (group) this.#completeJoin(group, nowMs, out)
         }),
     }
   }
 
-  #initialRebalanceTimer(groupId: string, delayMs: number, remainingMs: number): ClassicScheduledTimer {
+  #initialRebalanceTimer(groupId: string, delayMs: number, remainingMs: number): ClassicTimer {
     return {
       key: joinKey(groupId),
       delayMs,
       op: (nowMs) =>
         this.#timerOp((out) => {
-          this.#pendingTimers.delete(joinKey(groupId))
           const group = this.#groups.get(groupId)
           if (!group) return
           if (group.newMemberAdded && remainingMs !== 0) {
@@ -972,25 +955,19 @@ export class ClassicGroupManager {
     }
   }
 
-  #schedule(out: Out, timer: ClassicScheduledTimer): void {
-    this.#pendingTimers.add(timer.key)
-    const i = out.schedule.findIndex((t) => t.key === timer.key)
-    if (i >= 0) out.schedule.splice(i, 1)
-    out.schedule.push(timer)
+  #schedule(out: Out, timer: ClassicTimer): void {
+    out.timers.schedule(timer)
   }
 
   #cancel(out: Out, key: string): void {
-    this.#pendingTimers.delete(key)
-    const i = out.schedule.findIndex((t) => t.key === key)
-    if (i >= 0) out.schedule.splice(i, 1)
-    if (!out.cancel.includes(key)) out.cancel.push(key)
+    out.timers.cancel(key)
   }
 
   /**
    * Timers to start after the shard loaded: a session timeout for every member (Kafka's onLoaded),
    * and a rebalance for groups above `group.max.size`.
    */
-  onLoaded(nowMs: number): ClassicTimerOpResult {
+  onLoaded(nowMs: number): ClassicResult<void> {
     const out = new Out()
     for (const g of this.#groups.values()) {
       g.live = true
@@ -999,7 +976,7 @@ export class ClassicGroupManager {
       }
       if (g.members.size > this.#config.maxSize) this.#prepareRebalance(g, nowMs, out)
     }
-    return { records: out.records, completions: out.completions, timers: out.timers() }
+    return out.result(undefined)
   }
 
   // ---- DescribeGroups, ListGroups, deletion, expiry ----
@@ -1100,7 +1077,7 @@ export class ClassicGroupManager {
     const out = new Out()
     this.#cancel(out, joinKey(groupId))
     this.#cancel(out, syncKey(groupId))
-    return { records: [groupMetadataTombstone(groupId)], timers: out.timers() }
+    return { records: [groupMetadataTombstone(groupId)], timers: out.timers.intents() }
   }
 
   // ---- offsets ----

@@ -10,7 +10,7 @@ import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks
 import { kept } from './strings.js'
 import type { StreamsTopology } from './topology.js'
 import type { TimerWatch } from '../../runtime/types.js'
-import { initialRebalanceKey, sessionTimeoutKey, type TimerOpResult } from './timers.js'
+import { initialRebalanceKey, sessionTimeoutKey, type StreamsTimerResult } from './timers.js'
 
 export const StreamsGroupState = {
   EMPTY: 'Empty',
@@ -55,7 +55,7 @@ type ProcessIndex = Map<string, Map<number, Set<string>>>
  */
 export class MemberSession implements TimerWatch {
   readonly key: string
-  readonly op: (nowMs: number) => TimerOpResult
+  readonly op: (nowMs: number) => StreamsTimerResult
   /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
   deadlineMs = 0
   /** Whether the runtime has this session's timer armed (it keeps this up to date). */
@@ -66,14 +66,14 @@ export class MemberSession implements TimerWatch {
    */
   dueMs = 0
 
-  constructor(key: string, op: (nowMs: number) => TimerOpResult) {
+  constructor(key: string, op: (nowMs: number) => StreamsTimerResult) {
     this.key = key
     this.op = op
   }
 }
 
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
-export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) => TimerOpResult
+export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) => StreamsTimerResult
 
 /**
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
@@ -82,7 +82,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
 export class MemberSlot extends MemberSession {
   member: StreamsGroupMember
 
-  constructor(member: StreamsGroupMember, key: string, op: (nowMs: number) => TimerOpResult) {
+  constructor(member: StreamsGroupMember, key: string, op: (nowMs: number) => StreamsTimerResult) {
     super(key, op)
     this.member = member
   }

@@ -51,16 +51,17 @@ import {
   type TasksTuple,
   tasksWithEpochsEquals,
 } from './tasks.js'
+import { TimerCollector as Collector } from '../result.js'
 import {
   type ArmedTimers,
   initialRebalanceKey,
   NO_ARMED_TIMERS,
   NO_TIMERS,
   rebalanceTimeoutKey,
-  type ScheduledTimer,
+  type StreamsTimer,
+  type StreamsTimerIntents,
+  type StreamsTimerResult,
   sessionTimeoutKey,
-  type TimerIntents,
-  type TimerOpResult,
 } from './timers.js'
 import { kept } from './strings.js'
 import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './topology.js'
@@ -92,7 +93,7 @@ export interface StreamsHeartbeatContext {
 export interface StreamsHeartbeatResult {
   readonly records: StreamsCoordinatorRecord[]
   readonly response: StreamsGroupHeartbeatResponse
-  readonly timers: TimerIntents
+  readonly timers: StreamsTimerIntents
   /** Internal topics the service should create (MISSING_INTERNAL_TOPICS). */
   readonly internalTopicsToCreate: readonly CreatableTopic[]
 }
@@ -152,20 +153,7 @@ function ownedTuple(req: StreamsGroupHeartbeatRequest): TasksTuple | null {
 }
 
 /** The timers one handler asks for (most heartbeats ask for none). */
-class TimerCollector {
-  #schedule: ScheduledTimer[] | undefined
-  #cancel: string[] | undefined
-  schedule(timer: ScheduledTimer): void {
-    ;(this.#schedule ??= []).push(timer)
-  }
-  cancel(key: string): void {
-    ;(this.#cancel ??= []).push(key)
-  }
-  intents(): TimerIntents {
-    if (this.#schedule === undefined && this.#cancel === undefined) return NO_TIMERS
-    return { schedule: this.#schedule ?? [], cancel: this.#cancel ?? [] }
-  }
-}
+class TimerCollector extends Collector<StreamsCoordinatorRecord> {}
 
 export class StreamsGroupManager {
   readonly #groups = new Map<string, StreamsGroup>()
@@ -251,7 +239,7 @@ export class StreamsGroupManager {
             errorCode: e.errorCode,
             errorMessage: e.errorMessage,
           }),
-          timers: { schedule: [], cancel: [] },
+          timers: NO_TIMERS,
           internalTopicsToCreate: [],
         }
       }
@@ -715,11 +703,11 @@ export class StreamsGroupManager {
   readonly #sessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) =>
     this.#onSessionTimeout(groupId, memberId, nowMs)
 
-  #onSessionTimeout(groupId: string, memberId: string, nowMs: number): TimerOpResult {
+  #onSessionTimeout(groupId: string, memberId: string, nowMs: number): StreamsTimerResult {
     const group = this.#groups.get(groupId)
     const timers = new TimerCollector()
     const member = group?.member(memberId)
-    if (!group || !member) return { records: [], timers: timers.intents() }
+    if (!group || !member) return { records: [], response: undefined, timers: timers.intents() }
     // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
     const session = group.session(memberId)
     if (session.deadlineMs > nowMs) {
@@ -729,22 +717,34 @@ export class StreamsGroupManager {
         op: session.op,
         watch: session,
       })
-      return { records: [], timers: timers.intents() }
+      return { records: [], response: undefined, timers: timers.intents() }
     }
-    return { records: this.#fenceRecords(group, memberId, timers), timers: timers.intents() }
+    return {
+      records: this.#fenceRecords(group, memberId, timers),
+      response: undefined,
+      timers: timers.intents(),
+    }
   }
 
-  #onRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number): TimerOpResult {
+  #onRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number): StreamsTimerResult {
     const group = this.#groups.get(groupId)
     const timers = new TimerCollector()
     const member = group?.member(memberId)
     if (!group || !member || member.memberEpoch !== memberEpoch)
-      return { records: [], timers: timers.intents() }
-    return { records: this.#fenceRecords(group, memberId, timers), timers: timers.intents() }
+      return { records: [], response: undefined, timers: timers.intents() }
+    return {
+      records: this.#fenceRecords(group, memberId, timers),
+      response: undefined,
+      timers: timers.intents(),
+    }
   }
 
-  #computeDelayedTargetAssignment(groupId: string, config: StreamsGroupConfig, nowMs: number): TimerOpResult {
-    const none: TimerOpResult = { records: [], timers: { schedule: [], cancel: [] } }
+  #computeDelayedTargetAssignment(
+    groupId: string,
+    config: StreamsGroupConfig,
+    nowMs: number,
+  ): StreamsTimerResult {
+    const none: StreamsTimerResult = { records: [], response: undefined, timers: NO_TIMERS }
     const group = this.#groups.get(groupId)
     if (!group || group.members.size === 0 || group.groupEpoch <= group.assignmentEpoch || !group.topology)
       return none
@@ -765,10 +765,10 @@ export class StreamsGroupManager {
       targetAssignmentMemberRecord(groupId, id, result.targets.get(id)!),
     )
     records.push(targetAssignmentMetadataRecord(groupId, group.groupEpoch, BigInt(nowMs)))
-    return { records, timers: { schedule: [], cancel: [] } }
+    return { records, response: undefined, timers: NO_TIMERS }
   }
 
-  #schedule(timers: TimerCollector, timer: ScheduledTimer): void {
+  #schedule(timers: TimerCollector, timer: StreamsTimer): void {
     timers.schedule(timer)
   }
 
@@ -780,7 +780,7 @@ export class StreamsGroupManager {
    * Timers to start after loading the shard: a session timeout for every member and a rebalance
    * timeout for members in UNREVOKED_TASKS (Kafka's onLoaded).
    */
-  onLoaded(config: StreamsGroupConfig): TimerIntents {
+  onLoaded(config: StreamsGroupConfig): StreamsTimerIntents {
     const timers = new TimerCollector()
     for (const g of this.#groups.values()) {
       for (const m of g.members.values()) {
@@ -887,7 +887,7 @@ export class StreamsGroupManager {
    * The tombstones deleting a group (DeleteGroups / expiry), in Kafka's order, and the timers to
    * cancel. NON_EMPTY_GROUP when the group still has members.
    */
-  deleteGroupRecords(groupId: string): { records: StreamsCoordinatorRecord[]; timers: TimerIntents } {
+  deleteGroupRecords(groupId: string): { records: StreamsCoordinatorRecord[]; timers: StreamsTimerIntents } {
     const group = this.streamsGroupOrThrow(groupId)
     if (group.state() !== StreamsGroupState.EMPTY) {
       throw new StreamsGroupError(ErrorCode.NON_EMPTY_GROUP, null)

@@ -27,7 +27,7 @@ describe('ClassicGroupManager: conversion detection', () => {
     it(`defers an empty streams group with stored ${stored}: no records, no answer`, () => {
       const h = streamsGroup({ exists: true, empty: true, stored })
       const r = h.join({})
-      assert.equal(r.result.conversionRequired, 'streams')
+      assert.equal(r.result.response.conversionRequired, 'streams')
       assert.deepEqual([r.result.records, r.result.completions], [[], []])
       assert.equal(h.manager.hasGroup('g'), false)
     })
@@ -37,7 +37,7 @@ describe('ClassicGroupManager: conversion detection', () => {
     const state = { exists: true, empty: true, stored: -1 }
     const h = streamsGroup(state)
     const r = h.join({})
-    assert.equal(r.result.conversionRequired, null)
+    assert.equal(r.result.response.conversionRequired, null)
     assert.deepEqual(
       r.result.records.map((x) => x.type),
       ['StreamsGroupMetadata', 'GroupMetadata'],
@@ -49,7 +49,7 @@ describe('ClassicGroupManager: conversion detection', () => {
   it('converts a deferred group once the service says the cleanup is done', () => {
     const h = streamsGroup({ exists: true, empty: true, stored: -2 })
     const r = h.join({}, { conversionReady: true })
-    assert.equal(r.result.conversionRequired, null)
+    assert.equal(r.result.response.conversionRequired, null)
     assert.equal(r.result.records[0].type, 'StreamsGroupMetadata')
     assert.ok(h.manager.hasGroup('g'))
   })
@@ -58,7 +58,7 @@ describe('ClassicGroupManager: conversion detection', () => {
     const h = streamsGroup({ exists: true, empty: false, stored: -2 })
     for (const conversionReady of [false, true]) {
       const r = h.join({ memberId: 'm-1' }, { conversionReady })
-      assert.equal(r.result.conversionRequired, null)
+      assert.equal(r.result.response.conversionRequired, null)
       assert.deepEqual(r.result.records, [])
       const answer = h.joinResponse(r.token)!
       assert.deepEqual([answer.errorCode, answer.memberId], [ErrorCode.INCONSISTENT_GROUP_PROTOCOL, ''])

@@ -17,8 +17,8 @@ import {
   type ClassicCompletion,
   type ClassicGroupConfig,
   ClassicGroupManager,
-  type ClassicScheduledTimer,
-  type ClassicTimerIntents,
+  type ClassicResult,
+  type ClassicTimer,
   type OtherGroupTypes,
 } from '../../../../src/coordinator/shard/classic/index.js'
 
@@ -34,7 +34,7 @@ export const CONFIG: ClassicGroupConfig = {
 
 interface PendingTimer {
   readonly fireAt: number
-  readonly timer: ClassicScheduledTimer
+  readonly timer: ClassicTimer
 }
 
 export class Harness {
@@ -54,18 +54,15 @@ export class Harness {
   }
 
   /** Appends then replays the records, applies timer intents, collects completions. */
-  apply(r: {
-    readonly records: readonly CoordinatorRecord[]
-    readonly completions: readonly ClassicCompletion[]
-    readonly timers: ClassicTimerIntents
-  }): void {
+  apply(r: ClassicResult<unknown>): void {
     for (const rec of r.records) {
       this.log.push(rec)
       this.manager.replay(rec)
     }
-    for (const key of r.timers.cancel) this.timers.delete(key)
-    for (const t of r.timers.schedule) this.timers.set(t.key, { fireAt: this.nowMs + t.delayMs, timer: t })
-    for (const c of r.completions) {
+    for (const key of r.timers?.cancel ?? []) this.timers.delete(key)
+    for (const t of r.timers?.schedule ?? [])
+      this.timers.set(t.key, { fireAt: this.nowMs + t.delayMs, timer: t })
+    for (const c of r.completions ?? []) {
       if (this.completions.has(c.token)) throw new Error(`token ${c.token} completed twice`)
       this.completions.set(c.token, c)
     }

@@ -98,7 +98,7 @@ describe('ClassicGroupManager JoinGroup', () => {
       },
     ])
     assert.deepEqual(
-      result.timers.schedule.map((t) => [t.key, t.delayMs]),
+      result.timers!.schedule!.map((t) => [t.key, t.delayMs]),
       [['heartbeat-g-c1-uuid1', 10000]],
     )
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.EMPTY)
@@ -305,14 +305,14 @@ describe('ClassicGroupManager JoinGroup', () => {
       },
     })
     const first = h.join({})
-    assert.equal(first.result.conversionRequired, 'streams')
+    assert.equal(first.result.response.conversionRequired, 'streams')
     assert.deepEqual(first.result.completions, [])
     assert.deepEqual(first.result.records, [])
     assert.equal(h.manager.hasGroup('g'), false)
 
     const second = h.join({}, { conversionReady: true })
     streamsGroupExists = false
-    assert.equal(second.result.conversionRequired, null)
+    assert.equal(second.result.response.conversionRequired, null)
     assert.deepEqual(
       second.result.records.map((r) => r.type),
       ['StreamsGroupMetadata', 'GroupMetadata'],
@@ -470,7 +470,7 @@ describe('ClassicGroupManager session timeout and leave', () => {
         valueVersion: 3,
       },
     ])
-    assert.ok(r.timers.cancel.includes(`heartbeat-g-${a}`))
+    assert.ok(r.timers!.cancel!.includes(`heartbeat-g-${a}`))
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.EMPTY)
     assert.equal(h.manager.isEmpty('g'), true)
     assert.equal(h.manager.shouldExpire('g'), true)
@@ -653,7 +653,7 @@ describe('ClassicGroupManager replay', () => {
 
     const del = h.manager.deleteGroupRecords('g')
     assert.deepEqual(del.records, [{ type: 'GroupMetadata', key: { group: 'g' }, value: null }])
-    h.apply({ records: del.records, completions: [], timers: del.timers })
+    h.apply({ records: del.records, response: undefined, completions: [], timers: del.timers })
     assert.equal(h.manager.hasGroup('g'), false)
   })
 

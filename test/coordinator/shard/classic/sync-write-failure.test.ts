@@ -93,7 +93,7 @@ describe('ClassicGroupManager: the leader assignment could not be stored', () =>
         assignments: [{ memberId: leader, assignment: enc('L') }],
       }),
     )
-    assert.deepEqual(r.completions.map((c) => c.token).sort(), [parked.token, parked.token + 1].sort())
+    assert.deepEqual(r.completions!.map((c) => c.token).sort(), [parked.token, parked.token + 1].sort())
     const again = h.token()
     h.manager.group('g')!.member(follower)!.awaitingSync = again
     h.apply(h.manager.classicGroupSyncWriteFailed('g', 1, ErrorCode.NOT_COORDINATOR, h.nowMs))
@@ -106,7 +106,7 @@ describe('ClassicGroupManager: the leader assignment could not be stored', () =>
     const { leader, follower } = completingGroupOfTwo(h)
     leaderSyncNotStored(h, leader, follower)
     const stale = h.manager.classicGroupSyncWriteFailed('g', 0, ErrorCode.COORDINATOR_NOT_AVAILABLE, h.nowMs)
-    assert.deepEqual([stale.records, stale.completions, stale.timers.schedule], [[], [], []])
+    assert.deepEqual([stale.records, stale.completions, stale.timers!.schedule], [[], [], []])
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.COMPLETING_REBALANCE)
     const unknown = h.manager.classicGroupSyncWriteFailed(
       'x',

@@ -9,8 +9,8 @@ import {
   type StreamsGroupHeartbeatRequest,
   StreamsGroupManager,
   type StreamsHeartbeatResult,
-  type TimerIntents,
-  type TimerOpResult,
+  type StreamsTimerIntents,
+  type StreamsTimerResult,
   type TopicMetadata,
   type TopicsImage,
 } from '../../../../src/coordinator/shard/streams/index.js'
@@ -77,7 +77,7 @@ export function heartbeatRequest(
 
 interface PendingTimer {
   readonly dueMs: number
-  readonly op: (nowMs: number) => TimerOpResult
+  readonly op: (nowMs: number) => StreamsTimerResult
   readonly watch: { armed: boolean; dueMs: number } | undefined
 }
 
@@ -119,13 +119,13 @@ export class Harness {
     return r
   }
 
-  #apply(records: readonly StreamsCoordinatorRecord[], timers: TimerIntents): void {
+  #apply(records: readonly StreamsCoordinatorRecord[], timers: StreamsTimerIntents | undefined): void {
     for (const rec of records) {
       this.manager.replay(rec)
       this.log.push(rec)
     }
-    for (const k of timers.cancel) this.dropTimer(k)
-    for (const t of timers.schedule) {
+    for (const k of timers?.cancel ?? []) this.dropTimer(k)
+    for (const t of timers?.schedule ?? []) {
       // As the runtime keeps a timer's watch informed (TimerOptions.watch).
       const previous = this.timers.get(t.key)
       if (previous?.watch !== undefined && previous.watch !== t.watch) previous.watch.armed = false

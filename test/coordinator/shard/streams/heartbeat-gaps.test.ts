@@ -37,7 +37,7 @@ describe('rebalance timeout (§3.13)', () => {
     assert.equal(r.response.memberEpoch, epoch)
     assert.equal(h.manager.group('g')!.member('m1')!.state, MemberState.UNREVOKED_TASKS)
     assert.deepEqual(
-      r.timers.schedule.map((t) => [t.key, t.delayMs]),
+      r.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [
         ['rebalance-timeout-g-m1', 30000],
         ['session-timeout-g-m1', 45000],

@@ -84,7 +84,7 @@ describe('worked example: one member on a new group with default configs (§3.17
       }),
     )
     assert.deepEqual(
-      r1.timers.schedule.map((t) => [t.key, t.delayMs]),
+      r1.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [
         ['initial-rebalance-timeout-g', 3000],
         ['session-timeout-g-m1', 45000],
@@ -180,7 +180,7 @@ describe('a second member joins and the group reconciles to Stable', () => {
     const kept = r1.response.activeTasks![0]!.partitions
     assert.equal(kept.length, 2)
     assert.equal(h.manager.group('g')!.member('m1')!.state, 2) // UNREVOKED_TASKS
-    assert.deepEqual(r1.timers.schedule.map((t) => t.key).sort(), [
+    assert.deepEqual(r1.timers.schedule!.map((t) => t.key).sort(), [
       'rebalance-timeout-g-m1',
       'session-timeout-g-m1',
     ])

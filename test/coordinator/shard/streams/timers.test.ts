@@ -12,7 +12,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     const h = new Harness(topicsImage({ foo: 2 }))
     const failed = h.failedHeartbeat(joinRequest())
     assert.deepEqual(
-      failed.timers.schedule.map((t) => t.key),
+      failed.timers.schedule!.map((t) => t.key),
       ['initial-rebalance-timeout-g', 'session-timeout-g-m1'],
     )
     // Nothing was appended, so nothing was armed.
@@ -21,7 +21,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
 
     const retry = h.heartbeat(joinRequest())
     assert.deepEqual(
-      retry.timers.schedule.map((t) => [t.key, t.delayMs]),
+      retry.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [
         ['initial-rebalance-timeout-g', 3000],
         ['session-timeout-g-m1', 45000],
@@ -103,7 +103,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     const failed = h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, cfg)
     assert.ok(failed.records.length > 0)
     assert.deepEqual(
-      failed.timers.schedule.map((t) => [t.key, t.delayMs]),
+      failed.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 45_000]],
     )
     h.advance(34_999) // 54.999 s: the timer (45 s) re-armed for the soft deadline
@@ -139,7 +139,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     // Asks for the timer at 15 s, but its append fails: the timer stays at 45 s.
     const failed = h.failedHeartbeat({ ...steady, rackId: 'rack-2' }, short)
     assert.deepEqual(
-      failed.timers.schedule.map((t) => [t.key, t.delayMs]),
+      failed.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 10_000]],
     )
     assert.equal(h.manager.group('g')!.slot('m1')!.dueMs, 45_000)
@@ -147,7 +147,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     // A steady heartbeat whose deadline (16 s) is before the armed timer's asks for the timer.
     const r = h.heartbeat(steady, short)
     assert.deepEqual(
-      r.timers.schedule.map((t) => [t.key, t.delayMs]),
+      r.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 10_000]],
     )
     assert.equal(h.timers.get(key)!.dueMs, 16_000)
@@ -170,15 +170,15 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     h.advance(1_000)
     const again = h.heartbeat(steady, cfg)
     assert.deepEqual(
-      again.timers.schedule.map((t) => [t.key, t.delayMs]),
+      again.timers.schedule!.map((t) => [t.key, t.delayMs]),
       [[key, 45_000]],
     )
-    assert.equal(again.timers.schedule[0].op, kept, 'one operation per stored member')
+    assert.equal(again.timers.schedule![0].op, kept, 'one operation per stored member')
     assert.deepEqual(h.heartbeat(steady, cfg).timers.schedule, [], 'armed again: nothing asked for')
     h.advance(45_000)
     assert.equal(h.manager.group('g')!.members.has('m1'), false)
     const rejoin = h.heartbeat(joinRequest(), cfg)
-    assert.notEqual(rejoin.timers.schedule.find((t) => t.key === key)?.op, kept)
+    assert.notEqual(rejoin.timers.schedule!.find((t) => t.key === key)?.op, kept)
     h.assertReplayEquivalent()
   })
 
@@ -191,7 +191,7 @@ describe('timer bookkeeping follows what the runtime armed', () => {
     const intents = loaded.onLoaded(cfg)
     const slot = loaded.group('g')!.slot('m1')!
     assert.deepEqual(
-      intents.schedule.map((t) => [t.key, t.delayMs, t.watch === slot, t.op === slot.op]),
+      intents.schedule!.map((t) => [t.key, t.delayMs, t.watch === slot, t.op === slot.op]),
       [['session-timeout-g-m1', 45_000, true, true]],
     )
   })
@@ -210,7 +210,7 @@ function steadyAfterJoin(h: Harness, cfg: StreamsGroupConfig): StreamsGroupHeart
   for (let i = 0; i < 5; i++) {
     const r = h.heartbeat(steady, cfg)
     steady = { ...steady, memberEpoch: r.response.memberEpoch }
-    if (r.records.length === 0 && r.timers.schedule.length === 0) return steady
+    if (r.records.length === 0 && r.timers.schedule!.length === 0) return steady
   }
   throw new Error('m1 did not become steady')
 }
