@@ -1,5 +1,8 @@
 export {
+  ABORT_TIMED_OUT_TRANSACTIONS_TIMER,
+  REMOVE_EXPIRED_TRANSACTIONAL_IDS_TIMER,
   compileTransactionalIdPattern,
+  describeTransactionError,
   GROUP_METADATA_TOPIC_NAME,
   TRANSACTION_STATE_TOPIC_NAME,
   TransactionCoordinatorShard,

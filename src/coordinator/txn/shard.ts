@@ -17,7 +17,7 @@
  */
 import { ErrorCode } from '../../protocol/errors.js'
 import { shardFor } from '../runtime/hash.js'
-import type { ShardStateMachine } from '../runtime/types.js'
+import type { CoordinatorResult, ShardStateMachine, TimerIntent } from '../runtime/types.js'
 import {
   transactionLogValueVersion,
   metadataFromRecord,
@@ -77,13 +77,22 @@ export interface TransactionCoordinatorShardOptions {
   readonly offsetsTopicNumPartitions?: number
   /** Written into every marker; must never decrease (default 0). */
   readonly coordinatorEpoch?: number
+  /** `transaction.abort.timed.out.transaction.cleanup.interval.ms` (default 10000). */
+  readonly abortTimedOutTransactionsIntervalMs?: number
+  /** `transaction.remove.expired.transaction.cleanup.interval.ms` (default 3600000). */
+  readonly removeExpiredTransactionalIdsIntervalMs?: number
 }
 
-/** What an operation returns: records to append (then replay), and the response. */
-export interface TxnResult<T> {
-  readonly records: readonly TxnRecord[]
-  readonly response: T
-}
+/**
+ * What an operation returns (the runtime's result): records to append (then replay), the response,
+ * and for the periodic operations their next timer and the markers to write, as completions the
+ * runtime hands to the service once the records are durable.
+ */
+export type TxnResult<T> = CoordinatorResult<TxnRecord, T, TxnMarkerIntent>
+
+/** Timer keys of the periodic operations. */
+export const ABORT_TIMED_OUT_TRANSACTIONS_TIMER = 'transaction-abort'
+export const REMOVE_EXPIRED_TRANSACTIONAL_IDS_TIMER = 'transactionalId-expiration'
 
 /** Markers to write for a transaction whose Prepare record is durable (a WriteTxnMarkers entry). */
 export interface TxnMarkerIntent {
@@ -232,7 +241,7 @@ function endError(errorCode: number): TxnResult<EndTxnOutcome> {
   }
 }
 
-export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord> {
+export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord, TxnMarkerIntent> {
   readonly #transactions = new Map<string, TransactionMetadata>()
   readonly #producerIds: ProducerIdAllocator
   readonly #level: () => number
@@ -240,6 +249,8 @@ export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord>
   readonly #expirationMs: number
   readonly #offsetsPartitions: number
   readonly #coordinatorEpoch: number
+  readonly #abortIntervalMs: number
+  readonly #expireIntervalMs: number
 
   constructor(options: TransactionCoordinatorShardOptions) {
     this.#producerIds = options.producerIds
@@ -248,6 +259,8 @@ export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord>
     this.#expirationMs = options.transactionalIdExpirationMs ?? 604800000
     this.#offsetsPartitions = options.offsetsTopicNumPartitions ?? 50
     this.#coordinatorEpoch = options.coordinatorEpoch ?? 0
+    this.#abortIntervalMs = options.abortTimedOutTransactionsIntervalMs ?? 10000
+    this.#expireIntervalMs = options.removeExpiredTransactionalIdsIntervalMs ?? 3600000
   }
 
   // ---- state ----
@@ -284,6 +297,51 @@ export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord>
     const out: TxnMarkerIntent[] = []
     for (const md of this.#transactions.values()) if (isPrepare(md.state)) out.push(this.#markers(md))
     return out
+  }
+
+  /**
+   * The shard's first operation once loaded: the markers of every Prepare state are written again
+   * (completions; §3.4), and the two periodic operations are armed.
+   */
+  onLoaded(_nowMs: number): TxnResult<void> {
+    return {
+      records: [],
+      response: undefined,
+      timers: { schedule: [this.#abortTimer(), this.#expireTimer()] },
+      completions: this.pendingMarkers(),
+    }
+  }
+
+  /** Aborts timed-out transactions every interval; a failed append is retried after one interval. */
+  #abortTimer(): TimerIntent<TxnRecord, TxnMarkerIntent> {
+    return {
+      key: ABORT_TIMED_OUT_TRANSACTIONS_TIMER,
+      delayMs: this.#abortIntervalMs,
+      retryBackoffMs: this.#abortIntervalMs,
+      op: (nowMs) => {
+        const r = this.abortTimedOutTransactions(nowMs)
+        return {
+          records: r.records,
+          response: undefined,
+          completions: r.response.markers,
+          timers: { schedule: [this.#abortTimer()] },
+        }
+      },
+    }
+  }
+
+  /** Expires transactional ids every interval; a failed append is retried after one interval. */
+  #expireTimer(): TimerIntent<TxnRecord, TxnMarkerIntent> {
+    return {
+      key: REMOVE_EXPIRED_TRANSACTIONAL_IDS_TIMER,
+      delayMs: this.#expireIntervalMs,
+      retryBackoffMs: this.#expireIntervalMs,
+      op: (nowMs) => ({
+        records: this.expireTransactionalIds(nowMs).records,
+        response: undefined,
+        timers: { schedule: [this.#expireTimer()] },
+      }),
+    }
   }
 
   #record(md: TransactionMetadata): TxnRecord {
@@ -750,19 +808,10 @@ export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord>
 
   /** DescribeTransactions for one id of this shard (the handler checked authorization). */
   describeTransaction(transactionalId: string): DescribedTransaction {
-    const base: DescribedTransaction = {
-      transactionalId,
-      errorCode: NONE,
-      transactionState: '',
-      transactionTimeoutMs: 0,
-      transactionStartTimeMs: 0n,
-      producerId: 0n,
-      producerEpoch: 0,
-      topics: [],
-    }
-    if (transactionalId === '') return { ...base, errorCode: ErrorCode.INVALID_REQUEST }
+    if (transactionalId === '') return describeTransactionError(transactionalId, ErrorCode.INVALID_REQUEST)
     const md = this.#transactions.get(transactionalId)
-    if (md === undefined) return { ...base, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND }
+    if (md === undefined)
+      return describeTransactionError(transactionalId, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND)
     return {
       transactionalId,
       errorCode: NONE,
@@ -814,6 +863,20 @@ export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord>
       })
     }
     return { errorCode: NONE, unknownStateFilters, transactionStates }
+  }
+}
+
+/** A DescribeTransactions entry for an error: the response's defaults besides the id and the code. */
+export function describeTransactionError(transactionalId: string, errorCode: number): DescribedTransaction {
+  return {
+    transactionalId,
+    errorCode,
+    transactionState: '',
+    transactionTimeoutMs: 0,
+    transactionStartTimeMs: 0n,
+    producerId: 0n,
+    producerEpoch: 0,
+    topics: [],
   }
 }
 

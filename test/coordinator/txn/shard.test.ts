@@ -1012,6 +1012,59 @@ describe('transaction shard: loading and records', () => {
     assert.deepEqual(h.shard.pendingMarkers(), [])
   })
 
+  it('onLoaded: the markers of Prepare states as completions, and the two periodic timers', () => {
+    const h = new TxnHarness({
+      abortTimedOutTransactionsIntervalMs: 500,
+      removeExpiredTransactionalIdsIntervalMs: 900,
+    })
+    h.apply(h.shard.initProducerId(init(), T0))
+    h.apply(
+      h.shard.addPartitions(
+        {
+          transactionalId: 'tx',
+          producerId: 1000n,
+          producerEpoch: 0,
+          topics: [{ topic: 't', partitions: [0] }],
+          clientTransactionVersion: 2,
+        },
+        T0,
+      ),
+    )
+    const loaded = h.shard.onLoaded(T0)
+    assert.deepEqual(loaded.records, [])
+    assert.deepEqual(loaded.completions, [])
+    const timers = loaded.timers!.schedule!
+    assert.deepEqual(
+      timers.map((t) => [t.key, t.delayMs, t.retryBackoffMs]),
+      [
+        ['transaction-abort', 500, 500],
+        ['transactionalId-expiration', 900, 900],
+      ],
+    )
+    // The abort timer aborts the expired transaction, hands out its markers and arms itself again.
+    const fired = timers[0]!.op(T0 + 10001)
+    assert.equal(fired.records.length, 1)
+    assert.equal(fired.records[0]!.value!.transactionStatus, S.PREPARE_ABORT)
+    assert.deepEqual(
+      fired.completions?.map((m) => [m.transactionalId, m.committed]),
+      [['tx', false]],
+    )
+    assert.deepEqual(
+      fired.timers?.schedule?.map((t) => t.key),
+      ['transaction-abort'],
+    )
+    h.apply(fired)
+    assert.deepEqual(
+      h.shard.onLoaded(T0 + 10002).completions?.map((m) => m.producerEpoch),
+      [1],
+    )
+    const expiry = timers[1]!.op(T0 + 1)
+    assert.deepEqual(
+      [expiry.records, expiry.timers?.schedule?.map((t) => t.key)],
+      [[], ['transactionalId-expiration']],
+    )
+  })
+
   it('replaying the log from its stored bytes gives the live state (lastProducerEpoch aside)', () => {
     const h = ongoing(2)
     h.apply(h.shard.endTxn(end({ producerEpoch: 2 }), T0 + 20))
