@@ -4,6 +4,9 @@
  * timeouts and storage failures.
  */
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ManualClock } from '../../../src/coordinator/runtime/clock.js'
 import { shardFor } from '../../../src/coordinator/runtime/hash.js'
@@ -14,6 +17,8 @@ import {
   transactionLogsStart,
 } from '../../../src/coordinator/service/transaction-coordinator-service.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
+import { SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
+import type { RecordStore } from '../../../src/coordinator/storage/types.js'
 import type { MarkerPartitionResult, TxnMarkerIntent } from '../../../src/coordinator/txn/index.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { decodeTransactionLogRecord } from '../../../src/protocol/transaction-log.js'
@@ -64,7 +69,7 @@ class Ids {
 
 interface Ctx {
   service: TransactionCoordinatorService
-  store: MemoryRecordStore
+  store: RecordStore & { failNextAppend(error?: Error): void }
   clock: ManualClock
   writer: RecordingMarkerWriter
   ids: Ids
@@ -317,6 +322,35 @@ describe('TransactionCoordinatorService', () => {
       producerEpoch: -1,
     })
     assert.equal(closed.errorCode, ErrorCode.NOT_COORDINATOR)
+  })
+})
+
+describe('TransactionCoordinatorService on SQLite', () => {
+  it('a decided transaction survives a restart: the reopened file completes it with the same result', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txn-service-'))
+    try {
+      const writer = new RecordingMarkerWriter()
+      const first = await start({ store: new SqliteRecordStore(dir), writer })
+      await openTransaction(first)
+      // The markers cannot be written before the process stops.
+      writer.script.set('t-0', [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_LEADER_OR_FOLLOWER])
+      assert.equal((await endTxn(first, 0, false)).errorCode, 0)
+      await settle()
+      await first.service.close()
+      await first.store.close()
+      const again = await start({ store: new SqliteRecordStore(dir), clock: first.clock })
+      await settle()
+      assert.deepEqual(
+        again.writer.writes.map((w) => [w.marker.committed, w.marker.producerEpoch, w.topics.length]),
+        [[false, 1, 2]],
+      )
+      const d = await describe1(again)
+      assert.deepEqual([d.transactionState, d.producerEpoch], ['CompleteAbort', 1])
+      await again.service.close()
+      await again.store.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
