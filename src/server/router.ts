@@ -31,7 +31,7 @@ export interface Authorizer {
   authorize(
     principal: string,
     operation: AclOperationName,
-    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER',
+    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER' | 'TRANSACTIONAL_ID',
     resourceName: string,
   ): boolean
 }
@@ -116,6 +116,11 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
   /** Versions this handler serves; ApiVersions advertises the overlap with the schema's range. */
   readonly minVersion: number
   readonly maxVersion: number
+  /**
+   * The lowest version ApiVersions advertises when it is below the lowest served one (Produce:
+   * Kafka advertises 0 and still refuses v0-v2 requests). Default: `minVersion`.
+   */
+  readonly advertisedMinVersion?: number
   /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
   handle(request: Req, ctx: RequestContext): Res | Unanswered | Promise<Res | Unanswered>
   /**
@@ -172,6 +177,7 @@ interface Route {
   readonly def: ApiDefinition
   readonly minVersion: number
   readonly maxVersion: number
+  readonly advertisedMinVersion: number
 }
 
 const API_VERSIONS_KEY = 18
@@ -195,7 +201,8 @@ export class ApiRouter {
         `${def.name} handler serves ${handler.minVersion}-${handler.maxVersion}, outside the schema's ${def.minVersion}-${def.maxVersion}`,
       )
     }
-    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion })
+    const advertisedMinVersion = Math.min(minVersion, handler.advertisedMinVersion ?? minVersion)
+    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion, advertisedMinVersion })
     this.#supported = null
   }
 
@@ -207,7 +214,7 @@ export class ApiRouter {
     if (this.#supported === null) {
       this.#supported = [...this.#routes.entries()]
         .sort((a, b) => a[0] - b[0])
-        .map(([apiKey, r]) => ({ apiKey, minVersion: r.minVersion, maxVersion: r.maxVersion }))
+        .map(([apiKey, r]) => ({ apiKey, minVersion: r.advertisedMinVersion, maxVersion: r.maxVersion }))
     }
     return this.#supported
   }
