@@ -28,7 +28,7 @@ let ts: TestServer
 let c: WireClient
 
 before(async () => {
-  ts = await startTestServer({ 'log.storage': 'memory' })
+  ts = await startTestServer()
   c = await WireClient.connect(ts.port)
   assert.deepEqual(
     await createTopics(c, [

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../server/harness.js'
 let ts: TestServer
 let kafka: Kafka
 before(async () => {
-  ts = await startTestServer({ 'log.storage': 'memory' })
+  ts = await startTestServer()
   kafka = new Kafka({
     clientId: 'kjs-data',
     brokers: [`127.0.0.1:${ts.port}`],
