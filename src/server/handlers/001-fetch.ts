@@ -1,7 +1,8 @@
 // Fetch (key 1): serves v4–v18 to consumers; v13+ names topics by id. Kafka's steps
 // (KafkaApis.handleFetchRequest, ReplicaManager.fetchMessages, data-plane.md §6):
-//   1. IsolationLevel other than 0 or 1: the whole request fails (UNKNOWN_SERVER_ERROR), as
-//      Kafka's IsolationLevel.forId throws.
+//   1. IsolationLevel other than 0 or 1: the whole request fails with INVALID_REQUEST, logged at
+//      DEBUG. Kafka's IsolationLevel.forId throws there, which Kafka answers UNKNOWN_SERVER_ERROR
+//      and logs as an unexpected error; the value is the client's mistake, not a server fault.
 //   2. Fetch sessions (v7+, KIP-227). This broker never creates a session, which is valid Kafka
 //      behaviour (a full session cache looks the same): a full fetch (SessionEpoch 0 or -1, any
 //      SessionId) gets a full answer with SessionId 0; any other epoch is an incremental fetch in
@@ -42,7 +43,7 @@ import {
 } from '../../protocol/generated/messages/FetchResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt, toNumber } from '../data/requests.js'
-import { defineHandler, type RequestContext } from '../router.js'
+import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 
 /** One partition of the request. */
 interface Wanted {
@@ -276,11 +277,7 @@ export const handler = defineHandler({
     const byId = version >= 13
     // 1.
     if (request.isolationLevel !== 0 && request.isolationLevel !== 1) {
-      ctx.server.logger.error(
-        { clientId: ctx.clientId, isolationLevel: request.isolationLevel },
-        `Unknown isolation level ${request.isolationLevel}`,
-      )
-      return errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR, byId)
+      throw new InvalidRequestError(`Unknown isolation level ${request.isolationLevel}`)
     }
     const isolationLevel: IsolationLevel =
       request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted'

@@ -4,8 +4,9 @@
 // fetchOffsetForTimestamp; data-plane.md §7), in these steps:
 //   1. DESCRIBE on each topic; topics without it answer TOPIC_AUTHORIZATION_FAILED for every
 //      partition as asked (after the authorized topics, as Kafka merges them).
-//   2. An IsolationLevel other than 0 or 1 fails the request (UNKNOWN_SERVER_ERROR everywhere), as
-//      Kafka's IsolationLevel.forId throws while the authorized topics are looked up.
+//   2. An IsolationLevel other than 0 or 1 fails the request: INVALID_REQUEST everywhere, logged at
+//      DEBUG. Kafka's IsolationLevel.forId throws there, which Kafka answers UNKNOWN_SERVER_ERROR
+//      and logs as an unexpected error; the value is the client's mistake, not a server fault.
 //   3. A partition named twice: INVALID_REQUEST (one answer for it).
 //   4. A negative timestamp that is not a known code, or a code newer than the request version
 //      (-3 from v7, -4 from v8, -5 from v9, -6 from v11): UNSUPPORTED_VERSION.
@@ -32,7 +33,7 @@ import {
   type ListOffsetsResponseListOffsetsTopicResponse,
 } from '../../protocol/generated/messages/ListOffsetsResponse.js'
 import { toBigInt } from '../data/requests.js'
-import { defineHandler, type RequestContext } from '../router.js'
+import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 
 /** The special timestamps and the first ListOffsets version that may carry each. */
 const MIN_VERSION_OF_CODE: ReadonlyMap<bigint, number> = new Map([
@@ -122,11 +123,7 @@ export const handler = defineHandler({
 
     // 2. The isolation level is read only when there is something to look up.
     if (request.isolationLevel !== 0 && request.isolationLevel !== 1) {
-      server.logger.error(
-        { clientId: ctx.clientId, isolationLevel: request.isolationLevel },
-        `Unknown isolation level ${request.isolationLevel}`,
-      )
-      return errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR)
+      throw new InvalidRequestError(`Unknown isolation level ${request.isolationLevel}`)
     }
 
     // 3. Partitions asked more than once.

@@ -6,7 +6,10 @@
 // TOPIC_AUTHORIZATION_FAILED), and the answer for the topic is UNKNOWN_TOPIC_OR_PARTITION, as
 // Kafka answers while the creation is under way; the client's next Metadata request finds it. A
 // creation that fails is logged at WARN. Without auto-creation an unknown topic gets
-// UNKNOWN_TOPIC_OR_PARTITION.
+// UNKNOWN_TOPIC_OR_PARTITION. A topic entry with a null name is INVALID_REQUEST for the whole
+// request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
+// names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
+// MetadataRequest.getErrorResponse).
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createMetadataResponse,
@@ -15,10 +18,43 @@ import {
 } from '../../protocol/generated/messages/MetadataResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
-import { defineHandler, type RequestContext } from '../router.js'
+import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
+
+type PartitionEntry = MetadataResponseMetadataResponseTopic['partitions'][number]
+
+/**
+ * The partition entries of a topic, built once per topic and node and then shared by every
+ * response (the encoder only reads them): an all-topics Metadata on a server at max.partitions
+ * then costs its encoding, not a hundred thousand new objects each time. A topic's entry is dropped
+ * with its TopicInfo (a changed topic is a new TopicInfo).
+ */
+const partitionCache = new WeakMap<TopicInfo, { nodeId: number; partitions: PartitionEntry[] }>()
+
+function partitionsOf(t: TopicInfo, nodeId: number): PartitionEntry[] {
+  const cached = partitionCache.get(t)
+  if (cached !== undefined && cached.nodeId === nodeId) return cached.partitions
+  // The count is bounded by topic.max.partitions; the partitions differ only in their index, so
+  // they share their lists.
+  const replicas = [nodeId]
+  const offline: number[] = []
+  const partitions: PartitionEntry[] = new Array(t.numPartitions)
+  for (let i = 0; i < t.numPartitions; i++) {
+    partitions[i] = {
+      errorCode: ErrorCode.NONE,
+      partitionIndex: i,
+      leaderId: nodeId,
+      leaderEpoch: 0,
+      replicaNodes: replicas,
+      isrNodes: replicas,
+      offlineReplicas: offline,
+    }
+  }
+  partitionCache.set(t, { nodeId, partitions })
+  return partitions
+}
 
 function topicEntry(
   t: TopicInfo,
@@ -26,18 +62,7 @@ function topicEntry(
   includeOps: boolean,
   nodeId: number,
 ): MetadataResponseMetadataResponseTopic {
-  const partitions = new Array(t.numPartitions)
-  for (let i = 0; i < t.numPartitions; i++) {
-    partitions[i] = {
-      errorCode: ErrorCode.NONE,
-      partitionIndex: i,
-      leaderId: nodeId,
-      leaderEpoch: 0,
-      replicaNodes: [nodeId],
-      isrNodes: [nodeId],
-      offlineReplicas: [],
-    }
-  }
+  const partitions = partitionsOf(t, nodeId)
   return {
     errorCode: ErrorCode.NONE,
     name: t.name,
@@ -93,10 +118,14 @@ export const handler = defineHandler({
     const allTopics = requested === null || (version === 0 && requested.length === 0)
 
     if (!allTopics) {
-      // Topic ids in requests arrive with v12; before, a null name or an id is invalid.
+      // Topic ids in requests arrive with v12; before, a null name or an id is invalid (Kafka's
+      // KafkaApis checks, with its messages).
       for (const t of requested) {
-        if (version < 12 && (t.name === null || t.topicId !== ZERO_UUID)) {
-          return this.errorResponse!(request, ErrorCode.INVALID_REQUEST, ctx)
+        if (version < 12 && t.name === null) {
+          throw new InvalidRequestError(`Topic name can not be null for version ${version}`)
+        }
+        if (version < 12 && t.topicId !== ZERO_UUID) {
+          throw new InvalidRequestError(`Topic IDs are not supported in requests for version ${version}`)
         }
       }
     }
@@ -130,7 +159,10 @@ export const handler = defineHandler({
         return mayCreateAll || server.authorizer.authorize(ctx.principal, 'CREATE', 'TOPIC', name)
       }
       for (const r of requested) {
-        const name = r.name as string
+        const name = r.name
+        // v12+: an entry with neither a name nor an id names no topic.
+        if (name === null)
+          throw new InvalidRequestError('A requested topic has neither a name nor a topic id')
         if (seen.has(name)) continue
         seen.add(name)
         if (!describable(name)) {
@@ -167,7 +199,7 @@ export const handler = defineHandler({
   errorResponse(request, errorCode) {
     // Kafka's error answer: every requested topic carries the error.
     return createMetadataResponse({
-      topics: (request.topics ?? []).map((t) => errorEntry(errorCode, t.name, t.topicId)),
+      topics: (request.topics ?? []).map((t) => errorEntry(errorCode, t.name ?? '', t.topicId)),
     })
   },
 })

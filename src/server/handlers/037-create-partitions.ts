@@ -23,7 +23,6 @@ import {
 } from '../../protocol/generated/messages/CreatePartitionsResponse.js'
 import { TopicAuthorizations } from '../data/requests.js'
 import { defineHandler, type RequestContext } from '../router.js'
-import type { TopicCatalog, TopicError } from '../topics/catalog.js'
 
 type Result = CreatePartitionsResponseCreatePartitionsTopicResult
 
@@ -32,28 +31,6 @@ const result = (name: string, errorCode: number, errorMessage: string | null = n
   errorCode,
   errorMessage,
 })
-
-/**
- * Step 6: the catalog's partition-limit check (topic.max.partitions, max.partitions), shared with
- * CreateTopics. A catalog without limits lets every increase through.
- */
-function partitionLimitError(
-  topics: TopicCatalog,
-  name: string,
-  count: number,
-  added: number,
-  pending: number,
-): TopicError | null {
-  const limits = topics as unknown as {
-    checkPartitionLimits?: (
-      topic: string,
-      count: number,
-      added: number,
-      pending?: number,
-    ) => TopicError | null
-  }
-  return limits.checkPartitionLimits?.(name, count, added, pending) ?? null
-}
 
 /** Steps 3–5 for one topic: null when it may grow. */
 function check(ctx: RequestContext, t: CreatePartitionsRequestCreatePartitionsTopic): Result | null {
@@ -134,7 +111,7 @@ export const handler = defineHandler({
       }
       // 6.
       const added = t.count - (catalog.byName(t.name)?.numPartitions ?? 0)
-      const limit = partitionLimitError(catalog, t.name, t.count, added, pending)
+      const limit = catalog.checkPartitionLimits(t.name, t.count, added, pending)
       if (limit !== null) {
         results.push(result(t.name, ErrorCode[limit.error], limit.message))
         continue
