@@ -29,6 +29,7 @@ export type TopicErrorName =
   | 'INVALID_TOPIC_EXCEPTION'
   | 'INVALID_CONFIG'
   | 'INVALID_REQUEST'
+  | 'POLICY_VIOLATION'
   | 'UNKNOWN_TOPIC_OR_PARTITION'
   | 'UNKNOWN_TOPIC_ID'
 
@@ -70,7 +71,36 @@ export interface TopicCatalogOptions {
   readonly defaultReplicationFactor?: number
   /** Id source; tests inject one. Defaults to random ids as Kafka draws them. */
   readonly newTopicId?: () => string
+  /** topic.max.partitions: the most partitions one topic may have (default {@link DEFAULT_TOPIC_MAX_PARTITIONS}). */
+  readonly maxPartitionsPerTopic?: number
+  /** max.partitions: the most partitions of all topics together (default {@link DEFAULT_MAX_PARTITIONS}). */
+  readonly maxPartitions?: number
 }
+
+/**
+ * What keeps the topics' data (the partition logs) in step with the catalog. Each call comes after
+ * the catalog's change is durable and before the request that made it is answered, so a client
+ * that learns of a topic or partition finds its log. A failure is logged by the caller's handler;
+ * the next start opens every catalog topic's logs again.
+ */
+export interface TopicDataHooks {
+  /** Partitions [fromCount, topic.numPartitions) of the topic now exist (0 for a new topic). */
+  partitionsCreated(topic: TopicInfo, fromCount: number): Promise<void>
+  /** The topic's configs changed. */
+  configsChanged(topic: TopicInfo): void
+  /** The topics are gone. */
+  topicsDeleted(topics: readonly TopicInfo[]): Promise<void>
+}
+
+/** Default of `topic.max.partitions`. */
+export const DEFAULT_TOPIC_MAX_PARTITIONS = 10_000
+/** Default of `max.partitions`. */
+export const DEFAULT_MAX_PARTITIONS = 100_000
+/**
+ * Kafka's controller refuses a CreateTopics request whose topics add up to more partitions than
+ * this (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH), before looking at any topic.
+ */
+export const MAX_PARTITIONS_PER_REQUEST = 10_000
 
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 const MAX_NAME_LENGTH = 249
@@ -179,9 +209,14 @@ export class TopicCatalog {
   readonly #byName = new Map<string, TopicInfo>()
   readonly #byId = new Map<string, TopicInfo>()
   readonly #byCollisionKey = new Map<string, string>()
+  readonly #maxPartitionsPerTopic: number
+  readonly #maxPartitions: number
+  /** Partitions of every topic in the catalog. */
+  #totalPartitions = 0
   /** Mutations run one at a time, so a check and the append that follows it see the same state. */
   #tail: Promise<unknown> = Promise.resolve()
   readonly #listeners = new Set<(changedTopics: readonly string[]) => void>()
+  #data: TopicDataHooks | null = null
 
   private constructor(store: RecordStore, options: TopicCatalogOptions) {
     this.#store = store
@@ -189,6 +224,8 @@ export class TopicCatalog {
     this.#defaultNumPartitions = options.defaultNumPartitions ?? 1
     this.#defaultReplicationFactor = options.defaultReplicationFactor ?? 1
     this.#newTopicId = options.newTopicId ?? randomTopicId
+    this.#maxPartitionsPerTopic = options.maxPartitionsPerTopic ?? DEFAULT_TOPIC_MAX_PARTITIONS
+    this.#maxPartitions = options.maxPartitions ?? DEFAULT_MAX_PARTITIONS
   }
 
   /** Replays the catalog's log from an opened store. */
@@ -203,12 +240,55 @@ export class TopicCatalog {
     return catalog
   }
 
+  /** Connects the partition logs (once, at start-up, before any request is served). */
+  attachData(hooks: TopicDataHooks): void {
+    this.#data = hooks
+  }
+
   get nodeId(): number {
     return this.#nodeId
   }
 
   get size(): number {
     return this.#byName.size
+  }
+
+  /** Partitions of every topic together (what `max.partitions` bounds). */
+  get totalPartitions(): number {
+    return this.#totalPartitions
+  }
+
+  /**
+   * The partition limits, for any change that gives partitions to a topic: a new topic
+   * (CreateTopics) or an increase (CreatePartitions). Call it with the count the client asked for
+   * before allocating anything per partition.
+   *
+   * - `count`: the partition count `topic` would have after the change;
+   * - `added`: the partitions the change adds to the server (`count` for a new topic, `count` minus
+   *   the current count for an increase);
+   * - `pending`: partitions that earlier topics of the same request add and that are not in the
+   *   catalog yet (a request's changes are checked together).
+   *
+   * Returns null when the change fits, else Kafka's error and a message naming the limit:
+   * INVALID_PARTITIONS when `count` is above `topic.max.partitions`, POLICY_VIOLATION when the
+   * server's total would go above `max.partitions`. Topics loaded from storage are never refused,
+   * even when the limits were lowered since they were created.
+   */
+  checkPartitionLimits(topic: string, count: number, added: number, pending = 0): TopicError | null {
+    if (count > this.#maxPartitionsPerTopic) {
+      return {
+        error: 'INVALID_PARTITIONS',
+        message: `Topic '${topic}' would have ${count} partitions, above the limit of ${this.#maxPartitionsPerTopic} (topic.max.partitions).`,
+      }
+    }
+    const total = this.#totalPartitions + pending + added
+    if (added > 0 && total > this.#maxPartitions) {
+      return {
+        error: 'POLICY_VIOLATION',
+        message: `Adding ${added} partition(s) for topic '${topic}' would bring the server to ${total} partitions, above the limit of ${this.#maxPartitions} (max.partitions).`,
+      }
+    }
+    return null
   }
 
   byName(name: string): TopicInfo | undefined {
@@ -248,13 +328,27 @@ export class TopicCatalog {
       const outcomes: CreateTopicOutcome[] = []
       const created: TopicInfo[] = []
       const pendingCollision = new Map<string, string>()
+      // Kafka's first check: the partitions the request asks for, all topics together, counted
+      // before any topic is looked at (a manual assignment counts its entries).
+      let requested = 0
       for (const topic of topics) {
-        const outcome = this.#checkNewTopic(topic, pendingCollision)
+        if (topic.assignments.length > 0) requested += topic.assignments.length
+        else if (topic.numPartitions === -1) requested += this.#defaultNumPartitions
+        else if (topic.numPartitions > 0) requested += topic.numPartitions
+        if (requested > MAX_PARTITIONS_PER_REQUEST) {
+          const message = 'Excessively large number of partitions per request.'
+          return topics.map((t) => ({ name: t.name, error: 'POLICY_VIOLATION', message }))
+        }
+      }
+      let pendingPartitions = 0
+      for (const topic of topics) {
+        const outcome = this.#checkNewTopic(topic, pendingCollision, pendingPartitions)
         outcomes.push(outcome)
         if (outcome.error === 'NONE' && 'topicId' in outcome) {
           const { name, topicId, numPartitions, replicationFactor, configs } = outcome
           created.push({ name, topicId, numPartitions, replicationFactor, configs })
           pendingCollision.set(collisionKey(topic.name), topic.name)
+          pendingPartitions += numPartitions
         }
       }
       if (!validateOnly && created.length > 0) {
@@ -263,6 +357,7 @@ export class TopicCatalog {
           created.map((t) => ({ key: encodeKey(t.name), value: encodeValue(t) })),
         )
         for (const t of created) this.#add(t)
+        if (this.#data !== null) for (const t of created) await this.#data.partitionsCreated(t, 0)
         this.#notify(created.map((t) => t.name))
       }
       return outcomes
@@ -279,9 +374,52 @@ export class TopicCatalog {
         existing.map((t) => ({ key: encodeKey(t.name), value: null })),
       )
       for (const t of existing) this.#remove(t.name)
+      if (this.#data !== null) await this.#data.topicsDeleted(existing)
       this.#notify(existing.map((t) => t.name))
       return existing
     })
+  }
+
+  /**
+   * Raises a topic's partition count (CreatePartitions, after its checks): one durable record, then
+   * the new partitions' logs. Returns the updated topic, or undefined when the topic is gone.
+   */
+  increasePartitions(name: string, count: number): Promise<TopicInfo | undefined> {
+    return this.#serialize(async () => {
+      const t = this.#byName.get(name)
+      if (t === undefined) return undefined
+      if (count <= t.numPartitions) return t
+      const updated: TopicInfo = { ...t, numPartitions: count }
+      await this.#store.append(TOPIC_CATALOG_LOG_ID, [{ key: encodeKey(name), value: encodeValue(updated) }])
+      this.#replace(updated)
+      this.#totalPartitions += count - t.numPartitions
+      if (this.#data !== null) await this.#data.partitionsCreated(updated, t.numPartitions)
+      this.#notify([name])
+      return updated
+    })
+  }
+
+  /**
+   * Replaces a topic's own configs (AlterConfigs, IncrementalAlterConfigs, after their checks): one
+   * durable record, then the logs take the new settings. Returns the updated topic, or undefined
+   * when the topic is gone.
+   */
+  setConfigs(name: string, configs: Readonly<Record<string, string>>): Promise<TopicInfo | undefined> {
+    return this.#serialize(async () => {
+      const t = this.#byName.get(name)
+      if (t === undefined) return undefined
+      const updated: TopicInfo = { ...t, configs: { ...configs } }
+      await this.#store.append(TOPIC_CATALOG_LOG_ID, [{ key: encodeKey(name), value: encodeValue(updated) }])
+      this.#replace(updated)
+      this.#data?.configsChanged(updated)
+      this.#notify([name])
+      return updated
+    })
+  }
+
+  #replace(t: TopicInfo): void {
+    this.#byName.set(t.name, t)
+    this.#byId.set(t.topicId, t)
   }
 
   #notify(changedTopics: readonly string[]): void {
@@ -301,6 +439,7 @@ export class TopicCatalog {
   }
 
   #add(t: TopicInfo): void {
+    this.#totalPartitions += t.numPartitions
     this.#byName.set(t.name, t)
     this.#byId.set(t.topicId, t)
     this.#byCollisionKey.set(collisionKey(t.name), t.name)
@@ -309,13 +448,18 @@ export class TopicCatalog {
   #remove(name: string): void {
     const t = this.#byName.get(name)
     if (t === undefined) return
+    this.#totalPartitions -= t.numPartitions
     this.#byName.delete(name)
     this.#byId.delete(t.topicId)
     if (this.#byCollisionKey.get(collisionKey(name)) === name) this.#byCollisionKey.delete(collisionKey(name))
   }
 
   /** The numbered checks follow the order of Kafka's controller, so the first failing one is reported. */
-  #checkNewTopic(topic: NewTopic, pendingCollision: ReadonlyMap<string, string>): CreateTopicOutcome {
+  #checkNewTopic(
+    topic: NewTopic,
+    pendingCollision: ReadonlyMap<string, string>,
+    pendingPartitions: number,
+  ): CreateTopicOutcome {
     const name = topic.name
     const fail = (error: TopicErrorName, message: string | null): CreateTopicOutcome => ({
       name,
@@ -434,6 +578,9 @@ export class TopicCatalog {
         )
       }
     }
+    // 6. The partition limits (topic.max.partitions, max.partitions).
+    const limit = this.checkPartitionLimits(name, numPartitions, numPartitions, pendingPartitions)
+    if (limit !== null) return fail(limit.error, limit.message)
     let topicId = this.#newTopicId()
     while (this.#byId.has(topicId) || topicId === ZERO_UUID) topicId = this.#newTopicId()
     return { error: 'NONE', message: null, name, topicId, numPartitions, replicationFactor, configs }
