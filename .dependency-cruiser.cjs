@@ -16,11 +16,31 @@ module.exports = {
     },
     {
       name: 'shard-is-deterministic',
-      comment: 'the shards (groups, transactions) are synchronous: no I/O, no service, no storage, no server',
+      comment:
+        'the shards (groups, transactions) are synchronous and deterministic: no I/O, no clocks or timers, no randomness, no ' +
+        'service, storage or server (test/coordinator/shard-purity.test.ts also forbids Date.now, ' +
+        'setTimeout, Promise, async and Math.random in its code)',
       severity: 'error',
       from: { path: '^src/coordinator/(shard|txn)' },
       to: {
-        path: ['^src/coordinator/(service|storage)', '^src/server', '^src/clients', '^(node:)?(net|fs|timers|child_process|http|https|tls)$'],
+        path: [
+          '^src/coordinator/(service|storage)',
+          '^src/server',
+          '^src/clients',
+          '^src/plugin',
+          '^(node:)?(net|fs|fs/promises|timers|timers/promises|child_process|http|https|http2|tls|dgram|dns|crypto|perf_hooks|worker_threads|async_hooks|events|process|os|readline|stream)$',
+        ],
+      },
+    },
+    {
+      name: 'runtime-knows-no-groups',
+      comment:
+        'the runtime is generic (a transaction coordinator runs on it too): it knows no shard, ' +
+        'service, protocol message or group; it sees only the record store interface',
+      severity: 'error',
+      from: { path: '^src/coordinator/runtime' },
+      to: {
+        path: ['^src/coordinator/(shard|service)', '^src/coordinator/storage/(?!types)', '^src/protocol', '^src/server', '^src/plugin', '^src/clients'],
       },
     },
     {
@@ -41,6 +61,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(clients|cli/kafka-streams-groups|console)' },
       to: { path: ['^src/coordinator', '^src/server'] },
+    },
+    {
+      name: 'config-kit-is-a-leaf',
+      comment: 'src/config (the config kit) imports nothing of the project, so every folder may use it',
+      severity: 'error',
+      from: { path: '^src/config' },
+      to: { path: '^src/', pathNot: '^src/config' },
+    },
+    {
+      name: 'log-stands-alone',
+      comment: 'src/log (the partitions\' storage) imports neither the coordinator nor the server',
+      severity: 'error',
+      from: { path: '^src/log' },
+      to: { path: ['^src/coordinator', '^src/server', '^src/clients', '^src/cli', '^src/console', '^src/plugin'] },
     },
     { name: 'no-circular-across-folders', severity: 'warn', from: {}, to: { circular: true } },
   ],

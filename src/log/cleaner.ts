@@ -296,8 +296,8 @@ export class LogCleaner {
       sliceStart = performance.now()
     }
     // 4. The checkpoint.
+    // No listener event: compaction changes no offset a reader positions itself by.
     await log.store.setCleanerCheckpoint(cleanedUpTo)
-    log.emit('truncate')
     return this.#stats(log, count, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
   }
 

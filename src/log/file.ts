@@ -73,6 +73,8 @@ const RECOVERY_POINT_FILE = 'recovery-point-offset-checkpoint'
 const LOG_START_FILE = 'log-start-offset-checkpoint'
 const CLEANER_FILE = 'cleaner-offset-checkpoint'
 const CHUNK = 1 << 20
+/** Bytes read at a time when walking batch headers. */
+const WALK_WINDOW = 16 * 1024
 
 export function segmentFileName(offset: number, suffix: string): string {
   return `${String(offset).padStart(20, '0')}${suffix}`
@@ -434,19 +436,31 @@ class FilePartitionStore implements PartitionStore {
     visit: (h: { base: number; size: number; last: number; maxTs: number; pos: number }) => boolean,
     onBad: (pos: number) => void,
   ): void {
-    const head = new Uint8Array(RECORD_BATCH_OVERHEAD)
+    // Headers are read through a window of WALK_WINDOW bytes: one read serves every batch header
+    // in it (an index interval of small batches is one or two reads, not one per batch).
+    let window = new Uint8Array(0)
+    let windowStart = 0
     let pos = start
     while (pos < end) {
-      if (end - pos < RECORD_BATCH_OVERHEAD || this.#readFully(seg.fd, head, pos) < RECORD_BATCH_OVERHEAD) {
+      if (end - pos < RECORD_BATCH_OVERHEAD) {
         onBad(pos)
         return
       }
-      const h = scanHeader(head, 0)
+      if (pos < windowStart || pos + RECORD_BATCH_OVERHEAD > windowStart + window.byteLength) {
+        window = new Uint8Array(Math.min(WALK_WINDOW, end - pos))
+        windowStart = pos
+        if (this.#readFully(seg.fd, window, pos) < RECORD_BATCH_OVERHEAD) {
+          onBad(pos)
+          return
+        }
+      }
+      const at = pos - windowStart
+      const h = scanHeader(window, at)
       if (
         h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
         h.size < RECORD_BATCH_OVERHEAD ||
         pos + h.size > end ||
-        head[MAGIC_OFFSET] !== 2
+        window[at + MAGIC_OFFSET] !== 2
       ) {
         onBad(pos)
         return
@@ -570,6 +584,14 @@ class FilePartitionStore implements PartitionStore {
     return this.#segments.map(segmentInfoOf)
   }
 
+  activeSegment(): SegmentInfo {
+    return segmentInfoOf(this.#segments[this.#segments.length - 1])
+  }
+
+  get segmentCount(): number {
+    return this.#segments.length
+  }
+
   append(batch: Uint8Array, info: AppendBatchInfo): void {
     const seg = this.#segments[this.#segments.length - 1]
     const pos = seg.size
@@ -687,6 +709,19 @@ class FilePartitionStore implements PartitionStore {
       return buf.subarray(0, pos)
     }
     return new Uint8Array(0)
+  }
+
+  bytesFrom(offset: number): number {
+    let n = 0
+    for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
+      const seg = this.#segments[si]
+      if (offset <= seg.baseOffset) n += seg.size
+      else if (offset < seg.nextOffset) {
+        const pos = this.#positionOf(seg, offset)
+        if (pos >= 0) n += seg.size - pos
+      }
+    }
+    return n
   }
 
   *batchesFrom(offset: number): Iterable<StoredBatch> {

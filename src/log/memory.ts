@@ -90,6 +90,14 @@ class MemoryPartitionStore implements PartitionStore {
     return this.#data.segments.map(segmentInfoOf)
   }
 
+  activeSegment(): SegmentInfo {
+    return segmentInfoOf(this.#data.segments[this.#data.segments.length - 1])
+  }
+
+  get segmentCount(): number {
+    return this.#data.segments.length
+  }
+
   append(batch: Uint8Array, info: AppendBatchInfo): void {
     const segs = this.#data.segments
     const s = segs[segs.length - 1]
@@ -135,6 +143,21 @@ class MemoryPartitionStore implements PartitionStore {
       return concatBytes(parts, total)
     }
     return new Uint8Array(0)
+  }
+
+  bytesFrom(offset: number): number {
+    const segs = this.#data.segments
+    let n = 0
+    for (let si = segmentIndexFor(segs, offset); si < segs.length; si++) {
+      const s = segs[si]
+      if (offset <= s.baseOffset) {
+        n += s.size
+        continue
+      }
+      for (let bi = batchIndexFor(s.batches, offset); bi < s.batches.length; bi++)
+        n += s.batches[bi].bytes.byteLength
+    }
+    return n
   }
 
   *batchesFrom(offset: number): Iterable<StoredBatch> {

@@ -97,6 +97,14 @@ export interface PartitionStore {
   readonly sizeInBytes: number
   /** Oldest first; the last one is the active segment. Never empty once open. */
   segments(): readonly SegmentInfo[]
+  /** The active segment (cheap: called before every append). */
+  activeSegment(): SegmentInfo
+  readonly segmentCount: number
+  /**
+   * Bytes stored from the batch holding `offset` to the log end (long-poll accounting without
+   * reading the data); 0 when `offset` is at or past the end.
+   */
+  bytesFrom(offset: number): number
   /** Appends one batch (offsets already assigned) to the active segment. Throws on I/O failure. */
   append(batch: Uint8Array, info: AppendBatchInfo): void
   /** Starts a new active segment at the log end offset (nothing when the active one is empty). */

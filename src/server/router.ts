@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { GroupCoordinatorService } from '../coordinator/service/group-coordinator-service.js'
 import { DecodeError, EncodeError } from '../protocol/errors-codec.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
@@ -140,11 +141,8 @@ export interface ServerContext {
   readonly clusterId: string
   readonly nodeId: number
   readonly authorizer: Authorizer
-  /**
-   * The group coordinator, set by a handler module's `extension` (see server.ts). Typed by the
-   * module that provides it; handlers that need it narrow it themselves.
-   */
-  readonly coordinator: unknown
+  /** The group coordinator, started by the server's composition root (server.ts). */
+  readonly coordinator: GroupCoordinatorService
   /** The partition logs and what serves them (Produce, Fetch, ListOffsets, …). */
   readonly data: DataPlane
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import { GROUP_CONFIG_LOG_ID } from '../coordinator/service/group-config-manager.js'
+import { startGroupCoordinator } from '../coordinator/service/start.js'
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
 import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
@@ -26,13 +27,13 @@ import { TopicCatalog } from './topics/catalog.js'
  * `startServer(config)`: the Kafka-protocol server in this process.
  *
  * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → partition
- * logs (the data plane) → handlers (every `handlers/NNN-api-name` module, plus `options.handlers`)
- * → extensions (e.g. the group coordinator) → listeners. `close()` reverses it: parked fetches
- * complete, listeners stop accepting and every connection's in-flight requests are answered, then
- * extensions close, then the logs and the store are flushed and closed.
+ * logs (the data plane) → group coordinator → handlers (every `handlers/NNN-api-name` module, plus
+ * `options.handlers`) → extensions → listeners. `close()` reverses it: parked fetches complete,
+ * listeners stop accepting and every connection's in-flight requests are answered, then extensions
+ * and the coordinator close, then the logs and the store are flushed and closed.
  */
 
-/** What an extension (the group coordinator glue) gets at start-up. */
+/** What an extension gets at start-up. */
 export interface ExtensionContext {
   readonly config: TopographConfig
   readonly logger: Logger
@@ -47,8 +48,6 @@ export interface ExtensionContext {
 }
 
 export interface StartedExtension {
-  /** Exposed to handlers as `ctx.server.coordinator` (at most one extension may set it). */
-  readonly coordinator?: unknown
   close(): Promise<void>
 }
 
@@ -61,7 +60,7 @@ export interface StartServerOptions {
   readonly logger?: Logger
   /** Handlers in addition to the handler modules. */
   readonly handlers?: readonly ApiHandler[]
-  /** Extensions in addition to those the handler modules export. */
+  /** Extensions, started after the handlers (in addition to those the handler modules export). */
   readonly extensions?: readonly ServerExtension[]
   readonly authorizer?: Authorizer
 }
@@ -133,7 +132,9 @@ export async function startServer(
     const data = await DataPlane.start(config, logger, topics)
     cleanup.push(() => data.close())
 
-    // 3. Handlers and extensions.
+    // 3. The group coordinator (its shards load here), then handlers and extensions.
+    const coordinator = await startGroupCoordinator({ config, logger, store, topics })
+    cleanup.push(() => coordinator.close())
     const router = new ApiRouter()
     const extensions: ServerExtension[] = []
     for (const m of await loadHandlerModules()) {
@@ -143,7 +144,6 @@ export async function startServer(
     }
     for (const h of options.handlers ?? []) router.register(h)
     extensions.push(...(options.extensions ?? []))
-    let coordinator: unknown
     for (const ext of extensions) {
       const started = await ext.start({
         config,
@@ -156,10 +156,6 @@ export async function startServer(
         register: (h) => router.register(h),
       })
       cleanup.push(() => started.close())
-      if (started.coordinator !== undefined) {
-        if (coordinator !== undefined) throw new Error(`extension ${ext.name} sets a second coordinator`)
-        coordinator = started.coordinator
-      }
     }
 
     // 4. Authorizer: the built-in ACL authorizer when authorizer.class.name is set.

@@ -6,7 +6,7 @@
 // barrier and the conversion. The leak/loss checker runs after each scenario.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { TEST_BACKOFF_INITIAL_MS_KEY } from '../../src/coordinator/service/extension.js'
+import { TEST_BACKOFF_INITIAL_MS_KEY } from '../../src/coordinator/service/start.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import {
   describeTopology,

@@ -659,6 +659,34 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(m2.partition('again', 1)!.logEndOffset, 0, 'data of another topic id is not served')
     })
 
+    test('a deleted topic: listeners hear it, operations on a kept reference answer UNKNOWN_TOPIC_OR_PARTITION', async () => {
+      const { m, p, topic } = await fresh()
+      await p.append(batchOf(records(2)), { now: NOW })
+      const events: string[] = []
+      p.addListener((e) => events.push(e))
+      await m.deleteTopic(topic)
+      assert.deepEqual(events, ['deleted'])
+      assert.equal(m.partition(topic, 0), undefined)
+      assert.equal(
+        (await p.append(batchOf(records(1)), { now: NOW })).errorCode,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      )
+      assert.equal((await p.read(0, 100, RU)).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    })
+
+    test('topic changes run in call order: concurrent creates open each partition once', async () => {
+      const m = await manager()
+      const topic = `c${n++}`
+      await Promise.all([
+        m.createPartitions(topic, 'cid', 0, 2),
+        m.createPartitions(topic, 'cid', 0, 3),
+        m.createPartitions(topic, 'cid', 2, 4),
+      ])
+      const parts = [0, 1, 2, 3].map((i) => m.partition(topic, i)!)
+      for (const p of parts) assert.equal((await p.append(batchOf(records(1)), { now: NOW })).baseOffset, 0)
+      assert.equal(new Set(parts).size, 4)
+    })
+
     test('DescribeLogDirs: one entry per directory with every partition and its size', async () => {
       const { m, p } = await fresh()
       await p.append(batchOf(records(3)), { now: NOW })

@@ -3,19 +3,10 @@
  * (the runtime imports nothing from the protocol folder); the one translation function in the
  * service/server maps `kafkaError` to the wire code.
  */
-export type CoordinatorRuntimeErrorCode =
-  /** The store did not accept a write operation's records: nothing was applied. */
-  | 'COORDINATOR_WRITE_FAILED'
-  /** The shard is still loading. */
-  | 'COORDINATOR_LOADING'
-  /** The runtime is closing/closed, the shard is not hosted here, or it failed. */
-  | 'COORDINATOR_NOT_ACTIVE'
-  /** Replaying a record failed: the shard's memory no longer matches its log, so it stops serving. */
-  | 'COORDINATOR_SHARD_FAILED'
-  /** A write operation did not complete within its write timeout (it may still complete later). */
-  | 'COORDINATOR_WRITE_TIMEOUT'
-  /** A caller passed something the runtime cannot use (see the message). */
-  | 'COORDINATOR_INVALID_ARGUMENT'
+import type { LocalErrorCode } from '../error-codes.js'
+
+/** The runtime's codes in the catalogue of local error codes (../error-codes.ts). */
+export type CoordinatorRuntimeErrorCode = Extract<LocalErrorCode, `COORDINATOR_${string}`>
 
 /** Kafka error names the runtime's failures map to. */
 export type CoordinatorKafkaError =
@@ -63,7 +54,7 @@ export class CoordinatorWriteError extends CoordinatorRuntimeError {
 
 /**
  * A write operation that did not complete within its write timeout (`offsets.commit.timeout.ms` for
- * the group coordinator). Kafka maps the REQUEST_TIMED_OUT of a coordinator write to
+ * a group coordinator). Kafka maps the REQUEST_TIMED_OUT of a coordinator write to
  * COORDINATOR_NOT_AVAILABLE. The operation may still complete later.
  */
 export class CoordinatorTimeoutError extends CoordinatorRuntimeError {

@@ -12,19 +12,20 @@ export function javaStringHashCode(s: string): number {
 }
 
 /**
- * The shard (the `__consumer_offsets` partition) a group lives on, computed as Kafka's
- * `GroupCoordinatorService.partitionFor`: `Utils.abs(groupId.hashCode()) % numShards`. Kafka's
- * `Utils.abs` maps Integer.MIN_VALUE to 0 (where `Math.abs` would leave it negative), so a group id
- * hashing to −2^31 (for example "polygenelubricants") lands on shard 0.
+ * The shard a key lives on (a group id on a `__consumer_offsets` partition, a transactional id on a
+ * `__transaction_state` partition), computed as Kafka's coordinators do (`partitionFor`):
+ * `Utils.abs(key.hashCode()) % numShards`. Kafka's `Utils.abs` maps Integer.MIN_VALUE to 0 (where
+ * `Math.abs` would leave it negative), so a key hashing to −2^31 (for example
+ * "polygenelubricants") lands on shard 0.
  */
-export function shardFor(groupId: string, numShards: number): number {
-  if (typeof groupId !== 'string') {
-    throw new TypeError(`groupId must be a string, got ${typeof groupId}`)
+export function shardFor(key: string, numShards: number): number {
+  if (typeof key !== 'string') {
+    throw new TypeError(`the key must be a string, got ${typeof key}`)
   }
   if (!Number.isInteger(numShards) || numShards < 1 || numShards > 0x7fffffff) {
     throw new RangeError(`the number of shards must be a positive 32-bit integer, got ${String(numShards)}`)
   }
-  const h = javaStringHashCode(groupId)
+  const h = javaStringHashCode(key)
   const abs = h === -0x80000000 ? 0 : Math.abs(h)
   return abs % numShards
 }

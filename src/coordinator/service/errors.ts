@@ -2,6 +2,7 @@
  * The one place where failures of coordinator operations become Kafka error codes (Kafka's
  * CoordinatorOperationExceptionHelper):
  *
+ * - a shard's ApiError is the answer itself: its code (the caller puts its message on the wire);
  * - a write whose records could not be made durable, a shard that stopped or is not hosted: the
  *   runtime error names the Kafka error (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS);
  * - a write that did not complete within `offsets.commit.timeout.ms`: COORDINATOR_NOT_AVAILABLE,
@@ -12,10 +13,12 @@
 import { ErrorCode } from '../../protocol/errors.js'
 import { CoordinatorRuntimeError } from '../runtime/errors.js'
 import type { RuntimeLogger } from '../runtime/types.js'
+import { ApiError } from '../shard/api-error.js'
 
 const logged = new WeakSet<object>()
 
 export function toKafkaErrorCode(err: unknown, operation: string, log: RuntimeLogger): number {
+  if (err instanceof ApiError) return err.errorCode
   if (err instanceof CoordinatorRuntimeError) {
     if (err.code === 'COORDINATOR_INVALID_ARGUMENT') return unexpected(err, operation, log)
     return ErrorCode[err.kafkaError]

@@ -39,21 +39,18 @@ import type { ClassicCompletion } from '../shard/classic/types.js'
 import {
   type CleanupResult,
   GroupCoordinatorShard,
-  type OffsetCommitInput,
-  type OffsetDeleteInput,
-  type OffsetDeleteResult,
-  type OffsetFetchGroupInput,
   type ShardHeartbeatResult,
 } from '../shard/group-coordinator-shard.js'
+import type {
+  OffsetCommitInput,
+  OffsetDeleteInput,
+  OffsetDeleteResult,
+  OffsetFetchGroupInput,
+} from '../shard/offsets/offset-metadata-manager.js'
 import type { GroupCoordinatorResult } from '../shard/result.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
-import {
-  type CreatableTopic,
-  type TopicMetadata,
-  type TopicsImage,
-  TopicStatusCode,
-} from '../shard/streams/configured-topology.js'
+import { type TopicsImage, TopicStatusCode } from '../shard/streams/configured-topology.js'
 import type { TaskAssignorSelector } from '../shard/streams/manager.js'
 import {
   type HeartbeatGateInputs,
@@ -64,7 +61,9 @@ import type { RecordStore } from '../storage/types.js'
 import { ClassicGroupsService } from './classic-groups.js'
 import { classicGroupConfigFrom, type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
 import { toKafkaErrorCode } from './errors.js'
+import { InternalTopicCreator } from './internal-topic-creator.js'
 import { coordinatorRecordSerde } from './records.js'
+import { CatalogTopicsImage, type CoordinatorTopics } from './topics-image.js'
 import { GroupConfigManager } from './group-config-manager.js'
 import type { BackoffSettings } from './topology-description-backoff.js'
 import {
@@ -72,38 +71,6 @@ import {
   type TopologyDescriptionSensors,
   type TopologyDescriptionUpdateResult,
 } from './topology-description-manager.js'
-
-/** A topic as the coordinator sees the catalog. */
-export interface CoordinatorTopic {
-  readonly name: string
-  readonly topicId: string
-  readonly numPartitions: number
-}
-
-/** A topic to create (the catalog's NewTopic). */
-export interface CoordinatorNewTopic {
-  readonly name: string
-  readonly numPartitions: number
-  /** -1: the broker default. */
-  readonly replicationFactor: number
-  readonly assignments: readonly never[]
-  readonly configs: readonly { readonly name: string; readonly value: string | null }[]
-}
-
-/** The topic catalog, reduced to what the coordinator uses (the server's TopicCatalog fits). */
-export interface CoordinatorTopics {
-  list(): readonly CoordinatorTopic[]
-  createTopics(
-    topics: readonly CoordinatorNewTopic[],
-    validateOnly: boolean,
-  ): Promise<readonly { readonly name: string; readonly error: string; readonly message: string | null }[]>
-  /**
-   * Registers a listener called after topics were created or deleted; returns its removal. When
-   * present, the service tells every shard at once (Kafka's onNewMetadataImage) instead of waiting
-   * for the next heartbeat to notice.
-   */
-  onChange?(listener: (changedTopics: readonly string[]) => void): () => void
-}
 
 export interface GroupCoordinatorServiceOptions {
   /** An opened store. */
@@ -149,7 +116,6 @@ export interface ListGroupsResult {
   readonly groups: ListGroupsResponseListedGroup[]
 }
 
-const UNSUPPORTED = 'The version of API is not supported.'
 const HEARTBEAT = 'streams-group-heartbeat'
 const NOTHING_CHANGED: readonly string[] = Object.freeze([])
 
@@ -179,8 +145,8 @@ export class GroupCoordinatorService {
   readonly #numShards: number
   readonly #maxMetadataSize: number
   /** The topics image every shard reads; refreshed from the catalog before streams operations. */
-  readonly #image = new Map<string, TopicMetadata>()
-  readonly #creating = new Set<string>()
+  readonly #image: CatalogTopicsImage
+  readonly #internalTopics: InternalTopicCreator
   readonly #background = new Set<Promise<unknown>>()
   #sweepTimer: TimerHandle | undefined
   #stopTopicListener: (() => void) | undefined
@@ -212,7 +178,14 @@ export class GroupCoordinatorService {
     this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? options.config.offsetMetadataMaxBytes ?? 4096
     const assignors =
       options.assignors ?? TaskAssignorRegistry.fromConfig(options.config.groupStreamsAssignors)
-    const image: TopicsImage = { topic: (name) => this.#image.get(name) }
+    this.#image = new CatalogTopicsImage(options.topics)
+    const image: TopicsImage = this.#image
+    this.#internalTopics = new InternalTopicCreator({
+      catalog: options.topics,
+      image: this.#image,
+      logger: this.#log,
+      onCreated: () => this.#refreshTopics(),
+    })
     const classic = classicGroupConfigFrom(options.config)
     this.groupConfigs = new GroupConfigManager({
       store: options.store,
@@ -227,7 +200,7 @@ export class GroupCoordinatorService {
       logger: this.#log,
     })
     const groupConfigs = this.groupConfigs
-    this.#refreshImage()
+    this.#image.refresh()
     this.#runtime = new CoordinatorRuntime<Shard, CoordinatorRecord, ClassicCompletion>({
       store: options.store,
       numShards: this.#numShards,
@@ -374,11 +347,12 @@ export class GroupCoordinatorService {
     if (!this.isStreamsEnabled) {
       return createStreamsGroupHeartbeatResponse({
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        errorMessage: UNSUPPORTED,
+        // Kafka's getErrorResponse: the code, no message.
+        errorMessage: null,
       })
     }
     // Catalog changes reach every shard (in its queue) before the heartbeat runs.
-    const changed = this.#catalogNotifies ? NOTHING_CHANGED : this.#refreshImage()
+    const changed = this.#catalogNotifies ? NOTHING_CHANGED : this.#image.refresh()
     if (changed.length > 0) {
       return this.#notifyShards(changed).then(() => this.#streamsGroupHeartbeat(ctx, request))
     }
@@ -438,8 +412,10 @@ export class GroupCoordinatorService {
     let result = committed
     if (result.internalTopicsToCreate.length > 0) {
       const refused = ctx.unauthorizedToCreate?.(result.internalTopicsToCreate.map((t) => t.name)) ?? []
-      if (refused.length === 0) this.#createInternalTopics(result.internalTopicsToCreate)
-      else result = { ...result, response: withCreateRefusal(result.response, refused) }
+      if (refused.length === 0 && this.#closed === undefined) {
+        const creating = this.#internalTopics.create(result.internalTopicsToCreate)
+        if (creating !== undefined) this.#track(creating)
+      } else result = { ...result, response: withCreateRefusal(result.response, refused) }
     }
     // KIP-1331 solicitation, on the committed result only (never on a failed heartbeat).
     if (gate !== undefined) {
@@ -479,10 +455,8 @@ export class GroupCoordinatorService {
     includeTopologyDescription: boolean,
   ): Promise<StreamsGroupDescribeResponseDescribedGroup[]> {
     if (!this.isStreamsEnabled) {
-      return groupIds.map((groupId) => ({
-        ...describeErrorRow(groupId, ErrorCode.UNSUPPORTED_VERSION),
-        errorMessage: UNSUPPORTED,
-      }))
+      // Kafka's getErrorResponse: the code on every group, no message.
+      return groupIds.map((groupId) => describeErrorRow(groupId, ErrorCode.UNSUPPORTED_VERSION))
     }
     // The stored description epochs are read with the rows, in the same shard operation.
     const stored = new Map<string, number>()
@@ -507,7 +481,8 @@ export class GroupCoordinatorService {
     if (!this.isConsumerEnabled) {
       return createConsumerGroupHeartbeatResponse({
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        errorMessage: UNSUPPORTED,
+        // Kafka's getErrorResponse: the code, no message.
+        errorMessage: null,
         memberId: null,
       })
     }
@@ -536,10 +511,8 @@ export class GroupCoordinatorService {
       errorCode,
     })
     if (!this.isConsumerEnabled) {
-      return groupIds.map((g) => ({
-        ...errorRow(g, ErrorCode.UNSUPPORTED_VERSION),
-        errorMessage: UNSUPPORTED,
-      }))
+      // Kafka's getErrorResponse: the code on every group, no message.
+      return groupIds.map((g) => errorRow(g, ErrorCode.UNSUPPORTED_VERSION))
     }
     return this.#perShard(
       'consumer-group-describe',
@@ -778,44 +751,19 @@ export class GroupCoordinatorService {
     return groupIds.map((_, i) => out.get(i)!)
   }
 
-  /** Updates the image from the catalog; returns the names that appeared, changed or disappeared. */
-  #refreshImage(): readonly string[] {
-    let changed: string[] | undefined
-    const listed = this.#topics.list()
-    for (const t of listed) {
-      const old = this.#image.get(t.name)
-      if (old === undefined || old.topicId !== t.topicId || old.numPartitions !== t.numPartitions) {
-        this.#image.set(t.name, { topicId: t.topicId, numPartitions: t.numPartitions })
-        ;(changed ??= []).push(t.name)
-      }
-    }
-    // Every listed name is in the image now; any other name has left the catalog.
-    if (this.#image.size > listed.length) {
-      const seen = new Set<string>()
-      for (const t of listed) seen.add(t.name)
-      for (const name of this.#image.keys()) {
-        if (!seen.has(name)) {
-          this.#image.delete(name)
-          ;(changed ??= []).push(name)
-        }
-      }
-    }
-    return changed ?? NOTHING_CHANGED
-  }
-
   /**
    * Picks up catalog changes (CreateTopics, DeleteTopics, internal topics) and tells every shard, in
    * its queue, so groups depending on a changed topic reconfigure on their next heartbeat.
    */
   async #refreshTopics(): Promise<void> {
-    const changed = this.#refreshImage()
+    const changed = this.#image.refresh()
     if (changed.length === 0) return
     await this.#notifyShards(changed)
   }
 
   /** Tells every shard, in its queue, which topics of the image changed. */
   async #notifyShards(changed: readonly string[]): Promise<void> {
-    const image: TopicsImage = { topic: (name) => this.#image.get(name) }
+    const image: TopicsImage = this.#image
     await Promise.allSettled(
       Array.from({ length: this.#numShards }, (_, shardId) =>
         this.#runtime.scheduleWriteOperation('on-new-topics-image', shardId, (shard) => {
@@ -824,41 +772,6 @@ export class GroupCoordinatorService {
         }),
       ),
     )
-  }
-
-  /** Creates a heartbeat's missing internal topics in the background (Kafka does not wait either). */
-  #createInternalTopics(topics: readonly CreatableTopic[]): void {
-    const todo = topics.filter((t) => !this.#creating.has(t.name) && !this.#image.has(t.name))
-    if (todo.length === 0 || this.#closed !== undefined) return
-    for (const t of todo) this.#creating.add(t.name)
-    const run = async () => {
-      try {
-        const outcomes = await this.#topics.createTopics(
-          todo.map((t) => ({
-            name: t.name,
-            numPartitions: t.numPartitions,
-            replicationFactor: t.replicationFactor,
-            assignments: [],
-            configs: t.configs.map((c) => ({ name: c.name, value: c.value })),
-          })),
-          false,
-        )
-        for (const o of outcomes) {
-          if (o.error === 'NONE') this.#log.info({ topic: o.name }, `Created internal topic ${o.name}`)
-          else if (o.error !== 'TOPIC_ALREADY_EXISTS')
-            this.#log.warn(
-              { topic: o.name, error: o.error },
-              `Could not create internal topic ${o.name}: ${o.message}`,
-            )
-        }
-      } catch (err) {
-        this.#log.warn({ err, topics: todo.map((t) => t.name) }, 'Could not create internal topics')
-      } finally {
-        for (const t of todo) this.#creating.delete(t.name)
-      }
-      await this.#refreshTopics()
-    }
-    this.#track(run())
   }
 }
 

@@ -16,6 +16,7 @@ import type { StreamsGroupHeartbeatResponse } from '../../protocol/generated/mes
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import type { RuntimeClock, TimerHandle } from '../runtime/clock.js'
 import type { RuntimeLogger } from '../runtime/types.js'
+import { ApiError } from '../shard/api-error.js'
 import type { GroupCoordinatorShard } from '../shard/group-coordinator-shard.js'
 import type { GroupCoordinatorResult } from '../shard/result.js'
 import {
@@ -627,13 +628,11 @@ export const CONVERSION_THROTTLE_EPOCH = -2
  * `echoMemberId` the join answers `errorCode` (REBALANCE_IN_PROGRESS) with the request's member id, so
  * the client retries; without it an operation failed and only the translated code is answered.
  */
-export class StreamsConversionError extends Error {
+export class StreamsConversionError extends ApiError {
   override name = 'StreamsConversionError'
-  readonly errorCode: number
   readonly echoMemberId: boolean
   constructor(errorCode: number, echoMemberId: boolean, cause?: unknown) {
-    super(`streams group conversion not done (error code ${errorCode})`, { cause })
-    this.errorCode = errorCode
+    super(errorCode, null, { cause })
     this.echoMemberId = echoMemberId
   }
 

@@ -19,25 +19,24 @@ import type { DeleteGroupsResponseDeletableGroupResult } from '../../protocol/ge
 import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
-import type { OffsetDeleteResponseOffsetDeleteResponseTopic } from '../../protocol/generated/messages/OffsetDeleteResponse.js'
-import type {
-  OffsetFetchResponseOffsetFetchResponseGroup,
-  OffsetFetchResponseOffsetFetchResponseTopics,
-} from '../../protocol/generated/messages/OffsetFetchResponse.js'
+import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
-import { type ClassicGroupConfig, ClassicGroupError, ClassicGroupManager } from './classic/manager.js'
+import { type ClassicGroupConfig, ClassicGroupManager } from './classic/manager.js'
 import type { ClassicCompletion } from './classic/types.js'
 import {
-  NO_TOPIC_ID,
-  type OffsetCommitRecord,
+  type OffsetCommitContext,
+  type OffsetCommitInput,
+  type OffsetDeleteInput,
+  type OffsetDeleteResult,
+  type OffsetFetchGroupInput,
+  type OffsetGroups,
   OffsetMetadataManager,
-  offsetCommitRecord,
-  offsetCommitTombstone,
 } from './offsets/offset-metadata-manager.js'
-import { type GroupCoordinatorResult, NO_TIMERS, TimerCollector } from './result.js'
+import { type GroupCoordinatorResult, TimerCollector } from './result.js'
 import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from './streams/config.js'
 import type { TopicsImage } from './streams/configured-topology.js'
-import { ErrorCode, StreamsGroupError } from './streams/errors.js'
+import { ErrorCode } from '../../protocol/errors.js'
+import { errorCodeOf } from './api-error.js'
 import {
   type StreamsGroupManager as StreamsGroupManagerType,
   StreamsGroupManager,
@@ -50,15 +49,6 @@ import type {
   StreamsGroupDescribeResponseDescribedGroup,
   StreamsGroupHeartbeatRequest,
 } from './streams/wire.js'
-
-/** Kafka error codes the shard answers with beyond the streams ones. */
-export const ShardErrorCode = {
-  ...ErrorCode,
-  OFFSET_METADATA_TOO_LARGE: 12,
-  COORDINATOR_NOT_AVAILABLE: 15,
-  NOT_COORDINATOR: 16,
-  GROUP_SUBSCRIBED_TO_TOPIC: 86,
-} as const
 
 /** Kafka's `Integer.MIN_VALUE`: "authorized operations not requested". */
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648
@@ -89,54 +79,6 @@ export type ShardHeartbeatResult = Omit<StreamsHeartbeatResult, 'records'> & {
   readonly records: CoordinatorRecord[]
 }
 
-/** One partition of an OffsetCommit, its topic name already resolved (v10 sends topic ids). */
-export interface OffsetCommitPartitionInput {
-  readonly partitionIndex: number
-  readonly committedOffset: bigint
-  readonly committedLeaderEpoch: number
-  readonly committedMetadata: string | null
-}
-
-export interface OffsetCommitInput {
-  readonly groupId: string
-  readonly generationIdOrMemberEpoch: number
-  readonly memberId: string
-  readonly groupInstanceId: string | null
-  /** -1n: the broker's retention applies (v2–v4 may set a retention time). */
-  readonly retentionTimeMs: bigint
-  readonly topics: readonly {
-    readonly name: string
-    readonly topicId: string
-    readonly partitions: readonly OffsetCommitPartitionInput[]
-  }[]
-}
-
-export interface OffsetCommitContext {
-  readonly apiVersion: number
-  readonly nowMs: number
-  /** offset.metadata.max.bytes */
-  readonly maxMetadataSize: number
-}
-
-export interface OffsetFetchGroupInput {
-  readonly groupId: string
-  /** null for admin fetches (and every request below v9). */
-  readonly memberId: string | null
-  readonly memberEpoch: number
-  /** null: every committed offset of the group. */
-  readonly topics: readonly { readonly name: string; readonly partitionIndexes: readonly number[] }[] | null
-}
-
-export interface OffsetDeleteInput {
-  readonly groupId: string
-  readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
-}
-
-export interface OffsetDeleteResult {
-  readonly errorCode: number
-  readonly topics: OffsetDeleteResponseOffsetDeleteResponseTopic[]
-}
-
 export interface CleanupResult {
   /** Offsets tombstoned. */
   readonly expiredOffsets: number
@@ -151,24 +93,19 @@ export interface CleanupOptions {
   readonly pluginConfigured: boolean
 }
 
-const INVALID_OFFSET = -1n
-
 const isGroupIdEmpty = (groupId: string | null): boolean => groupId === null || groupId === ''
 
 function groupMetadataTombstone(groupId: string): CoordinatorRecord {
   return { type: 'GroupMetadata', key: { group: groupId }, value: null }
 }
 
-/** UTF-8 length without allocating (offset metadata is compared against a byte limit). */
-function utf8Length(s: string): number {
-  return Buffer.byteLength(s, 'utf8')
-}
-
-export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecord, ClassicCompletion> {
+export class GroupCoordinatorShard
+  implements ShardStateMachine<CoordinatorRecord, ClassicCompletion>, OffsetGroups
+{
   readonly #streams: StreamsGroupManagerType
   /** The classic groups (JoinGroup/SyncGroup/Heartbeat/LeaveGroup); driven by the service. */
   readonly classic: ClassicGroupManager
-  readonly #offsets = new OffsetMetadataManager()
+  readonly #offsets: OffsetMetadataManager
   /** Simple groups: ids with offsets but no group protocol (Kafka: empty classic groups, protocol ""). */
   readonly #simpleGroups = new Set<string>()
   /** Set while a join runs, so a simple group with that id may be replaced by the streams group. */
@@ -179,6 +116,7 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
   constructor(options: GroupCoordinatorShardOptions) {
     this.#onStreamsGroupRemoved = options.onStreamsGroupRemoved
     this.#streamsConfig = options.streamsConfig
+    this.#offsets = new OffsetMetadataManager(this)
     this.#streams = new StreamsGroupManager({
       topics: options.topics,
       assignors: options.assignors,
@@ -459,29 +397,25 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
       }
       seen.add(groupId)
       if (this.#streams.group(groupId) !== undefined) {
-        let groupRecords: ReturnType<StreamsGroupManagerType['deleteGroupRecords']>
-        try {
+        let groupRecords!: ReturnType<StreamsGroupManagerType['deleteGroupRecords']>
+        const error = errorCodeOf(() => {
           groupRecords = this.#streams.deleteGroupRecords(groupId)
-        } catch (e) {
-          if (e instanceof StreamsGroupError) {
-            result(e.errorCode)
-            continue
-          }
-          throw e
+        })
+        if (error !== ErrorCode.NONE) {
+          result(error)
+          continue
         }
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
         timers.add(groupRecords.timers)
         result(ErrorCode.NONE)
       } else if (this.classic.hasGroup(groupId)) {
-        let groupRecords: ReturnType<ClassicGroupManager['deleteGroupRecords']>
-        try {
+        let groupRecords!: ReturnType<ClassicGroupManager['deleteGroupRecords']>
+        const error = errorCodeOf(() => {
           groupRecords = this.classic.deleteGroupRecords(groupId)
-        } catch (e) {
-          if (e instanceof ClassicGroupError) {
-            result(e.errorCode)
-            continue
-          }
-          throw e
+        })
+        if (error !== ErrorCode.NONE) {
+          result(error)
+          continue
         }
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
         timers.add(groupRecords.timers)
@@ -496,13 +430,30 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     return { records, response: results, timers: timers.intents() }
   }
 
-  // ---- OffsetCommit (8) ----
+  // ---- OffsetCommit (8), OffsetFetch (9), OffsetDelete (47): the offsets manager ----
 
-  /** The error of the whole commit, or NONE (Kafka's `validateOffsetCommit`). */
-  #validateOffsetCommit(request: OffsetCommitInput, apiVersion: number): number {
+  commitOffsets(
+    ctx: OffsetCommitContext,
+    request: OffsetCommitInput,
+  ): GroupCoordinatorResult<OffsetCommitResponseOffsetCommitResponseTopic[]> {
+    return this.#offsets.commitOffset(ctx, request)
+  }
+
+  fetchOffsets(request: OffsetFetchGroupInput): OffsetFetchResponseOffsetFetchResponseGroup {
+    return this.#offsets.fetchOffsets(request)
+  }
+
+  offsetDelete(request: OffsetDeleteInput): GroupCoordinatorResult<OffsetDeleteResult> {
+    return this.#offsets.deleteOffsets(request)
+  }
+
+  // ---- the groups, as the offsets manager asks about them (OffsetGroups) ----
+
+  /** The error of the whole commit, or NONE (Kafka's `validateOffsetCommit` of the group). */
+  validateOffsetCommit(request: OffsetCommitInput, apiVersion: number): number {
     const groupId = request.groupId
     if (this.#streams.group(groupId) !== undefined) {
-      try {
+      return errorCodeOf(() =>
         this.#streams.validateOffsetCommit(groupId, {
           memberId: request.memberId,
           memberEpoch: request.generationIdOrMemberEpoch,
@@ -512,26 +463,18 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
             name: t.name,
             partitions: t.partitions.map((p) => p.partitionIndex),
           })),
-        })
-        return ErrorCode.NONE
-      } catch (e) {
-        if (e instanceof StreamsGroupError) return e.errorCode
-        throw e
-      }
+        }),
+      )
     }
     if (this.classic.hasGroup(groupId)) {
-      try {
+      return errorCodeOf(() =>
         this.classic.validateOffsetCommit(groupId, {
           memberId: request.memberId,
           groupInstanceId: request.groupInstanceId,
           generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
           isTransactional: false,
-        })
-        return ErrorCode.NONE
-      } catch (e) {
-        if (e instanceof ClassicGroupError) return e.errorCode
-        throw e
-      }
+        }),
+      )
     }
     if (this.#simpleGroups.has(groupId)) {
       // An empty classic group accepts commits without a generation; any member id is unknown to it.
@@ -543,141 +486,25 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION
   }
 
-  commitOffsets(
-    ctx: OffsetCommitContext,
-    request: OffsetCommitInput,
-  ): GroupCoordinatorResult<OffsetCommitResponseOffsetCommitResponseTopic[]> {
-    const error = isGroupIdEmpty(request.groupId)
-      ? ErrorCode.INVALID_GROUP_ID
-      : this.#validateOffsetCommit(request, ctx.apiVersion)
-    const records: OffsetCommitRecord[] = []
-    // now + retention saturates at the int64 maximum (Kafka's long addition wraps to a past
-    // timestamp, and the offset expires at the next sweep).
-    const expireTimestampMs =
-      ctx.apiVersion <= 4 && request.retentionTimeMs !== -1n
-        ? minBigInt(BigInt(ctx.nowMs) + request.retentionTimeMs, INT64_MAX)
-        : -1n
-    const topics = request.topics.map((t) => ({
-      name: t.name,
-      topicId: t.topicId,
-      partitions: t.partitions.map((p) => {
-        if (error !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: error }
-        const metadata = p.committedMetadata ?? ''
-        if (utf8Length(metadata) > ctx.maxMetadataSize) {
-          return { partitionIndex: p.partitionIndex, errorCode: ShardErrorCode.OFFSET_METADATA_TOO_LARGE }
-        }
-        records.push(
-          offsetCommitRecord(request.groupId, t.name, p.partitionIndex, {
-            committedOffset: p.committedOffset,
-            leaderEpoch: p.committedLeaderEpoch,
-            metadata,
-            commitTimestampMs: BigInt(ctx.nowMs),
-            expireTimestampMs,
-            topicId: t.topicId === '' ? NO_TOPIC_ID : t.topicId,
-          }),
-        )
-        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE }
-      }),
-    }))
-    return { records, response: topics, timers: NO_TIMERS }
+  /** Member and epoch checks of a fetch (streams: member and exact epoch); none for other groups. */
+  validateOffsetFetch(request: OffsetFetchGroupInput): number {
+    const groupId = request.groupId
+    if (this.#streams.group(groupId) !== undefined)
+      return errorCodeOf(() =>
+        this.#streams.validateOffsetFetch(groupId, request.memberId, request.memberEpoch),
+      )
+    if (this.classic.hasGroup(groupId)) return errorCodeOf(() => this.classic.validateOffsetFetch(groupId))
+    return ErrorCode.NONE
   }
 
-  // ---- OffsetFetch (9) ----
-
-  /**
-   * The committed offsets of one group. An unknown group is not an error: every requested partition
-   * comes back without an offset (-1), as Kafka answers. Member checks are the group's (streams:
-   * member and exact epoch).
-   */
-  fetchOffsets(request: OffsetFetchGroupInput): OffsetFetchResponseOffsetFetchResponseGroup {
-    const groupId = request.groupId
-    const fail = (errorCode: number): OffsetFetchResponseOffsetFetchResponseGroup => ({
-      groupId,
-      topics: [],
-      errorCode,
-    })
-    if (isGroupIdEmpty(groupId)) return fail(ErrorCode.INVALID_GROUP_ID)
-    if (this.#streams.group(groupId) !== undefined) {
-      try {
-        this.#streams.validateOffsetFetch(groupId, request.memberId, request.memberEpoch)
-      } catch (e) {
-        if (e instanceof StreamsGroupError) return fail(e.errorCode)
-        throw e
-      }
-    } else if (this.classic.hasGroup(groupId)) {
-      try {
-        this.classic.validateOffsetFetch(groupId)
-      } catch (e) {
-        if (e instanceof ClassicGroupError) return fail(e.errorCode)
-        throw e
-      }
-    }
-    let topics: OffsetFetchResponseOffsetFetchResponseTopics[]
-    if (request.topics === null) {
-      topics = this.#offsets.allOffsets(groupId).map(({ topic, partitions }) => ({
-        name: topic,
-        topicId: partitions[0]?.[1].topicId ?? NO_TOPIC_ID,
-        partitions: partitions.map(([p, o]) => ({
-          partitionIndex: p,
-          committedOffset: o.committedOffset,
-          committedLeaderEpoch: o.leaderEpoch,
-          metadata: o.metadata,
-          errorCode: ErrorCode.NONE,
-        })),
-      }))
-    } else {
-      topics = request.topics.map((t) => ({
-        name: t.name,
-        topicId: NO_TOPIC_ID,
-        partitions: t.partitionIndexes.map((p) => {
-          const o = this.#offsets.offset(groupId, t.name, p)
-          return {
-            partitionIndex: p,
-            committedOffset: o?.committedOffset ?? INVALID_OFFSET,
-            committedLeaderEpoch: o?.leaderEpoch ?? -1,
-            metadata: o?.metadata ?? '',
-            errorCode: ErrorCode.NONE,
-          }
-        }),
-      }))
-    }
-    return { groupId, topics, errorCode: ErrorCode.NONE }
+  validateOffsetDelete(groupId: string): number {
+    if (!this.hasGroup(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND
+    if (this.classic.hasGroup(groupId)) return errorCodeOf(() => this.classic.validateOffsetDelete(groupId))
+    return ErrorCode.NONE
   }
 
-  // ---- OffsetDelete (47) ----
-
-  offsetDelete(request: OffsetDeleteInput): GroupCoordinatorResult<OffsetDeleteResult> {
-    const groupId = request.groupId
-    const fail = (errorCode: number): GroupCoordinatorResult<OffsetDeleteResult> => ({
-      records: [],
-      response: { errorCode, topics: [] },
-      timers: NO_TIMERS,
-    })
-    if (isGroupIdEmpty(groupId)) return fail(ErrorCode.INVALID_GROUP_ID)
-    if (!this.hasGroup(groupId)) return fail(ErrorCode.GROUP_ID_NOT_FOUND)
-    if (this.classic.hasGroup(groupId)) {
-      try {
-        this.classic.validateOffsetDelete(groupId)
-      } catch (e) {
-        if (e instanceof ClassicGroupError) return fail(e.errorCode)
-        throw e
-      }
-    }
-    const records: OffsetCommitRecord[] = []
-    const topics = request.topics.map((t) => {
-      const subscribed = this.#streams.isSubscribedToTopic(groupId, t.name)
-      return {
-        name: t.name,
-        partitions: t.partitions.map((p) => {
-          if (subscribed) return { partitionIndex: p, errorCode: ShardErrorCode.GROUP_SUBSCRIBED_TO_TOPIC }
-          if (this.#offsets.offset(groupId, t.name, p) !== undefined) {
-            records.push(offsetCommitTombstone(groupId, t.name, p))
-          }
-          return { partitionIndex: p, errorCode: ErrorCode.NONE }
-        }),
-      }
-    })
-    return { records, response: { errorCode: ErrorCode.NONE, topics }, timers: NO_TIMERS }
+  isSubscribedToTopic(groupId: string, topic: string): boolean {
+    return this.#streams.isSubscribedToTopic(groupId, topic)
   }
 
   // ---- expiry (Kafka's cleanupGroupMetadata) ----
@@ -725,10 +552,4 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     }
     return { records, response: { expiredOffsets, deletedGroups }, timers: timers.intents() }
   }
-}
-
-const INT64_MAX = 2n ** 63n - 1n
-
-function minBigInt(a: bigint, b: bigint): bigint {
-  return a < b ? a : b
 }

@@ -17,7 +17,7 @@
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
 import type { GroupCoordinatorShard } from './group-coordinator-shard.js'
 import { type GroupCoordinatorResult, NO_TIMERS } from './result.js'
-import { ErrorCode } from './streams/errors.js'
+import { ErrorCode } from '../../protocol/errors.js'
 import { type StreamsGroup, StreamsGroupState } from './streams/group.js'
 import { groupMetadataRecord } from './streams/records.js'
 

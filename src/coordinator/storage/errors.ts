@@ -1,17 +1,7 @@
-/** Stable codes of the errors the record stores raise. */
-export type StorageErrorCode =
-  /** The store was used before `open()` or after `close()`. */
-  | 'STORAGE_NOT_OPEN'
-  /** A shard id or record that is not valid (see the message). */
-  | 'STORAGE_INVALID_ARGUMENT'
-  /** The engine could not write (disk full, I/O error, …); see `cause`. Nothing of the batch was written. */
-  | 'STORAGE_WRITE_FAILED'
-  /** The engine could not read a shard; see `cause`. */
-  | 'STORAGE_READ_FAILED'
-  /** The data directory is used by another process, or its file cannot be opened. */
-  | 'STORAGE_OPEN_FAILED'
-  /** `failNextAppend()` made this append fail. */
-  | 'STORAGE_INJECTED_FAILURE'
+import type { LocalErrorCode } from '../error-codes.js'
+
+/** The record stores' codes in the catalogue of local error codes (../error-codes.ts). */
+export type StorageErrorCode = Extract<LocalErrorCode, `STORAGE_${string}`>
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode

@@ -1,11 +1,9 @@
 // OffsetCommit (key 8): serves v2–v10 (v10 names topics by id). Topics are checked here against the
 // catalog (UNKNOWN_TOPIC_ID / UNKNOWN_TOPIC_OR_PARTITION per partition, as Kafka's KafkaApis does);
 // the partitions that pass go to the group coordinator, which checks the group and writes the
-// OffsetCommit records. This module also exports the group coordinator extension, which the server
-// starts with the handler modules.
-import { groupCoordinatorExtension } from '../../coordinator/service/extension.js'
+// OffsetCommit records.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
-import type { OffsetCommitPartitionInput } from '../../coordinator/shard/group-coordinator-shard.js'
+import type { OffsetCommitPartitionInput } from '../../coordinator/shard/offsets/offset-metadata-manager.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/OffsetCommitRequest.js'
 import {
@@ -13,9 +11,6 @@ import {
   type OffsetCommitResponse,
 } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import { defineHandler } from '../router.js'
-import type { ServerExtension } from '../server.js'
-
-export const extension: ServerExtension = groupCoordinatorExtension
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 

@@ -5,7 +5,7 @@
 // named topic (TOPIC_AUTHORIZATION_FAILED partitions, after the others); a fetch of every topic
 // leaves out the topics the principal may not describe.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
-import type { OffsetFetchGroupInput } from '../../coordinator/shard/group-coordinator-shard.js'
+import type { OffsetFetchGroupInput } from '../../coordinator/shard/offsets/offset-metadata-manager.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { OffsetFetchRequest } from '../../protocol/generated/messages/OffsetFetchRequest.js'
 import {

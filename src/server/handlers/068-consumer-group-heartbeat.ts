@@ -3,7 +3,7 @@
 // group." exactly as Kafka does; any other group id gets UNSUPPORTED_VERSION, Kafka's answer when
 // the consumer protocol is not enabled (so a client falls back or fails clearly instead of waiting).
 import { coordinatorFrom } from '../../coordinator/service/index.js'
-import { ErrorCode, errorInfo } from '../../protocol/errors.js'
+import { ErrorCode } from '../../protocol/errors.js'
 import { createConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
 import { defineHandler } from '../router.js'
 
@@ -14,9 +14,10 @@ export const handler = defineHandler({
   async handle(request, ctx) {
     const coordinator = coordinatorFrom(ctx.server.coordinator)
     if (!coordinator.isConsumerEnabled) {
+      // Kafka's getErrorResponse: the code, no message.
       return createConsumerGroupHeartbeatResponse({
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        errorMessage: errorInfo(ErrorCode.UNSUPPORTED_VERSION).message,
+        errorMessage: null,
         memberId: null,
       })
     }

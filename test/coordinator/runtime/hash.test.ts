@@ -44,5 +44,5 @@ test('shardFor rejects a bad number of shards or a non-string id', () => {
   for (const n of [0, -1, 1.5, Number.NaN, 2 ** 31]) {
     assert.throws(() => shardFor('g', n), RangeError)
   }
-  assert.throws(() => shardFor(42 as unknown as string, 50), /groupId must be a string/)
+  assert.throws(() => shardFor(42 as unknown as string, 50), /the key must be a string/)
 })

@@ -36,6 +36,7 @@ import {
   createSyncGroupResponse,
   type SyncGroupResponse,
 } from '../../../protocol/generated/messages/SyncGroupResponse.js'
+import { ApiError } from '../api-error.js'
 import { TimerCollector } from '../result.js'
 import {
   type ClassicProtocol,
@@ -144,18 +145,6 @@ export interface ListedClassicGroup {
   readonly protocolType: string
   readonly groupState: ClassicGroupState
   readonly groupType: 'classic'
-}
-
-/** A failure of a whole request: Kafka's error code and the message the client may see. */
-export class ClassicGroupError extends Error {
-  override name = 'ClassicGroupError'
-  readonly errorCode: number
-  readonly errorMessage: string | null
-  constructor(errorCode: number, errorMessage: string | null) {
-    super(errorMessage ?? `error code ${errorCode}`)
-    this.errorCode = errorCode
-    this.errorMessage = errorMessage
-  }
 }
 
 const UNKNOWN_MEMBER_ID = ''
@@ -1069,11 +1058,11 @@ export class ClassicGroupManager {
    */
   deleteGroupRecords(groupId: string): { records: CoordinatorRecord[]; timers: ClassicTimerIntents } {
     const g = this.#groups.get(groupId)
-    if (!g) throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`)
+    if (!g) throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`)
     if (g.is(ClassicGroupState.DEAD)) {
-      throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
+      throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
     }
-    if (!g.isEmpty()) throw new ClassicGroupError(ErrorCode.NON_EMPTY_GROUP, null)
+    if (!g.isEmpty()) throw new ApiError(ErrorCode.NON_EMPTY_GROUP, null)
     const out = new Out()
     this.#cancel(out, joinKey(groupId))
     this.#cancel(out, syncKey(groupId))
@@ -1084,7 +1073,7 @@ export class ClassicGroupManager {
 
   /**
    * OffsetCommit / TxnOffsetCommit checks for a classic group (Kafka's
-   * ClassicGroup.validateOffsetCommit). Throws ClassicGroupError with the error of the whole request.
+   * ClassicGroup.validateOffsetCommit). Throws ApiError with the error of the whole request.
    * A missing group is the caller's business (commits may create a "simple" group).
    */
   validateOffsetCommit(
@@ -1100,18 +1089,18 @@ export class ClassicGroupManager {
     if (!g) return
     const { memberId, groupInstanceId, isTransactional } = request
     const generationId = request.generationIdOrMemberEpoch
-    if (g.is(ClassicGroupState.DEAD)) throw new ClassicGroupError(ErrorCode.COORDINATOR_NOT_AVAILABLE, null)
+    if (g.is(ClassicGroupState.DEAD)) throw new ApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, null)
     if (generationId < 0 && g.isEmpty()) return
     if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
       const error = validateMember(g, memberId, groupInstanceId)
-      if (error !== ErrorCode.NONE) throw new ClassicGroupError(error, null)
-      if (generationId !== g.generationId) throw new ClassicGroupError(ErrorCode.ILLEGAL_GENERATION, null)
+      if (error !== ErrorCode.NONE) throw new ApiError(error, null)
+      if (generationId !== g.generationId) throw new ApiError(ErrorCode.ILLEGAL_GENERATION, null)
     } else if (!isTransactional && !g.isEmpty()) {
       // Commits without member and generation (v0) are only accepted while the group is empty.
-      throw new ClassicGroupError(ErrorCode.UNKNOWN_MEMBER_ID, null)
+      throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, null)
     }
     if (!isTransactional && g.is(ClassicGroupState.COMPLETING_REBALANCE)) {
-      throw new ClassicGroupError(ErrorCode.REBALANCE_IN_PROGRESS, null)
+      throw new ApiError(ErrorCode.REBALANCE_IN_PROGRESS, null)
     }
   }
 
@@ -1119,7 +1108,7 @@ export class ClassicGroupManager {
   validateOffsetFetch(groupId: string): void {
     const g = this.#groups.get(groupId)
     if (g?.is(ClassicGroupState.DEAD)) {
-      throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
+      throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
     }
   }
 
@@ -1128,9 +1117,9 @@ export class ClassicGroupManager {
     const g = this.#groups.get(groupId)
     if (!g) return
     if (g.is(ClassicGroupState.DEAD)) {
-      throw new ClassicGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
+      throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
     }
-    if (!g.isEmpty()) throw new ClassicGroupError(ErrorCode.NON_EMPTY_GROUP, null)
+    if (!g.isEmpty()) throw new ApiError(ErrorCode.NON_EMPTY_GROUP, null)
   }
 
   /** Whether the group's protocol type is `consumer` (offsets of such groups follow its lifecycle). */

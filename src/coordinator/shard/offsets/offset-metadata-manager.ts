@@ -1,13 +1,21 @@
 /**
  * Committed offsets of the groups of one shard (Kafka's OffsetMetadataManager, without
- * transactions): the OffsetCommit record builders, `replay` of OffsetCommit records, lookups for
- * OffsetFetch, tombstones for OffsetDelete / DeleteGroups, and the expiry of old offsets.
+ * transactions): OffsetCommit, OffsetFetch and OffsetDelete, the OffsetCommit record builders,
+ * `replay` of OffsetCommit records, tombstones for DeleteGroups, and the expiry of old offsets.
  *
- * Group checks (member epochs, generations) are not made here: the shard asks the group first and
- * only then calls into this manager. Like every shard component it never changes state outside
- * `replay`.
+ * Group checks (member epochs, generations, subscriptions) belong to the groups: this manager asks
+ * them through {@link OffsetGroups} (the shard), as Kafka's asks its GroupMetadataManager. Like every
+ * shard component it never changes state outside `replay`.
  */
+import { ErrorCode } from '../../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
+import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../../protocol/generated/messages/OffsetCommitResponse.js'
+import type { OffsetDeleteResponseOffsetDeleteResponseTopic } from '../../../protocol/generated/messages/OffsetDeleteResponse.js'
+import type {
+  OffsetFetchResponseOffsetFetchResponseGroup,
+  OffsetFetchResponseOffsetFetchResponseTopics,
+} from '../../../protocol/generated/messages/OffsetFetchResponse.js'
+import { type CoordinatorResult, NO_TIMERS } from '../result.js'
 
 /** The zero uuid: no topic id known (records written before OffsetCommit v10). */
 export const NO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
@@ -56,9 +64,216 @@ export function offsetCommitTombstone(groupId: string, topic: string, partition:
   return { type: 'OffsetCommit', key: { group: groupId, topic, partition }, value: null }
 }
 
+/** One partition of an OffsetCommit, its topic name already resolved (v10 sends topic ids). */
+export interface OffsetCommitPartitionInput {
+  readonly partitionIndex: number
+  readonly committedOffset: bigint
+  readonly committedLeaderEpoch: number
+  readonly committedMetadata: string | null
+}
+
+export interface OffsetCommitInput {
+  readonly groupId: string
+  readonly generationIdOrMemberEpoch: number
+  readonly memberId: string
+  readonly groupInstanceId: string | null
+  /** -1n: the broker's retention applies (v2–v4 may set a retention time). */
+  readonly retentionTimeMs: bigint
+  readonly topics: readonly {
+    readonly name: string
+    readonly topicId: string
+    readonly partitions: readonly OffsetCommitPartitionInput[]
+  }[]
+}
+
+export interface OffsetCommitContext {
+  readonly apiVersion: number
+  readonly nowMs: number
+  /** offset.metadata.max.bytes */
+  readonly maxMetadataSize: number
+}
+
+export interface OffsetFetchGroupInput {
+  readonly groupId: string
+  /** null for admin fetches (and every request below v9). */
+  readonly memberId: string | null
+  readonly memberEpoch: number
+  /** null: every committed offset of the group. */
+  readonly topics: readonly { readonly name: string; readonly partitionIndexes: readonly number[] }[] | null
+}
+
+export interface OffsetDeleteInput {
+  readonly groupId: string
+  readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
+}
+
+export interface OffsetDeleteResult {
+  readonly errorCode: number
+  readonly topics: OffsetDeleteResponseOffsetDeleteResponseTopic[]
+}
+
+/** What the offsets manager asks the groups (the shard answers for streams, classic and simple groups). */
+export interface OffsetGroups {
+  /** The error of a whole commit, or NONE (Kafka's `validateOffsetCommit` of the group). */
+  validateOffsetCommit(request: OffsetCommitInput, apiVersion: number): number
+  /** The error of a fetch (member and epoch checks), or NONE; an unknown group is no error. */
+  validateOffsetFetch(request: OffsetFetchGroupInput): number
+  /** The error of an OffsetDelete on the group (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP …), or NONE. */
+  validateOffsetDelete(groupId: string): number
+  /** Whether the group reads the topic (its offsets can be neither deleted nor expired). */
+  isSubscribedToTopic(groupId: string, topic: string): boolean
+}
+
+/** No groups at all: commits without a generation pass, everything else finds no group. */
+const NO_GROUPS: OffsetGroups = {
+  validateOffsetCommit: (request, apiVersion) =>
+    request.generationIdOrMemberEpoch < 0
+      ? ErrorCode.NONE
+      : apiVersion >= 9
+        ? ErrorCode.GROUP_ID_NOT_FOUND
+        : ErrorCode.ILLEGAL_GENERATION,
+  validateOffsetFetch: () => ErrorCode.NONE,
+  validateOffsetDelete: () => ErrorCode.GROUP_ID_NOT_FOUND,
+  isSubscribedToTopic: () => false,
+}
+
+const INVALID_OFFSET = -1n
+
+const isGroupIdEmpty = (groupId: string | null): boolean => groupId === null || groupId === ''
+
+/** UTF-8 length (offset metadata is compared against a byte limit). */
+function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8')
+}
+
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 export class OffsetMetadataManager {
+  readonly #groups: OffsetGroups
+
+  constructor(groups: OffsetGroups = NO_GROUPS) {
+    this.#groups = groups
+  }
+
+  // ---- OffsetCommit (8) ----
+
+  commitOffset(
+    ctx: OffsetCommitContext,
+    request: OffsetCommitInput,
+  ): CoordinatorResult<OffsetCommitRecord, OffsetCommitResponseOffsetCommitResponseTopic[]> {
+    const error = isGroupIdEmpty(request.groupId)
+      ? ErrorCode.INVALID_GROUP_ID
+      : this.#groups.validateOffsetCommit(request, ctx.apiVersion)
+    const records: OffsetCommitRecord[] = []
+    // now + retention saturates at the int64 maximum (Kafka's long addition wraps to a past
+    // timestamp, and the offset expires at the next sweep).
+    const expireTimestampMs =
+      ctx.apiVersion <= 4 && request.retentionTimeMs !== -1n
+        ? minBigInt(BigInt(ctx.nowMs) + request.retentionTimeMs, INT64_MAX)
+        : -1n
+    const topics = request.topics.map((t) => ({
+      name: t.name,
+      topicId: t.topicId,
+      partitions: t.partitions.map((p) => {
+        if (error !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: error }
+        const metadata = p.committedMetadata ?? ''
+        if (utf8Length(metadata) > ctx.maxMetadataSize) {
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE }
+        }
+        records.push(
+          offsetCommitRecord(request.groupId, t.name, p.partitionIndex, {
+            committedOffset: p.committedOffset,
+            leaderEpoch: p.committedLeaderEpoch,
+            metadata,
+            commitTimestampMs: BigInt(ctx.nowMs),
+            expireTimestampMs,
+            topicId: t.topicId === '' ? NO_TOPIC_ID : t.topicId,
+          }),
+        )
+        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE }
+      }),
+    }))
+    return { records, response: topics, timers: NO_TIMERS }
+  }
+
+  // ---- OffsetFetch (9) ----
+
+  /**
+   * The committed offsets of one group. An unknown group is not an error: every requested partition
+   * comes back without an offset (-1), as Kafka answers. Member checks are the group's (streams:
+   * member and exact epoch).
+   */
+  fetchOffsets(request: OffsetFetchGroupInput): OffsetFetchResponseOffsetFetchResponseGroup {
+    const groupId = request.groupId
+    const fail = (errorCode: number): OffsetFetchResponseOffsetFetchResponseGroup => ({
+      groupId,
+      topics: [],
+      errorCode,
+    })
+    if (isGroupIdEmpty(groupId)) return fail(ErrorCode.INVALID_GROUP_ID)
+    const error = this.#groups.validateOffsetFetch(request)
+    if (error !== ErrorCode.NONE) return fail(error)
+    let topics: OffsetFetchResponseOffsetFetchResponseTopics[]
+    if (request.topics === null) {
+      topics = this.allOffsets(groupId).map(({ topic, partitions }) => ({
+        name: topic,
+        topicId: partitions[0]?.[1].topicId ?? NO_TOPIC_ID,
+        partitions: partitions.map(([p, o]) => ({
+          partitionIndex: p,
+          committedOffset: o.committedOffset,
+          committedLeaderEpoch: o.leaderEpoch,
+          metadata: o.metadata,
+          errorCode: ErrorCode.NONE,
+        })),
+      }))
+    } else {
+      topics = request.topics.map((t) => ({
+        name: t.name,
+        topicId: NO_TOPIC_ID,
+        partitions: t.partitionIndexes.map((p) => {
+          const o = this.offset(groupId, t.name, p)
+          return {
+            partitionIndex: p,
+            committedOffset: o?.committedOffset ?? INVALID_OFFSET,
+            committedLeaderEpoch: o?.leaderEpoch ?? -1,
+            metadata: o?.metadata ?? '',
+            errorCode: ErrorCode.NONE,
+          }
+        }),
+      }))
+    }
+    return { groupId, topics, errorCode: ErrorCode.NONE }
+  }
+
+  // ---- OffsetDelete (47) ----
+
+  deleteOffsets(request: OffsetDeleteInput): CoordinatorResult<OffsetCommitRecord, OffsetDeleteResult> {
+    const groupId = request.groupId
+    const fail = (errorCode: number): CoordinatorResult<OffsetCommitRecord, OffsetDeleteResult> => ({
+      records: [],
+      response: { errorCode, topics: [] },
+      timers: NO_TIMERS,
+    })
+    if (isGroupIdEmpty(groupId)) return fail(ErrorCode.INVALID_GROUP_ID)
+    const error = this.#groups.validateOffsetDelete(groupId)
+    if (error !== ErrorCode.NONE) return fail(error)
+    const records: OffsetCommitRecord[] = []
+    const topics = request.topics.map((t) => {
+      const subscribed = this.#groups.isSubscribedToTopic(groupId, t.name)
+      return {
+        name: t.name,
+        partitions: t.partitions.map((p) => {
+          if (subscribed) return { partitionIndex: p, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC }
+          if (this.offset(groupId, t.name, p) !== undefined) {
+            records.push(offsetCommitTombstone(groupId, t.name, p))
+          }
+          return { partitionIndex: p, errorCode: ErrorCode.NONE }
+        }),
+      }
+    })
+    return { records, response: { errorCode: ErrorCode.NONE, topics }, timers: NO_TIMERS }
+  }
+
   /** groupId → topic → partition → offset. */
   readonly #offsets = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>()
 
@@ -155,4 +370,10 @@ export class OffsetMetadataManager {
       topicId: v.topicId,
     })
   }
+}
+
+const INT64_MAX = 2n ** 63n - 1n
+
+function minBigInt(a: bigint, b: bigint): bigint {
+  return a < b ? a : b
 }

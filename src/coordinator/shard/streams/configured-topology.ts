@@ -5,7 +5,7 @@
  * group can recover from become a status (codes 1–3); an invalid topology throws
  * STREAMS_INVALID_TOPOLOGY and fails the heartbeat.
  */
-import { invalidTopology } from './errors.js'
+import { invalidTopology } from '../api-error.js'
 import type { StreamsTopology } from './topology.js'
 import type { RecordSubtopology } from './wire.js'
 

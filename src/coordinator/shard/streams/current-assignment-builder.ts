@@ -4,7 +4,8 @@
  * still owns is held back ("unreleased"), and the member epoch advances only once nothing is left
  * to revoke.
  */
-import { StreamsGroupError, ErrorCode } from './errors.js'
+import { ErrorCode } from '../../../protocol/errors.js'
+import { ApiError } from '../api-error.js'
 import { MemberState, type StreamsGroupMember } from './member.js'
 import {
   isTaskSetEmpty,
@@ -75,7 +76,7 @@ export function buildCurrentAssignment(input: CurrentAssignmentInput): StreamsGr
       return computeNext(input, member.memberEpoch, notReleased)
     default:
       if (owned === null || !isTasksEmpty(owned)) {
-        throw new StreamsGroupError(
+        throw new ApiError(
           ErrorCode.FENCED_MEMBER_EPOCH,
           'The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.',
         )

@@ -18,7 +18,8 @@ import {
 } from './configured-topology.js'
 import { buildCurrentAssignment } from './current-assignment-builder.js'
 import { buildEndpointToPartitions } from './endpoint-to-partitions.js'
-import { ErrorCode, invalidRequest, StreamsGroupError } from './errors.js'
+import { ErrorCode } from '../../../protocol/errors.js'
+import { ApiError, invalidRequest } from '../api-error.js'
 import { type MemberTaskOffsets, STATE_FILTER_NAMES, StreamsGroup, StreamsGroupState } from './group.js'
 import {
   epochRelevantConfigDiffers,
@@ -135,11 +136,10 @@ const EPOCH_STATIC_LEAVE = -2
 const METADATA_REFRESH_INTERVAL_MS = 2147483647
 
 const notStreamsGroup = (g: string) =>
-  new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} is not a streams group.`)
-const groupNotFound = (g: string) =>
-  new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} not found.`)
+  new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} is not a streams group.`)
+const groupNotFound = (g: string) => new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} not found.`)
 const unknownMember = (m: string, g: string) =>
-  new StreamsGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${m} is not a member of group ${g}.`)
+  new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${m} is not a member of group ${g}.`)
 
 const offsetKey = (subtopologyId: string, partition: number): string => `${subtopologyId}\u0000${partition}`
 
@@ -232,7 +232,7 @@ export class StreamsGroupManager {
       }
       return this.#heartbeat(ctx, request)
     } catch (e) {
-      if (e instanceof StreamsGroupError) {
+      if (e instanceof ApiError) {
         return {
           records: [],
           response: createStreamsGroupHeartbeatResponse({
@@ -261,14 +261,13 @@ export class StreamsGroupManager {
     const groupExisted = group !== undefined
     if (!group) {
       if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
-      if (!joining)
-        throw new StreamsGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
+      if (!joining) throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
       group = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
     }
     if (joining) {
       const knownStatic = req.instanceId !== null && group.staticMemberId(req.instanceId) !== undefined
       if (!knownStatic && group.members.size >= config.maxSize && !group.members.has(memberId)) {
-        throw new StreamsGroupError(
+        throw new ApiError(
           ErrorCode.GROUP_MAX_SIZE_REACHED,
           `The streams group has reached its maximum capacity of ${config.maxSize} members.`,
         )
@@ -291,7 +290,7 @@ export class StreamsGroupManager {
           member = slot?.member ?? newMember(memberId)
         } else {
           if (owner.memberEpoch !== EPOCH_STATIC_LEAVE) {
-            throw new StreamsGroupError(
+            throw new ApiError(
               ErrorCode.UNRELEASED_INSTANCE_ID,
               `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
             )
@@ -307,13 +306,10 @@ export class StreamsGroupManager {
         }
       } else {
         if (ownerId === undefined) {
-          throw new StreamsGroupError(
-            ErrorCode.UNKNOWN_MEMBER_ID,
-            `Instance id ${req.instanceId} is unknown.`,
-          )
+          throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
         }
         if (ownerId !== memberId) {
-          throw new StreamsGroupError(
+          throw new ApiError(
             ErrorCode.FENCED_INSTANCE_ID,
             `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
           )
@@ -379,7 +375,7 @@ export class StreamsGroupManager {
         topology = new StreamsTopology(requested)
         topologyChanged = true
       } else if (requested.epoch < topology.epoch) {
-        throw new StreamsGroupError(
+        throw new ApiError(
           ErrorCode.STREAMS_TOPOLOGY_FENCED,
           `The topology epoch ${requested.epoch} is lower than the group's topology epoch ${topology.epoch}.`,
         )
@@ -387,12 +383,12 @@ export class StreamsGroupManager {
         topology = new StreamsTopology(requested)
         topologyChanged = true
       } else if (requested.epoch > topology.epoch + 1) {
-        throw new StreamsGroupError(
+        throw new ApiError(
           ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH,
           `The topology epoch ${requested.epoch} is more than one above the group's topology epoch ${topology.epoch}.`,
         )
       } else if (!topologyEquals(requested, topology.value)) {
-        throw new StreamsGroupError(
+        throw new ApiError(
           ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH,
           `The topology differs from the group's topology at the same epoch ${topology.epoch}; a changed topology needs epoch ${topology.epoch + 1}.`,
         )
@@ -636,10 +632,10 @@ export class StreamsGroupManager {
     if (req.instanceId !== null) {
       const ownerId = group.staticMemberId(req.instanceId)
       if (ownerId === undefined) {
-        throw new StreamsGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+        throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
       }
       if (ownerId !== req.memberId) {
-        throw new StreamsGroupError(
+        throw new ApiError(
           ErrorCode.FENCED_INSTANCE_ID,
           `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
         )
@@ -835,8 +831,7 @@ export class StreamsGroupManager {
       try {
         group = this.streamsGroupOrThrow(groupId)
       } catch (e) {
-        if (e instanceof StreamsGroupError)
-          return { ...row, errorCode: e.errorCode, errorMessage: e.errorMessage }
+        if (e instanceof ApiError) return { ...row, errorCode: e.errorCode, errorMessage: e.errorMessage }
         throw e
       }
       return {
@@ -890,7 +885,7 @@ export class StreamsGroupManager {
   deleteGroupRecords(groupId: string): { records: StreamsCoordinatorRecord[]; timers: StreamsTimerIntents } {
     const group = this.streamsGroupOrThrow(groupId)
     if (group.state() !== StreamsGroupState.EMPTY) {
-      throw new StreamsGroupError(ErrorCode.NON_EMPTY_GROUP, null)
+      throw new ApiError(ErrorCode.NON_EMPTY_GROUP, null)
     }
     const timers = new TimerCollector()
     this.#cancel(timers, initialRebalanceKey(groupId))
@@ -900,7 +895,7 @@ export class StreamsGroupManager {
   // ---- offsets (§5.6) ----
 
   /**
-   * Validates an OffsetCommit / TxnOffsetCommit against a streams group. Throws StreamsGroupError
+   * Validates an OffsetCommit / TxnOffsetCommit against a streams group. Throws ApiError
    * with the error of the whole request.
    */
   validateOffsetCommit(
@@ -919,13 +914,13 @@ export class StreamsGroupManager {
     const member = group.member(request.memberId)
     if (!member) throw unknownMember(request.memberId, groupId)
     if (!request.isTransactional && request.apiVersion < 9) {
-      throw new StreamsGroupError(
+      throw new ApiError(
         ErrorCode.UNSUPPORTED_VERSION,
         'OffsetCommit version 9 or above must be used by members using the streams group protocol',
       )
     }
     if (request.memberEpoch === member.memberEpoch) return
-    const stale = (msg: string) => new StreamsGroupError(ErrorCode.STALE_MEMBER_EPOCH, msg)
+    const stale = (msg: string) => new ApiError(ErrorCode.STALE_MEMBER_EPOCH, msg)
     if (request.memberEpoch > member.memberEpoch) {
       throw stale(
         `Received member epoch ${request.memberEpoch} is newer than current member epoch ${member.memberEpoch}.`,
@@ -968,7 +963,7 @@ export class StreamsGroupManager {
     const member = memberId === null ? undefined : group.member(memberId)
     if (!member) throw unknownMember(memberId ?? '', groupId)
     if (member.memberEpoch !== memberEpoch) {
-      throw new StreamsGroupError(
+      throw new ApiError(
         ErrorCode.STALE_MEMBER_EPOCH,
         `The received member epoch ${memberEpoch} does not match the expected member epoch ${member.memberEpoch}.`,
       )
@@ -1132,7 +1127,7 @@ function currentTarget(
 
 function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned: TasksTuple | null): void {
   if (received > member.memberEpoch) {
-    throw new StreamsGroupError(
+    throw new ApiError(
       ErrorCode.FENCED_MEMBER_EPOCH,
       `The streams group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
     )
@@ -1144,7 +1139,7 @@ function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned
       isSubset(owned.standby, member.assignedTasks.standby) &&
       isSubset(owned.warmup, member.assignedTasks.warmup)
     if (received !== member.previousMemberEpoch || !subset) {
-      throw new StreamsGroupError(
+      throw new ApiError(
         ErrorCode.FENCED_MEMBER_EPOCH,
         `The streams group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
       )

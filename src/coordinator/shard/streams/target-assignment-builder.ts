@@ -4,7 +4,8 @@
  * and returns the target-assignment records for the members whose target changed.
  */
 import type { ConfiguredTopology } from './configured-topology.js'
-import { ErrorCode, StreamsGroupError } from './errors.js'
+import { ErrorCode } from '../../../protocol/errors.js'
+import { ApiError } from '../api-error.js'
 import type { StreamsGroupMember } from './member.js'
 import {
   type AssignmentMemberSpec,
@@ -97,7 +98,7 @@ export function computeTargetAssignment(input: TargetAssignmentInput): TargetAss
       )
     } catch (e) {
       if (e instanceof TaskAssignorException)
-        throw new StreamsGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, null, { cause: e })
+        throw new ApiError(ErrorCode.UNKNOWN_SERVER_ERROR, null, { cause: e })
       throw e
     }
     const toSet = (m: ReadonlyMap<string, readonly number[]>) =>

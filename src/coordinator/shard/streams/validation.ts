@@ -3,7 +3,8 @@
  * KafkaApis topic-name checks (internal and invalid topic names) and the service's field checks,
  * in Kafka's order, with Kafka's messages.
  */
-import { ErrorCode, invalidRequest, invalidTopology, StreamsGroupError } from './errors.js'
+import { ErrorCode } from '../../../protocol/errors.js'
+import { ApiError, invalidRequest, invalidTopology } from '../api-error.js'
 import type { StreamsGroupHeartbeatRequest } from './wire.js'
 
 const KAFKA_INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
@@ -57,7 +58,7 @@ export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): voi
     for (const s of req.topology.subtopologies) {
       for (const t of s.stateChangelogTopics) {
         if (t.partitions !== 0) {
-          throw new StreamsGroupError(
+          throw new ApiError(
             ErrorCode.STREAMS_INVALID_TOPOLOGY,
             `Changelog topic ${t.name} must have an undefined partition count, but it is set to ${t.partitions}.`,
           )

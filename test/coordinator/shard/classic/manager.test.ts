@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  ClassicGroupError,
-  ClassicGroupManager,
-  ClassicGroupState,
-} from '../../../../src/coordinator/shard/classic/index.js'
+import { ApiError } from '../../../../src/coordinator/shard/api-error.js'
+import { ClassicGroupManager, ClassicGroupState } from '../../../../src/coordinator/shard/classic/index.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import type { CoordinatorRecord } from '../../../../src/protocol/generated/coordinator-records.js'
 import { createHeartbeatRequest } from '../../../../src/protocol/generated/messages/HeartbeatRequest.js'
@@ -389,18 +386,12 @@ describe('ClassicGroupManager generation and member checks', () => {
           isTransactional,
         })
     assert.doesNotThrow(commit(a, 1))
-    assert.throws(
-      commit(a, 0),
-      (e) => e instanceof ClassicGroupError && e.errorCode === ErrorCode.ILLEGAL_GENERATION,
-    )
+    assert.throws(commit(a, 0), (e) => e instanceof ApiError && e.errorCode === ErrorCode.ILLEGAL_GENERATION)
     assert.throws(
       commit('ghost', 1),
-      (e) => e instanceof ClassicGroupError && e.errorCode === ErrorCode.UNKNOWN_MEMBER_ID,
+      (e) => e instanceof ApiError && e.errorCode === ErrorCode.UNKNOWN_MEMBER_ID,
     )
-    assert.throws(
-      commit('', -1),
-      (e) => e instanceof ClassicGroupError && e.errorCode === ErrorCode.UNKNOWN_MEMBER_ID,
-    )
+    assert.throws(commit('', -1), (e) => e instanceof ApiError && e.errorCode === ErrorCode.UNKNOWN_MEMBER_ID)
     assert.doesNotThrow(commit('', -1, true))
     // A new member makes the group rebalance; once everyone rejoined it is CompletingRebalance.
     joinDynamic(h, 'b')
@@ -408,7 +399,7 @@ describe('ClassicGroupManager generation and member checks', () => {
     assert.equal(h.manager.group('g')!.state, ClassicGroupState.COMPLETING_REBALANCE)
     assert.throws(
       commit(a, 2),
-      (e) => e instanceof ClassicGroupError && e.errorCode === ErrorCode.REBALANCE_IN_PROGRESS,
+      (e) => e instanceof ApiError && e.errorCode === ErrorCode.REBALANCE_IN_PROGRESS,
     )
     assert.doesNotThrow(commit(a, 2, true))
     assert.doesNotThrow(() => h.manager.validateOffsetFetch('g'))
@@ -676,11 +667,11 @@ describe('ClassicGroupManager replay', () => {
     stableGroupOfOne(h)
     assert.throws(
       () => h.manager.deleteGroupRecords('g'),
-      (e) => e instanceof ClassicGroupError && e.errorCode === ErrorCode.NON_EMPTY_GROUP,
+      (e) => e instanceof ApiError && e.errorCode === ErrorCode.NON_EMPTY_GROUP,
     )
     assert.throws(
       () => h.manager.deleteGroupRecords('nope'),
-      (e) => e instanceof ClassicGroupError && e.errorCode === ErrorCode.GROUP_ID_NOT_FOUND,
+      (e) => e instanceof ApiError && e.errorCode === ErrorCode.GROUP_ID_NOT_FOUND,
     )
   })
 })

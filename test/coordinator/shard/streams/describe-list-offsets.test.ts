@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  type StreamsGroupError,
-  StreamsGroupError as SGE,
-} from '../../../../src/coordinator/shard/streams/index.js'
+import { ApiError } from '../../../../src/coordinator/shard/api-error.js'
 import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './harness.js'
 
 function oneMemberGroup(): Harness {
@@ -19,8 +16,8 @@ function thrown(fn: () => void): { code: number; message: string | null } {
   try {
     fn()
   } catch (e) {
-    assert.ok(e instanceof SGE)
-    const err = e as StreamsGroupError
+    assert.ok(e instanceof ApiError)
+    const err = e as ApiError
     return { code: err.errorCode, message: err.errorMessage }
   }
   assert.fail('expected an error')

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test'
 import {
   computeMetadataHash,
   createStreamsGroupHeartbeatResponse,
-  ErrorCode,
   STREAMS_GROUP_CONFIG_DEFAULTS,
 } from '../../../../src/coordinator/shard/streams/index.js'
+import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './harness.js'
 
 const TOPOLOGY_0 = joinRequest().topology!

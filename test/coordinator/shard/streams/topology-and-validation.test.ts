@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ErrorCode } from '../../../../src/coordinator/shard/streams/index.js'
+import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './harness.js'
 
 const sub = (

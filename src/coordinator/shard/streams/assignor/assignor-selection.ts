@@ -1,3 +1,4 @@
+import type { LocalErrorCode } from '../../../error-codes.js'
 import { MockAssignor } from './mock-assignor.js'
 import {
   STICKY_ASSIGNOR_NAME,
@@ -21,7 +22,7 @@ export const MOCK_ASSIGNOR_CLASS_NAME = 'org.apache.kafka.coordinator.group.stre
 /** A bad `group.streams.assignors` value; the message is Kafka's `ConfigException` text. */
 export class AssignorConfigException extends Error {
   override readonly name = 'AssignorConfigException'
-  readonly code = 'INVALID_CONFIG'
+  readonly code: LocalErrorCode = 'ASSIGNOR_INVALID_CONFIG'
 }
 
 export interface ResolveAssignorsOptions {
