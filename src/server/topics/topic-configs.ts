@@ -5,6 +5,7 @@
  */
 
 import {
+  checkBounds,
   checkOneOf,
   InvalidValue,
   invalidValueMessage,
