@@ -41,6 +41,7 @@ import type {
   OpenedPartition,
   PartitionStore,
   SegmentInfo,
+  SegmentRewrite,
   StoredBatch,
 } from './storage.js'
 import { segmentIndexFor, segmentInfoOf } from './storage.js'
@@ -790,13 +791,10 @@ class FilePartitionStore implements PartitionStore {
     }
   }
 
-  async replaceSegment(
-    baseOffset: number,
-    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
-  ): Promise<void> {
-    const idx = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
-    if (idx < 0 || idx === this.#segments.length - 1) return
-    const old = this.#segments[idx]
+  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
+    const start = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
+    if (start < 0 || start === this.#segments.length - 1) return false
+    const old = this.#segments[start]
     const cleanedPath = `${old.path}.cleaned`
     const fd = this.#fs.openSync(cleanedPath, 'w+')
     const seg: FileSegment = {
@@ -816,7 +814,7 @@ class FilePartitionStore implements PartitionStore {
       flushedSize: 0,
     }
     try {
-      for (const b of batches) {
+      for await (const b of rewrite.batches) {
         let written = 0
         while (written < b.bytes.byteLength) {
           written += this.#fs.writeSync(
@@ -838,11 +836,23 @@ class FilePartitionStore implements PartitionStore {
         )
         seg.size += b.bytes.byteLength
       }
+      if (!rewrite.changed()) {
+        this.#fs.closeSync(fd)
+        this.#fs.unlinkSync(cleanedPath)
+        return false
+      }
       await this.#fsyncFd(fd)
     } catch (e) {
       this.#fs.closeSync(fd)
       this.#fs.unlinkSync(cleanedPath)
       throw e
+    }
+    // Appends may have rolled new segments meanwhile: find the old one again.
+    const idx = this.#segments.indexOf(old)
+    if (idx < 0) {
+      this.#fs.closeSync(fd)
+      this.#fs.unlinkSync(cleanedPath)
+      return false
     }
     seg.flushedSize = seg.size
     // The segment's offsets range stays what it was even if its last batches were removed.
@@ -853,6 +863,7 @@ class FilePartitionStore implements PartitionStore {
     this.#fs.renameSync(cleanedPath, old.path)
     this.#segments[idx] = seg
     this.#fs.closeSync(old.fd)
+    return true
   }
 
   #fsyncFd(fd: number): Promise<void> {

@@ -281,18 +281,16 @@ export class PartitionLogImpl implements PartitionLog {
             duplicate: true,
           }
         }
-        if (check.kind === 'error') {
-          return {
-            errorCode: check.errorCode,
-            baseOffset: -1,
-            lastOffset: -1,
-            logAppendTime: -1,
-            logStartOffset: this.#logStartOffset,
-            recordErrors: [],
-            errorMessage: null,
-            duplicate: false,
-          }
-        }
+        if (check.kind === 'error') return this.#producerError(check.errorCode)
+      } else if (isControl(b.header.attributes) && b.header.producerId >= 0) {
+        const marker = this.#readMarker(b.bytes, b.header)
+        const check = this.#producers.checkMarker(
+          b.header.producerId,
+          b.header.producerEpoch,
+          marker?.coordinatorEpoch ?? -1,
+          opts.transactionVersion ?? 0,
+        )
+        if (check.kind === 'error') return this.#producerError(check.errorCode)
       }
       next += b.header.lastOffsetDelta + 1
     }
@@ -347,6 +345,19 @@ export class PartitionLogImpl implements PartitionLog {
       baseOffset,
       lastOffset,
       logAppendTime: v.logAppendTime,
+      logStartOffset: this.#logStartOffset,
+      recordErrors: [],
+      errorMessage: null,
+      duplicate: false,
+    }
+  }
+
+  #producerError(errorCode: number): AppendResult {
+    return {
+      errorCode,
+      baseOffset: -1,
+      lastOffset: -1,
+      logAppendTime: -1,
       logStartOffset: this.#logStartOffset,
       recordErrors: [],
       errorMessage: null,
