@@ -17,11 +17,11 @@ module.exports = {
     {
       name: 'shard-is-deterministic',
       comment:
-        'the shard is synchronous and deterministic: no I/O, no clocks or timers, no randomness, no ' +
+        'the shards (groups, transactions) are synchronous and deterministic: no I/O, no clocks or timers, no randomness, no ' +
         'service, storage or server (test/coordinator/shard-purity.test.ts also forbids Date.now, ' +
         'setTimeout, Promise, async and Math.random in its code)',
       severity: 'error',
-      from: { path: '^src/coordinator/shard' },
+      from: { path: '^src/coordinator/(shard|txn)' },
       to: {
         path: [
           '^src/coordinator/(service|storage)',
@@ -42,6 +42,13 @@ module.exports = {
       to: {
         path: ['^src/coordinator/(shard|service)', '^src/coordinator/storage/(?!types)', '^src/protocol', '^src/server', '^src/plugin', '^src/clients'],
       },
+    },
+    {
+      name: 'txn-shard-is-not-group-code',
+      comment: 'the transaction coordinator shard stands apart from the group coordinator shard',
+      severity: 'error',
+      from: { path: '^src/coordinator/txn' },
+      to: { path: '^src/coordinator/shard' },
     },
     {
       name: 'service-not-server',

@@ -19,5 +19,6 @@ export {
 } from './errors.js'
 export * from './frames.js'
 export * from './records.js'
+export * from './transaction-log.js'
 export { deepEqual } from './internal.js'
 export * from './generated/index.js'

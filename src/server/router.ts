@@ -7,6 +7,7 @@ import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
 import type { DispatchResult } from './connection.js'
 import type { TopographConfig } from './config.js'
+import type { DataPlane } from './data/data-plane.js'
 import type { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -112,7 +113,7 @@ export interface Authorizer {
   authorize(
     principal: string,
     operation: AclOperationName,
-    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER',
+    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER' | 'TRANSACTIONAL_ID',
     resourceName: string,
   ): boolean
 }
@@ -142,6 +143,8 @@ export interface ServerContext {
   readonly authorizer: Authorizer
   /** The group coordinator, started by the server's composition root (server.ts). */
   readonly coordinator: GroupCoordinatorService
+  /** The partition logs and what serves them (Produce, Fetch, ListOffsets, …). */
+  readonly data: DataPlane
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */
   advertisedNode(listenerName: string): AdvertisedNode
   /** Every API this server serves, with the served version range (what ApiVersions advertises). */
@@ -173,13 +176,32 @@ export interface RequestContext {
   readonly unsupportedVersion: boolean
 }
 
+/**
+ * What a handler returns instead of a response when the request gets none: Produce with acks=0
+ * sends nothing back, or closes the connection when a partition failed (Kafka's way of telling such
+ * a producer to refresh its metadata).
+ */
+export const NO_RESPONSE: unique symbol = Symbol('no response')
+export class CloseConnection {
+  readonly reason: string
+  constructor(reason: string) {
+    this.reason = reason
+  }
+}
+export type Unanswered = typeof NO_RESPONSE | CloseConnection
+
 export interface ApiHandler<Req = unknown, Res = unknown> {
   readonly apiKey: number
   /** Versions this handler serves; ApiVersions advertises the overlap with the schema's range. */
   readonly minVersion: number
   readonly maxVersion: number
+  /**
+   * The lowest version ApiVersions advertises when it is below the lowest served one (Produce:
+   * Kafka advertises 0 and still refuses v0-v2 requests). Default: `minVersion`.
+   */
+  readonly advertisedMinVersion?: number
   /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
-  handle(request: Req, ctx: RequestContext): Res | Promise<Res>
+  handle(request: Req, ctx: RequestContext): Res | Unanswered | Promise<Res | Unanswered>
   /**
    * The response for a request the handler failed on unexpectedly (Kafka's getErrorResponse), with
    * every entry carrying `errorCode`. Without it, such a failure closes the connection.
@@ -234,6 +256,7 @@ interface Route {
   readonly def: ApiDefinition
   readonly minVersion: number
   readonly maxVersion: number
+  readonly advertisedMinVersion: number
 }
 
 const API_VERSIONS_KEY = 18
@@ -257,7 +280,8 @@ export class ApiRouter {
         `${def.name} handler serves ${handler.minVersion}-${handler.maxVersion}, outside the schema's ${def.minVersion}-${def.maxVersion}`,
       )
     }
-    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion })
+    const advertisedMinVersion = Math.min(minVersion, handler.advertisedMinVersion ?? minVersion)
+    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion, advertisedMinVersion })
     this.#supported = null
   }
 
@@ -269,7 +293,7 @@ export class ApiRouter {
     if (this.#supported === null) {
       this.#supported = [...this.#routes.entries()]
         .sort((a, b) => a[0] - b[0])
-        .map(([apiKey, r]) => ({ apiKey, minVersion: r.minVersion, maxVersion: r.maxVersion }))
+        .map(([apiKey, r]) => ({ apiKey, minVersion: r.advertisedMinVersion, maxVersion: r.maxVersion }))
     }
     return this.#supported
   }
@@ -386,6 +410,8 @@ export class ApiRouter {
     response: unknown,
     conn: ConnectionInfo,
   ): DispatchResult {
+    if (response === NO_RESPONSE) return { kind: 'none' }
+    if (response instanceof CloseConnection) return { kind: 'close', reason: response.reason }
     try {
       return { kind: 'response', bytes: encodeResponseFrame(route.def, version, ctx.correlationId, response) }
     } catch (err) {

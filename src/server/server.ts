@@ -10,6 +10,7 @@ import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
+import { DataPlane } from './data/data-plane.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
 import {
@@ -25,11 +26,11 @@ import { TopicCatalog } from './topics/catalog.js'
 /**
  * `startServer(config)`: the Kafka-protocol server in this process.
  *
- * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → group
- * coordinator → handlers (every `handlers/NNN-api-name` module, plus `options.handlers`) →
- * extensions → listeners. `close()` reverses it: listeners stop accepting and every connection's
- * in-flight requests are answered, then extensions and the coordinator close, then the store is
- * flushed and closed.
+ * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → partition
+ * logs (the data plane) → group coordinator → handlers (every `handlers/NNN-api-name` module, plus
+ * `options.handlers`) → extensions → listeners. `close()` reverses it: parked fetches complete,
+ * listeners stop accepting and every connection's in-flight requests are answered, then extensions
+ * and the coordinator close, then the logs and the store are flushed and closed.
  */
 
 /** What an extension gets at start-up. */
@@ -38,6 +39,8 @@ export interface ExtensionContext {
   readonly logger: Logger
   readonly store: RecordStore
   readonly topics: TopicCatalog
+  /** The partition logs. */
+  readonly data: DataPlane
   readonly clusterId: string
   readonly nodeId: number
   /** Adds a handler for an API key no other handler serves. */
@@ -126,6 +129,8 @@ export async function startServer(
       maxPartitionsPerTopic: config.topicMaxPartitions,
       maxPartitions: config.maxPartitions,
     })
+    const data = await DataPlane.start(config, logger, topics)
+    cleanup.push(() => data.close())
 
     // 3. The group coordinator (its shards load here), then handlers and extensions.
     const coordinator = await startGroupCoordinator({ config, logger, store, topics })
@@ -145,6 +150,7 @@ export async function startServer(
         logger,
         store,
         topics,
+        data,
         clusterId: identity.clusterId,
         nodeId,
         register: (h) => router.register(h),
@@ -205,6 +211,7 @@ export async function startServer(
       nodeId,
       authorizer,
       coordinator,
+      data,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }
@@ -238,6 +245,7 @@ export async function startServer(
     let closing: Promise<void> | undefined
     const close = (): Promise<void> => {
       closing ??= (async () => {
+        data.beginShutdown()
         await Promise.all(listeners.map((l) => l.close()))
         for (const f of cleanup.reverse()) {
           try {

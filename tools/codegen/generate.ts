@@ -115,9 +115,20 @@ function emitRegistry(schemas: SchemaDef[]): string {
   return `${L.join('\n')}\n`
 }
 
+/**
+ * Records of Kafka's transaction coordinator (`__transaction_state`). Their type ids are a namespace
+ * of their own (TransactionLogKey is type 0, as LegacyOffsetCommitKey is in `__consumer_offsets`), so
+ * they stay out of the group coordinator's record table; src/protocol/transaction-log.ts frames them.
+ */
+export const TRANSACTION_LOG_RECORDS: ReadonlySet<string> = new Set([
+  'TransactionLogKey',
+  'TransactionLogValue',
+])
+
 function emitRecordTable(schemas: SchemaDef[]): string {
-  const keys = schemas.filter((s) => s.type === 'coordinator-key').sort((a, b) => a.apiKey! - b.apiKey!)
-  const values = new Map(schemas.filter((s) => s.type === 'coordinator-value').map((s) => [s.apiKey!, s]))
+  const group = schemas.filter((s) => !TRANSACTION_LOG_RECORDS.has(s.name))
+  const keys = group.filter((s) => s.type === 'coordinator-key').sort((a, b) => a.apiKey! - b.apiKey!)
+  const values = new Map(group.filter((s) => s.type === 'coordinator-value').map((s) => [s.apiKey!, s]))
   const L: string[] = []
   L.push(header('schemas/records/*.json'))
   L.push("import type { Reader } from '../reader.js'")

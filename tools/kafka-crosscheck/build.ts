@@ -6,7 +6,8 @@
  *    end (MessageGenerator.main needs argparse4j; our GenerateMessages calls processDirectories).
  * 2. It generates the Data classes and JSON converters for exactly the schemas under schemas/messages
  *    (Kafka's clients/src/main/resources/common/message) and schemas/records (Kafka's
- *    group-coordinator/src/main/resources/common/message), and ApiMessageType for the header versions.
+ *    group-coordinator/ and transaction-coordinator/src/main/resources/common/message, all into the
+ *    group records' package), and ApiMessageType for the header versions.
  * 3. javac compiles those classes and our harness with clients/src/main/java as source path, so only
  *    the Kafka runtime classes they reach are compiled (about 60: protocol, protocol.types, Uuid,
  *    utils, errors, and through utils.Utils parts of config and security). Two substitutions:
@@ -35,6 +36,8 @@ const JAVA_DIR = join(TOOL_DIR, 'java')
 
 const CLIENT_MESSAGES = 'clients/src/main/resources/common/message'
 const GROUP_RECORDS = 'group-coordinator/src/main/resources/common/message'
+/** The transaction coordinator's records (TransactionLogKey/Value), generated into the same package. */
+const TXN_RECORDS = 'transaction-coordinator/src/main/resources/common/message'
 const CLIENT_JAVA = 'clients/src/main/java'
 const GENERATOR_JAVA = 'generator/src/main/java'
 const MESSAGE_PACKAGE = 'org.apache.kafka.common.message'
@@ -178,7 +181,7 @@ function kafkaSources(opts: BuildOptions, buildDir: string): { root: string; com
   if (!existsSync(join(root, '.complete'))) {
     rmSync(root, { recursive: true, force: true })
     mkdirSync(root, { recursive: true })
-    const paths = [GENERATOR_JAVA, CLIENT_JAVA, CLIENT_MESSAGES, GROUP_RECORDS]
+    const paths = [GENERATOR_JAVA, CLIENT_JAVA, CLIENT_MESSAGES, GROUP_RECORDS, TXN_RECORDS]
     const tar = spawnSync('git', ['-C', src, 'archive', '--format=tar', commit, ...paths], {
       maxBuffer: 1024 * 1024 * 1024,
     })
@@ -243,7 +246,10 @@ export function build(opts: BuildOptions): Build {
   const ourMessages = ourSchemaNames('messages')
   const ourRecords = ourSchemaNames('records')
   const messages = ourMessages.filter((n) => existsSync(join(root, CLIENT_MESSAGES, `${n}.json`)))
-  const records = ourRecords.filter((n) => existsSync(join(root, GROUP_RECORDS, `${n}.json`)))
+  /** The Kafka directory holding a record schema of ours (group or transaction coordinator). */
+  const recordDir = (n: string): string | undefined =>
+    [GROUP_RECORDS, TXN_RECORDS].find((d) => existsSync(join(root, d, `${n}.json`)))
+  const records = ourRecords.filter((n) => recordDir(n) !== undefined)
   const missing = [
     ...ourMessages.filter((n) => !messages.includes(n)),
     ...ourRecords.filter((n) => !records.includes(n)),
@@ -255,7 +261,7 @@ export function build(opts: BuildOptions): Build {
   const inputs = [
     ...generatorSources,
     ...messages.map((n) => join(root, CLIENT_MESSAGES, `${n}.json`)),
-    ...records.map((n) => join(root, GROUP_RECORDS, `${n}.json`)),
+    ...records.map((n) => join(root, recordDir(n)!, `${n}.json`)),
     ...listFiles(join(root, CLIENT_JAVA), '.java'),
     ...listFiles(JAVA_DIR, '.java'),
   ]
@@ -301,10 +307,16 @@ export function build(opts: BuildOptions): Build {
   if (genErr) throw new Error(`compiling the message generator failed:\n${genErr}`)
 
   // 2. generate Data classes and JSON converters for our schemas
-  const generate = (pkg: string, names: string[], fromDir: string, label: string, typeClasses: string) => {
+  const generate = (
+    pkg: string,
+    names: string[],
+    fromDir: (n: string) => string,
+    label: string,
+    typeClasses: string,
+  ) => {
     const input = join(out, 'schemas', label)
     mkdirSync(input, { recursive: true })
-    for (const n of names) cpSync(join(root, fromDir, `${n}.json`), join(input, `${n}.json`))
+    for (const n of names) cpSync(join(root, fromDir(n), `${n}.json`), join(input, `${n}.json`))
     const dest = join(out, 'generated', label)
     run('java', [
       '-cp',
@@ -321,8 +333,8 @@ export function build(opts: BuildOptions): Build {
   }
   log(`generating ${messages.length} message and ${records.length} record classes`)
   const generated = [
-    generate(MESSAGE_PACKAGE, messages, CLIENT_MESSAGES, 'messages', 'ApiMessageTypeGenerator'),
-    generate(RECORD_PACKAGE, records, GROUP_RECORDS, 'records', '-'),
+    generate(MESSAGE_PACKAGE, messages, () => CLIENT_MESSAGES, 'messages', 'ApiMessageTypeGenerator'),
+    generate(RECORD_PACKAGE, records, (n) => recordDir(n)!, 'records', '-'),
   ]
 
   // 3. compile them with the Kafka runtime classes they reach

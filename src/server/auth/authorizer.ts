@@ -152,7 +152,7 @@ export class AclAuthorizer implements Authorizer {
   authorize(
     principal: string,
     operation: AclOperationName,
-    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER',
+    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER' | 'TRANSACTIONAL_ID',
     resourceName: string,
   ): boolean
   authorize(

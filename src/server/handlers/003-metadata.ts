@@ -1,7 +1,12 @@
 // Metadata (key 3): serves v0–v13. One broker (this node), which leads every partition of every
-// topic in the catalog. Topics are never created by a Metadata request: AllowAutoTopicCreation is
-// ignored and an unknown topic gets UNKNOWN_TOPIC_OR_PARTITION (as Kafka with
-// auto.create.topics.enable=false). A topic entry with a null name is INVALID_REQUEST for the whole
+// topic in the catalog at leader epoch 0. A topic asked by name that does not exist is created when
+// auto.create.topics.enable is on (the default) and the request allows it (AllowAutoTopicCreation,
+// always true before v4), with num.partitions and default.replication.factor, as Kafka's
+// AutoTopicCreationManager does: the principal needs CREATE on the cluster or on the topic (else
+// TOPIC_AUTHORIZATION_FAILED), and the answer for the topic is UNKNOWN_TOPIC_OR_PARTITION, as
+// Kafka answers while the creation is under way; the client's next Metadata request finds it. A
+// creation that fails is logged at WARN. Without auto-creation an unknown topic gets
+// UNKNOWN_TOPIC_OR_PARTITION. A topic entry with a null name is INVALID_REQUEST for the whole
 // request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
 // names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
 // MetadataRequest.getErrorResponse).
@@ -11,6 +16,7 @@ import {
   type MetadataResponse,
   type MetadataResponseMetadataResponseTopic,
 } from '../../protocol/generated/messages/MetadataResponse.js'
+import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
 import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
@@ -82,11 +88,27 @@ function errorEntry(
   }
 }
 
+/** Creates the topics with the defaults; failures are logged, as Kafka's auto-creation logs them. */
+async function autoCreateTopics(ctx: RequestContext, names: readonly string[]): Promise<void> {
+  const outcomes = await ctx.server.topics.createTopics(
+    names.map((name) => ({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] })),
+    false,
+  )
+  for (const o of outcomes) {
+    if (o.error === 'NONE') ctx.server.logger.info({ topic: o.name }, `Auto-created topic ${o.name}`)
+    else
+      ctx.server.logger.warn(
+        { topic: o.name, error: o.error },
+        `Auto topic creation failed for ${o.name} with error '${o.error}': ${o.message}.`,
+      )
+  }
+}
+
 export const handler = defineHandler({
   apiKey: 3,
   minVersion: 0,
   maxVersion: 13,
-  handle(request, ctx): MetadataResponse {
+  handle(request, ctx): MetadataResponse | Promise<MetadataResponse> {
     const server = ctx.server
     const version = ctx.apiVersion
     const node = server.advertisedNode(ctx.listenerName)
@@ -109,6 +131,7 @@ export const handler = defineHandler({
     }
 
     const topics: MetadataResponseMetadataResponseTopic[] = []
+    const toCreate: string[] = []
     const describable = (name: string) =>
       server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', name)
     if (allTopics) {
@@ -129,6 +152,12 @@ export const handler = defineHandler({
       }
     } else {
       const seen = new Set<string>()
+      const autoCreate = request.allowAutoTopicCreation && server.config.autoCreateTopicsEnable
+      let mayCreateAll: boolean | undefined
+      const mayCreate = (name: string) => {
+        mayCreateAll ??= server.authorizer.authorize(ctx.principal, 'CREATE', 'CLUSTER', CLUSTER_NAME)
+        return mayCreateAll || server.authorizer.authorize(ctx.principal, 'CREATE', 'TOPIC', name)
+      }
       for (const r of requested) {
         const name = r.name
         // v12+: an entry with neither a name nor an id names no topic.
@@ -144,7 +173,12 @@ export const handler = defineHandler({
         if (t !== undefined) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
         else if (invalidTopicNameReason(name) !== null) {
           topics.push(errorEntry(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID))
-        } else topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID))
+        } else if (autoCreate && !mayCreate(name)) {
+          topics.push(errorEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, ZERO_UUID))
+        } else {
+          if (autoCreate) toCreate.push(name)
+          topics.push(errorEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID))
+        }
       }
     }
 
@@ -152,13 +186,15 @@ export const handler = defineHandler({
     if (version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations) {
       clusterOps = clusterAuthorizedOperations(ctx)
     }
-    return createMetadataResponse({
+    const response = createMetadataResponse({
       brokers: [{ nodeId: node.nodeId, host: node.host, port: node.port, rack: null }],
       clusterId: server.clusterId,
       controllerId: server.nodeId,
       topics,
       clusterAuthorizedOperations: clusterOps,
     })
+    if (toCreate.length === 0) return response
+    return autoCreateTopics(ctx, toCreate).then(() => response)
   },
   errorResponse(request, errorCode) {
     // Kafka's error answer: every requested topic carries the error.

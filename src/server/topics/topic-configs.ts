@@ -5,6 +5,7 @@
  */
 
 import {
+  checkBounds,
   checkOneOf,
   InvalidValue,
   invalidValueMessage,
@@ -23,6 +24,9 @@ export interface TopicConfigDef {
   readonly default: string
   /** Allowed values (string and list types). */
   readonly oneOf?: readonly string[]
+  /** Kafka's range for numbers (atLeast / between). */
+  readonly min?: number
+  readonly max?: number
   /** What the key means (DescribeConfigs documentation). */
   readonly doc: string
   /**
@@ -66,17 +70,28 @@ const ROWS: readonly Row[] = [
   ],
   [
     'compression.lz4.level',
-    { type: 'int', default: '9', doc: 'The lz4 level used when compression.type is lz4.' },
+    { type: 'int', min: 1, max: 17, default: '9', doc: 'The lz4 level used when compression.type is lz4.' },
     'compression.lz4.level',
   ],
   [
     'compression.zstd.level',
-    { type: 'int', default: '3', doc: 'The zstd level used when compression.type is zstd.' },
+    {
+      type: 'int',
+      min: -131072,
+      max: 22,
+      default: '3',
+      doc: 'The zstd level used when compression.type is zstd.',
+    },
     'compression.zstd.level',
   ],
   [
     'delete.retention.ms',
-    { type: 'long', default: '86400000', doc: 'How long delete markers are kept in a compacted topic.' },
+    {
+      type: 'long',
+      min: 0,
+      default: '86400000',
+      doc: 'How long delete markers are kept in a compacted topic.',
+    },
     'log.cleaner.delete.retention.ms',
   ],
   [
@@ -91,6 +106,7 @@ const ROWS: readonly Row[] = [
     'file.delete.delay.ms',
     {
       type: 'long',
+      min: 0,
       default: '60000',
       doc: 'How long a deleted segment file waits before it is removed from disk.',
     },
@@ -100,6 +116,7 @@ const ROWS: readonly Row[] = [
     'flush.messages',
     {
       type: 'long',
+      min: 1,
       default: LONG_MAX,
       doc: 'How many records may be written before the log is forced to disk.',
     },
@@ -107,7 +124,12 @@ const ROWS: readonly Row[] = [
   ],
   [
     'flush.ms',
-    { type: 'long', default: LONG_MAX, doc: 'How long records may wait before the log is forced to disk.' },
+    {
+      type: 'long',
+      min: 0,
+      default: LONG_MAX,
+      doc: 'How long records may wait before the log is forced to disk.',
+    },
     'log.flush.scheduler.interval.ms',
   ],
   [
@@ -116,7 +138,12 @@ const ROWS: readonly Row[] = [
   ],
   [
     'index.interval.bytes',
-    { type: 'int', default: '4096', doc: 'How many bytes of records lie between two offset index entries.' },
+    {
+      type: 'int',
+      min: 0,
+      default: '4096',
+      doc: 'How many bytes of records lie between two offset index entries.',
+    },
     'log.index.interval.bytes',
   ],
   [
@@ -127,6 +154,7 @@ const ROWS: readonly Row[] = [
     'local.retention.bytes',
     {
       type: 'long',
+      min: -2,
       default: '-2',
       doc: 'Local log size kept with tiered storage; -2 means retention.bytes.',
     },
@@ -134,27 +162,32 @@ const ROWS: readonly Row[] = [
   ],
   [
     'local.retention.ms',
-    { type: 'long', default: '-2', doc: 'Local log age kept with tiered storage; -2 means retention.ms.' },
+    {
+      type: 'long',
+      min: -2,
+      default: '-2',
+      doc: 'Local log age kept with tiered storage; -2 means retention.ms.',
+    },
     'log.local.retention.ms',
   ],
   [
     'max.compaction.lag.ms',
-    { type: 'long', default: LONG_MAX, doc: 'The longest a record may stay uncompacted.' },
+    { type: 'long', min: 1, default: LONG_MAX, doc: 'The longest a record may stay uncompacted.' },
     'log.cleaner.max.compaction.lag.ms',
   ],
   [
     'max.message.bytes',
-    { type: 'int', default: '1048588', doc: 'The largest record batch the topic accepts.' },
+    { type: 'int', min: 0, default: '1048588', doc: 'The largest record batch the topic accepts.' },
     'message.max.bytes',
   ],
   [
     'message.timestamp.after.max.ms',
-    { type: 'long', default: '3600000', doc: 'How far in the future a record timestamp may lie.' },
+    { type: 'long', min: 0, default: '3600000', doc: 'How far in the future a record timestamp may lie.' },
     'log.message.timestamp.after.max.ms',
   ],
   [
     'message.timestamp.before.max.ms',
-    { type: 'long', default: LONG_MAX, doc: 'How far in the past a record timestamp may lie.' },
+    { type: 'long', min: 0, default: LONG_MAX, doc: 'How far in the past a record timestamp may lie.' },
     'log.message.timestamp.before.max.ms',
   ],
   [
@@ -169,17 +202,23 @@ const ROWS: readonly Row[] = [
   ],
   [
     'min.cleanable.dirty.ratio',
-    { type: 'double', default: '0.5', doc: 'The share of uncompacted log above which the cleaner compacts.' },
+    {
+      type: 'double',
+      min: 0,
+      max: 1,
+      default: '0.5',
+      doc: 'The share of uncompacted log above which the cleaner compacts.',
+    },
     'log.cleaner.min.cleanable.ratio',
   ],
   [
     'min.compaction.lag.ms',
-    { type: 'long', default: '0', doc: 'The shortest a record stays uncompacted.' },
+    { type: 'long', min: 0, default: '0', doc: 'The shortest a record stays uncompacted.' },
     'log.cleaner.min.compaction.lag.ms',
   ],
   [
     'min.insync.replicas',
-    { type: 'int', default: '1', doc: 'How many in-sync replicas an acks=all write needs.' },
+    { type: 'int', min: 1, default: '1', doc: 'How many in-sync replicas an acks=all write needs.' },
     'min.insync.replicas',
   ],
   [
@@ -230,6 +269,7 @@ const ROWS: readonly Row[] = [
     'retention.ms',
     {
       type: 'long',
+      min: -1,
       default: '604800000',
       doc: 'How long records are kept before old segments are deleted; -1 means no limit.',
     },
@@ -238,23 +278,28 @@ const ROWS: readonly Row[] = [
   ],
   [
     'segment.bytes',
-    { type: 'int', default: '1073741824', doc: 'The size at which a new log segment is started.' },
+    {
+      type: 'int',
+      min: 1048576,
+      default: '1073741824',
+      doc: 'The size at which a new log segment is started.',
+    },
     'log.segment.bytes',
   ],
   [
     'segment.index.bytes',
-    { type: 'int', default: '10485760', doc: 'The size of the offset index of a segment.' },
+    { type: 'int', min: 4, default: '10485760', doc: 'The size of the offset index of a segment.' },
     'log.index.size.max.bytes',
   ],
   [
     'segment.jitter.ms',
-    { type: 'long', default: '0', doc: 'The most random time subtracted from segment.ms.' },
+    { type: 'long', min: 0, default: '0', doc: 'The most random time subtracted from segment.ms.' },
     'log.roll.jitter.hours',
     '0',
   ],
   [
     'segment.ms',
-    { type: 'long', default: '604800000', doc: 'The age at which a new log segment is started.' },
+    { type: 'long', min: 1, default: '604800000', doc: 'The age at which a new log segment is started.' },
     'log.roll.hours',
     '168',
   ],
@@ -271,6 +316,19 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string
     synonym === undefined ? def : { ...def, synonym: { name: synonym, value: synonymValue ?? def.default } },
   ]),
 )
+
+/**
+ * Kafka's checks across a topic's configs (LogConfig.validateValues): min.compaction.lag.ms may not
+ * exceed max.compaction.lag.ms. Returns Kafka's message, or null.
+ */
+export function checkTopicConfigSet(configs: ReadonlyMap<string, string>): string | null {
+  const min = BigInt(configs.get('min.compaction.lag.ms')?.trim() ?? '0')
+  const max = BigInt(configs.get('max.compaction.lag.ms')?.trim() ?? LONG_MAX)
+  if (min > max) {
+    return `conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})`
+  }
+  return null
+}
 
 /**
  * Checks one config value against its definition; returns Kafka's message for a bad value
@@ -293,13 +351,13 @@ function parseTopicConfigValue(name: string, def: TopicConfigDef, value: string)
   const v = value.trim()
   switch (def.type) {
     case 'int':
-      parseInt32(v)
+      checkBounds(parseInt32(v), def)
       return
     case 'long':
-      parseInt64(v)
+      checkBounds(parseInt64(v), def)
       return
     case 'double':
-      parseDouble(v)
+      checkBounds(parseDouble(v), def)
       return
     case 'boolean':
       parseBoolean(v)

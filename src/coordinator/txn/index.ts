@@ -1,0 +1,43 @@
+export {
+  ABORT_TIMED_OUT_TRANSACTIONS_TIMER,
+  REMOVE_EXPIRED_TRANSACTIONAL_IDS_TIMER,
+  compileTransactionalIdPattern,
+  describeTransactionError,
+  GROUP_METADATA_TOPIC_NAME,
+  TRANSACTION_STATE_TOPIC_NAME,
+  TransactionCoordinatorShard,
+  transactionShardFor,
+  type AddOffsetsInput,
+  type AddPartitionsInput,
+  type CompleteTransactionInput,
+  type DescribedTransaction,
+  type EndTxnInput,
+  type EndTxnOutcome,
+  type InitProducerIdInput,
+  type InitProducerIdOutcome,
+  type ListedTransaction,
+  type ListTransactionsInput,
+  type ListTransactionsOutcome,
+  type ProducerIdAllocator,
+  type TransactionCoordinatorShardOptions,
+  type TxnMarkerIntent,
+  type TxnResult,
+  type VerifyPartitionsOutcome,
+} from './shard.js'
+export {
+  metadataFromRecord,
+  transactionLogValueVersion,
+  transactionRecord,
+  transactionRecordSerde,
+  transactionTombstone,
+  type TxnRecord,
+  UnknownTransactionStatusError,
+} from './records.js'
+export * from './state.js'
+export {
+  type MarkerPartitionResult,
+  type MarkerProgress,
+  type MarkerResultAction,
+  markerResultAction,
+  TxnMarkerTracker,
+} from './markers.js'
