@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { Admin } from '../../src/clients/admin/index.js'
 import { freeLoopbackPort, startTopographProcess, type TopographProcess } from './topograph-process.js'
 
 // --- child processes ------------------------------------------------------------------------------
@@ -279,6 +280,21 @@ export class InteropServer {
   }
 }
 
+/** Creates topics with Topograph's own admin client (for tests whose client cannot create them). */
+export async function createTopics(
+  bootstrap: string,
+  topics: readonly { name: string; partitions: number; configs?: Readonly<Record<string, string>> }[],
+): Promise<void> {
+  const admin = Admin.create({ bootstrapServers: bootstrap, clientId: 'interop-setup' })
+  try {
+    await admin
+      .createTopics(topics.map((t) => ({ name: t.name, numPartitions: t.partitions, configs: t.configs })))
+      .all()
+  } finally {
+    await admin.close()
+  }
+}
+
 // --- Kafka's Java clients and tools ---------------------------------------------------------------
 
 /** kafka-java: Kafka's Java clients, Streams and tools (see its README). */
@@ -481,5 +497,24 @@ export interface ConsumeRequest {
   readonly maxRecords?: number
   readonly timeoutMs?: number
   readonly commit?: boolean
-  readonly valueFormat?: 'string' | 'long'
+  readonly valueFormat?: 'string' | 'long' | 'timestampedLong'
+}
+
+/**
+ * Re-runs `check` (500 ms apart) until it returns a value other than undefined, for conditions that
+ * only a query can observe (committed offsets, a compacted log); rejects after `timeoutMs` with the
+ * last value `describe` gives.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  describe: () => string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = await check()
+    if (v !== undefined) return v
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${describe()}`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
 }

@@ -23,7 +23,9 @@
  *
  * A failure answers {"ok":false,"error":{"class":"...","message":"..."}}; the exception behind an
  * ExecutionException is the one reported. Records' keys, values and header values are UTF-8 strings
- * (null stays null); "valueFormat":"long" reads 8-byte big-endian values (LongSerializer's format).
+ * (null stays null); "valueFormat":"long" reads 8-byte big-endian values (LongSerializer's format),
+ * "timestampedLong" the value of a timestamped store's changelog record (8-byte timestamp, then the
+ * 8-byte long).
  *
  * Usage: ClientDriver BOOTSTRAP_SERVERS
  */
@@ -232,7 +234,7 @@ public final class ClientDriver {
         int maxRecords = req.path("maxRecords").asInt(Integer.MAX_VALUE);
         long deadline = System.currentTimeMillis() + req.path("timeoutMs").asLong(30000);
         boolean commit = req.path("commit").asBoolean(false);
-        boolean longValues = "long".equals(req.path("valueFormat").asText());
+        String valueFormat = req.path("valueFormat").asText("string");
         ObjectNode result = JSON.createObjectNode();
         ArrayNode records = result.putArray("records");
         try (KafkaConsumer<byte[], byte[]> consumer =
@@ -282,7 +284,7 @@ public final class ClientDriver {
                     if (records.size() >= maxRecords) {
                         break;
                     }
-                    records.add(record(r, longValues));
+                    records.add(record(r, valueFormat));
                     toCommit.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
                 if (commit && !toCommit.isEmpty()) {
@@ -305,7 +307,7 @@ public final class ClientDriver {
         return result;
     }
 
-    private static ObjectNode record(ConsumerRecord<byte[], byte[]> r, boolean longValues) {
+    private static ObjectNode record(ConsumerRecord<byte[], byte[]> r, String valueFormat) {
         ObjectNode o = JSON.createObjectNode();
         o.put("topic", r.topic());
         o.put("partition", r.partition());
@@ -313,8 +315,10 @@ public final class ClientDriver {
         o.put("timestamp", r.timestamp());
         o.put("timestampType", r.timestampType().toString());
         o.put("key", text(r.key()));
-        if (longValues && r.value() != null && r.value().length == 8) {
+        if (valueFormat.equals("long") && r.value() != null && r.value().length == 8) {
             o.put("value", ByteBuffer.wrap(r.value()).getLong());
+        } else if (valueFormat.equals("timestampedLong") && r.value() != null && r.value().length == 16) {
+            o.put("value", ByteBuffer.wrap(r.value()).getLong(8));
         } else {
             o.put("value", text(r.value()));
         }
