@@ -1,17 +1,22 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { after, describe, it } from 'node:test'
 import {
   checkSchemas,
   compareSchema,
+  DEFAULT_ALL_DIR,
+  DEFAULT_REFERENCE_DIR,
   DEFAULT_SCHEMAS_DIR,
   normaliseDefault,
-  SUPPLEMENTARY,
   parseSchemaText,
   stripJsonComments,
 } from '../../tools/codegen/check-schemas.js'
+
+const CLI = fileURLToPath(new URL('../../tools/codegen/check-schemas.ts', import.meta.url))
 
 // biome-ignore lint/suspicious/noExplicitAny: schema files are untyped JSON edited freely in these tests
 type Schema = any
@@ -57,11 +62,11 @@ describe('check-schemas on the real files', () => {
   it('finds our schemas equal to the reference', () => {
     const r = checkSchemas()
     assert.deepEqual(r.problems, [])
-    assert.equal(r.files, 76)
-    assert.deepEqual(
-      r.unchecked,
-      [...SUPPLEMENTARY].map((n) => `messages/${n}`),
-    )
+    assert.deepEqual(r.notFound, [])
+    // Every file of ours against the full set, plus the 76 files of the core set.
+    const ours = readdirJson(join(DEFAULT_SCHEMAS_DIR, 'messages')).length
+    const ourRecords = readdirJson(join(DEFAULT_SCHEMAS_DIR, 'records')).length
+    assert.equal(r.files, ours + ourRecords + 76)
   })
 
   it('every message, struct and field of ours has an about text', () => {
@@ -187,7 +192,7 @@ describe('check-schemas detects changed facts', () => {
     const p = checkSchemas({ schemasDir: dir }).problems
     assert.equal(p.length, 2, p.join('\n'))
     assert.ok(p.some((x) => x.includes('messages/HeartbeatRequest.json: missing')))
-    assert.ok(p.some((x) => x.includes('records/Unknown.json: no reference counterpart')))
+    assert.ok(p.some((x) => x.includes('records/Unknown.json: no counterpart in')))
   })
 })
 
@@ -211,15 +216,54 @@ describe('check-schemas ignores wording', () => {
     assert.deepEqual(p, [])
   })
 
-  it('skips the records category when the reference has none', () => {
-    const ref = mkdtempSync(join(tmpdir(), 'check-schemas-ref-'))
-    temps.push(ref)
-    cpSync(join(DEFAULT_SCHEMAS_DIR, 'messages/HeartbeatRequest.json'), join(ref, 'HeartbeatRequest.json'))
-    const r = checkSchemas({ referenceDir: ref })
-    assert.equal(r.files, 1)
-    // Every other message of ours lacks a counterpart; records are not checked at all.
-    assert.ok(r.problems.length > 0)
-    assert.ok(r.problems.every((x) => x.startsWith('messages/') && x.endsWith('no reference counterpart')))
+  it('a message outside the core set is compared with the full set', () => {
+    const p = problemsAfter('messages/ProduceRequest.json', (s) => {
+      field(field(s, 'TopicData'), 'TopicId').versions = '12+'
+    })
+    assertOneProblem(
+      p,
+      'messages/ProduceRequest.json',
+      'TopicData.fields[1] TopicId.versions',
+      'ours "12+" vs reference "13+"',
+    )
+  })
+
+  it('a core file that differs is reported once, not once per folder', () => {
+    const p = problemsAfter('messages/HeartbeatRequest.json', (s) => {
+      s.validVersions = '0-5'
+    })
+    assertOneProblem(p, 'messages/HeartbeatRequest.json: validVersions')
+  })
+})
+
+describe('check-schemas without the reference folders', () => {
+  it('says it was not run when neither folder exists', () => {
+    const none = join(tmpdir(), 'check-schemas-absent-reference')
+    const r = checkSchemas({ referenceDir: join(none, 'core'), allDir: join(none, 'all') })
+    assert.equal(r.files, 0)
+    assert.deepEqual(r.problems, [])
+    assert.deepEqual(r.notFound, [join(none, 'all'), join(none, 'core')])
+  })
+
+  it('the command prints NOT RUN and succeeds', () => {
+    const none = join(tmpdir(), 'check-schemas-absent-reference')
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', CLI, '--all', join(none, 'all'), '--reference', join(none, 'core')],
+      { encoding: 'utf8' },
+    )
+    assert.equal(run.status, 0, run.stderr)
+    assert.match(run.stdout, /^schemas: NOT RUN: no reference folder found/)
+    // The defaults are the folders beside the repository.
+    assert.ok(DEFAULT_ALL_DIR.endsWith(join('shared', 'reference', 'kafka-all')))
+    assert.ok(DEFAULT_REFERENCE_DIR.endsWith(join('shared', 'reference', 'kafka-messages')))
+  })
+
+  it('compares with the folder that exists when the other is absent', () => {
+    const r = checkSchemas({ referenceDir: join(tmpdir(), 'check-schemas-absent-reference') })
+    assert.deepEqual(r.problems, [])
+    assert.equal(r.notFound.length, 1)
+    assert.ok(r.files > 76)
   })
 })
 
@@ -251,42 +295,5 @@ describe('check-schemas helpers', () => {
     assert.deepEqual(compareSchema('M.json', changed, ref), [
       'M.json: fields[0] A.type: ours "int16" vs reference "int8"',
     ])
-  })
-})
-
-describe('check-schemas on supplementary files', () => {
-  /** A Kafka-like message directory holding our supplementary files with changed wording only. */
-  function kafkaDir(change?: (name: string, s: Schema) => void): string {
-    const dir = mkdtempSync(join(tmpdir(), 'check-schemas-kafka-'))
-    temps.push(dir)
-    for (const name of SUPPLEMENTARY) {
-      const s = JSON.parse(readFileSync(join(DEFAULT_SCHEMAS_DIR, 'messages', name), 'utf8'))
-      s.about = 'Other words.'
-      change?.(name, s)
-      writeFileSync(join(dir, name), `// a comment, as Kafka's files have\n${JSON.stringify(s)}\n`)
-    }
-    return dir
-  }
-
-  it('are compared with a Kafka message directory when one is given', () => {
-    const r = checkSchemas({ kafkaMessagesDir: kafkaDir() })
-    assert.deepEqual(r.problems, [])
-    assert.deepEqual(r.unchecked, [])
-    assert.equal(r.files, 76 + SUPPLEMENTARY.size)
-  })
-
-  it("a changed fact in Kafka's file is reported", () => {
-    const dir = kafkaDir((name, s) => {
-      if (name === 'ListOffsetsRequest.json') s.validVersions = '1-12'
-    })
-    const p = checkSchemas({ kafkaMessagesDir: dir }).problems
-    assertOneProblem(p, 'messages/ListOffsetsRequest.json', 'validVersions')
-  })
-
-  it('a supplementary file missing from the Kafka directory is reported', () => {
-    const dir = kafkaDir()
-    rmSync(join(dir, 'DescribeConfigsResponse.json'))
-    const p = checkSchemas({ kafkaMessagesDir: dir }).problems
-    assertOneProblem(p, 'messages/DescribeConfigsResponse.json', 'not found in the Kafka message directory')
   })
 })

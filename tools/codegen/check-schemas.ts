@@ -2,13 +2,18 @@
 // definitions. Every fact must be equal as Kafka's message generator would read it; only the
 // "about" texts (and the reference's comments) are ignored.
 //
-// Usage: npx tsx tools/codegen/check-schemas.ts [--reference DIR] [--schemas DIR] [--kafka DIR]
-//   --reference  Kafka's message directory (records in its records/ subfolder);
-//                default ../shared/reference/kafka-messages relative to the repository root.
+// Two reference folders are used:
+//   - the full set (../shared/reference/kafka-all): Kafka's messages/ and records/<coordinator>/
+//     of one trunk commit. EVERY schema file of ours must have a counterpart there and equal it,
+//     so nothing is defined by hand.
+//   - the core set (../shared/reference/kafka-messages, records in its records/ subfolder): the
+//     files Topograph must carry. Each must exist in ours and equal it.
+// When neither folder exists (a checkout without ../shared), the check says it was not run.
+//
+// Usage: npx tsx tools/codegen/check-schemas.ts [--all DIR] [--reference DIR] [--schemas DIR]
+//   --all        the full reference folder; default ../shared/reference/kafka-all.
+//   --reference  the core reference folder; default ../shared/reference/kafka-messages.
 //   --schemas    our schema directory (messages/ and records/); default schemas/.
-//   --kafka      the message directory of a Kafka source tree
-//                (clients/src/main/resources/common/message); the files listed in SUPPLEMENTARY
-//                are compared with it. Default: $TOPOGRAPH_KAFKA_MESSAGES, if set.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -18,22 +23,8 @@ type JsonObject = { [key: string]: Json }
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const DEFAULT_REFERENCE_DIR = resolve(REPO_ROOT, '../shared/reference/kafka-messages')
+export const DEFAULT_ALL_DIR = resolve(REPO_ROOT, '../shared/reference/kafka-all')
 export const DEFAULT_SCHEMAS_DIR = resolve(REPO_ROOT, 'schemas')
-
-/**
- * Message schemas of ours that the reference directory does not hold (APIs beyond the streams-group
- * core: configuration and offset look-ups). Their facts come from Kafka's own message directory;
- * they are compared with it when one is given (--kafka), and otherwise reported as not compared.
- * Any other file without a counterpart is an error.
- */
-export const SUPPLEMENTARY = new Set([
-  'DescribeConfigsRequest.json',
-  'DescribeConfigsResponse.json',
-  'IncrementalAlterConfigsRequest.json',
-  'IncrementalAlterConfigsResponse.json',
-  'ListOffsetsRequest.json',
-  'ListOffsetsResponse.json',
-])
 
 /** Keys that carry no fact and are never compared. */
 const IGNORED_KEYS = new Set(['about'])
@@ -245,66 +236,97 @@ export function compareSchema(file: string, ours: JsonObject, reference: JsonObj
 }
 
 export interface CheckResult {
-  /** Reference files compared. */
+  /** Comparisons made (a file compared with both reference folders counts twice). */
   files: number
   /** Every difference found, one line each. */
   problems: string[]
-  /** Supplementary files that could not be compared (no Kafka message directory given). */
-  unchecked: string[]
+  /** Reference folders that do not exist and were therefore not compared with. */
+  notFound: string[]
 }
 
 function jsonFiles(dir: string): string[] {
+  if (!existsSync(dir)) return []
   return readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.json'))
     .map((e) => e.name)
     .sort()
 }
 
-/** Checks both categories (messages, records) of our schemas against the reference directory. */
+/** Every JSON file under `dir` (any depth), by file name; a name found twice is reported. */
+function jsonFilesDeep(dir: string, problems: string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      const p = join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (e.isFile() && e.name.endsWith('.json')) {
+        if (out.has(e.name))
+          problems.push(`reference ${dir} holds ${e.name} twice: ${out.get(e.name)} and ${p}`)
+        else out.set(e.name, p)
+      }
+    }
+  }
+  if (existsSync(dir)) walk(dir)
+  return out
+}
+
+/**
+ * Checks our schemas against both reference folders: every file of ours against its counterpart in
+ * the full set, and every file of the core set against ours. A folder that does not exist is listed
+ * in `notFound` and skipped.
+ */
 export function checkSchemas(
-  options: { referenceDir?: string; schemasDir?: string; kafkaMessagesDir?: string } = {},
+  options: { referenceDir?: string; allDir?: string; schemasDir?: string } = {},
 ): CheckResult {
   const referenceDir = options.referenceDir ?? DEFAULT_REFERENCE_DIR
+  const allDir = options.allDir ?? DEFAULT_ALL_DIR
   const schemasDir = options.schemasDir ?? DEFAULT_SCHEMAS_DIR
-  const kafkaDir = options.kafkaMessagesDir
-  const result: CheckResult = { files: 0, problems: [], unchecked: [] }
-  if (!existsSync(referenceDir)) {
-    result.problems.push(`reference directory not found: ${referenceDir}`)
-    return result
-  }
+  const result: CheckResult = { files: 0, problems: [], notFound: [] }
   const categories = [
-    { ref: referenceDir, ours: join(schemasDir, 'messages'), label: 'messages' },
-    { ref: join(referenceDir, 'records'), ours: join(schemasDir, 'records'), label: 'records' },
+    {
+      label: 'messages',
+      ours: join(schemasDir, 'messages'),
+      core: referenceDir,
+      all: join(allDir, 'messages'),
+    },
+    {
+      label: 'records',
+      ours: join(schemasDir, 'records'),
+      core: join(referenceDir, 'records'),
+      all: join(allDir, 'records'),
+    },
   ]
-  for (const cat of categories) {
-    if (!existsSync(cat.ref)) continue
-    const refFiles = jsonFiles(cat.ref)
-    if (refFiles.length === 0) continue
-    const ourFiles = existsSync(cat.ours) ? jsonFiles(cat.ours) : []
-    for (const name of refFiles) {
-      const label = `${cat.label}/${name}`
-      result.files++
-      if (!ourFiles.includes(name)) {
-        result.problems.push(`${label}: missing in ${cat.ours}`)
-        continue
-      }
-      compareFile(label, join(cat.ours, name), join(cat.ref, name), result)
-    }
-    for (const name of ourFiles) {
-      if (refFiles.includes(name)) continue
-      const label = `${cat.label}/${name}`
-      if (cat.label !== 'messages' || !SUPPLEMENTARY.has(name)) {
-        result.problems.push(`${label}: no reference counterpart`)
-      } else if (kafkaDir === undefined) {
-        result.unchecked.push(label)
-      } else if (!existsSync(join(kafkaDir, name))) {
-        result.problems.push(`${label}: not found in the Kafka message directory ${kafkaDir}`)
-      } else {
+
+  // 1. The full set: each file of ours has a counterpart and equals it.
+  if (!existsSync(allDir)) result.notFound.push(allDir)
+  else {
+    for (const cat of categories) {
+      const reference = jsonFilesDeep(cat.all, result.problems)
+      for (const name of jsonFiles(cat.ours)) {
+        const label = `${cat.label}/${name}`
+        const ref = reference.get(name)
         result.files++
-        compareFile(label, join(cat.ours, name), join(kafkaDir, name), result)
+        if (ref === undefined) result.problems.push(`${label}: no counterpart in ${cat.all}`)
+        else compareFile(label, join(cat.ours, name), ref, result)
       }
     }
   }
+
+  // 2. The core set: each reference file is ours too, and equal.
+  if (!existsSync(referenceDir)) result.notFound.push(referenceDir)
+  else {
+    for (const cat of categories) {
+      const ourFiles = jsonFiles(cat.ours)
+      for (const name of jsonFiles(cat.core)) {
+        const label = `${cat.label}/${name}`
+        result.files++
+        if (!ourFiles.includes(name)) result.problems.push(`${label}: missing in ${cat.ours}`)
+        else compareFile(label, join(cat.ours, name), join(cat.core, name), result)
+      }
+    }
+  }
+  // The two folders hold the same files for the core set, so a difference is found twice.
+  result.problems = [...new Set(result.problems)]
   return result
 }
 
@@ -328,38 +350,37 @@ function compareFile(label: string, oursPath: string, refPath: string, result: C
 
 function main(argv: string[]): number {
   let referenceDir: string | undefined
+  let allDir: string | undefined
   let schemasDir: string | undefined
-  const fromEnv = process.env.TOPOGRAPH_KAFKA_MESSAGES
-  let kafkaMessagesDir = fromEnv ? resolve(fromEnv) : undefined
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
-    if (a === '--reference' || a === '--schemas' || a === '--kafka') {
+    if (a === '--reference' || a === '--all' || a === '--schemas') {
       const v = argv[++i]
       if (v === undefined) {
         console.error(`${a} needs a directory`)
         return 2
       }
       if (a === '--reference') referenceDir = resolve(v)
-      else if (a === '--schemas') schemasDir = resolve(v)
-      else kafkaMessagesDir = resolve(v)
+      else if (a === '--all') allDir = resolve(v)
+      else schemasDir = resolve(v)
     } else {
       console.error(`unknown argument: ${a}`)
-      console.error('usage: check-schemas [--reference DIR] [--schemas DIR] [--kafka DIR]')
+      console.error('usage: check-schemas [--all DIR] [--reference DIR] [--schemas DIR]')
       return 2
     }
   }
-  const { files, problems, unchecked } = checkSchemas({ referenceDir, schemasDir, kafkaMessagesDir })
+  const { files, problems, notFound } = checkSchemas({ referenceDir, allDir, schemasDir })
   if (problems.length > 0) {
     for (const p of problems) console.error(p)
     console.error(`schemas: ${problems.length} difference(s) from the reference`)
     return 1
   }
-  console.log(`schemas: ${files} files match the reference`)
-  if (unchecked.length > 0) {
-    console.log(
-      `schemas: ${unchecked.length} supplementary file(s) not compared (pass --kafka with a Kafka message directory): ${unchecked.join(', ')}`,
-    )
+  if (files === 0) {
+    console.log(`schemas: NOT RUN: no reference folder found (${notFound.join(', ')})`)
+    return 0
   }
+  console.log(`schemas: ${files} comparisons, all equal to the reference`)
+  for (const d of notFound) console.log(`schemas: not compared with ${d} (not found)`)
   return 0
 }
 

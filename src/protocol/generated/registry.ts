@@ -3,6 +3,10 @@
 
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
+import { type ProduceRequest, createProduceRequest, readProduceRequest, writeProduceRequest } from './messages/ProduceRequest.js'
+import { type ProduceResponse, createProduceResponse, readProduceResponse, writeProduceResponse } from './messages/ProduceResponse.js'
+import { type FetchRequest, createFetchRequest, readFetchRequest, writeFetchRequest } from './messages/FetchRequest.js'
+import { type FetchResponse, createFetchResponse, readFetchResponse, writeFetchResponse } from './messages/FetchResponse.js'
 import { type ListOffsetsRequest, createListOffsetsRequest, readListOffsetsRequest, writeListOffsetsRequest } from './messages/ListOffsetsRequest.js'
 import { type ListOffsetsResponse, createListOffsetsResponse, readListOffsetsResponse, writeListOffsetsResponse } from './messages/ListOffsetsResponse.js'
 import { type MetadataRequest, createMetadataRequest, readMetadataRequest, writeMetadataRequest } from './messages/MetadataRequest.js'
@@ -33,6 +37,22 @@ import { type CreateTopicsRequest, createCreateTopicsRequest, readCreateTopicsRe
 import { type CreateTopicsResponse, createCreateTopicsResponse, readCreateTopicsResponse, writeCreateTopicsResponse } from './messages/CreateTopicsResponse.js'
 import { type DeleteTopicsRequest, createDeleteTopicsRequest, readDeleteTopicsRequest, writeDeleteTopicsRequest } from './messages/DeleteTopicsRequest.js'
 import { type DeleteTopicsResponse, createDeleteTopicsResponse, readDeleteTopicsResponse, writeDeleteTopicsResponse } from './messages/DeleteTopicsResponse.js'
+import { type DeleteRecordsRequest, createDeleteRecordsRequest, readDeleteRecordsRequest, writeDeleteRecordsRequest } from './messages/DeleteRecordsRequest.js'
+import { type DeleteRecordsResponse, createDeleteRecordsResponse, readDeleteRecordsResponse, writeDeleteRecordsResponse } from './messages/DeleteRecordsResponse.js'
+import { type InitProducerIdRequest, createInitProducerIdRequest, readInitProducerIdRequest, writeInitProducerIdRequest } from './messages/InitProducerIdRequest.js'
+import { type InitProducerIdResponse, createInitProducerIdResponse, readInitProducerIdResponse, writeInitProducerIdResponse } from './messages/InitProducerIdResponse.js'
+import { type OffsetForLeaderEpochRequest, createOffsetForLeaderEpochRequest, readOffsetForLeaderEpochRequest, writeOffsetForLeaderEpochRequest } from './messages/OffsetForLeaderEpochRequest.js'
+import { type OffsetForLeaderEpochResponse, createOffsetForLeaderEpochResponse, readOffsetForLeaderEpochResponse, writeOffsetForLeaderEpochResponse } from './messages/OffsetForLeaderEpochResponse.js'
+import { type AddPartitionsToTxnRequest, createAddPartitionsToTxnRequest, readAddPartitionsToTxnRequest, writeAddPartitionsToTxnRequest } from './messages/AddPartitionsToTxnRequest.js'
+import { type AddPartitionsToTxnResponse, createAddPartitionsToTxnResponse, readAddPartitionsToTxnResponse, writeAddPartitionsToTxnResponse } from './messages/AddPartitionsToTxnResponse.js'
+import { type AddOffsetsToTxnRequest, createAddOffsetsToTxnRequest, readAddOffsetsToTxnRequest, writeAddOffsetsToTxnRequest } from './messages/AddOffsetsToTxnRequest.js'
+import { type AddOffsetsToTxnResponse, createAddOffsetsToTxnResponse, readAddOffsetsToTxnResponse, writeAddOffsetsToTxnResponse } from './messages/AddOffsetsToTxnResponse.js'
+import { type EndTxnRequest, createEndTxnRequest, readEndTxnRequest, writeEndTxnRequest } from './messages/EndTxnRequest.js'
+import { type EndTxnResponse, createEndTxnResponse, readEndTxnResponse, writeEndTxnResponse } from './messages/EndTxnResponse.js'
+import { type WriteTxnMarkersRequest, createWriteTxnMarkersRequest, readWriteTxnMarkersRequest, writeWriteTxnMarkersRequest } from './messages/WriteTxnMarkersRequest.js'
+import { type WriteTxnMarkersResponse, createWriteTxnMarkersResponse, readWriteTxnMarkersResponse, writeWriteTxnMarkersResponse } from './messages/WriteTxnMarkersResponse.js'
+import { type TxnOffsetCommitRequest, createTxnOffsetCommitRequest, readTxnOffsetCommitRequest, writeTxnOffsetCommitRequest } from './messages/TxnOffsetCommitRequest.js'
+import { type TxnOffsetCommitResponse, createTxnOffsetCommitResponse, readTxnOffsetCommitResponse, writeTxnOffsetCommitResponse } from './messages/TxnOffsetCommitResponse.js'
 import { type DescribeAclsRequest, createDescribeAclsRequest, readDescribeAclsRequest, writeDescribeAclsRequest } from './messages/DescribeAclsRequest.js'
 import { type DescribeAclsResponse, createDescribeAclsResponse, readDescribeAclsResponse, writeDescribeAclsResponse } from './messages/DescribeAclsResponse.js'
 import { type CreateAclsRequest, createCreateAclsRequest, readCreateAclsRequest, writeCreateAclsRequest } from './messages/CreateAclsRequest.js'
@@ -41,8 +61,14 @@ import { type DeleteAclsRequest, createDeleteAclsRequest, readDeleteAclsRequest,
 import { type DeleteAclsResponse, createDeleteAclsResponse, readDeleteAclsResponse, writeDeleteAclsResponse } from './messages/DeleteAclsResponse.js'
 import { type DescribeConfigsRequest, createDescribeConfigsRequest, readDescribeConfigsRequest, writeDescribeConfigsRequest } from './messages/DescribeConfigsRequest.js'
 import { type DescribeConfigsResponse, createDescribeConfigsResponse, readDescribeConfigsResponse, writeDescribeConfigsResponse } from './messages/DescribeConfigsResponse.js'
+import { type AlterConfigsRequest, createAlterConfigsRequest, readAlterConfigsRequest, writeAlterConfigsRequest } from './messages/AlterConfigsRequest.js'
+import { type AlterConfigsResponse, createAlterConfigsResponse, readAlterConfigsResponse, writeAlterConfigsResponse } from './messages/AlterConfigsResponse.js'
+import { type DescribeLogDirsRequest, createDescribeLogDirsRequest, readDescribeLogDirsRequest, writeDescribeLogDirsRequest } from './messages/DescribeLogDirsRequest.js'
+import { type DescribeLogDirsResponse, createDescribeLogDirsResponse, readDescribeLogDirsResponse, writeDescribeLogDirsResponse } from './messages/DescribeLogDirsResponse.js'
 import { type SaslAuthenticateRequest, createSaslAuthenticateRequest, readSaslAuthenticateRequest, writeSaslAuthenticateRequest } from './messages/SaslAuthenticateRequest.js'
 import { type SaslAuthenticateResponse, createSaslAuthenticateResponse, readSaslAuthenticateResponse, writeSaslAuthenticateResponse } from './messages/SaslAuthenticateResponse.js'
+import { type CreatePartitionsRequest, createCreatePartitionsRequest, readCreatePartitionsRequest, writeCreatePartitionsRequest } from './messages/CreatePartitionsRequest.js'
+import { type CreatePartitionsResponse, createCreatePartitionsResponse, readCreatePartitionsResponse, writeCreatePartitionsResponse } from './messages/CreatePartitionsResponse.js'
 import { type DeleteGroupsRequest, createDeleteGroupsRequest, readDeleteGroupsRequest, writeDeleteGroupsRequest } from './messages/DeleteGroupsRequest.js'
 import { type DeleteGroupsResponse, createDeleteGroupsResponse, readDeleteGroupsResponse, writeDeleteGroupsResponse } from './messages/DeleteGroupsResponse.js'
 import { type IncrementalAlterConfigsRequest, createIncrementalAlterConfigsRequest, readIncrementalAlterConfigsRequest, writeIncrementalAlterConfigsRequest } from './messages/IncrementalAlterConfigsRequest.js'
@@ -51,6 +77,12 @@ import { type OffsetDeleteRequest, createOffsetDeleteRequest, readOffsetDeleteRe
 import { type OffsetDeleteResponse, createOffsetDeleteResponse, readOffsetDeleteResponse, writeOffsetDeleteResponse } from './messages/OffsetDeleteResponse.js'
 import { type DescribeClusterRequest, createDescribeClusterRequest, readDescribeClusterRequest, writeDescribeClusterRequest } from './messages/DescribeClusterRequest.js'
 import { type DescribeClusterResponse, createDescribeClusterResponse, readDescribeClusterResponse, writeDescribeClusterResponse } from './messages/DescribeClusterResponse.js'
+import { type DescribeProducersRequest, createDescribeProducersRequest, readDescribeProducersRequest, writeDescribeProducersRequest } from './messages/DescribeProducersRequest.js'
+import { type DescribeProducersResponse, createDescribeProducersResponse, readDescribeProducersResponse, writeDescribeProducersResponse } from './messages/DescribeProducersResponse.js'
+import { type DescribeTransactionsRequest, createDescribeTransactionsRequest, readDescribeTransactionsRequest, writeDescribeTransactionsRequest } from './messages/DescribeTransactionsRequest.js'
+import { type DescribeTransactionsResponse, createDescribeTransactionsResponse, readDescribeTransactionsResponse, writeDescribeTransactionsResponse } from './messages/DescribeTransactionsResponse.js'
+import { type ListTransactionsRequest, createListTransactionsRequest, readListTransactionsRequest, writeListTransactionsRequest } from './messages/ListTransactionsRequest.js'
+import { type ListTransactionsResponse, createListTransactionsResponse, readListTransactionsResponse, writeListTransactionsResponse } from './messages/ListTransactionsResponse.js'
 import { type ConsumerGroupHeartbeatRequest, createConsumerGroupHeartbeatRequest, readConsumerGroupHeartbeatRequest, writeConsumerGroupHeartbeatRequest } from './messages/ConsumerGroupHeartbeatRequest.js'
 import { type ConsumerGroupHeartbeatResponse, createConsumerGroupHeartbeatResponse, readConsumerGroupHeartbeatResponse, writeConsumerGroupHeartbeatResponse } from './messages/ConsumerGroupHeartbeatResponse.js'
 import { type ConsumerGroupDescribeRequest, createConsumerGroupDescribeRequest, readConsumerGroupDescribeRequest, writeConsumerGroupDescribeRequest } from './messages/ConsumerGroupDescribeRequest.js'
@@ -64,6 +96,8 @@ import { type StreamsGroupTopologyDescriptionUpdateResponse, createStreamsGroupT
 
 /** Kafka API keys of every API with a schema, by Kafka name. */
 export const ApiKeys = {
+  Produce: 0,
+  Fetch: 1,
   ListOffsets: 2,
   Metadata: 3,
   OffsetCommit: 8,
@@ -79,15 +113,29 @@ export const ApiKeys = {
   ApiVersions: 18,
   CreateTopics: 19,
   DeleteTopics: 20,
+  DeleteRecords: 21,
+  InitProducerId: 22,
+  OffsetForLeaderEpoch: 23,
+  AddPartitionsToTxn: 24,
+  AddOffsetsToTxn: 25,
+  EndTxn: 26,
+  WriteTxnMarkers: 27,
+  TxnOffsetCommit: 28,
   DescribeAcls: 29,
   CreateAcls: 30,
   DeleteAcls: 31,
   DescribeConfigs: 32,
+  AlterConfigs: 33,
+  DescribeLogDirs: 35,
   SaslAuthenticate: 36,
+  CreatePartitions: 37,
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
   DescribeCluster: 60,
+  DescribeProducers: 61,
+  DescribeTransactions: 65,
+  ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
   StreamsGroupHeartbeat: 88,
@@ -114,6 +162,8 @@ export interface ApiDefinition<Req = unknown, Res = unknown> {
 
 /** Request and response body types by API key. */
 export interface ApiMessageTypes {
+  0: { request: ProduceRequest; response: ProduceResponse }
+  1: { request: FetchRequest; response: FetchResponse }
   2: { request: ListOffsetsRequest; response: ListOffsetsResponse }
   3: { request: MetadataRequest; response: MetadataResponse }
   8: { request: OffsetCommitRequest; response: OffsetCommitResponse }
@@ -129,15 +179,29 @@ export interface ApiMessageTypes {
   18: { request: ApiVersionsRequest; response: ApiVersionsResponse }
   19: { request: CreateTopicsRequest; response: CreateTopicsResponse }
   20: { request: DeleteTopicsRequest; response: DeleteTopicsResponse }
+  21: { request: DeleteRecordsRequest; response: DeleteRecordsResponse }
+  22: { request: InitProducerIdRequest; response: InitProducerIdResponse }
+  23: { request: OffsetForLeaderEpochRequest; response: OffsetForLeaderEpochResponse }
+  24: { request: AddPartitionsToTxnRequest; response: AddPartitionsToTxnResponse }
+  25: { request: AddOffsetsToTxnRequest; response: AddOffsetsToTxnResponse }
+  26: { request: EndTxnRequest; response: EndTxnResponse }
+  27: { request: WriteTxnMarkersRequest; response: WriteTxnMarkersResponse }
+  28: { request: TxnOffsetCommitRequest; response: TxnOffsetCommitResponse }
   29: { request: DescribeAclsRequest; response: DescribeAclsResponse }
   30: { request: CreateAclsRequest; response: CreateAclsResponse }
   31: { request: DeleteAclsRequest; response: DeleteAclsResponse }
   32: { request: DescribeConfigsRequest; response: DescribeConfigsResponse }
+  33: { request: AlterConfigsRequest; response: AlterConfigsResponse }
+  35: { request: DescribeLogDirsRequest; response: DescribeLogDirsResponse }
   36: { request: SaslAuthenticateRequest; response: SaslAuthenticateResponse }
+  37: { request: CreatePartitionsRequest; response: CreatePartitionsResponse }
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse }
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse }
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse }
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse }
+  61: { request: DescribeProducersRequest; response: DescribeProducersResponse }
+  65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse }
+  66: { request: ListTransactionsRequest; response: ListTransactionsResponse }
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse }
   69: { request: ConsumerGroupDescribeRequest; response: ConsumerGroupDescribeResponse }
   88: { request: StreamsGroupHeartbeatRequest; response: StreamsGroupHeartbeatResponse }
@@ -148,6 +212,32 @@ export interface ApiMessageTypes {
 export const API_DEFINITIONS: {
   readonly [K in keyof ApiMessageTypes]: ApiDefinition<ApiMessageTypes[K]["request"], ApiMessageTypes[K]["response"]>
 } = {
+  0: {
+    name: 'Produce',
+    apiKey: 0,
+    minVersion: 3,
+    maxVersion: 13,
+    firstFlexibleVersion: 9,
+    createRequest: createProduceRequest,
+    readRequest: readProduceRequest,
+    writeRequest: writeProduceRequest,
+    createResponse: createProduceResponse,
+    readResponse: readProduceResponse,
+    writeResponse: writeProduceResponse,
+  },
+  1: {
+    name: 'Fetch',
+    apiKey: 1,
+    minVersion: 4,
+    maxVersion: 18,
+    firstFlexibleVersion: 12,
+    createRequest: createFetchRequest,
+    readRequest: readFetchRequest,
+    writeRequest: writeFetchRequest,
+    createResponse: createFetchResponse,
+    readResponse: readFetchResponse,
+    writeResponse: writeFetchResponse,
+  },
   2: {
     name: 'ListOffsets',
     apiKey: 2,
@@ -343,6 +433,110 @@ export const API_DEFINITIONS: {
     readResponse: readDeleteTopicsResponse,
     writeResponse: writeDeleteTopicsResponse,
   },
+  21: {
+    name: 'DeleteRecords',
+    apiKey: 21,
+    minVersion: 0,
+    maxVersion: 2,
+    firstFlexibleVersion: 2,
+    createRequest: createDeleteRecordsRequest,
+    readRequest: readDeleteRecordsRequest,
+    writeRequest: writeDeleteRecordsRequest,
+    createResponse: createDeleteRecordsResponse,
+    readResponse: readDeleteRecordsResponse,
+    writeResponse: writeDeleteRecordsResponse,
+  },
+  22: {
+    name: 'InitProducerId',
+    apiKey: 22,
+    minVersion: 0,
+    maxVersion: 6,
+    firstFlexibleVersion: 2,
+    createRequest: createInitProducerIdRequest,
+    readRequest: readInitProducerIdRequest,
+    writeRequest: writeInitProducerIdRequest,
+    createResponse: createInitProducerIdResponse,
+    readResponse: readInitProducerIdResponse,
+    writeResponse: writeInitProducerIdResponse,
+  },
+  23: {
+    name: 'OffsetForLeaderEpoch',
+    apiKey: 23,
+    minVersion: 2,
+    maxVersion: 4,
+    firstFlexibleVersion: 4,
+    createRequest: createOffsetForLeaderEpochRequest,
+    readRequest: readOffsetForLeaderEpochRequest,
+    writeRequest: writeOffsetForLeaderEpochRequest,
+    createResponse: createOffsetForLeaderEpochResponse,
+    readResponse: readOffsetForLeaderEpochResponse,
+    writeResponse: writeOffsetForLeaderEpochResponse,
+  },
+  24: {
+    name: 'AddPartitionsToTxn',
+    apiKey: 24,
+    minVersion: 0,
+    maxVersion: 5,
+    firstFlexibleVersion: 3,
+    createRequest: createAddPartitionsToTxnRequest,
+    readRequest: readAddPartitionsToTxnRequest,
+    writeRequest: writeAddPartitionsToTxnRequest,
+    createResponse: createAddPartitionsToTxnResponse,
+    readResponse: readAddPartitionsToTxnResponse,
+    writeResponse: writeAddPartitionsToTxnResponse,
+  },
+  25: {
+    name: 'AddOffsetsToTxn',
+    apiKey: 25,
+    minVersion: 0,
+    maxVersion: 4,
+    firstFlexibleVersion: 3,
+    createRequest: createAddOffsetsToTxnRequest,
+    readRequest: readAddOffsetsToTxnRequest,
+    writeRequest: writeAddOffsetsToTxnRequest,
+    createResponse: createAddOffsetsToTxnResponse,
+    readResponse: readAddOffsetsToTxnResponse,
+    writeResponse: writeAddOffsetsToTxnResponse,
+  },
+  26: {
+    name: 'EndTxn',
+    apiKey: 26,
+    minVersion: 0,
+    maxVersion: 5,
+    firstFlexibleVersion: 3,
+    createRequest: createEndTxnRequest,
+    readRequest: readEndTxnRequest,
+    writeRequest: writeEndTxnRequest,
+    createResponse: createEndTxnResponse,
+    readResponse: readEndTxnResponse,
+    writeResponse: writeEndTxnResponse,
+  },
+  27: {
+    name: 'WriteTxnMarkers',
+    apiKey: 27,
+    minVersion: 1,
+    maxVersion: 2,
+    firstFlexibleVersion: 1,
+    createRequest: createWriteTxnMarkersRequest,
+    readRequest: readWriteTxnMarkersRequest,
+    writeRequest: writeWriteTxnMarkersRequest,
+    createResponse: createWriteTxnMarkersResponse,
+    readResponse: readWriteTxnMarkersResponse,
+    writeResponse: writeWriteTxnMarkersResponse,
+  },
+  28: {
+    name: 'TxnOffsetCommit',
+    apiKey: 28,
+    minVersion: 0,
+    maxVersion: 6,
+    firstFlexibleVersion: 3,
+    createRequest: createTxnOffsetCommitRequest,
+    readRequest: readTxnOffsetCommitRequest,
+    writeRequest: writeTxnOffsetCommitRequest,
+    createResponse: createTxnOffsetCommitResponse,
+    readResponse: readTxnOffsetCommitResponse,
+    writeResponse: writeTxnOffsetCommitResponse,
+  },
   29: {
     name: 'DescribeAcls',
     apiKey: 29,
@@ -395,6 +589,32 @@ export const API_DEFINITIONS: {
     readResponse: readDescribeConfigsResponse,
     writeResponse: writeDescribeConfigsResponse,
   },
+  33: {
+    name: 'AlterConfigs',
+    apiKey: 33,
+    minVersion: 0,
+    maxVersion: 2,
+    firstFlexibleVersion: 2,
+    createRequest: createAlterConfigsRequest,
+    readRequest: readAlterConfigsRequest,
+    writeRequest: writeAlterConfigsRequest,
+    createResponse: createAlterConfigsResponse,
+    readResponse: readAlterConfigsResponse,
+    writeResponse: writeAlterConfigsResponse,
+  },
+  35: {
+    name: 'DescribeLogDirs',
+    apiKey: 35,
+    minVersion: 1,
+    maxVersion: 5,
+    firstFlexibleVersion: 2,
+    createRequest: createDescribeLogDirsRequest,
+    readRequest: readDescribeLogDirsRequest,
+    writeRequest: writeDescribeLogDirsRequest,
+    createResponse: createDescribeLogDirsResponse,
+    readResponse: readDescribeLogDirsResponse,
+    writeResponse: writeDescribeLogDirsResponse,
+  },
   36: {
     name: 'SaslAuthenticate',
     apiKey: 36,
@@ -407,6 +627,19 @@ export const API_DEFINITIONS: {
     createResponse: createSaslAuthenticateResponse,
     readResponse: readSaslAuthenticateResponse,
     writeResponse: writeSaslAuthenticateResponse,
+  },
+  37: {
+    name: 'CreatePartitions',
+    apiKey: 37,
+    minVersion: 0,
+    maxVersion: 3,
+    firstFlexibleVersion: 2,
+    createRequest: createCreatePartitionsRequest,
+    readRequest: readCreatePartitionsRequest,
+    writeRequest: writeCreatePartitionsRequest,
+    createResponse: createCreatePartitionsResponse,
+    readResponse: readCreatePartitionsResponse,
+    writeResponse: writeCreatePartitionsResponse,
   },
   42: {
     name: 'DeleteGroups',
@@ -459,6 +692,45 @@ export const API_DEFINITIONS: {
     createResponse: createDescribeClusterResponse,
     readResponse: readDescribeClusterResponse,
     writeResponse: writeDescribeClusterResponse,
+  },
+  61: {
+    name: 'DescribeProducers',
+    apiKey: 61,
+    minVersion: 0,
+    maxVersion: 0,
+    firstFlexibleVersion: 0,
+    createRequest: createDescribeProducersRequest,
+    readRequest: readDescribeProducersRequest,
+    writeRequest: writeDescribeProducersRequest,
+    createResponse: createDescribeProducersResponse,
+    readResponse: readDescribeProducersResponse,
+    writeResponse: writeDescribeProducersResponse,
+  },
+  65: {
+    name: 'DescribeTransactions',
+    apiKey: 65,
+    minVersion: 0,
+    maxVersion: 0,
+    firstFlexibleVersion: 0,
+    createRequest: createDescribeTransactionsRequest,
+    readRequest: readDescribeTransactionsRequest,
+    writeRequest: writeDescribeTransactionsRequest,
+    createResponse: createDescribeTransactionsResponse,
+    readResponse: readDescribeTransactionsResponse,
+    writeResponse: writeDescribeTransactionsResponse,
+  },
+  66: {
+    name: 'ListTransactions',
+    apiKey: 66,
+    minVersion: 0,
+    maxVersion: 2,
+    firstFlexibleVersion: 0,
+    createRequest: createListTransactionsRequest,
+    readRequest: readListTransactionsRequest,
+    writeRequest: writeListTransactionsRequest,
+    createResponse: createListTransactionsResponse,
+    readResponse: readListTransactionsResponse,
+    writeResponse: writeListTransactionsResponse,
   },
   68: {
     name: 'ConsumerGroupHeartbeat',
