@@ -9,7 +9,7 @@ import { hostname } from 'node:os'
 import { parsePlainUsers } from './auth/sasl.js'
 import { parseScramUsers } from './auth/scram.js'
 
-export type ConfigType = 'int' | 'long' | 'string' | 'list' | 'boolean' | 'password' | 'class'
+export type ConfigType = 'int' | 'long' | 'double' | 'string' | 'list' | 'boolean' | 'password' | 'class'
 export type Importance = 'high' | 'medium' | 'low'
 
 /**
@@ -335,6 +335,80 @@ function listKey<K extends string>(
     doc,
     parse: (v) => parseList(v, rules),
     absent: dflt,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The log (data plane): helpers for Kafka's LONG keys whose default is Long.MAX_VALUE. The value is
+// checked against Java's long range and held as a JavaScript number, so 9223372036854775807 reads
+// as 2^63, which the log treats as "no limit".
+
+const JAVA_LONG_MAX = 9223372036854775807n
+
+function parseJavaLong(value: string, bounds: Bounds): number {
+  if (!/^[+-]?\d+$/.test(value)) throw new InvalidValue('Not a number of type LONG')
+  const n = BigInt(value)
+  if (n > JAVA_LONG_MAX || n < -JAVA_LONG_MAX - 1n) throw new InvalidValue('Not a number of type LONG')
+  if (bounds.min !== undefined && n < BigInt(bounds.min))
+    throw new InvalidValue(`Value must be at least ${bounds.min}`)
+  if (bounds.max !== undefined && n > BigInt(bounds.max))
+    throw new InvalidValue(`Value must be no more than ${bounds.max}`)
+  return Number(n)
+}
+
+function javaLongKey<K extends string>(
+  name: K,
+  dflt: string,
+  bounds: Bounds,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, number> {
+  return {
+    name,
+    type: 'long',
+    default: dflt,
+    validValues: boundsText(bounds),
+    importance,
+    doc,
+    parse: (v) => parseJavaLong(v, bounds),
+    absent: Number(dflt),
+  }
+}
+
+/** A LONG key without a default: null when unset (Kafka then falls back to a coarser synonym). */
+function optionalLongKey<K extends string>(
+  name: K,
+  bounds: Bounds,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, number | null> {
+  return {
+    name,
+    type: 'long',
+    default: null,
+    validValues: `${boundsText(bounds)} or unset`,
+    importance,
+    doc,
+    parse: (v): number | null => parseJavaLong(v, bounds),
+    absent: null as number | null,
+  }
+}
+
+function optionalIntKey<K extends string>(
+  name: K,
+  bounds: Bounds,
+  importance: Importance,
+  doc: string,
+): ConfigKeyDef<K, number | null> {
+  return {
+    name,
+    type: 'int',
+    default: null,
+    validValues: `${boundsText(bounds)} or unset`,
+    importance,
+    doc,
+    parse: (v): number | null => parseInteger(v, 'INT', bounds),
+    absent: null as number | null,
   }
 }
 
@@ -693,6 +767,269 @@ export const CONFIG_DEFS = [
     parse: (v: string): number | null => parseInteger(v, 'LONG', { min: 1 }),
     absent: null as number | null,
   },
+
+  // --- The log (data plane; docs/data-plane.md) ---------------------------------------------------
+  // Broker defaults of the topic configs (a topic's own setting wins) and the log layer's settings.
+  {
+    name: 'log.dirs',
+    type: 'list',
+    default: null,
+    validValues: 'comma-separated directories, or unset for <data.dir>/logs',
+    importance: 'high',
+    doc: 'Directories the partition logs are kept in; partitions are spread over them. Unset: the logs directory under data.dir.',
+    parse: (v: string): readonly string[] | null => parseList(v, {}),
+    absent: null as readonly string[] | null,
+  },
+  enumKey(
+    'log.storage',
+    'file',
+    ['file', 'memory'],
+    'low',
+    'Where partition logs live: segment files under log.dirs, or memory only (nothing survives a restart; for tests). Topograph only.',
+  ),
+  boolKey(
+    'auto.create.topics.enable',
+    true,
+    'high',
+    'Create a topic that a Metadata request with AllowAutoTopicCreation names and that does not exist, with num.partitions and default.replication.factor.',
+  ),
+  intKey(
+    'fetch.max.bytes',
+    57671680,
+    { min: 1024 },
+    'medium',
+    'Most record bytes one Fetch answer carries (a client may ask for less; the first batch is returned whole even if larger).',
+  ),
+  listKey(
+    'log.cleanup.policy',
+    ['delete'],
+    { allowEmptyList: true, allowed: ['compact', 'delete'] },
+    'compact, delete; may be empty (keep everything)',
+    'medium',
+    'Default cleanup.policy of topics.',
+  ),
+  optionalLongKey(
+    'log.retention.ms',
+    { min: -1 },
+    'high',
+    'Default retention.ms of topics; wins over log.retention.minutes and log.retention.hours. -1 = no limit.',
+  ),
+  optionalIntKey(
+    'log.retention.minutes',
+    {},
+    'high',
+    'Default retention of topics in minutes; wins over log.retention.hours.',
+  ),
+  intKey('log.retention.hours', 168, {}, 'high', 'Default retention of topics in hours.'),
+  javaLongKey(
+    'log.retention.bytes',
+    '-1',
+    {},
+    'high',
+    'Default retention.bytes of topics (per partition). -1 = no limit.',
+  ),
+  intKey('log.segment.bytes', 1073741824, { min: 1048576 }, 'high', 'Default segment.bytes of topics.'),
+  optionalLongKey('log.roll.ms', {}, 'high', 'Default segment.ms of topics; wins over log.roll.hours.'),
+  intKey(
+    'log.roll.hours',
+    168,
+    { min: 1 },
+    'high',
+    'Default segment age before a new segment is started, in hours.',
+  ),
+  optionalLongKey(
+    'log.roll.jitter.ms',
+    {},
+    'high',
+    'Default segment.jitter.ms of topics; wins over log.roll.jitter.hours.',
+  ),
+  intKey('log.roll.jitter.hours', 0, { min: 0 }, 'high', 'Default segment jitter of topics, in hours.'),
+  intKey(
+    'log.index.size.max.bytes',
+    10485760,
+    { min: 4 },
+    'medium',
+    'Default segment.index.bytes of topics.',
+  ),
+  intKey('log.index.interval.bytes', 4096, { min: 0 }, 'medium', 'Default index.interval.bytes of topics.'),
+  intKey(
+    'message.max.bytes',
+    1048588,
+    { min: 0 },
+    'high',
+    'Default max.message.bytes of topics: the largest record batch accepted.',
+  ),
+  enumKey(
+    'log.message.timestamp.type',
+    'CreateTime',
+    ['CreateTime', 'LogAppendTime'],
+    'medium',
+    'Default message.timestamp.type of topics.',
+  ),
+  javaLongKey(
+    'log.message.timestamp.before.max.ms',
+    '9223372036854775807',
+    { min: 0 },
+    'medium',
+    'Default message.timestamp.before.max.ms of topics.',
+  ),
+  javaLongKey(
+    'log.message.timestamp.after.max.ms',
+    '3600000',
+    { min: 0 },
+    'medium',
+    'Default message.timestamp.after.max.ms of topics.',
+  ),
+  enumKey(
+    'compression.type',
+    'producer',
+    ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'],
+    'high',
+    "Default compression.type of topics: producer keeps the producer's codec.",
+  ),
+  intKey(
+    'compression.gzip.level',
+    -1,
+    { min: -1, max: 9 },
+    'medium',
+    'Default compression.gzip.level of topics (1-9, or -1 for the codec default).',
+  ),
+  intKey(
+    'compression.lz4.level',
+    9,
+    { min: 1, max: 17 },
+    'medium',
+    'Default compression.lz4.level of topics.',
+  ),
+  intKey(
+    'compression.zstd.level',
+    3,
+    { min: -131072, max: 22 },
+    'medium',
+    'Default compression.zstd.level of topics.',
+  ),
+  javaLongKey(
+    'log.cleaner.min.compaction.lag.ms',
+    '0',
+    { min: 0 },
+    'medium',
+    'Default min.compaction.lag.ms of topics.',
+  ),
+  javaLongKey(
+    'log.cleaner.max.compaction.lag.ms',
+    '9223372036854775807',
+    { min: 1 },
+    'medium',
+    'Default max.compaction.lag.ms of topics.',
+  ),
+  javaLongKey(
+    'log.cleaner.delete.retention.ms',
+    '86400000',
+    { min: 0 },
+    'medium',
+    'Default delete.retention.ms of topics.',
+  ),
+  {
+    name: 'log.cleaner.min.cleanable.ratio',
+    type: 'double',
+    default: '0.5',
+    validValues: '[0, ..., 1]',
+    importance: 'medium',
+    doc: 'Default min.cleanable.dirty.ratio of topics.',
+    parse: (v: string): number => {
+      const n = Number(v)
+      if (v === '' || Number.isNaN(n)) throw new InvalidValue('Not a number of type DOUBLE')
+      if (n < 0) throw new InvalidValue('Value must be at least 0')
+      if (n > 1) throw new InvalidValue('Value must be no more than 1')
+      return n
+    },
+    absent: 0.5,
+  },
+  javaLongKey(
+    'log.segment.delete.delay.ms',
+    '60000',
+    { min: 0 },
+    'high',
+    'Default file.delete.delay.ms of topics.',
+  ),
+  javaLongKey(
+    'log.flush.interval.messages',
+    '9223372036854775807',
+    { min: 1 },
+    'high',
+    'Default flush.messages of topics (1 = force every append to disk before it is acknowledged).',
+  ),
+  optionalLongKey(
+    'log.flush.interval.ms',
+    {},
+    'high',
+    'Default flush.ms of topics; unset = log.flush.scheduler.interval.ms.',
+  ),
+  javaLongKey(
+    'log.flush.scheduler.interval.ms',
+    '9223372036854775807',
+    {},
+    'high',
+    'How often logs are checked against flush.ms.',
+  ),
+  intKey(
+    'log.flush.offset.checkpoint.interval.ms',
+    60000,
+    { min: 0 },
+    'high',
+    'How often the recovery points are written.',
+  ),
+  intKey(
+    'log.flush.start.offset.checkpoint.interval.ms',
+    60000,
+    { min: 0 },
+    'high',
+    'How often the log start offsets are written (DeleteRecords writes them at once too).',
+  ),
+  javaLongKey(
+    'log.retention.check.interval.ms',
+    '300000',
+    { min: 1 },
+    'medium',
+    'How often retention deletes old segments.',
+  ),
+  boolKey('log.cleaner.enable', true, 'medium', 'Run the log cleaner (compaction of compact topics).'),
+  intKey('log.cleaner.threads', 1, { min: 0 }, 'medium', 'Log cleaner threads; 0 compacts nothing.'),
+  javaLongKey(
+    'log.cleaner.backoff.ms',
+    '15000',
+    { min: 0 },
+    'medium',
+    'Pause of the log cleaner when no log needs cleaning.',
+  ),
+  javaLongKey(
+    'log.cleaner.dedupe.buffer.size',
+    '134217728',
+    {},
+    'medium',
+    'Memory for key hashes in one cleaning pass, in bytes.',
+  ),
+  intKey(
+    'log.cleaner.io.buffer.size',
+    524288,
+    { min: 0 },
+    'medium',
+    'Bytes the log cleaner reads at a time.',
+  ),
+  intKey(
+    'producer.id.expiration.ms',
+    86400000,
+    { min: 1 },
+    'low',
+    'How long an idempotent producer state is kept without a write from it.',
+  ),
+  intKey(
+    'producer.id.expiration.check.interval.ms',
+    600000,
+    { min: 1 },
+    'low',
+    'How often expired producer states are removed.',
+  ),
 
   // --- Security (docs/security.md) -----------------------------------------------------------------
   enumKey(

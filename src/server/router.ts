@@ -5,6 +5,7 @@ import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
 import type { DispatchResult } from './connection.js'
 import type { TopographConfig } from './config.js'
+import type { DataPlane } from './data/data-plane.js'
 import type { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -63,6 +64,8 @@ export interface ServerContext {
    * module that provides it; handlers that need it narrow it themselves.
    */
   readonly coordinator: unknown
+  /** The partition logs and what serves them (Produce, Fetch, ListOffsets, …). */
+  readonly data: DataPlane
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */
   advertisedNode(listenerName: string): AdvertisedNode
   /** Every API this server serves, with the served version range (what ApiVersions advertises). */
@@ -94,13 +97,27 @@ export interface RequestContext {
   readonly unsupportedVersion: boolean
 }
 
+/**
+ * What a handler returns instead of a response when the request gets none: Produce with acks=0
+ * sends nothing back, or closes the connection when a partition failed (Kafka's way of telling such
+ * a producer to refresh its metadata).
+ */
+export const NO_RESPONSE: unique symbol = Symbol('no response')
+export class CloseConnection {
+  readonly reason: string
+  constructor(reason: string) {
+    this.reason = reason
+  }
+}
+export type Unanswered = typeof NO_RESPONSE | CloseConnection
+
 export interface ApiHandler<Req = unknown, Res = unknown> {
   readonly apiKey: number
   /** Versions this handler serves; ApiVersions advertises the overlap with the schema's range. */
   readonly minVersion: number
   readonly maxVersion: number
   /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
-  handle(request: Req, ctx: RequestContext): Res | Promise<Res>
+  handle(request: Req, ctx: RequestContext): Res | Unanswered | Promise<Res | Unanswered>
   /**
    * The response for a request the handler failed on unexpectedly (Kafka's getErrorResponse), with
    * every entry carrying `errorCode`. Without it, such a failure closes the connection.
@@ -297,6 +314,8 @@ export class ApiRouter {
     response: unknown,
     conn: ConnectionInfo,
   ): DispatchResult {
+    if (response === NO_RESPONSE) return { kind: 'none' }
+    if (response instanceof CloseConnection) return { kind: 'close', reason: response.reason }
     try {
       return { kind: 'response', bytes: encodeResponseFrame(route.def, version, ctx.correlationId, response) }
     } catch (err) {

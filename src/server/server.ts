@@ -8,6 +8,7 @@ import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
+import { DataPlane } from './data/data-plane.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
 import {
@@ -23,10 +24,11 @@ import { TopicCatalog } from './topics/catalog.js'
 /**
  * `startServer(config)`: the Kafka-protocol server in this process.
  *
- * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → handlers
- * (every `handlers/NNN-api-name` module, plus `options.handlers`) → extensions (e.g. the group
- * coordinator) → listeners. `close()` reverses it: listeners stop accepting and every connection's
- * in-flight requests are answered, then extensions close, then the store is flushed and closed.
+ * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → partition
+ * logs (the data plane) → handlers (every `handlers/NNN-api-name` module, plus `options.handlers`)
+ * → extensions (e.g. the group coordinator) → listeners. `close()` reverses it: parked fetches
+ * complete, listeners stop accepting and every connection's in-flight requests are answered, then
+ * extensions close, then the logs and the store are flushed and closed.
  */
 
 /** What an extension (the group coordinator glue) gets at start-up. */
@@ -35,6 +37,8 @@ export interface ExtensionContext {
   readonly logger: Logger
   readonly store: RecordStore
   readonly topics: TopicCatalog
+  /** The partition logs. */
+  readonly data: DataPlane
   readonly clusterId: string
   readonly nodeId: number
   /** Adds a handler for an API key no other handler serves. */
@@ -123,6 +127,8 @@ export async function startServer(
       defaultNumPartitions: config.numPartitions,
       defaultReplicationFactor: config.defaultReplicationFactor,
     })
+    const data = await DataPlane.start(config, logger, topics)
+    cleanup.push(() => data.close())
 
     // 3. Handlers and extensions.
     const router = new ApiRouter()
@@ -141,6 +147,7 @@ export async function startServer(
         logger,
         store,
         topics,
+        data,
         clusterId: identity.clusterId,
         nodeId,
         register: (h) => router.register(h),
@@ -202,6 +209,7 @@ export async function startServer(
       nodeId,
       authorizer,
       coordinator,
+      data,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }
@@ -235,6 +243,7 @@ export async function startServer(
     let closing: Promise<void> | undefined
     const close = (): Promise<void> => {
       closing ??= (async () => {
+        data.beginShutdown()
         await Promise.all(listeners.map((l) => l.close()))
         for (const f of cleanup.reverse()) {
           try {

@@ -72,6 +72,21 @@ export interface TopicCatalogOptions {
   readonly newTopicId?: () => string
 }
 
+/**
+ * What keeps the topics' data (the partition logs) in step with the catalog. Each call comes after
+ * the catalog's change is durable and before the request that made it is answered, so a client
+ * that learns of a topic or partition finds its log. A failure is logged by the caller's handler;
+ * the next start opens every catalog topic's logs again.
+ */
+export interface TopicDataHooks {
+  /** Partitions [fromCount, topic.numPartitions) of the topic now exist (0 for a new topic). */
+  partitionsCreated(topic: TopicInfo, fromCount: number): Promise<void>
+  /** The topic's configs changed. */
+  configsChanged(topic: TopicInfo): void
+  /** The topics are gone. */
+  topicsDeleted(topics: readonly TopicInfo[]): Promise<void>
+}
+
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 const MAX_NAME_LENGTH = 249
 const LEGAL_NAME = /^[a-zA-Z0-9._-]+$/
@@ -182,6 +197,7 @@ export class TopicCatalog {
   /** Mutations run one at a time, so a check and the append that follows it see the same state. */
   #tail: Promise<unknown> = Promise.resolve()
   readonly #listeners = new Set<(changedTopics: readonly string[]) => void>()
+  #data: TopicDataHooks | null = null
 
   private constructor(store: RecordStore, options: TopicCatalogOptions) {
     this.#store = store
@@ -201,6 +217,11 @@ export class TopicCatalog {
       if (decoded.info !== null) catalog.#add(decoded.info)
     }
     return catalog
+  }
+
+  /** Connects the partition logs (once, at start-up, before any request is served). */
+  attachData(hooks: TopicDataHooks): void {
+    this.#data = hooks
   }
 
   get nodeId(): number {
@@ -263,6 +284,7 @@ export class TopicCatalog {
           created.map((t) => ({ key: encodeKey(t.name), value: encodeValue(t) })),
         )
         for (const t of created) this.#add(t)
+        if (this.#data !== null) for (const t of created) await this.#data.partitionsCreated(t, 0)
         this.#notify(created.map((t) => t.name))
       }
       return outcomes
@@ -279,9 +301,51 @@ export class TopicCatalog {
         existing.map((t) => ({ key: encodeKey(t.name), value: null })),
       )
       for (const t of existing) this.#remove(t.name)
+      if (this.#data !== null) await this.#data.topicsDeleted(existing)
       this.#notify(existing.map((t) => t.name))
       return existing
     })
+  }
+
+  /**
+   * Raises a topic's partition count (CreatePartitions, after its checks): one durable record, then
+   * the new partitions' logs. Returns the updated topic, or undefined when the topic is gone.
+   */
+  increasePartitions(name: string, count: number): Promise<TopicInfo | undefined> {
+    return this.#serialize(async () => {
+      const t = this.#byName.get(name)
+      if (t === undefined) return undefined
+      if (count <= t.numPartitions) return t
+      const updated: TopicInfo = { ...t, numPartitions: count }
+      await this.#store.append(TOPIC_CATALOG_LOG_ID, [{ key: encodeKey(name), value: encodeValue(updated) }])
+      this.#replace(updated)
+      if (this.#data !== null) await this.#data.partitionsCreated(updated, t.numPartitions)
+      this.#notify([name])
+      return updated
+    })
+  }
+
+  /**
+   * Replaces a topic's own configs (AlterConfigs, IncrementalAlterConfigs, after their checks): one
+   * durable record, then the logs take the new settings. Returns the updated topic, or undefined
+   * when the topic is gone.
+   */
+  setConfigs(name: string, configs: Readonly<Record<string, string>>): Promise<TopicInfo | undefined> {
+    return this.#serialize(async () => {
+      const t = this.#byName.get(name)
+      if (t === undefined) return undefined
+      const updated: TopicInfo = { ...t, configs: { ...configs } }
+      await this.#store.append(TOPIC_CATALOG_LOG_ID, [{ key: encodeKey(name), value: encodeValue(updated) }])
+      this.#replace(updated)
+      this.#data?.configsChanged(updated)
+      this.#notify([name])
+      return updated
+    })
+  }
+
+  #replace(t: TopicInfo): void {
+    this.#byName.set(t.name, t)
+    this.#byId.set(t.topicId, t)
   }
 
   #notify(changedTopics: readonly string[]): void {

@@ -1,0 +1,538 @@
+/**
+ * The v2 record batch ("magic 2") codec, sans-io: header fields, records, zig-zag varints, and the
+ * cutting of a byte string into batches. It does no I/O, reads no clock, and computes no checksum
+ * itself: functions that need CRC-32C take it as a parameter (`Crc32c`), so the codec can be reused
+ * by clients with any CRC implementation. Layout: Kafka's `DefaultRecordBatch` / `DefaultRecord`.
+ *
+ *   0 baseOffset int64 | 8 batchLength int32 | 12 partitionLeaderEpoch int32 | 16 magic int8
+ *   17 crc uint32 (CRC-32C of bytes 21..end) | 21 attributes int16 | 23 lastOffsetDelta int32
+ *   27 baseTimestamp int64 | 35 maxTimestamp int64 | 43 producerId int64 | 51 producerEpoch int16
+ *   53 baseSequence int32 | 57 recordsCount int32 | 61 records
+ *
+ * int64 fields are read as JavaScript numbers: offsets, timestamps and producer ids stay below 2^53
+ * in practice; larger values lose precision (they are never produced by this broker).
+ */
+
+/** Bytes before `batchLength` counts: baseOffset + batchLength. */
+export const LOG_OVERHEAD = 12
+/** The fixed header of a v2 batch. */
+export const RECORD_BATCH_OVERHEAD = 61
+/** Smallest legal `batchLength` value seen by Kafka's batch reader (header up to the magic byte + a v0 message). */
+export const MIN_BATCH_LENGTH = 14
+
+export const BASE_OFFSET_OFFSET = 0
+export const BATCH_LENGTH_OFFSET = 8
+export const PARTITION_LEADER_EPOCH_OFFSET = 12
+export const MAGIC_OFFSET = 16
+export const CRC_OFFSET = 17
+export const ATTRIBUTES_OFFSET = 21
+export const LAST_OFFSET_DELTA_OFFSET = 23
+export const BASE_TIMESTAMP_OFFSET = 27
+export const MAX_TIMESTAMP_OFFSET = 35
+export const PRODUCER_ID_OFFSET = 43
+export const PRODUCER_EPOCH_OFFSET = 51
+export const BASE_SEQUENCE_OFFSET = 53
+export const RECORDS_COUNT_OFFSET = 57
+
+export const COMPRESSION_CODEC_MASK = 0x07
+export const TIMESTAMP_TYPE_MASK = 0x08
+export const TRANSACTIONAL_FLAG_MASK = 0x10
+export const CONTROL_FLAG_MASK = 0x20
+export const DELETE_HORIZON_FLAG_MASK = 0x40
+
+export const NO_PRODUCER_ID = -1
+export const NO_PRODUCER_EPOCH = -1
+export const NO_SEQUENCE = -1
+export const NO_TIMESTAMP = -1
+export const NO_PARTITION_LEADER_EPOCH = -1
+
+/** Compression codec ids as in the batch attributes. */
+export const CompressionCodec = Object.freeze({ none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const)
+export type CompressionCodecName = keyof typeof CompressionCodec
+export const CODEC_NAMES: readonly CompressionCodecName[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
+
+/** CRC-32C (Castagnoli) of bytes, unsigned. Injected wherever the codec needs a checksum. */
+export type Crc32c = (bytes: Uint8Array) => number
+
+/** A malformed batch or record. `kind` names the Kafka error it maps to. */
+export class BatchFormatError extends Error {
+  override name = 'BatchFormatError'
+  /** corrupt = CORRUPT_MESSAGE (framing, CRC); invalid = INVALID_RECORD (record contents) */
+  readonly kind: 'corrupt' | 'invalid'
+  constructor(kind: 'corrupt' | 'invalid', message: string) {
+    super(message)
+    this.kind = kind
+  }
+}
+
+export interface BatchHeader {
+  readonly baseOffset: number
+  readonly batchLength: number
+  readonly partitionLeaderEpoch: number
+  readonly magic: number
+  readonly crc: number
+  readonly attributes: number
+  readonly lastOffsetDelta: number
+  readonly baseTimestamp: number
+  readonly maxTimestamp: number
+  readonly producerId: number
+  readonly producerEpoch: number
+  readonly baseSequence: number
+  readonly recordsCount: number
+}
+
+function view(buf: Uint8Array): DataView {
+  return new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+}
+
+function getInt64(dv: DataView, pos: number): number {
+  return dv.getInt32(pos) * 4294967296 + dv.getUint32(pos + 4)
+}
+
+function setInt64(dv: DataView, pos: number, value: number): void {
+  const hi = Math.floor(value / 4294967296)
+  dv.setInt32(pos, hi)
+  dv.setUint32(pos + 4, value - hi * 4294967296)
+}
+
+/** Reads the 61-byte header at `pos` (the caller checked there are 61 bytes and magic 2). */
+export function readBatchHeader(buf: Uint8Array, pos = 0): BatchHeader {
+  const dv = view(buf)
+  return {
+    baseOffset: getInt64(dv, pos),
+    batchLength: dv.getInt32(pos + BATCH_LENGTH_OFFSET),
+    partitionLeaderEpoch: dv.getInt32(pos + PARTITION_LEADER_EPOCH_OFFSET),
+    magic: dv.getInt8(pos + MAGIC_OFFSET),
+    crc: dv.getUint32(pos + CRC_OFFSET),
+    attributes: dv.getInt16(pos + ATTRIBUTES_OFFSET),
+    lastOffsetDelta: dv.getInt32(pos + LAST_OFFSET_DELTA_OFFSET),
+    baseTimestamp: getInt64(dv, pos + BASE_TIMESTAMP_OFFSET),
+    maxTimestamp: getInt64(dv, pos + MAX_TIMESTAMP_OFFSET),
+    producerId: getInt64(dv, pos + PRODUCER_ID_OFFSET),
+    producerEpoch: dv.getInt16(pos + PRODUCER_EPOCH_OFFSET),
+    baseSequence: dv.getInt32(pos + BASE_SEQUENCE_OFFSET),
+    recordsCount: dv.getInt32(pos + RECORDS_COUNT_OFFSET),
+  }
+}
+
+/** Rewrites the base offset of the batch at `pos` (outside the CRC). */
+export function setBaseOffset(buf: Uint8Array, pos: number, baseOffset: number): void {
+  setInt64(view(buf), pos + BASE_OFFSET_OFFSET, baseOffset)
+}
+
+/** Rewrites the partition leader epoch of the batch at `pos` (outside the CRC). */
+export function setPartitionLeaderEpoch(buf: Uint8Array, pos: number, epoch: number): void {
+  view(buf).setInt32(pos + PARTITION_LEADER_EPOCH_OFFSET, epoch)
+}
+
+/**
+ * Rewrites maxTimestamp (and the timestamp-type bit when `logAppendTime`), then the CRC: both are
+ * inside the checksummed range.
+ */
+export function setMaxTimestamp(
+  buf: Uint8Array,
+  pos: number,
+  maxTimestamp: number,
+  logAppendTime: boolean,
+  crc32c: Crc32c,
+): void {
+  const dv = view(buf)
+  setInt64(dv, pos + MAX_TIMESTAMP_OFFSET, maxTimestamp)
+  if (logAppendTime) {
+    dv.setInt16(pos + ATTRIBUTES_OFFSET, dv.getInt16(pos + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK)
+  }
+  writeCrc(buf, pos, crc32c)
+}
+
+/** Size of the whole batch at `pos`: batchLength + 12. */
+export function batchSize(buf: Uint8Array, pos = 0): number {
+  return view(buf).getInt32(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD
+}
+
+/** The CRC the batch at `pos` should carry. */
+export function computeCrc(buf: Uint8Array, pos: number, crc32c: Crc32c): number {
+  const end = pos + batchSize(buf, pos)
+  return crc32c(buf.subarray(pos + ATTRIBUTES_OFFSET, end)) >>> 0
+}
+
+export function writeCrc(buf: Uint8Array, pos: number, crc32c: Crc32c): void {
+  view(buf).setUint32(pos + CRC_OFFSET, computeCrc(buf, pos, crc32c))
+}
+
+export function isCrcValid(buf: Uint8Array, pos: number, crc32c: Crc32c): boolean {
+  return view(buf).getUint32(pos + CRC_OFFSET) === computeCrc(buf, pos, crc32c)
+}
+
+export function lastOffsetOf(h: BatchHeader): number {
+  return h.baseOffset + h.lastOffsetDelta
+}
+
+export function codecOf(attributes: number): number {
+  return attributes & COMPRESSION_CODEC_MASK
+}
+export function isTransactional(attributes: number): boolean {
+  return (attributes & TRANSACTIONAL_FLAG_MASK) !== 0
+}
+export function isControl(attributes: number): boolean {
+  return (attributes & CONTROL_FLAG_MASK) !== 0
+}
+export function isLogAppendTime(attributes: number): boolean {
+  return (attributes & TIMESTAMP_TYPE_MASK) !== 0
+}
+export function hasDeleteHorizon(attributes: number): boolean {
+  return (attributes & DELETE_HORIZON_FLAG_MASK) !== 0
+}
+
+/** `baseSequence + delta` wrapping past 2147483647 to 0, as Kafka's `incrementSequence`. */
+export function incrementSequence(sequence: number, increment: number): number {
+  if (sequence > 2147483647 - increment) return increment - (2147483647 - sequence) - 1
+  return sequence + increment
+}
+
+export function lastSequenceOf(h: BatchHeader): number {
+  return h.baseSequence === NO_SEQUENCE ? NO_SEQUENCE : incrementSequence(h.baseSequence, h.lastOffsetDelta)
+}
+
+/**
+ * Where the batch at `pos` ends, or: 'partial' when the bytes end before a whole batch (a header
+ * shorter than 17 bytes or a body cut short), or a BatchFormatError('corrupt') for a length below
+ * the minimum or a magic byte outside 0..2 (Kafka's `ByteBufferLogInputStream`).
+ */
+export function nextBatchEnd(buf: Uint8Array, pos: number): number | 'partial' {
+  const left = buf.byteLength - pos
+  if (left < LOG_OVERHEAD) return 'partial'
+  const dv = view(buf)
+  const length = dv.getInt32(pos + BATCH_LENGTH_OFFSET)
+  if (length < MIN_BATCH_LENGTH) {
+    throw new BatchFormatError(
+      'corrupt',
+      `Record size ${length} is less than the minimum record overhead (${MIN_BATCH_LENGTH})`,
+    )
+  }
+  if (left < LOG_OVERHEAD + length) return 'partial'
+  if (left < MAGIC_OFFSET + 1) return 'partial'
+  const magic = dv.getInt8(pos + MAGIC_OFFSET)
+  if (magic < 0 || magic > 2) throw new BatchFormatError('corrupt', `Invalid magic found in record: ${magic}`)
+  return pos + LOG_OVERHEAD + length
+}
+
+/** Positions of the whole batches in `buf` and where the complete ones end (trailing bytes ignored). */
+export function splitBatches(buf: Uint8Array): { readonly positions: number[]; readonly end: number } {
+  const positions: number[] = []
+  let pos = 0
+  for (;;) {
+    const next = nextBatchEnd(buf, pos)
+    if (next === 'partial') break
+    positions.push(pos)
+    pos = next
+  }
+  return { positions, end: pos }
+}
+
+// ---- varints (zig-zag, 7 bits per byte, least significant group first) ----
+
+/** Reads zig-zag varints and varlongs from a byte array; throws BatchFormatError('invalid') past the end. */
+export class VarReader {
+  readonly buf: Uint8Array
+  pos: number
+  readonly end: number
+  constructor(buf: Uint8Array, pos = 0, end = buf.byteLength) {
+    this.buf = buf
+    this.pos = pos
+    this.end = end
+  }
+
+  #underflow(): never {
+    throw new BatchFormatError('invalid', 'Found invalid record count or size in record data')
+  }
+
+  readVarint(): number {
+    let value = 0
+    let shift = 0
+    for (let i = 0; i < 5; i++) {
+      if (this.pos >= this.end) this.#underflow()
+      const b = this.buf[this.pos++]
+      value |= (b & 0x7f) << shift
+      if ((b & 0x80) === 0) return (value >>> 1) ^ -(value & 1)
+      shift += 7
+    }
+    throw new BatchFormatError(
+      'invalid',
+      'Varint is too long, the most significant bit in the 5th byte is set',
+    )
+  }
+
+  /** A zig-zag varlong as a number (exact up to 2^53). */
+  readVarlong(): number {
+    let lo = 0n
+    let shift = 0n
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) this.#underflow()
+      const b = this.buf[this.pos++]
+      lo |= BigInt(b & 0x7f) << shift
+      if ((b & 0x80) === 0) return Number((lo >> 1n) ^ -(lo & 1n))
+      shift += 7n
+    }
+    throw new BatchFormatError('invalid', 'Varlong is too long, most significant bit in the 10th byte is set')
+  }
+
+  readInt8(): number {
+    if (this.pos >= this.end) this.#underflow()
+    const b = this.buf[this.pos++]
+    return b > 127 ? b - 256 : b
+  }
+
+  readBytes(n: number): Uint8Array {
+    if (n > this.end - this.pos) this.#underflow()
+    const out = this.buf.subarray(this.pos, this.pos + n)
+    this.pos += n
+    return out
+  }
+}
+
+/** Bytes needed for a zig-zag varint. */
+export function sizeOfVarint(value: number): number {
+  let v = ((value << 1) ^ (value >> 31)) >>> 0
+  let n = 1
+  while (v >= 0x80) {
+    v >>>= 7
+    n++
+  }
+  return n
+}
+
+/** A growable byte buffer for building records and batches. */
+export class ByteSink {
+  #buf: Uint8Array
+  #len = 0
+  constructor(capacity = 256) {
+    this.#buf = new Uint8Array(capacity)
+  }
+  get length(): number {
+    return this.#len
+  }
+  #ensure(n: number): void {
+    if (this.#len + n <= this.#buf.byteLength) return
+    let cap = this.#buf.byteLength * 2
+    while (cap < this.#len + n) cap *= 2
+    const next = new Uint8Array(cap)
+    next.set(this.#buf.subarray(0, this.#len))
+    this.#buf = next
+  }
+  writeByte(b: number): void {
+    this.#ensure(1)
+    this.#buf[this.#len++] = b & 0xff
+  }
+  writeBytes(b: Uint8Array): void {
+    this.#ensure(b.byteLength)
+    this.#buf.set(b, this.#len)
+    this.#len += b.byteLength
+  }
+  writeVarint(value: number): void {
+    let v = ((value << 1) ^ (value >> 31)) >>> 0
+    while (v >= 0x80) {
+      this.writeByte((v & 0x7f) | 0x80)
+      v >>>= 7
+    }
+    this.writeByte(v)
+  }
+  writeVarlong(value: number): void {
+    const big = BigInt(value)
+    let v = BigInt.asUintN(64, (big << 1n) ^ (big >> 63n))
+    while (v >= 0x80n) {
+      this.writeByte(Number(v & 0x7fn) | 0x80)
+      v >>= 7n
+    }
+    this.writeByte(Number(v))
+  }
+  /** The bytes written so far (a view; valid until the next write). */
+  view(): Uint8Array {
+    return this.#buf.subarray(0, this.#len)
+  }
+  finish(): Uint8Array {
+    return this.#buf.slice(0, this.#len)
+  }
+}
+
+// ---- records ----
+
+export interface RecordHeader {
+  readonly key: string
+  readonly value: Uint8Array | null
+}
+
+export interface BatchRecord {
+  readonly attributes: number
+  readonly timestampDelta: number
+  readonly offsetDelta: number
+  readonly key: Uint8Array | null
+  readonly value: Uint8Array | null
+  readonly headers: readonly RecordHeader[]
+  /** Encoded size of the record including its length prefix. */
+  readonly sizeInBytes: number
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false })
+const utf8enc = new TextEncoder()
+
+/** Decodes one record at the reader's position. Errors are INVALID_RECORD, with Kafka's texts. */
+export function readRecord(r: VarReader): BatchRecord {
+  const start = r.pos
+  const length = r.readVarint()
+  if (length < 0)
+    throw new BatchFormatError('invalid', `Invalid record size: expected a non-negative size, got ${length}`)
+  const bodyStart = r.pos
+  if (length > r.end - bodyStart)
+    throw new BatchFormatError(
+      'invalid',
+      `Invalid record size: expected ${length} bytes in record payload, but the record payload reached EOF.`,
+    )
+  const body = new VarReader(r.buf, bodyStart, bodyStart + length)
+  const attributes = body.readInt8()
+  const timestampDelta = body.readVarlong()
+  const offsetDelta = body.readVarint()
+  const keyLength = body.readVarint()
+  const key = keyLength < 0 ? null : body.readBytes(keyLength)
+  const valueLength = body.readVarint()
+  const value = valueLength < 0 ? null : body.readBytes(valueLength)
+  const headerCount = body.readVarint()
+  if (headerCount < 0)
+    throw new BatchFormatError('invalid', `Found invalid number of record headers ${headerCount}`)
+  if (headerCount > body.end - body.pos)
+    throw new BatchFormatError('invalid', `Found invalid number of record headers ${headerCount}`)
+  const headers: RecordHeader[] = []
+  for (let i = 0; i < headerCount; i++) {
+    const hkLen = body.readVarint()
+    if (hkLen < 0) throw new BatchFormatError('invalid', `Invalid negative header key size ${hkLen}`)
+    const hk = utf8.decode(body.readBytes(hkLen))
+    const hvLen = body.readVarint()
+    headers.push({ key: hk, value: hvLen < 0 ? null : body.readBytes(hvLen) })
+  }
+  if (body.pos !== body.end) {
+    throw new BatchFormatError(
+      'invalid',
+      `Invalid record size: expected to read ${length} bytes in record payload, but instead read ${body.pos - bodyStart}`,
+    )
+  }
+  r.pos = body.end
+  return { attributes, timestampDelta, offsetDelta, key, value, headers, sizeInBytes: r.pos - start }
+}
+
+/**
+ * Decodes exactly `count` records from `body` (the plaintext records of a batch). Errors are
+ * INVALID_RECORD: a record that does not parse, or bytes left over / missing.
+ */
+export function decodeRecords(body: Uint8Array, count: number): BatchRecord[] {
+  const r = new VarReader(body)
+  const out: BatchRecord[] = []
+  for (let i = 0; i < count; i++) {
+    if (r.pos >= r.end) {
+      throw new BatchFormatError('invalid', `Incorrect declared batch size, records still remaining in file`)
+    }
+    out.push(readRecord(r))
+  }
+  if (r.pos !== r.end) {
+    throw new BatchFormatError('invalid', `Incorrect declared batch size, premature EOF reached`)
+  }
+  return out
+}
+
+export interface RecordInput {
+  readonly timestampDelta: number
+  readonly offsetDelta: number
+  readonly key: Uint8Array | null
+  readonly value: Uint8Array | null
+  readonly headers?: readonly RecordHeader[]
+}
+
+/** Appends one encoded record to `sink`. */
+export function writeRecord(sink: ByteSink, rec: RecordInput): void {
+  const inner = new ByteSink(64 + (rec.key?.byteLength ?? 0) + (rec.value?.byteLength ?? 0))
+  inner.writeByte(0)
+  inner.writeVarlong(rec.timestampDelta)
+  inner.writeVarint(rec.offsetDelta)
+  if (rec.key === null) inner.writeVarint(-1)
+  else {
+    inner.writeVarint(rec.key.byteLength)
+    inner.writeBytes(rec.key)
+  }
+  if (rec.value === null) inner.writeVarint(-1)
+  else {
+    inner.writeVarint(rec.value.byteLength)
+    inner.writeBytes(rec.value)
+  }
+  const headers = rec.headers ?? []
+  inner.writeVarint(headers.length)
+  for (const h of headers) {
+    const k = utf8enc.encode(h.key)
+    inner.writeVarint(k.byteLength)
+    inner.writeBytes(k)
+    if (h.value === null) inner.writeVarint(-1)
+    else {
+      inner.writeVarint(h.value.byteLength)
+      inner.writeBytes(h.value)
+    }
+  }
+  sink.writeVarint(inner.length)
+  sink.writeBytes(inner.view())
+}
+
+/** Encodes records back to back (the plaintext of a batch body). */
+export function encodeRecords(records: readonly RecordInput[]): Uint8Array {
+  const sink = new ByteSink(256)
+  for (const r of records) writeRecord(sink, r)
+  return sink.finish()
+}
+
+export interface BatchFields {
+  readonly baseOffset?: number
+  readonly partitionLeaderEpoch?: number
+  readonly attributes: number
+  readonly lastOffsetDelta: number
+  readonly baseTimestamp: number
+  readonly maxTimestamp: number
+  readonly producerId?: number
+  readonly producerEpoch?: number
+  readonly baseSequence?: number
+  readonly recordsCount: number
+}
+
+/**
+ * Builds a whole batch from its header fields and its (already compressed, when the attributes
+ * name a codec) records body, with a correct CRC.
+ */
+export function buildBatch(fields: BatchFields, body: Uint8Array, crc32c: Crc32c): Uint8Array {
+  const out = new Uint8Array(RECORD_BATCH_OVERHEAD + body.byteLength)
+  const dv = view(out)
+  setInt64(dv, BASE_OFFSET_OFFSET, fields.baseOffset ?? 0)
+  dv.setInt32(BATCH_LENGTH_OFFSET, out.byteLength - LOG_OVERHEAD)
+  dv.setInt32(PARTITION_LEADER_EPOCH_OFFSET, fields.partitionLeaderEpoch ?? NO_PARTITION_LEADER_EPOCH)
+  dv.setInt8(MAGIC_OFFSET, 2)
+  dv.setInt16(ATTRIBUTES_OFFSET, fields.attributes)
+  dv.setInt32(LAST_OFFSET_DELTA_OFFSET, fields.lastOffsetDelta)
+  setInt64(dv, BASE_TIMESTAMP_OFFSET, fields.baseTimestamp)
+  setInt64(dv, MAX_TIMESTAMP_OFFSET, fields.maxTimestamp)
+  setInt64(dv, PRODUCER_ID_OFFSET, fields.producerId ?? NO_PRODUCER_ID)
+  dv.setInt16(PRODUCER_EPOCH_OFFSET, fields.producerEpoch ?? NO_PRODUCER_EPOCH)
+  dv.setInt32(BASE_SEQUENCE_OFFSET, fields.baseSequence ?? NO_SEQUENCE)
+  dv.setInt32(RECORDS_COUNT_OFFSET, fields.recordsCount)
+  out.set(body, RECORD_BATCH_OVERHEAD)
+  writeCrc(out, 0, crc32c)
+  return out
+}
+
+/** The records body (bytes 61..end) of the batch at `pos`, as stored (compressed or not). */
+export function batchBody(buf: Uint8Array, pos = 0): Uint8Array {
+  return buf.subarray(pos + RECORD_BATCH_OVERHEAD, pos + batchSize(buf, pos))
+}
+
+/** A record's absolute timestamp as a reader sees it (LogAppendTime: the batch's maxTimestamp). */
+export function recordTimestamp(h: BatchHeader, rec: BatchRecord): number {
+  if (isLogAppendTime(h.attributes)) return h.maxTimestamp
+  return h.baseTimestamp + rec.timestampDelta
+}
+
+/** Decodes a whole batch's key/value records (plaintext body given). */
+export function utf8Decode(b: Uint8Array | null): string | null {
+  return b === null ? null : utf8.decode(b)
+}

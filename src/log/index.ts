@@ -1,0 +1,40 @@
+/**
+ * The log: Topograph's partitions as Kafka stores them. It imports nothing from src/coordinator or
+ * src/server; the Kafka handlers sit on top of it.
+ *
+ * Public interface (additive changes only):
+ *
+ *   const logs = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: ['/data/logs'] })
+ *   await logs.open()                                    // recovers after an unclean shutdown
+ *   await logs.createPartitions('t', topicId, 0, 3, { cleanupPolicy: ['compact'] })
+ *   const p = logs.partition('t', 0)                     // PartitionLog | undefined
+ *   await p.append(batchBytes, { now: Date.now(), produceVersion: 9 })   // AppendResult (errorCode, baseOffset, …)
+ *   await p.read(fetchOffset, maxBytes, { minOneMessage, isolationLevel })  // ReadResult (records, HW, LSO, …)
+ *   await p.listOffsets(ts, isolationLevel)              // ListOffsets semantics, data-plane.md §7
+ *   await p.deleteRecordsBefore(offset)                  // DeleteRecords, §8
+ *   p.endOffsetForLeaderEpoch(epoch)                     // OffsetForLeaderEpoch, §9
+ *   p.producerStates()                                   // DescribeProducers
+ *   const off = p.addListener((event) => …)              // long-poll Fetch wake-ups, no polling
+ *   await logs.logDirs()                                 // DescribeLogDirs
+ *   await logs.close()                                   // checkpoints + clean-shutdown marker
+ *
+ *   const ids = new ProducerIdManager(logDir); await ids.open(); await ids.next()   // InitProducerId
+ *
+ * Errors a client can cause come back as Kafka error codes in the results; an I/O failure takes the
+ * partition offline (KAFKA_STORAGE_ERROR from then on).
+ */
+export * from './types.js'
+export {
+  checkLogConfig,
+  DEFAULT_LOG_CONFIG,
+  DEFAULT_LOG_MANAGER_CONFIG,
+  LOG_CONFIG_KEYS,
+  LOG_MANAGER_CONFIG_KEYS,
+  LONG_MAX,
+  resolveLogConfig,
+} from './config.js'
+export { createLogManager, LogManagerImpl, type LogManagerOptions } from './manager.js'
+export { MemoryLogStorage } from './memory.js'
+export type { LogStorage, PartitionStore } from './storage.js'
+export * as batch from './batch.js'
+export { crc32c, compress, decompress } from './compression.js'

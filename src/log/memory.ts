@@ -1,0 +1,271 @@
+/**
+ * The memory engine: segments as arrays of batches, nothing on disk. For tests and for servers
+ * that need no durability. Data belongs to the MemoryLogStorage instance: a LogManager reopened
+ * over the same instance sees it again.
+ */
+import type {
+  AppendBatchInfo,
+  LogStorage,
+  OpenedPartition,
+  PartitionStore,
+  SegmentInfo,
+  StoredBatch,
+} from './storage.js'
+
+interface MemBatch extends StoredBatch {
+  readonly maxTimestamp: number
+  readonly offsetOfMaxTimestamp: number
+}
+
+interface MemSegment {
+  baseOffset: number
+  nextOffset: number
+  size: number
+  maxTimestamp: number
+  offsetOfMaxTimestamp: number
+  firstBatchTimestamp: number
+  createdMs: number
+  batches: MemBatch[]
+}
+
+interface MemPartitionData {
+  topicId: string
+  segments: MemSegment[]
+  logStartOffset: number
+  snapshot: { offset: number; bytes: Uint8Array } | null
+}
+
+function newSegment(baseOffset: number, now: number): MemSegment {
+  return {
+    baseOffset,
+    nextOffset: baseOffset,
+    size: 0,
+    maxTimestamp: -1,
+    offsetOfMaxTimestamp: -1,
+    firstBatchTimestamp: -1,
+    createdMs: now,
+    batches: [],
+  }
+}
+
+function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total)
+  let pos = 0
+  for (const p of parts) {
+    out.set(p, pos)
+    pos += p.byteLength
+  }
+  return out
+}
+
+/** First index in `segs` whose segment may hold `offset` (greatest base ≤ offset), or 0. */
+function segmentIndexFor(segs: readonly MemSegment[], offset: number): number {
+  let lo = 0
+  let hi = segs.length - 1
+  let found = 0
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (segs[mid].baseOffset <= offset) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found
+}
+
+/** First batch index in a segment with lastOffset ≥ offset. */
+function batchIndexFor(batches: readonly MemBatch[], offset: number): number {
+  let lo = 0
+  let hi = batches.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (batches[mid].lastOffset < offset) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+class MemoryPartitionStore implements PartitionStore {
+  readonly #data: MemPartitionData
+  readonly #onDelete: () => void
+
+  constructor(data: MemPartitionData, onDelete: () => void) {
+    this.#data = data
+    this.#onDelete = onDelete
+  }
+
+  async open(now: number): Promise<OpenedPartition> {
+    if (this.#data.segments.length === 0) this.#data.segments.push(newSegment(0, now))
+    return {
+      logStartOffset: this.#data.logStartOffset,
+      producerSnapshot: this.#data.snapshot,
+      recovered: false,
+      truncatedBytes: 0,
+    }
+  }
+
+  get logEndOffset(): number {
+    const segs = this.#data.segments
+    return segs[segs.length - 1].nextOffset
+  }
+
+  get sizeInBytes(): number {
+    let n = 0
+    for (const s of this.#data.segments) n += s.size
+    return n
+  }
+
+  segments(): readonly SegmentInfo[] {
+    return this.#data.segments.map((s) => ({
+      baseOffset: s.baseOffset,
+      nextOffset: s.nextOffset,
+      sizeInBytes: s.size,
+      maxTimestamp: s.maxTimestamp,
+      offsetOfMaxTimestamp: s.offsetOfMaxTimestamp,
+      firstBatchTimestamp: s.firstBatchTimestamp,
+      createdMs: s.createdMs,
+    }))
+  }
+
+  append(batch: Uint8Array, info: AppendBatchInfo): void {
+    const segs = this.#data.segments
+    const s = segs[segs.length - 1]
+    s.batches.push({
+      bytes: batch,
+      baseOffset: info.baseOffset,
+      lastOffset: info.lastOffset,
+      maxTimestamp: info.maxTimestamp,
+      offsetOfMaxTimestamp: info.offsetOfMaxTimestamp,
+    })
+    s.size += batch.byteLength
+    s.nextOffset = info.lastOffset + 1
+    if (s.firstBatchTimestamp < 0 && s.batches.length === 1) s.firstBatchTimestamp = info.maxTimestamp
+    if (info.maxTimestamp > s.maxTimestamp) {
+      s.maxTimestamp = info.maxTimestamp
+      s.offsetOfMaxTimestamp = info.offsetOfMaxTimestamp
+    }
+  }
+
+  roll(now: number): void {
+    const segs = this.#data.segments
+    const active = segs[segs.length - 1]
+    if (active.size === 0) return
+    segs.push(newSegment(active.nextOffset, now))
+  }
+
+  read(offset: number, maxBytes: number, maxOffset: number, minOneMessage: boolean): Uint8Array {
+    const segs = this.#data.segments
+    for (let si = segmentIndexFor(segs, offset); si < segs.length; si++) {
+      const s = segs[si]
+      let bi = batchIndexFor(s.batches, offset)
+      if (bi >= s.batches.length) continue
+      const parts: Uint8Array[] = []
+      let total = 0
+      for (; bi < s.batches.length; bi++) {
+        const b = s.batches[bi]
+        if (b.baseOffset >= maxOffset) break
+        if (total + b.bytes.byteLength > maxBytes && !(total === 0 && minOneMessage)) break
+        parts.push(b.bytes)
+        total += b.bytes.byteLength
+        if (total >= maxBytes) break
+      }
+      return concat(parts, total)
+    }
+    return new Uint8Array(0)
+  }
+
+  *batchesFrom(offset: number): Iterable<StoredBatch> {
+    const segs = this.#data.segments
+    for (let si = segmentIndexFor(segs, offset); si < segs.length; si++) {
+      const s = segs[si]
+      for (let bi = batchIndexFor(s.batches, offset); bi < s.batches.length; bi++) yield s.batches[bi]
+    }
+  }
+
+  timestampLookup(segmentBaseOffset: number, _timestamp: number): number {
+    return segmentBaseOffset
+  }
+
+  deleteOldestSegments(count: number): void {
+    this.#data.segments.splice(0, Math.min(count, this.#data.segments.length - 1))
+  }
+
+  async replaceSegment(
+    baseOffset: number,
+    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
+  ): Promise<void> {
+    const s = this.#data.segments.find((x) => x.baseOffset === baseOffset)
+    if (s === undefined) return
+    s.batches = []
+    s.size = 0
+    s.maxTimestamp = -1
+    s.offsetOfMaxTimestamp = -1
+    s.firstBatchTimestamp = -1
+    for (const b of batches) {
+      s.batches.push({
+        bytes: b.bytes,
+        baseOffset: b.info.baseOffset,
+        lastOffset: b.info.lastOffset,
+        maxTimestamp: b.info.maxTimestamp,
+        offsetOfMaxTimestamp: b.info.offsetOfMaxTimestamp,
+      })
+      s.size += b.bytes.byteLength
+      if (s.firstBatchTimestamp < 0) s.firstBatchTimestamp = b.info.maxTimestamp
+      if (b.info.maxTimestamp > s.maxTimestamp) {
+        s.maxTimestamp = b.info.maxTimestamp
+        s.offsetOfMaxTimestamp = b.info.offsetOfMaxTimestamp
+      }
+    }
+  }
+
+  async setLogStartOffset(offset: number): Promise<void> {
+    this.#data.logStartOffset = offset
+  }
+
+  async flush(): Promise<void> {}
+
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
+    this.#data.snapshot = { offset, bytes: bytes.slice() }
+  }
+
+  async close(): Promise<void> {}
+
+  async delete(): Promise<void> {
+    this.#onDelete()
+  }
+}
+
+export class MemoryLogStorage implements LogStorage {
+  readonly #partitions = new Map<string, MemPartitionData>()
+
+  async open(): Promise<{ readonly cleanShutdown: boolean }> {
+    return { cleanShutdown: true }
+  }
+
+  partition(topic: string, partition: number, topicId: string): PartitionStore {
+    const key = `${topic}-${partition}`
+    let data = this.#partitions.get(key)
+    if (data === undefined || data.topicId !== topicId) {
+      data = { topicId, segments: [], logStartOffset: 0, snapshot: null }
+      this.#partitions.set(key, data)
+    }
+    const d = data
+    return new MemoryPartitionStore(d, () => {
+      if (this.#partitions.get(key) === d) this.#partitions.delete(key)
+    })
+  }
+
+  async storedTopicId(topic: string, partition: number): Promise<string | null> {
+    return this.#partitions.get(`${topic}-${partition}`)?.topicId ?? null
+  }
+
+  async dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]> {
+    return [{ path: 'memory', online: true, totalBytes: -1, usableBytes: -1 }]
+  }
+
+  metadataDir(): string | null {
+    return null
+  }
+
+  async close(): Promise<void> {}
+}

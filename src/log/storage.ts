@@ -1,0 +1,109 @@
+/**
+ * The storage seam of the log: one partition's stored batches, in segments. Engines implement
+ * PartitionStore and LogStorage; every engine passes the same contract suite
+ * (test/log/contract.ts). Engines are mechanical: they store, read, roll and delete what they are
+ * told to; the decisions (validation, offsets, producer state, when to roll, what retention
+ * deletes, what the cleaner keeps) are taken above them, once, in partition-log.ts.
+ *
+ * Mutations are synchronous (a segment append is a write to the page cache, as Kafka's
+ * FileChannel.write is; a failure throws and the caller takes the partition offline); fsync,
+ * checkpoints and whole-file work are async.
+ */
+
+/** What the engine keeps about one segment (memory and file engines alike). */
+export interface SegmentInfo {
+  readonly baseOffset: number
+  /** The offset after the segment's last batch (its base offset when empty). */
+  readonly nextOffset: number
+  readonly sizeInBytes: number
+  /** Largest record timestamp in the segment, -1 when empty. */
+  readonly maxTimestamp: number
+  /** Offset of the batch holding maxTimestamp, -1 when empty. */
+  readonly offsetOfMaxTimestamp: number
+  /** maxTimestamp of the first batch (segment.ms age), -1 when empty. */
+  readonly firstBatchTimestamp: number
+  /** When the segment was created (ms). */
+  readonly createdMs: number
+}
+
+/** Facts about a validated batch the engine indexes. */
+export interface AppendBatchInfo {
+  readonly baseOffset: number
+  readonly lastOffset: number
+  readonly maxTimestamp: number
+  readonly offsetOfMaxTimestamp: number
+}
+
+/** A stored batch as iterated: `bytes` is a view valid until the store changes. */
+export interface StoredBatch {
+  readonly bytes: Uint8Array
+  readonly baseOffset: number
+  readonly lastOffset: number
+}
+
+/** What a store found when it opened. */
+export interface OpenedPartition {
+  readonly logStartOffset: number
+  /** Newest producer snapshot at or below the log end offset, or null. */
+  readonly producerSnapshot: { readonly offset: number; readonly bytes: Uint8Array } | null
+  /** True when the store recovered from an unclean shutdown (it truncated any torn tail). */
+  readonly recovered: boolean
+  /** Bytes dropped from the tail during recovery. */
+  readonly truncatedBytes: number
+}
+
+export interface PartitionStore {
+  /** Opens (creating when missing) and recovers the partition; `now` stamps a new segment. */
+  open(now: number): Promise<OpenedPartition>
+  readonly logEndOffset: number
+  readonly sizeInBytes: number
+  /** Oldest first; the last one is the active segment. Never empty once open. */
+  segments(): readonly SegmentInfo[]
+  /** Appends one batch (offsets already assigned) to the active segment. Throws on I/O failure. */
+  append(batch: Uint8Array, info: AppendBatchInfo): void
+  /** Starts a new active segment at the log end offset (nothing when the active one is empty). */
+  roll(now: number): void
+  /**
+   * Whole batches of one segment from the batch holding `offset`: at most `maxBytes` of them, or
+   * exactly the first when it alone is larger and `minOneMessage`; none whose base offset is
+   * ≥ `maxOffset`. Empty when no batch at or after `offset` is below `maxOffset`.
+   */
+  read(offset: number, maxBytes: number, maxOffset: number, minOneMessage: boolean): Uint8Array
+  /** Stored batches whose last offset is ≥ `offset`, in order, across segments. */
+  batchesFrom(offset: number): Iterable<StoredBatch>
+  /** A position to start a time scan in the segment with this base offset: an offset ≤ the first record with timestamp ≥ ts. */
+  timestampLookup(segmentBaseOffset: number, timestamp: number): number
+  /** Deletes the `count` oldest segments (the caller never deletes the active one). */
+  deleteOldestSegments(count: number): void
+  /** Replaces a non-active segment's batches by the given ones (compaction), atomically. */
+  replaceSegment(
+    baseOffset: number,
+    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
+  ): Promise<void>
+  /** Persists the log start offset. */
+  setLogStartOffset(offset: number): Promise<void>
+  /** Makes everything appended durable (fsync) and moves the recovery point to the log end. */
+  flush(): Promise<void>
+  /** Stores a producer-state snapshot taken at `offset` (older ones may be dropped). */
+  writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void>
+  /** Flushes and releases files; `clean` lets the next open skip recovery. */
+  close(): Promise<void>
+  /** Removes everything of the partition. */
+  delete(): Promise<void>
+}
+
+/** One engine for the whole log layer. */
+export interface LogStorage {
+  /** Opens the log directories; returns whether the last shutdown was clean. */
+  open(): Promise<{ readonly cleanShutdown: boolean }>
+  /** A partition store (not yet opened). `topicId` is recorded with the data (partition.metadata). */
+  partition(topic: string, partition: number, topicId: string): PartitionStore
+  /** Topic id stored with a partition's data, or null when the partition has no data here. */
+  storedTopicId(topic: string, partition: number): Promise<string | null>
+  /** Directory stats for DescribeLogDirs: path → bytes. */
+  dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]>
+  /** Where durable small files of the log layer live (the producer-id block file), or null (memory). */
+  metadataDir(): string | null
+  /** Writes the clean-shutdown marker after every partition closed. */
+  close(): Promise<void>
+}
