@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Admin } from '../../src/clients/admin/index.js'
-import { freeLoopbackPort, startTopographProcess, type TopographProcess } from './topograph-process.js'
+import { freeLoopbackPort } from './topograph-process.js'
 
 // --- child processes ------------------------------------------------------------------------------
 
@@ -207,19 +207,50 @@ export async function run(
 
 // --- the server -----------------------------------------------------------------------------------
 
+/**
+ * The checkout whose server the interop tests start: this one, or TOPOGRAPH_SERVER_DIR (another
+ * checkout with node_modules, to run these tests against a server being worked on elsewhere).
+ */
+export const SERVER_DIR = resolve(process.env.TOPOGRAPH_SERVER_DIR ?? '.')
+
+/**
+ * Extra server settings for every interop server, from TOPOGRAPH_INTEROP_OVERRIDES
+ * (`key=value,key=value`), to run the tier against another storage configuration.
+ */
+const EXTRA_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(
+  (process.env.TOPOGRAPH_INTEROP_OVERRIDES ?? '')
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => [kv.slice(0, kv.indexOf('=')).trim(), kv.slice(kv.indexOf('=') + 1).trim()]),
+)
+
+/** `topograph start` with `settings` as overrides; resolves once it logged its listener. */
+async function startServerProcess(settings: Readonly<Record<string, string>>): Promise<ManagedProcess> {
+  const args = ['--import', 'tsx', 'src/cli/topograph.ts', 'start']
+  for (const [k, v] of Object.entries(settings)) args.push('--override', `${k}=${v}`)
+  const proc = new ManagedProcess('topograph start', process.execPath, args, { cwd: SERVER_DIR })
+  try {
+    await proc.waitFor(/Listening on PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/, 90_000, { stream: 'all' })
+    return proc
+  } catch (e) {
+    await proc.kill()
+    throw e
+  }
+}
+
 /** A `topograph start` process on its own data directory, restartable on the same port. */
 export class InteropServer {
   readonly dataDir: string
   readonly port: number
   readonly settings: Readonly<Record<string, string>>
-  #proc: TopographProcess
+  #proc: ManagedProcess
   #logs: string[] = []
 
   private constructor(
     dataDir: string,
     port: number,
     settings: Readonly<Record<string, string>>,
-    proc: TopographProcess,
+    proc: ManagedProcess,
   ) {
     this.dataDir = dataDir
     this.port = port
@@ -233,12 +264,13 @@ export class InteropServer {
     const port = await freeLoopbackPort()
     const all = {
       listeners: `PLAINTEXT://127.0.0.1:${port}`,
+      'console.listener': 'none',
       'data.dir': dataDir,
       ...settings,
+      ...EXTRA_SETTINGS,
     }
     try {
-      const proc = await startTopographProcess(all, { startTimeoutMs: 90_000 })
-      return new InteropServer(dataDir, port, all, proc)
+      return new InteropServer(dataDir, port, all, await startServerProcess(all))
     } catch (e) {
       rmSync(dataDir, { recursive: true, force: true })
       throw e
@@ -248,7 +280,7 @@ export class InteropServer {
   get bootstrap(): string {
     return `127.0.0.1:${this.port}`
   }
-  get process(): TopographProcess {
+  get process(): ManagedProcess {
     return this.#proc
   }
   /** Everything every run of the server printed so far. */
@@ -264,17 +296,14 @@ export class InteropServer {
   /** Starts the server again on the same port and data directory (after `kill9` or `stop`). */
   async restart(): Promise<void> {
     this.#logs.push(this.#proc.output())
-    // The port may still be held for a moment by the old socket; the listener retries are the
-    // server's business, so a bind failure here is a real failure.
-    this.#proc = await startTopographProcess(this.settings, { startTimeoutMs: 90_000 })
+    this.#proc = await startServerProcess(this.settings)
   }
 
-  /** Graceful stop (SIGTERM) and removal of the data directory. */
+  /** Graceful stop (SIGTERM), then the data directory is removed. */
   async close(): Promise<void> {
     try {
-      await this.#proc.stop()
+      await this.#proc.stop(20_000)
     } finally {
-      await this.#proc.kill()
       rmSync(this.dataDir, { recursive: true, force: true })
     }
   }
@@ -433,9 +462,11 @@ export class JavaClients {
       this.#proc.write(`${JSON.stringify(request)}\n`)
       const answer = await this.#proc.waitUntil(
         () => {
+          // complete lines only: a long answer arrives in several chunks
           const lines = this.#proc
             .stdout()
             .split('\n')
+            .slice(0, -1)
             .filter((l) => l.startsWith('{"'))
           return lines.length > index ? lines[index] : undefined
         },

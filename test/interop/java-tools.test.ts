@@ -90,11 +90,11 @@ describe("Kafka's command-line tools", { skip: kafkaJavaSkip }, () => {
       [
         '--topic',
         topic,
-        '--property',
+        '--reader-property',
         'parse.key=true',
-        '--property',
+        '--reader-property',
         'parse.headers=true',
-        '--property',
+        '--reader-property',
         'null.marker=<NULL>',
       ],
       `${lines.join('\n')}\n`,
@@ -103,15 +103,15 @@ describe("Kafka's command-line tools", { skip: kafkaJavaSkip }, () => {
     const afterProduce = Date.now()
 
     const printAll = [
-      '--property',
+      '--formatter-property',
       'print.timestamp=true',
-      '--property',
+      '--formatter-property',
       'print.partition=true',
-      '--property',
+      '--formatter-property',
       'print.offset=true',
-      '--property',
+      '--formatter-property',
       'print.headers=true',
-      '--property',
+      '--formatter-property',
       'print.key=true',
     ]
     // --timeout-ms ends the consumer once no record came for that long
@@ -165,9 +165,9 @@ describe("Kafka's command-line tools", { skip: kafkaJavaSkip }, () => {
         '3',
         '--timeout-ms',
         '60000',
-        '--property',
+        '--formatter-property',
         'print.offset=true',
-        '--property',
+        '--formatter-property',
         'print.key=true',
       ]),
       'console consumer after delete',
