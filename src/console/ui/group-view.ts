@@ -412,7 +412,12 @@ export class GroupView {
     const num = (v: number | null): string => (v === null ? '—' : String(v))
     const total = offsets.reduce((a, o) => a + (o.lag ?? 0), 0)
     this.#lag.replaceChildren(
-      h('h3', {}, 'Lag ', h('span', { class: 'total-lag', 'data-testid': 'total-lag' }, String(total))),
+      h(
+        'h3',
+        {},
+        'Lag ',
+        h('span', { class: 'total-lag' }, 'total ', h('span', { 'data-testid': 'total-lag' }, String(total))),
+      ),
       offsets.length === 0
         ? h('p', { class: 'hint' }, 'The group reads no partition yet.')
         : h(
