@@ -528,7 +528,7 @@ export interface ConsumeRequest {
   readonly maxRecords?: number
   readonly timeoutMs?: number
   readonly commit?: boolean
-  readonly valueFormat?: 'string' | 'long' | 'timestampedLong'
+  readonly valueFormat?: 'string' | 'long'
 }
 
 /**

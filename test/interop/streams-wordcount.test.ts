@@ -324,7 +324,7 @@ describe('Kafka Streams WordCount, two instances, one killed', { skip: kafkaJava
             seek: 'beginning',
             maxRecords: written,
             timeoutMs: 5_000,
-            valueFormat: 'timestampedLong',
+            valueFormat: 'long',
           })
         ).records
         return retained.length < written ? true : undefined

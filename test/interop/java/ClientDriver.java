@@ -24,8 +24,7 @@
  * A failure answers {"ok":false,"error":{"class":"...","message":"..."}}; the exception behind an
  * ExecutionException is the one reported. Records' keys, values and header values are UTF-8 strings
  * (null stays null); "valueFormat":"long" reads 8-byte big-endian values (LongSerializer's format),
- * "timestampedLong" the value of a timestamped store's changelog record (8-byte timestamp, then the
- * 8-byte long).
+ * and the long of a 16-byte value (a timestamped store's changelog record: timestamp, then value).
  *
  * Usage: ClientDriver BOOTSTRAP_SERVERS
  */
@@ -317,7 +316,7 @@ public final class ClientDriver {
         o.put("key", text(r.key()));
         if (valueFormat.equals("long") && r.value() != null && r.value().length == 8) {
             o.put("value", ByteBuffer.wrap(r.value()).getLong());
-        } else if (valueFormat.equals("timestampedLong") && r.value() != null && r.value().length == 16) {
+        } else if (valueFormat.equals("long") && r.value() != null && r.value().length == 16) {
             o.put("value", ByteBuffer.wrap(r.value()).getLong(8));
         } else {
             o.put("value", text(r.value()));
