@@ -9,6 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Admin } from '../../src/clients/admin/index.js'
+import { NetworkClient } from '../../src/clients/network/client.js'
+import { readBatchHeader, splitBatches } from '../../src/log/batch.js'
 import { freeLoopbackPort } from './topograph-process.js'
 
 // --- child processes ------------------------------------------------------------------------------
@@ -547,5 +549,94 @@ export async function eventually<T>(
     if (v !== undefined) return v
     if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${describe()}`)
     await new Promise((r) => setTimeout(r, 500))
+  }
+}
+
+/** The header of a batch as the log stores it (what a Fetch returns, byte for byte). */
+export interface StoredBatch {
+  readonly baseOffset: number
+  readonly lastOffsetDelta: number
+  /** 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd */
+  readonly codec: number
+  readonly producerId: number
+  readonly producerEpoch: number
+  readonly baseSequence: number
+  readonly recordsCount: number
+  readonly partitionLeaderEpoch: number
+}
+
+/**
+ * The batches of a partition from `fromOffset`, read with a raw Fetch (Topograph's network client,
+ * no decoding but the batch headers): what codec and producer fields the log kept.
+ */
+export async function storedBatches(
+  bootstrap: string,
+  topic: string,
+  partition: number,
+  fromOffset = 0,
+): Promise<StoredBatch[]> {
+  const client = new NetworkClient({ bootstrapServers: bootstrap, clientId: 'interop-raw-fetch' })
+  try {
+    const out: StoredBatch[] = []
+    let offset = fromOffset
+    for (;;) {
+      const res = await client.sendAny(
+        1,
+        {
+          clusterId: null,
+          replicaId: -1,
+          replicaState: { replicaId: -1, replicaEpoch: -1n },
+          maxWaitMs: 0,
+          minBytes: 1,
+          maxBytes: 50 * 1024 * 1024,
+          isolationLevel: 0,
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [
+            {
+              topic,
+              topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+              partitions: [
+                {
+                  partition,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: BigInt(offset),
+                  lastFetchedEpoch: -1,
+                  logStartOffset: -1n,
+                  partitionMaxBytes: 10 * 1024 * 1024,
+                  replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+                  highWatermark: -1n,
+                },
+              ],
+            },
+          ],
+          forgottenTopicsData: [],
+          rackId: '',
+        },
+        { maxVersion: 12 },
+      )
+      const p = res.responses[0]?.partitions[0]
+      if (p === undefined || p.errorCode !== 0)
+        throw new Error(`fetch ${topic}-${partition}: ${JSON.stringify(p)}`)
+      const bytes = p.records ?? new Uint8Array(0)
+      const { positions } = splitBatches(bytes)
+      for (const pos of positions) {
+        const h = readBatchHeader(bytes, pos)
+        out.push({
+          baseOffset: h.baseOffset,
+          lastOffsetDelta: h.lastOffsetDelta,
+          codec: h.attributes & 7,
+          producerId: h.producerId,
+          producerEpoch: h.producerEpoch,
+          baseSequence: h.baseSequence,
+          recordsCount: h.recordsCount,
+          partitionLeaderEpoch: h.partitionLeaderEpoch,
+        })
+        offset = h.baseOffset + h.lastOffsetDelta + 1
+      }
+      if (positions.length === 0 || offset >= Number(p.highWatermark)) return out
+    }
+  } finally {
+    await client.close()
   }
 }

@@ -10,6 +10,7 @@ import {
   kafkaJavaSkip,
   killAll,
   type ProduceRecord,
+  storedBatches,
 } from '../helpers/interop.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
@@ -101,6 +102,23 @@ describe('Kafka Java producer and consumer', { skip: kafkaJavaSkip }, () => {
         timeoutMs: 60_000,
       })
       assert.deepEqual(records.sort(byPosition), expected(sent, acks).sort(byPosition))
+      // The log keeps the producer's codec and idempotence fields: one producer id, epoch 0, and
+      // sequences that start at 0 on each partition (so equal to the offsets here).
+      const ids = new Set<number>()
+      for (const p of [0, 1]) {
+        const batches = await storedBatches(server.bootstrap, topic, p)
+        assert.equal(
+          batches.reduce((a, b) => a + b.recordsCount, 0),
+          20,
+        )
+        for (const b of batches) {
+          assert.equal(b.codec, CODECS.indexOf(codec), `codec of ${JSON.stringify(b)}`)
+          assert.deepEqual([b.producerEpoch, b.baseSequence, b.partitionLeaderEpoch], [0, b.baseOffset, 0])
+          ids.add(b.producerId)
+        }
+      }
+      assert.equal(ids.size, 1)
+      assert.ok([...ids][0]! >= 0)
     })
   }
 

@@ -3,7 +3,7 @@
 // partition/offset exactly.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createTopics, InteropServer, killAll, run } from '../helpers/interop.js'
+import { createTopics, InteropServer, killAll, run, storedBatches } from '../helpers/interop.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 
@@ -94,6 +94,17 @@ describe('kcat produce and consume', () => {
         })),
       )
       for (const m of messages) assert.ok(m.ts >= before - 1000 && m.ts <= afterProduce + 1000, `ts ${m.ts}`)
+      // librdkafka's batches are stored with its codec and its idempotence fields.
+      const batches = await storedBatches(server.bootstrap, topic, 0)
+      assert.equal(
+        batches.reduce((a, b) => a + b.recordsCount, 0),
+        lines.length,
+      )
+      for (const b of batches) {
+        assert.equal(b.codec, CODECS.indexOf(codec), `codec of ${JSON.stringify(b)}`)
+        assert.ok(b.producerId >= 0, JSON.stringify(b))
+        assert.deepEqual([b.producerEpoch, b.baseSequence], [0, b.baseOffset])
+      }
     })
   }
 })
