@@ -532,7 +532,18 @@ export function recordTimestamp(h: BatchHeader, rec: BatchRecord): number {
   return h.baseTimestamp + rec.timestampDelta
 }
 
-/** Decodes a whole batch's key/value records (plaintext body given). */
+/** The parts joined into one array of `total` bytes. */
+export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total)
+  let pos = 0
+  for (const p of parts) {
+    out.set(p, pos)
+    pos += p.byteLength
+  }
+  return out
+}
+
+/** A UTF-8 string of bytes, or null. */
 export function utf8Decode(b: Uint8Array | null): string | null {
   return b === null ? null : utf8.decode(b)
 }

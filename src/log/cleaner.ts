@@ -1,9 +1,59 @@
 /**
- * The log cleaner (compaction). Placeholder until the cleaner lands: runOnce does nothing.
+ * The log cleaner: compaction of logs whose cleanup.policy has `compact` (data-plane.md §13).
+ * Kafka: Cleaner, LogCleanerManager.
+ *
+ * A pass picks every log whose dirty ratio (bytes after the cleaner checkpoint / cleanable bytes)
+ * reaches min.cleanable.dirty.ratio, or whose oldest dirty data is older than
+ * max.compaction.lag.ms, dirtiest first, and for each:
+ *
+ * 1. The cleanable range ends at the first uncleanable offset: the active segment's base, the
+ *    last stable offset, or the first segment with data younger than min.compaction.lag.ms,
+ *    whichever comes first. Only whole segments below it are touched.
+ * 2. An offset map (key → offset of its latest record) is built over the dirty segments, bounded
+ *    by log.cleaner.dedupe.buffer.size (24 bytes + the key per entry); when it fills, the range
+ *    ends at the last segment that fitted.
+ * 3. Every segment from the log start up to the end of the range is rewritten: a record survives
+ *    when no later record of its key is in the map; a tombstone survives until its batch's delete
+ *    horizon (first clean time + delete.retention.ms, stamped in attribute bit 6 and
+ *    baseTimestamp) has passed. Batches keep their base offset, last offset delta, producer fields
+ *    and leader epoch; a batch that loses every record is dropped, unless it holds a producer's
+ *    last sequence (then it stays, empty, so producer state survives a restart). Control batches
+ *    are kept. Offsets never change. A batch whose records all survive keeps its bytes.
+ * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the
+ *    cleaner checkpoint moves to the end of the range.
+ *
+ * The work runs off the hot path in slices: it yields to the event loop whenever a slice has run
+ * for SLICE_MS, so produce and fetch keep being served while a large segment is cleaned. The
+ * active segment is never touched, so appends never wait for the cleaner.
  */
-import type { Crc32c } from './batch.js'
-import type { LogLogger } from './types.js'
+import { performance } from 'node:perf_hooks'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import {
+  type BatchHeader,
+  batchBody,
+  buildBatch,
+  CompressionCodec,
+  type Crc32c,
+  codecOf,
+  DELETE_HORIZON_FLAG_MASK,
+  decodeRecords,
+  encodeRecords,
+  hasDeleteHorizon,
+  isControl,
+  isLogAppendTime,
+  readBatchHeader,
+} from './batch.js'
+import { compress, decompress } from './compression.js'
+import { hasCompact } from './config.js'
 import type { PartitionLogImpl } from './partition-log.js'
+import type { AppendBatchInfo, SegmentInfo } from './storage.js'
+import type { LogLogger } from './types.js'
+
+/** Longest stretch of cleaning work between two yields to the event loop. */
+export const SLICE_MS = 5
+
+/** Bytes Kafka counts per offset-map entry (MD5 of the key + an int64 offset). */
+const ENTRY_BYTES = 24
 
 export interface LogCleanerOptions {
   readonly logs: () => readonly PartitionLogImpl[]
@@ -13,13 +63,346 @@ export interface LogCleanerOptions {
   readonly logger: LogLogger
 }
 
+export interface CleanStats {
+  readonly topic: string
+  readonly partition: number
+  readonly segments: number
+  readonly bytesBefore: number
+  readonly bytesAfter: number
+  readonly recordsRemoved: number
+  readonly cleanedUpTo: number
+  /** Longest time the cleaner held the event loop (ms) during this clean. */
+  readonly longestSliceMs: number
+}
+
+function keyString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')
+}
+
 export class LogCleaner {
   readonly #opts: LogCleanerOptions
+  #running: Promise<void> | null = null
+  #stopped = false
+  /** What the last clean of each log did (tests and metrics). */
+  readonly lastStats: CleanStats[] = []
+
   constructor(opts: LogCleanerOptions) {
     this.#opts = opts
   }
-  async runOnce(_now: number): Promise<void> {
-    void this.#opts
+
+  /** One pass over every cleanable log. Concurrent calls share the pass in progress. */
+  runOnce(now: number): Promise<void> {
+    if (this.#stopped) return Promise.resolve()
+    this.#running ??= this.#pass(now).finally(() => {
+      this.#running = null
+    })
+    return this.#running
   }
-  async stop(): Promise<void> {}
+
+  async stop(): Promise<void> {
+    this.#stopped = true
+    await this.#running
+  }
+
+  async #pass(now: number): Promise<void> {
+    const candidates: { log: PartitionLogImpl; ratio: number }[] = []
+    for (const log of this.#opts.logs()) {
+      if (!log.online || !hasCompact(log.config)) continue
+      const r = this.#cleanable(log, now)
+      if (r !== null) candidates.push({ log, ratio: r.ratio })
+    }
+    candidates.sort((a, b) => b.ratio - a.ratio)
+    for (const { log } of candidates) {
+      if (this.#stopped) return
+      try {
+        const stats = await this.clean(log, now)
+        if (stats !== null) {
+          this.lastStats.push(stats)
+          if (this.lastStats.length > 100) this.lastStats.shift()
+          this.#opts.logger.info(
+            { ...stats },
+            `Cleaned log ${stats.topic}-${stats.partition}: ${stats.segments} segment(s), ${stats.bytesBefore} → ${stats.bytesAfter} bytes, ${stats.recordsRemoved} record(s) removed, up to offset ${stats.cleanedUpTo}`,
+          )
+        }
+      } catch (e) {
+        if (log.online) {
+          this.#opts.logger.error(
+            { err: e, topic: log.topic, partition: log.partition },
+            `Cleaning ${log.topic}-${log.partition} failed`,
+          )
+        }
+      }
+    }
+  }
+
+  /** The cleanable segments and dirty ratio of a log, or null when it need not be cleaned now. */
+  #cleanable(
+    log: PartitionLogImpl,
+    now: number,
+  ): { segments: SegmentInfo[]; firstDirty: number; ratio: number } | null {
+    const c = log.config
+    const segs = log.store.segments()
+    const firstDirty = Math.max(log.store.cleanerCheckpoint(), log.logStartOffset)
+    const limit = log.lastStableOffset
+    const cleanable: SegmentInfo[] = []
+    for (let i = 0; i < segs.length - 1; i++) {
+      const s = segs[i]
+      const end = segs[i + 1].baseOffset
+      if (end > limit) break
+      if (c.minCompactionLagMs > 0 && s.maxTimestamp >= 0 && now - s.maxTimestamp < c.minCompactionLagMs)
+        break
+      cleanable.push(s)
+    }
+    if (cleanable.length === 0) return null
+    let clean = 0
+    let dirty = 0
+    let oldestDirty = Number.POSITIVE_INFINITY
+    for (let i = 0; i < cleanable.length; i++) {
+      const s = cleanable[i]
+      const end = segs[i + 1].baseOffset
+      if (end <= firstDirty) clean += s.sizeInBytes
+      else {
+        dirty += s.sizeInBytes
+        const ts = s.firstBatchTimestamp >= 0 ? s.firstBatchTimestamp : s.createdMs
+        oldestDirty = Math.min(oldestDirty, ts)
+      }
+    }
+    if (dirty === 0) return null
+    const ratio = dirty / (clean + dirty)
+    const forced = now - oldestDirty > c.maxCompactionLagMs
+    if (ratio < c.minCleanableDirtyRatio && !forced) return null
+    return { segments: cleanable, firstDirty, ratio }
+  }
+
+  /** Cleans one log now (steps 1-4 of the header). Null when there was nothing to clean. */
+  async clean(log: PartitionLogImpl, now: number): Promise<CleanStats | null> {
+    const plan = this.#cleanable(log, now)
+    if (plan === null || log.cleaning) return null
+    log.cleaning = true
+    try {
+      return await this.#clean(log, now, plan.segments, plan.firstDirty)
+    } finally {
+      log.cleaning = false
+    }
+  }
+
+  async #clean(
+    log: PartitionLogImpl,
+    now: number,
+    segments: SegmentInfo[],
+    firstDirty: number,
+  ): Promise<CleanStats> {
+    const all = log.store.segments()
+    const endOf = (s: SegmentInfo): number =>
+      all[all.findIndex((x) => x.baseOffset === s.baseOffset) + 1].baseOffset
+    let sliceStart = performance.now()
+    let longest = 0
+    const maybeYield = async (): Promise<void> => {
+      const spent = performance.now() - sliceStart
+      if (spent < SLICE_MS) return
+      longest = Math.max(longest, spent)
+      await yieldToLoop()
+      if (!log.online) throw new Error('the log went offline while it was cleaned')
+      sliceStart = performance.now()
+    }
+
+    // 2. Offset map over the dirty segments, bounded by the dedupe buffer.
+    const map = new Map<string, number>()
+    let mapBytes = 0
+    let cleanedUpTo = firstDirty
+    for (const s of segments) {
+      const end = endOf(s)
+      if (end <= firstDirty) continue
+      const before = new Map<string, number>()
+      let fits = true
+      for (const b of log.store.batchesFrom(Math.max(s.baseOffset, firstDirty))) {
+        if (b.baseOffset >= end) break
+        const h = readBatchHeader(b.bytes, 0)
+        if (isControl(h.attributes)) continue
+        for (const r of this.#records(b.bytes, h)) {
+          if (r.key === null) continue
+          const k = keyString(r.key)
+          if (!map.has(k)) {
+            mapBytes += ENTRY_BYTES + k.length
+            if (mapBytes > this.#opts.dedupeBufferSize) {
+              fits = false
+              break
+            }
+          }
+          if (!before.has(k)) before.set(k, map.get(k) ?? -1)
+          map.set(k, h.baseOffset + r.offsetDelta)
+        }
+        if (!fits) break
+        await maybeYield()
+      }
+      if (!fits) {
+        // Undo this segment's entries: the range ends before it.
+        for (const [k, prev] of before) {
+          if (prev < 0) map.delete(k)
+          else map.set(k, prev)
+        }
+        break
+      }
+      cleanedUpTo = end
+    }
+    if (cleanedUpTo === firstDirty && firstDirty > 0 && map.size === 0) {
+      return this.#stats(log, 0, 0, 0, 0, cleanedUpTo, longest)
+    }
+
+    // 3. Rewrite every segment below the end of the range.
+    const producerLastOffsets = new Set<number>()
+    for (const p of log.producerStateManager.entries()) {
+      const last = p.batches[p.batches.length - 1]
+      if (last !== undefined) producerLastOffsets.add(last.lastOffset)
+    }
+    let bytesBefore = 0
+    let bytesAfter = 0
+    let removed = 0
+    let count = 0
+    for (const s of segments) {
+      const end = endOf(s)
+      if (s.baseOffset >= cleanedUpTo) break
+      const kept: { bytes: Uint8Array; info: AppendBatchInfo }[] = []
+      let changed = false
+      for (const b of log.store.batchesFrom(s.baseOffset)) {
+        if (b.baseOffset >= end) break
+        const h = readBatchHeader(b.bytes, 0)
+        const out = this.#filterBatch(b.bytes, h, map, now, log.config.deleteRetentionMs, producerLastOffsets)
+        removed += out.removed
+        if (out.bytes !== b.bytes) changed = true
+        if (out.bytes !== null) {
+          const oh = out.bytes === b.bytes ? h : readBatchHeader(out.bytes, 0)
+          kept.push({
+            bytes: out.bytes === b.bytes ? b.bytes.slice() : out.bytes,
+            info: {
+              baseOffset: oh.baseOffset,
+              lastOffset: oh.baseOffset + oh.lastOffsetDelta,
+              maxTimestamp: oh.maxTimestamp,
+              offsetOfMaxTimestamp: oh.baseOffset,
+            },
+          })
+        }
+        await maybeYield()
+      }
+      bytesBefore += s.sizeInBytes
+      if (!changed) {
+        bytesAfter += s.sizeInBytes
+        continue
+      }
+      if (!log.online) throw new Error('the log went offline while it was cleaned')
+      await log.store.replaceSegment(s.baseOffset, kept)
+      count++
+      for (const k of kept) bytesAfter += k.bytes.byteLength
+      sliceStart = performance.now()
+    }
+    // 4. The checkpoint.
+    await log.store.setCleanerCheckpoint(cleanedUpTo)
+    log.emit('truncate')
+    return this.#stats(log, count, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
+  }
+
+  #stats(
+    log: PartitionLogImpl,
+    segments: number,
+    bytesBefore: number,
+    bytesAfter: number,
+    recordsRemoved: number,
+    cleanedUpTo: number,
+    longestSliceMs: number,
+  ): CleanStats {
+    return {
+      topic: log.topic,
+      partition: log.partition,
+      segments,
+      bytesBefore,
+      bytesAfter,
+      recordsRemoved,
+      cleanedUpTo,
+      longestSliceMs,
+    }
+  }
+
+  #records(bytes: Uint8Array, h: BatchHeader): ReturnType<typeof decodeRecords> {
+    const codec = codecOf(h.attributes)
+    const body = batchBody(bytes, 0)
+    const plain =
+      codec === CompressionCodec.none ? body : decompress(codec, body, this.#opts.maxDecompressedBatchBytes)
+    return decodeRecords(plain, h.recordsCount)
+  }
+
+  /**
+   * What of one batch survives: the same bytes (nothing removed, no horizon to stamp), a rebuilt
+   * batch, or null (dropped).
+   */
+  #filterBatch(
+    bytes: Uint8Array,
+    h: BatchHeader,
+    map: ReadonlyMap<string, number>,
+    now: number,
+    deleteRetentionMs: number,
+    producerLastOffsets: ReadonlySet<number>,
+  ): { bytes: Uint8Array | null; removed: number } {
+    if (isControl(h.attributes)) return { bytes, removed: 0 }
+    const records = this.#records(bytes, h)
+    const horizonSet = hasDeleteHorizon(h.attributes)
+    const horizonPassed = horizonSet && now > h.baseTimestamp
+    let hasTombstone = false
+    const keep = records.filter((r) => {
+      if (r.key !== null) {
+        const latest = map.get(keyString(r.key))
+        if (latest !== undefined && latest > h.baseOffset + r.offsetDelta) return false
+      }
+      if (r.value === null) {
+        if (horizonPassed) return false
+        hasTombstone = true
+      }
+      return true
+    })
+    const removed = records.length - keep.length
+    const stampHorizon = hasTombstone && !horizonSet
+    if (removed === 0 && !stampHorizon) return { bytes, removed: 0 }
+    const lastOffset = h.baseOffset + h.lastOffsetDelta
+    if (keep.length === 0 && !(h.producerId >= 0 && producerLastOffsets.has(lastOffset)))
+      return { bytes: null, removed }
+    // Rebuild: absolute timestamps kept, deltas against the new base (the horizon when stamped).
+    const timestamps = keep.map((r) =>
+      isLogAppendTime(h.attributes) ? h.maxTimestamp : h.baseTimestamp + r.timestampDelta,
+    )
+    const horizon = stampHorizon ? now + deleteRetentionMs : horizonSet ? h.baseTimestamp : -1
+    const baseTimestamp = horizon >= 0 ? horizon : timestamps.length > 0 ? timestamps[0] : h.baseTimestamp
+    const body = encodeRecords(
+      keep.map((r, i) => ({
+        timestampDelta: timestamps[i] - baseTimestamp,
+        offsetDelta: r.offsetDelta,
+        key: r.key,
+        value: r.value,
+        headers: r.headers,
+      })),
+    )
+    const codec = codecOf(h.attributes)
+    const attributes =
+      horizon >= 0 ? h.attributes | DELETE_HORIZON_FLAG_MASK : h.attributes & ~DELETE_HORIZON_FLAG_MASK
+    const maxTimestamp = isLogAppendTime(h.attributes)
+      ? h.maxTimestamp
+      : timestamps.length > 0
+        ? Math.max(...timestamps)
+        : h.maxTimestamp
+    const rebuilt = buildBatch(
+      {
+        baseOffset: h.baseOffset,
+        partitionLeaderEpoch: h.partitionLeaderEpoch,
+        attributes,
+        lastOffsetDelta: h.lastOffsetDelta,
+        baseTimestamp,
+        maxTimestamp,
+        producerId: h.producerId,
+        producerEpoch: h.producerEpoch,
+        baseSequence: h.baseSequence,
+        recordsCount: keep.length,
+      },
+      compress(codec, body),
+      this.#opts.crc32c,
+    )
+    return { bytes: rebuilt, removed }
+  }
 }

@@ -17,7 +17,7 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 import { compressFrameSync, decompressFrameSync } from 'lz4-napi'
 import { compressSync as snappyCompress, uncompressSync as snappyUncompress } from 'snappy'
 import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi'
-import { CompressionCodec, type Crc32c } from './batch.js'
+import { CompressionCodec, type Crc32c, concatBytes } from './batch.js'
 
 /** CRC-32C of the bytes, unsigned. */
 export const crc32c: Crc32c = (bytes) => nativeCrc32c(bytes) >>> 0
@@ -49,16 +49,6 @@ function isXerial(data: Uint8Array): boolean {
   return true
 }
 
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total)
-  let pos = 0
-  for (const p of parts) {
-    out.set(p, pos)
-    pos += p.byteLength
-  }
-  return out
-}
-
 function snappyDecode(data: Uint8Array, maxBytes: number): Uint8Array {
   if (!isXerial(data)) return snappyUncompress(data) as Buffer
   const dv = new DataView(data.buffer, data.byteOffset, data.byteLength)
@@ -76,7 +66,7 @@ function snappyDecode(data: Uint8Array, maxBytes: number): Uint8Array {
     parts.push(chunk)
     pos += len
   }
-  return concat(parts, total)
+  return concatBytes(parts, total)
 }
 
 function snappyEncode(data: Uint8Array): Uint8Array {
@@ -97,7 +87,7 @@ function snappyEncode(data: Uint8Array): Uint8Array {
     parts.push(len, block)
     total += 4 + block.byteLength
   }
-  return concat(parts, total)
+  return concatBytes(parts, total)
 }
 
 function asBuffer(data: Uint8Array): Buffer {

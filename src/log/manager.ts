@@ -8,6 +8,7 @@ import { ErrorCode } from '../protocol/errors.js'
 import { LogCleaner } from './cleaner.js'
 import { crc32c } from './compression.js'
 import { resolveLogConfig } from './config.js'
+import { FileLogStorage } from './file.js'
 import { MemoryLogStorage } from './memory.js'
 import { PartitionLogImpl } from './partition-log.js'
 import type { LogStorage } from './storage.js'
@@ -60,9 +61,7 @@ export class LogManagerImpl implements LogManager {
       opts.storage ??
       (config.storage === 'memory'
         ? new MemoryLogStorage()
-        : (() => {
-            throw new Error('the file engine is not available yet')
-          })())
+        : new FileLogStorage(config.logDirs, { logger: this.#logger }))
   }
 
   get config(): LogManagerConfig {
@@ -103,6 +102,7 @@ export class LogManagerImpl implements LogManager {
       every(this.#config.cleanerBackoffMs, () => this.runCleaner(this.#clock()))
     }
     every(this.#config.flushSchedulerIntervalMs, () => this.#flushDue())
+    every(this.#config.flushOffsetCheckpointIntervalMs, () => this.#storage.checkpoint())
     every(this.#config.producerIdExpirationCheckIntervalMs, () => {
       const now = this.#clock()
       for (const p of this.#allPartitions()) p.expireProducers(now)
@@ -171,7 +171,7 @@ export class LogManagerImpl implements LogManager {
         topic,
         partition: i,
         topicId,
-        store: this.#storage.partition(topic, i, topicId),
+        store: this.#storage.partition(topic, i, topicId, { indexIntervalBytes: config.indexIntervalBytes }),
         config,
         crc32c,
         producerIdExpirationMs: this.#config.producerIdExpirationMs,
@@ -245,8 +245,7 @@ export class LogManagerImpl implements LogManager {
   }
 
   #dirIndexOf(p: PartitionLogImpl): number {
-    void p
-    return 0
+    return this.#storage.dirIndexOf(p.topic, p.partition)
   }
 
   async runRetention(now: number): Promise<void> {
@@ -266,6 +265,11 @@ export class LogManagerImpl implements LogManager {
       this.#retentionRunning = null
     })
     return this.#retentionRunning
+  }
+
+  /** The cleaner (its lastStats tell what recent cleans did). */
+  get cleaner(): LogCleaner | undefined {
+    return this.#cleaner
   }
 
   async runCleaner(now: number): Promise<void> {

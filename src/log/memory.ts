@@ -3,6 +3,7 @@
  * that need no durability. Data belongs to the MemoryLogStorage instance: a LogManager reopened
  * over the same instance sees it again.
  */
+import { concatBytes } from './batch.js'
 import type {
   AppendBatchInfo,
   LogStorage,
@@ -11,20 +12,14 @@ import type {
   SegmentInfo,
   StoredBatch,
 } from './storage.js'
+import { type SegmentStats, segmentIndexFor, segmentInfoOf } from './storage.js'
 
 interface MemBatch extends StoredBatch {
   readonly maxTimestamp: number
   readonly offsetOfMaxTimestamp: number
 }
 
-interface MemSegment {
-  baseOffset: number
-  nextOffset: number
-  size: number
-  maxTimestamp: number
-  offsetOfMaxTimestamp: number
-  firstBatchTimestamp: number
-  createdMs: number
+interface MemSegment extends SegmentStats {
   batches: MemBatch[]
 }
 
@@ -33,6 +28,7 @@ interface MemPartitionData {
   segments: MemSegment[]
   logStartOffset: number
   snapshot: { offset: number; bytes: Uint8Array } | null
+  cleanerCheckpoint: number
 }
 
 function newSegment(baseOffset: number, now: number): MemSegment {
@@ -46,31 +42,6 @@ function newSegment(baseOffset: number, now: number): MemSegment {
     createdMs: now,
     batches: [],
   }
-}
-
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total)
-  let pos = 0
-  for (const p of parts) {
-    out.set(p, pos)
-    pos += p.byteLength
-  }
-  return out
-}
-
-/** First index in `segs` whose segment may hold `offset` (greatest base ≤ offset), or 0. */
-function segmentIndexFor(segs: readonly MemSegment[], offset: number): number {
-  let lo = 0
-  let hi = segs.length - 1
-  let found = 0
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    if (segs[mid].baseOffset <= offset) {
-      found = mid
-      lo = mid + 1
-    } else hi = mid - 1
-  }
-  return found
 }
 
 /** First batch index in a segment with lastOffset ≥ offset. */
@@ -116,15 +87,7 @@ class MemoryPartitionStore implements PartitionStore {
   }
 
   segments(): readonly SegmentInfo[] {
-    return this.#data.segments.map((s) => ({
-      baseOffset: s.baseOffset,
-      nextOffset: s.nextOffset,
-      sizeInBytes: s.size,
-      maxTimestamp: s.maxTimestamp,
-      offsetOfMaxTimestamp: s.offsetOfMaxTimestamp,
-      firstBatchTimestamp: s.firstBatchTimestamp,
-      createdMs: s.createdMs,
-    }))
+    return this.#data.segments.map(segmentInfoOf)
   }
 
   append(batch: Uint8Array, info: AppendBatchInfo): void {
@@ -169,7 +132,7 @@ class MemoryPartitionStore implements PartitionStore {
         total += b.bytes.byteLength
         if (total >= maxBytes) break
       }
-      return concat(parts, total)
+      return concatBytes(parts, total)
     }
     return new Uint8Array(0)
   }
@@ -218,6 +181,14 @@ class MemoryPartitionStore implements PartitionStore {
     }
   }
 
+  cleanerCheckpoint(): number {
+    return this.#data.cleanerCheckpoint
+  }
+
+  async setCleanerCheckpoint(offset: number): Promise<void> {
+    this.#data.cleanerCheckpoint = offset
+  }
+
   async setLogStartOffset(offset: number): Promise<void> {
     this.#data.logStartOffset = offset
   }
@@ -246,7 +217,7 @@ export class MemoryLogStorage implements LogStorage {
     const key = `${topic}-${partition}`
     let data = this.#partitions.get(key)
     if (data === undefined || data.topicId !== topicId) {
-      data = { topicId, segments: [], logStartOffset: 0, snapshot: null }
+      data = { topicId, segments: [], logStartOffset: 0, snapshot: null, cleanerCheckpoint: 0 }
       this.#partitions.set(key, data)
     }
     const d = data
@@ -265,6 +236,12 @@ export class MemoryLogStorage implements LogStorage {
 
   metadataDir(): string | null {
     return null
+  }
+
+  async checkpoint(): Promise<void> {}
+
+  dirIndexOf(_topic: string, _partition: number): number {
+    return 0
   }
 
   async close(): Promise<void> {}

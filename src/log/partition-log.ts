@@ -95,8 +95,6 @@ export class PartitionLogImpl implements PartitionLog {
   #snapshotChain: Promise<void> = Promise.resolve()
   /** Set while the cleaner rewrites a segment: retention leaves that partition alone. */
   cleaning = false
-  /** Offset below which the log is compacted (Kafka's cleaner checkpoint). */
-  cleanerCheckpoint = 0
 
   constructor(o: PartitionLogOptions) {
     this.topic = o.topic
@@ -298,7 +296,7 @@ export class PartitionLogImpl implements PartitionLog {
     let messages = 0
     try {
       for (const b of v.batches) {
-        this.#maybeRoll(now, b.bytes.byteLength, b.header.lastOffsetDelta)
+        this.#maybeRoll(now, b.header.maxTimestamp, b.bytes.byteLength, b.header.lastOffsetDelta)
         const off = this.#store.logEndOffset
         setBaseOffset(b.bytes, 0, off)
         setPartitionLeaderEpoch(b.bytes, 0, LEADER_EPOCH)
@@ -352,15 +350,20 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   /** Rolls the active segment when the incoming batch would not fit or it is too old (Kafka's shouldRoll). */
-  #maybeRoll(now: number, incoming: number, lastOffsetDelta: number): void {
+  #maybeRoll(now: number, incomingMaxTimestamp: number, incoming: number, lastOffsetDelta: number): void {
     const segs = this.#store.segments()
     const active = segs[segs.length - 1]
     if (active.sizeInBytes === 0) return
     const c = this.#config
-    const rollBase = active.firstBatchTimestamp >= 0 ? active.firstBatchTimestamp : active.createdMs
+    // Kafka's timeWaitedForRoll: from the first batch's timestamp to the incoming batch's, or from
+    // the segment's creation to now when the segment has no timestamp.
+    const waited =
+      active.firstBatchTimestamp >= 0
+        ? incomingMaxTimestamp - active.firstBatchTimestamp
+        : now - active.createdMs
     const jitter = c.segmentJitterMs > 0 ? this.#jitter(active.baseOffset, c.segmentJitterMs) : 0
     const tooBig = active.sizeInBytes > c.segmentBytes - incoming
-    const tooOld = now - rollBase > c.segmentMs - jitter
+    const tooOld = waited > c.segmentMs - jitter
     const overflow = this.#store.logEndOffset + lastOffsetDelta - active.baseOffset > 2147483647
     if (tooBig || tooOld || overflow) this.roll(now)
   }

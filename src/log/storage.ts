@@ -26,6 +26,44 @@ export interface SegmentInfo {
   readonly createdMs: number
 }
 
+/** The bookkeeping both engines keep per segment (named as SegmentInfo, with `size`). */
+export interface SegmentStats {
+  readonly baseOffset: number
+  nextOffset: number
+  size: number
+  maxTimestamp: number
+  offsetOfMaxTimestamp: number
+  firstBatchTimestamp: number
+  createdMs: number
+}
+
+export function segmentInfoOf(s: SegmentStats): SegmentInfo {
+  return {
+    baseOffset: s.baseOffset,
+    nextOffset: s.nextOffset,
+    sizeInBytes: s.size,
+    maxTimestamp: s.maxTimestamp,
+    offsetOfMaxTimestamp: s.offsetOfMaxTimestamp,
+    firstBatchTimestamp: s.firstBatchTimestamp,
+    createdMs: s.createdMs,
+  }
+}
+
+/** Index of the segment that may hold `offset` (greatest base offset ≤ offset), or 0. */
+export function segmentIndexFor(segs: readonly { readonly baseOffset: number }[], offset: number): number {
+  let lo = 0
+  let hi = segs.length - 1
+  let found = 0
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (segs[mid].baseOffset <= offset) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found
+}
+
 /** Facts about a validated batch the engine indexes. */
 export interface AppendBatchInfo {
   readonly baseOffset: number
@@ -80,6 +118,9 @@ export interface PartitionStore {
     baseOffset: number,
     batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
   ): Promise<void>
+  /** Where the compacted part of the log ends (Kafka's cleaner-offset-checkpoint), 0 when never cleaned. */
+  cleanerCheckpoint(): number
+  setCleanerCheckpoint(offset: number): Promise<void>
   /** Persists the log start offset. */
   setLogStartOffset(offset: number): Promise<void>
   /** Makes everything appended durable (fsync) and moves the recovery point to the log end. */
@@ -96,14 +137,26 @@ export interface PartitionStore {
 export interface LogStorage {
   /** Opens the log directories; returns whether the last shutdown was clean. */
   open(): Promise<{ readonly cleanShutdown: boolean }>
-  /** A partition store (not yet opened). `topicId` is recorded with the data (partition.metadata). */
-  partition(topic: string, partition: number, topicId: string): PartitionStore
+  /**
+   * A partition store (not yet opened). `topicId` is recorded with the data (partition.metadata).
+   * `settings.indexIntervalBytes` is the topic's index.interval.bytes (engines with indexes use it).
+   */
+  partition(
+    topic: string,
+    partition: number,
+    topicId: string,
+    settings?: { readonly indexIntervalBytes: number },
+  ): PartitionStore
   /** Topic id stored with a partition's data, or null when the partition has no data here. */
   storedTopicId(topic: string, partition: number): Promise<string | null>
   /** Directory stats for DescribeLogDirs: path → bytes. */
   dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]>
   /** Where durable small files of the log layer live (the producer-id block file), or null (memory). */
   metadataDir(): string | null
+  /** Writes periodic checkpoints (recovery points); log.flush.offset.checkpoint.interval.ms. */
+  checkpoint(): Promise<void>
+  /** Directory index of a partition (DescribeLogDirs); 0 with one directory. */
+  dirIndexOf(topic: string, partition: number): number
   /** Writes the clean-shutdown marker after every partition closed. */
   close(): Promise<void>
 }

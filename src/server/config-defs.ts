@@ -473,7 +473,7 @@ export const CONFIG_DEFS = [
     500,
     { min: 1 },
     'high',
-    'Most requests read from one connection and not yet answered; the server stops reading from the connection while this many are in flight.',
+    'Most requests the server works on at once, over all connections (each connection has at most one in flight); at the bound, connections wait before their next request is read.',
   ),
   enumKey(
     'log.level',
@@ -567,6 +567,13 @@ export const CONFIG_DEFS = [
   ),
   intKey('group.max.size', 2147483647, { min: 1 }, 'medium', 'Most members one classic group may hold.'),
   intKey(
+    'max.group.configs',
+    10000,
+    { min: 0 },
+    'low',
+    'Most groups that may set group-level configs (IncrementalAlterConfigs on GROUP resources); an alteration that would set configs on one more group is refused with POLICY_VIOLATION. Topograph only.',
+  ),
+  intKey(
     'num.partitions',
     1,
     { min: 1 },
@@ -579,6 +586,20 @@ export const CONFIG_DEFS = [
     { min: 1 },
     'medium',
     'Replication factor of a topic created without one. This server is a single node, so only 1 is usable.',
+  ),
+  intKey(
+    'topic.max.partitions',
+    10000,
+    { min: 1 },
+    'medium',
+    'Most partitions one topic may have; CreateTopics asking for more is refused with INVALID_PARTITIONS. Topograph only.',
+  ),
+  intKey(
+    'max.partitions',
+    100000,
+    { min: 1 },
+    'medium',
+    'Most partitions of all topics together; a creation that would go above it is refused with POLICY_VIOLATION. Topograph only (the name KIP-578 proposes).',
   ),
   intKey(
     'offset.metadata.max.bytes',
@@ -1208,6 +1229,20 @@ export const CONFIG_DEFS = [
     false,
     'low',
     'With the ACL authorizer: allow an action on a resource no ACL applies to.',
+  ),
+  intKey(
+    'max.acls',
+    10000,
+    { min: 0 },
+    'low',
+    'Most ACLs the ACL authorizer stores; CreateAcls that would go above it is refused with POLICY_VIOLATION. Topograph only.',
+  ),
+  intKey(
+    'max.acl.bytes',
+    4096,
+    { min: 1 },
+    'low',
+    "Most UTF-8 bytes of one ACL's resource name, principal and host together; a longer ACL is refused with POLICY_VIOLATION. Topograph only.",
   ),
 
   // --- Console -----------------------------------------------------------------------------------

@@ -1,18 +1,26 @@
 import type { Socket } from 'node:net'
 
 /**
- * One client connection: frames in, responses out, in request order.
+ * One client connection: frames in, responses out, one request at a time.
  *
- * Requests are pipelined: every complete frame is dispatched as soon as it is read, so a slow
- * request does not hold up the decoding of the next. Responses are written strictly in request
- * order. At most `queued.max.requests` requests are in flight per connection; at that bound the
- * socket is paused until the oldest is answered. The socket is also paused while its write buffer
- * is full (a client that sends without reading), so memory per connection stays bounded.
+ * As Kafka mutes a channel while a request of it is being handled, a connection handles its
+ * requests strictly one after the other: the next frame is read only once the previous request has
+ * been answered and its response handed to the socket. A client that pipelines requests therefore
+ * holds the memory of one request at a time, whatever it sends; the socket is paused while a
+ * request is in flight, so the rest waits in the kernel's buffers and, beyond them, in the
+ * client's. The socket is also paused while its write buffer is full (a client that sends without
+ * reading).
+ *
+ * Server-wide, at most `queued.max.requests` requests are in flight at once (the {@link RequestGate}
+ * every connection of a server shares, as Kafka's request queue is shared by its network threads):
+ * at the bound a connection holds its next frame until another request is answered.
+ *
+ * Frames already buffered are handled in bounded runs (at most {@link FRAMES_PER_TURN} per turn of
+ * the event loop), so one connection's pipelined flood cannot hold the loop against the others.
  *
  * A frame the server refuses (oversized, unknown API key, unsupported version, unparseable) ends the
- * connection the way Kafka ends it: Kafka reads one request at a time per connection, so everything
- * sent before the bad frame has been answered when it closes. Here the earlier requests are answered
- * and written first, then the socket is closed; nothing after the bad frame is read.
+ * connection the way Kafka ends it: everything sent before the bad frame has been answered when it
+ * closes, and nothing after it is read.
  */
 
 /** What the router makes of one frame. */
@@ -20,7 +28,7 @@ export type DispatchResult =
   /** `closeAfter`: write the response, then close (a refused SASL exchange, as Kafka answers it). */
   | { readonly kind: 'response'; readonly bytes: Uint8Array; readonly closeAfter?: string }
   | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
-  /** The request is consumed and needs no answer (Kafka's produce acks=0 style); unused today. */
+  /** The request is consumed and needs no answer (Kafka's produce acks=0 style). */
   | { readonly kind: 'none' }
   | { readonly kind: 'close'; readonly reason: string }
 
@@ -34,44 +42,87 @@ export interface FrameSource {
   next(): Uint8Array | null
 }
 
+/** Frames handled back to back before a connection lets the event loop serve others. */
+export const FRAMES_PER_TURN = 16
+
+/**
+ * The server-wide bound on requests in flight (`queued.max.requests`). A connection takes a permit
+ * before it dispatches a frame and returns it once the answer is written; without a permit it
+ * waits, in arrival order, for one to be returned.
+ */
+export class RequestGate {
+  readonly #max: number
+  #inFlight = 0
+  readonly #waiting: (() => void)[] = []
+  #head = 0
+
+  constructor(max: number) {
+    this.#max = Math.max(1, max)
+  }
+
+  get inFlight(): number {
+    return this.#inFlight
+  }
+
+  tryAcquire(): boolean {
+    if (this.#inFlight >= this.#max || this.#head < this.#waiting.length) return false
+    this.#inFlight++
+    return true
+  }
+
+  /** Calls `ready` once a permit has been taken for it. */
+  wait(ready: () => void): void {
+    this.#waiting.push(ready)
+  }
+
+  release(): void {
+    this.#inFlight--
+    while (this.#inFlight < this.#max && this.#head < this.#waiting.length) {
+      const next = this.#waiting[this.#head++]
+      if (this.#head === this.#waiting.length) {
+        this.#waiting.length = 0
+        this.#head = 0
+      }
+      this.#inFlight++
+      // A waiter that can no longer use its permit (its connection closed) gives it back.
+      next()
+    }
+  }
+}
+
 export interface ConnectionOptions {
   readonly socket: Socket
   readonly frames: FrameSource
   readonly dispatch: (frame: Uint8Array) => DispatchResult
-  readonly maxInFlight: number
+  /** Shared by every connection of the server; a connection of its own when absent. */
+  readonly gate?: RequestGate
   readonly idleTimeoutMs: number
   /** Called once with the reason when the connection ends (client close included). */
   readonly onClose: (reason: string) => void
-}
-
-interface Slot {
-  done: boolean
-  bytes: Uint8Array | null
-  close: string | null
 }
 
 export class Connection {
   readonly #socket: Socket
   readonly #frames: FrameSource
   readonly #dispatch: (frame: Uint8Array) => DispatchResult
-  readonly #maxInFlight: number
+  readonly #gate: RequestGate
   readonly #onClose: (reason: string) => void
-  /** Requests read and not yet written, oldest first. */
-  readonly #slots: Slot[] = []
-  #head = 0
+  /** A request is dispatched and its answer not yet written. */
+  #busy = false
+  /** A frame read while the gate had no permit; dispatched when one is granted. */
+  #held: Uint8Array | null = null
   /** Set when a refused frame or a shutdown means: answer what was read, then close. */
   #closeAfterDrain: string | null = null
   #closed = false
-  #pausedForInFlight = false
+  #paused = false
   #pausedForWrite = false
-  /** A flush of asynchronously answered responses is scheduled for the end of this turn. */
-  #flushScheduled = false
+  #pumpScheduled = false
 
   constructor(options: ConnectionOptions) {
     this.#socket = options.socket
     this.#frames = options.frames
     this.#dispatch = options.dispatch
-    this.#maxInFlight = options.maxInFlight
+    this.#gate = options.gate ?? new RequestGate(1)
     this.#onClose = options.onClose
     const socket = this.#socket
     socket.setNoDelay(true)
@@ -85,8 +136,7 @@ export class Connection {
     socket.on('drain', () => {
       if (this.#pausedForWrite) {
         this.#pausedForWrite = false
-        this.#readFrames()
-        this.#updatePause()
+        this.#pump()
       }
     })
     socket.on('error', (err) => this.#destroy(`socket error: ${err.message}`))
@@ -94,16 +144,16 @@ export class Connection {
     socket.on('close', () => this.#destroy('closed'))
   }
 
-  /** Requests read and not yet answered. */
+  /** Requests read and not yet answered: 0 or 1. */
   get inFlight(): number {
-    return this.#slots.length - this.#head
+    return this.#busy || this.#held !== null ? 1 : 0
   }
 
   get closed(): boolean {
     return this.#closed
   }
 
-  /** Stops reading, answers what was read, then closes. Resolves when the socket is closed. */
+  /** Stops reading, answers the request in flight, then closes. Resolves when the socket is closed. */
   shutdown(): Promise<void> {
     return new Promise((resolve) => {
       if (this.#closed) return resolve()
@@ -115,162 +165,159 @@ export class Connection {
   #onData(chunk: Buffer): void {
     if (this.#closeAfterDrain !== null || this.#closed) return
     this.#frames.push(chunk)
-    // Responses answered synchronously while this chunk is handled leave in one write.
-    this.#socket.cork()
-    this.#readFrames()
-    this.#socket.uncork()
-    this.#updatePause()
+    this.#pump()
   }
 
-  #readFrames(): void {
-    while (this.#closeAfterDrain === null && !this.#closed && this.inFlight < this.#maxInFlight) {
-      let frame: Uint8Array | null
-      try {
-        frame = this.#frames.next()
-      } catch (err) {
-        this.#finishOrClose((err as Error).message)
-        return
-      }
-      if (frame === null) return
-      this.#handle(frame)
+  /**
+   * Handles buffered frames one at a time while each is answered at once; stops at a request that
+   * is answered later (it resumes when the answer is written), at a full write buffer, at the gate
+   * and after {@link FRAMES_PER_TURN} frames (resumed on the next turn). The socket is read only
+   * while nothing is in flight.
+   */
+  #pump(): void {
+    if (this.#closed || this.#closeAfterDrain !== null || this.#busy || this.#held !== null) {
+      this.#setPaused(true)
+      return
     }
+    const socket = this.#socket
+    // Responses answered synchronously in one run leave in one write.
+    socket.cork()
+    try {
+      for (let n = 0; ; n++) {
+        if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed) break
+        if (n === FRAMES_PER_TURN) {
+          this.#schedulePump()
+          break
+        }
+        let frame: Uint8Array | null
+        try {
+          frame = this.#frames.next()
+        } catch (err) {
+          this.#finishOrClose((err as Error).message)
+          break
+        }
+        if (frame === null) break
+        if (!this.#gate.tryAcquire()) {
+          this.#held = frame
+          this.#gate.wait(() => this.#onPermit())
+          break
+        }
+        if (!this.#handle(frame)) break
+      }
+    } finally {
+      socket.uncork()
+    }
+    this.#setPaused(this.#busy || this.#held !== null || this.#pausedForWrite || this.#pumpScheduled)
   }
 
-  #handle(frame: Uint8Array): void {
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return
+    this.#pumpScheduled = true
+    setImmediate(() => {
+      this.#pumpScheduled = false
+      this.#pump()
+    })
+  }
+
+  #onPermit(): void {
+    const frame = this.#held
+    this.#held = null
+    if (frame === null || this.#closed || this.#closeAfterDrain !== null) {
+      this.#gate.release()
+      if (this.#closeAfterDrain !== null && !this.#closed) this.#end()
+      return
+    }
+    if (this.#handle(frame)) this.#pump()
+  }
+
+  /**
+   * Dispatches one frame (its permit taken). True when it was answered at once and the next frame
+   * may be handled.
+   */
+  #handle(frame: Uint8Array): boolean {
     let result: DispatchResult
     try {
       result = this.#dispatch(frame)
     } catch (err) {
       // The router answers every expected failure; reaching here is a bug, and the connection
       // cannot know whether a response is owed, so it closes as Kafka does on an internal error.
+      this.#gate.release()
       this.#finishOrClose(`unexpected error: ${(err as Error).message}`)
-      return
+      return false
     }
-    if (result.kind === 'none') return
-    if (result.kind === 'close') {
-      this.#finishOrClose(result.reason)
-      return
+    if (result.kind === 'pending') {
+      this.#busy = true
+      this.#setPaused(true)
+      this.#settle(result.promise)
+      return false
     }
-    if (
-      result.kind === 'response' &&
-      result.closeAfter === undefined &&
-      this.#head === this.#slots.length &&
-      !this.#closed
-    ) {
-      // Answered at once with nothing before it waiting: written now (inside the read's cork).
-      if (!this.#socket.write(result.bytes)) {
-        this.#pausedForWrite = true
-        this.#updatePause()
-      }
-      return
-    }
-    const slot: Slot = { done: false, bytes: null, close: null }
-    this.#slots.push(slot)
-    if (result.kind === 'response') {
-      slot.done = true
-      slot.bytes = result.bytes
-      slot.close = result.closeAfter ?? null
-      this.#flush()
-      return
-    }
-    this.#settle(slot, result.promise)
+    this.#gate.release()
+    return this.#complete(result)
   }
 
-  #settle(slot: Slot, promise: Promise<DispatchResult>): void {
+  #settle(promise: Promise<DispatchResult>): void {
     promise.then(
       (r) => {
-        if (r.kind === 'pending') return this.#settle(slot, r.promise)
-        slot.done = true
-        if (r.kind === 'response') {
-          slot.bytes = r.bytes
-          slot.close = r.closeAfter ?? null
-        } else if (r.kind === 'close') slot.close = r.reason
-        this.#flushSoon()
+        if (r.kind === 'pending') return this.#settle(r.promise)
+        this.#busy = false
+        this.#gate.release()
+        if (this.#complete(r)) this.#pump()
       },
       (err: unknown) => {
-        slot.done = true
-        slot.close = `unexpected error: ${(err as Error)?.message ?? String(err)}`
-        this.#flushSoon()
+        this.#busy = false
+        this.#gate.release()
+        this.#finishOrClose(`unexpected error: ${(err as Error)?.message ?? String(err)}`)
       },
     )
   }
 
-  /**
-   * Flushes once the current turn of the event loop is over, so every response that completed in
-   * it (asynchronous answers settle one promise at a time) leaves in one write instead of one
-   * system call each. Order is unchanged: #flush only ever writes from the head of the queue.
-   */
-  #flushSoon(): void {
-    if (this.#flushScheduled) return
-    this.#flushScheduled = true
-    setImmediate(() => {
-      this.#flushScheduled = false
-      this.#flush()
-    })
+  /** Writes an answer; true when the connection may go on to the next frame. */
+  #complete(result: Exclude<DispatchResult, { kind: 'pending' }>): boolean {
+    if (result.kind === 'none') return this.#afterAnswer()
+    if (result.kind === 'close') {
+      this.#finishOrClose(result.reason)
+      return false
+    }
+    if (this.#closed) return false
+    if (!this.#socket.write(result.bytes)) this.#pausedForWrite = true
+    if (result.closeAfter !== undefined) {
+      this.#finishOrClose(result.closeAfter)
+      return false
+    }
+    return this.#afterAnswer()
   }
 
-  /** Writes every answered response at the head of the queue, in order. */
-  #flush(): void {
+  #afterAnswer(): boolean {
+    if (this.#closeAfterDrain !== null) {
+      this.#end()
+      return false
+    }
+    return !this.#pausedForWrite
+  }
+
+  #setPaused(pause: boolean): void {
     if (this.#closed) return
-    const before = this.inFlight
-    const socket = this.#socket
-    // Several answers ready at once are written together (one writev).
-    const batch = this.#head + 1 < this.#slots.length && this.#slots[this.#head + 1].done
-    if (batch) socket.cork()
-    while (this.#head < this.#slots.length && this.#slots[this.#head].done) {
-      const slot = this.#slots[this.#head++]
-      if (slot.close !== null) {
-        if (slot.bytes !== null) socket.write(slot.bytes)
-        if (batch) socket.uncork()
-        this.#compact()
-        this.#finishOrClose(slot.close)
-        return
-      }
-      if (slot.bytes !== null && !socket.write(slot.bytes)) this.#pausedForWrite = true
-    }
-    if (batch) socket.uncork()
-    this.#compact()
-    if (this.#closeAfterDrain !== null && this.inFlight === 0) {
-      this.#socket.end()
-      this.#socket.destroySoon()
-      return
-    }
-    // Room freed: frames already buffered may now be handled.
-    if (before >= this.#maxInFlight && this.inFlight < this.#maxInFlight) this.#readFrames()
-    this.#updatePause()
-  }
-
-  #compact(): void {
-    if (this.#head === this.#slots.length) {
-      this.#slots.length = 0
-      this.#head = 0
-    } else if (this.#head > 1024) {
-      this.#slots.splice(0, this.#head)
-      this.#head = 0
-    }
-  }
-
-  #updatePause(): void {
-    if (this.#closed) return
-    const wantPause = this.inFlight >= this.#maxInFlight || this.#pausedForWrite
-    if (wantPause && !this.#pausedForInFlight) {
-      this.#pausedForInFlight = true
+    if (pause && !this.#paused) {
+      this.#paused = true
       this.#socket.pause()
-    } else if (!wantPause && this.#pausedForInFlight && this.#closeAfterDrain === null) {
-      this.#pausedForInFlight = false
+    } else if (!pause && this.#paused && this.#closeAfterDrain === null) {
+      this.#paused = false
       this.#socket.resume()
     }
+  }
+
+  #end(): void {
+    this.#socket.end()
+    this.#socket.destroySoon()
   }
 
   #finishOrClose(reason: string): void {
     if (this.#closed) return
     if (this.#closeAfterDrain === null) this.#closeAfterDrain = reason
+    this.#paused = true
     this.#socket.pause()
-    if (this.inFlight === 0) {
-      this.#socket.end()
-      this.#socket.destroySoon()
-    }
-    // Otherwise #flush ends the socket once the earlier requests are written.
+    // A request in flight is answered first; its completion ends the socket.
+    if (!this.#busy && this.#held === null) this.#end()
   }
 
   #destroy(reason: string): void {

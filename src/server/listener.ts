@@ -5,15 +5,15 @@ import { SaslAuthenticator } from './auth/authenticator.js'
 import { normalizeHost, runWithClientHost } from './auth/request-scope.js'
 import { type ListenerSecurity, principalFromCertificate } from './auth/security.js'
 import type { Endpoint } from './config.js'
-import { Connection, SizePrefixedFrames } from './connection.js'
+import { Connection, type RequestGate, SizePrefixedFrames } from './connection.js'
 import type { ApiRouter, ConnectionInfo } from './router.js'
 
 /** Per-connection limits, from the configuration. */
 export interface ConnectionLimits {
   /** socket.request.max.bytes */
   readonly maxFrameSize: number
-  /** queued.max.requests */
-  readonly maxInFlight: number
+  /** queued.max.requests: the permits every connection of the server shares. */
+  readonly gate: RequestGate
   /** connections.max.idle.ms */
   readonly idleTimeoutMs: number
 }
@@ -172,7 +172,7 @@ export class Listener {
       socket,
       frames,
       dispatch,
-      maxInFlight: this.#limits.maxInFlight,
+      gate: this.#limits.gate,
       idleTimeoutMs: this.#limits.idleTimeoutMs,
       onClose: (reason) => {
         this.#connections.delete(connection)

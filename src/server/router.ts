@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
-import { DecodeError } from '../protocol/errors-codec.js'
+import { DecodeError, EncodeError } from '../protocol/errors-codec.js'
+import { ErrorCode } from '../protocol/errors.js'
 import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
 import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
@@ -17,7 +18,87 @@ import type { TopicCatalog } from './topics/catalog.js'
  * the served range (any API but ApiVersions) or a body that cannot be parsed closes the connection
  * without a response. An ApiVersions request of an unknown version is answered in the v0 layout
  * with UNSUPPORTED_VERSION (KIP-511), which the handler builds.
+ *
+ * A request the codec decodes but the handler cannot serve is answered, never dropped: the
+ * handler's error response with INVALID_REQUEST (or the error an {@link InvalidRequestError}
+ * names), the connection staying open. Three paths lead there, all in this file:
+ *   1. before the handler, a request string longer than any response field may carry (32767 UTF-8
+ *      bytes; see {@link oversizedRequestString}) — such a value could be echoed back;
+ *   2. a handler that throws {@link InvalidRequestError} (Kafka's InvalidRequestException);
+ *   3. a response the codec cannot encode (a request value echoed where the response version
+ *      cannot carry it, as a null name).
+ * Only failures outside these are unexpected: logged at ERROR and answered UNKNOWN_SERVER_ERROR.
  */
+
+/**
+ * Thrown by a handler (or a helper it calls) for a request it cannot serve; the router answers it
+ * with the handler's error response carrying `errorCode` (INVALID_REQUEST unless another is given),
+ * logs it at DEBUG and keeps the connection open. Kafka's InvalidRequestException.
+ */
+export class InvalidRequestError extends Error {
+  override name = 'InvalidRequestError'
+  readonly errorCode: number
+  constructor(message: string, errorCode: number = ErrorCode.INVALID_REQUEST) {
+    super(message)
+    this.errorCode = errorCode
+  }
+}
+
+/** The longest string, in UTF-8 bytes, any Kafka response field can carry (an int16 length). */
+export const MAX_STRING_BYTES = 0x7fff
+/**
+ * A decoded string is at most 3 UTF-8 bytes per UTF-16 unit once re-encoded (a byte that is not
+ * valid UTF-8 decodes to U+FFFD), and has at most as many units as it had bytes: a frame this short
+ * cannot hold a string that re-encodes to more than {@link MAX_STRING_BYTES}.
+ */
+const FRAME_WITHOUT_LONG_STRINGS = Math.floor(MAX_STRING_BYTES / 3)
+
+/**
+ * The first string of a decoded request whose UTF-8 form is longer than a response string may be,
+ * or null. Kafka's own decoder refuses such a string (it reads at most 0x7fff bytes per string);
+ * Topograph's decodes compact strings of any length, so the router checks before a handler could
+ * store or echo one. Requests in frames below {@link FRAME_WITHOUT_LONG_STRINGS} bytes (nearly all)
+ * are not walked.
+ */
+export function oversizedRequestString(request: unknown, frameBytes: number): string | null {
+  if (frameBytes <= FRAME_WITHOUT_LONG_STRINGS) return null
+  return findOversized(request, 0)
+}
+
+function findOversized(v: unknown, depth: number): string | null {
+  if (typeof v === 'string') {
+    return v.length > FRAME_WITHOUT_LONG_STRINGS && Buffer.byteLength(v, 'utf8') > MAX_STRING_BYTES ? v : null
+  }
+  if (v === null || typeof v !== 'object' || depth > 32 || ArrayBuffer.isView(v)) return null
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const found = findOversized(x, depth + 1)
+      if (found !== null) return found
+    }
+    return null
+  }
+  for (const x of Object.values(v)) {
+    const found = findOversized(x, depth + 1)
+    if (found !== null) return found
+  }
+  return null
+}
+
+/**
+ * A copy of a decoded request in which every string too long for a response is empty, so that an
+ * error response echoing the request's names can be encoded (Kafka's MetadataRequest error answer
+ * likewise turns a name the response cannot carry into "").
+ */
+export function fitForResponse<T>(v: T, depth = 0): T {
+  if (typeof v === 'string') {
+    return (Buffer.byteLength(v, 'utf8') > MAX_STRING_BYTES ? '' : v) as T
+  }
+  if (v === null || typeof v !== 'object' || depth > 32 || ArrayBuffer.isView(v)) return v
+  if (Array.isArray(v)) return v.map((x) => fitForResponse(x, depth + 1)) as T
+  const out: Record<string, unknown> = {}
+  for (const [k, x] of Object.entries(v)) out[k] = fitForResponse(x, depth + 1)
+  return out as T
+}
 
 /** The node as clients see it, on the listener a request arrived on. */
 export interface AdvertisedNode {
@@ -31,7 +112,7 @@ export interface Authorizer {
   authorize(
     principal: string,
     operation: AclOperationName,
-    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER',
+    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER' | 'TRANSACTIONAL_ID',
     resourceName: string,
   ): boolean
 }
@@ -116,6 +197,11 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
   /** Versions this handler serves; ApiVersions advertises the overlap with the schema's range. */
   readonly minVersion: number
   readonly maxVersion: number
+  /**
+   * The lowest version ApiVersions advertises when it is below the lowest served one (Produce:
+   * Kafka advertises 0 and still refuses v0-v2 requests). Default: `minVersion`.
+   */
+  readonly advertisedMinVersion?: number
   /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
   handle(request: Req, ctx: RequestContext): Res | Unanswered | Promise<Res | Unanswered>
   /**
@@ -172,6 +258,7 @@ interface Route {
   readonly def: ApiDefinition
   readonly minVersion: number
   readonly maxVersion: number
+  readonly advertisedMinVersion: number
 }
 
 const API_VERSIONS_KEY = 18
@@ -195,7 +282,8 @@ export class ApiRouter {
         `${def.name} handler serves ${handler.minVersion}-${handler.maxVersion}, outside the schema's ${def.minVersion}-${def.maxVersion}`,
       )
     }
-    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion })
+    const advertisedMinVersion = Math.min(minVersion, handler.advertisedMinVersion ?? minVersion)
+    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion, advertisedMinVersion })
     this.#supported = null
   }
 
@@ -207,7 +295,7 @@ export class ApiRouter {
     if (this.#supported === null) {
       this.#supported = [...this.#routes.entries()]
         .sort((a, b) => a[0] - b[0])
-        .map(([apiKey, r]) => ({ apiKey, minVersion: r.minVersion, maxVersion: r.maxVersion }))
+        .map(([apiKey, r]) => ({ apiKey, minVersion: r.advertisedMinVersion, maxVersion: r.maxVersion }))
     }
     return this.#supported
   }
@@ -289,6 +377,15 @@ export class ApiRouter {
     }
     // The KIP-511 fallback is written in the v0 layout.
     const responseVersion = unsupportedVersion ? 0 : apiVersion
+    if (!unsupportedVersion && oversizedRequestString(request, frame.byteLength) !== null) {
+      return this.#refused(
+        route,
+        request,
+        ctx,
+        new InvalidRequestError(`a string of the request is longer than ${MAX_STRING_BYTES} bytes`),
+        conn,
+      )
+    }
     let result: unknown
     try {
       result = route.handler.handle(request, ctx)
@@ -299,16 +396,17 @@ export class ApiRouter {
       return {
         kind: 'pending',
         promise: result.then(
-          (res) => this.#encode(route, ctx, responseVersion, res, conn),
+          (res) => this.#encode(route, request, ctx, responseVersion, res, conn),
           (err) => this.#failed(route, request, ctx, err, conn),
         ),
       }
     }
-    return this.#encode(route, ctx, responseVersion, result, conn)
+    return this.#encode(route, request, ctx, responseVersion, result, conn)
   }
 
   #encode(
     route: Route,
+    request: unknown,
     ctx: RequestContext,
     version: number,
     response: unknown,
@@ -319,12 +417,48 @@ export class ApiRouter {
     try {
       return { kind: 'response', bytes: encodeResponseFrame(route.def, version, ctx.correlationId, response) }
     } catch (err) {
+      // A value of the request echoed where the response cannot carry it (path 3).
+      if (err instanceof EncodeError && request !== undefined) {
+        return this.#refused(
+          route,
+          request,
+          ctx,
+          new InvalidRequestError(`the response cannot carry a value of the request: ${err.message}`),
+          conn,
+        )
+      }
       this.#logger?.error(
         { err, apiKey: ctx.apiKey, apiVersion: version, clientId: ctx.clientId, remote: conn.remote },
         `Failed to encode the ${route.def.name} response; closing the connection`,
       )
       return { kind: 'close', reason: `response encoding failed: ${(err as Error).message}` }
     }
+  }
+
+  /**
+   * A request the handler cannot serve: the handler's error response with the error's code, built
+   * from a copy of the request whose strings fit a response, and encoded without a second chance.
+   */
+  #refused(
+    route: Route,
+    request: unknown,
+    ctx: RequestContext,
+    err: InvalidRequestError,
+    conn: ConnectionInfo,
+  ): DispatchResult {
+    this.#logger?.debug(
+      { apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId, remote: conn.remote },
+      `Invalid ${route.def.name} v${ctx.apiVersion} request (correlationId ${ctx.correlationId}): ${err.message}`,
+    )
+    const build = route.handler.errorResponse
+    if (build === undefined) return { kind: 'close', reason: `invalid request: ${err.message}` }
+    let response: unknown
+    try {
+      response = build.call(route.handler, fitForResponse(request), err.errorCode, ctx)
+    } catch (e) {
+      return this.#failed(route, undefined, ctx, e, conn)
+    }
+    return this.#encode(route, undefined, ctx, ctx.apiVersion, response, conn)
   }
 
   #failed(
@@ -334,14 +468,24 @@ export class ApiRouter {
     err: unknown,
     conn: ConnectionInfo,
   ): DispatchResult {
+    if (err instanceof InvalidRequestError && request !== undefined) {
+      return this.#refused(route, request, ctx, err, conn)
+    }
     this.#logger?.error(
       { err, apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId, remote: conn.remote },
       `Unexpected error handling request ${route.def.name} v${ctx.apiVersion} (correlationId ${ctx.correlationId})`,
     )
     const build = route.handler.errorResponse
-    if (build === undefined) return { kind: 'close', reason: `handler failed: ${(err as Error)?.message}` }
+    if (build === undefined || request === undefined)
+      return { kind: 'close', reason: `handler failed: ${(err as Error)?.message}` }
     // UNKNOWN_SERVER_ERROR, as Kafka answers an unexpected exception.
-    return this.#encode(route, ctx, ctx.apiVersion, build.call(route.handler, request, -1, ctx), conn)
+    let response: unknown
+    try {
+      response = build.call(route.handler, fitForResponse(request), ErrorCode.UNKNOWN_SERVER_ERROR, ctx)
+    } catch (e) {
+      return { kind: 'close', reason: `handler failed: ${(e as Error)?.message}` }
+    }
+    return this.#encode(route, undefined, ctx, ctx.apiVersion, response, conn)
   }
 }
 

@@ -8,6 +8,7 @@ import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
+import { RequestGate } from './connection.js'
 import { DataPlane } from './data/data-plane.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
@@ -126,6 +127,8 @@ export async function startServer(
       nodeId,
       defaultNumPartitions: config.numPartitions,
       defaultReplicationFactor: config.defaultReplicationFactor,
+      maxPartitionsPerTopic: config.topicMaxPartitions,
+      maxPartitions: config.maxPartitions,
     })
     const data = await DataPlane.start(config, logger, topics)
     cleanup.push(() => data.close())
@@ -165,10 +168,13 @@ export async function startServer(
       authorizer = await AclAuthorizer.load(store, {
         superUsers: parseSuperUsers(config.superUsers),
         allowEveryoneIfNoAclFound: config.allowEveryoneIfNoAclFound,
+        maxAcls: config.maxAcls,
+        maxAclBytes: config.maxAclBytes,
       })
     }
 
     // 5. Listeners.
+    const gate = new RequestGate(config.queuedMaxRequests)
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -176,7 +182,7 @@ export async function startServer(
           router,
           {
             maxFrameSize: config.socketRequestMaxBytes,
-            maxInFlight: config.queuedMaxRequests,
+            gate,
             idleTimeoutMs: Number(config.connectionsMaxIdleMs),
           },
           logger,

@@ -205,8 +205,8 @@ describe('ListOffsets on an empty log', () => {
     assert.deepEqual(
       bad.topics.map((t) => [t.name, t.partitions.map(row)]),
       [
-        ['lo-a', [[0, ErrorCode.UNKNOWN_SERVER_ERROR, -1n, -1n, -1]]],
-        ['secret-b', [[0, ErrorCode.UNKNOWN_SERVER_ERROR, -1n, -1n, -1]]],
+        ['lo-a', [[0, ErrorCode.INVALID_REQUEST, -1n, -1n, -1]]],
+        ['secret-b', [[0, ErrorCode.INVALID_REQUEST, -1n, -1n, -1]]],
       ],
     )
     // With nothing authorized the isolation level is never read.

@@ -40,6 +40,8 @@ export interface GroupCoordinatorConfig {
   readonly groupMaxSessionTimeoutMs?: number
   readonly groupInitialRebalanceDelayMs?: number
   readonly groupMaxSize?: number
+  /** max.group.configs: the most groups that set group-level configs; absent: 10000. */
+  readonly maxGroupConfigs?: number
   /**
    * The keys the operator supplied, as given (the server's TopographConfig has them). DescribeConfigs
    * reports a group key whose broker key is here as STATIC_BROKER_CONFIG, else as DEFAULT_CONFIG.

@@ -38,6 +38,8 @@ export const GROUP_CONFIG_LOG_ID = 2147483645
 export const GROUP_CONFIG_RECORD_TYPE = 0x7f03
 /** Kafka refuses a config value longer than this (Short.MAX_VALUE). */
 export const MAX_CONFIG_VALUE_LENGTH = 32767
+/** Default of `max.group.configs`, the most groups that set configs (Topograph only). */
+export const DEFAULT_MAX_GROUP_CONFIGS = 10_000
 
 /** Kafka's AlterConfigOp.OpType codes. */
 export const AlterConfigOpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const
@@ -203,6 +205,9 @@ export class GroupConfigManager {
       const records: CoordinatorRecord[] = []
       const next = new Map<string, Map<string, string>>()
       const applied: number[] = []
+      const maxGroups = this.#ctx.broker.maxGroupConfigs ?? DEFAULT_MAX_GROUP_CONFIGS
+      // Groups with configs once the alterations accepted so far are applied.
+      let groups = this.#overrides.size
       alterations.forEach((a, index) => {
         const current = next.get(a.groupId) ?? this.#overrides.get(a.groupId) ?? new Map<string, string>()
         const outcome = this.#check(a, current)
@@ -210,6 +215,15 @@ export class GroupConfigManager {
           results.push(outcome)
           return
         }
+        const delta = (outcome.configs.size > 0 ? 1 : 0) - (current.size > 0 ? 1 : 0)
+        if (delta > 0 && groups + delta > maxGroups) {
+          results.push({
+            errorCode: ErrorCode.POLICY_VIOLATION,
+            errorMessage: `Group ${a.groupId} would be group ${groups + delta} with configs, above the limit of ${maxGroups} (max.group.configs).`,
+          })
+          return
+        }
+        groups += delta
         results.push({ errorCode: ErrorCode.NONE, errorMessage: null })
         next.set(a.groupId, outcome.configs)
         for (const [name, value] of outcome.changed) records.push(groupConfigRecord(a.groupId, name, value))

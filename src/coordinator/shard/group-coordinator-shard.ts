@@ -549,9 +549,11 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
       ? ErrorCode.INVALID_GROUP_ID
       : this.#validateOffsetCommit(request, ctx.apiVersion)
     const records: OffsetCommitRecord[] = []
+    // now + retention saturates at the int64 maximum (Kafka's long addition wraps to a past
+    // timestamp, and the offset expires at the next sweep).
     const expireTimestampMs =
       ctx.apiVersion <= 4 && request.retentionTimeMs !== -1n
-        ? BigInt(ctx.nowMs) + request.retentionTimeMs
+        ? minBigInt(BigInt(ctx.nowMs) + request.retentionTimeMs, INT64_MAX)
         : -1n
     const topics = request.topics.map((t) => ({
       name: t.name,
@@ -721,4 +723,10 @@ export class GroupCoordinatorShard implements ShardStateMachine<CoordinatorRecor
     }
     return { records, response: { expiredOffsets, deletedGroups }, timers: { schedule, cancel } }
   }
+}
+
+const INT64_MAX = 2n ** 63n - 1n
+
+function minBigInt(a: bigint, b: bigint): bigint {
+  return a < b ? a : b
 }

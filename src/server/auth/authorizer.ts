@@ -36,6 +36,25 @@ export interface AclAuthorizerOptions {
   readonly superUsers: readonly string[]
   /** `allow.everyone.if.no.acl.found` */
   readonly allowEveryoneIfNoAclFound: boolean
+  /** `max.acls`: the most ACLs stored (default {@link DEFAULT_MAX_ACLS}). */
+  readonly maxAcls?: number
+  /** `max.acl.bytes`: the most UTF-8 bytes of one ACL's strings (default {@link DEFAULT_MAX_ACL_BYTES}). */
+  readonly maxAclBytes?: number
+}
+
+export const DEFAULT_MAX_ACLS = 10_000
+export const DEFAULT_MAX_ACL_BYTES = 4096
+/** Kafka's controller writes at most this many records for one request (MAX_RECORDS_PER_USER_OP). */
+export const MAX_ACLS_PER_REQUEST = 10_000
+
+/** A creation the limits refuse (POLICY_VIOLATION, the message naming the limit). */
+export class AclLimitError extends Error {
+  override name = 'AclLimitError'
+}
+
+/** UTF-8 bytes of the strings of an ACL (resource name, principal, host): what max.acl.bytes bounds. */
+export function aclBytes(b: AclBinding): number {
+  return Buffer.byteLength(b.resourceName) + Buffer.byteLength(b.principal) + Buffer.byteLength(b.host)
 }
 
 /** One question in a batch. */
@@ -89,6 +108,8 @@ export class AclAuthorizer implements Authorizer {
   readonly #store: RecordStore
   readonly #superUsers: ReadonlySet<string>
   readonly #allowIfNoAcl: boolean
+  readonly #maxAcls: number
+  readonly #maxAclBytes: number
   /** Live ACLs by binding identity, and the same ACLs by resource type for lookups. */
   #acls: Map<string, AclBinding>
   #byType = new Map<ResourceTypeName, AclBinding[]>()
@@ -100,6 +121,8 @@ export class AclAuthorizer implements Authorizer {
     this.#acls = acls
     this.#superUsers = new Set(options.superUsers)
     this.#allowIfNoAcl = options.allowEveryoneIfNoAclFound
+    this.#maxAcls = options.maxAcls ?? DEFAULT_MAX_ACLS
+    this.#maxAclBytes = options.maxAclBytes ?? DEFAULT_MAX_ACL_BYTES
     this.#reindex()
   }
 
@@ -113,13 +136,23 @@ export class AclAuthorizer implements Authorizer {
   }
 
   /**
+   * Why one new ACL is refused by `max.acl.bytes`, or null. ACLs stored before the limit was
+   * lowered stay.
+   */
+  checkAclSize(b: AclBinding): string | null {
+    const n = aclBytes(b)
+    if (n <= this.#maxAclBytes) return null
+    return `The ACL's resource name, principal and host take ${n} bytes, above the limit of ${this.#maxAclBytes} (max.acl.bytes).`
+  }
+
+  /**
    * Kafka's authorize for one action. With four arguments (the router's `Authorizer` form) the host
    * is the address of the client whose request is being handled (see request-scope.ts).
    */
   authorize(
     principal: string,
     operation: AclOperationName,
-    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER',
+    resourceType: 'TOPIC' | 'GROUP' | 'CLUSTER' | 'TRANSACTIONAL_ID',
     resourceName: string,
   ): boolean
   authorize(
@@ -188,7 +221,9 @@ export class AclAuthorizer implements Authorizer {
 
   /**
    * Adds already validated bindings in one append. Bindings that exist already are kept (creating
-   * an existing ACL succeeds without change, as in Kafka).
+   * an existing ACL succeeds without change, as in Kafka). Rejects with {@link AclLimitError},
+   * storing nothing, when the new ones are more than Kafka writes for one request or would take the
+   * server above `max.acls`.
    */
   createAcls(bindings: readonly AclBinding[]): Promise<void> {
     return this.#serial(async () => {
@@ -198,6 +233,14 @@ export class AclAuthorizer implements Authorizer {
         if (!this.#acls.has(k)) fresh.set(k, b)
       }
       if (fresh.size === 0) return
+      // Kafka's BoundedList of one request's records, and its text.
+      if (fresh.size > MAX_ACLS_PER_REQUEST)
+        throw new AclLimitError('Unable to perform excessively large batch operation.')
+      if (this.#acls.size + fresh.size > this.#maxAcls) {
+        throw new AclLimitError(
+          `Creating ${fresh.size} ACL(s) would bring the server to ${this.#acls.size + fresh.size} ACLs, above the limit of ${this.#maxAcls} (max.acls).`,
+        )
+      }
       await this.#store.append(
         ACL_LOG_ID,
         [...fresh.values()].map((b) => aclRecord(b, true)),

@@ -1,15 +1,15 @@
 /**
  * TOPIC config resources. DescribeConfigs reports every topic config Kafka defines, with the topic's
  * own value (TOPIC_CONFIG) or the default, as a Kafka broker that sets no `log.*` keys reports it
- * (ConfigHelper.createTopicConfigEntry). IncrementalAlterConfigs is checked as Kafka's controller
- * checks a topic change, and a change that passes is refused as a Kafka broker with an alter-config
- * policy refuses one: POLICY_VIOLATION. Topograph keeps a topic's configs as they were at creation.
+ * (ConfigHelper.createTopicConfigEntry). IncrementalAlterConfigs and AlterConfigs are checked as
+ * Kafka's controller checks a topic change; a change that passes gives the topic its new configs,
+ * which the handler writes to the catalog (the partition logs take them at once).
  */
 import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../coordinator/service/group-config-manager.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopicCatalog } from '../topics/catalog.js'
 import { invalidTopicNameReason } from '../topics/catalog.js'
-import { checkTopicConfig, TOPIC_CONFIGS } from '../topics/topic-configs.js'
+import { checkTopicConfig, checkTopicConfigSet, TOPIC_CONFIGS } from '../topics/topic-configs.js'
 import { ConfigSource, configTypeId, type DescribedConfig } from './codes.js'
 
 export interface ResourceOutcome {
@@ -17,11 +17,12 @@ export interface ResourceOutcome {
   readonly errorMessage: string | null
 }
 
-const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT']
+/** A topic change that passed every check: the topic's complete new configs, when they differ. */
+export interface TopicChangeOutcome extends ResourceOutcome {
+  readonly configs?: Readonly<Record<string, string>>
+}
 
-/** The POLICY_VIOLATION message of a topic change that passed every check. */
-export const TOPIC_ALTER_REFUSED =
-  'Topograph does not change topic configs after creation: the configs given at CreateTopics stay.'
+const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT']
 
 /** DescribeConfigs of one topic: the entries, or the error Kafka answers. */
 export function describeTopic(
@@ -63,14 +64,14 @@ export interface ConfigChange {
 /**
  * An IncrementalAlterConfigs change of one topic, checked in the order of Kafka's controller:
  * APPEND/SUBTRACT only on list keys, value size, the topic name, the topic's resulting configs
- * (names and values), the topic's existence. A change that alters nothing succeeds; any other is
- * refused with POLICY_VIOLATION.
+ * (names and values), the topic's existence. The outcome carries the new configs when they differ
+ * from the current ones.
  */
 export function alterTopic(
   topics: TopicCatalog,
   name: string,
   changes: readonly ConfigChange[],
-): ResourceOutcome {
+): TopicChangeOutcome {
   const current = topics.byName(name)?.configs ?? {}
   const configs = new Map(Object.entries(current))
   let altered = false
@@ -123,6 +124,42 @@ export function alterTopic(
     if (after === null) configs.delete(c.name)
     else configs.set(c.name, after)
   }
+  return checkTopicChange(topics, name, configs, altered)
+}
+
+/**
+ * An AlterConfigs (legacy) change of one topic: `configs` become the topic's complete set (keys not
+ * given return to their defaults; a null value is left out), checked as IncrementalAlterConfigs.
+ */
+export function replaceTopicConfigs(
+  topics: TopicCatalog,
+  name: string,
+  configs: readonly { readonly name: string; readonly value: string | null }[],
+): TopicChangeOutcome {
+  const next = new Map<string, string>()
+  for (const c of configs) if (c.value !== null) next.set(c.name, c.value)
+  for (const value of next.values()) {
+    if (value.length > MAX_CONFIG_VALUE_LENGTH) {
+      return {
+        errorCode: ErrorCode.INVALID_CONFIG,
+        errorMessage: `The configuration value cannot be added because it exceeds the maximum value size of ${MAX_CONFIG_VALUE_LENGTH} bytes.`,
+      }
+    }
+  }
+  const current = topics.byName(name)?.configs ?? {}
+  const same =
+    next.size === Object.keys(current).length &&
+    [...next].every(([k, v]) => Object.hasOwn(current, k) && current[k] === v)
+  return checkTopicChange(topics, name, next, !same)
+}
+
+/** The checks after the change is applied: the name, every resulting config, the cross-checks, existence. */
+function checkTopicChange(
+  topics: TopicCatalog,
+  name: string,
+  configs: ReadonlyMap<string, string>,
+  altered: boolean,
+): TopicChangeOutcome {
   if (name === '') {
     return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Default topic resources are not allowed.' }
   }
@@ -134,6 +171,8 @@ export function alterTopic(
     const problem = checkTopicConfig(key, value)
     if (problem !== null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: problem }
   }
+  const conflict = checkTopicConfigSet(configs)
+  if (conflict !== null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: conflict }
   if (topics.byName(name) === undefined) {
     return {
       errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -141,5 +180,5 @@ export function alterTopic(
     }
   }
   if (!altered) return { errorCode: ErrorCode.NONE, errorMessage: null }
-  return { errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: TOPIC_ALTER_REFUSED }
+  return { errorCode: ErrorCode.NONE, errorMessage: null, configs: Object.fromEntries(configs) }
 }

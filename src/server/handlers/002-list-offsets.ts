@@ -1,24 +1,26 @@
-// ListOffsets (key 2): serves v1–v11. Topograph serves no data plane, so every partition's log is
-// empty (log start 0, high watermark 0, log end 0, no remote storage) and led by this node at
-// leader epoch 0, as its Metadata says. Each partition gets what a Kafka broker answers for such a
-// log (KafkaApis.handleListOffsetRequest, ReplicaManager.fetchOffset, Partition and UnifiedLog
-// fetchOffsetForTimestamp), in these steps:
+// ListOffsets (key 2): serves v1–v11 on the partition logs, led by this node at leader epoch 0
+// (as its Metadata says). Each partition gets what a Kafka broker answers (KafkaApis
+// .handleListOffsetRequest, ReplicaManager.fetchOffset, Partition and UnifiedLog
+// fetchOffsetForTimestamp; data-plane.md §7), in these steps:
 //   1. DESCRIBE on each topic; topics without it answer TOPIC_AUTHORIZATION_FAILED for every
 //      partition as asked (after the authorized topics, as Kafka merges them).
-//   2. An IsolationLevel other than 0 or 1 fails the request (UNKNOWN_SERVER_ERROR everywhere), as
-//      Kafka's IsolationLevel.forId throws while the authorized topics are looked up.
+//   2. An IsolationLevel other than 0 or 1 fails the request: INVALID_REQUEST everywhere, logged at
+//      DEBUG. Kafka's IsolationLevel.forId throws there, which Kafka answers UNKNOWN_SERVER_ERROR
+//      and logs as an unexpected error; the value is the client's mistake, not a server fault.
 //   3. A partition named twice: INVALID_REQUEST (one answer for it).
 //   4. A negative timestamp that is not a known code, or a code newer than the request version
 //      (-3 from v7, -4 from v8, -5 from v9, -6 from v11): UNSUPPORTED_VERSION.
 //   5. An unknown topic or a partition outside the topic: UNKNOWN_TOPIC_OR_PARTITION.
 //   6. CurrentLeaderEpoch (v4+) other than -1: older than 0 is FENCED_LEADER_EPOCH, newer is
 //      UNKNOWN_LEADER_EPOCH.
-//   7. The empty log: latest (-1) offset 0; earliest (-2) and earliest local (-4) offset 0, both
-//      with leader epoch 0; latest tiered (-5) and earliest pending upload (-6) offset -1 with
-//      leader epoch -1 (no remote storage); max timestamp (-3) and every timestamp look-up find no
-//      record: offset -1, timestamp -1, leader epoch -1. The timestamp is always -1.
-// Every ReplicaId is answered the same way (a follower or debugging id reads up to the log end,
-// which is 0 as well). Topics come back in the order first asked, each partition once.
+//   7. The log answers: latest (-1) the high watermark (read_uncommitted) or the last stable offset
+//      (read_committed); earliest (-2) and earliest local (-4) the log start offset; latest tiered
+//      (-5) and earliest pending upload (-6) -1 (no remote storage); max timestamp (-3) the record
+//      with the largest timestamp; a timestamp the first record at or after it. A record at or
+//      beyond the readable end counts as none (offset -1, timestamp -1). The leader epoch is
+//      written from v4 only.
+// Every ReplicaId is answered the same way. Topics come back in the order first asked, each
+// partition once.
 import { ErrorCode } from '../../protocol/errors.js'
 import type {
   ListOffsetsRequest,
@@ -30,10 +32,8 @@ import {
   type ListOffsetsResponseListOffsetsPartitionResponse,
   type ListOffsetsResponseListOffsetsTopicResponse,
 } from '../../protocol/generated/messages/ListOffsetsResponse.js'
-import { defineHandler } from '../router.js'
-
-/** The leader epoch of every partition this node leads (Metadata reports the same). */
-const LEADER_EPOCH = 0
+import { toBigInt } from '../data/requests.js'
+import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 
 /** The special timestamps and the first ListOffsets version that may carry each. */
 const MIN_VERSION_OF_CODE: ReadonlyMap<bigint, number> = new Map([
@@ -56,33 +56,37 @@ function answer(
 
 /** Steps 4–7 for one authorized, unduplicated partition. */
 function lookUp(
+  ctx: RequestContext,
+  topic: string,
   topicPartitions: number | undefined,
   p: ListOffsetsRequestListOffsetsPartition,
-  version: number,
-): ListOffsetsResponseListOffsetsPartitionResponse {
+  isolationLevel: 'read_uncommitted' | 'read_committed',
+):
+  | ListOffsetsResponseListOffsetsPartitionResponse
+  | Promise<ListOffsetsResponseListOffsetsPartitionResponse> {
+  const version = ctx.apiVersion
   const ts = p.timestamp
   if (ts < 0n) {
     const min = MIN_VERSION_OF_CODE.get(ts)
     if (min === undefined || version < min) return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION)
   }
-  if (topicPartitions === undefined || p.partitionIndex < 0 || p.partitionIndex >= topicPartitions) {
-    return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-  }
+  const log =
+    topicPartitions === undefined || p.partitionIndex < 0 || p.partitionIndex >= topicPartitions
+      ? undefined
+      : ctx.server.data.partition(topic, p.partitionIndex)
+  if (log === undefined) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
   const current = version >= 4 ? p.currentLeaderEpoch : -1
   if (current !== -1) {
-    if (current < LEADER_EPOCH) return answer(p.partitionIndex, ErrorCode.FENCED_LEADER_EPOCH)
-    if (current > LEADER_EPOCH) return answer(p.partitionIndex, ErrorCode.UNKNOWN_LEADER_EPOCH)
+    if (current < log.leaderEpoch) return answer(p.partitionIndex, ErrorCode.FENCED_LEADER_EPOCH)
+    if (current > log.leaderEpoch) return answer(p.partitionIndex, ErrorCode.UNKNOWN_LEADER_EPOCH)
   }
-  switch (ts) {
-    case -1n:
-    case -2n:
-    case -4n:
-      // The leader epoch exists from v4 (Kafka sets it only there).
-      return answer(p.partitionIndex, ErrorCode.NONE, 0n, version >= 4 ? LEADER_EPOCH : -1)
-    default:
-      // -3, -5, -6 and timestamp look-ups: nothing in an empty log.
-      return answer(p.partitionIndex, ErrorCode.NONE)
-  }
+  return log.listOffsets(Number(ts), isolationLevel).then((r) => ({
+    partitionIndex: p.partitionIndex,
+    errorCode: r.errorCode,
+    timestamp: toBigInt(r.timestamp),
+    offset: toBigInt(r.offset),
+    leaderEpoch: version >= 4 ? r.leaderEpoch : -1,
+  }))
 }
 
 /** Kafka's getErrorResponse: every partition as asked, with `errorCode`. */
@@ -99,9 +103,8 @@ export const handler = defineHandler({
   apiKey: 2,
   minVersion: 1,
   maxVersion: 11,
-  handle(request, ctx): ListOffsetsResponse {
+  handle(request, ctx) {
     const { server } = ctx
-    const version = ctx.apiVersion
 
     // 1. DESCRIBE on each topic name, once per name.
     const mayDescribe = new Map<string, boolean>()
@@ -120,11 +123,7 @@ export const handler = defineHandler({
 
     // 2. The isolation level is read only when there is something to look up.
     if (request.isolationLevel !== 0 && request.isolationLevel !== 1) {
-      server.logger.error(
-        { clientId: ctx.clientId, isolationLevel: request.isolationLevel },
-        `Unknown isolation level ${request.isolationLevel}`,
-      )
-      return errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR)
+      throw new InvalidRequestError(`Unknown isolation level ${request.isolationLevel}`)
     }
 
     // 3. Partitions asked more than once.
@@ -139,7 +138,11 @@ export const handler = defineHandler({
     }
 
     // 4–7, one answer per distinct partition, grouped by topic in the order first asked.
-    const byTopic = new Map<string, Map<number, ListOffsetsResponseListOffsetsPartitionResponse>>()
+    const isolationLevel = request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted'
+    type Pending =
+      | ListOffsetsResponseListOffsetsPartitionResponse
+      | Promise<ListOffsetsResponseListOffsetsPartitionResponse>
+    const byTopic = new Map<string, Map<number, Pending>>()
     for (const t of authorized) {
       let partitions = byTopic.get(t.name)
       if (partitions === undefined) {
@@ -153,15 +156,22 @@ export const handler = defineHandler({
           p.partitionIndex,
           duplicated.has(key)
             ? answer(p.partitionIndex, ErrorCode.INVALID_REQUEST)
-            : lookUp(numPartitions, p, version),
+            : lookUp(ctx, t.name, numPartitions, p, isolationLevel),
         )
       }
     }
-    const topics: ListOffsetsResponseListOffsetsTopicResponse[] = [...byTopic].map(([name, ps]) => ({
-      name,
-      partitions: [...ps.values()],
-    }))
-    return createListOffsetsResponse({ topics: [...topics, ...unauthorized] })
+    const entries = [...byTopic].map(([name, ps]) => ({ name, partitions: [...ps.values()] }))
+    const build = (
+      topics: { name: string; partitions: ListOffsetsResponseListOffsetsPartitionResponse[] }[],
+    ): ListOffsetsResponse => createListOffsetsResponse({ topics: [...topics, ...unauthorized] })
+    if (entries.every((t) => t.partitions.every((p) => !(p instanceof Promise)))) {
+      return build(
+        entries as { name: string; partitions: ListOffsetsResponseListOffsetsPartitionResponse[] }[],
+      )
+    }
+    return Promise.all(
+      entries.map(async (t) => ({ name: t.name, partitions: await Promise.all(t.partitions) })),
+    ).then(build)
   },
   errorResponse(request, errorCode) {
     return errorResponse(request, errorCode)

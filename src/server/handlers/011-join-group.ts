@@ -1,13 +1,16 @@
 // JoinGroup (key 11): serves v0–v9. Classic group membership: the answer is deferred until the
 // join phase completes (see docs/classic-groups.md); the group coordinator's classic part does the
 // work. Also holds the small helpers the other classic group handlers (12, 13, 14) share.
+// A request that names one protocol twice in Protocols is answered INVALID_REQUEST before it
+// reaches the group: a group elects a protocol every member supports once, and such a member's
+// votes could never be counted.
 import type { ClassicGroupsService, ClassicRequestContext } from '../../coordinator/service/classic-groups.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createJoinGroupResponse,
   type JoinGroupResponse,
 } from '../../protocol/generated/messages/JoinGroupResponse.js'
-import { clientHostOf, defineHandler, type RequestContext } from '../router.js'
+import { clientHostOf, defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
 
 /** The classic groups part of the coordinator, when one is running. */
 export function classicGroups(ctx: RequestContext): ClassicGroupsService | undefined {
@@ -43,6 +46,11 @@ export const handler = defineHandler({
         createJoinGroupResponse({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }),
         ctx.apiVersion,
       )
+    }
+    const names = new Set<string>()
+    for (const p of request.protocols) {
+      if (names.has(p.name)) throw new InvalidRequestError(`Protocol ${p.name} is listed more than once`)
+      names.add(p.name)
     }
     const classic = classicGroups(ctx)
     if (classic === undefined) {

@@ -1,7 +1,10 @@
 // CreateAcls (key 30): serves v1–v3. Needs ALTER on the CLUSTER (else every result
 // CLUSTER_AUTHORIZATION_FAILED); without the ACL authorizer every result is SECURITY_DISABLED.
 // Each creation is validated as Kafka validates it (INVALID_REQUEST with Kafka's message); the
-// valid ones are stored in one append. Creating an ACL that exists already succeeds.
+// valid ones are stored in one append. Creating an ACL that exists already succeeds. An ACL whose
+// strings are longer than max.acl.bytes is POLICY_VIOLATION; so is every valid creation of a request
+// that would store more than 10000 ACLs at once (Kafka's per-request bound and text) or take the
+// server above max.acls.
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   type CreateAclsResponseAclCreationResult,
@@ -16,6 +19,7 @@ import {
   validateNewBinding,
 } from '../auth/acl.js'
 import { aclAuthorizer, clusterAllowed, NO_AUTHORIZER } from '../auth/acl-api.js'
+import { AclLimitError } from '../auth/authorizer.js'
 import { defineHandler } from '../router.js'
 
 const ok = (): CreateAclsResponseAclCreationResult => ({ errorCode: ErrorCode.NONE, errorMessage: null })
@@ -47,10 +51,14 @@ export const handler = defineHandler({
         permissionType: permissionTypeName(c.permissionType),
       }
       const problem = validateNewBinding(binding)
-      if (problem === null) {
+      const tooLarge = problem === null ? acls.checkAclSize(binding) : null
+      if (problem !== null) results.push({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: problem })
+      else if (tooLarge !== null)
+        results.push({ errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: tooLarge })
+      else {
         valid.push({ index, binding })
         results.push(ok())
-      } else results.push({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: problem })
+      }
     })
 
     // 3. One append for every valid creation.
@@ -62,6 +70,12 @@ export const handler = defineHandler({
           `Created ${valid.length} ACL(s) for ${ctx.principal}`,
         )
       } catch (err) {
+        if (err instanceof AclLimitError) {
+          for (const v of valid) {
+            results[v.index] = { errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: err.message }
+          }
+          return createCreateAclsResponse({ results })
+        }
         ctx.server.logger.error({ err }, 'Failed to store ACLs')
         for (const v of valid) {
           results[v.index] = {

@@ -11,6 +11,10 @@
 //    (INVALID_REQUEST "Unsupported resource type: …").
 // Entries are filtered by ConfigurationKeys (null or empty: all); synonyms only with
 // IncludeSynonyms, documentation only with IncludeDocumentation.
+// Bounds: a resource named again in the same request shares the entries of its first answer (the
+// encoder only reads them), and one response describes at most MAX_DESCRIBED_ENTRIES entries; the
+// resources beyond get POLICY_VIOLATION. A few bytes of request would otherwise ask for dozens of
+// entries each, without limit.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { DescribeConfigsRequestDescribeConfigsResource } from '../../protocol/generated/messages/DescribeConfigsRequest.js'
@@ -126,6 +130,9 @@ function describe(
   }
 }
 
+/** The most config entries one DescribeConfigs response carries (Topograph only; Kafka has none). */
+export const MAX_DESCRIBED_ENTRIES = 100_000
+
 export const handler = defineHandler({
   apiKey: 32,
   minVersion: 1,
@@ -143,10 +150,30 @@ export const handler = defineHandler({
     // 2. Authorization; 3. the authorized resources, then the refused ones.
     const allowed: Result[] = []
     const refused: Result[] = []
+    const answered = new Map<string, Result>()
+    let entries = 0
     for (const r of request.resources) {
       const denied = authorization(ctx, r)
-      if (denied !== ErrorCode.NONE) refused.push(failed(r, denied, errorInfo(denied).message))
-      else allowed.push(describe(ctx, r, request.includeSynonyms, request.includeDocumentation))
+      if (denied !== ErrorCode.NONE) {
+        refused.push(failed(r, denied, errorInfo(denied).message))
+        continue
+      }
+      const key = JSON.stringify([r.resourceType, r.resourceName, r.configurationKeys ?? []])
+      let result = answered.get(key)
+      if (result === undefined) {
+        result = describe(ctx, r, request.includeSynonyms, request.includeDocumentation)
+        answered.set(key, result)
+      }
+      entries += result.configs.length
+      if (entries > MAX_DESCRIBED_ENTRIES) {
+        entries -= result.configs.length
+        result = failed(
+          r,
+          ErrorCode.POLICY_VIOLATION,
+          `The response would describe more than ${MAX_DESCRIBED_ENTRIES} config entries; describe fewer resources per request.`,
+        )
+      }
+      allowed.push(result)
     }
     return createDescribeConfigsResponse({ results: [...allowed, ...refused] })
   },

@@ -12,10 +12,13 @@
 //    CLIENT_METRICS (not served) and unknown types get INVALID_REQUEST "Unknown resource type N".
 // 4. Authorization, ALTER_CONFIGS: on the CLUSTER for BROKER (CLUSTER_AUTHORIZATION_FAILED), on the
 //    topic for TOPIC (TOPIC_AUTHORIZATION_FAILED), on the group for GROUP (GROUP_AUTHORIZATION_FAILED).
-// 5. BROKER: nothing left to do (only deletions get here). TOPIC: Kafka's checks, then a change is
-//    refused with POLICY_VIOLATION (configs stay as created). GROUP: the group config manager
-//    validates the group's resulting configs (Kafka's GroupConfig rules and messages) and stores
-//    the valid changes in one append, unless ValidateOnly.
+// 5. BROKER: nothing left to do (only deletions get here). TOPIC: Kafka's checks on the topic's
+//    resulting configs (names, values and ranges, min.compaction.lag.ms ≤ max.compaction.lag.ms,
+//    existence); unless ValidateOnly a change is written to the topic catalog and the partition
+//    logs take it at once (retention, segment size, max.message.bytes, timestamps, compression,
+//    cleanup policy, …). GROUP: the group config manager validates the group's resulting configs
+//    (Kafka's GroupConfig rules and messages) and stores the valid changes in one append, unless
+//    ValidateOnly.
 import {
   AlterConfigOpType,
   coordinatorFrom,
@@ -96,6 +99,7 @@ export const handler = defineHandler({
     const id = (r: Resource) => `${r.resourceType}\u0000${r.resourceName}`
     for (const r of request.resources) count.set(id(r), (count.get(id(r)) ?? 0) + 1)
     const groups: { index: number; alteration: GroupConfigAlteration }[] = []
+    const topicWrites: { index: number; name: string; configs: Readonly<Record<string, string>> }[] = []
     request.resources.forEach((r, i) => {
       if ((count.get(id(r)) ?? 0) > 1) {
         outcomes[i] = fail(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.')
@@ -109,9 +113,12 @@ export const handler = defineHandler({
       }
       // 5.
       if (r.resourceType === ConfigResourceType.BROKER) outcomes[i] = fail(ErrorCode.NONE, null)
-      else if (r.resourceType === ConfigResourceType.TOPIC)
-        outcomes[i] = alterTopic(ctx.server.topics, r.resourceName, r.configs)
-      else {
+      else if (r.resourceType === ConfigResourceType.TOPIC) {
+        const outcome = alterTopic(ctx.server.topics, r.resourceName, r.configs)
+        outcomes[i] = outcome
+        if (outcome.configs !== undefined && !request.validateOnly)
+          topicWrites.push({ index: i, name: r.resourceName, configs: outcome.configs })
+      } else {
         groups.push({
           index: i,
           alteration: {
@@ -121,6 +128,14 @@ export const handler = defineHandler({
         })
       }
     })
+    for (const w of topicWrites) {
+      if ((await ctx.server.topics.setConfigs(w.name, w.configs)) === undefined) {
+        outcomes[w.index] = fail(
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          `The topic '${w.name}' does not exist.`,
+        )
+      }
+    }
     if (groups.length > 0) {
       const results = await coordinatorFrom(ctx.server.coordinator).groupConfigs.alter(
         groups.map((g) => g.alteration),

@@ -29,6 +29,7 @@ export type TopicErrorName =
   | 'INVALID_TOPIC_EXCEPTION'
   | 'INVALID_CONFIG'
   | 'INVALID_REQUEST'
+  | 'POLICY_VIOLATION'
   | 'UNKNOWN_TOPIC_OR_PARTITION'
   | 'UNKNOWN_TOPIC_ID'
 
@@ -70,6 +71,10 @@ export interface TopicCatalogOptions {
   readonly defaultReplicationFactor?: number
   /** Id source; tests inject one. Defaults to random ids as Kafka draws them. */
   readonly newTopicId?: () => string
+  /** topic.max.partitions: the most partitions one topic may have (default {@link DEFAULT_TOPIC_MAX_PARTITIONS}). */
+  readonly maxPartitionsPerTopic?: number
+  /** max.partitions: the most partitions of all topics together (default {@link DEFAULT_MAX_PARTITIONS}). */
+  readonly maxPartitions?: number
 }
 
 /**
@@ -86,6 +91,16 @@ export interface TopicDataHooks {
   /** The topics are gone. */
   topicsDeleted(topics: readonly TopicInfo[]): Promise<void>
 }
+
+/** Default of `topic.max.partitions`. */
+export const DEFAULT_TOPIC_MAX_PARTITIONS = 10_000
+/** Default of `max.partitions`. */
+export const DEFAULT_MAX_PARTITIONS = 100_000
+/**
+ * Kafka's controller refuses a CreateTopics request whose topics add up to more partitions than
+ * this (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH), before looking at any topic.
+ */
+export const MAX_PARTITIONS_PER_REQUEST = 10_000
 
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 const MAX_NAME_LENGTH = 249
@@ -194,6 +209,10 @@ export class TopicCatalog {
   readonly #byName = new Map<string, TopicInfo>()
   readonly #byId = new Map<string, TopicInfo>()
   readonly #byCollisionKey = new Map<string, string>()
+  readonly #maxPartitionsPerTopic: number
+  readonly #maxPartitions: number
+  /** Partitions of every topic in the catalog. */
+  #totalPartitions = 0
   /** Mutations run one at a time, so a check and the append that follows it see the same state. */
   #tail: Promise<unknown> = Promise.resolve()
   readonly #listeners = new Set<(changedTopics: readonly string[]) => void>()
@@ -205,6 +224,8 @@ export class TopicCatalog {
     this.#defaultNumPartitions = options.defaultNumPartitions ?? 1
     this.#defaultReplicationFactor = options.defaultReplicationFactor ?? 1
     this.#newTopicId = options.newTopicId ?? randomTopicId
+    this.#maxPartitionsPerTopic = options.maxPartitionsPerTopic ?? DEFAULT_TOPIC_MAX_PARTITIONS
+    this.#maxPartitions = options.maxPartitions ?? DEFAULT_MAX_PARTITIONS
   }
 
   /** Replays the catalog's log from an opened store. */
@@ -230,6 +251,44 @@ export class TopicCatalog {
 
   get size(): number {
     return this.#byName.size
+  }
+
+  /** Partitions of every topic together (what `max.partitions` bounds). */
+  get totalPartitions(): number {
+    return this.#totalPartitions
+  }
+
+  /**
+   * The partition limits, for any change that gives partitions to a topic: a new topic
+   * (CreateTopics) or an increase (CreatePartitions). Call it with the count the client asked for
+   * before allocating anything per partition.
+   *
+   * - `count`: the partition count `topic` would have after the change;
+   * - `added`: the partitions the change adds to the server (`count` for a new topic, `count` minus
+   *   the current count for an increase);
+   * - `pending`: partitions that earlier topics of the same request add and that are not in the
+   *   catalog yet (a request's changes are checked together).
+   *
+   * Returns null when the change fits, else Kafka's error and a message naming the limit:
+   * INVALID_PARTITIONS when `count` is above `topic.max.partitions`, POLICY_VIOLATION when the
+   * server's total would go above `max.partitions`. Topics loaded from storage are never refused,
+   * even when the limits were lowered since they were created.
+   */
+  checkPartitionLimits(topic: string, count: number, added: number, pending = 0): TopicError | null {
+    if (count > this.#maxPartitionsPerTopic) {
+      return {
+        error: 'INVALID_PARTITIONS',
+        message: `Topic '${topic}' would have ${count} partitions, above the limit of ${this.#maxPartitionsPerTopic} (topic.max.partitions).`,
+      }
+    }
+    const total = this.#totalPartitions + pending + added
+    if (added > 0 && total > this.#maxPartitions) {
+      return {
+        error: 'POLICY_VIOLATION',
+        message: `Adding ${added} partition(s) for topic '${topic}' would bring the server to ${total} partitions, above the limit of ${this.#maxPartitions} (max.partitions).`,
+      }
+    }
+    return null
   }
 
   byName(name: string): TopicInfo | undefined {
@@ -269,13 +328,27 @@ export class TopicCatalog {
       const outcomes: CreateTopicOutcome[] = []
       const created: TopicInfo[] = []
       const pendingCollision = new Map<string, string>()
+      // Kafka's first check: the partitions the request asks for, all topics together, counted
+      // before any topic is looked at (a manual assignment counts its entries).
+      let requested = 0
       for (const topic of topics) {
-        const outcome = this.#checkNewTopic(topic, pendingCollision)
+        if (topic.assignments.length > 0) requested += topic.assignments.length
+        else if (topic.numPartitions === -1) requested += this.#defaultNumPartitions
+        else if (topic.numPartitions > 0) requested += topic.numPartitions
+        if (requested > MAX_PARTITIONS_PER_REQUEST) {
+          const message = 'Excessively large number of partitions per request.'
+          return topics.map((t) => ({ name: t.name, error: 'POLICY_VIOLATION', message }))
+        }
+      }
+      let pendingPartitions = 0
+      for (const topic of topics) {
+        const outcome = this.#checkNewTopic(topic, pendingCollision, pendingPartitions)
         outcomes.push(outcome)
         if (outcome.error === 'NONE' && 'topicId' in outcome) {
           const { name, topicId, numPartitions, replicationFactor, configs } = outcome
           created.push({ name, topicId, numPartitions, replicationFactor, configs })
           pendingCollision.set(collisionKey(topic.name), topic.name)
+          pendingPartitions += numPartitions
         }
       }
       if (!validateOnly && created.length > 0) {
@@ -319,6 +392,7 @@ export class TopicCatalog {
       const updated: TopicInfo = { ...t, numPartitions: count }
       await this.#store.append(TOPIC_CATALOG_LOG_ID, [{ key: encodeKey(name), value: encodeValue(updated) }])
       this.#replace(updated)
+      this.#totalPartitions += count - t.numPartitions
       if (this.#data !== null) await this.#data.partitionsCreated(updated, t.numPartitions)
       this.#notify([name])
       return updated
@@ -365,6 +439,7 @@ export class TopicCatalog {
   }
 
   #add(t: TopicInfo): void {
+    this.#totalPartitions += t.numPartitions
     this.#byName.set(t.name, t)
     this.#byId.set(t.topicId, t)
     this.#byCollisionKey.set(collisionKey(t.name), t.name)
@@ -373,13 +448,18 @@ export class TopicCatalog {
   #remove(name: string): void {
     const t = this.#byName.get(name)
     if (t === undefined) return
+    this.#totalPartitions -= t.numPartitions
     this.#byName.delete(name)
     this.#byId.delete(t.topicId)
     if (this.#byCollisionKey.get(collisionKey(name)) === name) this.#byCollisionKey.delete(collisionKey(name))
   }
 
   /** The numbered checks follow the order of Kafka's controller, so the first failing one is reported. */
-  #checkNewTopic(topic: NewTopic, pendingCollision: ReadonlyMap<string, string>): CreateTopicOutcome {
+  #checkNewTopic(
+    topic: NewTopic,
+    pendingCollision: ReadonlyMap<string, string>,
+    pendingPartitions: number,
+  ): CreateTopicOutcome {
     const name = topic.name
     const fail = (error: TopicErrorName, message: string | null): CreateTopicOutcome => ({
       name,
@@ -498,6 +578,9 @@ export class TopicCatalog {
         )
       }
     }
+    // 6. The partition limits (topic.max.partitions, max.partitions).
+    const limit = this.checkPartitionLimits(name, numPartitions, numPartitions, pendingPartitions)
+    if (limit !== null) return fail(limit.error, limit.message)
     let topicId = this.#newTopicId()
     while (this.#byId.has(topicId) || topicId === ZERO_UUID) topicId = this.#newTopicId()
     return { error: 'NONE', message: null, name, topicId, numPartitions, replicationFactor, configs }

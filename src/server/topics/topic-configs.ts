@@ -12,6 +12,9 @@ export interface TopicConfigDef {
   readonly default: string
   /** Allowed values (string and list types). */
   readonly oneOf?: readonly string[]
+  /** Kafka's range for numbers (atLeast / between). */
+  readonly min?: number
+  readonly max?: number
   /** What the key means (DescribeConfigs documentation). */
   readonly doc: string
   /**
@@ -55,17 +58,28 @@ const ROWS: readonly Row[] = [
   ],
   [
     'compression.lz4.level',
-    { type: 'int', default: '9', doc: 'The lz4 level used when compression.type is lz4.' },
+    { type: 'int', min: 1, max: 17, default: '9', doc: 'The lz4 level used when compression.type is lz4.' },
     'compression.lz4.level',
   ],
   [
     'compression.zstd.level',
-    { type: 'int', default: '3', doc: 'The zstd level used when compression.type is zstd.' },
+    {
+      type: 'int',
+      min: -131072,
+      max: 22,
+      default: '3',
+      doc: 'The zstd level used when compression.type is zstd.',
+    },
     'compression.zstd.level',
   ],
   [
     'delete.retention.ms',
-    { type: 'long', default: '86400000', doc: 'How long delete markers are kept in a compacted topic.' },
+    {
+      type: 'long',
+      min: 0,
+      default: '86400000',
+      doc: 'How long delete markers are kept in a compacted topic.',
+    },
     'log.cleaner.delete.retention.ms',
   ],
   [
@@ -80,6 +94,7 @@ const ROWS: readonly Row[] = [
     'file.delete.delay.ms',
     {
       type: 'long',
+      min: 0,
       default: '60000',
       doc: 'How long a deleted segment file waits before it is removed from disk.',
     },
@@ -89,6 +104,7 @@ const ROWS: readonly Row[] = [
     'flush.messages',
     {
       type: 'long',
+      min: 1,
       default: LONG_MAX,
       doc: 'How many records may be written before the log is forced to disk.',
     },
@@ -96,7 +112,12 @@ const ROWS: readonly Row[] = [
   ],
   [
     'flush.ms',
-    { type: 'long', default: LONG_MAX, doc: 'How long records may wait before the log is forced to disk.' },
+    {
+      type: 'long',
+      min: 0,
+      default: LONG_MAX,
+      doc: 'How long records may wait before the log is forced to disk.',
+    },
     'log.flush.scheduler.interval.ms',
   ],
   [
@@ -105,7 +126,12 @@ const ROWS: readonly Row[] = [
   ],
   [
     'index.interval.bytes',
-    { type: 'int', default: '4096', doc: 'How many bytes of records lie between two offset index entries.' },
+    {
+      type: 'int',
+      min: 0,
+      default: '4096',
+      doc: 'How many bytes of records lie between two offset index entries.',
+    },
     'log.index.interval.bytes',
   ],
   [
@@ -116,6 +142,7 @@ const ROWS: readonly Row[] = [
     'local.retention.bytes',
     {
       type: 'long',
+      min: -2,
       default: '-2',
       doc: 'Local log size kept with tiered storage; -2 means retention.bytes.',
     },
@@ -123,27 +150,32 @@ const ROWS: readonly Row[] = [
   ],
   [
     'local.retention.ms',
-    { type: 'long', default: '-2', doc: 'Local log age kept with tiered storage; -2 means retention.ms.' },
+    {
+      type: 'long',
+      min: -2,
+      default: '-2',
+      doc: 'Local log age kept with tiered storage; -2 means retention.ms.',
+    },
     'log.local.retention.ms',
   ],
   [
     'max.compaction.lag.ms',
-    { type: 'long', default: LONG_MAX, doc: 'The longest a record may stay uncompacted.' },
+    { type: 'long', min: 1, default: LONG_MAX, doc: 'The longest a record may stay uncompacted.' },
     'log.cleaner.max.compaction.lag.ms',
   ],
   [
     'max.message.bytes',
-    { type: 'int', default: '1048588', doc: 'The largest record batch the topic accepts.' },
+    { type: 'int', min: 0, default: '1048588', doc: 'The largest record batch the topic accepts.' },
     'message.max.bytes',
   ],
   [
     'message.timestamp.after.max.ms',
-    { type: 'long', default: '3600000', doc: 'How far in the future a record timestamp may lie.' },
+    { type: 'long', min: 0, default: '3600000', doc: 'How far in the future a record timestamp may lie.' },
     'log.message.timestamp.after.max.ms',
   ],
   [
     'message.timestamp.before.max.ms',
-    { type: 'long', default: LONG_MAX, doc: 'How far in the past a record timestamp may lie.' },
+    { type: 'long', min: 0, default: LONG_MAX, doc: 'How far in the past a record timestamp may lie.' },
     'log.message.timestamp.before.max.ms',
   ],
   [
@@ -158,17 +190,23 @@ const ROWS: readonly Row[] = [
   ],
   [
     'min.cleanable.dirty.ratio',
-    { type: 'double', default: '0.5', doc: 'The share of uncompacted log above which the cleaner compacts.' },
+    {
+      type: 'double',
+      min: 0,
+      max: 1,
+      default: '0.5',
+      doc: 'The share of uncompacted log above which the cleaner compacts.',
+    },
     'log.cleaner.min.cleanable.ratio',
   ],
   [
     'min.compaction.lag.ms',
-    { type: 'long', default: '0', doc: 'The shortest a record stays uncompacted.' },
+    { type: 'long', min: 0, default: '0', doc: 'The shortest a record stays uncompacted.' },
     'log.cleaner.min.compaction.lag.ms',
   ],
   [
     'min.insync.replicas',
-    { type: 'int', default: '1', doc: 'How many in-sync replicas an acks=all write needs.' },
+    { type: 'int', min: 1, default: '1', doc: 'How many in-sync replicas an acks=all write needs.' },
     'min.insync.replicas',
   ],
   [
@@ -219,6 +257,7 @@ const ROWS: readonly Row[] = [
     'retention.ms',
     {
       type: 'long',
+      min: -1,
       default: '604800000',
       doc: 'How long records are kept before old segments are deleted; -1 means no limit.',
     },
@@ -227,23 +266,28 @@ const ROWS: readonly Row[] = [
   ],
   [
     'segment.bytes',
-    { type: 'int', default: '1073741824', doc: 'The size at which a new log segment is started.' },
+    {
+      type: 'int',
+      min: 1048576,
+      default: '1073741824',
+      doc: 'The size at which a new log segment is started.',
+    },
     'log.segment.bytes',
   ],
   [
     'segment.index.bytes',
-    { type: 'int', default: '10485760', doc: 'The size of the offset index of a segment.' },
+    { type: 'int', min: 4, default: '10485760', doc: 'The size of the offset index of a segment.' },
     'log.index.size.max.bytes',
   ],
   [
     'segment.jitter.ms',
-    { type: 'long', default: '0', doc: 'The most random time subtracted from segment.ms.' },
+    { type: 'long', min: 0, default: '0', doc: 'The most random time subtracted from segment.ms.' },
     'log.roll.jitter.hours',
     '0',
   ],
   [
     'segment.ms',
-    { type: 'long', default: '604800000', doc: 'The age at which a new log segment is started.' },
+    { type: 'long', min: 1, default: '604800000', doc: 'The age at which a new log segment is started.' },
     'log.roll.hours',
     '168',
   ],
@@ -263,6 +307,26 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string
 
 const INT_RE = /^[+-]?\d+$/
 
+/** Kafka's ConfigDef.Range messages. */
+function inRange(def: TopicConfigDef, n: number, bad: (why: string) => string): string | null {
+  if (def.min !== undefined && n < def.min) return bad(`Value must be at least ${def.min}`)
+  if (def.max !== undefined && n > def.max) return bad(`Value must be no more than ${def.max}`)
+  return null
+}
+
+/**
+ * Kafka's checks across a topic's configs (LogConfig.validateValues): min.compaction.lag.ms may not
+ * exceed max.compaction.lag.ms. Returns Kafka's message, or null.
+ */
+export function checkTopicConfigSet(configs: ReadonlyMap<string, string>): string | null {
+  const min = BigInt(configs.get('min.compaction.lag.ms')?.trim() ?? '0')
+  const max = BigInt(configs.get('max.compaction.lag.ms')?.trim() ?? LONG_MAX)
+  if (min > max) {
+    return `conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})`
+  }
+  return null
+}
+
 /**
  * Checks one config value against its definition; returns Kafka's message for a bad value
  * ("Invalid value X for configuration Y: …"), or null when the value is acceptable.
@@ -277,16 +341,18 @@ export function checkTopicConfig(name: string, value: string): string | null {
       if (!INT_RE.test(v)) return bad('Not a number of type INT')
       const n = Number(v)
       if (n < -2147483648 || n > 2147483647) return bad('Not a number of type INT')
-      return null
+      return inRange(def, n, bad)
     }
     case 'long': {
       if (!INT_RE.test(v)) return bad('Not a number of type LONG')
       const n = BigInt(v)
       if (n < -9223372036854775808n || n > 9223372036854775807n) return bad('Not a number of type LONG')
-      return null
+      return inRange(def, Number(n), bad)
     }
     case 'double':
-      return v === '' || Number.isNaN(Number(v)) ? bad('Not a number of type DOUBLE') : null
+      return v === '' || Number.isNaN(Number(v))
+        ? bad('Not a number of type DOUBLE')
+        : inRange(def, Number(v), bad)
     case 'boolean':
       return /^(true|false)$/i.test(v) ? null : bad('Expected value to be either true or false')
     case 'string':

@@ -120,7 +120,7 @@ describe('Admin config resources', () => {
       [group('ok'), [{ name: 'streams.num.standby.replicas', value: '1', opType: 'SET' }]],
       [group('bad'), [{ name: 'streams.num.standby.replicas', value: '7', opType: 'SET' }]],
       [group('tags'), [{ name: 'streams.rack.aware.assignment.tags', value: 'zone', opType: 'APPEND' }]],
-      [{ type: 'TOPIC', name: 'events' }, [{ name: 'retention.ms', value: '1', opType: 'SET' }]],
+      [{ type: 'TOPIC', name: 'events' }, [{ name: 'retention.ms', value: '-5', opType: 'SET' }]],
     ])
     await result.get(group('ok'))
     const bad = await rejection(result.get(group('bad')))
@@ -134,7 +134,10 @@ describe('Admin config resources', () => {
       "Can't APPEND to key streams.rack.aware.assignment.tags because its type is not LIST.",
     )
     const topic = await rejection(result.get({ type: 'TOPIC', name: 'events' }))
-    assert.equal(topic.errorName, 'POLICY_VIOLATION')
+    assert.deepEqual(
+      [topic.errorName, topic.message],
+      ['INVALID_CONFIG', 'Invalid value -5 for configuration retention.ms: Value must be at least -1'],
+    )
     await rejection(result.all())
 
     const described = admin.describeConfigs([{ type: 'TOPIC', name: 'ghost' }, group('')])

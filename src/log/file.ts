@@ -1,0 +1,1089 @@
+/**
+ * The file engine: Kafka's on-disk layout (data-plane.md §12).
+ *
+ *   <log.dir>/<topic>-<partition>/
+ *     00000000000000000000.log        batches back to back, exactly as served
+ *     00000000000000000000.index      sparse offset index: int32 (offset - base) + int32 position
+ *     00000000000000000000.timeindex  time index: int64 timestamp + int32 (offset - base)
+ *     00000000000000000042.snapshot   producer state at offset 42 (Kafka's snapshot format)
+ *     leader-epoch-checkpoint         "0\n1\n0 <start offset>\n" (epoch 0 for the partition's life)
+ *     partition.metadata              "version: 0\ntopic_id: <id>\n"
+ *   <log.dir>/recovery-point-offset-checkpoint, log-start-offset-checkpoint, cleaner-offset-checkpoint
+ *     "0\n<n>\n<topic> <partition> <offset>\n…" (Kafka's checkpoint file format)
+ *   <log.dir>/.kafka_cleanshutdown   written at clean shutdown, removed at open
+ *
+ * Appends are positional writes to the active segment (page cache; fsync only on flush). The
+ * offset and time indexes are kept in memory as sparse arrays while a segment is active and
+ * written to their files when it rolls and at clean shutdown (Kafka keeps them memory-mapped and
+ * preallocated; the files here always hold exactly their entries). Indexes are never trusted after
+ * an unclean shutdown past the recovery point: they are rebuilt by the recovery scan.
+ *
+ * Every file operation goes through a FileLayer (node:fs by default), so tests can inject
+ * faults (ENOSPC, EIO) without mocking anything else.
+ */
+import * as nodeFs from 'node:fs'
+import { join, resolve } from 'node:path'
+import {
+  BATCH_LENGTH_OFFSET,
+  type Crc32c,
+  isCrcValid,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  MIN_BATCH_LENGTH,
+  RECORD_BATCH_OVERHEAD,
+} from './batch.js'
+import { crc32c as defaultCrc32c } from './compression.js'
+import type {
+  AppendBatchInfo,
+  LogStorage,
+  OpenedPartition,
+  PartitionStore,
+  SegmentInfo,
+  StoredBatch,
+} from './storage.js'
+import { segmentIndexFor, segmentInfoOf } from './storage.js'
+import type { LogLogger } from './types.js'
+
+/** The file operations the engine uses; node:fs by default, wrapped by tests to inject faults. */
+export interface FileLayer {
+  openSync(path: string, flags: string): number
+  closeSync(fd: number): void
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
+  fstatSync(fd: number): { size: number; mtimeMs: number; birthtimeMs: number }
+  ftruncateSync(fd: number, len: number): void
+  fsyncSync(fd: number): void
+  fsync(fd: number, cb: (err: NodeJS.ErrnoException | null) => void): void
+  existsSync(path: string): boolean
+  mkdirSync(path: string, opts: { recursive: true }): unknown
+  readdirSync(path: string): string[]
+  renameSync(from: string, to: string): void
+  unlinkSync(path: string): void
+  rmSync(path: string, opts: { recursive: true; force: true }): void
+  readFileSync(path: string): Buffer
+  statfsSync?(path: string): { bsize: number; blocks: number; bavail: number }
+}
+
+export const NODE_FILE_LAYER: FileLayer = nodeFs as unknown as FileLayer
+
+const CLEAN_SHUTDOWN = '.kafka_cleanshutdown'
+const RECOVERY_POINT_FILE = 'recovery-point-offset-checkpoint'
+const LOG_START_FILE = 'log-start-offset-checkpoint'
+const CLEANER_FILE = 'cleaner-offset-checkpoint'
+const CHUNK = 1 << 20
+
+export function segmentFileName(offset: number, suffix: string): string {
+  return `${String(offset).padStart(20, '0')}${suffix}`
+}
+
+function parseBase(name: string, suffix: string): number | null {
+  if (!name.endsWith(suffix)) return null
+  const digits = name.slice(0, name.length - suffix.length)
+  if (!/^\d{20}$/.test(digits)) return null
+  return Number(digits)
+}
+
+/** Writes a file atomically: temp file, fsync, rename. */
+function writeFileAtomic(fs: FileLayer, path: string, data: Uint8Array): void {
+  const tmp = `${path}.tmp`
+  const fd = fs.openSync(tmp, 'w')
+  try {
+    let pos = 0
+    while (pos < data.byteLength) pos += fs.writeSync(fd, data, pos, data.byteLength - pos, pos)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  fs.renameSync(tmp, path)
+}
+
+const encoder = new TextEncoder()
+
+/** Kafka's checkpoint text: version 0, count, then "<topic> <partition> <offset>" lines. */
+function formatCheckpoint(entries: ReadonlyMap<string, number>): Uint8Array {
+  const lines = ['0', String(entries.size)]
+  for (const [tp, off] of entries) {
+    const i = tp.lastIndexOf('-')
+    lines.push(`${tp.slice(0, i)} ${tp.slice(i + 1)} ${off}`)
+  }
+  return encoder.encode(`${lines.join('\n')}\n`)
+}
+
+function parseCheckpoint(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  const lines = text.split('\n').filter((l) => l.length > 0)
+  if (lines[0] !== '0') return out
+  for (const line of lines.slice(2)) {
+    const parts = line.split(' ')
+    if (parts.length !== 3) continue
+    const off = Number(parts[2])
+    if (Number.isFinite(off)) out.set(`${parts[0]}-${parts[1]}`, off)
+  }
+  return out
+}
+
+/** A growable pair of number arrays (sparse index entries). */
+class IndexArrays {
+  keys: number[] = []
+  values: number[] = []
+  get length(): number {
+    return this.keys.length
+  }
+  push(k: number, v: number): void {
+    this.keys.push(k)
+    this.values.push(v)
+  }
+  /** Index of the greatest key ≤ k, or -1. */
+  floor(k: number): number {
+    let lo = 0
+    let hi = this.keys.length - 1
+    let found = -1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (this.keys[mid] <= k) {
+        found = mid
+        lo = mid + 1
+      } else hi = mid - 1
+    }
+    return found
+  }
+}
+
+interface FileSegment {
+  readonly baseOffset: number
+  readonly path: string
+  fd: number
+  size: number
+  nextOffset: number
+  maxTimestamp: number
+  offsetOfMaxTimestamp: number
+  firstBatchTimestamp: number
+  createdMs: number
+  /** Offset index: (last offset of a batch, position of the batch). */
+  offsets: IndexArrays
+  /** Time index: (max timestamp so far, offset of it). */
+  times: IndexArrays
+  bytesSinceIndex: number
+  indexDirty: boolean
+  /** Size that is known to be on disk (fsynced). */
+  flushedSize: number
+}
+
+/** The header fields a scan needs, read from a buffer. */
+function scanHeader(
+  buf: Uint8Array,
+  pos: number,
+): { base: number; size: number; last: number; maxTs: number } {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+  const base = dv.getInt32(pos) * 4294967296 + dv.getUint32(pos + 4)
+  const size = dv.getInt32(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD
+  const last = base + dv.getInt32(pos + LAST_OFFSET_DELTA_OFFSET)
+  const maxTs =
+    dv.getInt32(pos + MAX_TIMESTAMP_OFFSET) * 4294967296 + dv.getUint32(pos + MAX_TIMESTAMP_OFFSET + 4)
+  return { base, size, last, maxTs }
+}
+
+export interface FilePartitionSettings {
+  readonly indexIntervalBytes: number
+}
+
+class FilePartitionStore implements PartitionStore {
+  readonly #storage: FileLogStorage
+  readonly #fs: FileLayer
+  readonly #dir: string
+  readonly #tp: string
+  readonly #topicId: string
+  readonly #crc32c: Crc32c
+  readonly #settings: FilePartitionSettings
+  #segments: FileSegment[] = []
+  #closed = false
+
+  constructor(
+    storage: FileLogStorage,
+    fs: FileLayer,
+    dir: string,
+    tp: string,
+    topicId: string,
+    crc32c: Crc32c,
+    settings: FilePartitionSettings,
+  ) {
+    this.#storage = storage
+    this.#fs = fs
+    this.#dir = dir
+    this.#tp = tp
+    this.#topicId = topicId
+    this.#crc32c = crc32c
+    this.#settings = settings
+  }
+
+  get dir(): string {
+    return this.#dir
+  }
+
+  // ---- open and recovery ----
+
+  async open(now: number): Promise<OpenedPartition> {
+    const fs = this.#fs
+    const fresh = !fs.existsSync(this.#dir)
+    if (fresh) fs.mkdirSync(this.#dir, { recursive: true })
+    if (!fs.existsSync(join(this.#dir, 'partition.metadata'))) {
+      writeFileAtomic(
+        fs,
+        join(this.#dir, 'partition.metadata'),
+        encoder.encode(`version: 0\ntopic_id: ${this.#topicId}\n`),
+      )
+    }
+    const names = fs.readdirSync(this.#dir)
+    for (const n of names) {
+      if (n.endsWith('.cleaned') || n.endsWith('.tmp') || n.endsWith('.deleted') || n.endsWith('.swap')) {
+        fs.unlinkSync(join(this.#dir, n))
+      }
+    }
+    const bases = names
+      .map((n) => parseBase(n, '.log'))
+      .filter((b): b is number => b !== null)
+      .sort((a, b) => a - b)
+    const checkpointedStart = this.#storage.logStartOffsetOf(this.#tp)
+    let recovered = false
+    let truncatedBytes = 0
+    if (bases.length === 0) {
+      const base = checkpointedStart ?? 0
+      this.#segments.push(this.#createSegment(base, now))
+    } else {
+      const clean = this.#storage.cleanShutdown
+      const recoveryPoint = clean ? Number.POSITIVE_INFINITY : (this.#storage.recoveryPointOf(this.#tp) ?? 0)
+      for (let i = 0; i < bases.length; i++) {
+        const base = bases[i]
+        const path = join(this.#dir, segmentFileName(base, '.log'))
+        const fd = fs.openSync(path, 'r+')
+        const st = fs.fstatSync(fd)
+        const seg: FileSegment = {
+          baseOffset: base,
+          path,
+          fd,
+          size: st.size,
+          nextOffset: base,
+          maxTimestamp: -1,
+          offsetOfMaxTimestamp: -1,
+          firstBatchTimestamp: -1,
+          createdMs: st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs,
+          offsets: new IndexArrays(),
+          times: new IndexArrays(),
+          bytesSinceIndex: 0,
+          indexDirty: false,
+          flushedSize: st.size,
+        }
+        this.#segments.push(seg)
+        const nextBase = bases[i + 1]
+        const mustScan =
+          nextBase === undefined ? recoveryPoint < Number.POSITIVE_INFINITY : nextBase > recoveryPoint
+        if (mustScan || !this.#loadIndexes(seg)) {
+          const r = this.#recoverSegment(seg, !mustScan)
+          if (r.truncated > 0) {
+            recovered = true
+            truncatedBytes += r.truncated
+          }
+          if (mustScan) recovered = true
+          if (r.corrupt) {
+            // Everything after the first invalid batch goes: later segments too.
+            for (const later of bases.slice(i + 1)) {
+              for (const suffix of ['.log', '.index', '.timeindex']) {
+                const p = join(this.#dir, segmentFileName(later, suffix))
+                if (fs.existsSync(p)) {
+                  if (suffix === '.log') truncatedBytes += nodeFs.statSync(p).size
+                  fs.unlinkSync(p)
+                }
+              }
+            }
+            break
+          }
+        }
+      }
+      if (!clean) this.#storage.setRecoveryPoint(this.#tp, this.logEndOffset)
+    }
+    // Producer snapshots: drop those past the log end, return the newest that is left.
+    let snapshot: { offset: number; bytes: Uint8Array } | null = null
+    const snaps = fs
+      .readdirSync(this.#dir)
+      .map((n) => parseBase(n, '.snapshot'))
+      .filter((b): b is number => b !== null)
+      .sort((a, b) => b - a)
+    for (const off of snaps) {
+      const p = join(this.#dir, segmentFileName(off, '.snapshot'))
+      if (off > this.logEndOffset) {
+        fs.unlinkSync(p)
+        continue
+      }
+      if (snapshot === null) snapshot = { offset: off, bytes: new Uint8Array(fs.readFileSync(p)) }
+    }
+    if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
+      writeFileAtomic(
+        fs,
+        join(this.#dir, 'leader-epoch-checkpoint'),
+        encoder.encode(`0\n1\n0 ${this.#segments[0].baseOffset}\n`),
+      )
+    }
+    const logStartOffset = Math.max(checkpointedStart ?? 0, this.#segments[0].baseOffset)
+    return { logStartOffset, producerSnapshot: snapshot, recovered, truncatedBytes }
+  }
+
+  #createSegment(base: number, now: number): FileSegment {
+    const path = join(this.#dir, segmentFileName(base, '.log'))
+    const fd = this.#fs.openSync(path, 'w+')
+    return {
+      baseOffset: base,
+      path,
+      fd,
+      size: 0,
+      nextOffset: base,
+      maxTimestamp: -1,
+      offsetOfMaxTimestamp: -1,
+      firstBatchTimestamp: -1,
+      createdMs: now,
+      offsets: new IndexArrays(),
+      times: new IndexArrays(),
+      bytesSinceIndex: 0,
+      indexDirty: true,
+      flushedSize: 0,
+    }
+  }
+
+  /**
+   * Loads a segment's index files (after a clean shutdown, or below the recovery point). Reads
+   * the tail after the last offset-index entry to find the segment's end. False when the files
+   * are missing or do not fit the segment (then the caller rebuilds by scanning).
+   */
+  #loadIndexes(seg: FileSegment): boolean {
+    const fs = this.#fs
+    const ip = join(this.#dir, segmentFileName(seg.baseOffset, '.index'))
+    const tp = join(this.#dir, segmentFileName(seg.baseOffset, '.timeindex'))
+    if (!fs.existsSync(ip) || !fs.existsSync(tp)) return seg.size === 0
+    const ib = fs.readFileSync(ip)
+    const tb = fs.readFileSync(tp)
+    if (ib.byteLength % 8 !== 0 || tb.byteLength % 12 !== 0) return false
+    const idv = new DataView(ib.buffer, ib.byteOffset, ib.byteLength)
+    for (let p = 0; p < ib.byteLength; p += 8) {
+      const pos = idv.getInt32(p + 4)
+      if (pos < 0 || pos >= seg.size) return false
+      seg.offsets.push(seg.baseOffset + idv.getInt32(p), pos)
+    }
+    const tdv = new DataView(tb.buffer, tb.byteOffset, tb.byteLength)
+    for (let p = 0; p < tb.byteLength; p += 12) {
+      const ts = tdv.getInt32(p) * 4294967296 + tdv.getUint32(p + 4)
+      seg.times.push(ts, seg.baseOffset + tdv.getInt32(p + 8))
+    }
+    if (seg.times.length > 0) {
+      seg.maxTimestamp = seg.times.keys[seg.times.length - 1]
+      seg.offsetOfMaxTimestamp = seg.times.values[seg.times.length - 1]
+    }
+    // The first batch's timestamp and the end of the segment.
+    if (seg.size > 0) {
+      const head = new Uint8Array(RECORD_BATCH_OVERHEAD)
+      if (this.#readFully(seg.fd, head, 0) < RECORD_BATCH_OVERHEAD) return false
+      seg.firstBatchTimestamp = scanHeader(head, 0).maxTs
+    }
+    const start = seg.offsets.length > 0 ? seg.offsets.values[seg.offsets.length - 1] : 0
+    let next = seg.baseOffset
+    let maxTs = seg.maxTimestamp
+    let maxTsOffset = seg.offsetOfMaxTimestamp
+    let ok = true
+    this.#walk(
+      seg,
+      start,
+      seg.size,
+      (h) => {
+        next = h.last + 1
+        if (h.maxTs > maxTs) {
+          maxTs = h.maxTs
+          maxTsOffset = h.base
+        }
+        return true
+      },
+      () => {
+        ok = false
+      },
+    )
+    if (!ok) return false
+    seg.nextOffset = next
+    seg.maxTimestamp = maxTs
+    seg.offsetOfMaxTimestamp = maxTsOffset
+    return true
+  }
+
+  #readFully(fd: number, buf: Uint8Array, position: number): number {
+    let n = 0
+    while (n < buf.byteLength) {
+      const r = this.#fs.readSync(fd, buf, n, buf.byteLength - n, position + n)
+      if (r === 0) break
+      n += r
+    }
+    return n
+  }
+
+  /**
+   * Walks batch headers of a segment from `start` to `end` (positions), calling `visit` with each
+   * whole batch's header; stops when visit returns false. `onBad` is called (and the walk stops)
+   * at a header that cannot be a batch or a batch cut short by the end.
+   */
+  #walk(
+    seg: FileSegment,
+    start: number,
+    end: number,
+    visit: (h: { base: number; size: number; last: number; maxTs: number; pos: number }) => boolean,
+    onBad: (pos: number) => void,
+  ): void {
+    const head = new Uint8Array(RECORD_BATCH_OVERHEAD)
+    let pos = start
+    while (pos < end) {
+      if (end - pos < RECORD_BATCH_OVERHEAD || this.#readFully(seg.fd, head, pos) < RECORD_BATCH_OVERHEAD) {
+        onBad(pos)
+        return
+      }
+      const h = scanHeader(head, 0)
+      if (
+        h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
+        h.size < RECORD_BATCH_OVERHEAD ||
+        pos + h.size > end ||
+        head[MAGIC_OFFSET] !== 2
+      ) {
+        onBad(pos)
+        return
+      }
+      if (!visit({ ...h, pos })) return
+      pos += h.size
+    }
+  }
+
+  /**
+   * Scans a segment from its start, checking every batch (framing, magic, CRC, offsets that move
+   * forward) and rebuilding its indexes. At the first invalid batch the file is truncated there
+   * (Kafka's LogSegment.recover). `trusted` segments (below the recovery point, index files
+   * missing) are only indexed, not truncated.
+   */
+  #recoverSegment(seg: FileSegment, trusted: boolean): { truncated: number; corrupt: boolean } {
+    seg.offsets = new IndexArrays()
+    seg.times = new IndexArrays()
+    seg.bytesSinceIndex = 0
+    seg.maxTimestamp = -1
+    seg.offsetOfMaxTimestamp = -1
+    seg.firstBatchTimestamp = -1
+    seg.nextOffset = seg.baseOffset
+    let pos = 0
+    let expectedMin = seg.baseOffset
+    let buf = new Uint8Array(0)
+    let bufStart = 0
+    let corrupt = false
+    while (pos < seg.size) {
+      // Make sure the header, then the whole batch, is in `buf`.
+      const need = (n: number): boolean => {
+        if (pos + n > seg.size) return false
+        if (pos >= bufStart && pos + n <= bufStart + buf.byteLength) return true
+        const len = Math.min(Math.max(n, CHUNK), seg.size - pos)
+        buf = new Uint8Array(len)
+        bufStart = pos
+        return this.#readFully(seg.fd, buf, pos) >= n
+      }
+      if (!need(RECORD_BATCH_OVERHEAD)) {
+        corrupt = true
+        break
+      }
+      const h = scanHeader(buf, pos - bufStart)
+      const magic = buf[pos - bufStart + MAGIC_OFFSET]
+      if (
+        h.size < RECORD_BATCH_OVERHEAD ||
+        magic !== 2 ||
+        h.base < expectedMin ||
+        h.last < h.base ||
+        !need(h.size)
+      ) {
+        corrupt = true
+        break
+      }
+      const view = buf.subarray(pos - bufStart, pos - bufStart + h.size)
+      if (!trusted && !isCrcValid(view, 0, this.#crc32c)) {
+        corrupt = true
+        break
+      }
+      this.#index(seg, h.base, h.last, h.maxTs, h.maxTs >= 0 ? h.base : -1, pos, h.size)
+      seg.nextOffset = h.last + 1
+      expectedMin = h.last + 1
+      pos += h.size
+    }
+    let truncated = 0
+    if (corrupt && !trusted) {
+      truncated = seg.size - pos
+      this.#fs.ftruncateSync(seg.fd, pos)
+      seg.size = pos
+      seg.flushedSize = Math.min(seg.flushedSize, pos)
+    } else if (corrupt) {
+      // A trusted segment that does not scan: treat like an untrusted one.
+      return this.#recoverSegment(seg, false)
+    }
+    seg.indexDirty = true
+    return { truncated, corrupt: corrupt && !trusted }
+  }
+
+  /** Adds a batch to the segment's in-memory metadata and sparse indexes. */
+  #index(
+    seg: FileSegment,
+    base: number,
+    last: number,
+    maxTs: number,
+    offsetOfMaxTs: number,
+    pos: number,
+    size: number,
+  ): void {
+    if (seg.firstBatchTimestamp < 0 && pos === 0) seg.firstBatchTimestamp = maxTs
+    if (maxTs > seg.maxTimestamp) {
+      seg.maxTimestamp = maxTs
+      seg.offsetOfMaxTimestamp = offsetOfMaxTs >= 0 ? offsetOfMaxTs : base
+    }
+    if (seg.offsets.length === 0 || seg.bytesSinceIndex > this.#settings.indexIntervalBytes) {
+      seg.offsets.push(last, pos)
+      if (
+        seg.maxTimestamp >= 0 &&
+        (seg.times.length === 0 || seg.maxTimestamp > seg.times.keys[seg.times.length - 1])
+      ) {
+        seg.times.push(seg.maxTimestamp, seg.offsetOfMaxTimestamp)
+      }
+      seg.bytesSinceIndex = 0
+      seg.indexDirty = true
+    }
+    seg.bytesSinceIndex += size
+  }
+
+  // ---- the PartitionStore operations ----
+
+  get logEndOffset(): number {
+    return this.#segments[this.#segments.length - 1].nextOffset
+  }
+
+  get sizeInBytes(): number {
+    let n = 0
+    for (const s of this.#segments) n += s.size
+    return n
+  }
+
+  segments(): readonly SegmentInfo[] {
+    return this.#segments.map(segmentInfoOf)
+  }
+
+  append(batch: Uint8Array, info: AppendBatchInfo): void {
+    const seg = this.#segments[this.#segments.length - 1]
+    const pos = seg.size
+    let written = 0
+    try {
+      while (written < batch.byteLength) {
+        written += this.#fs.writeSync(seg.fd, batch, written, batch.byteLength - written, pos + written)
+      }
+    } catch (e) {
+      // Nothing partial stays behind a failed append: cut the file back (best effort; recovery
+      // truncates a torn tail anyway).
+      try {
+        this.#fs.ftruncateSync(seg.fd, pos)
+      } catch {
+        // the partition goes offline; recovery at the next start removes the torn bytes
+      }
+      throw e
+    }
+    seg.size = pos + batch.byteLength
+    seg.nextOffset = info.lastOffset + 1
+    this.#index(
+      seg,
+      info.baseOffset,
+      info.lastOffset,
+      info.maxTimestamp,
+      info.offsetOfMaxTimestamp,
+      pos,
+      batch.byteLength,
+    )
+  }
+
+  roll(now: number): void {
+    const active = this.#segments[this.#segments.length - 1]
+    if (active.size === 0) return
+    this.#writeIndexFiles(active, true)
+    this.#segments.push(this.#createSegment(active.nextOffset, now))
+  }
+
+  /** Writes a segment's index files; `final` adds a last time entry with its max timestamp (as Kafka at roll). */
+  #writeIndexFiles(seg: FileSegment, final: boolean): void {
+    if (final && seg.maxTimestamp >= 0) {
+      const n = seg.times.length
+      if (n === 0 || seg.times.keys[n - 1] < seg.maxTimestamp)
+        seg.times.push(seg.maxTimestamp, seg.offsetOfMaxTimestamp)
+    }
+    if (!seg.indexDirty && !final) return
+    const ib = new Uint8Array(seg.offsets.length * 8)
+    const idv = new DataView(ib.buffer)
+    for (let i = 0; i < seg.offsets.length; i++) {
+      idv.setInt32(i * 8, seg.offsets.keys[i] - seg.baseOffset)
+      idv.setInt32(i * 8 + 4, seg.offsets.values[i])
+    }
+    const tb = new Uint8Array(seg.times.length * 12)
+    const tdv = new DataView(tb.buffer)
+    for (let i = 0; i < seg.times.length; i++) {
+      const ts = seg.times.keys[i]
+      const hi = Math.floor(ts / 4294967296)
+      tdv.setInt32(i * 12, hi)
+      tdv.setUint32(i * 12 + 4, ts - hi * 4294967296)
+      tdv.setInt32(i * 12 + 8, seg.times.values[i] - seg.baseOffset)
+    }
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.index')), ib)
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.timeindex')), tb)
+    seg.indexDirty = false
+  }
+
+  /** Position of the first batch in `seg` whose last offset is ≥ offset, or -1. */
+  #positionOf(seg: FileSegment, offset: number): number {
+    const e = seg.offsets.floor(offset)
+    // Entries hold (last offset of a batch, its position): the batch holding `offset` starts at
+    // the entry whose last offset is ≥ offset, or after the greatest entry below it.
+    const start = e >= 0 ? seg.offsets.values[e] : 0
+    let found = -1
+    this.#walk(
+      seg,
+      start,
+      seg.size,
+      (h) => {
+        if (h.last >= offset) {
+          found = h.pos
+          return false
+        }
+        return true
+      },
+      () => {},
+    )
+    return found
+  }
+
+  read(offset: number, maxBytes: number, maxOffset: number, minOneMessage: boolean): Uint8Array {
+    for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
+      const seg = this.#segments[si]
+      if (offset >= seg.nextOffset) continue
+      const start = this.#positionOf(seg, offset)
+      if (start < 0) continue
+      const available = seg.size - start
+      let len = Math.min(Math.max(maxBytes, 0), available)
+      const head = new Uint8Array(RECORD_BATCH_OVERHEAD)
+      if (this.#readFully(seg.fd, head, start) < RECORD_BATCH_OVERHEAD) return new Uint8Array(0)
+      const first = scanHeader(head, 0)
+      if (first.base >= maxOffset) return new Uint8Array(0)
+      if (first.size > len) {
+        if (!minOneMessage) return new Uint8Array(0)
+        len = first.size
+      }
+      const buf = Buffer.allocUnsafe(len)
+      const got = this.#readFully(seg.fd, buf, start)
+      // Cut at the last whole batch below maxOffset.
+      let pos = 0
+      while (pos + RECORD_BATCH_OVERHEAD <= got) {
+        const h = scanHeader(buf, pos)
+        if (h.base >= maxOffset || pos + h.size > got) break
+        pos += h.size
+      }
+      return buf.subarray(0, pos)
+    }
+    return new Uint8Array(0)
+  }
+
+  *batchesFrom(offset: number): Iterable<StoredBatch> {
+    for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
+      const seg = this.#segments[si]
+      if (offset >= seg.nextOffset) continue
+      let pos = this.#positionOf(seg, offset)
+      if (pos < 0) continue
+      const end = seg.size
+      while (pos < end) {
+        const len = Math.min(CHUNK, end - pos)
+        let buf = Buffer.allocUnsafe(len)
+        const got = this.#readFully(seg.fd, buf, pos)
+        let p = 0
+        while (p + RECORD_BATCH_OVERHEAD <= got) {
+          const h = scanHeader(buf, p)
+          if (p + h.size > got) break
+          yield { bytes: buf.subarray(p, p + h.size), baseOffset: h.base, lastOffset: h.last }
+          p += h.size
+        }
+        if (p === 0) {
+          // One batch larger than the chunk.
+          const h = scanHeader(buf, 0)
+          if (h.size <= got || pos + h.size > end) return
+          buf = Buffer.allocUnsafe(h.size)
+          this.#readFully(seg.fd, buf, pos)
+          yield { bytes: buf, baseOffset: h.base, lastOffset: h.last }
+          p = h.size
+        }
+        pos += p
+      }
+    }
+  }
+
+  timestampLookup(segmentBaseOffset: number, timestamp: number): number {
+    const seg = this.#segments.find((s) => s.baseOffset === segmentBaseOffset)
+    if (seg === undefined) return segmentBaseOffset
+    // Entries (max timestamp so far, its offset): the greatest one below the target tells where
+    // every earlier record is older than the target.
+    const i = seg.times.floor(timestamp - 1)
+    return i < 0 ? segmentBaseOffset : seg.times.values[i]
+  }
+
+  deleteOldestSegments(count: number): void {
+    const n = Math.min(count, this.#segments.length - 1)
+    const gone = this.#segments.splice(0, n)
+    for (const seg of gone) {
+      this.#fs.closeSync(seg.fd)
+      for (const suffix of ['.log', '.index', '.timeindex']) {
+        const p = join(this.#dir, segmentFileName(seg.baseOffset, suffix))
+        if (this.#fs.existsSync(p)) this.#fs.unlinkSync(p)
+      }
+    }
+    this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
+  }
+
+  #dropSnapshotsBelow(offset: number): void {
+    const snaps = this.#fs
+      .readdirSync(this.#dir)
+      .map((n) => parseBase(n, '.snapshot'))
+      .filter((b): b is number => b !== null)
+      .sort((a, b) => b - a)
+    // Keep the newest snapshot whatever its offset (it is still the state to start from).
+    for (const off of snaps.slice(1)) {
+      if (off < offset) this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+    }
+  }
+
+  async replaceSegment(
+    baseOffset: number,
+    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
+  ): Promise<void> {
+    const idx = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
+    if (idx < 0 || idx === this.#segments.length - 1) return
+    const old = this.#segments[idx]
+    const cleanedPath = `${old.path}.cleaned`
+    const fd = this.#fs.openSync(cleanedPath, 'w+')
+    const seg: FileSegment = {
+      baseOffset,
+      path: old.path,
+      fd,
+      size: 0,
+      nextOffset: old.nextOffset,
+      maxTimestamp: -1,
+      offsetOfMaxTimestamp: -1,
+      firstBatchTimestamp: -1,
+      createdMs: old.createdMs,
+      offsets: new IndexArrays(),
+      times: new IndexArrays(),
+      bytesSinceIndex: 0,
+      indexDirty: true,
+      flushedSize: 0,
+    }
+    try {
+      for (const b of batches) {
+        let written = 0
+        while (written < b.bytes.byteLength) {
+          written += this.#fs.writeSync(
+            fd,
+            b.bytes,
+            written,
+            b.bytes.byteLength - written,
+            seg.size + written,
+          )
+        }
+        this.#index(
+          seg,
+          b.info.baseOffset,
+          b.info.lastOffset,
+          b.info.maxTimestamp,
+          b.info.offsetOfMaxTimestamp,
+          seg.size,
+          b.bytes.byteLength,
+        )
+        seg.size += b.bytes.byteLength
+      }
+      await this.#fsyncFd(fd)
+    } catch (e) {
+      this.#fs.closeSync(fd)
+      this.#fs.unlinkSync(cleanedPath)
+      throw e
+    }
+    seg.flushedSize = seg.size
+    // The segment's offsets range stays what it was even if its last batches were removed.
+    seg.nextOffset = old.nextOffset
+    this.#writeIndexFiles(seg, true)
+    // The swap: one rename replaces the old file; a crash before it leaves the old segment and a
+    // stray .cleaned file (deleted at open), after it the new one.
+    this.#fs.renameSync(cleanedPath, old.path)
+    this.#segments[idx] = seg
+    this.#fs.closeSync(old.fd)
+  }
+
+  #fsyncFd(fd: number): Promise<void> {
+    return new Promise((resolvePromise, reject) =>
+      this.#fs.fsync(fd, (err) => (err === null ? resolvePromise() : reject(err))),
+    )
+  }
+
+  async setLogStartOffset(offset: number): Promise<void> {
+    this.#storage.setLogStartOffset(this.#tp, offset, this.#dir)
+  }
+
+  cleanerCheckpoint(): number {
+    return this.#storage.readCleanerCheckpoint(this.#tp) ?? 0
+  }
+
+  async setCleanerCheckpoint(offset: number): Promise<void> {
+    this.#storage.writeCleanerCheckpoint(this.#tp, offset)
+  }
+
+  async flush(): Promise<void> {
+    const end = this.logEndOffset
+    for (const seg of this.#segments) {
+      if (seg.flushedSize === seg.size) continue
+      const size = seg.size
+      await this.#fsyncFd(seg.fd)
+      seg.flushedSize = Math.max(seg.flushedSize, size)
+    }
+    this.#storage.setRecoveryPoint(this.#tp, end)
+  }
+
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
+    if (this.#closed) return
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
+    this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    let error: unknown
+    for (const seg of this.#segments) {
+      try {
+        if (seg === this.#segments[this.#segments.length - 1] || seg.indexDirty)
+          this.#writeIndexFiles(seg, true)
+      } catch (e) {
+        error ??= e
+      }
+      try {
+        this.#fs.closeSync(seg.fd)
+      } catch (e) {
+        error ??= e
+      }
+    }
+    if (error !== undefined) throw error
+  }
+
+  async delete(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true
+      for (const seg of this.#segments) {
+        try {
+          this.#fs.closeSync(seg.fd)
+        } catch {
+          // already gone
+        }
+      }
+    }
+    this.#segments = []
+    this.#storage.forget(this.#tp)
+    if (this.#fs.existsSync(this.#dir)) {
+      const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
+      this.#fs.renameSync(this.#dir, doomed)
+      this.#fs.rmSync(doomed, { recursive: true, force: true })
+    }
+  }
+}
+
+export interface FileLogStorageOptions {
+  readonly fs?: FileLayer
+  readonly crc32c?: Crc32c
+  readonly logger?: LogLogger
+}
+
+/** The file engine over one or more log directories. */
+export class FileLogStorage implements LogStorage {
+  readonly #dirs: string[]
+  readonly #fs: FileLayer
+  readonly #crc32c: Crc32c
+  readonly #recoveryPoints: Map<string, number>[] = []
+  readonly #logStarts: Map<string, number>[] = []
+  /** topic-partition → directory index */
+  readonly #placement = new Map<string, number>()
+  #cleanShutdown = true
+  #recoveryDirty = false
+
+  constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
+    if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
+    this.#dirs = logDirs.map((d) => resolve(d))
+    this.#fs = opts.fs ?? NODE_FILE_LAYER
+    this.#crc32c = opts.crc32c ?? defaultCrc32c
+  }
+
+  get cleanShutdown(): boolean {
+    return this.#cleanShutdown
+  }
+
+  async open(): Promise<{ readonly cleanShutdown: boolean }> {
+    const fs = this.#fs
+    let clean = true
+    let anyData = false
+    for (let i = 0; i < this.#dirs.length; i++) {
+      const dir = this.#dirs[i]
+      fs.mkdirSync(dir, { recursive: true })
+      const names = fs.readdirSync(dir)
+      const marker = join(dir, CLEAN_SHUTDOWN)
+      const hasMarker = fs.existsSync(marker)
+      const partitions = names.filter((n) => /-\d+$/.test(n))
+      if (partitions.length > 0) anyData = true
+      if (partitions.length > 0 && !hasMarker) clean = false
+      if (hasMarker) fs.unlinkSync(marker)
+      for (const n of names) {
+        if (n.endsWith('-delete')) fs.rmSync(join(dir, n), { recursive: true, force: true })
+      }
+      for (const p of partitions) this.#placement.set(p, i)
+      this.#recoveryPoints[i] = this.#readCheckpoint(join(dir, RECOVERY_POINT_FILE))
+      this.#logStarts[i] = this.#readCheckpoint(join(dir, LOG_START_FILE))
+    }
+    this.#cleanShutdown = clean || !anyData
+    return { cleanShutdown: this.#cleanShutdown }
+  }
+
+  #readCheckpoint(path: string): Map<string, number> {
+    if (!this.#fs.existsSync(path)) return new Map()
+    return parseCheckpoint(this.#fs.readFileSync(path).toString('utf8'))
+  }
+
+  /** Directory index of a partition: where its data is, else the directory with the fewest partitions. */
+  dirIndexOf(topic: string, partition: number): number {
+    const tp = `${topic}-${partition}`
+    const known = this.#placement.get(tp)
+    if (known !== undefined) return known
+    const counts = this.#dirs.map(() => 0)
+    for (const i of this.#placement.values()) counts[i]++
+    let best = 0
+    for (let i = 1; i < counts.length; i++) if (counts[i] < counts[best]) best = i
+    this.#placement.set(tp, best)
+    return best
+  }
+
+  partition(
+    topic: string,
+    partition: number,
+    topicId: string,
+    settings?: FilePartitionSettings,
+  ): PartitionStore {
+    const tp = `${topic}-${partition}`
+    const dir = join(this.#dirs[this.dirIndexOf(topic, partition)], tp)
+    return new FilePartitionStore(
+      this,
+      this.#fs,
+      dir,
+      tp,
+      topicId,
+      this.#crc32c,
+      settings ?? { indexIntervalBytes: 4096 },
+    )
+  }
+
+  async storedTopicId(topic: string, partition: number): Promise<string | null> {
+    const tp = `${topic}-${partition}`
+    const i = this.#placement.get(tp)
+    if (i === undefined) return null
+    const p = join(this.#dirs[i], tp, 'partition.metadata')
+    if (!this.#fs.existsSync(p)) return null
+    const m = /topic_id:\s*(\S+)/.exec(this.#fs.readFileSync(p).toString('utf8'))
+    return m === null ? null : m[1]
+  }
+
+  recoveryPointOf(tp: string): number | undefined {
+    return this.#recoveryPoints[this.dirIndexOf(...splitTp(tp))]?.get(tp)
+  }
+
+  logStartOffsetOf(tp: string): number | undefined {
+    return this.#logStarts[this.dirIndexOf(...splitTp(tp))]?.get(tp)
+  }
+
+  setRecoveryPoint(tp: string, offset: number): void {
+    this.#recoveryPoints[this.dirIndexOf(...splitTp(tp))].set(tp, offset)
+    this.#recoveryDirty = true
+  }
+
+  /** Persists a log start offset at once (DeleteRecords and retention). */
+  setLogStartOffset(tp: string, offset: number, _dir: string): void {
+    const i = this.dirIndexOf(...splitTp(tp))
+    this.#logStarts[i].set(tp, offset)
+    writeFileAtomic(this.#fs, join(this.#dirs[i], LOG_START_FILE), formatCheckpoint(this.#logStarts[i]))
+  }
+
+  /** Writes the recovery-point checkpoints (log.flush.offset.checkpoint.interval.ms, and at close). */
+  async checkpoint(): Promise<void> {
+    if (!this.#recoveryDirty) return
+    this.#recoveryDirty = false
+    for (let i = 0; i < this.#dirs.length; i++) {
+      writeFileAtomic(
+        this.#fs,
+        join(this.#dirs[i], RECOVERY_POINT_FILE),
+        formatCheckpoint(this.#recoveryPoints[i]),
+      )
+    }
+  }
+
+  /** Cleaner offset checkpoints (where each compacted log's clean part ends). */
+  readCleanerCheckpoint(tp: string): number | undefined {
+    const i = this.dirIndexOf(...splitTp(tp))
+    return this.#readCheckpoint(join(this.#dirs[i], CLEANER_FILE)).get(tp)
+  }
+
+  writeCleanerCheckpoint(tp: string, offset: number): void {
+    const i = this.dirIndexOf(...splitTp(tp))
+    const m = this.#readCheckpoint(join(this.#dirs[i], CLEANER_FILE))
+    m.set(tp, offset)
+    writeFileAtomic(this.#fs, join(this.#dirs[i], CLEANER_FILE), formatCheckpoint(m))
+  }
+
+  /** A partition was deleted: its checkpoint entries go. */
+  forget(tp: string): void {
+    const i = this.#placement.get(tp)
+    if (i === undefined) return
+    this.#recoveryPoints[i].delete(tp)
+    if (this.#logStarts[i].delete(tp)) {
+      writeFileAtomic(this.#fs, join(this.#dirs[i], LOG_START_FILE), formatCheckpoint(this.#logStarts[i]))
+    }
+    this.#placement.delete(tp)
+    this.#recoveryDirty = true
+  }
+
+  async dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]> {
+    return this.#dirs.map((path) => {
+      let totalBytes = -1
+      let usableBytes = -1
+      let online = true
+      try {
+        const st = (this.#fs.statfsSync ?? nodeFs.statfsSync)(path)
+        totalBytes = st.blocks * st.bsize
+        usableBytes = st.bavail * st.bsize
+      } catch {
+        online = this.#fs.existsSync(path)
+      }
+      return { path, online, totalBytes, usableBytes }
+    })
+  }
+
+  metadataDir(): string | null {
+    return this.#dirs[0]
+  }
+
+  /** Writes checkpoints and the clean-shutdown marker (after every partition closed). */
+  async close(): Promise<void> {
+    this.#recoveryDirty = true
+    await this.checkpoint()
+    for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
+  }
+}
+
+function splitTp(tp: string): [string, number] {
+  const i = tp.lastIndexOf('-')
+  return [tp.slice(0, i), Number(tp.slice(i + 1))]
+}

@@ -1,0 +1,115 @@
+/**
+ * The data plane of a server: the partition logs (src/log) kept in step with the topic catalog,
+ * the producer ids of InitProducerId, Kafka's broker topic metrics, and the shutdown signal
+ * that completes parked Fetch requests. Built by startServer before any request is served.
+ */
+import type { Logger } from 'pino'
+import { createLogManager, type LogManager, type PartitionLog, ProducerIdManager } from '../../log/index.js'
+import type { TopographConfig } from '../config.js'
+import type { TopicCatalog, TopicInfo } from '../topics/catalog.js'
+import { BrokerTopicMetrics, type PartitionSize } from './broker-topic-metrics.js'
+import { logManagerConfig, topicLogOverrides } from './log-config.js'
+
+export class DataPlane {
+  readonly logs: LogManager
+  /** InitProducerId's ids: blocks reserved durably in the first log directory. */
+  readonly producerIds: ProducerIdManager
+  readonly metrics: BrokerTopicMetrics
+  readonly config: TopographConfig
+  readonly #topics: TopicCatalog
+  readonly #logger: Logger
+  readonly #shutdownListeners = new Set<() => void>()
+  #stopping = false
+
+  private constructor(config: TopographConfig, logger: Logger, topics: TopicCatalog) {
+    this.config = config
+    this.#topics = topics
+    this.#logger = logger
+    const logs = createLogManager(logManagerConfig(config), { logger })
+    this.logs = logs
+    this.producerIds = new ProducerIdManager(logs.storage.metadataDir())
+    this.metrics = new BrokerTopicMetrics(() => this.#sizes())
+  }
+
+  /**
+   * Opens the logs (recovering after an unclean shutdown), opens or creates the logs of every
+   * catalog topic, and connects the catalog so later topic changes reach the logs.
+   */
+  static async start(config: TopographConfig, logger: Logger, topics: TopicCatalog): Promise<DataPlane> {
+    const data = new DataPlane(config, logger, topics)
+    await data.logs.open()
+    try {
+      await data.producerIds.open()
+      for (const t of topics.list()) await data.#create(t, 0)
+      topics.attachData({
+        partitionsCreated: (t, from) => data.#create(t, from),
+        configsChanged: (t) => data.logs.updateTopicConfig(t.name, topicLogOverrides(t.configs)),
+        topicsDeleted: async (ts) => {
+          for (const t of ts) await data.logs.deleteTopic(t.name)
+        },
+      })
+    } catch (err) {
+      await data.logs.close().catch(() => undefined)
+      throw err
+    }
+    return data
+  }
+
+  /** The log of a partition of a catalog topic, or undefined (unknown topic or partition). */
+  partition(topic: string, index: number): PartitionLog | undefined {
+    return this.logs.partition(topic, index)
+  }
+
+  /** True once the server is stopping: parked requests answer at once. */
+  get stopping(): boolean {
+    return this.#stopping
+  }
+
+  /** Calls `listener` once when the server starts stopping; returns the unsubscribe function. */
+  onShutdown(listener: () => void): () => void {
+    this.#shutdownListeners.add(listener)
+    return () => {
+      this.#shutdownListeners.delete(listener)
+    }
+  }
+
+  /** Completes every parked request (the listeners then answer them before closing). */
+  beginShutdown(): void {
+    if (this.#stopping) return
+    this.#stopping = true
+    for (const l of [...this.#shutdownListeners]) {
+      try {
+        l()
+      } catch (err) {
+        this.#logger.error({ err }, 'Error completing a parked request at shutdown')
+      }
+    }
+    this.#shutdownListeners.clear()
+  }
+
+  /** Flushes and closes the logs (checkpoints, clean-shutdown marker). */
+  async close(): Promise<void> {
+    this.beginShutdown()
+    await this.producerIds.close()
+    await this.logs.close()
+  }
+
+  async #create(t: TopicInfo, fromCount: number): Promise<void> {
+    await this.logs.createPartitions(
+      t.name,
+      t.topicId,
+      fromCount,
+      t.numPartitions,
+      topicLogOverrides(t.configs),
+    )
+  }
+
+  *#sizes(): Iterable<PartitionSize> {
+    for (const t of this.#topics.list()) {
+      for (let i = 0; i < t.numPartitions; i++) {
+        const p = this.logs.partition(t.name, i)
+        if (p !== undefined) yield { topic: t.name, partition: i, size: p.sizeInBytes }
+      }
+    }
+  }
+}

@@ -1,0 +1,243 @@
+// Produce (key 0): serves v3–v13 and advertises v0–v13, as Kafka 4.x does (librdkafka needs the 0;
+// a v0–v2 request is refused like any unserved version: the connection is closed). v13 names topics
+// by id. Every partition goes through the steps of data-plane.md §3.1:
+//   1. A transactional batch (the first batch of any partition) needs a TransactionalId with WRITE
+//      on it; otherwise every partition answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+//   2. v13: a topic id no topic has: UNKNOWN_TOPIC_ID.
+//   3. WRITE on the topic, else TOPIC_AUTHORIZATION_FAILED.
+//   4. An unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION (Produce never creates topics).
+//   5. Acks other than -1, 0, 1: INVALID_REQUIRED_ACKS for every partition whose records are framed
+//      right (one complete magic-2 batch); the others keep their INVALID_RECORD / CORRUPT_MESSAGE.
+//   6. An internal topic, unless the client is Kafka's admin client: INVALID_TOPIC_EXCEPTION.
+//   7. The log validates and appends (framing, offsets, size, CRC, records, timestamps,
+//      recompression, producer state: rows 5–24); appends of one partition run in call order, and
+//      every append of this request is started before any is awaited, so a connection's requests
+//      reach each partition in the order they arrived.
+// Acks 0: no response; if a partition failed the connection is closed instead, so the producer
+// refreshes its metadata. Acks 1 and -1 answer after the append (one node: the in-sync replica set
+// is this node, so -1 never waits and never fails with NOT_ENOUGH_REPLICAS or REQUEST_TIMED_OUT).
+// The KIP-951 CurrentLeader / NodeEndpoints tags go only with NOT_LEADER_OR_FOLLOWER, which one
+// node never answers, so they stay at their defaults.
+import type { AppendResult } from '../../log/index.js'
+import { ErrorCode } from '../../protocol/errors.js'
+import type { ProduceRequest } from '../../protocol/generated/messages/ProduceRequest.js'
+import {
+  createProduceResponse,
+  type ProduceResponse,
+  type ProduceResponsePartitionProduceResponse,
+} from '../../protocol/generated/messages/ProduceResponse.js'
+import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt } from '../data/requests.js'
+import { CloseConnection, defineHandler, NO_RESPONSE } from '../router.js'
+import { isInternalTopic } from '../topics/catalog.js'
+
+const ADMIN_CLIENT_ID = '__admin_client'
+const TRANSACTIONAL_FLAG = 0x10
+
+/** One partition of the request with the answer it will get. */
+interface Slot {
+  /** Topic name, or the id's text when an id names no topic. */
+  readonly key: string
+  readonly name: string
+  readonly topicId: string
+  readonly index: number
+  readonly records: Uint8Array | null
+  answer: ProduceResponsePartitionProduceResponse | Promise<ProduceResponsePartitionProduceResponse> | null
+}
+
+function failed(
+  index: number,
+  errorCode: number,
+  errorMessage: string | null = null,
+): ProduceResponsePartitionProduceResponse {
+  return {
+    index,
+    errorCode,
+    baseOffset: -1n,
+    logAppendTimeMs: -1n,
+    logStartOffset: -1n,
+    recordErrors: [],
+    errorMessage,
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+  }
+}
+
+function fromAppend(index: number, r: AppendResult): ProduceResponsePartitionProduceResponse {
+  return {
+    index,
+    errorCode: r.errorCode,
+    baseOffset: toBigInt(r.baseOffset),
+    logAppendTimeMs: toBigInt(r.logAppendTime),
+    logStartOffset: toBigInt(r.logStartOffset),
+    recordErrors: r.recordErrors.map((e) => ({
+      batchIndex: e.batchIndex,
+      batchIndexErrorMessage: e.message,
+    })),
+    errorMessage: r.errorMessage,
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+  }
+}
+
+/** Whether the first batch of `records` is transactional (ProduceRequest's own test). */
+function firstBatchTransactional(records: Uint8Array | null): boolean {
+  if (records === null || records.byteLength < 23) return false
+  return (records[22] & TRANSACTIONAL_FLAG) !== 0
+}
+
+/**
+ * Step 5's framing test: null when `records` holds exactly one complete batch of magic 2, else the
+ * error the partition keeps (CORRUPT_MESSAGE for an impossible magic or length, INVALID_RECORD
+ * otherwise).
+ */
+function framingError(records: Uint8Array | null): number | null {
+  if (records === null || records.byteLength < 17) return ErrorCode.INVALID_RECORD
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength)
+  const length = view.getInt32(8)
+  if (length < 14 || records[16] > 2) return ErrorCode.CORRUPT_MESSAGE
+  if (records[16] !== 2) return ErrorCode.INVALID_RECORD
+  const end = 12 + length
+  // Bytes after the batch that do not form a whole batch are dropped by the log; a second whole
+  // batch is INVALID_RECORD.
+  if (end > records.byteLength) return ErrorCode.INVALID_RECORD
+  if (records.byteLength - end >= 12) {
+    const next = view.getInt32(end + 8)
+    if (next >= 14 && end + 12 + next <= records.byteLength) return ErrorCode.INVALID_RECORD
+  }
+  return null
+}
+
+function response(
+  slots: readonly Slot[],
+  byId: boolean,
+  answers: readonly ProduceResponsePartitionProduceResponse[],
+): ProduceResponse {
+  return createProduceResponse({
+    responses: groupByTopic(
+      slots.map((s, i) => ({ topic: s.key, partition: { slot: s, answer: answers[i] } })),
+      (_key, ps) => ({
+        name: byId ? '' : ps[0].slot.name,
+        topicId: ps[0].slot.topicId,
+        partitionResponses: ps.map((p) => p.answer),
+      }),
+    ),
+  })
+}
+
+function errorResponse(request: ProduceRequest, errorCode: number, byId: boolean): ProduceResponse {
+  return createProduceResponse({
+    responses: request.topicData.map((t) => ({
+      name: byId ? '' : t.name,
+      topicId: t.topicId,
+      partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)),
+    })),
+  })
+}
+
+export const handler = defineHandler({
+  apiKey: 0,
+  minVersion: 3,
+  maxVersion: 13,
+  advertisedMinVersion: 0,
+  handle(request, ctx) {
+    const server = ctx.server
+    const data = server.data
+    const byId = ctx.apiVersion >= 13
+    const acks = request.acks
+    const metrics = data.metrics
+
+    // 1. Transactional batches need an authorized transactional id.
+    const transactional = request.topicData.some((t) =>
+      t.partitionData.some((p) => firstBatchTransactional(p.records)),
+    )
+    if (transactional) {
+      const id = request.transactionalId
+      if (id === null || !server.authorizer.authorize(ctx.principal, 'WRITE', 'TRANSACTIONAL_ID', id)) {
+        if (acks === 0)
+          return new CloseConnection('Produce with acks=0 refused: TRANSACTIONAL_ID_AUTHORIZATION_FAILED')
+        return errorResponse(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, byId)
+      }
+    }
+
+    // 2–6, then 7 started for every partition before anything is awaited.
+    const auth = new TopicAuthorizations(ctx)
+    const now = Date.now()
+    const slots: Slot[] = []
+    for (const t of request.topicData) {
+      const topic = resolveTopic(ctx, byId, t.name, t.topicId)
+      for (const p of t.partitionData) {
+        const slot: Slot = {
+          key: topic.name ?? t.topicId,
+          name: topic.name ?? t.name,
+          topicId: t.topicId,
+          index: p.index,
+          records: p.records,
+          answer: null,
+        }
+        slots.push(slot)
+        if (topic.name === null) {
+          slot.answer = failed(p.index, ErrorCode.UNKNOWN_TOPIC_ID)
+          continue
+        }
+        if (!auth.allowed('WRITE', topic.name)) {
+          slot.answer = failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+          continue
+        }
+        const log =
+          p.index >= 0 && p.index < topic.numPartitions ? data.partition(topic.name, p.index) : undefined
+        if (log === undefined) {
+          slot.answer = failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+          continue
+        }
+        metrics.record('totalProduce', topic.name)
+        if (acks !== -1 && acks !== 0 && acks !== 1) {
+          slot.answer = failed(p.index, framingError(p.records) ?? ErrorCode.INVALID_REQUIRED_ACKS)
+          continue
+        }
+        if (isInternalTopic(topic.name) && ctx.clientId !== ADMIN_CLIENT_ID) {
+          slot.answer = failed(
+            p.index,
+            ErrorCode.INVALID_TOPIC_EXCEPTION,
+            `Cannot append to internal topic ${topic.name}`,
+          )
+          continue
+        }
+        const records = p.records ?? new Uint8Array(0)
+        const name = topic.name
+        slot.answer = log
+          .append(records, { now, produceVersion: ctx.apiVersion, origin: 'client' })
+          .then((r) => {
+            if (r.errorCode === ErrorCode.NONE) {
+              if (!r.duplicate) {
+                metrics.record('bytesIn', name, records.byteLength)
+                metrics.record('messagesIn', name, r.lastOffset - r.baseOffset + 1)
+              }
+            } else {
+              metrics.record('failedProduce', name)
+              metrics.record('bytesRejected', name, records.byteLength)
+            }
+            return fromAppend(p.index, r)
+          })
+      }
+    }
+
+    const finish = (answers: ProduceResponsePartitionProduceResponse[]) => {
+      if (acks === 0) {
+        const bad = answers.find((a) => a.errorCode !== ErrorCode.NONE)
+        return bad === undefined
+          ? NO_RESPONSE
+          : new CloseConnection(
+              `Produce with acks=0 failed with error code ${bad.errorCode}; closing the connection`,
+            )
+      }
+      return response(slots, byId, answers)
+    }
+    if (slots.every((s) => !(s.answer instanceof Promise))) {
+      return finish(slots.map((s) => s.answer as ProduceResponsePartitionProduceResponse))
+    }
+    return Promise.all(slots.map((s) => s.answer)).then((answers) =>
+      finish(answers as ProduceResponsePartitionProduceResponse[]),
+    )
+  },
+  errorResponse(request, errorCode, ctx) {
+    return errorResponse(request, errorCode, ctx.apiVersion >= 13)
+  },
+})

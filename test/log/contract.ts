@@ -1,0 +1,783 @@
+// The contract every log storage engine meets, driven through LogManager and PartitionLog (the
+// interface the Kafka handlers use). test/log/memory.test.ts and file.test.ts run it per engine.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import {
+  CompressionCodec,
+  CONTROL_FLAG_MASK,
+  decodeRecords,
+  readBatchHeader,
+  splitBatches,
+  TIMESTAMP_TYPE_MASK,
+} from '../../src/log/batch.js'
+import { crc32c, decompress } from '../../src/log/compression.js'
+import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../src/log/config.js'
+import type { LogManagerImpl } from '../../src/log/manager.js'
+import { createLogManager } from '../../src/log/manager.js'
+import type { LogStorage } from '../../src/log/storage.js'
+import type { LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
+import { ErrorCode } from '../../src/protocol/errors.js'
+import { batchOf, dec, hex, records } from './helpers.js'
+
+export interface LogHarness {
+  /** A storage engine over the harness's durable place (a new instance each call, same data). */
+  readonly storage: () => LogStorage
+  readonly cleanup: () => Promise<void>
+}
+
+const NOW = 1700000000000
+const RU = { minOneMessage: true, isolationLevel: 'read_uncommitted' } as const
+
+/** Every batch in a read's bytes: header and decoded records. */
+export function batchesIn(bytes: Uint8Array): { baseOffset: number; lastOffset: number; values: string[] }[] {
+  const { positions } = splitBatches(bytes)
+  return positions.map((p) => {
+    const h = readBatchHeader(bytes, p)
+    const body = bytes.subarray(p + 61, p + 12 + h.batchLength)
+    const plain = decompress(h.attributes & 7, body, 1 << 26)
+    const recs = decodeRecords(plain, h.recordsCount)
+    return {
+      baseOffset: h.baseOffset,
+      lastOffset: h.baseOffset + h.lastOffsetDelta,
+      values: recs.map((r) => (r.value === null ? '<null>' : dec.decode(r.value))),
+    }
+  })
+}
+
+/** Every batch from `from` to the log end, reading as a consumer does (one segment per read). */
+export async function readAll(
+  p: PartitionLog,
+  from: number,
+): Promise<{ baseOffset: number; lastOffset: number; values: string[] }[]> {
+  const out: { baseOffset: number; lastOffset: number; values: string[] }[] = []
+  let offset = from
+  while (offset < p.logEndOffset) {
+    const r = await p.read(offset, 1 << 20, RU)
+    assert.equal(r.errorCode, 0)
+    const bs = batchesIn(r.records)
+    assert.ok(bs.length > 0, `no batch at ${offset}`)
+    out.push(...bs)
+    offset = bs[bs.length - 1].lastOffset + 1
+  }
+  return out
+}
+
+export function runLogContract(name: string, factory: () => Promise<LogHarness>): void {
+  describe(`Log contract: ${name}`, () => {
+    let h: LogHarness
+    let n = 0
+    const managers: LogManagerImpl[] = []
+    before(async () => {
+      h = await factory()
+    })
+    after(async () => {
+      for (const m of managers) await m.close()
+      await h.cleanup()
+    })
+
+    async function manager(
+      storage: LogStorage = h.storage(),
+      over: Partial<LogManagerConfig> = {},
+    ): Promise<LogManagerImpl> {
+      const m = createLogManager(
+        { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: ['unused'], ...over },
+        { storage, noBackgroundJobs: true, clock: () => NOW },
+      )
+      await m.open()
+      managers.push(m)
+      return m
+    }
+
+    /** A fresh topic with one partition; returns the partition and its manager. */
+    async function fresh(
+      configs: Partial<LogConfig> = {},
+      storage?: LogStorage,
+    ): Promise<{ m: LogManagerImpl; p: PartitionLog; topic: string }> {
+      const m = await manager(storage)
+      const topic = `t${n++}`
+      await m.createPartitions(topic, `id-${topic}`, 0, 1, configs)
+      return { m, p: m.partition(topic, 0)!, topic }
+    }
+
+    test('offsets are assigned in order; the stored batch differs from the produced one only in baseOffset and leader epoch', async () => {
+      const { p } = await fresh()
+      const produced = batchOf(records(3), { producerId: 1000, producerEpoch: 5, baseSequence: 0 })
+      const a = await p.append(produced, { now: NOW })
+      assert.equal(a.errorCode, ErrorCode.NONE)
+      assert.equal(a.baseOffset, 0)
+      assert.equal(a.lastOffset, 2)
+      assert.equal(a.logAppendTime, -1)
+      assert.equal(a.logStartOffset, 0)
+      const b = await p.append(batchOf(records(2)), { now: NOW })
+      assert.equal(b.baseOffset, 3)
+      assert.equal(p.logEndOffset, 5)
+      assert.equal(p.highWatermark, 5)
+      assert.equal(p.lastStableOffset, 5)
+      const r = await p.read(0, 1 << 20, RU)
+      assert.equal(r.errorCode, ErrorCode.NONE)
+      assert.equal(r.highWatermark, 5)
+      assert.equal(r.logStartOffset, 0)
+      assert.equal(r.abortedTransactions, null)
+      const stored = r.records.subarray(0, produced.byteLength)
+      assert.equal(hex(stored.subarray(0, 12)), '0000000000000000' + hex(produced.subarray(8, 12)))
+      assert.equal(hex(stored.subarray(12, 16)), '00000000')
+      assert.equal(hex(stored.subarray(16)), hex(produced.subarray(16)))
+      assert.deepEqual(
+        batchesIn(r.records).map((x) => [x.baseOffset, x.values]),
+        [
+          [0, ['v0', 'v1', 'v2']],
+          [3, ['v0', 'v1']],
+        ],
+      )
+    })
+
+    test('golden batch of §2.6 appended at offset 7: only baseOffset and leader epoch change', async () => {
+      const { p } = await fresh()
+      await p.append(batchOf(records(7)), { now: NOW })
+      const golden = batchOf([{ key: 'k', value: 'v', timestamp: 1700000000000 }], {
+        producerId: 1000,
+        producerEpoch: 5,
+        baseSequence: 0,
+      })
+      assert.equal(hex(golden.subarray(17, 21)), '6d0428ed')
+      const a = await p.append(golden, { now: NOW })
+      assert.equal(a.baseOffset, 7)
+      const r = await p.read(7, 1 << 20, RU)
+      assert.equal(
+        hex(r.records),
+        '0000000000000007' + '0000003a' + '00000000' + '02' + '6d0428ed' + hex(golden.subarray(21)),
+      )
+    })
+
+    test('read: from the batch holding the offset, whole batches within maxBytes, the first one whole when minOneMessage', async () => {
+      const { p } = await fresh()
+      for (let i = 0; i < 5; i++) await p.append(batchOf(records(4, `b${i}`)), { now: NOW })
+      const mid = await p.read(6, 1 << 20, RU)
+      assert.deepEqual(
+        batchesIn(mid.records).map((b) => b.baseOffset),
+        [4, 8, 12, 16],
+      )
+      const size = splitBatches(mid.records).positions[1]
+      const cut = await p.read(4, size * 2 + 10, RU)
+      assert.equal(cut.records.byteLength, size * 2)
+      const one = await p.read(4, 5, RU)
+      assert.equal(one.records.byteLength, size)
+      const none = await p.read(4, 5, { ...RU, minOneMessage: false })
+      assert.equal(none.records.byteLength, 0)
+      const capped = await p.read(0, 1 << 20, { ...RU, maxOffset: 8 })
+      assert.deepEqual(
+        batchesIn(capped.records).map((b) => b.baseOffset),
+        [0, 4],
+      )
+    })
+
+    test('read: OFFSET_OUT_OF_RANGE below the log start and past the log end; at the end nothing', async () => {
+      const { p } = await fresh()
+      await p.append(batchOf(records(3)), { now: NOW })
+      const past = await p.read(4, 100, RU)
+      assert.equal(past.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE)
+      assert.equal(past.highWatermark, -1)
+      const end = await p.read(3, 100, RU)
+      assert.equal(end.errorCode, ErrorCode.NONE)
+      assert.equal(end.records.byteLength, 0)
+      assert.equal(end.highWatermark, 3)
+      await p.deleteRecordsBefore(2)
+      assert.equal((await p.read(1, 100, RU)).errorCode, ErrorCode.OFFSET_OUT_OF_RANGE)
+      const from2 = await p.read(2, 100, { minOneMessage: true, isolationLevel: 'read_committed' })
+      assert.equal(from2.errorCode, ErrorCode.NONE)
+      assert.equal(from2.logStartOffset, 2)
+      assert.deepEqual(from2.abortedTransactions, [])
+      assert.equal(batchesIn(from2.records)[0].baseOffset, 0, 'the batch holding offset 2 starts at 0')
+    })
+
+    test('rolling by segment.bytes: data spans segments, reads cross them', async () => {
+      const { p } = await fresh({ segmentBytes: 1024 })
+      const appended: number[] = []
+      for (let i = 0; i < 40; i++)
+        appended.push((await p.append(batchOf(records(2, `r${i}-`)), { now: NOW })).baseOffset)
+      let offset = 0
+      const seen: string[] = []
+      while (offset < p.logEndOffset) {
+        const r = await p.read(offset, 300, RU)
+        const bs = batchesIn(r.records)
+        assert.ok(bs.length > 0)
+        for (const b of bs) if (b.baseOffset >= offset) seen.push(...b.values)
+        offset = bs[bs.length - 1].lastOffset + 1
+      }
+      assert.equal(seen.length, 80)
+      assert.equal(seen[79], 'r39-v1')
+      assert.ok(p.sizeInBytes > 1024)
+    })
+
+    test('idempotent producer: a retried batch gets its original offset and is not written twice', async () => {
+      const { p } = await fresh()
+      const b0 = batchOf(records(2), { producerId: 7, producerEpoch: 0, baseSequence: 0 })
+      const b1 = batchOf(records(3), { producerId: 7, producerEpoch: 0, baseSequence: 2 })
+      assert.equal((await p.append(b0, { now: NOW })).baseOffset, 0)
+      assert.equal((await p.append(b1, { now: NOW })).baseOffset, 2)
+      const dup = await p.append(b0, { now: NOW })
+      assert.equal(dup.errorCode, ErrorCode.NONE)
+      assert.equal(dup.baseOffset, 0)
+      assert.equal(dup.duplicate, true)
+      assert.equal(dup.logAppendTime, NOW, 'a duplicate reports the cached max timestamp (Kafka)')
+      assert.equal(p.logEndOffset, 5)
+      const gap = await p.append(batchOf(records(1), { producerId: 7, producerEpoch: 0, baseSequence: 9 }), {
+        now: NOW,
+      })
+      assert.equal(gap.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+      assert.equal(gap.logStartOffset, 0)
+      const old = await p.append(
+        batchOf(records(1), { producerId: 7, producerEpoch: -1 + 0, baseSequence: 5 }),
+        {
+          now: NOW,
+        },
+      )
+      assert.equal(old.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH)
+      const bumpBad = await p.append(
+        batchOf(records(1), { producerId: 7, producerEpoch: 1, baseSequence: 5 }),
+        {
+          now: NOW,
+        },
+      )
+      assert.equal(bumpBad.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+      const bump = await p.append(batchOf(records(1), { producerId: 7, producerEpoch: 1, baseSequence: 0 }), {
+        now: NOW,
+      })
+      assert.equal(bump.errorCode, ErrorCode.NONE)
+      const fenced = await p.append(
+        batchOf(records(1), { producerId: 7, producerEpoch: 0, baseSequence: 5 }),
+        {
+          now: NOW,
+        },
+      )
+      assert.equal(fenced.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH)
+      const unknown = await p.append(
+        batchOf(records(1), { producerId: 8, producerEpoch: 3, baseSequence: 42 }),
+        {
+          now: NOW,
+        },
+      )
+      assert.equal(unknown.errorCode, ErrorCode.NONE, 'an unknown producer may start at any sequence')
+      assert.deepEqual(
+        p.producerStates().sort((a, b) => a.producerId - b.producerId),
+        [
+          {
+            producerId: 7,
+            producerEpoch: 1,
+            lastSequence: 0,
+            lastTimestamp: NOW,
+            coordinatorEpoch: -1,
+            currentTxnStartOffset: -1,
+          },
+          {
+            producerId: 8,
+            producerEpoch: 3,
+            lastSequence: 42,
+            lastTimestamp: NOW,
+            coordinatorEpoch: -1,
+            currentTxnStartOffset: -1,
+          },
+        ],
+      )
+    })
+
+    test('idempotent producer: only the last 5 batches are duplicates; sequences wrap', async () => {
+      const { p } = await fresh()
+      const batches = Array.from({ length: 7 }, (_, i) =>
+        batchOf(records(1), {
+          producerId: 9,
+          producerEpoch: 0,
+          baseSequence: 2147483644 + i > 2147483647 ? i - 4 : 2147483644 + i,
+        }),
+      )
+      for (let i = 0; i < 7; i++) assert.equal((await p.append(batches[i], { now: NOW })).baseOffset, i)
+      assert.equal((await p.append(batches[2], { now: NOW })).baseOffset, 2)
+      const tooOld = await p.append(batches[1], { now: NOW })
+      assert.equal(tooOld.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+      assert.equal(p.logEndOffset, 7)
+    })
+
+    test('validation: framing, base offset, size, CRC, counts, control, sequence (§3.1 order)', async () => {
+      const { p } = await fresh({ maxMessageBytes: 500 })
+      const ok = batchOf(records(1))
+      const expect = async (bytes: Uint8Array, code: number, withStart: boolean): Promise<void> => {
+        const r = await p.append(bytes, { now: NOW })
+        assert.equal(r.errorCode, code)
+        assert.equal(r.logStartOffset, withStart ? 0 : -1)
+        assert.equal(r.baseOffset, -1)
+      }
+      await expect(new Uint8Array(0), ErrorCode.INVALID_RECORD, false)
+      await expect(ok.subarray(0, 40), ErrorCode.INVALID_RECORD, false)
+      await expect(new Uint8Array([...ok, ...ok]), ErrorCode.INVALID_RECORD, false)
+      const magic1 = ok.slice()
+      magic1[16] = 1
+      await expect(magic1, ErrorCode.INVALID_RECORD, false)
+      const magic9 = ok.slice()
+      magic9[16] = 9
+      await expect(magic9, ErrorCode.CORRUPT_MESSAGE, false)
+      const based = ok.slice()
+      based[7] = 3
+      await expect(based, ErrorCode.INVALID_RECORD, true)
+      await expect(batchOf([{ value: 'x'.repeat(600) }]), ErrorCode.MESSAGE_TOO_LARGE, false)
+      const crc = ok.slice()
+      crc[crc.byteLength - 1] ^= 1
+      await expect(crc, ErrorCode.CORRUPT_MESSAGE, false)
+      await expect(batchOf(records(1), { attributes: CONTROL_FLAG_MASK }), ErrorCode.INVALID_RECORD, true)
+      await expect(
+        batchOf(records(1), { producerId: 3, producerEpoch: 0, baseSequence: -1 }),
+        ErrorCode.INVALID_RECORD,
+        true,
+      )
+      await expect(batchOf(records(1), { attributes: 6 }), ErrorCode.UNKNOWN_SERVER_ERROR, false)
+      // Trailing bytes after the one batch are dropped, not an error.
+      const trailing = await p.append(new Uint8Array([...ok, 1, 2, 3]), { now: NOW })
+      assert.equal(trailing.errorCode, ErrorCode.NONE)
+      assert.equal(p.logEndOffset, 1)
+    })
+
+    test('validation: record errors on a compacted topic and out-of-range timestamps', async () => {
+      const { p } = await fresh({ cleanupPolicy: ['compact'], messageTimestampAfterMaxMs: 1000 })
+      const nullKeys = await p.append(batchOf([{ key: 'a' }, { key: null }, { key: null }]), { now: NOW })
+      assert.equal(nullKeys.errorCode, ErrorCode.INVALID_RECORD)
+      assert.deepEqual(nullKeys.recordErrors, [
+        {
+          batchIndex: 1,
+          message: `Compacted topic cannot accept message without key in topic partition ${p.topic}-0.`,
+        },
+        {
+          batchIndex: 2,
+          message: `Compacted topic cannot accept message without key in topic partition ${p.topic}-0.`,
+        },
+      ])
+      assert.match(
+        nullKeys.errorMessage!,
+        /^One or more records have been rejected due to 2 record errors in total/,
+      )
+      const future = await p.append(
+        batchOf([
+          { key: 'a', timestamp: NOW },
+          { key: 'b', timestamp: NOW + 5000 },
+        ]),
+        { now: NOW },
+      )
+      assert.equal(future.errorCode, ErrorCode.INVALID_TIMESTAMP)
+      assert.equal(future.errorMessage, 'One or more records have been rejected due to invalid timestamp')
+      assert.deepEqual(future.recordErrors, [
+        {
+          batchIndex: 1,
+          message: `Timestamp ${NOW + 5000} of message with offset 1 is out of range. The timestamp should be within [${NOW - 2 ** 63}, ${NOW + 1000}]`,
+        },
+      ])
+      const lat = await p.append(
+        batchOf([{ key: 'a' }], { attributes: TIMESTAMP_TYPE_MASK, timestamp: -1 }),
+        { now: NOW },
+      )
+      assert.equal(lat.errorCode, ErrorCode.INVALID_TIMESTAMP)
+      assert.match(lat.recordErrors[0].message!, /Producer should not set timestamp type to LogAppendTime\.$/)
+      assert.equal(p.logEndOffset, 0, 'nothing of a rejected batch is appended')
+    })
+
+    test('LogAppendTime topics stamp the batch with the broker clock (new CRC) and report it', async () => {
+      const { p } = await fresh({ messageTimestampType: 'LogAppendTime' })
+      const a = await p.append(batchOf(records(2), { timestamp: 5 }), { now: NOW + 123 })
+      assert.equal(a.logAppendTime, NOW + 123)
+      const r = await p.read(0, 1000, RU)
+      const hd = readBatchHeader(r.records)
+      assert.equal(hd.maxTimestamp, NOW + 123)
+      assert.equal(hd.attributes & TIMESTAMP_TYPE_MASK, TIMESTAMP_TYPE_MASK)
+      assert.equal(hd.crc, crc32c(r.records.subarray(21)))
+    })
+
+    test('CreateTime: a wrong producer maxTimestamp is recomputed from the records', async () => {
+      const { p } = await fresh()
+      const b = batchOf([{ timestamp: NOW - 10 }, { timestamp: NOW - 5 }])
+      new DataView(b.buffer).setUint32(39, 0) // corrupt maxTimestamp's low word, then fix the CRC
+      new DataView(b.buffer).setUint32(17, crc32c(b.subarray(21)))
+      assert.equal((await p.append(b, { now: NOW })).errorCode, ErrorCode.NONE)
+      const hd = readBatchHeader((await p.read(0, 1000, RU)).records)
+      assert.equal(hd.maxTimestamp, NOW - 5)
+    })
+
+    for (const [codecName, codec] of Object.entries(CompressionCodec)) {
+      test(`compression ${codecName}: kept as sent with compression.type=producer, records intact`, async () => {
+        const { p } = await fresh()
+        const sent = batchOf(records(20), { codec })
+        assert.equal((await p.append(sent, { now: NOW })).errorCode, ErrorCode.NONE)
+        const r = await p.read(0, 1 << 20, RU)
+        assert.equal(hex(r.records.subarray(16)), hex(sent.subarray(16)))
+        assert.equal(batchesIn(r.records)[0].values[19], 'v19')
+      })
+      test(`compression ${codecName}: recompressed to zstd when compression.type=zstd`, async () => {
+        const { p } = await fresh({ compressionType: 'zstd' })
+        const sent = batchOf(records(20), { codec, producerId: 4, producerEpoch: 0, baseSequence: 0 })
+        assert.equal((await p.append(sent, { now: NOW })).errorCode, ErrorCode.NONE)
+        const r = await p.read(0, 1 << 20, RU)
+        const hd = readBatchHeader(r.records)
+        assert.equal(hd.attributes & 7, CompressionCodec.zstd)
+        assert.equal(hd.producerId, 4)
+        assert.equal(hd.crc, crc32c(r.records.subarray(21)))
+        assert.deepEqual(
+          batchesIn(r.records)[0].values,
+          records(20).map((x) => x.value),
+        )
+      })
+    }
+
+    test('compression: a truncated compressed stream is INVALID_RECORD', async () => {
+      const { p } = await fresh()
+      const full = batchOf(records(50), { codec: CompressionCodec.gzip })
+      const cut = full.slice(0, full.byteLength - 20)
+      new DataView(cut.buffer).setInt32(8, cut.byteLength - 12)
+      new DataView(cut.buffer).setUint32(17, crc32c(cut.subarray(21)))
+      assert.equal((await p.append(cut, { now: NOW })).errorCode, ErrorCode.INVALID_RECORD)
+    })
+
+    test('ListOffsets: latest, earliest, max timestamp, by time, unsupported', async () => {
+      const { p } = await fresh({ segmentBytes: 400 })
+      const empty = await p.listOffsets(-3, 'read_uncommitted')
+      assert.deepEqual(empty, { errorCode: 0, offset: -1, timestamp: -1, leaderEpoch: -1 })
+      for (let i = 0; i < 10; i++) {
+        await p.append(
+          batchOf([{ timestamp: NOW + i * 100 }, { timestamp: NOW + i * 100 + (i === 4 ? 5000 : 50) }]),
+          { now: NOW + 10000 },
+        )
+      }
+      assert.deepEqual(await p.listOffsets(-1, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 20,
+        timestamp: -1,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(-1, 'read_committed'), {
+        errorCode: 0,
+        offset: 20,
+        timestamp: -1,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(-2, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 0,
+        timestamp: -1,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(-4, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 0,
+        timestamp: -1,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(-5, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: -1,
+        timestamp: -1,
+        leaderEpoch: -1,
+      })
+      assert.deepEqual(await p.listOffsets(-3, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 9,
+        timestamp: NOW + 5400,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(NOW + 250, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 5,
+        timestamp: NOW + 250,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(NOW + 1000, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 9,
+        timestamp: NOW + 5400,
+        leaderEpoch: 0,
+      })
+      assert.deepEqual(await p.listOffsets(NOW + 99999, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: -1,
+        timestamp: -1,
+        leaderEpoch: -1,
+      })
+      assert.equal((await p.listOffsets(-7, 'read_uncommitted')).errorCode, ErrorCode.UNSUPPORTED_VERSION)
+      await p.deleteRecordsBefore(7)
+      assert.equal((await p.listOffsets(NOW, 'read_uncommitted')).offset, 7)
+      assert.equal((await p.listOffsets(-2, 'read_uncommitted')).offset, 7)
+    })
+
+    test('DeleteRecords: moves the log start offset; -1 is the high watermark; bounds and policy', async () => {
+      const { p } = await fresh()
+      await p.append(batchOf(records(5)), { now: NOW })
+      assert.deepEqual(await p.deleteRecordsBefore(2), { errorCode: 0, errorMessage: null, lowWatermark: 2 })
+      assert.deepEqual(await p.deleteRecordsBefore(1), { errorCode: 0, errorMessage: null, lowWatermark: 2 })
+      const beyond = await p.deleteRecordsBefore(6)
+      assert.equal(beyond.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE)
+      assert.equal(
+        beyond.errorMessage,
+        `Cannot increment the log start offset to 6 of partition ${p.topic}-0 since it is larger than the high watermark 5`,
+      )
+      assert.equal((await p.deleteRecordsBefore(-5)).errorCode, ErrorCode.OFFSET_OUT_OF_RANGE)
+      assert.deepEqual(await p.deleteRecordsBefore(-1), { errorCode: 0, errorMessage: null, lowWatermark: 5 })
+      assert.equal((await p.append(batchOf(records(1)), { now: NOW })).logStartOffset, 5)
+      const { p: compacted } = await fresh({ cleanupPolicy: ['compact'] })
+      const refused = await compacted.deleteRecordsBefore(0)
+      assert.equal(refused.errorCode, ErrorCode.POLICY_VIOLATION)
+      assert.equal(
+        refused.errorMessage,
+        `Records of partition ${compacted.topic}-0 can not be deleted due to the configured policy`,
+      )
+      const { p: both } = await fresh({ cleanupPolicy: ['compact', 'delete'] })
+      assert.equal((await both.deleteRecordsBefore(0)).errorCode, ErrorCode.NONE)
+    })
+
+    test('OffsetForLeaderEpoch: epoch 0 ends at the log end offset, others are unknown', async () => {
+      const { p } = await fresh()
+      assert.deepEqual(p.endOffsetForLeaderEpoch(0), { errorCode: 0, leaderEpoch: 0, endOffset: 0 })
+      await p.append(batchOf(records(3)), { now: NOW })
+      assert.deepEqual(p.endOffsetForLeaderEpoch(0), { errorCode: 0, leaderEpoch: 0, endOffset: 3 })
+      assert.deepEqual(p.endOffsetForLeaderEpoch(1), { errorCode: 0, leaderEpoch: -1, endOffset: -1 })
+      assert.deepEqual(p.endOffsetForLeaderEpoch(-1), { errorCode: 0, leaderEpoch: -1, endOffset: -1 })
+    })
+
+    test('retention: whole segments by size and time, never the only data left unless Kafka would; start offset moves', async () => {
+      const { m, p } = await fresh({ segmentBytes: 300, retentionBytes: 700, retentionMs: -1 })
+      for (let i = 0; i < 20; i++)
+        await p.append(batchOf(records(1, `x${i}`), { timestamp: NOW }), { now: NOW })
+      const before = p.sizeInBytes
+      await m.runRetention(NOW)
+      assert.ok(p.sizeInBytes <= 700 + 300, `size ${p.sizeInBytes} (was ${before})`)
+      assert.ok(p.sizeInBytes < before)
+      assert.ok(p.logStartOffset > 0)
+      const r = await p.read(p.logStartOffset, 1 << 20, RU)
+      assert.equal(batchesIn(r.records)[0].baseOffset, p.logStartOffset)
+      assert.equal(p.logEndOffset, 20)
+
+      const t = await fresh({ segmentBytes: 300, retentionMs: 1000 })
+      for (let i = 0; i < 10; i++) await t.p.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })
+      await t.m.runRetention(NOW + 500)
+      assert.equal(t.p.logStartOffset, 0)
+      await t.m.runRetention(NOW + 5000)
+      assert.equal(t.p.logStartOffset, 10, 'every segment expired: the active one too, after a roll')
+      assert.equal(t.p.logEndOffset, 10)
+      assert.equal(t.p.sizeInBytes, 0)
+      assert.equal((await t.p.append(batchOf(records(1)), { now: NOW + 5000 })).baseOffset, 10)
+
+      const c = await fresh({
+        segmentBytes: 300,
+        retentionMs: 1000,
+        retentionBytes: 10,
+        cleanupPolicy: ['compact'],
+      })
+      for (let i = 0; i < 10; i++) await c.p.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })
+      await c.m.runRetention(NOW + 5000)
+      assert.equal(c.p.logStartOffset, 0, 'a compact-only topic is not deleted by time or size')
+    })
+
+    test('retention: segments wholly below a DeleteRecords offset are deleted under every policy', async () => {
+      const { m, p } = await fresh({
+        segmentBytes: 300,
+        cleanupPolicy: ['compact', 'delete'],
+        retentionMs: -1,
+      })
+      for (let i = 0; i < 12; i++) await p.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })
+      const size = p.sizeInBytes
+      await p.deleteRecordsBefore(9)
+      await m.runRetention(NOW)
+      assert.ok(p.sizeInBytes < size)
+      assert.equal(p.logStartOffset, 9)
+      assert.equal((await p.read(9, 1 << 20, RU)).errorCode, ErrorCode.NONE)
+    })
+
+    test('listeners hear appends and start-offset moves synchronously; unsubscribe stops them', async () => {
+      const { p } = await fresh()
+      const events: string[] = []
+      const off = p.addListener((e) => events.push(`${e}@${p.logEndOffset}`))
+      await p.append(batchOf(records(2)), { now: NOW })
+      await p.deleteRecordsBefore(1)
+      off()
+      await p.append(batchOf(records(2)), { now: NOW })
+      assert.deepEqual(events, ['append@2', 'start-offset@2'])
+      assert.equal(p.bytesAvailable(0, 'read_uncommitted'), 0, 'below the log start offset')
+      assert.equal(p.bytesAvailable(1, 'read_uncommitted'), p.sizeInBytes)
+      assert.equal(p.bytesAvailable(4, 'read_uncommitted'), 0)
+    })
+
+    test('reopen: data, log start offset and producer state survive a clean close', async () => {
+      const storage = h.storage()
+      const { m, p, topic } = await fresh({ segmentBytes: 300 }, storage)
+      for (let i = 0; i < 8; i++) {
+        await p.append(batchOf(records(1, `s${i}`), { producerId: 11, producerEpoch: 2, baseSequence: i }), {
+          now: NOW,
+        })
+      }
+      await p.deleteRecordsBefore(3)
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1, { segmentBytes: 300 })
+      const q = m2.partition(topic, 0)!
+      assert.equal(q.logEndOffset, 8)
+      assert.equal(q.logStartOffset, 3)
+      const dup = await q.append(
+        batchOf(records(1, 's7'), { producerId: 11, producerEpoch: 2, baseSequence: 7 }),
+        { now: NOW },
+      )
+      assert.equal(dup.duplicate, true)
+      assert.equal(dup.baseOffset, 7)
+      const next = await q.append(
+        batchOf(records(1), { producerId: 11, producerEpoch: 2, baseSequence: 8 }),
+        { now: NOW },
+      )
+      assert.equal(next.baseOffset, 8)
+      const gap = await q.append(
+        batchOf(records(1), { producerId: 11, producerEpoch: 2, baseSequence: 10 }),
+        { now: NOW },
+      )
+      assert.equal(gap.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+      assert.deepEqual(
+        (await readAll(q, 3)).map((b) => b.values[0]),
+        ['s3v0', 's4v0', 's5v0', 's6v0', 's7v0', 'v0'],
+      )
+      assert.deepEqual(await q.listOffsets(-3, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 3,
+        timestamp: NOW,
+        leaderEpoch: 0,
+      })
+    })
+
+    test('a topic re-created under the same name with a new id starts empty', async () => {
+      const storage = h.storage()
+      const m = await manager(storage)
+      await m.createPartitions('again', 'id-1', 0, 1)
+      await m.partition('again', 0)!.append(batchOf(records(3)), { now: NOW })
+      await m.deleteTopic('again')
+      assert.equal(m.partition('again', 0), undefined)
+      await m.createPartitions('again', 'id-2', 0, 2)
+      assert.equal(m.partition('again', 0)!.logEndOffset, 0)
+      assert.equal(m.partition('again', 1)!.logEndOffset, 0)
+      await m.partition('again', 1)!.append(batchOf(records(3)), { now: NOW })
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions('again', 'id-3', 0, 2)
+      assert.equal(m2.partition('again', 1)!.logEndOffset, 0, 'data of another topic id is not served')
+    })
+
+    test('DescribeLogDirs: one entry per directory with every partition and its size', async () => {
+      const { m, p } = await fresh()
+      await p.append(batchOf(records(3)), { now: NOW })
+      const dirs = await m.logDirs()
+      assert.equal(dirs.length, 1)
+      assert.equal(dirs[0].errorCode, 0)
+      const mine = dirs[0].partitions.find((x) => x.topic === p.topic)
+      assert.deepEqual(mine, { topic: p.topic, partition: 0, size: p.sizeInBytes })
+    })
+
+    test('compaction: the latest record per key survives, offsets and batch ranges are kept, the active segment is untouched', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 400,
+        minCleanableDirtyRatio: 0.01,
+      })
+      // 30 batches over keys a..e, values numbered by offset.
+      for (let i = 0; i < 30; i++) {
+        const key = 'abcde'[i % 5]
+        await p.append(batchOf([{ key, value: `${key}${i}` }], { timestamp: NOW }), { now: NOW })
+      }
+      const activeBase = (await readAll(p, 0)).length
+      await m.runCleaner(NOW)
+      const after = await readAll(p, 0)
+      const values = after.flatMap((b) => b.values)
+      // Keys whose latest record sits in the cleaned range keep only that record; the active
+      // segment keeps everything it had.
+      const last = new Map<string, number>()
+      for (let i = 0; i < 30; i++) last.set('abcde'[i % 5], i)
+      assert.ok(values.length < 30, `cleaned: ${values.length} records left`)
+      for (const [key, i] of last) assert.ok(values.includes(`${key}${i}`), `${key}${i} kept`)
+      for (const b of after) {
+        assert.equal(b.lastOffset - b.baseOffset, 0, 'a batch keeps its offset range')
+        assert.equal(b.values[0], `${'abcde'[b.baseOffset % 5]}${b.baseOffset}`, 'offsets never change')
+      }
+      assert.ok(activeBase > 0)
+      assert.equal(p.logEndOffset, 30)
+      assert.equal((await p.append(batchOf([{ key: 'z' }]), { now: NOW })).baseOffset, 30)
+      // Reading from a removed offset starts at the next surviving batch.
+      const r = await p.read(0, 1 << 20, RU)
+      assert.equal(r.errorCode, 0)
+      assert.ok(batchesIn(r.records)[0].baseOffset >= 0)
+    })
+
+    test('compaction: tombstones stay for delete.retention.ms, then go; a producer keeps its last batch', async () => {
+      const { m, p, topic } = await fresh(
+        {
+          cleanupPolicy: ['compact'],
+          segmentBytes: 300,
+          minCleanableDirtyRatio: 0.01,
+          deleteRetentionMs: 1000,
+        },
+        h.storage(),
+      )
+      const idem = (
+        key: string,
+        value: string | null,
+        producerId: number,
+        baseSequence: number,
+      ): Uint8Array =>
+        batchOf([{ key, value }], { timestamp: NOW, producerId, producerEpoch: 0, baseSequence })
+      await p.append(idem('x', 'x1', 5, 0), { now: NOW })
+      await p.append(idem('x', null, 5, 1), { now: NOW })
+      await p.append(idem('y', 'y1', 6, 0), { now: NOW })
+      await p.append(idem('y', 'y2', 6, 1), { now: NOW })
+      for (let i = 0; i < 12; i++)
+        await p.append(batchOf([{ key: `f${i}`, value: 'filler' }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW)
+      let all = await readAll(p, 0)
+      const x = all.filter((b) => b.baseOffset <= 1)
+      assert.deepEqual(
+        x.map((b) => [b.baseOffset, b.values]),
+        [[1, ['<null>']]],
+        'x1 is gone, the tombstone stays',
+      )
+      assert.deepEqual(
+        all.filter((b) => b.baseOffset === 2 || b.baseOffset === 3).map((b) => [b.baseOffset, b.values]),
+        [[3, ['y2']]],
+      )
+      // Past the horizon the tombstone goes, but producer 5's last batch stays (empty).
+      await p.append(batchOf([{ key: 'g' }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW + 5000)
+      all = await readAll(p, 0)
+      const one = all.find((b) => b.baseOffset === 1)
+      assert.ok(one !== undefined, 'the batch holding producer 5 last sequence is kept')
+      assert.deepEqual(one.values, [])
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1, { cleanupPolicy: ['compact'] })
+      const q = m2.partition(topic, 0)!
+      const dup = await q.append(idem('x', null, 5, 1), { now: NOW })
+      assert.equal(dup.errorCode, 0)
+      assert.equal(dup.baseOffset, 1, 'still a duplicate after compaction and a restart')
+    })
+
+    test('compaction: the cleaner works in slices; an append made while it runs completes before it', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 64 * 1024,
+        minCleanableDirtyRatio: 0.01,
+      })
+      const big = Array.from({ length: 200 }, (_, i) => ({ key: `k${i % 50}`, value: 'x'.repeat(100) }))
+      for (let i = 0; i < 60; i++) await p.append(batchOf(big, { timestamp: NOW }), { now: NOW })
+      const order: string[] = []
+      const cleaning = m.runCleaner(NOW).then(() => order.push('cleaned'))
+      await new Promise((resolve) => setImmediate(resolve))
+      const a = await p.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })
+      order.push('appended')
+      await cleaning
+      assert.equal(a.errorCode, 0)
+      assert.deepEqual(order, ['appended', 'cleaned'])
+      const stats = m.cleaner!.lastStats.at(-1)!
+      assert.ok(stats.recordsRemoved > 0)
+    })
+
+    test('defaults: Kafka values', () => {
+      assert.equal(DEFAULT_LOG_CONFIG.segmentBytes, 1073741824)
+      assert.equal(DEFAULT_LOG_CONFIG.maxMessageBytes, 1048588)
+      assert.equal(DEFAULT_LOG_CONFIG.retentionMs, 604800000)
+    })
+  })
+}
