@@ -262,42 +262,52 @@ export class LogCleaner {
     for (const s of segments) {
       const end = endOf(s)
       if (s.baseOffset >= cleanedUpTo) break
-      const kept: { bytes: Uint8Array; info: AppendBatchInfo }[] = []
       let changed = false
-      for (const b of log.store.batchesFrom(s.baseOffset)) {
-        if (b.baseOffset >= end) break
-        const h = readBatchHeader(b.bytes, 0)
-        const out = this.#filterBatch(b.bytes, h, map, now, log.config.deleteRetentionMs, producerLastOffsets)
-        removed += out.removed
-        if (out.bytes !== b.bytes) changed = true
-        if (out.bytes !== null) {
-          const oh = out.bytes === b.bytes ? h : readBatchHeader(out.bytes, 0)
-          kept.push({
-            bytes: out.bytes === b.bytes ? b.bytes.slice() : out.bytes,
-            info: {
-              baseOffset: oh.baseOffset,
-              lastOffset: oh.baseOffset + oh.lastOffsetDelta,
-              maxTimestamp: oh.maxTimestamp,
-              offsetOfMaxTimestamp: oh.baseOffset,
-            },
-          })
+      let written = 0
+      const filter = this.#filterBatch.bind(this)
+      const deleteRetentionMs = log.config.deleteRetentionMs
+      // The kept batches are produced one at a time while the engine writes them: a segment is
+      // never held in memory whole.
+      async function* kept(): AsyncGenerator<{ bytes: Uint8Array; info: AppendBatchInfo }> {
+        for (const b of log.store.batchesFrom(s.baseOffset)) {
+          if (b.baseOffset >= end) break
+          const h = readBatchHeader(b.bytes, 0)
+          const out = filter(b.bytes, h, map, now, deleteRetentionMs, producerLastOffsets)
+          removed += out.removed
+          if (out.bytes !== b.bytes) changed = true
+          if (out.bytes !== null) {
+            const same = out.bytes === b.bytes
+            const oh = same ? h : readBatchHeader(out.bytes, 0)
+            const bytes = same ? b.bytes.slice() : out.bytes
+            written += bytes.byteLength
+            yield {
+              bytes,
+              info: {
+                baseOffset: oh.baseOffset,
+                lastOffset: oh.baseOffset + oh.lastOffsetDelta,
+                maxTimestamp: oh.maxTimestamp,
+                offsetOfMaxTimestamp: oh.baseOffset,
+              },
+            }
+          }
+          await maybeYield()
         }
-        await maybeYield()
       }
       bytesBefore += s.sizeInBytes
-      if (!changed) {
-        bytesAfter += s.sizeInBytes
-        continue
-      }
       if (!log.online) throw new Error('the log went offline while it was cleaned')
-      await log.store.replaceSegment(s.baseOffset, kept)
-      count++
-      for (const k of kept) bytesAfter += k.bytes.byteLength
+      const replaced = await log.store.replaceSegment(s.baseOffset, {
+        batches: kept(),
+        changed: () => changed,
+      })
+      if (replaced) {
+        count++
+        bytesAfter += written
+      } else bytesAfter += s.sizeInBytes
       sliceStart = performance.now()
     }
     // 4. The checkpoint.
+    // No listener event: compaction changes no offset a reader positions itself by.
     await log.store.setCleanerCheckpoint(cleanedUpTo)
-    log.emit('truncate')
     return this.#stats(log, count, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
   }
 

@@ -60,9 +60,9 @@ export interface PartitionLogOptions {
 
 const EMPTY: Uint8Array = new Uint8Array(0)
 
-function storageErrorAppend(): AppendResult {
+function storageErrorAppend(errorCode: number = ErrorCode.KAFKA_STORAGE_ERROR): AppendResult {
   return {
-    errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+    errorCode,
     baseOffset: -1,
     lastOffset: -1,
     logAppendTime: -1,
@@ -227,6 +227,11 @@ export class PartitionLogImpl implements PartitionLog {
     this.emit('offline')
   }
 
+  /** The error of an operation on a partition that cannot serve: deleted, or offline after an I/O error. */
+  #unavailable(): number {
+    return this.#deleted ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.KAFKA_STORAGE_ERROR
+  }
+
   markDeleted(): void {
     this.#deleted = true
     this.#online = false
@@ -234,7 +239,7 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   async append(records: Uint8Array, opts: AppendOptions): Promise<AppendResult> {
-    if (!this.#online) return storageErrorAppend()
+    if (!this.#online) return storageErrorAppend(this.#unavailable())
     const now = opts.now
     const v = validateRecords(records, {
       config: this.#config,
@@ -276,18 +281,16 @@ export class PartitionLogImpl implements PartitionLog {
             duplicate: true,
           }
         }
-        if (check.kind === 'error') {
-          return {
-            errorCode: check.errorCode,
-            baseOffset: -1,
-            lastOffset: -1,
-            logAppendTime: -1,
-            logStartOffset: this.#logStartOffset,
-            recordErrors: [],
-            errorMessage: null,
-            duplicate: false,
-          }
-        }
+        if (check.kind === 'error') return this.#producerError(check.errorCode)
+      } else if (isControl(b.header.attributes) && b.header.producerId >= 0) {
+        const marker = this.#readMarker(b.bytes, b.header)
+        const check = this.#producers.checkMarker(
+          b.header.producerId,
+          b.header.producerEpoch,
+          marker?.coordinatorEpoch ?? -1,
+          opts.transactionVersion ?? 0,
+        )
+        if (check.kind === 'error') return this.#producerError(check.errorCode)
       }
       next += b.header.lastOffsetDelta + 1
     }
@@ -349,10 +352,22 @@ export class PartitionLogImpl implements PartitionLog {
     }
   }
 
+  #producerError(errorCode: number): AppendResult {
+    return {
+      errorCode,
+      baseOffset: -1,
+      lastOffset: -1,
+      logAppendTime: -1,
+      logStartOffset: this.#logStartOffset,
+      recordErrors: [],
+      errorMessage: null,
+      duplicate: false,
+    }
+  }
+
   /** Rolls the active segment when the incoming batch would not fit or it is too old (Kafka's shouldRoll). */
   #maybeRoll(now: number, incomingMaxTimestamp: number, incoming: number, lastOffsetDelta: number): void {
-    const segs = this.#store.segments()
-    const active = segs[segs.length - 1]
+    const active = this.#store.activeSegment()
     if (active.sizeInBytes === 0) return
     const c = this.#config
     // Kafka's timeWaitedForRoll: from the first batch's timestamp to the incoming batch's, or from
@@ -375,9 +390,9 @@ export class PartitionLogImpl implements PartitionLog {
 
   /** Rolls now: new active segment, producer snapshot at its base, older data flushed in the background. */
   roll(now: number): void {
-    const before = this.#store.segments().length
+    const before = this.#store.segmentCount
     this.#store.roll(now)
-    if (this.#store.segments().length === before) return
+    if (this.#store.segmentCount === before) return
     const offset = this.#store.logEndOffset
     const snap = this.#producers.snapshot(this.#crc32c)
     this.#snapshotChain = this.#snapshotChain
@@ -405,7 +420,7 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   async read(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
-    if (!this.#online) return this.#readError(ErrorCode.KAFKA_STORAGE_ERROR)
+    if (!this.#online) return this.#readError(this.#unavailable())
     const leo = this.#store.logEndOffset
     if (fetchOffset < this.#logStartOffset || fetchOffset > leo)
       return this.#readError(ErrorCode.OFFSET_OUT_OF_RANGE)
@@ -447,18 +462,21 @@ export class PartitionLogImpl implements PartitionLog {
     if (!this.#online) return 0
     const end = isolationLevel === 'read_committed' ? this.lastStableOffset : this.highWatermark
     if (fetchOffset >= end || fetchOffset < this.#logStartOffset) return 0
-    let n = 0
     try {
+      // On a single node the readable end is the log end (until open transactions hold the LSO
+      // back): count stored bytes without reading them.
+      if (end >= this.#store.logEndOffset) return Math.min(this.#store.bytesFrom(fetchOffset), cap)
+      let n = 0
       for (const b of this.#store.batchesFrom(fetchOffset)) {
         if (b.baseOffset >= end) break
         n += b.bytes.byteLength
         if (n >= cap) break
       }
+      return n
     } catch (e) {
       this.fail(e)
       return 0
     }
-    return n
   }
 
   async listOffsets(timestamp: number, isolationLevel: IsolationLevel): Promise<ListOffsetsResult> {
@@ -599,7 +617,7 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   endOffsetForLeaderEpoch(leaderEpoch: number): EpochEndOffset {
-    if (!this.#online) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, leaderEpoch: -1, endOffset: -1 }
+    if (!this.#online) return { errorCode: this.#unavailable(), leaderEpoch: -1, endOffset: -1 }
     if (leaderEpoch === LEADER_EPOCH) {
       return { errorCode: ErrorCode.NONE, leaderEpoch: LEADER_EPOCH, endOffset: this.#store.logEndOffset }
     }

@@ -72,6 +72,14 @@ export interface AppendBatchInfo {
   readonly offsetOfMaxTimestamp: number
 }
 
+/** The new content of a segment the cleaner rewrites. */
+export interface SegmentRewrite {
+  /** The batches of the new segment, in order, produced while the engine writes them. */
+  readonly batches: AsyncIterable<{ readonly bytes: Uint8Array; readonly info: AppendBatchInfo }>
+  /** Asked once the batches are consumed: false means nothing changed (keep the old segment). */
+  readonly changed: () => boolean
+}
+
 /** A stored batch as iterated: `bytes` is a view valid until the store changes. */
 export interface StoredBatch {
   readonly bytes: Uint8Array
@@ -97,6 +105,14 @@ export interface PartitionStore {
   readonly sizeInBytes: number
   /** Oldest first; the last one is the active segment. Never empty once open. */
   segments(): readonly SegmentInfo[]
+  /** The active segment (cheap: called before every append). */
+  activeSegment(): SegmentInfo
+  readonly segmentCount: number
+  /**
+   * Bytes stored from the batch holding `offset` to the log end (long-poll accounting without
+   * reading the data); 0 when `offset` is at or past the end.
+   */
+  bytesFrom(offset: number): number
   /** Appends one batch (offsets already assigned) to the active segment. Throws on I/O failure. */
   append(batch: Uint8Array, info: AppendBatchInfo): void
   /** Starts a new active segment at the log end offset (nothing when the active one is empty). */
@@ -113,11 +129,12 @@ export interface PartitionStore {
   timestampLookup(segmentBaseOffset: number, timestamp: number): number
   /** Deletes the `count` oldest segments (the caller never deletes the active one). */
   deleteOldestSegments(count: number): void
-  /** Replaces a non-active segment's batches by the given ones (compaction), atomically. */
-  replaceSegment(
-    baseOffset: number,
-    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
-  ): Promise<void>
+  /**
+   * Replaces a non-active segment's batches (compaction), atomically: the new batches are
+   * consumed one at a time (never all in memory), then, if `rewrite.changed()`, swapped in.
+   * Returns whether the segment was replaced.
+   */
+  replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean>
   /** Where the compacted part of the log ends (Kafka's cleaner-offset-checkpoint), 0 when never cleaned. */
   cleanerCheckpoint(): number
   setCleanerCheckpoint(offset: number): Promise<void>

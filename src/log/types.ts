@@ -121,6 +121,12 @@ export interface AppendOptions {
    * batches are stored and open a transaction in the producer state either way.
    */
   readonly transactionVerified?: boolean
+  /**
+   * Transaction markers (origin `coordinator`): the transaction's client transaction version.
+   * With 2 (KIP-890) a marker's epoch must be above the producer's, or equal when no transaction
+   * is open; below 2 it must be at least the producer's (transactions.md §8.3).
+   */
+  readonly transactionVersion?: number
 }
 
 export interface AppendResult {

@@ -17,7 +17,7 @@ import { createLogManager } from '../../src/log/manager.js'
 import type { LogStorage } from '../../src/log/storage.js'
 import type { LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { batchOf, dec, hex, records } from './helpers.js'
+import { batchOf, dec, hex, markerOf, records } from './helpers.js'
 
 export interface LogHarness {
   /** A storage engine over the harness's durable place (a new instance each call, same data). */
@@ -657,6 +657,95 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       const m2 = await manager(h.storage())
       await m2.createPartitions('again', 'id-3', 0, 2)
       assert.equal(m2.partition('again', 1)!.logEndOffset, 0, 'data of another topic id is not served')
+    })
+
+    test('a deleted topic: listeners hear it, operations on a kept reference answer UNKNOWN_TOPIC_OR_PARTITION', async () => {
+      const { m, p, topic } = await fresh()
+      await p.append(batchOf(records(2)), { now: NOW })
+      const events: string[] = []
+      p.addListener((e) => events.push(e))
+      await m.deleteTopic(topic)
+      assert.deepEqual(events, ['deleted'])
+      assert.equal(m.partition(topic, 0), undefined)
+      assert.equal(
+        (await p.append(batchOf(records(1)), { now: NOW })).errorCode,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      )
+      assert.equal((await p.read(0, 100, RU)).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    })
+
+    test('topic changes run in call order: concurrent creates open each partition once', async () => {
+      const m = await manager()
+      const topic = `c${n++}`
+      await Promise.all([
+        m.createPartitions(topic, 'cid', 0, 2),
+        m.createPartitions(topic, 'cid', 0, 3),
+        m.createPartitions(topic, 'cid', 2, 4),
+      ])
+      const parts = [0, 1, 2, 3].map((i) => m.partition(topic, i)!)
+      for (const p of parts) assert.equal((await p.append(batchOf(records(1)), { now: NOW })).baseOffset, 0)
+      assert.equal(new Set(parts).size, 4)
+    })
+
+    test('transaction markers: the golden COMMIT marker is stored as written; epochs and coordinator epochs are checked', async () => {
+      const { p } = await fresh()
+      const txn = (seq: number, epoch = 5) =>
+        batchOf(records(1), {
+          producerId: 1000,
+          producerEpoch: epoch,
+          baseSequence: seq,
+          transactional: true,
+        })
+      assert.equal((await p.append(txn(0), { now: NOW })).baseOffset, 0)
+      assert.equal(p.producerStates()[0].currentTxnStartOffset, 0)
+      // A client may not write a marker.
+      assert.equal(
+        (await p.append(markerOf(1000, 5, true, 0), { now: NOW })).errorCode,
+        ErrorCode.INVALID_RECORD,
+      )
+      // Transaction version 2: the marker's epoch must be above the open transaction's.
+      const same = await p.append(markerOf(1000, 5, true, 0), {
+        now: NOW,
+        origin: 'coordinator',
+        transactionVersion: 2,
+      })
+      assert.equal(same.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH)
+      const commit = await p.append(markerOf(1000, 5, true, 3), {
+        now: NOW,
+        origin: 'coordinator',
+        transactionVersion: 0,
+      })
+      assert.equal(commit.errorCode, ErrorCode.NONE)
+      assert.equal(commit.baseOffset, 1)
+      const r = await p.read(1, 1000, RU)
+      assert.equal(
+        hex(r.records.subarray(21)),
+        hex(markerOf(1000, 5, true, 3).subarray(21)),
+        'stored as written but for the offset and leader epoch',
+      )
+      assert.deepEqual(p.producerStates(), [
+        {
+          producerId: 1000,
+          producerEpoch: 5,
+          lastSequence: 0,
+          lastTimestamp: NOW,
+          coordinatorEpoch: 3,
+          currentTxnStartOffset: -1,
+        },
+      ])
+      const zombie = await p.append(markerOf(1000, 5, false, 2), { now: NOW, origin: 'coordinator' })
+      assert.equal(zombie.errorCode, ErrorCode.TRANSACTION_COORDINATOR_FENCED)
+      const older = await p.append(markerOf(1000, 4, false, 3), { now: NOW, origin: 'coordinator' })
+      assert.equal(older.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH)
+      // Re-sent TV2 marker with no transaction open: accepted and written again.
+      const again = await p.append(markerOf(1000, 5, true, 3), {
+        now: NOW,
+        origin: 'coordinator',
+        transactionVersion: 2,
+      })
+      assert.equal(again.baseOffset, 2)
+      // The producer's next transaction continues its sequence.
+      assert.equal((await p.append(txn(1), { now: NOW })).baseOffset, 3)
     })
 
     test('DescribeLogDirs: one entry per directory with every partition and its size', async () => {

@@ -226,3 +226,21 @@ test('after a clean shutdown the logs open without a scan (a damaged byte is not
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('a clean interrupted before its swap leaves the old segment; the stray .cleaned file is removed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-swap-'))
+  try {
+    let m = await openLog(dir)
+    const p = m.partition('t', 0)!
+    for (let i = 0; i < 3; i++) await p.append(batchOf(records(2, `s${i}`)), { now: Date.now() })
+    await m.close()
+    rmSync(join(dir, '.kafka_cleanshutdown'))
+    writeFileSync(join(dir, 't-0', '00000000000000000000.log.cleaned'), 'half a rewrite')
+    m = await openLog(dir)
+    assert.ok(!existsSync(join(dir, 't-0', '00000000000000000000.log.cleaned')))
+    assert.equal(m.partition('t', 0)!.logEndOffset, 6)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
