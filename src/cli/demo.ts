@@ -13,18 +13,35 @@
  * regex subscriptions ("Regular expressions for source topics are not supported yet.", as in
  * Kafka 4.x), so such a member never joins.
  *
- * The members heartbeat and push their topology descriptions (KIP-1331); no records are processed.
+ * The members heartbeat and push their topology descriptions (KIP-1331). A feeder writes customers,
+ * orders, products and stock movements into the input topics, and each member processes the
+ * partitions of its active tasks and commits its offsets (demo-data.ts), so that the console and
+ * `kafka-streams-groups --describe --offsets` show end offsets and lag. Against a cluster that does
+ * not serve Produce/Fetch the members still join and push, without data.
  * Runs until SIGINT/SIGTERM, then every member leaves its group.
  */
 import { Admin, KafkaError, type NewTopic } from '../clients/admin/index.js'
+import { Fetcher } from '../clients/dataplane/fetcher.js'
+import { Producer } from '../clients/dataplane/producer.js'
 import { StreamsMember } from '../clients/streams/member.js'
 import { Topology } from '../clients/streams/topology.js'
+import {
+  type Feeder,
+  inventoryLogic,
+  ordersLogic,
+  type RecordHandler,
+  startFeeder,
+  startTaskProcessor,
+  type TaskProcessor,
+} from './demo-data.js'
 
 export interface DemoApplication {
   readonly applicationId: string
   readonly topology: Topology
   /** the input and output topics it needs (internal topics are created by the coordinator) */
   readonly topics: readonly NewTopic[]
+  /** what it does with a record (demo-data.ts); absent: its members only join */
+  readonly logic?: () => RecordHandler
 }
 
 /** The orders application: a repartition and a join. */
@@ -54,6 +71,7 @@ export function ordersApplication(partitions = 3): DemoApplication {
     applicationId: 'demo-orders',
     topology: t,
     topics: ['orders', 'customers', 'enriched-orders'].map((name) => ({ name, numPartitions: partitions })),
+    logic: () => ordersLogic('demo-orders'),
   }
 }
 
@@ -82,18 +100,19 @@ export function inventoryApplication(
   return {
     applicationId: 'demo-inventory',
     topology: t,
-    topics: ['products', 'inventory-berlin', 'inventory-lisbon'].map((name) => ({
-      name,
-      numPartitions: partitions,
-    })),
+    topics: ['products', 'inventory-berlin', 'inventory-lisbon', 'alerts-berlin', 'alerts-lisbon'].map(
+      (name) => ({ name, numPartitions: partitions }),
+    ),
+    logic: () => inventoryLogic('demo-inventory'),
   }
 }
 
 export const DEMO_USAGE = `Usage: topograph demo [--bootstrap-server HOST:PORT] [--instances N]
 
 Runs two sample streams applications (demo-orders, demo-inventory) against the cluster until
-SIGINT or SIGTERM, so that the console (http://localhost:8080 with \`npm start\`) has topologies
-to draw.
+SIGINT or SIGTERM, with a feeder writing into their input topics and the members processing and
+committing, so that the console (http://localhost:8080 with \`npm start\`) has topologies to
+draw, topics with data, and lag to show.
 
   --bootstrap-server HOST:PORT   The cluster (default localhost:9092).
   --instances N                  Members per application (default 2, 1..16).`
@@ -132,6 +151,9 @@ function parseDemoArgs(argv: readonly string[]): DemoArgs | 'help' | string {
 
 export interface RunningDemo {
   readonly members: readonly StreamsMember[]
+  /** one per member, in the order of `members` (none when started with `data: false`) */
+  readonly processors: readonly TaskProcessor[]
+  readonly feeder: Feeder | null
   close(): Promise<void>
 }
 
@@ -141,6 +163,10 @@ export async function startDemo(opts: {
   readonly instances?: number
   readonly applications?: readonly DemoApplication[]
   readonly log?: (line: string) => void
+  /** feed the input topics and process (true) */
+  readonly data?: boolean
+  /** how often the feeder writes (1000 ms) */
+  readonly feedIntervalMs?: number
 }): Promise<RunningDemo> {
   const apps = opts.applications ?? [ordersApplication(), inventoryApplication()]
   const log = opts.log ?? (() => undefined)
@@ -151,15 +177,28 @@ export async function startDemo(opts: {
       if ('error' in outcome && outcome.error.errorName !== 'TOPIC_ALREADY_EXISTS') throw outcome.error
       log('value' in outcome ? `created topic ${name}` : `topic ${name} exists`)
     }
-  } finally {
+  } catch (e) {
     await admin.close()
+    throw e
   }
+  const data = opts.data ?? true
+  const producer = data
+    ? Producer.create({ bootstrapServers: opts.bootstrapServers, clientId: 'topograph-demo-producer' })
+    : null
   const members: StreamsMember[] = []
+  const processors: TaskProcessor[] = []
+  const fetchers: Fetcher[] = []
+  let feeder: Feeder | null = null
   const closeAll = async (): Promise<void> => {
+    await Promise.allSettled(processors.map((p) => p.stop()))
+    await feeder?.stop()
     await Promise.allSettled(members.map((m) => m.close()))
+    await Promise.allSettled([...fetchers.map((f) => f.close()), producer?.close(), admin.close()])
   }
   try {
     for (const app of apps) {
+      // one handler per application: its tables are shared by its members in this process
+      const handler = app.logic?.()
       for (let i = 0; i < (opts.instances ?? 2); i++) {
         const member = new StreamsMember({
           bootstrapServers: opts.bootstrapServers,
@@ -171,13 +210,33 @@ export async function startDemo(opts: {
         members.push(member)
         await member.start()
         log(`${app.applicationId}: member ${i + 1} joined (${member.memberId})`)
+        if (producer !== null && handler !== undefined) {
+          const fetcher = new Fetcher({
+            bootstrapServers: opts.bootstrapServers,
+            clientId: `${app.applicationId}-${i + 1}-fetcher`,
+          })
+          fetchers.push(fetcher)
+          processors.push(
+            startTaskProcessor({
+              member,
+              applicationId: app.applicationId,
+              topology: app.topology,
+              handler,
+              fetcher,
+              producer,
+              admin,
+              log,
+            }),
+          )
+        }
       }
     }
+    if (producer !== null) feeder = startFeeder(producer, log, opts.feedIntervalMs)
   } catch (e) {
     await closeAll()
     throw e
   }
-  return { members, close: closeAll }
+  return { members, processors, feeder, close: closeAll }
 }
 
 /** Runs `topograph demo`; resolves with the exit status after a stop signal. */

@@ -41,10 +41,55 @@ export interface ShownDescription {
   readonly description: StreamsGroupTopologyDescription
 }
 
+/**
+ * One partition a group reads (a source or repartition source topic of its topology, or any
+ * partition it has committed an offset for): the committed offset, the partition's log start and
+ * end offsets and the lag, as `kafka-streams-groups --describe --offsets` computes it (end −
+ * committed, or end − log start when nothing is committed).
+ */
+export interface PartitionLag {
+  readonly topic: string
+  readonly partition: number
+  /** null when the group has committed nothing for the partition */
+  readonly committedOffset: number | null
+  readonly logStartOffset: number | null
+  readonly logEndOffset: number | null
+  /** null when the end offset could not be read */
+  readonly lag: number | null
+}
+
 /** `GET /api/groups/{groupId}` */
 export interface GroupResponse {
   readonly group: StreamsGroupDescription
   readonly shownDescription: ShownDescription | null
+  /** per partition, sorted by topic and partition; null when the offsets could not be read */
+  readonly offsets: readonly PartitionLag[] | null
+  /** why `offsets` is null */
+  readonly offsetsError: ApiError | null
+  readonly fetchedAt: string
+}
+
+/** One partition of `GET /api/topics`. Offsets are null when that partition's ListOffsets failed. */
+export interface TopicPartitionSummary {
+  readonly partition: number
+  readonly logStartOffset: number | null
+  readonly logEndOffset: number | null
+  /** bytes of the partition's log (DescribeLogDirs); null when no log directory reports it */
+  readonly size: number | null
+}
+
+/** One topic of `GET /api/topics`: its partitions, or the error describing it failed with. */
+export interface TopicSummary {
+  readonly name: string
+  readonly partitions: readonly TopicPartitionSummary[]
+  readonly error: ApiError | null
+}
+
+/** `GET /api/topics`: every topic, sorted by name. */
+export interface TopicsResponse {
+  readonly topics: readonly TopicSummary[]
+  /** why sizes are missing (DescribeLogDirs failed or is not served), null when they are there */
+  readonly sizesError: ApiError | null
   readonly fetchedAt: string
 }
 

@@ -10,7 +10,10 @@ import type {
   GroupResponse,
   GroupsResponse,
   GroupSummary,
+  PartitionLag,
   ShownDescription,
+  TopicsResponse,
+  TopicSummary,
 } from './api-types.js'
 import type { ConsoleSource } from './source.js'
 
@@ -36,6 +39,21 @@ export function apiError(e: unknown): ApiError {
 
 const byGroupId = (a: GroupSummary, b: GroupSummary): number =>
   a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0
+
+const byTopicPartition = (
+  a: { readonly topic: string; readonly partition: number },
+  b: { readonly topic: string; readonly partition: number },
+): number => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
+
+/** The topics a group reads: its subtopologies' source and repartition source topics. */
+export function groupSourceTopics(g: StreamsGroupDescription): string[] {
+  const topics = new Set<string>()
+  for (const s of g.subtopologies) {
+    for (const t of s.sourceTopics) topics.add(t)
+    for (const t of s.repartitionSourceTopics) topics.add(t.name)
+  }
+  return [...topics].sort()
+}
 
 export class ConsoleApi {
   readonly #source: ConsoleSource
@@ -98,7 +116,98 @@ export class ConsoleApi {
     }
     const group = outcome.value
     this.#remember(group)
-    return { group, shownDescription: this.#shown(group), fetchedAt: this.#now().toISOString() }
+    let offsets: PartitionLag[] | null = null
+    let offsetsError: ApiError | null = null
+    try {
+      offsets = await this.#groupOffsets(group)
+    } catch (e) {
+      offsetsError = apiError(e)
+    }
+    return {
+      group,
+      shownDescription: this.#shown(group),
+      offsets,
+      offsetsError,
+      fetchedAt: this.#now().toISOString(),
+    }
+  }
+
+  /**
+   * Every topic with its partitions' log start and end offsets and sizes. Sizes are null (and
+   * `sizesError` says why) when the cluster's log directories could not be described.
+   */
+  async topics(): Promise<TopicsResponse> {
+    const source = this.#source
+    if (source.topicOffsets === undefined) {
+      throw new ConsoleApiError(501, { errorName: 'NOT_SERVED', message: 'This console has no topic view.' })
+    }
+    const [outcomes, sizes] = await Promise.all([
+      source.topicOffsets(null),
+      (source.logSizes?.() ?? Promise.reject(new Error('No log sizes in this console.'))).then(
+        (v) => ({ value: v }),
+        (e: unknown) => ({ error: apiError(e) }),
+      ),
+    ])
+    const topics = outcomes.map(
+      (o): TopicSummary =>
+        'error' in o
+          ? { name: o.topic, partitions: [], error: apiError(o.error) }
+          : {
+              name: o.topic,
+              partitions: [...o.partitions]
+                .sort((a, b) => a.partition - b.partition)
+                .map((p) => ({
+                  ...p,
+                  size: 'value' in sizes ? (sizes.value.get(`${o.topic}-${p.partition}`) ?? null) : null,
+                })),
+              error: null,
+            },
+    )
+    return {
+      topics: topics.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      sizesError: 'error' in sizes ? sizes.error : null,
+      fetchedAt: this.#now().toISOString(),
+    }
+  }
+
+  /**
+   * The lag of every partition the group reads or has committed for: end offset − committed offset,
+   * or end − log start offset when nothing is committed (kafka-streams-groups --describe --offsets).
+   */
+  async #groupOffsets(g: StreamsGroupDescription): Promise<PartitionLag[] | null> {
+    const source = this.#source
+    if (source.topicOffsets === undefined || source.committedOffsets === undefined) return null
+    const committed = await source.committedOffsets(g.groupId)
+    const topics = [...new Set([...groupSourceTopics(g), ...committed.map((c) => c.topic)])].sort()
+    const byKey = new Map(committed.map((c) => [`${c.topic}-${c.partition}`, c.offset]))
+    const rows: PartitionLag[] = []
+    for (const t of await source.topicOffsets(topics)) {
+      if ('error' in t) {
+        for (const c of committed.filter((x) => x.topic === t.topic))
+          rows.push({
+            topic: c.topic,
+            partition: c.partition,
+            committedOffset: c.offset,
+            logStartOffset: null,
+            logEndOffset: null,
+            lag: null,
+          })
+        continue
+      }
+      for (const p of t.partitions) {
+        const c = byKey.get(`${t.topic}-${p.partition}`) ?? null
+        const from = c ?? p.logStartOffset
+        rows.push({
+          topic: t.topic,
+          partition: p.partition,
+          committedOffset: c,
+          logStartOffset: p.logStartOffset,
+          logEndOffset: p.logEndOffset,
+          lag: p.logEndOffset === null || from === null ? null : p.logEndOffset - from,
+        })
+      }
+    }
+    return rows.sort(byTopicPartition)
   }
 
   async descriptionDownload(groupId: string): Promise<DescriptionDownload> {

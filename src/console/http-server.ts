@@ -82,6 +82,10 @@ export function createConsoleHttpServer(opts: HttpServerOptions): ReturnType<typ
       send(res, 200, metrics.contentType, await metrics.metrics())
       return
     }
+    if (path === '/api/topics') {
+      sendJson(res, 200, await api.topics())
+      return
+    }
     if (path === '/api/groups') {
       sendJson(res, 200, await api.groups())
       return

@@ -30,6 +30,7 @@ import {
   type TopicPartition,
 } from './offsets.js'
 import { deleteTopics, describeTopics, type TopicDescription } from './topics.js'
+import { deleteRecords, describeLogDirs, type LogDirDescription, type RecordsToDelete } from './log-dirs.js'
 import {
   type StreamsGroupTopologyDescription,
   type StreamsGroupTopologyDescriptionStatus,
@@ -643,6 +644,26 @@ export class Admin {
     opts: CallOptions = {},
   ): DeleteOffsetsResult {
     return deleteGroupOffsets(this.#client, groupId, partitions, this.#deadline(opts))
+  }
+
+  /**
+   * The log directories of brokers (every broker when `brokerIds` is absent): each directory's
+   * path, error, file-system sizes and the size of every partition it holds (DescribeLogDirs).
+   */
+  describeLogDirs(
+    brokerIds?: readonly number[],
+    opts: CallOptions = {},
+  ): Promise<Map<number, LogDirDescription[]>> {
+    return describeLogDirs(this.#client, brokerIds ?? null, this.#deadline(opts))
+  }
+
+  /**
+   * Deletes the records of partitions before the given offsets (DeleteRecords; -1 = the high
+   * watermark). Keyed by `topic-partition`; each key resolves with the partition's new low watermark.
+   */
+  deleteRecords(partitions: readonly RecordsToDelete[], opts: CallOptions = {}): KeyedResult<number> {
+    const timeoutMs = opts.timeoutMs ?? this.#defaultTimeoutMs
+    return new KeyedResult(deleteRecords(this.#client, partitions, Date.now() + timeoutMs, timeoutMs))
   }
 
   /** Describes topics by name: partitions with leader, replicas and ISR. */

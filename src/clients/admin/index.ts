@@ -42,6 +42,7 @@ export type {
   TopicPartition,
 } from './offsets.js'
 export type { TopicDescription, TopicPartitionInfo } from './topics.js'
+export type { LogDirDescription, RecordsToDelete, ReplicaInfo } from './log-dirs.js'
 export {
   StreamsGroupTopologyDescriptionStatus,
   topologyDescriptionFromWire,

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /** The console's JSON API as the page calls it. */
-import type { ApiError, GroupResponse, GroupsResponse } from '../api-types.js'
+import type { ApiError, GroupResponse, GroupsResponse, TopicsResponse } from '../api-types.js'
 
 export class FetchError extends Error {
   constructor(
@@ -35,3 +35,6 @@ export const fetchGroup = (groupId: string, signal?: AbortSignal): Promise<Group
   getJson<GroupResponse>(groupPath(groupId), signal)
 
 export const descriptionUrl = (groupId: string): string => `${groupPath(groupId)}/topology-description.json`
+
+export const fetchTopics = (signal?: AbortSignal): Promise<TopicsResponse> =>
+  getJson<TopicsResponse>('api/topics', signal)

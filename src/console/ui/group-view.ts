@@ -50,6 +50,7 @@ export class GroupView {
   readonly #details = h('section', { class: 'details', 'aria-live': 'polite' })
   readonly #members = h('section', { class: 'members' })
   readonly #tasks = h('section', { class: 'tasks' })
+  readonly #lag = h('section', { class: 'lag' })
   readonly #panZoom: PanZoom
   #descriptionKey: string | null = null
   #graph: TopologyGraph | null = null
@@ -106,7 +107,7 @@ export class GroupView {
         'div',
         { class: 'group-body' },
         h('div', { class: 'graph-column' }, toolbar, this.#graphArea),
-        h('aside', { class: 'side' }, this.#details, this.#members, this.#tasks),
+        h('aside', { class: 'side' }, this.#details, this.#members, this.#tasks, this.#lag),
       ),
     )
   }
@@ -143,6 +144,7 @@ export class GroupView {
     )
     this.#renderMembers(data)
     this.#renderTasks(data)
+    this.#renderLag(data)
     const shown = data.shownDescription
     const key = shown === null ? null : `${shown.topologyEpoch}:${JSON.stringify(shown.description)}`
     if (shown === null) {
@@ -386,6 +388,67 @@ export class GroupView {
                         h('td', {}, label(p.warmup)),
                       ),
                     ),
+              ),
+            ),
+          ),
+    )
+  }
+
+  #renderLag(data: GroupResponse): void {
+    const offsets = data.offsets
+    if (offsets === null) {
+      this.#lag.replaceChildren(
+        h('h3', {}, 'Lag'),
+        h(
+          'p',
+          { class: 'hint' },
+          data.offsetsError === null
+            ? 'No offsets.'
+            : `Offsets unavailable: ${data.offsetsError.errorName}: ${data.offsetsError.message}`,
+        ),
+      )
+      return
+    }
+    const num = (v: number | null): string => (v === null ? '—' : String(v))
+    const total = offsets.reduce((a, o) => a + (o.lag ?? 0), 0)
+    this.#lag.replaceChildren(
+      h(
+        'h3',
+        {},
+        'Lag ',
+        h('span', { class: 'total-lag' }, 'total ', h('span', { 'data-testid': 'total-lag' }, String(total))),
+      ),
+      offsets.length === 0
+        ? h('p', { class: 'hint' }, 'The group reads no partition yet.')
+        : h(
+            'table',
+            { class: 'lag-table' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                h('th', {}, 'Topic'),
+                h('th', { class: 'num' }, 'Partition'),
+                h('th', { class: 'num' }, 'Committed'),
+                h('th', { class: 'num' }, 'Log end'),
+                h('th', { class: 'num' }, 'Lag'),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              ...offsets.map((o) =>
+                h(
+                  'tr',
+                  { 'data-topic': o.topic, 'data-partition': String(o.partition) },
+                  h('td', {}, o.topic),
+                  h('td', { class: 'num' }, String(o.partition)),
+                  h('td', { class: 'num', 'data-col': 'committed' }, num(o.committedOffset)),
+                  h('td', { class: 'num', 'data-col': 'log-end' }, num(o.logEndOffset)),
+                  h('td', { class: 'num', 'data-col': 'lag' }, num(o.lag)),
+                ),
               ),
             ),
           ),

@@ -1,12 +1,14 @@
 /// <reference lib="dom" />
 /**
- * The console page: `#/` lists the streams groups, `#/group/<id>` shows one. Both refresh on their
- * own (every 3 s; `?refresh=<ms>` changes it) without reloading the page.
+ * The console page: `#/` lists the streams groups, `#/group/<id>` shows one, `#/topics` lists the
+ * topics with their partitions' offsets and sizes. Each refreshes on its own (every 3 s;
+ * `?refresh=<ms>` changes it) without reloading the page.
  */
-import { FetchError, fetchGroup, fetchGroups } from './api-client.js'
+import { FetchError, fetchGroup, fetchGroups, fetchTopics } from './api-client.js'
 import { h } from './dom.js'
 import { GroupView } from './group-view.js'
 import { renderGroups } from './groups-view.js'
+import { renderTopics } from './topics-view.js'
 
 const params = new URLSearchParams(location.search)
 const REFRESH_MS = Math.max(250, Number(params.get('refresh') ?? '3000') || 3000)
@@ -14,9 +16,13 @@ const REFRESH_MS = Math.max(250, Number(params.get('refresh') ?? '3000') || 3000
 const main = document.getElementById('main')!
 const status = document.getElementById('status')!
 
-type Route = { readonly kind: 'groups' } | { readonly kind: 'group'; readonly groupId: string }
+type Route =
+  | { readonly kind: 'groups' }
+  | { readonly kind: 'topics' }
+  | { readonly kind: 'group'; readonly groupId: string }
 
 function route(): Route {
+  if (location.hash === '#/topics') return { kind: 'topics' }
   const m = /^#\/group\/(.+)$/.exec(location.hash)
   if (m !== null) {
     try {
@@ -44,7 +50,15 @@ function start(r: Route): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined
   let view: GroupView | null = null
   main.replaceChildren(h('p', { class: 'loading' }, 'Loading…'))
-  document.title = r.kind === 'group' ? `${r.groupId} · Topograph` : 'Streams groups · Topograph'
+  document.title =
+    r.kind === 'group'
+      ? `${r.groupId} · Topograph`
+      : r.kind === 'topics'
+        ? 'Topics · Topograph'
+        : 'Streams groups · Topograph'
+  document.querySelectorAll<HTMLElement>('nav.views a').forEach((a) => {
+    a.classList.toggle('current', a.dataset.view === (r.kind === 'topics' ? 'topics' : 'groups'))
+  })
 
   const tick = async (): Promise<void> => {
     try {
@@ -54,6 +68,13 @@ function start(r: Route): () => void {
         if (main.firstElementChild?.classList.contains('groups-view') !== true)
           main.replaceChildren(container)
         renderGroups(main.querySelector<HTMLElement>('.groups-view > div')!, data)
+        showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
+      } else if (r.kind === 'topics') {
+        const data = await fetchTopics(abort.signal)
+        const container = h('div', { class: 'topics-view' }, h('h2', {}, 'Topics'), h('div', {}))
+        if (main.firstElementChild?.classList.contains('topics-view') !== true)
+          main.replaceChildren(container)
+        renderTopics(main.querySelector<HTMLElement>('.topics-view > div')!, data)
         showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
       } else {
         const data = await fetchGroup(r.groupId, abort.signal)

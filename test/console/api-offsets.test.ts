@@ -1,0 +1,195 @@
+// ConsoleApi's topics and lag over a ConsoleSource that gives answers a live cluster gives only by
+// accident: a topic that cannot be described, a partition whose ListOffsets failed, log directories
+// that cannot be described, nothing committed, a committed topic the topology does not read, and a
+// source without the offset methods.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { KafkaError, type StreamsGroupDescription } from '../../src/clients/admin/index.js'
+import { ConsoleApi, type ConsoleApiError } from '../../src/console/api.js'
+import type { CommittedOffset, ConsoleSource, TopicOffsetsOutcome } from '../../src/console/source.js'
+import { group } from './fixtures.js'
+
+const NOW = new Date('2026-01-02T03:04:05.000Z')
+
+function source(opts: {
+  readonly topics?: readonly TopicOffsetsOutcome[]
+  readonly sizes?: ReadonlyMap<string, number> | Error
+  readonly committed?: readonly CommittedOffset[]
+  readonly groups?: readonly StreamsGroupDescription[]
+  readonly withOffsets?: boolean
+}): ConsoleSource & { asked: (readonly string[] | null)[] } {
+  const asked: (readonly string[] | null)[] = []
+  const base = {
+    asked,
+    listStreamsGroups: async () => [],
+    describeStreamsGroups: async (ids: readonly string[]) =>
+      new Map(
+        ids.map((id) => {
+          const g = (opts.groups ?? []).find((x) => x.groupId === id)
+          return [id, g === undefined ? { error: new Error(`no ${id}`) } : { value: g }] as const
+        }),
+      ),
+    close: async () => undefined,
+  }
+  if (opts.withOffsets === false) return base
+  return {
+    ...base,
+    topicOffsets: async (topics: readonly string[] | null) => {
+      asked.push(topics)
+      const all = opts.topics ?? []
+      return topics === null ? all : all.filter((t) => topics.includes(t.topic))
+    },
+    logSizes: async () => {
+      if (opts.sizes instanceof Error) throw opts.sizes
+      return opts.sizes ?? new Map()
+    },
+    committedOffsets: async () => opts.committed ?? [],
+  }
+}
+
+const withSources = (
+  g: StreamsGroupDescription,
+  topics: string[],
+  repartition: string[],
+): StreamsGroupDescription => ({
+  ...g,
+  subtopologies: [
+    {
+      subtopologyId: '0',
+      sourceTopics: topics,
+      repartitionSinkTopics: [],
+      stateChangelogTopics: [],
+      repartitionSourceTopics: repartition.map((name) => ({
+        name,
+        partitions: 2,
+        replicationFactor: 1,
+        topicConfigs: {},
+      })),
+    },
+  ],
+})
+
+describe('console API: topics', () => {
+  it('merges offsets and sizes; a failed partition, topic or size reads as null with the reason', async () => {
+    const api = new ConsoleApi(
+      source({
+        topics: [
+          {
+            topic: 'b',
+            partitions: [
+              { partition: 1, logStartOffset: 4, logEndOffset: 9 },
+              { partition: 0, logStartOffset: null, logEndOffset: null },
+            ],
+          },
+          {
+            topic: 'a',
+            error: new KafkaError('Not authorized', { errorName: 'TOPIC_AUTHORIZATION_FAILED' }),
+          },
+        ],
+        sizes: new Map([['b-1', 1234]]),
+      }),
+      { now: () => NOW },
+    )
+    assert.deepEqual(await api.topics(), {
+      topics: [
+        {
+          name: 'a',
+          partitions: [],
+          error: { errorName: 'TOPIC_AUTHORIZATION_FAILED', message: 'Not authorized' },
+        },
+        {
+          name: 'b',
+          partitions: [
+            { partition: 0, logStartOffset: null, logEndOffset: null, size: null },
+            { partition: 1, logStartOffset: 4, logEndOffset: 9, size: 1234 },
+          ],
+          error: null,
+        },
+      ],
+      sizesError: null,
+      fetchedAt: NOW.toISOString(),
+    })
+    const noSizes = new ConsoleApi(
+      source({
+        topics: [{ topic: 'b', partitions: [{ partition: 0, logStartOffset: 0, logEndOffset: 2 }] }],
+        sizes: new KafkaError('The node does not support DESCRIBE_LOG_DIRS', {
+          errorName: 'UNSUPPORTED_VERSION',
+        }),
+      }),
+      { now: () => NOW },
+    )
+    assert.deepEqual(await noSizes.topics(), {
+      topics: [
+        {
+          name: 'b',
+          partitions: [{ partition: 0, logStartOffset: 0, logEndOffset: 2, size: null }],
+          error: null,
+        },
+      ],
+      sizesError: {
+        errorName: 'UNSUPPORTED_VERSION',
+        message: 'The node does not support DESCRIBE_LOG_DIRS',
+      },
+      fetchedAt: NOW.toISOString(),
+    })
+  })
+
+  it('answers 501 when the source has no topic offsets', async () => {
+    const api = new ConsoleApi(source({ withOffsets: false }))
+    await assert.rejects(
+      api.topics(),
+      (e: ConsoleApiError) => e.status === 501 && e.body.errorName === 'NOT_SERVED',
+    )
+  })
+})
+
+describe('console API: lag', () => {
+  it('end − committed, or end − log start when nothing is committed; committed topics included', async () => {
+    const g = withSources(group('app'), ['in'], ['app-rep'])
+    const src = source({
+      groups: [g],
+      topics: [
+        {
+          topic: 'in',
+          partitions: [
+            { partition: 0, logStartOffset: 0, logEndOffset: 10 },
+            { partition: 1, logStartOffset: 3, logEndOffset: 7 },
+          ],
+        },
+        { topic: 'app-rep', partitions: [{ partition: 0, logStartOffset: 0, logEndOffset: 5 }] },
+        { topic: 'old', error: new KafkaError('gone', { errorName: 'UNKNOWN_TOPIC_OR_PARTITION' }) },
+      ],
+      committed: [
+        { topic: 'in', partition: 0, offset: 6 },
+        { topic: 'app-rep', partition: 0, offset: 5 },
+        { topic: 'old', partition: 2, offset: 1 },
+      ],
+    })
+    const r = await new ConsoleApi(src, { now: () => NOW }).group('app')
+    assert.equal(r.offsetsError, null)
+    assert.deepEqual(r.offsets, [
+      { topic: 'app-rep', partition: 0, committedOffset: 5, logStartOffset: 0, logEndOffset: 5, lag: 0 },
+      { topic: 'in', partition: 0, committedOffset: 6, logStartOffset: 0, logEndOffset: 10, lag: 4 },
+      { topic: 'in', partition: 1, committedOffset: null, logStartOffset: 3, logEndOffset: 7, lag: 4 },
+      { topic: 'old', partition: 2, committedOffset: 1, logStartOffset: null, logEndOffset: null, lag: null },
+    ])
+    assert.deepEqual(src.asked, [['app-rep', 'in', 'old']])
+  })
+
+  it('reports why offsets are missing, and null without offset methods', async () => {
+    const failing: ConsoleSource = {
+      ...source({ groups: [group('app')] }),
+      committedOffsets: async () => {
+        throw new KafkaError('The coordinator is not available.', { errorName: 'COORDINATOR_NOT_AVAILABLE' })
+      },
+    }
+    const r = await new ConsoleApi(failing).group('app')
+    assert.equal(r.offsets, null)
+    assert.deepEqual(r.offsetsError, {
+      errorName: 'COORDINATOR_NOT_AVAILABLE',
+      message: 'The coordinator is not available.',
+    })
+    const bare = await new ConsoleApi(source({ groups: [group('app')], withOffsets: false })).group('app')
+    assert.deepEqual([bare.offsets, bare.offsetsError], [null, null])
+  })
+})
