@@ -99,7 +99,7 @@ describe('produce and fetch round trips', () => {
       ...recs(2).map((r, i) => ({ offset: 3 + i, ...r, headers: [] })),
     ])
     // The stored batch is the producer's bytes with only the base offset and leader epoch set.
-    const first = part.records.subarray(0, sent.byteLength)
+    const first = part.records!.subarray(0, sent.byteLength)
     assert.deepEqual(Buffer.from(first.subarray(12, 16)), Buffer.from([0, 0, 0, 0]))
     assert.deepEqual(Buffer.from(first.subarray(16)), Buffer.from(sent.subarray(16)))
     assert.deepEqual(
@@ -118,7 +118,7 @@ describe('produce and fetch round trips', () => {
       { topic: 'rt', partition: 1, offset: 5 },
     ])
     assert.deepEqual(
-      g.partitions.map((x) => [x.partitionIndex, x.errorCode, x.highWatermark, x.records.byteLength]),
+      g.partitions.map((x) => [x.partitionIndex, x.errorCode, x.highWatermark, x.records!.byteLength]),
       [
         [0, 0, 0n, 0],
         [1, 0, 5n, 0],
@@ -242,7 +242,7 @@ describe('the long poll', () => {
         minBytes: 1,
       })
       assert.ok(Date.now() - t0 >= 290, 'waited MaxWaitMs')
-      assert.equal(none.partitions[0].records.byteLength, 0)
+      assert.equal(none.partitions[0].records!.byteLength, 0)
       const pending = fetch(consumer, [{ topic: 'poll', partition: 1, offset: 0 }], {
         maxWaitMs: 10_000,
         minBytes: 300,
@@ -298,7 +298,7 @@ describe('size limits (KIP-74)', () => {
         [1, []],
       ],
     )
-    for (const x of f.partitions) assert.equal(x.records.byteLength % size, 0, 'whole batches only')
+    for (const x of f.partitions) assert.equal(x.records!.byteLength % size, 0, 'whole batches only')
   })
 
   it('fetching from the middle of a batch returns the batch that holds the offset', async () => {
@@ -328,7 +328,7 @@ describe('offsets', () => {
     const f = await fetch(c, [{ topic: 'offsets', partition: 0, offset: 7 }])
     const [x] = f.partitions
     assert.deepEqual(
-      [x.errorCode, x.highWatermark, x.lastStableOffset, x.logStartOffset, x.records.byteLength],
+      [x.errorCode, x.highWatermark, x.lastStableOffset, x.logStartOffset, x.records!.byteLength],
       [ErrorCode.OFFSET_OUT_OF_RANGE, -1n, -1n, -1n, 0],
     )
     const atEnd = await fetch(c, [{ topic: 'offsets', partition: 0, offset: 6 }])

@@ -70,8 +70,15 @@ export interface FetchedRecord extends TestRecord {
   readonly offset: number
 }
 
+/** A Fetch answer's records field, which the schema lets be null; this server always sends bytes. */
+export function recordsField(field: Uint8Array | null): Uint8Array {
+  if (field === null) throw new Error('the records field is null')
+  return field
+}
+
 /** The records of a Fetch answer's records field, decompressed; trailing partial bytes ignored. */
-export function readRecords(bytes: Uint8Array): FetchedRecord[] {
+export function readRecords(field: Uint8Array | null): FetchedRecord[] {
+  const bytes = recordsField(field)
   const out: FetchedRecord[] = []
   for (const pos of splitBatches(bytes).positions) {
     const h = readBatchHeader(bytes, pos)
@@ -91,7 +98,8 @@ export function readRecords(bytes: Uint8Array): FetchedRecord[] {
 }
 
 /** The batch headers of a records field. */
-export function batchHeaders(bytes: Uint8Array) {
+export function batchHeaders(field: Uint8Array | null) {
+  const bytes = recordsField(field)
   return splitBatches(bytes).positions.map((pos) => readBatchHeader(bytes, pos))
 }
 
