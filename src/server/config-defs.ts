@@ -259,7 +259,7 @@ export const CONFIG_DEFS = [
     500,
     { min: 1 },
     'high',
-    'Most requests the server works on at once, over all connections (each connection has at most one in flight); at the bound, connections wait before their next request is read. A request parked on purpose (a JoinGroup waiting for its rebalance) stops counting after 200 ms.',
+    'Most requests the server works on at once, over all connections (each connection has at most one in flight); at the bound, connections wait before their next request is read. A request parked on purpose (a JoinGroup waiting for its rebalance) stops counting within 200 ms while others wait.',
   ),
   enumKey(
     'log.level',

@@ -15,7 +15,8 @@ import type { Socket } from 'node:net'
  * every connection of a server shares, as Kafka's request queue is shared by its network threads):
  * at the bound a connection holds its next frame until another request is answered or parks.
  *
- * Frames already buffered are handled in bounded runs (at most {@link FRAMES_PER_TURN} per turn of
+ * Frames already buffered are handled in bounded runs (at most {@link FRAMES_PER_TURN} frames and
+ * about {@link MS_PER_TURN} of work per turn of
  * the event loop), so one connection's pipelined flood cannot hold the loop against the others.
  *
  * A frame the server refuses (oversized, unknown API key, unsupported version, unparseable) ends the
@@ -44,38 +45,46 @@ export interface FrameSource {
 
 /** Frames handled back to back before a connection lets the event loop serve others. */
 export const FRAMES_PER_TURN = 16
+/** Time after which a run of frames stops at the next frame and lets the event loop serve others. */
+export const MS_PER_TURN = 1
 
-/** A request's claim on the gate, from its dispatch until its answer is written. */
+/**
+ * A request's claim on the gate, from its dispatch until its answer is written. Permits taken in
+ * the same interval of the parked-request check share one object, so taking and returning one
+ * costs two counters.
+ */
 export interface Permit {
-  readonly since: number
-  /** Set once the permit no longer counts (returned, or its request parked). */
-  done: boolean
+  /** Permits of this interval still held. */
+  held: number
+  /** Set once these permits no longer count (their requests are parked). */
+  parked: boolean
 }
 
 /**
  * The server-wide bound on requests being worked on (`queued.max.requests`), as Kafka's request
  * queue bounds the requests its handler threads have not finished. A connection takes a permit
- * before it dispatches a frame and returns it once the answer is written; without a permit it
- * waits, in arrival order, for one to be returned.
+ * before it dispatches a frame and returns it (once) when the answer is written; without a permit
+ * it waits, in arrival order, for one to be returned.
  *
  * A request that waits on purpose (a JoinGroup parked until its rebalance completes, a long poll)
  * is, in Kafka, no longer in the queue: it sits in a purgatory, bounded by the connections (one
- * per connection here). So while connections wait for a permit, permits held longer than
- * {@link PARKED_AFTER_MS} stop counting: parked requests never starve the others. The check runs
- * only while someone waits, so the common path costs one counter.
+ * per connection here). So while connections wait for a permit, a check every
+ * {@link PARKED_AFTER_MS}/2 lets the permits held since before the previous check stop counting:
+ * parked requests never starve the others. The check runs only while someone waits.
  */
 export class RequestGate {
   readonly #max: number
-  readonly #now: () => number
   #inFlight = 0
-  readonly #holders = new Set<Permit>()
+  /** Permits taken since the last check. */
+  #current: Permit = { held: 0, parked: false }
+  /** Permits taken in the interval before it (parked at the next check). */
+  #previous: Permit | null = null
   readonly #waiting: ((permit: Permit) => void)[] = []
   #head = 0
   #sweep: NodeJS.Timeout | null = null
 
-  constructor(max: number, now: () => number = Date.now) {
+  constructor(max: number) {
     this.#max = Math.max(1, max)
-    this.#now = now
   }
 
   /** Permits that count. */
@@ -91,23 +100,24 @@ export class RequestGate {
   /** Calls `ready` with a permit once one is free. */
   wait(ready: (permit: Permit) => void): void {
     this.#waiting.push(ready)
-    this.#sweep ??= setInterval(() => this.#parkOld(), PARKED_AFTER_MS / 2)
-    this.#sweep.unref()
+    if (this.#sweep === null) {
+      this.#sweep = setInterval(() => this.#check(), PARKED_AFTER_MS / 2)
+      this.#sweep.unref()
+    }
   }
 
+  /** Returns a permit; the caller returns each permit it took once. */
   release(permit: Permit): void {
-    if (permit.done) return
-    permit.done = true
-    this.#holders.delete(permit)
+    if (permit.parked) return
+    permit.held--
     this.#inFlight--
     this.#handOut()
   }
 
   #grant(): Permit {
-    const permit: Permit = { since: this.#now(), done: false }
     this.#inFlight++
-    this.#holders.add(permit)
-    return permit
+    this.#current.held++
+    return this.#current
   }
 
   #handOut(): void {
@@ -122,18 +132,20 @@ export class RequestGate {
     if (this.#head === this.#waiting.length && this.#sweep !== null) {
       clearInterval(this.#sweep)
       this.#sweep = null
+      this.#previous = null
     }
   }
 
-  /** Permits held longer than PARKED_AFTER_MS stop counting (their requests wait on purpose). */
-  #parkOld(): void {
-    const limit = this.#now() - PARKED_AFTER_MS
-    for (const permit of this.#holders) {
-      if (permit.since > limit) continue
-      permit.done = true
-      this.#holders.delete(permit)
-      this.#inFlight--
+  /** Permits held since before the previous check stop counting (their requests wait on purpose). */
+  #check(): void {
+    const old = this.#previous
+    if (old !== null && old.held > 0) {
+      old.parked = true
+      this.#inFlight -= old.held
+      old.held = 0
     }
+    this.#previous = this.#current
+    this.#current = { held: 0, parked: false }
     this.#handOut()
   }
 }
@@ -224,7 +236,7 @@ export class Connection {
   /**
    * Handles buffered frames one at a time while each is answered at once; stops at a request that
    * is answered later (it resumes when the answer is written), at a full write buffer, at the gate
-   * and after {@link FRAMES_PER_TURN} frames (resumed on the next turn). The socket is read only
+   * and after {@link FRAMES_PER_TURN} frames or {@link MS_PER_TURN} (resumed on the next turn). The socket is read only
    * while nothing is in flight.
    */
   #pump(): void {
@@ -235,10 +247,11 @@ export class Connection {
     const socket = this.#socket
     // Responses answered synchronously in one run leave in one write.
     socket.cork()
+    const deadline = performance.now() + MS_PER_TURN
     try {
       for (let n = 0; ; n++) {
         if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed) break
-        if (n === FRAMES_PER_TURN) {
+        if (n === FRAMES_PER_TURN || (n > 0 && performance.now() >= deadline)) {
           this.#schedulePump()
           break
         }
