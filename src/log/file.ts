@@ -594,7 +594,12 @@ class FilePartitionStore implements PartitionStore {
   }
 
   activeSegment(): SegmentInfo {
-    return segmentInfoOf(this.#segments[this.#segments.length - 1])
+    const seg = this.#segments[this.#segments.length - 1]
+    return {
+      ...segmentInfoOf(seg),
+      offsetIndexEntries: seg.offsets.length,
+      timeIndexEntries: seg.times.length,
+    }
   }
 
   get segmentCount(): number {

@@ -479,7 +479,11 @@ export class PartitionLogImpl implements PartitionLog {
     const tooBig = active.sizeInBytes > c.segmentBytes - incoming
     const tooOld = waited > c.segmentMs - jitter
     const overflow = this.#store.logEndOffset + lastOffsetDelta - active.baseOffset > 2147483647
-    if (tooBig || tooOld || overflow) this.roll(now)
+    // Kafka preallocates each index to segment.index.bytes: 8-byte offset entries, 12-byte time entries.
+    const indexFull =
+      (active.offsetIndexEntries ?? 0) >= Math.floor(c.segmentIndexBytes / 8) ||
+      (active.timeIndexEntries ?? 0) >= Math.floor(c.segmentIndexBytes / 12)
+    if (tooBig || tooOld || overflow || indexFull) this.roll(now)
   }
 
   /** A stable per-segment jitter in [0, max): Kafka draws it at random per segment. */

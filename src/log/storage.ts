@@ -24,6 +24,9 @@ export interface SegmentInfo {
   readonly firstBatchTimestamp: number
   /** When the segment was created (ms). */
   readonly createdMs: number
+  /** Entries of the offset and time indexes (engines with indexes; a full index forces a roll). */
+  readonly offsetIndexEntries?: number
+  readonly timeIndexEntries?: number
 }
 
 /** The bookkeeping both engines keep per segment (named as SegmentInfo, with `size`). */

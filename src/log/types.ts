@@ -29,7 +29,7 @@ export interface LogConfig {
   readonly segmentMs: number
   /** segment.jitter.ms */
   readonly segmentJitterMs: number
-  /** segment.index.bytes */
+  /** segment.index.bytes: a segment whose offset (8 B/entry) or time (12 B/entry) index would outgrow it rolls */
   readonly segmentIndexBytes: number
   /** index.interval.bytes */
   readonly indexIntervalBytes: number

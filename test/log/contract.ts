@@ -2,22 +2,25 @@
 // interface the Kafka handlers use). test/log/memory.test.ts and file.test.ts run it per engine.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { compressSync as rawSnappy } from 'snappy'
 import {
+  buildBatch,
   CompressionCodec,
   CONTROL_FLAG_MASK,
   decodeRecords,
+  encodeRecords,
   readBatchHeader,
   splitBatches,
   TIMESTAMP_TYPE_MASK,
 } from '../../src/log/batch.js'
-import { crc32c, decompress } from '../../src/log/compression.js'
+import { compress, crc32c, decompress } from '../../src/log/compression.js'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../src/log/config.js'
 import type { LogManagerImpl } from '../../src/log/manager.js'
 import { createLogManager } from '../../src/log/manager.js'
 import type { LogStorage } from '../../src/log/storage.js'
 import type { LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { batchOf, dec, hex, markerOf, records } from './helpers.js'
+import { batchOf, dec, enc, hex, markerOf, records } from './helpers.js'
 
 export interface LogHarness {
   /** A storage engine over the harness's durable place (a new instance each call, same data). */
@@ -422,6 +425,62 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
         )
       })
     }
+
+    test('compression: a raw snappy block (librdkafka) is accepted and stored as sent', async () => {
+      const { p } = await fresh()
+      const body = encodeRecords(
+        records(5).map((r, i) => ({
+          timestampDelta: 0,
+          offsetDelta: i,
+          key: enc.encode(r.key!),
+          value: enc.encode(r.value!),
+        })),
+      )
+      const sent = buildBatch(
+        {
+          attributes: CompressionCodec.snappy,
+          lastOffsetDelta: 4,
+          baseTimestamp: NOW,
+          maxTimestamp: NOW,
+          recordsCount: 5,
+        },
+        rawSnappy(Buffer.from(body)),
+        crc32c,
+      )
+      assert.equal((await p.append(sent, { now: NOW })).errorCode, ErrorCode.NONE)
+      const r = await p.read(0, 1 << 20, RU)
+      assert.equal(hex(r.records.subarray(16)), hex(sent.subarray(16)))
+      assert.equal(batchesIn(r.records)[0].values[4], 'v4')
+    })
+
+    test('compression: inner offsets that are not 0..n-1 make the broker rebuild the batch', async () => {
+      const { p } = await fresh()
+      const body = encodeRecords([
+        { timestampDelta: 0, offsetDelta: 0, key: enc.encode('a'), value: enc.encode('1') },
+        { timestampDelta: 0, offsetDelta: 5, key: enc.encode('b'), value: enc.encode('2') },
+      ])
+      const sent = buildBatch(
+        {
+          attributes: CompressionCodec.gzip,
+          lastOffsetDelta: 1,
+          baseTimestamp: NOW,
+          maxTimestamp: NOW,
+          recordsCount: 2,
+        },
+        compress(CompressionCodec.gzip, body),
+        crc32c,
+      )
+      assert.equal((await p.append(sent, { now: NOW })).errorCode, ErrorCode.NONE)
+      const r = await p.read(0, 1 << 20, RU)
+      const hd = readBatchHeader(r.records)
+      assert.equal(hd.attributes & 7, CompressionCodec.gzip)
+      const recs = decodeRecords(decompress(CompressionCodec.gzip, r.records.subarray(61), 1 << 20), 2)
+      assert.deepEqual(
+        recs.map((x) => x.offsetDelta),
+        [0, 1],
+      )
+      assert.equal(hd.crc, crc32c(r.records.subarray(21)))
+    })
 
     test('compression: a truncated compressed stream is INVALID_RECORD', async () => {
       const { p } = await fresh()
