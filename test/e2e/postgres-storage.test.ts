@@ -8,10 +8,10 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import pg from 'pg'
-import type { StreamsGroupDescribeResponse } from '../../src/protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
-import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
+import type { TopographProcess } from '../helpers/topograph-process.js'
 import { tempDataDir } from '../server/harness.js'
+import { commit, converge, describeGroup, startRestartableProcess } from '../testkit/restart-process.js'
 import { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
@@ -20,63 +20,8 @@ type AnyBody = any
 const PG_URL = process.env.TOPOGRAPH_TEST_PG_URL
 
 function startProcess(storage: string, dataDir: string): Promise<TopographProcess> {
-  return startTopographProcess({
-    'coordinator.storage': storage,
-    'data.dir': dataDir,
-    'group.streams.initial.rebalance.delay.ms': '0',
-    'group.streams.assignment.interval.ms': '0',
-    'group.streams.session.timeout.ms': '10000',
-    'group.streams.min.session.timeout.ms': '1000',
-    'group.streams.heartbeat.interval.ms': '100',
-    'group.streams.min.heartbeat.interval.ms': '100',
-  })
+  return startRestartableProcess(dataDir, { 'coordinator.storage': storage })
 }
-
-async function describeGroup(c: WireClient, groupId: string) {
-  const { body } = await c.request<StreamsGroupDescribeResponse>(89, 1, {
-    groupIds: [groupId],
-    includeAuthorizedOperations: false,
-    includeTopologyDescription: false,
-  })
-  return body.groups[0]
-}
-
-async function converge(c: WireClient, groupId: string, group: readonly StreamsMember[]) {
-  for (let i = 0; i < 30; i++) {
-    for (const m of group) assert.equal((await m.heartbeat()).errorCode, 0, m.last?.errorMessage ?? '')
-    const d = await describeGroup(c, groupId)
-    if (d.groupState === 'Stable' && group.every((m) => m.epoch === d.groupEpoch)) return d
-  }
-  assert.fail(`${groupId} did not converge`)
-}
-
-const commit = (
-  c: WireClient,
-  groupId: string,
-  partition: number,
-  offset: bigint,
-  memberId = '',
-  epoch = -1,
-) =>
-  c.request<AnyBody>(8, 9, {
-    groupId,
-    generationIdOrMemberEpoch: epoch,
-    memberId,
-    groupInstanceId: null,
-    topics: [
-      {
-        name: 'in',
-        partitions: [
-          {
-            partitionIndex: partition,
-            committedOffset: offset,
-            committedLeaderEpoch: -1,
-            committedMetadata: `o${offset}`,
-          },
-        ],
-      },
-    ],
-  })
 
 async function fetchOffsets(c: WireClient, groupId: string) {
   const { body } = await c.request<AnyBody>(9, 8, {

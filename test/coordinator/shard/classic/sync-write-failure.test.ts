@@ -30,23 +30,28 @@ async function completingGroupOfTwo(h: Harness): Promise<{ leader: string; follo
   return { leader, follower: ids.find((id) => id !== leader)! }
 }
 
+/** The leader's SyncGroup of generation 1 with these assignments. */
+function leaderSync(leader: string, assignments: { memberId: string; assignment: Uint8Array }[]) {
+  return createSyncGroupRequest({
+    groupId: 'g',
+    memberId: leader,
+    generationId: 1,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments,
+  })
+}
+
 /** The leader's SyncGroup whose append fails: its records are never replayed, its completions fail. */
 async function leaderSyncNotStored(h: Harness, leader: string, follower: string): Promise<void> {
   const token = h.token()
   const r = await h.failing((m, nowMs) =>
     m.classicGroupSync(
       { nowMs, apiVersion: 5, token },
-      createSyncGroupRequest({
-        groupId: 'g',
-        memberId: leader,
-        generationId: 1,
-        protocolType: 'consumer',
-        protocolName: 'range',
-        assignments: [
-          { memberId: leader, assignment: enc('L') },
-          { memberId: follower, assignment: enc('F') },
-        ],
-      }),
+      leaderSync(leader, [
+        { memberId: leader, assignment: enc('L') },
+        { memberId: follower, assignment: enc('F') },
+      ]),
     ),
   )
   assert.equal(r.records.length, 1, 'the leader sync writes the assignment')
@@ -89,14 +94,7 @@ describe('ClassicGroupManager: the leader assignment could not be stored', () =>
     // the storage error); a follower that synced after the leader is parked again here.
     const r = h.manager.classicGroupSync(
       { nowMs: h.nowMs, apiVersion: 5, token: h.token() },
-      createSyncGroupRequest({
-        groupId: 'g',
-        memberId: leader,
-        generationId: 1,
-        protocolType: 'consumer',
-        protocolName: 'range',
-        assignments: [{ memberId: leader, assignment: enc('L') }],
-      }),
+      leaderSync(leader, [{ memberId: leader, assignment: enc('L') }]),
     )
     assert.deepEqual(r.completions!.map((c) => c.token).sort(), [parked.token, parked.token + 1].sort())
     const again = h.token()
