@@ -356,7 +356,10 @@ export function mapFrame(frame: Buffer, schema: SchemaDef, version: number): Fra
       if (flexible && inRange(f.taggedVersions, version)) continue
       field(f)
     }
-    if (!flexible) return
+    if (flexible) tagged(s.fields)
+  }
+  /** A tagged-field section: count, then tag, size and data of each; `known` fields are read as such. */
+  const tagged = (known: readonly FieldDef[]) => {
     const at = pos
     const count = uvarint('tagcount')
     const fields: { at: number; end: number; tag: number }[] = []
@@ -365,9 +368,9 @@ export function mapFrame(frame: Buffer, schema: SchemaDef, version: number): Fra
       const tag = uvarint('tag')
       const size = uvarint('tagsize')
       const start = pos
-      const known = s.fields.find((f) => f.tag === tag && inRange(f.taggedVersions, version))
-      if (known) {
-        field(known)
+      const f = known.find((k) => k.tag === tag && inRange(k.taggedVersions, version))
+      if (f) {
+        field(f)
         if (pos !== start + size)
           throw new FrameMapError(`tagged field ${tag} at ${fieldAt} is not ${size} bytes`)
       } else data('data', size)
@@ -383,18 +386,7 @@ export function mapFrame(frame: Buffer, schema: SchemaDef, version: number): Fra
   fixed('int', 4)
   const clientId = fixed('len16', 2)
   if (clientId > 0) data('data', clientId)
-  if (flexible) {
-    const at = pos
-    const count = uvarint('tagcount')
-    const fields: { at: number; end: number; tag: number }[] = []
-    for (let i = 0; i < count; i++) {
-      const fieldAt = pos
-      const tag = uvarint('tag')
-      data('data', uvarint('tagsize'))
-      fields.push({ at: fieldAt, end: pos, tag })
-    }
-    sections.push({ at, end: pos, fields })
-  }
+  if (flexible) tagged([])
   const bodyAt = pos
   struct(schema.root)
   if (pos !== frame.length) throw new FrameMapError(`${frame.length - pos} bytes left after the body`)
