@@ -35,6 +35,13 @@ module.exports = {
       from: { path: '^src/(clients|cli/kafka-streams-groups|console)' },
       to: { path: ['^src/coordinator', '^src/server'] },
     },
+    {
+      name: 'log-stands-alone',
+      comment: 'src/log (the partitions\' storage) imports neither the coordinator nor the server',
+      severity: 'error',
+      from: { path: '^src/log' },
+      to: { path: ['^src/coordinator', '^src/server', '^src/clients', '^src/cli', '^src/console', '^src/plugin'] },
+    },
     { name: 'no-circular-across-folders', severity: 'warn', from: {}, to: { circular: true } },
   ],
   options: {

@@ -18,7 +18,9 @@
  *    baseTimestamp) has passed. Batches keep their base offset, last offset delta, producer fields
  *    and leader epoch; a batch that loses every record is dropped, unless it holds a producer's
  *    last sequence (then it stays, empty, so producer state survives a restart). Control batches
- *    are kept. Offsets never change. A batch whose records all survive keeps its bytes.
+ *    are kept, and so are aborted transactions' batches, which never enter the offset map (a
+ *    record of an aborted transaction must not remove the committed record of its key).
+ *    Offsets never change. A batch whose records all survive keeps its bytes.
  * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the
  *    cleaner checkpoint moves to the end of the range.
  *
@@ -41,6 +43,7 @@ import {
   hasDeleteHorizon,
   isControl,
   isLogAppendTime,
+  isTransactional,
   readBatchHeader,
 } from './batch.js'
 import { compress, decompress } from './compression.js'
@@ -219,6 +222,9 @@ export class LogCleaner {
         if (b.baseOffset >= end) break
         const h = readBatchHeader(b.bytes, 0)
         if (isControl(h.attributes)) continue
+        // Records of aborted transactions never supersede anything: a read_committed reader
+        // skips them, so the record they would replace must stay (Kafka's buildOffsetMap).
+        if (isTransactional(h.attributes) && log.isAborted(h.producerId, h.baseOffset)) continue
         for (const r of this.#records(b.bytes, h)) {
           if (r.key === null) continue
           const k = keyString(r.key)
@@ -262,42 +268,52 @@ export class LogCleaner {
     for (const s of segments) {
       const end = endOf(s)
       if (s.baseOffset >= cleanedUpTo) break
-      const kept: { bytes: Uint8Array; info: AppendBatchInfo }[] = []
       let changed = false
-      for (const b of log.store.batchesFrom(s.baseOffset)) {
-        if (b.baseOffset >= end) break
-        const h = readBatchHeader(b.bytes, 0)
-        const out = this.#filterBatch(b.bytes, h, map, now, log.config.deleteRetentionMs, producerLastOffsets)
-        removed += out.removed
-        if (out.bytes !== b.bytes) changed = true
-        if (out.bytes !== null) {
-          const oh = out.bytes === b.bytes ? h : readBatchHeader(out.bytes, 0)
-          kept.push({
-            bytes: out.bytes === b.bytes ? b.bytes.slice() : out.bytes,
-            info: {
-              baseOffset: oh.baseOffset,
-              lastOffset: oh.baseOffset + oh.lastOffsetDelta,
-              maxTimestamp: oh.maxTimestamp,
-              offsetOfMaxTimestamp: oh.baseOffset,
-            },
-          })
+      let written = 0
+      const filter = this.#filterBatch.bind(this)
+      const deleteRetentionMs = log.config.deleteRetentionMs
+      // The kept batches are produced one at a time while the engine writes them: a segment is
+      // never held in memory whole.
+      async function* kept(): AsyncGenerator<{ bytes: Uint8Array; info: AppendBatchInfo }> {
+        for (const b of log.store.batchesFrom(s.baseOffset)) {
+          if (b.baseOffset >= end) break
+          const h = readBatchHeader(b.bytes, 0)
+          const out = filter(b.bytes, h, map, now, deleteRetentionMs, producerLastOffsets)
+          removed += out.removed
+          if (out.bytes !== b.bytes) changed = true
+          if (out.bytes !== null) {
+            const same = out.bytes === b.bytes
+            const oh = same ? h : readBatchHeader(out.bytes, 0)
+            const bytes = same ? b.bytes.slice() : out.bytes
+            written += bytes.byteLength
+            yield {
+              bytes,
+              info: {
+                baseOffset: oh.baseOffset,
+                lastOffset: oh.baseOffset + oh.lastOffsetDelta,
+                maxTimestamp: oh.maxTimestamp,
+                offsetOfMaxTimestamp: oh.baseOffset,
+              },
+            }
+          }
+          await maybeYield()
         }
-        await maybeYield()
       }
       bytesBefore += s.sizeInBytes
-      if (!changed) {
-        bytesAfter += s.sizeInBytes
-        continue
-      }
       if (!log.online) throw new Error('the log went offline while it was cleaned')
-      await log.store.replaceSegment(s.baseOffset, kept)
-      count++
-      for (const k of kept) bytesAfter += k.bytes.byteLength
+      const replaced = await log.store.replaceSegment(s.baseOffset, {
+        batches: kept(),
+        changed: () => changed,
+      })
+      if (replaced) {
+        count++
+        bytesAfter += written
+      } else bytesAfter += s.sizeInBytes
       sliceStart = performance.now()
     }
     // 4. The checkpoint.
+    // No listener event: compaction changes no offset a reader positions itself by.
     await log.store.setCleanerCheckpoint(cleanedUpTo)
-    log.emit('truncate')
     return this.#stats(log, count, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
   }
 

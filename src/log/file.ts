@@ -41,6 +41,7 @@ import type {
   OpenedPartition,
   PartitionStore,
   SegmentInfo,
+  SegmentRewrite,
   StoredBatch,
 } from './storage.js'
 import { segmentIndexFor, segmentInfoOf } from './storage.js'
@@ -73,6 +74,8 @@ const RECOVERY_POINT_FILE = 'recovery-point-offset-checkpoint'
 const LOG_START_FILE = 'log-start-offset-checkpoint'
 const CLEANER_FILE = 'cleaner-offset-checkpoint'
 const CHUNK = 1 << 20
+/** Bytes read at a time when walking batch headers. */
+const WALK_WINDOW = 16 * 1024
 
 export function segmentFileName(offset: number, suffix: string): string {
   return `${String(offset).padStart(20, '0')}${suffix}`
@@ -304,7 +307,7 @@ class FilePartitionStore implements PartitionStore {
       if (!clean) this.#storage.setRecoveryPoint(this.#tp, this.logEndOffset)
     }
     // Producer snapshots: drop those past the log end, return the newest that is left.
-    let snapshot: { offset: number; bytes: Uint8Array } | null = null
+    let snapshot: { offset: number; bytes: Uint8Array; aborted: Uint8Array | null } | null = null
     const snaps = fs
       .readdirSync(this.#dir)
       .map((n) => parseBase(n, '.snapshot'))
@@ -312,11 +315,19 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     for (const off of snaps) {
       const p = join(this.#dir, segmentFileName(off, '.snapshot'))
+      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
       if (off > this.logEndOffset) {
         fs.unlinkSync(p)
+        if (fs.existsSync(ap)) fs.unlinkSync(ap)
         continue
       }
-      if (snapshot === null) snapshot = { offset: off, bytes: new Uint8Array(fs.readFileSync(p)) }
+      if (snapshot === null) {
+        snapshot = {
+          offset: off,
+          bytes: new Uint8Array(fs.readFileSync(p)),
+          aborted: fs.existsSync(ap) ? new Uint8Array(fs.readFileSync(ap)) : null,
+        }
+      }
     }
     if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
       writeFileAtomic(
@@ -434,19 +445,31 @@ class FilePartitionStore implements PartitionStore {
     visit: (h: { base: number; size: number; last: number; maxTs: number; pos: number }) => boolean,
     onBad: (pos: number) => void,
   ): void {
-    const head = new Uint8Array(RECORD_BATCH_OVERHEAD)
+    // Headers are read through a window of WALK_WINDOW bytes: one read serves every batch header
+    // in it (an index interval of small batches is one or two reads, not one per batch).
+    let window = new Uint8Array(0)
+    let windowStart = 0
     let pos = start
     while (pos < end) {
-      if (end - pos < RECORD_BATCH_OVERHEAD || this.#readFully(seg.fd, head, pos) < RECORD_BATCH_OVERHEAD) {
+      if (end - pos < RECORD_BATCH_OVERHEAD) {
         onBad(pos)
         return
       }
-      const h = scanHeader(head, 0)
+      if (pos < windowStart || pos + RECORD_BATCH_OVERHEAD > windowStart + window.byteLength) {
+        window = new Uint8Array(Math.min(WALK_WINDOW, end - pos))
+        windowStart = pos
+        if (this.#readFully(seg.fd, window, pos) < RECORD_BATCH_OVERHEAD) {
+          onBad(pos)
+          return
+        }
+      }
+      const at = pos - windowStart
+      const h = scanHeader(window, at)
       if (
         h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
         h.size < RECORD_BATCH_OVERHEAD ||
         pos + h.size > end ||
-        head[MAGIC_OFFSET] !== 2
+        window[at + MAGIC_OFFSET] !== 2
       ) {
         onBad(pos)
         return
@@ -570,6 +593,19 @@ class FilePartitionStore implements PartitionStore {
     return this.#segments.map(segmentInfoOf)
   }
 
+  activeSegment(): SegmentInfo {
+    const seg = this.#segments[this.#segments.length - 1]
+    return {
+      ...segmentInfoOf(seg),
+      offsetIndexEntries: seg.offsets.length,
+      timeIndexEntries: seg.times.length,
+    }
+  }
+
+  get segmentCount(): number {
+    return this.#segments.length
+  }
+
   append(batch: Uint8Array, info: AppendBatchInfo): void {
     const seg = this.#segments[this.#segments.length - 1]
     const pos = seg.size
@@ -689,6 +725,19 @@ class FilePartitionStore implements PartitionStore {
     return new Uint8Array(0)
   }
 
+  bytesFrom(offset: number): number {
+    let n = 0
+    for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
+      const seg = this.#segments[si]
+      if (offset <= seg.baseOffset) n += seg.size
+      else if (offset < seg.nextOffset) {
+        const pos = this.#positionOf(seg, offset)
+        if (pos >= 0) n += seg.size - pos
+      }
+    }
+    return n
+  }
+
   *batchesFrom(offset: number): Iterable<StoredBatch> {
     for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
       const seg = this.#segments[si]
@@ -751,17 +800,17 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     // Keep the newest snapshot whatever its offset (it is still the state to start from).
     for (const off of snaps.slice(1)) {
-      if (off < offset) this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+      if (off >= offset) continue
+      this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
+      if (this.#fs.existsSync(ap)) this.#fs.unlinkSync(ap)
     }
   }
 
-  async replaceSegment(
-    baseOffset: number,
-    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
-  ): Promise<void> {
-    const idx = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
-    if (idx < 0 || idx === this.#segments.length - 1) return
-    const old = this.#segments[idx]
+  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
+    const start = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
+    if (start < 0 || start === this.#segments.length - 1) return false
+    const old = this.#segments[start]
     const cleanedPath = `${old.path}.cleaned`
     const fd = this.#fs.openSync(cleanedPath, 'w+')
     const seg: FileSegment = {
@@ -781,7 +830,7 @@ class FilePartitionStore implements PartitionStore {
       flushedSize: 0,
     }
     try {
-      for (const b of batches) {
+      for await (const b of rewrite.batches) {
         let written = 0
         while (written < b.bytes.byteLength) {
           written += this.#fs.writeSync(
@@ -803,11 +852,23 @@ class FilePartitionStore implements PartitionStore {
         )
         seg.size += b.bytes.byteLength
       }
+      if (!rewrite.changed()) {
+        this.#fs.closeSync(fd)
+        this.#fs.unlinkSync(cleanedPath)
+        return false
+      }
       await this.#fsyncFd(fd)
     } catch (e) {
       this.#fs.closeSync(fd)
       this.#fs.unlinkSync(cleanedPath)
       throw e
+    }
+    // Appends may have rolled new segments meanwhile: find the old one again.
+    const idx = this.#segments.indexOf(old)
+    if (idx < 0) {
+      this.#fs.closeSync(fd)
+      this.#fs.unlinkSync(cleanedPath)
+      return false
     }
     seg.flushedSize = seg.size
     // The segment's offsets range stays what it was even if its last batches were removed.
@@ -818,6 +879,7 @@ class FilePartitionStore implements PartitionStore {
     this.#fs.renameSync(cleanedPath, old.path)
     this.#segments[idx] = seg
     this.#fs.closeSync(old.fd)
+    return true
   }
 
   #fsyncFd(fd: number): Promise<void> {
@@ -849,8 +911,10 @@ class FilePartitionStore implements PartitionStore {
     this.#storage.setRecoveryPoint(this.#tp, end)
   }
 
-  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
     if (this.#closed) return
+    // The aborted list first: a snapshot never exists without the list that goes with it.
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.aborted')), aborted)
     writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
     this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
   }

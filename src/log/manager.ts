@@ -51,6 +51,7 @@ export class LogManagerImpl implements LogManager {
   #opened = false
   #closed = false
   #retentionRunning: Promise<void> | null = null
+  #changes: Promise<void> = Promise.resolve()
 
   constructor(config: LogManagerConfig, opts: LogManagerOptions = {}) {
     this.#config = config
@@ -138,16 +139,26 @@ export class LogManagerImpl implements LogManager {
     await this.#storage.close()
   }
 
-  async createPartitions(
-    topic: string,
-    topicId: string,
-    fromCount: number,
-    toCount: number,
-    configs?: Partial<LogConfig>,
+  /** Topic changes (create, delete) run one at a time, in call order. */
+  #serial<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.#changes.then(job)
+    this.#changes = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    return run
+  }
+
+  createPartitions(...args: Parameters<LogManager['createPartitions']>): Promise<void> {
+    return this.#serial(() => this.#createPartitions(...args))
+  }
+
+  async #createPartitions(
+    ...[topic, topicId, fromCount, toCount, configs]: Parameters<LogManager['createPartitions']>
   ): Promise<void> {
     let t = this.#topics.get(topic)
     if (t !== undefined && t.topicId !== topicId) {
-      await this.deleteTopic(topic)
+      await this.#deleteTopic(topic)
       t = undefined
     }
     if (t === undefined) {
@@ -157,6 +168,7 @@ export class LogManagerImpl implements LogManager {
       t.overrides = configs
     }
     const config = resolveLogConfig(this.#config.defaults, t.overrides)
+    for (const p of t.partitions) if (p !== undefined) p.config = config
     for (let i = fromCount; i < toCount; i++) {
       if (t.partitions[i] !== undefined) continue
       const stored = await this.#storage.storedTopicId(topic, i)
@@ -197,7 +209,11 @@ export class LogManagerImpl implements LogManager {
     }
   }
 
-  async deleteTopic(topic: string): Promise<void> {
+  deleteTopic(topic: string): Promise<void> {
+    return this.#serial(() => this.#deleteTopic(topic))
+  }
+
+  async #deleteTopic(topic: string): Promise<void> {
     const t = this.#topics.get(topic)
     if (t === undefined) return
     this.#topics.delete(topic)
@@ -265,6 +281,10 @@ export class LogManagerImpl implements LogManager {
       this.#retentionRunning = null
     })
     return this.#retentionRunning
+  }
+
+  metadataDir(): string | null {
+    return this.#storage.metadataDir()
   }
 
   /** The cleaner (its lastStats tell what recent cleans did). */

@@ -10,6 +10,7 @@ import type {
   OpenedPartition,
   PartitionStore,
   SegmentInfo,
+  SegmentRewrite,
   StoredBatch,
 } from './storage.js'
 import { type SegmentStats, segmentIndexFor, segmentInfoOf } from './storage.js'
@@ -27,7 +28,7 @@ interface MemPartitionData {
   topicId: string
   segments: MemSegment[]
   logStartOffset: number
-  snapshot: { offset: number; bytes: Uint8Array } | null
+  snapshot: { offset: number; bytes: Uint8Array; aborted: Uint8Array | null } | null
   cleanerCheckpoint: number
 }
 
@@ -90,6 +91,14 @@ class MemoryPartitionStore implements PartitionStore {
     return this.#data.segments.map(segmentInfoOf)
   }
 
+  activeSegment(): SegmentInfo {
+    return segmentInfoOf(this.#data.segments[this.#data.segments.length - 1])
+  }
+
+  get segmentCount(): number {
+    return this.#data.segments.length
+  }
+
   append(batch: Uint8Array, info: AppendBatchInfo): void {
     const segs = this.#data.segments
     const s = segs[segs.length - 1]
@@ -137,6 +146,21 @@ class MemoryPartitionStore implements PartitionStore {
     return new Uint8Array(0)
   }
 
+  bytesFrom(offset: number): number {
+    const segs = this.#data.segments
+    let n = 0
+    for (let si = segmentIndexFor(segs, offset); si < segs.length; si++) {
+      const s = segs[si]
+      if (offset <= s.baseOffset) {
+        n += s.size
+        continue
+      }
+      for (let bi = batchIndexFor(s.batches, offset); bi < s.batches.length; bi++)
+        n += s.batches[bi].bytes.byteLength
+    }
+    return n
+  }
+
   *batchesFrom(offset: number): Iterable<StoredBatch> {
     const segs = this.#data.segments
     for (let si = segmentIndexFor(segs, offset); si < segs.length; si++) {
@@ -153,32 +177,39 @@ class MemoryPartitionStore implements PartitionStore {
     this.#data.segments.splice(0, Math.min(count, this.#data.segments.length - 1))
   }
 
-  async replaceSegment(
-    baseOffset: number,
-    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
-  ): Promise<void> {
+  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
     const s = this.#data.segments.find((x) => x.baseOffset === baseOffset)
-    if (s === undefined) return
-    s.batches = []
-    s.size = 0
-    s.maxTimestamp = -1
-    s.offsetOfMaxTimestamp = -1
-    s.firstBatchTimestamp = -1
-    for (const b of batches) {
-      s.batches.push({
+    if (s === undefined) return false
+    const next: MemSegment = {
+      baseOffset,
+      nextOffset: s.nextOffset,
+      size: 0,
+      maxTimestamp: -1,
+      offsetOfMaxTimestamp: -1,
+      firstBatchTimestamp: -1,
+      createdMs: s.createdMs,
+      batches: [],
+    }
+    for await (const b of rewrite.batches) {
+      next.batches.push({
         bytes: b.bytes,
         baseOffset: b.info.baseOffset,
         lastOffset: b.info.lastOffset,
         maxTimestamp: b.info.maxTimestamp,
         offsetOfMaxTimestamp: b.info.offsetOfMaxTimestamp,
       })
-      s.size += b.bytes.byteLength
-      if (s.firstBatchTimestamp < 0) s.firstBatchTimestamp = b.info.maxTimestamp
-      if (b.info.maxTimestamp > s.maxTimestamp) {
-        s.maxTimestamp = b.info.maxTimestamp
-        s.offsetOfMaxTimestamp = b.info.offsetOfMaxTimestamp
+      next.size += b.bytes.byteLength
+      if (next.firstBatchTimestamp < 0) next.firstBatchTimestamp = b.info.maxTimestamp
+      if (b.info.maxTimestamp > next.maxTimestamp) {
+        next.maxTimestamp = b.info.maxTimestamp
+        next.offsetOfMaxTimestamp = b.info.offsetOfMaxTimestamp
       }
     }
+    if (!rewrite.changed()) return false
+    const i = this.#data.segments.indexOf(s)
+    if (i < 0) return false
+    this.#data.segments[i] = next
+    return true
   }
 
   cleanerCheckpoint(): number {
@@ -195,8 +226,8 @@ class MemoryPartitionStore implements PartitionStore {
 
   async flush(): Promise<void> {}
 
-  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
-    this.#data.snapshot = { offset, bytes: bytes.slice() }
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
+    this.#data.snapshot = { offset, bytes: bytes.slice(), aborted: aborted.slice() }
   }
 
   async close(): Promise<void> {}

@@ -182,6 +182,41 @@ export class ProducerStateManager {
   }
 
   /**
+   * The checks of a transaction marker (transactions.md §8.3): its epoch against the producer's
+   * (strictly above with transaction version 2, unless no transaction is open and it is a re-sent
+   * marker; at least equal before), then its coordinator epoch against the last one seen.
+   */
+  checkMarker(
+    producerId: number,
+    producerEpoch: number,
+    coordinatorEpoch: number,
+    transactionVersion: number,
+  ): ProducerCheck {
+    const e = this.#producers.get(producerId)
+    if (e === undefined) return { kind: 'ok' }
+    const open = e.currentTxnFirstOffset >= 0
+    const epochOk =
+      transactionVersion >= 2
+        ? producerEpoch > e.producerEpoch || (producerEpoch === e.producerEpoch && !open)
+        : producerEpoch >= e.producerEpoch
+    if (!epochOk) {
+      return {
+        kind: 'error',
+        errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
+        message: `Invalid producer epoch for transaction marker of producer ${producerId} in ${this.#tp}: ${producerEpoch} (marker epoch), ${e.producerEpoch} (current producer epoch)`,
+      }
+    }
+    if (coordinatorEpoch < e.coordinatorEpoch) {
+      return {
+        kind: 'error',
+        errorCode: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+        message: `Invalid coordinator epoch for producer ${producerId} in ${this.#tp}: ${coordinatorEpoch} (zombie), ${e.coordinatorEpoch} (current)`,
+      }
+    }
+    return { kind: 'ok' }
+  }
+
+  /**
    * Transactions hook: a control batch (transaction marker) ends the producer's open transaction.
    * Returns the transaction's first offset, or -1 when none was open.
    */

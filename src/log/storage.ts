@@ -24,6 +24,9 @@ export interface SegmentInfo {
   readonly firstBatchTimestamp: number
   /** When the segment was created (ms). */
   readonly createdMs: number
+  /** Entries of the offset and time indexes (engines with indexes; a full index forces a roll). */
+  readonly offsetIndexEntries?: number
+  readonly timeIndexEntries?: number
 }
 
 /** The bookkeeping both engines keep per segment (named as SegmentInfo, with `size`). */
@@ -72,6 +75,14 @@ export interface AppendBatchInfo {
   readonly offsetOfMaxTimestamp: number
 }
 
+/** The new content of a segment the cleaner rewrites. */
+export interface SegmentRewrite {
+  /** The batches of the new segment, in order, produced while the engine writes them. */
+  readonly batches: AsyncIterable<{ readonly bytes: Uint8Array; readonly info: AppendBatchInfo }>
+  /** Asked once the batches are consumed: false means nothing changed (keep the old segment). */
+  readonly changed: () => boolean
+}
+
 /** A stored batch as iterated: `bytes` is a view valid until the store changes. */
 export interface StoredBatch {
   readonly bytes: Uint8Array
@@ -83,7 +94,12 @@ export interface StoredBatch {
 export interface OpenedPartition {
   readonly logStartOffset: number
   /** Newest producer snapshot at or below the log end offset, or null. */
-  readonly producerSnapshot: { readonly offset: number; readonly bytes: Uint8Array } | null
+  readonly producerSnapshot: {
+    readonly offset: number
+    readonly bytes: Uint8Array
+    /** The aborted transactions whose marker is below `offset` (AbortedTxn entries), null when none were stored. */
+    readonly aborted: Uint8Array | null
+  } | null
   /** True when the store recovered from an unclean shutdown (it truncated any torn tail). */
   readonly recovered: boolean
   /** Bytes dropped from the tail during recovery. */
@@ -97,6 +113,14 @@ export interface PartitionStore {
   readonly sizeInBytes: number
   /** Oldest first; the last one is the active segment. Never empty once open. */
   segments(): readonly SegmentInfo[]
+  /** The active segment (cheap: called before every append). */
+  activeSegment(): SegmentInfo
+  readonly segmentCount: number
+  /**
+   * Bytes stored from the batch holding `offset` to the log end (long-poll accounting without
+   * reading the data); 0 when `offset` is at or past the end.
+   */
+  bytesFrom(offset: number): number
   /** Appends one batch (offsets already assigned) to the active segment. Throws on I/O failure. */
   append(batch: Uint8Array, info: AppendBatchInfo): void
   /** Starts a new active segment at the log end offset (nothing when the active one is empty). */
@@ -113,11 +137,12 @@ export interface PartitionStore {
   timestampLookup(segmentBaseOffset: number, timestamp: number): number
   /** Deletes the `count` oldest segments (the caller never deletes the active one). */
   deleteOldestSegments(count: number): void
-  /** Replaces a non-active segment's batches by the given ones (compaction), atomically. */
-  replaceSegment(
-    baseOffset: number,
-    batches: readonly { bytes: Uint8Array; info: AppendBatchInfo }[],
-  ): Promise<void>
+  /**
+   * Replaces a non-active segment's batches (compaction), atomically: the new batches are
+   * consumed one at a time (never all in memory), then, if `rewrite.changed()`, swapped in.
+   * Returns whether the segment was replaced.
+   */
+  replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean>
   /** Where the compacted part of the log ends (Kafka's cleaner-offset-checkpoint), 0 when never cleaned. */
   cleanerCheckpoint(): number
   setCleanerCheckpoint(offset: number): Promise<void>
@@ -125,8 +150,11 @@ export interface PartitionStore {
   setLogStartOffset(offset: number): Promise<void>
   /** Makes everything appended durable (fsync) and moves the recovery point to the log end. */
   flush(): Promise<void>
-  /** Stores a producer-state snapshot taken at `offset` (older ones may be dropped). */
-  writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void>
+  /**
+   * Stores a producer-state snapshot taken at `offset` (older ones may be dropped), with the
+   * aborted transactions whose marker is below `offset` (34-byte AbortedTxn entries).
+   */
+  writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void>
   /** Flushes and releases files; `clean` lets the next open skip recovery. */
   close(): Promise<void>
   /** Removes everything of the partition. */

@@ -29,7 +29,7 @@ export interface LogConfig {
   readonly segmentMs: number
   /** segment.jitter.ms */
   readonly segmentJitterMs: number
-  /** segment.index.bytes */
+  /** segment.index.bytes: a segment whose offset (8 B/entry) or time (12 B/entry) index would outgrow it rolls */
   readonly segmentIndexBytes: number
   /** index.interval.bytes */
   readonly indexIntervalBytes: number
@@ -121,6 +121,12 @@ export interface AppendOptions {
    * batches are stored and open a transaction in the producer state either way.
    */
   readonly transactionVerified?: boolean
+  /**
+   * Transaction markers (origin `coordinator`): the transaction's client transaction version.
+   * With 2 (KIP-890) a marker's epoch must be above the producer's, or equal when no transaction
+   * is open; below 2 it must be at least the producer's (transactions.md §8.3).
+   */
+  readonly transactionVersion?: number
 }
 
 export interface AppendResult {
@@ -304,6 +310,8 @@ export interface LogManager {
   runRetention(now: number): Promise<void>
   /** Runs one compaction pass over every cleanable partition now (also scheduled by the cleaner). */
   runCleaner(now: number): Promise<void>
+  /** Where the log layer's own small files live (the first log directory), null for the memory engine: give it to ProducerIdManager. */
+  metadataDir(): string | null
 }
 
 /** The logging the log layer does (pino's Logger fits). */

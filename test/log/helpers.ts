@@ -76,3 +76,30 @@ export function hex(b: Uint8Array): string {
 export function fromHex(s: string): Uint8Array {
   return new Uint8Array(Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex'))
 }
+
+/** A transaction marker as the transaction coordinator writes it (transactions.md §8.2). */
+export function markerOf(
+  producerId: number,
+  producerEpoch: number,
+  commit: boolean,
+  coordinatorEpoch: number,
+  timestamp = 1700000000000,
+): Uint8Array {
+  const key = Uint8Array.of(0, 0, 0, commit ? 1 : 0)
+  const value = new Uint8Array(6)
+  new DataView(value.buffer).setInt32(2, coordinatorEpoch)
+  return buildBatch(
+    {
+      attributes: 0x30,
+      lastOffsetDelta: 0,
+      baseTimestamp: timestamp,
+      maxTimestamp: timestamp,
+      producerId,
+      producerEpoch,
+      baseSequence: -1,
+      recordsCount: 1,
+    },
+    encodeRecords([{ timestampDelta: 0, offsetDelta: 0, key, value }]),
+    crc32c,
+  )
+}
