@@ -1,7 +1,15 @@
 # Helpers shared by scripts/start.sh and scripts/test.sh.
 
-# Install npm dependencies when node_modules is missing or older than the lock file.
+# Install npm dependencies when node_modules is missing or older than the lock file. A node_modules
+# that is a symbolic link is an install shared with other checkouts: `npm ci` would delete it under
+# them, so it is left alone (install into it where it lives).
 ensure_node_modules() {
+  if [ -L node_modules ]; then
+    if [ package-lock.json -nt node_modules/.package-lock.json ]; then
+      echo "== node_modules links to $(readlink node_modules), older than package-lock.json: not reinstalled here"
+    fi
+    return 0
+  fi
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "== installing npm dependencies"
     npm ci --no-audit --no-fund

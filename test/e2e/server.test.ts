@@ -36,6 +36,8 @@ describe('server over TCP', { timeout: 60_000 }, () => {
       assert.equal(body.errorCode, 0)
       const keys = body.apiKeys.map((k: Obj) => [k.apiKey, k.minVersion, k.maxVersion])
       assert.deepEqual(keys, [
+        [0, 0, 13],
+        [1, 4, 18],
         [2, 1, 11],
         [3, 0, 13],
         [8, 2, 10],
@@ -51,15 +53,22 @@ describe('server over TCP', { timeout: 60_000 }, () => {
         [18, 0, 5],
         [19, 2, 7],
         [20, 1, 6],
+        [21, 0, 2],
+        [22, 0, 5],
+        [23, 2, 4],
         [29, 1, 3],
         [30, 1, 3],
         [31, 1, 3],
         [32, 1, 4],
+        [33, 0, 2],
+        [35, 1, 5],
         [36, 0, 2],
+        [37, 0, 3],
         [42, 0, 3],
         [44, 0, 1],
         [47, 0, 0],
         [60, 0, 2],
+        [61, 0, 0],
         [68, 0, 1],
         [69, 0, 1],
         [88, 0, 1],
@@ -140,11 +149,11 @@ describe('server over TCP', { timeout: 60_000 }, () => {
     }
   })
 
-  test('Metadata: unknown topic is UNKNOWN_TOPIC_OR_PARTITION and is not auto-created', async () => {
+  test('Metadata: unknown topic is UNKNOWN_TOPIC_OR_PARTITION and, without AllowAutoTopicCreation, not created', async () => {
     const c = await client()
     const { body } = await c.request<AnyBody>(3, 12, {
       topics: [{ name: 'never-made', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
-      allowAutoTopicCreation: true,
+      allowAutoTopicCreation: false,
     })
     assert.equal(body.topics.length, 1)
     assert.equal(body.topics[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
@@ -360,8 +369,8 @@ describe('server over TCP', { timeout: 60_000 }, () => {
     test('unknown API key', async () => {
       await expectClosedAfterOneAnswer(rawFrame(999, 0, 2, Buffer.alloc(0)))
     })
-    test('an API that is not served (Produce)', async () => {
-      await expectClosedAfterOneAnswer(rawFrame(0, 9, 2, Buffer.alloc(0)))
+    test('a Produce version below the served range (v2, though ApiVersions advertises 0)', async () => {
+      await expectClosedAfterOneAnswer(rawFrame(0, 2, 2, Buffer.alloc(0)))
     })
     test('unsupported version of Metadata', async () => {
       await expectClosedAfterOneAnswer(rawFrame(3, 14, 2, Buffer.alloc(0)))

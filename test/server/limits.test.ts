@@ -98,7 +98,14 @@ describe('limits and requests the handler cannot serve', () => {
 
   before(async () => {
     ts = await startTestServer(
-      { 'topic.max.partitions': '1000', 'max.partitions': '1500', 'group.initial.rebalance.delay.ms': '0' },
+      {
+        'topic.max.partitions': '1000',
+        'max.partitions': '1500',
+        'group.initial.rebalance.delay.ms': '0',
+        // Limits, not storage: thousands of partition logs in memory; no topic made by Metadata.
+        'log.storage': 'memory',
+        'auto.create.topics.enable': 'false',
+      },
       { logger: captured.logger },
     )
     c = await Conn.open(ts.port)

@@ -90,7 +90,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       // In WAL mode a commit is a write() of the frames to the WAL file before COMMIT returns.
       // With synchronous=NORMAL the WAL is fsynced only at checkpoints, so a committed transaction
       // sits in the operating system's page cache, which outlives the process: kill -9 right after
-      // an acknowledged append loses nothing (test/coordinator/storage/kill.test.ts proves it).
+      // an acknowledged append loses nothing (test/coordinator/storage/kill.e2e.test.ts proves it).
       // Only power loss or an OS crash could lose the last commits; `synchronous: 'full'` covers
       // that too, at one fsync per append. Kafka itself acknowledges coordinator writes without an
       // fsync (it relies on replication), so NORMAL is the default.

@@ -93,7 +93,7 @@ function describe(
           : { entries: groupEntries(ctx, r.resourceName) }
       break
     case ConfigResourceType.TOPIC:
-      outcome = describeTopic(ctx.server.topics, r.resourceName)
+      outcome = describeTopic(ctx.server.topics, r.resourceName, ctx.server.config.raw)
       break
     case ConfigResourceType.BROKER:
       outcome = describeBroker(ctx.server.config, ctx.server.nodeId, r.resourceName)

@@ -1,0 +1,123 @@
+/**
+ * The fuzz corpus: every input that found a bug, replayed against a fresh server by the tests
+ * (test/fuzz/corpus.e2e.test.ts). One file per input, `<name>.hex`: lines starting with # say what
+ * the input is and where it came from; every other line is one frame in hex, size prefix included,
+ * sent in order, each on a connection of its own.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { decodeResponse, encodeRequestFrame } from '../../src/protocol/frames.js'
+import { API_DEFINITIONS, type ApiMessageTypes } from '../../src/protocol/generated/registry.js'
+import { expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
+
+export interface CorpusEntry {
+  readonly name: string
+  readonly about: string
+  readonly frames: readonly Buffer[]
+}
+
+export function readCorpus(dir: string): CorpusEntry[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.hex'))
+    .sort()
+    .map((file) => {
+      const lines = readFileSync(join(dir, file), 'utf8').split('\n')
+      const about = lines
+        .filter((l) => l.startsWith('#'))
+        .map((l) => l.replace(/^#\s?/, ''))
+        .join(' ')
+      const frames = lines
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('#'))
+        .map((l) => {
+          if (!/^([0-9a-f]{2})+$/i.test(l)) throw new Error(`${file}: not hex: ${l.slice(0, 40)}`)
+          return Buffer.from(l, 'hex')
+        })
+      return { name: file.replace(/\.hex$/, ''), about, frames }
+    })
+}
+
+/** Requests that must be answered by a healthy server: they touch every topic and every group. */
+function healthRequests(): { apiKey: keyof ApiMessageTypes; version: number; frame: Buffer; what: string }[] {
+  const req = <K extends keyof ApiMessageTypes>(
+    apiKey: K,
+    version: number,
+    init: Partial<ApiMessageTypes[K]['request']>,
+  ) => encodeRequestFrame(apiKey, version, 7, 'corpus-health', API_DEFINITIONS[apiKey].createRequest(init))
+  return [
+    {
+      apiKey: 18,
+      version: 3,
+      what: 'ApiVersions v3',
+      frame: req(18, 3, { clientSoftwareName: 'corpus', clientSoftwareVersion: '1' }),
+    },
+    {
+      apiKey: 3,
+      version: 12,
+      what: 'Metadata v12 of every topic',
+      frame: req(3, 12, { topics: null, allowAutoTopicCreation: false }),
+    },
+    { apiKey: 16, version: 4, what: 'ListGroups v4', frame: req(16, 4, {}) },
+  ]
+}
+
+/**
+ * Sends the entry's frames to the server on `port`, each on a new connection, and then asks it
+ * the health requests on another. Returns what went wrong: a frame neither answered nor closed
+ * within `timeoutMs`, a size prefix out of range not closed, a health request not answered or not
+ * decodable.
+ */
+export async function replayEntry(port: number, entry: CorpusEntry, timeoutMs: number): Promise<string[]> {
+  const problems: string[] = []
+  for (const [i, frame] of entry.frames.entries()) {
+    const expected = expectationOf(frame)
+    const valid = wellFormedRequest(frame)
+    const conn = await FuzzConnection.open(port)
+    try {
+      await conn.write([frame])
+      const o = await conn.take(expected.complete, timeoutMs)
+      if (o.timedOut && expected.invalidSize)
+        problems.push(`frame ${i}: size out of range and the connection still open after ${timeoutMs} ms`)
+      else if (o.timedOut && o.responses.length < expected.complete)
+        problems.push(
+          `frame ${i}: ${o.responses.length} of ${expected.complete} answered, connection still open after ${timeoutMs} ms`,
+        )
+      else if (valid !== null && o.responses.length === 0)
+        problems.push(
+          `frame ${i}: a well-formed ${valid.name} v${valid.version} request, and the server closed the connection instead of answering`,
+        )
+      else if (valid !== null) {
+        try {
+          decodeResponse(valid.apiKey, valid.version, o.responses[0]!)
+        } catch (e) {
+          problems.push(
+            `frame ${i}: the answer to ${valid.name} v${valid.version} does not decode (${(e as Error).message})`,
+          )
+        }
+      }
+    } finally {
+      conn.destroy()
+    }
+  }
+  for (const h of healthRequests()) {
+    const conn = await FuzzConnection.open(port)
+    try {
+      await conn.write([h.frame])
+      const o = await conn.take(1, timeoutMs)
+      if (o.responses.length === 0) {
+        problems.push(
+          `then ${h.what}: ${o.closed ? 'connection closed' : `no answer within ${timeoutMs} ms`}`,
+        )
+        continue
+      }
+      try {
+        decodeResponse(h.apiKey, h.version, o.responses[0]!)
+      } catch (e) {
+        problems.push(`then ${h.what}: the answer does not decode (${(e as Error).message})`)
+      }
+    } finally {
+      conn.destroy()
+    }
+  }
+  return problems
+}

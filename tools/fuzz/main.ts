@@ -1,0 +1,364 @@
+/**
+ * A structure-aware fuzzing campaign against a Topograph server in this process.
+ *
+ *   npm run fuzz -- [--frames N] [--from I] [--seed S] [--lanes L] [--timeout-ms T] [--max-rss-mb M]
+ *                   [--storage sqlite|memory] [--only INDEX]... [--hex FRAMEHEX]... [--out FILE]
+ *
+ * Frame i of seed S is a random valid request of a served API version (built from the schema files
+ * and encoded with the generated codec), then mutated (values, lengths, varints, tagged fields,
+ * record batches, header, framing, raw bytes): see frames.ts and mutate.ts. L lanes each send their
+ * frames on a connection of their own, one frame at a time. The checks:
+ *
+ *   - every complete frame is answered, or the server closes the connection, within T ms (JoinGroup
+ *     and SyncGroup may be held back by a rebalance, as in Kafka: they go on connections of their
+ *     own and are let go after a short wait); a size prefix below 0 or above the limit is closed;
+ *   - a frame that decodes as a request of a served version (other than SASL) is answered, not
+ *     closed, as Kafka answers any such request (with an error if need be);
+ *   - a response to an intact header carries its correlation id and decodes at its API version;
+ *   - no uncaught exception or unhandled rejection; the event loop never stalls for long;
+ *   - the process RSS stays under M MB;
+ *   - a control connection sending ApiVersions every 250 ms is answered within T ms throughout.
+ *
+ * A finding prints its kind, the seed, the frame index, the mutation and the frame's hex, and how to
+ * send that frame again (--seed S --only INDEX, or --hex). With --lanes 1 the order of frames is
+ * exactly reproducible; with more lanes it is the frames that are, not their interleaving.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Worker } from 'node:worker_threads'
+import { decodeResponse, encodeRequestFrame } from '../../src/protocol/frames.js'
+import type { ApiMessageTypes } from '../../src/protocol/generated/registry.js'
+import { parseConfig } from '../../src/server/config.js'
+import { createLogger } from '../../src/server/logger.js'
+import { startServer } from '../../src/server/server.js'
+import { buildFrame, type Frame, framePlan, MAY_WAIT_APIS } from './frames.js'
+import { parseSeed } from './rng.js'
+import { expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
+
+const { values } = parseArgs({
+  options: {
+    frames: { type: 'string', default: '10000' },
+    from: { type: 'string', default: '0' },
+    seed: { type: 'string' },
+    lanes: { type: 'string', default: '4' },
+    'timeout-ms': { type: 'string', default: '10000' },
+    'may-wait-ms': { type: 'string', default: '200' },
+    'max-rss-mb': { type: 'string', default: '1536' },
+    storage: { type: 'string', default: 'sqlite' },
+    only: { type: 'string', multiple: true },
+    hex: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    'progress-every': { type: 'string', default: '20000' },
+  },
+})
+
+const seed = parseSeed(values.seed ?? String(Date.now() % 2 ** 31))
+const total = Number(values.frames)
+const from = Number(values.from)
+const laneCount = Math.max(1, Number(values.lanes))
+const timeoutMs = Number(values['timeout-ms'])
+const mayWaitMs = Number(values['may-wait-ms'])
+const maxRss = Number(values['max-rss-mb']) * 2 ** 20
+const plan = framePlan()
+
+interface Finding {
+  readonly kind: string
+  readonly seed: number
+  readonly frame: number | null
+  readonly api: string
+  readonly mutation: string
+  readonly hex: string
+  readonly detail: string
+}
+const findings: Finding[] = []
+const shownBySignature = new Map<string, number>()
+const findingsFile = values.out
+if (findingsFile) mkdirSync(dirname(findingsFile), { recursive: true })
+
+function report(kind: string, frame: Frame | null, detail: string, bytes?: Buffer): void {
+  const hex = (bytes ?? (frame ? Buffer.concat(frame.mutated.chunks) : Buffer.alloc(0))).toString('hex')
+  const f: Finding = {
+    kind,
+    seed,
+    frame: frame?.index ?? null,
+    api: frame ? `${frame.api.name}(${frame.api.apiKey}) v${frame.version}` : '-',
+    mutation: frame?.mutated.mutation ?? '-',
+    hex,
+    detail,
+  }
+  findings.push(f)
+  if (findingsFile) writeFileSync(findingsFile, `${JSON.stringify(f)}\n`, { flag: 'a' })
+  const signature = `${kind} ${f.api.replace(/ v\d+$/, '')} ${frame?.mutated.family ?? ''}`
+  const shown = shownBySignature.get(signature) ?? 0
+  shownBySignature.set(signature, shown + 1)
+  if (shown >= 3) return
+  console.log(
+    `FINDING ${kind} seed=${seed} frame=${f.frame ?? '-'} api=${f.api} mutation="${f.mutation}": ${detail}`,
+  )
+  console.log(`  hex ${hex.length > 4000 ? `${hex.slice(0, 4000)}… (${hex.length / 2} bytes)` : hex}`)
+  if (frame) console.log(`  again: npm run fuzz -- --seed ${seed} --only ${frame.index}`)
+}
+
+// --- the server -----------------------------------------------------------------------------
+const dataDir = mkdtempSync(join(tmpdir(), 'topograph-fuzz-'))
+const server = await startServer(
+  parseConfig({
+    listeners: 'PLAINTEXT://127.0.0.1:0',
+    'data.dir': dataDir,
+    'coordinator.storage': values.storage ?? 'sqlite',
+    'console.listener': 'none',
+    'group.initial.rebalance.delay.ms': '0',
+  }),
+  { logger: createLogger({ level: 'silent' }) },
+)
+const port = server.address.port
+
+process.on('uncaughtException', (e) => {
+  report('crash', null, `uncaught exception: ${e.stack ?? e}; frames in flight: ${inFlight()}`)
+})
+process.on('unhandledRejection', (e) => {
+  report('crash', null, `unhandled rejection: ${(e as Error)?.stack ?? e}; frames in flight: ${inFlight()}`)
+})
+
+// --- the watchdog (watchdog.mjs, a worker: it still runs when this thread is stuck) ------------
+const shared = new Float64Array(new SharedArrayBuffer(8 * (2 + laneCount)))
+const stallMs = Math.max(30_000, timeoutMs * 3)
+shared.fill(-1)
+shared[0] = Date.now()
+shared[1] = process.memoryUsage.rss()
+const watchdog = new Worker(new URL('./watchdog.mjs', import.meta.url), {
+  workerData: { buffer: shared.buffer, stallMs, seed, maxRss, hex: values.hex ?? [] },
+})
+watchdog.unref()
+const beat = setInterval(() => {
+  shared[0] = Date.now()
+}, 100)
+
+function inFlight(): string {
+  return Array.from(shared.subarray(2))
+    .filter((x) => x >= 0)
+    .join(', ')
+}
+
+// --- memory -----------------------------------------------------------------------------------
+const rssAtStart = process.memoryUsage.rss()
+let rssReported = false
+const sampler = setInterval(() => {
+  const now = process.memoryUsage.rss()
+  if (now > maxRss && !rssReported) {
+    rssReported = true
+    report(
+      'rss',
+      null,
+      `RSS ${(now / 2 ** 20).toFixed(0)} MB above ${values['max-rss-mb']} MB; frames in flight: ${inFlight()}`,
+    )
+  }
+}, 250)
+
+// --- the control connection -----------------------------------------------------------------
+const control = { sent: 0, maxMs: 0, failed: false }
+let stopping = false
+async function controlLoop(): Promise<void> {
+  let conn = await FuzzConnection.open(port)
+  while (!stopping) {
+    const frame = encodeRequestFrame(18, 3, control.sent, 'kfuzz-control', {
+      clientSoftwareName: 'kfuzz',
+      clientSoftwareVersion: '1',
+    } as ApiMessageTypes[18]['request'])
+    control.sent++
+    await conn.write([frame])
+    const o = await conn.take(1, timeoutMs)
+    control.maxMs = Math.max(control.maxMs, o.ms)
+    if (o.responses.length === 0) {
+      report(
+        'control',
+        null,
+        `ApiVersions on the control connection ${o.closed ? 'closed' : `unanswered after ${timeoutMs} ms`}; frames in flight: ${inFlight()}`,
+      )
+      conn.destroy()
+      conn = await FuzzConnection.open(port)
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  conn.destroy()
+}
+
+// --- the lanes --------------------------------------------------------------------------------
+const stats = {
+  frames: 0,
+  answered: 0,
+  closed: 0,
+  partial: 0,
+  mayWait: 0,
+  responses: 0,
+  byFamily: new Map<string, number>(),
+}
+const held = new Set<Promise<void>>()
+
+function headerApiKey(bytes: Buffer): number {
+  return bytes.length >= 6 ? bytes.readInt16BE(4) : -1
+}
+
+/** Checks the responses to an intact frame: correlation id, and the body decodes at its version. */
+function checkResponse(frame: Frame, response: Buffer): void {
+  const family = frame.mutated.family
+  if (family === 'header' || family === 'raw' || family === 'framing') return
+  if (response.readInt32BE(0) !== frame.correlationId) {
+    report('response', frame, `correlation id ${response.readInt32BE(0)}, sent ${frame.correlationId}`)
+    return
+  }
+  if (frame.api.apiKey === 18 && frame.version > frame.api.maxVersion) return
+  try {
+    decodeResponse(frame.api.apiKey as keyof ApiMessageTypes, frame.version, response)
+  } catch (e) {
+    report('response', frame, `the response does not decode: ${(e as Error).message}`)
+  }
+}
+
+async function sendHeld(frame: Frame): Promise<void> {
+  const conn = await FuzzConnection.open(port)
+  try {
+    await conn.write(frame.mutated.chunks)
+    const o = await conn.take(1, mayWaitMs)
+    if (o.responses.length > 0) checkResponse(frame, o.responses[0]!)
+  } finally {
+    conn.destroy()
+  }
+}
+
+async function lane(id: number, indices: Iterable<number>): Promise<void> {
+  let conn: FuzzConnection | null = null
+  for (const index of indices) {
+    const frame = buildFrame(plan, seed, index)
+    shared[2 + id] = index
+    const stream = Buffer.concat(frame.mutated.chunks)
+    stats.frames++
+    stats.byFamily.set(frame.mutated.family, (stats.byFamily.get(frame.mutated.family) ?? 0) + 1)
+    if (MAY_WAIT_APIS.has(headerApiKey(stream))) {
+      stats.mayWait++
+      while (held.size >= 32) await Promise.race(held)
+      const p: Promise<void> = sendHeld(frame)
+        .catch((e) => report('connect', frame, String(e)))
+        .finally(() => held.delete(p))
+      held.add(p)
+      continue
+    }
+    if (conn === null || conn.closed) conn = await FuzzConnection.open(port)
+    const expected = expectationOf(stream)
+    await conn.write(frame.mutated.chunks)
+    const o = await conn.take(
+      expected.complete,
+      expected.complete > 0 || expected.invalidSize ? timeoutMs : 20,
+    )
+    stats.responses += o.responses.length
+    if (o.badResponseSize !== undefined)
+      report('response', frame, `response size prefix ${o.badResponseSize}`)
+    if (o.responses.length > 0) checkResponse(frame, o.responses[0]!)
+    if (o.closed) stats.closed++
+    const wellFormed = expected.complete === 1 && !expected.partial ? wellFormedRequest(stream) : null
+    if (wellFormed !== null && o.closed && o.responses.length === 0) {
+      report(
+        'closed',
+        frame,
+        `a well-formed ${wellFormed.name} v${wellFormed.version} request, and the server closed the connection instead of answering`,
+      )
+    } else if (o.responses.length >= expected.complete && expected.complete > 0) stats.answered++
+    if (o.timedOut && expected.complete > 0 && o.responses.length < expected.complete) {
+      report(
+        'hang',
+        frame,
+        `${o.responses.length} of ${expected.complete} frames answered and the connection still open after ${timeoutMs} ms`,
+      )
+    } else if (o.timedOut && expected.invalidSize) {
+      report(
+        'hang',
+        frame,
+        `size prefix outside 0..socket.request.max.bytes, and the connection still open after ${timeoutMs} ms`,
+      )
+    } else if (expected.partial || expected.complete === 0) stats.partial++
+    if (
+      o.timedOut ||
+      expected.partial ||
+      expected.invalidSize ||
+      frame.mutated.family === 'framing' ||
+      o.responses.length > expected.complete
+    ) {
+      conn.destroy()
+      conn = null
+    }
+    shared[2 + id] = -1
+    if (stats.frames % progressEvery === 0) progress()
+  }
+  conn?.destroy()
+}
+
+const progressEvery = Number(values['progress-every'])
+const started = performance.now()
+function progress(): void {
+  const s = (performance.now() - started) / 1000
+  console.log(
+    `[fuzz] ${stats.frames} frames in ${s.toFixed(0)} s (${(stats.frames / s).toFixed(0)}/s), ` +
+      `${findings.length} findings, RSS ${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB (peak ${(shared[1]! / 2 ** 20).toFixed(0)})`,
+  )
+}
+
+const controlDone = controlLoop().catch((e) => report('control', null, String(e)))
+
+if (values.hex && values.hex.length > 0) {
+  // Frames given as hex: each on a fresh connection, checked as a lane checks its frames.
+  for (const [k, h] of values.hex.entries()) {
+    const bytes = Buffer.from(h, 'hex')
+    shared[2] = k
+    const conn = await FuzzConnection.open(port)
+    const expected = expectationOf(bytes)
+    await conn.write([bytes])
+    const o = await conn.take(expected.complete, timeoutMs)
+    const verdict = o.timedOut
+      ? 'HANG: no answer and not closed'
+      : o.closed && o.responses.length === 0
+        ? 'closed'
+        : `${o.responses.length} answered`
+    console.log(`${h.slice(0, 80)}${h.length > 80 ? '…' : ''}: ${verdict} in ${o.ms.toFixed(0)} ms`)
+    if (o.timedOut) report('hang', null, `no answer within ${timeoutMs} ms`, bytes)
+    conn.destroy()
+  }
+} else {
+  const indices = values.only ? values.only.map(Number) : null
+  const count = indices ? indices.length : total
+  console.log(
+    `[fuzz] seed ${seed}: ${count} frames${indices ? '' : ` (${from}..${from + count - 1})`} over ${plan.apis.length} APIs, ${laneCount} lanes, server on 127.0.0.1:${port} (${values.storage})`,
+  )
+  let next = 0
+  const take = function* (): Generator<number> {
+    while (next < count) {
+      const i = next++
+      yield indices ? indices[i]! : from + i
+    }
+  }
+  await Promise.all(Array.from({ length: laneCount }, (_, id) => lane(id, take())))
+  await Promise.all(held)
+}
+
+stopping = true
+await controlDone
+clearInterval(beat)
+clearInterval(sampler)
+const elapsed = (performance.now() - started) / 1000
+const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`
+const endRss = process.memoryUsage.rss()
+await server.close()
+rmSync(dataDir, { recursive: true, force: true })
+
+const byKind = new Map<string, number>()
+for (const f of findings) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1)
+console.log(`
+[fuzz] seed ${seed}: ${stats.frames} frames in ${elapsed.toFixed(0)} s (${(stats.frames / elapsed).toFixed(0)} frames/s)
+  families: ${[...stats.byFamily].map(([k, v]) => `${k} ${v}`).join(', ')}
+  answered ${stats.answered}, closed by the server ${stats.closed}, incomplete (nothing owed) ${stats.partial}, JoinGroup/SyncGroup on their own connections ${stats.mayWait}
+  control ApiVersions: ${control.sent} sent, slowest ${control.maxMs.toFixed(0)} ms
+  RSS: ${mb(rssAtStart)} at start, peak ${mb(Math.max(shared[1]!, endRss))}, ${mb(endRss)} at the end
+  frames the fuzzer could not map (mutated raw instead): ${plan.mapErrors}
+  findings: ${findings.length}${byKind.size > 0 ? ` (${[...byKind].map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`)
+process.exit(findings.length === 0 ? 0 : 1)
