@@ -238,4 +238,57 @@ describe('Kafka Java producer and consumer', () => {
     })
     assert.deepEqual(none.offsetsForTimes, [{ topic, partition: 0, offset: null, timestamp: null }])
   })
+  test('acks 0 and 1 without idempotence; read_committed; fetch limits of one byte', {
+    skip: kafkaJavaSkip,
+    timeout: 240_000,
+  }, async () => {
+    const topic = 'java-acks'
+    await java.call({ op: 'createTopics', topics: [{ name: topic, partitions: 1 }] })
+    const batch = (from: number): ProduceRecord[] =>
+      Array.from({ length: 10 }, (_, n) => ({
+        topic,
+        partition: 0,
+        key: `k${from + n}`,
+        value: `v${from + n} ${'y'.repeat(200)}`,
+        timestamp: T0 + from + n,
+      }))
+    // acks=1: offsets as usual; acks=0: the producer learns no offset (-1), the records still land.
+    const one = await java.produce(batch(0), { acks: '1', 'enable.idempotence': false })
+    assert.deepEqual(
+      one.map((a) => a.offset),
+      Array.from({ length: 10 }, (_, i) => i),
+    )
+    const zero = await java.produce(batch(10), { acks: '0', 'enable.idempotence': false })
+    assert.deepEqual(
+      zero.map((a) => a.offset),
+      Array.from({ length: 10 }, () => -1),
+    )
+    const all = [...batch(0), ...batch(10)]
+    const want = all.map((r, i) => [i, r.key, r.value])
+    // read_committed: without transactions the last stable offset is the high watermark.
+    const committed = await java.consume({
+      config: { 'isolation.level': 'read_committed' },
+      assign: [[topic, 0]],
+      seek: 'beginning',
+      maxRecords: 20,
+      timeoutMs: 60_000,
+    })
+    assert.deepEqual(
+      committed.records.map((r) => [r.offset, r.key, r.value]),
+      want,
+    )
+    // Fetch limits below one batch: the broker still returns the first batch whole (KIP-74), so
+    // the consumer makes progress through every batch.
+    const tiny = await java.consume({
+      config: { 'fetch.max.bytes': 1, 'max.partition.fetch.bytes': 1 },
+      assign: [[topic, 0]],
+      seek: 'beginning',
+      maxRecords: 20,
+      timeoutMs: 60_000,
+    })
+    assert.deepEqual(
+      tiny.records.map((r) => [r.offset, r.key, r.value]),
+      want,
+    )
+  })
 })

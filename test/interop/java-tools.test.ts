@@ -166,6 +166,8 @@ describe("Kafka's command-line tools", () => {
         '--topic',
         topic,
         '--from-beginning',
+        '--group',
+        'console-group',
         '--max-messages',
         '3',
         '--timeout-ms',
@@ -178,5 +180,18 @@ describe("Kafka's command-line tools", () => {
       'console consumer after delete',
     )
     assert.equal(rest, 'Offset:2\tnull\tno key here\nOffset:3\tk4\tfourth, with a comma\nOffset:4\tk5\t\n')
+
+    // The console consumer committed as it closed: kafka-consumer-groups shows the group's offset,
+    // the log end offset and no lag.
+    const groups = ok(
+      await tool('kafka-consumer-groups', ['--describe', '--group', 'console-group']),
+      'consumer-groups --describe',
+    )
+    const row = groups
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .find((c) => c[0] === 'console-group' && c[1] === topic)
+    assert.ok(row, groups)
+    assert.deepEqual(row.slice(0, 6), ['console-group', topic, '0', '5', '5', '0'])
   })
 })
