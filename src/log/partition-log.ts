@@ -16,6 +16,7 @@ import {
   type Crc32c,
   decodeRecords,
   isControl,
+  isTransactional,
   isLogAppendTime,
   readBatchHeader,
   setBaseOffset,
@@ -26,6 +27,7 @@ import { hasCompact, hasDelete } from './config.js'
 import { ProducerStateManager } from './producer-state.js'
 import type { PartitionStore, SegmentInfo } from './storage.js'
 import type {
+  AbortedTransaction,
   AppendOptions,
   AppendResult,
   DeleteRecordsResult,
@@ -59,6 +61,15 @@ export interface PartitionLogOptions {
 }
 
 const EMPTY: Uint8Array = new Uint8Array(0)
+/** The control record type of an ABORT marker (COMMIT is 1). */
+const ABORT_MARKER = 0
+
+/** One aborted transaction: its producer, first offset and the offset of its ABORT marker. */
+interface AbortedTxn {
+  readonly producerId: number
+  readonly firstOffset: number
+  readonly lastOffset: number
+}
 
 function storageErrorAppend(errorCode: number = ErrorCode.KAFKA_STORAGE_ERROR): AppendResult {
   return {
@@ -93,6 +104,8 @@ export class PartitionLogImpl implements PartitionLog {
   #oldestUnflushedMs = -1
   #flushChain: Promise<void> = Promise.resolve()
   #snapshotChain: Promise<void> = Promise.resolve()
+  /** Kafka's transaction index, built on first use (`#abortedIndex`). */
+  #aborted: AbortedTxn[] | null = null
   /** Set while the cleaner rewrites a segment: retention leaves that partition alone. */
   cleaning = false
 
@@ -182,12 +195,52 @@ export class PartitionLogImpl implements PartitionLog {
     return this.#store.logEndOffset
   }
   /**
-   * Transactions hook: Kafka's LSO is the first offset of the earliest open transaction when it
-   * is below the high watermark. Until transaction markers are written the LSO is the high
-   * watermark (a transactional batch is readable at once under read_committed).
+   * Kafka's LSO: the first offset of the earliest open transaction when it is below the high
+   * watermark, else the high watermark. read_committed reads stop there.
    */
   get lastStableOffset(): number {
-    return this.highWatermark
+    const hw = this.highWatermark
+    const first = this.#producers.firstUnstableOffset()
+    return first >= 0 && first < hw ? first : hw
+  }
+
+  /**
+   * The aborted transactions of the log (Kafka's transaction index), in marker order. Built on the
+   * first read_committed read by one scan of the stored batches, then kept up to date by appends;
+   * entries whose marker is below the log start offset are dropped as reads pass them.
+   */
+  #abortedIndex(): AbortedTxn[] {
+    if (this.#aborted !== null) return this.#aborted
+    const aborted: AbortedTxn[] = []
+    const open = new Map<number, number>()
+    for (const b of this.#store.batchesFrom(this.#logStartOffset)) {
+      const h = readBatchHeader(b.bytes, 0)
+      if (h.producerId < 0 || !isTransactional(h.attributes)) continue
+      if (isControl(h.attributes)) {
+        const first = open.get(h.producerId)
+        open.delete(h.producerId)
+        if (first !== undefined && this.#readMarker(b.bytes, h)?.type === ABORT_MARKER)
+          aborted.push({ producerId: h.producerId, firstOffset: first, lastOffset: h.baseOffset })
+      } else if (!open.has(h.producerId)) {
+        open.set(h.producerId, h.baseOffset)
+      }
+    }
+    this.#aborted = aborted
+    return aborted
+  }
+
+  /** The aborted transactions overlapping [from, to): a marker at or after `from`, a start before `to`. */
+  #abortedBetween(from: number, to: number): AbortedTransaction[] {
+    const index = this.#abortedIndex()
+    let drop = 0
+    while (drop < index.length && index[drop].lastOffset < this.#logStartOffset) drop++
+    if (drop > 0) index.splice(0, drop)
+    const out: AbortedTransaction[] = []
+    for (const a of index) {
+      if (a.lastOffset >= from && a.firstOffset < to)
+        out.push({ producerId: a.producerId, firstOffset: a.firstOffset })
+    }
+    return out
   }
   get sizeInBytes(): number {
     return this.#store.sizeInBytes
@@ -313,12 +366,14 @@ export class PartitionLogImpl implements PartitionLog {
         const h = readBatchHeader(b.bytes, 0)
         if (isControl(h.attributes)) {
           const marker = this.#readMarker(b.bytes, h)
-          this.#producers.completeTransaction(
+          const first = this.#producers.completeTransaction(
             h.producerId,
             h.producerEpoch,
             marker?.coordinatorEpoch ?? -1,
             maxTimestamp,
           )
+          if (this.#aborted !== null && first >= 0 && marker?.type === ABORT_MARKER)
+            this.#aborted.push({ producerId: h.producerId, firstOffset: first, lastOffset: off })
         } else {
           this.#producers.update(h, off, maxTimestamp)
         }
@@ -443,7 +498,8 @@ export class PartitionLogImpl implements PartitionLog {
       highWatermark: hw,
       lastStableOffset: lso,
       logStartOffset: this.#logStartOffset,
-      abortedTransactions: opts.isolationLevel === 'read_committed' ? [] : null,
+      abortedTransactions:
+        opts.isolationLevel === 'read_committed' ? this.#abortedBetween(fetchOffset, maxOffset) : null,
     }
   }
 

@@ -748,6 +748,52 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal((await p.append(txn(1), { now: NOW })).baseOffset, 3)
     })
 
+    test('LSO and aborted transactions: read_committed stops at the first open transaction and lists aborted ones, also after a reopen', async () => {
+      const storage = h.storage()
+      const { m, p, topic } = await fresh({}, storage)
+      const RC = { minOneMessage: true, isolationLevel: 'read_committed' } as const
+      const txn = (pid: number, seq: number) =>
+        batchOf(records(1), { producerId: pid, producerEpoch: 0, baseSequence: seq, transactional: true })
+      const coordinator = { now: NOW, origin: 'coordinator', transactionVersion: 0 } as const
+      await p.append(batchOf(records(2)), { now: NOW }) // 0-1 plain
+      await p.append(txn(7, 0), { now: NOW }) // 2: producer 7
+      await p.append(txn(8, 0), { now: NOW }) // 3: producer 8
+      await p.append(batchOf(records(1)), { now: NOW }) // 4 plain
+      assert.equal(p.lastStableOffset, 2)
+      const held = await p.read(0, 10000, RC)
+      assert.equal(held.lastStableOffset, 2)
+      assert.deepEqual(
+        batchesIn(held.records).map((b) => b.baseOffset),
+        [0],
+        'nothing at or after the LSO',
+      )
+      assert.deepEqual(held.abortedTransactions, [])
+      // Producer 7 aborts (marker at 5): the LSO moves to producer 8's first offset.
+      assert.equal((await p.append(markerOf(7, 0, false, 0), coordinator)).baseOffset, 5)
+      assert.equal(p.lastStableOffset, 3)
+      assert.deepEqual((await p.read(0, 10000, RC)).abortedTransactions, [{ producerId: 7, firstOffset: 2 }])
+      // Producer 8 commits (marker at 6): everything is stable.
+      await p.append(markerOf(8, 0, true, 0), coordinator)
+      assert.equal(p.lastStableOffset, 7)
+      assert.equal((await p.read(6, 10000, RC)).abortedTransactions?.length, 0, 'marker before the range')
+      // A second aborted transaction of producer 7 after the index was built (appended: 7, marker 8).
+      await p.append(txn(7, 1), { now: NOW })
+      await p.append(markerOf(7, 0, false, 0), coordinator)
+      const all = [
+        { producerId: 7, firstOffset: 2 },
+        { producerId: 7, firstOffset: 7 },
+      ]
+      assert.deepEqual((await p.read(0, 10000, RC)).abortedTransactions, all)
+      assert.deepEqual((await p.read(6, 10000, RC)).abortedTransactions, [all[1]])
+      assert.equal((await p.read(0, 10000, RU)).abortedTransactions, null)
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1, {})
+      const q = m2.partition(topic, 0)!
+      assert.equal(q.lastStableOffset, 9)
+      assert.deepEqual((await q.read(0, 10000, RC)).abortedTransactions, all)
+    })
+
     test('DescribeLogDirs: one entry per directory with every partition and its size', async () => {
       const { m, p } = await fresh()
       await p.append(batchOf(records(3)), { now: NOW })

@@ -2,7 +2,8 @@
 // FindCoordinator key type 1, InitProducerId with a transactional id, AddPartitionsToTxn v1,
 // Produce with transactional batches, EndTxn v1): a commit and an abort each end with a marker in
 // every partition of the transaction and the transactional id in CompleteCommit/CompleteAbort; a
-// second producer with the same id fences the first.
+// second producer with the same id fences the first; a read_committed consumer sees committed
+// records only, and an open transaction's records once it commits.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Kafka, logLevel } from 'kafkajs'
@@ -20,7 +21,12 @@ before(async () => {
   })
   const admin = kafka.admin()
   await admin.connect()
-  await admin.createTopics({ topics: [{ topic: 'kjs-txn', numPartitions: 2 }] })
+  await admin.createTopics({
+    topics: [
+      { topic: 'kjs-txn', numPartitions: 2 },
+      { topic: 'kjs-rc', numPartitions: 1 },
+    ],
+  })
   await admin.disconnect()
 })
 after(async () => {
@@ -93,5 +99,42 @@ describe('KafkaJS transactions', () => {
     assert.equal(await stateOf('kjs-tx-2', 'CompleteCommit'), 'CompleteCommit')
     await old.disconnect()
     await fresh.disconnect()
+  })
+
+  it('a read_committed consumer sees committed records only', async () => {
+    const producer = kafka.producer({ transactionalId: 'kjs-tx-3', idempotent: true, maxInFlightRequests: 1 })
+    await producer.connect()
+    const committed = await producer.transaction()
+    await committed.send({ topic: 'kjs-rc', messages: [{ value: 'c1' }, { value: 'c2' }] })
+    await committed.commit()
+    const aborted = await producer.transaction()
+    await aborted.send({ topic: 'kjs-rc', messages: [{ value: 'a1' }] })
+    await aborted.abort()
+    await stateOf('kjs-tx-3', 'CompleteAbort')
+    const open = await producer.transaction()
+    await open.send({ topic: 'kjs-rc', messages: [{ value: 'o1' }] })
+
+    const seen: string[] = []
+    const consumer = kafka.consumer({ groupId: 'kjs-rc-g', maxWaitTimeInMs: 100, readUncommitted: false })
+    await consumer.connect()
+    await consumer.subscribe({ topic: 'kjs-rc', fromBeginning: true })
+    const waitFor = async (n: number) => {
+      const deadline = Date.now() + 15000
+      while (seen.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    }
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        seen.push(String(message.value))
+      },
+    })
+    await waitFor(2)
+    // The open transaction holds the LSO: nothing after c1, c2 yet.
+    await new Promise((r) => setTimeout(r, 500))
+    assert.deepEqual(seen, ['c1', 'c2'])
+    await open.commit()
+    await waitFor(3)
+    assert.deepEqual(seen, ['c1', 'c2', 'o1'])
+    await consumer.disconnect()
+    await producer.disconnect()
   })
 })
