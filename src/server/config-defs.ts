@@ -588,6 +588,50 @@ export const CONFIG_DEFS = [
     'How often expired producer states are removed.',
   ),
 
+  // --- Transactions (docs/transactions.md) ---------------------------------------------------------
+  intKey(
+    'transaction.state.log.num.partitions',
+    50,
+    { min: 1 },
+    'high',
+    'Number of transaction coordinator shards. A transactional id lives in shard abs(hashCode(transactionalId)) % n, with Java String.hashCode; do not change it once transactional ids exist.',
+  ),
+  intKey(
+    'transaction.max.timeout.ms',
+    900000,
+    { min: 1 },
+    'high',
+    'Largest transaction timeout a producer may ask for; InitProducerId with a larger one answers INVALID_TRANSACTION_TIMEOUT.',
+  ),
+  intKey(
+    'transactional.id.expiration.ms',
+    604800000,
+    { min: 1 },
+    'high',
+    'A transactional id with no transaction in progress and no update for this long is removed.',
+  ),
+  intKey(
+    'transaction.abort.timed.out.transaction.cleanup.interval.ms',
+    10000,
+    { min: 1 },
+    'low',
+    'How often transactions open longer than their timeout are aborted.',
+  ),
+  intKey(
+    'transaction.remove.expired.transaction.cleanup.interval.ms',
+    3600000,
+    { min: 1 },
+    'low',
+    'How often expired transactional ids are removed.',
+  ),
+  intKey(
+    'transaction.version',
+    2,
+    { min: 0, max: 2 },
+    'medium',
+    'The finalized transaction.version feature level ApiVersions reports (KIP-890): 2 makes every EndTxn bump the epoch and lets Produce v12+ and TxnOffsetCommit v5+ add partitions to the transaction implicitly; 0 and 1 keep the original protocol (1 writes the transaction log value at version 1). Kafka sets it with kafka-features; Topograph only as a configuration key.',
+  ),
+
   // --- Security (docs/security.md) -----------------------------------------------------------------
   enumKey(
     'ssl.keystore.type',

@@ -1,3 +1,4 @@
+import type { TransactionCoordinatorService } from '../coordinator/service/transaction-coordinator-service.js'
 import type { Logger } from 'pino'
 import type { GroupCoordinatorService } from '../coordinator/service/group-coordinator-service.js'
 import { DecodeError, EncodeError } from '../protocol/errors-codec.js'
@@ -145,6 +146,10 @@ export interface ServerContext {
   readonly coordinator: GroupCoordinatorService
   /** The partition logs and what serves them (Produce, Fetch, ListOffsets, …). */
   readonly data: DataPlane
+  /** The transaction coordinator (docs/transactions.md), started by server.ts. */
+  readonly transactions: TransactionCoordinatorService
+  /** The finalized `transaction.version` feature level (ApiVersions, the request handlers). */
+  readonly transactionVersion: number
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */
   advertisedNode(listenerName: string): AdvertisedNode
   /** Every API this server serves, with the served version range (what ApiVersions advertises). */

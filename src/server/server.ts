@@ -3,14 +3,21 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import { GROUP_CONFIG_LOG_ID } from '../coordinator/service/group-config-manager.js'
 import { startGroupCoordinator } from '../coordinator/service/start.js'
+import {
+  PrefetchingProducerIds,
+  TransactionCoordinatorService,
+  transactionLogsStart,
+} from '../coordinator/service/transaction-coordinator-service.js'
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
+import { ErrorCode } from '../protocol/errors.js'
 import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
 import { DataPlane } from './data/data-plane.js'
+import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
 import {
@@ -110,6 +117,11 @@ export async function startServer(
   if (config.offsetsTopicNumPartitions >= GROUP_CONFIG_LOG_ID) {
     throw new Error(`offsets.topic.num.partitions must be below ${GROUP_CONFIG_LOG_ID}`)
   }
+  if (config.offsetsTopicNumPartitions > transactionLogsStart(config.transactionStateLogNumPartitions)) {
+    throw new Error(
+      'offsets.topic.num.partitions and transaction.state.log.num.partitions together exceed the record store',
+    )
+  }
 
   // 2. Cluster id, storage, topic catalog.
   const identity = loadOrCreateClusterIdentity(config.dataDir, nodeId)
@@ -135,6 +147,36 @@ export async function startServer(
     // 3. The group coordinator (its shards load here), then handlers and extensions.
     const coordinator = await startGroupCoordinator({ config, logger, store, topics })
     cleanup.push(() => coordinator.close())
+    // The transaction coordinator: its shards are the store's logs just below the reserved ones;
+    // producer ids come from the same durable source as the idempotent producers' ones.
+    const producerIds = new PrefetchingProducerIds(() => data.producerIds.next(), {
+      onError: (err) => logger.error({ err }, 'Failed to allocate producer ids'),
+    })
+    await producerIds.fill()
+    const transactionVersion = config.transactionVersion
+    const transactions = await TransactionCoordinatorService.start({
+      store,
+      config: {
+        transactionStateLogNumPartitions: config.transactionStateLogNumPartitions,
+        transactionMaxTimeoutMs: config.transactionMaxTimeoutMs,
+        transactionalIdExpirationMs: config.transactionalIdExpirationMs,
+        abortTimedOutTransactionCleanupIntervalMs:
+          config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+        removeExpiredTransactionalIdsCleanupIntervalMs:
+          config.transactionRemoveExpiredTransactionCleanupIntervalMs,
+        offsetsTopicNumPartitions: config.offsetsTopicNumPartitions,
+      },
+      producerIds,
+      markers: new PartitionMarkerWriter(data, {
+        offsetsTopicNumPartitions: config.offsetsTopicNumPartitions,
+        // TxnOffsetCommit is not served, so no group has pending transactional offsets to settle.
+        offsets: async () => ErrorCode.NONE,
+      }),
+      transactionVersionLevel: () => transactionVersion,
+      writeTimeoutMs: config.offsetsCommitTimeoutMs,
+      logger,
+    })
+    cleanup.push(() => transactions.close())
     const router = new ApiRouter()
     const extensions: ServerExtension[] = []
     for (const m of await loadHandlerModules()) {
@@ -212,6 +254,8 @@ export async function startServer(
       authorizer,
       coordinator,
       data,
+      transactions,
+      transactionVersion,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }

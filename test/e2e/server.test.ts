@@ -56,6 +56,9 @@ describe('server over TCP', { timeout: 60_000 }, () => {
         [21, 0, 2],
         [22, 0, 5],
         [23, 2, 4],
+        [24, 0, 5],
+        [25, 0, 4],
+        [26, 0, 5],
         [29, 1, 3],
         [30, 1, 3],
         [31, 1, 3],
@@ -69,12 +72,34 @@ describe('server over TCP', { timeout: 60_000 }, () => {
         [47, 0, 0],
         [60, 0, 2],
         [61, 0, 0],
+        [65, 0, 0],
+        [66, 0, 2],
         [68, 0, 1],
         [69, 0, 1],
         [88, 0, 1],
         [89, 0, 1],
         [93, 0, 0],
       ])
+    }
+  })
+
+  test('ApiVersions v3+ finalizes transaction.version 2 with a non-negative epoch', async () => {
+    const c = await client()
+    for (let v = 3; v <= 5; v++) {
+      const { body } = await c.request<AnyBody>(18, v, {
+        clientSoftwareName: 'x',
+        clientSoftwareVersion: '1',
+      })
+      assert.equal(body.finalizedFeaturesEpoch, 0n)
+      assert.deepEqual(
+        body.finalizedFeatures.map((f: Obj) => [f.name, f.minVersionLevel, f.maxVersionLevel]),
+        [['transaction.version', 2, 2]],
+      )
+      // v3 leaves out supported features whose minimum is 0 (KAFKA-17492).
+      assert.deepEqual(
+        body.supportedFeatures.map((f: Obj) => [f.name, f.minVersion, f.maxVersion]),
+        v === 3 ? [] : [['transaction.version', 0, 2]],
+      )
     }
   })
 
@@ -183,6 +208,27 @@ describe('server over TCP', { timeout: 60_000 }, () => {
         ],
       )
     }
+  })
+
+  test('FindCoordinator key type 1 (TRANSACTION) points at this node, batched on v4+', async () => {
+    const c = await client()
+    for (let v = 1; v <= 3; v++) {
+      const { body } = await c.request<AnyBody>(10, v, { key: 'tx1', keyType: 1 })
+      assert.equal(body.errorCode, 0)
+      assert.deepEqual([body.nodeId, body.port], [1, ts.port])
+    }
+    for (let v = 4; v <= 6; v++) {
+      const { body } = await c.request<AnyBody>(10, v, { keyType: 1, coordinatorKeys: ['t1', 't2'] })
+      assert.deepEqual(
+        body.coordinators.map((x: Obj) => [x.key, x.nodeId, x.port, x.errorCode]),
+        [
+          ['t1', 1, ts.port, 0],
+          ['t2', 1, ts.port, 0],
+        ],
+      )
+    }
+    const share = await c.request<AnyBody>(10, 6, { keyType: 2, coordinatorKeys: ['s'] })
+    assert.equal(share.body.coordinators[0].errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE)
   })
 
   test('DescribeCluster v0–v2: one broker, the cluster id, endpoint type checks', async () => {

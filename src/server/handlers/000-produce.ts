@@ -13,6 +13,10 @@
 //      recompression, producer state: rows 5–24); appends of one partition run in call order, and
 //      every append of this request is started before any is awaited, so a connection's requests
 //      reach each partition in the order they arrived.
+//   8. Before 7, a transactional batch's partition must be in its producer's transaction
+//      (transactions.md §5.2): v12+ (transaction version 2) adds it to the transaction, earlier
+//      versions ask whether it was added; the coordinator's answer is translated as §5.3 says,
+//      CONCURRENT_TRANSACTIONS being retried every 20 ms for up to 100 ms from v12.
 // Acks 0: no response; if a partition failed the connection is closed instead, so the producer
 // refreshes its metadata. Acks 1 and -1 answer after the append (one node: the in-sync replica set
 // is this node, so -1 never waits and never fails with NOT_ENOUGH_REPLICAS or REQUEST_TIMED_OUT).
@@ -27,7 +31,7 @@ import {
   type ProduceResponsePartitionProduceResponse,
 } from '../../protocol/generated/messages/ProduceResponse.js'
 import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt } from '../data/requests.js'
-import { CloseConnection, defineHandler, NO_RESPONSE } from '../router.js'
+import { CloseConnection, defineHandler, NO_RESPONSE, type RequestContext } from '../router.js'
 import { isInternalTopic } from '../topics/catalog.js'
 
 const ADMIN_CLIENT_ID = '__admin_client'
@@ -74,6 +78,61 @@ function fromAppend(index: number, r: AppendResult): ProduceResponsePartitionPro
     })),
     errorMessage: r.errorMessage,
     currentLeader: { leaderId: -1, leaderEpoch: -1 },
+  }
+}
+
+const NOT_ADDED = 'Partition was not added to the transaction'
+const CONCURRENT_RETRY_MS = 20
+const CONCURRENT_RETRY_MAX_MS = 100
+
+/** The producer id and epoch of a transactional first batch, or null (not transactional, too short). */
+function transactionOf(records: Uint8Array): { producerId: bigint; producerEpoch: number } | null {
+  if (records.byteLength < 61 || !firstBatchTransactional(records)) return null
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength)
+  return { producerId: view.getBigInt64(43), producerEpoch: view.getInt16(51) }
+}
+
+/**
+ * Step 8: NONE when the partition is in the producer's transaction (added now from v12), else the
+ * error the partition answers (transactions.md §5.3).
+ */
+async function verifyInTransaction(
+  ctx: RequestContext,
+  transactionalId: string,
+  txn: { producerId: bigint; producerEpoch: number },
+  topic: string,
+  partition: number,
+): Promise<number> {
+  const v = ctx.apiVersion
+  const input = { transactionalId, ...txn, topics: [{ topic, partitions: [partition] }] }
+  const service = ctx.server.transactions
+  const started = Date.now()
+  let code: number
+  for (;;) {
+    code =
+      v >= 12
+        ? await service.addPartitionsToTxn({ ...input, clientTransactionVersion: 2 })
+        : ((await service.verifyPartitionsInTxn(input)).topics[0]?.partitions[0]?.errorCode ??
+          ErrorCode.UNKNOWN_SERVER_ERROR)
+    if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || v < 12) break
+    if (Date.now() - started + CONCURRENT_RETRY_MS > CONCURRENT_RETRY_MAX_MS) break
+    await new Promise((r) => setTimeout(r, CONCURRENT_RETRY_MS))
+  }
+  switch (code) {
+    case ErrorCode.NONE:
+      return code
+    case ErrorCode.PRODUCER_FENCED:
+      return ErrorCode.INVALID_PRODUCER_EPOCH
+    case ErrorCode.TRANSACTION_ABORTABLE:
+      return v >= 11 ? code : ErrorCode.INVALID_TXN_STATE
+    case ErrorCode.CONCURRENT_TRANSACTIONS:
+      return v >= 12 ? code : ErrorCode.NOT_ENOUGH_REPLICAS
+    case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+    case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+    case ErrorCode.NOT_COORDINATOR:
+      return ErrorCode.NOT_ENOUGH_REPLICAS
+    default:
+      return code
   }
 }
 
@@ -202,20 +261,32 @@ export const handler = defineHandler({
         }
         const records = p.records ?? new Uint8Array(0)
         const name = topic.name
-        slot.answer = log
-          .append(records, { now, produceVersion: ctx.apiVersion, origin: 'client' })
-          .then((r) => {
-            if (r.errorCode === ErrorCode.NONE) {
-              if (!r.duplicate) {
-                metrics.record('bytesIn', name, records.byteLength)
-                metrics.record('messagesIn', name, r.lastOffset - r.baseOffset + 1)
-              }
-            } else {
-              metrics.record('failedProduce', name)
-              metrics.record('bytesRejected', name, records.byteLength)
+        const append = (transactionVerified: boolean | undefined) =>
+          log.append(records, { now, produceVersion: ctx.apiVersion, origin: 'client', transactionVerified })
+        const txn = request.transactionalId !== null ? transactionOf(records) : null
+        const appended: Promise<AppendResult | number> =
+          txn === null
+            ? append(undefined)
+            : verifyInTransaction(ctx, request.transactionalId!, txn, name, p.index).then(
+                (code): Promise<AppendResult | number> | number =>
+                  code === ErrorCode.NONE ? append(true) : code,
+              )
+        slot.answer = appended.then((r) => {
+          if (typeof r === 'number') {
+            metrics.record('failedProduce', name)
+            return failed(p.index, r, r === ErrorCode.INVALID_TXN_STATE ? NOT_ADDED : null)
+          }
+          if (r.errorCode === ErrorCode.NONE) {
+            if (!r.duplicate) {
+              metrics.record('bytesIn', name, records.byteLength)
+              metrics.record('messagesIn', name, r.lastOffset - r.baseOffset + 1)
             }
-            return fromAppend(p.index, r)
-          })
+          } else {
+            metrics.record('failedProduce', name)
+            metrics.record('bytesRejected', name, records.byteLength)
+          }
+          return fromAppend(p.index, r)
+        })
       }
     }
 

@@ -1,5 +1,6 @@
 // FindCoordinator (key 10): serves v0–v6. This node coordinates every group; v4+ answers a batch of
-// keys. Only key type 0 (GROUP) has a coordinator here.
+// keys. Key type 0 (GROUP) needs DESCRIBE on the group, key type 1 (TRANSACTION) DESCRIBE on the
+// transactional id; both are coordinated here. Key type 2 (SHARE) has no coordinator.
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createFindCoordinatorResponse,
@@ -21,9 +22,15 @@ function lookup(key: string, keyType: number, ctx: RequestContext): FindCoordina
     errorCode,
     errorMessage,
   })
-  if (keyType === GROUP) {
-    if (!ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', key)) {
+  if (keyType === GROUP || keyType === TRANSACTION) {
+    if (keyType === GROUP && !ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', key)) {
       return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED, null)
+    }
+    if (
+      keyType === TRANSACTION &&
+      !ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TRANSACTIONAL_ID', key)
+    ) {
+      return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null)
     }
     return {
       key,
@@ -34,8 +41,8 @@ function lookup(key: string, keyType: number, ctx: RequestContext): FindCoordina
       errorMessage: null,
     }
   }
-  if (keyType === TRANSACTION || keyType === SHARE) {
-    // No transaction or share coordinator runs here (the data plane is not served).
+  if (keyType === SHARE) {
+    // No share coordinator runs here.
     return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'The coordinator is not available.')
   }
   return fail(ErrorCode.INVALID_REQUEST, `Unknown coordinator type: ${keyType}`)

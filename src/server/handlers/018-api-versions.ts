@@ -8,12 +8,30 @@ import { defineHandler, type ServerContext } from '../router.js'
 /** Kafka's pattern for ClientSoftwareName and ClientSoftwareVersion (v3+). */
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/
 
-/** The full answer depends only on the registered handlers, so it is built once per server. */
-const cache = new WeakMap<ServerContext, ApiVersionsResponse>()
+/**
+ * The full answer depends only on the registered handlers, the finalized features and the request
+ * version (v3 leaves out supported features whose minimum is 0, as Kafka does since KAFKA-17492),
+ * so it is built once per server and version class.
+ */
+const cache = new WeakMap<ServerContext, Map<boolean, ApiVersionsResponse>>()
 
-function fullResponse(server: ServerContext): ApiVersionsResponse {
-  let res = cache.get(server)
+/**
+ * The features epoch: Kafka's is the metadata offset of the last feature change. Topograph's
+ * features change only with the configuration, so a constant non-negative epoch never decreases
+ * (the Java producer reads the features only from an epoch above -1).
+ */
+export const FINALIZED_FEATURES_EPOCH = 0n
+
+function fullResponse(server: ServerContext, apiVersion: number): ApiVersionsResponse {
+  let byVersion = cache.get(server)
+  if (byVersion === undefined) {
+    byVersion = new Map()
+    cache.set(server, byVersion)
+  }
+  const listMinZero = apiVersion >= 4
+  let res = byVersion.get(listMinZero)
   if (res === undefined) {
+    const tv = server.transactionVersion
     res = createApiVersionsResponse({
       errorCode: ErrorCode.NONE,
       apiKeys: server.supportedApis().map((a) => ({
@@ -21,8 +39,14 @@ function fullResponse(server: ServerContext): ApiVersionsResponse {
         minVersion: a.minVersion,
         maxVersion: a.maxVersion,
       })),
+      // transaction.version (transactions.md §1.2): supported 0–2, finalized at the configured
+      // level (a level of 0 is not listed).
+      supportedFeatures: listMinZero ? [{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }] : [],
+      finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
+      finalizedFeatures:
+        tv > 0 ? [{ name: 'transaction.version', minVersionLevel: tv, maxVersionLevel: tv }] : [],
     })
-    cache.set(server, res)
+    byVersion.set(listMinZero, res)
   }
   return res
 }
@@ -69,7 +93,7 @@ export const handler = defineHandler({
     ) {
       return errorResponse(server, ErrorCode.REBOOTSTRAP_REQUIRED)
     }
-    return fullResponse(server)
+    return fullResponse(server, ctx.apiVersion)
   },
   errorResponse(_request, errorCode, ctx) {
     return errorResponse(ctx.server, errorCode)

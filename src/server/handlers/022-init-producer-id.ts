@@ -1,9 +1,9 @@
 // InitProducerId (key 22): serves v0–v5 (v6, two-phase commit, is unstable in Kafka and not
 // advertised). Without a transactional id this is the idempotent producer's request
 // (data-plane.md §5.1), answered here; with one it belongs to a transaction coordinator:
-//   1. TransactionalId set: WRITE on it, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED. This server
-//      runs no transaction coordinator, so an authorized request answers COORDINATOR_NOT_AVAILABLE,
-//      as a Kafka broker does while the transaction coordinator is unavailable.
+//   1. TransactionalId set: WRITE on it, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED; then the
+//      transaction coordinator answers (docs/transactions.md; v0–2 carry no producer id and epoch,
+//      so -1, -1), PRODUCER_FENCED becoming INVALID_PRODUCER_EPOCH below v4.
 //   2. No TransactionalId: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic, else
 //      CLUSTER_AUTHORIZATION_FAILED.
 //   3. v3+: ProducerId and ProducerEpoch are both -1 or both set; exactly one -1 is INVALID_REQUEST.
@@ -39,7 +39,22 @@ export const handler = defineHandler({
     if (transactionalId !== null) {
       if (!ctx.server.authorizer.authorize(ctx.principal, 'WRITE', 'TRANSACTIONAL_ID', transactionalId))
         return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-      return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+      const v3 = ctx.apiVersion >= 3
+      const r = await ctx.server.transactions.initProducerId({
+        transactionalId,
+        transactionTimeoutMs: request.transactionTimeoutMs,
+        producerId: v3 ? request.producerId : -1n,
+        producerEpoch: v3 ? request.producerEpoch : -1,
+      })
+      const errorCode =
+        r.errorCode === ErrorCode.PRODUCER_FENCED && ctx.apiVersion < 4
+          ? ErrorCode.INVALID_PRODUCER_EPOCH
+          : r.errorCode
+      return createInitProducerIdResponse({
+        errorCode,
+        producerId: r.producerId,
+        producerEpoch: r.producerEpoch,
+      })
     }
     // 2.
     if (!mayWriteIdempotently(ctx)) return failed(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
