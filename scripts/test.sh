@@ -12,9 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
+source scripts/lib/ensure-java.sh
 
 ensure_node_modules
 ensure_system_packages
+ensure_java
 npm run -s build
 
 if [ "$#" -eq 0 ]; then
