@@ -42,6 +42,13 @@ module.exports = {
       from: { path: '^src/log' },
       to: { path: ['^src/coordinator', '^src/server', '^src/clients', '^src/cli', '^src/console', '^src/plugin'] },
     },
+    {
+      name: 'config-kit-is-a-leaf',
+      comment: 'src/config (the config kit) imports nothing of the project, so every folder may use it',
+      severity: 'error',
+      from: { path: '^src/config' },
+      to: { path: '^src/', pathNot: '^src/config' },
+    },
     { name: 'no-circular-across-folders', severity: 'warn', from: {}, to: { circular: true } },
   ],
   options: {

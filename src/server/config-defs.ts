@@ -6,111 +6,45 @@
 // KafkaConfig); the keys Kafka does not have are marked "Topograph only" in their doc text.
 
 import { hostname } from 'node:os'
+import {
+  type Bounds,
+  boolKey,
+  boundsText,
+  checkBounds,
+  type ConfigKeyDef,
+  enumKey,
+  hideUrlPassword,
+  type Importance,
+  InvalidValue,
+  intKey,
+  listKey,
+  longKey,
+  nonEmpty,
+  optionalKey,
+  parseInt32,
+  parseInt64,
+  parseList,
+  splitList,
+  stringKey,
+} from '../config/index.js'
+import {
+  GROUP_COORDINATOR_KEYS,
+  OFFSET_METADATA_KEYS,
+  STREAMS_GROUP_KEYS,
+} from '../coordinator/service/config-defs.js'
 import { parsePlainUsers } from './auth/sasl.js'
 import { parseScramUsers } from './auth/scram.js'
 
-export type ConfigType = 'int' | 'long' | 'double' | 'string' | 'list' | 'boolean' | 'password' | 'class'
-export type Importance = 'high' | 'medium' | 'low'
-
-/**
- * A configuration that cannot be honoured. `key` names the offending key (null when the problem is
- * not about one key, e.g. an unreadable file). The message follows Kafka's
- * `Invalid value X for configuration KEY: reason` where a single value is at fault.
- */
-export class ConfigError extends Error {
-  readonly code = 'ERR_TOPOGRAPH_CONFIG'
-  readonly key: string | null
-
-  constructor(message: string, key: string | null, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'ConfigError'
-    this.key = key
-  }
-
-  static invalidValue(key: string, shownValue: string, reason: string): ConfigError {
-    return new ConfigError(`Invalid value ${shownValue} for configuration ${key}: ${reason}`, key)
-  }
-}
-
-/** Thrown by a value parser; parseConfig turns it into a ConfigError naming the key. */
-export class InvalidValue extends Error {}
-
-export interface ConfigKeyDef<K extends string = string, T = unknown> {
-  readonly name: K
-  readonly type: ConfigType
-  /** The default as it would be written in a properties file; null means unset. */
-  readonly default: string | null
-  /** Human-readable description of the accepted values, for the reference table. */
-  readonly validValues: string
-  readonly importance: Importance
-  readonly doc: string
-  /** Converts a present value (already trimmed). Throws InvalidValue with the reason. */
-  readonly parse: (value: string) => T
-  /** The value when the key is absent and has no default. */
-  readonly absent: T
-  /** For a value that can embed a secret (a password in a URL): the value as logs and DescribeConfigs show it. */
-  readonly redact?: (value: string) => string
-}
-
-// ---------------------------------------------------------------------------------------------
-// Value parsers
-
-const INT_MIN = -2147483648
-const INT_MAX = 2147483647
-
-interface Bounds {
-  readonly min?: number
-  readonly max?: number
-}
-
-function parseInteger(value: string, type: 'INT' | 'LONG', bounds: Bounds): number {
-  // Java's Integer.parseInt / Long.parseLong: optional sign, decimal digits, nothing else.
-  if (!/^[+-]?\d+$/.test(value)) throw new InvalidValue(`Not a number of type ${type}`)
-  const n = Number(value)
-  const [lo, hi] = type === 'INT' ? [INT_MIN, INT_MAX] : [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
-  // LONG values are held as JavaScript numbers, so they are limited to ±(2^53 − 1) rather than
-  // Java's ±(2^63 − 1); no Kafka default comes near either limit.
-  if (n < lo || n > hi) throw new InvalidValue(`Not a number of type ${type}`)
-  if (bounds.min !== undefined && n < bounds.min)
-    throw new InvalidValue(`Value must be at least ${bounds.min}`)
-  if (bounds.max !== undefined && n > bounds.max)
-    throw new InvalidValue(`Value must be no more than ${bounds.max}`)
-  return n
-}
-
-function boundsText(bounds: Bounds): string {
-  if (bounds.min !== undefined && bounds.max !== undefined) return `[${bounds.min}, ..., ${bounds.max}]`
-  if (bounds.min !== undefined) return `[${bounds.min}, ...]`
-  if (bounds.max !== undefined) return `[..., ${bounds.max}]`
-  return 'any'
-}
-
-/** Splits a comma-separated list as Kafka does: entries trimmed, an empty string is an empty list. */
-export function splitList(value: string): string[] {
-  if (value.trim() === '') return []
-  return value.split(',').map((s) => s.trim())
-}
-
-interface ListRules {
-  readonly allowEmptyList?: boolean
-  readonly allowed?: readonly string[]
-  /** Rejects repeated entries. Off where a cross-check reports duplicates with its own message. */
-  readonly unique?: boolean
-}
-
-function parseList(value: string, rules: ListRules): string[] {
-  const items = splitList(value)
-  if (items.length === 0 && !rules.allowEmptyList) throw new InvalidValue('the list must not be empty')
-  if (items.some((s) => s === '')) throw new InvalidValue('list entries must not be empty')
-  if (rules.unique !== false && new Set(items).size !== items.length) {
-    throw new InvalidValue('values must not be duplicated')
-  }
-  if (rules.allowed) {
-    const bad = items.find((s) => !rules.allowed!.includes(s))
-    if (bad !== undefined) throw new InvalidValue(`'${bad}' is not one of ${rules.allowed.join(', ')}`)
-  }
-  return items
-}
+export {
+  type Bounds,
+  type ConfigKeyDef,
+  type ConfigType,
+  ConfigError,
+  type Importance,
+  hideUrlPassword,
+  InvalidValue,
+  splitList,
+} from '../config/index.js'
 
 // ---------------------------------------------------------------------------------------------
 // Listeners
@@ -195,164 +129,14 @@ function parseConsoleListener(value: string): HttpEndpoint | null {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Definition helpers. Each returns a ConfigKeyDef whose value type is exact, so TopographConfig
-// is computed from the table (see ConfigValues below).
-
-function intKey<K extends string>(
-  name: K,
-  dflt: number,
-  bounds: Bounds,
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, number> {
-  return {
-    name,
-    type: 'int',
-    default: String(dflt),
-    validValues: boundsText(bounds),
-    importance,
-    doc,
-    parse: (v) => parseInteger(v, 'INT', bounds),
-    absent: dflt,
-  }
-}
-
-function longKey<K extends string>(
-  name: K,
-  dflt: number,
-  bounds: Bounds,
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, number> {
-  return {
-    ...intKey(name, dflt, bounds, importance, doc),
-    type: 'long',
-    parse: (v) => parseInteger(v, 'LONG', bounds),
-  }
-}
-
-function boolKey<K extends string>(
-  name: K,
-  dflt: boolean,
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, boolean> {
-  return {
-    name,
-    type: 'boolean',
-    default: String(dflt),
-    validValues: 'true, false',
-    importance,
-    doc,
-    parse: (v) => {
-      // Kafka accepts true/false in any letter case.
-      const lower = v.toLowerCase()
-      if (lower === 'true') return true
-      if (lower === 'false') return false
-      throw new InvalidValue('Expected value to be either true or false')
-    },
-    absent: dflt,
-  }
-}
-
-function stringKey<K extends string>(
-  name: K,
-  dflt: string,
-  validValues: string,
-  importance: Importance,
-  doc: string,
-  check: (v: string) => void,
-  redact?: (v: string) => string,
-): ConfigKeyDef<K, string> {
-  return {
-    name,
-    type: 'string',
-    default: dflt,
-    validValues,
-    importance,
-    doc,
-    parse: (v) => {
-      check(v)
-      return v
-    },
-    absent: dflt,
-    ...(redact === undefined ? {} : { redact }),
-  }
-}
-
-/**
- * A URL's password replaced by `***` (`postgres://user:***@host/db`, also a `password=` query
- * parameter); any other text as it is.
- */
-export function hideUrlPassword(value: string): string {
-  return value
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:?#]*):[^/?#]*@/i, '$1:***@')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***')
-}
-
-function enumKey<K extends string, V extends string>(
-  name: K,
-  dflt: V,
-  values: readonly V[],
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, V> {
-  return {
-    name,
-    type: 'string',
-    default: dflt,
-    validValues: values.join(', '),
-    importance,
-    doc,
-    parse: (v) => {
-      if (!(values as readonly string[]).includes(v)) {
-        throw new InvalidValue(`String must be one of: ${values.join(', ')}`)
-      }
-      return v as V
-    },
-    absent: dflt,
-  }
-}
-
-function nonEmpty(v: string): void {
-  if (v === '') throw new InvalidValue('String must be non-empty')
-}
-
-function listKey<K extends string>(
-  name: K,
-  dflt: readonly string[],
-  rules: ListRules,
-  validValues: string,
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, readonly string[]> {
-  return {
-    name,
-    type: 'list',
-    default: dflt.join(','),
-    validValues,
-    importance,
-    doc,
-    parse: (v) => parseList(v, rules),
-    absent: dflt,
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The log (data plane): helpers for Kafka's LONG keys whose default is Long.MAX_VALUE. The value is
 // checked against Java's long range and held as a JavaScript number, so 9223372036854775807 reads
 // as 2^63, which the log treats as "no limit".
 
-const JAVA_LONG_MAX = 9223372036854775807n
-
 function parseJavaLong(value: string, bounds: Bounds): number {
-  if (!/^[+-]?\d+$/.test(value)) throw new InvalidValue('Not a number of type LONG')
-  const n = BigInt(value)
-  if (n > JAVA_LONG_MAX || n < -JAVA_LONG_MAX - 1n) throw new InvalidValue('Not a number of type LONG')
-  if (bounds.min !== undefined && n < BigInt(bounds.min))
-    throw new InvalidValue(`Value must be at least ${bounds.min}`)
-  if (bounds.max !== undefined && n > BigInt(bounds.max))
-    throw new InvalidValue(`Value must be no more than ${bounds.max}`)
+  const n = parseInt64(value)
+  checkBounds(n, bounds)
   return Number(n)
 }
 
@@ -375,50 +159,36 @@ function javaLongKey<K extends string>(
   }
 }
 
-/** A LONG key without a default: null when unset (Kafka then falls back to a coarser synonym). */
-function optionalLongKey<K extends string>(
+/** A LONG or INT key without a default: null when unset (Kafka then falls back to a coarser synonym). */
+function optionalNumberKey<K extends string>(
   name: K,
+  type: 'int' | 'long',
   bounds: Bounds,
   importance: Importance,
   doc: string,
 ): ConfigKeyDef<K, number | null> {
   return {
     name,
-    type: 'long',
+    type,
     default: null,
     validValues: `${boundsText(bounds)} or unset`,
     importance,
     doc,
-    parse: (v): number | null => parseJavaLong(v, bounds),
+    parse: (v): number | null => {
+      if (type === 'long') return parseJavaLong(v, bounds)
+      const n = parseInt32(v)
+      checkBounds(n, bounds)
+      return n
+    },
     absent: null as number | null,
   }
 }
 
-function optionalIntKey<K extends string>(
-  name: K,
-  bounds: Bounds,
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, number | null> {
-  return {
-    name,
-    type: 'int',
-    default: null,
-    validValues: `${boundsText(bounds)} or unset`,
-    importance,
-    doc,
-    parse: (v): number | null => parseInteger(v, 'INT', bounds),
-    absent: null as number | null,
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The table. Order is the order of the reference table in docs/configuration.md.
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
-export const REBALANCE_PROTOCOLS = ['classic', 'consumer', 'share', 'streams'] as const
-export const BUILTIN_PLUGIN_ALIASES = ['memory', 'sqlite', 'postgres'] as const
+export { BUILTIN_PLUGIN_ALIASES, REBALANCE_PROTOCOLS } from '../coordinator/service/config-defs.js'
 
 export const CONFIG_DEFS = [
   // --- Server, network -------------------------------------------------------------------------
@@ -473,7 +243,7 @@ export const CONFIG_DEFS = [
     500,
     { min: 1 },
     'high',
-    'Most requests the server works on at once, over all connections (each connection has at most one in flight); at the bound, connections wait before their next request is read.',
+    'Most requests the server works on at once, over all connections (each connection has at most one in flight); at the bound, connections wait before their next request is read. A request parked on purpose (a JoinGroup waiting for its rebalance) stops counting within 200 ms while others wait.',
   ),
   enumKey(
     'log.level',
@@ -505,74 +275,8 @@ export const CONFIG_DEFS = [
     hideUrlPassword,
   ),
 
-  // --- Group coordinator, offsets ----------------------------------------------------------------
-  listKey(
-    'group.coordinator.rebalance.protocols',
-    ['classic', 'consumer', 'streams'],
-    { allowed: REBALANCE_PROTOCOLS },
-    `${REBALANCE_PROTOCOLS.join(', ')}; must include classic`,
-    'medium',
-    'Group protocols the coordinator serves. Without streams, the streams group APIs answer UNSUPPORTED_VERSION. share is accepted for compatibility and has no effect. Deprecated in Kafka 4.3.',
-  ),
-  intKey(
-    'offsets.topic.num.partitions',
-    50,
-    { min: 1 },
-    'high',
-    'Number of coordinator shards. A group lives in shard abs(hashCode(groupId)) % n, with Java String.hashCode; do not change it once groups exist.',
-  ),
-  intKey(
-    'offsets.retention.minutes',
-    10080,
-    { min: 1 },
-    'high',
-    'Committed offsets of a group without members are deleted after this long.',
-  ),
-  longKey(
-    'offsets.retention.check.interval.ms',
-    600000,
-    { min: 1 },
-    'high',
-    'Period of the offset-expiry sweep and of the topology-description cleanup cycle.',
-  ),
-  intKey(
-    'offsets.commit.timeout.ms',
-    5000,
-    { min: 1 },
-    'high',
-    'Longest wait for a coordinator write to be stored before the request fails.',
-  ),
+  ...GROUP_COORDINATOR_KEYS,
 
-  // --- Classic groups ----------------------------------------------------------------------------
-  intKey(
-    'group.min.session.timeout.ms',
-    6000,
-    {},
-    'medium',
-    'Smallest session timeout a classic group member may ask for.',
-  ),
-  intKey(
-    'group.max.session.timeout.ms',
-    1800000,
-    {},
-    'medium',
-    'Largest session timeout a classic group member may ask for.',
-  ),
-  intKey(
-    'group.initial.rebalance.delay.ms',
-    3000,
-    {},
-    'medium',
-    'How long a new classic group waits for more members before its first rebalance.',
-  ),
-  intKey('group.max.size', 2147483647, { min: 1 }, 'medium', 'Most members one classic group may hold.'),
-  intKey(
-    'max.group.configs',
-    10000,
-    { min: 0 },
-    'low',
-    'Most groups that may set group-level configs (IncrementalAlterConfigs on GROUP resources); an alteration that would set configs on one more group is refused with POLICY_VIOLATION. Topograph only.',
-  ),
   intKey(
     'num.partitions',
     1,
@@ -601,193 +305,9 @@ export const CONFIG_DEFS = [
     'medium',
     'Most partitions of all topics together; a creation that would go above it is refused with POLICY_VIOLATION. Topograph only (the name KIP-578 proposes).',
   ),
-  intKey(
-    'offset.metadata.max.bytes',
-    4096,
-    { min: 0 },
-    'low',
-    'Longest metadata string an offset commit may carry; a longer one is refused with OFFSET_METADATA_TOO_LARGE.',
-  ),
+  ...OFFSET_METADATA_KEYS,
 
-  // --- Streams groups (KIP-1071) -----------------------------------------------------------------
-  intKey(
-    'group.streams.session.timeout.ms',
-    45000,
-    { min: 1 },
-    'medium',
-    'A streams member that does not heartbeat for this long is removed from its group.',
-  ),
-  intKey(
-    'group.streams.min.session.timeout.ms',
-    45000,
-    { min: 1 },
-    'medium',
-    'Lower limit for the group-level streams.session.timeout.ms.',
-  ),
-  intKey(
-    'group.streams.max.session.timeout.ms',
-    60000,
-    { min: 1 },
-    'medium',
-    'Upper limit for the group-level streams.session.timeout.ms.',
-  ),
-  intKey(
-    'group.streams.heartbeat.interval.ms',
-    5000,
-    { min: 1 },
-    'medium',
-    'Heartbeat interval sent to streams members (HeartbeatIntervalMs).',
-  ),
-  intKey(
-    'group.streams.min.heartbeat.interval.ms',
-    5000,
-    { min: 1 },
-    'medium',
-    'Lower limit for the group-level streams.heartbeat.interval.ms.',
-  ),
-  intKey(
-    'group.streams.max.heartbeat.interval.ms',
-    15000,
-    { min: 1 },
-    'medium',
-    'Upper limit for the group-level streams.heartbeat.interval.ms.',
-  ),
-  intKey(
-    'group.streams.max.size',
-    2147483647,
-    { min: 1 },
-    'medium',
-    'Most members one streams group may hold.',
-  ),
-  intKey(
-    'group.streams.num.standby.replicas',
-    0,
-    { min: 0 },
-    'medium',
-    'Standby replicas per task, given to the assignor.',
-  ),
-  intKey(
-    'group.streams.max.standby.replicas',
-    2,
-    { min: 0 },
-    'medium',
-    'Upper limit for the group-level streams.num.standby.replicas.',
-  ),
-  intKey(
-    'group.streams.initial.rebalance.delay.ms',
-    3000,
-    { min: 0 },
-    'medium',
-    'How long a new streams group waits for more members before its first assignment.',
-  ),
-  intKey(
-    'group.streams.assignment.interval.ms',
-    1000,
-    { min: 0 },
-    'medium',
-    'Shortest time between two assignor runs for one streams group.',
-  ),
-  intKey(
-    'group.streams.min.assignment.interval.ms',
-    0,
-    { min: 0 },
-    'medium',
-    'Lower limit for group.streams.assignment.interval.ms and its group-level override.',
-  ),
-  intKey(
-    'group.streams.max.assignment.interval.ms',
-    15000,
-    { min: 0 },
-    'medium',
-    'Upper limit for group.streams.assignment.interval.ms and its group-level override.',
-  ),
-  listKey(
-    'group.streams.assignors',
-    ['sticky'],
-    {},
-    'non-empty list without duplicates; built-in: sticky',
-    'medium',
-    'Task assignors available to streams groups; the first is used when a group names none.',
-  ),
-  boolKey(
-    'group.streams.assignor.offload.enable',
-    true,
-    'medium',
-    'Accepted for compatibility; as in Kafka, the streams assignor always runs inline.',
-  ),
-  intKey(
-    'group.streams.task.offset.interval.ms',
-    60000,
-    { min: 1 },
-    'medium',
-    'How often members report task changelog offsets (TaskOffsetIntervalMs).',
-  ),
-  intKey(
-    'group.streams.min.task.offset.interval.ms',
-    15000,
-    { min: 1 },
-    'medium',
-    'Lower limit for the group-level streams.task.offset.interval.ms.',
-  ),
-  intKey(
-    'group.streams.num.warmup.replicas',
-    2,
-    { min: 0 },
-    'medium',
-    'Most warm-up replicas the assignor may place.',
-  ),
-  intKey(
-    'group.streams.max.warmup.replicas',
-    20,
-    { min: 0 },
-    'medium',
-    'Upper limit for the group-level streams.num.warmup.replicas.',
-  ),
-  listKey(
-    'group.streams.rack.aware.assignment.tags',
-    [],
-    { allowEmptyList: true, unique: false },
-    'list of client tag keys without duplicates; may be empty',
-    'low',
-    'Client tag keys used to spread standby replicas; part of the assignment configs.',
-  ),
-  longKey(
-    'group.streams.acceptable.recovery.lag',
-    10000,
-    { min: 0 },
-    'medium',
-    'Offsets a member may lag behind and still count as caught up (AcceptableRecoveryLag).',
-  ),
-
-  // --- Topology description plugin (KIP-1331) ----------------------------------------------------
-  {
-    name: 'group.streams.topology.description.plugin.class',
-    type: 'class',
-    default: null,
-    validValues: `${BUILTIN_PLUGIN_ALIASES.join(', ')}, or a module path or package specifier, optionally #ExportName`,
-    importance: 'medium',
-    doc: 'The topology description plugin. Unset turns the feature off. The value is loaded as a module; a load failure stops start-up.',
-    parse: (v: string): string | null => {
-      nonEmpty(v)
-      const hash = v.lastIndexOf('#')
-      if (hash === 0) throw new InvalidValue('the module part before # is empty')
-      if (hash > 0 && !/^[A-Za-z_$][\w$]*$/.test(v.slice(hash + 1))) {
-        throw new InvalidValue(`'${v.slice(hash + 1)}' after # is not an export name`)
-      }
-      return v
-    },
-    absent: null as string | null,
-  },
-  {
-    name: 'group.streams.topology.description.plugin.timeout.ms',
-    type: 'long',
-    default: null,
-    validValues: '[1, ...] or unset',
-    importance: 'low',
-    doc: 'Deadline for one plugin call; a call still running then counts as failed. Unset = no deadline, as in Kafka. Topograph only (difference D5).',
-    parse: (v: string): number | null => parseInteger(v, 'LONG', { min: 1 }),
-    absent: null as number | null,
-  },
+  ...STREAMS_GROUP_KEYS,
 
   // --- The log (data plane; docs/data-plane.md) ---------------------------------------------------
   // Broker defaults of the topic configs (a topic's own setting wins) and the log layer's settings.
@@ -829,14 +349,16 @@ export const CONFIG_DEFS = [
     'medium',
     'Default cleanup.policy of topics.',
   ),
-  optionalLongKey(
+  optionalNumberKey(
     'log.retention.ms',
+    'long',
     { min: -1 },
     'high',
     'Default retention.ms of topics; wins over log.retention.minutes and log.retention.hours. -1 = no limit.',
   ),
-  optionalIntKey(
+  optionalNumberKey(
     'log.retention.minutes',
+    'int',
     {},
     'high',
     'Default retention of topics in minutes; wins over log.retention.hours.',
@@ -850,7 +372,13 @@ export const CONFIG_DEFS = [
     'Default retention.bytes of topics (per partition). -1 = no limit.',
   ),
   intKey('log.segment.bytes', 1073741824, { min: 1048576 }, 'high', 'Default segment.bytes of topics.'),
-  optionalLongKey('log.roll.ms', {}, 'high', 'Default segment.ms of topics; wins over log.roll.hours.'),
+  optionalNumberKey(
+    'log.roll.ms',
+    'long',
+    {},
+    'high',
+    'Default segment.ms of topics; wins over log.roll.hours.',
+  ),
   intKey(
     'log.roll.hours',
     168,
@@ -858,8 +386,9 @@ export const CONFIG_DEFS = [
     'high',
     'Default segment age before a new segment is started, in hours.',
   ),
-  optionalLongKey(
+  optionalNumberKey(
     'log.roll.jitter.ms',
+    'long',
     {},
     'high',
     'Default segment.jitter.ms of topics; wins over log.roll.jitter.hours.',
@@ -980,8 +509,9 @@ export const CONFIG_DEFS = [
     'high',
     'Default flush.messages of topics (1 = force every append to disk before it is acknowledged).',
   ),
-  optionalLongKey(
+  optionalNumberKey(
     'log.flush.interval.ms',
+    'long',
     {},
     'high',
     'Default flush.ms of topics; unset = log.flush.scheduler.interval.ms.',
@@ -1060,46 +590,34 @@ export const CONFIG_DEFS = [
     'medium',
     'Format of the key store. Only PEM is supported (Kafka defaults to JKS). May be set per listener as listener.name.<name>.ssl.keystore.type, like every ssl.* key.',
   ),
-  {
-    name: 'ssl.keystore.location',
-    type: 'string',
-    default: null,
-    validValues: 'path of a PEM file holding one private key and the certificate chain',
-    importance: 'high',
-    doc: 'Key store of SSL and SASL_SSL listeners: a PEM file with the private key and the certificate chain (leaf first).',
-    parse: (v: string): string | null => v,
-    absent: null as string | null,
-  },
-  {
-    name: 'ssl.keystore.certificate.chain',
-    type: 'password',
-    default: null,
-    validValues: 'PEM certificates (leaf first); with ssl.keystore.key, instead of ssl.keystore.location',
-    importance: 'high',
-    doc: 'Certificate chain in PEM, given inline.',
-    parse: (v: string): string | null => v,
-    absent: null as string | null,
-  },
-  {
-    name: 'ssl.keystore.key',
-    type: 'password',
-    default: null,
-    validValues: 'one PEM private key (PKCS#8, PKCS#1 or SEC1; may be encrypted)',
-    importance: 'high',
-    doc: 'Private key in PEM, given inline; used with ssl.keystore.certificate.chain.',
-    parse: (v: string): string | null => v,
-    absent: null as string | null,
-  },
-  {
-    name: 'ssl.key.password',
-    type: 'password',
-    default: null,
-    validValues: 'passphrase of an encrypted PEM private key',
-    importance: 'high',
-    doc: 'Passphrase of the private key when it is encrypted.',
-    parse: (v: string): string | null => v,
-    absent: null as string | null,
-  },
+  optionalKey(
+    'ssl.keystore.location',
+    'string',
+    'path of a PEM file holding one private key and the certificate chain',
+    'high',
+    'Key store of SSL and SASL_SSL listeners: a PEM file with the private key and the certificate chain (leaf first).',
+  ),
+  optionalKey(
+    'ssl.keystore.certificate.chain',
+    'password',
+    'PEM certificates (leaf first); with ssl.keystore.key, instead of ssl.keystore.location',
+    'high',
+    'Certificate chain in PEM, given inline.',
+  ),
+  optionalKey(
+    'ssl.keystore.key',
+    'password',
+    'one PEM private key (PKCS#8, PKCS#1 or SEC1; may be encrypted)',
+    'high',
+    'Private key in PEM, given inline; used with ssl.keystore.certificate.chain.',
+  ),
+  optionalKey(
+    'ssl.key.password',
+    'password',
+    'passphrase of an encrypted PEM private key',
+    'high',
+    'Passphrase of the private key when it is encrypted.',
+  ),
   enumKey(
     'ssl.truststore.type',
     'PEM',
@@ -1107,26 +625,20 @@ export const CONFIG_DEFS = [
     'medium',
     'Format of the trust store. Only PEM is supported.',
   ),
-  {
-    name: 'ssl.truststore.location',
-    type: 'string',
-    default: null,
-    validValues: 'path of a PEM file of CA certificates',
-    importance: 'high',
-    doc: 'Certificates that client certificates are verified against (ssl.client.auth requested or required).',
-    parse: (v: string): string | null => v,
-    absent: null as string | null,
-  },
-  {
-    name: 'ssl.truststore.certificates',
-    type: 'password',
-    default: null,
-    validValues: 'PEM CA certificates, instead of ssl.truststore.location',
-    importance: 'high',
-    doc: 'Trusted certificates in PEM, given inline.',
-    parse: (v: string): string | null => v,
-    absent: null as string | null,
-  },
+  optionalKey(
+    'ssl.truststore.location',
+    'string',
+    'path of a PEM file of CA certificates',
+    'high',
+    'Certificates that client certificates are verified against (ssl.client.auth requested or required).',
+  ),
+  optionalKey(
+    'ssl.truststore.certificates',
+    'password',
+    'PEM CA certificates, instead of ssl.truststore.location',
+    'high',
+    'Trusted certificates in PEM, given inline.',
+  ),
   enumKey(
     'ssl.client.auth',
     'none',

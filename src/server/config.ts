@@ -13,8 +13,9 @@ import {
   KNOWN_KEYS,
   camelCase,
   defaultAdvertisedHost,
-  splitList,
 } from './config-defs.js'
+import { isSecretType } from '../config/index.js'
+import { verifyGroupCoordinatorConfigs } from '../coordinator/service/config-defs.js'
 
 export {
   BUILTIN_PLUGIN_ALIASES,
@@ -58,7 +59,7 @@ export type TopographConfig = Omit<ConfigValues, 'advertisedListeners'> & {
 
 /** Keys whose values must never appear in messages or logs. */
 function isSecret(def: ConfigKeyDef | undefined): boolean {
-  return def?.type === 'password'
+  return isSecretType(def?.type)
 }
 
 /** A value as logs and DescribeConfigs show it: null for a secret, a URL without its password, … */
@@ -153,94 +154,6 @@ function verifyListeners(v: ConfigValues): void {
       )
     }
   }
-}
-
-function requireThat(ok: boolean, key: string, message: string): void {
-  if (!ok) throw new ConfigError(message, key)
-}
-
-/**
- * Kafka's start-up cross-checks (GroupCoordinatorConfig.verifyStreamsGroupConfigs and the
- * rebalance-protocol check in KafkaConfig), with Kafka's message texts, in Kafka's order.
- */
-function verifyGroupCoordinatorConfigs(v: ConfigValues, raw: Readonly<Record<string, string>>): void {
-  requireThat(
-    v.groupCoordinatorRebalanceProtocols.includes('classic'),
-    'group.coordinator.rebalance.protocols',
-    "Disabling the 'classic' protocol is not supported.",
-  )
-  const ge = (a: string, b: string) => `${a} must be greater than or equal to ${b}`
-  const le = (a: string, b: string) => `${a} must be less than or equal to ${b}`
-  const p = 'group.streams.'
-  requireThat(
-    v.groupStreamsMaxHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
-    `${p}max.heartbeat.interval.ms`,
-    ge(`${p}max.heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
-    `${p}heartbeat.interval.ms`,
-    ge(`${p}heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsHeartbeatIntervalMs <= v.groupStreamsMaxHeartbeatIntervalMs,
-    `${p}heartbeat.interval.ms`,
-    le(`${p}heartbeat.interval.ms`, `${p}max.heartbeat.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsMaxSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
-    `${p}max.session.timeout.ms`,
-    ge(`${p}max.session.timeout.ms`, `${p}min.session.timeout.ms`),
-  )
-  requireThat(
-    v.groupStreamsSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
-    `${p}session.timeout.ms`,
-    ge(`${p}session.timeout.ms`, `${p}min.session.timeout.ms`),
-  )
-  requireThat(
-    v.groupStreamsSessionTimeoutMs <= v.groupStreamsMaxSessionTimeoutMs,
-    `${p}session.timeout.ms`,
-    le(`${p}session.timeout.ms`, `${p}max.session.timeout.ms`),
-  )
-  requireThat(
-    v.groupStreamsHeartbeatIntervalMs < v.groupStreamsSessionTimeoutMs,
-    `${p}heartbeat.interval.ms`,
-    `${p}heartbeat.interval.ms must be less than ${p}session.timeout.ms`,
-  )
-  requireThat(
-    v.groupStreamsMaxAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
-    `${p}max.assignment.interval.ms`,
-    ge(`${p}max.assignment.interval.ms`, `${p}min.assignment.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
-    `${p}assignment.interval.ms`,
-    ge(`${p}assignment.interval.ms`, `${p}min.assignment.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsAssignmentIntervalMs <= v.groupStreamsMaxAssignmentIntervalMs,
-    `${p}assignment.interval.ms`,
-    le(`${p}assignment.interval.ms`, `${p}max.assignment.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsNumStandbyReplicas <= v.groupStreamsMaxStandbyReplicas,
-    `${p}num.standby.replicas`,
-    le(`${p}num.standby.replicas`, `${p}max.standby.replicas`),
-  )
-  requireThat(
-    v.groupStreamsTaskOffsetIntervalMs >= v.groupStreamsMinTaskOffsetIntervalMs,
-    `${p}task.offset.interval.ms`,
-    ge(`${p}task.offset.interval.ms`, `${p}min.task.offset.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsNumWarmupReplicas <= v.groupStreamsMaxWarmupReplicas,
-    `${p}num.warmup.replicas`,
-    le(`${p}num.warmup.replicas`, `${p}max.warmup.replicas`),
-  )
-  // Checked on the supplied text, as Kafka does, so `a,a` is refused rather than silently merged.
-  const tagsKey = `${p}rack.aware.assignment.tags`
-  const tags = Object.hasOwn(raw, tagsKey) ? splitList(raw[tagsKey]) : []
-  requireThat(new Set(tags).size === tags.length, tagsKey, `${tagsKey} must not contain duplicate tag keys.`)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@
  * The shards read {@link GroupConfigManager.streamsConfig} synchronously (a map lookup); it changes
  * only after the append of an alteration succeeded.
  */
+import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { RuntimeLogger } from '../runtime/types.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
@@ -36,13 +37,11 @@ import {
 export const GROUP_CONFIG_LOG_ID = 2147483645
 /** Record type of a group config record (outside the range Kafka uses for coordinator records). */
 export const GROUP_CONFIG_RECORD_TYPE = 0x7f03
-/** Kafka refuses a config value longer than this (Short.MAX_VALUE). */
-export const MAX_CONFIG_VALUE_LENGTH = 32767
+/** Kafka's AlterConfigOp.OpType codes and its longest config value (from the config kit). */
+export { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH }
 /** Default of `max.group.configs`, the most groups that set configs (Topograph only). */
 export const DEFAULT_MAX_GROUP_CONFIGS = 10_000
 
-/** Kafka's AlterConfigOp.OpType codes. */
-export const AlterConfigOpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const
 const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'] as const
 
 export interface GroupConfigChange {

@@ -11,6 +11,16 @@
  * them. Their broker-level bounds and defaults are Kafka's (Topograph has no `group.consumer.*` or
  * `group.share.*` settings).
  */
+import {
+  checkBounds,
+  checkOneOf,
+  InvalidValue,
+  invalidValueMessage,
+  parseBoolean,
+  parseInt32,
+  parseInt64,
+  splitList,
+} from '../../config/index.js'
 import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from '../shard/streams/config.js'
 import type { GroupCoordinatorConfig } from './config.js'
 
@@ -44,19 +54,26 @@ interface KeyDef {
   readonly check?: (value: Parsed, name: string) => GroupConfigError | null
 }
 
+/** A validator's InvalidValue as Kafka words it for the key and the value. */
+function reasonOf(check: () => void, name: string, value: Parsed): GroupConfigError | null {
+  try {
+    check()
+    return null
+  } catch (e) {
+    if (e instanceof InvalidValue) return invalidValue(name, String(value), e.message)
+    throw e
+  }
+}
+
 const atLeast =
   (min: number) =>
-  (value: Parsed, name: string): GroupConfigError | null => {
-    const n = typeof value === 'bigint' ? value : BigInt(value as number)
-    return n < BigInt(min) ? invalidValue(name, String(value), `Value must be at least ${min}`) : null
-  }
+  (value: Parsed, name: string): GroupConfigError | null =>
+    reasonOf(() => checkBounds(value as number | bigint, { min }), name, value)
 
 const oneOf =
   (...allowed: string[]) =>
   (value: Parsed, name: string): GroupConfigError | null =>
-    allowed.includes(value as string)
-      ? null
-      : invalidValue(name, value as string, `String must be one of: ${allowed.join(', ')}`)
+    reasonOf(() => checkOneOf(value as string, allowed), name, value)
 
 /** Kafka's ValidList.anyNonDuplicateValues(true, false), after the parser dropped duplicates. */
 const nonEmptyEntries = (value: Parsed, name: string): GroupConfigError | null =>
@@ -101,7 +118,7 @@ const shareAutoOffsetReset = (value: Parsed, name: string): GroupConfigError | n
 }
 
 function invalidValue(name: string, value: string, reason: string): GroupConfigError {
-  return new GroupConfigError(`Invalid value ${value} for configuration ${name}: ${reason}`)
+  return new GroupConfigError(invalidValueMessage(name, value, reason))
 }
 
 export const STREAMS_SESSION_TIMEOUT_MS = 'streams.session.timeout.ms'
@@ -322,40 +339,25 @@ export function groupConfigType(name: string): GroupConfigType | undefined {
 
 const INT_RE = /^[+-]?\d+$/
 
-/** Splits a list value as Kafka's parser does: trimmed, empty is no entry, entries trimmed. */
-function splitList(value: string): string[] {
-  const t = value.trim()
-  return t === '' ? [] : t.split(/\s*,\s*/)
-}
-
 function parse(def: KeyDef, raw: string): Parsed {
-  const t = raw.trim()
-  const bad = (reason: string) => invalidValue(def.name, raw, reason)
-  switch (def.type) {
-    case 'int': {
-      if (!INT_RE.test(t)) throw bad('Not a number of type INT')
-      const n = Number(t)
-      if (n < -2147483648 || n > 2147483647) throw bad('Not a number of type INT')
-      return n
+  try {
+    switch (def.type) {
+      case 'int':
+        return parseInt32(raw)
+      case 'long':
+        return parseInt64(raw)
+      case 'boolean':
+        return parseBoolean(raw)
+      case 'string':
+        return raw.trim()
+      case 'list':
+        // The parser drops repeated entries (Kafka logs a warning); duplicates of the rack tags were
+        // refused on the raw text before.
+        return [...new Set(splitList(raw))]
     }
-    case 'long': {
-      if (!INT_RE.test(t)) throw bad('Not a number of type LONG')
-      const n = BigInt(t)
-      if (n < -9223372036854775808n || n > 9223372036854775807n) throw bad('Not a number of type LONG')
-      return n
-    }
-    case 'boolean': {
-      const lower = t.toLowerCase()
-      if (lower === 'true') return true
-      if (lower === 'false') return false
-      throw bad('Expected value to be either true or false')
-    }
-    case 'string':
-      return t
-    case 'list':
-      // The parser drops repeated entries (Kafka logs a warning); duplicates of the rack tags were
-      // refused on the raw text before.
-      return [...new Set(splitList(t))]
+  } catch (e) {
+    if (e instanceof InvalidValue) throw invalidValue(def.name, raw, e.message)
+    throw e
   }
 }
 
@@ -432,8 +434,7 @@ export function validateGroupConfig(configs: ReadonlyMap<string, string>, ctx: G
   }
   const rawTags = configs.get(STREAMS_RACK_AWARE_ASSIGNMENT_TAGS)
   if (rawTags !== undefined) {
-    const t = rawTags.trim()
-    const tags = t === '' ? [] : t.split(/\s*,\s*/)
+    const tags = splitList(rawTags)
     if (new Set(tags).size !== tags.length) {
       throw new GroupConfigError(`${STREAMS_RACK_AWARE_ASSIGNMENT_TAGS} must not contain duplicate tag keys.`)
     }

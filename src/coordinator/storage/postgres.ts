@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { redactPostgresUrl } from '../../config/index.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
 
@@ -43,16 +44,7 @@ export interface PostgresStoreLogger {
 const SILENT: PostgresStoreLogger = { info() {}, warn() {}, error() {} }
 
 /** The URL without its password (user info or `password=` parameter), for messages and logs. */
-export function redactPostgresUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password !== '') u.password = '***'
-    if (u.searchParams.has('password')) u.searchParams.set('password', '***')
-    return u.toString()
-  } catch {
-    return '(unparsable URL)'
-  }
-}
+export { redactPostgresUrl }
 
 function errorText(e: unknown): string {
   if (e instanceof Error) {

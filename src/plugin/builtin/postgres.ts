@@ -13,6 +13,7 @@
  * JSON.stringify produces for a name containing U+0000, which would make such a push fail forever.
  * Query it with `description::jsonb`.
  */
+import { redactPostgresUrl } from '../../config/index.js'
 import pg from 'pg'
 import {
   type StreamsGroupTopologyDescription,
@@ -42,17 +43,6 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 
 function transient(message: string, cause?: unknown): StreamsTopologyDescriptionTransientFailureException {
   return new StreamsTopologyDescriptionTransientFailureException(message, { cause })
-}
-
-/** The URL without its password, for messages. */
-function redact(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password !== '') u.password = '***'
-    return u.toString()
-  } catch {
-    return '(unparsable URL)'
-  }
 }
 
 function errorText(e: unknown): string {
@@ -117,7 +107,7 @@ export class PostgresTopologyDescriptionPlugin implements StreamsGroupTopologyDe
     } catch (e) {
       await pool.end().catch(() => undefined)
       throw new Error(
-        `Cannot prepare the PostgreSQL topology description store at ${redact(url)}: ${errorText(e)}`,
+        `Cannot prepare the PostgreSQL topology description store at ${redactPostgresUrl(url)}: ${errorText(e)}`,
         {
           cause: e,
         },

@@ -6,7 +6,7 @@
  * refuse for a key that cannot be updated dynamically. Deleting a key (nothing dynamic is set)
  * succeeds without effect, as on a Kafka broker.
  */
-import { AlterConfigOpType } from '../../coordinator/service/group-config-manager.js'
+import { AlterConfigOpType, isSecretType } from '../../config/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopographConfig } from '../config.js'
 import { CONFIG_DEFS, type ConfigKeyDef, shownValue } from '../config.js'
@@ -48,7 +48,7 @@ export function describeBroker(
   const raw = config.raw
   const entries: DescribedConfig[] = []
   for (const def of DEFS.values()) {
-    const sensitive = def.type === 'password'
+    const sensitive = isSecretType(def.type)
     const set = Object.hasOwn(raw, def.name)
     const synonyms: { name: string; value: string | null; source: number }[] = []
     if (set)

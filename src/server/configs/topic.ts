@@ -5,7 +5,7 @@
  * Kafka's controller checks a topic change; a change that passes gives the topic its new configs,
  * which the handler writes to the catalog (the partition logs take them at once).
  */
-import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../coordinator/service/group-config-manager.js'
+import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
 import { LOG_CONFIG_KEYS } from '../../log/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopicCatalog } from '../topics/catalog.js'

@@ -25,7 +25,8 @@ import {
 } from '../../protocol/generated/messages/DescribeConfigsResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { describeBroker } from '../configs/broker.js'
-import { ConfigResourceType, ConfigSource, configTypeId, type DescribedConfig } from '../configs/codes.js'
+import { describeGroup } from '../configs/group.js'
+import { ConfigResourceType, type DescribedConfig } from '../configs/codes.js'
 import { describeTopic } from '../configs/topic.js'
 import { defineHandler, type RequestContext } from '../router.js'
 
@@ -63,21 +64,6 @@ function authorization(ctx: RequestContext, r: Resource): number {
   }
 }
 
-function groupEntries(ctx: RequestContext, groupId: string): DescribedConfig[] {
-  return coordinatorFrom(ctx.server.coordinator)
-    .groupConfigs.describe(groupId)
-    .map((e) => ({
-      name: e.name,
-      value: e.value,
-      readOnly: false,
-      configSource: ConfigSource[e.source],
-      isSensitive: false,
-      synonyms: e.synonyms.map((s) => ({ name: s.name, value: s.value, source: ConfigSource[s.source] })),
-      configType: configTypeId(e.type),
-      documentation: e.documentation,
-    }))
-}
-
 function describe(
   ctx: RequestContext,
   r: Resource,
@@ -87,10 +73,7 @@ function describe(
   let outcome: { readonly entries: DescribedConfig[] } | { errorCode: number; errorMessage: string | null }
   switch (r.resourceType) {
     case ConfigResourceType.GROUP:
-      outcome =
-        r.resourceName === ''
-          ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Group name must not be empty' }
-          : { entries: groupEntries(ctx, r.resourceName) }
+      outcome = describeGroup(coordinatorFrom(ctx.server.coordinator), r.resourceName)
       break
     case ConfigResourceType.TOPIC:
       outcome = describeTopic(ctx.server.topics, r.resourceName, ctx.server.config.raw)

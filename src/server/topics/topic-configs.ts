@@ -4,6 +4,17 @@
  * reported back: in CreateTopics v5+ responses and by DescribeConfigs, as Kafka reports them.
  */
 
+import {
+  checkOneOf,
+  InvalidValue,
+  invalidValueMessage,
+  parseBoolean,
+  parseDouble,
+  parseInt32,
+  parseInt64,
+  splitList,
+} from '../../config/index.js'
+
 export type TopicConfigType = 'int' | 'long' | 'double' | 'boolean' | 'string' | 'list'
 
 export interface TopicConfigDef {
@@ -305,13 +316,10 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map<string
   ]),
 )
 
-const INT_RE = /^[+-]?\d+$/
-
-/** Kafka's ConfigDef.Range messages. */
-function inRange(def: TopicConfigDef, n: number, bad: (why: string) => string): string | null {
-  if (def.min !== undefined && n < def.min) return bad(`Value must be at least ${def.min}`)
-  if (def.max !== undefined && n > def.max) return bad(`Value must be no more than ${def.max}`)
-  return null
+/** Kafka's ConfigDef.Range check; throws InvalidValue with Kafka's reason. */
+function inRange(def: TopicConfigDef, n: number): void {
+  if (def.min !== undefined && n < def.min) throw new InvalidValue(`Value must be at least ${def.min}`)
+  if (def.max !== undefined && n > def.max) throw new InvalidValue(`Value must be no more than ${def.max}`)
 }
 
 /**
@@ -334,37 +342,41 @@ export function checkTopicConfigSet(configs: ReadonlyMap<string, string>): strin
 export function checkTopicConfig(name: string, value: string): string | null {
   const def = TOPIC_CONFIGS.get(name)
   if (def === undefined) return `Unknown topic config name: ${name}`
+  try {
+    parseTopicConfigValue(name, def, value)
+    return null
+  } catch (e) {
+    if (e instanceof InvalidValue) return invalidValueMessage(name, value, e.message)
+    throw e
+  }
+}
+
+/** Kafka's parse and validation of one topic config value; throws InvalidValue with the reason. */
+function parseTopicConfigValue(name: string, def: TopicConfigDef, value: string): void {
   const v = value.trim()
-  const bad = (why: string) => `Invalid value ${value} for configuration ${name}: ${why}`
   switch (def.type) {
-    case 'int': {
-      if (!INT_RE.test(v)) return bad('Not a number of type INT')
-      const n = Number(v)
-      if (n < -2147483648 || n > 2147483647) return bad('Not a number of type INT')
-      return inRange(def, n, bad)
-    }
-    case 'long': {
-      if (!INT_RE.test(v)) return bad('Not a number of type LONG')
-      const n = BigInt(v)
-      if (n < -9223372036854775808n || n > 9223372036854775807n) return bad('Not a number of type LONG')
-      return inRange(def, Number(n), bad)
-    }
+    case 'int':
+      inRange(def, parseInt32(v))
+      return
+    case 'long':
+      inRange(def, Number(parseInt64(v)))
+      return
     case 'double':
-      return v === '' || Number.isNaN(Number(v))
-        ? bad('Not a number of type DOUBLE')
-        : inRange(def, Number(v), bad)
+      inRange(def, parseDouble(v))
+      return
     case 'boolean':
-      return /^(true|false)$/i.test(v) ? null : bad('Expected value to be either true or false')
+      parseBoolean(v)
+      return
     case 'string':
-      if (def.oneOf !== undefined && !def.oneOf.includes(v))
-        return bad(`String must be one of: ${def.oneOf.join(', ')}`)
-      return null
+      if (def.oneOf !== undefined) checkOneOf(v, def.oneOf)
+      return
     case 'list': {
-      if (def.oneOf === undefined || v === '') return null
-      for (const item of v.split(',').map((s) => s.trim())) {
-        if (!def.oneOf.includes(item)) return bad(`Invalid value ${item} for configuration ${name}`)
+      if (def.oneOf === undefined || v === '') return
+      // Kafka's ValidList names the entry, inside the reason.
+      for (const item of splitList(v)) {
+        if (!def.oneOf.includes(item))
+          throw new InvalidValue(`Invalid value ${item} for configuration ${name}`)
       }
-      return null
     }
   }
 }

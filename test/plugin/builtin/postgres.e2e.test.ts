@@ -128,6 +128,21 @@ if (!url || !ctl) {
       assert.ok(performance.now() - t0 < 3_000)
     })
 
+    test('the URL in that message hides a password= parameter too', async () => {
+      const p = new PostgresTopologyDescriptionPlugin()
+      await assert.rejects(
+        p.configure({
+          ...configs,
+          'topology.description.postgres.url': 'postgres://nobody@127.0.0.1:1/none?password=secret',
+        }),
+        (e: Error) => {
+          assert.match(e.message, /at postgres:\/\/nobody@127\.0\.0\.1:1\/none\?password=\*\*\*: /)
+          assert.doesNotMatch(e.message, /secret/)
+          return true
+        },
+      )
+    })
+
     test('a server that accepts connections but never answers gives a transient failure at the connect timeout', async () => {
       const silent = createServer(() => undefined)
       const sockets = new Set<Socket>()

@@ -1,0 +1,382 @@
+// The group coordinator's keys of the broker configuration, as Kafka's GroupCoordinatorConfig
+// defines them (the `group.*` and `offsets.*` keys, with offset.metadata.max.bytes), plus the
+// topology description plugin keys of KIP-1331 and the Topograph-only bound on group-level
+// configs. The server's table (src/server/config-defs.ts) lists them among its own keys; the
+// coordinator reads the parsed values through GroupCoordinatorConfig (config.ts).
+
+import {
+  boolKey,
+  ConfigError,
+  checkBounds,
+  type ConfigKeyDef,
+  InvalidValue,
+  intKey,
+  listKey,
+  longKey,
+  nonEmpty,
+  parseSafeLong,
+  splitList,
+} from '../../config/index.js'
+import type { GroupCoordinatorConfig } from './config.js'
+
+export const REBALANCE_PROTOCOLS = ['classic', 'consumer', 'share', 'streams'] as const
+export const BUILTIN_PLUGIN_ALIASES = ['memory', 'sqlite', 'postgres'] as const
+
+/** Protocols, offsets, classic groups. */
+export const GROUP_COORDINATOR_KEYS = [
+  listKey(
+    'group.coordinator.rebalance.protocols',
+    ['classic', 'consumer', 'streams'],
+    { allowed: REBALANCE_PROTOCOLS },
+    `${REBALANCE_PROTOCOLS.join(', ')}; must include classic`,
+    'medium',
+    'Group protocols the coordinator serves. Without streams, the streams group APIs answer UNSUPPORTED_VERSION. share is accepted for compatibility and has no effect. Deprecated in Kafka 4.3.',
+  ),
+  intKey(
+    'offsets.topic.num.partitions',
+    50,
+    { min: 1 },
+    'high',
+    'Number of coordinator shards. A group lives in shard abs(hashCode(groupId)) % n, with Java String.hashCode; do not change it once groups exist.',
+  ),
+  intKey(
+    'offsets.retention.minutes',
+    10080,
+    { min: 1 },
+    'high',
+    'Committed offsets of a group without members are deleted after this long.',
+  ),
+  longKey(
+    'offsets.retention.check.interval.ms',
+    600000,
+    { min: 1 },
+    'high',
+    'Period of the offset-expiry sweep and of the topology-description cleanup cycle.',
+  ),
+  intKey(
+    'offsets.commit.timeout.ms',
+    5000,
+    { min: 1 },
+    'high',
+    'Longest wait for a coordinator write to be stored before the request fails.',
+  ),
+
+  // --- Classic groups ----------------------------------------------------------------------------
+  intKey(
+    'group.min.session.timeout.ms',
+    6000,
+    {},
+    'medium',
+    'Smallest session timeout a classic group member may ask for.',
+  ),
+  intKey(
+    'group.max.session.timeout.ms',
+    1800000,
+    {},
+    'medium',
+    'Largest session timeout a classic group member may ask for.',
+  ),
+  intKey(
+    'group.initial.rebalance.delay.ms',
+    3000,
+    {},
+    'medium',
+    'How long a new classic group waits for more members before its first rebalance.',
+  ),
+  intKey('group.max.size', 2147483647, { min: 1 }, 'medium', 'Most members one classic group may hold.'),
+  intKey(
+    'max.group.configs',
+    10000,
+    { min: 0 },
+    'low',
+    'Most groups that may set group-level configs (IncrementalAlterConfigs on GROUP resources); an alteration that would set configs on one more group is refused with POLICY_VIOLATION. Topograph only.',
+  ),
+] as const satisfies readonly ConfigKeyDef<string, unknown>[]
+
+/** offset.metadata.max.bytes (the server's table lists it after the topic defaults). */
+export const OFFSET_METADATA_KEYS = [
+  intKey(
+    'offset.metadata.max.bytes',
+    4096,
+    { min: 0 },
+    'low',
+    'Longest metadata string an offset commit may carry; a longer one is refused with OFFSET_METADATA_TOO_LARGE.',
+  ),
+] as const satisfies readonly ConfigKeyDef<string, unknown>[]
+
+/** Streams groups (KIP-1071) and the topology description plugin (KIP-1331). */
+export const STREAMS_GROUP_KEYS = [
+  intKey(
+    'group.streams.session.timeout.ms',
+    45000,
+    { min: 1 },
+    'medium',
+    'A streams member that does not heartbeat for this long is removed from its group.',
+  ),
+  intKey(
+    'group.streams.min.session.timeout.ms',
+    45000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level streams.session.timeout.ms.',
+  ),
+  intKey(
+    'group.streams.max.session.timeout.ms',
+    60000,
+    { min: 1 },
+    'medium',
+    'Upper limit for the group-level streams.session.timeout.ms.',
+  ),
+  intKey(
+    'group.streams.heartbeat.interval.ms',
+    5000,
+    { min: 1 },
+    'medium',
+    'Heartbeat interval sent to streams members (HeartbeatIntervalMs).',
+  ),
+  intKey(
+    'group.streams.min.heartbeat.interval.ms',
+    5000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level streams.heartbeat.interval.ms.',
+  ),
+  intKey(
+    'group.streams.max.heartbeat.interval.ms',
+    15000,
+    { min: 1 },
+    'medium',
+    'Upper limit for the group-level streams.heartbeat.interval.ms.',
+  ),
+  intKey(
+    'group.streams.max.size',
+    2147483647,
+    { min: 1 },
+    'medium',
+    'Most members one streams group may hold.',
+  ),
+  intKey(
+    'group.streams.num.standby.replicas',
+    0,
+    { min: 0 },
+    'medium',
+    'Standby replicas per task, given to the assignor.',
+  ),
+  intKey(
+    'group.streams.max.standby.replicas',
+    2,
+    { min: 0 },
+    'medium',
+    'Upper limit for the group-level streams.num.standby.replicas.',
+  ),
+  intKey(
+    'group.streams.initial.rebalance.delay.ms',
+    3000,
+    { min: 0 },
+    'medium',
+    'How long a new streams group waits for more members before its first assignment.',
+  ),
+  intKey(
+    'group.streams.assignment.interval.ms',
+    1000,
+    { min: 0 },
+    'medium',
+    'Shortest time between two assignor runs for one streams group.',
+  ),
+  intKey(
+    'group.streams.min.assignment.interval.ms',
+    0,
+    { min: 0 },
+    'medium',
+    'Lower limit for group.streams.assignment.interval.ms and its group-level override.',
+  ),
+  intKey(
+    'group.streams.max.assignment.interval.ms',
+    15000,
+    { min: 0 },
+    'medium',
+    'Upper limit for group.streams.assignment.interval.ms and its group-level override.',
+  ),
+  listKey(
+    'group.streams.assignors',
+    ['sticky'],
+    {},
+    'non-empty list without duplicates; built-in: sticky',
+    'medium',
+    'Task assignors available to streams groups; the first is used when a group names none.',
+  ),
+  boolKey(
+    'group.streams.assignor.offload.enable',
+    true,
+    'medium',
+    'Accepted for compatibility; as in Kafka, the streams assignor always runs inline.',
+  ),
+  intKey(
+    'group.streams.task.offset.interval.ms',
+    60000,
+    { min: 1 },
+    'medium',
+    'How often members report task changelog offsets (TaskOffsetIntervalMs).',
+  ),
+  intKey(
+    'group.streams.min.task.offset.interval.ms',
+    15000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level streams.task.offset.interval.ms.',
+  ),
+  intKey(
+    'group.streams.num.warmup.replicas',
+    2,
+    { min: 0 },
+    'medium',
+    'Most warm-up replicas the assignor may place.',
+  ),
+  intKey(
+    'group.streams.max.warmup.replicas',
+    20,
+    { min: 0 },
+    'medium',
+    'Upper limit for the group-level streams.num.warmup.replicas.',
+  ),
+  listKey(
+    'group.streams.rack.aware.assignment.tags',
+    [],
+    { allowEmptyList: true, unique: false },
+    'list of client tag keys without duplicates; may be empty',
+    'low',
+    'Client tag keys used to spread standby replicas; part of the assignment configs.',
+  ),
+  longKey(
+    'group.streams.acceptable.recovery.lag',
+    10000,
+    { min: 0 },
+    'medium',
+    'Offsets a member may lag behind and still count as caught up (AcceptableRecoveryLag).',
+  ),
+
+  // --- Topology description plugin (KIP-1331) ----------------------------------------------------
+  {
+    name: 'group.streams.topology.description.plugin.class',
+    type: 'class',
+    default: null,
+    validValues: `${BUILTIN_PLUGIN_ALIASES.join(', ')}, or a module path or package specifier, optionally #ExportName`,
+    importance: 'medium',
+    doc: 'The topology description plugin. Unset turns the feature off. The value is loaded as a module; a load failure stops start-up.',
+    parse: (v: string): string | null => {
+      nonEmpty(v)
+      const hash = v.lastIndexOf('#')
+      if (hash === 0) throw new InvalidValue('the module part before # is empty')
+      if (hash > 0 && !/^[A-Za-z_$][\w$]*$/.test(v.slice(hash + 1))) {
+        throw new InvalidValue(`'${v.slice(hash + 1)}' after # is not an export name`)
+      }
+      return v
+    },
+    absent: null as string | null,
+  },
+  {
+    name: 'group.streams.topology.description.plugin.timeout.ms',
+    type: 'long',
+    default: null,
+    validValues: '[1, ...] or unset',
+    importance: 'low',
+    doc: 'Deadline for one plugin call; a call still running then counts as failed. Unset = no deadline, as in Kafka. Topograph only (difference D5).',
+    parse: (v: string): number | null => {
+      const n = parseSafeLong(v)
+      checkBounds(n, { min: 1 })
+      return n
+    },
+    absent: null as number | null,
+  },
+] as const satisfies readonly ConfigKeyDef<string, unknown>[]
+
+function requireThat(ok: boolean, key: string, message: string): void {
+  if (!ok) throw new ConfigError(message, key)
+}
+
+/**
+ * Kafka's start-up cross-checks (GroupCoordinatorConfig.verifyStreamsGroupConfigs and the
+ * rebalance-protocol check in KafkaConfig), with Kafka's message texts, in Kafka's order.
+ */
+export function verifyGroupCoordinatorConfigs(
+  v: GroupCoordinatorConfig,
+  raw: Readonly<Record<string, string>>,
+): void {
+  requireThat(
+    v.groupCoordinatorRebalanceProtocols.includes('classic'),
+    'group.coordinator.rebalance.protocols',
+    "Disabling the 'classic' protocol is not supported.",
+  )
+  const ge = (a: string, b: string) => `${a} must be greater than or equal to ${b}`
+  const le = (a: string, b: string) => `${a} must be less than or equal to ${b}`
+  const p = 'group.streams.'
+  requireThat(
+    v.groupStreamsMaxHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
+    `${p}max.heartbeat.interval.ms`,
+    ge(`${p}max.heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
+    `${p}heartbeat.interval.ms`,
+    ge(`${p}heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsHeartbeatIntervalMs <= v.groupStreamsMaxHeartbeatIntervalMs,
+    `${p}heartbeat.interval.ms`,
+    le(`${p}heartbeat.interval.ms`, `${p}max.heartbeat.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsMaxSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
+    `${p}max.session.timeout.ms`,
+    ge(`${p}max.session.timeout.ms`, `${p}min.session.timeout.ms`),
+  )
+  requireThat(
+    v.groupStreamsSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
+    `${p}session.timeout.ms`,
+    ge(`${p}session.timeout.ms`, `${p}min.session.timeout.ms`),
+  )
+  requireThat(
+    v.groupStreamsSessionTimeoutMs <= v.groupStreamsMaxSessionTimeoutMs,
+    `${p}session.timeout.ms`,
+    le(`${p}session.timeout.ms`, `${p}max.session.timeout.ms`),
+  )
+  requireThat(
+    v.groupStreamsHeartbeatIntervalMs < v.groupStreamsSessionTimeoutMs,
+    `${p}heartbeat.interval.ms`,
+    `${p}heartbeat.interval.ms must be less than ${p}session.timeout.ms`,
+  )
+  requireThat(
+    v.groupStreamsMaxAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
+    `${p}max.assignment.interval.ms`,
+    ge(`${p}max.assignment.interval.ms`, `${p}min.assignment.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
+    `${p}assignment.interval.ms`,
+    ge(`${p}assignment.interval.ms`, `${p}min.assignment.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsAssignmentIntervalMs <= v.groupStreamsMaxAssignmentIntervalMs,
+    `${p}assignment.interval.ms`,
+    le(`${p}assignment.interval.ms`, `${p}max.assignment.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsNumStandbyReplicas <= v.groupStreamsMaxStandbyReplicas,
+    `${p}num.standby.replicas`,
+    le(`${p}num.standby.replicas`, `${p}max.standby.replicas`),
+  )
+  requireThat(
+    v.groupStreamsTaskOffsetIntervalMs >= v.groupStreamsMinTaskOffsetIntervalMs,
+    `${p}task.offset.interval.ms`,
+    ge(`${p}task.offset.interval.ms`, `${p}min.task.offset.interval.ms`),
+  )
+  requireThat(
+    v.groupStreamsNumWarmupReplicas <= v.groupStreamsMaxWarmupReplicas,
+    `${p}num.warmup.replicas`,
+    le(`${p}num.warmup.replicas`, `${p}max.warmup.replicas`),
+  )
+  // Checked on the supplied text, as Kafka does, so `a,a` is refused rather than silently merged.
+  const tagsKey = `${p}rack.aware.assignment.tags`
+  const tags = Object.hasOwn(raw, tagsKey) ? splitList(raw[tagsKey]) : []
+  requireThat(new Set(tags).size === tags.length, tagsKey, `${tagsKey} must not contain duplicate tag keys.`)
+}
