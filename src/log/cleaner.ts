@@ -18,7 +18,9 @@
  *    baseTimestamp) has passed. Batches keep their base offset, last offset delta, producer fields
  *    and leader epoch; a batch that loses every record is dropped, unless it holds a producer's
  *    last sequence (then it stays, empty, so producer state survives a restart). Control batches
- *    are kept. Offsets never change. A batch whose records all survive keeps its bytes.
+ *    are kept, and so are aborted transactions' batches, which never enter the offset map (a
+ *    record of an aborted transaction must not remove the committed record of its key).
+ *    Offsets never change. A batch whose records all survive keeps its bytes.
  * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the
  *    cleaner checkpoint moves to the end of the range.
  *
@@ -41,6 +43,7 @@ import {
   hasDeleteHorizon,
   isControl,
   isLogAppendTime,
+  isTransactional,
   readBatchHeader,
 } from './batch.js'
 import { compress, decompress } from './compression.js'
@@ -219,6 +222,9 @@ export class LogCleaner {
         if (b.baseOffset >= end) break
         const h = readBatchHeader(b.bytes, 0)
         if (isControl(h.attributes)) continue
+        // Records of aborted transactions never supersede anything: a read_committed reader
+        // skips them, so the record they would replace must stay (Kafka's buildOffsetMap).
+        if (isTransactional(h.attributes) && log.isAborted(h.producerId, h.baseOffset)) continue
         for (const r of this.#records(b.bytes, h)) {
           if (r.key === null) continue
           const k = keyString(r.key)

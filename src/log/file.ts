@@ -307,7 +307,7 @@ class FilePartitionStore implements PartitionStore {
       if (!clean) this.#storage.setRecoveryPoint(this.#tp, this.logEndOffset)
     }
     // Producer snapshots: drop those past the log end, return the newest that is left.
-    let snapshot: { offset: number; bytes: Uint8Array } | null = null
+    let snapshot: { offset: number; bytes: Uint8Array; aborted: Uint8Array | null } | null = null
     const snaps = fs
       .readdirSync(this.#dir)
       .map((n) => parseBase(n, '.snapshot'))
@@ -315,11 +315,19 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     for (const off of snaps) {
       const p = join(this.#dir, segmentFileName(off, '.snapshot'))
+      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
       if (off > this.logEndOffset) {
         fs.unlinkSync(p)
+        if (fs.existsSync(ap)) fs.unlinkSync(ap)
         continue
       }
-      if (snapshot === null) snapshot = { offset: off, bytes: new Uint8Array(fs.readFileSync(p)) }
+      if (snapshot === null) {
+        snapshot = {
+          offset: off,
+          bytes: new Uint8Array(fs.readFileSync(p)),
+          aborted: fs.existsSync(ap) ? new Uint8Array(fs.readFileSync(ap)) : null,
+        }
+      }
     }
     if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
       writeFileAtomic(
@@ -586,7 +594,12 @@ class FilePartitionStore implements PartitionStore {
   }
 
   activeSegment(): SegmentInfo {
-    return segmentInfoOf(this.#segments[this.#segments.length - 1])
+    const seg = this.#segments[this.#segments.length - 1]
+    return {
+      ...segmentInfoOf(seg),
+      offsetIndexEntries: seg.offsets.length,
+      timeIndexEntries: seg.times.length,
+    }
   }
 
   get segmentCount(): number {
@@ -787,7 +800,10 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     // Keep the newest snapshot whatever its offset (it is still the state to start from).
     for (const off of snaps.slice(1)) {
-      if (off < offset) this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+      if (off >= offset) continue
+      this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
+      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
+      if (this.#fs.existsSync(ap)) this.#fs.unlinkSync(ap)
     }
   }
 
@@ -895,8 +911,10 @@ class FilePartitionStore implements PartitionStore {
     this.#storage.setRecoveryPoint(this.#tp, end)
   }
 
-  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
     if (this.#closed) return
+    // The aborted list first: a snapshot never exists without the list that goes with it.
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.aborted')), aborted)
     writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
     this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
   }

@@ -1,27 +1,31 @@
 /**
- * The log: Topograph's partitions as Kafka stores them. It imports nothing from src/coordinator or
- * src/server; the Kafka handlers sit on top of it.
+ * The log: Topograph's partitions as Kafka stores them (docs/log.md). It imports nothing from
+ * src/coordinator or src/server; the Kafka handlers sit on top of it.
  *
  * Public interface (additive changes only):
  *
- *   const logs = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: ['/data/logs'] })
+ *   const logs = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: ['/data/logs'] }, { logger })
  *   await logs.open()                                    // recovers after an unclean shutdown
- *   await logs.createPartitions('t', topicId, 0, 3, { cleanupPolicy: ['compact'] })
+ *   await logs.createPartitions('t', topicId, 0, 3, { cleanupPolicy: ['compact'] })   // opens or creates
+ *   logs.updateTopicConfig('t', { retentionMs: 1000 }); await logs.deleteTopic('t')
  *   const p = logs.partition('t', 0)                     // PartitionLog | undefined
  *   await p.append(batchBytes, { now: Date.now(), produceVersion: 9 })   // AppendResult (errorCode, baseOffset, …)
- *   await p.read(fetchOffset, maxBytes, { minOneMessage, isolationLevel })  // ReadResult (records, HW, LSO, …)
+ *   await p.append(marker, { now, origin: 'coordinator', transactionVersion: 2 })  // transaction markers
+ *   await p.read(fetchOffset, maxBytes, { minOneMessage, isolationLevel })  // ReadResult (records, HW, LSO, aborted)
+ *   p.bytesAvailable(fetchOffset, isolationLevel)        // long-poll MinBytes accounting
+ *   const off = p.addListener((event) => …)              // long-poll wake-ups, no polling
  *   await p.listOffsets(ts, isolationLevel)              // ListOffsets semantics, data-plane.md §7
  *   await p.deleteRecordsBefore(offset)                  // DeleteRecords, §8
  *   p.endOffsetForLeaderEpoch(epoch)                     // OffsetForLeaderEpoch, §9
  *   p.producerStates()                                   // DescribeProducers
- *   const off = p.addListener((event) => …)              // long-poll Fetch wake-ups, no polling
  *   await logs.logDirs()                                 // DescribeLogDirs
- *   await logs.close()                                   // checkpoints + clean-shutdown marker
+ *   await logs.close()                                   // snapshots, checkpoints, clean-shutdown marker
  *
- *   const ids = new ProducerIdManager(logDir); await ids.open(); await ids.next()   // InitProducerId
+ *   const ids = new ProducerIdManager(logs.metadataDir()); await ids.open(); await ids.next()   // InitProducerId
  *
  * Errors a client can cause come back as Kafka error codes in the results; an I/O failure takes the
- * partition offline (KAFKA_STORAGE_ERROR from then on).
+ * partition offline (KAFKA_STORAGE_ERROR from then on); a deleted partition answers
+ * UNKNOWN_TOPIC_OR_PARTITION.
  */
 export * from './types.js'
 export {

@@ -168,6 +168,7 @@ export class LogManagerImpl implements LogManager {
       t.overrides = configs
     }
     const config = resolveLogConfig(this.#config.defaults, t.overrides)
+    for (const p of t.partitions) if (p !== undefined) p.config = config
     for (let i = fromCount; i < toCount; i++) {
       if (t.partitions[i] !== undefined) continue
       const stored = await this.#storage.storedTopicId(topic, i)
@@ -280,6 +281,10 @@ export class LogManagerImpl implements LogManager {
       this.#retentionRunning = null
     })
     return this.#retentionRunning
+  }
+
+  metadataDir(): string | null {
+    return this.#storage.metadataDir()
   }
 
   /** The cleaner (its lastStats tell what recent cleans did). */

@@ -28,7 +28,7 @@ interface MemPartitionData {
   topicId: string
   segments: MemSegment[]
   logStartOffset: number
-  snapshot: { offset: number; bytes: Uint8Array } | null
+  snapshot: { offset: number; bytes: Uint8Array; aborted: Uint8Array | null } | null
   cleanerCheckpoint: number
 }
 
@@ -226,8 +226,8 @@ class MemoryPartitionStore implements PartitionStore {
 
   async flush(): Promise<void> {}
 
-  async writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void> {
-    this.#data.snapshot = { offset, bytes: bytes.slice() }
+  async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
+    this.#data.snapshot = { offset, bytes: bytes.slice(), aborted: aborted.slice() }
   }
 
   async close(): Promise<void> {}

@@ -16,11 +16,11 @@ import {
   type Crc32c,
   decodeRecords,
   isControl,
-  isTransactional,
   isLogAppendTime,
   readBatchHeader,
   setBaseOffset,
   setPartitionLeaderEpoch,
+  splitBatches,
 } from './batch.js'
 import { decompress } from './compression.js'
 import { hasCompact, hasDelete } from './config.js'
@@ -61,14 +61,23 @@ export interface PartitionLogOptions {
 }
 
 const EMPTY: Uint8Array = new Uint8Array(0)
-/** The control record type of an ABORT marker (COMMIT is 1). */
-const ABORT_MARKER = 0
 
-/** One aborted transaction: its producer, first offset and the offset of its ABORT marker. */
+/** Kafka's AbortedTxn entry: int16 version + 4 × int64. */
+const ABORTED_TXN_BYTES = 34
+
 interface AbortedTxn {
   readonly producerId: number
   readonly firstOffset: number
+  /** Offset of the ABORT marker. */
   readonly lastOffset: number
+  readonly lastStableOffset: number
+}
+
+/** The last offset of the last whole batch in `records`. */
+function lastOffsetIn(records: Uint8Array): number {
+  const { positions } = splitBatches(records)
+  const h = readBatchHeader(records, positions[positions.length - 1])
+  return h.baseOffset + h.lastOffsetDelta
 }
 
 function storageErrorAppend(errorCode: number = ErrorCode.KAFKA_STORAGE_ERROR): AppendResult {
@@ -103,9 +112,9 @@ export class PartitionLogImpl implements PartitionLog {
   #unflushedMessages = 0
   #oldestUnflushedMs = -1
   #flushChain: Promise<void> = Promise.resolve()
+  /** Aborted transactions (Kafka's transaction index), by marker offset. */
+  #aborted: AbortedTxn[] = []
   #snapshotChain: Promise<void> = Promise.resolve()
-  /** Kafka's transaction index, built on first use (`#abortedIndex`). */
-  #aborted: AbortedTxn[] | null = null
   /** Set while the cleaner rewrites a segment: retention leaves that partition alone. */
   cleaning = false
 
@@ -125,11 +134,19 @@ export class PartitionLogImpl implements PartitionLog {
   /** Opens the store and rebuilds producer state: newest snapshot, then the batches after it. */
   async open(now: number): Promise<{ recovered: boolean; truncatedBytes: number }> {
     const opened = await this.#store.open(now)
-    this.#logStartOffset = Math.max(opened.logStartOffset, this.#firstSegmentBase())
+    // Never past the log end: a machine crash can lose an unflushed tail that a DeleteRecords
+    // had already moved the start offset into.
+    this.#logStartOffset = Math.min(
+      Math.max(opened.logStartOffset, this.#firstSegmentBase()),
+      this.#store.logEndOffset,
+    )
     let replayFrom = this.#logStartOffset
     const snap = opened.producerSnapshot
     if (snap !== null && snap.offset <= this.#store.logEndOffset) {
-      if (this.#producers.load(snap.bytes, this.#crc32c, now, this.#expirationMs)) replayFrom = snap.offset
+      if (this.#producers.load(snap.bytes, this.#crc32c, now, this.#expirationMs)) {
+        replayFrom = snap.offset
+        if (snap.aborted !== null) this.#aborted = this.#decodeAborted(snap.aborted, snap.offset)
+      }
     }
     this.#replayProducerState(replayFrom)
     return { recovered: opened.recovered, truncatedBytes: opened.truncatedBytes }
@@ -145,18 +162,69 @@ export class PartitionLogImpl implements PartitionLog {
       if (b.baseOffset < from) continue
       const h = readBatchHeader(b.bytes, 0)
       if (h.producerId < 0) continue
-      if (isControl(h.attributes)) {
-        const marker = this.#readMarker(b.bytes, h)
-        this.#producers.completeTransaction(
-          h.producerId,
-          h.producerEpoch,
-          marker?.coordinatorEpoch ?? -1,
-          h.maxTimestamp,
-        )
-      } else {
-        this.#producers.update(h, h.baseOffset, h.maxTimestamp)
-      }
+      if (isControl(h.attributes)) this.#applyMarker(b.bytes, h, h.baseOffset, h.maxTimestamp)
+      else this.#producers.update(h, h.baseOffset, h.maxTimestamp)
     }
+  }
+
+  /**
+   * A transaction marker at `offset` ends its producer's open transaction; an ABORT that ends one
+   * adds it to the aborted transactions (Kafka's transaction index entry).
+   */
+  #applyMarker(bytes: Uint8Array, h: BatchHeader, offset: number, timestamp: number): void {
+    const marker = this.#readMarker(bytes, h)
+    const first = this.#producers.completeTransaction(
+      h.producerId,
+      h.producerEpoch,
+      marker?.coordinatorEpoch ?? -1,
+      timestamp,
+    )
+    if (first >= 0 && marker?.type === 0) {
+      const unstable = this.#producers.firstUnstableOffset()
+      this.#aborted.push({
+        producerId: h.producerId,
+        firstOffset: first,
+        lastOffset: offset,
+        lastStableOffset: unstable >= 0 ? unstable : offset + 1,
+      })
+    }
+  }
+
+  /** Aborted transactions as stored with a snapshot: 34-byte entries (version 0, Kafka's AbortedTxn). */
+  #encodeAborted(): Uint8Array {
+    const live = this.#aborted.filter((a) => a.lastOffset >= this.#logStartOffset)
+    const out = new Uint8Array(live.length * ABORTED_TXN_BYTES)
+    const dv = new DataView(out.buffer)
+    const i64 = (pos: number, v: number): void => {
+      const hi = Math.floor(v / 4294967296)
+      dv.setInt32(pos, hi)
+      dv.setUint32(pos + 4, v - hi * 4294967296)
+    }
+    live.forEach((a, i) => {
+      const pos = i * ABORTED_TXN_BYTES
+      dv.setInt16(pos, 0)
+      i64(pos + 2, a.producerId)
+      i64(pos + 10, a.firstOffset)
+      i64(pos + 18, a.lastOffset)
+      i64(pos + 26, a.lastStableOffset)
+    })
+    return out
+  }
+
+  #decodeAborted(bytes: Uint8Array, below: number): AbortedTxn[] {
+    const out: AbortedTxn[] = []
+    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const i64 = (pos: number): number => dv.getInt32(pos) * 4294967296 + dv.getUint32(pos + 4)
+    for (let pos = 0; pos + ABORTED_TXN_BYTES <= bytes.byteLength; pos += ABORTED_TXN_BYTES) {
+      const a = {
+        producerId: i64(pos + 2),
+        firstOffset: i64(pos + 10),
+        lastOffset: i64(pos + 18),
+        lastStableOffset: i64(pos + 26),
+      }
+      if (a.lastOffset < below) out.push(a)
+    }
+    return out
   }
 
   /** The (type, coordinator epoch) of a transaction marker, or null when it cannot be read. */
@@ -196,52 +264,39 @@ export class PartitionLogImpl implements PartitionLog {
   }
   /**
    * Kafka's LSO: the first offset of the earliest open transaction when it is below the high
-   * watermark, else the high watermark. read_committed reads stop there.
+   * watermark, else the high watermark; never below the log start offset. On a single node a
+   * transaction stops holding it back as soon as its marker is appended.
    */
   get lastStableOffset(): number {
     const hw = this.highWatermark
-    const first = this.#producers.firstUnstableOffset()
-    return first >= 0 && first < hw ? first : hw
+    const unstable = this.#producers.firstUnstableOffset()
+    if (unstable < 0 || unstable >= hw) return hw
+    return Math.max(unstable, this.#logStartOffset)
+  }
+
+  /** True when the batch of `producerId` at `offset` belongs to an aborted transaction. */
+  isAborted(producerId: number, offset: number): boolean {
+    for (const a of this.#aborted) {
+      if (a.producerId === producerId && a.firstOffset <= offset && offset < a.lastOffset) return true
+    }
+    return false
   }
 
   /**
-   * The aborted transactions of the log (Kafka's transaction index), in marker order. Built on the
-   * first read_committed read by one scan of the stored batches, then kept up to date by appends;
-   * entries whose marker is below the log start offset are dropped as reads pass them.
+   * Aborted transactions a read_committed read from `fetchOffset` returning data up to
+   * `upperBound` (exclusive) must list: marker at or after fetchOffset, first offset below the
+   * bound (Kafka's collectAbortedTxns).
    */
-  #abortedIndex(): AbortedTxn[] {
-    if (this.#aborted !== null) return this.#aborted
-    const aborted: AbortedTxn[] = []
-    const open = new Map<number, number>()
-    for (const b of this.#store.batchesFrom(this.#logStartOffset)) {
-      const h = readBatchHeader(b.bytes, 0)
-      if (h.producerId < 0 || !isTransactional(h.attributes)) continue
-      if (isControl(h.attributes)) {
-        const first = open.get(h.producerId)
-        open.delete(h.producerId)
-        if (first !== undefined && this.#readMarker(b.bytes, h)?.type === ABORT_MARKER)
-          aborted.push({ producerId: h.producerId, firstOffset: first, lastOffset: h.baseOffset })
-      } else if (!open.has(h.producerId)) {
-        open.set(h.producerId, h.baseOffset)
-      }
-    }
-    this.#aborted = aborted
-    return aborted
-  }
-
-  /** The aborted transactions overlapping [from, to): a marker at or after `from`, a start before `to`. */
-  #abortedBetween(from: number, to: number): AbortedTransaction[] {
-    const index = this.#abortedIndex()
-    let drop = 0
-    while (drop < index.length && index[drop].lastOffset < this.#logStartOffset) drop++
-    if (drop > 0) index.splice(0, drop)
+  abortedTransactionsFor(fetchOffset: number, upperBound: number): AbortedTransaction[] {
     const out: AbortedTransaction[] = []
-    for (const a of index) {
-      if (a.lastOffset >= from && a.firstOffset < to)
+    for (const a of this.#aborted) {
+      if (a.lastOffset >= fetchOffset && a.firstOffset < upperBound) {
         out.push({ producerId: a.producerId, firstOffset: a.firstOffset })
+      }
     }
     return out
   }
+
   get sizeInBytes(): number {
     return this.#store.sizeInBytes
   }
@@ -364,19 +419,8 @@ export class PartitionLogImpl implements PartitionLog {
           offsetOfMaxTimestamp: off + b.offsetDeltaOfMaxTimestamp,
         })
         const h = readBatchHeader(b.bytes, 0)
-        if (isControl(h.attributes)) {
-          const marker = this.#readMarker(b.bytes, h)
-          const first = this.#producers.completeTransaction(
-            h.producerId,
-            h.producerEpoch,
-            marker?.coordinatorEpoch ?? -1,
-            maxTimestamp,
-          )
-          if (this.#aborted !== null && first >= 0 && marker?.type === ABORT_MARKER)
-            this.#aborted.push({ producerId: h.producerId, firstOffset: first, lastOffset: off })
-        } else {
-          this.#producers.update(h, off, maxTimestamp)
-        }
+        if (isControl(h.attributes)) this.#applyMarker(b.bytes, h, off, maxTimestamp)
+        else this.#producers.update(h, off, maxTimestamp)
         messages += h.recordsCount
       }
     } catch (e) {
@@ -435,7 +479,11 @@ export class PartitionLogImpl implements PartitionLog {
     const tooBig = active.sizeInBytes > c.segmentBytes - incoming
     const tooOld = waited > c.segmentMs - jitter
     const overflow = this.#store.logEndOffset + lastOffsetDelta - active.baseOffset > 2147483647
-    if (tooBig || tooOld || overflow) this.roll(now)
+    // Kafka preallocates each index to segment.index.bytes: 8-byte offset entries, 12-byte time entries.
+    const indexFull =
+      (active.offsetIndexEntries ?? 0) >= Math.floor(c.segmentIndexBytes / 8) ||
+      (active.timeIndexEntries ?? 0) >= Math.floor(c.segmentIndexBytes / 12)
+    if (tooBig || tooOld || overflow || indexFull) this.roll(now)
   }
 
   /** A stable per-segment jitter in [0, max): Kafka draws it at random per segment. */
@@ -450,8 +498,9 @@ export class PartitionLogImpl implements PartitionLog {
     if (this.#store.segmentCount === before) return
     const offset = this.#store.logEndOffset
     const snap = this.#producers.snapshot(this.#crc32c)
+    const aborted = this.#encodeAborted()
     this.#snapshotChain = this.#snapshotChain
-      .then(() => this.#store.writeProducerSnapshot(offset, snap))
+      .then(() => this.#store.writeProducerSnapshot(offset, snap, aborted))
       .catch((e) => this.fail(e))
     void this.flush().catch(() => {})
   }
@@ -499,7 +548,11 @@ export class PartitionLogImpl implements PartitionLog {
       lastStableOffset: lso,
       logStartOffset: this.#logStartOffset,
       abortedTransactions:
-        opts.isolationLevel === 'read_committed' ? this.#abortedBetween(fetchOffset, maxOffset) : null,
+        opts.isolationLevel === 'read_committed'
+          ? records.byteLength === 0
+            ? []
+            : this.abortedTransactionsFor(fetchOffset, lastOffsetIn(records) + 1)
+          : null,
     }
   }
 
@@ -668,6 +721,7 @@ export class PartitionLogImpl implements PartitionLog {
       this.fail(e)
       return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: null, lowWatermark: -1 }
     }
+    this.#aborted = this.#aborted.filter((a) => a.lastOffset >= this.#logStartOffset)
     this.emit('start-offset')
     return { errorCode: ErrorCode.NONE, errorMessage: null, lowWatermark: this.#logStartOffset }
   }
@@ -732,6 +786,7 @@ export class PartitionLogImpl implements PartitionLog {
         } catch (e) {
           this.fail(e)
         }
+        this.#aborted = this.#aborted.filter((a) => a.lastOffset >= this.#logStartOffset)
         this.emit('start-offset')
       }
     }
@@ -766,6 +821,7 @@ export class PartitionLogImpl implements PartitionLog {
         await this.#store.writeProducerSnapshot(
           this.#store.logEndOffset,
           this.#producers.snapshot(this.#crc32c),
+          this.#encodeAborted(),
         )
         await this.flush()
       } catch (e) {

@@ -24,6 +24,9 @@ export interface SegmentInfo {
   readonly firstBatchTimestamp: number
   /** When the segment was created (ms). */
   readonly createdMs: number
+  /** Entries of the offset and time indexes (engines with indexes; a full index forces a roll). */
+  readonly offsetIndexEntries?: number
+  readonly timeIndexEntries?: number
 }
 
 /** The bookkeeping both engines keep per segment (named as SegmentInfo, with `size`). */
@@ -91,7 +94,12 @@ export interface StoredBatch {
 export interface OpenedPartition {
   readonly logStartOffset: number
   /** Newest producer snapshot at or below the log end offset, or null. */
-  readonly producerSnapshot: { readonly offset: number; readonly bytes: Uint8Array } | null
+  readonly producerSnapshot: {
+    readonly offset: number
+    readonly bytes: Uint8Array
+    /** The aborted transactions whose marker is below `offset` (AbortedTxn entries), null when none were stored. */
+    readonly aborted: Uint8Array | null
+  } | null
   /** True when the store recovered from an unclean shutdown (it truncated any torn tail). */
   readonly recovered: boolean
   /** Bytes dropped from the tail during recovery. */
@@ -142,8 +150,11 @@ export interface PartitionStore {
   setLogStartOffset(offset: number): Promise<void>
   /** Makes everything appended durable (fsync) and moves the recovery point to the log end. */
   flush(): Promise<void>
-  /** Stores a producer-state snapshot taken at `offset` (older ones may be dropped). */
-  writeProducerSnapshot(offset: number, bytes: Uint8Array): Promise<void>
+  /**
+   * Stores a producer-state snapshot taken at `offset` (older ones may be dropped), with the
+   * aborted transactions whose marker is below `offset` (34-byte AbortedTxn entries).
+   */
+  writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void>
   /** Flushes and releases files; `clean` lets the next open skip recovery. */
   close(): Promise<void>
   /** Removes everything of the partition. */

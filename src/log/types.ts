@@ -29,7 +29,7 @@ export interface LogConfig {
   readonly segmentMs: number
   /** segment.jitter.ms */
   readonly segmentJitterMs: number
-  /** segment.index.bytes */
+  /** segment.index.bytes: a segment whose offset (8 B/entry) or time (12 B/entry) index would outgrow it rolls */
   readonly segmentIndexBytes: number
   /** index.interval.bytes */
   readonly indexIntervalBytes: number
@@ -310,6 +310,8 @@ export interface LogManager {
   runRetention(now: number): Promise<void>
   /** Runs one compaction pass over every cleanable partition now (also scheduled by the cleaner). */
   runCleaner(now: number): Promise<void>
+  /** Where the log layer's own small files live (the first log directory), null for the memory engine: give it to ProducerIdManager. */
+  metadataDir(): string | null
 }
 
 /** The logging the log layer does (pino's Logger fits). */

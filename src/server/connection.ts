@@ -11,11 +11,12 @@ import type { Socket } from 'node:net'
  * client's. The socket is also paused while its write buffer is full (a client that sends without
  * reading).
  *
- * Server-wide, at most `queued.max.requests` requests are in flight at once (the {@link RequestGate}
+ * Server-wide, at most `queued.max.requests` requests are worked on at once (the {@link RequestGate}
  * every connection of a server shares, as Kafka's request queue is shared by its network threads):
- * at the bound a connection holds its next frame until another request is answered.
+ * at the bound a connection holds its next frame until another request is answered or parks.
  *
- * Frames already buffered are handled in bounded runs (at most {@link FRAMES_PER_TURN} per turn of
+ * Frames already buffered are handled in bounded runs (at most {@link FRAMES_PER_TURN} frames and
+ * about {@link MS_PER_TURN} of work per turn of
  * the event loop), so one connection's pipelined flood cannot hold the loop against the others.
  *
  * A frame the server refuses (oversized, unknown API key, unsupported version, unparseable) ends the
@@ -44,51 +45,113 @@ export interface FrameSource {
 
 /** Frames handled back to back before a connection lets the event loop serve others. */
 export const FRAMES_PER_TURN = 16
+/** Time after which a run of frames stops at the next frame and lets the event loop serve others. */
+export const MS_PER_TURN = 1
 
 /**
- * The server-wide bound on requests in flight (`queued.max.requests`). A connection takes a permit
- * before it dispatches a frame and returns it once the answer is written; without a permit it
- * waits, in arrival order, for one to be returned.
+ * A request's claim on the gate, from its dispatch until its answer is written. Permits taken in
+ * the same interval of the parked-request check share one object, so taking and returning one
+ * costs two counters.
+ */
+export interface Permit {
+  /** Permits of this interval still held. */
+  held: number
+  /** Set once these permits no longer count (their requests are parked). */
+  parked: boolean
+}
+
+/**
+ * The server-wide bound on requests being worked on (`queued.max.requests`), as Kafka's request
+ * queue bounds the requests its handler threads have not finished. A connection takes a permit
+ * before it dispatches a frame and returns it (once) when the answer is written; without a permit
+ * it waits, in arrival order, for one to be returned.
+ *
+ * A request that waits on purpose (a JoinGroup parked until its rebalance completes, a long poll)
+ * is, in Kafka, no longer in the queue: it sits in a purgatory, bounded by the connections (one
+ * per connection here). So while connections wait for a permit, a check every
+ * {@link PARKED_AFTER_MS}/2 lets the permits held since before the previous check stop counting:
+ * parked requests never starve the others. The check runs only while someone waits.
  */
 export class RequestGate {
   readonly #max: number
   #inFlight = 0
-  readonly #waiting: (() => void)[] = []
+  /** Permits taken since the last check. */
+  #current: Permit = { held: 0, parked: false }
+  /** Permits taken in the interval before it (parked at the next check). */
+  #previous: Permit | null = null
+  readonly #waiting: ((permit: Permit) => void)[] = []
   #head = 0
+  #sweep: NodeJS.Timeout | null = null
 
   constructor(max: number) {
     this.#max = Math.max(1, max)
   }
 
+  /** Permits that count. */
   get inFlight(): number {
     return this.#inFlight
   }
 
-  tryAcquire(): boolean {
-    if (this.#inFlight >= this.#max || this.#head < this.#waiting.length) return false
-    this.#inFlight++
-    return true
+  tryAcquire(): Permit | null {
+    if (this.#inFlight >= this.#max || this.#head < this.#waiting.length) return null
+    return this.#grant()
   }
 
-  /** Calls `ready` once a permit has been taken for it. */
-  wait(ready: () => void): void {
+  /** Calls `ready` with a permit once one is free. */
+  wait(ready: (permit: Permit) => void): void {
     this.#waiting.push(ready)
+    if (this.#sweep === null) {
+      this.#sweep = setInterval(() => this.#check(), PARKED_AFTER_MS / 2)
+      this.#sweep.unref()
+    }
   }
 
-  release(): void {
+  /** Returns a permit; the caller returns each permit it took once. */
+  release(permit: Permit): void {
+    if (permit.parked) return
+    permit.held--
     this.#inFlight--
+    this.#handOut()
+  }
+
+  #grant(): Permit {
+    this.#inFlight++
+    this.#current.held++
+    return this.#current
+  }
+
+  #handOut(): void {
     while (this.#inFlight < this.#max && this.#head < this.#waiting.length) {
       const next = this.#waiting[this.#head++]
       if (this.#head === this.#waiting.length) {
         this.#waiting.length = 0
         this.#head = 0
       }
-      this.#inFlight++
-      // A waiter that can no longer use its permit (its connection closed) gives it back.
-      next()
+      next(this.#grant())
+    }
+    if (this.#head === this.#waiting.length && this.#sweep !== null) {
+      clearInterval(this.#sweep)
+      this.#sweep = null
+      this.#previous = null
     }
   }
+
+  /** Permits held since before the previous check stop counting (their requests wait on purpose). */
+  #check(): void {
+    const old = this.#previous
+    if (old !== null && old.held > 0) {
+      old.parked = true
+      this.#inFlight -= old.held
+      old.held = 0
+    }
+    this.#previous = this.#current
+    this.#current = { held: 0, parked: false }
+    this.#handOut()
+  }
 }
+
+/** How long a request may hold a permit before, with others waiting, it counts as parked. */
+export const PARKED_AFTER_MS = 200
 
 export interface ConnectionOptions {
   readonly socket: Socket
@@ -111,6 +174,8 @@ export class Connection {
   #busy = false
   /** A frame read while the gate had no permit; dispatched when one is granted. */
   #held: Uint8Array | null = null
+  /** The permit of the request in flight. */
+  #permit: Permit | null = null
   /** Set when a refused frame or a shutdown means: answer what was read, then close. */
   #closeAfterDrain: string | null = null
   #closed = false
@@ -171,7 +236,7 @@ export class Connection {
   /**
    * Handles buffered frames one at a time while each is answered at once; stops at a request that
    * is answered later (it resumes when the answer is written), at a full write buffer, at the gate
-   * and after {@link FRAMES_PER_TURN} frames (resumed on the next turn). The socket is read only
+   * and after {@link FRAMES_PER_TURN} frames or {@link MS_PER_TURN} (resumed on the next turn). The socket is read only
    * while nothing is in flight.
    */
   #pump(): void {
@@ -182,10 +247,11 @@ export class Connection {
     const socket = this.#socket
     // Responses answered synchronously in one run leave in one write.
     socket.cork()
+    const deadline = performance.now() + MS_PER_TURN
     try {
       for (let n = 0; ; n++) {
         if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed) break
-        if (n === FRAMES_PER_TURN) {
+        if (n === FRAMES_PER_TURN || (n > 0 && performance.now() >= deadline)) {
           this.#schedulePump()
           break
         }
@@ -197,11 +263,13 @@ export class Connection {
           break
         }
         if (frame === null) break
-        if (!this.#gate.tryAcquire()) {
+        const permit = this.#gate.tryAcquire()
+        if (permit === null) {
           this.#held = frame
-          this.#gate.wait(() => this.#onPermit())
+          this.#gate.wait((p) => this.#onPermit(p))
           break
         }
+        this.#permit = permit
         if (!this.#handle(frame)) break
       }
     } finally {
@@ -219,11 +287,12 @@ export class Connection {
     })
   }
 
-  #onPermit(): void {
+  #onPermit(permit: Permit): void {
     const frame = this.#held
     this.#held = null
+    this.#permit = permit
     if (frame === null || this.#closed || this.#closeAfterDrain !== null) {
-      this.#gate.release()
+      this.#releasePermit()
       if (this.#closeAfterDrain !== null && !this.#closed) this.#end()
       return
     }
@@ -241,7 +310,7 @@ export class Connection {
     } catch (err) {
       // The router answers every expected failure; reaching here is a bug, and the connection
       // cannot know whether a response is owed, so it closes as Kafka does on an internal error.
-      this.#gate.release()
+      this.#releasePermit()
       this.#finishOrClose(`unexpected error: ${(err as Error).message}`)
       return false
     }
@@ -251,7 +320,7 @@ export class Connection {
       this.#settle(result.promise)
       return false
     }
-    this.#gate.release()
+    this.#releasePermit()
     return this.#complete(result)
   }
 
@@ -260,15 +329,21 @@ export class Connection {
       (r) => {
         if (r.kind === 'pending') return this.#settle(r.promise)
         this.#busy = false
-        this.#gate.release()
+        this.#releasePermit()
         if (this.#complete(r)) this.#pump()
       },
       (err: unknown) => {
         this.#busy = false
-        this.#gate.release()
+        this.#releasePermit()
         this.#finishOrClose(`unexpected error: ${(err as Error)?.message ?? String(err)}`)
       },
     )
+  }
+
+  #releasePermit(): void {
+    const permit = this.#permit
+    this.#permit = null
+    if (permit !== null) this.#gate.release(permit)
   }
 
   /** Writes an answer; true when the connection may go on to the next frame. */

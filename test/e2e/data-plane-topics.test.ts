@@ -164,3 +164,53 @@ describe('metrics', () => {
     assert.match(await register.metrics(), /kafka_log_log_size\{topic="metered",partition="0"\} \d+/)
   })
 })
+
+describe('broker defaults of the topic configs', () => {
+  it('log.* keys set on the broker shape new topics and are described as STATIC_BROKER_CONFIG', async () => {
+    const own = await startTestServer({ 'log.retention.hours': '2', 'message.max.bytes': '300' })
+    const oc = await WireClient.connect(own.port)
+    try {
+      assert.deepEqual(await createTopics(oc, [{ name: 'dflt' }]), [0])
+      const [tooLarge] = await produce(oc, [{ topic: 'dflt', partition: 0, records: big(400) }])
+      assert.equal(tooLarge.errorCode, ErrorCode.MESSAGE_TOO_LARGE)
+      const described = await oc.request<p.DescribeConfigsResponse>(32, 4, {
+        resources: [
+          { resourceType: 2, resourceName: 'dflt', configurationKeys: ['retention.ms', 'max.message.bytes'] },
+        ],
+        includeSynonyms: true,
+        includeDocumentation: false,
+      })
+      assert.deepEqual(
+        described.body.results[0].configs.map((x) => [
+          x.name,
+          x.value,
+          x.configSource,
+          x.synonyms.map((y) => [y.name, y.value, y.source]),
+        ]),
+        [
+          [
+            'max.message.bytes',
+            '300',
+            4,
+            [
+              ['message.max.bytes', '300', 4],
+              ['message.max.bytes', '1048588', 5],
+            ],
+          ],
+          [
+            'retention.ms',
+            '7200000',
+            4,
+            [
+              ['log.retention.hours', '2', 4],
+              ['log.retention.hours', '168', 5],
+            ],
+          ],
+        ],
+      )
+    } finally {
+      oc.close()
+      await own.stop()
+    }
+  })
+})

@@ -2,22 +2,25 @@
 // interface the Kafka handlers use). test/log/memory.test.ts and file.test.ts run it per engine.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { compressSync as rawSnappy } from 'snappy'
 import {
+  buildBatch,
   CompressionCodec,
   CONTROL_FLAG_MASK,
   decodeRecords,
+  encodeRecords,
   readBatchHeader,
   splitBatches,
   TIMESTAMP_TYPE_MASK,
 } from '../../src/log/batch.js'
-import { crc32c, decompress } from '../../src/log/compression.js'
+import { compress, crc32c, decompress } from '../../src/log/compression.js'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../src/log/config.js'
 import type { LogManagerImpl } from '../../src/log/manager.js'
 import { createLogManager } from '../../src/log/manager.js'
 import type { LogStorage } from '../../src/log/storage.js'
 import type { LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { batchOf, dec, hex, markerOf, records } from './helpers.js'
+import { batchOf, dec, enc, hex, markerOf, records } from './helpers.js'
 
 export interface LogHarness {
   /** A storage engine over the harness's durable place (a new instance each call, same data). */
@@ -423,6 +426,62 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       })
     }
 
+    test('compression: a raw snappy block (librdkafka) is accepted and stored as sent', async () => {
+      const { p } = await fresh()
+      const body = encodeRecords(
+        records(5).map((r, i) => ({
+          timestampDelta: 0,
+          offsetDelta: i,
+          key: enc.encode(r.key!),
+          value: enc.encode(r.value!),
+        })),
+      )
+      const sent = buildBatch(
+        {
+          attributes: CompressionCodec.snappy,
+          lastOffsetDelta: 4,
+          baseTimestamp: NOW,
+          maxTimestamp: NOW,
+          recordsCount: 5,
+        },
+        rawSnappy(Buffer.from(body)),
+        crc32c,
+      )
+      assert.equal((await p.append(sent, { now: NOW })).errorCode, ErrorCode.NONE)
+      const r = await p.read(0, 1 << 20, RU)
+      assert.equal(hex(r.records.subarray(16)), hex(sent.subarray(16)))
+      assert.equal(batchesIn(r.records)[0].values[4], 'v4')
+    })
+
+    test('compression: inner offsets that are not 0..n-1 make the broker rebuild the batch', async () => {
+      const { p } = await fresh()
+      const body = encodeRecords([
+        { timestampDelta: 0, offsetDelta: 0, key: enc.encode('a'), value: enc.encode('1') },
+        { timestampDelta: 0, offsetDelta: 5, key: enc.encode('b'), value: enc.encode('2') },
+      ])
+      const sent = buildBatch(
+        {
+          attributes: CompressionCodec.gzip,
+          lastOffsetDelta: 1,
+          baseTimestamp: NOW,
+          maxTimestamp: NOW,
+          recordsCount: 2,
+        },
+        compress(CompressionCodec.gzip, body),
+        crc32c,
+      )
+      assert.equal((await p.append(sent, { now: NOW })).errorCode, ErrorCode.NONE)
+      const r = await p.read(0, 1 << 20, RU)
+      const hd = readBatchHeader(r.records)
+      assert.equal(hd.attributes & 7, CompressionCodec.gzip)
+      const recs = decodeRecords(decompress(CompressionCodec.gzip, r.records.subarray(61), 1 << 20), 2)
+      assert.deepEqual(
+        recs.map((x) => x.offsetDelta),
+        [0, 1],
+      )
+      assert.equal(hd.crc, crc32c(r.records.subarray(21)))
+    })
+
     test('compression: a truncated compressed stream is INVALID_RECORD', async () => {
       const { p } = await fresh()
       const full = batchOf(records(50), { codec: CompressionCodec.gzip })
@@ -748,50 +807,67 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal((await p.append(txn(1), { now: NOW })).baseOffset, 3)
     })
 
-    test('LSO and aborted transactions: read_committed stops at the first open transaction and lists aborted ones, also after a reopen', async () => {
+    test('transactions: the LSO holds read_committed back until the marker; aborted transactions are listed', async () => {
       const storage = h.storage()
       const { m, p, topic } = await fresh({}, storage)
       const RC = { minOneMessage: true, isolationLevel: 'read_committed' } as const
       const txn = (pid: number, seq: number) =>
-        batchOf(records(1), { producerId: pid, producerEpoch: 0, baseSequence: seq, transactional: true })
-      const coordinator = { now: NOW, origin: 'coordinator', transactionVersion: 0 } as const
-      await p.append(batchOf(records(2)), { now: NOW }) // 0-1 plain
-      await p.append(txn(7, 0), { now: NOW }) // 2: producer 7
-      await p.append(txn(8, 0), { now: NOW }) // 3: producer 8
-      await p.append(batchOf(records(1)), { now: NOW }) // 4 plain
-      assert.equal(p.lastStableOffset, 2)
-      const held = await p.read(0, 10000, RC)
-      assert.equal(held.lastStableOffset, 2)
+        batchOf(records(2, `p${pid}s${seq}`), {
+          producerId: pid,
+          producerEpoch: 0,
+          baseSequence: seq,
+          transactional: true,
+        })
+      await p.append(batchOf(records(1, 'plain')), { now: NOW }) // 0
+      await p.append(txn(1, 0), { now: NOW }) // 1-2, producer 1 opens at 1
+      await p.append(txn(2, 0), { now: NOW }) // 3-4, producer 2 opens at 3
+      assert.equal(p.lastStableOffset, 1)
+      assert.equal(p.highWatermark, 5)
+      assert.deepEqual(await p.listOffsets(-1, 'read_committed'), {
+        errorCode: 0,
+        offset: 1,
+        timestamp: -1,
+        leaderEpoch: 0,
+      })
+      const held = await p.read(0, 1 << 20, RC)
       assert.deepEqual(
         batchesIn(held.records).map((b) => b.baseOffset),
         [0],
-        'nothing at or after the LSO',
       )
+      assert.equal(held.lastStableOffset, 1)
       assert.deepEqual(held.abortedTransactions, [])
-      // Producer 7 aborts (marker at 5): the LSO moves to producer 8's first offset.
-      assert.equal((await p.append(markerOf(7, 0, false, 0), coordinator)).baseOffset, 5)
+      assert.equal(p.bytesAvailable(1, 'read_committed'), 0)
+      // Producer 1 aborts (marker at 5): the LSO moves to producer 2's first offset.
+      assert.equal(
+        (await p.append(markerOf(1, 0, false, 0), { now: NOW, origin: 'coordinator' })).baseOffset,
+        5,
+      )
       assert.equal(p.lastStableOffset, 3)
-      assert.deepEqual((await p.read(0, 10000, RC)).abortedTransactions, [{ producerId: 7, firstOffset: 2 }])
-      // Producer 8 commits (marker at 6): everything is stable.
-      await p.append(markerOf(8, 0, true, 0), coordinator)
+      // Producer 2 commits (marker at 6): nothing open, LSO = HW.
+      assert.equal(
+        (await p.append(markerOf(2, 0, true, 0), { now: NOW, origin: 'coordinator' })).baseOffset,
+        6,
+      )
       assert.equal(p.lastStableOffset, 7)
-      assert.equal((await p.read(6, 10000, RC)).abortedTransactions?.length, 0, 'marker before the range')
-      // A second aborted transaction of producer 7 after the index was built (appended: 7, marker 8).
-      await p.append(txn(7, 1), { now: NOW })
-      await p.append(markerOf(7, 0, false, 0), coordinator)
-      const all = [
-        { producerId: 7, firstOffset: 2 },
-        { producerId: 7, firstOffset: 7 },
-      ]
-      assert.deepEqual((await p.read(0, 10000, RC)).abortedTransactions, all)
-      assert.deepEqual((await p.read(6, 10000, RC)).abortedTransactions, [all[1]])
-      assert.equal((await p.read(0, 10000, RU)).abortedTransactions, null)
+      const all = await p.read(0, 1 << 20, RC)
+      assert.deepEqual(all.abortedTransactions, [{ producerId: 1, firstOffset: 1 }])
+      assert.deepEqual(
+        (await p.read(6, 1 << 20, RC)).abortedTransactions,
+        [],
+        'an abort marker before the fetch offset is not listed',
+      )
+      assert.equal((await p.read(0, 1 << 20, RU)).abortedTransactions, null)
       await m.close()
       const m2 = await manager(h.storage())
-      await m2.createPartitions(topic, `id-${topic}`, 0, 1, {})
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1)
       const q = m2.partition(topic, 0)!
-      assert.equal(q.lastStableOffset, 9)
-      assert.deepEqual((await q.read(0, 10000, RC)).abortedTransactions, all)
+      assert.equal(q.lastStableOffset, 7)
+      assert.deepEqual((await q.read(2, 1 << 20, RC)).abortedTransactions, [
+        { producerId: 1, firstOffset: 1 },
+      ])
+      // An open transaction survives a restart and still holds the LSO.
+      await q.append(txn(3, 0), { now: NOW }) // 7-8
+      assert.equal(q.lastStableOffset, 7)
     })
 
     test('DescribeLogDirs: one entry per directory with every partition and its size', async () => {
@@ -887,6 +963,31 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       const dup = await q.append(idem('x', null, 5, 1), { now: NOW })
       assert.equal(dup.errorCode, 0)
       assert.equal(dup.baseOffset, 1, 'still a duplicate after compaction and a restart')
+    })
+
+    test('compaction: a record of an aborted transaction never removes the committed record of its key', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 300,
+        minCleanableDirtyRatio: 0.01,
+      })
+      await p.append(batchOf([{ key: 'k', value: 'committed' }], { timestamp: NOW }), { now: NOW }) // 0
+      await p.append(
+        batchOf([{ key: 'k', value: 'aborted' }], {
+          timestamp: NOW,
+          producerId: 9,
+          producerEpoch: 0,
+          baseSequence: 0,
+          transactional: true,
+        }),
+        { now: NOW },
+      ) // 1
+      await p.append(markerOf(9, 0, false, 0), { now: NOW, origin: 'coordinator' }) // 2: abort
+      for (let i = 0; i < 10; i++)
+        await p.append(batchOf([{ key: `f${i}` }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW)
+      const values = (await readAll(p, 0)).flatMap((b) => b.values)
+      assert.ok(values.includes('committed'), 'the committed value of k survives')
     })
 
     test('compaction: the cleaner works in slices; an append made while it runs completes before it', async () => {

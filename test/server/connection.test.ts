@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { InvalidFrameSizeError, SizePrefixedFrames } from '../../src/server/connection.js'
+import {
+  InvalidFrameSizeError,
+  PARKED_AFTER_MS,
+  RequestGate,
+  SizePrefixedFrames,
+} from '../../src/server/connection.js'
 
 function frame(payload: Uint8Array): Buffer {
   const b = Buffer.alloc(4 + payload.length)
@@ -51,4 +56,29 @@ test('oversized and negative sizes are refused with Kafka texts', () => {
   const h = new SizePrefixedFrames(10)
   h.push(Buffer.from([0, 0, 0, 10, 1, 2]))
   assert.equal(h.next(), null, 'an allowed size waits for its bytes')
+})
+
+test('RequestGate: permits in arrival order; permits held across two checks stop counting while others wait', async () => {
+  const gate = new RequestGate(2)
+  const a = gate.tryAcquire()
+  const b = gate.tryAcquire()
+  assert.ok(a !== null && b !== null)
+  assert.equal(gate.tryAcquire(), null)
+  const granted: string[] = []
+  gate.wait(() => granted.push('c'))
+  gate.wait(() => granted.push('d'))
+  assert.equal(gate.tryAcquire(), null, 'a newcomer does not overtake the waiters')
+  gate.release(a)
+  assert.deepEqual(granted, ['c'])
+  assert.equal(gate.inFlight, 2)
+  // b and c stay held: with d waiting, within PARKED_AFTER_MS they stop counting and d gets in.
+  await new Promise((r) => setTimeout(r, PARKED_AFTER_MS + 50))
+  assert.deepEqual(granted, ['c', 'd'])
+  assert.equal(gate.inFlight, 1, 'only d counts')
+  gate.release(b)
+  assert.equal(gate.inFlight, 1, 'a parked permit no longer counts when it is returned')
+  const e = gate.tryAcquire()
+  assert.ok(e !== null)
+  assert.equal(gate.inFlight, 2)
+  assert.equal(gate.tryAcquire(), null)
 })

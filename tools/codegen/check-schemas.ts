@@ -8,7 +8,8 @@
 //     so nothing is defined by hand.
 //   - the core set (../shared/reference/kafka-messages, records in its records/ subfolder): the
 //     files Topograph must carry. Each must exist in ours and equal it.
-// When neither folder exists (a checkout without ../shared), the check says it was not run.
+// When neither folder exists (a checkout without ../shared), the check says it was not run (and
+// fails when TOPOGRAPH_REQUIRE_SHARED=1, as the tests that need ../shared do).
 //
 // Usage: npx tsx tools/codegen/check-schemas.ts [--all DIR] [--reference DIR] [--schemas DIR]
 //   --all        the full reference folder; default ../shared/reference/kafka-all.
@@ -376,6 +377,13 @@ function main(argv: string[]): number {
     return 1
   }
   if (files === 0) {
+    // CI sets TOPOGRAPH_REQUIRE_SHARED=1: there a missing reference fails instead of passing unrun.
+    if (process.env.TOPOGRAPH_REQUIRE_SHARED === '1') {
+      console.error(
+        `schemas: no reference folder found (${notFound.join(', ')}) and TOPOGRAPH_REQUIRE_SHARED=1`,
+      )
+      return 1
+    }
     console.log(`schemas: NOT RUN: no reference folder found (${notFound.join(', ')})`)
     return 0
   }

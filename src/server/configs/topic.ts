@@ -6,6 +6,7 @@
  * which the handler writes to the catalog (the partition logs take them at once).
  */
 import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
+import { LOG_CONFIG_KEYS } from '../../log/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopicCatalog } from '../topics/catalog.js'
 import { invalidTopicNameReason } from '../topics/catalog.js'
@@ -24,10 +25,25 @@ export interface TopicChangeOutcome extends ResourceOutcome {
 
 const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT']
 
+/** A broker time in hours or minutes as the topic key's milliseconds; a negative one means "no limit". */
+function inUnit(value: string, unit: number): string {
+  const n = BigInt(value.trim())
+  return n < 0n ? '-1' : String(n * BigInt(unit))
+}
+
+/** Topic key → its broker keys, most specific first, with the factor to the topic key's unit. */
+const BROKER_SYNONYMS: ReadonlyMap<string, readonly { name: string; unit: number }[]> = new Map(
+  LOG_CONFIG_KEYS.filter((k) => k.topicKey !== null).map((k) => [
+    k.topicKey as string,
+    k.brokerKeys.map((name, i) => ({ name, unit: k.brokerUnits?.[i] ?? 1 })),
+  ]),
+)
+
 /** DescribeConfigs of one topic: the entries, or the error Kafka answers. */
 export function describeTopic(
   topics: TopicCatalog,
   name: string,
+  brokerSet: Readonly<Record<string, string>> = {},
 ): { readonly entries: DescribedConfig[] } | ResourceOutcome {
   const reason = invalidTopicNameReason(name)
   if (reason !== null) {
@@ -39,11 +55,20 @@ export function describeTopic(
     const synonyms: { name: string; value: string | null; source: number }[] = []
     const own = Object.hasOwn(topic.configs, key) ? topic.configs[key] : undefined
     if (own !== undefined) synonyms.push({ name: key, value: own, source: ConfigSource.TOPIC_CONFIG })
+    // The broker keys the operator set (log.retention.ms, …) come next and give the value when the
+    // topic has none of its own, converted to the topic key's unit.
+    const broker = BROKER_SYNONYMS.get(key) ?? []
+    let fromBroker: string | undefined
+    for (const b of broker) {
+      if (!Object.hasOwn(brokerSet, b.name)) continue
+      synonyms.push({ name: b.name, value: brokerSet[b.name], source: ConfigSource.STATIC_BROKER_CONFIG })
+      fromBroker ??= b.unit === 1 ? brokerSet[b.name] : inUnit(brokerSet[b.name], b.unit)
+    }
     if (def.synonym !== undefined)
       synonyms.push({ name: def.synonym.name, value: def.synonym.value, source: ConfigSource.DEFAULT_CONFIG })
     return {
       name: key,
-      value: own ?? def.default,
+      value: own ?? fromBroker ?? def.default,
       readOnly: false,
       configSource: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
       isSensitive: false,

@@ -76,7 +76,7 @@ function describe(
       outcome = describeGroup(coordinatorFrom(ctx.server.coordinator), r.resourceName)
       break
     case ConfigResourceType.TOPIC:
-      outcome = describeTopic(ctx.server.topics, r.resourceName)
+      outcome = describeTopic(ctx.server.topics, r.resourceName, ctx.server.config.raw)
       break
     case ConfigResourceType.BROKER:
       outcome = describeBroker(ctx.server.config, ctx.server.nodeId, r.resourceName)
