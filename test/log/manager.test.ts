@@ -63,10 +63,14 @@ test('retention runs by itself every log.retention.check.interval.ms', async () 
     const p = m.partition('t', 0)!
     const old = Date.now() - 60000
     for (let i = 0; i < 5; i++) await p.append(batchOf(records(1), { timestamp: old }), { now: Date.now() })
-    await new Promise<void>((resolve) => {
+    // The manager's timers are unref'd (they never keep a process alive): a ref'd guard keeps this
+    // one running while it waits, and fails it if retention never comes.
+    await new Promise<void>((resolve, reject) => {
+      const guard = setTimeout(() => reject(new Error('no retention pass within 60 s')), 60_000)
       const off = p.addListener((e) => {
         if (e === 'start-offset' && p.logStartOffset === 5) {
           off()
+          clearTimeout(guard)
           resolve()
         }
       })
