@@ -158,39 +158,23 @@ function javaLongKey<K extends string>(
   }
 }
 
-/** A LONG key without a default: null when unset (Kafka then falls back to a coarser synonym). */
-function optionalLongKey<K extends string>(
+/** A LONG or INT key without a default: null when unset (Kafka then falls back to a coarser synonym). */
+function optionalNumberKey<K extends string>(
   name: K,
+  type: 'int' | 'long',
   bounds: Bounds,
   importance: Importance,
   doc: string,
 ): ConfigKeyDef<K, number | null> {
   return {
     name,
-    type: 'long',
-    default: null,
-    validValues: `${boundsText(bounds)} or unset`,
-    importance,
-    doc,
-    parse: (v): number | null => parseJavaLong(v, bounds),
-    absent: null as number | null,
-  }
-}
-
-function optionalIntKey<K extends string>(
-  name: K,
-  bounds: Bounds,
-  importance: Importance,
-  doc: string,
-): ConfigKeyDef<K, number | null> {
-  return {
-    name,
-    type: 'int',
+    type,
     default: null,
     validValues: `${boundsText(bounds)} or unset`,
     importance,
     doc,
     parse: (v): number | null => {
+      if (type === 'long') return parseJavaLong(v, bounds)
       const n = parseInt32(v)
       checkBounds(n, bounds)
       return n
@@ -365,14 +349,16 @@ export const CONFIG_DEFS = [
     'medium',
     'Default cleanup.policy of topics.',
   ),
-  optionalLongKey(
+  optionalNumberKey(
     'log.retention.ms',
+    'long',
     { min: -1 },
     'high',
     'Default retention.ms of topics; wins over log.retention.minutes and log.retention.hours. -1 = no limit.',
   ),
-  optionalIntKey(
+  optionalNumberKey(
     'log.retention.minutes',
+    'int',
     {},
     'high',
     'Default retention of topics in minutes; wins over log.retention.hours.',
@@ -386,7 +372,13 @@ export const CONFIG_DEFS = [
     'Default retention.bytes of topics (per partition). -1 = no limit.',
   ),
   intKey('log.segment.bytes', 1073741824, { min: 1048576 }, 'high', 'Default segment.bytes of topics.'),
-  optionalLongKey('log.roll.ms', {}, 'high', 'Default segment.ms of topics; wins over log.roll.hours.'),
+  optionalNumberKey(
+    'log.roll.ms',
+    'long',
+    {},
+    'high',
+    'Default segment.ms of topics; wins over log.roll.hours.',
+  ),
   intKey(
     'log.roll.hours',
     168,
@@ -394,8 +386,9 @@ export const CONFIG_DEFS = [
     'high',
     'Default segment age before a new segment is started, in hours.',
   ),
-  optionalLongKey(
+  optionalNumberKey(
     'log.roll.jitter.ms',
+    'long',
     {},
     'high',
     'Default segment.jitter.ms of topics; wins over log.roll.jitter.hours.',
@@ -516,8 +509,9 @@ export const CONFIG_DEFS = [
     'high',
     'Default flush.messages of topics (1 = force every append to disk before it is acknowledged).',
   ),
-  optionalLongKey(
+  optionalNumberKey(
     'log.flush.interval.ms',
+    'long',
     {},
     'high',
     'Default flush.ms of topics; unset = log.flush.scheduler.interval.ms.',
