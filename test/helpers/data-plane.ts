@@ -71,8 +71,9 @@ export interface FetchedRecord extends TestRecord {
 }
 
 /** The records of a Fetch answer's records field, decompressed; trailing partial bytes ignored. */
-export function readRecords(bytes: Uint8Array): FetchedRecord[] {
+export function readRecords(bytes: Uint8Array | null): FetchedRecord[] {
   const out: FetchedRecord[] = []
+  if (bytes === null) return out
   for (const pos of splitBatches(bytes).positions) {
     const h = readBatchHeader(bytes, pos)
     const codec = h.attributes & 7
@@ -91,7 +92,8 @@ export function readRecords(bytes: Uint8Array): FetchedRecord[] {
 }
 
 /** The batch headers of a records field. */
-export function batchHeaders(bytes: Uint8Array) {
+export function batchHeaders(bytes: Uint8Array | null) {
+  if (bytes === null) return []
   return splitBatches(bytes).positions.map((pos) => readBatchHeader(bytes, pos))
 }
 
@@ -200,7 +202,10 @@ export function fetchRequest(parts: readonly FetchPartition[], o: FetchOptions =
   })
 }
 
-export type FetchAnswer = p.FetchResponsePartitionData & { topic: string }
+export type FetchAnswer = Omit<p.FetchResponsePartitionData, 'records'> & {
+  topic: string
+  records: Uint8Array
+}
 
 export async function fetch(
   c: WireClient,
@@ -213,7 +218,11 @@ export async function fetch(
     errorCode: res.body.errorCode,
     sessionId: res.body.sessionId,
     partitions: res.body.responses.flatMap((t) =>
-      t.partitions.map((x) => ({ ...x, topic: version >= 13 ? t.topicId : t.topic })),
+      t.partitions.map((x) => ({
+        ...x,
+        records: x.records ?? new Uint8Array(0),
+        topic: version >= 13 ? t.topicId : t.topic,
+      })),
     ),
   }
 }

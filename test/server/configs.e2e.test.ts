@@ -617,7 +617,7 @@ describe('IncrementalAlterConfigs on topics, brokers and other types', () => {
       { resourceType: TOPIC, resourceName: 'orders', configurationKeys: ['cleanup.policy', 'retention.ms'] },
     ])
     assert.deepEqual(
-      after.configs.map((c: { name: string; value: string }) => [c.name, c.value]),
+      after.configs.map((c: { name: string; value: string | null }) => [c.name, c.value]),
       [
         ['cleanup.policy', 'compact'],
         ['retention.ms', '1000'],
