@@ -208,7 +208,10 @@ export function fetchRequest(parts: readonly FetchPartition[], o: FetchOptions =
   })
 }
 
-export type FetchAnswer = p.FetchResponsePartitionData & { topic: string }
+export type FetchAnswer = Omit<p.FetchResponsePartitionData, 'records'> & {
+  topic: string
+  records: Uint8Array
+}
 
 export async function fetch(
   c: WireClient,
@@ -221,7 +224,11 @@ export async function fetch(
     errorCode: res.body.errorCode,
     sessionId: res.body.sessionId,
     partitions: res.body.responses.flatMap((t) =>
-      t.partitions.map((x) => ({ ...x, topic: version >= 13 ? t.topicId : t.topic })),
+      t.partitions.map((x) => ({
+        ...x,
+        records: x.records ?? new Uint8Array(0),
+        topic: version >= 13 ? t.topicId : t.topic,
+      })),
     ),
   }
 }
