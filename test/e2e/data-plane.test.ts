@@ -226,8 +226,11 @@ describe('the long poll', () => {
       assert.equal(readRecords(f.partitions[0].records).length, 1)
       assert.ok(appendedAt - started >= 900, 'it waited')
       assert.ok(answeredAt - appendedAt < 1000, `answered ${answeredAt - appendedAt} ms after the append`)
-      // A second of waiting costs (far) less than a tenth of a second of CPU in this process.
-      assert.ok(idleCpu.user + idleCpu.system < 100_000, `CPU while parked: ${JSON.stringify(idleCpu)}`)
+      // A fetch that polled (a timer or setImmediate loop) would burn most of the second. Parked,
+      // the process spends only what the runtime itself does meanwhile (garbage collection, the
+      // JIT, the log's flush timer), which on a loaded machine has reached about 0.1 s; the bound
+      // leaves room for that and still fails a polling fetch.
+      assert.ok(idleCpu.user + idleCpu.system < 300_000, `CPU while parked: ${JSON.stringify(idleCpu)}`)
     } finally {
       consumer.close()
     }
