@@ -156,3 +156,38 @@ export function loadAverage(): string {
     return '?'
   }
 }
+
+/**
+ * MB/s that loopback TCP itself carries here: a server writing 1 MiB buffers as fast as the socket
+ * takes them to a client in the same process that discards them, for `seconds`. Bulk transfers are
+ * bounded by this before any server work (on a busy machine, TCP pacing can hold it far below the
+ * memory bandwidth).
+ */
+export async function loopbackMBps(seconds = 2): Promise<number> {
+  const { createServer, connect } = await import('node:net')
+  const buf = Buffer.alloc(1 << 20, 1)
+  const server = createServer((s) => {
+    const go = () => {
+      while (!s.destroyed && s.write(buf));
+    }
+    s.on('drain', go)
+    s.on('error', () => undefined)
+    go()
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const port = (server.address() as { port: number }).port
+  const bytes = await new Promise<number>((resolve) => {
+    const c = connect(port, '127.0.0.1')
+    let n = 0
+    const t0 = performance.now()
+    c.on('data', (d: Buffer) => {
+      n += d.length
+      if (performance.now() - t0 >= seconds * 1000) {
+        c.destroy()
+        resolve(n)
+      }
+    })
+  })
+  server.close()
+  return mb(bytes) / seconds
+}

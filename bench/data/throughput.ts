@@ -32,6 +32,7 @@ import {
   f1,
   f2,
   loadAverage,
+  loopbackMBps,
   type Measured,
   mb,
   median,
@@ -56,6 +57,7 @@ const FETCH_VERSION = 12
 const PARTITION_MAX_BYTES = 1 << 20
 
 const loads: string[] = [loadAverage()]
+const wire = [await loopbackMBps()]
 const bench = await startBench()
 const { server, dataDir, client } = bench
 const port = server.address.port
@@ -203,6 +205,7 @@ for (let run = 0; run < runs; run++) {
   )
 }
 loads.push(loadAverage())
+wire.push(await loopbackMBps())
 
 function mbps(m: Measured, bytesPerRequest: number): number {
   return mb(m.requests * bytesPerRequest) / m.seconds
@@ -213,6 +216,9 @@ const batchesPerFetch = Math.floor(PARTITION_MAX_BYTES / batchBytes)
 const fetchedMb = (m: Measured) => mb(m.requests * batchesPerFetch * batchBytes) / m.seconds
 console.log(
   `\nbatch ${batchBytes} B (${RECORDS_PER_BATCH} × 1 KiB values), ${runs} run(s) of ${seconds} s, load average ${loads.join(' → ')}`,
+)
+console.log(
+  `loopback TCP alone (1 MiB writes to a discarding reader, one process): ${wire.map(f1).join(' MB/s before, ')} MB/s after`,
 )
 console.log(
   '| Measure | ceiling MB/s | p50 / p99 ms | Topograph MB/s | p50 / p99 ms | ratio (runs) | CPU µs/request ceiling / Topograph |',
