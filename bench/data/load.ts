@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { makeBatch } from '../../test/helpers/data-plane.js'
-import { WireClient } from '../../test/server/wire-client.js'
+import { decodeResponse, requestFrame, WireClient } from '../../test/server/wire-client.js'
 import { forkLoad, profiled } from '../server/load.js'
 import { createLogger, parseConfig, type RunningServer, startServer } from '../server/target.js'
 import type { DataLoadResult, DataLoadSpec } from './load-worker.js'
@@ -114,25 +114,34 @@ export async function startBench(
   return { server, dataDir: dir, client }
 }
 
-/** CreateTopics v7 of one topic; throws unless it was created. */
+/** CreateTopics v7 of one topic; throws unless it was created (waits as long as that takes). */
 export async function createTopic(
   c: WireClient,
   name: string,
   partitions: number,
   configs: Record<string, string> = {},
 ): Promise<void> {
-  const { body } = await c.request<{ topics: { errorCode: number; errorMessage: string | null }[] }>(19, 7, {
-    topics: [
-      {
-        name,
-        numPartitions: partitions,
-        replicationFactor: 1,
-        assignments: [],
-        configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })),
-      },
-    ],
-    timeoutMs: 600_000,
-  })
+  c.write(
+    requestFrame(19, 7, 1, {
+      topics: [
+        {
+          name,
+          numPartitions: partitions,
+          replicationFactor: 1,
+          assignments: [],
+          configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })),
+        },
+      ],
+      timeoutMs: 600_000,
+    }),
+  )
+  const frame = await c.nextFrame(600_000)
+  if (frame === null) throw new Error('the server closed the connection')
+  const { body } = decodeResponse<{ topics: { errorCode: number; errorMessage: string | null }[] }>(
+    19,
+    7,
+    frame,
+  )
   if (body.topics[0].errorCode !== 0) throw new Error(`CreateTopics ${name}: ${body.topics[0].errorMessage}`)
 }
 
