@@ -24,7 +24,10 @@ import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/genera
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
-import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import {
+  createStreamsGroupDescribeResponseDescribedGroup,
+  type StreamsGroupDescribeResponseDescribedGroup,
+} from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import {
@@ -793,20 +796,7 @@ function withCreateRefusal(
 }
 
 function describeErrorRow(groupId: string, errorCode: number): StreamsGroupDescribeResponseDescribedGroup {
-  return {
-    errorCode,
-    errorMessage: null,
-    groupId,
-    groupState: '',
-    groupEpoch: 0,
-    assignmentEpoch: 0,
-    topology: null,
-    members: [],
-    authorizedOperations: -2147483648,
-    topologyDescription: null,
-    topologyDescriptionStatus: 0,
-    assignorName: null,
-  }
+  return createStreamsGroupDescribeResponseDescribedGroup({ groupId, errorCode })
 }
 
 function blankConsumerRow(groupId: string): ConsumerGroupDescribeResponseDescribedGroup {
