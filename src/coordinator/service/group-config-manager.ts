@@ -20,13 +20,13 @@
  */
 import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
+import { ApiError } from '../../protocol/api-error.js'
 import type { RuntimeLogger } from '../runtime/types.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import type { CoordinatorRecord, RecordStore } from '../storage/types.js'
 import {
   describeGroupConfig,
   evaluateGroupConfig,
-  GroupConfigError,
   type GroupConfigContext,
   type GroupConfigEntry,
   streamsGroupConfigWith,
@@ -293,8 +293,7 @@ export class GroupConfigManager {
     try {
       validateGroupConfig(configs, this.#ctx)
     } catch (e) {
-      if (e instanceof GroupConfigError)
-        return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: e.message }
+      if (e instanceof ApiError) return { errorCode: e.errorCode, errorMessage: e.errorMessage }
       throw e
     }
     return { configs, changed }
