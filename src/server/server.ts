@@ -16,6 +16,7 @@ import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
+import { ConnectionQuotas, resolveOverrides } from './connection-quotas.js'
 import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
@@ -213,6 +214,15 @@ export async function startServer(
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)
+    const connectionQuotas = new ConnectionQuotas(
+      {
+        maxConnections: config.maxConnections,
+        maxConnectionsPerIp: config.maxConnectionsPerIp,
+        overrides: await resolveOverrides(config.maxConnectionsPerIpOverrides),
+        maxWaiting: config.socketListenBacklogSize,
+      },
+      logger,
+    )
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -227,6 +237,8 @@ export async function startServer(
           {
             security: security.get(endpoint.listenerName),
             clientHostScope: authorizer instanceof AclAuthorizer,
+            quotas: connectionQuotas,
+            backlog: config.socketListenBacklogSize,
           },
         ),
     )
