@@ -29,6 +29,7 @@ import {
   type Authorizer,
   type ServerContext,
 } from './router.js'
+import { ClientQuotas } from './quotas/client-quotas.js'
 import { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -214,6 +215,11 @@ export async function startServer(
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)
+    const quotas = await ClientQuotas.load({
+      store,
+      logger,
+      rate: { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 },
+    })
     const connectionQuotas = new ConnectionQuotas(
       {
         maxConnections: config.maxConnections,
@@ -223,6 +229,7 @@ export async function startServer(
       },
       logger,
     )
+    connectionQuotas.rateCheck = (host, nowMs) => quotas.connectionThrottleMs(host, nowMs)
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -268,6 +275,7 @@ export async function startServer(
       data,
       transactions,
       transactionVersion,
+      quotas,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }
