@@ -16,6 +16,7 @@ import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
+import { ConnectionQuotas, resolveOverrides } from './connection-quotas.js'
 import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
@@ -28,6 +29,7 @@ import {
   type Authorizer,
   type ServerContext,
 } from './router.js'
+import { ClientQuotas } from './quotas/client-quotas.js'
 import { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -213,6 +215,21 @@ export async function startServer(
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)
+    const quotas = await ClientQuotas.load({
+      store,
+      logger,
+      rate: { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 },
+    })
+    const connectionQuotas = new ConnectionQuotas(
+      {
+        maxConnections: config.maxConnections,
+        maxConnectionsPerIp: config.maxConnectionsPerIp,
+        overrides: await resolveOverrides(config.maxConnectionsPerIpOverrides),
+        maxWaiting: config.socketListenBacklogSize,
+      },
+      logger,
+    )
+    connectionQuotas.rateCheck = (host, nowMs) => quotas.connectionThrottleMs(host, nowMs)
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -227,6 +244,8 @@ export async function startServer(
           {
             security: security.get(endpoint.listenerName),
             clientHostScope: authorizer instanceof AclAuthorizer,
+            quotas: connectionQuotas,
+            backlog: config.socketListenBacklogSize,
           },
         ),
     )
@@ -256,6 +275,7 @@ export async function startServer(
       data,
       transactions,
       transactionVersion,
+      quotas,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }
