@@ -28,6 +28,7 @@ import {
   createStreamsGroupDescribeResponseDescribedGroup,
   type StreamsGroupDescribeResponseDescribedGroup,
 } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import {
@@ -49,6 +50,8 @@ import type {
   OffsetDeleteInput,
   OffsetDeleteResult,
   OffsetFetchGroupInput,
+  TransactionCompletion,
+  TxnOffsetCommitInput,
 } from '../shard/offsets/offset-metadata-manager.js'
 import type { GroupCoordinatorResult } from '../shard/result.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
@@ -639,6 +642,57 @@ export class GroupCoordinatorService {
       )
     } catch (e) {
       return { errorCode: this.errorCode(e, 'delete-offsets'), topics: [] }
+    }
+  }
+
+  // ---- TxnOffsetCommit (28) and transaction markers ----
+
+  /**
+   * A transactional commit (`txn-commit-offset`), its transaction already checked with the
+   * transaction coordinator: the offsets are written as pending; on a failed write every partition
+   * carries the error.
+   */
+  async commitTransactionalOffsets(
+    apiVersion: number,
+    request: TxnOffsetCommitInput,
+  ): Promise<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    try {
+      return await this.#write('txn-commit-offset', this.shardFor(request.groupId), (shard, nowMs) =>
+        shard.commitTransactionalOffsets(
+          { apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize },
+          request,
+        ),
+      )
+    } catch (e) {
+      const errorCode = this.errorCode(e, 'txn-commit-offset')
+      return request.topics.map((t) => ({
+        name: t.name,
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }))
+    }
+  }
+
+  /**
+   * A transaction marker for `__consumer_offsets` partition `shardId` (Kafka's `completeTransaction`,
+   * `replayEndTransactionMarker`): the producer's pending offsets there are made committed or dropped
+   * in one append. Resolves to the marker's result for the partition (a failed write is the
+   * runtime's error translated, which the marker writer retries).
+   */
+  async completeTransaction(
+    shardId: number,
+    marker: { readonly producerId: bigint; readonly producerEpoch: number; readonly committed: boolean },
+  ): Promise<number> {
+    if (!Number.isInteger(shardId) || shardId < 0 || shardId >= this.#numShards) {
+      return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    }
+    try {
+      const result: TransactionCompletion = await this.#write('write-txn-markers', shardId, (shard) =>
+        shard.completeTransaction(marker.producerId, marker.producerEpoch, marker.committed),
+      )
+      return result.errorCode
+    } catch (e) {
+      return this.errorCode(e, 'write-txn-markers')
     }
   }
 
