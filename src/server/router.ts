@@ -10,6 +10,8 @@ import { Writer } from '../protocol/writer.js'
 import type { DispatchResult } from './connection.js'
 import type { TopographConfig } from './config.js'
 import type { DataPlane } from './data/data-plane.js'
+import type { ClientQuotas } from './quotas/client-quotas.js'
+import { quotasActive, type RequestUsage, recordRequest } from './quotas/throttle.js'
 import type { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -137,6 +139,8 @@ export interface ServerContext {
   readonly transactions: TransactionCoordinatorService
   /** The finalized `transaction.version` feature level (ApiVersions, the request handlers). */
   readonly transactionVersion: number
+  /** The client quotas: stored, described, altered, and applied to every request (quotas/). */
+  readonly quotas: ClientQuotas
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */
   advertisedNode(listenerName: string): AdvertisedNode
   /** Every API this server serves, with the served version range (what ApiVersions advertises). */
@@ -377,21 +381,33 @@ export class ApiRouter {
       )
     }
     let result: unknown
+    const started = performance.now()
     try {
       result = route.handler.handle(request, ctx)
     } catch (err) {
       return this.#failed(route, request, ctx, err, conn)
     }
+    // Client quotas measure the request only when some quota is set.
+    const usage: RequestUsage | undefined = quotasActive(context.quotas)
+      ? {
+          apiKey,
+          principal: conn.principal,
+          clientId,
+          requestBytes: frame.byteLength + 4,
+          handlerMs: performance.now() - started,
+          unanswered: apiKey === 0 && (request as { acks?: number }).acks === 0,
+        }
+      : undefined
     if (result instanceof Promise) {
       return {
         kind: 'pending',
         promise: result.then(
-          (res) => this.#encode(route, request, ctx, responseVersion, res, conn),
+          (res) => this.#encode(route, request, ctx, responseVersion, res, conn, usage),
           (err) => this.#failed(route, request, ctx, err, conn),
         ),
       }
     }
-    return this.#encode(route, request, ctx, responseVersion, result, conn)
+    return this.#encode(route, request, ctx, responseVersion, result, conn, usage)
   }
 
   #encode(
@@ -401,11 +417,27 @@ export class ApiRouter {
     version: number,
     response: unknown,
     conn: ConnectionInfo,
+    usage?: RequestUsage,
   ): DispatchResult {
-    if (response === NO_RESPONSE) return { kind: 'none' }
+    if (response === NO_RESPONSE) {
+      if (usage === undefined) return { kind: 'none' }
+      return { kind: 'none', throttleMs: recordRequest(this.#context!.quotas, usage, null, Date.now()) }
+    }
     if (response instanceof CloseConnection) return { kind: 'close', reason: response.reason }
     try {
-      return { kind: 'response', bytes: encodeResponseFrame(route.def, version, ctx.correlationId, response) }
+      const started = performance.now()
+      let bytes = encodeResponseFrame(route.def, version, ctx.correlationId, response)
+      if (usage === undefined) return { kind: 'response', bytes }
+      usage.handlerMs += performance.now() - started
+      const throttleMs = recordRequest(this.#context!.quotas, usage, bytes.length, Date.now())
+      if (throttleMs <= 0) return { kind: 'response', bytes }
+      // The answer carries the throttle time (a copy: handlers may share response objects).
+      const own = (response as { throttleTimeMs?: unknown }).throttleTimeMs
+      if (typeof own === 'number') {
+        const throttled = { ...(response as object), throttleTimeMs: Math.max(own, throttleMs) }
+        bytes = encodeResponseFrame(route.def, version, ctx.correlationId, throttled)
+      }
+      return { kind: 'response', bytes, throttleMs }
     } catch (err) {
       // A value of the request echoed where the response cannot carry it (path 3).
       if (err instanceof EncodeError && request !== undefined) {

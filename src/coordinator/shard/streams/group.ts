@@ -12,7 +12,7 @@ import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './me
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
 import { kept } from './strings.js'
 import type { StreamsTopology } from './topology.js'
-import type { TimerWatch } from '../../runtime/types.js'
+import { MemberSession as GenericMemberSession, MemberSlot as GenericMemberSlot } from '../modern/session.js'
 import { initialRebalanceKey, sessionTimeoutKey, type StreamsTimerResult } from './timers.js'
 import type {
   DescribedTopicInfo,
@@ -62,32 +62,8 @@ export interface StreamsOffsetCommitInput {
   readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
 }
 
-/**
- * A member's session timeout. Its timer (key `sessionTimeoutKey(groupId, memberId)`, operation
- * `op`, this object as its watch) is armed through timer intents, applied once a heartbeat's records
- * are durable; the runtime keeps `armed` up to date. A heartbeat that writes nothing while the timer
- * is armed moves `deadlineMs` instead (soft state), and the timer, when it fires before that
- * deadline, re-arms itself for the rest. So a steady heartbeat leaves no timer work behind, and the
- * member still expires one session timeout after its last successful heartbeat.
- */
-export class MemberSession implements TimerWatch {
-  readonly key: string
-  readonly op: (nowMs: number) => StreamsTimerResult
-  /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
-  deadlineMs = 0
-  /** Whether the runtime has this session's timer armed (it keeps this up to date). */
-  armed = false
-  /**
-   * When the armed timer is due (the runtime keeps this up to date too). A soft deadline may only
-   * move later than this: a shorter session timeout (a group config change) must re-arm the timer.
-   */
-  dueMs = 0
-
-  constructor(key: string, op: (nowMs: number) => StreamsTimerResult) {
-    this.key = key
-    this.op = op
-  }
-}
+/** A streams member's session timeout (see the shared {@link GenericMemberSession}). */
+export class MemberSession extends GenericMemberSession<StreamsTimerResult> {}
 
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) => StreamsTimerResult
@@ -96,14 +72,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export class MemberSlot extends MemberSession {
-  member: StreamsGroupMember
-
-  constructor(member: StreamsGroupMember, key: string, op: (nowMs: number) => StreamsTimerResult) {
-    super(key, op)
-    this.member = member
-  }
-}
+export class MemberSlot extends GenericMemberSlot<StreamsGroupMember, StreamsTimerResult> {}
 
 export class StreamsGroup {
   readonly groupId: string

@@ -74,6 +74,8 @@ import {
 import { kept } from './strings.js'
 import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './topology.js'
 import { validateHeartbeatRequest } from './validation.js'
+import { canComputeAssignment, throwIfMemberEpochIsInvalid } from '../modern/epochs.js'
+import { extendSession, sessionStillAlive } from '../modern/session.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type HeartbeatStatus,
@@ -557,21 +559,7 @@ export class StreamsGroupManager {
     // A heartbeat that writes nothing while the member's session timer is armed moves the deadline
     // in soft state (see MemberSession); otherwise the timer is scheduled as before.
     const session = slot ?? group.session(memberId)
-    const sessionDeadlineMs = nowMs + config.sessionTimeoutMs
-    if (records.length === 0 && session.armed && sessionDeadlineMs >= session.dueMs) {
-      session.deadlineMs = sessionDeadlineMs
-    } else {
-      // A soft deadline later than this one (the group's session timeout was shortened) must not
-      // re-arm the new timer past it. A later one is left alone: if this write fails, the session
-      // still ends at the last successful heartbeat's deadline.
-      if (session.deadlineMs > sessionDeadlineMs) session.deadlineMs = sessionDeadlineMs
-      this.#schedule(timers, {
-        key: session.key,
-        delayMs: config.sessionTimeoutMs,
-        op: session.op,
-        watch: session,
-      })
-    }
+    extendSession(timers, session, nowMs, config.sessionTimeoutMs, records.length > 0)
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
     if (taskOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
@@ -710,14 +698,7 @@ export class StreamsGroupManager {
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: timers.intents() }
     // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
-    const session = group.session(memberId)
-    if (session.deadlineMs > nowMs) {
-      this.#schedule(timers, {
-        key: session.key,
-        delayMs: session.deadlineMs - nowMs,
-        op: session.op,
-        watch: session,
-      })
+    if (sessionStillAlive(timers, group.session(memberId), nowMs)) {
       return { records: [], response: undefined, timers: timers.intents() }
     }
     return {
@@ -1043,25 +1024,16 @@ function currentTarget(
 }
 
 function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned: TasksTuple | null): void {
-  if (received > member.memberEpoch) {
-    throw new ApiError(
-      ErrorCode.FENCED_MEMBER_EPOCH,
-      `The streams group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
-    )
-  }
-  if (received < member.memberEpoch) {
-    const subset =
+  throwIfMemberEpochIsInvalid(
+    'streams',
+    member,
+    received,
+    () =>
       owned !== null &&
       isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
       isSubset(owned.standby, member.assignedTasks.standby) &&
-      isSubset(owned.warmup, member.assignedTasks.warmup)
-    if (received !== member.previousMemberEpoch || !subset) {
-      throw new ApiError(
-        ErrorCode.FENCED_MEMBER_EPOCH,
-        `The streams group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
-      )
-    }
-  }
+      isSubset(owned.warmup, member.assignedTasks.warmup),
+  )
 }
 
 function isSubset(a: TasksTuple['active'], b: TasksTuple['active']): boolean {
@@ -1106,8 +1078,4 @@ function updatedTaskOffsets(
     taskEndOffsets:
       req.taskEndOffsets !== null ? toMap(req.taskEndOffsets) : (previous?.taskEndOffsets ?? new Map()),
   }
-}
-
-function canComputeAssignment(lastTimestamp: bigint, intervalMs: number, nowMs: number): boolean {
-  return lastTimestamp === 0n || intervalMs === 0 || BigInt(nowMs) >= lastTimestamp + BigInt(intervalMs)
 }
