@@ -338,3 +338,31 @@ describe('client quota enforcement', () => {
     busy.close()
   })
 })
+
+describe('connection_creation_rate', () => {
+  let s: TestServer
+  after(async () => s.stop())
+  it('connections from an IP above its rate are held unanswered, then closed; within it they are served', async () => {
+    s = await startTestServer({ 'quota.window.num': '2' })
+    const admin = await Client.open(s.port, 'admin')
+    const r = await admin.alter([
+      { entity: [ip('127.0.0.1')], ops: [{ key: 'connection_creation_rate', value: 3 }] },
+    ])
+    assert.equal(r.entries[0].errorCode, ErrorCode.NONE)
+    const burst = await Promise.all(Array.from({ length: 12 }, () => Client.open(s.port, 'burst')))
+    const outcomes = await Promise.all(
+      burst.map(async (c) => {
+        c.send(18, 3, { clientSoftwareName: 'burst', clientSoftwareVersion: '1' })
+        const f = await c.nextFrame(5000).catch(() => 'silent' as const)
+        c.close()
+        return f === null ? 'closed' : f === 'silent' ? 'silent' : 'served'
+      }),
+    )
+    const served = outcomes.filter((o) => o === 'served').length
+    const closed = outcomes.filter((o) => o === 'closed').length
+    // 3 per second over a window of at least one second: a few served, the rest closed unanswered.
+    assert.ok(served >= 1 && served <= 4, `served ${served}: ${outcomes.join(' ')}`)
+    assert.equal(closed, 12 - served, outcomes.join(' '))
+    admin.close()
+  })
+})
