@@ -28,6 +28,7 @@ import {
   stringKey,
 } from '../config/index.js'
 import {
+  CONSUMER_GROUP_KEYS,
   GROUP_COORDINATOR_KEYS,
   OFFSET_METADATA_KEYS,
   STREAMS_GROUP_KEYS,
@@ -391,6 +392,8 @@ export const CONFIG_DEFS = [
     'Most partitions of all topics together; a creation that would go above it is refused with POLICY_VIOLATION. Topograph only (the name KIP-578 proposes).',
   ),
   ...OFFSET_METADATA_KEYS,
+
+  ...CONSUMER_GROUP_KEYS,
 
   ...STREAMS_GROUP_KEYS,
 

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { FrameError } from '../protocol/frames.js'
 
 /**
  * One client connection: frames in, responses out, one request at a time.
@@ -434,11 +435,6 @@ export class Connection {
   }
 }
 
-/** A frame size prefix the server refuses (negative, or above socket.request.max.bytes). */
-export class InvalidFrameSizeError extends Error {
-  override name = 'InvalidFrameSizeError'
-}
-
 /**
  * Splits a byte stream into size-prefixed frames. Chunks are kept as received; a frame that lies
  * inside one chunk is returned as a view of it (no copy), one that spans chunks is copied once.
@@ -477,7 +473,8 @@ export class SizePrefixedFrames implements FrameSource {
     const size = this.#peekInt32()
     if (size < 0 || size > this.#maxFrameSize) {
       // Kafka's texts for the same refusal.
-      throw new InvalidFrameSizeError(
+      throw new FrameError(
+        size,
         size < 0
           ? `Invalid receive (size = ${size})`
           : `Invalid receive (size = ${size} larger than ${this.#maxFrameSize})`,

@@ -1,6 +1,7 @@
 import type { TransactionCoordinatorService } from '../coordinator/service/transaction-coordinator-service.js'
 import type { Logger } from 'pino'
 import type { GroupCoordinatorService } from '../coordinator/service/group-coordinator-service.js'
+import { ApiError, invalidRequest } from '../protocol/api-error.js'
 import { DecodeError, EncodeError } from '../protocol/errors-codec.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
@@ -24,29 +25,15 @@ import type { TopicCatalog } from './topics/catalog.js'
  * with UNSUPPORTED_VERSION (KIP-511), which the handler builds.
  *
  * A request the codec decodes but the handler cannot serve is answered, never dropped: the
- * handler's error response with INVALID_REQUEST (or the error an {@link InvalidRequestError}
- * names), the connection staying open. Three paths lead there, all in this file:
+ * handler's error response with INVALID_REQUEST (or the code of the {@link ApiError} a handler
+ * throws), the connection staying open. Three paths lead there, all in this file:
  *   1. before the handler, a request string longer than any response field may carry (32767 UTF-8
  *      bytes; see {@link oversizedRequestString}) — such a value could be echoed back;
- *   2. a handler that throws {@link InvalidRequestError} (Kafka's InvalidRequestException);
+ *   2. a handler that throws an {@link ApiError} (Kafka's ApiException, e.g. InvalidRequestException);
  *   3. a response the codec cannot encode (a request value echoed where the response version
  *      cannot carry it, as a null name).
  * Only failures outside these are unexpected: logged at ERROR and answered UNKNOWN_SERVER_ERROR.
  */
-
-/**
- * Thrown by a handler (or a helper it calls) for a request it cannot serve; the router answers it
- * with the handler's error response carrying `errorCode` (INVALID_REQUEST unless another is given),
- * logs it at DEBUG and keeps the connection open. Kafka's InvalidRequestException.
- */
-export class InvalidRequestError extends Error {
-  override name = 'InvalidRequestError'
-  readonly errorCode: number
-  constructor(message: string, errorCode: number = ErrorCode.INVALID_REQUEST) {
-    super(message)
-    this.errorCode = errorCode
-  }
-}
 
 /** The longest string, in UTF-8 bytes, any Kafka response field can carry (an int16 length). */
 export const MAX_STRING_BYTES = 0x7fff
@@ -389,7 +376,7 @@ export class ApiRouter {
         route,
         request,
         ctx,
-        new InvalidRequestError(`a string of the request is longer than ${MAX_STRING_BYTES} bytes`),
+        invalidRequest(`a string of the request is longer than ${MAX_STRING_BYTES} bytes`),
         conn,
       )
     }
@@ -458,7 +445,7 @@ export class ApiRouter {
           route,
           request,
           ctx,
-          new InvalidRequestError(`the response cannot carry a value of the request: ${err.message}`),
+          invalidRequest(`the response cannot carry a value of the request: ${err.message}`),
           conn,
         )
       }
@@ -478,7 +465,7 @@ export class ApiRouter {
     route: Route,
     request: unknown,
     ctx: RequestContext,
-    err: InvalidRequestError,
+    err: ApiError,
     conn: ConnectionInfo,
   ): DispatchResult {
     this.#logger?.debug(
@@ -503,7 +490,7 @@ export class ApiRouter {
     err: unknown,
     conn: ConnectionInfo,
   ): DispatchResult {
-    if (err instanceof InvalidRequestError && request !== undefined) {
+    if (err instanceof ApiError && request !== undefined) {
       return this.#refused(route, request, ctx, err, conn)
     }
     this.#logger?.error(

@@ -10,7 +10,6 @@ import {
 } from '../coordinator/service/transaction-coordinator-service.js'
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
-import { ErrorCode } from '../protocol/errors.js'
 import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
@@ -171,8 +170,8 @@ export async function startServer(
       producerIds,
       markers: new PartitionMarkerWriter(data, {
         offsetsTopicNumPartitions: config.offsetsTopicNumPartitions,
-        // TxnOffsetCommit is not served, so no group has pending transactional offsets to settle.
-        offsets: async () => ErrorCode.NONE,
+        // The group coordinator makes the producer's pending offsets committed or drops them.
+        offsets: (marker, partition) => coordinator.completeTransaction(partition, marker),
       }),
       transactionVersionLevel: () => transactionVersion,
       writeTimeoutMs: config.offsetsCommitTimeoutMs,

@@ -177,7 +177,7 @@ describe('parseConfig values', () => {
     it(`rejects ${key}=${JSON.stringify(value)} naming the key`, () => {
       const e = configError(() => parseConfig({ [key]: value }))
       assert.equal(e.key, key)
-      assert.equal(e.code, 'ERR_TOPOGRAPH_CONFIG')
+      assert.equal(e.code, 'CONFIG_INVALID')
       assert.ok(
         e.message.startsWith(`Invalid value ${value.trim()} for configuration ${key}: ${reason}`),
         e.message,
