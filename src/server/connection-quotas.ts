@@ -114,7 +114,7 @@ export class ConnectionQuotas {
     } else if (this.waiting >= this.#settings.maxWaiting) {
       this.#logger.info(
         { remote: host, maxConnections: this.#settings.maxConnections },
-        `Closed connection from /${host}: max.connections (${this.#settings.maxConnections}) reached and ${this.#settings.maxWaiting} connections already waiting (socket.listen.backlog.size)`,
+        `Closed connection from /${host}: ${this.#settings.maxWaiting} connections already wait for a slot (socket.listen.backlog.size)`,
       )
       socket.destroy()
       return
