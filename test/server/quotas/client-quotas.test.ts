@@ -142,3 +142,14 @@ describe('client quota records', () => {
     assert.equal((await store.load(GROUP_CONFIG_LOG_ID)).length >= 2, true)
   })
 })
+
+describe('byte-rate throttle', () => {
+  it('is capped to what ThrottleTimeMs and a timer can hold', async () => {
+    const { q } = await quotas()
+    await q.alter(
+      [{ entity: [u(null)], ops: [{ key: 'producer_byte_rate', value: 1, remove: false }] }],
+      false,
+    )
+    assert.equal(q.recordAndThrottleMs('produce', 'x', 'y', 1e12, 0), 2147483647)
+  })
+})
