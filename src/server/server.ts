@@ -15,6 +15,7 @@ import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
+import { ConnectionQuotas, resolveOverrides } from './connection-quotas.js'
 import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
@@ -27,6 +28,7 @@ import {
   type Authorizer,
   type ServerContext,
 } from './router.js'
+import { ClientQuotas } from './quotas/client-quotas.js'
 import { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -212,6 +214,21 @@ export async function startServer(
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)
+    const quotas = await ClientQuotas.load({
+      store,
+      logger,
+      rate: { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 },
+    })
+    const connectionQuotas = new ConnectionQuotas(
+      {
+        maxConnections: config.maxConnections,
+        maxConnectionsPerIp: config.maxConnectionsPerIp,
+        overrides: await resolveOverrides(config.maxConnectionsPerIpOverrides),
+        maxWaiting: config.socketListenBacklogSize,
+      },
+      logger,
+    )
+    connectionQuotas.rateCheck = (host, nowMs) => quotas.connectionThrottleMs(host, nowMs)
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -226,6 +243,8 @@ export async function startServer(
           {
             security: security.get(endpoint.listenerName),
             clientHostScope: authorizer instanceof AclAuthorizer,
+            quotas: connectionQuotas,
+            backlog: config.socketListenBacklogSize,
           },
         ),
     )
@@ -255,6 +274,7 @@ export async function startServer(
       data,
       transactions,
       transactionVersion,
+      quotas,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }

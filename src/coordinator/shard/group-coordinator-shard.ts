@@ -11,10 +11,8 @@
  */
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
-import {
-  type ConsumerGroupHeartbeatResponse,
-  createConsumerGroupHeartbeatResponse,
-} from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
+import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/messages/ConsumerGroupHeartbeatRequest.js'
+import type { ConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
 import type { DeleteGroupsResponseDeletableGroupResult } from '../../protocol/generated/messages/DeleteGroupsResponse.js'
 import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
@@ -22,6 +20,13 @@ import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protoc
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
+import type { ConsumerGroupConfig } from './consumer/config.js'
+import {
+  ConsumerGroupManager,
+  type ConsumerHeartbeatContext,
+  type ConsumerTopicsImage,
+} from './consumer/manager.js'
+import { isConsumerRecord } from './consumer/records.js'
 import { type ClassicGroupConfig, ClassicGroupManager } from './classic/manager.js'
 import type { ClassicCompletion } from './classic/types.js'
 import {
@@ -57,7 +62,7 @@ import type {
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 
 export interface GroupCoordinatorShardOptions {
-  readonly topics: TopicsImage
+  readonly topics: TopicsImage & ConsumerTopicsImage
   readonly assignors: TaskAssignorSelector
   /** Classic group settings (default: Kafka's defaults). */
   readonly classic?: ClassicGroupConfig
@@ -75,6 +80,8 @@ export interface GroupCoordinatorShardOptions {
    * synchronous; absent: the config each call is given applies to every group.
    */
   readonly streamsConfig?: (groupId: string) => StreamsGroupConfig
+  /** A group's effective consumer group settings (absent: Kafka's defaults). */
+  readonly consumerConfig?: (groupId: string) => ConsumerGroupConfig
 }
 
 /** The streams heartbeat result with the records widened to every coordinator record. */
@@ -106,6 +113,8 @@ export class GroupCoordinatorShard
   implements ShardStateMachine<CoordinatorRecord, ClassicCompletion>, OffsetGroups
 {
   readonly #streams: StreamsGroupManagerType
+  /** The KIP-848 consumer groups. */
+  readonly consumer: ConsumerGroupManager
   /** The classic groups (JoinGroup/SyncGroup/Heartbeat/LeaveGroup); driven by the service. */
   readonly classic: ClassicGroupManager
   readonly #offsets: OffsetMetadataManager
@@ -126,21 +135,42 @@ export class GroupCoordinatorShard
       timers: options.timers,
       config: options.streamsConfig,
       isOtherGroupType: (groupId) =>
-        (this.#simpleGroups.has(groupId) || this.classic.hasGroup(groupId)) &&
+        (this.#simpleGroups.has(groupId) ||
+          this.classic.hasGroup(groupId) ||
+          this.consumer.group(groupId) !== undefined) &&
+        groupId !== this.#joiningGroupId,
+    })
+    this.consumer = new ConsumerGroupManager({
+      topics: options.topics,
+      timers: options.timers,
+      config: options.consumerConfig,
+      isOtherGroupType: (groupId) =>
+        (this.#simpleGroups.has(groupId) ||
+          this.classic.hasGroup(groupId) ||
+          this.#streams.group(groupId) !== undefined) &&
         groupId !== this.#joiningGroupId,
     })
     const streams = this.#streams
+    const consumer = this.consumer
     this.classic = new ClassicGroupManager({
       config: options.classic,
       otherGroups: {
-        typeOf: (groupId) => (streams.group(groupId) !== undefined ? 'streams' : undefined),
-        isEmpty: (groupId) => streams.isEmpty(groupId),
+        typeOf: (groupId) =>
+          streams.group(groupId) !== undefined
+            ? 'streams'
+            : consumer.group(groupId) !== undefined
+              ? 'consumer'
+              : undefined,
+        isEmpty: (groupId) => streams.isEmpty(groupId) || consumer.isEmpty(groupId),
         // A real stored epoch or the −2 barrier: the plugin may hold a description (KIP-1331 §7).
         // (−1 is NONE, the one value that says the plugin holds nothing.)
         needsCleanupBeforeConversion: (groupId) =>
           (streams.group(groupId)?.storedDescriptionTopologyEpoch ?? -1) !== -1,
-        // The streams group's timers need no cancelling: each checks the group when it fires.
-        deleteEmptyGroupRecords: (groupId) => streams.deleteGroupRecords(groupId).records,
+        // The other group's timers need no cancelling: each checks the group when it fires.
+        deleteEmptyGroupRecords: (groupId) =>
+          streams.group(groupId) !== undefined
+            ? streams.deleteGroupRecords(groupId).records
+            : consumer.deleteGroupRecords(groupId),
       },
     })
   }
@@ -158,6 +188,7 @@ export class GroupCoordinatorShard
   hasGroup(groupId: string): boolean {
     return (
       this.#streams.group(groupId) !== undefined ||
+      this.consumer.group(groupId) !== undefined ||
       this.classic.hasGroup(groupId) ||
       this.#simpleGroups.has(groupId)
     )
@@ -179,6 +210,7 @@ export class GroupCoordinatorShard
         if (
           record.value !== null &&
           this.#streams.group(record.key.group) === undefined &&
+          this.consumer.group(record.key.group) === undefined &&
           !this.classic.hasGroup(record.key.group)
         ) {
           this.#simpleGroups.add(record.key.group)
@@ -207,8 +239,13 @@ export class GroupCoordinatorShard
         }
         return
       default:
-        // LegacyOffsetCommit, ConsumerGroupMetadata, ShareGroupMetadata: never written by this
-        // coordinator; a log holding them is replayed without them.
+        if (isConsumerRecord(record)) {
+          if (record.value !== null) this.#simpleGroups.delete(record.key.groupId)
+          this.consumer.replay(record)
+          return
+        }
+        // LegacyOffsetCommit, ShareGroupMetadata: never written by this coordinator; a log holding
+        // them is replayed without them.
         return
     }
   }
@@ -223,6 +260,7 @@ export class GroupCoordinatorShard
     const classic = this.classic.onLoaded(nowMs)
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     timers.add(streamsTimers)
+    timers.add(this.consumer.onLoaded().intents())
     timers.add(classic.timers)
     return {
       records: classic.records,
@@ -234,6 +272,7 @@ export class GroupCoordinatorShard
 
   onNewTopicsImage(image: TopicsImage, changedTopics?: Iterable<string>): void {
     this.#streams.onNewTopicsImage(image, changedTopics)
+    this.consumer.onNewTopicsImage(image, changedTopics)
   }
 
   // ---- StreamsGroupHeartbeat (88) ----
@@ -246,23 +285,40 @@ export class GroupCoordinatorShard
     ctx: StreamsHeartbeatContext,
     request: StreamsGroupHeartbeatRequest,
   ): ShardHeartbeatResult {
+    return this.#joinReplacing(
+      request.groupId,
+      request.memberEpoch === 0,
+      this.#streams.group(request.groupId),
+      () => this.#streams.streamsGroupHeartbeat(ctx, request),
+    )
+  }
+
+  /**
+   * Runs a modern group's heartbeat. A join on an id that holds a simple group or an empty classic
+   * group (and no group of the heartbeat's type) replaces it: that group's tombstone goes first, and
+   * while the heartbeat runs the id does not count as another group type.
+   */
+  #joinReplacing<T extends { readonly records: readonly CoordinatorRecord[] }>(
+    groupId: string,
+    joining: boolean,
+    own: unknown,
+    heartbeat: () => T,
+  ): T {
     const replacing =
-      request.memberEpoch === 0 &&
-      (this.#simpleGroups.has(request.groupId) ||
-        (this.classic.hasGroup(request.groupId) && this.classic.isEmpty(request.groupId))) &&
-      this.#streams.group(request.groupId) === undefined
-    this.#joiningGroupId = replacing ? request.groupId : null
-    let result: StreamsHeartbeatResult
+      joining &&
+      own === undefined &&
+      (this.#simpleGroups.has(groupId) || (this.classic.hasGroup(groupId) && this.classic.isEmpty(groupId)))
+    this.#joiningGroupId = replacing ? groupId : null
+    let result: T
     try {
-      result = this.#streams.streamsGroupHeartbeat(ctx, request)
+      result = heartbeat()
     } finally {
       this.#joiningGroupId = null
     }
-    // The result's records are this heartbeat's own array: handed on as they are unless a tombstone
+    // The result's records are the heartbeat's own array: handed on as they are unless a tombstone
     // goes first.
     if (!replacing || result.records.length === 0) return result
-    const records: CoordinatorRecord[] = [groupMetadataTombstone(request.groupId), ...result.records]
-    return { ...result, records }
+    return { ...result, records: [groupMetadataTombstone(groupId), ...result.records] }
   }
 
   // ---- StreamsGroupDescribe (89) ----
@@ -281,44 +337,26 @@ export class GroupCoordinatorShard
   // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
 
   /**
-   * Consumer groups are not served. A heartbeat aimed at a streams group answers as Kafka does
-   * (GROUP_ID_NOT_FOUND "Group <g> is not a consumer group."); any other id is answered
-   * UNSUPPORTED_VERSION, which is what Kafka answers when the consumer protocol is not enabled.
+   * The KIP-848 heartbeat. A join on an id that holds a simple group or an empty classic group
+   * replaces it, as a streams join does (that group is tombstoned first; its offsets stay).
    */
-  consumerGroupHeartbeat(groupId: string): ConsumerGroupHeartbeatResponse {
-    if (this.#streams.group(groupId) !== undefined) {
-      return createConsumerGroupHeartbeatResponse({
-        errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
-        errorMessage: `Group ${groupId} is not a consumer group.`,
-        memberId: null,
-      })
-    }
-    return createConsumerGroupHeartbeatResponse({
-      errorCode: ErrorCode.UNSUPPORTED_VERSION,
-      errorMessage: 'The version of API is not supported.',
-      memberId: null,
-    })
+  consumerGroupHeartbeat(
+    ctx: ConsumerHeartbeatContext,
+    request: ConsumerGroupHeartbeatRequest,
+  ): GroupCoordinatorResult<ConsumerGroupHeartbeatResponse> {
+    return this.#joinReplacing(
+      request.groupId,
+      request.memberEpoch === 0,
+      this.consumer.group(request.groupId),
+      () => this.consumer.consumerGroupHeartbeat(ctx, request),
+    )
   }
 
-  consumerGroupDescribe(groupIds: readonly string[]): ConsumerGroupDescribeResponseDescribedGroup[] {
-    return groupIds.map((groupId) => {
-      const row: ConsumerGroupDescribeResponseDescribedGroup = {
-        errorCode: 0,
-        errorMessage: null,
-        groupId,
-        groupState: '',
-        groupEpoch: 0,
-        assignmentEpoch: 0,
-        assignorName: '',
-        members: [],
-        authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-      }
-      if (isGroupIdEmpty(groupId)) return { ...row, errorCode: ErrorCode.INVALID_GROUP_ID }
-      const message = this.hasGroup(groupId)
-        ? `Group ${groupId} is not a consumer group.`
-        : `Group ${groupId} not found.`
-      return { ...row, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: message }
-    })
+  consumerGroupDescribe(
+    groupIds: readonly string[],
+    apiVersion?: number,
+  ): ConsumerGroupDescribeResponseDescribedGroup[] {
+    return this.consumer.consumerGroupDescribe(groupIds, apiVersion)
   }
 
   // ---- ListGroups (16) ----
@@ -330,6 +368,7 @@ export class GroupCoordinatorShard
     const out: ListGroupsResponseListedGroup[] = [
       ...this.#streams.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
       ...this.classic.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
+      ...this.consumer.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
     ]
     const states = statesFilter.map((s) => s.trim().toLowerCase())
     const types = typesFilter.map((t) => t.trim().toLowerCase())
@@ -364,7 +403,7 @@ export class GroupCoordinatorShard
       if (classic !== undefined) return classic
       if (this.#simpleGroups.has(groupId)) return { ...row, groupState: 'Empty' }
       const message =
-        this.#streams.group(groupId) !== undefined
+        this.#streams.group(groupId) !== undefined || this.consumer.group(groupId) !== undefined
           ? `Group ${groupId} is not a classic group.`
           : `Group ${groupId} not found.`
       if (apiVersion >= 6) {
@@ -412,6 +451,17 @@ export class GroupCoordinatorShard
         }
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
         timers.add(groupRecords.timers)
+        result(ErrorCode.NONE)
+      } else if (this.consumer.group(groupId) !== undefined) {
+        let groupRecords!: CoordinatorRecord[]
+        const error = errorCodeOf(() => {
+          groupRecords = this.consumer.deleteGroupRecords(groupId)
+        })
+        if (error !== ErrorCode.NONE) {
+          result(error)
+          continue
+        }
+        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords)
         result(ErrorCode.NONE)
       } else if (this.classic.hasGroup(groupId)) {
         let groupRecords!: ReturnType<ClassicGroupManager['deleteGroupRecords']>
@@ -535,6 +585,21 @@ export class GroupCoordinatorShard
         }),
       )
     }
+    if (this.consumer.group(groupId) !== undefined) {
+      return errorCodeOf(() =>
+        this.consumer.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: false,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    }
     if (this.classic.hasGroup(groupId)) {
       return errorCodeOf(() =>
         this.classic.validateOffsetCommit(groupId, {
@@ -562,6 +627,10 @@ export class GroupCoordinatorShard
       return errorCodeOf(() =>
         this.#streams.validateOffsetFetch(groupId, request.memberId, request.memberEpoch),
       )
+    if (this.consumer.group(groupId) !== undefined)
+      return errorCodeOf(() =>
+        this.consumer.validateOffsetFetch(groupId, request.memberId, request.memberEpoch),
+      )
     if (this.classic.hasGroup(groupId)) return errorCodeOf(() => this.classic.validateOffsetFetch(groupId))
     return ErrorCode.NONE
   }
@@ -573,7 +642,9 @@ export class GroupCoordinatorShard
   }
 
   isSubscribedToTopic(groupId: string, topic: string): boolean {
-    return this.#streams.isSubscribedToTopic(groupId, topic)
+    return (
+      this.#streams.isSubscribedToTopic(groupId, topic) || this.consumer.isSubscribedToTopic(groupId, topic)
+    )
   }
 
   // ---- expiry (Kafka's cleanupGroupMetadata) ----
@@ -590,13 +661,14 @@ export class GroupCoordinatorShard
     let expiredOffsets = 0
     const groupIds = new Set([
       ...this.#streams.groupIds(),
+      ...this.consumer.groupIds(),
       ...this.classic.groupIds(),
       ...this.#simpleGroups,
       ...this.#offsets.groupIds(),
     ])
     for (const groupId of groupIds) {
       const expired = this.#offsets.expiredOffsetsRecords(groupId, nowMs, options.retentionMs, (topic) =>
-        this.#streams.isSubscribedToTopic(groupId, topic),
+        this.isSubscribedToTopic(groupId, topic),
       )
       records.push(...expired.records)
       expiredOffsets += expired.records.length
@@ -607,6 +679,10 @@ export class GroupCoordinatorShard
         const deleted = this.#streams.deleteGroupRecords(groupId)
         records.push(...deleted.records)
         timers.add(deleted.timers)
+        deletedGroups.push(groupId)
+      } else if (this.consumer.group(groupId) !== undefined) {
+        if (!this.consumer.isEmpty(groupId)) continue
+        records.push(...this.consumer.deleteGroupRecords(groupId))
         deletedGroups.push(groupId)
       } else if (this.classic.hasGroup(groupId)) {
         if (!this.classic.shouldExpire(groupId)) continue
