@@ -51,10 +51,8 @@ try {
   const program = fileURLToPath(new URL('./TxnBench.java', import.meta.url))
   const r = await run(
     kafkaBin('kafka-run-class'),
-    [program, server.bootstrap, 'bench-txn', String(seconds), String(warmup)],
-    {
-      timeoutMs: (seconds + warmup) * 3 * 1000 + 120_000,
-    },
+    [program, server.bootstrap, 'bench-txn', String(seconds), String(warmup), String(rounds)],
+    { timeoutMs: (seconds + warmup) * 3 * rounds * 1000 + 120_000 },
   )
   if (r.code !== 0) throw new Error(`TxnBench exited with ${r.code}:\n${r.stdout}${r.stderr}`)
   const results = medians(
