@@ -542,6 +542,20 @@ export class GroupCoordinatorShard
           })),
         }),
       )
+    } else if (this.consumer.group(groupId) !== undefined) {
+      error = errorCodeOf(() =>
+        this.consumer.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: true,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
     } else if (this.classic.hasGroup(groupId)) {
       error = errorCodeOf(() =>
         this.classic.validateOffsetCommit(groupId, {
