@@ -511,6 +511,15 @@ export class GroupCoordinatorShard
     return this.#offsets.commitTransactionalOffset(ctx, request)
   }
 
+  /** Drops a producer's pending offsets of one epoch in a group (a TxnOffsetCommit that lost a race). */
+  dropPendingOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+  ): GroupCoordinatorResult<number> {
+    return this.#offsets.dropPendingOffsets(groupId, producerId, producerEpoch)
+  }
+
   /** A transaction marker for this shard's `__consumer_offsets` partition. */
   completeTransaction(
     producerId: bigint,
