@@ -64,10 +64,19 @@ module.exports = {
     },
     {
       name: 'config-kit-is-a-leaf',
-      comment: 'src/config (the config kit) imports nothing of the project, so every folder may use it',
+      comment:
+        'src/config (the config kit) imports nothing of the project but the local error catalogue, ' +
+        'so every folder may use it',
       severity: 'error',
       from: { path: '^src/config' },
-      to: { path: '^src/', pathNot: '^src/config' },
+      to: { path: '^src/', pathNot: ['^src/config', '^src/errors\\.ts$'] },
+    },
+    {
+      name: 'error-catalogue-is-a-leaf',
+      comment: 'src/errors.ts (the local error catalogue and LocalError) imports nothing, so every folder may use it',
+      severity: 'error',
+      from: { path: '^src/errors\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/errors\\.ts$' },
     },
     {
       name: 'log-stands-alone',

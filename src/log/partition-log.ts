@@ -346,7 +346,7 @@ export class PartitionLogImpl implements PartitionLog {
     this.emit('deleted')
   }
 
-  async append(records: Uint8Array, opts: AppendOptions): Promise<AppendResult> {
+  append(records: Uint8Array, opts: AppendOptions): AppendResult | Promise<AppendResult> {
     if (!this.#online) return storageErrorAppend(this.#unavailable())
     const now = opts.now
     const v = validateRecords(records, {
@@ -432,14 +432,7 @@ export class PartitionLogImpl implements PartitionLog {
     // Flush policy (flush.messages; flush.ms is checked by the manager's scheduler).
     if (this.#unflushedMessages === 0) this.#oldestUnflushedMs = now
     this.#unflushedMessages += messages
-    if (this.#unflushedMessages >= this.#config.flushMessages) {
-      try {
-        await this.flush()
-      } catch {
-        return storageErrorAppend()
-      }
-    }
-    return {
+    const appended: AppendResult = {
       errorCode: ErrorCode.NONE,
       baseOffset,
       lastOffset,
@@ -449,6 +442,15 @@ export class PartitionLogImpl implements PartitionLog {
       errorMessage: null,
       duplicate: false,
     }
+    // Everything above ran in the caller's turn; only an fsync the acknowledgement must wait for
+    // makes the answer a promise.
+    if (this.#unflushedMessages >= this.#config.flushMessages) {
+      return this.flush().then(
+        () => appended,
+        () => storageErrorAppend(),
+      )
+    }
+    return appended
   }
 
   #producerError(errorCode: number): AppendResult {

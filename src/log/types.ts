@@ -243,8 +243,12 @@ export interface PartitionLog {
   /**
    * Validates (data-plane.md §3, §5) and appends the records of one Produce partition (one or
    * more v2 batches as received). Appends of one partition are applied in call order.
+   *
+   * The append is done when this returns: the result is a value, so a caller answers in the same
+   * turn. Only when the flush policy (`flush.messages`) asks for an fsync before the
+   * acknowledgement is it a promise, settled once the fsync is done.
    */
-  append(records: Uint8Array, opts: AppendOptions): Promise<AppendResult>
+  append(records: Uint8Array, opts: AppendOptions): AppendResult | Promise<AppendResult>
   /** Reads whole batches from the one holding fetchOffset (data-plane.md §6.2 steps 5-7). */
   read(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult>
   /** ListOffsets for one partition (data-plane.md §7), timestamp ≥ 0 or one of ListOffsetsTimestamp. */

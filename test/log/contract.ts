@@ -134,6 +134,32 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       )
     })
 
+    test("append is done in the caller's turn; with flush.messages=1 it answers after the fsync", async () => {
+      const { p } = await fresh()
+      let appended = 0
+      p.addListener((e) => {
+        if (e === 'append') appended++
+      })
+      const a = p.append(batchOf(records(2)), { now: NOW })
+      assert.ok(!(a instanceof Promise), 'an append without a flush policy answers at once')
+      assert.equal(a.errorCode, ErrorCode.NONE)
+      assert.equal(p.logEndOffset, 2)
+      assert.equal(appended, 1)
+      const refused = p.append(new Uint8Array(10), { now: NOW })
+      assert.ok(!(refused instanceof Promise))
+      assert.equal(refused.errorCode, ErrorCode.INVALID_RECORD)
+
+      const flushed = (await fresh({ flushMessages: 1 })).p
+      const pending = flushed.append(batchOf(records(2)), { now: NOW })
+      assert.ok(pending instanceof Promise, 'flush.messages=1 waits for the fsync')
+      assert.equal(flushed.logEndOffset, 2)
+      assert.equal((await pending).errorCode, ErrorCode.NONE)
+      // A refused batch needs no fsync: answered at once.
+      const bad = flushed.append(new Uint8Array(10), { now: NOW })
+      assert.ok(!(bad instanceof Promise))
+      assert.equal(bad.errorCode, ErrorCode.INVALID_RECORD)
+    })
+
     test('golden batch of §2.6 appended at offset 7: only baseOffset and leader epoch change', async () => {
       const { p } = await fresh()
       await p.append(batchOf(records(7)), { now: NOW })

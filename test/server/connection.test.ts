@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import {
-  InvalidFrameSizeError,
-  PARKED_AFTER_MS,
-  RequestGate,
-  SizePrefixedFrames,
-} from '../../src/server/connection.js'
+import { FrameError } from '../../src/protocol/frames.js'
+import { PARKED_AFTER_MS, RequestGate, SizePrefixedFrames } from '../../src/server/connection.js'
 
 function frame(payload: Uint8Array): Buffer {
   const b = Buffer.alloc(4 + payload.length)
@@ -47,8 +43,7 @@ test('oversized and negative sizes are refused with Kafka texts', () => {
   f.push(Buffer.from([0, 0, 0, 11]))
   assert.throws(
     () => f.next(),
-    (e: Error) =>
-      e instanceof InvalidFrameSizeError && e.message === 'Invalid receive (size = 11 larger than 10)',
+    (e: Error) => e instanceof FrameError && e.message === 'Invalid receive (size = 11 larger than 10)',
   )
   const g = new SizePrefixedFrames(10)
   g.push(Buffer.from([0xff, 0xff, 0xff, 0xff]))

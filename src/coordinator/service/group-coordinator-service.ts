@@ -24,7 +24,11 @@ import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/genera
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
-import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import {
+  createStreamsGroupDescribeResponseDescribedGroup,
+  type StreamsGroupDescribeResponseDescribedGroup,
+} from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import {
@@ -46,6 +50,8 @@ import type {
   OffsetDeleteInput,
   OffsetDeleteResult,
   OffsetFetchGroupInput,
+  TransactionCompletion,
+  TxnOffsetCommitInput,
 } from '../shard/offsets/offset-metadata-manager.js'
 import type { GroupCoordinatorResult } from '../shard/result.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
@@ -672,6 +678,57 @@ export class GroupCoordinatorService {
     }
   }
 
+  // ---- TxnOffsetCommit (28) and transaction markers ----
+
+  /**
+   * A transactional commit (`txn-commit-offset`), its transaction already checked with the
+   * transaction coordinator: the offsets are written as pending; on a failed write every partition
+   * carries the error.
+   */
+  async commitTransactionalOffsets(
+    apiVersion: number,
+    request: TxnOffsetCommitInput,
+  ): Promise<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    try {
+      return await this.#write('txn-commit-offset', this.shardFor(request.groupId), (shard, nowMs) =>
+        shard.commitTransactionalOffsets(
+          { apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize },
+          request,
+        ),
+      )
+    } catch (e) {
+      const errorCode = this.errorCode(e, 'txn-commit-offset')
+      return request.topics.map((t) => ({
+        name: t.name,
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }))
+    }
+  }
+
+  /**
+   * A transaction marker for `__consumer_offsets` partition `shardId` (Kafka's `completeTransaction`,
+   * `replayEndTransactionMarker`): the producer's pending offsets there are made committed or dropped
+   * in one append. Resolves to the marker's result for the partition (a failed write is the
+   * runtime's error translated, which the marker writer retries).
+   */
+  async completeTransaction(
+    shardId: number,
+    marker: { readonly producerId: bigint; readonly producerEpoch: number; readonly committed: boolean },
+  ): Promise<number> {
+    if (!Number.isInteger(shardId) || shardId < 0 || shardId >= this.#numShards) {
+      return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    }
+    try {
+      const result: TransactionCompletion = await this.#write('write-txn-markers', shardId, (shard) =>
+        shard.completeTransaction(marker.producerId, marker.producerEpoch, marker.committed),
+      )
+      return result.errorCode
+    } catch (e) {
+      return this.errorCode(e, 'write-txn-markers')
+    }
+  }
+
   // ---- expiry ----
 
   /**
@@ -826,20 +883,7 @@ function withCreateRefusal(
 }
 
 function describeErrorRow(groupId: string, errorCode: number): StreamsGroupDescribeResponseDescribedGroup {
-  return {
-    errorCode,
-    errorMessage: null,
-    groupId,
-    groupState: '',
-    groupEpoch: 0,
-    assignmentEpoch: 0,
-    topology: null,
-    members: [],
-    authorizedOperations: -2147483648,
-    topologyDescription: null,
-    topologyDescriptionStatus: 0,
-    assignorName: null,
-  }
+  return createStreamsGroupDescribeResponseDescribedGroup({ groupId, errorCode })
 }
 
 function blankConsumerRow(groupId: string): ConsumerGroupDescribeResponseDescribedGroup {

@@ -18,6 +18,7 @@ import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/genera
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
+import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
 import type { ConsumerGroupConfig } from './consumer/config.js'
 import {
@@ -36,6 +37,8 @@ import {
   type OffsetFetchGroupInput,
   type OffsetGroups,
   OffsetMetadataManager,
+  type TransactionCompletion,
+  type TxnOffsetCommitInput,
 } from './offsets/offset-metadata-manager.js'
 import { type GroupCoordinatorResult, TimerCollector } from './result.js'
 import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from './streams/config.js'
@@ -206,8 +209,10 @@ export class GroupCoordinatorShard
   replay(record: CoordinatorRecord): void {
     switch (record.type) {
       case 'OffsetCommit':
+      case 'TxnOffsetCommit':
         this.#offsets.replay(record)
-        // Offsets of an id with no group create the simple group, as Kafka's replay does.
+        // Offsets (committed or pending transactional ones) of an id with no group create the
+        // simple group, as Kafka's replay does.
         if (
           record.value !== null &&
           this.#streams.group(record.key.group) === undefined &&
@@ -501,6 +506,70 @@ export class GroupCoordinatorShard
 
   offsetDelete(request: OffsetDeleteInput): GroupCoordinatorResult<OffsetDeleteResult> {
     return this.#offsets.deleteOffsets(request)
+  }
+
+  // ---- TxnOffsetCommit (28) and transaction markers on `__consumer_offsets` ----
+
+  commitTransactionalOffsets(
+    ctx: OffsetCommitContext,
+    request: TxnOffsetCommitInput,
+  ): GroupCoordinatorResult<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    return this.#offsets.commitTransactionalOffset(ctx, request)
+  }
+
+  /** A transaction marker for this shard's `__consumer_offsets` partition. */
+  completeTransaction(
+    producerId: bigint,
+    producerEpoch: number,
+    committed: boolean,
+  ): GroupCoordinatorResult<TransactionCompletion> {
+    return this.#offsets.completeTransaction(producerId, producerEpoch, committed)
+  }
+
+  /**
+   * The group checks of a TxnOffsetCommit (Kafka's `validateTransactionalOffsetCommit`): the
+   * group's own checks with the transactional flag; an unknown group accepts a commit without a
+   * generation (the simple group is created) and answers GROUP_ID_NOT_FOUND (v6+) or
+   * ILLEGAL_GENERATION otherwise; STALE_MEMBER_EPOCH is ILLEGAL_GENERATION below v6.
+   */
+  validateTransactionalOffsetCommit(request: TxnOffsetCommitInput, apiVersion: number): number {
+    const groupId = request.groupId
+    let error: number
+    if (this.#streams.group(groupId) !== undefined) {
+      error = errorCodeOf(() =>
+        this.#streams.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: true,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    } else if (this.classic.hasGroup(groupId)) {
+      error = errorCodeOf(() =>
+        this.classic.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
+          isTransactional: true,
+        }),
+      )
+    } else if (this.#simpleGroups.has(groupId)) {
+      // An empty classic group without members: a commit with a generation names a member it does
+      // not have (Kafka's ClassicGroup.validateOffsetCommit).
+      error = request.generationIdOrMemberEpoch < 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID
+    } else {
+      error =
+        request.generationIdOrMemberEpoch < 0
+          ? ErrorCode.NONE
+          : apiVersion >= 6
+            ? ErrorCode.GROUP_ID_NOT_FOUND
+            : ErrorCode.ILLEGAL_GENERATION
+    }
+    return error === ErrorCode.STALE_MEMBER_EPOCH && apiVersion < 6 ? ErrorCode.ILLEGAL_GENERATION : error
   }
 
   // ---- the groups, as the offsets manager asks about them (OffsetGroups) ----

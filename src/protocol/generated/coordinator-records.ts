@@ -37,6 +37,8 @@ import { type StreamsGroupCurrentMemberAssignmentKey, readStreamsGroupCurrentMem
 import { type StreamsGroupCurrentMemberAssignmentValue, readStreamsGroupCurrentMemberAssignmentValue, writeStreamsGroupCurrentMemberAssignmentValue } from './records/StreamsGroupCurrentMemberAssignmentValue.js'
 import { type StreamsGroupTopologyKey, readStreamsGroupTopologyKey, writeStreamsGroupTopologyKey } from './records/StreamsGroupTopologyKey.js'
 import { type StreamsGroupTopologyValue, readStreamsGroupTopologyValue, writeStreamsGroupTopologyValue } from './records/StreamsGroupTopologyValue.js'
+import { type TxnOffsetCommitKey, readTxnOffsetCommitKey, writeTxnOffsetCommitKey } from './records/TxnOffsetCommitKey.js'
+import { type TxnOffsetCommitValue, readTxnOffsetCommitValue, writeTxnOffsetCommitValue } from './records/TxnOffsetCommitValue.js'
 
 /** A coordinator record: key and value (null = tombstone), tagged with the record name. */
 export type CoordinatorRecord =
@@ -57,6 +59,7 @@ export type CoordinatorRecord =
   | { type: 'StreamsGroupTargetAssignmentMember'; key: StreamsGroupTargetAssignmentMemberKey; value: StreamsGroupTargetAssignmentMemberValue | null; valueVersion?: number }
   | { type: 'StreamsGroupCurrentMemberAssignment'; key: StreamsGroupCurrentMemberAssignmentKey; value: StreamsGroupCurrentMemberAssignmentValue | null; valueVersion?: number }
   | { type: 'StreamsGroupTopology'; key: StreamsGroupTopologyKey; value: StreamsGroupTopologyValue | null; valueVersion?: number }
+  | { type: 'TxnOffsetCommit'; key: TxnOffsetCommitKey; value: TxnOffsetCommitValue | null; valueVersion?: number }
 
 export type CoordinatorRecordType = CoordinatorRecord["type"]
 
@@ -242,5 +245,15 @@ export const COORDINATOR_RECORDS: readonly CoordinatorRecordDefinition[] = [
     writeKey: writeStreamsGroupTopologyKey as (w: Writer, m: never, version: number) => void,
     readValue: readStreamsGroupTopologyValue,
     writeValue: writeStreamsGroupTopologyValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'TxnOffsetCommit',
+    typeId: 32528,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readTxnOffsetCommitKey,
+    writeKey: writeTxnOffsetCommitKey as (w: Writer, m: never, version: number) => void,
+    readValue: readTxnOffsetCommitValue,
+    writeValue: writeTxnOffsetCommitValue as (w: Writer, m: never, version: number) => void,
   },
 ]

@@ -264,14 +264,7 @@ export const handler = defineHandler({
         const append = (transactionVerified: boolean | undefined) =>
           log.append(records, { now, produceVersion: ctx.apiVersion, origin: 'client', transactionVerified })
         const txn = request.transactionalId !== null ? transactionOf(records) : null
-        const appended: Promise<AppendResult | number> =
-          txn === null
-            ? append(undefined)
-            : verifyInTransaction(ctx, request.transactionalId!, txn, name, p.index).then(
-                (code): Promise<AppendResult | number> | number =>
-                  code === ErrorCode.NONE ? append(true) : code,
-              )
-        slot.answer = appended.then((r) => {
+        const answer = (r: AppendResult | number): ProduceResponsePartitionProduceResponse => {
           if (typeof r === 'number') {
             metrics.record('failedProduce', name)
             return failed(p.index, r, r === ErrorCode.INVALID_TXN_STATE ? NOT_ADDED : null)
@@ -286,7 +279,17 @@ export const handler = defineHandler({
             metrics.record('bytesRejected', name, records.byteLength)
           }
           return fromAppend(p.index, r)
-        })
+        }
+        if (txn === null) {
+          // The log appends in this turn (a promise only when an fsync must come first), so a
+          // request whose partitions all appended is answered at once, in the connection's run.
+          const appended = append(undefined)
+          slot.answer = appended instanceof Promise ? appended.then(answer) : answer(appended)
+        } else {
+          slot.answer = verifyInTransaction(ctx, request.transactionalId!, txn, name, p.index)
+            .then((code) => (code === ErrorCode.NONE ? append(true) : code))
+            .then(answer)
+        }
       }
     }
 

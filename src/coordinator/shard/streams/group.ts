@@ -3,9 +3,12 @@
  * driven by records; soft state (configured topology, refresh deadline, shutdown request, endpoint
  * epoch, task offsets) is kept in memory only and is lost when the group object is rebuilt.
  */
+import { ErrorCode } from '../../../protocol/errors.js'
+import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
-import { isReconciledTo, type StreamsGroupMember } from './member.js'
+import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
@@ -14,6 +17,11 @@ import type {
   MemberSlot as GenericMemberSlot,
 } from '../modern/session.js'
 import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
+import type {
+  DescribedTopicInfo,
+  DescribedTopology,
+  StreamsGroupDescribeResponseDescribedGroup,
+} from './wire.js'
 
 export const StreamsGroupState = {
   EMPTY: 'Empty',
@@ -47,6 +55,15 @@ export interface MetadataRefreshDeadline {
 }
 
 type ProcessIndex = Map<string, Map<number, Set<string>>>
+
+/** What an OffsetCommit or TxnOffsetCommit asks of a streams group (see validateOffsetCommit). */
+export interface StreamsOffsetCommitInput {
+  readonly memberId: string
+  readonly memberEpoch: number
+  readonly apiVersion: number
+  readonly isTransactional: boolean
+  readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
+}
 
 /** A streams member's session timeout (see the shared {@link GenericMemberSession}). */
 export type MemberSession = GenericMemberSession<StreamsTimerResult>
@@ -214,6 +231,150 @@ export class StreamsGroup {
     return this.#warmupProcess.get(subtopologyId)?.get(partition) ?? EMPTY_STRINGS
   }
 
+  // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
+
+  /**
+   * The group's StreamsGroupDescribe row. There is no topology-description plugin in the shard: a
+   * requested description is NOT_STORED (1); the service fills it in when it has one.
+   */
+  asDescribedGroup(
+    includeTopologyDescription: boolean,
+    assignorName: string,
+  ): StreamsGroupDescribeResponseDescribedGroup {
+    return {
+      ...createStreamsGroupDescribeResponseDescribedGroup({ groupId: this.groupId }),
+      groupState: this.state(),
+      groupEpoch: this.#groupEpoch,
+      assignmentEpoch: this.#assignmentEpoch,
+      topology: this.#describedTopology(),
+      members: [...this.#table.members.values()].map((m) =>
+        asDescribedMember(m, this.targetAssignment(m.memberId), this.taskOffsets.get(m.memberId)),
+      ),
+      topologyDescriptionStatus: includeTopologyDescription ? 1 : 0,
+      assignorName,
+    }
+  }
+
+  /** The configured topology when it is ready, else the topology as the records hold it. */
+  #describedTopology(): DescribedTopology {
+    const topology = this.#topology
+    if (!topology) throw new Error('There should always be a topology for a streams group.')
+    const configured = this.configuredTopology
+    if (configured !== null && isReady(configured) && configured.subtopologies !== null) {
+      return {
+        epoch: topology.epoch,
+        subtopologies: [...configured.subtopologies].map(([id, s]) => ({
+          subtopologyId: id,
+          sourceTopics: [...s.sourceTopics],
+          repartitionSinkTopics: [...s.repartitionSinkTopics],
+          stateChangelogTopics: describedTopicInfos(s.stateChangelogTopics.values()),
+          repartitionSourceTopics: describedTopicInfos(s.repartitionSourceTopics.values()),
+        })),
+      }
+    }
+    return {
+      epoch: topology.epoch,
+      subtopologies: [...topology.subtopologies]
+        .sort((a, b) => byString(a.subtopologyId, b.subtopologyId))
+        .map((s) => ({
+          subtopologyId: s.subtopologyId,
+          sourceTopics: [...s.sourceTopics],
+          repartitionSinkTopics: [...s.repartitionSinkTopics],
+          stateChangelogTopics: s.stateChangelogTopics.map((t) => ({
+            ...t,
+            topicConfigs: [...t.topicConfigs],
+          })),
+          repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({
+            ...t,
+            topicConfigs: [...t.topicConfigs],
+          })),
+        })),
+    }
+  }
+
+  // ---- offsets (Kafka's StreamsGroup.validateOffsetCommit / validateOffsetFetch) ----
+
+  /**
+   * Validates an OffsetCommit / TxnOffsetCommit against this group. Throws ApiError with the error
+   * of the whole request.
+   */
+  validateOffsetCommit(request: StreamsOffsetCommitInput): void {
+    if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
+    if (request.memberEpoch < 0 && this.#table.size === 0) return
+    const member = this.member(request.memberId)
+    if (!member) throw this.#unknownMember(request.memberId)
+    if (!request.isTransactional && request.apiVersion < 9) {
+      throw new ApiError(
+        ErrorCode.UNSUPPORTED_VERSION,
+        'OffsetCommit version 9 or above must be used by members using the streams group protocol',
+      )
+    }
+    if (request.memberEpoch === member.memberEpoch) return
+    const stale = (msg: string) => new ApiError(ErrorCode.STALE_MEMBER_EPOCH, msg)
+    if (request.memberEpoch > member.memberEpoch) {
+      throw stale(
+        `Received member epoch ${request.memberEpoch} is newer than current member epoch ${member.memberEpoch}.`,
+      )
+    }
+    const topology = this.#topology
+    if (!topology) throw stale('Topology is not available for offset commit validation.')
+    for (const t of request.topics) {
+      const subtopologies = topology.subtopologies.filter(
+        (s) => s.sourceTopics.includes(t.name) || s.repartitionSourceTopics.some((r) => r.name === t.name),
+      )
+      if (subtopologies.length === 0) throw stale(`Topic ${t.name} is not in the topology.`)
+      for (const p of t.partitions) {
+        let epoch: number | undefined
+        let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
+        for (const s of subtopologies) {
+          const e =
+            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
+            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
+          if (e !== undefined) {
+            epoch = e
+            taskName = `${s.subtopologyId}-${p}`
+            break
+          }
+        }
+        if (epoch === undefined)
+          throw stale(`Task ${taskName} is not assigned or pending revocation for member.`)
+        if (request.memberEpoch < epoch) {
+          throw stale(
+            `Received member epoch ${request.memberEpoch} is older than assignment epoch ${epoch} for task ${taskName}.`,
+          )
+        }
+      }
+    }
+  }
+
+  /** Validates an OffsetFetch against this group. Throws ApiError with the error of the group. */
+  validateOffsetFetch(memberId: string | null, memberEpoch: number): void {
+    if (memberId === null && memberEpoch < 0) return
+    const member = memberId === null ? undefined : this.member(memberId)
+    if (!member) throw this.#unknownMember(memberId ?? '')
+    if (member.memberEpoch !== memberEpoch) {
+      throw new ApiError(
+        ErrorCode.STALE_MEMBER_EPOCH,
+        `The received member epoch ${memberEpoch} does not match the expected member epoch ${member.memberEpoch}.`,
+      )
+    }
+  }
+
+  /** OffsetDelete: whether the group is "subscribed" to a topic (non-empty and a source topic of its topology). */
+  isSubscribedToTopic(topic: string): boolean {
+    if (this.#table.size === 0 || !this.#topology) return false
+    return this.#topology.subtopologies.some(
+      (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
+    )
+  }
+
+  #unknownMember(memberId: string): ApiError {
+    return new ApiError(
+      ErrorCode.UNKNOWN_MEMBER_ID,
+      `Member ${memberId} is not a member of group ${this.groupId}.`,
+    )
+  }
+
   // ---- replay ----
 
   replayMetadata(v: {
@@ -310,3 +471,24 @@ export class StreamsGroup {
 }
 
 const EMPTY_STRINGS: ReadonlySet<string> = new Set()
+
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Topic infos of a configured subtopology as the describe response lists them: sorted by name. */
+function describedTopicInfos(
+  topics: Iterable<{
+    readonly name: string
+    readonly numberOfPartitions: number
+    readonly replicationFactor: number | null
+    readonly topicConfigs: ReadonlyMap<string, string>
+  }>,
+): DescribedTopicInfo[] {
+  return [...topics]
+    .sort((a, b) => byString(a.name, b.name))
+    .map((t) => ({
+      name: t.name,
+      partitions: t.numberOfPartitions,
+      replicationFactor: t.replicationFactor ?? 0,
+      topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
+    }))
+}

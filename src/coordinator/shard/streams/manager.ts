@@ -19,8 +19,15 @@ import {
 import { buildCurrentAssignment } from './current-assignment-builder.js'
 import { buildEndpointToPartitions } from './endpoint-to-partitions.js'
 import { ErrorCode } from '../../../protocol/errors.js'
+import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { ApiError, invalidRequest } from '../api-error.js'
-import { type MemberTaskOffsets, STATE_FILTER_NAMES, StreamsGroup, StreamsGroupState } from './group.js'
+import {
+  type MemberTaskOffsets,
+  STATE_FILTER_NAMES,
+  StreamsGroup,
+  StreamsGroupState,
+  type StreamsOffsetCommitInput,
+} from './group.js'
 import {
   epochRelevantConfigDiffers,
   MemberState,
@@ -69,7 +76,6 @@ import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './to
 import { validateHeartbeatRequest } from './validation.js'
 import {
   type ListedModernGroup,
-  type MemberOffsetCommit,
   listModernGroups,
   membersAfterHeartbeat,
   runHeartbeat,
@@ -83,14 +89,11 @@ import {
   leavingMember,
   replacementRecords,
   replayMemberTombstone,
-  unknownMember,
   updatedMember,
 } from '../modern/membership.js'
 import { extendSession, sessionStillAlive } from '../modern/session.js'
 import {
   createStreamsGroupHeartbeatResponse,
-  type DescribedAssignment,
-  type DescribedTopology,
   type HeartbeatStatus,
   type StreamsCoordinatorRecord,
   type StreamsGroupDescribeResponseDescribedGroup,
@@ -729,20 +732,7 @@ export class StreamsGroupManager {
     },
   ): StreamsGroupDescribeResponseDescribedGroup[] {
     return groupIds.map((groupId) => {
-      const row: StreamsGroupDescribeResponseDescribedGroup = {
-        errorCode: 0,
-        errorMessage: null,
-        groupId,
-        groupState: '',
-        groupEpoch: 0,
-        assignmentEpoch: 0,
-        topology: null,
-        members: [],
-        authorizedOperations: -2147483648,
-        topologyDescription: null,
-        topologyDescriptionStatus: 0,
-        assignorName: null,
-      }
+      const row = createStreamsGroupDescribeResponseDescribedGroup({ groupId })
       if (groupId.trim() === '') return { ...row, groupId: '', errorCode: ErrorCode.INVALID_GROUP_ID }
       let group: StreamsGroup
       try {
@@ -751,17 +741,10 @@ export class StreamsGroupManager {
         if (e instanceof ApiError) return { ...row, errorCode: e.errorCode, errorMessage: e.errorMessage }
         throw e
       }
-      return {
-        ...row,
-        groupState: group.state(),
-        groupEpoch: group.groupEpoch,
-        assignmentEpoch: group.assignmentEpoch,
-        topology: describedTopology(group),
-        members: [...group.members.values()].map((m) => describedMember(group, m)),
-        // No topology-description plugin in the shard: a requested description is NOT_STORED (1).
-        topologyDescriptionStatus: options.includeTopologyDescription ? 1 : 0,
-        assignorName: this.#assignors.select(options.assignorName?.(groupId) ?? null).name(),
-      }
+      return group.asDescribedGroup(
+        options.includeTopologyDescription,
+        this.#assignors.select(options.assignorName?.(groupId) ?? null).name(),
+      )
     })
   }
 
@@ -812,76 +795,17 @@ export class StreamsGroupManager {
    * Validates an OffsetCommit / TxnOffsetCommit against a streams group. Throws ApiError
    * with the error of the whole request.
    */
-  validateOffsetCommit(groupId: string, request: MemberOffsetCommit): void {
-    const group = this.streamsGroupOrThrow(groupId)
-    if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
-    if (request.memberEpoch < 0 && group.members.size === 0) return
-    const member = group.member(request.memberId)
-    if (!member) throw unknownMember(request.memberId, groupId)
-    if (!request.isTransactional && request.apiVersion < 9) {
-      throw new ApiError(
-        ErrorCode.UNSUPPORTED_VERSION,
-        'OffsetCommit version 9 or above must be used by members using the streams group protocol',
-      )
-    }
-    if (request.memberEpoch === member.memberEpoch) return
-    const stale = (msg: string) => new ApiError(ErrorCode.STALE_MEMBER_EPOCH, msg)
-    if (request.memberEpoch > member.memberEpoch) {
-      throw stale(
-        `Received member epoch ${request.memberEpoch} is newer than current member epoch ${member.memberEpoch}.`,
-      )
-    }
-    const topology = group.topology
-    if (!topology) throw stale('Topology is not available for offset commit validation.')
-    for (const t of request.topics) {
-      const subtopologies = topology.subtopologies.filter(
-        (s) => s.sourceTopics.includes(t.name) || s.repartitionSourceTopics.some((r) => r.name === t.name),
-      )
-      if (subtopologies.length === 0) throw stale(`Topic ${t.name} is not in the topology.`)
-      for (const p of t.partitions) {
-        let epoch: number | undefined
-        let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
-        for (const s of subtopologies) {
-          const e =
-            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
-            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
-          if (e !== undefined) {
-            epoch = e
-            taskName = `${s.subtopologyId}-${p}`
-            break
-          }
-        }
-        if (epoch === undefined)
-          throw stale(`Task ${taskName} is not assigned or pending revocation for member.`)
-        if (request.memberEpoch < epoch) {
-          throw stale(
-            `Received member epoch ${request.memberEpoch} is older than assignment epoch ${epoch} for task ${taskName}.`,
-          )
-        }
-      }
-    }
+  validateOffsetCommit(groupId: string, request: StreamsOffsetCommitInput): void {
+    this.streamsGroupOrThrow(groupId).validateOffsetCommit(request)
   }
 
   validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): void {
-    const group = this.streamsGroupOrThrow(groupId)
-    if (memberId === null && memberEpoch < 0) return
-    const member = memberId === null ? undefined : group.member(memberId)
-    if (!member) throw unknownMember(memberId ?? '', groupId)
-    if (member.memberEpoch !== memberEpoch) {
-      throw new ApiError(
-        ErrorCode.STALE_MEMBER_EPOCH,
-        `The received member epoch ${memberEpoch} does not match the expected member epoch ${member.memberEpoch}.`,
-      )
-    }
+    this.streamsGroupOrThrow(groupId).validateOffsetFetch(memberId, memberEpoch)
   }
 
   /** OffsetDelete: whether the group is "subscribed" to a topic (non-empty and a source topic of its topology). */
   isSubscribedToTopic(groupId: string, topic: string): boolean {
-    const g = this.#groups.get(groupId)
-    if (!g || g.state() === StreamsGroupState.EMPTY || !g.topology) return false
-    return g.topology.subtopologies.some(
-      (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
-    )
+    return this.#groups.get(groupId)?.isSubscribedToTopic(topic) ?? false
   }
 
   // ---- replay ----
@@ -1067,100 +991,5 @@ function updatedTaskOffsets(
     taskOffsets: req.taskOffsets !== null ? toMap(req.taskOffsets) : (previous?.taskOffsets ?? new Map()),
     taskEndOffsets:
       req.taskEndOffsets !== null ? toMap(req.taskEndOffsets) : (previous?.taskEndOffsets ?? new Map()),
-  }
-}
-
-const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
-function describedTopology(group: StreamsGroup): DescribedTopology {
-  const topology = group.topology
-  if (!topology) throw new Error('There should always be a topology for a streams group.')
-  const configured = group.configuredTopology
-  if (configured !== null && isReady(configured) && configured.subtopologies !== null) {
-    return {
-      epoch: topology.epoch,
-      subtopologies: [...configured.subtopologies].map(([id, s]) => ({
-        subtopologyId: id,
-        sourceTopics: [...s.sourceTopics],
-        repartitionSinkTopics: [...s.repartitionSinkTopics],
-        stateChangelogTopics: [...s.stateChangelogTopics.values()]
-          .sort((a, b) => byString(a.name, b.name))
-          .map((t) => ({
-            name: t.name,
-            partitions: t.numberOfPartitions,
-            replicationFactor: t.replicationFactor ?? 0,
-            topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
-          })),
-        repartitionSourceTopics: [...s.repartitionSourceTopics.values()]
-          .sort((a, b) => byString(a.name, b.name))
-          .map((t) => ({
-            name: t.name,
-            partitions: t.numberOfPartitions,
-            replicationFactor: t.replicationFactor ?? 0,
-            topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
-          })),
-      })),
-    }
-  }
-  return {
-    epoch: topology.epoch,
-    subtopologies: [...topology.subtopologies]
-      .sort((a, b) => byString(a.subtopologyId, b.subtopologyId))
-      .map((s) => ({
-        subtopologyId: s.subtopologyId,
-        sourceTopics: [...s.sourceTopics],
-        repartitionSinkTopics: [...s.repartitionSinkTopics],
-        stateChangelogTopics: s.stateChangelogTopics.map((t) => ({
-          ...t,
-          topicConfigs: [...t.topicConfigs],
-        })),
-        repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({
-          ...t,
-          topicConfigs: [...t.topicConfigs],
-        })),
-      })),
-  }
-}
-
-function offsetsList(m: ReadonlyMap<string, bigint> | undefined): TaskOffset[] {
-  if (!m) return []
-  return [...m]
-    .map(([k, offset]) => {
-      const i = k.lastIndexOf('\u0000')
-      return { subtopologyId: k.slice(0, i), partition: Number(k.slice(i + 1)), offset }
-    })
-    .sort((a, b) => byString(a.subtopologyId, b.subtopologyId) || a.partition - b.partition)
-}
-
-function describedAssignment(t: TasksTuple): DescribedAssignment {
-  return {
-    activeTasks: taskSetToList(t.active),
-    standbyTasks: taskSetToList(t.standby),
-    warmupTasks: taskSetToList(t.warmup),
-  }
-}
-
-function describedMember(group: StreamsGroup, m: StreamsGroupMember) {
-  const offsets = group.taskOffsets.get(m.memberId)
-  return {
-    memberId: m.memberId,
-    memberEpoch: m.memberEpoch,
-    instanceId: m.instanceId,
-    rackId: m.rackId,
-    clientId: m.clientId,
-    clientHost: m.clientHost,
-    topologyEpoch: m.topologyEpoch,
-    processId: m.processId,
-    userEndpoint: m.userEndpoint === null ? null : { ...m.userEndpoint },
-    clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
-    taskOffsets: offsetsList(offsets?.taskOffsets),
-    taskEndOffsets: offsetsList(offsets?.taskEndOffsets),
-    assignment: describedAssignment({
-      active: taskEpochsKeys(m.assignedTasks.active),
-      standby: m.assignedTasks.standby,
-      warmup: m.assignedTasks.warmup,
-    }),
-    targetAssignment: describedAssignment(group.targetAssignment(m.memberId)),
-    isClassic: false,
   }
 }

@@ -1,0 +1,147 @@
+// /metrics over HTTP from a real `topograph start` process: after Produce and Fetch requests over
+// TCP, Kafka's broker topic metrics (per topic and in total) and the log size of each partition are
+// what the requests did, in Prometheus text format as a scraper reads them.
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import { test } from 'node:test'
+import { ErrorCode } from '../../src/protocol/errors.js'
+import { createTopics, fetch, makeBatch, produce } from '../helpers/data-plane.js'
+import {
+  freeLoopbackPort,
+  startTopographProcess,
+  type TopographProcess,
+} from '../helpers/topograph-process.js'
+import { tempDataDir } from '../server/harness.js'
+import { WireClient } from '../server/wire-client.js'
+
+const T0 = 1_700_000_000_000
+
+/** The samples of a Prometheus text exposition: `name{labels}` → value. */
+function parseMetrics(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    const m = /^([a-zA-Z_:][\w:]*(?:\{[^}]*\})?) (\S+)$/.exec(line)
+    assert.ok(m, `not a sample line: ${line}`)
+    out.set(m[1], Number(m[2]))
+  }
+  return out
+}
+
+const meter = (name: string) => `kafka_server_brokertopicmetrics_${name}persec_count`
+
+test('/metrics serves the broker topic metrics and log sizes of real traffic', {
+  timeout: 90_000,
+}, async () => {
+  const dataDir = tempDataDir()
+  const httpPort = await freeLoopbackPort()
+  let server: TopographProcess | undefined
+  let c: WireClient | undefined
+  try {
+    server = await startTopographProcess({
+      'data.dir': dataDir,
+      'console.listener': `http://127.0.0.1:${httpPort}`,
+    })
+    // The console (and /metrics) starts after the Kafka listener.
+    const started = server
+    const deadline = Date.now() + 30_000
+    while (!started.output().includes(`Console listening on http://127.0.0.1:${httpPort}`)) {
+      assert.ok(Date.now() < deadline, `the console did not start:\n${started.output()}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    c = await WireClient.connect(server.port)
+    assert.deepEqual(await createTopics(c, [{ name: 'orders', partitions: 2 }, { name: 'audit' }]), [0, 0])
+
+    // orders-0: two batches of 3 and 2 records; orders-1: one of 1; audit-0: one of 4.
+    const batch = (n: number, tag: string) =>
+      makeBatch(
+        Array.from({ length: n }, (_, i) => ({
+          key: `${tag}${i}`,
+          value: `value-${tag}-${i}`,
+          timestamp: T0,
+        })),
+      )
+    const o0a = batch(3, 'a')
+    const o0b = batch(2, 'b')
+    const o1 = batch(1, 'c')
+    const a0 = batch(4, 'd')
+    const ok = await produce(c, [
+      { topic: 'orders', partition: 0, records: o0a },
+      { topic: 'orders', partition: 1, records: o1 },
+      { topic: 'audit', partition: 0, records: a0 },
+    ])
+    assert.deepEqual(
+      ok.map((x) => x.errorCode),
+      [0, 0, 0],
+    )
+    assert.equal(
+      (await produce(c, [{ topic: 'orders', partition: 0, records: o0b }], { acks: 1 }))[0].errorCode,
+      0,
+    )
+    // A corrupt batch fails its partition: a failed produce request for orders, nothing appended.
+    const corrupt = batch(1, 'x')
+    corrupt[corrupt.length - 1] ^= 1
+    assert.equal(
+      (await produce(c, [{ topic: 'orders', partition: 0, records: corrupt }]))[0].errorCode,
+      ErrorCode.CORRUPT_MESSAGE,
+    )
+
+    // Fetch everything of orders-0 and audit-0 in one request, then one out of range on audit.
+    const fetched = await fetch(c, [
+      { topic: 'orders', partition: 0, offset: 0 },
+      { topic: 'audit', partition: 0, offset: 0 },
+    ])
+    assert.deepEqual(
+      fetched.partitions.map((x) => [x.errorCode, x.records.byteLength]),
+      [
+        [0, o0a.byteLength + o0b.byteLength],
+        [0, a0.byteLength],
+      ],
+    )
+    const outOfRange = await fetch(c, [{ topic: 'audit', partition: 0, offset: 99 }])
+    assert.equal(outOfRange.partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE)
+
+    const res = await globalThis.fetch(`http://127.0.0.1:${httpPort}/metrics`)
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/)
+    const text = await res.text()
+    assert.match(text, /# TYPE kafka_server_brokertopicmetrics_messagesinpersec_count counter/)
+    assert.match(text, /# TYPE kafka_log_log_size gauge/)
+    const m = parseMetrics(text)
+    const at = (name: string, topic?: string) => {
+      const key = topic === undefined ? name : `${name}{topic="${topic}"}`
+      assert.ok(m.has(key), `no sample ${key} in:\n${text}`)
+      return m.get(key)
+    }
+
+    const expected: Record<string, { orders: number; audit: number }> = {
+      messagesin: { orders: 6, audit: 4 },
+      bytesin: { orders: o0a.byteLength + o0b.byteLength + o1.byteLength, audit: a0.byteLength },
+      bytesout: { orders: o0a.byteLength + o0b.byteLength, audit: a0.byteLength },
+      bytesrejected: { orders: corrupt.byteLength, audit: 0 },
+      failedproducerequests: { orders: 1, audit: 0 },
+      failedfetchrequests: { orders: 0, audit: 1 },
+      // Per partition, as Kafka counts them: orders 0 and 1, then orders 0 twice; audit 0.
+      totalproducerequests: { orders: 4, audit: 1 },
+      totalfetchrequests: { orders: 1, audit: 2 },
+    }
+    for (const [name, want] of Object.entries(expected)) {
+      for (const topic of ['orders', 'audit'] as const) {
+        if (want[topic] === 0) {
+          const v = m.get(`${meter(name)}{topic="${topic}"}`)
+          assert.ok(v === undefined || v === 0, `${name} ${topic}: ${v}`)
+        } else assert.equal(at(meter(name), topic), want[topic], `${name} ${topic}`)
+      }
+      // The all-topics meter (no label) is the sum: these are the only topics with traffic.
+      assert.equal(at(meter(name)), want.orders + want.audit, `${name} total`)
+    }
+
+    assert.equal(at('kafka_log_log_size{topic="orders",partition="0"}'), o0a.byteLength + o0b.byteLength)
+    assert.equal(at('kafka_log_log_size{topic="orders",partition="1"}'), o1.byteLength)
+    assert.equal(at('kafka_log_log_size{topic="audit",partition="0"}'), a0.byteLength)
+  } finally {
+    c?.close()
+    await server?.kill()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+})
