@@ -18,13 +18,15 @@ module.exports = {
       name: 'shard-is-deterministic',
       comment:
         'the shards (groups, transactions) are synchronous and deterministic: no I/O, no clocks or timers, no randomness, no ' +
-        'service, storage or server (test/coordinator/shard-purity.test.ts also forbids Date.now, ' +
+        'runtime but its types, no service, storage or server (test/coordinator/shard-purity.test.ts also forbids Date.now, ' +
         'setTimeout, Promise, async and Math.random in its code)',
       severity: 'error',
       from: { path: '^src/coordinator/(shard|txn)' },
       to: {
         path: [
           '^src/coordinator/(service|storage)',
+          // the runtime's clock and its queue of promises and timers: a shard sees only its types
+          '^src/coordinator/runtime/(?!(types|hash)\\.ts$)',
           '^src/server',
           '^src/clients',
           '^src/plugin',
@@ -64,10 +66,19 @@ module.exports = {
     },
     {
       name: 'config-kit-is-a-leaf',
-      comment: 'src/config (the config kit) imports nothing of the project, so every folder may use it',
+      comment:
+        'src/config (the config kit) imports nothing of the project but the local error catalogue, ' +
+        'so every folder may use it',
       severity: 'error',
       from: { path: '^src/config' },
-      to: { path: '^src/', pathNot: '^src/config' },
+      to: { path: '^src/', pathNot: ['^src/config', '^src/errors\\.ts$'] },
+    },
+    {
+      name: 'error-catalogue-is-a-leaf',
+      comment: 'src/errors.ts (the local error catalogue and LocalError) imports nothing, so every folder may use it',
+      severity: 'error',
+      from: { path: '^src/errors\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/errors\\.ts$' },
     },
     {
       name: 'log-stands-alone',

@@ -1,4 +1,5 @@
 // Command-line parsing for `topograph start` (the `console` and `demo` subcommands parse their own).
+import { LocalError } from '../errors.js'
 
 export const USAGE = `Usage: topograph <command> [options]
 
@@ -31,11 +32,9 @@ export type Command =
   | { readonly command: 'version' }
 
 /** A command line that cannot be understood; the CLI prints the message and the usage, exit 2. */
-export class UsageError extends Error {
-  readonly code = 'ERR_TOPOGRAPH_USAGE'
-
+export class UsageError extends LocalError {
   constructor(message: string) {
-    super(message)
+    super('CLI_USAGE', message)
     this.name = 'UsageError'
   }
 }

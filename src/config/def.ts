@@ -5,7 +5,10 @@
 // and word their errors with these functions, so one value gets the same reading and the same
 // message in each of them.
 //
-// This folder imports nothing of the project: server, coordinator, plugins and tools may all use it.
+// This folder imports nothing of the project but the local error catalogue (src/errors.ts, itself
+// a leaf): server, coordinator, plugins and tools may all use it.
+
+import { LocalError } from '../errors.js'
 
 /** Kafka's ConfigDef.Type names, lower-case as the tables and the reference docs spell them. */
 export type ConfigType = 'int' | 'long' | 'double' | 'string' | 'list' | 'boolean' | 'password' | 'class'
@@ -16,12 +19,11 @@ export type Importance = 'high' | 'medium' | 'low'
  * not about one key, e.g. an unreadable file). The message follows Kafka's
  * `Invalid value X for configuration KEY: reason` where a single value is at fault.
  */
-export class ConfigError extends Error {
-  readonly code = 'ERR_TOPOGRAPH_CONFIG'
+export class ConfigError extends LocalError {
   readonly key: string | null
 
   constructor(message: string, key: string | null, options?: { cause?: unknown }) {
-    super(message, options)
+    super('CONFIG_INVALID', message, options)
     this.name = 'ConfigError'
     this.key = key
   }

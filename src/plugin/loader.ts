@@ -4,6 +4,7 @@
  * instantiate, check the shape, and configure with every config. Any failure is a
  * {@link PluginLoadError} naming the key and the cause, which stops start-up.
  */
+import { LocalError } from '../errors.js'
 import { existsSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
@@ -24,15 +25,14 @@ const BUILTINS: Readonly<Record<string, () => Promise<Record<string, unknown>>>>
 const METHODS = ['configure', 'setTopology', 'getTopology', 'deleteTopology', 'close'] as const
 
 /** A plugin that cannot be loaded or configured. The message names the config key and the cause. */
-export class PluginLoadError extends Error {
-  readonly code = 'PLUGIN_LOAD_FAILED'
+export class PluginLoadError extends LocalError {
   /** The config key at fault. */
   readonly key: string
   /** Its value. */
   readonly value: string
 
   constructor(key: string, value: string, reason: string, options?: { readonly cause?: unknown }) {
-    super(`Invalid value ${value} for configuration ${key}: ${reason}`, options)
+    super('PLUGIN_LOAD_FAILED', `Invalid value ${value} for configuration ${key}: ${reason}`, options)
     this.name = 'PluginLoadError'
     this.key = key
     this.value = value

@@ -1,3 +1,4 @@
+import { LocalError } from '../errors.js'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomTopicId } from './topics/catalog.js'
@@ -16,10 +17,6 @@ export interface ClusterIdentity {
   readonly nodeId: number
   /** True when this call created the file. */
   readonly created: boolean
-}
-
-export class ClusterIdentityError extends Error {
-  override name = 'ClusterIdentityError'
 }
 
 function parse(text: string): Map<string, string> {
@@ -47,11 +44,12 @@ export function loadOrCreateClusterIdentity(dataDir: string, nodeId: number): Cl
     const props = parse(text)
     const clusterId = props.get('cluster.id')
     if (clusterId === undefined || clusterId === '') {
-      throw new ClusterIdentityError(`${path} has no cluster.id`)
+      throw new LocalError('CLUSTER_IDENTITY_INVALID', `${path} has no cluster.id`)
     }
     const storedNode = props.get('node.id')
     if (storedNode !== undefined && Number(storedNode) !== nodeId) {
-      throw new ClusterIdentityError(
+      throw new LocalError(
+        'CLUSTER_IDENTITY_INVALID',
         `Stored node id ${storedNode} doesn't match previous node id ${nodeId} in ${path}. If you moved your data, make sure your configured node id matches. If you intend to create a new node, you should remove all data in your data directories.`,
       )
     }

@@ -28,6 +28,7 @@ import {
   stringKey,
 } from '../config/index.js'
 import {
+  CONSUMER_GROUP_KEYS,
   GROUP_COORDINATOR_KEYS,
   OFFSET_METADATA_KEYS,
   STREAMS_GROUP_KEYS,
@@ -102,6 +103,46 @@ function parseProtocolMap(value: string): ReadonlyMap<string, SecurityProtocol> 
     }
     if (map.has(name)) throw new InvalidValue(`listener name ${name} is mapped twice`)
     map.set(name, protocol)
+  }
+  return map
+}
+
+/** Kafka's pattern of a valid host in max.connections.per.ip.overrides. */
+const VALID_HOST = /^[0-9a-zA-Z\-%._:]*$/
+
+/**
+ * `max.connections.per.ip.overrides`, parsed as Kafka parses it: entries split at commas (with the
+ * white space around them), each split at its last ':' into host and count (so IPv6 addresses
+ * work), the count a Java int; hosts must consist of valid host characters.
+ */
+export function parseConnectionOverrides(value: string): ReadonlyMap<string, number> {
+  const map = new Map<string, number>()
+  if (value === '') return map
+  const entries = value.split(/\s*,\s*/)
+  // Java's String.split drops trailing empty strings.
+  while (entries.length > 0 && entries[entries.length - 1] === '') entries.pop()
+  for (const entry of entries) {
+    const at = entry.lastIndexOf(':')
+    if (at < 0) {
+      throw new InvalidValue(
+        `Error parsing configuration property 'max.connections.per.ip.overrides': begin 0, end -1, length ${entry.length}`,
+      )
+    }
+    const host = entry.slice(0, at).trim()
+    const count = entry.slice(at + 1).trim()
+    let n: number
+    try {
+      n = parseInt32(count)
+    } catch {
+      throw new InvalidValue(`For input string: "${count}"`)
+    }
+    map.set(host, n)
+  }
+  const invalid = [...map.keys()].filter((h) => !VALID_HOST.test(h))
+  if (invalid.length > 0) {
+    throw new InvalidValue(
+      `max.connections.per.ip.overrides contains invalid addresses : ${invalid.join(',')}`,
+    )
   }
   return map
 }
@@ -239,6 +280,58 @@ export const CONFIG_DEFS = [
     'A connection with no traffic for this long is closed by the server.',
   ),
   intKey(
+    'max.connections',
+    2147483647,
+    { min: 0 },
+    'medium',
+    'Most connections the server holds at once, over all listeners and addresses. At the limit a new connection waits, unread, until another closes (up to socket.listen.backlog.size connections wait; beyond them a new connection is closed at once).',
+  ),
+  intKey(
+    'max.connection.creation.rate',
+    2147483647,
+    { min: 0 },
+    'medium',
+    'Most new connections per second over all listeners; above it the server waits (at most quota.window.size.seconds) before it admits the next connection.',
+  ),
+  intKey(
+    'max.connections.per.ip',
+    2147483647,
+    { min: 0 },
+    'medium',
+    'Most connections from one IP address; a connection above it is closed at once. 0 is allowed only with max.connections.per.ip.overrides set.',
+  ),
+  {
+    name: 'max.connections.per.ip.overrides',
+    type: 'string',
+    default: '',
+    validValues: 'comma-separated host:count list (an IP address or a host name resolved at start-up)',
+    importance: 'medium',
+    doc: 'Per-address exceptions to max.connections.per.ip, e.g. "hostName:100,127.0.0.1:200".',
+    parse: parseConnectionOverrides,
+    absent: new Map() as ReadonlyMap<string, number>,
+  },
+  intKey(
+    'socket.listen.backlog.size',
+    50,
+    { min: 1 },
+    'medium',
+    'Most pending connections: the listen backlog, and the most connections that wait, unread, for a slot while max.connections is reached.',
+  ),
+  intKey(
+    'quota.window.num',
+    11,
+    { min: 1 },
+    'low',
+    'Number of samples kept for client quotas (the rate is measured over this many windows).',
+  ),
+  intKey(
+    'quota.window.size.seconds',
+    1,
+    { min: 1 },
+    'low',
+    'Time span of each sample for client quotas; also the longest throttle of a request-percentage quota.',
+  ),
+  intKey(
     'queued.max.requests',
     500,
     { min: 1 },
@@ -306,6 +399,8 @@ export const CONFIG_DEFS = [
     'Most partitions of all topics together; a creation that would go above it is refused with POLICY_VIOLATION. Topograph only (the name KIP-578 proposes).',
   ),
   ...OFFSET_METADATA_KEYS,
+
+  ...CONSUMER_GROUP_KEYS,
 
   ...STREAMS_GROUP_KEYS,
 

@@ -110,6 +110,7 @@ export function parseConfig(raw: Readonly<Record<string, string>>): TopographCon
   const { values, unknownKeys } = parseWithDefs(CONFIG_DEFS, raw)
   const v = values as unknown as ConfigValues
   verifyListeners(v)
+  verifyConnectionLimits(v)
   verifyGroupCoordinatorConfigs(v, raw)
   const advertisedListeners = v.advertisedListeners ?? v.listeners.map(advertiseListener)
   return Object.freeze({
@@ -126,6 +127,16 @@ function isWildcardHost(host: string): boolean {
 
 function advertiseListener(e: Endpoint): Endpoint {
   return isWildcardHost(e.host) ? { ...e, host: defaultAdvertisedHost() } : e
+}
+
+/** KafkaConfig's start-up check of the per-IP connection limit. */
+function verifyConnectionLimits(v: ConfigValues): void {
+  if (v.maxConnectionsPerIp === 0 && v.maxConnectionsPerIpOverrides.size === 0) {
+    throw new ConfigError(
+      'requirement failed: max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.',
+      'max.connections.per.ip',
+    )
+  }
 }
 
 function verifyListeners(v: ConfigValues): void {

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { FrameError } from '../protocol/frames.js'
 
 /**
  * One client connection: frames in, responses out, one request at a time.
@@ -27,10 +28,16 @@ import type { Socket } from 'node:net'
 /** What the router makes of one frame. */
 export type DispatchResult =
   /** `closeAfter`: write the response, then close (a refused SASL exchange, as Kafka answers it). */
-  | { readonly kind: 'response'; readonly bytes: Uint8Array; readonly closeAfter?: string }
+  | {
+      readonly kind: 'response'
+      readonly bytes: Uint8Array
+      readonly closeAfter?: string
+      /** A client quota's throttle: the connection reads nothing more for this long (Kafka mutes it). */
+      readonly throttleMs?: number
+    }
   | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
   /** The request is consumed and needs no answer (Kafka's produce acks=0 style). */
-  | { readonly kind: 'none' }
+  | { readonly kind: 'none'; readonly throttleMs?: number }
   | { readonly kind: 'close'; readonly reason: string }
 
 export interface FrameSource {
@@ -182,6 +189,8 @@ export class Connection {
   #paused = false
   #pausedForWrite = false
   #pumpScheduled = false
+  /** Muted for a client quota's throttle time, after the answer that carried it was written. */
+  #throttled = false
 
   constructor(options: ConnectionOptions) {
     this.#socket = options.socket
@@ -240,7 +249,13 @@ export class Connection {
    * while nothing is in flight.
    */
   #pump(): void {
-    if (this.#closed || this.#closeAfterDrain !== null || this.#busy || this.#held !== null) {
+    if (
+      this.#closed ||
+      this.#closeAfterDrain !== null ||
+      this.#busy ||
+      this.#held !== null ||
+      this.#throttled
+    ) {
       this.#setPaused(true)
       return
     }
@@ -250,7 +265,7 @@ export class Connection {
     const deadline = performance.now() + MS_PER_TURN
     try {
       for (let n = 0; ; n++) {
-        if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed) break
+        if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed || this.#throttled) break
         if (n === FRAMES_PER_TURN || (n > 0 && performance.now() >= deadline)) {
           this.#schedulePump()
           break
@@ -275,7 +290,9 @@ export class Connection {
     } finally {
       socket.uncork()
     }
-    this.#setPaused(this.#busy || this.#held !== null || this.#pausedForWrite || this.#pumpScheduled)
+    this.#setPaused(
+      this.#busy || this.#held !== null || this.#pausedForWrite || this.#pumpScheduled || this.#throttled,
+    )
   }
 
   #schedulePump(): void {
@@ -348,7 +365,10 @@ export class Connection {
 
   /** Writes an answer; true when the connection may go on to the next frame. */
   #complete(result: Exclude<DispatchResult, { kind: 'pending' }>): boolean {
-    if (result.kind === 'none') return this.#afterAnswer()
+    if (result.kind === 'none') {
+      this.#throttle(result.throttleMs)
+      return this.#afterAnswer()
+    }
     if (result.kind === 'close') {
       this.#finishOrClose(result.reason)
       return false
@@ -359,7 +379,19 @@ export class Connection {
       this.#finishOrClose(result.closeAfter)
       return false
     }
+    this.#throttle(result.throttleMs)
     return this.#afterAnswer()
+  }
+
+  /** Mutes the connection for a quota's throttle time; it reads on once the time has passed. */
+  #throttle(ms: number | undefined): void {
+    if (ms === undefined || ms <= 0 || this.#closed) return
+    this.#throttled = true
+    const timer = setTimeout(() => {
+      this.#throttled = false
+      this.#pump()
+    }, ms)
+    timer.unref()
   }
 
   #afterAnswer(): boolean {
@@ -367,7 +399,7 @@ export class Connection {
       this.#end()
       return false
     }
-    return !this.#pausedForWrite
+    return !this.#pausedForWrite && !this.#throttled
   }
 
   #setPaused(pause: boolean): void {
@@ -401,11 +433,6 @@ export class Connection {
     this.#socket.destroy()
     this.#onClose(this.#closeAfterDrain ?? reason)
   }
-}
-
-/** A frame size prefix the server refuses (negative, or above socket.request.max.bytes). */
-export class InvalidFrameSizeError extends Error {
-  override name = 'InvalidFrameSizeError'
 }
 
 /**
@@ -446,7 +473,8 @@ export class SizePrefixedFrames implements FrameSource {
     const size = this.#peekInt32()
     if (size < 0 || size > this.#maxFrameSize) {
       // Kafka's texts for the same refusal.
-      throw new InvalidFrameSizeError(
+      throw new FrameError(
+        size,
         size < 0
           ? `Invalid receive (size = ${size})`
           : `Invalid receive (size = ${size} larger than ${this.#maxFrameSize})`,

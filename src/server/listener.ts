@@ -6,6 +6,7 @@ import { normalizeHost, runWithClientHost } from './auth/request-scope.js'
 import { type ListenerSecurity, principalFromCertificate } from './auth/security.js'
 import type { Endpoint } from './config.js'
 import { Connection, type RequestGate, SizePrefixedFrames } from './connection.js'
+import type { ConnectionQuotas } from './connection-quotas.js'
 import type { ApiRouter, ConnectionInfo } from './router.js'
 
 /** Per-connection limits, from the configuration. */
@@ -24,6 +25,10 @@ export interface ListenerOptions {
   readonly security?: ListenerSecurity
   /** Run every dispatch with the client host in scope, for host-based ACLs (auth/request-scope.ts). */
   readonly clientHostScope?: boolean
+  /** The server's connection limits, shared by its listeners (none: unlimited). */
+  readonly quotas?: ConnectionQuotas
+  /** `socket.listen.backlog.size` (default: Node's). */
+  readonly backlog?: number
 }
 
 const PLAINTEXT: ListenerSecurity = { protocol: 'PLAINTEXT', tls: null, clientAuth: 'none', sasl: null }
@@ -42,6 +47,8 @@ export class Listener {
   readonly #logger: Logger
   readonly #security: ListenerSecurity
   readonly #hostScope: boolean
+  readonly #quotas: ConnectionQuotas | undefined
+  readonly #backlog: number | undefined
   readonly #connections = new Set<Connection>()
   #server: Server | undefined
   #bound: BoundListener | undefined
@@ -60,6 +67,8 @@ export class Listener {
     this.#logger = logger
     this.#security = options.security ?? PLAINTEXT
     this.#hostScope = options.clientHostScope ?? false
+    this.#quotas = options.quotas
+    this.#backlog = options.backlog
   }
 
   get bound(): BoundListener {
@@ -73,15 +82,31 @@ export class Listener {
 
   /** Binds the address; port 0 takes a free port, reported in `bound`. */
   async start(): Promise<BoundListener> {
-    // allowHalfOpen: a client that ends its side after sending still gets its answers.
+    // allowHalfOpen: a client that ends its side after sending still gets its answers. Sockets are
+    // accepted paused, so the connection limits can hold one unread until it has a slot; a TLS
+    // listener's handshake starts only then (its sockets are handed to a TLS server that does not
+    // listen itself).
     const tls = this.#security.tls
-    const server =
+    const tlsServer =
       tls === null
-        ? createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.#accept(socket))
+        ? null
         : createTlsServer({ ...tls, allowHalfOpen: true, noDelay: true }, (socket) => this.#acceptTls(socket))
-    if (tls !== null) {
+    const serve = (socket: Socket) => {
+      if (tlsServer === null) {
+        this.#accept(socket)
+        socket.resume()
+      } else {
+        tlsServer.emit('connection', socket)
+      }
+    }
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (socket) => {
+      const quotas = this.#quotas
+      if (quotas === undefined) serve(socket)
+      else quotas.accept(socket, normalizeHost(socket.remoteAddress), serve)
+    })
+    if (tlsServer !== null) {
       // A failed TLS handshake (bad certificate, plaintext client) ends only that connection.
-      server.on('tlsClientError', (err, socket) => {
+      tlsServer.on('tlsClientError', (err, socket) => {
         this.#logger.info(
           {
             remote: `${socket.remoteAddress}:${socket.remotePort}`,
@@ -97,7 +122,7 @@ export class Listener {
     const host = this.#endpoint.host === '' ? undefined : this.#endpoint.host
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
-      server.listen({ host, port: this.#endpoint.port }, () => {
+      server.listen({ host, port: this.#endpoint.port, backlog: this.#backlog }, () => {
         server.off('error', reject)
         resolve()
       })
@@ -191,6 +216,8 @@ export class Listener {
     if (server === undefined) return
     this.#server = undefined
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    // Connections still waiting for a slot (or throttled) were never served: they just close.
+    this.#quotas?.close()
     await Promise.all([...this.#connections].map((c) => c.shutdown()))
     await closed
   }

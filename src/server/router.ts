@@ -1,6 +1,7 @@
 import type { TransactionCoordinatorService } from '../coordinator/service/transaction-coordinator-service.js'
 import type { Logger } from 'pino'
 import type { GroupCoordinatorService } from '../coordinator/service/group-coordinator-service.js'
+import { ApiError, invalidRequest } from '../protocol/api-error.js'
 import { DecodeError, EncodeError } from '../protocol/errors-codec.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
@@ -9,6 +10,8 @@ import { Writer } from '../protocol/writer.js'
 import type { DispatchResult } from './connection.js'
 import type { TopographConfig } from './config.js'
 import type { DataPlane } from './data/data-plane.js'
+import type { ClientQuotas } from './quotas/client-quotas.js'
+import { quotasActive, type RequestUsage, recordRequest } from './quotas/throttle.js'
 import type { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -22,29 +25,15 @@ import type { TopicCatalog } from './topics/catalog.js'
  * with UNSUPPORTED_VERSION (KIP-511), which the handler builds.
  *
  * A request the codec decodes but the handler cannot serve is answered, never dropped: the
- * handler's error response with INVALID_REQUEST (or the error an {@link InvalidRequestError}
- * names), the connection staying open. Three paths lead there, all in this file:
+ * handler's error response with INVALID_REQUEST (or the code of the {@link ApiError} a handler
+ * throws), the connection staying open. Three paths lead there, all in this file:
  *   1. before the handler, a request string longer than any response field may carry (32767 UTF-8
  *      bytes; see {@link oversizedRequestString}) — such a value could be echoed back;
- *   2. a handler that throws {@link InvalidRequestError} (Kafka's InvalidRequestException);
+ *   2. a handler that throws an {@link ApiError} (Kafka's ApiException, e.g. InvalidRequestException);
  *   3. a response the codec cannot encode (a request value echoed where the response version
  *      cannot carry it, as a null name).
  * Only failures outside these are unexpected: logged at ERROR and answered UNKNOWN_SERVER_ERROR.
  */
-
-/**
- * Thrown by a handler (or a helper it calls) for a request it cannot serve; the router answers it
- * with the handler's error response carrying `errorCode` (INVALID_REQUEST unless another is given),
- * logs it at DEBUG and keeps the connection open. Kafka's InvalidRequestException.
- */
-export class InvalidRequestError extends Error {
-  override name = 'InvalidRequestError'
-  readonly errorCode: number
-  constructor(message: string, errorCode: number = ErrorCode.INVALID_REQUEST) {
-    super(message)
-    this.errorCode = errorCode
-  }
-}
 
 /** The longest string, in UTF-8 bytes, any Kafka response field can carry (an int16 length). */
 export const MAX_STRING_BYTES = 0x7fff
@@ -150,6 +139,8 @@ export interface ServerContext {
   readonly transactions: TransactionCoordinatorService
   /** The finalized `transaction.version` feature level (ApiVersions, the request handlers). */
   readonly transactionVersion: number
+  /** The client quotas: stored, described, altered, and applied to every request (quotas/). */
+  readonly quotas: ClientQuotas
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */
   advertisedNode(listenerName: string): AdvertisedNode
   /** Every API this server serves, with the served version range (what ApiVersions advertises). */
@@ -385,26 +376,38 @@ export class ApiRouter {
         route,
         request,
         ctx,
-        new InvalidRequestError(`a string of the request is longer than ${MAX_STRING_BYTES} bytes`),
+        invalidRequest(`a string of the request is longer than ${MAX_STRING_BYTES} bytes`),
         conn,
       )
     }
     let result: unknown
+    const started = performance.now()
     try {
       result = route.handler.handle(request, ctx)
     } catch (err) {
       return this.#failed(route, request, ctx, err, conn)
     }
+    // Client quotas measure the request only when some quota is set.
+    const usage: RequestUsage | undefined = quotasActive(context.quotas)
+      ? {
+          apiKey,
+          principal: conn.principal,
+          clientId,
+          requestBytes: frame.byteLength + 4,
+          handlerMs: performance.now() - started,
+          unanswered: apiKey === 0 && (request as { acks?: number }).acks === 0,
+        }
+      : undefined
     if (result instanceof Promise) {
       return {
         kind: 'pending',
         promise: result.then(
-          (res) => this.#encode(route, request, ctx, responseVersion, res, conn),
+          (res) => this.#encode(route, request, ctx, responseVersion, res, conn, usage),
           (err) => this.#failed(route, request, ctx, err, conn),
         ),
       }
     }
-    return this.#encode(route, request, ctx, responseVersion, result, conn)
+    return this.#encode(route, request, ctx, responseVersion, result, conn, usage)
   }
 
   #encode(
@@ -414,11 +417,27 @@ export class ApiRouter {
     version: number,
     response: unknown,
     conn: ConnectionInfo,
+    usage?: RequestUsage,
   ): DispatchResult {
-    if (response === NO_RESPONSE) return { kind: 'none' }
+    if (response === NO_RESPONSE) {
+      if (usage === undefined) return { kind: 'none' }
+      return { kind: 'none', throttleMs: recordRequest(this.#context!.quotas, usage, null, Date.now()) }
+    }
     if (response instanceof CloseConnection) return { kind: 'close', reason: response.reason }
     try {
-      return { kind: 'response', bytes: encodeResponseFrame(route.def, version, ctx.correlationId, response) }
+      const started = performance.now()
+      let bytes = encodeResponseFrame(route.def, version, ctx.correlationId, response)
+      if (usage === undefined) return { kind: 'response', bytes }
+      usage.handlerMs += performance.now() - started
+      const throttleMs = recordRequest(this.#context!.quotas, usage, bytes.length, Date.now())
+      if (throttleMs <= 0) return { kind: 'response', bytes }
+      // The answer carries the throttle time (a copy: handlers may share response objects).
+      const own = (response as { throttleTimeMs?: unknown }).throttleTimeMs
+      if (typeof own === 'number') {
+        const throttled = { ...(response as object), throttleTimeMs: Math.max(own, throttleMs) }
+        bytes = encodeResponseFrame(route.def, version, ctx.correlationId, throttled)
+      }
+      return { kind: 'response', bytes, throttleMs }
     } catch (err) {
       // A value of the request echoed where the response cannot carry it (path 3).
       if (err instanceof EncodeError && request !== undefined) {
@@ -426,7 +445,7 @@ export class ApiRouter {
           route,
           request,
           ctx,
-          new InvalidRequestError(`the response cannot carry a value of the request: ${err.message}`),
+          invalidRequest(`the response cannot carry a value of the request: ${err.message}`),
           conn,
         )
       }
@@ -446,7 +465,7 @@ export class ApiRouter {
     route: Route,
     request: unknown,
     ctx: RequestContext,
-    err: InvalidRequestError,
+    err: ApiError,
     conn: ConnectionInfo,
   ): DispatchResult {
     this.#logger?.debug(
@@ -471,7 +490,7 @@ export class ApiRouter {
     err: unknown,
     conn: ConnectionInfo,
   ): DispatchResult {
-    if (err instanceof InvalidRequestError && request !== undefined) {
+    if (err instanceof ApiError && request !== undefined) {
       return this.#refused(route, request, ctx, err, conn)
     }
     this.#logger?.error(

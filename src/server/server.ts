@@ -10,12 +10,12 @@ import {
 } from '../coordinator/service/transaction-coordinator-service.js'
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
-import { ErrorCode } from '../protocol/errors.js'
 import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
+import { ConnectionQuotas, resolveOverrides } from './connection-quotas.js'
 import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
@@ -28,6 +28,7 @@ import {
   type Authorizer,
   type ServerContext,
 } from './router.js'
+import { ClientQuotas } from './quotas/client-quotas.js'
 import { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -169,8 +170,8 @@ export async function startServer(
       producerIds,
       markers: new PartitionMarkerWriter(data, {
         offsetsTopicNumPartitions: config.offsetsTopicNumPartitions,
-        // TxnOffsetCommit is not served, so no group has pending transactional offsets to settle.
-        offsets: async () => ErrorCode.NONE,
+        // The group coordinator makes the producer's pending offsets committed or drops them.
+        offsets: (marker, partition) => coordinator.completeTransaction(partition, marker),
       }),
       transactionVersionLevel: () => transactionVersion,
       writeTimeoutMs: config.offsetsCommitTimeoutMs,
@@ -213,6 +214,20 @@ export async function startServer(
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)
+    const quotaRate = { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 }
+    const quotas = await ClientQuotas.load({ store, logger, rate: quotaRate })
+    const connectionQuotas = new ConnectionQuotas(
+      {
+        maxConnections: config.maxConnections,
+        maxConnectionsPerIp: config.maxConnectionsPerIp,
+        overrides: await resolveOverrides(config.maxConnectionsPerIpOverrides),
+        maxWaiting: config.socketListenBacklogSize,
+        maxConnectionCreationRate: config.maxConnectionCreationRate,
+        rate: quotaRate,
+      },
+      logger,
+    )
+    connectionQuotas.rateCheck = (host, nowMs) => quotas.connectionThrottleMs(host, nowMs)
     const listeners = config.listeners.map(
       (endpoint) =>
         new Listener(
@@ -227,6 +242,8 @@ export async function startServer(
           {
             security: security.get(endpoint.listenerName),
             clientHostScope: authorizer instanceof AclAuthorizer,
+            quotas: connectionQuotas,
+            backlog: config.socketListenBacklogSize,
           },
         ),
     )
@@ -256,6 +273,7 @@ export async function startServer(
       data,
       transactions,
       transactionVersion,
+      quotas,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }

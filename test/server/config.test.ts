@@ -177,7 +177,7 @@ describe('parseConfig values', () => {
     it(`rejects ${key}=${JSON.stringify(value)} naming the key`, () => {
       const e = configError(() => parseConfig({ [key]: value }))
       assert.equal(e.key, key)
-      assert.equal(e.code, 'ERR_TOPOGRAPH_CONFIG')
+      assert.equal(e.code, 'CONFIG_INVALID')
       assert.ok(
         e.message.startsWith(`Invalid value ${value.trim()} for configuration ${key}: ${reason}`),
         e.message,
@@ -445,6 +445,67 @@ describe('docs/configuration.md', () => {
       const rows = table.split('\n').filter((r) => r.startsWith(`| \`${d.name}\` |`))
       assert.equal(rows.length, 1, d.name)
       if (d.default !== null && d.default !== '') assert.ok(rows[0].includes(`\`${d.default}\``), d.name)
+    }
+  })
+})
+
+describe('connection limit keys', () => {
+  it("Kafka's defaults", () => {
+    const c = parseConfig({})
+    assert.equal(c.maxConnections, 2147483647)
+    assert.equal(c.maxConnectionsPerIp, 2147483647)
+    assert.deepEqual([...c.maxConnectionsPerIpOverrides], [])
+    assert.equal(c.socketListenBacklogSize, 50)
+    assert.equal(c.quotaWindowNum, 11)
+    assert.equal(c.quotaWindowSizeSeconds, 1)
+  })
+
+  it('overrides: split at commas and at the last colon, white space dropped', () => {
+    const c = parseConfig({ 'max.connections.per.ip.overrides': 'hostName:100 , 127.0.0.1:200,::1:5' })
+    assert.deepEqual(
+      [...c.maxConnectionsPerIpOverrides],
+      [
+        ['hostName', 100],
+        ['127.0.0.1', 200],
+        ['::1', 5],
+      ],
+    )
+  })
+
+  it('overrides: an entry without a colon, a count that is no int, a host with other characters', () => {
+    assert.match(
+      configError(() => parseConfig({ 'max.connections.per.ip.overrides': 'a:1,bcd' })).message,
+      /Error parsing configuration property 'max.connections.per.ip.overrides': begin 0, end -1, length 3/,
+    )
+    assert.match(
+      configError(() => parseConfig({ 'max.connections.per.ip.overrides': 'a:x' })).message,
+      /For input string: "x"/,
+    )
+    const e = configError(() => parseConfig({ 'max.connections.per.ip.overrides': 'a b:1' }))
+    assert.equal(e.key, 'max.connections.per.ip.overrides')
+    assert.match(e.message, /contains invalid addresses : a b/)
+  })
+
+  it('max.connections.per.ip = 0 needs overrides', () => {
+    const e = configError(() => parseConfig({ 'max.connections.per.ip': '0' }))
+    assert.equal(e.key, 'max.connections.per.ip')
+    assert.match(e.message, /can be set to zero only if max.connections.per.ip.overrides property is set/)
+    assert.equal(
+      parseConfig({ 'max.connections.per.ip': '0', 'max.connections.per.ip.overrides': '1.2.3.4:1' })
+        .maxConnectionsPerIp,
+      0,
+    )
+  })
+
+  it('bounds: negative limits, a zero backlog, zero quota windows are refused', () => {
+    for (const [key, value] of [
+      ['max.connections', '-1'],
+      ['max.connections.per.ip', '-1'],
+      ['socket.listen.backlog.size', '0'],
+      ['quota.window.num', '0'],
+      ['quota.window.size.seconds', '0'],
+    ] as const) {
+      assert.equal(configError(() => parseConfig({ [key]: value })).key, key)
     }
   })
 })

@@ -1,5 +1,5 @@
 /** Loads Kafka-style JSON message/record schemas into a resolved model the emitter walks. */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export interface Range {
@@ -209,8 +209,11 @@ export function loadSchemas(root: string): SchemaDef[] {
   for (const [dir, kind] of [
     ['messages', 'message'],
     ['records', 'record'],
+    // Topograph's own coordinator records (no Kafka counterpart, so not compared with Kafka's).
+    ['topograph-records', 'record'],
   ] as const) {
     const d = join(root, 'schemas', dir)
+    if (!existsSync(d)) continue
     for (const f of readdirSync(d).sort()) {
       if (!f.endsWith('.json')) continue
       out.push(parseSchema(`schemas/${dir}/${f}`, kind, readFileSync(join(d, f), 'utf8')))

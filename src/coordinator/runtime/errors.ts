@@ -3,9 +3,9 @@
  * (the runtime imports nothing from the protocol folder); the one translation function in the
  * service/server maps `kafkaError` to the wire code.
  */
-import type { LocalErrorCode } from '../error-codes.js'
+import { LocalError, type LocalErrorCode } from '../../errors.js'
 
-/** The runtime's codes in the catalogue of local error codes (../error-codes.ts). */
+/** The runtime's codes in the catalogue of local error codes (src/errors.ts). */
 export type CoordinatorRuntimeErrorCode = Extract<LocalErrorCode, `COORDINATOR_${string}`>
 
 /** Kafka error names the runtime's failures map to. */
@@ -14,8 +14,9 @@ export type CoordinatorKafkaError =
   | 'COORDINATOR_NOT_AVAILABLE'
   | 'COORDINATOR_LOAD_IN_PROGRESS'
 
-export class CoordinatorRuntimeError extends Error {
-  readonly code: CoordinatorRuntimeErrorCode
+/** A local error that also names the Kafka error a request is answered with. */
+export class CoordinatorRuntimeError extends LocalError {
+  declare readonly code: CoordinatorRuntimeErrorCode
   /** The Kafka error to answer with. */
   readonly kafkaError: CoordinatorKafkaError
   /** The shard the operation was for, when known. */
@@ -27,9 +28,8 @@ export class CoordinatorRuntimeError extends Error {
     message: string,
     options?: { readonly cause?: unknown; readonly shardId?: number },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, options)
     this.name = 'CoordinatorRuntimeError'
-    this.code = code
     this.kafkaError = kafkaError
     this.shardId = options?.shardId
   }

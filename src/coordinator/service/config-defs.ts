@@ -16,7 +16,9 @@ import {
   nonEmpty,
   parseSafeLong,
   splitList,
+  stringKey,
 } from '../../config/index.js'
+import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import type { GroupCoordinatorConfig } from './config.js'
 
 export const REBALANCE_PROTOCOLS = ['classic', 'consumer', 'share', 'streams'] as const
@@ -101,6 +103,112 @@ export const OFFSET_METADATA_KEYS = [
     { min: 0 },
     'low',
     'Longest metadata string an offset commit may carry; a longer one is refused with OFFSET_METADATA_TOO_LARGE.',
+  ),
+] as const satisfies readonly ConfigKeyDef<string, unknown>[]
+
+/** Consumer groups (KIP-848), Kafka's `group.consumer.*` keys. */
+export const CONSUMER_GROUP_KEYS = [
+  intKey(
+    'group.consumer.session.timeout.ms',
+    45000,
+    { min: 1 },
+    'medium',
+    'A consumer group member that does not heartbeat for this long is removed from its group.',
+  ),
+  intKey(
+    'group.consumer.min.session.timeout.ms',
+    45000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level consumer.session.timeout.ms.',
+  ),
+  intKey(
+    'group.consumer.max.session.timeout.ms',
+    60000,
+    { min: 1 },
+    'medium',
+    'Upper limit for the group-level consumer.session.timeout.ms.',
+  ),
+  intKey(
+    'group.consumer.heartbeat.interval.ms',
+    5000,
+    { min: 1 },
+    'medium',
+    'Heartbeat interval sent to consumer group members (HeartbeatIntervalMs).',
+  ),
+  intKey(
+    'group.consumer.min.heartbeat.interval.ms',
+    5000,
+    { min: 1 },
+    'medium',
+    'Lower limit for the group-level consumer.heartbeat.interval.ms.',
+  ),
+  intKey(
+    'group.consumer.max.heartbeat.interval.ms',
+    15000,
+    { min: 1 },
+    'medium',
+    'Upper limit for the group-level consumer.heartbeat.interval.ms.',
+  ),
+  intKey(
+    'group.consumer.max.size',
+    2147483647,
+    { min: 1 },
+    'medium',
+    'Most members one consumer group may hold; a join beyond it gets GROUP_MAX_SIZE_REACHED.',
+  ),
+  listKey(
+    'group.consumer.assignors',
+    ['uniform', 'range'],
+    { allowed: ['uniform', 'range'] },
+    'non-empty list without duplicates of uniform, range',
+    'medium',
+    'Server-side assignors available to consumer groups; the first is used when no member names one (ServerAssignor).',
+  ),
+  stringKey(
+    'group.consumer.migration.policy',
+    'bidirectional',
+    'disabled, upgrade, downgrade, bidirectional (any case)',
+    'medium',
+    'Online conversion between classic and consumer groups: whether a classic group becomes a consumer group when a KIP-848 member joins (upgrade), and back when the last one leaves (downgrade).',
+    (v) => {
+      if (!['disabled', 'upgrade', 'downgrade', 'bidirectional'].includes(v.toLowerCase()))
+        throw new InvalidValue('expected one of disabled, upgrade, downgrade, bidirectional')
+    },
+  ),
+  intKey(
+    'group.consumer.assignment.interval.ms',
+    1000,
+    { min: 0 },
+    'medium',
+    'Shortest time between two target assignments of a consumer group (KIP-1263); 0 computes one on every group epoch bump.',
+  ),
+  intKey(
+    'group.consumer.min.assignment.interval.ms',
+    0,
+    { min: 0 },
+    'medium',
+    'Lower limit for group.consumer.assignment.interval.ms and its group-level override.',
+  ),
+  intKey(
+    'group.consumer.max.assignment.interval.ms',
+    15000,
+    { min: 0 },
+    'medium',
+    'Upper limit for group.consumer.assignment.interval.ms and its group-level override.',
+  ),
+  boolKey(
+    'group.consumer.assignor.offload.enable',
+    true,
+    'medium',
+    'Accepted for compatibility; the consumer assignors always run inline.',
+  ),
+  intKey(
+    'group.consumer.regex.refresh.interval.ms',
+    600000,
+    { min: 1 },
+    'low',
+    "How often the topics of a consumer group's subscription patterns are matched again when the catalog has not changed.",
   ),
 ] as const satisfies readonly ConfigKeyDef<string, unknown>[]
 
@@ -294,6 +402,50 @@ function requireThat(ok: boolean, key: string, message: string): void {
   if (!ok) throw new ConfigError(message, key)
 }
 
+const ge = (a: string, b: string) => `${a} must be greater than or equal to ${b}`
+const le = (a: string, b: string) => `${a} must be less than or equal to ${b}`
+
+/** The timeouts and intervals of a modern group type, as its broker keys under `p` set them. */
+type ModernGroupBounds = Pick<
+  StreamsGroupConfig,
+  | 'sessionTimeoutMs'
+  | 'minSessionTimeoutMs'
+  | 'maxSessionTimeoutMs'
+  | 'heartbeatIntervalMs'
+  | 'minHeartbeatIntervalMs'
+  | 'maxHeartbeatIntervalMs'
+  | 'assignmentIntervalMs'
+  | 'minAssignmentIntervalMs'
+  | 'maxAssignmentIntervalMs'
+>
+
+/** Kafka's checks of one modern group type's heartbeat, session and assignment bounds, in order. */
+function verifyModernGroupBounds(p: string, v: ModernGroupBounds): void {
+  const pairs: [string, number, number, number][] = [
+    ['heartbeat.interval.ms', v.heartbeatIntervalMs, v.minHeartbeatIntervalMs, v.maxHeartbeatIntervalMs],
+    ['session.timeout.ms', v.sessionTimeoutMs, v.minSessionTimeoutMs, v.maxSessionTimeoutMs],
+  ]
+  for (const [name, value, min, max] of pairs) {
+    const [k, kMin, kMax] = [`${p}${name}`, `${p}min.${name}`, `${p}max.${name}`]
+    requireThat(max >= min, kMax, ge(kMax, kMin))
+    requireThat(value >= min, k, ge(k, kMin))
+    requireThat(value <= max, k, le(k, kMax))
+  }
+  requireThat(
+    v.heartbeatIntervalMs < v.sessionTimeoutMs,
+    `${p}heartbeat.interval.ms`,
+    `${p}heartbeat.interval.ms must be less than ${p}session.timeout.ms`,
+  )
+  const [k, kMin, kMax] = [
+    `${p}assignment.interval.ms`,
+    `${p}min.assignment.interval.ms`,
+    `${p}max.assignment.interval.ms`,
+  ]
+  requireThat(v.maxAssignmentIntervalMs >= v.minAssignmentIntervalMs, kMax, ge(kMax, kMin))
+  requireThat(v.assignmentIntervalMs >= v.minAssignmentIntervalMs, k, ge(k, kMin))
+  requireThat(v.assignmentIntervalMs <= v.maxAssignmentIntervalMs, k, le(k, kMax))
+}
+
 /**
  * Kafka's start-up cross-checks (GroupCoordinatorConfig.verifyStreamsGroupConfigs and the
  * rebalance-protocol check in KafkaConfig), with Kafka's message texts, in Kafka's order.
@@ -307,59 +459,18 @@ export function verifyGroupCoordinatorConfigs(
     'group.coordinator.rebalance.protocols',
     "Disabling the 'classic' protocol is not supported.",
   )
-  const ge = (a: string, b: string) => `${a} must be greater than or equal to ${b}`
-  const le = (a: string, b: string) => `${a} must be less than or equal to ${b}`
+  verifyModernGroupBounds('group.streams.', {
+    sessionTimeoutMs: v.groupStreamsSessionTimeoutMs,
+    minSessionTimeoutMs: v.groupStreamsMinSessionTimeoutMs,
+    maxSessionTimeoutMs: v.groupStreamsMaxSessionTimeoutMs,
+    heartbeatIntervalMs: v.groupStreamsHeartbeatIntervalMs,
+    minHeartbeatIntervalMs: v.groupStreamsMinHeartbeatIntervalMs,
+    maxHeartbeatIntervalMs: v.groupStreamsMaxHeartbeatIntervalMs,
+    assignmentIntervalMs: v.groupStreamsAssignmentIntervalMs,
+    minAssignmentIntervalMs: v.groupStreamsMinAssignmentIntervalMs,
+    maxAssignmentIntervalMs: v.groupStreamsMaxAssignmentIntervalMs,
+  })
   const p = 'group.streams.'
-  requireThat(
-    v.groupStreamsMaxHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
-    `${p}max.heartbeat.interval.ms`,
-    ge(`${p}max.heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsHeartbeatIntervalMs >= v.groupStreamsMinHeartbeatIntervalMs,
-    `${p}heartbeat.interval.ms`,
-    ge(`${p}heartbeat.interval.ms`, `${p}min.heartbeat.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsHeartbeatIntervalMs <= v.groupStreamsMaxHeartbeatIntervalMs,
-    `${p}heartbeat.interval.ms`,
-    le(`${p}heartbeat.interval.ms`, `${p}max.heartbeat.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsMaxSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
-    `${p}max.session.timeout.ms`,
-    ge(`${p}max.session.timeout.ms`, `${p}min.session.timeout.ms`),
-  )
-  requireThat(
-    v.groupStreamsSessionTimeoutMs >= v.groupStreamsMinSessionTimeoutMs,
-    `${p}session.timeout.ms`,
-    ge(`${p}session.timeout.ms`, `${p}min.session.timeout.ms`),
-  )
-  requireThat(
-    v.groupStreamsSessionTimeoutMs <= v.groupStreamsMaxSessionTimeoutMs,
-    `${p}session.timeout.ms`,
-    le(`${p}session.timeout.ms`, `${p}max.session.timeout.ms`),
-  )
-  requireThat(
-    v.groupStreamsHeartbeatIntervalMs < v.groupStreamsSessionTimeoutMs,
-    `${p}heartbeat.interval.ms`,
-    `${p}heartbeat.interval.ms must be less than ${p}session.timeout.ms`,
-  )
-  requireThat(
-    v.groupStreamsMaxAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
-    `${p}max.assignment.interval.ms`,
-    ge(`${p}max.assignment.interval.ms`, `${p}min.assignment.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsAssignmentIntervalMs >= v.groupStreamsMinAssignmentIntervalMs,
-    `${p}assignment.interval.ms`,
-    ge(`${p}assignment.interval.ms`, `${p}min.assignment.interval.ms`),
-  )
-  requireThat(
-    v.groupStreamsAssignmentIntervalMs <= v.groupStreamsMaxAssignmentIntervalMs,
-    `${p}assignment.interval.ms`,
-    le(`${p}assignment.interval.ms`, `${p}max.assignment.interval.ms`),
-  )
   requireThat(
     v.groupStreamsNumStandbyReplicas <= v.groupStreamsMaxStandbyReplicas,
     `${p}num.standby.replicas`,
@@ -375,6 +486,19 @@ export function verifyGroupCoordinatorConfigs(
     `${p}num.warmup.replicas`,
     le(`${p}num.warmup.replicas`, `${p}max.warmup.replicas`),
   )
+  if (v.groupConsumerSessionTimeoutMs !== undefined) {
+    verifyModernGroupBounds('group.consumer.', {
+      sessionTimeoutMs: v.groupConsumerSessionTimeoutMs,
+      minSessionTimeoutMs: v.groupConsumerMinSessionTimeoutMs ?? 45000,
+      maxSessionTimeoutMs: v.groupConsumerMaxSessionTimeoutMs ?? 60000,
+      heartbeatIntervalMs: v.groupConsumerHeartbeatIntervalMs ?? 5000,
+      minHeartbeatIntervalMs: v.groupConsumerMinHeartbeatIntervalMs ?? 5000,
+      maxHeartbeatIntervalMs: v.groupConsumerMaxHeartbeatIntervalMs ?? 15000,
+      assignmentIntervalMs: v.groupConsumerAssignmentIntervalMs ?? 1000,
+      minAssignmentIntervalMs: v.groupConsumerMinAssignmentIntervalMs ?? 0,
+      maxAssignmentIntervalMs: v.groupConsumerMaxAssignmentIntervalMs ?? 15000,
+    })
+  }
   // Checked on the supplied text, as Kafka does, so `a,a` is refused rather than silently merged.
   const tagsKey = `${p}rack.aware.assignment.tags`
   const tags = Object.hasOwn(raw, tagsKey) ? splitList(raw[tagsKey]) : []

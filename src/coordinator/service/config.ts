@@ -4,6 +4,7 @@
  */
 import { CLASSIC_GROUP_CONFIG_DEFAULTS, type ClassicGroupConfig } from '../shard/classic/manager.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
+import { CONSUMER_GROUP_CONFIG_DEFAULTS, type ConsumerGroupConfig } from '../shard/consumer/config.js'
 
 export interface GroupCoordinatorConfig {
   readonly groupCoordinatorRebalanceProtocols: readonly string[]
@@ -35,6 +36,20 @@ export interface GroupCoordinatorConfig {
   readonly groupStreamsRackAwareAssignmentTags: readonly string[]
   readonly groupStreamsAcceptableRecoveryLag: number
   readonly groupStreamsTopologyDescriptionPluginClass: string | null
+  /** Consumer groups (group.consumer.*); absent: Kafka's defaults. */
+  readonly groupConsumerSessionTimeoutMs?: number
+  readonly groupConsumerMinSessionTimeoutMs?: number
+  readonly groupConsumerMaxSessionTimeoutMs?: number
+  readonly groupConsumerHeartbeatIntervalMs?: number
+  readonly groupConsumerMinHeartbeatIntervalMs?: number
+  readonly groupConsumerMaxHeartbeatIntervalMs?: number
+  readonly groupConsumerMaxSize?: number
+  readonly groupConsumerAssignors?: readonly string[]
+  readonly groupConsumerMigrationPolicy?: string
+  readonly groupConsumerAssignmentIntervalMs?: number
+  readonly groupConsumerMinAssignmentIntervalMs?: number
+  readonly groupConsumerMaxAssignmentIntervalMs?: number
+  readonly groupConsumerRegexRefreshIntervalMs?: number
   /** Classic groups; absent: Kafka's defaults. */
   readonly groupMinSessionTimeoutMs?: number
   readonly groupMaxSessionTimeoutMs?: number
@@ -90,4 +105,72 @@ export function streamsGroupConfigFrom(c: GroupCoordinatorConfig): StreamsGroupC
     rackAwareAssignmentTags: Object.freeze([...c.groupStreamsRackAwareAssignmentTags]),
     acceptableRecoveryLag: BigInt(c.groupStreamsAcceptableRecoveryLag),
   })
+}
+
+/** The broker-level consumer group settings, with the bounds group-level configs are clamped to. */
+export interface BrokerConsumerGroupConfig extends ConsumerGroupConfig {
+  readonly minSessionTimeoutMs: number
+  readonly maxSessionTimeoutMs: number
+  readonly minHeartbeatIntervalMs: number
+  readonly maxHeartbeatIntervalMs: number
+  readonly minAssignmentIntervalMs: number
+  readonly maxAssignmentIntervalMs: number
+}
+
+export function consumerGroupConfigFrom(c: GroupCoordinatorConfig): BrokerConsumerGroupConfig {
+  const d = CONSUMER_GROUP_CONFIG_DEFAULTS
+  const policy = (c.groupConsumerMigrationPolicy ?? d.migrationPolicy).toLowerCase()
+  return Object.freeze({
+    sessionTimeoutMs: c.groupConsumerSessionTimeoutMs ?? d.sessionTimeoutMs,
+    minSessionTimeoutMs: c.groupConsumerMinSessionTimeoutMs ?? 45000,
+    maxSessionTimeoutMs: c.groupConsumerMaxSessionTimeoutMs ?? 60000,
+    heartbeatIntervalMs: c.groupConsumerHeartbeatIntervalMs ?? d.heartbeatIntervalMs,
+    minHeartbeatIntervalMs: c.groupConsumerMinHeartbeatIntervalMs ?? 5000,
+    maxHeartbeatIntervalMs: c.groupConsumerMaxHeartbeatIntervalMs ?? 15000,
+    maxSize: c.groupConsumerMaxSize ?? d.maxSize,
+    assignors: Object.freeze([...(c.groupConsumerAssignors ?? d.assignors)]),
+    assignmentIntervalMs: c.groupConsumerAssignmentIntervalMs ?? d.assignmentIntervalMs,
+    minAssignmentIntervalMs: c.groupConsumerMinAssignmentIntervalMs ?? 0,
+    maxAssignmentIntervalMs: c.groupConsumerMaxAssignmentIntervalMs ?? 15000,
+    regexRefreshIntervalMs: c.groupConsumerRegexRefreshIntervalMs ?? d.regexRefreshIntervalMs,
+    migrationPolicy: policy as ConsumerGroupConfig['migrationPolicy'],
+  })
+}
+
+/**
+ * A group's consumer settings: the broker's, with the group-level `consumer.session.timeout.ms`,
+ * `consumer.heartbeat.interval.ms` and `consumer.assignment.interval.ms` where the group sets them,
+ * clamped to the broker's bounds (Kafka's GroupConfig.evaluate).
+ */
+export function consumerGroupConfigOf(
+  broker: BrokerConsumerGroupConfig,
+  overrides: ReadonlyMap<string, string> | undefined,
+): ConsumerGroupConfig {
+  if (overrides === undefined) return broker
+  const read = (key: string, fallback: number, min: number, max: number): number => {
+    const text = overrides.get(key)
+    const v = text === undefined ? Number.NaN : Number(text)
+    return Number.isInteger(v) ? Math.min(max, Math.max(min, v)) : fallback
+  }
+  return {
+    ...broker,
+    sessionTimeoutMs: read(
+      'consumer.session.timeout.ms',
+      broker.sessionTimeoutMs,
+      broker.minSessionTimeoutMs,
+      broker.maxSessionTimeoutMs,
+    ),
+    heartbeatIntervalMs: read(
+      'consumer.heartbeat.interval.ms',
+      broker.heartbeatIntervalMs,
+      broker.minHeartbeatIntervalMs,
+      broker.maxHeartbeatIntervalMs,
+    ),
+    assignmentIntervalMs: read(
+      'consumer.assignment.interval.ms',
+      broker.assignmentIntervalMs,
+      broker.minAssignmentIntervalMs,
+      broker.maxAssignmentIntervalMs,
+    ),
+  }
 }

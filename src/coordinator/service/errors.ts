@@ -13,7 +13,7 @@
 import { ErrorCode } from '../../protocol/errors.js'
 import { CoordinatorRuntimeError } from '../runtime/errors.js'
 import type { RuntimeLogger } from '../runtime/types.js'
-import { ApiError } from '../shard/api-error.js'
+import { ApiError } from '../../protocol/api-error.js'
 
 const logged = new WeakSet<object>()
 

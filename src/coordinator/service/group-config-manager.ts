@@ -18,15 +18,16 @@
  * The shards read {@link GroupConfigManager.streamsConfig} synchronously (a map lookup); it changes
  * only after the append of an alteration succeeded.
  */
+import { LocalError } from '../../errors.js'
 import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
+import { ApiError } from '../../protocol/api-error.js'
 import type { RuntimeLogger } from '../runtime/types.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import type { CoordinatorRecord, RecordStore } from '../storage/types.js'
 import {
   describeGroupConfig,
   evaluateGroupConfig,
-  GroupConfigError,
   type GroupConfigContext,
   type GroupConfigEntry,
   streamsGroupConfigWith,
@@ -61,15 +62,11 @@ export interface GroupConfigAlterResult {
   readonly errorMessage: string | null
 }
 
-export class GroupConfigRecordError extends Error {
-  override name = 'GroupConfigRecordError'
-}
-
 export function encodeGroupConfigKey(groupId: string, name: string): Uint8Array {
   const g = Buffer.from(groupId, 'utf8')
   const n = Buffer.from(name, 'utf8')
   if (g.length > 0x7fff || n.length > 0x7fff)
-    throw new GroupConfigRecordError('group config key field longer than 32767 bytes')
+    throw new LocalError('GROUP_CONFIG_RECORD_INVALID', 'group config key field longer than 32767 bytes')
   const out = Buffer.allocUnsafe(2 + 2 + g.length + 2 + n.length)
   let o = out.writeInt16BE(GROUP_CONFIG_RECORD_TYPE, 0)
   o = out.writeInt16BE(g.length, o)
@@ -83,12 +80,16 @@ export function decodeGroupConfigKey(key: Uint8Array): { groupId: string; name: 
   const buf = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
   let o = 0
   const need = (n: number) => {
-    if (o + n > buf.length) throw new GroupConfigRecordError(`group config record key truncated at byte ${o}`)
+    if (o + n > buf.length)
+      throw new LocalError('GROUP_CONFIG_RECORD_INVALID', `group config record key truncated at byte ${o}`)
   }
   need(2)
   const type = buf.readInt16BE(0)
   if (type !== GROUP_CONFIG_RECORD_TYPE)
-    throw new GroupConfigRecordError(`unexpected record type ${type} in the group config log`)
+    throw new LocalError(
+      'GROUP_CONFIG_RECORD_INVALID',
+      `unexpected record type ${type} in the group config log`,
+    )
   o = 2
   const str = () => {
     need(2)
@@ -101,7 +102,8 @@ export function decodeGroupConfigKey(key: Uint8Array): { groupId: string; name: 
   }
   const groupId = str()
   const name = str()
-  if (o !== buf.length) throw new GroupConfigRecordError('group config record key has trailing bytes')
+  if (o !== buf.length)
+    throw new LocalError('GROUP_CONFIG_RECORD_INVALID', 'group config record key has trailing bytes')
   return { groupId, name }
 }
 
@@ -115,10 +117,14 @@ export function encodeGroupConfigValue(value: string): Uint8Array {
 
 export function decodeGroupConfigValue(value: Uint8Array): string {
   const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
-  if (buf.length < 2) throw new GroupConfigRecordError('group config record value is truncated')
+  if (buf.length < 2)
+    throw new LocalError('GROUP_CONFIG_RECORD_INVALID', 'group config record value is truncated')
   const version = buf.readInt16BE(0)
   if (version !== 0)
-    throw new GroupConfigRecordError(`group config record has version ${version}; this version reads 0`)
+    throw new LocalError(
+      'GROUP_CONFIG_RECORD_INVALID',
+      `group config record has version ${version}; this version reads 0`,
+    )
   return buf.toString('utf8', 2)
 }
 
@@ -161,6 +167,8 @@ export class GroupConfigManager {
   async load(): Promise<void> {
     const touched = new Set<string>()
     for (const r of await this.#store.load(GROUP_CONFIG_LOG_ID)) {
+      // The log also holds the server's client quotas (another record type), replayed by their owner.
+      if (r.key.byteLength >= 2 && ((r.key[0] << 8) | r.key[1]) !== GROUP_CONFIG_RECORD_TYPE) continue
       const { groupId, name } = decodeGroupConfigKey(r.key)
       this.#put(groupId, name, r.value === null ? null : decodeGroupConfigValue(r.value))
       touched.add(groupId)
@@ -293,8 +301,7 @@ export class GroupConfigManager {
     try {
       validateGroupConfig(configs, this.#ctx)
     } catch (e) {
-      if (e instanceof GroupConfigError)
-        return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: e.message }
+      if (e instanceof ApiError) return { errorCode: e.errorCode, errorMessage: e.errorMessage }
       throw e
     }
     return { configs, changed }

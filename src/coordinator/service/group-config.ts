@@ -11,6 +11,8 @@
  * them. Their broker-level bounds and defaults are Kafka's (Topograph has no `group.consumer.*` or
  * `group.share.*` settings).
  */
+import { ApiError } from '../../protocol/api-error.js'
+import { ErrorCode } from '../../protocol/errors.js'
 import {
   checkBounds,
   checkOneOf,
@@ -29,10 +31,8 @@ export type GroupConfigType = 'int' | 'long' | 'boolean' | 'string' | 'list'
 /** Where a described value comes from (Kafka's DescribeConfigs ConfigSource names). */
 export type GroupConfigSource = 'GROUP_CONFIG' | 'STATIC_BROKER_CONFIG' | 'DEFAULT_CONFIG'
 
-/** A bad group configuration; Kafka answers INVALID_CONFIG with this message. */
-export class GroupConfigError extends Error {
-  override name = 'GroupConfigError'
-}
+/** A bad group configuration: INVALID_CONFIG with Kafka's message (its InvalidConfigurationException). */
+const invalidConfig = (message: string): ApiError => new ApiError(ErrorCode.INVALID_CONFIG, message)
 
 /** What validation and describe read besides the group's own values. */
 export interface GroupConfigContext {
@@ -51,11 +51,11 @@ interface KeyDef {
   readonly brokerSynonym: string | null
   readonly doc: string
   /** The validator's reason for a bad parsed value (Kafka's ConfigDef validators), or null. */
-  readonly check?: (value: Parsed, name: string) => GroupConfigError | null
+  readonly check?: (value: Parsed, name: string) => ApiError | null
 }
 
 /** A validator's InvalidValue as Kafka words it for the key and the value. */
-function reasonOf(check: () => void, name: string, value: Parsed): GroupConfigError | null {
+function reasonOf(check: () => void, name: string, value: Parsed): ApiError | null {
   try {
     check()
     return null
@@ -67,18 +67,18 @@ function reasonOf(check: () => void, name: string, value: Parsed): GroupConfigEr
 
 const atLeast =
   (min: number) =>
-  (value: Parsed, name: string): GroupConfigError | null =>
+  (value: Parsed, name: string): ApiError | null =>
     reasonOf(() => checkBounds(value as number | bigint, { min }), name, value)
 
 const oneOf =
   (...allowed: string[]) =>
-  (value: Parsed, name: string): GroupConfigError | null =>
+  (value: Parsed, name: string): ApiError | null =>
     reasonOf(() => checkOneOf(value as string, allowed), name, value)
 
 /** Kafka's ValidList.anyNonDuplicateValues(true, false), after the parser dropped duplicates. */
-const nonEmptyEntries = (value: Parsed, name: string): GroupConfigError | null =>
+const nonEmptyEntries = (value: Parsed, name: string): ApiError | null =>
   (value as readonly string[]).some((s) => s === '')
-    ? new GroupConfigError(`Configuration '${name}' values must not be empty.`)
+    ? invalidConfig(`Configuration '${name}' values must not be empty.`)
     : null
 
 const ISO_DURATION =
@@ -102,7 +102,7 @@ function nonNegativeDuration(text: string): boolean {
 }
 
 /** Kafka's ShareGroupAutoOffsetResetStrategy validator. */
-const shareAutoOffsetReset = (value: Parsed, name: string): GroupConfigError | null => {
+const shareAutoOffsetReset = (value: Parsed, name: string): ApiError | null => {
   const v = value as string
   const ok =
     v === 'earliest' ||
@@ -117,8 +117,8 @@ const shareAutoOffsetReset = (value: Parsed, name: string): GroupConfigError | n
       )
 }
 
-function invalidValue(name: string, value: string, reason: string): GroupConfigError {
-  return new GroupConfigError(invalidValueMessage(name, value, reason))
+function invalidValue(name: string, value: string, reason: string): ApiError {
+  return invalidConfig(invalidValueMessage(name, value, reason))
 }
 
 export const STREAMS_SESSION_TIMEOUT_MS = 'streams.session.timeout.ms'
@@ -423,20 +423,20 @@ const FIXED_DEFAULTS: Readonly<Record<string, string>> = {
 
 /**
  * Validates the full set of a group's configs after a change (Kafka validates the merged set, so a
- * stored value is checked again). Throws GroupConfigError with Kafka's message for the first
+ * stored value is checked again). Throws ApiError (INVALID_CONFIG) with Kafka's message for the first
  * problem, in Kafka's order: unknown names, duplicate rack tags (on the raw text), each value's
  * type and validator in definition order, the broker-level bounds, the assignor name, the
  * session-timeout/heartbeat-interval cross checks, the dead-letter topic name.
  */
 export function validateGroupConfig(configs: ReadonlyMap<string, string>, ctx: GroupConfigContext): void {
   for (const name of configs.keys()) {
-    if (!BY_NAME.has(name)) throw new GroupConfigError(`Unknown group config name: ${name}`)
+    if (!BY_NAME.has(name)) throw invalidConfig(`Unknown group config name: ${name}`)
   }
   const rawTags = configs.get(STREAMS_RACK_AWARE_ASSIGNMENT_TAGS)
   if (rawTags !== undefined) {
     const tags = splitList(rawTags)
     if (new Set(tags).size !== tags.length) {
-      throw new GroupConfigError(`${STREAMS_RACK_AWARE_ASSIGNMENT_TAGS} must not contain duplicate tag keys.`)
+      throw invalidConfig(`${STREAMS_RACK_AWARE_ASSIGNMENT_TAGS} must not contain duplicate tag keys.`)
     }
   }
   const parsed = new Map<string, Parsed>()
@@ -453,17 +453,15 @@ export function validateGroupConfig(configs: ReadonlyMap<string, string>, ctx: G
   const range = (k: string, min: number, max: number) => {
     const v = int(k)
     if (v !== undefined && (v < min || v > max))
-      throw new GroupConfigError(`${k} must be in the range ${min} to ${max} inclusive.`)
+      throw invalidConfig(`${k} must be in the range ${min} to ${max} inclusive.`)
   }
   const max = (k: string, limit: number) => {
     const v = int(k)
-    if (v !== undefined && v > limit)
-      throw new GroupConfigError(`${k} must be less than or equal to ${limit}`)
+    if (v !== undefined && v > limit) throw invalidConfig(`${k} must be less than or equal to ${limit}`)
   }
   const min = (k: string, limit: number) => {
     const v = int(k)
-    if (v !== undefined && v < limit)
-      throw new GroupConfigError(`${k} must be greater than or equal to ${limit}`)
+    if (v !== undefined && v < limit) throw invalidConfig(`${k} must be greater than or equal to ${limit}`)
   }
   const C = CONSUMER_BOUNDS
   const S = SHARE_BOUNDS
@@ -492,14 +490,14 @@ export function validateGroupConfig(configs: ReadonlyMap<string, string>, ctx: G
   max(STREAMS_NUM_WARMUP_REPLICAS, b.groupStreamsMaxWarmupReplicas)
   const assignor = parsed.get(STREAMS_ASSIGNOR_NAME) as string | undefined
   if (assignor !== undefined && !ctx.assignorNames.includes(assignor)) {
-    throw new GroupConfigError(
+    throw invalidConfig(
       `${STREAMS_ASSIGNOR_NAME} '${assignor}' is not a registered task assignor. Registered assignors are: [${ctx.assignorNames.join(', ')}].`,
     )
   }
   const sessionExceedsHeartbeat = (session: string, defSession: number, hb: string, defHb: number) => {
     if (!parsed.has(session) && !parsed.has(hb)) return
     if ((int(session) ?? defSession) <= (int(hb) ?? defHb))
-      throw new GroupConfigError(`${session} must be greater than ${hb}`)
+      throw invalidConfig(`${session} must be greater than ${hb}`)
   }
   sessionExceedsHeartbeat(
     'consumer.session.timeout.ms',
@@ -521,7 +519,7 @@ export function validateGroupConfig(configs: ReadonlyMap<string, string>, ctx: G
   )
   const dlq = parsed.get(DLQ_TOPIC_NAME) as string | undefined
   if (dlq?.startsWith('__')) {
-    throw new GroupConfigError(`${DLQ_TOPIC_NAME}: DLQ topic name must not start with '__'`)
+    throw invalidConfig(`${DLQ_TOPIC_NAME}: DLQ topic name must not start with '__'`)
   }
 }
 

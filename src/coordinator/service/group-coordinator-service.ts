@@ -24,7 +24,11 @@ import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/genera
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
-import type { StreamsGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import {
+  createStreamsGroupDescribeResponseDescribedGroup,
+  type StreamsGroupDescribeResponseDescribedGroup,
+} from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import {
@@ -46,6 +50,8 @@ import type {
   OffsetDeleteInput,
   OffsetDeleteResult,
   OffsetFetchGroupInput,
+  TransactionCompletion,
+  TxnOffsetCommitInput,
 } from '../shard/offsets/offset-metadata-manager.js'
 import type { GroupCoordinatorResult } from '../shard/result.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
@@ -59,7 +65,16 @@ import {
 } from '../shard/topology-description.js'
 import type { RecordStore } from '../storage/types.js'
 import { ClassicGroupsService } from './classic-groups.js'
-import { classicGroupConfigFrom, type GroupCoordinatorConfig, streamsGroupConfigFrom } from './config.js'
+import {
+  type BrokerConsumerGroupConfig,
+  classicGroupConfigFrom,
+  consumerGroupConfigFrom,
+  consumerGroupConfigOf,
+  type GroupCoordinatorConfig,
+  streamsGroupConfigFrom,
+} from './config.js'
+import type { ConsumerGroupConfig } from '../shard/consumer/config.js'
+import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/messages/ConsumerGroupHeartbeatRequest.js'
 import { toKafkaErrorCode } from './errors.js'
 import { InternalTopicCreator } from './internal-topic-creator.js'
 import { coordinatorRecordSerde } from './records.js'
@@ -117,6 +132,7 @@ export interface ListGroupsResult {
 }
 
 const HEARTBEAT = 'streams-group-heartbeat'
+const CONSUMER_HEARTBEAT = 'consumer-group-heartbeat'
 const NOTHING_CHANGED: readonly string[] = Object.freeze([])
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -139,6 +155,7 @@ export class GroupCoordinatorService {
   readonly #runtime: Runtime
   readonly #config: GroupCoordinatorConfig
   readonly #streamsConfig: StreamsGroupConfig
+  readonly #consumerConfig: BrokerConsumerGroupConfig
   readonly #topics: CoordinatorTopics
   readonly #log: RuntimeLogger
   readonly #clock: RuntimeClock
@@ -170,6 +187,7 @@ export class GroupCoordinatorService {
   private constructor(options: GroupCoordinatorServiceOptions) {
     this.#config = options.config
     this.#streamsConfig = streamsGroupConfigFrom(options.config)
+    this.#consumerConfig = consumerGroupConfigFrom(options.config)
     this.#streamsEnabled = options.config.groupCoordinatorRebalanceProtocols.includes('streams')
     this.#topics = options.topics
     this.#log = options.logger ?? silentLogger
@@ -211,6 +229,7 @@ export class GroupCoordinatorService {
           classic,
           timers: timer,
           streamsConfig: (groupId) => groupConfigs.streamsConfig(groupId),
+          consumerConfig: (groupId) => this.consumerGroupConfig(groupId),
           // Topograph D3: back-off entries leave with their group.
           onStreamsGroupRemoved: (groupId) => this.topologyDescriptions.onGroupRemoved(groupId),
         }),
@@ -477,7 +496,11 @@ export class GroupCoordinatorService {
 
   // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
 
-  async consumerGroupHeartbeat(groupId: string): Promise<ConsumerGroupHeartbeatResponse> {
+  /** KIP-848 ConsumerGroupHeartbeat: one write on the group's shard. */
+  async consumerGroupHeartbeat(
+    ctx: StreamsHeartbeatRequestContext,
+    request: ConsumerGroupHeartbeatRequest,
+  ): Promise<ConsumerGroupHeartbeatResponse> {
     if (!this.isConsumerEnabled) {
       return createConsumerGroupHeartbeatResponse({
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
@@ -486,14 +509,24 @@ export class GroupCoordinatorService {
         memberId: null,
       })
     }
+    const changed = this.#catalogNotifies ? NOTHING_CHANGED : this.#image.refresh()
+    if (changed.length > 0) await this.#notifyShards(changed)
     try {
-      return await this.#runtime.scheduleReadOperation(
-        'consumer-group-heartbeat',
-        this.shardFor(groupId),
-        (shard) => shard.consumerGroupHeartbeat(groupId),
+      return await this.#write(CONSUMER_HEARTBEAT, this.shardFor(request.groupId), (shard, nowMs) =>
+        shard.consumerGroupHeartbeat(
+          {
+            nowMs,
+            requestApiVersion: ctx.apiVersion,
+            clientId: ctx.clientId,
+            clientHost: ctx.clientHost,
+            config: this.consumerGroupConfig(request.groupId),
+            newMemberId: () => randomUUID(),
+          },
+          request,
+        ),
       )
     } catch (e) {
-      const errorCode = this.errorCode(e, 'consumer-group-heartbeat')
+      const errorCode = this.errorCode(e, CONSUMER_HEARTBEAT)
       return createConsumerGroupHeartbeatResponse({
         errorCode,
         errorMessage: errorInfo(errorCode).message,
@@ -502,8 +535,14 @@ export class GroupCoordinatorService {
     }
   }
 
+  /** A group's consumer settings: the broker's, with the group's own configs where it sets them. */
+  consumerGroupConfig(groupId: string): ConsumerGroupConfig {
+    return consumerGroupConfigOf(this.#consumerConfig, this.groupConfigs.overrides(groupId))
+  }
+
   async consumerGroupDescribe(
     groupIds: readonly string[],
+    apiVersion = 1,
   ): Promise<ConsumerGroupDescribeResponseDescribedGroup[]> {
     const errorRow = (groupId: string, errorCode: number): ConsumerGroupDescribeResponseDescribedGroup => ({
       ...createConsumerGroupDescribeResponse().groups[0],
@@ -517,7 +556,7 @@ export class GroupCoordinatorService {
     return this.#perShard(
       'consumer-group-describe',
       groupIds,
-      (shard, ids) => shard.consumerGroupDescribe(ids),
+      (shard, ids) => shard.consumerGroupDescribe(ids, apiVersion),
       errorRow,
     )
   }
@@ -636,6 +675,67 @@ export class GroupCoordinatorService {
       )
     } catch (e) {
       return { errorCode: this.errorCode(e, 'delete-offsets'), topics: [] }
+    }
+  }
+
+  // ---- TxnOffsetCommit (28) and transaction markers ----
+
+  /**
+   * A transactional commit (`txn-commit-offset`), its transaction already checked with the
+   * transaction coordinator: the offsets are written as pending; on a failed write every partition
+   * carries the error.
+   */
+  async commitTransactionalOffsets(
+    apiVersion: number,
+    request: TxnOffsetCommitInput,
+  ): Promise<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    try {
+      return await this.#write('txn-commit-offset', this.shardFor(request.groupId), (shard, nowMs) =>
+        shard.commitTransactionalOffsets(
+          { apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize },
+          request,
+        ),
+      )
+    } catch (e) {
+      const errorCode = this.errorCode(e, 'txn-commit-offset')
+      return request.topics.map((t) => ({
+        name: t.name,
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }))
+    }
+  }
+
+  /**
+   * Drops the pending offsets a TxnOffsetCommit wrote when its transaction ended before the write
+   * (`txn-drop-pending-offsets`); resolves to the number dropped.
+   */
+  dropPendingOffsets(groupId: string, producerId: bigint, producerEpoch: number): Promise<number> {
+    return this.#write('txn-drop-pending-offsets', this.shardFor(groupId), (shard) =>
+      shard.dropPendingOffsets(groupId, producerId, producerEpoch),
+    )
+  }
+
+  /**
+   * A transaction marker for `__consumer_offsets` partition `shardId` (Kafka's `completeTransaction`,
+   * `replayEndTransactionMarker`): the producer's pending offsets there are made committed or dropped
+   * in one append. Resolves to the marker's result for the partition (a failed write is the
+   * runtime's error translated, which the marker writer retries).
+   */
+  async completeTransaction(
+    shardId: number,
+    marker: { readonly producerId: bigint; readonly producerEpoch: number; readonly committed: boolean },
+  ): Promise<number> {
+    if (!Number.isInteger(shardId) || shardId < 0 || shardId >= this.#numShards) {
+      return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    }
+    try {
+      const result: TransactionCompletion = await this.#write('write-txn-markers', shardId, (shard) =>
+        shard.completeTransaction(marker.producerId, marker.producerEpoch, marker.committed),
+      )
+      return result.errorCode
+    } catch (e) {
+      return this.errorCode(e, 'write-txn-markers')
     }
   }
 
@@ -793,20 +893,7 @@ function withCreateRefusal(
 }
 
 function describeErrorRow(groupId: string, errorCode: number): StreamsGroupDescribeResponseDescribedGroup {
-  return {
-    errorCode,
-    errorMessage: null,
-    groupId,
-    groupState: '',
-    groupEpoch: 0,
-    assignmentEpoch: 0,
-    topology: null,
-    members: [],
-    authorizedOperations: -2147483648,
-    topologyDescription: null,
-    topologyDescriptionStatus: 0,
-    assignorName: null,
-  }
+  return createStreamsGroupDescribeResponseDescribedGroup({ groupId, errorCode })
 }
 
 function blankConsumerRow(groupId: string): ConsumerGroupDescribeResponseDescribedGroup {

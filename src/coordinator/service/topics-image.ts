@@ -56,6 +56,11 @@ export class CatalogTopicsImage implements TopicsImage {
     return this.#topics.has(name)
   }
 
+  /** Every topic name (consumer groups match their subscription patterns against them). */
+  topicNames(): Iterable<string> {
+    return this.#topics.keys()
+  }
+
   /** Updates the image from the catalog; returns the names that appeared, changed or disappeared. */
   refresh(): readonly string[] {
     let changed: string[] | undefined

@@ -4,6 +4,7 @@
  * string lists keep wire order with duplicates dropped; fields that do not belong to a node's type
  * are ignored.
  */
+import { invalidRequest } from '../../protocol/api-error.js'
 import type {
   GlobalStoreDescription,
   ProcessorNode,
@@ -41,11 +42,6 @@ export interface WireTopologyDescription {
   }[]
 }
 
-/** A pushed description Kafka rejects with INVALID_REQUEST; the message is Kafka's. */
-export class TopologyDescriptionConversionError extends Error {
-  override name = 'TopologyDescriptionConversionError'
-}
-
 const distinct = (list: readonly string[]): string[] => [...new Set(list)]
 
 function nodeFromWire(n: WireTopologyNode): TopologyNode {
@@ -67,7 +63,7 @@ function nodeFromWire(n: WireTopologyNode): TopologyNode {
     case NODE_TYPE_SINK:
       return { type: 'sink', name: n.name, topic: n.sinkTopic, successors: distinct(n.successors) }
     default:
-      throw new TopologyDescriptionConversionError(`Unknown topology node type: ${n.nodeType}`)
+      throw invalidRequest(`Unknown topology node type: ${n.nodeType}`)
   }
 }
 
@@ -81,9 +77,7 @@ export function descriptionFromWire(wire: WireTopologyDescription): StreamsGroup
     const source = nodeFromWire(g.source)
     const processor = nodeFromWire(g.processor)
     if (source.type !== 'source' || processor.type !== 'processor') {
-      throw new TopologyDescriptionConversionError(
-        'Global store must be composed of a source and a processor node.',
-      )
+      throw invalidRequest('Global store must be composed of a source and a processor node.')
     }
     return { source: source as SourceNode, processor: processor as ProcessorNode }
   })
@@ -120,9 +114,7 @@ function nodeToWire(n: TopologyNode): StreamsGroupDescribeResponseTopologyDescri
         successors: [...n.successors],
       }
     default:
-      throw new TopologyDescriptionConversionError(
-        `Unknown topology node type: ${String((n as { type?: unknown }).type)}`,
-      )
+      throw invalidRequest(`Unknown topology node type: ${String((n as { type?: unknown }).type)}`)
   }
 }
 

@@ -16,7 +16,7 @@ import type { StreamsGroupHeartbeatResponse } from '../../protocol/generated/mes
 import type { StreamsGroupTopologyDescriptionUpdateRequest } from '../../protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import type { RuntimeClock, TimerHandle } from '../runtime/clock.js'
 import type { RuntimeLogger } from '../runtime/types.js'
-import { ApiError } from '../shard/api-error.js'
+import { ApiError } from '../../protocol/api-error.js'
 import type { GroupCoordinatorShard } from '../shard/group-coordinator-shard.js'
 import type { GroupCoordinatorResult } from '../shard/result.js'
 import {
@@ -36,11 +36,7 @@ import {
   validateTopologyDescriptionUpdate,
 } from '../shard/topology-description.js'
 import { type BackoffSettings, TopologyDescriptionBackoff } from './topology-description-backoff.js'
-import {
-  descriptionFromWire,
-  descriptionToWire,
-  TopologyDescriptionConversionError,
-} from './topology-description-converter.js'
+import { descriptionFromWire, descriptionToWire } from './topology-description-converter.js'
 
 /** TopologyDescriptionStatus (protocol.md §6.5). */
 export const TopologyDescriptionStatus = {
@@ -226,7 +222,7 @@ export class TopologyDescriptionManager {
       try {
         description = descriptionFromWire(request.topologyDescription)
       } catch (e) {
-        if (e instanceof TopologyDescriptionConversionError) return invalid(e.message)
+        if (e instanceof ApiError) return invalid(e.message)
         throw e
       }
       // 5. The durable −2 barrier before the plugin may change anything.

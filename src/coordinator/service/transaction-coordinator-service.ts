@@ -230,6 +230,14 @@ export class TransactionCoordinatorService {
     })
   }
 
+  /**
+   * The marker writer this coordinator writes through; WriteTxnMarkers (27) writes the markers an
+   * admin client sends through the same writer.
+   */
+  get markerWriter(): TransactionMarkerWriter {
+    return this.#markers
+  }
+
   /** Builds the runtime and loads every shard (which re-sends pending markers and arms the timers). */
   static async start(options: TransactionCoordinatorServiceOptions): Promise<TransactionCoordinatorService> {
     const service = new TransactionCoordinatorService(options)

@@ -11,16 +11,22 @@
  */
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
-import {
-  type ConsumerGroupHeartbeatResponse,
-  createConsumerGroupHeartbeatResponse,
-} from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
+import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/messages/ConsumerGroupHeartbeatRequest.js'
+import type { ConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
 import type { DeleteGroupsResponseDeletableGroupResult } from '../../protocol/generated/messages/DeleteGroupsResponse.js'
 import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
 import type { ListGroupsResponseListedGroup } from '../../protocol/generated/messages/ListGroupsResponse.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
+import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
+import type { ConsumerGroupConfig } from './consumer/config.js'
+import {
+  ConsumerGroupManager,
+  type ConsumerHeartbeatContext,
+  type ConsumerTopicsImage,
+} from './consumer/manager.js'
+import { isConsumerRecord } from './consumer/records.js'
 import { type ClassicGroupConfig, ClassicGroupManager } from './classic/manager.js'
 import type { ClassicCompletion } from './classic/types.js'
 import {
@@ -31,6 +37,8 @@ import {
   type OffsetFetchGroupInput,
   type OffsetGroups,
   OffsetMetadataManager,
+  type TransactionCompletion,
+  type TxnOffsetCommitInput,
 } from './offsets/offset-metadata-manager.js'
 import { type GroupCoordinatorResult, TimerCollector } from './result.js'
 import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from './streams/config.js'
@@ -54,7 +62,7 @@ import type {
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 
 export interface GroupCoordinatorShardOptions {
-  readonly topics: TopicsImage
+  readonly topics: TopicsImage & ConsumerTopicsImage
   readonly assignors: TaskAssignorSelector
   /** Classic group settings (default: Kafka's defaults). */
   readonly classic?: ClassicGroupConfig
@@ -72,6 +80,8 @@ export interface GroupCoordinatorShardOptions {
    * synchronous; absent: the config each call is given applies to every group.
    */
   readonly streamsConfig?: (groupId: string) => StreamsGroupConfig
+  /** A group's effective consumer group settings (absent: Kafka's defaults). */
+  readonly consumerConfig?: (groupId: string) => ConsumerGroupConfig
 }
 
 /** The streams heartbeat result with the records widened to every coordinator record. */
@@ -103,6 +113,8 @@ export class GroupCoordinatorShard
   implements ShardStateMachine<CoordinatorRecord, ClassicCompletion>, OffsetGroups
 {
   readonly #streams: StreamsGroupManagerType
+  /** The KIP-848 consumer groups. */
+  readonly consumer: ConsumerGroupManager
   /** The classic groups (JoinGroup/SyncGroup/Heartbeat/LeaveGroup); driven by the service. */
   readonly classic: ClassicGroupManager
   readonly #offsets: OffsetMetadataManager
@@ -122,24 +134,51 @@ export class GroupCoordinatorShard
       assignors: options.assignors,
       timers: options.timers,
       config: options.streamsConfig,
-      isOtherGroupType: (groupId) =>
-        (this.#simpleGroups.has(groupId) || this.classic.hasGroup(groupId)) &&
-        groupId !== this.#joiningGroupId,
+      isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'streams'),
+    })
+    this.consumer = new ConsumerGroupManager({
+      topics: options.topics,
+      timers: options.timers,
+      config: options.consumerConfig,
+      isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'consumer'),
     })
     const streams = this.#streams
+    const consumer = this.consumer
     this.classic = new ClassicGroupManager({
       config: options.classic,
       otherGroups: {
-        typeOf: (groupId) => (streams.group(groupId) !== undefined ? 'streams' : undefined),
-        isEmpty: (groupId) => streams.isEmpty(groupId),
+        typeOf: (groupId) =>
+          streams.group(groupId) !== undefined
+            ? 'streams'
+            : consumer.group(groupId) !== undefined
+              ? 'consumer'
+              : undefined,
+        isEmpty: (groupId) => streams.isEmpty(groupId) || consumer.isEmpty(groupId),
         // A real stored epoch or the −2 barrier: the plugin may hold a description (KIP-1331 §7).
         // (−1 is NONE, the one value that says the plugin holds nothing.)
         needsCleanupBeforeConversion: (groupId) =>
           (streams.group(groupId)?.storedDescriptionTopologyEpoch ?? -1) !== -1,
-        // The streams group's timers need no cancelling: each checks the group when it fires.
-        deleteEmptyGroupRecords: (groupId) => streams.deleteGroupRecords(groupId).records,
+        // The other group's timers need no cancelling: each checks the group when it fires.
+        deleteEmptyGroupRecords: (groupId) =>
+          streams.group(groupId) !== undefined
+            ? streams.deleteGroupRecords(groupId).records
+            : consumer.deleteGroupRecords(groupId),
       },
     })
+  }
+
+  /**
+   * Whether the id holds a group of another type than `type` (simple, classic, consumer or
+   * streams); never while a join of that id is replacing its simple or empty classic group.
+   */
+  #isOtherGroup(groupId: string, type: 'streams' | 'consumer'): boolean {
+    if (groupId === this.#joiningGroupId) return false
+    return (
+      this.#simpleGroups.has(groupId) ||
+      this.classic.hasGroup(groupId) ||
+      (type !== 'consumer' && this.consumer.group(groupId) !== undefined) ||
+      (type !== 'streams' && this.#streams.group(groupId) !== undefined)
+    )
   }
 
   /** The streams part (describe rows, timers, lookups). */
@@ -155,6 +194,7 @@ export class GroupCoordinatorShard
   hasGroup(groupId: string): boolean {
     return (
       this.#streams.group(groupId) !== undefined ||
+      this.consumer.group(groupId) !== undefined ||
       this.classic.hasGroup(groupId) ||
       this.#simpleGroups.has(groupId)
     )
@@ -169,11 +209,14 @@ export class GroupCoordinatorShard
   replay(record: CoordinatorRecord): void {
     switch (record.type) {
       case 'OffsetCommit':
+      case 'TxnOffsetCommit':
         this.#offsets.replay(record)
-        // Offsets of an id with no group create the simple group, as Kafka's replay does.
+        // Offsets (committed or pending transactional ones) of an id with no group create the
+        // simple group, as Kafka's replay does.
         if (
           record.value !== null &&
           this.#streams.group(record.key.group) === undefined &&
+          this.consumer.group(record.key.group) === undefined &&
           !this.classic.hasGroup(record.key.group)
         ) {
           this.#simpleGroups.add(record.key.group)
@@ -202,8 +245,13 @@ export class GroupCoordinatorShard
         }
         return
       default:
-        // LegacyOffsetCommit, ConsumerGroupMetadata, ShareGroupMetadata: never written by this
-        // coordinator; a log holding them is replayed without them.
+        if (isConsumerRecord(record)) {
+          if (record.value !== null) this.#simpleGroups.delete(record.key.groupId)
+          this.consumer.replay(record)
+          return
+        }
+        // LegacyOffsetCommit, ShareGroupMetadata: never written by this coordinator; a log holding
+        // them is replayed without them.
         return
     }
   }
@@ -218,6 +266,7 @@ export class GroupCoordinatorShard
     const classic = this.classic.onLoaded(nowMs)
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     timers.add(streamsTimers)
+    timers.add(this.consumer.onLoaded().intents())
     timers.add(classic.timers)
     return {
       records: classic.records,
@@ -229,6 +278,7 @@ export class GroupCoordinatorShard
 
   onNewTopicsImage(image: TopicsImage, changedTopics?: Iterable<string>): void {
     this.#streams.onNewTopicsImage(image, changedTopics)
+    this.consumer.onNewTopicsImage(image, changedTopics)
   }
 
   // ---- StreamsGroupHeartbeat (88) ----
@@ -241,23 +291,40 @@ export class GroupCoordinatorShard
     ctx: StreamsHeartbeatContext,
     request: StreamsGroupHeartbeatRequest,
   ): ShardHeartbeatResult {
+    return this.#joinReplacing(
+      request.groupId,
+      request.memberEpoch === 0,
+      this.#streams.group(request.groupId),
+      () => this.#streams.streamsGroupHeartbeat(ctx, request),
+    )
+  }
+
+  /**
+   * Runs a modern group's heartbeat. A join on an id that holds a simple group or an empty classic
+   * group (and no group of the heartbeat's type) replaces it: that group's tombstone goes first, and
+   * while the heartbeat runs the id does not count as another group type.
+   */
+  #joinReplacing<T extends { readonly records: readonly CoordinatorRecord[] }>(
+    groupId: string,
+    joining: boolean,
+    own: unknown,
+    heartbeat: () => T,
+  ): T {
     const replacing =
-      request.memberEpoch === 0 &&
-      (this.#simpleGroups.has(request.groupId) ||
-        (this.classic.hasGroup(request.groupId) && this.classic.isEmpty(request.groupId))) &&
-      this.#streams.group(request.groupId) === undefined
-    this.#joiningGroupId = replacing ? request.groupId : null
-    let result: StreamsHeartbeatResult
+      joining &&
+      own === undefined &&
+      (this.#simpleGroups.has(groupId) || (this.classic.hasGroup(groupId) && this.classic.isEmpty(groupId)))
+    this.#joiningGroupId = replacing ? groupId : null
+    let result: T
     try {
-      result = this.#streams.streamsGroupHeartbeat(ctx, request)
+      result = heartbeat()
     } finally {
       this.#joiningGroupId = null
     }
-    // The result's records are this heartbeat's own array: handed on as they are unless a tombstone
+    // The result's records are the heartbeat's own array: handed on as they are unless a tombstone
     // goes first.
     if (!replacing || result.records.length === 0) return result
-    const records: CoordinatorRecord[] = [groupMetadataTombstone(request.groupId), ...result.records]
-    return { ...result, records }
+    return { ...result, records: [groupMetadataTombstone(groupId), ...result.records] }
   }
 
   // ---- StreamsGroupDescribe (89) ----
@@ -276,44 +343,26 @@ export class GroupCoordinatorShard
   // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
 
   /**
-   * Consumer groups are not served. A heartbeat aimed at a streams group answers as Kafka does
-   * (GROUP_ID_NOT_FOUND "Group <g> is not a consumer group."); any other id is answered
-   * UNSUPPORTED_VERSION, which is what Kafka answers when the consumer protocol is not enabled.
+   * The KIP-848 heartbeat. A join on an id that holds a simple group or an empty classic group
+   * replaces it, as a streams join does (that group is tombstoned first; its offsets stay).
    */
-  consumerGroupHeartbeat(groupId: string): ConsumerGroupHeartbeatResponse {
-    if (this.#streams.group(groupId) !== undefined) {
-      return createConsumerGroupHeartbeatResponse({
-        errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
-        errorMessage: `Group ${groupId} is not a consumer group.`,
-        memberId: null,
-      })
-    }
-    return createConsumerGroupHeartbeatResponse({
-      errorCode: ErrorCode.UNSUPPORTED_VERSION,
-      errorMessage: 'The version of API is not supported.',
-      memberId: null,
-    })
+  consumerGroupHeartbeat(
+    ctx: ConsumerHeartbeatContext,
+    request: ConsumerGroupHeartbeatRequest,
+  ): GroupCoordinatorResult<ConsumerGroupHeartbeatResponse> {
+    return this.#joinReplacing(
+      request.groupId,
+      request.memberEpoch === 0,
+      this.consumer.group(request.groupId),
+      () => this.consumer.consumerGroupHeartbeat(ctx, request),
+    )
   }
 
-  consumerGroupDescribe(groupIds: readonly string[]): ConsumerGroupDescribeResponseDescribedGroup[] {
-    return groupIds.map((groupId) => {
-      const row: ConsumerGroupDescribeResponseDescribedGroup = {
-        errorCode: 0,
-        errorMessage: null,
-        groupId,
-        groupState: '',
-        groupEpoch: 0,
-        assignmentEpoch: 0,
-        assignorName: '',
-        members: [],
-        authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-      }
-      if (isGroupIdEmpty(groupId)) return { ...row, errorCode: ErrorCode.INVALID_GROUP_ID }
-      const message = this.hasGroup(groupId)
-        ? `Group ${groupId} is not a consumer group.`
-        : `Group ${groupId} not found.`
-      return { ...row, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: message }
-    })
+  consumerGroupDescribe(
+    groupIds: readonly string[],
+    apiVersion?: number,
+  ): ConsumerGroupDescribeResponseDescribedGroup[] {
+    return this.consumer.consumerGroupDescribe(groupIds, apiVersion)
   }
 
   // ---- ListGroups (16) ----
@@ -325,6 +374,7 @@ export class GroupCoordinatorShard
     const out: ListGroupsResponseListedGroup[] = [
       ...this.#streams.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
       ...this.classic.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
+      ...this.consumer.listGroups(statesFilter, typesFilter).map((g) => ({ ...g })),
     ]
     const states = statesFilter.map((s) => s.trim().toLowerCase())
     const types = typesFilter.map((t) => t.trim().toLowerCase())
@@ -359,7 +409,7 @@ export class GroupCoordinatorShard
       if (classic !== undefined) return classic
       if (this.#simpleGroups.has(groupId)) return { ...row, groupState: 'Empty' }
       const message =
-        this.#streams.group(groupId) !== undefined
+        this.#streams.group(groupId) !== undefined || this.consumer.group(groupId) !== undefined
           ? `Group ${groupId} is not a classic group.`
           : `Group ${groupId} not found.`
       if (apiVersion >= 6) {
@@ -408,6 +458,17 @@ export class GroupCoordinatorShard
         records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
         timers.add(groupRecords.timers)
         result(ErrorCode.NONE)
+      } else if (this.consumer.group(groupId) !== undefined) {
+        let groupRecords!: CoordinatorRecord[]
+        const error = errorCodeOf(() => {
+          groupRecords = this.consumer.deleteGroupRecords(groupId)
+        })
+        if (error !== ErrorCode.NONE) {
+          result(error)
+          continue
+        }
+        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords)
+        result(ErrorCode.NONE)
       } else if (this.classic.hasGroup(groupId)) {
         let groupRecords!: ReturnType<ClassicGroupManager['deleteGroupRecords']>
         const error = errorCodeOf(() => {
@@ -447,6 +508,93 @@ export class GroupCoordinatorShard
     return this.#offsets.deleteOffsets(request)
   }
 
+  // ---- TxnOffsetCommit (28) and transaction markers on `__consumer_offsets` ----
+
+  commitTransactionalOffsets(
+    ctx: OffsetCommitContext,
+    request: TxnOffsetCommitInput,
+  ): GroupCoordinatorResult<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    return this.#offsets.commitTransactionalOffset(ctx, request)
+  }
+
+  /** Drops a producer's pending offsets of one epoch in a group (a TxnOffsetCommit that lost a race). */
+  dropPendingOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+  ): GroupCoordinatorResult<number> {
+    return this.#offsets.dropPendingOffsets(groupId, producerId, producerEpoch)
+  }
+
+  /** A transaction marker for this shard's `__consumer_offsets` partition. */
+  completeTransaction(
+    producerId: bigint,
+    producerEpoch: number,
+    committed: boolean,
+  ): GroupCoordinatorResult<TransactionCompletion> {
+    return this.#offsets.completeTransaction(producerId, producerEpoch, committed)
+  }
+
+  /**
+   * The group checks of a TxnOffsetCommit (Kafka's `validateTransactionalOffsetCommit`): the
+   * group's own checks with the transactional flag; an unknown group accepts a commit without a
+   * generation (the simple group is created) and answers GROUP_ID_NOT_FOUND (v6+) or
+   * ILLEGAL_GENERATION otherwise; STALE_MEMBER_EPOCH is ILLEGAL_GENERATION below v6.
+   */
+  validateTransactionalOffsetCommit(request: TxnOffsetCommitInput, apiVersion: number): number {
+    const groupId = request.groupId
+    let error: number
+    if (this.#streams.group(groupId) !== undefined) {
+      error = errorCodeOf(() =>
+        this.#streams.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: true,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    } else if (this.consumer.group(groupId) !== undefined) {
+      error = errorCodeOf(() =>
+        this.consumer.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: true,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    } else if (this.classic.hasGroup(groupId)) {
+      error = errorCodeOf(() =>
+        this.classic.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
+          isTransactional: true,
+        }),
+      )
+    } else if (this.#simpleGroups.has(groupId)) {
+      // An empty classic group without members: a commit with a generation names a member it does
+      // not have (Kafka's ClassicGroup.validateOffsetCommit).
+      error = request.generationIdOrMemberEpoch < 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID
+    } else {
+      error =
+        request.generationIdOrMemberEpoch < 0
+          ? ErrorCode.NONE
+          : apiVersion >= 6
+            ? ErrorCode.GROUP_ID_NOT_FOUND
+            : ErrorCode.ILLEGAL_GENERATION
+    }
+    return error === ErrorCode.STALE_MEMBER_EPOCH && apiVersion < 6 ? ErrorCode.ILLEGAL_GENERATION : error
+  }
+
   // ---- the groups, as the offsets manager asks about them (OffsetGroups) ----
 
   /** The error of the whole commit, or NONE (Kafka's `validateOffsetCommit` of the group). */
@@ -456,6 +604,21 @@ export class GroupCoordinatorShard
       return errorCodeOf(() =>
         this.#streams.validateOffsetCommit(groupId, {
           memberId: request.memberId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: false,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    }
+    if (this.consumer.group(groupId) !== undefined) {
+      return errorCodeOf(() =>
+        this.consumer.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
           memberEpoch: request.generationIdOrMemberEpoch,
           apiVersion,
           isTransactional: false,
@@ -493,6 +656,10 @@ export class GroupCoordinatorShard
       return errorCodeOf(() =>
         this.#streams.validateOffsetFetch(groupId, request.memberId, request.memberEpoch),
       )
+    if (this.consumer.group(groupId) !== undefined)
+      return errorCodeOf(() =>
+        this.consumer.validateOffsetFetch(groupId, request.memberId, request.memberEpoch),
+      )
     if (this.classic.hasGroup(groupId)) return errorCodeOf(() => this.classic.validateOffsetFetch(groupId))
     return ErrorCode.NONE
   }
@@ -504,7 +671,9 @@ export class GroupCoordinatorShard
   }
 
   isSubscribedToTopic(groupId: string, topic: string): boolean {
-    return this.#streams.isSubscribedToTopic(groupId, topic)
+    return (
+      this.#streams.isSubscribedToTopic(groupId, topic) || this.consumer.isSubscribedToTopic(groupId, topic)
+    )
   }
 
   // ---- expiry (Kafka's cleanupGroupMetadata) ----
@@ -521,13 +690,14 @@ export class GroupCoordinatorShard
     let expiredOffsets = 0
     const groupIds = new Set([
       ...this.#streams.groupIds(),
+      ...this.consumer.groupIds(),
       ...this.classic.groupIds(),
       ...this.#simpleGroups,
       ...this.#offsets.groupIds(),
     ])
     for (const groupId of groupIds) {
       const expired = this.#offsets.expiredOffsetsRecords(groupId, nowMs, options.retentionMs, (topic) =>
-        this.#streams.isSubscribedToTopic(groupId, topic),
+        this.isSubscribedToTopic(groupId, topic),
       )
       records.push(...expired.records)
       expiredOffsets += expired.records.length
@@ -538,6 +708,10 @@ export class GroupCoordinatorShard
         const deleted = this.#streams.deleteGroupRecords(groupId)
         records.push(...deleted.records)
         timers.add(deleted.timers)
+        deletedGroups.push(groupId)
+      } else if (this.consumer.group(groupId) !== undefined) {
+        if (!this.consumer.isEmpty(groupId)) continue
+        records.push(...this.consumer.deleteGroupRecords(groupId))
         deletedGroups.push(groupId)
       } else if (this.classic.hasGroup(groupId)) {
         if (!this.classic.shouldExpire(groupId)) continue

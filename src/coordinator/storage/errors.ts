@@ -1,15 +1,19 @@
-import type { LocalErrorCode } from '../error-codes.js'
+import { LocalError, type LocalErrorCode } from '../../errors.js'
 
-/** The record stores' codes in the catalogue of local error codes (../error-codes.ts). */
+/** The record stores' codes in the catalogue of local error codes (src/errors.ts). */
 export type StorageErrorCode = Extract<LocalErrorCode, `STORAGE_${string}`>
 
-export class StorageError extends Error {
-  readonly code: StorageErrorCode
+/**
+ * A record store's failure. Its own type because the runtime acts on it: a failed append fails
+ * exactly the operations of that write, and STORAGE_OPEN_FAILED (another process holds the data
+ * directory) stops the server from starting.
+ */
+export class StorageError extends LocalError {
+  declare readonly code: StorageErrorCode
 
   constructor(code: StorageErrorCode, message: string, options?: { readonly cause?: unknown }) {
-    super(message, options)
+    super(code, message, options)
     this.name = 'StorageError'
-    this.code = code
   }
 }
 

@@ -31,7 +31,6 @@ export {
   transactionRecordSerde,
   transactionTombstone,
   type TxnRecord,
-  UnknownTransactionStatusError,
 } from './records.js'
 export * from './state.js'
 export {

@@ -3,6 +3,7 @@
  * `TransactionLog.valueToBytes`), a tombstone when an id expires, and replay back into metadata
  * (Kafka's `TransactionLog.read`).
  */
+import { LocalError } from '../../errors.js'
 import {
   decodeTransactionLogRecord,
   encodeTransactionLogRecord,
@@ -79,17 +80,13 @@ export function transactionTombstone(transactionalId: string): TxnRecord {
   return { key: { transactionalId }, value: null }
 }
 
-/** A TransactionStatus no state has (a corrupt or foreign record): replay fails, as Kafka's loader does. */
-export class UnknownTransactionStatusError extends Error {
-  override name = 'UnknownTransactionStatusError'
-}
-
 /** The metadata a record's value describes (Kafka's `TransactionLog.read`). */
 export function metadataFromRecord(transactionalId: string, rec: TxnRecord): TransactionMetadata {
   const v = rec.value!
   const status = v.transactionStatus
   if (!(status >= 0 && status <= 7)) {
-    throw new UnknownTransactionStatusError(
+    throw new LocalError(
+      'TXN_UNKNOWN_STATUS',
       `Unknown transaction state id ${status} from the transaction status message (transactional id ${transactionalId})`,
     )
   }

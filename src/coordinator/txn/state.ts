@@ -3,6 +3,7 @@
  * `TransactionMetadata`). Metadata objects are immutable snapshots: a transition builds a new one,
  * which becomes the shard's state only when its record is replayed.
  */
+import { LocalError } from '../../errors.js'
 
 /** Kafka's state ids, as written in `TransactionLogValue.TransactionStatus`. */
 export const TransactionState = {
@@ -171,11 +172,6 @@ export interface TransactionMetadata {
   readonly clientTransactionVersion: number
 }
 
-/** A transition the table of §3.2 forbids: a bug in the shard, never a client error. */
-export class IllegalTransactionTransitionError extends Error {
-  override name = 'IllegalTransactionTransitionError'
-}
-
 /**
  * Kafka's `prepareTransitionTo`: the metadata after a transition to `changes.state`, with
  * `prevProducerId` set to the producer id before it. Throws when the table forbids the transition or
@@ -189,17 +185,20 @@ export function transition(
 ): TransactionMetadata {
   const to: TransactionMetadata = { ...from, ...changes, prevProducerId: from.producerId }
   if (!VALID_PREVIOUS_STATES.get(to.state)!.has(from.state)) {
-    throw new IllegalTransactionTransitionError(
+    throw new LocalError(
+      'TXN_ILLEGAL_TRANSITION',
       `transactional id ${from.transactionalId}: ${TRANSACTION_STATE_NAMES[to.state]} cannot follow ${TRANSACTION_STATE_NAMES[from.state]}`,
     )
   }
   if (to.producerId < 0n) {
-    throw new IllegalTransactionTransitionError(
+    throw new LocalError(
+      'TXN_ILLEGAL_TRANSITION',
       `transactional id ${from.transactionalId}: producer id ${to.producerId}`,
     )
   }
   if (to.state !== S.DEAD && to.producerEpoch < 0) {
-    throw new IllegalTransactionTransitionError(
+    throw new LocalError(
+      'TXN_ILLEGAL_TRANSITION',
       `transactional id ${from.transactionalId}: producer epoch ${to.producerEpoch}`,
     )
   }

@@ -11,8 +11,20 @@ import { type GroupMetadataKey, readGroupMetadataKey, writeGroupMetadataKey } fr
 import { type GroupMetadataValue, readGroupMetadataValue, writeGroupMetadataValue } from './records/GroupMetadataValue.js'
 import { type ConsumerGroupMetadataKey, readConsumerGroupMetadataKey, writeConsumerGroupMetadataKey } from './records/ConsumerGroupMetadataKey.js'
 import { type ConsumerGroupMetadataValue, readConsumerGroupMetadataValue, writeConsumerGroupMetadataValue } from './records/ConsumerGroupMetadataValue.js'
+import { type ConsumerGroupPartitionMetadataKey, readConsumerGroupPartitionMetadataKey, writeConsumerGroupPartitionMetadataKey } from './records/ConsumerGroupPartitionMetadataKey.js'
+import { type ConsumerGroupPartitionMetadataValue, readConsumerGroupPartitionMetadataValue, writeConsumerGroupPartitionMetadataValue } from './records/ConsumerGroupPartitionMetadataValue.js'
+import { type ConsumerGroupMemberMetadataKey, readConsumerGroupMemberMetadataKey, writeConsumerGroupMemberMetadataKey } from './records/ConsumerGroupMemberMetadataKey.js'
+import { type ConsumerGroupMemberMetadataValue, readConsumerGroupMemberMetadataValue, writeConsumerGroupMemberMetadataValue } from './records/ConsumerGroupMemberMetadataValue.js'
+import { type ConsumerGroupTargetAssignmentMetadataKey, readConsumerGroupTargetAssignmentMetadataKey, writeConsumerGroupTargetAssignmentMetadataKey } from './records/ConsumerGroupTargetAssignmentMetadataKey.js'
+import { type ConsumerGroupTargetAssignmentMetadataValue, readConsumerGroupTargetAssignmentMetadataValue, writeConsumerGroupTargetAssignmentMetadataValue } from './records/ConsumerGroupTargetAssignmentMetadataValue.js'
+import { type ConsumerGroupTargetAssignmentMemberKey, readConsumerGroupTargetAssignmentMemberKey, writeConsumerGroupTargetAssignmentMemberKey } from './records/ConsumerGroupTargetAssignmentMemberKey.js'
+import { type ConsumerGroupTargetAssignmentMemberValue, readConsumerGroupTargetAssignmentMemberValue, writeConsumerGroupTargetAssignmentMemberValue } from './records/ConsumerGroupTargetAssignmentMemberValue.js'
+import { type ConsumerGroupCurrentMemberAssignmentKey, readConsumerGroupCurrentMemberAssignmentKey, writeConsumerGroupCurrentMemberAssignmentKey } from './records/ConsumerGroupCurrentMemberAssignmentKey.js'
+import { type ConsumerGroupCurrentMemberAssignmentValue, readConsumerGroupCurrentMemberAssignmentValue, writeConsumerGroupCurrentMemberAssignmentValue } from './records/ConsumerGroupCurrentMemberAssignmentValue.js'
 import { type ShareGroupMetadataKey, readShareGroupMetadataKey, writeShareGroupMetadataKey } from './records/ShareGroupMetadataKey.js'
 import { type ShareGroupMetadataValue, readShareGroupMetadataValue, writeShareGroupMetadataValue } from './records/ShareGroupMetadataValue.js'
+import { type ConsumerGroupRegularExpressionKey, readConsumerGroupRegularExpressionKey, writeConsumerGroupRegularExpressionKey } from './records/ConsumerGroupRegularExpressionKey.js'
+import { type ConsumerGroupRegularExpressionValue, readConsumerGroupRegularExpressionValue, writeConsumerGroupRegularExpressionValue } from './records/ConsumerGroupRegularExpressionValue.js'
 import { type StreamsGroupMetadataKey, readStreamsGroupMetadataKey, writeStreamsGroupMetadataKey } from './records/StreamsGroupMetadataKey.js'
 import { type StreamsGroupMetadataValue, readStreamsGroupMetadataValue, writeStreamsGroupMetadataValue } from './records/StreamsGroupMetadataValue.js'
 import { type StreamsGroupMemberMetadataKey, readStreamsGroupMemberMetadataKey, writeStreamsGroupMemberMetadataKey } from './records/StreamsGroupMemberMetadataKey.js'
@@ -25,6 +37,8 @@ import { type StreamsGroupCurrentMemberAssignmentKey, readStreamsGroupCurrentMem
 import { type StreamsGroupCurrentMemberAssignmentValue, readStreamsGroupCurrentMemberAssignmentValue, writeStreamsGroupCurrentMemberAssignmentValue } from './records/StreamsGroupCurrentMemberAssignmentValue.js'
 import { type StreamsGroupTopologyKey, readStreamsGroupTopologyKey, writeStreamsGroupTopologyKey } from './records/StreamsGroupTopologyKey.js'
 import { type StreamsGroupTopologyValue, readStreamsGroupTopologyValue, writeStreamsGroupTopologyValue } from './records/StreamsGroupTopologyValue.js'
+import { type TxnOffsetCommitKey, readTxnOffsetCommitKey, writeTxnOffsetCommitKey } from './records/TxnOffsetCommitKey.js'
+import { type TxnOffsetCommitValue, readTxnOffsetCommitValue, writeTxnOffsetCommitValue } from './records/TxnOffsetCommitValue.js'
 
 /** A coordinator record: key and value (null = tombstone), tagged with the record name. */
 export type CoordinatorRecord =
@@ -32,13 +46,20 @@ export type CoordinatorRecord =
   | { type: 'OffsetCommit'; key: OffsetCommitKey; value: OffsetCommitValue | null; valueVersion?: number }
   | { type: 'GroupMetadata'; key: GroupMetadataKey; value: GroupMetadataValue | null; valueVersion?: number }
   | { type: 'ConsumerGroupMetadata'; key: ConsumerGroupMetadataKey; value: ConsumerGroupMetadataValue | null; valueVersion?: number }
+  | { type: 'ConsumerGroupPartitionMetadata'; key: ConsumerGroupPartitionMetadataKey; value: ConsumerGroupPartitionMetadataValue | null; valueVersion?: number }
+  | { type: 'ConsumerGroupMemberMetadata'; key: ConsumerGroupMemberMetadataKey; value: ConsumerGroupMemberMetadataValue | null; valueVersion?: number }
+  | { type: 'ConsumerGroupTargetAssignmentMetadata'; key: ConsumerGroupTargetAssignmentMetadataKey; value: ConsumerGroupTargetAssignmentMetadataValue | null; valueVersion?: number }
+  | { type: 'ConsumerGroupTargetAssignmentMember'; key: ConsumerGroupTargetAssignmentMemberKey; value: ConsumerGroupTargetAssignmentMemberValue | null; valueVersion?: number }
+  | { type: 'ConsumerGroupCurrentMemberAssignment'; key: ConsumerGroupCurrentMemberAssignmentKey; value: ConsumerGroupCurrentMemberAssignmentValue | null; valueVersion?: number }
   | { type: 'ShareGroupMetadata'; key: ShareGroupMetadataKey; value: ShareGroupMetadataValue | null; valueVersion?: number }
+  | { type: 'ConsumerGroupRegularExpression'; key: ConsumerGroupRegularExpressionKey; value: ConsumerGroupRegularExpressionValue | null; valueVersion?: number }
   | { type: 'StreamsGroupMetadata'; key: StreamsGroupMetadataKey; value: StreamsGroupMetadataValue | null; valueVersion?: number }
   | { type: 'StreamsGroupMemberMetadata'; key: StreamsGroupMemberMetadataKey; value: StreamsGroupMemberMetadataValue | null; valueVersion?: number }
   | { type: 'StreamsGroupTargetAssignmentMetadata'; key: StreamsGroupTargetAssignmentMetadataKey; value: StreamsGroupTargetAssignmentMetadataValue | null; valueVersion?: number }
   | { type: 'StreamsGroupTargetAssignmentMember'; key: StreamsGroupTargetAssignmentMemberKey; value: StreamsGroupTargetAssignmentMemberValue | null; valueVersion?: number }
   | { type: 'StreamsGroupCurrentMemberAssignment'; key: StreamsGroupCurrentMemberAssignmentKey; value: StreamsGroupCurrentMemberAssignmentValue | null; valueVersion?: number }
   | { type: 'StreamsGroupTopology'; key: StreamsGroupTopologyKey; value: StreamsGroupTopologyValue | null; valueVersion?: number }
+  | { type: 'TxnOffsetCommit'; key: TxnOffsetCommitKey; value: TxnOffsetCommitValue | null; valueVersion?: number }
 
 export type CoordinatorRecordType = CoordinatorRecord["type"]
 
@@ -96,6 +117,56 @@ export const COORDINATOR_RECORDS: readonly CoordinatorRecordDefinition[] = [
     writeValue: writeConsumerGroupMetadataValue as (w: Writer, m: never, version: number) => void,
   },
   {
+    type: 'ConsumerGroupPartitionMetadata',
+    typeId: 4,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readConsumerGroupPartitionMetadataKey,
+    writeKey: writeConsumerGroupPartitionMetadataKey as (w: Writer, m: never, version: number) => void,
+    readValue: readConsumerGroupPartitionMetadataValue,
+    writeValue: writeConsumerGroupPartitionMetadataValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'ConsumerGroupMemberMetadata',
+    typeId: 5,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readConsumerGroupMemberMetadataKey,
+    writeKey: writeConsumerGroupMemberMetadataKey as (w: Writer, m: never, version: number) => void,
+    readValue: readConsumerGroupMemberMetadataValue,
+    writeValue: writeConsumerGroupMemberMetadataValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'ConsumerGroupTargetAssignmentMetadata',
+    typeId: 6,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readConsumerGroupTargetAssignmentMetadataKey,
+    writeKey: writeConsumerGroupTargetAssignmentMetadataKey as (w: Writer, m: never, version: number) => void,
+    readValue: readConsumerGroupTargetAssignmentMetadataValue,
+    writeValue: writeConsumerGroupTargetAssignmentMetadataValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'ConsumerGroupTargetAssignmentMember',
+    typeId: 7,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readConsumerGroupTargetAssignmentMemberKey,
+    writeKey: writeConsumerGroupTargetAssignmentMemberKey as (w: Writer, m: never, version: number) => void,
+    readValue: readConsumerGroupTargetAssignmentMemberValue,
+    writeValue: writeConsumerGroupTargetAssignmentMemberValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'ConsumerGroupCurrentMemberAssignment',
+    typeId: 8,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readConsumerGroupCurrentMemberAssignmentKey,
+    writeKey: writeConsumerGroupCurrentMemberAssignmentKey as (w: Writer, m: never, version: number) => void,
+    readValue: readConsumerGroupCurrentMemberAssignmentValue,
+    writeValue: writeConsumerGroupCurrentMemberAssignmentValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
     type: 'ShareGroupMetadata',
     typeId: 11,
     minValueVersion: 0,
@@ -104,6 +175,16 @@ export const COORDINATOR_RECORDS: readonly CoordinatorRecordDefinition[] = [
     writeKey: writeShareGroupMetadataKey as (w: Writer, m: never, version: number) => void,
     readValue: readShareGroupMetadataValue,
     writeValue: writeShareGroupMetadataValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'ConsumerGroupRegularExpression',
+    typeId: 16,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readConsumerGroupRegularExpressionKey,
+    writeKey: writeConsumerGroupRegularExpressionKey as (w: Writer, m: never, version: number) => void,
+    readValue: readConsumerGroupRegularExpressionValue,
+    writeValue: writeConsumerGroupRegularExpressionValue as (w: Writer, m: never, version: number) => void,
   },
   {
     type: 'StreamsGroupMetadata',
@@ -164,5 +245,15 @@ export const COORDINATOR_RECORDS: readonly CoordinatorRecordDefinition[] = [
     writeKey: writeStreamsGroupTopologyKey as (w: Writer, m: never, version: number) => void,
     readValue: readStreamsGroupTopologyValue,
     writeValue: writeStreamsGroupTopologyValue as (w: Writer, m: never, version: number) => void,
+  },
+  {
+    type: 'TxnOffsetCommit',
+    typeId: 32528,
+    minValueVersion: 0,
+    maxValueVersion: 0,
+    readKey: readTxnOffsetCommitKey,
+    writeKey: writeTxnOffsetCommitKey as (w: Writer, m: never, version: number) => void,
+    readValue: readTxnOffsetCommitValue,
+    writeValue: writeTxnOffsetCommitValue as (w: Writer, m: never, version: number) => void,
   },
 ]

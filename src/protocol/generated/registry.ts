@@ -75,6 +75,10 @@ import { type IncrementalAlterConfigsRequest, createIncrementalAlterConfigsReque
 import { type IncrementalAlterConfigsResponse, createIncrementalAlterConfigsResponse, readIncrementalAlterConfigsResponse, writeIncrementalAlterConfigsResponse } from './messages/IncrementalAlterConfigsResponse.js'
 import { type OffsetDeleteRequest, createOffsetDeleteRequest, readOffsetDeleteRequest, writeOffsetDeleteRequest } from './messages/OffsetDeleteRequest.js'
 import { type OffsetDeleteResponse, createOffsetDeleteResponse, readOffsetDeleteResponse, writeOffsetDeleteResponse } from './messages/OffsetDeleteResponse.js'
+import { type DescribeClientQuotasRequest, createDescribeClientQuotasRequest, readDescribeClientQuotasRequest, writeDescribeClientQuotasRequest } from './messages/DescribeClientQuotasRequest.js'
+import { type DescribeClientQuotasResponse, createDescribeClientQuotasResponse, readDescribeClientQuotasResponse, writeDescribeClientQuotasResponse } from './messages/DescribeClientQuotasResponse.js'
+import { type AlterClientQuotasRequest, createAlterClientQuotasRequest, readAlterClientQuotasRequest, writeAlterClientQuotasRequest } from './messages/AlterClientQuotasRequest.js'
+import { type AlterClientQuotasResponse, createAlterClientQuotasResponse, readAlterClientQuotasResponse, writeAlterClientQuotasResponse } from './messages/AlterClientQuotasResponse.js'
 import { type DescribeClusterRequest, createDescribeClusterRequest, readDescribeClusterRequest, writeDescribeClusterRequest } from './messages/DescribeClusterRequest.js'
 import { type DescribeClusterResponse, createDescribeClusterResponse, readDescribeClusterResponse, writeDescribeClusterResponse } from './messages/DescribeClusterResponse.js'
 import { type DescribeProducersRequest, createDescribeProducersRequest, readDescribeProducersRequest, writeDescribeProducersRequest } from './messages/DescribeProducersRequest.js'
@@ -132,6 +136,8 @@ export const ApiKeys = {
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
+  DescribeClientQuotas: 48,
+  AlterClientQuotas: 49,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
@@ -198,6 +204,8 @@ export interface ApiMessageTypes {
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse }
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse }
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse }
+  48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse }
+  49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse }
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse }
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse }
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse }
@@ -679,6 +687,32 @@ export const API_DEFINITIONS: {
     createResponse: createOffsetDeleteResponse,
     readResponse: readOffsetDeleteResponse,
     writeResponse: writeOffsetDeleteResponse,
+  },
+  48: {
+    name: 'DescribeClientQuotas',
+    apiKey: 48,
+    minVersion: 0,
+    maxVersion: 1,
+    firstFlexibleVersion: 1,
+    createRequest: createDescribeClientQuotasRequest,
+    readRequest: readDescribeClientQuotasRequest,
+    writeRequest: writeDescribeClientQuotasRequest,
+    createResponse: createDescribeClientQuotasResponse,
+    readResponse: readDescribeClientQuotasResponse,
+    writeResponse: writeDescribeClientQuotasResponse,
+  },
+  49: {
+    name: 'AlterClientQuotas',
+    apiKey: 49,
+    minVersion: 0,
+    maxVersion: 1,
+    firstFlexibleVersion: 1,
+    createRequest: createAlterClientQuotasRequest,
+    readRequest: readAlterClientQuotasRequest,
+    writeRequest: writeAlterClientQuotasRequest,
+    createResponse: createAlterClientQuotasResponse,
+    readResponse: readAlterClientQuotasResponse,
+    writeResponse: writeAlterClientQuotasResponse,
   },
   60: {
     name: 'DescribeCluster',

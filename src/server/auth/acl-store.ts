@@ -1,3 +1,4 @@
+import { LocalError } from '../../errors.js'
 import type { CoordinatorRecord, RecordStore } from '../../coordinator/storage/types.js'
 import {
   type AclBinding,
@@ -25,14 +26,10 @@ export const ACL_LOG_ID = 2147483646
 export const ACL_RECORD_TYPE = 0x7f02
 const VALUE_V0 = Uint8Array.of(0, 0)
 
-export class AclRecordError extends Error {
-  override name = 'AclRecordError'
-}
-
 export function encodeAclKey(b: AclBinding): Uint8Array {
   const strings = [b.resourceName, b.principal, b.host].map((s) => Buffer.from(s, 'utf8'))
   for (const s of strings)
-    if (s.length > 0x7fff) throw new AclRecordError('ACL field longer than 32767 bytes')
+    if (s.length > 0x7fff) throw new LocalError('ACL_RECORD_INVALID', 'ACL field longer than 32767 bytes')
   const out = Buffer.alloc(2 + 2 + strings.reduce((n, s) => n + 2 + s.length, 0) + 2)
   let o = out.writeInt16BE(ACL_RECORD_TYPE, 0)
   o = out.writeInt8(ResourceType[b.resourceType], o)
@@ -50,11 +47,13 @@ export function decodeAclKey(key: Uint8Array): AclBinding {
   const buf = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
   let o = 0
   const need = (n: number) => {
-    if (o + n > buf.length) throw new AclRecordError(`ACL record key truncated at byte ${o}`)
+    if (o + n > buf.length)
+      throw new LocalError('ACL_RECORD_INVALID', `ACL record key truncated at byte ${o}`)
   }
   need(4)
   const type = buf.readInt16BE(0)
-  if (type !== ACL_RECORD_TYPE) throw new AclRecordError(`unexpected record type ${type} in the ACL log`)
+  if (type !== ACL_RECORD_TYPE)
+    throw new LocalError('ACL_RECORD_INVALID', `unexpected record type ${type} in the ACL log`)
   const resourceType = resourceTypeName(buf.readInt8(2))
   const patternType = patternTypeName(buf.readInt8(3))
   o = 4

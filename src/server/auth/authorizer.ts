@@ -1,3 +1,5 @@
+import { ApiError } from '../../protocol/api-error.js'
+import { ErrorCode } from '../../protocol/errors.js'
 import type { RecordStore } from '../../coordinator/storage/types.js'
 import type { AclOperationName, Authorizer } from '../router.js'
 import {
@@ -47,10 +49,8 @@ export const DEFAULT_MAX_ACL_BYTES = 4096
 /** Kafka's controller writes at most this many records for one request (MAX_RECORDS_PER_USER_OP). */
 export const MAX_ACLS_PER_REQUEST = 10_000
 
-/** A creation the limits refuse (POLICY_VIOLATION, the message naming the limit). */
-export class AclLimitError extends Error {
-  override name = 'AclLimitError'
-}
+/** A creation the limits refuse: POLICY_VIOLATION, the message naming the limit. */
+const aclLimit = (message: string): ApiError => new ApiError(ErrorCode.POLICY_VIOLATION, message)
 
 /** UTF-8 bytes of the strings of an ACL (resource name, principal, host): what max.acl.bytes bounds. */
 export function aclBytes(b: AclBinding): number {
@@ -221,7 +221,7 @@ export class AclAuthorizer implements Authorizer {
 
   /**
    * Adds already validated bindings in one append. Bindings that exist already are kept (creating
-   * an existing ACL succeeds without change, as in Kafka). Rejects with {@link AclLimitError},
+   * an existing ACL succeeds without change, as in Kafka). Rejects with an {@link ApiError} (POLICY_VIOLATION),
    * storing nothing, when the new ones are more than Kafka writes for one request or would take the
    * server above `max.acls`.
    */
@@ -235,9 +235,9 @@ export class AclAuthorizer implements Authorizer {
       if (fresh.size === 0) return
       // Kafka's BoundedList of one request's records, and its text.
       if (fresh.size > MAX_ACLS_PER_REQUEST)
-        throw new AclLimitError('Unable to perform excessively large batch operation.')
+        throw aclLimit('Unable to perform excessively large batch operation.')
       if (this.#acls.size + fresh.size > this.#maxAcls) {
-        throw new AclLimitError(
+        throw aclLimit(
           `Creating ${fresh.size} ACL(s) would bring the server to ${this.#acls.size + fresh.size} ACLs, above the limit of ${this.#maxAcls} (max.acls).`,
         )
       }

@@ -1,11 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import {
-  isScramMechanism,
-  parseScramUsers,
-  ScramFailure,
-  ScramServer,
-  type ScramCredentials,
-} from './scram.js'
+import { isScramMechanism, parseScramUsers, ScramServer, type ScramCredentials } from './scram.js'
 
 /**
  * The SASL mechanisms served (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), their credentials from the
@@ -15,19 +9,9 @@ import {
 export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const
 export type SaslMechanismName = (typeof SASL_MECHANISMS)[number]
 
-/**
- * A refused exchange. `clientMessage` is what Kafka sends the client as is (its
- * SaslAuthenticationException); null means Kafka's generic "invalid credentials" text. `message`
- * is the detail for the server log and never holds a secret.
- */
-export class SaslFailure extends Error {
-  override name = 'SaslFailure'
-  readonly clientMessage: string | null
-  constructor(detail: string, clientMessage: string | null) {
-    super(detail)
-    this.clientMessage = clientMessage
-  }
-}
+import { SaslFailure } from './sasl-failure.js'
+
+export { SaslFailure }
 
 /** The server side of one exchange. */
 export interface SaslServerMechanism {
@@ -143,12 +127,7 @@ class ScramMechanismServer implements SaslServerMechanism {
   }
 
   evaluate(token: Uint8Array): Uint8Array {
-    try {
-      return this.#server.evaluate(token)
-    } catch (err) {
-      if (err instanceof ScramFailure) throw new SaslFailure(err.message, err.clientMessage)
-      throw err
-    }
+    return this.#server.evaluate(token)
   }
 }
 

@@ -1,3 +1,4 @@
+import { SaslFailure } from './sasl-failure.js'
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /**
@@ -156,17 +157,6 @@ export function parseScramUsers(value: string): ScramCredentials {
 // ---------------------------------------------------------------------------------------------
 // Server exchange
 
-/** Failure the client is told about in Kafka's generic words (the detail is for the log only). */
-export class ScramFailure extends Error {
-  override name = 'ScramFailure'
-  /** Non-null when Kafka passes the text to the client as is. */
-  readonly clientMessage: string | null
-  constructor(detail: string, clientMessage: string | null = null) {
-    super(detail)
-    this.clientMessage = clientMessage
-  }
-}
-
 const SASLNAME = '(?:[^,=]|=2C|=3D)+'
 const PRINTABLE = '[\\x21-\\x2B\\x2D-\\x7E]+'
 const EXTENSIONS = '(?:,[A-Za-z]+=[^,]*)*'
@@ -219,12 +209,12 @@ export class ScramServer {
     return this.#user
   }
 
-  /** Answers one client message; throws ScramFailure. */
+  /** Answers one client message; throws SaslFailure. */
   evaluate(token: Uint8Array): Uint8Array {
     try {
       if (this.#state === 'client-first') return this.#clientFirst(token)
       if (this.#state === 'client-final') return this.#clientFinal(token)
-      throw new ScramFailure(`Unexpected challenge in SCRAM server state ${this.#state}`)
+      throw new SaslFailure(`Unexpected challenge in SCRAM server state ${this.#state}`)
     } catch (err) {
       this.#state = 'failed'
       this.#credential = undefined
@@ -235,22 +225,22 @@ export class ScramServer {
   #clientFirst(token: Uint8Array): Uint8Array {
     const text = Buffer.from(token).toString('utf8')
     const m = CLIENT_FIRST.exec(text)
-    if (m === null) throw new ScramFailure('Invalid SCRAM client first message format')
+    if (m === null) throw new SaslFailure('Invalid SCRAM client first message format')
     const [, authzid, bare, saslName, clientNonce, extensions] = m
     if (/(^|,)tokenauth=true(,|$)/i.test(extensions)) {
-      throw new ScramFailure('delegation token authentication is not served')
+      throw new SaslFailure('delegation token authentication is not served')
     }
     const user = saslNameToUser(saslName)
     const credential = this.#credentials.get(user)
-    if (credential === undefined) throw new ScramFailure('Authentication failed: Invalid user credentials')
+    if (credential === undefined) throw new SaslFailure('Authentication failed: Invalid user credentials')
     const authz = authzid === undefined ? '' : saslNameToUser(authzid)
     if (authz !== '' && authz !== user) {
       const msg =
         'Authentication failed: Client requested an authorization id that is different from username'
-      throw new ScramFailure(msg, msg)
+      throw new SaslFailure(msg, msg)
     }
     if (credential.iterations < SCRAM_MIN_ITERATIONS) {
-      throw new ScramFailure(
+      throw new SaslFailure(
         `Iterations ${credential.iterations} is less than the minimum ${SCRAM_MIN_ITERATIONS} for ${this.#mechanism}`,
       )
     }
@@ -268,7 +258,7 @@ export class ScramServer {
     const credential = this.#credential as ScramCredential
     const text = Buffer.from(token).toString('utf8')
     const m = CLIENT_FINAL.exec(text)
-    if (m === null) throw new ScramFailure('Invalid SCRAM client final message format')
+    if (m === null) throw new SaslFailure('Invalid SCRAM client final message format')
     const [, withoutProof, channel, nonce, proofText] = m
     // RFC 5802 5.1: the nonce must be the one of the server-first message, exactly (Kafka 4.0 and
     // later check the same). librdkafka before 2.6.1 (kcat in Debian: 2.0.2) prepends its client
@@ -278,19 +268,19 @@ export class ScramServer {
     //   c=biws,r=-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.c-@nlf=A8ui_wy5b<y>I4OxP>|[c9W2.ckdQT4M-…,p=…
     // (Kafka 3.8.1 to 3.9 accepted any nonce ending with the server's; before 3.8.1 Kafka did not
     // compare it.) See docs/security.md and the librdkafka case in test/server/auth/scram.test.ts.
-    if (nonce !== this.#fullNonce) throw new ScramFailure('Invalid client nonce in the final client message.')
+    if (nonce !== this.#fullNonce) throw new SaslFailure('Invalid client nonce in the final client message.')
     if (Buffer.from(channel, 'base64').toString('utf8') !== this.#gs2Header) {
-      throw new ScramFailure('Invalid channel binding in the final client message.')
+      throw new SaslFailure('Invalid channel binding in the final client message.')
     }
     const proof = Buffer.from(proofText, 'base64')
     const mech = this.#mechanism
-    if (proof.length !== HASH[mech].bytes) throw new ScramFailure('Invalid client credentials')
+    if (proof.length !== HASH[mech].bytes) throw new SaslFailure('Invalid client credentials')
     const authMessage = `${this.#clientFirstBare},${this.#serverFirst},${withoutProof}`
     const clientSignature = hmac(mech, credential.storedKey, authMessage)
     const clientKey = Buffer.alloc(proof.length)
     for (let i = 0; i < proof.length; i++) clientKey[i] = proof[i] ^ clientSignature[i]
     if (!timingSafeEqual(hash(mech, clientKey), credential.storedKey)) {
-      throw new ScramFailure('Invalid client credentials')
+      throw new SaslFailure('Invalid client credentials')
     }
     const serverSignature = hmac(mech, credential.serverKey, authMessage)
     this.#credential = undefined

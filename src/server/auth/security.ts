@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { SecureContextOptions, TlsOptions } from 'node:tls'
+import { ConfigError } from '../../config/def.js'
 import type { SecurityProtocol, TopographConfig } from '../config.js'
 import type { SaslListenerSettings } from './authenticator.js'
 import {
@@ -17,9 +18,8 @@ import {
  * listener name in lower case), which wins over the plain key, as in Kafka.
  */
 
-export class SecurityConfigError extends Error {
-  override name = 'SecurityConfigError'
-}
+/** A listener security setting that cannot be honoured (a failed start, like any config error). */
+const securityConfigError = (message: string): ConfigError => new ConfigError(message, null)
 
 export interface ListenerSecurity {
   readonly protocol: SecurityProtocol
@@ -56,7 +56,7 @@ function readPem(path: string, key: string): string {
   try {
     return readFileSync(path, 'utf8')
   } catch (err) {
-    throw new SecurityConfigError(`Cannot read ${key} ${path}: ${(err as Error).message}`)
+    throw securityConfigError(`Cannot read ${key} ${path}: ${(err as Error).message}`)
   }
 }
 
@@ -73,7 +73,7 @@ export function tlsOptionsFor(
   for (const k of ['ssl.keystore.type', 'ssl.truststore.type']) {
     const type = get(k) ?? 'PEM'
     if (type.toUpperCase() !== 'PEM') {
-      throw new SecurityConfigError(
+      throw securityConfigError(
         `Invalid value ${type} for configuration ${k}: only PEM is supported (${where})`,
       )
     }
@@ -85,7 +85,7 @@ export function tlsOptionsFor(
   let certPem: string[]
   if (chain !== undefined || inlineKey !== undefined) {
     if (location !== undefined) {
-      throw new SecurityConfigError(
+      throw securityConfigError(
         `ssl.keystore.location and ssl.keystore.certificate.chain/ssl.keystore.key are both set (${where})`,
       )
     }
@@ -96,23 +96,22 @@ export function tlsOptionsFor(
     keyPem = pemBlocks(text, KEY_LABEL)
     certPem = pemBlocks(text, CERT_LABEL)
   } else {
-    throw new SecurityConfigError(
+    throw securityConfigError(
       `${where} uses TLS but neither ssl.keystore.location nor ssl.keystore.certificate.chain + ssl.keystore.key is set`,
     )
   }
   if (keyPem.length !== 1) {
-    throw new SecurityConfigError(
+    throw securityConfigError(
       `the key store of ${where} must hold exactly one PEM private key, found ${keyPem.length}`,
     )
   }
-  if (certPem.length === 0)
-    throw new SecurityConfigError(`the key store of ${where} holds no PEM certificate`)
+  if (certPem.length === 0) throw securityConfigError(`the key store of ${where} holds no PEM certificate`)
 
   const trustLocation = get('ssl.truststore.location')
   const trustInline = get('ssl.truststore.certificates')
   let ca: string[] | undefined
   if (trustLocation !== undefined && trustInline !== undefined) {
-    throw new SecurityConfigError(
+    throw securityConfigError(
       `ssl.truststore.location and ssl.truststore.certificates are both set (${where})`,
     )
   }
@@ -120,21 +119,21 @@ export function tlsOptionsFor(
     ca = pemBlocks(readPem(trustLocation, 'ssl.truststore.location'), CERT_LABEL)
   else if (trustInline !== undefined) ca = pemBlocks(trustInline, CERT_LABEL)
   if (ca !== undefined && ca.length === 0)
-    throw new SecurityConfigError(`the trust store of ${where} holds no PEM certificate`)
+    throw securityConfigError(`the trust store of ${where} holds no PEM certificate`)
 
   const clientAuth = (get('ssl.client.auth') ?? 'none').toLowerCase()
   if (clientAuth !== 'none' && clientAuth !== 'requested' && clientAuth !== 'required') {
-    throw new SecurityConfigError(
+    throw securityConfigError(
       `Invalid value ${clientAuth} for configuration ssl.client.auth: String must be one of: required, requested, none (${where})`,
     )
   }
   if (clientAuth !== 'none' && ca === undefined) {
-    throw new SecurityConfigError(`ssl.client.auth=${clientAuth} needs a trust store (${where})`)
+    throw securityConfigError(`ssl.client.auth=${clientAuth} needs a trust store (${where})`)
   }
   const protocols = (get('ssl.enabled.protocols') ?? 'TLSv1.2,TLSv1.3').split(',').map((s) => s.trim())
   for (const p of protocols) {
     if (p !== 'TLSv1.2' && p !== 'TLSv1.3') {
-      throw new SecurityConfigError(
+      throw securityConfigError(
         `Invalid value ${p} in ssl.enabled.protocols: only TLSv1.2 and TLSv1.3 are supported (${where})`,
       )
     }
@@ -161,10 +160,10 @@ export function saslMechanismsFor(config: TopographConfig, listenerName: string)
     .map((s) => s.trim())
     .filter((s) => s !== '')
   if (list.length === 0)
-    throw new SecurityConfigError(`No SASL mechanisms are enabled (listener ${listenerName})`)
+    throw securityConfigError(`No SASL mechanisms are enabled (listener ${listenerName})`)
   for (const m of list) {
     if (!(SASL_MECHANISMS as readonly string[]).includes(m)) {
-      throw new SecurityConfigError(
+      throw securityConfigError(
         `SASL mechanism ${m} is not supported (listener ${listenerName}); supported: ${SASL_MECHANISMS.join(', ')}`,
       )
     }
@@ -172,7 +171,7 @@ export function saslMechanismsFor(config: TopographConfig, listenerName: string)
   return list as SaslMechanismName[]
 }
 
-/** Resolves the security of every listener; throws SecurityConfigError on anything unusable. */
+/** Resolves the security of every listener; throws ConfigError on anything unusable. */
 export function resolveListenerSecurity(config: TopographConfig): Map<string, ListenerSecurity> {
   const out = new Map<string, ListenerSecurity>()
   let credentials: SaslCredentialStore | undefined
@@ -180,7 +179,7 @@ export function resolveListenerSecurity(config: TopographConfig): Map<string, Li
     const protocol =
       config.listenerSecurityProtocolMap.get(l.listenerName) ?? (l.listenerName as SecurityProtocol)
     if (!['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'].includes(protocol)) {
-      throw new SecurityConfigError(
+      throw securityConfigError(
         `No security protocol defined for listener ${l.listenerName}; add it to listener.security.protocol.map`,
       )
     }

@@ -45,7 +45,10 @@ export function encodeTxnMarker(
 
 /**
  * Settles a transaction's offsets in one `__consumer_offsets` partition (the group coordinator's
- * end of transaction); returns the partition's marker result.
+ * end of transaction, `GroupCoordinatorService.completeTransaction`); returns the partition's marker
+ * result. The coordinator's own errors (loading, not available, not the coordinator) are answered
+ * as NOT_LEADER_OR_FOLLOWER, which the transaction coordinator retries (Kafka's KafkaApis does
+ * the same translation).
  */
 export type OffsetsMarkerHandler = (marker: TxnMarkerIntent, partition: number) => Promise<number>
 
@@ -86,7 +89,23 @@ export class PartitionMarkerWriter implements TransactionMarkerWriter {
   }
 
   async #write(marker: TxnMarkerIntent, topic: string, partition: number): Promise<number> {
-    if (topic === GROUP_METADATA_TOPIC_NAME) return this.#offsets(marker, partition)
+    if (topic === GROUP_METADATA_TOPIC_NAME) {
+      if (!this.partitionExists(topic, partition)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+      let errorCode: number
+      try {
+        errorCode = await this.#offsets(marker, partition)
+      } catch {
+        errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE
+      }
+      switch (errorCode) {
+        case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+        case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+        case ErrorCode.NOT_COORDINATOR:
+          return ErrorCode.NOT_LEADER_OR_FOLLOWER
+        default:
+          return errorCode
+      }
+    }
     const log = this.#data.partition(topic, partition)
     if (log === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     const now = this.#now()

@@ -30,6 +30,7 @@
 // field is empty or starts with a whole batch; the log ends it at a batch boundary, never cutting
 // the last batch (a documented difference from Kafka, which may send a partial last batch).
 import type { IsolationLevel, PartitionLog } from '../../log/index.js'
+import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type {
   FetchRequest,
@@ -43,7 +44,7 @@ import {
 } from '../../protocol/generated/messages/FetchResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt, toNumber } from '../data/requests.js'
-import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
+import { defineHandler, type RequestContext } from '../router.js'
 
 /** One partition of the request. */
 interface Wanted {
@@ -277,7 +278,7 @@ export const handler = defineHandler({
     const byId = version >= 13
     // 1.
     if (request.isolationLevel !== 0 && request.isolationLevel !== 1) {
-      throw new InvalidRequestError(`Unknown isolation level ${request.isolationLevel}`)
+      throw invalidRequest(`Unknown isolation level ${request.isolationLevel}`)
     }
     const isolationLevel: IsolationLevel =
       request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted'

@@ -21,6 +21,7 @@
 //      written from v4 only.
 // Every ReplicaId is answered the same way. Topics come back in the order first asked, each
 // partition once.
+import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type {
   ListOffsetsRequest,
@@ -33,7 +34,7 @@ import {
   type ListOffsetsResponseListOffsetsTopicResponse,
 } from '../../protocol/generated/messages/ListOffsetsResponse.js'
 import { toBigInt } from '../data/requests.js'
-import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
+import { defineHandler, type RequestContext } from '../router.js'
 
 /** The special timestamps and the first ListOffsets version that may carry each. */
 const MIN_VERSION_OF_CODE: ReadonlyMap<bigint, number> = new Map([
@@ -123,7 +124,7 @@ export const handler = defineHandler({
 
     // 2. The isolation level is read only when there is something to look up.
     if (request.isolationLevel !== 0 && request.isolationLevel !== 1) {
-      throw new InvalidRequestError(`Unknown isolation level ${request.isolationLevel}`)
+      throw invalidRequest(`Unknown isolation level ${request.isolationLevel}`)
     }
 
     // 3. Partitions asked more than once.

@@ -10,6 +10,7 @@
 // request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
 // names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
 // MetadataRequest.getErrorResponse).
+import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createMetadataResponse,
@@ -18,7 +19,7 @@ import {
 } from '../../protocol/generated/messages/MetadataResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
-import { defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
+import { defineHandler, type RequestContext } from '../router.js'
 import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
@@ -122,10 +123,10 @@ export const handler = defineHandler({
       // KafkaApis checks, with its messages).
       for (const t of requested) {
         if (version < 12 && t.name === null) {
-          throw new InvalidRequestError(`Topic name can not be null for version ${version}`)
+          throw invalidRequest(`Topic name can not be null for version ${version}`)
         }
         if (version < 12 && t.topicId !== ZERO_UUID) {
-          throw new InvalidRequestError(`Topic IDs are not supported in requests for version ${version}`)
+          throw invalidRequest(`Topic IDs are not supported in requests for version ${version}`)
         }
       }
     }
@@ -161,8 +162,7 @@ export const handler = defineHandler({
       for (const r of requested) {
         const name = r.name
         // v12+: an entry with neither a name nor an id names no topic.
-        if (name === null)
-          throw new InvalidRequestError('A requested topic has neither a name nor a topic id')
+        if (name === null) throw invalidRequest('A requested topic has neither a name nor a topic id')
         if (seen.has(name)) continue
         seen.add(name)
         if (!describable(name)) {

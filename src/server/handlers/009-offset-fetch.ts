@@ -1,6 +1,7 @@
 // OffsetFetch (key 9): serves v1–v10. v1–v7 fetch one group (v2+ may ask for every topic with a
 // null topic list and carry a group-level error); v8+ fetch several groups; v9+ carry the member id
 // and epoch the group checks (streams groups: member and exact epoch); v10 names topics by id.
+// v7+ RequireStable: a partition with a pending transactional offset answers UNSTABLE_OFFSET_COMMIT.
 // Authorization as Kafka: DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED), DESCRIBE on each
 // named topic (TOPIC_AUTHORIZATION_FAILED partitions, after the others); a fetch of every topic
 // leaves out the topics the principal may not describe.
@@ -19,6 +20,8 @@ interface GroupAsk {
   readonly groupId: string
   readonly memberId: string | null
   readonly memberEpoch: number
+  /** v7+ RequireStable: pending transactional offsets answer UNSTABLE_OFFSET_COMMIT. */
+  readonly requireStable: boolean
   /** null: every topic. */
   readonly topics:
     | readonly {
@@ -36,6 +39,7 @@ function asks(request: OffsetFetchRequest, version: number): GroupAsk[] {
         groupId: request.groupId,
         memberId: null,
         memberEpoch: -1,
+        requireStable: version >= 7 && request.requireStable,
         topics: request.topics === null ? null : request.topics.map((t) => ({ ...t, topicId: '' })),
       },
     ]
@@ -44,6 +48,7 @@ function asks(request: OffsetFetchRequest, version: number): GroupAsk[] {
     groupId: g.groupId,
     memberId: version >= 9 ? g.memberId : null,
     memberEpoch: version >= 9 ? g.memberEpoch : -1,
+    requireStable: request.requireStable,
     topics: g.topics,
   }))
 }
@@ -72,6 +77,7 @@ async function fetchGroup(
     groupId: ask.groupId,
     memberId: ask.memberId,
     memberEpoch: ask.memberEpoch,
+    requireStable: ask.requireStable,
     topics:
       fetched === null
         ? null

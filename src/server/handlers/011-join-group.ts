@@ -5,12 +5,13 @@
 // reaches the group: a group elects a protocol every member supports once, and such a member's
 // votes could never be counted.
 import type { ClassicGroupsService, ClassicRequestContext } from '../../coordinator/service/classic-groups.js'
+import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createJoinGroupResponse,
   type JoinGroupResponse,
 } from '../../protocol/generated/messages/JoinGroupResponse.js'
-import { clientHostOf, defineHandler, InvalidRequestError, type RequestContext } from '../router.js'
+import { clientHostOf, defineHandler, type RequestContext } from '../router.js'
 
 /** The classic groups part of the coordinator, when one is running. */
 export function classicGroups(ctx: RequestContext): ClassicGroupsService | undefined {
@@ -49,7 +50,7 @@ export const handler = defineHandler({
     }
     const names = new Set<string>()
     for (const p of request.protocols) {
-      if (names.has(p.name)) throw new InvalidRequestError(`Protocol ${p.name} is listed more than once`)
+      if (names.has(p.name)) throw invalidRequest(`Protocol ${p.name} is listed more than once`)
       names.add(p.name)
     }
     const classic = classicGroups(ctx)

@@ -5,6 +5,7 @@
 // strings are longer than max.acl.bytes is POLICY_VIOLATION; so is every valid creation of a request
 // that would store more than 10000 ACLs at once (Kafka's per-request bound and text) or take the
 // server above max.acls.
+import { ApiError } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   type CreateAclsResponseAclCreationResult,
@@ -19,7 +20,6 @@ import {
   validateNewBinding,
 } from '../auth/acl.js'
 import { aclAuthorizer, clusterAllowed, NO_AUTHORIZER } from '../auth/acl-api.js'
-import { AclLimitError } from '../auth/authorizer.js'
 import { defineHandler } from '../router.js'
 
 const ok = (): CreateAclsResponseAclCreationResult => ({ errorCode: ErrorCode.NONE, errorMessage: null })
@@ -70,9 +70,9 @@ export const handler = defineHandler({
           `Created ${valid.length} ACL(s) for ${ctx.principal}`,
         )
       } catch (err) {
-        if (err instanceof AclLimitError) {
+        if (err instanceof ApiError) {
           for (const v of valid) {
-            results[v.index] = { errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: err.message }
+            results[v.index] = { errorCode: err.errorCode, errorMessage: err.errorMessage }
           }
           return createCreateAclsResponse({ results })
         }

@@ -1,11 +1,14 @@
-// ConsumerGroupHeartbeat (key 68): serves v0–v1. Consumer groups (KIP-848) are not served here:
-// aimed at a streams group the heartbeat answers GROUP_ID_NOT_FOUND "Group <g> is not a consumer
-// group." exactly as Kafka does; any other group id gets UNSUPPORTED_VERSION, Kafka's answer when
-// the consumer protocol is not enabled (so a client falls back or fails clearly instead of waiting).
+// ConsumerGroupHeartbeat (key 68): serves v0–v1 (KIP-848; v1 needs the member id from the client).
+// Kafka's KafkaApis gates, in order: UNSUPPORTED_VERSION when group.coordinator.rebalance.protocols
+// does not include consumer; GROUP_AUTHORIZATION_FAILED without READ on the group;
+// TOPIC_AUTHORIZATION_FAILED unless the principal may DESCRIBE every subscribed topic name. These
+// errors carry no message. Otherwise the group coordinator runs the heartbeat on the group's shard
+// (docs/consumer-groups.md).
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
-import { defineHandler } from '../router.js'
+import { unauthorizedTopics } from '../auth/authorized-operations.js'
+import { clientHostOf, defineHandler } from '../router.js'
 
 export const handler = defineHandler({
   apiKey: 68,
@@ -13,30 +16,31 @@ export const handler = defineHandler({
   maxVersion: 1,
   async handle(request, ctx) {
     const coordinator = coordinatorFrom(ctx.server.coordinator)
-    if (!coordinator.isConsumerEnabled) {
-      // Kafka's getErrorResponse: the code, no message.
-      return createConsumerGroupHeartbeatResponse({
-        errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        errorMessage: null,
-        memberId: null,
-      })
+    const heartbeatCtx = {
+      apiVersion: ctx.apiVersion,
+      clientId: ctx.clientId ?? '',
+      clientHost: clientHostOf(ctx),
     }
+    // 1. Consumer groups disabled: the coordinator's UNSUPPORTED_VERSION, before any authorization.
+    if (!coordinator.isConsumerEnabled) return coordinator.consumerGroupHeartbeat(heartbeatCtx, request)
+    // 2. READ on the group.
     if (!ctx.server.authorizer.authorize(ctx.principal, 'READ', 'GROUP', request.groupId)) {
-      // Kafka's error response here carries only the code (no message).
       return createConsumerGroupHeartbeatResponse({
         errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
         errorMessage: null,
         memberId: null,
       })
     }
-    if (request.groupId === '') {
+    // 3. DESCRIBE on every subscribed topic name.
+    const names = request.subscribedTopicNames
+    if (names !== null && names.length > 0 && unauthorizedTopics(ctx, 'DESCRIBE', names).length > 0) {
       return createConsumerGroupHeartbeatResponse({
-        errorCode: ErrorCode.INVALID_REQUEST,
-        errorMessage: "GroupId can't be empty.",
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        errorMessage: null,
         memberId: null,
       })
     }
-    return coordinator.consumerGroupHeartbeat(request.groupId)
+    return coordinator.consumerGroupHeartbeat(heartbeatCtx, request)
   },
   errorResponse(_request, errorCode) {
     return createConsumerGroupHeartbeatResponse({ errorCode, memberId: null })

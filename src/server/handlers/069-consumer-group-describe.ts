@@ -1,4 +1,4 @@
-// ConsumerGroupDescribe (key 69): serves v0–v1. No consumer groups live here: a streams or simple
+// ConsumerGroupDescribe (key 69): serves v0–v1 (KIP-848 consumer groups). A streams, classic or simple
 // group answers GROUP_ID_NOT_FOUND "Group <g> is not a consumer group.", an unknown id "Group <g>
 // not found.", an empty id INVALID_GROUP_ID (Kafka's per-group answers). Without DESCRIBE on a group:
 // GROUP_AUTHORIZATION_FAILED for it, listed before the other groups as Kafka does.
@@ -40,7 +40,7 @@ export const handler = defineHandler({
       if (ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'GROUP', g)) allowed.push(g)
       else denied.push(g)
     }
-    const described = await coordinator.consumerGroupDescribe(allowed)
+    const described = await coordinator.consumerGroupDescribe(allowed, ctx.apiVersion)
     return createConsumerGroupDescribeResponse({
       groups: [
         ...denied.map((g) => row(g, ErrorCode.GROUP_AUTHORIZATION_FAILED)),

@@ -9,25 +9,14 @@ import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createStreamsGroupDescribeResponse,
+  createStreamsGroupDescribeResponseDescribedGroup,
   type StreamsGroupDescribeResponseDescribedGroup,
 } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { groupAuthorizedOperations } from '../auth/authorized-operations.js'
 import { defineHandler } from '../router.js'
 
-const row = (groupId: string, errorCode: number) => ({
-  errorCode,
-  errorMessage: null,
-  groupId,
-  groupState: '',
-  groupEpoch: 0,
-  assignmentEpoch: 0,
-  topology: null,
-  members: [],
-  authorizedOperations: -2147483648,
-  topologyDescription: null,
-  topologyDescriptionStatus: 0,
-  assignorName: null,
-})
+const row = (groupId: string, errorCode: number) =>
+  createStreamsGroupDescribeResponseDescribedGroup({ groupId, errorCode })
 
 /** The topics a described group's topology names: source, repartition sink, repartition source, changelog. */
 function topologyTopics(d: StreamsGroupDescribeResponseDescribedGroup): string[] {

@@ -1,3 +1,4 @@
+import { LocalError } from '../../errors.js'
 import { randomUUID } from 'node:crypto'
 import type { CoordinatorRecord, RecordStore } from '../../coordinator/storage/types.js'
 import { checkTopicConfig } from './topic-configs.js'
@@ -164,23 +165,23 @@ function encodeValue(t: TopicInfo): Uint8Array {
   return value
 }
 
-/** Thrown when the catalog's log holds a record this code cannot read (a newer version, corruption). */
-export class TopicCatalogLoadError extends Error {
-  override name = 'TopicCatalogLoadError'
-}
-
 function decodeRecord(record: CoordinatorRecord): { name: string; info: TopicInfo | null } | null {
   const key = Buffer.from(record.key.buffer, record.key.byteOffset, record.key.byteLength)
   if (key.length < 4 || key.readInt16BE(0) !== TOPIC_RECORD_TYPE) return null
   const len = key.readInt16BE(2)
-  if (len < 0 || 4 + len !== key.length) throw new TopicCatalogLoadError('topic record key is malformed')
+  if (len < 0 || 4 + len !== key.length)
+    throw new LocalError('TOPIC_RECORD_INVALID', 'topic record key is malformed')
   const name = key.toString('utf8', 4)
   if (record.value === null) return { name, info: null }
   const value = Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength)
-  if (value.length < 2) throw new TopicCatalogLoadError(`topic record for '${name}' is malformed`)
+  if (value.length < 2)
+    throw new LocalError('TOPIC_RECORD_INVALID', `topic record for '${name}' is malformed`)
   const version = value.readInt16BE(0)
   if (version !== 0) {
-    throw new TopicCatalogLoadError(`topic record for '${name}' has version ${version}; this version reads 0`)
+    throw new LocalError(
+      'TOPIC_RECORD_INVALID',
+      `topic record for '${name}' has version ${version}; this version reads 0`,
+    )
   }
   const parsed = JSON.parse(value.toString('utf8', 2)) as {
     topicId: string

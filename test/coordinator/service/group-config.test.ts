@@ -1,6 +1,7 @@
 // Group-level configs: Kafka's GroupConfig keys, validation rules and messages (GroupConfig.validate),
 // clamping of stored values (GroupConfig.evaluate), the effective streams settings, the describe
 // entries, and the manager: alterations, atomic storage, replay.
+import { ApiError } from '../../../src/protocol/api-error.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
@@ -12,7 +13,6 @@ import {
   evaluateGroupConfig,
   GROUP_CONFIG_LOG_ID,
   GROUP_CONFIG_NAMES,
-  GroupConfigError,
   GroupConfigManager,
   type GroupConfigContext,
   streamsGroupConfigFrom,
@@ -33,7 +33,8 @@ function problem(configs: Record<string, string>, ctx = context()): string | nul
     validateGroupConfig(new Map(Object.entries(configs)), ctx)
     return null
   } catch (e) {
-    assert.ok(e instanceof GroupConfigError)
+    assert.ok(e instanceof ApiError)
+    assert.equal(e.errorCode, ErrorCode.INVALID_CONFIG)
     return e.message
   }
 }

@@ -8,6 +8,7 @@ import {
 import { StickyTaskAssignor } from '../../../src/coordinator/shard/streams/assignor/index.js'
 import type { CoordinatorRecord } from '../../../src/protocol/generated/coordinator-records.js'
 import { decodeCoordinatorRecord, encodeCoordinatorRecord } from '../../../src/protocol/records.js'
+import { CONSUMER_GROUP_CONFIG_DEFAULTS } from '../../../src/coordinator/shard/consumer/config.js'
 import { heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './streams/harness.js'
 
 const assignors = { select: () => new StickyTaskAssignor() }
@@ -369,15 +370,36 @@ describe('GroupCoordinatorShard group APIs', () => {
     assert.deepEqual(snapshot(replayInto(log)), snapshot(shard))
   })
 
-  it('ConsumerGroupHeartbeat/Describe on a streams group answer as Kafka; other ids are not served', () => {
+  it('ConsumerGroupHeartbeat/Describe on a streams group answer as Kafka', () => {
     const shard = newShard()
     const log: CoordinatorRecord[] = []
     heartbeat(shard, log, 0, joinRequest())
+    const join = {
+      groupId: 'g',
+      memberId: 'm1',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: 30000,
+      subscribedTopicNames: ['foo'],
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      topicPartitions: [],
+    }
+    const consumerCtx = {
+      nowMs: 0,
+      requestApiVersion: 1,
+      clientId: 'c',
+      clientHost: '/127.0.0.1',
+      config: CONSUMER_GROUP_CONFIG_DEFAULTS,
+      newMemberId: () => 'generated',
+    }
+    const r = shard.consumerGroupHeartbeat(consumerCtx, join)
+    assert.deepEqual(r.records, [])
     assert.deepEqual(
-      [shard.consumerGroupHeartbeat('g').errorCode, shard.consumerGroupHeartbeat('g').errorMessage],
+      [r.response.errorCode, r.response.errorMessage],
       [69, 'Group g is not a consumer group.'],
     )
-    assert.equal(shard.consumerGroupHeartbeat('new').errorCode, 35)
     assert.deepEqual(
       shard.consumerGroupDescribe(['g', 'x']).map((d) => [d.errorCode, d.errorMessage]),
       [

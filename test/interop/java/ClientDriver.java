@@ -78,6 +78,9 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -149,6 +152,10 @@ public final class ClientDriver {
                 return describeTopics(req);
             case "describeLogDirs":
                 return describeLogDirs();
+            case "alterClientQuotas":
+                return alterClientQuotas(req);
+            case "describeClientQuotas":
+                return describeClientQuotas();
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -500,6 +507,34 @@ public final class ClientDriver {
                     o.put("size", e.getValue().size());
                 }
             }
+        }
+        return out;
+    }
+
+    /** req.entries: [{entity: {type: name|null}, ops: {key: value|null}}]; null removes. */
+    private JsonNode alterClientQuotas(JsonNode req) throws Exception {
+        List<ClientQuotaAlteration> alterations = new ArrayList<>();
+        for (JsonNode e : req.path("entries")) {
+            Map<String, String> entity = new HashMap<>();
+            e.path("entity").fields().forEachRemaining(f -> entity.put(f.getKey(), f.getValue().isNull() ? null : f.getValue().asText()));
+            List<ClientQuotaAlteration.Op> ops = new ArrayList<>();
+            e.path("ops").fields().forEachRemaining(f -> ops.add(new ClientQuotaAlteration.Op(f.getKey(), f.getValue().isNull() ? null : f.getValue().asDouble())));
+            alterations.add(new ClientQuotaAlteration(new ClientQuotaEntity(entity), ops));
+        }
+        admin().alterClientQuotas(alterations).all().get();
+        return JSON.createObjectNode();
+    }
+
+    /** Every entity with its quotas: [{entity: {type: name|null}, quotas: {key: value}}]. */
+    private JsonNode describeClientQuotas() throws Exception {
+        Map<ClientQuotaEntity, Map<String, Double>> all = admin().describeClientQuotas(ClientQuotaFilter.all()).entities().get();
+        ArrayNode out = JSON.createArrayNode();
+        for (Map.Entry<ClientQuotaEntity, Map<String, Double>> e : all.entrySet()) {
+            ObjectNode o = out.addObject();
+            ObjectNode entity = o.putObject("entity");
+            e.getKey().entries().forEach((k, v) -> entity.put(k, v));
+            ObjectNode quotas = o.putObject("quotas");
+            e.getValue().forEach((k, v) -> quotas.put(k, v));
         }
         return out;
     }

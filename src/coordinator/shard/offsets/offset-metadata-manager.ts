@@ -1,7 +1,9 @@
 /**
- * Committed offsets of the groups of one shard (Kafka's OffsetMetadataManager, without
- * transactions): OffsetCommit, OffsetFetch and OffsetDelete, the OffsetCommit record builders,
- * `replay` of OffsetCommit records, tombstones for DeleteGroups, and the expiry of old offsets.
+ * Committed offsets of the groups of one shard (Kafka's OffsetMetadataManager): OffsetCommit,
+ * TxnOffsetCommit, OffsetFetch and OffsetDelete, the OffsetCommit record builders, `replay` of
+ * OffsetCommit and TxnOffsetCommit records, the end of a transaction (its marker), tombstones for
+ * DeleteGroups, and the expiry of old offsets. Pending transactional offsets are kept apart
+ * (`pending-offsets.ts`) until their transaction ends.
  *
  * Group checks (member epochs, generations, subscriptions) belong to the groups: this manager asks
  * them through {@link OffsetGroups} (the shard), as Kafka's asks its GroupMetadataManager. Like every
@@ -15,7 +17,13 @@ import type {
   OffsetFetchResponseOffsetFetchResponseGroup,
   OffsetFetchResponseOffsetFetchResponseTopics,
 } from '../../../protocol/generated/messages/OffsetFetchResponse.js'
+import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import { type CoordinatorResult, NO_TIMERS } from '../result.js'
+import {
+  PendingTransactionalOffsets,
+  type TxnOffsetCommitRecord,
+  txnOffsetCommitTombstone,
+} from './pending-offsets.js'
 
 /** The zero uuid: no topic id known (records written before OffsetCommit v10). */
 export const NO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
@@ -32,6 +40,9 @@ export interface OffsetAndMetadata {
 }
 
 export type OffsetCommitRecord = Extract<CoordinatorRecord, { type: 'OffsetCommit' }>
+
+/** The records the offsets manager writes: committed offsets and pending transactional ones. */
+export type OffsetRecord = OffsetCommitRecord | TxnOffsetCommitRecord
 
 /**
  * The OffsetCommit record for one partition. Kafka writes value version 1 when an expire timestamp
@@ -86,6 +97,33 @@ export interface OffsetCommitInput {
   }[]
 }
 
+/** A TxnOffsetCommit, its topic names resolved (v6 sends topic ids). */
+export interface TxnOffsetCommitInput {
+  readonly transactionalId: string
+  readonly groupId: string
+  readonly producerId: bigint
+  readonly producerEpoch: number
+  /** -1 (v0–v2, or a producer outside group management): no member checks. */
+  readonly generationIdOrMemberEpoch: number
+  readonly memberId: string
+  readonly groupInstanceId: string | null
+  readonly topics: readonly {
+    readonly name: string
+    readonly topicId: string
+    readonly partitions: readonly OffsetCommitPartitionInput[]
+  }[]
+}
+
+/** What the marker of a transaction did to the offsets of one shard. */
+export interface TransactionCompletion {
+  /** NONE, or INVALID_PRODUCER_EPOCH for a marker older than the pending offsets. */
+  readonly errorCode: number
+  /** Offsets made committed (COMMIT) … */
+  readonly committed: number
+  /** … and pending offsets dropped (ABORT, or superseded by a later non-transactional commit). */
+  readonly dropped: number
+}
+
 export interface OffsetCommitContext {
   readonly apiVersion: number
   readonly nowMs: number
@@ -100,6 +138,11 @@ export interface OffsetFetchGroupInput {
   readonly memberEpoch: number
   /** null: every committed offset of the group. */
   readonly topics: readonly { readonly name: string; readonly partitionIndexes: readonly number[] }[] | null
+  /**
+   * OffsetFetch v7+ `RequireStable`: a partition with a pending transactional offset answers
+   * UNSTABLE_OFFSET_COMMIT instead of its committed offset.
+   */
+  readonly requireStable?: boolean
 }
 
 export interface OffsetDeleteInput {
@@ -116,6 +159,12 @@ export interface OffsetDeleteResult {
 export interface OffsetGroups {
   /** The error of a whole commit, or NONE (Kafka's `validateOffsetCommit` of the group). */
   validateOffsetCommit(request: OffsetCommitInput, apiVersion: number): number
+  /**
+   * The error of a whole TxnOffsetCommit, or NONE (Kafka's `validateTransactionalOffsetCommit`):
+   * an unknown group with a generation is GROUP_ID_NOT_FOUND from v6, ILLEGAL_GENERATION below;
+   * STALE_MEMBER_EPOCH only from v6, ILLEGAL_GENERATION below.
+   */
+  validateTransactionalOffsetCommit(request: TxnOffsetCommitInput, apiVersion: number): number
   /** The error of a fetch (member and epoch checks), or NONE; an unknown group is no error. */
   validateOffsetFetch(request: OffsetFetchGroupInput): number
   /** The error of an OffsetDelete on the group (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP …), or NONE. */
@@ -130,6 +179,12 @@ const NO_GROUPS: OffsetGroups = {
     request.generationIdOrMemberEpoch < 0
       ? ErrorCode.NONE
       : apiVersion >= 9
+        ? ErrorCode.GROUP_ID_NOT_FOUND
+        : ErrorCode.ILLEGAL_GENERATION,
+  validateTransactionalOffsetCommit: (request, apiVersion) =>
+    request.generationIdOrMemberEpoch < 0
+      ? ErrorCode.NONE
+      : apiVersion >= 6
         ? ErrorCode.GROUP_ID_NOT_FOUND
         : ErrorCode.ILLEGAL_GENERATION,
   validateOffsetFetch: () => ErrorCode.NONE,
@@ -150,6 +205,12 @@ const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 export class OffsetMetadataManager {
   readonly #groups: OffsetGroups
+  /** Pending transactional offsets, by producer id. */
+  readonly #pending = new PendingTransactionalOffsets()
+  /** Replay position of the last OffsetCommit or TxnOffsetCommit value replayed. */
+  #position = 0
+  /** Replay position of each committed offset (a later non-transactional commit beats a pending one). */
+  readonly #positions = new WeakMap<OffsetAndMetadata, number>()
 
   constructor(groups: OffsetGroups = NO_GROUPS) {
     this.#groups = groups
@@ -171,28 +232,18 @@ export class OffsetMetadataManager {
       ctx.apiVersion <= 4 && request.retentionTimeMs !== -1n
         ? minBigInt(BigInt(ctx.nowMs) + request.retentionTimeMs, INT64_MAX)
         : -1n
-    const topics = request.topics.map((t) => ({
-      name: t.name,
-      topicId: t.topicId,
-      partitions: t.partitions.map((p) => {
-        if (error !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: error }
-        const metadata = p.committedMetadata ?? ''
-        if (utf8Length(metadata) > ctx.maxMetadataSize) {
-          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE }
-        }
-        records.push(
-          offsetCommitRecord(request.groupId, t.name, p.partitionIndex, {
-            committedOffset: p.committedOffset,
-            leaderEpoch: p.committedLeaderEpoch,
-            metadata,
-            commitTimestampMs: BigInt(ctx.nowMs),
-            expireTimestampMs,
-            topicId: t.topicId === '' ? NO_TOPIC_ID : t.topicId,
-          }),
-        )
-        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE }
-      }),
-    }))
+    const topics = commitEachPartition(request.topics, error, ctx.maxMetadataSize, (t, p, metadata) => {
+      records.push(
+        offsetCommitRecord(request.groupId, t.name, p.partitionIndex, {
+          committedOffset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata,
+          commitTimestampMs: BigInt(ctx.nowMs),
+          expireTimestampMs,
+          topicId: t.topicId === '' ? NO_TOPIC_ID : t.topicId,
+        }),
+      )
+    })
     return { records, response: topics, timers: NO_TIMERS }
   }
 
@@ -218,19 +269,24 @@ export class OffsetMetadataManager {
       topics = this.allOffsets(groupId).map(({ topic, partitions }) => ({
         name: topic,
         topicId: partitions[0]?.[1].topicId ?? NO_TOPIC_ID,
-        partitions: partitions.map(([p, o]) => ({
-          partitionIndex: p,
-          committedOffset: o.committedOffset,
-          committedLeaderEpoch: o.leaderEpoch,
-          metadata: o.metadata,
-          errorCode: ErrorCode.NONE,
-        })),
+        partitions: partitions.map(([p, o]) =>
+          request.requireStable === true && this.#pending.has(groupId, topic, p)
+            ? unstable(p)
+            : {
+                partitionIndex: p,
+                committedOffset: o.committedOffset,
+                committedLeaderEpoch: o.leaderEpoch,
+                metadata: o.metadata,
+                errorCode: ErrorCode.NONE,
+              },
+        ),
       }))
     } else {
       topics = request.topics.map((t) => ({
         name: t.name,
         topicId: NO_TOPIC_ID,
         partitions: t.partitionIndexes.map((p) => {
+          if (request.requireStable === true && this.#pending.has(groupId, t.name, p)) return unstable(p)
           const o = this.offset(groupId, t.name, p)
           return {
             partitionIndex: p,
@@ -247,9 +303,9 @@ export class OffsetMetadataManager {
 
   // ---- OffsetDelete (47) ----
 
-  deleteOffsets(request: OffsetDeleteInput): CoordinatorResult<OffsetCommitRecord, OffsetDeleteResult> {
+  deleteOffsets(request: OffsetDeleteInput): CoordinatorResult<OffsetRecord, OffsetDeleteResult> {
     const groupId = request.groupId
-    const fail = (errorCode: number): CoordinatorResult<OffsetCommitRecord, OffsetDeleteResult> => ({
+    const fail = (errorCode: number): CoordinatorResult<OffsetRecord, OffsetDeleteResult> => ({
       records: [],
       response: { errorCode, topics: [] },
       timers: NO_TIMERS,
@@ -257,7 +313,7 @@ export class OffsetMetadataManager {
     if (isGroupIdEmpty(groupId)) return fail(ErrorCode.INVALID_GROUP_ID)
     const error = this.#groups.validateOffsetDelete(groupId)
     if (error !== ErrorCode.NONE) return fail(error)
-    const records: OffsetCommitRecord[] = []
+    const records: OffsetRecord[] = []
     const topics = request.topics.map((t) => {
       const subscribed = this.#groups.isSubscribedToTopic(groupId, t.name)
       return {
@@ -267,6 +323,8 @@ export class OffsetMetadataManager {
           if (this.offset(groupId, t.name, p) !== undefined) {
             records.push(offsetCommitTombstone(groupId, t.name, p))
           }
+          // A deleted offset takes the pending transactional ones of the partition with it.
+          records.push(...this.#pending.tombstones(groupId, t.name, p))
           return { partitionIndex: p, errorCode: ErrorCode.NONE }
         }),
       }
@@ -301,12 +359,16 @@ export class OffsetMetadataManager {
     }))
   }
 
-  /** Tombstones for every offset of a group (DeleteGroups), in topic/partition order. */
-  deleteAllOffsetsRecords(groupId: string): OffsetCommitRecord[] {
-    const out: OffsetCommitRecord[] = []
+  /**
+   * Tombstones for every offset of a group (DeleteGroups), in topic/partition order, then for its
+   * pending transactional offsets.
+   */
+  deleteAllOffsetsRecords(groupId: string): OffsetRecord[] {
+    const out: OffsetRecord[] = []
     for (const { topic, partitions } of this.allOffsets(groupId)) {
       for (const [p] of partitions) out.push(offsetCommitTombstone(groupId, topic, p))
     }
+    out.push(...this.#pending.groupTombstones(groupId))
     return out
   }
 
@@ -314,7 +376,8 @@ export class OffsetMetadataManager {
    * Tombstones for the expired offsets of a group and whether no offset would remain afterwards
    * (Kafka's `cleanupExpiredOffsets`). An offset expires when its own expire timestamp has passed
    * or, without one, when `retentionMs` have passed since it was committed. Offsets of topics the
-   * group is subscribed to never expire.
+   * group is subscribed to never expire, nor do offsets with a pending transactional offset, and a
+   * group with pending transactional offsets is never left without offsets.
    */
   expiredOffsetsRecords(
     groupId: string,
@@ -323,7 +386,7 @@ export class OffsetMetadataManager {
     isSubscribedToTopic: (topic: string) => boolean,
   ): { records: OffsetCommitRecord[]; allOffsetsExpired: boolean } {
     const records: OffsetCommitRecord[] = []
-    let remaining = 0
+    let remaining = this.#pending.hasGroup(groupId) ? 1 : 0
     const now = BigInt(nowMs)
     const retention = BigInt(retentionMs)
     for (const { topic, partitions } of this.allOffsets(groupId)) {
@@ -331,6 +394,7 @@ export class OffsetMetadataManager {
       for (const [p, o] of partitions) {
         const expired =
           !subscribed &&
+          !this.#pending.has(groupId, topic, p) &&
           (o.expireTimestampMs >= 0n ? now >= o.expireTimestampMs : now - o.commitTimestampMs >= retention)
         if (expired) records.push(offsetCommitTombstone(groupId, topic, p))
         else remaining++
@@ -339,7 +403,11 @@ export class OffsetMetadataManager {
     return { records, allOffsetsExpired: remaining === 0 }
   }
 
-  replay(record: OffsetCommitRecord): void {
+  replay(record: OffsetRecord): void {
+    if (record.type === 'TxnOffsetCommit') {
+      this.#pending.replay(record, record.value === null ? this.#position : ++this.#position)
+      return
+    }
     const { group, topic, partition } = record.key
     const v = record.value
     if (v === null) {
@@ -361,18 +429,181 @@ export class OffsetMetadataManager {
       partitions = new Map()
       topics.set(topic, partitions)
     }
-    partitions.set(partition, {
+    const offset: OffsetAndMetadata = {
       committedOffset: v.offset,
       leaderEpoch: v.leaderEpoch,
       metadata: v.metadata,
       commitTimestampMs: v.commitTimestamp,
       expireTimestampMs: v.expireTimestamp,
       topicId: v.topicId,
+    }
+    partitions.set(partition, offset)
+    this.#positions.set(offset, ++this.#position)
+  }
+
+  // ---- TxnOffsetCommit (28) and the end of a transaction ----
+
+  /**
+   * A transactional commit (Kafka's `commitTransactionalOffset`): the group checks of
+   * {@link OffsetGroups.validateTransactionalOffsetCommit} for the whole request, then per
+   * partition the metadata size; every accepted partition is written as a pending
+   * `TxnOffsetCommit` record of the producer. The caller has checked the transaction itself (the
+   * coordinator verified or added the group's offsets partition).
+   */
+  commitTransactionalOffset(
+    ctx: OffsetCommitContext,
+    request: TxnOffsetCommitInput,
+  ): CoordinatorResult<OffsetRecord, TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    const error = isGroupIdEmpty(request.groupId)
+      ? ErrorCode.INVALID_GROUP_ID
+      : this.#groups.validateTransactionalOffsetCommit(request, ctx.apiVersion)
+    const records: TxnOffsetCommitRecord[] = []
+    const topics = commitEachPartition(request.topics, error, ctx.maxMetadataSize, (t, p, metadata) => {
+      records.push({
+        type: 'TxnOffsetCommit',
+        key: {
+          producerId: request.producerId,
+          group: request.groupId,
+          topic: t.name,
+          partition: p.partitionIndex,
+        },
+        value: {
+          producerEpoch: request.producerEpoch,
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata,
+          commitTimestamp: BigInt(ctx.nowMs),
+          topicId: t.topicId === '' ? NO_TOPIC_ID : t.topicId,
+        },
+      })
     })
+    return { records, response: topics, timers: NO_TIMERS }
+  }
+
+  /**
+   * The transaction marker of a producer reaching this shard (Kafka's `replayEndTransactionMarker`),
+   * as records: COMMIT writes an OffsetCommit record for each pending offset, unless a
+   * non-transactional commit of the partition was written after it (the later record wins), and
+   * both outcomes tombstone the pending records. A marker for a producer with nothing pending
+   * writes nothing (markers are re-sent after a restart). A marker whose epoch is below the
+   * pending offsets' epoch is refused with INVALID_PRODUCER_EPOCH and changes nothing, as the
+   * `__consumer_offsets` log refuses it in Kafka.
+   */
+  completeTransaction(
+    producerId: bigint,
+    producerEpoch: number,
+    committed: boolean,
+  ): CoordinatorResult<OffsetRecord, TransactionCompletion> {
+    const entries = this.#pending.entries(producerId)
+    const records: OffsetRecord[] = []
+    if (entries.some((e) => producerEpoch < e.offset.producerEpoch)) {
+      return {
+        records,
+        response: { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, committed: 0, dropped: 0 },
+        timers: NO_TIMERS,
+      }
+    }
+    let materialised = 0
+    for (const { group, topic, partition, offset } of entries) {
+      const current = this.offset(group, topic, partition)
+      const laterCommit = current !== undefined && (this.#positions.get(current) ?? 0) > offset.position
+      if (committed && !laterCommit) {
+        records.push(
+          offsetCommitRecord(group, topic, partition, {
+            committedOffset: offset.committedOffset,
+            leaderEpoch: offset.leaderEpoch,
+            metadata: offset.metadata,
+            commitTimestampMs: offset.commitTimestampMs,
+            expireTimestampMs: -1n,
+            topicId: offset.topicId,
+          }),
+        )
+        materialised++
+      }
+    }
+    for (const { group, topic, partition } of entries) {
+      records.push({ type: 'TxnOffsetCommit', key: { producerId, group, topic, partition }, value: null })
+    }
+    return {
+      records,
+      response: {
+        errorCode: ErrorCode.NONE,
+        committed: materialised,
+        dropped: entries.length - materialised,
+      },
+      timers: NO_TIMERS,
+    }
+  }
+
+  /**
+   * Tombstones for the pending offsets a producer wrote into a group at one epoch, for a
+   * TxnOffsetCommit whose transaction ended between its check and its write (the marker found
+   * nothing to settle, so nothing else would). Other epochs of the producer are left alone.
+   */
+  dropPendingOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+  ): CoordinatorResult<OffsetRecord, number> {
+    const records: OffsetRecord[] = this.#pending
+      .entries(producerId)
+      .filter((e) => e.group === groupId && e.offset.producerEpoch === producerEpoch)
+      .map((e) => txnOffsetCommitTombstone(producerId, e.group, e.topic, e.partition))
+    return { records, response: records.length, timers: NO_TIMERS }
+  }
+
+  /** Whether any producer has a pending offset for the partition. */
+  hasPendingOffset(groupId: string, topic: string, partition: number): boolean {
+    return this.#pending.has(groupId, topic, partition)
+  }
+
+  /** Whether the group has pending transactional offsets (it is then kept by the expiry sweep). */
+  hasPendingOffsets(groupId: string): boolean {
+    return this.#pending.hasGroup(groupId)
   }
 }
 
 const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * The per-partition answers of a commit: the whole request's error if any, else
+ * OFFSET_METADATA_TOO_LARGE for metadata above the limit, else NONE after `accept` wrote the record.
+ */
+function commitEachPartition(
+  topics: OffsetCommitInput['topics'],
+  error: number,
+  maxMetadataSize: number,
+  accept: (
+    topic: { readonly name: string; readonly topicId: string },
+    p: OffsetCommitPartitionInput,
+    metadata: string,
+  ) => void,
+): { name: string; topicId: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+  return topics.map((t) => ({
+    name: t.name,
+    topicId: t.topicId,
+    partitions: t.partitions.map((p) => {
+      if (error !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: error }
+      const metadata = p.committedMetadata ?? ''
+      if (utf8Length(metadata) > maxMetadataSize) {
+        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE }
+      }
+      accept(t, p, metadata)
+      return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE }
+    }),
+  }))
+}
+
+/** A partition answered UNSTABLE_OFFSET_COMMIT (OffsetFetch with RequireStable). */
+function unstable(partitionIndex: number) {
+  return {
+    partitionIndex,
+    committedOffset: INVALID_OFFSET,
+    committedLeaderEpoch: -1,
+    metadata: '',
+    errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+  }
+}
 
 function minBigInt(a: bigint, b: bigint): bigint {
   return a < b ? a : b

@@ -3,14 +3,25 @@
  * driven by records; soft state (configured topology, refresh deadline, shutdown request, endpoint
  * epoch, task offsets) is kept in memory only and is lost when the group object is rebuilt.
  */
+import { ErrorCode } from '../../../protocol/errors.js'
+import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
-import { isReconciledTo, type StreamsGroupMember } from './member.js'
+import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
-import { kept } from './strings.js'
 import type { StreamsTopology } from './topology.js'
-import type { TimerWatch } from '../../runtime/types.js'
-import { initialRebalanceKey, sessionTimeoutKey, type StreamsTimerResult } from './timers.js'
+import { MemberTable } from '../modern/members.js'
+import type {
+  MemberSession as GenericMemberSession,
+  MemberSlot as GenericMemberSlot,
+} from '../modern/session.js'
+import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
+import type {
+  DescribedTopicInfo,
+  DescribedTopology,
+  StreamsGroupDescribeResponseDescribedGroup,
+} from './wire.js'
 
 export const StreamsGroupState = {
   EMPTY: 'Empty',
@@ -45,32 +56,17 @@ export interface MetadataRefreshDeadline {
 
 type ProcessIndex = Map<string, Map<number, Set<string>>>
 
-/**
- * A member's session timeout. Its timer (key `sessionTimeoutKey(groupId, memberId)`, operation
- * `op`, this object as its watch) is armed through timer intents, applied once a heartbeat's records
- * are durable; the runtime keeps `armed` up to date. A heartbeat that writes nothing while the timer
- * is armed moves `deadlineMs` instead (soft state), and the timer, when it fires before that
- * deadline, re-arms itself for the rest. So a steady heartbeat leaves no timer work behind, and the
- * member still expires one session timeout after its last successful heartbeat.
- */
-export class MemberSession implements TimerWatch {
-  readonly key: string
-  readonly op: (nowMs: number) => StreamsTimerResult
-  /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
-  deadlineMs = 0
-  /** Whether the runtime has this session's timer armed (it keeps this up to date). */
-  armed = false
-  /**
-   * When the armed timer is due (the runtime keeps this up to date too). A soft deadline may only
-   * move later than this: a shorter session timeout (a group config change) must re-arm the timer.
-   */
-  dueMs = 0
-
-  constructor(key: string, op: (nowMs: number) => StreamsTimerResult) {
-    this.key = key
-    this.op = op
-  }
+/** What an OffsetCommit or TxnOffsetCommit asks of a streams group (see validateOffsetCommit). */
+export interface StreamsOffsetCommitInput {
+  readonly memberId: string
+  readonly memberEpoch: number
+  readonly apiVersion: number
+  readonly isTransactional: boolean
+  readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
 }
+
+/** A streams member's session timeout (see the shared {@link GenericMemberSession}). */
+export type MemberSession = GenericMemberSession<StreamsTimerResult>
 
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) => StreamsTimerResult
@@ -79,14 +75,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export class MemberSlot extends MemberSession {
-  member: StreamsGroupMember
-
-  constructor(member: StreamsGroupMember, key: string, op: (nowMs: number) => StreamsTimerResult) {
-    super(key, op)
-    this.member = member
-  }
-}
+export type MemberSlot = GenericMemberSlot<StreamsGroupMember, StreamsTimerResult>
 
 export class StreamsGroup {
   readonly groupId: string
@@ -100,10 +89,8 @@ export class StreamsGroup {
   #assignmentEpoch = 1
   #assignmentTimestamp = 0n
   #topology: StreamsTopology | null = null
-  readonly #members = new Map<string, StreamsGroupMember>()
-  /** The same members by id, each with its session bookkeeping (soft state). */
-  readonly #slots = new Map<string, MemberSlot>()
-  readonly #staticMembers = new Map<string, string>()
+  /** The members by id, each with its session bookkeeping (soft state), and the static ones. */
+  readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
   readonly #targets = new Map<string, TasksTuple>()
   // derived from members: task → owning process ids (active, standby, warm-up)
   readonly #activeProcess: ProcessIndex = new Map()
@@ -117,7 +104,6 @@ export class StreamsGroup {
   shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
   readonly taskOffsets = new Map<string, MemberTaskOffsets>()
-  readonly #sessionTimeoutOp: SessionTimeoutOp
   #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
@@ -125,32 +111,22 @@ export class StreamsGroup {
   /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
-    this.#sessionTimeoutOp = sessionTimeoutOp
+    this.#table = new MemberTable(groupId, sessionTimeoutOp)
   }
 
   /** The member with this id and its session bookkeeping, if it is in the group. */
   slot(memberId: string): MemberSlot | undefined {
-    return this.#slots.get(memberId)
+    return this.#table.slot(memberId)
   }
 
-  /**
-   * The member's session timeout: key and operation, made once from the group id and the stored
-   * member id (never the caller's string, which may be a fresh request's) and kept while the member
-   * is in the group; for a member not stored yet, a fresh one that is not kept.
-   */
+  /** The member's session timeout (see MemberTable.session). */
   session(memberId: string): MemberSession {
-    return this.#slots.get(memberId) ?? this.#newSession(memberId)
-  }
-
-  #newSession(memberId: string): MemberSession {
-    // The runtime may keep the key and operation long after this request (see strings.ts).
-    const id = kept(memberId)
-    return new MemberSession(sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id))
+    return this.#table.session(memberId)
   }
 
   /** The number of members. */
   get size(): number {
-    return this.#slots.size
+    return this.#table.size
   }
 
   /** Whether `config`'s assignment configs equal the ones recorded with the group epoch (§3.7). */
@@ -197,16 +173,16 @@ export class StreamsGroup {
     return this.#topology
   }
   get members(): ReadonlyMap<string, StreamsGroupMember> {
-    return this.#members
+    return this.#table.members
   }
   get targetAssignments(): ReadonlyMap<string, TasksTuple> {
     return this.#targets
   }
   member(memberId: string): StreamsGroupMember | undefined {
-    return this.#slots.get(memberId)?.member
+    return this.#table.member(memberId)
   }
   staticMemberId(instanceId: string): string | undefined {
-    return this.#staticMembers.get(instanceId)
+    return this.#table.staticMemberId(instanceId)
   }
   targetAssignment(memberId: string): TasksTuple {
     return this.#targets.get(memberId) ?? EMPTY_TASKS
@@ -217,11 +193,11 @@ export class StreamsGroup {
 
   /** §5.1, evaluated in order. */
   state(): StreamsGroupStateValue {
-    if (this.#members.size === 0) return StreamsGroupState.EMPTY
+    if (this.#table.size === 0) return StreamsGroupState.EMPTY
     if (this.#topology === null || this.#topology.epoch !== this.#validatedTopologyEpoch)
       return StreamsGroupState.NOT_READY
     if (this.#groupEpoch > this.#assignmentEpoch) return StreamsGroupState.ASSIGNING
-    for (const m of this.#members.values()) {
+    for (const m of this.#table.members.values()) {
       if (!isReconciledTo(m, this.#assignmentEpoch)) return StreamsGroupState.RECONCILING
     }
     return StreamsGroupState.STABLE
@@ -255,6 +231,150 @@ export class StreamsGroup {
     return this.#warmupProcess.get(subtopologyId)?.get(partition) ?? EMPTY_STRINGS
   }
 
+  // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
+
+  /**
+   * The group's StreamsGroupDescribe row. There is no topology-description plugin in the shard: a
+   * requested description is NOT_STORED (1); the service fills it in when it has one.
+   */
+  asDescribedGroup(
+    includeTopologyDescription: boolean,
+    assignorName: string,
+  ): StreamsGroupDescribeResponseDescribedGroup {
+    return {
+      ...createStreamsGroupDescribeResponseDescribedGroup({ groupId: this.groupId }),
+      groupState: this.state(),
+      groupEpoch: this.#groupEpoch,
+      assignmentEpoch: this.#assignmentEpoch,
+      topology: this.#describedTopology(),
+      members: [...this.#table.members.values()].map((m) =>
+        asDescribedMember(m, this.targetAssignment(m.memberId), this.taskOffsets.get(m.memberId)),
+      ),
+      topologyDescriptionStatus: includeTopologyDescription ? 1 : 0,
+      assignorName,
+    }
+  }
+
+  /** The configured topology when it is ready, else the topology as the records hold it. */
+  #describedTopology(): DescribedTopology {
+    const topology = this.#topology
+    if (!topology) throw new Error('There should always be a topology for a streams group.')
+    const configured = this.configuredTopology
+    if (configured !== null && isReady(configured) && configured.subtopologies !== null) {
+      return {
+        epoch: topology.epoch,
+        subtopologies: [...configured.subtopologies].map(([id, s]) => ({
+          subtopologyId: id,
+          sourceTopics: [...s.sourceTopics],
+          repartitionSinkTopics: [...s.repartitionSinkTopics],
+          stateChangelogTopics: describedTopicInfos(s.stateChangelogTopics.values()),
+          repartitionSourceTopics: describedTopicInfos(s.repartitionSourceTopics.values()),
+        })),
+      }
+    }
+    return {
+      epoch: topology.epoch,
+      subtopologies: [...topology.subtopologies]
+        .sort((a, b) => byString(a.subtopologyId, b.subtopologyId))
+        .map((s) => ({
+          subtopologyId: s.subtopologyId,
+          sourceTopics: [...s.sourceTopics],
+          repartitionSinkTopics: [...s.repartitionSinkTopics],
+          stateChangelogTopics: s.stateChangelogTopics.map((t) => ({
+            ...t,
+            topicConfigs: [...t.topicConfigs],
+          })),
+          repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({
+            ...t,
+            topicConfigs: [...t.topicConfigs],
+          })),
+        })),
+    }
+  }
+
+  // ---- offsets (Kafka's StreamsGroup.validateOffsetCommit / validateOffsetFetch) ----
+
+  /**
+   * Validates an OffsetCommit / TxnOffsetCommit against this group. Throws ApiError with the error
+   * of the whole request.
+   */
+  validateOffsetCommit(request: StreamsOffsetCommitInput): void {
+    if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
+    if (request.memberEpoch < 0 && this.#table.size === 0) return
+    const member = this.member(request.memberId)
+    if (!member) throw this.#unknownMember(request.memberId)
+    if (!request.isTransactional && request.apiVersion < 9) {
+      throw new ApiError(
+        ErrorCode.UNSUPPORTED_VERSION,
+        'OffsetCommit version 9 or above must be used by members using the streams group protocol',
+      )
+    }
+    if (request.memberEpoch === member.memberEpoch) return
+    const stale = (msg: string) => new ApiError(ErrorCode.STALE_MEMBER_EPOCH, msg)
+    if (request.memberEpoch > member.memberEpoch) {
+      throw stale(
+        `Received member epoch ${request.memberEpoch} is newer than current member epoch ${member.memberEpoch}.`,
+      )
+    }
+    const topology = this.#topology
+    if (!topology) throw stale('Topology is not available for offset commit validation.')
+    for (const t of request.topics) {
+      const subtopologies = topology.subtopologies.filter(
+        (s) => s.sourceTopics.includes(t.name) || s.repartitionSourceTopics.some((r) => r.name === t.name),
+      )
+      if (subtopologies.length === 0) throw stale(`Topic ${t.name} is not in the topology.`)
+      for (const p of t.partitions) {
+        let epoch: number | undefined
+        let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
+        for (const s of subtopologies) {
+          const e =
+            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
+            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
+          if (e !== undefined) {
+            epoch = e
+            taskName = `${s.subtopologyId}-${p}`
+            break
+          }
+        }
+        if (epoch === undefined)
+          throw stale(`Task ${taskName} is not assigned or pending revocation for member.`)
+        if (request.memberEpoch < epoch) {
+          throw stale(
+            `Received member epoch ${request.memberEpoch} is older than assignment epoch ${epoch} for task ${taskName}.`,
+          )
+        }
+      }
+    }
+  }
+
+  /** Validates an OffsetFetch against this group. Throws ApiError with the error of the group. */
+  validateOffsetFetch(memberId: string | null, memberEpoch: number): void {
+    if (memberId === null && memberEpoch < 0) return
+    const member = memberId === null ? undefined : this.member(memberId)
+    if (!member) throw this.#unknownMember(memberId ?? '')
+    if (member.memberEpoch !== memberEpoch) {
+      throw new ApiError(
+        ErrorCode.STALE_MEMBER_EPOCH,
+        `The received member epoch ${memberEpoch} does not match the expected member epoch ${member.memberEpoch}.`,
+      )
+    }
+  }
+
+  /** OffsetDelete: whether the group is "subscribed" to a topic (non-empty and a source topic of its topology). */
+  isSubscribedToTopic(topic: string): boolean {
+    if (this.#table.size === 0 || !this.#topology) return false
+    return this.#topology.subtopologies.some(
+      (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
+    )
+  }
+
+  #unknownMember(memberId: string): ApiError {
+    return new ApiError(
+      ErrorCode.UNKNOWN_MEMBER_ID,
+      `Member ${memberId} is not a member of group ${this.groupId}.`,
+    )
+  }
+
   // ---- replay ----
 
   replayMetadata(v: {
@@ -276,7 +396,7 @@ export class StreamsGroup {
 
   /** Whether a metadata tombstone may remove the group (§6.1). */
   canBeRemoved(): boolean {
-    return this.#members.size === 0 && this.#assignmentEpoch === -1
+    return this.#table.size === 0 && this.#assignmentEpoch === -1
   }
 
   replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
@@ -307,45 +427,22 @@ export class StreamsGroup {
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: StreamsGroupMember): void {
-    const slot = this.#slots.get(member.memberId)
-    const old = slot?.member
+    const old = this.#table.put(member)
     if (old) this.#unindex(old)
-    this.#members.set(member.memberId, member)
-    if (slot !== undefined) slot.member = member
-    else {
-      const id = member.memberId
-      this.#slots.set(
-        id,
-        new MemberSlot(member, sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id)),
-      )
-    }
     this.#index(member)
-    if (
-      old?.instanceId &&
-      old.instanceId !== member.instanceId &&
-      this.#staticMembers.get(old.instanceId) === member.memberId
-    ) {
-      this.#staticMembers.delete(old.instanceId)
-    }
-    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
     this.#afterChange()
   }
 
   removeMember(memberId: string): void {
-    const old = this.#members.get(memberId)
+    const old = this.#table.remove(memberId)
     if (!old) return
     this.#unindex(old)
-    this.#members.delete(memberId)
-    this.#slots.delete(memberId)
-    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
-      this.#staticMembers.delete(old.instanceId)
-    }
     this.taskOffsets.delete(memberId)
     this.#afterChange()
   }
 
   #afterChange(): void {
-    if (this.#members.size === 0) this.shutdownRequestMemberId = null
+    if (this.#table.size === 0) this.shutdownRequestMemberId = null
   }
 
   #index(m: StreamsGroupMember): void {
@@ -374,3 +471,24 @@ export class StreamsGroup {
 }
 
 const EMPTY_STRINGS: ReadonlySet<string> = new Set()
+
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Topic infos of a configured subtopology as the describe response lists them: sorted by name. */
+function describedTopicInfos(
+  topics: Iterable<{
+    readonly name: string
+    readonly numberOfPartitions: number
+    readonly replicationFactor: number | null
+    readonly topicConfigs: ReadonlyMap<string, string>
+  }>,
+): DescribedTopicInfo[] {
+  return [...topics]
+    .sort((a, b) => byString(a.name, b.name))
+    .map((t) => ({
+      name: t.name,
+      partitions: t.numberOfPartitions,
+      replicationFactor: t.replicationFactor ?? 0,
+      topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
+    }))
+}

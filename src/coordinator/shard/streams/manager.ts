@@ -19,8 +19,15 @@ import {
 import { buildCurrentAssignment } from './current-assignment-builder.js'
 import { buildEndpointToPartitions } from './endpoint-to-partitions.js'
 import { ErrorCode } from '../../../protocol/errors.js'
+import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { ApiError, invalidRequest } from '../api-error.js'
-import { type MemberTaskOffsets, STATE_FILTER_NAMES, StreamsGroup, StreamsGroupState } from './group.js'
+import {
+  type MemberTaskOffsets,
+  STATE_FILTER_NAMES,
+  StreamsGroup,
+  StreamsGroupState,
+  type StreamsOffsetCommitInput,
+} from './group.js'
 import {
   epochRelevantConfigDiffers,
   MemberState,
@@ -68,9 +75,25 @@ import { kept } from './strings.js'
 import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './topology.js'
 import { validateHeartbeatRequest } from './validation.js'
 import {
+  type ListedModernGroup,
+  listModernGroups,
+  membersAfterHeartbeat,
+  runHeartbeat,
+} from '../modern/groups.js'
+import { canComputeAssignment } from '../modern/epochs.js'
+import {
+  commonFieldsFromRecord,
+  heartbeatMember,
+  LEAVE_GROUP_MEMBER_EPOCH,
+  LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+  leavingMember,
+  replacementRecords,
+  replayMemberTombstone,
+  updatedMember,
+} from '../modern/membership.js'
+import { extendSession, sessionStillAlive } from '../modern/session.js'
+import {
   createStreamsGroupHeartbeatResponse,
-  type DescribedAssignment,
-  type DescribedTopology,
   type HeartbeatStatus,
   type StreamsCoordinatorRecord,
   type StreamsGroupDescribeResponseDescribedGroup,
@@ -123,23 +146,23 @@ export interface StreamsGroupManagerOptions {
   readonly config?: (groupId: string) => StreamsGroupConfig
 }
 
-export interface ListedStreamsGroup {
-  readonly groupId: string
-  readonly protocolType: 'streams'
-  readonly groupState: string
-  readonly groupType: 'streams'
+export type ListedStreamsGroup = ListedModernGroup<'streams'>
+
+const REPLACEMENT_RECORDS = {
+  memberTombstones,
+  memberMetadata: memberMetadataRecord,
+  targetAssignment: targetAssignmentMemberRecord,
+  currentAssignment: currentAssignmentRecord,
 }
 
-const EPOCH_LEAVE = -1
-const EPOCH_STATIC_LEAVE = -2
+const _EPOCH_LEAVE = LEAVE_GROUP_MEMBER_EPOCH
+const EPOCH_STATIC_LEAVE = LEAVE_GROUP_STATIC_MEMBER_EPOCH
 /** Kafka pushes the metadata refresh deadline out by Integer.MAX_VALUE ms on every bump. */
 const METADATA_REFRESH_INTERVAL_MS = 2147483647
 
 const notStreamsGroup = (g: string) =>
   new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} is not a streams group.`)
 const groupNotFound = (g: string) => new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} not found.`)
-const unknownMember = (m: string, g: string) =>
-  new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${m} is not a member of group ${g}.`)
 
 const offsetKey = (subtopologyId: string, partition: number): string => `${subtopologyId}\u0000${partition}`
 
@@ -225,26 +248,21 @@ export class StreamsGroupManager {
     ctx: StreamsHeartbeatContext,
     request: StreamsGroupHeartbeatRequest,
   ): StreamsHeartbeatResult {
-    try {
-      validateHeartbeatRequest(request)
-      if (request.memberEpoch === EPOCH_LEAVE || request.memberEpoch === EPOCH_STATIC_LEAVE) {
-        return this.#leave(request)
-      }
-      return this.#heartbeat(ctx, request)
-    } catch (e) {
-      if (e instanceof ApiError) {
-        return {
-          records: [],
-          response: createStreamsGroupHeartbeatResponse({
-            errorCode: e.errorCode,
-            errorMessage: e.errorMessage,
-          }),
-          timers: NO_TIMERS,
-          internalTopicsToCreate: [],
-        }
-      }
-      throw e
-    }
+    return runHeartbeat(
+      request,
+      () => validateHeartbeatRequest(request),
+      () => this.#leave(request),
+      () => this.#heartbeat(ctx, request),
+      (e) => ({
+        records: [],
+        response: createStreamsGroupHeartbeatResponse({
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+        }),
+        timers: NO_TIMERS,
+        internalTopicsToCreate: [],
+      }),
+    )
   }
 
   #heartbeat(ctx: StreamsHeartbeatContext, req: StreamsGroupHeartbeatRequest): StreamsHeartbeatResult {
@@ -280,85 +298,28 @@ export class StreamsGroupManager {
     const owned = ownedTuple(req)
 
     // 2. Member lookup (and static replacement).
-    let member: StreamsGroupMember
-    let replaced: StreamsGroupMember | null = null
-    if (req.instanceId !== null) {
-      const ownerId = group.staticMemberId(req.instanceId)
-      if (joining) {
-        const owner = ownerId === undefined ? undefined : group.member(ownerId)
-        if (owner === undefined) {
-          member = slot?.member ?? newMember(memberId)
-        } else {
-          if (owner.memberEpoch !== EPOCH_STATIC_LEAVE) {
-            throw new ApiError(
-              ErrorCode.UNRELEASED_INSTANCE_ID,
-              `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
-            )
-          }
-          replaced = owner
-          member = { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }
-          records.push(...memberTombstones(groupId, owner.memberId))
-          records.push(memberMetadataRecord(groupId, member))
-          records.push(
-            targetAssignmentMemberRecord(groupId, memberId, group.targetAssignment(owner.memberId)),
-          )
-          records.push(currentAssignmentRecord(groupId, member))
-        }
-      } else {
-        if (ownerId === undefined) {
-          throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
-        }
-        if (ownerId !== memberId) {
-          throw new ApiError(
-            ErrorCode.FENCED_INSTANCE_ID,
-            `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
-          )
-        }
-        member = slot!.member
-        throwIfEpochInvalid(member, req.memberEpoch, owned)
-      }
-    } else if (joining) {
-      member = slot?.member ?? newMember(memberId)
-    } else {
-      const existing = slot?.member
-      if (!existing) throw unknownMember(memberId, groupId)
-      member = existing
-      throwIfEpochInvalid(member, req.memberEpoch, owned)
+    const { member, replaced } = heartbeatMember('streams', group, req, slot?.member, newMember, (m) =>
+      ownsSubset(m, owned),
+    )
+    if (replaced !== null) {
+      const target = group.targetAssignment(replaced.memberId)
+      records.push(...replacementRecords(groupId, replaced, member, target, REPLACEMENT_RECORDS))
     }
     const isNewMember = slot === undefined && replaced === null
 
     // 3. Member metadata. A heartbeat that carries no metadata (every field null or -1, the same
     // client) keeps the member object as it is: nothing can differ.
-    const carriesNoMetadata =
-      !joining &&
-      req.instanceId === null &&
-      req.rackId === null &&
-      req.rebalanceTimeoutMs === -1 &&
-      req.topology === null &&
-      req.processId === null &&
-      req.clientTags === null &&
-      req.userEndpoint === null &&
-      ctx.clientId === member.clientId &&
-      ctx.clientHost === member.clientHost
-    const updated: StreamsGroupMember =
-      carriesNoMetadata && !isNewMember
-        ? member
-        : {
-            ...member,
-            instanceId: req.instanceId ?? member.instanceId,
-            rackId: req.rackId ?? member.rackId,
-            rebalanceTimeoutMs:
-              req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
-            topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
-            clientId: ctx.clientId,
-            clientHost: ctx.clientHost,
-            processId: req.processId ?? member.processId,
-            clientTags:
-              req.clientTags !== null
-                ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
-                : member.clientTags,
-            userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
-          }
+    const ownFieldsSent =
+      req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
+    const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
+      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+      processId: req.processId ?? member.processId,
+      clientTags:
+        req.clientTags !== null
+          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+          : member.clientTags,
+      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+    }))
     let bumpGroupEpoch = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberMetadataRecord(groupId, updated))
@@ -485,15 +446,12 @@ export class StreamsGroupManager {
       })
     } else {
       // The group's members and targets as they will be once this heartbeat's records are replayed.
-      const members = new Map(group.members)
-      const targets = new Map(group.targetAssignments)
-      if (replaced !== null) {
-        members.delete(replaced.memberId)
-        const t = targets.get(replaced.memberId)
-        targets.delete(replaced.memberId)
-        if (t) targets.set(memberId, t)
-      }
-      members.set(memberId, updated)
+      const { members, targets } = membersAfterHeartbeat(
+        group.members,
+        group.targetAssignments,
+        replaced,
+        updated,
+      )
       const offsets = new Map(group.taskOffsets)
       offsets.set(memberId, taskOffsets ?? updatedTaskOffsets(group.taskOffsets.get(memberId), req))
       const result = computeTargetAssignment({
@@ -552,21 +510,7 @@ export class StreamsGroupManager {
     // A heartbeat that writes nothing while the member's session timer is armed moves the deadline
     // in soft state (see MemberSession); otherwise the timer is scheduled as before.
     const session = slot ?? group.session(memberId)
-    const sessionDeadlineMs = nowMs + config.sessionTimeoutMs
-    if (records.length === 0 && session.armed && sessionDeadlineMs >= session.dueMs) {
-      session.deadlineMs = sessionDeadlineMs
-    } else {
-      // A soft deadline later than this one (the group's session timeout was shortened) must not
-      // re-arm the new timer past it. A later one is left alone: if this write fails, the session
-      // still ends at the last successful heartbeat's deadline.
-      if (session.deadlineMs > sessionDeadlineMs) session.deadlineMs = sessionDeadlineMs
-      this.#schedule(timers, {
-        key: session.key,
-        delayMs: config.sessionTimeoutMs,
-        op: session.op,
-        watch: session,
-      })
-    }
+    extendSession(timers, session, nowMs, config.sessionTimeoutMs, records.length > 0)
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
     if (taskOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
@@ -628,41 +572,24 @@ export class StreamsGroupManager {
       memberEpoch: req.memberEpoch,
     })
     const timers = new TimerCollector()
-    let member: StreamsGroupMember
-    if (req.instanceId !== null) {
-      const ownerId = group.staticMemberId(req.instanceId)
-      if (ownerId === undefined) {
-        throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+    const member = leavingMember(group, req)
+    if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
+      // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
+      const active = new Map<string, Map<number, number>>()
+      for (const [id, m] of member.assignedTasks.active)
+        active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
+      const left: StreamsGroupMember = {
+        ...member,
+        memberEpoch: EPOCH_STATIC_LEAVE,
+        assignedTasks: { ...member.assignedTasks, active },
+        tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
       }
-      if (ownerId !== req.memberId) {
-        throw new ApiError(
-          ErrorCode.FENCED_INSTANCE_ID,
-          `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
-        )
+      return {
+        records: [currentAssignmentRecord(groupId, left)],
+        response,
+        timers: timers.intents(),
+        internalTopicsToCreate: [],
       }
-      member = group.member(ownerId)!
-      if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
-        // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
-        const active = new Map<string, Map<number, number>>()
-        for (const [id, m] of member.assignedTasks.active)
-          active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
-        const left: StreamsGroupMember = {
-          ...member,
-          memberEpoch: EPOCH_STATIC_LEAVE,
-          assignedTasks: { ...member.assignedTasks, active },
-          tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
-        }
-        return {
-          records: [currentAssignmentRecord(groupId, left)],
-          response,
-          timers: timers.intents(),
-          internalTopicsToCreate: [],
-        }
-      }
-    } else {
-      const existing = group.member(req.memberId)
-      if (!existing) throw unknownMember(req.memberId, groupId)
-      member = existing
     }
     const records = this.#fenceRecords(group, member.memberId, timers)
     return { records, response, timers: timers.intents(), internalTopicsToCreate: [] }
@@ -705,14 +632,7 @@ export class StreamsGroupManager {
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: timers.intents() }
     // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
-    const session = group.session(memberId)
-    if (session.deadlineMs > nowMs) {
-      this.#schedule(timers, {
-        key: session.key,
-        delayMs: session.deadlineMs - nowMs,
-        op: session.op,
-        watch: session,
-      })
+    if (sessionStillAlive(timers, group.session(memberId), nowMs)) {
       return { records: [], response: undefined, timers: timers.intents() }
     }
     return {
@@ -812,20 +732,7 @@ export class StreamsGroupManager {
     },
   ): StreamsGroupDescribeResponseDescribedGroup[] {
     return groupIds.map((groupId) => {
-      const row: StreamsGroupDescribeResponseDescribedGroup = {
-        errorCode: 0,
-        errorMessage: null,
-        groupId,
-        groupState: '',
-        groupEpoch: 0,
-        assignmentEpoch: 0,
-        topology: null,
-        members: [],
-        authorizedOperations: -2147483648,
-        topologyDescription: null,
-        topologyDescriptionStatus: 0,
-        assignorName: null,
-      }
+      const row = createStreamsGroupDescribeResponseDescribedGroup({ groupId })
       if (groupId.trim() === '') return { ...row, groupId: '', errorCode: ErrorCode.INVALID_GROUP_ID }
       let group: StreamsGroup
       try {
@@ -834,17 +741,10 @@ export class StreamsGroupManager {
         if (e instanceof ApiError) return { ...row, errorCode: e.errorCode, errorMessage: e.errorMessage }
         throw e
       }
-      return {
-        ...row,
-        groupState: group.state(),
-        groupEpoch: group.groupEpoch,
-        assignmentEpoch: group.assignmentEpoch,
-        topology: describedTopology(group),
-        members: [...group.members.values()].map((m) => describedMember(group, m)),
-        // No topology-description plugin in the shard: a requested description is NOT_STORED (1).
-        topologyDescriptionStatus: options.includeTopologyDescription ? 1 : 0,
-        assignorName: this.#assignors.select(options.assignorName?.(groupId) ?? null).name(),
-      }
+      return group.asDescribedGroup(
+        options.includeTopologyDescription,
+        this.#assignors.select(options.assignorName?.(groupId) ?? null).name(),
+      )
     })
   }
 
@@ -852,16 +752,13 @@ export class StreamsGroupManager {
     statesFilter: readonly string[] = [],
     typesFilter: readonly string[] = [],
   ): ListedStreamsGroup[] {
-    const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()))
-    const types = typesFilter.map((t) => t.trim().toLowerCase())
-    if (types.length > 0 && !types.includes('streams')) return []
-    const out: ListedStreamsGroup[] = []
-    for (const g of this.#groups.values()) {
-      const state = g.state()
-      if (states.size > 0 && !states.has(STATE_FILTER_NAMES[state])) continue
-      out.push({ groupId: g.groupId, protocolType: 'streams', groupState: state, groupType: 'streams' })
-    }
-    return out
+    return listModernGroups(
+      'streams',
+      this.#groups.values(),
+      (s) => STATE_FILTER_NAMES[s],
+      statesFilter,
+      typesFilter,
+    )
   }
 
   isEmpty(groupId: string): boolean {
@@ -898,85 +795,17 @@ export class StreamsGroupManager {
    * Validates an OffsetCommit / TxnOffsetCommit against a streams group. Throws ApiError
    * with the error of the whole request.
    */
-  validateOffsetCommit(
-    groupId: string,
-    request: {
-      readonly memberId: string
-      readonly memberEpoch: number
-      readonly apiVersion: number
-      readonly isTransactional: boolean
-      readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
-    },
-  ): void {
-    const group = this.streamsGroupOrThrow(groupId)
-    if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
-    if (request.memberEpoch < 0 && group.members.size === 0) return
-    const member = group.member(request.memberId)
-    if (!member) throw unknownMember(request.memberId, groupId)
-    if (!request.isTransactional && request.apiVersion < 9) {
-      throw new ApiError(
-        ErrorCode.UNSUPPORTED_VERSION,
-        'OffsetCommit version 9 or above must be used by members using the streams group protocol',
-      )
-    }
-    if (request.memberEpoch === member.memberEpoch) return
-    const stale = (msg: string) => new ApiError(ErrorCode.STALE_MEMBER_EPOCH, msg)
-    if (request.memberEpoch > member.memberEpoch) {
-      throw stale(
-        `Received member epoch ${request.memberEpoch} is newer than current member epoch ${member.memberEpoch}.`,
-      )
-    }
-    const topology = group.topology
-    if (!topology) throw stale('Topology is not available for offset commit validation.')
-    for (const t of request.topics) {
-      const subtopologies = topology.subtopologies.filter(
-        (s) => s.sourceTopics.includes(t.name) || s.repartitionSourceTopics.some((r) => r.name === t.name),
-      )
-      if (subtopologies.length === 0) throw stale(`Topic ${t.name} is not in the topology.`)
-      for (const p of t.partitions) {
-        let epoch: number | undefined
-        let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
-        for (const s of subtopologies) {
-          const e =
-            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
-            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
-          if (e !== undefined) {
-            epoch = e
-            taskName = `${s.subtopologyId}-${p}`
-            break
-          }
-        }
-        if (epoch === undefined)
-          throw stale(`Task ${taskName} is not assigned or pending revocation for member.`)
-        if (request.memberEpoch < epoch) {
-          throw stale(
-            `Received member epoch ${request.memberEpoch} is older than assignment epoch ${epoch} for task ${taskName}.`,
-          )
-        }
-      }
-    }
+  validateOffsetCommit(groupId: string, request: StreamsOffsetCommitInput): void {
+    this.streamsGroupOrThrow(groupId).validateOffsetCommit(request)
   }
 
   validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): void {
-    const group = this.streamsGroupOrThrow(groupId)
-    if (memberId === null && memberEpoch < 0) return
-    const member = memberId === null ? undefined : group.member(memberId)
-    if (!member) throw unknownMember(memberId ?? '', groupId)
-    if (member.memberEpoch !== memberEpoch) {
-      throw new ApiError(
-        ErrorCode.STALE_MEMBER_EPOCH,
-        `The received member epoch ${memberEpoch} does not match the expected member epoch ${member.memberEpoch}.`,
-      )
-    }
+    this.streamsGroupOrThrow(groupId).validateOffsetFetch(memberId, memberEpoch)
   }
 
   /** OffsetDelete: whether the group is "subscribed" to a topic (non-empty and a source topic of its topology). */
   isSubscribedToTopic(groupId: string, topic: string): boolean {
-    const g = this.#groups.get(groupId)
-    if (!g || g.state() === StreamsGroupState.EMPTY || !g.topology) return false
-    return g.topology.subtopologies.some(
-      (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
-    )
+    return this.#groups.get(groupId)?.isSubscribedToTopic(topic) ?? false
   }
 
   // ---- replay ----
@@ -1024,27 +853,13 @@ export class StreamsGroupManager {
           const base = g.member(memberId) ?? newMember(kept(memberId))
           g.updateMember({
             ...base,
-            instanceId: kept(v.instanceId),
-            rackId: kept(v.rackId),
-            clientId: kept(v.clientId),
-            clientHost: kept(v.clientHost),
-            rebalanceTimeoutMs: v.rebalanceTimeoutMs,
+            ...commonFieldsFromRecord(v),
             topologyEpoch: v.topologyEpoch,
             processId: kept(v.processId),
             userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
             clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
           })
-        } else {
-          const g = existing()
-          const m = g?.member(memberId)
-          if (!g || !m) return
-          if (m.memberEpoch !== -1 || g.hasTarget(memberId)) {
-            throw new Error(
-              `Received a member metadata tombstone for member ${memberId} of group ${groupId} too early.`,
-            )
-          }
-          g.removeMember(memberId)
-        }
+        } else replayMemberTombstone(groupId, memberId, existing())
         return
       }
       case 'StreamsGroupTargetAssignmentMetadata': {
@@ -1125,26 +940,14 @@ function currentTarget(
   )
 }
 
-function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned: TasksTuple | null): void {
-  if (received > member.memberEpoch) {
-    throw new ApiError(
-      ErrorCode.FENCED_MEMBER_EPOCH,
-      `The streams group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
-    )
-  }
-  if (received < member.memberEpoch) {
-    const subset =
-      owned !== null &&
-      isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
-      isSubset(owned.standby, member.assignedTasks.standby) &&
-      isSubset(owned.warmup, member.assignedTasks.warmup)
-    if (received !== member.previousMemberEpoch || !subset) {
-      throw new ApiError(
-        ErrorCode.FENCED_MEMBER_EPOCH,
-        `The streams group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
-      )
-    }
-  }
+/** Whether the member reported owning no more than it was given (a lost epoch bump may be retried). */
+function ownsSubset(member: StreamsGroupMember, owned: TasksTuple | null): boolean {
+  return (
+    owned !== null &&
+    isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
+    isSubset(owned.standby, member.assignedTasks.standby) &&
+    isSubset(owned.warmup, member.assignedTasks.warmup)
+  )
 }
 
 function isSubset(a: TasksTuple['active'], b: TasksTuple['active']): boolean {
@@ -1188,104 +991,5 @@ function updatedTaskOffsets(
     taskOffsets: req.taskOffsets !== null ? toMap(req.taskOffsets) : (previous?.taskOffsets ?? new Map()),
     taskEndOffsets:
       req.taskEndOffsets !== null ? toMap(req.taskEndOffsets) : (previous?.taskEndOffsets ?? new Map()),
-  }
-}
-
-function canComputeAssignment(lastTimestamp: bigint, intervalMs: number, nowMs: number): boolean {
-  return lastTimestamp === 0n || intervalMs === 0 || BigInt(nowMs) >= lastTimestamp + BigInt(intervalMs)
-}
-
-const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
-function describedTopology(group: StreamsGroup): DescribedTopology {
-  const topology = group.topology
-  if (!topology) throw new Error('There should always be a topology for a streams group.')
-  const configured = group.configuredTopology
-  if (configured !== null && isReady(configured) && configured.subtopologies !== null) {
-    return {
-      epoch: topology.epoch,
-      subtopologies: [...configured.subtopologies].map(([id, s]) => ({
-        subtopologyId: id,
-        sourceTopics: [...s.sourceTopics],
-        repartitionSinkTopics: [...s.repartitionSinkTopics],
-        stateChangelogTopics: [...s.stateChangelogTopics.values()]
-          .sort((a, b) => byString(a.name, b.name))
-          .map((t) => ({
-            name: t.name,
-            partitions: t.numberOfPartitions,
-            replicationFactor: t.replicationFactor ?? 0,
-            topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
-          })),
-        repartitionSourceTopics: [...s.repartitionSourceTopics.values()]
-          .sort((a, b) => byString(a.name, b.name))
-          .map((t) => ({
-            name: t.name,
-            partitions: t.numberOfPartitions,
-            replicationFactor: t.replicationFactor ?? 0,
-            topicConfigs: [...t.topicConfigs].map(([key, value]) => ({ key, value })),
-          })),
-      })),
-    }
-  }
-  return {
-    epoch: topology.epoch,
-    subtopologies: [...topology.subtopologies]
-      .sort((a, b) => byString(a.subtopologyId, b.subtopologyId))
-      .map((s) => ({
-        subtopologyId: s.subtopologyId,
-        sourceTopics: [...s.sourceTopics],
-        repartitionSinkTopics: [...s.repartitionSinkTopics],
-        stateChangelogTopics: s.stateChangelogTopics.map((t) => ({
-          ...t,
-          topicConfigs: [...t.topicConfigs],
-        })),
-        repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({
-          ...t,
-          topicConfigs: [...t.topicConfigs],
-        })),
-      })),
-  }
-}
-
-function offsetsList(m: ReadonlyMap<string, bigint> | undefined): TaskOffset[] {
-  if (!m) return []
-  return [...m]
-    .map(([k, offset]) => {
-      const i = k.lastIndexOf('\u0000')
-      return { subtopologyId: k.slice(0, i), partition: Number(k.slice(i + 1)), offset }
-    })
-    .sort((a, b) => byString(a.subtopologyId, b.subtopologyId) || a.partition - b.partition)
-}
-
-function describedAssignment(t: TasksTuple): DescribedAssignment {
-  return {
-    activeTasks: taskSetToList(t.active),
-    standbyTasks: taskSetToList(t.standby),
-    warmupTasks: taskSetToList(t.warmup),
-  }
-}
-
-function describedMember(group: StreamsGroup, m: StreamsGroupMember) {
-  const offsets = group.taskOffsets.get(m.memberId)
-  return {
-    memberId: m.memberId,
-    memberEpoch: m.memberEpoch,
-    instanceId: m.instanceId,
-    rackId: m.rackId,
-    clientId: m.clientId,
-    clientHost: m.clientHost,
-    topologyEpoch: m.topologyEpoch,
-    processId: m.processId,
-    userEndpoint: m.userEndpoint === null ? null : { ...m.userEndpoint },
-    clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
-    taskOffsets: offsetsList(offsets?.taskOffsets),
-    taskEndOffsets: offsetsList(offsets?.taskEndOffsets),
-    assignment: describedAssignment({
-      active: taskEpochsKeys(m.assignedTasks.active),
-      standby: m.assignedTasks.standby,
-      warmup: m.assignedTasks.warmup,
-    }),
-    targetAssignment: describedAssignment(group.targetAssignment(m.memberId)),
-    isClassic: false,
   }
 }

@@ -1,6 +1,12 @@
 /** A streams group member (Kafka's StreamsGroupMember): an immutable value; updates make copies. */
-import { EMPTY_TASKS_WITH_EPOCHS, type TasksTupleWithEpochs } from './tasks.js'
-import type { Endpoint } from './wire.js'
+import {
+  EMPTY_TASKS_WITH_EPOCHS,
+  taskEpochsKeys,
+  taskSetToList,
+  type TasksTuple,
+  type TasksTupleWithEpochs,
+} from './tasks.js'
+import type { DescribedAssignment, DescribedMember, Endpoint, TaskOffset } from './wire.js'
 
 /** Member reconciliation states as stored in the current-assignment record (int8). */
 export const MemberState = {
@@ -102,4 +108,64 @@ export function userEndpointEquals(a: Endpoint | null, b: Endpoint | null): bool
 
 export function isReconciledTo(member: StreamsGroupMember, assignmentEpoch: number): boolean {
   return member.state === MemberState.STABLE && member.memberEpoch === assignmentEpoch
+}
+
+/**
+ * The member's StreamsGroupDescribe row (Kafka's StreamsGroupMember.asStreamsGroupDescribeMember):
+ * its target assignment and the task offsets it last reported are kept by the group.
+ */
+export function asDescribedMember(
+  m: StreamsGroupMember,
+  targetAssignment: TasksTuple,
+  offsets:
+    | {
+        readonly taskOffsets: ReadonlyMap<string, bigint>
+        readonly taskEndOffsets: ReadonlyMap<string, bigint>
+      }
+    | undefined,
+): DescribedMember {
+  return {
+    memberId: m.memberId,
+    memberEpoch: m.memberEpoch,
+    instanceId: m.instanceId,
+    rackId: m.rackId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    topologyEpoch: m.topologyEpoch,
+    processId: m.processId,
+    userEndpoint: m.userEndpoint === null ? null : { ...m.userEndpoint },
+    clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
+    taskOffsets: offsetsList(offsets?.taskOffsets),
+    taskEndOffsets: offsetsList(offsets?.taskEndOffsets),
+    assignment: describedAssignment({
+      active: taskEpochsKeys(m.assignedTasks.active),
+      standby: m.assignedTasks.standby,
+      warmup: m.assignedTasks.warmup,
+    }),
+    targetAssignment: describedAssignment(targetAssignment),
+    isClassic: false,
+  }
+}
+
+function describedAssignment(t: TasksTuple): DescribedAssignment {
+  return {
+    activeTasks: taskSetToList(t.active),
+    standbyTasks: taskSetToList(t.standby),
+    warmupTasks: taskSetToList(t.warmup),
+  }
+}
+
+/** "subtopologyId\u0000partition" → offset, as a list sorted by subtopology and partition. */
+function offsetsList(m: ReadonlyMap<string, bigint> | undefined): TaskOffset[] {
+  if (!m) return []
+  return [...m]
+    .map(([k, offset]) => {
+      const i = k.lastIndexOf('\u0000')
+      return { subtopologyId: k.slice(0, i), partition: Number(k.slice(i + 1)), offset }
+    })
+    .sort(
+      (a, b) =>
+        (a.subtopologyId < b.subtopologyId ? -1 : a.subtopologyId > b.subtopologyId ? 1 : 0) ||
+        a.partition - b.partition,
+    )
 }

@@ -16,8 +16,5 @@ export type StreamsTimer = TimerIntent<StreamsCoordinatorRecord>
 /** The timers a streams handler asks for. */
 export type StreamsTimerIntents = TimerIntents<StreamsCoordinatorRecord>
 
-export const sessionTimeoutKey = (groupId: string, memberId: string): string =>
-  `session-timeout-${groupId}-${memberId}`
-export const rebalanceTimeoutKey = (groupId: string, memberId: string): string =>
-  `rebalance-timeout-${groupId}-${memberId}`
+export { rebalanceTimeoutKey, sessionTimeoutKey } from '../modern/timers.js'
 export const initialRebalanceKey = (groupId: string): string => `initial-rebalance-timeout-${groupId}`

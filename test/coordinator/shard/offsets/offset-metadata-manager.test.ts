@@ -7,14 +7,14 @@ import { describe, it } from 'node:test'
 import {
   NO_TOPIC_ID,
   type OffsetCommitInput,
-  type OffsetCommitRecord,
+  type OffsetRecord,
   type OffsetGroups,
   OffsetMetadataManager,
 } from '../../../../src/coordinator/shard/offsets/offset-metadata-manager.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { ShardTestContext } from '../../../testkit/shard-context.js'
 
-type Context = ShardTestContext<OffsetMetadataManager, OffsetCommitRecord>
+type Context = ShardTestContext<OffsetMetadataManager, OffsetRecord>
 
 const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ'
 const CTX = { apiVersion: 9, maxMetadataSize: 4096 }
@@ -45,6 +45,7 @@ function commit(partitions: Record<number, bigint>, p: Partial<OffsetCommitInput
 /** A group that accepts everything and reads no topic. */
 const ANY_GROUP: OffsetGroups = {
   validateOffsetCommit: () => ErrorCode.NONE,
+  validateTransactionalOffsetCommit: () => ErrorCode.NONE,
   validateOffsetFetch: () => ErrorCode.NONE,
   validateOffsetDelete: () => ErrorCode.NONE,
   isSubscribedToTopic: () => false,
@@ -83,7 +84,12 @@ describe('OffsetMetadataManager', () => {
     )
     const log = await t.log()
     assert.deepEqual(
-      log.map((r) => [r.key.partition, r.valueVersion, r.value?.offset, r.value?.expireTimestamp]),
+      log.map((r) => [
+        r.key.partition,
+        r.valueVersion,
+        r.value?.offset,
+        r.type === 'OffsetCommit' ? r.value?.expireTimestamp : undefined,
+      ]),
       [
         [0, 3, 5n, -1n],
         [1, 4, 7n, -1n],
@@ -118,6 +124,7 @@ describe('OffsetMetadataManager', () => {
   it('asks the groups: what a group refuses writes nothing and answers its code', async () => {
     const t = await start({
       validateOffsetCommit: () => ErrorCode.STALE_MEMBER_EPOCH,
+      validateTransactionalOffsetCommit: () => ErrorCode.STALE_MEMBER_EPOCH,
       validateOffsetFetch: () => ErrorCode.UNKNOWN_MEMBER_ID,
       validateOffsetDelete: () => ErrorCode.GROUP_ID_NOT_FOUND,
       isSubscribedToTopic: () => false,

@@ -1,4 +1,4 @@
-import type { LocalErrorCode } from '../../../error-codes.js'
+import { LocalError } from '../../../../errors.js'
 import { MockAssignor } from './mock-assignor.js'
 import {
   STICKY_ASSIGNOR_NAME,
@@ -19,12 +19,6 @@ export const STICKY_TASK_ASSIGNOR_CLASS_NAME =
   'org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor'
 export const MOCK_ASSIGNOR_CLASS_NAME = 'org.apache.kafka.coordinator.group.streams.assignor.MockAssignor'
 
-/** A bad `group.streams.assignors` value; the message is Kafka's `ConfigException` text. */
-export class AssignorConfigException extends Error {
-  override readonly name = 'AssignorConfigException'
-  readonly code: LocalErrorCode = 'ASSIGNOR_INVALID_CONFIG'
-}
-
 export interface ResolveAssignorsOptions {
   /**
    * Resolves an entry that is neither a built-in name nor a known class name (Kafka would load it as a
@@ -35,10 +29,11 @@ export interface ResolveAssignorsOptions {
   readonly sticky?: StickyTaskAssignorOptions
 }
 
-function invalid(value: string, message: string): AssignorConfigException {
-  return new AssignorConfigException(
-    `Invalid value ${value} for configuration ${STREAMS_GROUP_ASSIGNORS_CONFIG}: ${message}`,
-  )
+/** A bad `group.streams.assignors` value; the message is Kafka's `ConfigException` text. */
+const configError = (message: string): LocalError => new LocalError('ASSIGNOR_INVALID_CONFIG', message)
+
+function invalid(value: string, message: string): LocalError {
+  return configError(`Invalid value ${value} for configuration ${STREAMS_GROUP_ASSIGNORS_CONFIG}: ${message}`)
 }
 
 /**
@@ -55,15 +50,15 @@ export function resolveStreamsGroupAssignors(
 ): TaskAssignor[] {
   const config = STREAMS_GROUP_ASSIGNORS_CONFIG
   if (configured.length === 0) {
-    throw new AssignorConfigException(
+    throw configError(
       `Configuration '${config}' must not be empty. Valid values include: any non-empty value`,
     )
   }
   if (new Set(configured).size !== configured.length) {
-    throw new AssignorConfigException(`Configuration '${config}' values must not be duplicated.`)
+    throw configError(`Configuration '${config}' values must not be duplicated.`)
   }
   if (configured.some((entry) => entry === '')) {
-    throw new AssignorConfigException(`Configuration '${config}' values must not be empty.`)
+    throw configError(`Configuration '${config}' values must not be empty.`)
   }
 
   const assignors: TaskAssignor[] = []

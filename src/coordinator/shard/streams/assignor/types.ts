@@ -3,7 +3,7 @@
  * Names follow Kafka's `org.apache.kafka.coordinator.group.api.streams.assignor` package in camelCase.
  * Plain data only: the assignor folder imports nothing from the protocol or the rest of the shard.
  */
-import type { LocalErrorCode } from '../../../error-codes.js'
+import { LocalError } from '../../../../errors.js'
 
 /** The partitions (task numbers) of one subtopology, as a set or a list. */
 export type TaskPartitions = ReadonlySet<number> | readonly number[]
@@ -94,12 +94,11 @@ export interface TaskAssignor {
 }
 
 /** Thrown by an assignor that cannot compute an assignment (Kafka `TaskAssignorException`). */
-export class TaskAssignorException extends Error {
+export class TaskAssignorException extends LocalError {
   override readonly name = 'TaskAssignorException'
-  readonly code: LocalErrorCode = 'TASK_ASSIGNOR_FAILED'
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
+    super('TASK_ASSIGNOR_FAILED', message, options)
   }
 }
 

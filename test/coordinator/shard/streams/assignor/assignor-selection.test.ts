@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { isLocalError } from '../../../../../src/errors.js'
 import {
-  AssignorConfigException,
   assignmentConfigsFromMap,
   assignmentConfigsToMap,
   DEFAULT_ASSIGNMENT_CONFIGS,
@@ -20,7 +20,7 @@ function custom(name: string): TaskAssignor {
 }
 
 function configError(message: string) {
-  return (e: unknown) => e instanceof AssignorConfigException && e.message === message
+  return (e: unknown) => isLocalError(e, 'ASSIGNOR_INVALID_CONFIG') && e.message === message
 }
 
 describe('assignor resolution (group.streams.assignors)', () => {

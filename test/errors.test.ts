@@ -1,10 +1,10 @@
-// The catalogue of local error codes (src/coordinator/error-codes.ts) and docs/errors.md list the
-// same codes with the same meanings; every code the coordinator's sources raise is catalogued.
+// The catalogue of local error codes (src/errors.ts) and docs/errors.md list the same codes with
+// the same meanings; every code the sources raise is catalogued.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { sourceFiles } from '../testkit/sources.js'
-import { LOCAL_ERROR_CODES } from '../../src/coordinator/error-codes.js'
+import { sourceFiles } from './testkit/sources.js'
+import { LOCAL_ERROR_CODES } from '../src/errors.js'
 
 function documented(): Map<string, string> {
   const text = readFileSync('docs/errors.md', 'utf8')
@@ -20,12 +20,15 @@ test('docs/errors.md lists every catalogued local error code with its meaning, a
   for (const [code, meaning] of Object.entries(LOCAL_ERROR_CODES)) assert.equal(docs.get(code), meaning, code)
 })
 
-test('every local error code raised in src/coordinator is catalogued', () => {
+test('every local error code raised in src is catalogued', () => {
   const raised = new Set<string>()
-  for (const file of sourceFiles('src/coordinator')) {
+  for (const file of sourceFiles('src')) {
     const text = readFileSync(file, 'utf8')
-    // new CoordinatorRuntimeError('X', …), new StorageError('X', …), `code … = 'X'`
-    for (const m of text.matchAll(/new (?:CoordinatorRuntimeError|StorageError)\(\s*'([A-Z_]+)'/g))
+    // new LocalError('X', …), new CoordinatorRuntimeError('X', …), new StorageError('X', …),
+    // isLocalError(e, 'X'), `code … = 'X'`
+    for (const m of text.matchAll(
+      /(?:new (?:LocalError|CoordinatorRuntimeError|StorageError)\(|isLocalError\(\w+, )\s*'([A-Z_]+)'/g,
+    ))
       raised.add(m[1])
     for (const m of text.matchAll(/readonly code(?:: \w+)? = '([A-Z_]+)'/g)) raised.add(m[1])
     for (const m of text.matchAll(/super\(\s*'([A-Z_]+)',/g)) raised.add(m[1])
