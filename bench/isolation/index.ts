@@ -31,9 +31,14 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
 }
 /** A request whose answer waits on a hung plugin call: no timeout short of the whole run. */
-async function hangingRequest(c: WireClient, apiKey: number, version: number, body: unknown): Promise<void> {
+function hangingRequest(c: WireClient, apiKey: number, version: number, body: unknown): Promise<void> {
   c.write(requestFrame(apiKey, version, 1, body))
-  if ((await c.nextFrame(600_000)) === null) throw new Error(`API ${apiKey}: connection closed`)
+  const answered = c.nextFrame(600_000).then((f) => {
+    if (f === null) throw new Error(`API ${apiKey}: connection closed`)
+  })
+  // Awaited later; a failure meanwhile must not end the run before the server is stopped.
+  answered.catch(() => undefined)
+  return answered
 }
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
