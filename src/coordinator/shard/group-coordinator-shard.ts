@@ -134,21 +134,13 @@ export class GroupCoordinatorShard
       assignors: options.assignors,
       timers: options.timers,
       config: options.streamsConfig,
-      isOtherGroupType: (groupId) =>
-        (this.#simpleGroups.has(groupId) ||
-          this.classic.hasGroup(groupId) ||
-          this.consumer.group(groupId) !== undefined) &&
-        groupId !== this.#joiningGroupId,
+      isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'streams'),
     })
     this.consumer = new ConsumerGroupManager({
       topics: options.topics,
       timers: options.timers,
       config: options.consumerConfig,
-      isOtherGroupType: (groupId) =>
-        (this.#simpleGroups.has(groupId) ||
-          this.classic.hasGroup(groupId) ||
-          this.#streams.group(groupId) !== undefined) &&
-        groupId !== this.#joiningGroupId,
+      isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'consumer'),
     })
     const streams = this.#streams
     const consumer = this.consumer
@@ -173,6 +165,20 @@ export class GroupCoordinatorShard
             : consumer.deleteGroupRecords(groupId),
       },
     })
+  }
+
+  /**
+   * Whether the id holds a group of another type than `type` (simple, classic, consumer or
+   * streams); never while a join of that id is replacing its simple or empty classic group.
+   */
+  #isOtherGroup(groupId: string, type: 'streams' | 'consumer'): boolean {
+    if (groupId === this.#joiningGroupId) return false
+    return (
+      this.#simpleGroups.has(groupId) ||
+      this.classic.hasGroup(groupId) ||
+      (type !== 'consumer' && this.consumer.group(groupId) !== undefined) ||
+      (type !== 'streams' && this.#streams.group(groupId) !== undefined)
+    )
   }
 
   /** The streams part (describe rows, timers, lookups). */
