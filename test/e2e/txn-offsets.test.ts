@@ -4,7 +4,8 @@
 // them committed or the ABORT marker drops them; below v5 the offsets partition must have been added
 // by AddOffsetsToTxn (INVALID_TXN_STATE / TRANSACTION_ABORTABLE otherwise); fenced epochs, the
 // authorizations, an unknown group with a generation; pending offsets survive a restart and are
-// settled by the marker afterwards; WriteTxnMarkers settles them as the coordinator's markers do.
+// settled by the marker afterwards; WriteTxnMarkers settles them as the coordinator's markers do,
+// and is refused without ALTER or CLUSTER_ACTION on the cluster.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
@@ -268,6 +269,35 @@ describe('transactional offsets', () => {
     await endTxn(c, 'to-5', pid, false)
     await settled(ts, 'to-5')
     assert.deepEqual((await fetchOffsets(c, 'g5', true))[1], [0, 42n])
+  })
+
+  it('WriteTxnMarkers without ALTER or CLUSTER_ACTION on the cluster: CLUSTER_AUTHORIZATION_FAILED', async () => {
+    const denying = await startTestServer(
+      {},
+      { authorizer: { authorize: (_p, _o, type) => type !== 'CLUSTER' } },
+    )
+    const client = await WireClient.connect(denying.port)
+    try {
+      const r = await client.request<p.WriteTxnMarkersResponse>(27, 1, {
+        markers: [
+          {
+            producerId: 5n,
+            producerEpoch: 0,
+            transactionResult: false,
+            topics: [{ name: 'x', partitionIndexes: [0, 1] }],
+            coordinatorEpoch: 0,
+            transactionVersion: 0,
+          },
+        ],
+      })
+      assert.deepEqual(
+        r.body.markers[0].topics[0].partitions.map((x) => x.errorCode),
+        [ErrorCode.CLUSTER_AUTHORIZATION_FAILED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+      )
+    } finally {
+      client.close()
+      await denying.stop()
+    }
   })
 
   it('pending offsets survive a restart and are settled by the marker afterwards', async () => {
