@@ -340,7 +340,7 @@ export const kafkaJavaSkip: string | false = existsSync(join(KAFKA_JAVA_DIR, 'bi
   : `not run: ${KAFKA_JAVA_DIR} (Kafka's Java clients and tools, ../shared/kafka-java) is missing`
 
 const JAVA_SOURCES_DIR = resolve('test/interop/java')
-const JAVA_PROGRAMS = ['ClientDriver.java', 'SustainedProducer.java']
+const JAVA_PROGRAMS = ['ClientDriver.java', 'SustainedProducer.java', 'GroupConsumer.java']
 
 /** The launcher of a Kafka tool (`kafka-console-producer`, `kafka-run-class`, …). */
 export function kafkaBin(tool: string): string {

@@ -1,0 +1,113 @@
+// Kafka's Java consumer with group.protocol=consumer (KIP-848) against a real Topograph process: two
+// members share a topic's partitions, records keep arriving, one member leaves, and every record is
+// read exactly once across the two; the partitions of the two members never overlap.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import {
+  createTopics,
+  InteropServer,
+  JavaClients,
+  kafkaJavaSkip,
+  killAll,
+  type ManagedProcess,
+  startJavaProgram,
+} from '../helpers/interop.js'
+
+const TOPIC = 'events'
+const GROUP = 'kip848-app'
+
+/** The values a member printed as read, and its last assignment. */
+function seen(p: ManagedProcess): { values: string[]; assigned: number[] | undefined } {
+  const values: string[] = []
+  let assigned: number[] | undefined
+  for (const line of p.stdout().split('\n')) {
+    const r = /^record (\d+) (\d+) (\S+)$/.exec(line)
+    if (r) values.push(r[3]!)
+    const a = /^assigned ?(.*)$/.exec(line)
+    if (a) assigned = a[1] === '' ? [] : a[1]!.split(',').map(Number)
+  }
+  return { values, assigned }
+}
+
+describe('Kafka Java consumer, group.protocol=consumer', () => {
+  let server: InteropServer
+  let java: JavaClients
+  before(async () => {
+    if (kafkaJavaSkip) return
+    server = await InteropServer.start({
+      'group.consumer.min.heartbeat.interval.ms': '500',
+      'group.consumer.heartbeat.interval.ms': '500',
+      'group.consumer.assignment.interval.ms': '0',
+    })
+    await createTopics(server.bootstrap, [{ name: TOPIC, partitions: 4 }])
+    java = await JavaClients.start(server.bootstrap)
+  })
+  after(async () => {
+    try {
+      await java?.close()
+      await server?.close()
+    } finally {
+      await killAll()
+    }
+  })
+
+  test('two members read every record exactly once across a join and a leave', {
+    skip: kafkaJavaSkip,
+    timeout: 300_000,
+  }, async () => {
+    let next = 0
+    const produce = async (n: number) => {
+      const records = Array.from({ length: n }, () => {
+        const i = next++
+        return { topic: TOPIC, partition: i % 4, key: `k${i}`, value: `v${i}` }
+      })
+      await java.produce(records)
+    }
+    const all = () => Array.from({ length: next }, (_, i) => `v${i}`)
+    const start = (name: string) =>
+      startJavaProgram('GroupConsumer', [server.bootstrap, GROUP, TOPIC, 'consumer', name])
+
+    await produce(100)
+    const c1 = await start('member-1')
+    await c1.waitFor(/^assigned 0,1,2,3$/m, 120_000)
+    const c2 = await start('member-2')
+    // Both members hold partitions, and never the same one.
+    await c1.waitUntil(
+      () => {
+        const a = seen(c1).assigned
+        const b = seen(c2).assigned
+        if (a === undefined || b === undefined || a.length === 0 || b.length === 0) return undefined
+        if (a.length + b.length !== 4) return undefined
+        return true
+      },
+      120_000,
+      'the partitions shared by the two members',
+    )
+    const a = seen(c1).assigned!
+    const b = seen(c2).assigned!
+    assert.deepEqual([...a, ...b].sort(), [0, 1, 2, 3])
+
+    await produce(100)
+    await c1.waitUntil(
+      () => (new Set([...seen(c1).values, ...seen(c2).values]).size >= next ? true : undefined),
+      120_000,
+      'the first 200 records read',
+    )
+    // member-2 leaves; member-1 takes its partitions over and reads what follows.
+    c2.write('close\n')
+    await c2.waitFor(/^closed$/m, 60_000)
+    await c1.waitFor(/^assigned 0,1,2,3$/m, 120_000, { from: c1.stdout().lastIndexOf('assigned') + 1 })
+    await produce(100)
+    await c1.waitUntil(
+      () => (new Set([...seen(c1).values, ...seen(c2).values]).size >= next ? true : undefined),
+      120_000,
+      'all 300 records read',
+    )
+    c1.write('close\n')
+    await c1.waitFor(/^closed$/m, 60_000)
+    const read = [...seen(c1).values, ...seen(c2).values].sort()
+    assert.deepEqual(read, all().sort(), 'every record exactly once')
+    assert.ok(seen(c2).values.length > 0, 'member-2 read some records')
+    assert.doesNotMatch(c1.stdout() + c2.stdout(), /^error /m)
+  })
+})
