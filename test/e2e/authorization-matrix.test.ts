@@ -612,6 +612,18 @@ describe('consumer group APIs', { timeout: 60_000 }, () => {
     // Past the checks, the member joins.
     const allowed = await hb('alice', 'az-consumer')
     assert.deepEqual([allowed.errorCode, allowed.memberEpoch], [ErrorCode.NONE, 1])
+    // carol may describe the group but not its topic: the group is hidden, as Kafka does.
+    const seen = await req<{
+      groups: { errorCode: number; errorMessage: string | null; members: unknown[] }[]
+    }>('carol', 69, 0, { groupIds: ['az-consumer'] })
+    assert.deepEqual(
+      [seen.groups[0]!.errorCode, seen.groups[0]!.errorMessage, seen.groups[0]!.members],
+      [
+        ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        'The group has described topic(s) that the client is not authorized to describe.',
+        [],
+      ],
+    )
     const leave = await req<{ errorCode: number }>('alice', 68, 0, {
       groupId: 'az-consumer',
       memberId: 'm-alice',

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import {
   createTopics,
+  eventually,
   InteropServer,
   JavaClients,
   kafkaJavaSkip,
@@ -72,8 +73,9 @@ describe('Kafka Java consumer, group.protocol=consumer', () => {
     await c1.waitFor(/^assigned 0,1,2,3$/m, 120_000)
     const c2 = await start('member-2')
     // Both members hold partitions, and never the same one.
-    await c1.waitUntil(
-      () => {
+    // (Polled: the condition reads both members' output.)
+    await eventually(
+      async () => {
         const a = seen(c1).assigned
         const b = seen(c2).assigned
         if (a === undefined || b === undefined || a.length === 0 || b.length === 0) return undefined
@@ -81,28 +83,27 @@ describe('Kafka Java consumer, group.protocol=consumer', () => {
         return true
       },
       120_000,
-      'the partitions shared by the two members',
+      () => `member-1: ${seen(c1).assigned}, member-2: ${seen(c2).assigned}`,
     )
     const a = seen(c1).assigned!
     const b = seen(c2).assigned!
     assert.deepEqual([...a, ...b].sort(), [0, 1, 2, 3])
 
     await produce(100)
-    await c1.waitUntil(
-      () => (new Set([...seen(c1).values, ...seen(c2).values]).size >= next ? true : undefined),
-      120_000,
-      'the first 200 records read',
-    )
+    const readAll = () =>
+      eventually(
+        async () => (new Set([...seen(c1).values, ...seen(c2).values]).size >= next ? true : undefined),
+        120_000,
+        () => `${new Set([...seen(c1).values, ...seen(c2).values]).size} of ${next} records read`,
+      )
+    await readAll()
     // member-2 leaves; member-1 takes its partitions over and reads what follows.
+    const before = c1.stdout().length
     c2.write('close\n')
     await c2.waitFor(/^closed$/m, 60_000)
-    await c1.waitFor(/^assigned 0,1,2,3$/m, 120_000, { from: c1.stdout().lastIndexOf('assigned') + 1 })
+    await c1.waitFor(/^assigned 0,1,2,3$/m, 120_000, { from: before })
     await produce(100)
-    await c1.waitUntil(
-      () => (new Set([...seen(c1).values, ...seen(c2).values]).size >= next ? true : undefined),
-      120_000,
-      'all 300 records read',
-    )
+    await readAll()
     c1.write('close\n')
     await c1.waitFor(/^closed$/m, 60_000)
     const read = [...seen(c1).values, ...seen(c2).values].sort()
