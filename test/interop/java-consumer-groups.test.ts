@@ -11,6 +11,7 @@ import {
   kafkaJavaSkip,
   killAll,
   type ManagedProcess,
+  runKafkaTool,
   startJavaProgram,
 } from '../helpers/interop.js'
 
@@ -110,5 +111,41 @@ describe('Kafka Java consumer, group.protocol=consumer', () => {
     assert.deepEqual(read, all().sort(), 'every record exactly once')
     assert.ok(seen(c2).values.length > 0, 'member-2 read some records')
     assert.doesNotMatch(c1.stdout() + c2.stdout(), /^error /m)
+  })
+
+  test('kafka-consumer-groups lists and describes a consumer group', {
+    skip: kafkaJavaSkip,
+    timeout: 300_000,
+  }, async () => {
+    const member = await startJavaProgram('GroupConsumer', [
+      server.bootstrap,
+      'tool-app',
+      TOPIC,
+      'consumer',
+      'tool-member',
+    ])
+    await member.waitFor(/^assigned 0,1,2,3$/m, 120_000)
+    await member.waitFor(/^committed$/m, 120_000)
+    const tool = async (...args: string[]) => {
+      const r = await runKafkaTool(
+        'kafka-consumer-groups',
+        ['--bootstrap-server', server.bootstrap, ...args],
+        {
+          timeoutMs: 180_000,
+        },
+      )
+      assert.equal(r.code, 0, r.stdout + r.stderr)
+      return r.stdout
+    }
+    assert.match(await tool('--list'), /^tool-app$/m)
+    const offsets = await tool('--describe', '--group', 'tool-app')
+    for (let p = 0; p < 4; p++) assert.match(offsets, new RegExp(`tool-app\\s+${TOPIC}\\s+${p}\\s`))
+    assert.match(offsets, /tool-member/)
+    const members = await tool('--describe', '--group', 'tool-app', '--members')
+    assert.match(members, /tool-app\s+\S+\s+\S+\s+tool-member\s+4/)
+    const state = await tool('--describe', '--group', 'tool-app', '--state')
+    assert.match(state, /uniform\s+Stable\s+1/)
+    member.write('close\n')
+    await member.waitFor(/^closed$/m, 60_000)
   })
 })
