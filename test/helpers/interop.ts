@@ -640,3 +640,16 @@ export async function storedBatches(
     await client.close()
   }
 }
+
+/** The end of a Java interop suite: the clients' JVM, then the server, then any child left. */
+export async function closeInterop(
+  java: JavaClients | undefined,
+  server: InteropServer | undefined,
+): Promise<void> {
+  try {
+    await java?.close()
+    await server?.close()
+  } finally {
+    await killAll()
+  }
+}

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import {
+  closeInterop,
   createTopics,
   eventually,
   InteropServer,
   JavaClients,
   kafkaJavaSkip,
-  killAll,
   type ManagedProcess,
   runKafkaTool,
   startJavaProgram,
@@ -44,19 +44,11 @@ describe('Kafka Java consumer, group.protocol=consumer', () => {
     await createTopics(server.bootstrap, [{ name: TOPIC, partitions: 4 }])
     java = await JavaClients.start(server.bootstrap)
   })
-  after(async () => {
-    try {
-      await java?.close()
-      await server?.close()
-    } finally {
-      await killAll()
-    }
-  })
+  after(() => closeInterop(java, server))
 
-  test('two members read every record exactly once across a join and a leave', {
-    skip: kafkaJavaSkip,
-    timeout: 300_000,
-  }, async () => {
+  const slow = { skip: kafkaJavaSkip, timeout: 300_000 }
+
+  test('two members read every record exactly once across a join and a leave', slow, async () => {
     let next = 0
     const produce = async (n: number) => {
       const records = Array.from({ length: n }, () => {
@@ -113,10 +105,7 @@ describe('Kafka Java consumer, group.protocol=consumer', () => {
     assert.doesNotMatch(c1.stdout() + c2.stdout(), /^error /m)
   })
 
-  test('kafka-consumer-groups lists and describes a consumer group', {
-    skip: kafkaJavaSkip,
-    timeout: 300_000,
-  }, async () => {
+  test('kafka-consumer-groups lists and describes a consumer group', slow, async () => {
     const member = await startJavaProgram('GroupConsumer', [
       server.bootstrap,
       'tool-app',
