@@ -5,40 +5,12 @@
 // them. Groups print in Java HashMap order (the orders below are those Java iterates these keys in),
 // and the exit code is 0 whatever failed.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { Admin } from '../../src/clients/admin/index.js'
-import { execute } from '../../src/cli/kafka-streams-groups.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
 import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
 import { WireClient } from '../server/wire-client.js'
-
-async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await execute(args, {
-    out: (s) => {
-      stdout += s
-    },
-    err: (s) => {
-      stderr += s
-    },
-  })
-  return { code, stdout, stderr }
-}
-
-function runProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/kafka-streams-groups.ts', ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr })
-      },
-    )
-  })
-}
+import { runStreamsGroups as run, runStreamsGroupsProcess as runProcess } from '../testkit/cli.js'
 
 const notFound = (g: string): string =>
   `* Group '${g}' could not be deleted due to: java.lang.IllegalArgumentException: Group '${g}' does not exist or is not a streams group.\n`

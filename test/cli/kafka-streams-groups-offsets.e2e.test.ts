@@ -5,13 +5,11 @@
 // are 0: lags are negative and requested offsets above 0 are brought down to 0 with Kafka's WARN
 // lines. A second part runs the command against a fake broker whose logs are not empty.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Admin } from '../../src/clients/admin/index.js'
-import { execute } from '../../src/cli/kafka-streams-groups.js'
 import type { OffsetCommitRequest } from '../../src/protocol/generated/messages/OffsetCommitRequest.js'
 import {
   createStreamsGroupDescribeResponseAssignment,
@@ -24,34 +22,7 @@ import { FakeBroker } from '../clients/fake-broker.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
 import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
 import { WireClient } from '../server/wire-client.js'
-
-async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await execute(args, {
-    out: (s) => {
-      stdout += s
-    },
-    err: (s) => {
-      stderr += s
-    },
-  })
-  return { code, stdout, stderr }
-}
-
-/** The command in its own process (the entry point, its exit status and its own stdout). */
-function runProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/kafka-streams-groups.ts', ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr })
-      },
-    )
-  })
-}
+import { runStreamsGroups as run, runStreamsGroupsProcess as runProcess } from '../testkit/cli.js'
 
 const HELP = readFileSync('test/fixtures/cli/kafka-streams-groups-help.txt', 'utf8')
 const p = (s: string | number, w: number): string => String(s).padEnd(w)

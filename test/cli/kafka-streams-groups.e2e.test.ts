@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { execute } from '../../src/cli/kafka-streams-groups.js'
 import {
   createStreamsGroupDescribeResponseDescribedGroup,
   type StreamsGroupDescribeResponseDescribedGroup,
@@ -12,41 +10,9 @@ import {
   type StreamsGroupDescribeResponseTopologyDescriptionNode,
 } from '../../src/protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { FakeBroker } from '../clients/fake-broker.js'
+import { runStreamsGroups as run, runStreamsGroupsProcess as runProcess } from '../testkit/cli.js'
 
 const fixture = (name: string): string => readFileSync(join('test/fixtures/cli', name), 'utf8')
-
-/** The command in a real process (the entry point, its exit status and its own stdout/stderr). */
-function runProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/kafka-streams-groups.ts', ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1
-        resolve({ code, stdout, stderr })
-      },
-    )
-  })
-}
-
-/**
- * The command in this process, through `execute` with captured output: what the process would print
- * and the exit status it would set, without a new process (a few seconds each on a loaded machine).
- */
-async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await execute(args, {
-    out: (s) => {
-      stdout += s
-    },
-    err: (s) => {
-      stderr += s
-    },
-  })
-  return { code, stdout, stderr }
-}
 
 function n(
   name: string,

@@ -5,44 +5,16 @@
 // - jopt-help-sample.txt: a parser with the options of SAMPLE below; jopt-help-sample-required.txt:
 //   the same with `--zone` declared `.withRequiredArg().required()`.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { execute } from '../../src/cli/kafka-streams-groups.js'
 import { formatHelp, type HelpOption, lineBreaks } from '../../src/cli/streams-groups/help-formatter.js'
 import { helpText } from '../../src/cli/streams-groups/options.js'
+import { runStreamsGroups as run, runStreamsGroupsProcess as runProcess } from '../testkit/cli.js'
 
 const fixture = (name: string): string => readFileSync(join('test/fixtures/cli', name), 'utf8')
 const HELP = fixture('kafka-streams-groups-help.txt')
 const DESCRIPTION = 'This tool helps to list, describe, delete and manage the offsets of streams groups.'
-
-async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await execute(args, {
-    out: (s) => {
-      stdout += s
-    },
-    err: (s) => {
-      stderr += s
-    },
-  })
-  return { code, stdout, stderr }
-}
-
-function runProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/kafka-streams-groups.ts', ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr })
-      },
-    )
-  })
-}
 
 const SAMPLE: HelpOption[] = [
   { name: 'x', description: 'A short option.', argument: 'none' },

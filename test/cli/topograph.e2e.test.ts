@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
 import { type CliIo, main, type RunningServer, type ServerModule } from '../../src/cli/topograph.js'
 import type { TopographConfig } from '../../src/server/config.js'
 import { createLogger } from '../../src/server/logger.js'
+import { runTopograph as runCli } from '../testkit/cli.js'
 
-const root = new URL('../../', import.meta.url).pathname
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
-}
-
-function runCli(args: string[], env: Record<string, string> = {}) {
-  // No inherited TOPOGRAPH_* variables: the child must see only what the test sets.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOPOGRAPH_')))
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/topograph.ts', ...args], {
-    cwd: root,
-    env: { ...base, ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  })
 }
 
 describe('topograph as a child process', () => {

@@ -9,11 +9,11 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import pg from 'pg'
 import { Admin, type StreamsGroupDescription } from '../../src/clients/admin/index.js'
 import type { Logger } from '../../src/clients/network/logger.js'
 import { StreamsMember, Topology } from '../../src/clients/streams/index.js'
 import { tempDataDir } from '../server/harness.js'
+import { dropTestTable, requirePostgres, uniqueName } from '../testkit/postgres.js'
 import { FAST_GROUPS, waitFor } from '../helpers/kip1331.js'
 import { StreamsMember as RawMember, simpleTopology } from '../helpers/streams-member.js'
 import {
@@ -23,8 +23,6 @@ import {
 } from '../helpers/topograph-process.js'
 
 type Alias = 'sqlite' | 'postgres' | 'memory'
-
-const PG_URL = process.env.TOPOGRAPH_TEST_PG_URL
 
 /** Client log lines, by message. */
 function recordingLogger(): { logger: Logger; count(text: string): number } {
@@ -206,28 +204,16 @@ test('sqlite: the description survives a restart; heartbeating members are not a
 test('postgres: the description survives a restart; heartbeating members are not asked again', {
   timeout: 120_000,
 }, async () => {
-  // The test command always starts a database; without one this test must fail, not pass quietly.
-  assert.ok(
-    PG_URL,
-    'TOPOGRAPH_TEST_PG_URL is not set. Run the tests through `npm test`, or in bash: ' +
-      'source scripts/lib/ensure.sh; source scripts/lib/pg-cluster.sh; pg_cluster_start',
-  )
   // A table of its own, so that parallel test files never see each other's rows.
-  const table = `e2e_restart_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+  const table = uniqueName('e2e_restart_')
   try {
     await restartScenario('postgres', {
-      'topology.description.postgres.url': PG_URL,
+      'topology.description.postgres.url': requirePostgres(),
       'topology.description.postgres.table': table,
       'topology.description.postgres.pool.size': '2',
     })
   } finally {
-    const c = new pg.Client({ connectionString: PG_URL })
-    await c.connect()
-    try {
-      await c.query(`DROP TABLE IF EXISTS "${table}"`)
-    } finally {
-      await c.end()
-    }
+    await dropTestTable(table)
   }
 })
 

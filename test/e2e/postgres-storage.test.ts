@@ -3,7 +3,6 @@
 // everything must come from the database): the topic, every group, member, assignment and offset is
 // back and the members keep going unfenced. A second server on the same store is refused at start.
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -11,13 +10,12 @@ import pg from 'pg'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
 import type { TopographProcess } from '../helpers/topograph-process.js'
 import { tempDataDir } from '../server/harness.js'
+import { createTestSchema, requirePostgres } from '../testkit/postgres.js'
 import { commit, converge, describeGroup, startRestartableProcess } from '../testkit/restart-process.js'
 import { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
-
-const PG_URL = process.env.TOPOGRAPH_TEST_PG_URL
 
 function startProcess(storage: string, dataDir: string): Promise<TopographProcess> {
   return startRestartableProcess(dataDir, { 'coordinator.storage': storage })
@@ -48,20 +46,10 @@ async function topicPartitions(c: WireClient, name: string) {
 test('postgres storage: kill -9 and a restart on a fresh data.dir lose nothing; a second server is refused', {
   timeout: 120_000,
 }, async () => {
-  // The test command always starts a database; without one this test must fail, not pass quietly.
-  assert.ok(
-    PG_URL,
-    'TOPOGRAPH_TEST_PG_URL is not set. Run the tests through `npm test`, or in bash: ' +
-      'source scripts/lib/ensure.sh; source scripts/lib/pg-cluster.sh; pg_cluster_start',
-  )
   // A schema of its own, so that parallel test files never share a store.
-  const schema = `tg_e2e_${randomUUID().replaceAll('-', '').slice(0, 12)}`
-  const admin = new pg.Client({ connectionString: PG_URL })
+  const { schema, url: storage } = await createTestSchema('tg_e2e_', { applicationName: false })
+  const admin = new pg.Client({ connectionString: requirePostgres() })
   await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  const u = new URL(PG_URL)
-  u.searchParams.set('options', `-c search_path=${schema}`)
-  const storage = u.toString()
   const dirs = [tempDataDir(), tempDataDir(), tempDataDir()]
   const procs: TopographProcess[] = []
   const clients: { close(): void }[] = []

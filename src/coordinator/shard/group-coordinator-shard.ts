@@ -517,6 +517,15 @@ export class GroupCoordinatorShard
     return this.#offsets.commitTransactionalOffset(ctx, request)
   }
 
+  /** Drops a producer's pending offsets of one epoch in a group (a TxnOffsetCommit that lost a race). */
+  dropPendingOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+  ): GroupCoordinatorResult<number> {
+    return this.#offsets.dropPendingOffsets(groupId, producerId, producerEpoch)
+  }
+
   /** A transaction marker for this shard's `__consumer_offsets` partition. */
   completeTransaction(
     producerId: bigint,
@@ -539,6 +548,20 @@ export class GroupCoordinatorShard
       error = errorCodeOf(() =>
         this.#streams.validateOffsetCommit(groupId, {
           memberId: request.memberId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: true,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    } else if (this.consumer.group(groupId) !== undefined) {
+      error = errorCodeOf(() =>
+        this.consumer.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
           memberEpoch: request.generationIdOrMemberEpoch,
           apiVersion,
           isTransactional: true,

@@ -5,7 +5,7 @@
 import { ErrorCode } from '../../protocol/errors.js'
 import { createDescribeClientQuotasResponse } from '../../protocol/generated/messages/DescribeClientQuotasResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
-import { QuotaFilterError } from '../quotas/client-quotas.js'
+import { ApiError } from '../../protocol/api-error.js'
 import { defineHandler } from '../router.js'
 
 export const handler = defineHandler({
@@ -26,10 +26,10 @@ export const handler = defineHandler({
       const entries = ctx.server.quotas.describe(request.components, request.strict)
       return createDescribeClientQuotasResponse({ entries })
     } catch (err) {
-      if (!(err instanceof QuotaFilterError)) throw err
+      if (!(err instanceof ApiError)) throw err
       return createDescribeClientQuotasResponse({
         errorCode: err.errorCode,
-        errorMessage: err.message,
+        errorMessage: err.errorMessage,
         entries: null,
       })
     }

@@ -27,6 +27,8 @@
  *   value = int16 version 0, float64 value; a removed quota is a tombstone.
  * One AlterClientQuotas request is one append; memory changes only after it succeeded.
  */
+import { LocalError } from '../../errors.js'
+import { ApiError } from '../../protocol/api-error.js'
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import type { Logger } from 'pino'
@@ -89,20 +91,8 @@ export interface AlterEntry {
   readonly ops: readonly { readonly key: string; readonly value: number; readonly remove: boolean }[]
 }
 
-/** A filter Kafka refuses: the error code and message of the whole describe. */
-export class QuotaFilterError extends Error {
-  override name = 'QuotaFilterError'
-  readonly errorCode: number
-  constructor(errorCode: number, message: string) {
-    super(message)
-    this.errorCode = errorCode
-  }
-}
-
 /** A stored record the client quota replay cannot read. */
-export class ClientQuotaRecordError extends Error {
-  override name = 'ClientQuotaRecordError'
-}
+const recordError = (message: string): LocalError => new LocalError('CLIENT_QUOTA_RECORD_INVALID', message)
 
 /** Canonical text of an entity: its parts sorted by type. */
 function entityKey(entity: QuotaEntity): string {
@@ -144,11 +134,11 @@ export function decodeClientQuotaKey(bytes: Uint8Array): { entity: QuotaEntity; 
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   let o = 0
   const need = (n: number) => {
-    if (o + n > buf.length) throw new ClientQuotaRecordError(`client quota record key truncated at byte ${o}`)
+    if (o + n > buf.length) throw recordError(`client quota record key truncated at byte ${o}`)
   }
   need(3)
   if (buf.readInt16BE(0) !== CLIENT_QUOTA_RECORD_TYPE)
-    throw new ClientQuotaRecordError(`unexpected record type ${buf.readInt16BE(0)} for a client quota`)
+    throw recordError(`unexpected record type ${buf.readInt16BE(0)} for a client quota`)
   const parts = buf.readInt8(2)
   o = 3
   const str = (): string | null => {
@@ -164,11 +154,11 @@ export function decodeClientQuotaKey(bytes: Uint8Array): { entity: QuotaEntity; 
   const entity = new Map<string, string | null>()
   for (let i = 0; i < parts; i++) {
     const type = str()
-    if (type === null) throw new ClientQuotaRecordError('client quota record with a null entity type')
+    if (type === null) throw recordError('client quota record with a null entity type')
     entity.set(type, str())
   }
   const key = str()
-  if (key === null || o !== buf.length) throw new ClientQuotaRecordError('malformed client quota record key')
+  if (key === null || o !== buf.length) throw recordError('malformed client quota record key')
   return { entity, key }
 }
 
@@ -186,7 +176,7 @@ function quotaRecord(entity: QuotaEntity, key: string, value: number | null): Co
 }
 
 function decodeValue(bytes: Uint8Array): number {
-  if (bytes.byteLength !== 10) throw new ClientQuotaRecordError('malformed client quota record value')
+  if (bytes.byteLength !== 10) throw recordError('malformed client quota record value')
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readDoubleBE(2)
 }
 
@@ -197,7 +187,13 @@ interface StoredEntity {
   readonly values: Map<string, number>
 }
 
-/** Rates of one quota type are dropped once idle this long (their measure is 0 by then). */
+/** The longest throttle time: ThrottleTimeMs is an int32, and so is a Node timer's delay. */
+const MAX_THROTTLE_MS = 2147483647
+
+/**
+ * Every this many new rates, the rates idle for the whole measured span are dropped (they measure 0
+ * and would be recreated so): the rates kept are bounded by the clients active in that span.
+ */
 const SWEEP_EVERY = 1024
 
 export interface ClientQuotasOptions {
@@ -280,7 +276,8 @@ export class ClientQuotas {
     if (q === null) return 0
     const rate = this.#rateFor(type, q.tags, nowMs)
     const throttle = rate.recordAndThrottleMs(value, q.bound, nowMs)
-    return type === 'request' ? Math.min(throttle, this.#rate.windowMs) : throttle
+    // A byte-rate throttle is not bounded in Kafka either, but it must fit ThrottleTimeMs (int32).
+    return Math.min(throttle, type === 'request' ? this.#rate.windowMs : MAX_THROTTLE_MS)
   }
 
   /**
@@ -369,26 +366,25 @@ export class ClientQuotas {
   // -------------------------------------------------------------------------------------------
   // DescribeClientQuotas
 
-  /** Kafka's ClientQuotasImage.describe: the entities the filter selects; throws QuotaFilterError. */
+  /** Kafka's ClientQuotasImage.describe: the entities the filter selects; throws ApiError (the error of the whole describe). */
   describe(components: readonly DescribeFilterComponent[], strict: boolean): DescribedEntity[] {
     const exact = new Map<string, string | null>()
     const typeMatch = new Set<string>()
     for (const c of components) {
-      if (c.entityType === '')
-        throw new QuotaFilterError(ErrorCode.INVALID_REQUEST, 'Invalid empty entity type.')
+      if (c.entityType === '') throw new ApiError(ErrorCode.INVALID_REQUEST, 'Invalid empty entity type.')
       if (exact.has(c.entityType) || typeMatch.has(c.entityType)) {
-        throw new QuotaFilterError(
+        throw new ApiError(
           ErrorCode.INVALID_REQUEST,
           `Entity type ${c.entityType} cannot appear more than once in the filter.`,
         )
       }
       if (c.entityType !== IP && c.entityType !== USER && c.entityType !== CLIENT_ID) {
-        throw new QuotaFilterError(ErrorCode.UNSUPPORTED_VERSION, `Unsupported entity type ${c.entityType}`)
+        throw new ApiError(ErrorCode.UNSUPPORTED_VERSION, `Unsupported entity type ${c.entityType}`)
       }
       switch (c.matchType) {
         case 0:
           if (c.match === null)
-            throw new QuotaFilterError(
+            throw new ApiError(
               ErrorCode.INVALID_REQUEST,
               'Request specified MATCH_TYPE_EXACT, but set match string to null.',
             )
@@ -396,7 +392,7 @@ export class ClientQuotas {
           break
         case 1:
           if (c.match !== null)
-            throw new QuotaFilterError(
+            throw new ApiError(
               ErrorCode.INVALID_REQUEST,
               'Request specified MATCH_TYPE_DEFAULT, but also specified a match string.',
             )
@@ -404,19 +400,19 @@ export class ClientQuotas {
           break
         case 2:
           if (c.match !== null)
-            throw new QuotaFilterError(
+            throw new ApiError(
               ErrorCode.INVALID_REQUEST,
               'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.',
             )
           typeMatch.add(c.entityType)
           break
         default:
-          throw new QuotaFilterError(ErrorCode.INVALID_REQUEST, `Unknown match type ${c.matchType}`)
+          throw new ApiError(ErrorCode.INVALID_REQUEST, `Unknown match type ${c.matchType}`)
       }
     }
     const has = (t: string) => exact.has(t) || typeMatch.has(t)
     if (has(IP) && (has(USER) || has(CLIENT_ID))) {
-      throw new QuotaFilterError(
+      throw new ApiError(
         ErrorCode.INVALID_REQUEST,
         'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
       )

@@ -3,7 +3,6 @@
 // connections). Every store lives in a schema of its own (search_path through the URL's `options`),
 // so test files running at the same time never meet.
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, describe, test } from 'node:test'
 import pg from 'pg'
 import { CoordinatorWriteError } from '../../../src/coordinator/runtime/errors.js'
@@ -19,44 +18,24 @@ import {
   redactPostgresUrl,
 } from '../../../src/coordinator/storage/postgres.js'
 import { incr, type KvRecord, KvShard, kvSerde } from '../runtime/fake-shard.js'
+import {
+  createTestSchema,
+  dropTestSchema,
+  PG_URL,
+  requirePostgres,
+  type TestSchema,
+  withPgClient,
+} from '../../testkit/postgres.js'
 import { rec, runRecordStoreContract, show } from './contract.js'
 
-const base = process.env.TOPOGRAPH_TEST_PG_URL
-
-async function withClient<T>(f: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: base })
-  await c.connect()
-  try {
-    return await f(c)
-  } finally {
-    await c.end()
-  }
-}
-
-interface TestSchema {
-  readonly schema: string
-  /** The store's URL: the schema as search_path, and an application_name of its own. */
-  readonly url: string
-  /** application_name of every connection opened through `url`. */
-  readonly app: string
-}
+const base = PG_URL
 
 const schemas: string[] = []
 
 async function freshSchema(options: { readonly password?: string } = {}): Promise<TestSchema> {
-  const id = randomUUID().replaceAll('-', '').slice(0, 12)
-  const schema = `tg_store_${id}`
-  await withClient((c) => c.query(`CREATE SCHEMA ${schema}`))
-  schemas.push(schema)
-  const u = new URL(base as string)
-  if (options.password !== undefined) u.password = options.password
-  u.searchParams.set('options', `-c search_path=${schema}`)
-  u.searchParams.set('application_name', `tg-test-${id}`)
-  return { schema, url: u.toString(), app: `tg-test-${id}` }
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  await withClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
+  const t = await createTestSchema('tg_store_', options)
+  schemas.push(t.schema)
+  return t
 }
 
 /** Every store a test made, closed after the file whatever happened (an open pool keeps it running). */
@@ -79,7 +58,7 @@ async function openStore(
 
 /** Ends every backend of one store (its pool and its lock connection); returns how many. */
 async function terminateBackends(app: string, where = 'true'): Promise<number> {
-  return withClient(async (c) => {
+  return withPgClient(async (c) => {
     const r = await c.query<{ ok: boolean }>(
       `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
        WHERE application_name = $1 AND pid <> pg_backend_pid() AND ${where}`,
@@ -91,7 +70,7 @@ async function terminateBackends(app: string, where = 'true'): Promise<number> {
 
 /** The backend holding a schema's store lock, or undefined. */
 async function lockHolder(schema: string): Promise<number | undefined> {
-  return withClient(async (c) => {
+  return withPgClient(async (c) => {
     const r = await c.query<{ pid: number }>(
       `SELECT l.pid FROM pg_locks l
        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
@@ -144,15 +123,12 @@ test('createRecordStore builds the PostgreSQL engine from a postgres:// or postg
 if (!base) {
   // The test command always starts a database; without one this file must fail, not pass quietly.
   test('postgres record store tests need a database', () => {
-    assert.fail(
-      'TOPOGRAPH_TEST_PG_URL is not set. Run the tests through `npm test`, or in bash: ' +
-        'source scripts/lib/ensure.sh; source scripts/lib/pg-cluster.sh; pg_cluster_start',
-    )
+    requirePostgres()
   })
 } else {
   after(async () => {
     for (const s of stores) await s.close().catch(() => undefined)
-    for (const s of schemas) await dropSchema(s).catch(() => undefined)
+    for (const s of schemas) await dropTestSchema(s).catch(() => undefined)
   })
 
   const harness = (options: PostgresRecordStoreOptions) => async () => {
@@ -161,7 +137,7 @@ if (!base) {
     return {
       store,
       reopen: () => openStore(url, options),
-      cleanup: () => dropSchema(schema),
+      cleanup: () => dropTestSchema(schema),
     }
   }
   runRecordStoreContract('postgres', harness({}))
@@ -184,7 +160,7 @@ if (!base) {
       await store.append(0, [rec('d', '1'), rec('e', null)])
       await store.append(7, [rec('x', '1')])
       await store.close()
-      const rows = await withClient(
+      const rows = await withPgClient(
         async (c) =>
           (
             await c.query<{ shard: string; record_offset: string }>(
@@ -201,7 +177,7 @@ if (!base) {
           [7, 0],
         ],
       )
-      const meta = await withClient(
+      const meta = await withPgClient(
         async (c) => (await c.query(`SELECT id, schema_version FROM ${schema}.${POSTGRES_META_TABLE}`)).rows,
       )
       assert.deepEqual(meta, [{ id: 1, schema_version: 1 }])
@@ -305,7 +281,7 @@ if (!base) {
       const store = await openStore(url)
       await store.append(0, [rec('a', '1'), rec('a', '2')])
       // What a server taking the store over does in open(), after the lock.
-      await withClient((c) =>
+      await withPgClient((c) =>
         c.query(`UPDATE ${schema}.${POSTGRES_META_TABLE} SET generation = generation + 1`),
       )
       const fenced = /was taken over by another Topograph server/
@@ -333,7 +309,7 @@ if (!base) {
       await first.append(0, [rec('first', '1')])
       const holder = await lockHolder(schema)
       assert.ok(holder !== undefined)
-      await withClient((c) => c.query('SELECT pg_terminate_backend($1)', [holder]))
+      await withPgClient((c) => c.query('SELECT pg_terminate_backend($1)', [holder]))
       await until('the lock is free', async () => (await lockHolder(schema)) === undefined)
       const second = await openStore(url)
       await second.append(0, [rec('second', '1')])
@@ -387,7 +363,7 @@ if (!base) {
           (e: unknown) => e,
         )
         await until('the append waits for the table lock', async () =>
-          withClient(async (c) => {
+          withPgClient(async (c) => {
             const r = await c.query(
               `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
               [app],
@@ -462,7 +438,7 @@ if (!base) {
       )
       const { url, schema } = await freshSchema()
       await (await openStore(url)).close()
-      await withClient((c) => c.query(`UPDATE ${schema}.${POSTGRES_META_TABLE} SET schema_version = 99`))
+      await withPgClient((c) => c.query(`UPDATE ${schema}.${POSTGRES_META_TABLE} SET schema_version = 99`))
       await assert.rejects(
         openStore(url),
         isStorageError(

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
 import { type AddressInfo, createServer, type Socket } from 'node:net'
 import { after, describe, test } from 'node:test'
 import { promisify } from 'node:util'
@@ -9,21 +8,19 @@ import { PostgresTopologyDescriptionPlugin } from '../../../src/plugin/builtin/p
 import { loadTopologyDescriptionPlugin } from '../../../src/plugin/loader.js'
 import { isPermanentFailure, isTransientFailure } from '../../../src/plugin/spi.js'
 import { runPluginConformance, sampleTopologyDescription } from '../../../src/plugin/tck/index.js'
+import { dropTestTable, PG_CTL, PG_URL, requirePostgres, uniqueName } from '../../testkit/postgres.js'
 
-const url = process.env.TOPOGRAPH_TEST_PG_URL
-const ctl = process.env.TOPOGRAPH_TEST_PG_CTL
+const url = PG_URL
+const ctl = PG_CTL
 const run = promisify(execFile)
 
 if (!url || !ctl) {
   // The test command always starts a database; without one this file must fail, not pass quietly.
   test('postgres plugin tests need a database', () => {
-    assert.fail(
-      'TOPOGRAPH_TEST_PG_URL and TOPOGRAPH_TEST_PG_CTL are not set. Run the tests through `npm test`, or in bash: ' +
-        'source scripts/lib/ensure.sh; source scripts/lib/pg-cluster.sh; pg_cluster_start',
-    )
+    requirePostgres({ ctl: true })
   })
 } else {
-  const table = `tck_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+  const table = uniqueName('tck_')
   const configs = {
     'topology.description.postgres.url': url,
     'topology.description.postgres.table': table,
@@ -36,10 +33,7 @@ if (!url || !ctl) {
   after(async () => {
     // Leave the database running for whatever runs next, even if a test failed mid-outage.
     await dbCtl('start').catch(() => undefined)
-    const c = new pg.Client({ connectionString: url })
-    await c.connect()
-    await c.query(`DROP TABLE IF EXISTS "${table}"`)
-    await c.end()
+    await dropTestTable(table)
   })
 
   runPluginConformance(

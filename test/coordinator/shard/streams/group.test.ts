@@ -1,3 +1,6 @@
+// StreamsGroup: its describe row (asDescribedGroup, with its members' rows) and its OffsetCommit /
+// OffsetFetch validation, driven through the streams manager as the shard drives them; and the
+// manager's ListGroups rows.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ApiError } from '../../../../src/coordinator/shard/api-error.js'
