@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import type { JoinGroupRequest } from '../../../../src/protocol/generated/messages/JoinGroupRequest.js'
-import { beat, Harness, join } from './harness.js'
+import { beat, Harness, join, offsetCommit } from './harness.js'
 
 function classicJoin(memberId = ''): JoinGroupRequest {
   return {
@@ -33,27 +33,8 @@ const joinCtx = (nowMs: number) => ({
 describe('consumer and classic groups on one id', () => {
   it('a consumer join replaces a simple group; its offsets stay', () => {
     const h = new Harness({ foo: 2 })
-    h.apply(
-      h.shard.commitOffsets(
-        { apiVersion: 9, nowMs: 0, maxMetadataSize: 4096 },
-        {
-          groupId: 'g',
-          generationIdOrMemberEpoch: -1,
-          memberId: '',
-          groupInstanceId: null,
-          retentionTimeMs: -1n,
-          topics: [
-            {
-              name: 'foo',
-              topicId: h.topics.id('foo'),
-              partitions: [
-                { partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' },
-              ],
-            },
-          ],
-        },
-      ),
-    )
+    const commit = offsetCommit(h.topics.id('foo'), -1, '', 3n)
+    h.apply(h.shard.commitOffsets({ apiVersion: 9, nowMs: 0, maxMetadataSize: 4096 }, commit))
     assert.equal(h.shard.isSimpleGroup('g'), true)
     const { result, response } = h.heartbeat(join('a'), 1)
     assert.equal(response.errorCode, 0)
