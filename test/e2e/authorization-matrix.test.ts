@@ -589,28 +589,47 @@ describe('group listing, describing and deleting', { timeout: 60_000 }, () => {
 })
 
 describe('consumer group APIs', { timeout: 60_000 }, () => {
-  it('ConsumerGroupHeartbeat (68): READ on the GROUP, the refusal without a message', async () => {
-    const hb = (user: string, groupId: string) =>
-      req<{ errorCode: number; errorMessage: string | null }>(user, 68, 0, {
+  it('ConsumerGroupHeartbeat (68): READ on the GROUP, DESCRIBE on the topics, refusals without a message', async () => {
+    const hb = (user: string, groupId: string, topics = ['az-in']) =>
+      req<{ errorCode: number; errorMessage: string | null; memberEpoch: number }>(user, 68, 0, {
         groupId,
-        memberId: 'm',
+        memberId: `m-${user}`,
         memberEpoch: 0,
         rebalanceTimeoutMs: 5000,
-        subscribedTopicNames: ['az-in'],
+        subscribedTopicNames: topics,
         topicPartitions: [],
       })
     for (const user of ['bob', 'carol']) {
-      const denied = await hb(user, 'az-offsets')
+      const denied = await hb(user, 'az-consumer')
       assert.deepEqual(
         [denied.errorCode, denied.errorMessage],
         [ErrorCode.GROUP_AUTHORIZATION_FAILED, null],
         user,
       )
     }
-    // Past the check, the group's own answer (no consumer groups are served here).
-    const allowed = await hb('alice', 'az-offsets')
-    assert.notEqual(allowed.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED)
-    assert.deepEqual(await hb('admin', 'az-offsets'), allowed)
+    const secret = await hb('alice', 'az-consumer', ['az-in', 'az-secret'])
+    assert.deepEqual([secret.errorCode, secret.errorMessage], [ErrorCode.TOPIC_AUTHORIZATION_FAILED, null])
+    // Past the checks, the member joins.
+    const allowed = await hb('alice', 'az-consumer')
+    assert.deepEqual([allowed.errorCode, allowed.memberEpoch], [ErrorCode.NONE, 1])
+    // carol may describe the group but not its topic: the group is hidden, as Kafka does.
+    const seen = await req<{
+      groups: { errorCode: number; errorMessage: string | null; members: unknown[] }[]
+    }>('carol', 69, 0, { groupIds: ['az-consumer'] })
+    assert.deepEqual(
+      [seen.groups[0]!.errorCode, seen.groups[0]!.errorMessage, seen.groups[0]!.members],
+      [
+        ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        'The group has described topic(s) that the client is not authorized to describe.',
+        [],
+      ],
+    )
+    const leave = await req<{ errorCode: number }>('alice', 68, 0, {
+      groupId: 'az-consumer',
+      memberId: 'm-alice',
+      memberEpoch: -1,
+    })
+    assert.equal(leave.errorCode, ErrorCode.NONE)
   })
 
   it('ConsumerGroupDescribe (69): DESCRIBE on each GROUP, refused groups first', async () => {

@@ -340,7 +340,7 @@ export const kafkaJavaSkip: string | false = existsSync(join(KAFKA_JAVA_DIR, 'bi
   : `not run: ${KAFKA_JAVA_DIR} (Kafka's Java clients and tools, ../shared/kafka-java) is missing`
 
 const JAVA_SOURCES_DIR = resolve('test/interop/java')
-const JAVA_PROGRAMS = ['ClientDriver.java', 'SustainedProducer.java']
+const JAVA_PROGRAMS = ['ClientDriver.java', 'SustainedProducer.java', 'GroupConsumer.java']
 
 /** The launcher of a Kafka tool (`kafka-console-producer`, `kafka-run-class`, …). */
 export function kafkaBin(tool: string): string {
@@ -638,5 +638,18 @@ export async function storedBatches(
     }
   } finally {
     await client.close()
+  }
+}
+
+/** The end of a Java interop suite: the clients' JVM, then the server, then any child left. */
+export async function closeInterop(
+  java: JavaClients | undefined,
+  server: InteropServer | undefined,
+): Promise<void> {
+  try {
+    await java?.close()
+    await server?.close()
+  } finally {
+    await killAll()
   }
 }

@@ -1,11 +1,12 @@
 // ConsumerGroupDescribe (key 69): serves v0–v1 (KIP-848 consumer groups). A streams, classic or simple
 // group answers GROUP_ID_NOT_FOUND "Group <g> is not a consumer group.", an unknown id "Group <g>
 // not found.", an empty id INVALID_GROUP_ID (Kafka's per-group answers). Without DESCRIBE on a group:
-// GROUP_AUTHORIZATION_FAILED for it, listed before the other groups as Kafka does.
+// GROUP_AUTHORIZATION_FAILED for it, listed before the other groups as Kafka does; a group whose
+// assignments name a topic without DESCRIBE: TOPIC_AUTHORIZATION_FAILED, as Kafka answers.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createConsumerGroupDescribeResponse } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
-import { groupAuthorizedOperations } from '../auth/authorized-operations.js'
+import { groupAuthorizedOperations, unauthorizedTopics } from '../auth/authorized-operations.js'
 import { defineHandler } from '../router.js'
 
 const row = (groupId: string, errorCode: number) => ({
@@ -41,14 +42,27 @@ export const handler = defineHandler({
       else denied.push(g)
     }
     const described = await coordinator.consumerGroupDescribe(allowed, ctx.apiVersion)
+    // A group whose assignments name a topic the principal may not DESCRIBE is not shown (Kafka's
+    // answer, with its message).
+    const topics = (d: (typeof described)[number]) =>
+      d.members
+        .flatMap((m) => [...m.assignment.topicPartitions, ...m.targetAssignment.topicPartitions])
+        .map((t) => t.topicName)
+    const hidden = new Set(unauthorizedTopics(ctx, 'DESCRIBE', described.flatMap(topics)))
     return createConsumerGroupDescribeResponse({
       groups: [
         ...denied.map((g) => row(g, ErrorCode.GROUP_AUTHORIZATION_FAILED)),
-        ...described.map((d) =>
-          request.includeAuthorizedOperations && d.errorCode === ErrorCode.NONE
+        ...described.map((d) => {
+          if (hidden.size > 0 && topics(d).some((t) => hidden.has(t))) {
+            return {
+              ...row(d.groupId, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+              errorMessage: 'The group has described topic(s) that the client is not authorized to describe.',
+            }
+          }
+          return request.includeAuthorizedOperations && d.errorCode === ErrorCode.NONE
             ? { ...d, authorizedOperations: groupAuthorizedOperations(ctx, d.groupId) }
-            : d,
-        ),
+            : d
+        }),
       ],
     })
   },

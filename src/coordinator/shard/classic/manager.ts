@@ -225,7 +225,9 @@ export class ClassicGroupManager {
     const otherType = this.#groups.has(groupId) ? undefined : this.#otherGroups?.typeOf(groupId)
     if (otherType !== undefined) {
       const other = this.#otherGroups!
-      if (otherType === 'streams' && other.isEmpty(groupId)) {
+      // An empty streams or consumer group gives way (Kafka's maybeDeleteEmpty…Group); an empty
+      // consumer group never needs a cleanup first.
+      if ((otherType === 'streams' || otherType === 'consumer') && other.isEmpty(groupId)) {
         // Kafka's topologyCleanupHandled: only a group that may hold a stored description defers.
         if (ctx.conversionReady !== true && (other.needsCleanupBeforeConversion?.(groupId) ?? true)) {
           return out.result(CONVERSION_REQUIRED)

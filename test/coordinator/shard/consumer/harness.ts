@@ -168,3 +168,21 @@ export class Harness {
     return s
   }
 }
+
+/** An OffsetCommit of one offset of partition 0 of `foo` into group g. */
+export function offsetCommit(topicId: string, memberEpoch: number, memberId: string, offset: bigint) {
+  const partition = {
+    partitionIndex: 0,
+    committedOffset: offset,
+    committedLeaderEpoch: -1,
+    committedMetadata: '',
+  }
+  return {
+    groupId: 'g',
+    generationIdOrMemberEpoch: memberEpoch,
+    memberId,
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [{ name: 'foo', topicId, partitions: [partition] }],
+  }
+}

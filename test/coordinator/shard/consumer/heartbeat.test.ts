@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
-import { beat, Harness, join } from './harness.js'
+import { beat, Harness, join, offsetCommit } from './harness.js'
 
 const types = (records: readonly { type: string; value: unknown }[]) =>
   records.map((r) => `${r.type}${r.value === null ? '-' : ''}`)
@@ -274,22 +274,7 @@ describe('consumer groups in the other group APIs', () => {
     const commit = (memberEpoch: number, memberId = 'a', apiVersion = 9) =>
       h.shard.commitOffsets(
         { apiVersion, nowMs: 1, maxMetadataSize: 4096 },
-        {
-          groupId: 'g',
-          generationIdOrMemberEpoch: memberEpoch,
-          memberId,
-          groupInstanceId: null,
-          retentionTimeMs: -1n,
-          topics: [
-            {
-              name: 'foo',
-              topicId: h.topics.id('foo'),
-              partitions: [
-                { partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' },
-              ],
-            },
-          ],
-        },
+        offsetCommit(h.topics.id('foo'), memberEpoch, memberId, 5n),
       ).response[0]!.partitions[0]!.errorCode
     assert.equal(commit(1), ErrorCode.NONE)
     assert.equal(commit(2), ErrorCode.STALE_MEMBER_EPOCH)

@@ -1,0 +1,101 @@
+/*
+ * One member of a consumer group, for the group-protocol interop tests: Kafka's KafkaConsumer with
+ * group.protocol from the arguments (consumer: KIP-848; classic), subscribed to one topic, reading
+ * from the earliest offset and committing synchronously after every poll that returned records.
+ *
+ * stdout, one line each:
+ *   assigned <p>,<p>,...     the rebalance listener's assignment (after revocations)
+ *   revoked <p>,<p>,...
+ *   record <partition> <offset> <value>
+ *   committed                after a commit following records
+ *   closed                   after close() (the member left the group)
+ *   error <class> <message>
+ * stdin: a line "close" makes it close the consumer (leaving the group) and exit.
+ *
+ * Usage: GroupConsumer BOOTSTRAP_SERVERS GROUP TOPIC PROTOCOL CLIENT_ID
+ */
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+public final class GroupConsumer {
+    private static synchronized void out(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private static String partitions(Collection<TopicPartition> tps) {
+        return tps.stream().map(TopicPartition::partition).sorted().map(String::valueOf)
+            .collect(Collectors.joining(","));
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5) {
+            System.err.println("usage: GroupConsumer BOOTSTRAP_SERVERS GROUP TOPIC PROTOCOL CLIENT_ID");
+            System.exit(2);
+        }
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, args[3]);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, args[4]);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "20");
+        AtomicBoolean closing = new AtomicBoolean();
+        Thread stdin = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (line.trim().equals("close")) break;
+                }
+            } catch (Exception e) {
+                // stdin closed: close as well
+            }
+            closing.set(true);
+        });
+        stdin.setDaemon(true);
+        stdin.start();
+        try (KafkaConsumer<String, String> consumer =
+                 new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(args[2]), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                    out("revoked " + partitions(revoked));
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                    out("assigned " + partitions(consumer.assignment()));
+                }
+            });
+            while (!closing.get()) {
+                ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<String, String> r : records) {
+                    out("record " + r.partition() + " " + r.offset() + " " + r.value());
+                }
+                if (!records.isEmpty()) {
+                    consumer.commitSync();
+                    out("committed");
+                }
+            }
+        } catch (Exception e) {
+            out("error " + e.getClass().getName() + " " + e.getMessage());
+            System.exit(1);
+        }
+        out("closed");
+    }
+}
