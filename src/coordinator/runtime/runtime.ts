@@ -128,6 +128,8 @@ function isThenable(v: unknown): boolean {
  *   records are appended to the store as one atomic batch, then replayed into the shard, and only
  *   then does the response resolve. A failed append replays nothing and rejects with
  *   {@link CoordinatorWriteError};
+ * - appends go to the store by group commit (see `#append`): the batches of every shard that
+ *   arrive while a store write is in flight are written together in the next one;
  * - loading a shard is replaying its log into a fresh shard.
  *
  * Kafka replays records into timeline data structures before the append and rolls them back when
