@@ -2,8 +2,8 @@
  * bench/isolation: the heartbeat latency of streams groups while one other group's
  * topology-description plugin calls hang, against the same load without the hung calls.
  *
- * A real `topograph start` process with the controllable test plugin (test/helpers/
- * controllable-plugin.ts) serves GROUPS streams groups of one member each. The load: every member
+ * A real `topograph start` process with a plugin whose calls for chosen groups wait until released
+ * (bench/isolation/hanging-plugin.ts) serves GROUPS streams groups of one member each. The load: every member
  * heartbeats in a loop (its steady heartbeat, one in flight per member), for PHASE_MS per phase;
  * the round trips are recorded. Phases alternate, ROUNDS times each:
  *   - baseline: nothing else happens;
@@ -15,25 +15,38 @@
  *
  * Run: npm run bench -- isolation   (GROUPS, PHASE_MS, ROUNDS override the defaults)
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { deleteGroups, joinMember, pluginFiles, push, startKipProcess } from '../../test/helpers/kip1331.js'
+import { FAST_GROUPS, joinMember, push, wireDescription } from '../../test/helpers/kip1331.js'
 import type { StreamsMember } from '../../test/helpers/streams-member.js'
-import { WireClient } from '../../test/server/wire-client.js'
+import { startTopographProcess } from '../../test/helpers/topograph-process.js'
+import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 
 const GROUPS = Number(process.env.GROUPS ?? 50)
 const PHASE_MS = Number(process.env.PHASE_MS ?? 5000)
-const ROUNDS = Number(process.env.ROUNDS ?? 3)
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
 }
+/** A request whose answer waits on a hung plugin call: no timeout short of the whole run. */
+async function hangingRequest(c: WireClient, apiKey: number, version: number, body: unknown): Promise<void> {
+  c.write(requestFrame(apiKey, version, 1, body))
+  if ((await c.nextFrame(600_000)) === null) throw new Error(`API ${apiKey}: connection closed`)
+}
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 const dataDir = mkdtempSync(join(tmpdir(), 'topograph-bench-isolation-'))
-const plugin = pluginFiles('memory')
-const server = await startKipProcess(dataDir, plugin, {
+const hangFile = join(dataDir, 'hang.json')
+const hang = (groups: string[]) => writeFileSync(hangFile, JSON.stringify(groups))
+hang([])
+const server = await startTopographProcess({
+  'data.dir': dataDir,
+  'coordinator.storage': 'sqlite',
+  ...FAST_GROUPS,
+  'group.streams.topology.description.plugin.class': 'bench/isolation/hanging-plugin.ts',
+  'bench.hang.file': hangFile,
   // No member expires while a phase runs; no cleanup cycle meanwhile.
   'group.streams.session.timeout.ms': '60000',
   'group.streams.max.session.timeout.ms': '60000',
@@ -84,16 +97,19 @@ try {
     for (const kind of ['baseline', 'hung'] as const) {
       const pending: Promise<unknown>[] = []
       if (kind === 'hung') {
-        plugin.control({
-          set: { hung: { action: 'hang' } },
-          get: { hung: { action: 'hang' } },
-          delete: { hung: { action: 'hang' } },
-        })
+        hang(['hung'])
         const [a, b, c] = await Promise.all([0, 1, 2].map(() => WireClient.connect(server.port)))
         extra.push(a, b, c)
-        pending.push(push(a, 'hung', hung.memberId, 0))
         pending.push(
-          b.request(89, 1, {
+          hangingRequest(a, 93, 0, {
+            groupId: 'hung',
+            memberId: hung.memberId,
+            topologyEpoch: 0,
+            topologyDescription: wireDescription(),
+          }),
+        )
+        pending.push(
+          hangingRequest(b, 89, 1, {
             groupIds: ['hung'],
             includeAuthorizedOperations: false,
             includeTopologyDescription: true,
@@ -109,23 +125,24 @@ try {
         `| ${kind} ${round + 1} | ${latencies.length} | ${percentile(latencies, 0.5).toFixed(2)} | ${p99.toFixed(2)} |`,
       )
       if (kind === 'hung') {
-        plugin.control({})
+        hang([])
         await Promise.all(pending)
       }
     }
   }
   // A DeleteGroups of the hung group last (it removes the group): its deleteTopology hangs while
   // one more load phase runs.
-  plugin.control({ delete: { hung: { action: 'hang' } } })
+  hang(['hung'])
   const deleter = await WireClient.connect(server.port)
   extra.push(deleter)
-  const deleting = deleteGroups(deleter, ['hung'])
+  await hung.leave()
+  const deleting = hangingRequest(deleter, 42, 3, { groupsNames: ['hung'] })
   await new Promise((r) => setTimeout(r, 200))
   const during = await load()
   console.log(
     `| hung DeleteGroups | ${during.length} | ${percentile(during, 0.5).toFixed(2)} | ${percentile(during, 0.99).toFixed(2)} |`,
   )
-  plugin.control({})
+  hang([])
   await deleting
   const base = median(p99s.baseline)
   const withHang = median(p99s.hung)
@@ -137,5 +154,4 @@ try {
   for (const c of extra) c.close()
   await server.stop()
   rmSync(dataDir, { recursive: true, force: true })
-  plugin.remove()
 }

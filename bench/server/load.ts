@@ -1,6 +1,6 @@
 // Shared pieces of the server benchmarks: the forked load generator (load-worker.ts), the bare
 // framing server that is the ceiling, and small helpers for reporting.
-import { fork } from 'node:child_process'
+import { fork, type Serializable } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { LoadResult, LoadSpec } from './load-worker.js'
@@ -17,12 +17,24 @@ const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
  * that figure hardly moves when other work on the machine takes the cores away.
  */
 export function runLoad(spec: LoadSpec): Promise<Measured> {
+  return forkLoad<LoadSpec, LoadResult>(WORKER, spec)
+}
+
+/**
+ * Runs `worker` (a load generator that takes its spec as its first message and answers with its
+ * result, which counts the answers it received in `answered`) in a fresh child process, and adds
+ * this process's CPU time per answer.
+ */
+export function forkLoad<S extends Serializable, R extends { readonly answered: number }>(
+  worker: string,
+  spec: S,
+): Promise<R & { readonly cpuUsPerRequest: number }> {
   return new Promise((resolve, reject) => {
     const cpu0 = process.cpuUsage()
-    const child = fork(WORKER, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced' })
-    let result: LoadResult | undefined
+    const child = fork(worker, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced' })
+    let result: R | undefined
     let cpuUs = 0
-    child.once('message', (m: LoadResult) => {
+    child.once('message', (m: R) => {
       const cpu = process.cpuUsage(cpu0)
       cpuUs = cpu.user + cpu.system
       result = m

@@ -93,6 +93,29 @@ export interface TopicsResponse {
   readonly fetchedAt: string
 }
 
+/** One transaction of `GET /api/transactions`. */
+export interface TransactionSummary {
+  readonly transactionalId: string
+  /** Ongoing, PrepareCommit or PrepareAbort; "" when it could not be described */
+  readonly state: string
+  /** decimal text (an int64) */
+  readonly producerId: string
+  readonly producerEpoch: number
+  readonly transactionTimeoutMs: number
+  /** ISO time the transaction started, null when unknown */
+  readonly startedAt: string | null
+  /** milliseconds since it started at the time of `fetchedAt`, null when unknown */
+  readonly ageMs: number | null
+  readonly partitions: readonly { readonly topic: string; readonly partition: number }[]
+  readonly error: ApiError | null
+}
+
+/** `GET /api/transactions`: the open transactions, oldest first. */
+export interface TransactionsResponse {
+  readonly transactions: readonly TransactionSummary[]
+  readonly fetchedAt: string
+}
+
 /** `GET /api/groups/{groupId}/topology-description.json` */
 export interface DescriptionDownload {
   readonly groupId: string

@@ -14,6 +14,8 @@ import type {
   ShownDescription,
   TopicsResponse,
   TopicSummary,
+  TransactionsResponse,
+  TransactionSummary,
 } from './api-types.js'
 import type { ConsoleSource } from './source.js'
 
@@ -168,6 +170,52 @@ export class ConsoleApi {
       sizesError: 'error' in sizes ? sizes.error : null,
       fetchedAt: this.#now().toISOString(),
     }
+  }
+
+  /**
+   * The open transactions (Ongoing, PrepareCommit, PrepareAbort) with their age, oldest first; one
+   * that could not be described is listed with its error, last.
+   */
+  async transactions(): Promise<TransactionsResponse> {
+    const source = this.#source
+    if (source.openTransactions === undefined) {
+      throw new ConsoleApiError(501, {
+        errorName: 'NOT_SERVED',
+        message: 'This console has no transaction view.',
+      })
+    }
+    const now = this.#now()
+    const rows = (await source.openTransactions()).map((o): TransactionSummary => {
+      if ('error' in o) {
+        return {
+          transactionalId: o.transactionalId,
+          state: '',
+          producerId: '-1',
+          producerEpoch: -1,
+          transactionTimeoutMs: -1,
+          startedAt: null,
+          ageMs: null,
+          partitions: [],
+          error: apiError(o.error),
+        }
+      }
+      const t = o.value
+      const start = t.transactionStartTimeMs
+      return {
+        transactionalId: t.transactionalId,
+        state: t.state,
+        producerId: t.producerId.toString(),
+        producerEpoch: t.producerEpoch,
+        transactionTimeoutMs: t.transactionTimeoutMs,
+        startedAt: start === null ? null : new Date(start).toISOString(),
+        ageMs: start === null ? null : Math.max(0, now.getTime() - start),
+        partitions: t.topicPartitions.map((p) => ({ topic: p.topic, partition: p.partition })),
+        error: null,
+      }
+    })
+    const age = (r: TransactionSummary): number => (r.error !== null ? -2 : (r.ageMs ?? -1))
+    rows.sort((a, b) => age(b) - age(a) || (a.transactionalId < b.transactionalId ? -1 : 1))
+    return { transactions: rows, fetchedAt: now.toISOString() }
   }
 
   /**

@@ -86,6 +86,10 @@ export function createConsoleHttpServer(opts: HttpServerOptions): ReturnType<typ
       sendJson(res, 200, await api.topics())
       return
     }
+    if (path === '/api/transactions') {
+      sendJson(res, 200, await api.transactions())
+      return
+    }
     if (path === '/api/groups') {
       sendJson(res, 200, await api.groups())
       return

@@ -31,6 +31,23 @@ export interface CommittedOffset {
   readonly offset: number
 }
 
+/** A transaction that is open or completing, as its coordinator describes it. */
+export interface OpenTransaction {
+  readonly transactionalId: string
+  readonly state: string
+  readonly producerId: bigint
+  readonly producerEpoch: number
+  readonly transactionTimeoutMs: number
+  /** null when the coordinator reports no start time */
+  readonly transactionStartTimeMs: number | null
+  readonly topicPartitions: readonly { readonly topic: string; readonly partition: number }[]
+}
+
+/** One open transaction, or the error describing it failed with. */
+export type OpenTransactionOutcome =
+  | { readonly value: OpenTransaction }
+  | { readonly transactionalId: string; readonly error: Error }
+
 export interface ConsoleSource {
   /** Every streams group of the cluster. */
   listStreamsGroups(): Promise<readonly GroupListing[]>
@@ -45,6 +62,8 @@ export interface ConsoleSource {
   logSizes?(): Promise<ReadonlyMap<string, number>>
   /** The offsets a group has committed. */
   committedOffsets?(groupId: string): Promise<readonly CommittedOffset[]>
+  /** The transactions that are open or completing (Ongoing, PrepareCommit, PrepareAbort). */
+  openTransactions?(): Promise<readonly OpenTransactionOutcome[]>
   close(): Promise<void>
 }
 
@@ -128,6 +147,22 @@ export function adminConsoleSource(admin: Admin, opts: AdminSourceOptions = {}):
       (await admin.listStreamsGroupOffsets(groupId, { timeoutMs }))
         .filter((o) => o.offset >= 0n)
         .map((o) => ({ topic: o.topic, partition: o.partition, offset: Number(o.offset) })),
+    openTransactions: async () => {
+      const listed = await admin.listTransactions({ filterStates: OPEN_STATES, timeoutMs })
+      if (listed.length === 0) return []
+      const ids = listed.map((t) => t.transactionalId)
+      const described = await admin.describeTransactions(ids, { timeoutMs }).settled()
+      return ids.map((transactionalId): OpenTransactionOutcome => {
+        const d = described.get(transactionalId)
+        if (d === undefined)
+          return { transactionalId, error: new Error(`No description of ${transactionalId}`) }
+        if ('error' in d) return { transactionalId, error: d.error }
+        return { value: { transactionalId, ...d.value } }
+      })
+    },
     close: () => admin.close(),
   }
 }
+
+/** The states of a transaction that is open or on its way to its markers. */
+const OPEN_STATES = ['Ongoing', 'PrepareCommit', 'PrepareAbort']

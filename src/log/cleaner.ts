@@ -17,10 +17,18 @@
  *    horizon (first clean time + delete.retention.ms, stamped in attribute bit 6 and
  *    baseTimestamp) has passed. Batches keep their base offset, last offset delta, producer fields
  *    and leader epoch; a batch that loses every record is dropped, unless it holds a producer's
- *    last sequence (then it stays, empty, so producer state survives a restart). Control batches
- *    are kept, and so are aborted transactions' batches, which never enter the offset map (a
- *    record of an aborted transaction must not remove the committed record of its key).
- *    Offsets never change. A batch whose records all survive keeps its bytes.
+ *    last sequence, or is the producer's last marker, or ends just below the log end (then it
+ *    stays, empty, so producer state and the last offset survive a restart). Offsets never change.
+ *    A batch whose records all survive keeps its bytes.
+ *    Transactions, as Kafka's cleaner (CleanedTransactionMetadata): batches of aborted
+ *    transactions are removed whatever their keys (and never enter the offset map: a record of an
+ *    aborted transaction must not remove the committed record of its key). A marker stays while a
+ *    batch of its transaction was seen in this pass (an ABORT marker: a batch of the aborted
+ *    transaction, removed in this pass; a COMMIT marker: a transactional batch of the producer
+ *    since its previous marker); once none was, the marker is removable: the first clean stamps
+ *    it with a delete horizon (clean time + delete.retention.ms, as a tombstone) and a clean after
+ *    the horizon drops it. The aborted-transaction index keeps its entries (a read_committed
+ *    Fetch may list an aborted transaction whose data is gone, which changes nothing it returns).
  * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the
  *    cleaner checkpoint moves to the end of the range.
  *
@@ -257,9 +265,18 @@ export class LogCleaner {
 
     // 3. Rewrite every segment below the end of the range.
     const producerLastOffsets = new Set<number>()
+    /** Producers whose last entry is a marker: producer id → epoch (that marker is kept). */
+    const producerLastMarkers = new Map<number, number>()
     for (const p of log.producerStateManager.entries()) {
       const last = p.batches[p.batches.length - 1]
       if (last !== undefined) producerLastOffsets.add(last.lastOffset)
+      else producerLastMarkers.set(p.producerId, p.producerEpoch)
+    }
+    const retention: BatchRetention = {
+      producerLastOffsets,
+      producerLastMarkers,
+      logEndOffset: log.logEndOffset,
+      transactions: new CleanedTransactions((producerId, offset) => log.isAborted(producerId, offset)),
     }
     let bytesBefore = 0
     let bytesAfter = 0
@@ -278,7 +295,7 @@ export class LogCleaner {
         for (const b of log.store.batchesFrom(s.baseOffset)) {
           if (b.baseOffset >= end) break
           const h = readBatchHeader(b.bytes, 0)
-          const out = filter(b.bytes, h, map, now, deleteRetentionMs, producerLastOffsets)
+          const out = filter(b.bytes, h, map, now, deleteRetentionMs, retention)
           removed += out.removed
           if (out.bytes !== b.bytes) changed = true
           if (out.bytes !== null) {
@@ -356,11 +373,34 @@ export class LogCleaner {
     map: ReadonlyMap<string, number>,
     now: number,
     deleteRetentionMs: number,
-    producerLastOffsets: ReadonlySet<number>,
+    retention: BatchRetention,
   ): { bytes: Uint8Array | null; removed: number } {
-    if (isControl(h.attributes)) return { bytes, removed: 0 }
+    const lastOffset = h.baseOffset + h.lastOffsetDelta
+    // Kept, even empty: the producer's last sequence, its last marker, the batch below the log end.
+    const retainEmpty =
+      (h.producerId >= 0 &&
+        (isControl(h.attributes)
+          ? retention.producerLastMarkers.get(h.producerId) === h.producerEpoch
+          : retention.producerLastOffsets.has(lastOffset))) ||
+      lastOffset + 1 === retention.logEndOffset
     const records = this.#records(bytes, h)
     const horizonSet = hasDeleteHorizon(h.attributes)
+    if (isControl(h.attributes)) {
+      if (!retention.transactions.onControlBatch(h, records)) return { bytes, removed: 0 }
+      // A removable marker: stamped with a delete horizon first, dropped once it has passed.
+      if (!horizonSet) return { bytes: this.#rebuild(h, records, now + deleteRetentionMs), removed: 0 }
+      if (now < h.baseTimestamp) return { bytes, removed: 0 }
+      if (records.length === 0 && retainEmpty) return { bytes, removed: 0 }
+      return { bytes: retainEmpty ? this.#rebuild(h, [], h.baseTimestamp) : null, removed: records.length }
+    }
+    if (retention.transactions.onDataBatch(h)) {
+      // A batch of an aborted transaction: removed whatever its keys.
+      if (records.length === 0 && retainEmpty) return { bytes, removed: 0 }
+      return {
+        bytes: retainEmpty ? this.#rebuild(h, [], horizonSet ? h.baseTimestamp : -1) : null,
+        removed: records.length,
+      }
+    }
     const horizonPassed = horizonSet && now > h.baseTimestamp
     let hasTombstone = false
     const keep = records.filter((r) => {
@@ -377,14 +417,19 @@ export class LogCleaner {
     const removed = records.length - keep.length
     const stampHorizon = hasTombstone && !horizonSet
     if (removed === 0 && !stampHorizon) return { bytes, removed: 0 }
-    const lastOffset = h.baseOffset + h.lastOffsetDelta
-    if (keep.length === 0 && !(h.producerId >= 0 && producerLastOffsets.has(lastOffset)))
-      return { bytes: null, removed }
-    // Rebuild: absolute timestamps kept, deltas against the new base (the horizon when stamped).
+    if (keep.length === 0 && !retainEmpty) return { bytes: null, removed }
+    const horizon = stampHorizon ? now + deleteRetentionMs : horizonSet ? h.baseTimestamp : -1
+    return { bytes: this.#rebuild(h, keep, horizon), removed }
+  }
+
+  /**
+   * A batch with only `keep` of its records: absolute timestamps kept, deltas against the new base
+   * (the delete horizon when there is one, -1 for none).
+   */
+  #rebuild(h: BatchHeader, keep: ReturnType<typeof decodeRecords>, horizon: number): Uint8Array {
     const timestamps = keep.map((r) =>
       isLogAppendTime(h.attributes) ? h.maxTimestamp : h.baseTimestamp + r.timestampDelta,
     )
-    const horizon = stampHorizon ? now + deleteRetentionMs : horizonSet ? h.baseTimestamp : -1
     const baseTimestamp = horizon >= 0 ? horizon : timestamps.length > 0 ? timestamps[0] : h.baseTimestamp
     const body = encodeRecords(
       keep.map((r, i) => ({
@@ -419,6 +464,56 @@ export class LogCleaner {
       compress(codec, body),
       this.#opts.crc32c,
     )
-    return { bytes: rebuilt, removed }
+    return rebuilt
+  }
+}
+
+/** What decides which batches of one clean stay. */
+interface BatchRetention {
+  /** Last offsets of every producer's last batch (its last sequence). */
+  readonly producerLastOffsets: ReadonlySet<number>
+  readonly producerLastMarkers: ReadonlyMap<number, number>
+  readonly logEndOffset: number
+  readonly transactions: CleanedTransactions
+}
+
+/**
+ * The transactions seen by one clean, batch by batch in offset order (Kafka's
+ * CleanedTransactionMetadata): which data batches belong to aborted transactions and which markers
+ * have no batch of their transaction left.
+ */
+class CleanedTransactions {
+  readonly #isAborted: (producerId: number, offset: number) => boolean
+  /** Producers with a batch of an aborted transaction seen since their last ABORT marker. */
+  readonly #abortedSeen = new Set<number>()
+  /** Producers with a committed (or open) transactional batch seen since their last marker. */
+  readonly #committedSeen = new Set<number>()
+
+  constructor(isAborted: (producerId: number, offset: number) => boolean) {
+    this.#isAborted = isAborted
+  }
+
+  /** A data batch: true when it belongs to an aborted transaction (it is removed). */
+  onDataBatch(h: BatchHeader): boolean {
+    if (!isTransactional(h.attributes)) return false
+    if (this.#isAborted(h.producerId, h.baseOffset)) {
+      this.#abortedSeen.add(h.producerId)
+      return true
+    }
+    this.#committedSeen.add(h.producerId)
+    return false
+  }
+
+  /** A control batch: true when no batch of its transaction was seen (the marker is removable). */
+  onControlBatch(h: BatchHeader, records: ReturnType<typeof decodeRecords>): boolean {
+    const first = records[0]
+    // An emptied control batch was cleaned before.
+    if (first === undefined) return true
+    const key = first.key
+    if (key === null || key.byteLength < 4) return false
+    const type = (key[2]! << 8) | key[3]!
+    if (type === 0) return !this.#abortedSeen.delete(h.producerId)
+    if (type === 1) return !this.#committedSeen.delete(h.producerId)
+    return false
   }
 }

@@ -287,6 +287,13 @@ export const CONFIG_DEFS = [
     'Most connections the server holds at once, over all listeners and addresses. At the limit a new connection waits, unread, until another closes (up to socket.listen.backlog.size connections wait; beyond them a new connection is closed at once).',
   ),
   intKey(
+    'max.connection.creation.rate',
+    2147483647,
+    { min: 0 },
+    'medium',
+    'Most new connections per second over all listeners; above it the server waits (at most quota.window.size.seconds) before it admits the next connection.',
+  ),
+  intKey(
     'max.connections.per.ip',
     2147483647,
     { min: 0 },

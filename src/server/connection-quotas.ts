@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { isIP, type Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { ConfigError } from './config-defs.js'
+import { type RateConfig, SampledRate } from './quotas/rate.js'
 
 /**
  * The connection limits of the server, as Kafka's ConnectionQuotas enforces them:
@@ -12,6 +13,9 @@ import { ConfigError } from './config-defs.js'
  *   and nothing is written, which is what the client sees of a connection in the backlog. At most
  *   `socket.listen.backlog.size` sockets wait; a connection beyond them is closed at once (a full
  *   backlog drops it).
+ * - `max.connection.creation.rate`, over every listener: a connection that takes the rate of new
+ *   connections above it is admitted only after the delay that brings the rate back (at most one
+ *   quota window), and the connections behind it wait too, as Kafka's acceptor sleeps.
  * - `max.connections.per.ip` with `max.connections.per.ip.overrides`: once a connection has its
  *   slot, one that would exceed its address's limit is closed at once, logged as Kafka logs it.
  * - `connection_creation_rate` quotas of IP entities (client quotas, {@link ConnectionRateCheck}):
@@ -33,7 +37,14 @@ export interface ConnectionQuotaSettings {
   readonly overrides: ReadonlyMap<string, number>
   /** `socket.listen.backlog.size`: the most connections waiting for a slot. */
   readonly maxWaiting: number
+  /** `max.connection.creation.rate` (2147483647: none). */
+  readonly maxConnectionCreationRate?: number
+  /** How connection rates are measured (`quota.window.num`, `quota.window.size.seconds`). */
+  readonly rate?: RateConfig
 }
+
+/** Kafka's default of max.connection.creation.rate: no limit. */
+const NO_RATE_LIMIT = 2147483647
 
 interface Waiting {
   readonly socket: Socket
@@ -51,10 +62,20 @@ export class ConnectionQuotas {
   #rateCheck: ConnectionRateCheck | null = null
   /** Sockets held until their connection-rate throttle ends, then closed. */
   readonly #throttled = new Set<Socket>()
+  /** The server's rate of new connections, when max.connection.creation.rate is set. */
+  readonly #brokerRate: SampledRate | null
+  /** The acceptor waits until then (the rate's delay) before admitting the next connection. */
+  #blockedUntil = 0
+  #unblock: NodeJS.Timeout | null = null
+  /** The head of the queue was counted in the server's rate already (it waits out its delay). */
+  #headRecorded = false
 
   constructor(settings: ConnectionQuotaSettings, logger: Logger) {
     this.#settings = settings
     this.#logger = logger
+    const limit = settings.maxConnectionCreationRate ?? NO_RATE_LIMIT
+    this.#brokerRate =
+      limit !== NO_RATE_LIMIT ? new SampledRate(settings.rate ?? { samples: 11, windowMs: 1000 }) : null
   }
 
   /** Connections holding a slot. */
@@ -83,19 +104,70 @@ export class ConnectionQuotas {
    * it must start reading the socket. A refused socket is destroyed.
    */
   accept(socket: Socket, host: string, admit: (socket: Socket) => void): void {
-    if (this.#total < this.#settings.maxConnections && this.waiting === 0) {
-      this.#admit({ socket, host, admit })
-      return
-    }
-    if (this.waiting >= this.#settings.maxWaiting) {
+    if (this.waiting === 0 && this.#slotFree() && this.#blockedUntil <= Date.now()) {
+      if (this.#recordConnection(Date.now())) {
+        this.#admit({ socket, host, admit })
+        return
+      }
+      // Over the creation rate: this one waits out the delay at the head of the queue.
+      this.#headRecorded = true
+    } else if (this.waiting >= this.#settings.maxWaiting) {
       this.#logger.info(
         { remote: host, maxConnections: this.#settings.maxConnections },
-        `Closed connection from /${host}: max.connections (${this.#settings.maxConnections}) reached and ${this.#settings.maxWaiting} connections already waiting (socket.listen.backlog.size)`,
+        `Closed connection from /${host}: ${this.#settings.maxWaiting} connections already wait for a slot (socket.listen.backlog.size)`,
       )
       socket.destroy()
       return
     }
     this.#waiting.push({ socket, host, admit })
+    this.#drain()
+  }
+
+  #slotFree(): boolean {
+    return this.#total < this.#settings.maxConnections
+  }
+
+  /**
+   * Counts a new connection in the server's creation rate; false when that takes the rate above
+   * max.connection.creation.rate (the acceptor then waits the delay, at most one window).
+   */
+  #recordConnection(nowMs: number): boolean {
+    const rate = this.#brokerRate
+    if (rate === null) return true
+    const bound = this.#settings.maxConnectionCreationRate ?? NO_RATE_LIMIT
+    const windowMs = (this.#settings.rate ?? { windowMs: 1000 }).windowMs
+    const delay = Math.min(rate.recordAndThrottleMs(1, bound, nowMs), windowMs)
+    if (delay <= 0) return true
+    this.#blockedUntil = nowMs + delay
+    return false
+  }
+
+  /** Admits waiting connections while slots are free and the acceptor is not waiting out a delay. */
+  #drain(): void {
+    while (this.waiting > 0 && this.#slotFree()) {
+      const now = Date.now()
+      if (this.#blockedUntil > now) {
+        if (this.#unblock === null) {
+          this.#unblock = setTimeout(() => {
+            this.#unblock = null
+            this.#drain()
+          }, this.#blockedUntil - now)
+          this.#unblock.unref()
+        }
+        return
+      }
+      if (!this.#headRecorded && !this.#recordConnection(now)) {
+        this.#headRecorded = true
+        continue
+      }
+      this.#headRecorded = false
+      const next = this.#waiting[this.#head++]
+      if (this.#head === this.#waiting.length) {
+        this.#waiting.length = 0
+        this.#head = 0
+      }
+      this.#admit(next)
+    }
   }
 
   /** Closes the sockets still waiting or throttled (server shutdown). */
@@ -105,6 +177,8 @@ export class ConnectionQuotas {
     this.#head = 0
     for (const s of this.#throttled) s.destroy()
     this.#throttled.clear()
+    if (this.#unblock !== null) clearTimeout(this.#unblock)
+    this.#unblock = null
   }
 
   #admit(w: Waiting): void {
@@ -112,7 +186,9 @@ export class ConnectionQuotas {
     if (socket.destroyed) return
     const throttleMs = this.#rateCheck?.(host, Date.now()) ?? 0
     if (throttleMs > 0) {
-      // Kafka accepts the connection, does not serve it and closes it when the throttle ends.
+      // Kafka accepts the connection, does not serve it and closes it when the throttle ends; it
+      // no longer counts in the server's rate.
+      this.#brokerRate?.record(-1, Date.now())
       this.#logger.debug(
         { remote: host, throttleMs },
         `Delaying closing of connection from /${host} for ${throttleMs} ms`,
@@ -150,14 +226,7 @@ export class ConnectionQuotas {
     if (count <= 1) this.#counts.delete(host)
     else this.#counts.set(host, count - 1)
     this.#total--
-    while (this.#total < this.#settings.maxConnections && this.waiting > 0) {
-      const next = this.#waiting[this.#head++]
-      if (this.#head === this.#waiting.length) {
-        this.#waiting.length = 0
-        this.#head = 0
-      }
-      this.#admit(next)
-    }
+    this.#drain()
   }
 }
 

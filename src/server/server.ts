@@ -214,17 +214,16 @@ export async function startServer(
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)
-    const quotas = await ClientQuotas.load({
-      store,
-      logger,
-      rate: { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 },
-    })
+    const quotaRate = { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 }
+    const quotas = await ClientQuotas.load({ store, logger, rate: quotaRate })
     const connectionQuotas = new ConnectionQuotas(
       {
         maxConnections: config.maxConnections,
         maxConnectionsPerIp: config.maxConnectionsPerIp,
         overrides: await resolveOverrides(config.maxConnectionsPerIpOverrides),
         maxWaiting: config.socketListenBacklogSize,
+        maxConnectionCreationRate: config.maxConnectionCreationRate,
+        rate: quotaRate,
       },
       logger,
     )

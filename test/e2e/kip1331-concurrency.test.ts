@@ -1,10 +1,13 @@
 // KIP-1331 concurrency against a real server: two members pushing the same epoch; a push racing the
 // cleanup cycle (its success finds stored −1 and records −2, still answering NONE) and racing
-// DeleteGroups; a plugin that hangs (other groups keep being served), and the D5 timeout.
+// DeleteGroups; a plugin that hangs (other groups keep being served: one hung call, then a push, a
+// describe and a delete hanging while twenty groups heartbeat, push, describe and delete), and the
+// D5 timeout.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import {
   deleteGroups,
+  describeTopology,
   descriptionEpochs,
   joinMember,
   type KipServer,
@@ -141,4 +144,87 @@ test('D5: with plugin.timeout.ms a hung setTopology is a transient failure (135)
     timed.plugin!.control({})
     await timed.stop()
   }
+})
+
+async function client(): Promise<WireClient> {
+  const c = await WireClient.connect(kip.port)
+  open.push(c)
+  return c
+}
+
+test('other groups are served while one group has a push, a describe and a delete hanging in the plugin', async () => {
+  const others: StreamsMember[] = []
+  for (let i = 0; i < 20; i++) {
+    const m = await joinMember(kip.port, `free-${i}`)
+    open.push(m)
+    await m.heartbeat()
+    others.push(m)
+  }
+  // `stuck` has its description stored (a describe reads it, a delete deletes it); `stuck-push`
+  // has none yet (its push stores it).
+  const hung = await joinMember(kip.port, 'stuck')
+  const hungPush = await joinMember(kip.port, 'stuck-push')
+  open.push(hung, hungPush)
+  await hung.heartbeat()
+  await hungPush.heartbeat()
+  const setup = await client()
+  assert.equal((await push(setup, 'stuck', hung.memberId, 0)).errorCode, 0)
+
+  kip.plugin!.control({
+    set: { 'stuck-push': { action: 'hang' } },
+    get: { stuck: { action: 'hang' } },
+    delete: { stuck: { action: 'hang' } },
+  })
+  let settled = 0
+  const track = <T>(p: Promise<T>) =>
+    p.then((v) => {
+      settled++
+      return v
+    })
+  const pushing = track(push(await client(), 'stuck-push', hungPush.memberId, 0))
+  const describing = track(describeTopology(await client(), ['stuck']))
+  // Let both reach the plugin.
+  await new Promise((r) => setTimeout(r, 200))
+
+  // Every other group: heartbeats, its own push (setTopology) and describe (getTopology), answered.
+  const free = await client()
+  for (let round = 0; round < 3; round++) {
+    for (const m of others) {
+      const r = await m.heartbeat()
+      assert.equal(r.errorCode, 0, `${m.groupId} heartbeat`)
+    }
+  }
+  for (const m of others.slice(0, 5)) {
+    assert.equal((await push(free, m.groupId, m.memberId, 0)).errorCode, 0, `${m.groupId} push`)
+  }
+  const described = await describeTopology(
+    free,
+    others.slice(0, 5).map((m) => m.groupId),
+  )
+  assert.deepEqual(
+    described.map((g) => g.errorCode),
+    [0, 0, 0, 0, 0],
+  )
+  assert.equal(settled, 0, 'the hung push and describe are still waiting')
+
+  // A DeleteGroups of the hung group waits for its deleteTopology; deleting another group does not.
+  await hung.leave()
+  const deleting = track(deleteGroups(await client(), ['stuck']))
+  await new Promise((r) => setTimeout(r, 200))
+  await others[19].leave()
+  assert.deepEqual(
+    (await deleteGroups(free, ['free-19'])).map((r) => r.errorCode),
+    [0],
+  )
+  for (const m of others.slice(0, 19)) assert.equal((await m.heartbeat()).errorCode, 0)
+  assert.equal(settled, 0)
+
+  // The plugin answers again: the hung requests complete.
+  kip.plugin!.control({})
+  assert.equal((await pushing).errorCode, 0)
+  assert.equal((await describing)[0].errorCode, 0)
+  assert.deepEqual(
+    (await deleting).map((r) => r.errorCode),
+    [0],
+  )
 })

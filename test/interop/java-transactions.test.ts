@@ -1,6 +1,8 @@
 // Kafka's Java transactional producer (transaction version 2: implicit partition adds from Produce
 // v12+, EndTxn v5 epoch bumps) and a read_committed Java consumer against the server: committed
-// records are read, the aborted one is not.
+// records are read, the aborted one is not; sendOffsetsToTransaction (TxnOffsetCommit v5) commits
+// offsets with the transaction and an abort drops them; an abandoned transaction is aborted at its
+// timeout, and its producer can no longer commit.
 // Needs Java 17+ and the client jars in ../shared/kafka-java (skipped with a message otherwise).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -20,9 +22,13 @@ const skip = available ? false : `Kafka's Java clients not found at ${KAFKA_JAVA
 let ts: TestServer
 before(async () => {
   if (!available) return
-  ts = await startTestServer()
+  // Abandoned transactions are looked for every half second.
+  ts = await startTestServer({ 'transaction.abort.timed.out.transaction.cleanup.interval.ms': '500' })
   const c = await WireClient.connect(ts.port)
-  assert.deepEqual(await createTopics(c, [{ name: 'java-txn' }]), [0])
+  assert.deepEqual(
+    await createTopics(c, [{ name: 'java-txn' }, { name: 'java-txn-2', partitions: 2 }]),
+    [0, 0],
+  )
   c.close()
 })
 after(async () => {
@@ -42,5 +48,26 @@ describe("Kafka's Java transactional producer", { skip }, () => {
     assert.ok(lines[3] === 'end=6' || lines[3] === 'end=7', lines[3])
     const [d] = await ts.server.context.transactions.describeTransactions(['java-tx'])
     assert.equal(d.transactionState, 'CompleteCommit')
+  })
+
+  it('sendOffsetsToTransaction commits or drops offsets; an abandoned transaction is aborted at its timeout', {
+    timeout: 180_000,
+  }, async () => {
+    const program = fileURLToPath(new URL('./TxnTimeoutAndOffsets.java', import.meta.url))
+    const { stdout } = await promisify(execFile)(RUN_CLASS, [program, `127.0.0.1:${ts.port}`, 'java-txn-2'], {
+      timeout: 170_000,
+    })
+    // The committed transaction's offset, unchanged by the aborted one; the read_committed consumer
+    // reads "after" only, which it can once the abandoned transaction is aborted; the abandoned
+    // producer's commit (EndTxn v5 with the epoch just below the abort's bump, in CompleteAbort)
+    // is INVALID_TXN_STATE, as Kafka answers (transactions.md §7.2, §10.1).
+    assert.deepEqual(stdout.trim().split('\n'), [
+      'committed=42',
+      'committed=42',
+      'after',
+      'commit=InvalidTxnStateException',
+    ])
+    const [d] = await ts.server.context.transactions.describeTransactions(['abandoned-tx'])
+    assert.equal(d.transactionState, 'CompleteAbort')
   })
 })

@@ -1016,6 +1016,122 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.ok(values.includes('committed'), 'the committed value of k survives')
     })
 
+    test('compaction: aborted data goes; markers stay while their transaction has data, then get a horizon and go', async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 300,
+        minCleanableDirtyRatio: 0.01,
+        deleteRetentionMs: 1000,
+      })
+      const txn = (key: string, value: string, producerId: number, baseSequence: number) =>
+        batchOf([{ key, value }], {
+          timestamp: NOW,
+          producerId,
+          producerEpoch: 0,
+          baseSequence,
+          transactional: true,
+        })
+      const coordinator = { now: NOW, origin: 'coordinator' } as const
+      await p.append(batchOf([{ key: 'k', value: 'committed' }], { timestamp: NOW }), { now: NOW }) // 0
+      await p.append(txn('k', 'aborted-k', 9, 0), { now: NOW }) // 1
+      await p.append(txn('a', 'aborted-a', 9, 1), { now: NOW }) // 2
+      await p.append(markerOf(9, 0, false, 0), coordinator) // 3: ABORT
+      await p.append(txn('c', 'c1', 10, 0), { now: NOW }) // 4
+      await p.append(markerOf(10, 0, true, 0), coordinator) // 5: COMMIT
+      await p.append(txn('z', 'z1', 9, 2), { now: NOW }) // 6
+      await p.append(markerOf(9, 0, true, 0), coordinator) // 7: COMMIT
+      await p.append(txn('c', 'c2', 10, 1), { now: NOW }) // 8
+      await p.append(markerOf(10, 0, true, 0), coordinator) // 9: COMMIT
+      const fill = async (from: number) => {
+        for (let i = 0; i < 12; i++)
+          await p.append(batchOf([{ key: `f${from + i}`, value: 'filler' }], { timestamp: NOW }), {
+            now: NOW,
+          })
+      }
+      await fill(0)
+      /** baseOffset → [record count, delete horizon or null] of the batches up to offset 9. */
+      const shape = async () => {
+        const out = new Map<number, [number, number | null]>()
+        let offset = 0
+        while (offset < 10) {
+          const r = await p.read(offset, 1 << 20, RU)
+          const { positions } = splitBatches(r.records)
+          for (const pos of positions) {
+            const hh = readBatchHeader(r.records, pos)
+            if (hh.baseOffset < 10)
+              out.set(hh.baseOffset, [hh.recordsCount, hh.attributes & 0x40 ? hh.baseTimestamp : null])
+            offset = hh.baseOffset + hh.lastOffsetDelta + 1
+          }
+        }
+        return [...out]
+      }
+      // 1. The aborted batches go whatever their keys, and c1 (replaced by c2); the markers stay,
+      // batches of their transactions having been seen in this clean.
+      await m.runCleaner(NOW)
+      assert.deepEqual(await shape(), [
+        [0, [1, null]],
+        [3, [1, null]],
+        [5, [1, null]],
+        [6, [1, null]],
+        [7, [1, null]],
+        [8, [1, null]],
+        [9, [1, null]],
+      ])
+      // 2. No batch of the aborted transaction nor of producer 10's first one is left: their
+      // markers get a delete horizon.
+      await fill(100)
+      await m.runCleaner(NOW + 10)
+      assert.deepEqual(
+        (await shape()).filter(([o]) => o === 3 || o === 5),
+        [
+          [3, [1, NOW + 1010]],
+          [5, [1, NOW + 1010]],
+        ],
+      )
+      // 3. Past the horizons both removable markers go; producer 10's last marker (9) and the
+      // batches with data stay, and read_committed readers still see the committed values only.
+      await fill(200)
+      await m.runCleaner(NOW + 5000)
+      assert.deepEqual(await shape(), [
+        [0, [1, null]],
+        [6, [1, null]],
+        [7, [1, null]],
+        [8, [1, null]],
+        [9, [1, null]],
+      ])
+      const values = (await readAll(p, 0)).flatMap((b) => b.values)
+      assert.ok(!values.includes('aborted-k') && !values.includes('aborted-a'))
+      assert.ok(values.includes('committed') && values.includes('z1') && values.includes('c2'))
+    })
+
+    test("compaction: an aborted batch holding the producer's last sequence stays, empty", async () => {
+      const { m, p } = await fresh({
+        cleanupPolicy: ['compact'],
+        segmentBytes: 300,
+        minCleanableDirtyRatio: 0.01,
+      })
+      await p.append(
+        batchOf([{ key: 'k', value: 'aborted' }], {
+          timestamp: NOW,
+          producerId: 11,
+          producerEpoch: 0,
+          baseSequence: 0,
+          transactional: true,
+        }),
+        { now: NOW },
+      ) // 0
+      await p.append(markerOf(11, 0, false, 0), { now: NOW, origin: 'coordinator' }) // 1
+      for (let i = 0; i < 12; i++)
+        await p.append(batchOf([{ key: `f${i}`, value: 'filler' }], { timestamp: NOW }), { now: NOW })
+      await m.runCleaner(NOW)
+      const all = await readAll(p, 0)
+      assert.deepEqual(
+        all.filter((b) => b.baseOffset === 0).map((b) => b.values),
+        [[]],
+        'the batch is kept without its record',
+      )
+    })
+
     test('compaction: the cleaner works in slices; an append made while it runs completes before it', async () => {
       const { m, p } = await fresh({
         cleanupPolicy: ['compact'],

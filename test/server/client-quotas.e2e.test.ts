@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { makeBatch, produceRequest } from '../helpers/data-plane.js'
+import { fetchRequest, makeBatch, produceRequest } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from './harness.js'
 import { decodeResponse, FrameConnection, openSocket, requestFrame } from './wire-client.js'
 
@@ -283,10 +283,11 @@ describe('client quota enforcement', () => {
     const r = await admin.alter([
       { entity: [client('slow-producer')], ops: [{ key: 'producer_byte_rate', value: 10_000 }] },
       { entity: [client('busy')], ops: [{ key: 'request_percentage', value: 0.01 }] },
+      { entity: [client('slow-consumer')], ops: [{ key: 'consumer_byte_rate', value: 10_000 }] },
     ])
     assert.deepEqual(
       r.entries.map((e) => e.errorCode),
-      [0, 0],
+      [0, 0, 0],
     )
     admin.close()
   })
@@ -326,6 +327,24 @@ describe('client quota enforcement', () => {
     other.close()
   })
 
+  it('consumer_byte_rate: the Fetch answer carries its records and ThrottleTimeMs; the connection is muted', async () => {
+    // The producer test above appended 40 KB to q-0.
+    const consumer = await Client.open(s.port, 'slow-consumer')
+    const answer = await consumer.call<{
+      throttleTimeMs: number
+      responses: { partitions: { errorCode: number; records: Uint8Array | null }[] }[]
+    }>(1, 12, fetchRequest([{ topic: 'q', partition: 0, offset: 0 }]))
+    const part = answer.responses[0].partitions[0]
+    assert.equal(part.errorCode, ErrorCode.NONE)
+    assert.ok((part.records?.byteLength ?? 0) > 40_000, 'the records are delivered')
+    assert.ok(answer.throttleTimeMs >= 1000, `throttleTimeMs ${answer.throttleTimeMs}`)
+    const t = performance.now()
+    consumer.send(18, 3, API_VERSIONS)
+    assert.ok((await consumer.nextFrame(answer.throttleTimeMs + 10_000)) !== null)
+    assert.ok(performance.now() - t >= answer.throttleTimeMs * 0.8)
+    consumer.close()
+  })
+
   it('request_percentage: a client over its share of request time is throttled at most one window', async () => {
     const busy = await Client.open(s.port, 'busy')
     let throttle = 0
@@ -336,5 +355,33 @@ describe('client quota enforcement', () => {
     assert.ok(throttle > 0, 'a Metadata answer carries a throttle time')
     assert.ok(throttle <= 1000, `bounded by quota.window.size.seconds: ${throttle}`)
     busy.close()
+  })
+})
+
+describe('connection_creation_rate', () => {
+  let s: TestServer
+  after(async () => s.stop())
+  it('connections from an IP above its rate are held unanswered, then closed; within it they are served', async () => {
+    s = await startTestServer({ 'quota.window.num': '2' })
+    const admin = await Client.open(s.port, 'admin')
+    const r = await admin.alter([
+      { entity: [ip('127.0.0.1')], ops: [{ key: 'connection_creation_rate', value: 3 }] },
+    ])
+    assert.equal(r.entries[0].errorCode, ErrorCode.NONE)
+    const burst = await Promise.all(Array.from({ length: 12 }, () => Client.open(s.port, 'burst')))
+    const outcomes = await Promise.all(
+      burst.map(async (c) => {
+        c.send(18, 3, { clientSoftwareName: 'burst', clientSoftwareVersion: '1' })
+        const f = await c.nextFrame(5000).catch(() => 'silent' as const)
+        c.close()
+        return f === null ? 'closed' : f === 'silent' ? 'silent' : 'served'
+      }),
+    )
+    const served = outcomes.filter((o) => o === 'served').length
+    const closed = outcomes.filter((o) => o === 'closed').length
+    // 3 per second over a window of at least one second: a few served, the rest closed unanswered.
+    assert.ok(served >= 1 && served <= 4, `served ${served}: ${outcomes.join(' ')}`)
+    assert.equal(closed, 12 - served, outcomes.join(' '))
+    admin.close()
   })
 })

@@ -108,3 +108,33 @@ describe('connection limit overrides naming a host', () => {
     )
   })
 })
+
+describe('max.connection.creation.rate', () => {
+  let s: TestServer
+  const opened: WireClient[] = []
+  after(async () => {
+    for (const c of opened) c.close()
+    await s.stop()
+  })
+  it('connections above the rate are admitted later, none refused', async () => {
+    s = await startTestServer({
+      'coordinator.storage': 'memory',
+      'max.connection.creation.rate': '5',
+      'quota.window.num': '2',
+    })
+    const t0 = performance.now()
+    const clients = await Promise.all(Array.from({ length: 12 }, () => WireClient.connect(s.port)))
+    opened.push(...clients)
+    const answeredAt = await Promise.all(
+      clients.map(async (c) => {
+        await answers(c)
+        return performance.now() - t0
+      }),
+    )
+    answeredAt.sort((a, b) => a - b)
+    // 5 per second over a window of at least 1 s: the first few at once, the last 12 only after
+    // the acceptor has waited out the rate (over a second in all).
+    assert.ok(answeredAt[0] < 1000, `first answered after ${answeredAt[0].toFixed(0)} ms`)
+    assert.ok(answeredAt[11] >= 800, `last answered after ${answeredAt[11].toFixed(0)} ms`)
+  })
+})

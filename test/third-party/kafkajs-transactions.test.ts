@@ -3,7 +3,8 @@
 // Produce with transactional batches, EndTxn v1): a commit and an abort each end with a marker in
 // every partition of the transaction and the transactional id in CompleteCommit/CompleteAbort; a
 // second producer with the same id fences the first; a read_committed consumer sees committed
-// records only, and an open transaction's records once it commits.
+// records only, and an open transaction's records once it commits; sendOffsets (AddOffsetsToTxn,
+// TxnOffsetCommit v0–2) commits offsets with the transaction and an abort drops them.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Kafka, logLevel } from 'kafkajs'
@@ -135,6 +136,41 @@ describe('KafkaJS transactions', () => {
     await waitFor(3)
     assert.deepEqual(seen, ['c1', 'c2', 'o1'])
     await consumer.disconnect()
+    await producer.disconnect()
+  })
+
+  it('sendOffsets: committed with the transaction, dropped with an abort', async () => {
+    const producer = kafka.producer({ transactionalId: 'kjs-tx-4', idempotent: true, maxInFlightRequests: 1 })
+    await producer.connect()
+    const admin = kafka.admin()
+    await admin.connect()
+    const offsets = async () =>
+      (await admin.fetchOffsets({ groupId: 'kjs-offsets-g', topics: ['kjs-txn'] }))[0].partitions
+        .map((p) => [p.partition, p.offset])
+        .sort()
+    const sendOffsets = (tx: Awaited<ReturnType<typeof producer.transaction>>, offset: string) =>
+      tx.sendOffsets({
+        consumerGroupId: 'kjs-offsets-g',
+        topics: [{ topic: 'kjs-txn', partitions: [{ partition: 1, offset }] }],
+      })
+    const committed = await producer.transaction()
+    await committed.send({ topic: 'kjs-txn', messages: [{ partition: 0, value: 'with-offsets' }] })
+    await sendOffsets(committed, '17')
+    await committed.commit()
+    await stateOf('kjs-tx-4', 'CompleteCommit')
+    assert.deepEqual(await offsets(), [
+      [0, '-1'],
+      [1, '17'],
+    ])
+    const aborted = await producer.transaction()
+    await sendOffsets(aborted, '99')
+    await aborted.abort()
+    await stateOf('kjs-tx-4', 'CompleteAbort')
+    assert.deepEqual(await offsets(), [
+      [0, '-1'],
+      [1, '17'],
+    ])
+    await admin.disconnect()
     await producer.disconnect()
   })
 })

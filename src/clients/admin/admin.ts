@@ -37,6 +37,15 @@ import {
   topologyDescriptionFromWire,
   topologyDescriptionStatusForId,
 } from './topology-description.js'
+import {
+  describeProducers,
+  describeTransactions,
+  type ListTransactionsFilters,
+  listTransactions,
+  type ProducerState,
+  type TransactionDescription,
+  type TransactionListing,
+} from './transactions.js'
 
 export interface AdminOptions extends NetworkClientOptions {
   /** default.api.timeout.ms for calls without their own timeout (60000) */
@@ -697,6 +706,33 @@ export class Admin {
     opts: AlterConfigsOptions = {},
   ): ConfigResourceResult<void> {
     return incrementalAlterConfigs(this.#client, changes, opts, this.#deadline(opts))
+  }
+
+  /**
+   * Describes transactional ids at their transaction coordinators (DescribeTransactions): state,
+   * producer id and epoch, timeout, start time and partitions. Each id's result settles on its own.
+   */
+  describeTransactions(
+    transactionalIds: readonly string[],
+    opts: CallOptions = {},
+  ): KeyedResult<TransactionDescription> {
+    return new KeyedResult(describeTransactions(this.#client, transactionalIds, this.#deadline(opts)))
+  }
+
+  /** Lists the transactions every broker coordinates (ListTransactions), optionally filtered. */
+  listTransactions(opts: CallOptions & ListTransactionsFilters = {}): Promise<TransactionListing[]> {
+    return listTransactions(this.#client, opts, this.#deadline(opts))
+  }
+
+  /**
+   * The producers with state in partitions, asked of each leader (DescribeProducers). Keyed by
+   * `topic-partition`.
+   */
+  describeProducers(
+    partitions: readonly TopicPartition[],
+    opts: CallOptions = {},
+  ): KeyedResult<ProducerState[]> {
+    return new KeyedResult(describeProducers(this.#client, partitions, this.#deadline(opts)))
   }
 
   async close(): Promise<void> {

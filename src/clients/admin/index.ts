@@ -43,6 +43,12 @@ export type {
 } from './offsets.js'
 export type { TopicDescription, TopicPartitionInfo } from './topics.js'
 export type { LogDirDescription, RecordsToDelete, ReplicaInfo } from './log-dirs.js'
+export type {
+  ListTransactionsFilters,
+  ProducerState,
+  TransactionDescription,
+  TransactionListing,
+} from './transactions.js'
 export {
   StreamsGroupTopologyDescriptionStatus,
   topologyDescriptionFromWire,

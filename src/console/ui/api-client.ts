@@ -1,6 +1,12 @@
 /// <reference lib="dom" />
 /** The console's JSON API as the page calls it. */
-import type { ApiError, GroupResponse, GroupsResponse, TopicsResponse } from '../api-types.js'
+import type {
+  ApiError,
+  GroupResponse,
+  GroupsResponse,
+  TopicsResponse,
+  TransactionsResponse,
+} from '../api-types.js'
 
 export class FetchError extends Error {
   constructor(
@@ -38,3 +44,6 @@ export const descriptionUrl = (groupId: string): string => `${groupPath(groupId)
 
 export const fetchTopics = (signal?: AbortSignal): Promise<TopicsResponse> =>
   getJson<TopicsResponse>('api/topics', signal)
+
+export const fetchTransactions = (signal?: AbortSignal): Promise<TransactionsResponse> =>
+  getJson<TransactionsResponse>('api/transactions', signal)

@@ -1,14 +1,16 @@
 /// <reference lib="dom" />
 /**
  * The console page: `#/` lists the streams groups, `#/group/<id>` shows one, `#/topics` lists the
- * topics with their partitions' offsets and sizes. Each refreshes on its own (every 3 s;
+ * topics with their partitions' offsets and sizes, `#/transactions` the open transactions with
+ * their age. Each refreshes on its own (every 3 s;
  * `?refresh=<ms>` changes it) without reloading the page.
  */
-import { FetchError, fetchGroup, fetchGroups, fetchTopics } from './api-client.js'
+import { FetchError, fetchGroup, fetchGroups, fetchTopics, fetchTransactions } from './api-client.js'
 import { h } from './dom.js'
 import { GroupView } from './group-view.js'
 import { renderGroups } from './groups-view.js'
 import { renderTopics } from './topics-view.js'
+import { renderTransactions } from './transactions-view.js'
 
 const params = new URLSearchParams(location.search)
 const REFRESH_MS = Math.max(250, Number(params.get('refresh') ?? '3000') || 3000)
@@ -19,10 +21,12 @@ const status = document.getElementById('status')!
 type Route =
   | { readonly kind: 'groups' }
   | { readonly kind: 'topics' }
+  | { readonly kind: 'transactions' }
   | { readonly kind: 'group'; readonly groupId: string }
 
 function route(): Route {
   if (location.hash === '#/topics') return { kind: 'topics' }
+  if (location.hash === '#/transactions') return { kind: 'transactions' }
   const m = /^#\/group\/(.+)$/.exec(location.hash)
   if (m !== null) {
     try {
@@ -55,9 +59,12 @@ function start(r: Route): () => void {
       ? `${r.groupId} · Topograph`
       : r.kind === 'topics'
         ? 'Topics · Topograph'
-        : 'Streams groups · Topograph'
+        : r.kind === 'transactions'
+          ? 'Transactions · Topograph'
+          : 'Streams groups · Topograph'
+  const current = r.kind === 'topics' || r.kind === 'transactions' ? r.kind : 'groups'
   document.querySelectorAll<HTMLElement>('nav.views a').forEach((a) => {
-    a.classList.toggle('current', a.dataset.view === (r.kind === 'topics' ? 'topics' : 'groups'))
+    a.classList.toggle('current', a.dataset.view === current)
   })
 
   const tick = async (): Promise<void> => {
@@ -75,6 +82,18 @@ function start(r: Route): () => void {
         if (main.firstElementChild?.classList.contains('topics-view') !== true)
           main.replaceChildren(container)
         renderTopics(main.querySelector<HTMLElement>('.topics-view > div')!, data)
+        showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
+      } else if (r.kind === 'transactions') {
+        const data = await fetchTransactions(abort.signal)
+        const container = h(
+          'div',
+          { class: 'transactions-view' },
+          h('h2', {}, 'Open transactions'),
+          h('div', {}),
+        )
+        if (main.firstElementChild?.classList.contains('transactions-view') !== true)
+          main.replaceChildren(container)
+        renderTransactions(main.querySelector<HTMLElement>('.transactions-view > div')!, data)
         showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
       } else {
         const data = await fetchGroup(r.groupId, abort.signal)

@@ -18,6 +18,7 @@ import {
   splitList,
   stringKey,
 } from '../../config/index.js'
+import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import type { GroupCoordinatorConfig } from './config.js'
 
 export const REBALANCE_PROTOCOLS = ['classic', 'consumer', 'share', 'streams'] as const
@@ -405,17 +406,18 @@ const ge = (a: string, b: string) => `${a} must be greater than or equal to ${b}
 const le = (a: string, b: string) => `${a} must be less than or equal to ${b}`
 
 /** The timeouts and intervals of a modern group type, as its broker keys under `p` set them. */
-interface ModernGroupBounds {
-  readonly sessionTimeoutMs: number
-  readonly minSessionTimeoutMs: number
-  readonly maxSessionTimeoutMs: number
-  readonly heartbeatIntervalMs: number
-  readonly minHeartbeatIntervalMs: number
-  readonly maxHeartbeatIntervalMs: number
-  readonly assignmentIntervalMs: number
-  readonly minAssignmentIntervalMs: number
-  readonly maxAssignmentIntervalMs: number
-}
+type ModernGroupBounds = Pick<
+  StreamsGroupConfig,
+  | 'sessionTimeoutMs'
+  | 'minSessionTimeoutMs'
+  | 'maxSessionTimeoutMs'
+  | 'heartbeatIntervalMs'
+  | 'minHeartbeatIntervalMs'
+  | 'maxHeartbeatIntervalMs'
+  | 'assignmentIntervalMs'
+  | 'minAssignmentIntervalMs'
+  | 'maxAssignmentIntervalMs'
+>
 
 /** Kafka's checks of one modern group type's heartbeat, session and assignment bounds, in order. */
 function verifyModernGroupBounds(p: string, v: ModernGroupBounds): void {

@@ -707,6 +707,16 @@ export class GroupCoordinatorService {
   }
 
   /**
+   * Drops the pending offsets a TxnOffsetCommit wrote when its transaction ended before the write
+   * (`txn-drop-pending-offsets`); resolves to the number dropped.
+   */
+  dropPendingOffsets(groupId: string, producerId: bigint, producerEpoch: number): Promise<number> {
+    return this.#write('txn-drop-pending-offsets', this.shardFor(groupId), (shard) =>
+      shard.dropPendingOffsets(groupId, producerId, producerEpoch),
+    )
+  }
+
+  /**
    * A transaction marker for `__consumer_offsets` partition `shardId` (Kafka's `completeTransaction`,
    * `replayEndTransactionMarker`): the producer's pending offsets there are made committed or dropped
    * in one append. Resolves to the marker's result for the partition (a failed write is the

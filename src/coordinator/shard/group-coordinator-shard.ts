@@ -134,21 +134,13 @@ export class GroupCoordinatorShard
       assignors: options.assignors,
       timers: options.timers,
       config: options.streamsConfig,
-      isOtherGroupType: (groupId) =>
-        (this.#simpleGroups.has(groupId) ||
-          this.classic.hasGroup(groupId) ||
-          this.consumer.group(groupId) !== undefined) &&
-        groupId !== this.#joiningGroupId,
+      isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'streams'),
     })
     this.consumer = new ConsumerGroupManager({
       topics: options.topics,
       timers: options.timers,
       config: options.consumerConfig,
-      isOtherGroupType: (groupId) =>
-        (this.#simpleGroups.has(groupId) ||
-          this.classic.hasGroup(groupId) ||
-          this.#streams.group(groupId) !== undefined) &&
-        groupId !== this.#joiningGroupId,
+      isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'consumer'),
     })
     const streams = this.#streams
     const consumer = this.consumer
@@ -173,6 +165,20 @@ export class GroupCoordinatorShard
             : consumer.deleteGroupRecords(groupId),
       },
     })
+  }
+
+  /**
+   * Whether the id holds a group of another type than `type` (simple, classic, consumer or
+   * streams); never while a join of that id is replacing its simple or empty classic group.
+   */
+  #isOtherGroup(groupId: string, type: 'streams' | 'consumer'): boolean {
+    if (groupId === this.#joiningGroupId) return false
+    return (
+      this.#simpleGroups.has(groupId) ||
+      this.classic.hasGroup(groupId) ||
+      (type !== 'consumer' && this.consumer.group(groupId) !== undefined) ||
+      (type !== 'streams' && this.#streams.group(groupId) !== undefined)
+    )
   }
 
   /** The streams part (describe rows, timers, lookups). */
@@ -511,6 +517,15 @@ export class GroupCoordinatorShard
     return this.#offsets.commitTransactionalOffset(ctx, request)
   }
 
+  /** Drops a producer's pending offsets of one epoch in a group (a TxnOffsetCommit that lost a race). */
+  dropPendingOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+  ): GroupCoordinatorResult<number> {
+    return this.#offsets.dropPendingOffsets(groupId, producerId, producerEpoch)
+  }
+
   /** A transaction marker for this shard's `__consumer_offsets` partition. */
   completeTransaction(
     producerId: bigint,
@@ -533,6 +548,20 @@ export class GroupCoordinatorShard
       error = errorCodeOf(() =>
         this.#streams.validateOffsetCommit(groupId, {
           memberId: request.memberId,
+          memberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion,
+          isTransactional: true,
+          topics: request.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => p.partitionIndex),
+          })),
+        }),
+      )
+    } else if (this.consumer.group(groupId) !== undefined) {
+      error = errorCodeOf(() =>
+        this.consumer.validateOffsetCommit(groupId, {
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
           memberEpoch: request.generationIdOrMemberEpoch,
           apiVersion,
           isTransactional: true,

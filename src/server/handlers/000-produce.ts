@@ -16,7 +16,9 @@
 //   8. Before 7, a transactional batch's partition must be in its producer's transaction
 //      (transactions.md §5.2): v12+ (transaction version 2) adds it to the transaction, earlier
 //      versions ask whether it was added; the coordinator's answer is translated as §5.3 says,
-//      CONCURRENT_TRANSACTIONS being retried every 20 ms for up to 100 ms from v12.
+//      CONCURRENT_TRANSACTIONS being retried every 20 ms for up to 100 ms from v12. The partitions
+//      of one request go to the coordinator in one call, as Kafka's AddPartitionsToTxnManager
+//      sends one request per transaction.
 // Acks 0: no response; if a partition failed the connection is closed instead, so the producer
 // refreshes its metadata. Acks 1 and -1 answer after the append (one node: the in-sync replica set
 // is this node, so -1 never waits and never fails with NOT_ENOUGH_REPLICAS or REQUEST_TIMED_OUT).
@@ -93,31 +95,89 @@ function transactionOf(records: Uint8Array): { producerId: bigint; producerEpoch
 }
 
 /**
- * Step 8: NONE when the partition is in the producer's transaction (added now from v12), else the
- * error the partition answers (transactions.md §5.3).
+ * Step 8 for the partitions of one producer in one request: per `topic-partition`, NONE when the
+ * partition is in the producer's transaction (added now from v12), else the error the partition
+ * answers (transactions.md §5.3).
  */
 async function verifyInTransaction(
   ctx: RequestContext,
   transactionalId: string,
   txn: { producerId: bigint; producerEpoch: number },
-  topic: string,
-  partition: number,
-): Promise<number> {
+  partitions: readonly { readonly topic: string; readonly partition: number }[],
+): Promise<Map<string, number>> {
   const v = ctx.apiVersion
-  const input = { transactionalId, ...txn, topics: [{ topic, partitions: [partition] }] }
+  const byTopic = new Map<string, number[]>()
+  for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition])
+  const topics = [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps }))
+  const input = { transactionalId, ...txn, topics }
   const service = ctx.server.transactions
   const started = Date.now()
-  let code: number
+  const codes = new Map<string, number>()
   for (;;) {
-    code =
-      v >= 12
-        ? await service.addPartitionsToTxn({ ...input, clientTransactionVersion: 2 })
-        : ((await service.verifyPartitionsInTxn(input)).topics[0]?.partitions[0]?.errorCode ??
-          ErrorCode.UNKNOWN_SERVER_ERROR)
-    if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || v < 12) break
+    if (v >= 12) {
+      const code = await service.addPartitionsToTxn({ ...input, clientTransactionVersion: 2 })
+      for (const p of partitions) codes.set(`${p.topic}-${p.partition}`, code)
+    } else {
+      const r = await service.verifyPartitionsInTxn(input)
+      for (const t of r.topics)
+        for (const p of t.partitions) codes.set(`${t.topic}-${p.partitionIndex}`, p.errorCode)
+    }
+    if (v < 12 || ![...codes.values()].includes(ErrorCode.CONCURRENT_TRANSACTIONS)) break
     if (Date.now() - started + CONCURRENT_RETRY_MS > CONCURRENT_RETRY_MAX_MS) break
     await new Promise((r) => setTimeout(r, CONCURRENT_RETRY_MS))
   }
+  const out = new Map<string, number>()
+  for (const p of partitions) {
+    const key = `${p.topic}-${p.partition}`
+    out.set(key, produceErrorOf(codes.get(key) ?? ErrorCode.UNKNOWN_SERVER_ERROR, v))
+  }
+  return out
+}
+
+/**
+ * Collects the transactional partitions of one request while its partitions are gone through, and
+ * asks the coordinator once per producer when the handler's synchronous pass is over.
+ */
+class TransactionVerifier {
+  readonly #ctx: RequestContext
+  readonly #transactionalId: string
+  readonly #pending = new Map<
+    string,
+    {
+      txn: { producerId: bigint; producerEpoch: number }
+      partitions: { topic: string; partition: number }[]
+      result: Promise<Map<string, number>> | null
+    }
+  >()
+
+  constructor(ctx: RequestContext, transactionalId: string) {
+    this.#ctx = ctx
+    this.#transactionalId = transactionalId
+  }
+
+  verify(
+    txn: { producerId: bigint; producerEpoch: number },
+    topic: string,
+    partition: number,
+  ): Promise<number> {
+    const key = `${txn.producerId}:${txn.producerEpoch}`
+    let group = this.#pending.get(key)
+    if (group === undefined) {
+      group = { txn, partitions: [], result: null }
+      this.#pending.set(key, group)
+    }
+    group.partitions.push({ topic, partition })
+    const g = group
+    // Every partition of the request is registered before the first microtask runs.
+    return Promise.resolve().then(() => {
+      g.result ??= verifyInTransaction(this.#ctx, this.#transactionalId, g.txn, g.partitions)
+      return g.result.then((codes) => codes.get(`${topic}-${partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR)
+    })
+  }
+}
+
+/** The coordinator's answer for a partition as a Produce of version `v` answers it (§5.3). */
+function produceErrorOf(code: number, v: number): number {
   switch (code) {
     case ErrorCode.NONE:
       return code
@@ -220,6 +280,7 @@ export const handler = defineHandler({
     const auth = new TopicAuthorizations(ctx)
     const now = Date.now()
     const slots: Slot[] = []
+    let verifier: TransactionVerifier | undefined
     for (const t of request.topicData) {
       const topic = resolveTopic(ctx, byId, t.name, t.topicId)
       for (const p of t.partitionData) {
@@ -286,7 +347,9 @@ export const handler = defineHandler({
           const appended = append(undefined)
           slot.answer = appended instanceof Promise ? appended.then(answer) : answer(appended)
         } else {
-          slot.answer = verifyInTransaction(ctx, request.transactionalId!, txn, name, p.index)
+          verifier ??= new TransactionVerifier(ctx, request.transactionalId!)
+          slot.answer = verifier
+            .verify(txn, name, p.index)
             .then((code) => (code === ErrorCode.NONE ? append(true) : code))
             .then(answer)
         }

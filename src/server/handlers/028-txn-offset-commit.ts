@@ -16,6 +16,12 @@
 //   6. The group coordinator checks the group (member, generation, instance id) and writes the
 //      offsets as pending (`txn-commit-offset`); they become committed with the transaction's COMMIT
 //      marker.
+//   7. The transaction is checked again (verify only): if it ended between 5 and 6 (the coordinator
+//      aborted it at its timeout, or a new producer fenced it), its marker may already have passed
+//      the offsets partition, and nothing would settle the offsets just written; they are dropped
+//      and every partition answers the check's error. Kafka closes the same gap with the
+//      verification guard of the `__consumer_offsets` log. (A Prepare state is left alone: its
+//      markers are still to come.)
 // Below v2 COORDINATOR_LOAD_IN_PROGRESS is answered as COORDINATOR_NOT_AVAILABLE.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { GROUP_METADATA_TOPIC_NAME } from '../../coordinator/txn/index.js'
@@ -38,8 +44,15 @@ function everyPartition(request: TxnOffsetCommitRequest, errorCode: number): Txn
   })
 }
 
-/** Step 5: NONE when the group's offsets partition is in the producer's transaction, else the error. */
-async function checkTransaction(ctx: RequestContext, request: TxnOffsetCommitRequest): Promise<number> {
+/**
+ * Step 5 (and 7 with `verifyOnly`): NONE when the group's offsets partition is in the producer's
+ * transaction, else the error.
+ */
+async function checkTransaction(
+  ctx: RequestContext,
+  request: TxnOffsetCommitRequest,
+  verifyOnly = false,
+): Promise<number> {
   const service = ctx.server.transactions
   const input = {
     transactionalId: request.transactionalId,
@@ -53,7 +66,7 @@ async function checkTransaction(ctx: RequestContext, request: TxnOffsetCommitReq
     ],
   }
   const code =
-    ctx.apiVersion >= 5
+    ctx.apiVersion >= 5 && !verifyOnly
       ? await service.addPartitionsToTxn({ ...input, clientTransactionVersion: 2 })
       : ((await service.verifyPartitionsInTxn(input)).topics[0]?.partitions[0]?.errorCode ??
         ErrorCode.UNKNOWN_SERVER_ERROR)
@@ -127,6 +140,16 @@ export const handler = defineHandler({
       topics: valid,
     })
     const queue = answered.flatMap((t) => t.partitions.map((p) => p.errorCode))
+    // 7. The transaction again, when offsets were written.
+    if (queue.includes(ErrorCode.NONE)) {
+      const after = await checkTransaction(ctx, request, true)
+      if (after !== ErrorCode.NONE && after !== ErrorCode.CONCURRENT_TRANSACTIONS) {
+        await coordinatorFrom(server.coordinator)
+          .dropPendingOffsets(request.groupId, request.producerId, request.producerEpoch)
+          .catch(() => undefined)
+        return answer(() => after)
+      }
+    }
     let next = 0
     return answer(() => queue[next++] ?? ErrorCode.UNKNOWN_SERVER_ERROR)
   },

@@ -187,7 +187,13 @@ interface StoredEntity {
   readonly values: Map<string, number>
 }
 
-/** Rates of one quota type are dropped once idle this long (their measure is 0 by then). */
+/** The longest throttle time: ThrottleTimeMs is an int32, and so is a Node timer's delay. */
+const MAX_THROTTLE_MS = 2147483647
+
+/**
+ * Every this many new rates, the rates idle for the whole measured span are dropped (they measure 0
+ * and would be recreated so): the rates kept are bounded by the clients active in that span.
+ */
 const SWEEP_EVERY = 1024
 
 export interface ClientQuotasOptions {
@@ -270,7 +276,8 @@ export class ClientQuotas {
     if (q === null) return 0
     const rate = this.#rateFor(type, q.tags, nowMs)
     const throttle = rate.recordAndThrottleMs(value, q.bound, nowMs)
-    return type === 'request' ? Math.min(throttle, this.#rate.windowMs) : throttle
+    // A byte-rate throttle is not bounded in Kafka either, but it must fit ThrottleTimeMs (int32).
+    return Math.min(throttle, type === 'request' ? this.#rate.windowMs : MAX_THROTTLE_MS)
   }
 
   /**

@@ -3,8 +3,8 @@
  * driven by records; the refresh deadlines are soft state, lost when the group object is rebuilt.
  */
 import { kept } from '../streams/strings.js'
-import { MemberSession, MemberSlot } from '../modern/session.js'
-import { sessionTimeoutKey } from '../modern/timers.js'
+import { MemberTable } from '../modern/members.js'
+import type { MemberSession, MemberSlot } from '../modern/session.js'
 import type { CoordinatorResult } from '../result.js'
 import { type ConsumerGroupMember, hasRegex, isReconciledTo } from './member.js'
 import { EMPTY_PARTITIONS, type PartitionEpochs, type PartitionSet } from './partitions.js'
@@ -42,9 +42,7 @@ export class ConsumerGroup {
   #metadataHash = 0n
   #assignmentEpoch = 0
   #assignmentTimestamp = 0n
-  readonly #members = new Map<string, ConsumerGroupMember>()
-  readonly #slots = new Map<string, MemberSlot<ConsumerGroupMember, ConsumerTimerResult>>()
-  readonly #staticMembers = new Map<string, string>()
+  readonly #table: MemberTable<ConsumerGroupMember, ConsumerTimerResult>
   readonly #targets = new Map<string, PartitionSet>()
   readonly #regexes = new Map<string, ResolvedRegularExpression>()
   /** A pre-4.1 subscription-metadata record was replayed: the next epoch bump tombstones it. */
@@ -59,11 +57,10 @@ export class ConsumerGroup {
   #refreshEpoch = 0
   /** Whether the subscription patterns must be matched against the catalog again. */
   regexRefreshNeeded = true
-  readonly #sessionTimeoutOp: ConsumerSessionTimeoutOp
 
   constructor(groupId: string, sessionTimeoutOp: ConsumerSessionTimeoutOp) {
     this.groupId = groupId
-    this.#sessionTimeoutOp = sessionTimeoutOp
+    this.#table = new MemberTable(groupId, sessionTimeoutOp)
   }
 
   get groupEpoch(): number {
@@ -79,10 +76,10 @@ export class ConsumerGroup {
     return this.#assignmentTimestamp
   }
   get members(): ReadonlyMap<string, ConsumerGroupMember> {
-    return this.#members
+    return this.#table.members
   }
   get size(): number {
-    return this.#members.size
+    return this.#table.size
   }
   get targetAssignments(): ReadonlyMap<string, PartitionSet> {
     return this.#targets
@@ -96,24 +93,24 @@ export class ConsumerGroup {
   }
 
   member(memberId: string): ConsumerGroupMember | undefined {
-    return this.#members.get(memberId)
+    return this.#table.member(memberId)
   }
   slot(memberId: string): MemberSlot<ConsumerGroupMember, ConsumerTimerResult> | undefined {
-    return this.#slots.get(memberId)
+    return this.#table.slot(memberId)
   }
   staticMemberId(instanceId: string | null): string | undefined {
-    return instanceId === null ? undefined : this.#staticMembers.get(instanceId)
+    return this.#table.staticMemberId(instanceId)
   }
   targetAssignment(memberId: string): PartitionSet {
     return this.#targets.get(memberId) ?? EMPTY_PARTITIONS
   }
+  hasTarget(memberId: string): boolean {
+    return this.#targets.has(memberId)
+  }
 
-  /** The member's session timeout: the stored member's, or a fresh one that is not kept. */
+  /** The member's session timeout (see MemberTable.session). */
   session(memberId: string): MemberSession<ConsumerTimerResult> {
-    const slot = this.#slots.get(memberId)
-    if (slot !== undefined) return slot
-    const id = kept(memberId)
-    return new MemberSession(sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id))
+    return this.#table.session(memberId)
   }
 
   /** The epoch of the member owning the partition, or -1 when no member owns it. */
@@ -127,9 +124,9 @@ export class ConsumerGroup {
 
   /** Kafka's ConsumerGroupState, evaluated in order. */
   state(): ConsumerGroupStateValue {
-    if (this.#members.size === 0) return ConsumerGroupState.EMPTY
+    if (this.#table.size === 0) return ConsumerGroupState.EMPTY
     if (this.#groupEpoch > this.#assignmentEpoch) return ConsumerGroupState.ASSIGNING
-    for (const m of this.#members.values()) {
+    for (const m of this.#table.members.values()) {
       if (!isReconciledTo(m, this.#assignmentEpoch)) return ConsumerGroupState.RECONCILING
     }
     return ConsumerGroupState.STABLE
@@ -183,7 +180,7 @@ export class ConsumerGroup {
 
   /** Whether a metadata tombstone may remove the group (nothing left of it). */
   canBeRemoved(): boolean {
-    return this.#members.size === 0 && this.#targets.size === 0 && this.#assignmentEpoch === -1
+    return this.#table.size === 0 && this.#targets.size === 0 && this.#assignmentEpoch === -1
   }
 
   replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
@@ -203,38 +200,14 @@ export class ConsumerGroup {
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: ConsumerGroupMember): void {
-    const slot = this.#slots.get(member.memberId)
-    const old = slot?.member
+    const old = this.#table.put(member)
     if (old) this.#unindex(old)
-    this.#members.set(member.memberId, member)
-    if (slot !== undefined) slot.member = member
-    else {
-      const id = member.memberId
-      this.#slots.set(
-        id,
-        new MemberSlot(member, sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id)),
-      )
-    }
     this.#index(member)
-    if (
-      old?.instanceId &&
-      old.instanceId !== member.instanceId &&
-      this.#staticMembers.get(old.instanceId) === member.memberId
-    ) {
-      this.#staticMembers.delete(old.instanceId)
-    }
-    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
   }
 
   removeMember(memberId: string): void {
-    const old = this.#members.get(memberId)
-    if (!old) return
-    this.#unindex(old)
-    this.#members.delete(memberId)
-    this.#slots.delete(memberId)
-    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
-      this.#staticMembers.delete(old.instanceId)
-    }
+    const old = this.#table.remove(memberId)
+    if (old) this.#unindex(old)
   }
 
   #index(m: ConsumerGroupMember): void {

@@ -10,14 +10,25 @@
  * streams groups' FNV-1a hash; ties between preferred assignors go to the first name in sort order.
  */
 import { ErrorCode } from '../../../protocol/errors.js'
-import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
+import {
+  type ConsumerGroupDescribeResponseDescribedGroup,
+  createConsumerGroupDescribeResponseDescribedGroup,
+} from '../../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
 import type { ConsumerGroupHeartbeatRequest } from '../../../protocol/generated/messages/ConsumerGroupHeartbeatRequest.js'
 import {
   type ConsumerGroupHeartbeatResponse,
   createConsumerGroupHeartbeatResponse,
 } from '../../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
 import { ApiError, invalidRequest } from '../api-error.js'
-import { canComputeAssignment, throwIfMemberEpochIsInvalid } from '../modern/epochs.js'
+import {
+  type ListedModernGroup,
+  type MemberOffsetCommit,
+  listModernGroups,
+  membersAfterHeartbeat,
+  runHeartbeat,
+} from '../modern/groups.js'
+import { canComputeAssignment } from '../modern/epochs.js'
+import * as membership from '../modern/membership.js'
 import { extendSession, sessionStillAlive } from '../modern/session.js'
 import { rebalanceTimeoutKey, sessionTimeoutKey } from '../modern/timers.js'
 import {
@@ -67,6 +78,7 @@ import {
   withEpoch,
 } from './partitions.js'
 import {
+  CONSUMER_REPLACEMENT_RECORDS,
   type ConsumerCoordinatorRecord,
   currentAssignmentRecord,
   groupEpochRecord,
@@ -114,15 +126,8 @@ export interface ConsumerGroupManagerOptions {
   readonly config?: (groupId: string) => ConsumerGroupConfig
 }
 
-export interface ListedConsumerGroup {
-  readonly groupId: string
-  readonly protocolType: 'consumer'
-  readonly groupState: string
-  readonly groupType: 'consumer'
-}
+export type ListedConsumerGroup = ListedModernGroup<'consumer'>
 
-const EPOCH_LEAVE = -1
-const EPOCH_STATIC_LEAVE = -2
 /** ConsumerGroupHeartbeat v1 requires the member id from the client (KIP-1082). */
 const MEMBER_ID_REQUIRED_VERSION = 1
 /** Kafka pushes the metadata refresh deadline out by Integer.MAX_VALUE ms on every bump. */
@@ -135,42 +140,28 @@ const MEMBER_TYPE_CLASSIC = 0
 
 const notConsumerGroup = (g: string) =>
   new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} is not a consumer group.`)
-const unknownMember = (m: string, g: string) =>
-  new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${m} is not a member of group ${g}.`)
-const unknownInstance = (i: string) =>
-  new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${i} is unknown.`)
-const fencedInstance = (m: string, i: string, owner: string) =>
-  new ApiError(
-    ErrorCode.FENCED_INSTANCE_ID,
-    `Static member ${m} with instance id ${i} was fenced by member ${owner}.`,
-  )
-
-const isBlank = (s: string | null): boolean => s !== null && s.trim() === ''
-
 /** Kafka's request checks (GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid). */
 export function validateConsumerHeartbeat(
   req: ConsumerGroupHeartbeatRequest,
   apiVersion: number,
   assignors: readonly string[],
 ): void {
-  if (apiVersion >= MEMBER_ID_REQUIRED_VERSION || req.memberEpoch > 0 || req.memberEpoch === EPOCH_LEAVE) {
-    if (isBlank(req.memberId)) throw invalidRequest("MemberId can't be empty.")
-  }
-  if (isBlank(req.groupId)) throw invalidRequest("GroupId can't be empty.")
-  if (isBlank(req.instanceId)) throw invalidRequest("InstanceId can't be empty.")
-  if (isBlank(req.rackId)) throw invalidRequest("RackId can't be empty.")
+  membership.validateCommonHeartbeat(
+    req,
+    apiVersion >= MEMBER_ID_REQUIRED_VERSION ||
+      req.memberEpoch > 0 ||
+      req.memberEpoch === membership.LEAVE_GROUP_MEMBER_EPOCH,
+  )
   if (req.memberEpoch === 0) {
-    if (req.rebalanceTimeoutMs === -1)
-      throw invalidRequest('RebalanceTimeoutMs must be provided in first request.')
     if (req.topicPartitions === null || req.topicPartitions.length > 0)
       throw invalidRequest('TopicPartitions must be empty when (re-)joining.')
     if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null)
       throw invalidRequest(
         'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.',
       )
-  } else if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
+  } else if (req.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
     if (req.instanceId === null) throw invalidRequest("InstanceId can't be null.")
-  } else if (req.memberEpoch < EPOCH_STATIC_LEAVE) {
+  } else if (req.memberEpoch < membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
     throw invalidRequest('MemberEpoch is invalid.')
   }
   if (req.serverAssignor !== null && !assignors.includes(req.serverAssignor)) {
@@ -265,25 +256,20 @@ export class ConsumerGroupManager {
     ctx: ConsumerHeartbeatContext,
     request: ConsumerGroupHeartbeatRequest,
   ): ConsumerHeartbeatResult {
-    try {
-      validateConsumerHeartbeat(request, ctx.requestApiVersion, ctx.config.assignors)
-      if (request.memberEpoch === EPOCH_LEAVE || request.memberEpoch === EPOCH_STATIC_LEAVE) {
-        return this.#leave(request)
-      }
-      return this.#heartbeat(ctx, request)
-    } catch (e) {
-      if (e instanceof ApiError) {
-        return {
-          records: [],
-          response: createConsumerGroupHeartbeatResponse({
-            errorCode: e.errorCode,
-            errorMessage: e.errorMessage,
-          }),
-          timers: NO_TIMERS,
-        }
-      }
-      throw e
-    }
+    return runHeartbeat(
+      request,
+      () => validateConsumerHeartbeat(request, ctx.requestApiVersion, ctx.config.assignors),
+      () => this.#leave(request),
+      () => this.#heartbeat(ctx, request),
+      (e) => ({
+        records: [],
+        response: createConsumerGroupHeartbeatResponse({
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+        }),
+        timers: NO_TIMERS,
+      }),
+    )
   }
 
   #heartbeat(ctx: ConsumerHeartbeatContext, req: ConsumerGroupHeartbeatRequest): ConsumerHeartbeatResult {
@@ -312,76 +298,43 @@ export class ConsumerGroupManager {
     const memberId = req.memberId === '' ? ctx.newMemberId() : req.memberId
     const slot = group.slot(memberId)
 
-    // 2. The member (and a static member's replacement).
-    let member: ConsumerGroupMember
-    let replaced: ConsumerGroupMember | null = null
-    const ownerId = group.staticMemberId(req.instanceId)
-    if (req.instanceId === null) {
-      if (slot === undefined && !joining) throw unknownMember(memberId, groupId)
-      member = slot?.member ?? newConsumerMember(memberId)
-      if (!joining)
-        throwIfMemberEpochIsInvalid('consumer', member, req.memberEpoch, () =>
-          ownsSubset(req.topicPartitions, member),
-        )
-    } else if (joining) {
-      const owner = ownerId === undefined ? undefined : group.member(ownerId)
-      if (owner === undefined) {
-        member = slot?.member ?? newConsumerMember(memberId)
-      } else {
-        if (owner.classicMemberMetadata === null && owner.memberEpoch !== EPOCH_STATIC_LEAVE) {
-          throw new ApiError(
-            ErrorCode.UNRELEASED_INSTANCE_ID,
-            `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
-          )
-        }
-        replaced = owner
-        member = { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }
-        records.push(...memberTombstones(groupId, owner.memberId))
-        records.push(memberSubscriptionRecord(groupId, member))
-        records.push(targetAssignmentRecord(groupId, memberId, group.targetAssignment(owner.memberId)))
-        records.push(currentAssignmentRecord(groupId, member))
-      }
-    } else {
-      if (ownerId === undefined) throw unknownInstance(req.instanceId)
-      if (ownerId !== memberId) throw fencedInstance(memberId, req.instanceId, ownerId)
-      member = slot!.member
-      throwIfMemberEpochIsInvalid('consumer', member, req.memberEpoch, () =>
-        ownsSubset(req.topicPartitions, member),
+    // 2. The member (and a static member's replacement). A member still speaking the classic
+    // protocol may be replaced by a consumer-protocol member with its instance id at any time.
+    const { member, replaced } = membership.heartbeatMember(
+      'consumer',
+      group,
+      { ...req, memberId },
+      slot?.member,
+      newConsumerMember,
+      (m) => ownsSubset(req.topicPartitions, m),
+      (owner) =>
+        owner.classicMemberMetadata !== null ||
+        owner.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    )
+    if (replaced !== null) {
+      const target = group.targetAssignment(replaced.memberId)
+      records.push(
+        ...membership.replacementRecords(groupId, replaced, member, target, CONSUMER_REPLACEMENT_RECORDS),
       )
     }
     const isNewMember = slot === undefined && replaced === null
 
-    // 3. Member metadata. A heartbeat that carries nothing new keeps the member object as it is.
-    const carriesNoMetadata =
-      !joining &&
-      req.instanceId === null &&
-      req.rackId === null &&
-      req.rebalanceTimeoutMs === -1 &&
-      req.serverAssignor === null &&
-      req.subscribedTopicNames === null &&
-      req.subscribedTopicRegex === null &&
-      member.classicMemberMetadata === null &&
-      ctx.clientId === member.clientId &&
-      ctx.clientHost === member.clientHost
-    const updated: ConsumerGroupMember =
-      carriesNoMetadata && !isNewMember
-        ? member
-        : {
-            ...member,
-            instanceId: req.instanceId ?? member.instanceId,
-            rackId: req.rackId ?? member.rackId,
-            rebalanceTimeoutMs:
-              req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
-            serverAssignorName: req.serverAssignor ?? member.serverAssignorName,
-            subscribedTopicNames:
-              req.subscribedTopicNames !== null
-                ? sortedNames(req.subscribedTopicNames)
-                : member.subscribedTopicNames,
-            subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
-            clientId: ctx.clientId,
-            clientHost: ctx.clientHost,
-            classicMemberMetadata: null,
-          }
+    // 3. Member metadata. A heartbeat that carries nothing new keeps the member object as it is;
+    // a member that spoke the classic protocol stops doing so.
+    const ownFieldsSent =
+      req.serverAssignor !== null ||
+      req.subscribedTopicNames !== null ||
+      req.subscribedTopicRegex !== null ||
+      member.classicMemberMetadata !== null
+    const updated = membership.updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
+      serverAssignorName: req.serverAssignor ?? member.serverAssignorName,
+      subscribedTopicNames:
+        req.subscribedTopicNames !== null
+          ? sortedNames(req.subscribedTopicNames)
+          : member.subscribedTopicNames,
+      subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
+      classicMemberMetadata: null,
+    }))
     let namesChanged = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberSubscriptionRecord(groupId, updated))
@@ -419,15 +372,12 @@ export class ConsumerGroupManager {
       group.assignmentEpoch < groupEpoch &&
       canComputeAssignment(group.assignmentTimestamp, config.assignmentIntervalMs, nowMs)
     ) {
-      const members = new Map(group.members)
-      const targets = new Map(group.targetAssignments)
-      if (replaced !== null) {
-        members.delete(replaced.memberId)
-        const t = targets.get(replaced.memberId)
-        targets.delete(replaced.memberId)
-        if (t) targets.set(memberId, t)
-      }
-      members.set(memberId, updated)
+      const { members, targets } = membersAfterHeartbeat(
+        group.members,
+        group.targetAssignments,
+        replaced,
+        updated,
+      )
       const assignorName = group.preferredServerAssignor(slot?.member ?? replaced ?? null, updated)
       const result = this.#computeTargetAssignment(
         groupEpoch,
@@ -668,32 +618,22 @@ export class ConsumerGroupManager {
       memberEpoch: req.memberEpoch,
     })
     const timers = new TimerCollector<ConsumerCoordinatorRecord>()
-    let member: ConsumerGroupMember
-    if (req.instanceId === null) {
-      const m = group.member(req.memberId)
-      if (!m) throw unknownMember(req.memberId, groupId)
-      member = m
-    } else {
-      const ownerId = group.staticMemberId(req.instanceId)
-      if (ownerId === undefined) throw unknownInstance(req.instanceId)
-      if (ownerId !== req.memberId) throw fencedInstance(req.memberId, req.instanceId, ownerId)
-      member = group.member(ownerId)!
-      if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
-        // The member stays; its partitions restart at assignment epoch 0 when it comes back.
-        const left: ConsumerGroupMember = {
-          ...member,
-          memberEpoch: EPOCH_STATIC_LEAVE,
-          partitionsPendingRevocation: new Map(),
-          assignedPartitions: withEpoch(member.assignedPartitions, 0),
-        }
-        return {
-          records: [currentAssignmentRecord(groupId, left)],
-          response: createConsumerGroupHeartbeatResponse({
-            memberId: member.memberId,
-            memberEpoch: EPOCH_STATIC_LEAVE,
-          }),
-          timers: NO_TIMERS,
-        }
+    const member = membership.leavingMember(group, req)
+    if (req.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      // The member stays; its partitions restart at assignment epoch 0 when it comes back.
+      const left: ConsumerGroupMember = {
+        ...member,
+        memberEpoch: membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+        partitionsPendingRevocation: new Map(),
+        assignedPartitions: withEpoch(member.assignedPartitions, 0),
+      }
+      return {
+        records: [currentAssignmentRecord(groupId, left)],
+        response: createConsumerGroupHeartbeatResponse({
+          memberId: member.memberId,
+          memberEpoch: membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+        }),
+        timers: NO_TIMERS,
       }
     }
     const records = this.#fenceRecords(group, member, timers)
@@ -819,17 +759,7 @@ export class ConsumerGroupManager {
       }),
     })
     return groupIds.map((groupId) => {
-      const row: ConsumerGroupDescribeResponseDescribedGroup = {
-        errorCode: 0,
-        errorMessage: null,
-        groupId,
-        groupState: '',
-        groupEpoch: 0,
-        assignmentEpoch: 0,
-        assignorName: '',
-        members: [],
-        authorizedOperations: -2147483648,
-      }
+      const row = createConsumerGroupDescribeResponseDescribedGroup({ groupId })
       if (groupId === '') return { ...row, errorCode: ErrorCode.INVALID_GROUP_ID }
       let group: ConsumerGroup
       try {
@@ -875,16 +805,13 @@ export class ConsumerGroupManager {
     statesFilter: readonly string[] = [],
     typesFilter: readonly string[] = [],
   ): ListedConsumerGroup[] {
-    const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()))
-    const types = typesFilter.map((t) => t.trim().toLowerCase())
-    if (types.length > 0 && !types.includes('consumer')) return []
-    const out: ListedConsumerGroup[] = []
-    for (const g of this.#groups.values()) {
-      const state = g.state()
-      if (states.size > 0 && !states.has(CONSUMER_STATE_FILTER_NAMES[state])) continue
-      out.push({ groupId: g.groupId, protocolType: 'consumer', groupState: state, groupType: 'consumer' })
-    }
-    return out
+    return listModernGroups(
+      'consumer',
+      this.#groups.values(),
+      (s) => CONSUMER_STATE_FILTER_NAMES[s],
+      statesFilter,
+      typesFilter,
+    )
   }
 
   isEmpty(groupId: string): boolean {
@@ -907,14 +834,7 @@ export class ConsumerGroupManager {
    */
   validateOffsetCommit(
     groupId: string,
-    request: {
-      readonly memberId: string
-      readonly groupInstanceId: string | null
-      readonly memberEpoch: number
-      readonly apiVersion: number
-      readonly isTransactional: boolean
-      readonly topics: readonly { readonly name: string; readonly partitions: readonly number[] }[]
-    },
+    request: MemberOffsetCommit & { readonly groupInstanceId: string | null },
   ): void {
     const group = this.consumerGroupOrThrow(groupId)
     if (request.memberEpoch < 0 && group.size === 0) return
@@ -926,7 +846,7 @@ export class ConsumerGroupManager {
     )
       return
     const member = group.member(request.memberId)
-    if (!member) throw unknownMember(request.memberId, groupId)
+    if (!member) throw membership.unknownMember(request.memberId, groupId)
     const classic = member.classicMemberMetadata !== null
     if (!request.isTransactional && !classic && request.apiVersion < 9) {
       throw new ApiError(
@@ -970,7 +890,7 @@ export class ConsumerGroupManager {
     const group = this.consumerGroupOrThrow(groupId)
     if (memberId === null && memberEpoch < 0) return
     const member = memberId === null ? undefined : group.member(memberId)
-    if (!member) throw unknownMember(memberId ?? '', groupId)
+    if (!member) throw membership.unknownMember(memberId ?? '', groupId)
     if (memberEpoch !== member.memberEpoch) {
       if (member.classicMemberMetadata !== null) {
         throw new ApiError(
@@ -1031,13 +951,9 @@ export class ConsumerGroupManager {
           const base = g.member(memberId) ?? newConsumerMember(kept(memberId))
           g.updateMember({
             ...base,
-            instanceId: kept(v.instanceId),
-            rackId: kept(v.rackId),
-            clientId: kept(v.clientId),
-            clientHost: kept(v.clientHost),
+            ...membership.commonFieldsFromRecord(v),
             subscribedTopicNames: sortedNames(v.subscribedTopicNames.map((n) => kept(n))),
             subscribedTopicRegex: kept(v.subscribedTopicRegex),
-            rebalanceTimeoutMs: v.rebalanceTimeoutMs,
             serverAssignorName: kept(v.serverAssignor),
             classicMemberMetadata:
               v.classicMemberMetadata === null
@@ -1050,16 +966,7 @@ export class ConsumerGroupManager {
                     })),
                   },
           })
-        } else if (existing) {
-          const m = existing.member(memberId)
-          if (!m) return
-          if (m.memberEpoch !== EPOCH_LEAVE || existing.targetAssignments.has(memberId)) {
-            throw new Error(
-              `Received a member metadata tombstone for member ${memberId} of group ${groupId} too early.`,
-            )
-          }
-          existing.removeMember(memberId)
-        }
+        } else membership.replayMemberTombstone(groupId, memberId, existing)
         return
       }
       case 'ConsumerGroupTargetAssignmentMetadata': {
@@ -1109,8 +1016,8 @@ export class ConsumerGroupManager {
           if (!m) return
           existing.updateMember({
             ...m,
-            memberEpoch: EPOCH_LEAVE,
-            previousMemberEpoch: EPOCH_LEAVE,
+            memberEpoch: membership.LEAVE_GROUP_MEMBER_EPOCH,
+            previousMemberEpoch: membership.LEAVE_GROUP_MEMBER_EPOCH,
             assignedPartitions: new Map(),
             partitionsPendingRevocation: new Map(),
           })

@@ -180,3 +180,11 @@ export function groupTombstones(
     { type: 'ConsumerGroupMetadata', key: { groupId }, value: null },
   ]
 }
+
+/** How a static member's replacement is written (see modern/membership.ts replacementRecords). */
+export const CONSUMER_REPLACEMENT_RECORDS = {
+  memberTombstones,
+  memberMetadata: memberSubscriptionRecord,
+  targetAssignment: targetAssignmentRecord,
+  currentAssignment: currentAssignmentRecord,
+}

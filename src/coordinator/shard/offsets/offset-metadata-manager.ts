@@ -19,7 +19,11 @@ import type {
 } from '../../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import { type CoordinatorResult, NO_TIMERS } from '../result.js'
-import { PendingTransactionalOffsets, type TxnOffsetCommitRecord } from './pending-offsets.js'
+import {
+  PendingTransactionalOffsets,
+  type TxnOffsetCommitRecord,
+  txnOffsetCommitTombstone,
+} from './pending-offsets.js'
 
 /** The zero uuid: no topic id known (records written before OffsetCommit v10). */
 export const NO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
@@ -529,6 +533,23 @@ export class OffsetMetadataManager {
       },
       timers: NO_TIMERS,
     }
+  }
+
+  /**
+   * Tombstones for the pending offsets a producer wrote into a group at one epoch, for a
+   * TxnOffsetCommit whose transaction ended between its check and its write (the marker found
+   * nothing to settle, so nothing else would). Other epochs of the producer are left alone.
+   */
+  dropPendingOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+  ): CoordinatorResult<OffsetRecord, number> {
+    const records: OffsetRecord[] = this.#pending
+      .entries(producerId)
+      .filter((e) => e.group === groupId && e.offset.producerEpoch === producerEpoch)
+      .map((e) => txnOffsetCommitTombstone(producerId, e.group, e.topic, e.partition))
+    return { records, response: records.length, timers: NO_TIMERS }
   }
 
   /** Whether any producer has a pending offset for the partition. */

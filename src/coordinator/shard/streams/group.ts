@@ -10,10 +10,13 @@ import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
-import { kept } from './strings.js'
 import type { StreamsTopology } from './topology.js'
-import { MemberSession as GenericMemberSession, MemberSlot as GenericMemberSlot } from '../modern/session.js'
-import { initialRebalanceKey, sessionTimeoutKey, type StreamsTimerResult } from './timers.js'
+import { MemberTable } from '../modern/members.js'
+import type {
+  MemberSession as GenericMemberSession,
+  MemberSlot as GenericMemberSlot,
+} from '../modern/session.js'
+import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
 import type {
   DescribedTopicInfo,
   DescribedTopology,
@@ -63,7 +66,7 @@ export interface StreamsOffsetCommitInput {
 }
 
 /** A streams member's session timeout (see the shared {@link GenericMemberSession}). */
-export class MemberSession extends GenericMemberSession<StreamsTimerResult> {}
+export type MemberSession = GenericMemberSession<StreamsTimerResult>
 
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) => StreamsTimerResult
@@ -72,7 +75,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export class MemberSlot extends GenericMemberSlot<StreamsGroupMember, StreamsTimerResult> {}
+export type MemberSlot = GenericMemberSlot<StreamsGroupMember, StreamsTimerResult>
 
 export class StreamsGroup {
   readonly groupId: string
@@ -86,10 +89,8 @@ export class StreamsGroup {
   #assignmentEpoch = 1
   #assignmentTimestamp = 0n
   #topology: StreamsTopology | null = null
-  readonly #members = new Map<string, StreamsGroupMember>()
-  /** The same members by id, each with its session bookkeeping (soft state). */
-  readonly #slots = new Map<string, MemberSlot>()
-  readonly #staticMembers = new Map<string, string>()
+  /** The members by id, each with its session bookkeeping (soft state), and the static ones. */
+  readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
   readonly #targets = new Map<string, TasksTuple>()
   // derived from members: task → owning process ids (active, standby, warm-up)
   readonly #activeProcess: ProcessIndex = new Map()
@@ -103,7 +104,6 @@ export class StreamsGroup {
   shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
   readonly taskOffsets = new Map<string, MemberTaskOffsets>()
-  readonly #sessionTimeoutOp: SessionTimeoutOp
   #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
@@ -111,32 +111,22 @@ export class StreamsGroup {
   /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
-    this.#sessionTimeoutOp = sessionTimeoutOp
+    this.#table = new MemberTable(groupId, sessionTimeoutOp)
   }
 
   /** The member with this id and its session bookkeeping, if it is in the group. */
   slot(memberId: string): MemberSlot | undefined {
-    return this.#slots.get(memberId)
+    return this.#table.slot(memberId)
   }
 
-  /**
-   * The member's session timeout: key and operation, made once from the group id and the stored
-   * member id (never the caller's string, which may be a fresh request's) and kept while the member
-   * is in the group; for a member not stored yet, a fresh one that is not kept.
-   */
+  /** The member's session timeout (see MemberTable.session). */
   session(memberId: string): MemberSession {
-    return this.#slots.get(memberId) ?? this.#newSession(memberId)
-  }
-
-  #newSession(memberId: string): MemberSession {
-    // The runtime may keep the key and operation long after this request (see strings.ts).
-    const id = kept(memberId)
-    return new MemberSession(sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id))
+    return this.#table.session(memberId)
   }
 
   /** The number of members. */
   get size(): number {
-    return this.#slots.size
+    return this.#table.size
   }
 
   /** Whether `config`'s assignment configs equal the ones recorded with the group epoch (§3.7). */
@@ -183,16 +173,16 @@ export class StreamsGroup {
     return this.#topology
   }
   get members(): ReadonlyMap<string, StreamsGroupMember> {
-    return this.#members
+    return this.#table.members
   }
   get targetAssignments(): ReadonlyMap<string, TasksTuple> {
     return this.#targets
   }
   member(memberId: string): StreamsGroupMember | undefined {
-    return this.#slots.get(memberId)?.member
+    return this.#table.member(memberId)
   }
   staticMemberId(instanceId: string): string | undefined {
-    return this.#staticMembers.get(instanceId)
+    return this.#table.staticMemberId(instanceId)
   }
   targetAssignment(memberId: string): TasksTuple {
     return this.#targets.get(memberId) ?? EMPTY_TASKS
@@ -203,11 +193,11 @@ export class StreamsGroup {
 
   /** §5.1, evaluated in order. */
   state(): StreamsGroupStateValue {
-    if (this.#members.size === 0) return StreamsGroupState.EMPTY
+    if (this.#table.size === 0) return StreamsGroupState.EMPTY
     if (this.#topology === null || this.#topology.epoch !== this.#validatedTopologyEpoch)
       return StreamsGroupState.NOT_READY
     if (this.#groupEpoch > this.#assignmentEpoch) return StreamsGroupState.ASSIGNING
-    for (const m of this.#members.values()) {
+    for (const m of this.#table.members.values()) {
       if (!isReconciledTo(m, this.#assignmentEpoch)) return StreamsGroupState.RECONCILING
     }
     return StreamsGroupState.STABLE
@@ -257,7 +247,7 @@ export class StreamsGroup {
       groupEpoch: this.#groupEpoch,
       assignmentEpoch: this.#assignmentEpoch,
       topology: this.#describedTopology(),
-      members: [...this.#members.values()].map((m) =>
+      members: [...this.#table.members.values()].map((m) =>
         asDescribedMember(m, this.targetAssignment(m.memberId), this.taskOffsets.get(m.memberId)),
       ),
       topologyDescriptionStatus: includeTopologyDescription ? 1 : 0,
@@ -310,7 +300,7 @@ export class StreamsGroup {
    */
   validateOffsetCommit(request: StreamsOffsetCommitInput): void {
     if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
-    if (request.memberEpoch < 0 && this.#members.size === 0) return
+    if (request.memberEpoch < 0 && this.#table.size === 0) return
     const member = this.member(request.memberId)
     if (!member) throw this.#unknownMember(request.memberId)
     if (!request.isTransactional && request.apiVersion < 9) {
@@ -372,7 +362,7 @@ export class StreamsGroup {
 
   /** OffsetDelete: whether the group is "subscribed" to a topic (non-empty and a source topic of its topology). */
   isSubscribedToTopic(topic: string): boolean {
-    if (this.#members.size === 0 || !this.#topology) return false
+    if (this.#table.size === 0 || !this.#topology) return false
     return this.#topology.subtopologies.some(
       (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
     )
@@ -406,7 +396,7 @@ export class StreamsGroup {
 
   /** Whether a metadata tombstone may remove the group (§6.1). */
   canBeRemoved(): boolean {
-    return this.#members.size === 0 && this.#assignmentEpoch === -1
+    return this.#table.size === 0 && this.#assignmentEpoch === -1
   }
 
   replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
@@ -437,45 +427,22 @@ export class StreamsGroup {
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: StreamsGroupMember): void {
-    const slot = this.#slots.get(member.memberId)
-    const old = slot?.member
+    const old = this.#table.put(member)
     if (old) this.#unindex(old)
-    this.#members.set(member.memberId, member)
-    if (slot !== undefined) slot.member = member
-    else {
-      const id = member.memberId
-      this.#slots.set(
-        id,
-        new MemberSlot(member, sessionTimeoutKey(this.groupId, id), this.#sessionTimeoutOp(this.groupId, id)),
-      )
-    }
     this.#index(member)
-    if (
-      old?.instanceId &&
-      old.instanceId !== member.instanceId &&
-      this.#staticMembers.get(old.instanceId) === member.memberId
-    ) {
-      this.#staticMembers.delete(old.instanceId)
-    }
-    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
     this.#afterChange()
   }
 
   removeMember(memberId: string): void {
-    const old = this.#members.get(memberId)
+    const old = this.#table.remove(memberId)
     if (!old) return
     this.#unindex(old)
-    this.#members.delete(memberId)
-    this.#slots.delete(memberId)
-    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
-      this.#staticMembers.delete(old.instanceId)
-    }
     this.taskOffsets.delete(memberId)
     this.#afterChange()
   }
 
   #afterChange(): void {
-    if (this.#members.size === 0) this.shutdownRequestMemberId = null
+    if (this.#table.size === 0) this.shutdownRequestMemberId = null
   }
 
   #index(m: StreamsGroupMember): void {

@@ -74,7 +74,23 @@ import {
 import { kept } from './strings.js'
 import { StreamsTopology, topologyEquals, topologyRecordFromRequest } from './topology.js'
 import { validateHeartbeatRequest } from './validation.js'
-import { canComputeAssignment, throwIfMemberEpochIsInvalid } from '../modern/epochs.js'
+import {
+  type ListedModernGroup,
+  listModernGroups,
+  membersAfterHeartbeat,
+  runHeartbeat,
+} from '../modern/groups.js'
+import { canComputeAssignment } from '../modern/epochs.js'
+import {
+  commonFieldsFromRecord,
+  heartbeatMember,
+  LEAVE_GROUP_MEMBER_EPOCH,
+  LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+  leavingMember,
+  replacementRecords,
+  replayMemberTombstone,
+  updatedMember,
+} from '../modern/membership.js'
 import { extendSession, sessionStillAlive } from '../modern/session.js'
 import {
   createStreamsGroupHeartbeatResponse,
@@ -130,23 +146,23 @@ export interface StreamsGroupManagerOptions {
   readonly config?: (groupId: string) => StreamsGroupConfig
 }
 
-export interface ListedStreamsGroup {
-  readonly groupId: string
-  readonly protocolType: 'streams'
-  readonly groupState: string
-  readonly groupType: 'streams'
+export type ListedStreamsGroup = ListedModernGroup<'streams'>
+
+const REPLACEMENT_RECORDS = {
+  memberTombstones,
+  memberMetadata: memberMetadataRecord,
+  targetAssignment: targetAssignmentMemberRecord,
+  currentAssignment: currentAssignmentRecord,
 }
 
-const EPOCH_LEAVE = -1
-const EPOCH_STATIC_LEAVE = -2
+const _EPOCH_LEAVE = LEAVE_GROUP_MEMBER_EPOCH
+const EPOCH_STATIC_LEAVE = LEAVE_GROUP_STATIC_MEMBER_EPOCH
 /** Kafka pushes the metadata refresh deadline out by Integer.MAX_VALUE ms on every bump. */
 const METADATA_REFRESH_INTERVAL_MS = 2147483647
 
 const notStreamsGroup = (g: string) =>
   new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} is not a streams group.`)
 const groupNotFound = (g: string) => new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g} not found.`)
-const unknownMember = (m: string, g: string) =>
-  new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${m} is not a member of group ${g}.`)
 
 const offsetKey = (subtopologyId: string, partition: number): string => `${subtopologyId}\u0000${partition}`
 
@@ -232,26 +248,21 @@ export class StreamsGroupManager {
     ctx: StreamsHeartbeatContext,
     request: StreamsGroupHeartbeatRequest,
   ): StreamsHeartbeatResult {
-    try {
-      validateHeartbeatRequest(request)
-      if (request.memberEpoch === EPOCH_LEAVE || request.memberEpoch === EPOCH_STATIC_LEAVE) {
-        return this.#leave(request)
-      }
-      return this.#heartbeat(ctx, request)
-    } catch (e) {
-      if (e instanceof ApiError) {
-        return {
-          records: [],
-          response: createStreamsGroupHeartbeatResponse({
-            errorCode: e.errorCode,
-            errorMessage: e.errorMessage,
-          }),
-          timers: NO_TIMERS,
-          internalTopicsToCreate: [],
-        }
-      }
-      throw e
-    }
+    return runHeartbeat(
+      request,
+      () => validateHeartbeatRequest(request),
+      () => this.#leave(request),
+      () => this.#heartbeat(ctx, request),
+      (e) => ({
+        records: [],
+        response: createStreamsGroupHeartbeatResponse({
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+        }),
+        timers: NO_TIMERS,
+        internalTopicsToCreate: [],
+      }),
+    )
   }
 
   #heartbeat(ctx: StreamsHeartbeatContext, req: StreamsGroupHeartbeatRequest): StreamsHeartbeatResult {
@@ -287,85 +298,28 @@ export class StreamsGroupManager {
     const owned = ownedTuple(req)
 
     // 2. Member lookup (and static replacement).
-    let member: StreamsGroupMember
-    let replaced: StreamsGroupMember | null = null
-    if (req.instanceId !== null) {
-      const ownerId = group.staticMemberId(req.instanceId)
-      if (joining) {
-        const owner = ownerId === undefined ? undefined : group.member(ownerId)
-        if (owner === undefined) {
-          member = slot?.member ?? newMember(memberId)
-        } else {
-          if (owner.memberEpoch !== EPOCH_STATIC_LEAVE) {
-            throw new ApiError(
-              ErrorCode.UNRELEASED_INSTANCE_ID,
-              `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
-            )
-          }
-          replaced = owner
-          member = { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }
-          records.push(...memberTombstones(groupId, owner.memberId))
-          records.push(memberMetadataRecord(groupId, member))
-          records.push(
-            targetAssignmentMemberRecord(groupId, memberId, group.targetAssignment(owner.memberId)),
-          )
-          records.push(currentAssignmentRecord(groupId, member))
-        }
-      } else {
-        if (ownerId === undefined) {
-          throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
-        }
-        if (ownerId !== memberId) {
-          throw new ApiError(
-            ErrorCode.FENCED_INSTANCE_ID,
-            `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
-          )
-        }
-        member = slot!.member
-        throwIfEpochInvalid(member, req.memberEpoch, owned)
-      }
-    } else if (joining) {
-      member = slot?.member ?? newMember(memberId)
-    } else {
-      const existing = slot?.member
-      if (!existing) throw unknownMember(memberId, groupId)
-      member = existing
-      throwIfEpochInvalid(member, req.memberEpoch, owned)
+    const { member, replaced } = heartbeatMember('streams', group, req, slot?.member, newMember, (m) =>
+      ownsSubset(m, owned),
+    )
+    if (replaced !== null) {
+      const target = group.targetAssignment(replaced.memberId)
+      records.push(...replacementRecords(groupId, replaced, member, target, REPLACEMENT_RECORDS))
     }
     const isNewMember = slot === undefined && replaced === null
 
     // 3. Member metadata. A heartbeat that carries no metadata (every field null or -1, the same
     // client) keeps the member object as it is: nothing can differ.
-    const carriesNoMetadata =
-      !joining &&
-      req.instanceId === null &&
-      req.rackId === null &&
-      req.rebalanceTimeoutMs === -1 &&
-      req.topology === null &&
-      req.processId === null &&
-      req.clientTags === null &&
-      req.userEndpoint === null &&
-      ctx.clientId === member.clientId &&
-      ctx.clientHost === member.clientHost
-    const updated: StreamsGroupMember =
-      carriesNoMetadata && !isNewMember
-        ? member
-        : {
-            ...member,
-            instanceId: req.instanceId ?? member.instanceId,
-            rackId: req.rackId ?? member.rackId,
-            rebalanceTimeoutMs:
-              req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
-            topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
-            clientId: ctx.clientId,
-            clientHost: ctx.clientHost,
-            processId: req.processId ?? member.processId,
-            clientTags:
-              req.clientTags !== null
-                ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
-                : member.clientTags,
-            userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
-          }
+    const ownFieldsSent =
+      req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
+    const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
+      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+      processId: req.processId ?? member.processId,
+      clientTags:
+        req.clientTags !== null
+          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+          : member.clientTags,
+      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+    }))
     let bumpGroupEpoch = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberMetadataRecord(groupId, updated))
@@ -492,15 +446,12 @@ export class StreamsGroupManager {
       })
     } else {
       // The group's members and targets as they will be once this heartbeat's records are replayed.
-      const members = new Map(group.members)
-      const targets = new Map(group.targetAssignments)
-      if (replaced !== null) {
-        members.delete(replaced.memberId)
-        const t = targets.get(replaced.memberId)
-        targets.delete(replaced.memberId)
-        if (t) targets.set(memberId, t)
-      }
-      members.set(memberId, updated)
+      const { members, targets } = membersAfterHeartbeat(
+        group.members,
+        group.targetAssignments,
+        replaced,
+        updated,
+      )
       const offsets = new Map(group.taskOffsets)
       offsets.set(memberId, taskOffsets ?? updatedTaskOffsets(group.taskOffsets.get(memberId), req))
       const result = computeTargetAssignment({
@@ -621,41 +572,24 @@ export class StreamsGroupManager {
       memberEpoch: req.memberEpoch,
     })
     const timers = new TimerCollector()
-    let member: StreamsGroupMember
-    if (req.instanceId !== null) {
-      const ownerId = group.staticMemberId(req.instanceId)
-      if (ownerId === undefined) {
-        throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+    const member = leavingMember(group, req)
+    if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
+      // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
+      const active = new Map<string, Map<number, number>>()
+      for (const [id, m] of member.assignedTasks.active)
+        active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
+      const left: StreamsGroupMember = {
+        ...member,
+        memberEpoch: EPOCH_STATIC_LEAVE,
+        assignedTasks: { ...member.assignedTasks, active },
+        tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
       }
-      if (ownerId !== req.memberId) {
-        throw new ApiError(
-          ErrorCode.FENCED_INSTANCE_ID,
-          `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${ownerId}.`,
-        )
+      return {
+        records: [currentAssignmentRecord(groupId, left)],
+        response,
+        timers: timers.intents(),
+        internalTopicsToCreate: [],
       }
-      member = group.member(ownerId)!
-      if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
-        // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
-        const active = new Map<string, Map<number, number>>()
-        for (const [id, m] of member.assignedTasks.active)
-          active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
-        const left: StreamsGroupMember = {
-          ...member,
-          memberEpoch: EPOCH_STATIC_LEAVE,
-          assignedTasks: { ...member.assignedTasks, active },
-          tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
-        }
-        return {
-          records: [currentAssignmentRecord(groupId, left)],
-          response,
-          timers: timers.intents(),
-          internalTopicsToCreate: [],
-        }
-      }
-    } else {
-      const existing = group.member(req.memberId)
-      if (!existing) throw unknownMember(req.memberId, groupId)
-      member = existing
     }
     const records = this.#fenceRecords(group, member.memberId, timers)
     return { records, response, timers: timers.intents(), internalTopicsToCreate: [] }
@@ -818,16 +752,13 @@ export class StreamsGroupManager {
     statesFilter: readonly string[] = [],
     typesFilter: readonly string[] = [],
   ): ListedStreamsGroup[] {
-    const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()))
-    const types = typesFilter.map((t) => t.trim().toLowerCase())
-    if (types.length > 0 && !types.includes('streams')) return []
-    const out: ListedStreamsGroup[] = []
-    for (const g of this.#groups.values()) {
-      const state = g.state()
-      if (states.size > 0 && !states.has(STATE_FILTER_NAMES[state])) continue
-      out.push({ groupId: g.groupId, protocolType: 'streams', groupState: state, groupType: 'streams' })
-    }
-    return out
+    return listModernGroups(
+      'streams',
+      this.#groups.values(),
+      (s) => STATE_FILTER_NAMES[s],
+      statesFilter,
+      typesFilter,
+    )
   }
 
   isEmpty(groupId: string): boolean {
@@ -922,27 +853,13 @@ export class StreamsGroupManager {
           const base = g.member(memberId) ?? newMember(kept(memberId))
           g.updateMember({
             ...base,
-            instanceId: kept(v.instanceId),
-            rackId: kept(v.rackId),
-            clientId: kept(v.clientId),
-            clientHost: kept(v.clientHost),
-            rebalanceTimeoutMs: v.rebalanceTimeoutMs,
+            ...commonFieldsFromRecord(v),
             topologyEpoch: v.topologyEpoch,
             processId: kept(v.processId),
             userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
             clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
           })
-        } else {
-          const g = existing()
-          const m = g?.member(memberId)
-          if (!g || !m) return
-          if (m.memberEpoch !== -1 || g.hasTarget(memberId)) {
-            throw new Error(
-              `Received a member metadata tombstone for member ${memberId} of group ${groupId} too early.`,
-            )
-          }
-          g.removeMember(memberId)
-        }
+        } else replayMemberTombstone(groupId, memberId, existing())
         return
       }
       case 'StreamsGroupTargetAssignmentMetadata': {
@@ -1023,16 +940,13 @@ function currentTarget(
   )
 }
 
-function throwIfEpochInvalid(member: StreamsGroupMember, received: number, owned: TasksTuple | null): void {
-  throwIfMemberEpochIsInvalid(
-    'streams',
-    member,
-    received,
-    () =>
-      owned !== null &&
-      isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
-      isSubset(owned.standby, member.assignedTasks.standby) &&
-      isSubset(owned.warmup, member.assignedTasks.warmup),
+/** Whether the member reported owning no more than it was given (a lost epoch bump may be retried). */
+function ownsSubset(member: StreamsGroupMember, owned: TasksTuple | null): boolean {
+  return (
+    owned !== null &&
+    isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
+    isSubset(owned.standby, member.assignedTasks.standby) &&
+    isSubset(owned.warmup, member.assignedTasks.warmup)
   )
 }
 

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../../../protocol/errors.js'
 import { ApiError, invalidRequest, invalidTopology } from '../api-error.js'
+import { validateCommonHeartbeat } from '../modern/membership.js'
 import type { StreamsGroupHeartbeatRequest } from './wire.js'
 
 const KAFKA_INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
@@ -15,8 +16,6 @@ export function isValidTopicName(name: string): boolean {
     name.length > 0 && name !== '.' && name !== '..' && name.length <= 249 && LEGAL_TOPIC_CHARS.test(name)
   )
 }
-
-const isBlank = (s: string | null): boolean => s !== null && s.trim().length === 0
 
 export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): void {
   if (req.topology !== null) {
@@ -40,13 +39,8 @@ export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): voi
       throw invalidRequest('Regular expressions for source topics are not supported yet.')
     }
   }
-  if (isBlank(req.memberId)) throw invalidRequest("MemberId can't be empty.")
-  if (isBlank(req.groupId)) throw invalidRequest("GroupId can't be empty.")
-  if (isBlank(req.instanceId)) throw invalidRequest("InstanceId can't be empty.")
-  if (isBlank(req.rackId)) throw invalidRequest("RackId can't be empty.")
+  validateCommonHeartbeat(req, true)
   if (req.memberEpoch === 0) {
-    if (req.rebalanceTimeoutMs === -1)
-      throw invalidRequest('RebalanceTimeoutMs must be provided in first request.')
     for (const [name, list] of [
       ['ActiveTasks', req.activeTasks],
       ['StandbyTasks', req.standbyTasks],

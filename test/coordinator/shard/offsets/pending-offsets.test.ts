@@ -1,7 +1,7 @@
 // Pending transactional offsets in the OffsetMetadataManager, run as a shard of the real runtime
 // (test/testkit): the exact TxnOffsetCommit records, RequireStable, the marker's records for
 // COMMIT and ABORT, repeated and stale markers, a later non-transactional commit winning, the
-// expiry and OffsetDelete around pending offsets, and replay equivalence after every step, also
+// expiry and OffsetDelete around pending offsets, dropping one producer epoch's offsets, and replay equivalence after every step, also
 // after the store compacted the log.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -269,6 +269,22 @@ describe('pending transactional offsets', () => {
     assert.deepEqual((await view(t)).stable, [
       [0, 1n],
       [0, -1n],
+    ])
+    await assertReplays(t)
+    await t.close()
+  })
+
+  it('dropPendingOffsets removes one epoch of one producer in one group, nothing else', async () => {
+    const t = await start()
+    await commitTxn(t, 1n, 3, { 0: 1n })
+    await commitTxn(t, 2n, 3, { 1: 2n })
+    const dropped = await t.write('txn-drop-pending-offsets', (m) => m.dropPendingOffsets('g', 1n, 2))
+    assert.equal(dropped, 0, 'another epoch is left alone')
+    assert.equal(await t.write('txn-drop-pending-offsets', (m) => m.dropPendingOffsets('other', 1n, 3)), 0)
+    assert.equal(await t.write('txn-drop-pending-offsets', (m) => m.dropPendingOffsets('g', 1n, 3)), 1)
+    assert.deepEqual((await view(t)).stable, [
+      [0, -1n],
+      [ErrorCode.UNSTABLE_OFFSET_COMMIT, -1n],
     ])
     await assertReplays(t)
     await t.close()

@@ -1,0 +1,347 @@
+// The load generator of the data-plane benchmarks, run as a child process (see load.ts). Unlike
+// bench/server/load-worker.ts it reads answers of any size without gathering them: a 1 MiB Fetch
+// answer is counted as it streams in, and only small answers (Produce) are kept whole to check their
+// error code. Two modes:
+//
+// - `closed`: `connections` loopback connections, `depth` requests in flight on each, the given
+//   request frames sent round-robin (one shared cursor), a new one as each answer arrives; bounded
+//   by `seconds` (after `warmupSeconds` not counted) and by `maxRequests`. Measures the most the
+//   server answers, in requests and in answer bytes.
+// - `e2e`: produce-to-consume latency. `producers` connections send one Produce frame each on a fixed
+//   schedule of `rate` requests per second in total (1 ms ticks), every batch stamped with its send
+//   time (performance.now(), an 8-byte float in the first record's key, CRC recomputed); one consumer connection long
+//   polls Fetch from the log end and reads the stamp of every batch it receives. Latency is from the
+//   stamp to the read of the Fetch answer holding the batch, on one clock (this process).
+import { connect, type Socket } from 'node:net'
+import { crc32c } from '@node-rs/crc32'
+import type { FetchResponse } from '../../src/protocol/generated/messages/FetchResponse.js'
+import { fetchRequest } from '../../test/helpers/data-plane.js'
+import { decodeResponse, requestFrame } from '../../test/server/wire-client.js'
+
+export interface ClosedSpec {
+  readonly mode: 'closed'
+  readonly port: number
+  readonly frames: readonly Uint8Array[]
+  readonly seconds: number
+  readonly warmupSeconds: number
+  readonly connections: number
+  readonly depth: number
+  readonly maxRequests?: number
+  /** Byte offset in each small answer (after the size prefix) of an int16 error code to check. */
+  readonly errorCodeAt?: number
+}
+
+export interface E2eSpec {
+  readonly mode: 'e2e'
+  readonly port: number
+  /** A Produce request frame (size prefix included) holding one uncompressed batch. */
+  readonly produceFrame: Uint8Array
+  /** Where in `produceFrame` the batch starts. */
+  readonly batchAt: number
+  /** Where, from the batch start, the 8-byte stamp (the first record's key) is. */
+  readonly stampAt: number
+  readonly topic: string
+  readonly partition: number
+  /** Offset the consumer starts at (the log end before the run). */
+  readonly fromOffset: number
+  readonly rate: number
+  readonly producers: number
+  readonly seconds: number
+  readonly warmupSeconds: number
+}
+
+export type DataLoadSpec = ClosedSpec | E2eSpec
+
+export interface DataLoadResult {
+  /** Answers (closed) or batches consumed (e2e) in the measured window. */
+  readonly requests: number
+  /** Answers received in the whole run, warm-up included. */
+  readonly answered: number
+  /** Answer bytes (size prefixes included) received in the measured window (closed). */
+  readonly bytes: number
+  readonly seconds: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  readonly errors: number
+  readonly firstErrorCode: number
+}
+
+const SMALL = 4096
+
+/**
+ * Reads size-prefixed frames from a socket without gathering large ones: `onFrame` gets the frame's
+ * size and, for frames of at most `keep` bytes (or all when `keep` is Infinity), its bytes.
+ */
+function frameReader(
+  socket: Socket,
+  keep: number,
+  onFrame: (size: number, body: Buffer | null) => void,
+): void {
+  const head = Buffer.alloc(4)
+  let headGot = 0
+  let remaining = -1
+  let body: Buffer | null = null
+  let bodyGot = 0
+  let size = 0
+  socket.on('data', (chunk: Buffer) => {
+    let i = 0
+    while (i < chunk.length) {
+      if (remaining < 0) {
+        const take = Math.min(4 - headGot, chunk.length - i)
+        chunk.copy(head, headGot, i, i + take)
+        headGot += take
+        i += take
+        if (headGot < 4) break
+        headGot = 0
+        size = head.readInt32BE(0)
+        remaining = size
+        body = size <= keep ? Buffer.allocUnsafe(size) : null
+        bodyGot = 0
+      }
+      const take = Math.min(remaining, chunk.length - i)
+      if (body !== null) chunk.copy(body, bodyGot, i, i + take)
+      bodyGot += take
+      i += take
+      remaining -= take
+      if (remaining === 0) {
+        remaining = -1
+        onFrame(size, body)
+      }
+    }
+  })
+}
+
+function quantiles(latencies: number[]): { p50: number; p99: number; max: number } {
+  latencies.sort((a, b) => a - b)
+  const q = (p: number) =>
+    latencies.length === 0
+      ? Number.NaN
+      : latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]
+  return {
+    p50: q(0.5),
+    p99: q(0.99),
+    max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],
+  }
+}
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port }, () => resolve(s))
+    s.setNoDelay(true)
+    s.once('error', reject)
+  })
+}
+
+async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
+  const frames = spec.frames.map((f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength))
+  const maxRequests = spec.maxRequests ?? Number.MAX_SAFE_INTEGER
+  const latencies: number[] = []
+  let cursor = 0
+  let sent = 0
+  let counted = 0
+  let answered = 0
+  let bytes = 0
+  let errors = 0
+  let firstErrorCode = 0
+  const t0 = performance.now()
+  const measureFrom = t0 + spec.warmupSeconds * 1000
+  const end = measureFrom + spec.seconds * 1000
+  let stopped = 0
+  let finish: () => void = () => undefined
+  const done = new Promise<void>((r) => {
+    finish = r
+  })
+  const sockets = await Promise.all(Array.from({ length: spec.connections }, () => open(spec.port)))
+  const keep = spec.errorCodeAt === undefined ? -1 : SMALL
+  for (const socket of sockets) {
+    const sentAt: number[] = []
+    let head = 0
+    const send = (now: number) => {
+      sentAt.push(now)
+      sent++
+      socket.write(frames[cursor])
+      cursor = cursor + 1 === frames.length ? 0 : cursor + 1
+    }
+    frameReader(socket, keep, (size, body) => {
+      const now = performance.now()
+      const at = sentAt[head++]
+      if (head > 4096) {
+        sentAt.splice(0, head)
+        head = 0
+      }
+      answered++
+      if (body !== null && spec.errorCodeAt !== undefined) {
+        const code = body.readInt16BE(spec.errorCodeAt)
+        if (code !== 0) {
+          if (errors === 0) firstErrorCode = code
+          errors++
+        }
+      }
+      if (at >= measureFrom && now <= end) {
+        latencies.push(now - at)
+        counted++
+        bytes += 4 + size
+      }
+      if (now < end && sent < maxRequests) send(now)
+      else if (sentAt.length - head === 0 && !socket.destroyed) {
+        socket.destroy()
+        if (++stopped === sockets.length) finish()
+      }
+    })
+    socket.on('error', () => undefined)
+    ;(socket as Socket & { start?: () => void }).start = () => {
+      const now = performance.now()
+      for (let i = 0; i < spec.depth && sent < maxRequests; i++) send(now)
+      if (sentAt.length === 0) {
+        // Nothing left to send on this connection (maxRequests reached on the others).
+        socket.destroy()
+        if (++stopped === sockets.length) finish()
+      }
+    }
+  }
+  for (const s of sockets) (s as Socket & { start: () => void }).start()
+  const grace = setTimeout(
+    () => {
+      for (const s of sockets) s.destroy()
+      finish()
+    },
+    (spec.warmupSeconds + spec.seconds) * 1000 + 30_000,
+  )
+  await done
+  clearTimeout(grace)
+  const seconds = (Math.min(performance.now(), end) - measureFrom) / 1000
+  return { requests: counted, answered, bytes, seconds, ...quantiles(latencies), errors, firstErrorCode }
+}
+
+async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
+  const template = Buffer.from(spec.produceFrame)
+  const batchAt = spec.batchAt
+  const batchLength = template.readInt32BE(batchAt + 8)
+  const batchEnd = batchAt + 12 + batchLength
+  const producers = await Promise.all(Array.from({ length: spec.producers }, () => open(spec.port)))
+  let errors = 0
+  let firstErrorCode = 0
+  let producedAnswers = 0
+  for (const p of producers) {
+    p.on('error', () => undefined)
+    frameReader(p, Number.POSITIVE_INFINITY, () => {
+      producedAnswers++
+    })
+  }
+  const consumer = await open(spec.port)
+  consumer.on('error', () => undefined)
+  const latencies: number[] = []
+  let consumed = 0
+  let counted = 0
+  let offset = spec.fromOffset
+  let correlation = 0
+  const t0 = performance.now()
+  const measureFrom = t0 + spec.warmupSeconds * 1000
+  const end = measureFrom + spec.seconds * 1000
+  let stopping = false
+  let consumerDone: () => void = () => undefined
+  const consumerStopped = new Promise<void>((r) => {
+    consumerDone = r
+  })
+  const poll = () => {
+    consumer.write(
+      requestFrame(
+        1,
+        12,
+        ++correlation,
+        fetchRequest([{ topic: spec.topic, partition: spec.partition, offset, maxBytes: 1 << 20 }], {
+          maxWaitMs: 500,
+          minBytes: 1,
+        }),
+        'bench-consumer',
+      ),
+    )
+  }
+  frameReader(consumer, Number.POSITIVE_INFINITY, (_size, body) => {
+    const t = performance.now()
+    const res = decodeResponse<FetchResponse>(1, 12, body as Buffer).body
+    const part = res.responses[0]?.partitions[0]
+    if (res.errorCode !== 0 || part === undefined || part.errorCode !== 0) {
+      const code = res.errorCode || (part?.errorCode ?? -1)
+      if (errors === 0) firstErrorCode = code
+      errors++
+    } else if (part.records !== null && part.records.byteLength > 0) {
+      const r = Buffer.from(part.records.buffer, part.records.byteOffset, part.records.byteLength)
+      let pos = 0
+      while (pos + 12 <= r.length) {
+        const len = r.readInt32BE(pos + 8)
+        if (pos + 12 + len > r.length) break
+        const stamp = r.readDoubleLE(pos + spec.stampAt)
+        consumed++
+        if (stamp >= measureFrom && stamp <= end) {
+          latencies.push(t - stamp)
+          counted++
+        }
+        const base = Number(r.readBigInt64BE(pos))
+        offset = base + r.readInt32BE(pos + 23) + 1
+        pos += 12 + len
+      }
+    }
+    if (stopping) consumerDone()
+    else poll()
+  })
+  poll()
+
+  // The producers: an open-loop schedule; each send is the template with a fresh stamp and CRC.
+  let scheduled = 0
+  let next = 0
+  const start = performance.now()
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now()
+      if (now >= end) {
+        resolve()
+        return
+      }
+      const due = Math.floor(((now - start) / 1000) * spec.rate)
+      while (scheduled < due) {
+        const frame = Buffer.from(template)
+        frame.writeDoubleLE(performance.now(), batchAt + spec.stampAt)
+        frame.writeUInt32BE(crc32c(frame.subarray(batchAt + 21, batchEnd)) >>> 0, batchAt + 17)
+        producers[next].write(frame)
+        next = next + 1 === producers.length ? 0 : next + 1
+        scheduled++
+      }
+      setTimeout(tick, 1)
+    }
+    tick()
+  })
+  // Let the last batches be answered and consumed (at most 10 s), then stop the consumer after
+  // its current poll.
+  const drainUntil = performance.now() + 10_000
+  while ((producedAnswers < scheduled || consumed < scheduled) && performance.now() < drainUntil)
+    await new Promise((r) => setTimeout(r, 10))
+  stopping = true
+  await Promise.race([consumerStopped, new Promise((r) => setTimeout(r, 2000))])
+  for (const s of [...producers, consumer]) s.destroy()
+  if (consumed < scheduled) {
+    console.error(`consumed ${consumed} of ${scheduled} batches sent (${producedAnswers} answered)`)
+    errors++
+    if (firstErrorCode === 0) firstErrorCode = -2
+  }
+  return {
+    requests: counted,
+    answered: consumed,
+    bytes: 0,
+    seconds: spec.seconds,
+    ...quantiles(latencies),
+    errors,
+    firstErrorCode,
+  }
+}
+
+process.once('message', (spec: DataLoadSpec) => {
+  ;(spec.mode === 'closed' ? closed(spec) : e2e(spec)).then(
+    (r) => process.send?.(r, () => process.exit(0)),
+    (e: unknown) => {
+      console.error(e)
+      process.exit(1)
+    },
+  )
+})

@@ -1,0 +1,193 @@
+// Shared pieces of the data-plane benchmarks: the forked load generator (load-worker.ts), the
+// Topograph server they start, the batch they send and small helpers for reporting.
+import { execSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { makeBatch } from '../../test/helpers/data-plane.js'
+import { WireClient } from '../../test/server/wire-client.js'
+import { forkLoad, profiled } from '../server/load.js'
+import { createLogger, parseConfig, type RunningServer, startServer } from '../server/target.js'
+import type { DataLoadResult, DataLoadSpec } from './load-worker.js'
+
+export type { DataLoadResult, DataLoadSpec } from './load-worker.js'
+export type Measured = DataLoadResult & { readonly cpuUsPerRequest: number }
+
+const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
+
+/**
+ * Runs one load in a fresh child process (loopback only) and returns what it measured, with the CPU
+ * time this process (the server under load) spent per answer.
+ */
+export function runLoad(spec: DataLoadSpec): Promise<Measured> {
+  return forkLoad<DataLoadSpec, DataLoadResult>(WORKER, spec)
+}
+
+/** Two measurements of one load as one: counts and times added, latencies and CPU averaged by answers. */
+export function merged(a: Measured, b: Measured): Measured {
+  const n = Math.max(1, a.answered + b.answered)
+  return {
+    requests: a.requests + b.requests,
+    answered: a.answered + b.answered,
+    bytes: a.bytes + b.bytes,
+    seconds: a.seconds + b.seconds,
+    p50: (a.p50 + b.p50) / 2,
+    p99: Math.max(a.p99, b.p99),
+    max: Math.max(a.max, b.max),
+    errors: a.errors + b.errors,
+    firstErrorCode: a.firstErrorCode || b.firstErrorCode,
+    cpuUsPerRequest: (a.cpuUsPerRequest * a.answered + b.cpuUsPerRequest * b.answered) / n,
+  }
+}
+
+/**
+ * The ceiling and Topograph under the same load, in the order ceiling, Topograph, Topograph,
+ * ceiling (half the time each), so that a change in what else the machine runs weighs on both alike.
+ */
+export async function sideBySide(
+  ceiling: DataLoadSpec,
+  topograph: DataLoadSpec,
+  profileName?: string,
+): Promise<{ ceiling: Measured; topograph: Measured }> {
+  const half = <T extends DataLoadSpec>(s: T): T => ({ ...s, seconds: s.seconds / 2 })
+  const c1 = await runLoad(half(ceiling))
+  const t1 = await profiledLoad(profileName, half(topograph))
+  const t2 = await runLoad(half(topograph))
+  const c2 = await runLoad(half(ceiling))
+  return { ceiling: merged(c1, c2), topograph: merged(t1, t2) }
+}
+
+function profiledLoad(name: string | undefined, spec: DataLoadSpec): Promise<Measured> {
+  return name === undefined ? runLoad(spec) : profiled(name, () => runLoad(spec))
+}
+
+/** Records per batch and value bytes per record: 16 × 1 KiB, a Java producer's 16 KiB batch. */
+export const RECORDS_PER_BATCH = 16
+export const VALUE_BYTES = 1024
+/** The first record's key: 8 bytes the latency run overwrites with the send time. */
+const STAMP_KEY = 'STAMP###'
+
+/**
+ * One uncompressed batch of 16 records with 1 KiB values (no producer id, as a producer with
+ * idempotence off sends it), and where in it the first record's 8-byte key is.
+ */
+export function benchBatch(keyOf?: (i: number) => string): { batch: Uint8Array; stampAt: number } {
+  const value = 'v'.repeat(VALUE_BYTES)
+  const now = Date.now()
+  const batch = makeBatch(
+    Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({
+      key: keyOf === undefined ? (i === 0 ? STAMP_KEY : `key${String(i).padStart(5, '0')}`) : keyOf(i),
+      value,
+      // Now: a timestamp older than retention.ms would let the retention pass delete the data.
+      timestamp: now + i,
+    })),
+  )
+  const stampAt = Buffer.from(batch).indexOf(STAMP_KEY)
+  return { batch, stampAt }
+}
+
+export interface BenchServer {
+  readonly server: RunningServer
+  readonly dataDir: string
+  readonly client: WireClient
+}
+
+/** A Topograph server with the default (file) log engine in a fresh data.dir, in this process. */
+export async function startBench(
+  settings: Record<string, string> = {},
+  dataDir?: string,
+): Promise<BenchServer> {
+  const dir = dataDir ?? mkdtempSync(join(process.env.BENCH_DATA_DIR ?? tmpdir(), 'topograph-bench-data-'))
+  // Gigabytes of logs must not outlive a failed run.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  const server = await startServer(
+    parseConfig({
+      listeners: 'PLAINTEXT://127.0.0.1:0',
+      'data.dir': dir,
+      'console.listener': 'none',
+      ...settings,
+    }),
+    { logger: createLogger({ level: 'silent' }) },
+  )
+  const client = await WireClient.connect(server.address.port)
+  return { server, dataDir: dir, client }
+}
+
+/** CreateTopics v7 of one topic; throws unless it was created. */
+export async function createTopic(
+  c: WireClient,
+  name: string,
+  partitions: number,
+  configs: Record<string, string> = {},
+): Promise<void> {
+  const { body } = await c.request<{ topics: { errorCode: number; errorMessage: string | null }[] }>(19, 7, {
+    topics: [
+      {
+        name,
+        numPartitions: partitions,
+        replicationFactor: 1,
+        assignments: [],
+        configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })),
+      },
+    ],
+    timeoutMs: 600_000,
+  })
+  if (body.topics[0].errorCode !== 0) throw new Error(`CreateTopics ${name}: ${body.topics[0].errorMessage}`)
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+
+export const mb = (bytes: number): number => bytes / 1e6
+export const f1 = (n: number): string => n.toFixed(1)
+export const f2 = (n: number): string => n.toFixed(2)
+export const pct = (n: number): string => `${Math.round(100 * n)} %`
+
+/** The machine's load average now, for the report. */
+export function loadAverage(): string {
+  try {
+    return execSync('uptime', { encoding: 'utf8' })
+      .trim()
+      .replace(/^.*load average: /, '')
+  } catch {
+    return '?'
+  }
+}
+
+/**
+ * MB/s that loopback TCP itself carries here: a server writing 1 MiB buffers as fast as the socket
+ * takes them to a client in the same process that discards them, for `seconds`. Bulk transfers are
+ * bounded by this before any server work (on a busy machine, TCP pacing can hold it far below the
+ * memory bandwidth).
+ */
+export async function loopbackMBps(seconds = 2): Promise<number> {
+  const { createServer, connect } = await import('node:net')
+  const buf = Buffer.alloc(1 << 20, 1)
+  const server = createServer((s) => {
+    const go = () => {
+      while (!s.destroyed && s.write(buf));
+    }
+    s.on('drain', go)
+    s.on('error', () => undefined)
+    go()
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const port = (server.address() as { port: number }).port
+  const bytes = await new Promise<number>((resolve) => {
+    const c = connect(port, '127.0.0.1')
+    let n = 0
+    const t0 = performance.now()
+    c.on('data', (d: Buffer) => {
+      n += d.length
+      if (performance.now() - t0 >= seconds * 1000) {
+        c.destroy()
+        resolve(n)
+      }
+    })
+  })
+  server.close()
+  return mb(bytes) / seconds
+}

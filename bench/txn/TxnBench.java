@@ -1,0 +1,92 @@
+// Kafka's Java producer against a Topograph server, three ways in one JVM, one after another:
+//   plain        idempotent producer, acks=all, records sent as fast as it goes
+//   plain+flush  the same, flush() after every 100 records (what a commit waits for, without one)
+//   txn          transactional producer: beginTransaction, 100 records, commitTransaction
+// Records: 100-byte values, round-robin over the topic's 10 partitions. Each mode warms up, then
+// runs for the given seconds; the three modes run in turn, `rounds` times, so that a load change on
+// the machine hits each of them. Prints one JSON line per mode and round: records/s, and for txn the
+// commit latency percentiles (ms).
+// Args: bootstrap topic seconds warmupSeconds rounds
+import java.util.*;
+import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.serialization.*;
+
+public class TxnBench {
+  static final int PER_TXN = 100, PARTITIONS = 10;
+  static final byte[] VALUE = new byte[100];
+
+  static Properties props(String bootstrap) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("acks", "all");
+    p.put("enable.idempotence", "true");
+    p.put("linger.ms", "5");
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    return p;
+  }
+
+  static void sendGroup(KafkaProducer<byte[], byte[]> producer, String topic, long[] counter) {
+    for (int i = 0; i < PER_TXN; i++) {
+      producer.send(new ProducerRecord<>(topic, (int) (counter[0]++ % PARTITIONS), null, VALUE));
+    }
+  }
+
+  static void run(String mode, String bootstrap, String topic, long seconds, long warmup) {
+    Properties p = props(bootstrap);
+    if (mode.equals("txn")) p.put("transactional.id", "bench-txn-" + System.nanoTime());
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      if (mode.equals("txn")) producer.initTransactions();
+      long[] counter = {0};
+      List<Double> commits = new ArrayList<>();
+      long start = System.nanoTime(), measureFrom = start + warmup * 1_000_000_000L;
+      long end = measureFrom + seconds * 1_000_000_000L;
+      long measuredRecords = 0;
+      boolean measuring = false;
+      while (true) {
+        long now = System.nanoTime();
+        if (now >= end) break;
+        if (!measuring && now >= measureFrom) {
+          if (!mode.equals("txn")) producer.flush();
+          measuring = true;
+          measureFrom = System.nanoTime();
+          measuredRecords = 0;
+          commits.clear();
+        }
+        if (mode.equals("txn")) {
+          producer.beginTransaction();
+          sendGroup(producer, topic, counter);
+          long c0 = System.nanoTime();
+          producer.commitTransaction();
+          commits.add((System.nanoTime() - c0) / 1e6);
+        } else {
+          sendGroup(producer, topic, counter);
+          if (mode.equals("plain+flush")) producer.flush();
+        }
+        measuredRecords += PER_TXN;
+      }
+      producer.flush();
+      double elapsed = (System.nanoTime() - measureFrom) / 1e9;
+      StringBuilder out = new StringBuilder();
+      out.append("{\"mode\":\"").append(mode).append("\",\"records\":").append(measuredRecords)
+          .append(",\"seconds\":").append(String.format(Locale.ROOT, "%.3f", elapsed))
+          .append(",\"recordsPerSec\":").append(String.format(Locale.ROOT, "%.1f", measuredRecords / elapsed));
+      if (!commits.isEmpty()) {
+        Collections.sort(commits);
+        out.append(",\"commits\":").append(commits.size())
+            .append(",\"commitP50Ms\":").append(String.format(Locale.ROOT, "%.2f", commits.get(commits.size() / 2)))
+            .append(",\"commitP99Ms\":").append(String.format(Locale.ROOT, "%.2f", commits.get((int) Math.min(commits.size() - 1, Math.floor(commits.size() * 0.99)))));
+      }
+      out.append("}");
+      System.out.println(out);
+    }
+  }
+
+  public static void main(String[] args) {
+    String bootstrap = args[0], topic = args[1];
+    long seconds = Long.parseLong(args[2]), warmup = Long.parseLong(args[3]);
+    int rounds = Integer.parseInt(args[4]);
+    for (int r = 0; r < rounds; r++)
+      for (String mode : new String[] {"plain", "plain+flush", "txn"}) run(mode, bootstrap, topic, seconds, warmup);
+  }
+}

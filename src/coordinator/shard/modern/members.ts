@@ -1,0 +1,99 @@
+/**
+ * The members of a modern group (consumer or streams) as their records built them: by member id,
+ * with each member's session bookkeeping, and the static members by instance id (Kafka's
+ * ModernGroup members and staticMembers).
+ */
+import { kept } from '../streams/strings.js'
+import { MemberSession, MemberSlot } from './session.js'
+import { sessionTimeoutKey } from './timers.js'
+
+export interface ModernMember {
+  readonly memberId: string
+  readonly memberEpoch: number
+  readonly previousMemberEpoch: number
+  readonly instanceId: string | null
+}
+
+/** Builds a member's session-timeout operation from the group id and the stored member id. */
+export type SessionTimeoutOpOf<R> = (groupId: string, memberId: string) => (nowMs: number) => R
+
+export class MemberTable<M extends ModernMember, R> {
+  readonly #groupId: string
+  readonly #members = new Map<string, M>()
+  readonly #slots = new Map<string, MemberSlot<M, R>>()
+  readonly #staticMembers = new Map<string, string>()
+  readonly #sessionTimeoutOp: SessionTimeoutOpOf<R>
+
+  constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOpOf<R>) {
+    this.#groupId = groupId
+    this.#sessionTimeoutOp = sessionTimeoutOp
+  }
+
+  /** In the order members were first replayed. */
+  get members(): ReadonlyMap<string, M> {
+    return this.#members
+  }
+  get size(): number {
+    return this.#members.size
+  }
+  slot(memberId: string): MemberSlot<M, R> | undefined {
+    return this.#slots.get(memberId)
+  }
+  member(memberId: string): M | undefined {
+    return this.#slots.get(memberId)?.member
+  }
+  staticMemberId(instanceId: string | null): string | undefined {
+    return instanceId === null ? undefined : this.#staticMembers.get(instanceId)
+  }
+
+  /**
+   * The member's session timeout: key and operation, made once from the group id and the stored
+   * member id (never the caller's string, which may be a fresh request's) and kept while the member
+   * is in the group; for a member not stored yet, a fresh one that is not kept.
+   */
+  session(memberId: string): MemberSession<R> {
+    const slot = this.#slots.get(memberId)
+    if (slot !== undefined) return slot
+    // The runtime may keep the key and operation long after this request (see strings.ts).
+    const id = kept(memberId)
+    return new MemberSession(sessionTimeoutKey(this.#groupId, id), this.#sessionTimeoutOp(this.#groupId, id))
+  }
+
+  /** Adds or replaces a member; returns the one it replaced. */
+  put(member: M): M | undefined {
+    const slot = this.#slots.get(member.memberId)
+    const old = slot?.member
+    this.#members.set(member.memberId, member)
+    if (slot !== undefined) slot.member = member
+    else {
+      const id = member.memberId
+      const s = new MemberSlot(
+        member,
+        sessionTimeoutKey(this.#groupId, id),
+        this.#sessionTimeoutOp(this.#groupId, id),
+      )
+      this.#slots.set(id, s)
+    }
+    if (
+      old?.instanceId &&
+      old.instanceId !== member.instanceId &&
+      this.#staticMembers.get(old.instanceId) === member.memberId
+    ) {
+      this.#staticMembers.delete(old.instanceId)
+    }
+    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
+    return old
+  }
+
+  /** Removes a member; returns it. */
+  remove(memberId: string): M | undefined {
+    const old = this.#members.get(memberId)
+    if (!old) return undefined
+    this.#members.delete(memberId)
+    this.#slots.delete(memberId)
+    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
+      this.#staticMembers.delete(old.instanceId)
+    }
+    return old
+  }
+}

@@ -1,0 +1,311 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ErrorCode } from '../../../../src/protocol/errors.js'
+import { beat, Harness, join } from './harness.js'
+
+const types = (records: readonly { type: string; value: unknown }[]) =>
+  records.map((r) => `${r.type}${r.value === null ? '-' : ''}`)
+
+describe('ConsumerGroupHeartbeat: join, reconcile, leave', () => {
+  it('a first member joins: subscription, epoch, target, current assignment; replay gives the same group', () => {
+    const h = new Harness({ foo: 4 })
+    const { result, response } = h.heartbeat(join('a'))
+    assert.deepEqual(types(result.records), [
+      'ConsumerGroupMemberMetadata',
+      'ConsumerGroupMetadata',
+      'ConsumerGroupTargetAssignmentMember',
+      'ConsumerGroupTargetAssignmentMetadata',
+      'ConsumerGroupCurrentMemberAssignment',
+    ])
+    assert.equal(response.errorCode, 0)
+    assert.equal(response.memberId, 'a')
+    assert.equal(response.memberEpoch, 1)
+    assert.equal(response.heartbeatIntervalMs, 5000)
+    assert.deepEqual(response.assignment?.topicPartitions, [
+      { topicId: h.topics.id('foo'), partitions: [0, 1, 2, 3] },
+    ])
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+    const [row] = h.shard.consumerGroupDescribe(['g'])
+    assert.deepEqual(
+      [row!.groupState, row!.groupEpoch, row!.assignmentEpoch, row!.assignorName],
+      ['Stable', 1, 1, 'uniform'],
+    )
+  })
+
+  it('a partition is revoked before it is given to another member (never owned by two)', () => {
+    const h = new Harness({ foo: 4 })
+    const a = h.heartbeat(join('a')).response
+    const b = h.heartbeat(join('b'), 10).response
+    // b is at the new epoch but gets nothing while a still owns the partitions.
+    assert.equal(b.memberEpoch, 2)
+    assert.deepEqual(b.assignment?.topicPartitions, [])
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Reconciling')
+    // a keeps epoch 1 and is told to keep only two.
+    const a2 = h.heartbeat(beat('a', 1, h.owned(a)), 20).response
+    assert.equal(a2.memberEpoch, 1)
+    const kept = a2.assignment!.topicPartitions[0]!.partitions
+    assert.equal(kept.length, 2)
+    // b still gets nothing: a has not acknowledged the revocation.
+    assert.deepEqual(h.heartbeat(beat('b', 2, []), 30).response.assignment, null)
+    // a acknowledges: it moves to epoch 2; then b gets the other two.
+    const a3 = h.heartbeat(beat('a', 1, h.owned(a2)), 40).response
+    assert.equal(a3.memberEpoch, 2)
+    const b2 = h.heartbeat(beat('b', 2, []), 50).response
+    const got = b2.assignment!.topicPartitions[0]!.partitions
+    assert.deepEqual([...kept, ...got].sort(), [0, 1, 2, 3])
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Stable')
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+
+  it('a member that leaves (epoch -1) is removed; the group epoch is bumped and the others take over', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a')).response
+    h.heartbeat(join('b'), 10)
+    const a2 = h.heartbeat(beat('a', 1, h.owned(a)), 20).response
+    h.heartbeat(beat('a', 1, h.owned(a2)), 30)
+    h.heartbeat(beat('b', 2, []), 40)
+    const left = h.heartbeat(beat('b', -1, null), 50)
+    assert.deepEqual([left.response.memberId, left.response.memberEpoch], ['b', -1])
+    assert.deepEqual(types(left.result.records), [
+      'ConsumerGroupCurrentMemberAssignment-',
+      'ConsumerGroupTargetAssignmentMember-',
+      'ConsumerGroupMemberMetadata-',
+      'ConsumerGroupMetadata',
+    ])
+    assert.ok(left.result.timers?.cancel?.includes('session-timeout-g-b'))
+    const a3 = h.heartbeat(beat('a', 2, [{ topicId: h.topics.id('foo'), partitions: [0] }]), 60).response
+    assert.deepEqual(a3.assignment?.topicPartitions[0]?.partitions, [0, 1])
+    // The last member leaving sets the target epoch to the group epoch.
+    const last = h.heartbeat(beat('a', a3.memberEpoch, null, { memberEpoch: -1 }), 70)
+    assert.ok(types(last.result.records).includes('ConsumerGroupTargetAssignmentMetadata'))
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Empty')
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+})
+
+describe('ConsumerGroupHeartbeat: fencing and errors', () => {
+  it("answers Kafka's errors with Kafka's messages", () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a')).response
+    const err = (req: Parameters<Harness['heartbeat']>[0], apiVersion = 1) => {
+      const r = h.shard.consumerGroupHeartbeat(
+        {
+          nowMs: 5,
+          requestApiVersion: apiVersion,
+          clientId: 'c',
+          clientHost: '/h',
+          config: h.config,
+          newMemberId: () => 'new',
+        },
+        req,
+      )
+      assert.deepEqual(r.records, [])
+      return [r.response.errorCode, r.response.errorMessage]
+    }
+    assert.deepEqual(err(beat('a', 2, [])), [
+      ErrorCode.FENCED_MEMBER_EPOCH,
+      'The consumer group member has a greater member epoch (2) than the one known by the group coordinator (1). The member must abandon all its partitions and rejoin.',
+    ])
+    assert.equal(err(beat('zz', 1, []))[0], ErrorCode.UNKNOWN_MEMBER_ID)
+    assert.deepEqual(err(beat('zz', 1, [], { groupId: 'other' })), [
+      ErrorCode.GROUP_ID_NOT_FOUND,
+      'Consumer group other not found.',
+    ])
+    assert.deepEqual(err(join('')), [ErrorCode.INVALID_REQUEST, "MemberId can't be empty."])
+    assert.deepEqual(err(join('x', { rebalanceTimeoutMs: -1 })), [
+      ErrorCode.INVALID_REQUEST,
+      'RebalanceTimeoutMs must be provided in first request.',
+    ])
+    assert.deepEqual(err(join('x', { topicPartitions: null })), [
+      ErrorCode.INVALID_REQUEST,
+      'TopicPartitions must be empty when (re-)joining.',
+    ])
+    assert.deepEqual(err(join('x', { subscribedTopicNames: null })), [
+      ErrorCode.INVALID_REQUEST,
+      'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.',
+    ])
+    assert.deepEqual(err(beat('a', -2, null)), [ErrorCode.INVALID_REQUEST, "InstanceId can't be null."])
+    assert.deepEqual(err(beat('a', -3, null)), [ErrorCode.INVALID_REQUEST, 'MemberEpoch is invalid.'])
+    assert.deepEqual(err(join('x', { serverAssignor: 'sticky' })), [
+      ErrorCode.UNSUPPORTED_ASSIGNOR,
+      'ServerAssignor sticky is not supported. Supported assignors: uniform, range.',
+    ])
+    assert.equal(
+      err(join('x', { subscribedTopicNames: null, subscribedTopicRegex: '(?=x)' }))[0],
+      ErrorCode.INVALID_REGULAR_EXPRESSION,
+    )
+    // The previous epoch with a subset of the partitions is accepted (a lost response).
+    h.heartbeat(join('b'), 10)
+    const a2 = h.heartbeat(beat('a', 1, h.owned(a)), 20).response
+    const a3 = h.heartbeat(beat('a', 1, h.owned(a2)), 30).response
+    assert.equal(a3.memberEpoch, 2)
+    assert.equal(h.heartbeat(beat('a', 1, h.owned(a2)), 40).response.errorCode, 0)
+    assert.equal(err(beat('a', 1, h.owned(a)))[0], ErrorCode.FENCED_MEMBER_EPOCH)
+  })
+
+  it('version 0 joins without a member id get one; the group size is bounded', () => {
+    const h = new Harness({ foo: 2 })
+    h.config = { ...h.config, maxSize: 1 }
+    const r = h.heartbeat(join(''), 0, 0).response
+    assert.equal(r.memberId, 'generated-member-id')
+    const full = h.heartbeat(join('b'), 1).response
+    assert.deepEqual(
+      [full.errorCode, full.errorMessage],
+      [ErrorCode.GROUP_MAX_SIZE_REACHED, 'The consumer group has reached its maximum capacity of 1 members.'],
+    )
+  })
+})
+
+describe('ConsumerGroupHeartbeat: static members', () => {
+  it('a static member leaves with -2, keeps its partitions, and a new member id with its instance id takes them over', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a', { instanceId: 'i1' })).response
+    assert.equal(a.memberEpoch, 1)
+    // Another member may not take the instance id while it is held.
+    const taken = h.heartbeat(join('a2', { instanceId: 'i1' }), 5).response
+    assert.equal(taken.errorCode, ErrorCode.UNRELEASED_INSTANCE_ID)
+    assert.equal(
+      taken.errorMessage,
+      'Static member a2 with instance id i1 cannot join the group because the instance id is owned by a member.',
+    )
+    assert.equal(
+      h.heartbeat(beat('x', 1, [], { instanceId: 'i1' }), 6).response.errorCode,
+      ErrorCode.FENCED_INSTANCE_ID,
+    )
+    assert.equal(
+      h.heartbeat(beat('x', 1, [], { instanceId: 'i9' }), 6).response.errorCode,
+      ErrorCode.UNKNOWN_MEMBER_ID,
+    )
+    const left = h.heartbeat(beat('a', -2, null, { instanceId: 'i1' }), 10)
+    assert.deepEqual(types(left.result.records), ['ConsumerGroupCurrentMemberAssignment'])
+    assert.equal(left.response.memberEpoch, -2)
+    const back = h.heartbeat(join('a2', { instanceId: 'i1' }), 20)
+    assert.deepEqual(types(back.result.records).slice(0, 6), [
+      'ConsumerGroupCurrentMemberAssignment-',
+      'ConsumerGroupTargetAssignmentMember-',
+      'ConsumerGroupMemberMetadata-',
+      'ConsumerGroupMemberMetadata',
+      'ConsumerGroupTargetAssignmentMember',
+      'ConsumerGroupCurrentMemberAssignment',
+    ])
+    assert.equal(back.response.memberId, 'a2')
+    assert.deepEqual(back.response.assignment?.topicPartitions, [
+      { topicId: h.topics.id('foo'), partitions: [0, 1] },
+    ])
+    assert.deepEqual(
+      h.shard.consumerGroupDescribe(['g'])[0]!.members.map((m) => [m.memberId, m.instanceId]),
+      [['a2', 'i1']],
+    )
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+})
+
+describe('ConsumerGroupHeartbeat: subscription patterns', () => {
+  it('a pattern is matched against the catalog, and again when a topic appears', () => {
+    const h = new Harness({ foo: 2, bar: 1 })
+    const a = h.heartbeat(join('a', { subscribedTopicNames: null, subscribedTopicRegex: 'fo.*' }))
+    assert.ok(types(a.result.records).includes('ConsumerGroupRegularExpression'))
+    assert.deepEqual(a.response.assignment?.topicPartitions, [
+      { topicId: h.topics.id('foo'), partitions: [0, 1] },
+    ])
+    h.topics.set('fox', 1)
+    h.shard.onNewTopicsImage(h.topics, ['fox'])
+    // Within 10 s of the last match nothing is matched again.
+    assert.deepEqual(h.heartbeat(beat('a', 1, h.owned(a.response)), 5000).result.records, [])
+    const later = h.heartbeat(beat('a', 1, h.owned(a.response)), 11_000).response
+    assert.equal(later.memberEpoch, 2)
+    assert.deepEqual(
+      later.assignment?.topicPartitions.map((t) => t.topicId).sort(),
+      [h.topics.id('foo'), h.topics.id('fox')].sort(),
+    )
+    const [row] = h.shard.consumerGroupDescribe(['g'])
+    assert.equal(row!.members[0]!.subscribedTopicRegex, 'fo.*')
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+    // The last member on a pattern leaving tombstones it.
+    const left = h.heartbeat(beat('a', 2, null, { memberEpoch: -1 }), 12_000)
+    assert.ok(types(left.result.records).includes('ConsumerGroupRegularExpression-'))
+  })
+})
+
+describe('ConsumerGroupHeartbeat: timers', () => {
+  it('the session timeout removes a silent member; a heartbeat that writes nothing moves the deadline', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a'))
+    const key = 'session-timeout-g-a'
+    assert.equal(a.result.timers?.schedule?.find((t) => t.key === key)?.delayMs, 45000)
+    h.fire(a.result.timers, key, 45000)
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.members.length, 0)
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Empty')
+  })
+
+  it('the rebalance timeout removes a member that does not revoke in time', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a')).response
+    h.heartbeat(join('b'), 10)
+    const revoking = h.heartbeat(beat('a', 1, h.owned(a)), 20)
+    const key = 'rebalance-timeout-g-a'
+    assert.equal(revoking.result.timers?.schedule?.find((t) => t.key === key)?.delayMs, 30000)
+    h.fire(revoking.result.timers, key, 30020)
+    assert.deepEqual(
+      h.shard.consumerGroupDescribe(['g'])[0]!.members.map((m) => m.memberId),
+      ['b'],
+    )
+    // b now gets every partition.
+    const b = h.heartbeat(beat('b', 2, []), 30030).response
+    assert.deepEqual(b.assignment?.topicPartitions[0]?.partitions, [0, 1])
+  })
+})
+
+describe('consumer groups in the other group APIs', () => {
+  it('ListGroups, DescribeGroups, DeleteGroups and the offset checks', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a')).response
+    assert.deepEqual(h.shard.listGroups([], []), [
+      { groupId: 'g', protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' },
+    ])
+    assert.deepEqual(h.shard.listGroups(['empty'], []), [])
+    assert.deepEqual(h.shard.listGroups([], ['classic']), [])
+    const [d] = h.shard.describeGroups(['g'], 6)
+    assert.deepEqual(
+      [d!.groupState, d!.errorCode, d!.errorMessage],
+      ['Dead', ErrorCode.GROUP_ID_NOT_FOUND, 'Group g is not a classic group.'],
+    )
+    assert.equal(h.shard.deleteGroups(['g']).response[0]!.errorCode, ErrorCode.NON_EMPTY_GROUP)
+    const commit = (memberEpoch: number, memberId = 'a', apiVersion = 9) =>
+      h.shard.commitOffsets(
+        { apiVersion, nowMs: 1, maxMetadataSize: 4096 },
+        {
+          groupId: 'g',
+          generationIdOrMemberEpoch: memberEpoch,
+          memberId,
+          groupInstanceId: null,
+          retentionTimeMs: -1n,
+          topics: [
+            {
+              name: 'foo',
+              topicId: h.topics.id('foo'),
+              partitions: [
+                { partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' },
+              ],
+            },
+          ],
+        },
+      ).response[0]!.partitions[0]!.errorCode
+    assert.equal(commit(1), ErrorCode.NONE)
+    assert.equal(commit(2), ErrorCode.STALE_MEMBER_EPOCH)
+    assert.equal(commit(1, 'zz'), ErrorCode.UNKNOWN_MEMBER_ID)
+    assert.equal(commit(1, 'a', 8), ErrorCode.UNSUPPORTED_VERSION)
+    const fetch = (memberId: string | null, memberEpoch: number) =>
+      h.shard.fetchOffsets({ groupId: 'g', memberId, memberEpoch, topics: null }).errorCode
+    assert.equal(fetch('a', 1), ErrorCode.NONE)
+    assert.equal(fetch('a', 0), ErrorCode.STALE_MEMBER_EPOCH)
+    assert.equal(fetch(null, -1), ErrorCode.NONE)
+    // Once the member left, the empty group is deleted with its offsets.
+    h.heartbeat(beat('a', a.memberEpoch, null, { memberEpoch: -1 }), 10)
+    const del = h.shard.deleteGroups(['g'])
+    assert.equal(del.response[0]!.errorCode, ErrorCode.NONE)
+    h.apply(del)
+    assert.deepEqual(h.shard.listGroups([], []), [])
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+})
