@@ -82,12 +82,22 @@ const offsetCommitBody = {
   })),
 }
 const offsetCommit = requestFrame(8, 9, 1, offsetCommitBody)
+// The same commit from 16 groups (on 16 different shards), sent round-robin: what group commit
+// across shards batches.
+const offsetCommit16 = Array.from({ length: 16 }, (_, g) =>
+  requestFrame(8, 9, 1, { ...offsetCommitBody, groupId: `bench-commit-${g}` }),
+)
 
-const requests = [
-  ['ApiVersions v3', apiVersions],
-  ['Metadata v12 (10 topics × 3 partitions)', metadata],
-  ['OffsetCommit v9 (2 topics × 3 partitions)', offsetCommit],
-] as const
+// BENCH_ONLY=<text> keeps the requests whose name contains the text.
+const only = process.env.BENCH_ONLY
+const requests = (
+  [
+    ['ApiVersions v3', [apiVersions]],
+    ['Metadata v12 (10 topics × 3 partitions)', [metadata]],
+    ['OffsetCommit v9 (2 topics × 3 partitions)', [offsetCommit]],
+    ['OffsetCommit v9, 16 groups (2 topics × 3 partitions)', offsetCommit16],
+  ] as const
+).filter(([name]) => only === undefined || name.includes(only))
 
 const servers = { sqlite: await start('sqlite'), memory: await start('memory') }
 
@@ -118,15 +128,16 @@ type Row = { bare: Measured; sqlite: Measured; memory: Measured }
 const results = new Map<string, Row[]>()
 const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
 for (let run = 0; run < runs; run++) {
-  for (const [name, frame] of requests) {
-    const bare = await bareServer(await answerOf(frame))
+  for (const [name, frames] of requests) {
+    // The bare server answers every frame with the answer to the first (the same bytes for each).
+    const bare = await bareServer(await answerOf(frames[0]))
     const row: Row = {
-      bare: await runLoad({ ...spec, frames: [frame], port: bare.port }),
+      bare: await runLoad({ ...spec, frames: [...frames], port: bare.port }),
       sqlite: await profiled(`${name}-sqlite-run${run + 1}`, () =>
-        runLoad({ ...spec, frames: [frame], port: servers.sqlite.server.address.port }),
+        runLoad({ ...spec, frames: [...frames], port: servers.sqlite.server.address.port }),
       ),
       memory: await profiled(`${name}-memory-run${run + 1}`, () =>
-        runLoad({ ...spec, frames: [frame], port: servers.memory.server.address.port }),
+        runLoad({ ...spec, frames: [...frames], port: servers.memory.server.address.port }),
       ),
     }
     await closeServer(bare.server)

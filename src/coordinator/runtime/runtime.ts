@@ -1,4 +1,4 @@
-import type { RecordStore } from '../storage/types.js'
+import type { CoordinatorRecord as StoredRecord, RecordStore, ShardBatch } from '../storage/types.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from './clock.js'
 import { CoordinatorRuntimeError, CoordinatorTimeoutError, CoordinatorWriteError } from './errors.js'
 import type {
@@ -95,6 +95,12 @@ function badIntents(name: string, why: string): CoordinatorRuntimeError {
   )
 }
 
+/** One shard's batch waiting for the next group commit. */
+interface QueuedAppend extends ShardBatch {
+  readonly resolve: () => void
+  readonly reject: (err: unknown) => void
+}
+
 /** A write waiting for its answer under a write timeout. */
 interface PendingWrite {
   readonly name: string
@@ -122,6 +128,8 @@ function isThenable(v: unknown): boolean {
  *   records are appended to the store as one atomic batch, then replayed into the shard, and only
  *   then does the response resolve. A failed append replays nothing and rejects with
  *   {@link CoordinatorWriteError};
+ * - appends go to the store by group commit (see `#append`): the batches of every shard that
+ *   arrive while a store write is in flight are written together in the next one;
  * - loading a shard is replaying its log into a fresh shard.
  *
  * Kafka replays records into timeline data structures before the append and rolls them back when
@@ -146,6 +154,10 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   #writeTimer: TimerHandle | undefined
   #writeTimerDueMs = 0
   readonly #shards: ShardContext<S, R, C>[] = []
+  /** Batches that arrived while a store write was in flight: the next group commit writes them. */
+  #queuedAppends: QueuedAppend[] = []
+  /** Whether a store write is in flight. */
+  #writing = false
   #compactionTimer: TimerHandle | undefined
   #closing: Promise<void> | undefined
 
@@ -649,7 +661,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     // A serializer throw is the operation's bug; nothing has been written yet.
     const encoded = records.map((r) => this.#serde.serialize(r))
     try {
-      await this.#store.append(ctx.id, encoded)
+      await this.#append(ctx.id, encoded)
     } catch (cause) {
       this.#log.warn(
         { shard: ctx.id, operation: name, err: cause },
@@ -684,6 +696,61 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     this.#applyTimerIntents(ctx, result.timers)
     this.#deliver(ctx, result.completions, undefined)
     return result.response
+  }
+
+  /**
+   * Group commit. A batch that arrives while no store write is in flight is written at once (as its
+   * own write: no wait when the store keeps up); batches of every shard that arrive while a write is
+   * in flight are written together in the next one (`appendBatches`: one transaction, one round
+   * trip). Each batch's promise settles with the write that held it, so a failed write fails exactly
+   * the operations whose records were in it. A shard has at most one batch waiting (its queue runs
+   * one operation at a time), so a shard's batches reach the store in its queue's order.
+   */
+  #append(shard: number, records: readonly StoredRecord[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#queuedAppends.push({ shard, records, resolve, reject })
+      if (!this.#writing) void this.#writeQueued()
+    })
+  }
+
+  /** Writes the queued batches, then whatever queued up meanwhile, until nothing waits. */
+  async #writeQueued(): Promise<void> {
+    this.#writing = true
+    try {
+      while (this.#queuedAppends.length > 0) {
+        const batches = this.#queuedAppends
+        this.#queuedAppends = []
+        if (batches.length === 1) {
+          await this.#appendOne(batches[0])
+          continue
+        }
+        if (this.#store.appendBatches === undefined) {
+          // A store without group commit: each batch is its own append, all at once.
+          await Promise.all(batches.map((b) => this.#appendOne(b)))
+          continue
+        }
+        try {
+          await this.#store.appendBatches(batches)
+        } catch (err) {
+          for (const b of batches) b.reject(err)
+          continue
+        }
+        for (const b of batches) b.resolve()
+      }
+    } finally {
+      this.#writing = false
+    }
+  }
+
+  /** One batch as its own append; settles the batch's promise, never rejects. */
+  #appendOne(b: QueuedAppend): Promise<void> {
+    let written: Promise<void>
+    try {
+      written = this.#store.append(b.shard, b.records)
+    } catch (err) {
+      written = Promise.reject(err)
+    }
+    return written.then(b.resolve, b.reject)
   }
 
   #checkTimerIntents(name: string, intents: TimerIntents<R, C> | undefined): void {

@@ -1,5 +1,5 @@
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
 
 /** First size of a shard's byte buffer; it doubles as the log grows. */
 const INITIAL_BYTES = 4096
@@ -83,6 +83,23 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     this.#checkOpen()
     checkShard(shard)
     checkRecords(records)
+    this.#append(shard, records)
+  }
+
+  async appendBatches(batches: readonly ShardBatch[]): Promise<void> {
+    this.#checkOpen()
+    if (!Array.isArray(batches))
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', 'batches must be an array')
+    for (const b of batches) {
+      checkShard(b.shard)
+      checkRecords(b.records)
+    }
+    // The injected failure fails the whole write, before any batch is visible.
+    this.#maybeFail()
+    for (const b of batches) this.#append(b.shard, b.records)
+  }
+
+  #append(shard: number, records: readonly CoordinatorRecord[]): void {
     let log = this.#shards.get(shard)
     if (log === undefined) {
       log = new ShardLog()

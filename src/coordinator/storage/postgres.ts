@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { redactPostgresUrl } from '../../config/index.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
 
 /** The table of every shard's log, in the first schema of the connection's search_path. */
 export const POSTGRES_RECORDS_TABLE = 'topograph_coordinator_records'
@@ -82,6 +82,25 @@ function insertSql(rows: number): string {
     WHERE EXISTS (SELECT 1 FROM ${POSTGRES_META_TABLE} WHERE id = 1 AND generation = $2::bigint)`
 }
 
+/**
+ * `INSERT` of a group commit: `rows` records of several shards, each at its shard's next offsets
+ * (`i` counts a shard's records in the statement; the statement's snapshot does not see its own
+ * rows, so every row of a shard reads the same base), only while the store is ours.
+ */
+function groupInsertSql(rows: number): string {
+  const tuples: string[] = []
+  for (let i = 0; i < rows; i++) {
+    const p = 2 + 4 * i
+    tuples.push(`($${p}::bigint, $${p + 1}::int, $${p + 2}::bytea, $${p + 3}::bytea)`)
+  }
+  return `INSERT INTO ${POSTGRES_RECORDS_TABLE} (shard, record_offset, key, value)
+    SELECT v.s, b.base + v.i, v.k, v.v
+    FROM (VALUES ${tuples.join(', ')}) AS v (s, i, k, v)
+    CROSS JOIN LATERAL (SELECT COALESCE(MAX(record_offset) + 1, 0) AS base
+                        FROM ${POSTGRES_RECORDS_TABLE} WHERE shard = v.s) b
+    WHERE EXISTS (SELECT 1 FROM ${POSTGRES_META_TABLE} WHERE id = 1 AND generation = $1::bigint)`
+}
+
 const LOAD_SQL = `SELECT record_offset, key, value FROM ${POSTGRES_RECORDS_TABLE}
   WHERE shard = $1::bigint AND record_offset > $2::bigint ORDER BY record_offset LIMIT $3`
 
@@ -127,7 +146,7 @@ interface Session {
  * - Appends, loads and compactions of one shard run one after another in call order (a promise
  *   chain per shard); different shards run at once over a pool of connections.
  * - An append is one INSERT statement (one transaction), or BEGIN … COMMIT around several when the
- *   batch is long. Offsets come from the shard's current maximum inside the statement, so a failed
+ *   batch is long. A group commit (appendBatches) is one INSERT of every shard's records. Offsets come from the shard's current maximum inside the statement, so a failed
  *   or rolled-back append leaves no gap and nothing to forget.
  * - One server per store: open() takes a session-level advisory lock on a dedicated connection and
  *   fails with STORAGE_OPEN_FAILED when another session holds it. If that connection is lost, the
@@ -458,6 +477,97 @@ export class PostgresRecordStore implements RecordStore, FaultInjection {
     }
   }
 
+  appendBatches(batches: readonly ShardBatch[]): Promise<void> {
+    try {
+      const s = this.#openSession()
+      if (!Array.isArray(batches as unknown)) {
+        throw new StorageError('STORAGE_INVALID_ARGUMENT', 'batches must be an array')
+      }
+      for (const b of batches) {
+        checkShard(b.shard)
+        checkRecords(b.records)
+      }
+      // Copied now, as in append.
+      const copies = batches.map((b) => ({
+        shard: b.shard,
+        records: b.records.map((r) => ({
+          key: Buffer.from(r.key),
+          value: r.value === null ? null : Buffer.from(r.value),
+        })),
+      }))
+      const injected = this.#failNext
+      this.#failNext = undefined
+      const shards = [...new Set(copies.map((b) => b.shard))]
+      return this.#inShardsOrder(shards, () => this.#appendBatches(s, copies, injected))
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** A group commit: one INSERT (one round trip) when it fits, else one transaction of chunks. */
+  async #appendBatches(
+    s: Session,
+    batches: readonly { shard: number; records: readonly { key: Buffer; value: Buffer | null }[] }[],
+    injected: Error | undefined,
+  ): Promise<void> {
+    const rows: { shard: number; i: number; key: Buffer; value: Buffer | null }[] = []
+    const counts = new Map<number, number>()
+    let bytes = 0
+    for (const b of batches) {
+      for (const r of b.records) {
+        const i = counts.get(b.shard) ?? 0
+        counts.set(b.shard, i + 1)
+        rows.push({ shard: b.shard, i, key: r.key, value: r.value })
+        bytes += r.key.byteLength + (r.value?.byteLength ?? 0)
+      }
+    }
+    if (injected !== undefined && rows.length === 0) throw injected
+    if (rows.length === 0) return
+    try {
+      await this.#ensureLock(s)
+      if (injected === undefined && rows.length <= CHUNK_ROWS && bytes <= CHUNK_BYTES) {
+        const values: unknown[] = [s.generation]
+        for (const r of rows) values.push(r.shard, r.i, r.key, r.value)
+        const r = await s.pool.query({ text: groupInsertSql(rows.length), values })
+        if (r.rowCount !== rows.length) throw await this.#fenceFromDatabase(s)
+        return
+      }
+      await this.#insertInTransaction(s, batches, injected)
+    } catch (cause) {
+      if (cause instanceof StorageError || (injected !== undefined && cause === injected)) throw cause
+      throw new StorageError('STORAGE_WRITE_FAILED', `group append failed: ${errorText(cause)}`, { cause })
+    }
+  }
+
+  /** The batches' records in chunks of INSERTs between BEGIN and COMMIT, on one connection. */
+  async #insertInTransaction(
+    s: Session,
+    batches: readonly { shard: number; records: readonly { key: Buffer; value: Buffer | null }[] }[],
+    injected: Error | undefined,
+  ): Promise<void> {
+    const client = await s.pool.connect()
+    let broken: unknown
+    try {
+      await client.query('BEGIN')
+      for (const b of batches) {
+        for (const chunk of chunked(b.records)) {
+          const r = await client.query(this.#insert(b.shard, s.generation, chunk))
+          if (r.rowCount !== chunk.length) throw await this.#fenceFromDatabase(s)
+          // The injected failure fires after rows were inserted, so the rollback path is exercised.
+          if (injected !== undefined) throw injected
+        }
+      }
+      await client.query('COMMIT')
+    } catch (e) {
+      broken = e
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw e
+    } finally {
+      // A connection that failed mid-transaction is discarded rather than trusted again.
+      client.release(broken instanceof StorageError || broken === injected ? undefined : (broken as Error))
+    }
+  }
+
   async #append(
     s: Session,
     shard: number,
@@ -475,25 +585,7 @@ export class PostgresRecordStore implements RecordStore, FaultInjection {
         if (r.rowCount !== records.length) throw await this.#fenceFromDatabase(s)
         return
       }
-      const client = await s.pool.connect()
-      let broken: unknown
-      try {
-        await client.query('BEGIN')
-        for (const chunk of chunks) {
-          const r = await client.query(this.#insert(shard, s.generation, chunk))
-          if (r.rowCount !== chunk.length) throw await this.#fenceFromDatabase(s)
-          // The injected failure fires after rows were inserted, so the rollback path is exercised.
-          if (injected !== undefined) throw injected
-        }
-        await client.query('COMMIT')
-      } catch (e) {
-        broken = e
-        await client.query('ROLLBACK').catch(() => undefined)
-        throw e
-      } finally {
-        // A connection that failed mid-transaction is discarded rather than trusted again.
-        client.release(broken instanceof StorageError || broken === injected ? undefined : (broken as Error))
-      }
+      await this.#insertInTransaction(s, [{ shard, records }], injected)
     } catch (cause) {
       if (cause instanceof StorageError || (injected !== undefined && cause === injected)) throw cause
       // When a connection is lost during the commit, the batch may have been written even though
@@ -630,6 +722,23 @@ export class PostgresRecordStore implements RecordStore, FaultInjection {
   }
 
   /** Runs `work` after every operation queued before on the same shard. */
+  /** `work` after everything queued on any of `shards`, and before what is queued on them next. */
+  #inShardsOrder<T>(shards: readonly number[], work: () => Promise<T>): Promise<T> {
+    const previous = shards.map((shard) => this.#tails.get(shard)).filter((t) => t !== undefined)
+    const run = previous.length === 0 ? work() : Promise.all(previous).then(work)
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    for (const shard of shards) {
+      this.#tails.set(shard, tail)
+      tail.then(() => {
+        if (this.#tails.get(shard) === tail) this.#tails.delete(shard)
+      })
+    }
+    return run
+  }
+
   #inShardOrder<T>(shard: number, work: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(shard)
     const run = previous === undefined ? work() : previous.then(work)

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
 
 /** The file name of the store inside `data.dir`. */
 export const SQLITE_FILE_NAME = 'coordinator.db'
@@ -41,6 +41,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   #db: Database.Database | undefined
   #stmts: Statements | undefined
   #appendTx: ((shard: number, records: readonly CoordinatorRecord[]) => void) | undefined
+  #appendBatchesTx: ((batches: readonly ShardBatch[]) => Map<number, number>) | undefined
   #compactTx: ((shard: number) => void) | undefined
   /** Next offset per shard, read lazily from the table on the shard's first append. */
   readonly #nextOffset = new Map<number, number>()
@@ -137,6 +138,19 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         this.#maybeFail()
         this.#nextOffset.set(shard, offset)
       })
+      // A group commit: every shard's batch in one transaction. The next offsets go into the cache
+      // only once it committed (a rollback midway must not leave a shard's cached offset moved on).
+      this.#appendBatchesTx = db.transaction((batches: readonly ShardBatch[]) => {
+        const next = new Map<number, number>()
+        for (const b of batches) {
+          let offset = next.get(b.shard) ?? this.#offsetFor(b.shard, stmts)
+          for (const r of b.records) stmts.insert.run(b.shard, offset++, r.key, r.value)
+          next.set(b.shard, offset)
+        }
+        // The injected failure fires after the rows are inserted, so the rollback path is exercised.
+        this.#maybeFail()
+        return next
+      })
       this.#compactTx = db.transaction((shard: number) => {
         stmts.dropSuperseded.run(shard, shard)
         stmts.dropTombstones.run(shard)
@@ -183,6 +197,28 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     }
   }
 
+  async appendBatches(batches: readonly ShardBatch[]): Promise<void> {
+    const tx = this.#appendBatchesTx
+    if (tx === undefined) throw this.#notOpen()
+    if (!Array.isArray(batches))
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', 'batches must be an array')
+    for (const b of batches) {
+      checkShard(b.shard)
+      checkRecords(b.records)
+    }
+    const injected = this.#failNext
+    let next: Map<number, number>
+    try {
+      next = tx(batches)
+    } catch (cause) {
+      if (cause instanceof StorageError || (injected !== undefined && cause === injected)) throw cause
+      throw new StorageError('STORAGE_WRITE_FAILED', `group append failed: ${(cause as Error).message}`, {
+        cause,
+      })
+    }
+    for (const [shard, offset] of next) this.#nextOffset.set(shard, offset)
+  }
+
   async load(shard: number): Promise<CoordinatorRecord[]> {
     const stmts = this.#stmts
     if (stmts === undefined) throw this.#notOpen()
@@ -221,6 +257,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#db = undefined
     this.#stmts = undefined
     this.#appendTx = undefined
+    this.#appendBatchesTx = undefined
     this.#compactTx = undefined
     this.#nextOffset.clear()
     db?.close()

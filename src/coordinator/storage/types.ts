@@ -12,6 +12,12 @@ export interface CoordinatorRecord {
   readonly value: Uint8Array | null
 }
 
+/** One shard's batch of a group commit (see RecordStore.appendBatches). */
+export interface ShardBatch {
+  readonly shard: number
+  readonly records: readonly CoordinatorRecord[]
+}
+
 export interface RecordStore {
   /** Opens the store (creates files and tables when missing). */
   open(): Promise<void>
@@ -20,6 +26,13 @@ export interface RecordStore {
    * or none does and the promise rejects. Batches on one shard are applied in call order.
    */
   append(shard: number, records: readonly CoordinatorRecord[]): Promise<void>
+  /**
+   * Appends the batches of several shards as one write (group commit: one transaction, one round
+   * trip): either every batch becomes durable, in order, or none does and the promise rejects. A
+   * shard's batches are applied in call order, and in list order within one call. Optional: a store
+   * without it gets each batch through `append`.
+   */
+  appendBatches?(batches: readonly ShardBatch[]): Promise<void>
   /** Every live record of one shard in append order (tombstones may or may not be included). */
   load(shard: number): Promise<CoordinatorRecord[]>
   /** Drops records superseded by a later record with the same key, and tombstones. */

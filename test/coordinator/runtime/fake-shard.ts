@@ -4,6 +4,7 @@ import type {
   CoordinatorRecord,
   FaultInjection,
   RecordStore,
+  ShardBatch,
 } from '../../../src/coordinator/storage/types.js'
 import type {
   RecordSerde,
@@ -128,6 +129,16 @@ export class GatedStore implements RecordStore, FaultInjection {
     for (const f of started) f()
     if (this.#gated) await new Promise<void>((resolve) => this.#waiting.push(resolve))
     await this.inner.append(shard, records)
+  }
+
+  /** A group commit: gated like an append; recorded as `batches:<shard>:<n>,<shard>:<n>…`. */
+  async appendBatches(batches: readonly ShardBatch[]): Promise<void> {
+    this.calls.push(`batches:${batches.map((b) => `${b.shard}:${b.records.length}`).join(',')}`)
+    const started = this.#onAppend
+    this.#onAppend = []
+    for (const f of started) f()
+    if (this.#gated) await new Promise<void>((resolve) => this.#waiting.push(resolve))
+    await this.inner.appendBatches(batches)
   }
 
   async load(shard: number): Promise<CoordinatorRecord[]> {

@@ -104,28 +104,84 @@ test('operations on one shard run strictly in scheduling order, even with append
   await s.runtime.close()
 })
 
-test('shards run independently: a stuck append on one shard does not hold another', async () => {
+test('a stuck append holds no other shard reads; their writes wait for the write in flight', async () => {
   const store = new GatedStore()
   await store.open()
   const s = await loaded(store)
   store.gate()
   const started = store.nextAppend()
   const stuck = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
-  await started
-  store.release()
-  await stuck
-  store.gate()
-  const started2 = store.nextAppend()
-  const stuck2 = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
   const behind = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
-  await started2
-  // Shard 0 is blocked; shard 1 still reads (no append needed) and its writes only queue on the store.
+  await started
+  // Shard 0's write is in flight; shard 1 still reads (no append needed). Its write waits for the
+  // next store write; shard 0's next write runs once its first is replayed, and comes after it.
   assert.equal(await s.runtime.scheduleReadOperation('r', 1, (sh) => sh.map.size), 0)
   const other = s.runtime.scheduleWriteOperation('w', 1, incr('b'))
   await new Promise((r) => setImmediate(r))
-  assert.equal(store.waitingAppends, 2, 'shard 1 reached the store while shard 0 was stuck')
+  assert.equal(store.waitingAppends, 1, 'one store write at a time')
   store.release()
-  assert.deepEqual(await Promise.all([stuck2, behind, other]), [2, 3, 1])
+  assert.deepEqual(await Promise.all([stuck, behind, other]), [1, 2, 1])
+  assert.deepEqual(
+    store.calls.filter((c) => !c.startsWith('load')),
+    ['append:0:1', 'append:1:1', 'append:0:1'],
+  )
+  await s.runtime.close()
+})
+
+test('group commit: writes of every shard that arrive during a store write go in the next one', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  store.gate()
+  const started = store.nextAppend()
+  const first = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started
+  const next = [1, 2, 3].map((shard) => s.runtime.scheduleWriteOperation('w', shard, incr('k', shard)))
+  await new Promise((r) => setImmediate(r))
+  // Nothing of the waiting writes is replayed or answered before their write is durable.
+  for (const shard of [1, 2, 3]) assert.equal(s.shards.get(shard)!.map.has('k'), false)
+  store.release()
+  assert.deepEqual(await Promise.all([first, ...next]), [1, 1, 2, 3])
+  assert.deepEqual(
+    store.calls.filter((c) => !c.startsWith('load')),
+    ['append:0:1', 'batches:1:1,2:1,3:1'],
+  )
+  for (const shard of [1, 2, 3]) assert.equal(s.shards.get(shard)!.map.get('k'), shard)
+  // Each shard's log holds exactly its own record.
+  for (const shard of [1, 2, 3]) assert.equal((await store.inner.load(shard)).length, 1)
+  await s.runtime.close()
+})
+
+test('group commit: a failed write fails exactly the operations whose records were in it', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  store.gate()
+  const started = store.nextAppend()
+  const first = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started
+  const failing = [1, 2].map((shard) => s.runtime.scheduleWriteOperation('w', shard, incr('k')))
+  await new Promise((r) => setImmediate(r))
+  // The in-flight write (shard 0's) goes through; the next one, holding shards 1 and 2, fails.
+  const secondStarted = store.nextAppend()
+  store.release()
+  store.gate()
+  assert.equal(await first, 1)
+  await secondStarted
+  store.failNextAppend()
+  store.release()
+  for (const p of failing)
+    await assert.rejects(p, runtimeError('COORDINATOR_WRITE_FAILED', 'NOT_COORDINATOR'))
+  // Nothing of the failed write was replayed or stored; the shards serve the next writes.
+  for (const shard of [1, 2]) {
+    assert.equal(s.shards.get(shard)!.map.has('k'), false)
+    assert.deepEqual(await store.inner.load(shard), [])
+  }
+  assert.deepEqual(
+    await Promise.all([1, 2].map((shard) => s.runtime.scheduleWriteOperation('w', shard, incr('k')))),
+    [1, 1],
+  )
+  assert.equal(s.shards.get(0)!.map.get('a'), 1)
   await s.runtime.close()
 })
 

@@ -157,6 +157,43 @@ export function runRecordStoreContract(name: string, factory: () => Promise<Cont
       assert.deepEqual(show(await store.load(2)), [['y', '1']])
     })
 
+    test('appendBatches (group commit): several shards in one write, in order, all or nothing', async () => {
+      await fresh()
+      if (store.appendBatches === undefined) return
+      await store.append(1, [rec('a', '1')])
+      await store.appendBatches([
+        { shard: 1, records: [rec('b', '2')] },
+        { shard: 3, records: [rec('x', '1'), rec('y', '2')] },
+        { shard: 1, records: [rec('c', '3')] },
+      ])
+      assert.deepEqual(show(await store.load(1)), [
+        ['a', '1'],
+        ['b', '2'],
+        ['c', '3'],
+      ])
+      assert.deepEqual(show(await store.load(3)), [
+        ['x', '1'],
+        ['y', '2'],
+      ])
+      // A failed group write writes nothing of any of its batches; the next appends carry on.
+      store.failNextAppend()
+      await rejectsWithCode(
+        store.appendBatches([
+          { shard: 1, records: [rec('d', '4')] },
+          { shard: 4, records: [rec('z', '9')] },
+        ]),
+        'STORAGE_INJECTED_FAILURE',
+      )
+      assert.equal((await store.load(1)).length, 3)
+      assert.deepEqual(await store.load(4), [])
+      await store.appendBatches([
+        { shard: 1, records: [rec('e', '5')] },
+        { shard: 4, records: [rec('z', '9')] },
+      ])
+      assert.deepEqual(show(await store.load(1)).at(-1), ['e', '5'])
+      assert.deepEqual(show(await store.load(4)), [['z', '9']])
+    })
+
     test('a batch with a bad record midway is rejected whole', async () => {
       await fresh()
       const bad = [
