@@ -28,6 +28,9 @@ export const LOCAL_ERROR_CODES = {
   // The streams assignors.
   ASSIGNOR_INVALID_CONFIG: 'A group.streams.assignors value Kafka would reject (ConfigException).',
   TASK_ASSIGNOR_FAILED: 'An assignor could not compute an assignment (Kafka TaskAssignorException).',
+  // The consumer group assignors.
+  PARTITION_ASSIGNOR_FAILED:
+    'A consumer group assignor could not compute an assignment (Kafka PartitionAssignorException).',
   // The group coordinator service's group config log.
   GROUP_CONFIG_RECORD_INVALID: 'A group config record that cannot be written (a field too long) or read.',
   // The transaction coordinator shard.

@@ -1,3 +1,4 @@
+import { LocalError } from '../../../../errors.js'
 /**
  * The server-side partition assignor interface of consumer groups (Kafka's
  * ConsumerGroupPartitionAssignor, GroupSpec, SubscribedTopicDescriber).
@@ -32,8 +33,12 @@ export interface ConsumerGroupPartitionAssignor {
 }
 
 /** The assignor could not compute an assignment (Kafka's PartitionAssignorException). */
-export class PartitionAssignorException extends Error {
-  override name = 'PartitionAssignorException'
+export class PartitionAssignorException extends LocalError {
+  override readonly name = 'PartitionAssignorException'
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('PARTITION_ASSIGNOR_FAILED', message, options)
+  }
 }
 
 export const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
