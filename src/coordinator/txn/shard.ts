@@ -711,10 +711,9 @@ export class TransactionCoordinatorShard implements ShardStateMachine<TxnRecord,
     }
     const next = transition(md, {
       state,
-      producerEpoch:
-        md.producerEpoch === MAX_PRODUCER_EPOCH && state === S.PREPARE_ABORT
-          ? md.producerEpoch
-          : md.producerEpoch + 1,
+      // Only a fence reaches 32767, and an exhausted epoch rotates to nextProducerId, so the
+      // bump stops at Short.MAX_VALUE for a commit as for an abort (the field is an int16).
+      producerEpoch: Math.min(md.producerEpoch + 1, MAX_PRODUCER_EPOCH),
       lastProducerEpoch: md.producerEpoch,
       nextProducerId,
       txnStartTimestamp: noPartitionAdded ? nowMs : md.txnStartTimestamp,

@@ -217,6 +217,32 @@ describe('transaction shard: InitProducerId', () => {
     assert.equal(r2.response.producerId, 1000n)
   })
 
+  it('an Ongoing transaction at epoch 32767 (only a fence reaches it) ends with TV2 within Short.MAX_VALUE', () => {
+    for (const committed of [true, false]) {
+      const h = new TxnHarness()
+      h.level = 2
+      h.seed(
+        metadata({
+          transactionalId: 'tx',
+          producerId: 500n,
+          prevProducerId: 500n,
+          producerEpoch: 32767,
+          state: S.ONGOING,
+          topicPartitions: new Map([['t', new Set([0])]]),
+          txnStartTimestamp: T0,
+          clientTransactionVersion: 2,
+        }),
+      )
+      const r = h.shard.endTxn(end({ producerId: 500n, producerEpoch: 32767, committed }), T0 + 1)
+      assert.equal(r.response.errorCode, ErrorCode.NONE)
+      for (const x of r.records) assert.ok(x.value === null || x.value.producerEpoch <= 32767, `${committed}`)
+      h.apply(r)
+      // Reloading serializes every record (an int16 above 32767 cannot be written).
+      h.reload()
+      assert.equal(h.md('tx').producerEpoch, 32767)
+    }
+  })
+
   it("an exhausted epoch with a stale retry is Kafka's IllegalStateException: UNKNOWN_SERVER_ERROR", () => {
     const h = new TxnHarness()
     h.seed(
