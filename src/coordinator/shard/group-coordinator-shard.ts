@@ -542,56 +542,13 @@ export class GroupCoordinatorShard
    * ILLEGAL_GENERATION otherwise; STALE_MEMBER_EPOCH is ILLEGAL_GENERATION below v6.
    */
   validateTransactionalOffsetCommit(request: TxnOffsetCommitInput, apiVersion: number): number {
-    const groupId = request.groupId
-    let error: number
-    if (this.#streams.group(groupId) !== undefined) {
-      error = errorCodeOf(() =>
-        this.#streams.validateOffsetCommit(groupId, {
-          memberId: request.memberId,
-          memberEpoch: request.generationIdOrMemberEpoch,
-          apiVersion,
-          isTransactional: true,
-          topics: request.topics.map((t) => ({
-            name: t.name,
-            partitions: t.partitions.map((p) => p.partitionIndex),
-          })),
-        }),
-      )
-    } else if (this.consumer.group(groupId) !== undefined) {
-      error = errorCodeOf(() =>
-        this.consumer.validateOffsetCommit(groupId, {
-          memberId: request.memberId,
-          groupInstanceId: request.groupInstanceId,
-          memberEpoch: request.generationIdOrMemberEpoch,
-          apiVersion,
-          isTransactional: true,
-          topics: request.topics.map((t) => ({
-            name: t.name,
-            partitions: t.partitions.map((p) => p.partitionIndex),
-          })),
-        }),
-      )
-    } else if (this.classic.hasGroup(groupId)) {
-      error = errorCodeOf(() =>
-        this.classic.validateOffsetCommit(groupId, {
-          memberId: request.memberId,
-          groupInstanceId: request.groupInstanceId,
-          generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
-          isTransactional: true,
-        }),
-      )
-    } else if (this.#simpleGroups.has(groupId)) {
-      // An empty classic group without members: a commit with a generation names a member it does
-      // not have (Kafka's ClassicGroup.validateOffsetCommit).
-      error = request.generationIdOrMemberEpoch < 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID
-    } else {
-      error =
-        request.generationIdOrMemberEpoch < 0
-          ? ErrorCode.NONE
-          : apiVersion >= 6
-            ? ErrorCode.GROUP_ID_NOT_FOUND
-            : ErrorCode.ILLEGAL_GENERATION
-    }
+    const error =
+      this.#validateGroupCommit(request, apiVersion, true) ??
+      (request.generationIdOrMemberEpoch < 0
+        ? ErrorCode.NONE
+        : apiVersion >= 6
+          ? ErrorCode.GROUP_ID_NOT_FOUND
+          : ErrorCode.ILLEGAL_GENERATION)
     return error === ErrorCode.STALE_MEMBER_EPOCH && apiVersion < 6 ? ErrorCode.ILLEGAL_GENERATION : error
   }
 
@@ -599,18 +556,33 @@ export class GroupCoordinatorShard
 
   /** The error of the whole commit, or NONE (Kafka's `validateOffsetCommit` of the group). */
   validateOffsetCommit(request: OffsetCommitInput, apiVersion: number): number {
+    const error = this.#validateGroupCommit(request, apiVersion, false)
+    if (error !== null) return error
+    // No group: a commit without generation creates the simple group (when its records replay).
+    if (request.generationIdOrMemberEpoch < 0) return ErrorCode.NONE
+    return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION
+  }
+
+  /**
+   * A commit's error from the group it names (streams, consumer, classic or simple), for
+   * OffsetCommit and TxnOffsetCommit alike; null when no group has that id.
+   */
+  #validateGroupCommit(
+    request: OffsetCommitInput | TxnOffsetCommitInput,
+    apiVersion: number,
+    isTransactional: boolean,
+  ): number | null {
     const groupId = request.groupId
+    const topics = () =>
+      request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) }))
     if (this.#streams.group(groupId) !== undefined) {
       return errorCodeOf(() =>
         this.#streams.validateOffsetCommit(groupId, {
           memberId: request.memberId,
           memberEpoch: request.generationIdOrMemberEpoch,
           apiVersion,
-          isTransactional: false,
-          topics: request.topics.map((t) => ({
-            name: t.name,
-            partitions: t.partitions.map((p) => p.partitionIndex),
-          })),
+          isTransactional,
+          topics: topics(),
         }),
       )
     }
@@ -621,11 +593,8 @@ export class GroupCoordinatorShard
           groupInstanceId: request.groupInstanceId,
           memberEpoch: request.generationIdOrMemberEpoch,
           apiVersion,
-          isTransactional: false,
-          topics: request.topics.map((t) => ({
-            name: t.name,
-            partitions: t.partitions.map((p) => p.partitionIndex),
-          })),
+          isTransactional,
+          topics: topics(),
         }),
       )
     }
@@ -635,18 +604,16 @@ export class GroupCoordinatorShard
           memberId: request.memberId,
           groupInstanceId: request.groupInstanceId,
           generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
-          isTransactional: false,
+          isTransactional,
         }),
       )
     }
     if (this.#simpleGroups.has(groupId)) {
-      // An empty classic group accepts commits without a generation; any member id is unknown to it.
-      if (request.generationIdOrMemberEpoch < 0) return ErrorCode.NONE
-      return ErrorCode.UNKNOWN_MEMBER_ID
+      // An empty classic group without members accepts commits without a generation; any member id
+      // is unknown to it (Kafka's ClassicGroup.validateOffsetCommit).
+      return request.generationIdOrMemberEpoch < 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID
     }
-    // No group: a commit without generation creates the simple group (when its records replay).
-    if (request.generationIdOrMemberEpoch < 0) return ErrorCode.NONE
-    return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION
+    return null
   }
 
   /** Member and epoch checks of a fetch (streams: member and exact epoch); none for other groups. */
