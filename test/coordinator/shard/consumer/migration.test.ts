@@ -17,7 +17,7 @@ import { ErrorCode } from '../../../../src/protocol/errors.js'
 import type { JoinGroupRequest } from '../../../../src/protocol/generated/messages/JoinGroupRequest.js'
 import type { JoinGroupResponse } from '../../../../src/protocol/generated/messages/JoinGroupResponse.js'
 import type { SyncGroupResponse } from '../../../../src/protocol/generated/messages/SyncGroupResponse.js'
-import { beat, CONFIG, Harness, join } from './harness.js'
+import { beat, CONFIG, Harness, join, offsetCommit } from './harness.js'
 
 const SESSION_MS = 10000
 
@@ -397,6 +397,47 @@ describe('classic members inside a consumer group', () => {
     assert.equal(h.shard.consumer.group('g')!.member(a), undefined)
     assert.equal(c.heartbeat(20000, a, 1).response.errorCode, ErrorCode.UNKNOWN_MEMBER_ID)
     assertReplayEquivalent(h)
+  })
+
+  it('a classic member told to rejoin that does not is fenced at its rebalance timeout', () => {
+    const h = new Harness({ foo: 4 })
+    h.config = { ...CONFIG, migrationPolicy: 'upgrade' }
+    const { c, a } = upgraded(h)
+    const hb = c.heartbeat(11, a, 1)
+    assert.equal(hb.response.errorCode, ErrorCode.REBALANCE_IN_PROGRESS)
+    const timer = hb.result.timers?.schedule?.find((t) => t.key === `join-g-${a}`)
+    assert.equal(timer?.delayMs, 3000)
+    h.fire(hb.result.timers, `join-g-${a}`, 3011)
+    assert.equal(h.shard.consumer.group('g')!.member(a), undefined)
+    assertReplayEquivalent(h)
+  })
+
+  it('a classic member that joined but never syncs is fenced at its sync deadline', () => {
+    const h = new Harness({ foo: 4 })
+    h.config = { ...CONFIG, migrationPolicy: 'upgrade' }
+    const { c, b } = upgraded(h)
+    const j = c.join(12, classicJoinRequest(b, subscription()))
+    assert.equal(j.answer?.errorCode, 0)
+    h.fire(j.result.timers, `sync-g-${b}`, 3012)
+    assert.equal(h.shard.consumer.group('g')!.member(b), undefined)
+  })
+
+  it('OffsetCommit from a classic member: its generation is its member epoch', () => {
+    const h = new Harness({ foo: 4 })
+    const { a } = upgraded(h)
+    const topicId = h.topics.id('foo')
+    const commit = (generation: number) => {
+      const r = h.shard.commitOffsets(
+        { apiVersion: 8, nowMs: 12, maxMetadataSize: 4096 },
+        offsetCommit(topicId, generation, a, 5n),
+      )
+      h.apply(r)
+      return r.response[0]!.partitions[0]!.errorCode
+    }
+    // a owns foo-0 at epoch 1 (its epoch); a newer generation is refused.
+    assert.equal(commit(1), 0)
+    assert.equal(commit(2), ErrorCode.ILLEGAL_GENERATION)
+    assert.equal(h.shard.offsets.offset('g', 'foo', 0)?.committedOffset, 5n)
   })
 
   it('LeaveGroup removes a classic member (and an unknown one gets UNKNOWN_MEMBER_ID)', () => {
