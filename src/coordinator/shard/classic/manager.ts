@@ -1019,6 +1019,8 @@ export class ClassicGroupManager {
     readonly groupId: string
     readonly generationId: number
     readonly nowMs: number
+    /** Whether the group rebalances at once (default true). */
+    readonly rebalance?: boolean
     readonly members: readonly {
       readonly memberId: string
       readonly groupInstanceId: string | null
@@ -1050,17 +1052,18 @@ export class ClassicGroupManager {
     for (const m of group.members.values()) {
       this.#schedule(out, this.#heartbeatTimer(groupId, m.memberId, m.sessionTimeoutMs))
     }
-    this.#schedule(out, {
-      key: joinKey(groupId),
-      delayMs: 0,
-      op: (nowMs) =>
-        this.#timerOp((o) => {
-          const g = this.#groups.get(groupId)
-          if (g === undefined || !g.is(ClassicGroupState.STABLE)) return
-          g.live = true
-          this.#prepareRebalance(g, nowMs, o)
-        }),
-    })
+    if (init.rebalance !== false)
+      this.#schedule(out, {
+        key: joinKey(groupId),
+        delayMs: 0,
+        op: (nowMs) =>
+          this.#timerOp((o) => {
+            const g = this.#groups.get(groupId)
+            if (g === undefined || !g.is(ClassicGroupState.STABLE)) return
+            g.live = true
+            this.#prepareRebalance(g, nowMs, o)
+          }),
+      })
     return { record: groupMetadataRecord(group, assignment), timers: out.timers.intents() }
   }
 

@@ -853,21 +853,39 @@ export class ConsumerGroupManager {
     leaving: readonly ConsumerGroupMember[],
     timers: TimerCollector<CoordinatorRecord, ClassicCompletion>,
     nowMs: number,
+    replacement?: {
+      readonly joining: ConsumerGroupMember
+      readonly replacedId: string
+      readonly rebalance: boolean
+    },
   ): CoordinatorRecord[] | null {
     const classic = this.#classic
     if (classic === undefined) return null
     const leavingIds = new Set(leaving.map((m) => m.memberId))
+    if (replacement !== undefined) leavingIds.add(replacement.replacedId)
     const staying = [...group.members.values()].filter((m) => !leavingIds.has(m.memberId))
-    if (staying.length === 0 || staying.some((m) => m.classicMemberMetadata === null)) return null
+    if (replacement !== undefined) staying.push(replacement.joining)
+    if (!this.#downgradeAllowed(group.groupId, staying)) return null
     const groupId = group.groupId
-    const policy = this.#config(groupId).migrationPolicy
-    if (policy !== 'downgrade' && policy !== 'bidirectional') return null
-    if (staying.length > classic.config.maxSize) return null
     const names = this.#topicNamesById()
+    // A joining static member takes the place, and the target, of the member it replaces.
+    const swap = (memberId: string): string =>
+      replacement === undefined
+        ? memberId
+        : memberId === replacement.replacedId
+          ? replacement.joining.memberId
+          : memberId
+    const targetOf = (memberId: string): PartitionSet =>
+      group.targetAssignment(
+        replacement !== undefined && memberId === replacement.joining.memberId
+          ? replacement.replacedId
+          : memberId,
+      )
     const created = classic.downgradedGroup({
       groupId,
       generationId: group.groupEpoch,
       nowMs,
+      rebalance: replacement?.rebalance ?? true,
       members: staying.map((m) => ({
         memberId: m.memberId,
         groupInstanceId: m.instanceId,
@@ -879,16 +897,31 @@ export class ConsumerGroupManager {
       })),
       assignmentFor: (memberId, metadata) =>
         encodeAssignment(
-          { assignedPartitions: toNamedPartitions(group.targetAssignment(memberId), names), userData: null },
+          { assignedPartitions: toNamedPartitions(targetOf(memberId), names), userData: null },
           versionOf(metadata),
         ),
     })
     for (const m of group.members.values()) cancelMemberTimers(timers, groupId, m.memberId)
+    if (replacement !== undefined) cancelMemberTimers(timers, groupId, replacement.joining.memberId)
     timers.add(created.timers)
     return [
-      ...groupTombstones(groupId, [...group.members.keys()], [...group.resolvedRegularExpressions.keys()]),
+      ...groupTombstones(groupId, [...group.members.keys()].map(swap), [
+        ...group.resolvedRegularExpressions.keys(),
+      ]),
       created.record,
     ]
+  }
+
+  /**
+   * Whether a group whose members would be `staying` may become a classic group: at least one, all
+   * speaking the classic protocol, a policy allowing downgrades, and within `group.max.size`.
+   */
+  #downgradeAllowed(groupId: string, staying: readonly ConsumerGroupMember[]): boolean {
+    if (this.#classic === undefined) return false
+    if (staying.length === 0 || staying.some((m) => m.classicMemberMetadata === null)) return false
+    const policy = this.#config(groupId).migrationPolicy
+    if (policy !== 'downgrade' && policy !== 'bidirectional') return false
+    return staying.length <= this.#classic.config.maxSize
   }
 
   /** Topic id → name, from the catalog. */
@@ -1186,6 +1219,53 @@ export class ConsumerGroupManager {
       }
       const regexes = this.#updateRegularExpressions(group, member, updated, nowMs, config, records)
       const bump = namesChanged || regexes.regexChanged
+
+      // A classic static member replacing the last consumer-protocol member may downgrade the group
+      // (Kafka's validateOnlineDowngradeWithReplacedMember): its assignment is reconciled first
+      // unless the group must rebalance anyway, then the group becomes a classic group.
+      if (
+        replaced !== null &&
+        this.#downgradeAllowed(groupId, [
+          ...[...group.members.values()].filter((m) => m.memberId !== replaced!.memberId),
+          updated,
+        ])
+      ) {
+        const old = slot?.member ?? replaced
+        const epoch = this.#maybeBumpGroupEpoch(group, old, updated, regexes.resolved, bump, nowMs, records)
+        const rebalance = group.assignmentEpoch < epoch
+        let joining = updated
+        if (!rebalance && (bump || !isReconciledTo(updated, group.assignmentEpoch))) {
+          const next = buildConsumerAssignment({
+            member: updated,
+            targetEpoch: group.assignmentEpoch,
+            target: group.targetAssignment(replaced.memberId),
+            subscribedTopicIds: this.#subscribedTopicIds(updated, regexes.resolved),
+            currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
+            hasSubscriptionChanged: bump,
+            owned: partitionSetToList(this.#partitionSetOfNames(subscription.ownedPartitions)),
+          })
+          if (assignmentDiffers(next, updated)) {
+            records.push(currentAssignmentRecord(groupId, next))
+            joining = next
+          }
+        }
+        const downgrade = this.#downgradeRecords(group, [], timers, nowMs, {
+          joining,
+          replacedId: replaced.memberId,
+          rebalance,
+        })
+        records.push(...downgrade!)
+        timers.cancel(classicJoinTimeoutKey(groupId, memberId))
+        return answer(
+          createJoinGroupResponse({
+            memberId,
+            generationId: joining.memberEpoch,
+            protocolType: CONSUMER_PROTOCOL_TYPE,
+            protocolName: protocols[0]!.name,
+          }),
+          true,
+        )
+      }
 
       // 2. Group epoch, target assignment, reconciliation (as a heartbeat's steps 5–7).
       const reconciled = this.#assignAndReconcile(group, {

@@ -497,6 +497,31 @@ describe('online downgrade: the last consumer-protocol member leaves', () => {
     )
   })
 
+  it('a classic static member replacing the last consumer member downgrades the group', () => {
+    const h = new Harness({ foo: 4 })
+    const { c, a, b } = stableClassicGroup(h)
+    assert.equal(h.heartbeat(join('n', { instanceId: 'i1' }), 10).response.errorCode, 0)
+    const target = h.shard.consumer.group('g')!.targetAssignment('n')
+    // The same instance comes back speaking the classic protocol.
+    const j = c.join(20, classicJoinRequest('', subscription(), { groupInstanceId: 'i1' }), 'back')
+    assert.equal(j.answer?.errorCode, 0)
+    assert.equal(j.answer?.memberId, 'back')
+    assert.equal(h.shard.consumer.group('g'), undefined)
+    const g = h.shard.classic.group('g')!
+    assert.deepEqual([...g.members.keys()].sort(), [a, b, 'back'].sort())
+    assert.equal(g.member('back')!.groupInstanceId, 'i1')
+    const given = decodeAssignment(g.member('back')!.assignment).assignedPartitions.flatMap(
+      (t) => t.partitions,
+    )
+    assert.deepEqual(given, [...target.values()].flatMap((p) => [...p]).sort())
+    // The tombstones name the joining member in place of the one it replaced.
+    const tombstoned = j.result.records
+      .filter((r) => r.type === 'ConsumerGroupMemberMetadata' && r.value === null)
+      .map((r) => (r.key as { memberId: string }).memberId)
+    assert.ok(tombstoned.includes('back'))
+    assertReplayEquivalent(h)
+  })
+
   for (const policy of ['upgrade', 'disabled'] as const) {
     it(`policy ${policy}: the group stays a consumer group of classic members`, () => {
       const { h, left } = downgradeWith({ migrationPolicy: policy })
