@@ -1199,6 +1199,17 @@ export class ConsumerGroupManager {
       const slot = group.slot(memberId)
       const isNewMember = slot === undefined && replaced === null
       const protocols: ClassicProtocol[] = req.protocols.map((p) => ({ name: p.name, metadata: p.metadata }))
+      // The answer: the member epoch as generation; no leader, no member list (all are followers).
+      const joined = (generationId: number): ConsumerTimerResult =>
+        answer(
+          createJoinGroupResponse({
+            memberId,
+            generationId,
+            protocolType: CONSUMER_PROTOCOL_TYPE,
+            protocolName: protocols[0]!.name,
+          }),
+          true,
+        )
       const updated: ConsumerGroupMember = {
         ...member,
         instanceId: instanceId ?? member.instanceId,
@@ -1256,15 +1267,7 @@ export class ConsumerGroupManager {
         })
         records.push(...downgrade!)
         timers.cancel(classicJoinTimeoutKey(groupId, memberId))
-        return answer(
-          createJoinGroupResponse({
-            memberId,
-            generationId: joining.memberEpoch,
-            protocolType: CONSUMER_PROTOCOL_TYPE,
-            protocolName: protocols[0]!.name,
-          }),
-          true,
-        )
+        return joined(joining.memberEpoch)
       }
 
       // 2. Group epoch, target assignment, reconciliation (as a heartbeat's steps 5–7).
@@ -1290,15 +1293,7 @@ export class ConsumerGroupManager {
         delayMs: req.rebalanceTimeoutMs,
         op: (now) => this.#onClassicTimeout(groupId, memberId, now),
       })
-      return answer(
-        createJoinGroupResponse({
-          memberId,
-          generationId: reconciled.memberEpoch,
-          protocolType: CONSUMER_PROTOCOL_TYPE,
-          protocolName: protocols[0]!.name,
-        }),
-        true,
-      )
+      return joined(reconciled.memberEpoch)
     } catch (e) {
       if (e instanceof ApiError)
         return answer(createJoinGroupResponse({ memberId, errorCode: e.errorCode }), false)
