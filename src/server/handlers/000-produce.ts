@@ -123,8 +123,14 @@ async function verifyInTransaction(
         for (const p of t.partitions) codes.set(`${t.topic}-${p.partitionIndex}`, p.errorCode)
     }
     if (v < 12 || ![...codes.values()].includes(ErrorCode.CONCURRENT_TRANSACTIONS)) break
-    if (Date.now() - started + CONCURRENT_RETRY_MS > CONCURRENT_RETRY_MAX_MS) break
-    await new Promise((r) => setTimeout(r, CONCURRENT_RETRY_MS))
+    const left = CONCURRENT_RETRY_MAX_MS - (Date.now() - started)
+    if (left < CONCURRENT_RETRY_MS) break
+    if (service.isCompleting(transactionalId)) {
+      // The previous transaction's markers are being written: retry as soon as it is complete.
+      await service.waitForCompletion(transactionalId, left)
+    } else {
+      await new Promise((r) => setTimeout(r, CONCURRENT_RETRY_MS))
+    }
   }
   const out = new Map<string, number>()
   for (const p of partitions) {
