@@ -740,6 +740,10 @@ export class PartitionLogImpl implements PartitionLog {
     return this.#producers.describe()
   }
 
+  hasOngoingTransaction(producerId: number, producerEpoch: number): boolean {
+    return this.#producers.hasOngoingTransaction(producerId, producerEpoch)
+  }
+
   /** Removes producers idle longer than producer.id.expiration.ms. */
   expireProducers(now: number): number {
     return this.#producers.expire(now, this.#expirationMs)
