@@ -274,6 +274,28 @@ export class PartitionLogImpl implements PartitionLog {
     return Math.max(unstable, this.#logStartOffset)
   }
 
+  /**
+   * The cleaner found these ABORT markers (producer id, marker offset) with no batch of their
+   * transaction left: their aborted-transaction entries go. When any went, the list is persisted
+   * with a producer snapshot at the log end (taken now, so it matches the producer state), so a
+   * restart starts from it instead of an older snapshot's list. Returns how many went.
+   */
+  dropAbortedTransactions(markers: readonly { producerId: number; lastOffset: number }[]): number {
+    if (markers.length === 0 || this.#aborted.length === 0) return 0
+    const settled = new Set(markers.map((m) => `${m.producerId}:${m.lastOffset}`))
+    const before = this.#aborted.length
+    this.#aborted = this.#aborted.filter((a) => !settled.has(`${a.producerId}:${a.lastOffset}`))
+    const dropped = before - this.#aborted.length
+    if (dropped === 0 || !this.#online) return dropped
+    const offset = this.#store.logEndOffset
+    const snap = this.#producers.snapshot(this.#crc32c)
+    const aborted = this.#encodeAborted()
+    this.#snapshotChain = this.#snapshotChain
+      .then(() => this.#store.writeProducerSnapshot(offset, snap, aborted))
+      .catch((e) => this.fail(e))
+    return dropped
+  }
+
   /** True when the batch of `producerId` at `offset` belongs to an aborted transaction. */
   isAborted(producerId: number, offset: number): boolean {
     for (const a of this.#aborted) {
