@@ -286,13 +286,7 @@ export class PartitionLogImpl implements PartitionLog {
     const before = this.#aborted.length
     this.#aborted = this.#aborted.filter((a) => !settled.has(`${a.producerId}:${a.lastOffset}`))
     const dropped = before - this.#aborted.length
-    if (dropped === 0 || !this.#online) return dropped
-    const offset = this.#store.logEndOffset
-    const snap = this.#producers.snapshot(this.#crc32c)
-    const aborted = this.#encodeAborted()
-    this.#snapshotChain = this.#snapshotChain
-      .then(() => this.#store.writeProducerSnapshot(offset, snap, aborted))
-      .catch((e) => this.fail(e))
+    if (dropped > 0 && this.#online) this.#snapshotAtLogEnd()
     return dropped
   }
 
@@ -520,13 +514,18 @@ export class PartitionLogImpl implements PartitionLog {
     const before = this.#store.segmentCount
     this.#store.roll(now)
     if (this.#store.segmentCount === before) return
+    this.#snapshotAtLogEnd()
+    void this.flush().catch(() => {})
+  }
+
+  /** A producer snapshot (with the aborted list) at the log end, taken now, written in order. */
+  #snapshotAtLogEnd(): void {
     const offset = this.#store.logEndOffset
     const snap = this.#producers.snapshot(this.#crc32c)
     const aborted = this.#encodeAborted()
     this.#snapshotChain = this.#snapshotChain
       .then(() => this.#store.writeProducerSnapshot(offset, snap, aborted))
       .catch((e) => this.fail(e))
-    void this.flush().catch(() => {})
   }
 
   /** fsync everything appended so far (calls are serialised). */
