@@ -268,7 +268,8 @@ export class GroupCoordinatorService {
     this.classicGroups = new ClassicGroupsService(
       {
         write: (name, groupId, op) =>
-          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard.classic, nowMs)),
+          // The shard routes a request for a consumer group to that group (online migration).
+          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard, nowMs)),
         errorCode: (err, operation) => this.errorCode(err, operation),
         prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
         streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
