@@ -128,6 +128,11 @@ export interface StreamsHeartbeatRequestContext {
    * the MISSING_INTERNAL_TOPICS detail names them. Absent: every creation is allowed.
    */
   readonly unauthorizedToCreate?: (topics: readonly string[]) => readonly string[]
+  /**
+   * ConsumerGroupHeartbeat: of the topics the group's subscription patterns match, those the caller
+   * may DESCRIBE (the server's authorization). Absent: every topic.
+   */
+  readonly describableTopics?: (topics: readonly string[]) => readonly string[]
 }
 
 /** Groups by type (`classic`, `consumer`, `streams`), and by type and state. */
@@ -561,6 +566,7 @@ export class GroupCoordinatorService {
               clientHost: ctx.clientHost,
               config: this.consumerGroupConfig(request.groupId),
               newMemberId: () => randomUUID(),
+              describableTopics: ctx.describableTopics,
             },
             request,
           )

@@ -110,6 +110,13 @@ export interface ConsumerHeartbeatContext {
   readonly config: ConsumerGroupConfig
   /** A fresh member id for a version-0 join without one (the service draws it). */
   readonly newMemberId: () => string
+  /**
+   * Of the topics the group's patterns match, those the heartbeat's principal may DESCRIBE (Kafka's
+   * TopicRegexResolver filters every pattern of the group with the context of the heartbeat that
+   * matches them). Absent: every topic. Synchronous and pure for one heartbeat; its answer is
+   * written in the ConsumerGroupRegularExpression record, so replay does not call it.
+   */
+  readonly describableTopics?: (topics: readonly string[]) => readonly string[]
 }
 
 export interface ConsumerHeartbeatResult
@@ -342,7 +349,7 @@ export class ConsumerGroupManager {
     }
 
     // 4. Subscription patterns, matched against the catalog here.
-    const regexes = this.#updateRegularExpressions(group, member, updated, nowMs, config, records)
+    const regexes = this.#updateRegularExpressions(group, member, updated, ctx, records)
     const assignorChanged =
       (group.preferredServerAssignor(null, null) ?? config.assignors[0]) !==
       (group.preferredServerAssignor(slot?.member ?? replaced ?? null, updated) ?? config.assignors[0])
@@ -458,10 +465,10 @@ export class ConsumerGroupManager {
     group: ConsumerGroup,
     member: ConsumerGroupMember,
     updated: ConsumerGroupMember,
-    nowMs: number,
-    config: ConsumerGroupConfig,
+    ctx: ConsumerHeartbeatContext,
     records: ConsumerCoordinatorRecord[],
   ): { regexChanged: boolean; bump: boolean; resolved: ReadonlyMap<string, ResolvedRegularExpression> } {
+    const { nowMs, config, describableTopics } = ctx
     const oldRegex = hasRegex(member) ? member.subscribedTopicRegex! : null
     const newRegex = hasRegex(updated) ? updated.subscribedTopicRegex! : null
     let resolved: ReadonlyMap<string, ResolvedRegularExpression> = group.resolvedRegularExpressions
@@ -503,7 +510,9 @@ export class ConsumerGroupManager {
     const names = [...(this.#topics.topicNames?.() ?? [])]
     const next = new Map(resolved)
     for (const regex of [...counts.keys()].sort()) {
-      const topics = resolveTopicRegex(regex, names)
+      const matched = resolveTopicRegex(regex, names)
+      const topics =
+        describableTopics === undefined || matched.length === 0 ? matched : [...describableTopics(matched)]
       const old = resolved.get(regex)
       if (old === undefined ? topics.length > 0 : !namesEqual(old.topics, topics)) bump = true
       const r: ResolvedRegularExpression = { topics, version: this.#topicsVersion, timestamp: BigInt(nowMs) }
