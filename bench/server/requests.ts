@@ -58,6 +58,13 @@ async function start(storage: 'sqlite' | 'memory'): Promise<{ server: RunningSer
     })),
     timeoutMs: 1000,
   })
+  // The input topic of a Kafka Streams application with 20 tasks (one subtopology).
+  await c.request(19, 7, {
+    topics: [
+      { name: 'bench-streams', numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] },
+    ],
+    timeoutMs: 1000,
+  })
   c.close()
   return { server, dataDir }
 }
@@ -88,6 +95,25 @@ const offsetCommit16 = Array.from({ length: 16 }, (_, g) =>
   requestFrame(8, 9, 1, { ...offsetCommitBody, groupId: `bench-commit-${g}` }),
 )
 
+// The shape of a Kafka Streams commit: every task's input partition of one subtopology, 20 offsets
+// of one topic, each with the metadata Streams writes (the task's position encoded, here 32 bytes).
+const streamsCommitBody = {
+  ...offsetCommitBody,
+  groupId: 'bench-streams-commit',
+  topics: [
+    {
+      name: 'bench-streams',
+      partitions: Array.from({ length: 20 }, (_, p) => ({
+        partitionIndex: p,
+        committedOffset: 5000n + BigInt(p),
+        committedLeaderEpoch: -1,
+        committedMetadata: 'AQAAAY_streams_task_position_x'.padEnd(32, '='),
+      })),
+    },
+  ],
+}
+const streamsCommit = requestFrame(8, 9, 1, streamsCommitBody)
+
 // BENCH_ONLY=<text> keeps the requests whose name contains the text.
 const only = process.env.BENCH_ONLY
 const requests = (
@@ -96,6 +122,7 @@ const requests = (
     ['Metadata v12 (10 topics × 3 partitions)', [metadata]],
     ['OffsetCommit v9 (2 topics × 3 partitions)', [offsetCommit]],
     ['OffsetCommit v9, 16 groups (2 topics × 3 partitions)', offsetCommit16],
+    ['OffsetCommit v9, Streams-shaped (1 topic × 20 partitions)', [streamsCommit]],
   ] as const
 ).filter(([name]) => only === undefined || name.includes(only))
 
@@ -113,6 +140,16 @@ for (const { server } of Object.values(servers)) {
   const codes = body.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))
   if (codes.length !== 6 || codes.some((e) => e !== 0))
     throw new Error(`OffsetCommit answered ${codes.join(',')}`)
+  const streams = await WireClient.connect(server.address.port)
+  const s = await streams.request<{ topics: { partitions: { errorCode: number }[] }[] }>(
+    8,
+    9,
+    streamsCommitBody,
+  )
+  streams.close()
+  const streamsCodes = s.body.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))
+  if (streamsCodes.length !== 20 || streamsCodes.some((e) => e !== 0))
+    throw new Error(`the Streams-shaped OffsetCommit answered ${streamsCodes.join(',')}`)
 }
 
 /** The bytes Topograph answers to `frame`, as a complete frame for the bare server. */
