@@ -161,7 +161,13 @@ async function answerOf(frame: Buffer): Promise<Buffer> {
   return withSizePrefix(f)
 }
 
-type Row = { bare: Measured; sqlite: Measured; memory: Measured }
+type Row = {
+  bare: Measured
+  sqlite: Measured
+  memory: Measured
+  /** OffsetCommit rows: the latency at half the throughput just measured (open loop). */
+  half?: { sqlite: Measured; memory: Measured }
+}
 const results = new Map<string, Row[]>()
 const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
 for (let run = 0; run < runs; run++) {
@@ -178,6 +184,11 @@ for (let run = 0; run < runs; run++) {
       ),
     }
     await closeServer(bare.server)
+    if (name.startsWith('OffsetCommit')) {
+      const half = async (k: 'sqlite' | 'memory') =>
+        runLoad({ ...spec, frames: [...frames], port: servers[k].server.address.port, rate: rps(row[k]) / 2 })
+      row.half = { sqlite: await half('sqlite'), memory: await half('memory') }
+    }
     if (!results.has(name)) results.set(name, [])
     results.get(name)?.push(row)
   }
@@ -199,12 +210,25 @@ function print(res: Map<string, Row[]>): void {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const [name, rows] of res) {
     const m = (pick: (r: Row) => number) => median(rows.map(pick))
-    const cell = (k: keyof Row) =>
+    const cell = (k: 'bare' | 'sqlite' | 'memory') =>
       `${f(m((r) => rps(r[k])))} | ${ms(m((r) => r[k].p50))} / ${ms(m((r) => r[k].p99))}`
     const ratio = (k: 'sqlite' | 'memory') => `${(100 * m((r) => rps(r[k]) / rps(r.bare))).toFixed(0)} %`
     console.log(
       `| ${name} | ${cell('bare')} | ${cell('sqlite')} | ${ratio('sqlite')} | ${cell('memory')} | ${ratio('memory')} |`,
     )
+  }
+  const halves = [...res].filter(([, rows]) => rows.every((r) => r.half !== undefined))
+  if (halves.length > 0) {
+    console.log(
+      '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | memory req/s | p50 / p99 ms |',
+    )
+    console.log('| --- | ---: | ---: | ---: | ---: |')
+    for (const [name, rows] of halves) {
+      const m = (pick: (r: Row) => number) => median(rows.map(pick))
+      const cell = (k: 'sqlite' | 'memory') =>
+        `${f(m((r) => rps(r.half![k])))} | ${ms(m((r) => r.half![k].p50))} / ${ms(m((r) => r.half![k].p99))}`
+      console.log(`| ${name} | ${cell('sqlite')} | ${cell('memory')} |`)
+    }
   }
   // Server CPU time per answered request; bare ÷ Topograph is the ratio the machine's load hardly moves.
   console.log(
@@ -213,7 +237,7 @@ function print(res: Map<string, Row[]>): void {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
   for (const [name, rows] of res) {
     const m = (pick: (r: Row) => number) => median(rows.map(pick))
-    const us = (k: keyof Row) => m((r) => r[k].cpuUsPerRequest).toFixed(1)
+    const us = (k: 'bare' | 'sqlite' | 'memory') => m((r) => r[k].cpuUsPerRequest).toFixed(1)
     const ratio = (k: 'sqlite' | 'memory') =>
       `${(100 * m((r) => r.bare.cpuUsPerRequest / r[k].cpuUsPerRequest)).toFixed(0)} %`
     console.log(
