@@ -220,6 +220,15 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     return this.#numShards
   }
 
+  /**
+   * The shard's in-memory state as replayed so far, read outside its queue: for inspection only
+   * (the deterministic simulation's invariants, diagnostics), never to change it. Undefined before
+   * the shard is built.
+   */
+  peekShard(shardId: number): S | undefined {
+    return this.#context(shardId).shard
+  }
+
   /** Whether the shard has loaded and serves operations. */
   isActive(shardId: number): boolean {
     return this.#context(shardId).state === 'active'

@@ -249,6 +249,11 @@ export class TransactionCoordinatorService {
     return this.#config.transactionStateLogNumPartitions
   }
 
+  /** A shard's replayed state, outside its queue: for inspection only (see CoordinatorRuntime.peekShard). */
+  peekShard(shardId: number): Shard | undefined {
+    return this.#runtime.peekShard(shardId)
+  }
+
   /** The `__transaction_state` partition of a transactional id. */
   shardFor(transactionalId: string): number {
     return transactionShardFor(transactionalId, this.#config.transactionStateLogNumPartitions)
