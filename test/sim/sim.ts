@@ -9,8 +9,10 @@
 import { ErrorCode } from '../../src/protocol/errors.js'
 import type { StreamsGroupHeartbeatRequest } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-coordinator-shard.js'
-import type { TransactionCoordinatorShard } from '../../src/coordinator/txn/shard.js'
-import { NUM_SHARDS, PLUGIN_MODES, Rng, World } from './world.js'
+import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
+import type { CoordinatorRecord } from '../../src/coordinator/storage/types.js'
+import { CONSUMER_GROUPS, groupSnapshot, keys, STREAMS_GROUPS, txnSnapshot } from './snapshot.js'
+import { NUM_SHARDS, PLUGIN_MODES, Rng, TXN_SHARDS, World } from './world.js'
 
 /** One step: an operation and its numeric arguments (printed as `op a b`). */
 export interface Step {
@@ -90,8 +92,6 @@ export class Violation extends Error {
   }
 }
 
-const STREAMS_GROUPS = ['s0', 's1', 's2']
-const CONSUMER_GROUPS = ['c0', 'c1']
 const TOPIC_IDS: Record<string, string> = {
   'in-a': 'AAAAAAAAAAAAAAAAAAAAAQ',
   'in-b': 'AAAAAAAAAAAAAAAAAAAAAg',
@@ -101,6 +101,8 @@ const ANSWER_WITHIN_MS = 60_000
 /** A stalled append completes at the latest this long after it stalled (a slow disk, not a dead one). */
 const STALL_MAX_MS = 20_000
 const HEARTBEAT_MS = 1000
+/** SIM_TRACE=1 prints every step and the streams groups after every slice. */
+const TRACE = process.env.SIM_TRACE === '1'
 
 interface StreamsClient {
   readonly kind: 'streams'
@@ -159,8 +161,13 @@ export interface RunResult {
 }
 
 /** Runs a step list against a fresh world; stops at the first violation. */
-export async function runSteps(seed: number, steps: readonly Step[]): Promise<RunResult> {
+export async function runSteps(
+  seed: number,
+  steps: readonly Step[],
+  prepare?: (world: World) => void,
+): Promise<RunResult> {
   const sim = new Simulation(seed)
+  prepare?.(sim.world)
   let index = -1
   try {
     await sim.boot()
@@ -188,12 +195,13 @@ export async function shrink(
   steps: readonly Step[],
   kind: string,
   budget = 300,
+  prepare?: (world: World) => void,
 ): Promise<Step[]> {
   let best = [...steps]
   let runs = 0
   const fails = async (candidate: Step[]) => {
     runs++
-    const r = await runSteps(seed, candidate)
+    const r = await runSteps(seed, candidate, prepare)
     return r.violation?.kind === kind
   }
   // Nothing after the failing step matters.
@@ -221,7 +229,7 @@ class Simulation {
   #nextRequest = 1
   #nextClient = 1
   /** Highest epochs seen per group (and member) while the group exists: they never go back. */
-  readonly #epochs = new Map<string, { type: string; group: number; members: Map<string, number> }>()
+  readonly #epochs = new Map<string, number>()
   /** Transactional offsets whose transaction was aborted: never to be visible as committed. */
   readonly #abortedOffsets = new Set<bigint>()
   #nextOffset = 1n
@@ -229,6 +237,7 @@ class Simulation {
 
   constructor(seed: number) {
     this.world = new World(seed)
+    this.world.faults.onLanded = (shard, records) => this.#onLanded(shard, records)
     for (const id of ['t0', 't1']) {
       this.#txns.push({
         transactionalId: id,
@@ -363,6 +372,10 @@ class Simulation {
         ) {
           c.memberEpoch = 0
           c.tasks = new Map()
+        } else if (r.errorCode === ErrorCode.STREAMS_TOPOLOGY_FENCED) {
+          // The group runs a newer topology: this member upgrades and rejoins with it.
+          c.topologyEpoch++
+          c.full = true
         } else if (
           r.errorCode === ErrorCode.INVALID_REQUEST ||
           r.errorCode === ErrorCode.GROUP_ID_NOT_FOUND
@@ -447,6 +460,7 @@ class Simulation {
   // ---- steps ----
 
   async step(s: Step): Promise<void> {
+    if (TRACE) console.log(`[${this.#now}] step ${formatStep(s)}`)
     const w = this.world
     const inc = w.current
     let dt = 50 + (s.b % 700)
@@ -638,7 +652,7 @@ class Simulation {
                 groupId: g,
                 sessionTimeoutMs: 6000,
                 rebalanceTimeoutMs: 6000,
-                memberId: `classic-${s.b}`,
+                memberId: '',
                 groupInstanceId: null,
                 protocolType: 'consumer',
                 protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
@@ -865,7 +879,7 @@ class Simulation {
 
   async #restart(): Promise<void> {
     const w = this.world
-    const before = w.current === undefined ? undefined : this.#snapshot()
+    const before = this.#snapshot()
     w.kill()
     for (const [id, close] of this.#closers) {
       if (this.#pending.has(id)) close()
@@ -878,13 +892,17 @@ class Simulation {
     w.faults.failNext = 0
     w.faults.stallNext = 0
     this.#stalledSince = undefined
+    // Each shard as loading rebuilt it, before its on-loaded operation (which may move on: arm
+    // timers, complete a transaction left prepared).
+    const replayed = new Map<string, string>()
+    w.onReplayed = (key, state) => replayed.set(key, state)
     await w.start()
+    w.onReplayed = undefined
     this.#count('restart')
-    if (before !== undefined) {
-      const after = this.#snapshot()
-      const a = JSON.stringify(before, bigints)
-      const b = JSON.stringify(after, bigints)
-      if (a !== b) throw new Violation('replay-equivalence', firstDifference(a, b))
+    for (const [key, a] of before) {
+      const b = replayed.get(key)
+      if (b === undefined) throw new Violation('replay-equivalence', `${key} was not reloaded`)
+      if (a !== b) throw new Violation('replay-equivalence', `${key}: ${firstDifference(a, b)}`)
     }
   }
 
@@ -933,7 +951,16 @@ class Simulation {
     const shards = this.world.shards()
     this.#checkKip1331(shards)
     this.#checkOwnership(shards)
-    this.#checkEpochs(shards)
+    if (TRACE) {
+      for (const shard of shards)
+        for (const id of shard.streams.groupIds()) {
+          const g = shard.streams.group(id)!
+          const ms = [...g.members.values()].map((m) => `${m.memberId}@${m.memberEpoch}`).join(',')
+          console.log(
+            `[${this.#now}]   ${id} epoch ${g.groupEpoch} stored ${g.storedDescriptionTopologyEpoch} members ${ms}`,
+          )
+        }
+    }
     this.#checkTransactions(shards)
     for (const p of this.#pending.values()) {
       if (this.#now - p.sentMs > ANSWER_WITHIN_MS) {
@@ -1032,45 +1059,51 @@ class Simulation {
     }
   }
 
-  /** Group and member epochs never go back while the group exists. */
-  #checkEpochs(shards: GroupCoordinatorShard[]): void {
-    const seen = new Set<string>()
-    const observe = (
-      type: string,
-      id: string,
-      groupEpoch: number,
-      members: Iterable<{ memberId: string; memberEpoch: number }>,
-    ) => {
-      seen.add(id)
-      let e = this.#epochs.get(id)
-      if (e === undefined || e.type !== type) {
-        e = { type, group: groupEpoch, members: new Map() }
-        this.#epochs.set(id, e)
+  /**
+   * Group and member epochs never go back while the group exists: checked on the log itself, as
+   * each batch becomes durable (a group deleted and created again between two checks of memory
+   * would look like an epoch going back; its tombstone in the log says it was deleted).
+   */
+  #onLanded(shard: number, records: readonly CoordinatorRecord[]): void {
+    if (shard >= NUM_SHARDS) return
+    for (const stored of records) {
+      const r = coordinatorRecordSerde.deserialize(stored)
+      if (r === undefined) continue
+      let type: string | undefined
+      let groupId: string | undefined
+      let memberId: string | undefined
+      let epoch: number | undefined
+      switch (r.type) {
+        case 'StreamsGroupMetadata':
+        case 'ConsumerGroupMetadata':
+          type = r.type
+          groupId = r.key.groupId
+          epoch = r.value?.epoch
+          break
+        case 'StreamsGroupCurrentMemberAssignment':
+        case 'ConsumerGroupCurrentMemberAssignment':
+          type = r.type
+          groupId = r.key.groupId
+          memberId = r.key.memberId
+          epoch = r.value?.memberEpoch
+          break
+        default:
+          continue
       }
-      if (groupEpoch < e.group)
-        throw new Violation('epoch-back', `${type} group ${id}: group epoch ${e.group} → ${groupEpoch}`)
-      e.group = groupEpoch
-      for (const m of members) {
-        const before = e.members.get(m.memberId)
-        if (before !== undefined && m.memberEpoch < before && m.memberEpoch >= 0)
-          throw new Violation(
-            'epoch-back',
-            `${type} group ${id} member ${m.memberId}: ${before} → ${m.memberEpoch}`,
-          )
-        e.members.set(m.memberId, Math.max(before ?? 0, m.memberEpoch))
+      const key = `${shard}/${type}/${groupId}/${memberId ?? ''}`
+      if (epoch === undefined) {
+        this.#epochs.delete(key)
+        continue
       }
+      const before = this.#epochs.get(key)
+      if (before !== undefined && epoch < before && this.#failure === undefined) {
+        this.#failure = new Violation(
+          'epoch-back',
+          `${type} ${groupId} ${memberId ?? ''}: ${before} → ${epoch}`,
+        )
+      }
+      this.#epochs.set(key, epoch)
     }
-    for (const shard of shards) {
-      for (const id of shard.streams.groupIds()) {
-        const g = shard.streams.group(id)
-        if (g !== undefined) observe('streams', id, g.groupEpoch, g.members.values())
-      }
-      for (const id of shard.consumer.groupIds()) {
-        const g = shard.consumer.group(id)
-        if (g !== undefined) observe('consumer', id, g.groupEpoch, g.members.values())
-      }
-    }
-    for (const id of [...this.#epochs.keys()]) if (!seen.has(id)) this.#epochs.delete(id)
   }
 
   /** All-or-nothing markers; an aborted transaction's offsets are never committed. */
@@ -1101,87 +1134,20 @@ class Simulation {
   }
 
   /** The replayed state of every shard (soft state left out), for replay equivalence. */
-  #snapshot(): unknown {
+  #snapshot(): Map<string, string> {
+    const out = new Map<string, string>()
     const inc = this.world.current
-    if (inc === undefined) return null
-    const out: unknown[] = []
-    for (const shard of this.world.shards()) {
-      const streams = shard.streams.groupIds().map((id) => {
-        const g = shard.streams.group(id)!
-        return {
-          id,
-          groupEpoch: g.groupEpoch,
-          assignmentEpoch: g.assignmentEpoch,
-          stored: g.storedDescriptionTopologyEpoch,
-          failed: g.failedDescriptionTopologyEpoch,
-          topology: g.topology?.value ?? null,
-          members: [...g.members.values()].map((m) => ({
-            id: m.memberId,
-            epoch: m.memberEpoch,
-            state: m.state,
-            assigned: tasks(m.assignedTasks.active),
-            pending: tasks(m.tasksPendingRevocation.active),
-          })),
-          targets: [...g.targetAssignments].map(([k, t]) => [k, tasks(t.active)]),
-        }
-      })
-      const consumer = shard.consumer.groupIds().map((id) => {
-        const g = shard.consumer.group(id)!
-        return {
-          id,
-          groupEpoch: g.groupEpoch,
-          assignmentEpoch: g.assignmentEpoch,
-          members: [...g.members.values()].map((m) => ({
-            id: m.memberId,
-            epoch: m.memberEpoch,
-            state: m.state,
-            assigned: tasks(m.assignedPartitions),
-            pending: tasks(m.partitionsPendingRevocation),
-          })),
-        }
-      })
-      const groups = shard
-        .listGroups([], [])
-        .map((g) => [g.groupId, g.groupType])
-        .sort()
-      const offsets = groups.map(([groupId]) =>
-        shard.fetchOffsets({ groupId: groupId as string, memberId: null, memberEpoch: -1, topics: null }),
-      )
-      out.push({ streams, consumer, groups, offsets })
+    if (inc === undefined) return out
+    for (let i = 0; i < NUM_SHARDS; i++) {
+      const shard = inc.group.peekShard(i)
+      if (shard !== undefined) out.set(`group-${i}`, groupSnapshot(shard))
     }
-    for (let i = 0; i < 2; i++) {
-      const t: TransactionCoordinatorShard | undefined = inc.txn.peekShard(i)
-      if (t === undefined) continue
-      out.push(
-        [...t.transactionalIds()].sort().map((id) => {
-          const md = t.transaction(id)!
-          return {
-            ...md,
-            lastProducerEpoch: -1,
-            topicPartitions: [...md.topicPartitions].map(([k, v]) => [k, [...v].sort()]).sort(),
-          }
-        }),
-      )
+    for (let i = 0; i < TXN_SHARDS; i++) {
+      const shard = inc.txn.peekShard(i)
+      if (shard !== undefined) out.set(`txn-${i}`, txnSnapshot(shard))
     }
     return out
   }
-}
-
-function keys(x: unknown): number[] {
-  if (x instanceof Map) return [...x.keys()] as number[]
-  if (x instanceof Set) return [...x] as number[]
-  return []
-}
-
-function tasks(m: ReadonlyMap<string, unknown>): [string, number[]][] {
-  return [...m]
-    .map(([k, v]): [string, number[]] => [k, keys(v).sort((a, b) => a - b)])
-    .filter(([, v]) => v.length > 0)
-    .sort()
-}
-
-function bigints(_k: string, v: unknown): unknown {
-  return typeof v === 'bigint' ? `${v}n` : v
 }
 
 function firstDifference(a: string, b: string): string {

@@ -21,6 +21,7 @@ import {
   type TransactionMarkerWriter,
 } from '../../src/coordinator/service/transaction-coordinator-service.js'
 import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-coordinator-shard.js'
+import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
 import { MemoryRecordStore } from '../../src/coordinator/storage/memory.js'
 import type { CoordinatorRecord, RecordStore } from '../../src/coordinator/storage/types.js'
 import type { MarkerPartitionResult, TxnMarkerIntent } from '../../src/coordinator/txn/index.js'
@@ -32,6 +33,7 @@ import {
   StreamsTopologyDescriptionTransientFailureException,
 } from '../../src/plugin/spi.js'
 import { parseConfig } from '../../src/server/config.js'
+import { groupSnapshot, txnSnapshot } from './snapshot.js'
 
 /** Deterministic draws (splitmix32): the one source of randomness of a run. */
 export class Rng {
@@ -93,6 +95,8 @@ export class StoreFaults {
   stallNext = 0
   /** Appends waiting for a `release` step, oldest first. */
   stalled: Stalled[] = []
+  /** Told of every batch that became durable, in log order. */
+  onLanded: ((shard: number, records: readonly CoordinatorRecord[]) => void) | undefined
 }
 
 /**
@@ -110,6 +114,15 @@ class SimStore implements RecordStore {
   async open(): Promise<void> {}
   append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
     if (this.dead) return new Promise(() => {})
+    if (process.env.SIM_TRACE === '1') {
+      const decoded = records.map((r) => {
+        const d = coordinatorRecordSerde.deserialize(r) as { type?: string; value?: unknown } | undefined
+        return `${d?.type}${d?.value === null ? '(tombstone)' : ''}${d?.type === 'StreamsGroupMetadata' ? JSON.stringify(d.value, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) : ''}`
+      })
+      console.log(
+        `  append shard ${shard} fail=${this.#faults.failNext} stall=${this.#faults.stallNext}: ${decoded.join(' ')}`,
+      )
+    }
     if (this.#faults.failNext > 0) {
       this.#faults.failNext--
       return Promise.reject(new Error('simulated store failure'))
@@ -122,7 +135,10 @@ class SimStore implements RecordStore {
           records,
           resolve: () => {
             if (this.dead) return
-            this.#durable.append(shard, records).then(resolve, reject)
+            this.#durable.append(shard, records).then(() => {
+              this.#faults.onLanded?.(shard, records)
+              resolve()
+            }, reject)
           },
           reject: (e) => {
             if (!this.dead) reject(e)
@@ -130,7 +146,7 @@ class SimStore implements RecordStore {
         })
       })
     }
-    return this.#durable.append(shard, records)
+    return this.#durable.append(shard, records).then(() => this.#faults.onLanded?.(shard, records))
   }
   load(shard: number): Promise<CoordinatorRecord[]> {
     return this.#durable.load(shard)
@@ -158,6 +174,8 @@ export class SimPluginBackend {
   readonly held = new Map<string, number>()
   mode: PluginMode = 'ok'
   calls = 0
+  /** A broken backend that acknowledges deletes without deleting (to test the checks). */
+  dropDeletes = false
 }
 
 class SimPlugin implements StreamsGroupTopologyDescriptionPlugin {
@@ -200,7 +218,7 @@ class SimPlugin implements StreamsGroupTopologyDescriptionPlugin {
   }
   deleteTopology(groupId: string): Promise<void> {
     return this.#call(() => {
-      this.#backend.held.delete(groupId)
+      if (!this.#backend.dropDeletes) this.#backend.held.delete(groupId)
     })
   }
   async close(): Promise<void> {}
@@ -265,10 +283,11 @@ export class SimDataPlane implements TransactionMarkerWriter {
 }
 
 export const NUM_SHARDS = 2
+export const TXN_SHARDS = 2
 
 const CONFIG = {
   'offsets.topic.num.partitions': String(NUM_SHARDS),
-  'transaction.state.log.num.partitions': '2',
+  'transaction.state.log.num.partitions': String(TXN_SHARDS),
   'group.streams.initial.rebalance.delay.ms': '0',
   'group.streams.assignment.interval.ms': '0',
   'group.streams.session.timeout.ms': '6000',
@@ -307,6 +326,8 @@ export class World {
   #producerIds = 1000n
   #incarnations = 0
   current: Incarnation | undefined
+  /** Told of each shard's state as loading rebuilt it (see CoordinatorRuntimeOptions.onShardReplayed). */
+  onReplayed: ((key: string, state: string) => void) | undefined
 
   constructor(seed: number) {
     this.rng = new Rng(seed ^ 0x5eed)
@@ -333,13 +354,15 @@ export class World {
       random: () => this.rng.next(),
       topologyDescriptionPlugin: guarded,
       newUuid,
+      onShardReplayed: (i, shard) => this.onReplayed?.(`group-${i}`, groupSnapshot(shard)),
     })
     const producerIds = new PrefetchingProducerIds(async () => this.#producerIds++, { prefetch: 4 })
     const txnP = (async () => {
       await producerIds.fill()
       return TransactionCoordinatorService.start({
         store,
-        config: { transactionStateLogNumPartitions: 2, offsetsTopicNumPartitions: NUM_SHARDS },
+        config: { transactionStateLogNumPartitions: TXN_SHARDS, offsetsTopicNumPartitions: NUM_SHARDS },
+        onShardReplayed: (i, shard) => this.onReplayed?.(`txn-${i}`, txnSnapshot(shard)),
         producerIds,
         markers: this.data,
         clock,

@@ -116,6 +116,8 @@ export interface GroupCoordinatorServiceOptions {
    * The deterministic simulation draws them from its seed.
    */
   readonly newUuid?: () => string
+  /** See CoordinatorRuntimeOptions.onShardReplayed (inspection only). */
+  readonly onShardReplayed?: (shardId: number, shard: GroupCoordinatorShard) => void
 }
 
 export interface StreamsHeartbeatRequestContext {
@@ -248,6 +250,7 @@ export class GroupCoordinatorService {
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,
       // Parked classic JoinGroup / SyncGroup requests are answered once their answer is stored.
       complete: (_shardId, completion, failure) => this.classicGroups.complete(completion, failure),
+      onShardReplayed: options.onShardReplayed,
     })
     this.topologyDescriptions = new TopologyDescriptionManager({
       plugin: options.topologyDescriptionPlugin ?? null,

@@ -161,6 +161,8 @@ export interface TransactionCoordinatorServiceOptions {
   readonly writeTimeoutMs?: number
   readonly clock?: RuntimeClock
   readonly logger?: RuntimeLogger
+  /** See CoordinatorRuntimeOptions.onShardReplayed (inspection only). */
+  readonly onShardReplayed?: (shardId: number, shard: TransactionCoordinatorShard) => void
 }
 
 export interface InitProducerIdAnswer {
@@ -227,6 +229,7 @@ export class TransactionCoordinatorService {
       closeStore: false,
       writeTimeoutMs: options.writeTimeoutMs,
       complete: (shardId, marker, failure) => this.#onMarkers(shardId, marker, failure),
+      onShardReplayed: options.onShardReplayed,
     })
   }
 
