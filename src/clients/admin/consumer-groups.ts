@@ -5,10 +5,10 @@
  */
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
 import type { BrokerNode } from '../network/client.js'
-import type { CallOptions } from './admin.js'
 import type { TopicPartition } from './offsets.js'
 
-export interface DescribeConsumerGroupsOptions extends CallOptions {
+export interface DescribeConsumerGroupsOptions {
+  readonly timeoutMs?: number
   readonly includeAuthorizedOperations?: boolean
 }
 
