@@ -150,6 +150,13 @@ export interface ConsumerHeartbeatContext {
   readonly config: ConsumerGroupConfig
   /** A fresh member id for a version-0 join without one (the service draws it). */
   readonly newMemberId: () => string
+  /**
+   * Of the topics the group's patterns match, those the heartbeat's principal may DESCRIBE (Kafka's
+   * TopicRegexResolver filters every pattern of the group with the context of the heartbeat that
+   * matches them). Absent: every topic. Synchronous and pure for one heartbeat; its answer is
+   * written in the ConsumerGroupRegularExpression record, so replay does not call it.
+   */
+  readonly describableTopics?: (topics: readonly string[]) => readonly string[]
 }
 
 export interface ConsumerHeartbeatResult
@@ -412,7 +419,7 @@ export class ConsumerGroupManager {
     }
 
     // 4. Subscription patterns, matched against the catalog here.
-    const regexes = this.#updateRegularExpressions(group, member, updated, nowMs, config, records)
+    const regexes = this.#updateRegularExpressions(group, member, updated, ctx, records)
     const assignorChanged =
       (group.preferredServerAssignor(null, null) ?? config.assignors[0]) !==
       (group.preferredServerAssignor(slot?.member ?? replaced ?? null, updated) ?? config.assignors[0])
@@ -607,10 +614,10 @@ export class ConsumerGroupManager {
     group: ConsumerGroup,
     member: ConsumerGroupMember,
     updated: ConsumerGroupMember,
-    nowMs: number,
-    config: ConsumerGroupConfig,
+    ctx: Pick<ConsumerHeartbeatContext, 'nowMs' | 'config' | 'describableTopics'>,
     records: CoordinatorRecord[],
   ): { regexChanged: boolean; bump: boolean; resolved: ReadonlyMap<string, ResolvedRegularExpression> } {
+    const { nowMs, config, describableTopics } = ctx
     const oldRegex = hasRegex(member) ? member.subscribedTopicRegex! : null
     const newRegex = hasRegex(updated) ? updated.subscribedTopicRegex! : null
     let resolved: ReadonlyMap<string, ResolvedRegularExpression> = group.resolvedRegularExpressions
@@ -652,7 +659,9 @@ export class ConsumerGroupManager {
     const names = [...(this.#topics.topicNames?.() ?? [])]
     const next = new Map(resolved)
     for (const regex of [...counts.keys()].sort()) {
-      const topics = resolveTopicRegex(regex, names)
+      const matched = resolveTopicRegex(regex, names)
+      const topics =
+        describableTopics === undefined || matched.length === 0 ? matched : [...describableTopics(matched)]
       const old = resolved.get(regex)
       if (old === undefined ? topics.length > 0 : !namesEqual(old.topics, topics)) bump = true
       const r: ResolvedRegularExpression = { topics, version: this.#topicsVersion, timestamp: BigInt(nowMs) }
@@ -1228,7 +1237,7 @@ export class ConsumerGroupManager {
         records.push(memberSubscriptionRecord(groupId, updated))
         namesChanged = !namesEqual(member.subscribedTopicNames, updated.subscribedTopicNames)
       }
-      const regexes = this.#updateRegularExpressions(group, member, updated, nowMs, config, records)
+      const regexes = this.#updateRegularExpressions(group, member, updated, { nowMs, config }, records)
       const bump = namesChanged || regexes.regexChanged
 
       // A classic static member replacing the last consumer-protocol member may downgrade the group
