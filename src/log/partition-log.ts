@@ -373,6 +373,7 @@ export class PartitionLogImpl implements PartitionLog {
       origin: opts.origin ?? 'client',
       crc32c: this.#crc32c,
       maxDecompressedBytes: this.#maxDecompressed,
+      recordsOwned: opts.recordsOwned,
     })
     if (!v.ok) {
       return {

@@ -21,6 +21,7 @@ import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
+import { installGroupCoordinatorMetrics, installGroupCountGauges } from './metrics.js'
 import {
   ALLOW_ALL,
   type AdvertisedNode,
@@ -149,6 +150,9 @@ export async function startServer(
     // 3. The group coordinator (its shards load here), then handlers and extensions.
     const coordinator = await startGroupCoordinator({ config, logger, store, topics })
     cleanup.push(() => coordinator.close())
+    // Kafka's group coordinator metrics on prom-client's default registry (what /metrics serves).
+    installGroupCoordinatorMetrics()
+    installGroupCountGauges(() => coordinator.groupCounts())
     // The transaction coordinator: its shards are the store's logs just below the reserved ones;
     // producer ids come from the same durable source as the idempotent producers' ones.
     const producerIds = new PrefetchingProducerIds(() => data.producerIds.next(), {

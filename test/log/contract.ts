@@ -160,6 +160,48 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(bad.errorCode, ErrorCode.INVALID_RECORD)
     })
 
+    test('records handed over (recordsOwned) are rewritten in place; the store keeps no view of them', async () => {
+      const { p } = await fresh()
+      await p.append(batchOf(records(7)), { now: NOW })
+      // Not handed over: the caller's bytes stay as they were.
+      const lent = batchOf(records(2, 'lent'))
+      const lentBefore = hex(lent)
+      assert.equal((await p.append(lent, { now: NOW })).baseOffset, 7)
+      assert.equal(hex(lent), lentBefore)
+      // Handed over, at an offset inside a larger buffer (a frame): the batch is stored from those
+      // bytes, its base offset written into them; nothing around it is touched.
+      const batch = batchOf(records(3, 'owned'))
+      const frame = new Uint8Array(batch.byteLength + 8).fill(0xee)
+      frame.set(batch, 4)
+      const view = frame.subarray(4, 4 + batch.byteLength)
+      const a = await p.append(view, { now: NOW, recordsOwned: true })
+      assert.equal(a.errorCode, ErrorCode.NONE)
+      assert.equal(a.baseOffset, 9)
+      assert.equal(hex(view.subarray(0, 8)), '0000000000000009', 'rewritten in place, not copied')
+      assert.equal(hex(frame.subarray(0, 4)), 'eeeeeeee')
+      assert.equal(hex(frame.subarray(4 + batch.byteLength)), 'eeeeeeee')
+      // The caller's buffer is reused afterwards (the connection's next bytes): what was stored
+      // does not change with it.
+      frame.fill(0)
+      lent.fill(0)
+      assert.deepEqual(
+        (await readAll(p, 7)).map((x) => [x.baseOffset, x.values]),
+        [
+          [7, ['lentv0', 'lentv1']],
+          [9, ['ownedv0', 'ownedv1', 'ownedv2']],
+        ],
+      )
+      // A refused batch leaves a handed-over buffer's offsets alone (it is never stored).
+      const bad = batchOf(records(1))
+      bad[20] ^= 0xff // CRC
+      const before = hex(bad)
+      assert.equal(
+        (await p.append(bad, { now: NOW, recordsOwned: true })).errorCode,
+        ErrorCode.CORRUPT_MESSAGE,
+      )
+      assert.equal(hex(bad), before)
+    })
+
     test('golden batch of §2.6 appended at offset 7: only baseOffset and leader epoch change', async () => {
       const { p } = await fresh()
       await p.append(batchOf(records(7)), { now: NOW })

@@ -161,6 +161,8 @@ export interface TransactionCoordinatorServiceOptions {
   readonly writeTimeoutMs?: number
   readonly clock?: RuntimeClock
   readonly logger?: RuntimeLogger
+  /** See CoordinatorRuntimeOptions.onShardReplayed (inspection only). */
+  readonly onShardReplayed?: (shardId: number, shard: TransactionCoordinatorShard) => void
 }
 
 export interface InitProducerIdAnswer {
@@ -232,6 +234,7 @@ export class TransactionCoordinatorService {
       closeStore: false,
       writeTimeoutMs: options.writeTimeoutMs,
       complete: (shardId, marker, failure) => this.#onMarkers(shardId, marker, failure),
+      onShardReplayed: options.onShardReplayed,
     })
   }
 
@@ -252,6 +255,11 @@ export class TransactionCoordinatorService {
 
   get numShards(): number {
     return this.#config.transactionStateLogNumPartitions
+  }
+
+  /** A shard's replayed state, outside its queue: for inspection only (see CoordinatorRuntime.peekShard). */
+  peekShard(shardId: number): Shard | undefined {
+    return this.#runtime.peekShard(shardId)
   }
 
   /** The `__transaction_state` partition of a transactional id. */

@@ -331,8 +331,16 @@ export const handler = defineHandler({
         }
         const records = p.records ?? new Uint8Array(0)
         const name = topic.name
+        // The records are a view of this request's frame, which nothing reads after the handler:
+        // the log rewrites a batch it keeps as it is in place instead of copying it.
         const append = (transactionVerified: boolean | undefined) =>
-          log.append(records, { now, produceVersion: ctx.apiVersion, origin: 'client', transactionVerified })
+          log.append(records, {
+            now,
+            produceVersion: ctx.apiVersion,
+            origin: 'client',
+            transactionVerified,
+            recordsOwned: true,
+          })
         const txn = request.transactionalId !== null ? transactionOf(records) : null
         const answer = (r: AppendResult | number): ProduceResponsePartitionProduceResponse => {
           if (typeof r === 'number') {
