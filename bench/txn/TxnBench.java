@@ -5,7 +5,7 @@
 // Records: 100-byte values, round-robin over the topic's 10 partitions. Each mode warms up, then
 // runs for the given seconds; the three modes run in turn, `rounds` times, so that a load change on
 // the machine hits each of them. Prints one JSON line per mode and round: records/s, and for txn the
-// commit latency percentiles (ms).
+// commit latency percentiles (ms), and the one-minute load average when the mode ended.
 // Args: bootstrap topic seconds warmupSeconds rounds
 import java.util.*;
 import org.apache.kafka.clients.producer.*;
@@ -68,7 +68,8 @@ public class TxnBench {
       producer.flush();
       double elapsed = (System.nanoTime() - measureFrom) / 1e9;
       StringBuilder out = new StringBuilder();
-      out.append("{\"mode\":\"").append(mode).append("\",\"records\":").append(measuredRecords)
+      out.append("{\"mode\":\"").append(mode).append("\",\"load\":").append(loadAverage())
+          .append(",\"records\":").append(measuredRecords)
           .append(",\"seconds\":").append(String.format(Locale.ROOT, "%.3f", elapsed))
           .append(",\"recordsPerSec\":").append(String.format(Locale.ROOT, "%.1f", measuredRecords / elapsed));
       if (!commits.isEmpty()) {
@@ -79,6 +80,15 @@ public class TxnBench {
       }
       out.append("}");
       System.out.println(out);
+    }
+  }
+
+  /** The one-minute load average (Linux /proc/loadavg), -1 where there is none. */
+  static String loadAverage() {
+    try {
+      return new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/loadavg"))).split(" ")[0];
+    } catch (Exception e) {
+      return "-1";
     }
   }
 

@@ -441,6 +441,24 @@ export class TransactionCoordinatorService {
     for (const wake of entry.waiters) wake()
   }
 
+  /**
+   * Runs `attempt` (an add to the transaction); when it answers CONCURRENT_TRANSACTIONS while the
+   * id's previous transaction is completing, waits for it (at most `maxWaitMs`) and runs `attempt`
+   * once more. EndTxn is answered before its markers are written, so a client's next add may meet
+   * them; Kafka's client then backs off 20 ms (`retry.backoff.ms` for later requests), while the
+   * markers of one node take well under a millisecond.
+   */
+  async afterCompletion(
+    transactionalId: string,
+    maxWaitMs: number,
+    attempt: () => Promise<number>,
+  ): Promise<number> {
+    const code = await attempt()
+    if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || !this.isCompleting(transactionalId)) return code
+    await this.waitForCompletion(transactionalId, maxWaitMs)
+    return attempt()
+  }
+
   /** Whether the transaction of `transactionalId` has markers or its Complete record being written. */
   isCompleting(transactionalId: string): boolean {
     return this.#completing.has(transactionalId)

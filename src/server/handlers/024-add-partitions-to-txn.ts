@@ -59,6 +59,9 @@ function byTopic(topics: readonly AddPartitionsToTxnRequestAddPartitionsToTxnTop
   return topics.map((t) => ({ topic: t.name, partitions: [...new Set(t.partitions)] }))
 }
 
+/** How long an add waits for the id's previous transaction to complete (Kafka's 100 ms window). */
+const COMPLETION_WAIT_MS = 100
+
 export const handler = defineHandler({
   apiKey: 24,
   minVersion: 0,
@@ -74,13 +77,16 @@ export const handler = defineHandler({
         return answer(uniform(topics, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
       const refused = refusals(topics, ctx, true)
       if (refused !== null) return answer(refused)
-      let code = await txns.addPartitionsToTxn({
-        transactionalId,
-        producerId: request.v3AndBelowProducerId,
-        producerEpoch: request.v3AndBelowProducerEpoch,
-        topics: byTopic(topics),
-        clientTransactionVersion: 0,
-      })
+      // The previous transaction still writing its markers: answered once it is complete.
+      let code = await txns.afterCompletion(transactionalId, COMPLETION_WAIT_MS, () =>
+        txns.addPartitionsToTxn({
+          transactionalId,
+          producerId: request.v3AndBelowProducerId,
+          producerEpoch: request.v3AndBelowProducerEpoch,
+          topics: byTopic(topics),
+          clientTransactionVersion: 0,
+        }),
+      )
       if (code === ErrorCode.PRODUCER_FENCED && ctx.apiVersion < 2) code = ErrorCode.INVALID_PRODUCER_EPOCH
       return answer(uniform(topics, code))
     }

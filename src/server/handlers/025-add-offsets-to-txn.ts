@@ -16,12 +16,17 @@ export const handler = defineHandler({
       return createAddOffsetsToTxnResponse({ errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED })
     if (!auth.authorize(ctx.principal, 'READ', 'GROUP', request.groupId))
       return createAddOffsetsToTxnResponse({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED })
-    let errorCode = await ctx.server.transactions.addOffsetsToTxn({
-      transactionalId: request.transactionalId,
-      producerId: request.producerId,
-      producerEpoch: request.producerEpoch,
-      groupId: request.groupId,
-    })
+    const txns = ctx.server.transactions
+    // The previous transaction still writing its markers: answered once it is complete (up to
+    // Kafka's 100 ms window).
+    let errorCode = await txns.afterCompletion(request.transactionalId, 100, () =>
+      txns.addOffsetsToTxn({
+        transactionalId: request.transactionalId,
+        producerId: request.producerId,
+        producerEpoch: request.producerEpoch,
+        groupId: request.groupId,
+      }),
+    )
     if (errorCode === ErrorCode.PRODUCER_FENCED && ctx.apiVersion < 2)
       errorCode = ErrorCode.INVALID_PRODUCER_EPOCH
     return createAddOffsetsToTxnResponse({ errorCode })

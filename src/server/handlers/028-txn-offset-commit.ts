@@ -65,9 +65,13 @@ async function checkTransaction(
       },
     ],
   }
+  // A TV2 add that meets the id's previous transaction still writing its markers runs again once
+  // it is complete (within 100 ms), as a transactional Produce does.
   const code =
     ctx.apiVersion >= 5 && !verifyOnly
-      ? await service.addPartitionsToTxn({ ...input, clientTransactionVersion: 2 })
+      ? await service.afterCompletion(request.transactionalId, 100, () =>
+          service.addPartitionsToTxn({ ...input, clientTransactionVersion: 2 }),
+        )
       : ((await service.verifyPartitionsInTxn(input)).topics[0]?.partitions[0]?.errorCode ??
         ErrorCode.UNKNOWN_SERVER_ERROR)
   switch (code) {

@@ -379,6 +379,37 @@ describe('TransactionCoordinatorService', () => {
     await c.service.close()
   })
 
+  it('afterCompletion: an add that met the completing transaction is answered once it is complete', async () => {
+    const c = await start()
+    const init = await openTransaction(c)
+    c.writer.script.set('t-0', [ErrorCode.NOT_LEADER_OR_FOLLOWER])
+    await endTxn(c, 0, true)
+    await settle()
+    const attempts: number[] = []
+    const add = async () => {
+      const code = await c.service.addPartitionsToTxn({
+        transactionalId: 'tx',
+        producerId: init.producerId,
+        producerEpoch: 1,
+        topics: [{ topic: 't', partitions: [2] }],
+        clientTransactionVersion: 0,
+      })
+      attempts.push(code)
+      return code
+    }
+    const answer = c.service.afterCompletion('tx', 1000, add)
+    await settle()
+    assert.deepEqual(attempts, [ErrorCode.CONCURRENT_TRANSACTIONS])
+    // The marker back-off ends, the transaction completes, the add runs again.
+    c.clock.advance(100)
+    assert.equal(await answer, ErrorCode.NONE)
+    assert.deepEqual(attempts, [ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NONE])
+    // Nothing completing: one attempt, its answer as is.
+    assert.equal(await c.service.afterCompletion('tx', 1000, add), ErrorCode.NONE)
+    assert.equal(attempts.length, 3)
+    await c.service.close()
+  })
+
   it('close wakes the requests waiting for a completion', async () => {
     const c = await start()
     await openTransaction(c)
