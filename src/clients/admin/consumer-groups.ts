@@ -5,12 +5,7 @@
  */
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
 import type { BrokerNode } from '../network/client.js'
-import type { CallOptions } from './admin.js'
 import type { TopicPartition } from './offsets.js'
-
-export interface DescribeConsumerGroupsOptions extends CallOptions {
-  readonly includeAuthorizedOperations?: boolean
-}
 
 /** Kafka's member types: a KIP-848 member, or a classic member of a consumer group (v1+). */
 export type ConsumerGroupMemberType = 'consumer' | 'classic' | 'unknown'

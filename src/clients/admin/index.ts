@@ -2,6 +2,7 @@ export { Admin, KeyedResult } from './admin.js'
 export type {
   AdminOptions,
   CallOptions,
+  DescribeConsumerGroupsOptions,
   DescribeStreamsGroupsOptions,
   GroupListing,
   ListGroupsOptions,
@@ -18,7 +19,6 @@ export type {
   ConsumerGroupDescription,
   ConsumerGroupMemberDescription,
   ConsumerGroupMemberType,
-  DescribeConsumerGroupsOptions,
 } from './consumer-groups.js'
 export { Config, ConfigResourceResult, ConfigResourceTypes } from './configs.js'
 export type {
