@@ -16,6 +16,7 @@ import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
 import { ConnectionQuotas, resolveOverrides } from './connection-quotas.js'
+import { nextCoordinatorEpoch } from './data/coordinator-epoch.js'
 import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
@@ -178,6 +179,8 @@ export async function startServer(
         offsets: (marker, partition) => coordinator.completeTransaction(partition, marker),
       }),
       transactionVersionLevel: () => transactionVersion,
+      // One above the last start's: markers of an earlier start are fenced where a newer one wrote.
+      coordinatorEpoch: nextCoordinatorEpoch(data.metadataDir),
       writeTimeoutMs: config.offsetsCommitTimeoutMs,
       logger,
     })

@@ -30,7 +30,11 @@ import {
   type TopicPartition,
 } from './offsets.js'
 import { deleteTopics, describeTopics, type TopicDescription } from './topics.js'
-import { type ConsumerGroupDescription, consumerGroupFromWire } from './consumer-groups.js'
+import {
+  type ConsumerGroupDescription,
+  consumerGroupFromWire,
+  type DescribeConsumerGroupsOptions,
+} from './consumer-groups.js'
 import { deleteRecords, describeLogDirs, type LogDirDescription, type RecordsToDelete } from './log-dirs.js'
 import {
   type StreamsGroupTopologyDescription,
@@ -124,10 +128,6 @@ export interface StreamsGroupDescription {
   readonly topologyDescription: StreamsGroupTopologyDescription | null
   readonly topologyDescriptionStatus: StreamsGroupTopologyDescriptionStatus
   readonly assignorName: string | null
-}
-
-export interface DescribeConsumerGroupsOptions extends CallOptions {
-  readonly includeAuthorizedOperations?: boolean
 }
 
 export interface DescribeStreamsGroupsOptions extends CallOptions {

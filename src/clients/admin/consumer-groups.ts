@@ -7,6 +7,11 @@ import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol
 import type { BrokerNode } from '../network/client.js'
 import type { TopicPartition } from './offsets.js'
 
+export interface DescribeConsumerGroupsOptions {
+  readonly timeoutMs?: number
+  readonly includeAuthorizedOperations?: boolean
+}
+
 /** Kafka's member types: a KIP-848 member, or a classic member of a consumer group (v1+). */
 export type ConsumerGroupMemberType = 'consumer' | 'classic' | 'unknown'
 

@@ -2,7 +2,6 @@ export { Admin, KeyedResult } from './admin.js'
 export type {
   AdminOptions,
   CallOptions,
-  DescribeConsumerGroupsOptions,
   DescribeStreamsGroupsOptions,
   GroupListing,
   ListGroupsOptions,
@@ -19,6 +18,7 @@ export type {
   ConsumerGroupDescription,
   ConsumerGroupMemberDescription,
   ConsumerGroupMemberType,
+  DescribeConsumerGroupsOptions,
 } from './consumer-groups.js'
 export { Config, ConfigResourceResult, ConfigResourceTypes } from './configs.js'
 export type {

@@ -115,6 +115,13 @@ export interface GroupCoordinatorServiceOptions {
   readonly random?: () => number
   /** Back-off constants other than Kafka's (tests only). */
   readonly topologyDescriptionBackoff?: BackoffSettings
+  /**
+   * New member ids (consumer members without one, classic members); default `crypto.randomUUID`.
+   * The deterministic simulation draws them from its seed.
+   */
+  readonly newUuid?: () => string
+  /** See CoordinatorRuntimeOptions.onShardReplayed (inspection only). */
+  readonly onShardReplayed?: (shardId: number, shard: GroupCoordinatorShard) => void
 }
 
 export interface StreamsHeartbeatRequestContext {
@@ -199,6 +206,7 @@ export class GroupCoordinatorService {
   readonly #topics: CoordinatorTopics
   readonly #log: RuntimeLogger
   readonly #clock: RuntimeClock
+  readonly #newUuid: () => string
   readonly #numShards: number
   readonly #maxMetadataSize: number
   /** The topics image every shard reads; refreshed from the catalog before streams operations. */
@@ -233,6 +241,7 @@ export class GroupCoordinatorService {
     this.#topics = options.topics
     this.#log = options.logger ?? silentLogger
     this.#clock = options.clock ?? systemClock
+    this.#newUuid = options.newUuid ?? (() => randomUUID())
     this.#numShards = options.config.offsetsTopicNumPartitions
     this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? options.config.offsetMetadataMaxBytes ?? 4096
     const assignors =
@@ -282,6 +291,7 @@ export class GroupCoordinatorService {
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,
       // Parked classic JoinGroup / SyncGroup requests are answered once their answer is stored.
       complete: (_shardId, completion, failure) => this.classicGroups.complete(completion, failure),
+      onShardReplayed: options.onShardReplayed,
     })
     this.topologyDescriptions = new TopologyDescriptionManager({
       plugin: options.topologyDescriptionPlugin ?? null,
@@ -309,12 +319,13 @@ export class GroupCoordinatorService {
     this.classicGroups = new ClassicGroupsService(
       {
         write: (name, groupId, op) =>
-          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard.classic, nowMs)),
+          // The shard routes a request for a consumer group to that group (online migration).
+          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard, nowMs)),
         errorCode: (err, operation) => this.errorCode(err, operation),
         prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
         streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
       },
-      () => randomUUID(),
+      this.#newUuid,
     )
   }
 
@@ -386,6 +397,11 @@ export class GroupCoordinatorService {
 
   scheduleReadOperation<T>(name: string, groupId: string, op: ReadOperation<Shard, T>): Promise<T> {
     return this.#runtime.scheduleReadOperation(name, this.shardFor(groupId), op)
+  }
+
+  /** A shard's replayed state, outside its queue: for inspection only (see CoordinatorRuntime.peekShard). */
+  peekShard(shardId: number): Shard | undefined {
+    return this.#runtime.peekShard(shardId)
   }
 
   /** The Kafka error code for a failed operation (the one translation point). */
@@ -586,7 +602,7 @@ export class GroupCoordinatorService {
             clientId: ctx.clientId,
             clientHost: ctx.clientHost,
             config: this.consumerGroupConfig(request.groupId),
-            newMemberId: () => randomUUID(),
+            newMemberId: this.#newUuid,
             describableTopics: ctx.describableTopics,
           },
           request,
