@@ -20,23 +20,9 @@
 //
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server from dist/ (after `npm run build`) instead of
 // the TypeScript sources (see bench/server/target.ts).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
-import { createLogger, parseConfig, type RunningServer, serverBuild, startServer } from '../server/target.js'
-import { decodeResponse, requestFrame, WireClient } from '../../test/server/wire-client.js'
-import {
-  bareServer,
-  closeServer,
-  fmt,
-  type Measured,
-  median,
-  profiled,
-  rps,
-  runLoad,
-  withSizePrefix,
-} from '../server/load.js'
+import type { WireClient } from '../../test/server/wire-client.js'
+import { runHeartbeatBench } from '../server/heartbeat-bench.js'
 
 const seconds = Number(process.argv[2] ?? 5)
 const runs = Number(process.argv[3] ?? 1)
@@ -156,164 +142,30 @@ async function joinGroup(c: WireClient, g: number): Promise<Member[]> {
   throw new Error(`group ${g} did not become stable`)
 }
 
-/** A deterministic shuffle, so consecutive heartbeats go to unrelated groups and shards. */
-function shuffled<T>(xs: T[]): T[] {
-  const out = [...xs]
-  let seed = 12345
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    const j = seed % (i + 1)
-    ;[out[i], out[j]] = [out[j], out[i]]
-  }
-  return out
-}
-
-interface Prepared {
-  readonly server: RunningServer
-  readonly dataDir: string
-  readonly frames: Buffer[]
-  readonly answer: Buffer
-  readonly joinSeconds: number
-}
-
-async function prepare(storage: 'sqlite' | 'memory'): Promise<Prepared> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'topograph-hb-bench-'))
-  const server = await startServer(
-    parseConfig({
-      listeners: 'PLAINTEXT://127.0.0.1:0',
-      'data.dir': dataDir,
-      'coordinator.storage': storage,
-      'console.listener': 'none',
+await runHeartbeatBench<Member, StreamsGroupHeartbeatResponse>(
+  {
+    name: 'heartbeat',
+    groups: GROUPS,
+    membersPerGroup: MEMBERS,
+    topic: TOPIC,
+    partitions: PARTITIONS,
+    config: {
       'group.streams.initial.rebalance.delay.ms': '0',
       'group.streams.assignment.interval.ms': '0',
       'group.streams.session.timeout.ms': '600000',
       'group.streams.max.session.timeout.ms': '600000',
-    }),
-    { logger: createLogger({ level: 'silent' }) },
-  )
-  const port = server.address.port
-  const admin = await WireClient.connect(port)
-  await admin.request(19, 7, {
-    topics: [{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, assignments: [], configs: [] }],
-    timeoutMs: 1000,
-  })
-  admin.close()
-
-  const t0 = performance.now()
-  const members: Member[] = []
-  const clients = await Promise.all(Array.from({ length: 16 }, () => WireClient.connect(port)))
-  let nextGroup = 0
-  await Promise.all(
-    clients.map(async (c) => {
-      while (nextGroup < GROUPS) members.push(...(await joinGroup(c, nextGroup++)))
-    }),
-  )
-  const joinSeconds = (performance.now() - t0) / 1000
-
-  // One steady heartbeat per member, decoded: it must change nothing.
-  const c = clients[0]
-  let answer: Buffer | undefined
-  const frames: Buffer[] = []
-  for (const m of shuffled(members)) {
-    const frame = requestFrame(88, 1, 1, steadyBody(m))
-    frames.push(frame)
-    c.write(frame)
-    const raw = (await c.nextFrame()) as Buffer
-    const { body } = decodeResponse<StreamsGroupHeartbeatResponse>(88, 1, raw)
-    if (body.errorCode !== 0 || body.memberEpoch !== m.epoch || body.activeTasks !== null) {
-      throw new Error(`steady heartbeat of ${m.memberId}: ${JSON.stringify(body)}`)
-    }
-    answer ??= withSizePrefix(raw)
-  }
-  for (const k of clients) k.close()
-  return { server, dataDir, frames, answer: answer as Buffer, joinSeconds }
-}
-
-interface Run {
-  bare: Measured
-  sqlite: Measured
-  sqliteHalf: Measured
-  memory: Measured
-  memoryHalf: Measured
-  joinSeconds: { sqlite: number; memory: number }
-  answerBytes: number
-}
-
-const closed = { seconds, warmupSeconds: 1, connections: 4, depth: 16, errorCodeAt: ERROR_CODE_AT }
-const check = (what: string, r: Measured): Measured => {
-  if (r.errors > 0)
-    throw new Error(`${what}: ${r.errors} answers with error code (first ${r.firstErrorCode})`)
-  return r
-}
-
-const all: Run[] = []
-for (let run = 0; run < runs; run++) {
-  const partial: Partial<Run> = { joinSeconds: { sqlite: 0, memory: 0 } }
-  for (const storage of ['sqlite', 'memory'] as const) {
-    const p = await prepare(storage)
-    ;(partial.joinSeconds as Run['joinSeconds'])[storage] = p.joinSeconds
-    if (storage === 'sqlite') {
-      const bare = await bareServer(p.answer)
-      partial.bare = await runLoad({ ...closed, frames: p.frames, port: bare.port })
-      partial.answerBytes = p.answer.length
-      await closeServer(bare.server)
-    }
-    const port = p.server.address.port
-    const steady = check(
-      storage,
-      await profiled(`heartbeat-${storage}-run${run + 1}`, () =>
-        runLoad({ ...closed, frames: p.frames, port }),
-      ),
-    )
-    const half = check(
-      `${storage} at half load`,
-      await runLoad({
-        ...closed,
-        frames: p.frames,
-        port,
-        rate: Math.round(rps(steady) / 2),
-        maxInFlight: 1000,
-      }),
-    )
-    partial[storage] = steady
-    partial[storage === 'sqlite' ? 'sqliteHalf' : 'memoryHalf'] = half
-    await p.server.close()
-    rmSync(p.dataDir, { recursive: true, force: true })
-  }
-  const r = partial as Run
-  all.push(r)
-  console.log(
-    `run ${run + 1}: join ${fmt(GROUPS * MEMBERS)} members ${r.joinSeconds.sqlite.toFixed(1)} s (sqlite) / ${r.joinSeconds.memory.toFixed(1)} s (memory); ` +
-      `bare ${fmt(rps(r.bare))}/s, sqlite ${fmt(rps(r.sqlite))}/s (${pct(rps(r.sqlite) / rps(r.bare))}), ` +
-      `memory ${fmt(rps(r.memory))}/s (${pct(rps(r.memory) / rps(r.bare))}); CPU µs/heartbeat bare ` +
-      `${r.bare.cpuUsPerRequest.toFixed(1)}, sqlite ${r.sqlite.cpuUsPerRequest.toFixed(1)}, memory ` +
-      `${r.memory.cpuUsPerRequest.toFixed(1)}; at half load p99 ` +
-      `sqlite ${r.sqliteHalf.p99.toFixed(2)} ms, memory ${r.memoryHalf.p99.toFixed(2)} ms`,
-  )
-}
-
-function pct(x: number): string {
-  return `${(100 * x).toFixed(0)} %`
-}
-const m = (pick: (r: Run) => number) => median(all.map(pick))
-const ms = (n: number) => n.toFixed(2)
-console.log(
-  `\n${GROUPS} groups × ${MEMBERS} members, response ${all[0].answerBytes} B, server build ${serverBuild}, medians of ${runs} run(s)`,
+    },
+    apiKey: 88,
+    apiVersion: 1,
+    join: joinGroup,
+    steadyBody,
+    checkSteady(m, body) {
+      if (body.errorCode !== 0 || body.memberEpoch !== m.epoch || body.activeTasks !== null) {
+        throw new Error(`steady heartbeat of ${m.memberId}: ${JSON.stringify(body)}`)
+      }
+    },
+    errorCodeAt: ERROR_CODE_AT,
+  },
+  seconds,
+  runs,
 )
-console.log(
-  '| Server | heartbeats/s | p50 / p99 ms (full load) | ratio to bare | CPU µs/heartbeat | CPU ratio | half load: rate/s | p50 / p99 / max ms |',
-)
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-console.log(
-  `| bare framing server | ${fmt(m((r) => rps(r.bare)))} | ${ms(m((r) => r.bare.p50))} / ${ms(m((r) => r.bare.p99))} | 100 % | ` +
-    `${m((r) => r.bare.cpuUsPerRequest).toFixed(1)} | 100 % | — | — |`,
-)
-for (const k of ['sqlite', 'memory'] as const) {
-  const h = k === 'sqlite' ? 'sqliteHalf' : 'memoryHalf'
-  console.log(
-    `| Topograph, ${k} | ${fmt(m((r) => rps(r[k])))} | ${ms(m((r) => r[k].p50))} / ${ms(m((r) => r[k].p99))} | ` +
-      `${pct(m((r) => rps(r[k]) / rps(r.bare)))} | ${m((r) => r[k].cpuUsPerRequest).toFixed(1)} | ` +
-      `${pct(m((r) => r.bare.cpuUsPerRequest / r[k].cpuUsPerRequest))} | ${fmt(m((r) => rps(r[h])))} | ` +
-      `${ms(m((r) => r[h].p50))} / ${ms(m((r) => r[h].p99))} / ${ms(m((r) => r[h].max))} |`,
-  )
-}

@@ -2,6 +2,7 @@
  * The console's HTTP JSON API (docs/console.md). The browser bundle imports these types only.
  */
 import type {
+  ConsumerGroupDescription,
   StreamsGroupDescription,
   StreamsGroupTopologyDescription,
   StreamsGroupTopologyDescriptionStatus,
@@ -122,4 +123,38 @@ export interface DescriptionDownload {
   readonly topologyEpoch: number
   readonly current: boolean
   readonly topologyDescription: StreamsGroupTopologyDescription
+}
+
+/** One row of `GET /api/consumer-groups`. The numbers are null when the group could not be described. */
+export interface ConsumerGroupSummary {
+  readonly groupId: string
+  readonly groupState: string | null
+  readonly groupEpoch: number | null
+  readonly assignorName: string | null
+  readonly memberCount: number | null
+  readonly error: ApiError | null
+}
+
+/** `GET /api/consumer-groups`: the consumer groups (KIP-848), sorted by id. */
+export interface ConsumerGroupsResponse {
+  readonly groups: readonly ConsumerGroupSummary[]
+  readonly fetchedAt: string
+}
+
+/** A partition's lag in a consumer group, with the member that owns it (null: none). */
+export interface ConsumerPartitionLag extends PartitionLag {
+  readonly memberId: string | null
+}
+
+/** `GET /api/consumer-groups/{groupId}` */
+export interface ConsumerGroupResponse {
+  readonly group: ConsumerGroupDescription
+  /**
+   * Every partition of the topics the group subscribes to, is assigned or has committed for, sorted
+   * by topic and partition; null when the offsets could not be read
+   */
+  readonly offsets: readonly ConsumerPartitionLag[] | null
+  /** why `offsets` is null */
+  readonly offsetsError: ApiError | null
+  readonly fetchedAt: string
 }

@@ -6,6 +6,10 @@
 import type { StreamsGroupDescription, StreamsGroupTopologyDescription } from '../clients/admin/index.js'
 import type {
   ApiError,
+  ConsumerGroupResponse,
+  ConsumerGroupSummary,
+  ConsumerGroupsResponse,
+  ConsumerPartitionLag,
   DescriptionDownload,
   GroupResponse,
   GroupsResponse,
@@ -223,13 +227,21 @@ export class ConsoleApi {
    * or end − log start offset when nothing is committed (kafka-streams-groups --describe --offsets).
    */
   async #groupOffsets(g: StreamsGroupDescription): Promise<PartitionLag[] | null> {
+    return this.#lags(g.groupId, groupSourceTopics(g))
+  }
+
+  /**
+   * The lag of every partition of `topics` and of the topics the group has committed for, sorted by
+   * topic and partition; null when the source reads no offsets.
+   */
+  async #lags(groupId: string, topics: readonly string[]): Promise<PartitionLag[] | null> {
     const source = this.#source
     if (source.topicOffsets === undefined || source.committedOffsets === undefined) return null
-    const committed = await source.committedOffsets(g.groupId)
-    const topics = [...new Set([...groupSourceTopics(g), ...committed.map((c) => c.topic)])].sort()
+    const committed = await source.committedOffsets(groupId)
+    const all = [...new Set([...topics, ...committed.map((c) => c.topic)])].sort()
     const byKey = new Map(committed.map((c) => [`${c.topic}-${c.partition}`, c.offset]))
     const rows: PartitionLag[] = []
-    for (const t of await source.topicOffsets(topics)) {
+    for (const t of await source.topicOffsets(all)) {
       if ('error' in t) {
         for (const c of committed.filter((x) => x.topic === t.topic))
           rows.push({
@@ -256,6 +268,85 @@ export class ConsoleApi {
       }
     }
     return rows.sort(byTopicPartition)
+  }
+
+  /** The consumer groups (KIP-848) with their state, epoch, assignor and member count. */
+  async consumerGroups(): Promise<ConsumerGroupsResponse> {
+    const source = this.#source
+    if (source.listConsumerGroups === undefined || source.describeConsumerGroups === undefined) {
+      return { groups: [], fetchedAt: this.#now().toISOString() }
+    }
+    const listings = await source.listConsumerGroups()
+    const ids = [...new Set(listings.map((g) => g.groupId))]
+    const described = await source.describeConsumerGroups(ids)
+    const groups = ids.map((groupId): ConsumerGroupSummary => {
+      const outcome = described.get(groupId)
+      if (outcome === undefined || 'error' in outcome) {
+        return {
+          groupId,
+          groupState: listings.find((g) => g.groupId === groupId)?.groupState ?? null,
+          groupEpoch: null,
+          assignorName: null,
+          memberCount: null,
+          error:
+            outcome === undefined
+              ? { errorName: 'UNKNOWN', message: `No description of group ${groupId}` }
+              : apiError(outcome.error),
+        }
+      }
+      const g = outcome.value
+      return {
+        groupId,
+        groupState: g.groupState,
+        groupEpoch: g.groupEpoch,
+        assignorName: g.assignorName,
+        memberCount: g.members.length,
+        error: null,
+      }
+    })
+    return {
+      groups: groups.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0)),
+      fetchedAt: this.#now().toISOString(),
+    }
+  }
+
+  /**
+   * One consumer group: its description, and the lag of every partition of the topics its members
+   * subscribe to (by name), are assigned, or it has committed for, with the member owning each.
+   */
+  async consumerGroup(groupId: string): Promise<ConsumerGroupResponse> {
+    const source = this.#source
+    if (source.describeConsumerGroups === undefined) {
+      throw new ConsoleApiError(501, {
+        errorName: 'NOT_SERVED',
+        message: 'This console has no consumer group view.',
+      })
+    }
+    const outcome = (await source.describeConsumerGroups([groupId])).get(groupId)
+    if (outcome === undefined) {
+      throw new ConsoleApiError(502, { errorName: 'UNKNOWN', message: `No description of group ${groupId}` })
+    }
+    if ('error' in outcome) {
+      const body = apiError(outcome.error)
+      throw new ConsoleApiError(body.errorName === 'GROUP_ID_NOT_FOUND' ? 404 : 502, body)
+    }
+    const group = outcome.value
+    const owner = new Map<string, string>()
+    const topics = new Set<string>()
+    for (const m of group.members) {
+      for (const t of m.subscribedTopicNames) topics.add(t)
+      for (const p of [...m.assignment, ...m.targetAssignment]) topics.add(p.topic)
+      for (const p of m.assignment) owner.set(`${p.topic}-${p.partition}`, m.memberId)
+    }
+    let offsets: ConsumerPartitionLag[] | null = null
+    let offsetsError: ApiError | null = null
+    try {
+      const lags = await this.#lags(groupId, [...topics])
+      offsets = lags?.map((l) => ({ ...l, memberId: owner.get(`${l.topic}-${l.partition}`) ?? null })) ?? null
+    } catch (e) {
+      offsetsError = apiError(e)
+    }
+    return { group, offsets, offsetsError, fetchedAt: this.#now().toISOString() }
   }
 
   async descriptionDownload(groupId: string): Promise<DescriptionDownload> {

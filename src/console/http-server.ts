@@ -90,6 +90,25 @@ export function createConsoleHttpServer(opts: HttpServerOptions): ReturnType<typ
       sendJson(res, 200, await api.transactions())
       return
     }
+    if (path === '/api/consumer-groups') {
+      sendJson(res, 200, await api.consumerGroups())
+      return
+    }
+    const cg = /^\/api\/consumer-groups\/([^/]+)$/.exec(path)
+    if (cg !== null) {
+      let groupId: string
+      try {
+        groupId = decodeURIComponent(cg[1]!)
+      } catch {
+        sendJson(res, 400, {
+          errorName: 'BAD_REQUEST',
+          message: 'The group id is not valid percent-encoding',
+        })
+        return
+      }
+      sendJson(res, 200, await api.consumerGroup(groupId))
+      return
+    }
     if (path === '/api/groups') {
       sendJson(res, 200, await api.groups())
       return

@@ -5,12 +5,14 @@
  */
 import {
   type Admin,
+  type ConsumerGroupDescription,
   type GroupListing,
   OffsetSpec,
   type StreamsGroupDescription,
 } from '../clients/admin/index.js'
 
 export type DescribeOutcome = { readonly value: StreamsGroupDescription } | { readonly error: Error }
+export type ConsumerDescribeOutcome = { readonly value: ConsumerGroupDescription } | { readonly error: Error }
 
 /** The log start and end offsets of one partition; null where that partition's ListOffsets failed. */
 export interface PartitionOffsets {
@@ -53,6 +55,10 @@ export interface ConsoleSource {
   listStreamsGroups(): Promise<readonly GroupListing[]>
   /** Each group described with its topology description; one outcome per requested id. */
   describeStreamsGroups(groupIds: readonly string[]): Promise<ReadonlyMap<string, DescribeOutcome>>
+  /** Every consumer group (KIP-848) of the cluster. Absent: the console shows none. */
+  listConsumerGroups?(): Promise<readonly GroupListing[]>
+  /** Each consumer group described; one outcome per requested id. */
+  describeConsumerGroups?(groupIds: readonly string[]): Promise<ReadonlyMap<string, ConsumerDescribeOutcome>>
   /**
    * The partitions of topics (every topic when `topics` is null) with their log start and end
    * offsets, one outcome per topic, sorted by name. Absent: the console shows no offsets.
@@ -91,6 +97,16 @@ export function adminConsoleSource(admin: Admin, opts: AdminSourceOptions = {}):
         .settled()
       return new Map(
         [...settled].map(([k, v]): [string, DescribeOutcome] =>
+          'value' in v ? [k, v] : [k, { error: v.error }],
+        ),
+      )
+    },
+    listConsumerGroups: () => admin.listGroups({ types: ['consumer'], timeoutMs }),
+    describeConsumerGroups: async (groupIds) => {
+      if (groupIds.length === 0) return new Map()
+      const settled = await admin.describeConsumerGroups(groupIds, { timeoutMs }).settled()
+      return new Map(
+        [...settled].map(([k, v]): [string, ConsumerDescribeOutcome] =>
           'value' in v ? [k, v] : [k, { error: v.error }],
         ),
       )

@@ -2,6 +2,8 @@
 /** The console's JSON API as the page calls it. */
 import type {
   ApiError,
+  ConsumerGroupResponse,
+  ConsumerGroupsResponse,
   GroupResponse,
   GroupsResponse,
   TopicsResponse,
@@ -47,3 +49,9 @@ export const fetchTopics = (signal?: AbortSignal): Promise<TopicsResponse> =>
 
 export const fetchTransactions = (signal?: AbortSignal): Promise<TransactionsResponse> =>
   getJson<TransactionsResponse>('api/transactions', signal)
+
+export const fetchConsumerGroups = (signal?: AbortSignal): Promise<ConsumerGroupsResponse> =>
+  getJson<ConsumerGroupsResponse>('api/consumer-groups', signal)
+
+export const fetchConsumerGroup = (groupId: string, signal?: AbortSignal): Promise<ConsumerGroupResponse> =>
+  getJson<ConsumerGroupResponse>(`api/consumer-groups/${encodeURIComponent(groupId)}`, signal)

@@ -11,6 +11,7 @@ import { formatTasks, type GroupFlag, groupFlags, taskOwnership } from '../assig
 import { layoutGraph } from '../layout.js'
 import { type GraphNode, type TopologyGraph, topologyGraph } from '../model.js'
 import { descriptionUrl } from './api-client.js'
+import { lagSection } from './lag-table.js'
 import { h, s } from './dom.js'
 import { type RenderedGraph, renderGraph, svgDocument } from './graph-svg.js'
 import { statusBadge } from './groups-view.js'
@@ -395,64 +396,7 @@ export class GroupView {
   }
 
   #renderLag(data: GroupResponse): void {
-    const offsets = data.offsets
-    if (offsets === null) {
-      this.#lag.replaceChildren(
-        h('h3', {}, 'Lag'),
-        h(
-          'p',
-          { class: 'hint' },
-          data.offsetsError === null
-            ? 'No offsets.'
-            : `Offsets unavailable: ${data.offsetsError.errorName}: ${data.offsetsError.message}`,
-        ),
-      )
-      return
-    }
-    const num = (v: number | null): string => (v === null ? '—' : String(v))
-    const total = offsets.reduce((a, o) => a + (o.lag ?? 0), 0)
-    this.#lag.replaceChildren(
-      h(
-        'h3',
-        {},
-        'Lag ',
-        h('span', { class: 'total-lag' }, 'total ', h('span', { 'data-testid': 'total-lag' }, String(total))),
-      ),
-      offsets.length === 0
-        ? h('p', { class: 'hint' }, 'The group reads no partition yet.')
-        : h(
-            'table',
-            { class: 'lag-table' },
-            h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                h('th', {}, 'Topic'),
-                h('th', { class: 'num' }, 'Partition'),
-                h('th', { class: 'num' }, 'Committed'),
-                h('th', { class: 'num' }, 'Log end'),
-                h('th', { class: 'num' }, 'Lag'),
-              ),
-            ),
-            h(
-              'tbody',
-              {},
-              ...offsets.map((o) =>
-                h(
-                  'tr',
-                  { 'data-topic': o.topic, 'data-partition': String(o.partition) },
-                  h('td', {}, o.topic),
-                  h('td', { class: 'num' }, String(o.partition)),
-                  h('td', { class: 'num', 'data-col': 'committed' }, num(o.committedOffset)),
-                  h('td', { class: 'num', 'data-col': 'log-end' }, num(o.logEndOffset)),
-                  h('td', { class: 'num', 'data-col': 'lag' }, num(o.lag)),
-                ),
-              ),
-            ),
-          ),
-    )
+    this.#lag.replaceChildren(...lagSection(data.offsets, data.offsetsError, false))
   }
 
   #downloadSvg(): void {

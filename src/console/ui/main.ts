@@ -1,11 +1,21 @@
 /// <reference lib="dom" />
 /**
- * The console page: `#/` lists the streams groups, `#/group/<id>` shows one, `#/topics` lists the
+ * The console page: `#/` lists the streams groups and the consumer groups, `#/group/<id>` shows a
+ * streams group, `#/consumer-group/<id>` a consumer group, `#/topics` lists the
  * topics with their partitions' offsets and sizes, `#/transactions` the open transactions with
  * their age. Each refreshes on its own (every 3 s;
  * `?refresh=<ms>` changes it) without reloading the page.
  */
-import { FetchError, fetchGroup, fetchGroups, fetchTopics, fetchTransactions } from './api-client.js'
+import {
+  FetchError,
+  fetchConsumerGroup,
+  fetchConsumerGroups,
+  fetchGroup,
+  fetchGroups,
+  fetchTopics,
+  fetchTransactions,
+} from './api-client.js'
+import { renderConsumerGroup, renderConsumerGroups } from './consumer-groups-view.js'
 import { h } from './dom.js'
 import { GroupView } from './group-view.js'
 import { renderGroups } from './groups-view.js'
@@ -23,14 +33,15 @@ type Route =
   | { readonly kind: 'topics' }
   | { readonly kind: 'transactions' }
   | { readonly kind: 'group'; readonly groupId: string }
+  | { readonly kind: 'consumer-group'; readonly groupId: string }
 
 function route(): Route {
   if (location.hash === '#/topics') return { kind: 'topics' }
   if (location.hash === '#/transactions') return { kind: 'transactions' }
-  const m = /^#\/group\/(.+)$/.exec(location.hash)
+  const m = /^#\/(group|consumer-group)\/(.+)$/.exec(location.hash)
   if (m !== null) {
     try {
-      return { kind: 'group', groupId: decodeURIComponent(m[1]!) }
+      return { kind: m[1] === 'group' ? 'group' : 'consumer-group', groupId: decodeURIComponent(m[2]!) }
     } catch {
       // a malformed hash shows the list
     }
@@ -55,13 +66,13 @@ function start(r: Route): () => void {
   let view: GroupView | null = null
   main.replaceChildren(h('p', { class: 'loading' }, 'Loading…'))
   document.title =
-    r.kind === 'group'
+    r.kind === 'group' || r.kind === 'consumer-group'
       ? `${r.groupId} · Topograph`
       : r.kind === 'topics'
         ? 'Topics · Topograph'
         : r.kind === 'transactions'
           ? 'Transactions · Topograph'
-          : 'Streams groups · Topograph'
+          : 'Groups · Topograph'
   const current = r.kind === 'topics' || r.kind === 'transactions' ? r.kind : 'groups'
   document.querySelectorAll<HTMLElement>('nav.views a').forEach((a) => {
     a.classList.toggle('current', a.dataset.view === current)
@@ -70,11 +81,31 @@ function start(r: Route): () => void {
   const tick = async (): Promise<void> => {
     try {
       if (r.kind === 'groups') {
-        const data = await fetchGroups(abort.signal)
-        const container = h('div', { class: 'groups-view' }, h('h2', {}, 'Streams groups'), h('div', {}))
+        const [data, consumer] = await Promise.all([
+          fetchGroups(abort.signal),
+          fetchConsumerGroups(abort.signal),
+        ])
+        const container = h(
+          'div',
+          { class: 'groups-view' },
+          h('h2', {}, 'Streams groups'),
+          h('div', { class: 'streams-groups' }),
+          h('h2', {}, 'Consumer groups'),
+          h('div', { class: 'consumer-groups-list' }),
+        )
         if (main.firstElementChild?.classList.contains('groups-view') !== true)
           main.replaceChildren(container)
-        renderGroups(main.querySelector<HTMLElement>('.groups-view > div')!, data)
+        renderGroups(main.querySelector<HTMLElement>('.groups-view > .streams-groups')!, data)
+        renderConsumerGroups(
+          main.querySelector<HTMLElement>('.groups-view > .consumer-groups-list')!,
+          consumer,
+        )
+        showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
+      } else if (r.kind === 'consumer-group') {
+        const data = await fetchConsumerGroup(r.groupId, abort.signal)
+        if (main.firstElementChild?.classList.contains('consumer-group-view') !== true)
+          main.replaceChildren(h('div', { class: 'consumer-group-view' }))
+        renderConsumerGroup(main.querySelector<HTMLElement>('.consumer-group-view')!, data)
         showStatus(`Updated ${new Date(data.fetchedAt).toLocaleTimeString()}`, false)
       } else if (r.kind === 'topics') {
         const data = await fetchTopics(abort.signal)
@@ -106,7 +137,13 @@ function start(r: Route): () => void {
       }
     } catch (e) {
       if (abort.signal.aborted) return
-      if (r.kind === 'group' && view === null && e instanceof FetchError && e.status === 404) {
+      const shown = r.kind === 'group' ? view !== null : main.querySelector('.consumer-group-view') !== null
+      if (
+        (r.kind === 'group' || r.kind === 'consumer-group') &&
+        !shown &&
+        e instanceof FetchError &&
+        e.status === 404
+      ) {
         main.replaceChildren(
           h('p', { class: 'empty' }, h('a', { href: '#/' }, '← Groups'), ` ${describeFailure(e)}`),
         )

@@ -553,11 +553,15 @@ export class GroupCoordinatorService {
 
   // ---- ConsumerGroupHeartbeat (68) / ConsumerGroupDescribe (69) ----
 
-  /** KIP-848 ConsumerGroupHeartbeat: one write on the group's shard. */
-  async consumerGroupHeartbeat(
+  /**
+   * KIP-848 ConsumerGroupHeartbeat: one write on the group's shard. A heartbeat that writes nothing
+   * (the steady case) and finds its shard's queue idle is answered in the caller's turn, without a
+   * promise, as the streams heartbeat is (CoordinatorRuntime.writeOperationNowOrLater).
+   */
+  consumerGroupHeartbeat(
     ctx: StreamsHeartbeatRequestContext,
     request: ConsumerGroupHeartbeatRequest,
-  ): Promise<ConsumerGroupHeartbeatResponse> {
+  ): ConsumerGroupHeartbeatResponse | Promise<ConsumerGroupHeartbeatResponse> {
     if (!this.isConsumerEnabled) {
       return createConsumerGroupHeartbeatResponse({
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
@@ -566,37 +570,20 @@ export class GroupCoordinatorService {
         memberId: null,
       })
     }
+    // Catalog changes reach every shard (in its queue) before the heartbeat runs.
     const changed = this.#catalogNotifies ? NOTHING_CHANGED : this.#image.refresh()
-    if (changed.length > 0) await this.#notifyShards(changed)
-    try {
-      let epochBumps = 0
-      const response = await this.#write(
-        CONSUMER_HEARTBEAT,
-        this.shardFor(request.groupId),
-        (shard, nowMs) => {
-          const result = shard.consumerGroupHeartbeat(
-            {
-              nowMs,
-              requestApiVersion: ctx.apiVersion,
-              clientId: ctx.clientId,
-              clientHost: ctx.clientHost,
-              config: this.consumerGroupConfig(request.groupId),
-              newMemberId: this.#newUuid,
-              describableTopics: ctx.describableTopics,
-            },
-            request,
-          )
-          epochBumps = countGroupEpochBumps(result.records)
-          return result
-        },
-      )
-      // Kafka's ConsumerGroupRebalances sensor: each group epoch bump of a heartbeat, once the
-      // records are durable; a leave's bump (epoch -1 / -2) is not a rebalance in Kafka's count.
-      if (epochBumps > 0 && request.memberEpoch >= 0) {
-        this.#consumerSensors.record('consumer-group-rebalance', epochBumps)
-      }
-      return response
-    } catch (e) {
+    if (changed.length > 0) {
+      return this.#notifyShards(changed).then(() => this.#consumerGroupHeartbeat(ctx, request))
+    }
+    return this.#consumerGroupHeartbeat(ctx, request)
+  }
+
+  #consumerGroupHeartbeat(
+    ctx: StreamsHeartbeatRequestContext,
+    request: ConsumerGroupHeartbeatRequest,
+  ): ConsumerGroupHeartbeatResponse | Promise<ConsumerGroupHeartbeatResponse> {
+    let epochBumps = 0
+    const failed = (e: unknown): ConsumerGroupHeartbeatResponse => {
       const errorCode = this.errorCode(e, CONSUMER_HEARTBEAT)
       return createConsumerGroupHeartbeatResponse({
         errorCode,
@@ -604,6 +591,38 @@ export class GroupCoordinatorService {
         memberId: null,
       })
     }
+    const outcome = this.#runtime.writeOperationNowOrLater(
+      CONSUMER_HEARTBEAT,
+      this.shardFor(request.groupId),
+      (shard, nowMs) => {
+        const result = shard.consumerGroupHeartbeat(
+          {
+            nowMs,
+            requestApiVersion: ctx.apiVersion,
+            clientId: ctx.clientId,
+            clientHost: ctx.clientHost,
+            config: this.consumerGroupConfig(request.groupId),
+            newMemberId: this.#newUuid,
+            describableTopics: ctx.describableTopics,
+          },
+          request,
+        )
+        epochBumps = result.records.length === 0 ? 0 : countGroupEpochBumps(result.records)
+        return result
+      },
+    )
+    if (outcome instanceof Promise) {
+      return outcome.then((response) => {
+        // Kafka's ConsumerGroupRebalances sensor: each group epoch bump of a heartbeat, once the
+        // records are durable; a leave's bump (epoch -1 / -2) is not a rebalance in Kafka's count.
+        if (epochBumps > 0 && request.memberEpoch >= 0) {
+          this.#consumerSensors.record('consumer-group-rebalance', epochBumps)
+        }
+        return response
+      }, failed)
+    }
+    // Answered at once: nothing was written, so there is no rebalance to count.
+    return outcome
   }
 
   /** A group's consumer settings: the broker's, with the group's own configs where it sets them. */

@@ -15,7 +15,7 @@ export const handler = defineHandler({
   apiKey: 68,
   minVersion: 0,
   maxVersion: 1,
-  async handle(request, ctx) {
+  handle(request, ctx) {
     const coordinator = coordinatorFrom(ctx.server.coordinator)
     const heartbeatCtx = {
       apiVersion: ctx.apiVersion,

@@ -1,10 +1,12 @@
 /*
  * One member of a consumer group, for the group-protocol interop tests: Kafka's KafkaConsumer with
- * group.protocol from the arguments (consumer: KIP-848; classic), subscribed to one topic, reading
- * from the earliest offset and committing synchronously after every poll that returned records.
+ * group.protocol from the arguments (consumer: KIP-848; classic), subscribed to one topic (or, with
+ * TOPIC `regex:<pattern>`, to the broker-side pattern of KIP-848, SubscriptionPattern), reading from
+ * the earliest offset and committing synchronously after every poll that returned records.
  *
  * stdout, one line each:
- *   assigned <p>,<p>,...     the rebalance listener's assignment (after revocations)
+ *   assigned <p>,<p>,...     the rebalance listener's assignment (after revocations); with a
+ *                            pattern each entry is <topic>-<p>
  *   revoked <p>,<p>,...
  *   record <partition> <offset> <value>
  *   committed                after a commit following records
@@ -28,6 +30,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -37,7 +40,12 @@ public final class GroupConsumer {
         System.out.flush();
     }
 
+    private static boolean withTopics;
+
     private static String partitions(Collection<TopicPartition> tps) {
+        if (withTopics) {
+            return tps.stream().map(TopicPartition::toString).sorted().collect(Collectors.joining(","));
+        }
         return tps.stream().map(TopicPartition::partition).sorted().map(String::valueOf)
             .collect(Collectors.joining(","));
     }
@@ -71,7 +79,7 @@ public final class GroupConsumer {
         stdin.start();
         try (KafkaConsumer<String, String> consumer =
                  new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(args[2]), new ConsumerRebalanceListener() {
+            ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
                     out("revoked " + partitions(revoked));
@@ -81,7 +89,13 @@ public final class GroupConsumer {
                 public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
                     out("assigned " + partitions(consumer.assignment()));
                 }
-            });
+            };
+            withTopics = args[2].startsWith("regex:");
+            if (withTopics) {
+                consumer.subscribe(new SubscriptionPattern(args[2].substring("regex:".length())), listener);
+            } else {
+                consumer.subscribe(List.of(args[2]), listener);
+            }
             while (!closing.get()) {
                 ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
                 for (ConsumerRecord<String, String> r : records) {
