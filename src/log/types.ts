@@ -267,6 +267,11 @@ export interface PartitionLog {
   /** Active producers (DescribeProducers). */
   producerStates(): ProducerStateInfo[]
   /**
+   * Whether the producer has a transaction open here at this epoch (Kafka's
+   * `UnifiedLog.hasOngoingTransaction`): its later batches need no verification by the coordinator.
+   */
+  hasOngoingTransaction(producerId: number, producerEpoch: number): boolean
+  /**
    * Calls `listener` on every append, truncation, log-start-offset move, offline transition or
    * deletion, synchronously after the change is visible to reads. Returns the unsubscribe function.
    */
