@@ -1067,6 +1067,8 @@ export class FileLogStorage implements LogStorage {
   readonly #placement = new Map<string, number>()
   #cleanShutdown = true
   #recoveryDirty = false
+  /** The recovery-point checkpoint writes, in call order (see checkpoint). */
+  #checkpoints: Promise<void> = Promise.resolve()
 
   constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
     if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
@@ -1173,15 +1175,29 @@ export class FileLogStorage implements LogStorage {
 
   /** Writes the recovery-point checkpoints (log.flush.offset.checkpoint.interval.ms, and at close). */
   async checkpoint(): Promise<void> {
-    if (!this.#recoveryDirty) return
+    if (!this.#recoveryDirty) return this.#checkpoints
     this.#recoveryDirty = false
-    for (let i = 0; i < this.#dirs.length; i++) {
-      writeFileAtomic(
-        this.#fs,
-        join(this.#dirs[i], RECOVERY_POINT_FILE),
-        formatCheckpoint(this.#recoveryPoints[i]),
+    // The contents as of now, written after any earlier checkpoint (in call order), the fsyncs off
+    // the event loop (a timer writes them every log.flush.offset.checkpoint.interval.ms).
+    const texts = this.#recoveryPoints.map((points) => formatCheckpoint(points))
+    const write = this.#checkpoints
+      .catch(() => {})
+      .then(() =>
+        Promise.all(
+          texts.map((text, i) =>
+            writeFileAtomicLater(this.#fs, join(this.#dirs[i], RECOVERY_POINT_FILE), text),
+          ),
+        ),
       )
-    }
+      .then(
+        () => {},
+        (e: unknown) => {
+          this.#recoveryDirty = true
+          throw e
+        },
+      )
+    this.#checkpoints = write
+    return write
   }
 
   /** Cleaner offset checkpoints (where each compacted log's clean part ends). */

@@ -200,6 +200,43 @@ describe('acks', () => {
     }
   })
 
+  it('requests sent in one write (one socket chunk): each batch appended whole at its own offset', async () => {
+    // The log rewrites each batch in place in the request's frame; the frames lie side by side in
+    // the chunk the server read, a bad one among them.
+    const own = await WireClient.connect(ts.port)
+    try {
+      const start = (await listOffset(c, 'rt', 1, -1)).offset
+      const batches = [makeBatch(recs(2, 'a')), makeBatch(recs(3, 'b')), makeBatch(recs(1, 'c'))]
+      const bad = makeBatch(recs(1, 'x'))
+      bad[bad.length - 1] ^= 1 // CRC
+      const frames = [batches[0], bad, batches[1], batches[2]].map((b, i) =>
+        requestFrame(0, 9, 100 + i, produceRequest([{ topic: 'rt', partition: 1, records: b }], 1)),
+      )
+      own.write(Buffer.concat(frames))
+      const codes: number[] = []
+      for (let i = 0; i < frames.length; i++) {
+        const f = (await own.nextFrame())!
+        // ProduceResponse v9: correlation id, header tags, topics, name "rt", partitions, index.
+        codes.push(f.readInt16BE(4 + 1 + 1 + 1 + 2 + 1 + 4))
+      }
+      assert.deepEqual(codes, [0, ErrorCode.CORRUPT_MESSAGE, 0, 0])
+      const [part] = (await fetch(c, [{ topic: 'rt', partition: 1, offset: Number(start) }])).partitions
+      assert.deepEqual(
+        readRecords(part.records).map((r) => [r.offset - Number(start), r.value]),
+        [
+          [0, 'av0'],
+          [1, 'av1'],
+          [2, 'bv0'],
+          [3, 'bv1'],
+          [4, 'bv2'],
+          [5, 'cv0'],
+        ],
+      )
+    } finally {
+      own.close()
+    }
+  })
+
   it('acks outside -1, 0, 1: INVALID_REQUIRED_ACKS and nothing appended', async () => {
     const [a] = await produce(c, [{ topic: 'acks', partition: 0, records: makeBatch(recs(1)) }], { acks: 2 })
     assert.equal(a.errorCode, ErrorCode.INVALID_REQUIRED_ACKS)

@@ -49,17 +49,23 @@ test('file: a full offset index (segment.index.bytes) rolls the segment', async 
   }
 })
 
+/** node:fs, counting the fsyncs made on the event loop (fsyncSync). */
+function countingFsyncs(): { layer: FileLayer; syncFsyncs: () => number } {
+  let n = 0
+  const layer: FileLayer = {
+    ...NODE_FILE_LAYER,
+    fsyncSync(fd) {
+      n++
+      NODE_FILE_LAYER.fsyncSync(fd)
+    },
+  }
+  return { layer, syncFsyncs: () => n }
+}
+
 test('file: a roll makes no fsync in the append; the flush writes the rolled index files and snapshot', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-roll-'))
   try {
-    let syncFsyncs = 0
-    const layer: FileLayer = {
-      ...NODE_FILE_LAYER,
-      fsyncSync(fd) {
-        syncFsyncs++
-        NODE_FILE_LAYER.fsyncSync(fd)
-      },
-    }
+    const { layer, syncFsyncs } = countingFsyncs()
     const open = async (logDir: string, fs: FileLayer = NODE_FILE_LAYER) => {
       const m = createLogManager(
         {
@@ -92,13 +98,13 @@ test('file: a roll makes no fsync in the append; the flush writes the rolled ind
       ).errorCode,
       0,
     )
-    const before = syncFsyncs
+    const before = syncFsyncs()
     // This append does not fit in 200 bytes: the segment rolls, in the append's turn.
     const rolled = appended(
       p.append(batchOf(records(2, 'c'), { timestamp: now + 2, ...producer, baseSequence: 4 }), { now }),
     )
     assert.equal(rolled.baseOffset, 4)
-    assert.equal(syncFsyncs, before, 'no fsync on the event loop')
+    assert.equal(syncFsyncs(), before, 'no fsync on the event loop')
     const files = () => readdirSync(join(dir, 't-0')).sort()
     assert.ok(!files().includes('00000000000000000000.index'), 'the rolled index is written by the flush')
     // A crash now (a copy of the directory as it is): the rolled segment has no index files and
@@ -111,9 +117,9 @@ test('file: a roll makes no fsync in the append; the flush writes the rolled ind
     assert.ok(files().includes('00000000000000000000.index'))
     assert.ok(files().includes('00000000000000000000.timeindex'))
     assert.equal(readFileSync(join(dir, 't-0', '00000000000000000000.index')).byteLength, 16, 'two entries')
-    assert.ok(!files().some((f) => f.endsWith('.tmp')))
     await m.close()
     assert.ok(files().includes('00000000000000000004.snapshot'))
+    assert.ok(!files().some((f) => f.endsWith('.tmp')), 'no temporary file left')
 
     for (const d of [dir, crashed]) {
       const again = await open(d)
@@ -138,6 +144,37 @@ test('file: a roll makes no fsync in the append; the flush writes the rolled ind
       await again.close()
     }
     rmSync(crashed, { recursive: true, force: true })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: the recovery-point checkpoint is written in call order with its fsync off the event loop', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ckpt-'))
+  try {
+    const { layer, syncFsyncs } = countingFsyncs()
+    const storage = new FileLogStorage([dir], { fs: layer })
+    const m = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir] },
+      { storage, noBackgroundJobs: true },
+    )
+    await m.open()
+    await m.createPartitions('t', 'id', 0, 1)
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const now = Date.now()
+    const before = syncFsyncs()
+    const text = () => readFileSync(join(dir, 'recovery-point-offset-checkpoint'), 'utf8')
+    p.append(batchOf(records(2), { timestamp: now }), { now })
+    await p.flush()
+    const first = storage.checkpoint()
+    p.append(batchOf(records(3), { timestamp: now }), { now })
+    await p.flush()
+    const second = storage.checkpoint()
+    await Promise.all([first, second])
+    assert.equal(syncFsyncs(), before, 'no fsync on the event loop')
+    assert.match(text(), /^0\n1\nt 0 5\n$/, 'the later checkpoint is the one that stays')
+    assert.ok(!readdirSync(dir).some((f) => f.endsWith('.tmp')))
+    await m.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
