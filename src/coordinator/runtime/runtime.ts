@@ -43,6 +43,11 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R,
    * shard's queue, in the order of the operation's list. Default: completions are dropped.
    */
   readonly complete?: (shardId: number, completion: C, failure: unknown) => void
+  /**
+   * Told when a shard starts reloading from its log after a failed batch (its memory and timers
+   * are discarded): requests parked on the discarded state must be answered now.
+   */
+  readonly onReload?: (shardId: number) => void
 }
 
 type ShardState = 'unloaded' | 'loading' | 'active' | 'failed' | 'closed'
@@ -181,6 +186,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   readonly #closeStore: boolean
   readonly #writeTimeoutMs: number | undefined
   readonly #complete: ((shardId: number, completion: C, failure: unknown) => void) | undefined
+  readonly #onReload: ((shardId: number) => void) | undefined
   /** Writes waiting for their answer under the default timeout, oldest first; settled ones are skipped. */
   readonly #pendingWrites: PendingWrite[] = []
   #pendingHead = 0
@@ -235,6 +241,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     }
     this.#writeTimeoutMs = writeTimeoutMs
     this.#complete = options.complete
+    this.#onReload = options.onReload
     for (let id = 0; id < numShards; id++) {
       const ctx: ShardContext<S, R, C> = {
         id,
@@ -821,6 +828,11 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
    * queued run on the reloaded shard. A log that cannot be loaded fails the shard.
    */
   async #reload(ctx: ShardContext<S, R, C>): Promise<void> {
+    try {
+      this.#onReload?.(ctx.id)
+    } catch (err) {
+      this.#log.error({ shard: ctx.id, err }, 'The reload hook failed')
+    }
     try {
       const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
       const records = await this.#store.load(ctx.id)

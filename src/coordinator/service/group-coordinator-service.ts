@@ -241,6 +241,8 @@ export class GroupCoordinatorService {
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,
       // Parked classic JoinGroup / SyncGroup requests are answered once their answer is stored.
       complete: (_shardId, completion, failure) => this.classicGroups.complete(completion, failure),
+      onReload: (shardId) =>
+        this.classicGroups.shardReloaded((groupId) => this.shardFor(groupId) === shardId),
     })
     this.topologyDescriptions = new TopologyDescriptionManager({
       plugin: options.topologyDescriptionPlugin ?? null,
