@@ -46,9 +46,22 @@ export type PluginOutcome<T> = { readonly ok: true; readonly value: T } | Plugin
 /** setTimeout fires at once for larger delays, so a longer deadline cannot be honoured. */
 const MAX_TIMER_MS = 2_147_483_647
 
+/** Where the deadline's timer is armed (default: Node's timers); the simulation passes its clock. */
+export interface GuardTimers {
+  setTimer(callback: () => void, delayMs: number): unknown
+  clearTimer(handle: unknown): void
+}
+
+const nodeTimers: GuardTimers = {
+  setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+}
+
 export interface GuardOptions {
   /** Deadline per call in milliseconds; unset means none (Kafka's behaviour). A positive integer. */
   readonly timeoutMs?: number | undefined
+  /** The deadline's timers (default: Node's). */
+  readonly timers?: GuardTimers
 }
 
 export interface GuardedTopologyDescriptionPlugin {
@@ -115,11 +128,17 @@ export function rejectionOutcome(reason: unknown): PluginFailure {
 class Guard implements GuardedTopologyDescriptionPlugin {
   readonly plugin: StreamsGroupTopologyDescriptionPlugin
   readonly #timeoutMs: number | undefined
+  readonly #timers: GuardTimers
   #closing: Promise<PluginOutcome<void>> | null = null
 
-  constructor(plugin: StreamsGroupTopologyDescriptionPlugin, timeoutMs: number | undefined) {
+  constructor(
+    plugin: StreamsGroupTopologyDescriptionPlugin,
+    timeoutMs: number | undefined,
+    timers: GuardTimers,
+  ) {
     this.plugin = plugin
     this.#timeoutMs = timeoutMs
+    this.#timers = timers
   }
 
   async #call<T>(method: string, invoke: () => unknown): Promise<PluginOutcome<T>> {
@@ -136,9 +155,9 @@ class Guard implements GuardedTopologyDescriptionPlugin {
     )
     const ms = this.#timeoutMs
     if (ms === undefined) return settled
-    let timer: NodeJS.Timeout | undefined
+    let timer: unknown
     const deadline = new Promise<PluginOutcome<T>>((resolve) => {
-      timer = setTimeout(
+      timer = this.#timers.setTimer(
         () =>
           resolve(
             failure(
@@ -155,7 +174,7 @@ class Guard implements GuardedTopologyDescriptionPlugin {
     try {
       return await Promise.race([settled, deadline])
     } finally {
-      clearTimeout(timer)
+      this.#timers.clearTimer(timer)
     }
   }
 
@@ -231,12 +250,12 @@ export function guardPlugin(
   plugin: StreamsGroupTopologyDescriptionPlugin,
   options: GuardOptions = {},
 ): GuardedTopologyDescriptionPlugin {
-  const { timeoutMs } = options
+  const { timeoutMs, timers = nodeTimers } = options
   if (
     timeoutMs !== undefined &&
     !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)
   ) {
     throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS}, got ${String(timeoutMs)}`)
   }
-  return new Guard(plugin, timeoutMs)
+  return new Guard(plugin, timeoutMs, timers)
 }

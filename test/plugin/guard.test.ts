@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { ManualClock } from '../../src/coordinator/runtime/clock.js'
 import { guardPlugin, type PluginOutcome } from '../../src/plugin/guard.js'
 import {
   type StreamsGroupTopologyDescription,
@@ -186,6 +187,34 @@ describe('guardPlugin', () => {
     // Rejecting after the deadline must not surface as an unhandled rejection (the test would fail).
     rejectLate(new Error('late'))
     await new Promise((r) => setTimeout(r, 10))
+  })
+
+  test('the deadline runs on the timers it is given (a manual clock): it fires when they say', async () => {
+    const clock = new ManualClock(0)
+    const g = guardPlugin(
+      pluginThat(() => new Promise(() => {})),
+      { timeoutMs: 5000, timers: clock },
+    )
+    let outcome = undefined as PluginOutcome<void> | undefined
+    void g.deleteTopology('g').then((o) => {
+      outcome = o
+    })
+    await new Promise((r) => setImmediate(r))
+    assert.equal(clock.pendingTimers, 1)
+    clock.advance(4999)
+    await new Promise((r) => setImmediate(r))
+    assert.equal(outcome, undefined, 'not before the deadline')
+    clock.advance(1)
+    await new Promise((r) => setImmediate(r))
+    const fired = outcome as PluginOutcome<void> | undefined
+    assert.ok(fired !== undefined && !fired.ok && fired.origin === 'timeout')
+    // A call that settles in time clears its timer on the same clock.
+    const quick = guardPlugin(
+      pluginThat(() => Promise.resolve(d)),
+      { timeoutMs: 5000, timers: clock },
+    )
+    assert.deepEqual(await quick.getTopology('g', 1), { ok: true, value: d })
+    assert.equal(clock.pendingTimers, 0)
   })
 
   test('a call that settles before its deadline is not affected by it and leaves no timer behind', async () => {

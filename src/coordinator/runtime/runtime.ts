@@ -48,6 +48,11 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R,
    * are discarded): requests parked on the discarded state must be answered now.
    */
   readonly onReload?: (shardId: number) => void
+  /**
+   * Called once a shard has replayed its log, before its on-loaded operation or any other runs:
+   * the state loading rebuilt, for inspection only (the simulation's replay-equivalence check).
+   */
+  readonly onShardReplayed?: (shardId: number, shard: S) => void
 }
 
 type ShardState = 'unloaded' | 'loading' | 'active' | 'failed' | 'closed'
@@ -187,6 +192,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   readonly #writeTimeoutMs: number | undefined
   readonly #complete: ((shardId: number, completion: C, failure: unknown) => void) | undefined
   readonly #onReload: ((shardId: number) => void) | undefined
+  readonly #onShardReplayed: ((shardId: number, shard: S) => void) | undefined
   /** Writes waiting for their answer under the default timeout, oldest first; settled ones are skipped. */
   readonly #pendingWrites: PendingWrite[] = []
   #pendingHead = 0
@@ -242,6 +248,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     this.#writeTimeoutMs = writeTimeoutMs
     this.#complete = options.complete
     this.#onReload = options.onReload
+    this.#onShardReplayed = options.onShardReplayed
     for (let id = 0; id < numShards; id++) {
       const ctx: ShardContext<S, R, C> = {
         id,
@@ -262,6 +269,15 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
 
   get numShards(): number {
     return this.#numShards
+  }
+
+  /**
+   * The shard's in-memory state as replayed so far, read outside its queue: for inspection only
+   * (the deterministic simulation's invariants, diagnostics), never to change it. Undefined before
+   * the shard is built.
+   */
+  peekShard(shardId: number): S | undefined {
+    return this.#context(shardId).shard
   }
 
   /** Whether the shard has loaded and serves operations. */
@@ -453,6 +469,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       if (this.#closing !== undefined) return
       ctx.shard = shard
       ctx.state = 'active'
+      this.#onShardReplayed?.(ctx.id, shard)
       this.#log.info(
         { shard: ctx.id, records: records.length, skipped, elapsedMs: this.#clock.now() - started },
         'Finished loading of coordinator shard',
@@ -840,6 +857,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         const record = this.#serde.deserialize(records[i])
         if (record !== undefined) shard.replay(record)
       }
+      this.#onShardReplayed?.(ctx.id, shard)
       // Timers armed while it loaded (a failed timer operation's retry) belong to the old shard.
       this.#clearTimers(ctx)
       ctx.shard = shard

@@ -1218,3 +1218,35 @@ test('batching: a replay that throws before the batch is written stops the shard
   assert.equal(s.runtime.isActive(0), false)
   await s.runtime.close()
 })
+
+test('onShardReplayed sees each shard as loading rebuilt it, before on-loaded; peekShard reads it', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const first = await loaded(store, 2, { closeStore: false })
+  await first.runtime.scheduleWriteOperation('w', 1, incr('k', 5))
+  assert.equal(first.runtime.peekShard(1)?.map.get('k'), 5)
+  await first.runtime.close()
+  const seen: [number, number | undefined, number | undefined][] = []
+  const clock = new ManualClock(1_000_000)
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord>({
+    store,
+    numShards: 2,
+    serde: kvSerde,
+    clock,
+    closeStore: false,
+    newShard: (id, timer) => new KvShard(id, timer),
+    onShardReplayed: (id, shard) => seen.push([id, shard.map.get('k'), shard.loadedAt]),
+  })
+  assert.equal(runtime.peekShard(0), undefined, 'nothing before loading')
+  await runtime.load()
+  assert.deepEqual(
+    seen.sort((a, b) => a[0] - b[0]),
+    [
+      [0, undefined, undefined],
+      [1, 5, undefined],
+    ],
+    'replayed, on-loaded not yet run',
+  )
+  assert.equal(runtime.peekShard(1)?.loadedAt, 1_000_000)
+  await runtime.close()
+})
