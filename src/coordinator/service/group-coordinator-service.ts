@@ -406,6 +406,11 @@ export class GroupCoordinatorService {
     return this.#runtime.peekShard(shardId)
   }
 
+  /** Whether a shard's replayed state is ahead of its log (CoordinatorRuntime.hasUnwrittenRecords). */
+  hasUnwrittenRecords(shardId: number): boolean {
+    return this.#runtime.hasUnwrittenRecords(shardId)
+  }
+
   /** The Kafka error code for a failed operation (the one translation point). */
   errorCode(err: unknown, operation: string): number {
     return toKafkaErrorCode(err, operation, this.#log)

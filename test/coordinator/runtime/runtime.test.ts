@@ -1112,8 +1112,11 @@ test('batching: writes queued while a write is in flight go together in the next
   assert.equal(await first, 1)
   await secondStarted
   assert.deepEqual(events, [], 'the batch is not answered while its write is in flight')
+  assert.equal(s.runtime.hasUnwrittenRecords(0), true, 'memory is ahead of the log')
+  assert.equal(s.runtime.hasUnwrittenRecords(1), false)
   store.release()
   assert.deepEqual(await Promise.all(next), [2, 3, 4])
+  assert.equal(s.runtime.hasUnwrittenRecords(0), false)
   assert.deepEqual(events, ['w1=2', 'w2=3', 'w3=4'], 'answered in queue order')
   assert.deepEqual(
     store.calls.filter((c) => !c.startsWith('load')),
