@@ -44,6 +44,11 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R,
    */
   readonly complete?: (shardId: number, completion: C, failure: unknown) => void
   /**
+   * Told when a shard starts reloading from its log after a failed batch (its memory and timers
+   * are discarded): requests parked on the discarded state must be answered now.
+   */
+  readonly onReload?: (shardId: number) => void
+  /**
    * Called once a shard has replayed its log, before its on-loaded operation or any other runs:
    * the state loading rebuilt, for inspection only (the simulation's replay-equivalence check).
    */
@@ -82,6 +87,8 @@ interface ShardContext<S, R, C> {
   queued: number
   /** Called once the queue is idle (close waits for it). */
   idle: (() => void)[]
+  /** Memory holds records of a batch that are not durable yet (replayed before its write). */
+  unwritten: boolean
   readonly timers: Map<string, TimerEntry>
   /** The shard's ShardTimer, built once. */
   timer: ShardTimer<R, C> | undefined
@@ -186,6 +193,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   readonly #closeStore: boolean
   readonly #writeTimeoutMs: number | undefined
   readonly #complete: ((shardId: number, completion: C, failure: unknown) => void) | undefined
+  readonly #onReload: ((shardId: number) => void) | undefined
   readonly #onShardReplayed: ((shardId: number, shard: S) => void) | undefined
   /** Writes waiting for their answer under the default timeout, oldest first; settled ones are skipped. */
   readonly #pendingWrites: PendingWrite[] = []
@@ -241,6 +249,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     }
     this.#writeTimeoutMs = writeTimeoutMs
     this.#complete = options.complete
+    this.#onReload = options.onReload
     this.#onShardReplayed = options.onShardReplayed
     for (let id = 0; id < numShards; id++) {
       const ctx: ShardContext<S, R, C> = {
@@ -252,6 +261,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         busy: false,
         queued: 0,
         idle: [],
+        unwritten: false,
         timers: new Map(),
         timer: undefined,
         failure: undefined,
@@ -267,10 +277,19 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   /**
    * The shard's in-memory state as replayed so far, read outside its queue: for inspection only
    * (the deterministic simulation's invariants, diagnostics), never to change it. Undefined before
-   * the shard is built.
+   * the shard is built. While {@link hasUnwrittenRecords} is true it is ahead of the log.
    */
   peekShard(shardId: number): S | undefined {
     return this.#context(shardId).shard
+  }
+
+  /**
+   * Whether the shard's memory holds records that are not durable yet: a batch of writes is in
+   * flight whose earlier writes were replayed before the write (see `#runBatch`). None of them is
+   * answered before it is durable; a restart now would load the log without them.
+   */
+  hasUnwrittenRecords(shardId: number): boolean {
+    return this.#context(shardId).unwritten
   }
 
   /** Whether the shard has loaded and serves operations. */
@@ -607,7 +626,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         this.#ready.push(ctx)
         if (!this.#flushScheduled) {
           this.#flushScheduled = true
-          setImmediate(this.#flush)
+          queueMicrotask(this.#flush)
         }
         return
       }
@@ -639,9 +658,10 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
 
   /**
    * Runs the writes at the head of every ready shard's queue, one batch per shard, and starts the
-   * store write. It runs from `setImmediate`, after the event loop's I/O callbacks: every request
-   * read in this turn of the loop has queued its operation by then, so the operations of one shard
-   * from many connections share one store write, and the batches of many shards one group commit.
+   * store write. It runs in a microtask after the turn that queued the writes: every operation
+   * queued in that turn (the pipelined requests of one connection that the server dispatched
+   * together, the timers that fell due together) shares one store write, and the batches of the
+   * shards that became ready in it one group commit.
    */
   readonly #flush = (): void => {
     this.#flushScheduled = false
@@ -682,6 +702,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         const previous = unreplayed
         unreplayed = undefined
         speculative = true
+        ctx.unwritten = true
         if (!this.#replayAll(ctx, previous)) {
           // Memory now holds part of records that were never written: the shard stops, and every
           // write of the batch fails with it (nothing of it was written).
@@ -762,6 +783,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     batch: readonly BatchedWrite<S, R, C>[],
     unreplayed: BatchedWrite<S, R, C> | undefined,
   ): void {
+    ctx.unwritten = false
     let failedAt = batch.length
     if (unreplayed !== undefined && !this.#replayAll(ctx, unreplayed)) {
       // The records are durable but memory holds only part of the last write's: that write fails
@@ -800,6 +822,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       this.#clearTimers(ctx)
     }
     this.#failBatch(ctx, batch, cause, false)
+    ctx.unwritten = false
     if (!speculative) {
       this.#pump(ctx)
       return
@@ -839,12 +862,18 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
    */
   async #reload(ctx: ShardContext<S, R, C>): Promise<void> {
     try {
+      this.#onReload?.(ctx.id)
+    } catch (err) {
+      this.#log.error({ shard: ctx.id, err }, 'The reload hook failed')
+    }
+    try {
       const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
       const records = await this.#store.load(ctx.id)
       for (let i = 0; i < records.length; i++) {
         const record = this.#serde.deserialize(records[i])
         if (record !== undefined) shard.replay(record)
       }
+      this.#onShardReplayed?.(ctx.id, shard)
       // Timers armed while it loaded (a failed timer operation's retry) belong to the old shard.
       this.#clearTimers(ctx)
       ctx.shard = shard

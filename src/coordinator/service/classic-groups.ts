@@ -85,6 +85,8 @@ export interface ClassicRequestContext {
 
 interface Parked {
   readonly resolve: (c: ClassicCompletion) => void
+  readonly groupId: string
+  readonly api: ClassicCompletion['api']
 }
 
 export class ClassicGroupsService {
@@ -100,7 +102,7 @@ export class ClassicGroupsService {
 
   async joinGroup(ctx: ClassicRequestContext, request: JoinGroupRequest): Promise<JoinGroupResponse> {
     const token = this.#nextToken++
-    const answer = this.#park(token)
+    const answer = this.#park(token, request.groupId, 'JoinGroup')
     // Kafka's topologyCleanupHandled = !pluginConfigured: without a cleanup the join converts at once.
     let conversionReady = !(
       this.#host.streamsConversionCleanupConfigured?.() ?? this.#host.prepareStreamsConversion !== undefined
@@ -139,7 +141,7 @@ export class ClassicGroupsService {
 
   async syncGroup(ctx: ClassicRequestContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
     const token = this.#nextToken++
-    const answer = this.#park(token)
+    const answer = this.#park(token, request.groupId, 'SyncGroup')
     let wroteAssignment = false
     try {
       await this.#host.write('classic-group-sync', request.groupId, (classic, nowMs) => {
@@ -269,7 +271,18 @@ export class ClassicGroupsService {
     )
   }
 
-  #park(token: number): Promise<ClassicCompletion> {
-    return new Promise((resolve) => this.#parked.set(token, { resolve }))
+  #park(token: number, groupId: string, api: ClassicCompletion['api']): Promise<ClassicCompletion> {
+    return new Promise((resolve) => this.#parked.set(token, { resolve, groupId, api }))
+  }
+
+  /**
+   * A shard was reloaded from its log (a failed batch of writes): the in-memory join and sync
+   * phases its parked requests waited on are gone, so they are answered NOT_COORDINATOR now (the
+   * clients look the coordinator up again and rejoin), as Kafka answers them when a shard unloads.
+   */
+  shardReloaded(onShard: (groupId: string) => boolean): void {
+    for (const [token, p] of [...this.#parked]) {
+      if (onShard(p.groupId)) this.#answerWithError(token, p.api, ErrorCode.NOT_COORDINATOR)
+    }
   }
 }

@@ -291,6 +291,8 @@ export class GroupCoordinatorService {
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,
       // Parked classic JoinGroup / SyncGroup requests are answered once their answer is stored.
       complete: (_shardId, completion, failure) => this.classicGroups.complete(completion, failure),
+      onReload: (shardId) =>
+        this.classicGroups.shardReloaded((groupId) => this.shardFor(groupId) === shardId),
       onShardReplayed: options.onShardReplayed,
     })
     this.topologyDescriptions = new TopologyDescriptionManager({
@@ -402,6 +404,11 @@ export class GroupCoordinatorService {
   /** A shard's replayed state, outside its queue: for inspection only (see CoordinatorRuntime.peekShard). */
   peekShard(shardId: number): Shard | undefined {
     return this.#runtime.peekShard(shardId)
+  }
+
+  /** Whether a shard's replayed state is ahead of its log (CoordinatorRuntime.hasUnwrittenRecords). */
+  hasUnwrittenRecords(shardId: number): boolean {
+    return this.#runtime.hasUnwrittenRecords(shardId)
   }
 
   /** The Kafka error code for a failed operation (the one translation point). */

@@ -262,6 +262,11 @@ export class TransactionCoordinatorService {
     return this.#runtime.peekShard(shardId)
   }
 
+  /** Whether a shard's replayed state is ahead of its log (CoordinatorRuntime.hasUnwrittenRecords). */
+  hasUnwrittenRecords(shardId: number): boolean {
+    return this.#runtime.hasUnwrittenRecords(shardId)
+  }
+
   /** The `__transaction_state` partition of a transactional id. */
   shardFor(transactionalId: string): number {
     return transactionShardFor(transactionalId, this.#config.transactionStateLogNumPartitions)

@@ -1112,8 +1112,11 @@ test('batching: writes queued while a write is in flight go together in the next
   assert.equal(await first, 1)
   await secondStarted
   assert.deepEqual(events, [], 'the batch is not answered while its write is in flight')
+  assert.equal(s.runtime.hasUnwrittenRecords(0), true, 'memory is ahead of the log')
+  assert.equal(s.runtime.hasUnwrittenRecords(1), false)
   store.release()
   assert.deepEqual(await Promise.all(next), [2, 3, 4])
+  assert.equal(s.runtime.hasUnwrittenRecords(0), false)
   assert.deepEqual(events, ['w1=2', 'w2=3', 'w3=4'], 'answered in queue order')
   assert.deepEqual(
     store.calls.filter((c) => !c.startsWith('load')),
@@ -1150,7 +1153,8 @@ test('batching: a write that throws fails alone; a read splits the batch and see
 test('batching: a failed batch fails exactly its writes and reloads the shard from its log', async () => {
   const store = new GatedStore()
   await store.open()
-  const s = await loaded(store)
+  const reloaded: number[] = []
+  const s = await loaded(store, 4, { onReload: (id: number) => reloaded.push(id) })
   await s.runtime.scheduleWriteOperation('w', 0, incr('a'))
   const before = s.shards.get(0)!
   s.runtime.timer(0).schedule('t', 60_000, () => ({ records: [], response: undefined }))
@@ -1178,17 +1182,20 @@ test('batching: a failed batch fails exactly its writes and reloads the shard fr
   assert.equal(s.shards.get(1), s.shards.get(1), 'shard 1 kept')
   assert.equal(await s.runtime.scheduleWriteOperation('w', 1, incr('b')), 1)
   assert.deepEqual((await store.inner.load(0)).length, 2)
+  assert.deepEqual(reloaded, [0], 'the reload hook is told, for the reloaded shard only')
   await s.runtime.close()
 })
 
 test('batching: a lone write that fails leaves the shard as it was (no reload)', async () => {
   const store = new GatedStore()
   await store.open()
-  const s = await loaded(store)
+  const reloaded: number[] = []
+  const s = await loaded(store, 4, { onReload: (id: number) => reloaded.push(id) })
   await s.runtime.scheduleWriteOperation('w', 0, incr('a'))
   const before = s.shards.get(0)!
   store.failNextAppend()
   await assert.rejects(s.runtime.scheduleWriteOperation('w', 0, incr('a')), CoordinatorWriteError)
+  assert.deepEqual(reloaded, [])
   assert.equal(s.shards.get(0), before)
   assert.deepEqual(before.snapshot(), [['a', 1]])
   assert.equal(store.calls.filter((c) => c === 'load:0').length, 1, 'loaded once, at start')

@@ -72,6 +72,23 @@ const join = (clientId: string) =>
   })
 
 describe('ClassicGroupsService', () => {
+  it('a reloaded shard answers its parked requests NOT_COORDINATOR; other shards keep theirs', async () => {
+    const { t, service } = await setUp(() => false)
+    try {
+      // During the initial rebalance delay the join is parked.
+      const parked = service.joinGroup(ctx('a'), join('a'))
+      while (service.parkedCount === 0) await new Promise((r) => setImmediate(r))
+      service.shardReloaded((groupId) => groupId === 'another')
+      assert.equal(service.parkedCount, 1, 'a group on another shard keeps waiting')
+      service.shardReloaded((groupId) => groupId === 'g')
+      assert.equal((await parked).errorCode, ErrorCode.NOT_COORDINATOR)
+      assert.equal(service.parkedCount, 0)
+    } finally {
+      service.close()
+      await t.close()
+    }
+  })
+
   it('a leader SyncGroup whose assignment cannot be stored starts a new rebalance at once', async () => {
     const { t, manager, service, writes } = await setUp((name) => name === 'classic-group-sync')
     try {
