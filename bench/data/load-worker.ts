@@ -48,6 +48,8 @@ export interface E2eSpec {
   readonly producers: number
   readonly seconds: number
   readonly warmupSeconds: number
+  /** Report every measured batch slower than this (ms), with its send time (for traces). */
+  readonly slowMs?: number
 }
 
 export type DataLoadSpec = ClosedSpec | E2eSpec
@@ -65,6 +67,8 @@ export interface DataLoadResult {
   readonly max: number
   readonly errors: number
   readonly firstErrorCode: number
+  /** e2e with `slowMs`: the slower batches, send time as ms since the epoch, and latency. */
+  readonly slow?: readonly { readonly at: number; readonly ms: number }[]
 }
 
 const SMALL = 4096
@@ -232,6 +236,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   const consumer = await open(spec.port)
   consumer.on('error', () => undefined)
   const latencies: number[] = []
+  const slow: { at: number; ms: number }[] = []
   let consumed = 0
   let counted = 0
   let offset = spec.fromOffset
@@ -277,6 +282,8 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
         if (stamp >= measureFrom && stamp <= end) {
           latencies.push(t - stamp)
           counted++
+          if (spec.slowMs !== undefined && t - stamp > spec.slowMs)
+            slow.push({ at: performance.timeOrigin + stamp, ms: t - stamp })
         }
         const base = Number(r.readBigInt64BE(pos))
         offset = base + r.readInt32BE(pos + 23) + 1
@@ -333,6 +340,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     ...quantiles(latencies),
     errors,
     firstErrorCode,
+    ...(spec.slowMs !== undefined ? { slow } : {}),
   }
 }
 

@@ -24,6 +24,24 @@ export function runLoad(spec: DataLoadSpec): Promise<Measured> {
   return forkLoad<DataLoadSpec, DataLoadResult>(WORKER, spec)
 }
 
+/**
+ * throughput.ts's latency load: 4 producers at `rate` batches per second in all, one consumer long
+ * polling partition 0 of `topic` from `fromOffset`, 1 s of warm-up.
+ */
+export function latencyLoad(o: {
+  readonly port: number
+  readonly produceFrame: Uint8Array
+  readonly batchAt: number
+  readonly stampAt: number
+  readonly topic: string
+  readonly fromOffset: number
+  readonly rate: number
+  readonly seconds: number
+  readonly slowMs?: number
+}): Promise<Measured> {
+  return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, ...o })
+}
+
 /** Two measurements of one load as one: counts and times added, latencies and CPU averaged by answers. */
 export function merged(a: Measured, b: Measured): Measured {
   const n = Math.max(1, a.answered + b.answered)

@@ -31,6 +31,7 @@ import {
   createTopic,
   f1,
   f2,
+  latencyLoad,
   loadAverage,
   loopbackMBps,
   type Measured,
@@ -188,19 +189,15 @@ const maxRate = median(produceRows['1'].map((r) => r.topograph.requests / r.topo
 const rate = Math.round(maxRate / 2)
 for (let run = 0; run < runs; run++) {
   const log = server.context.data.logs.partition(TOPIC, 0)!
-  const m = await runLoad({
-    mode: 'e2e',
+  const m = await latencyLoad({
     port,
     produceFrame: frames[1],
     batchAt: recordsAt,
     stampAt,
     topic: TOPIC,
-    partition: 0,
     fromOffset: log.logEndOffset,
     rate,
-    producers: 4,
     seconds,
-    warmupSeconds: 1,
   })
   if (m.errors > 0) throw new Error(`latency run: ${m.errors} errors, first ${m.firstErrorCode}`)
   latencyRows.push(m)

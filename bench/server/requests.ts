@@ -58,6 +58,13 @@ async function start(storage: 'sqlite' | 'memory'): Promise<{ server: RunningSer
     })),
     timeoutMs: 1000,
   })
+  // The input topic of a Kafka Streams application with 20 tasks (one subtopology).
+  await c.request(19, 7, {
+    topics: [
+      { name: 'bench-streams', numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] },
+    ],
+    timeoutMs: 1000,
+  })
   c.close()
   return { server, dataDir }
 }
@@ -88,6 +95,25 @@ const offsetCommit16 = Array.from({ length: 16 }, (_, g) =>
   requestFrame(8, 9, 1, { ...offsetCommitBody, groupId: `bench-commit-${g}` }),
 )
 
+// The shape of a Kafka Streams commit: every task's input partition of one subtopology, 20 offsets
+// of one topic, each with the metadata Streams writes (the task's position encoded, here 32 bytes).
+const streamsCommitBody = {
+  ...offsetCommitBody,
+  groupId: 'bench-streams-commit',
+  topics: [
+    {
+      name: 'bench-streams',
+      partitions: Array.from({ length: 20 }, (_, p) => ({
+        partitionIndex: p,
+        committedOffset: 5000n + BigInt(p),
+        committedLeaderEpoch: -1,
+        committedMetadata: 'AQAAAY_streams_task_position_x'.padEnd(32, '='),
+      })),
+    },
+  ],
+}
+const streamsCommit = requestFrame(8, 9, 1, streamsCommitBody)
+
 // BENCH_ONLY=<text> keeps the requests whose name contains the text.
 const only = process.env.BENCH_ONLY
 const requests = (
@@ -96,6 +122,7 @@ const requests = (
     ['Metadata v12 (10 topics × 3 partitions)', [metadata]],
     ['OffsetCommit v9 (2 topics × 3 partitions)', [offsetCommit]],
     ['OffsetCommit v9, 16 groups (2 topics × 3 partitions)', offsetCommit16],
+    ['OffsetCommit v9, Streams-shaped (1 topic × 20 partitions)', [streamsCommit]],
   ] as const
 ).filter(([name]) => only === undefined || name.includes(only))
 
@@ -113,6 +140,16 @@ for (const { server } of Object.values(servers)) {
   const codes = body.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))
   if (codes.length !== 6 || codes.some((e) => e !== 0))
     throw new Error(`OffsetCommit answered ${codes.join(',')}`)
+  const streams = await WireClient.connect(server.address.port)
+  const s = await streams.request<{ topics: { partitions: { errorCode: number }[] }[] }>(
+    8,
+    9,
+    streamsCommitBody,
+  )
+  streams.close()
+  const streamsCodes = s.body.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))
+  if (streamsCodes.length !== 20 || streamsCodes.some((e) => e !== 0))
+    throw new Error(`the Streams-shaped OffsetCommit answered ${streamsCodes.join(',')}`)
 }
 
 /** The bytes Topograph answers to `frame`, as a complete frame for the bare server. */
@@ -124,7 +161,13 @@ async function answerOf(frame: Buffer): Promise<Buffer> {
   return withSizePrefix(f)
 }
 
-type Row = { bare: Measured; sqlite: Measured; memory: Measured }
+type Row = {
+  bare: Measured
+  sqlite: Measured
+  memory: Measured
+  /** OffsetCommit rows: the latency at half the throughput just measured (open loop). */
+  half?: { sqlite: Measured; memory: Measured }
+}
 const results = new Map<string, Row[]>()
 const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
 for (let run = 0; run < runs; run++) {
@@ -141,6 +184,11 @@ for (let run = 0; run < runs; run++) {
       ),
     }
     await closeServer(bare.server)
+    if (name.startsWith('OffsetCommit')) {
+      const half = async (k: 'sqlite' | 'memory') =>
+        runLoad({ ...spec, frames: [...frames], port: servers[k].server.address.port, rate: rps(row[k]) / 2 })
+      row.half = { sqlite: await half('sqlite'), memory: await half('memory') }
+    }
     if (!results.has(name)) results.set(name, [])
     results.get(name)?.push(row)
   }
@@ -162,12 +210,25 @@ function print(res: Map<string, Row[]>): void {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const [name, rows] of res) {
     const m = (pick: (r: Row) => number) => median(rows.map(pick))
-    const cell = (k: keyof Row) =>
+    const cell = (k: 'bare' | 'sqlite' | 'memory') =>
       `${f(m((r) => rps(r[k])))} | ${ms(m((r) => r[k].p50))} / ${ms(m((r) => r[k].p99))}`
     const ratio = (k: 'sqlite' | 'memory') => `${(100 * m((r) => rps(r[k]) / rps(r.bare))).toFixed(0)} %`
     console.log(
       `| ${name} | ${cell('bare')} | ${cell('sqlite')} | ${ratio('sqlite')} | ${cell('memory')} | ${ratio('memory')} |`,
     )
+  }
+  const halves = [...res].filter(([, rows]) => rows.every((r) => r.half !== undefined))
+  if (halves.length > 0) {
+    console.log(
+      '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | memory req/s | p50 / p99 ms |',
+    )
+    console.log('| --- | ---: | ---: | ---: | ---: |')
+    for (const [name, rows] of halves) {
+      const m = (pick: (r: Row) => number) => median(rows.map(pick))
+      const cell = (k: 'sqlite' | 'memory') =>
+        `${f(m((r) => rps(r.half![k])))} | ${ms(m((r) => r.half![k].p50))} / ${ms(m((r) => r.half![k].p99))}`
+      console.log(`| ${name} | ${cell('sqlite')} | ${cell('memory')} |`)
+    }
   }
   // Server CPU time per answered request; bare ÷ Topograph is the ratio the machine's load hardly moves.
   console.log(
@@ -176,7 +237,7 @@ function print(res: Map<string, Row[]>): void {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
   for (const [name, rows] of res) {
     const m = (pick: (r: Row) => number) => median(rows.map(pick))
-    const us = (k: keyof Row) => m((r) => r[k].cpuUsPerRequest).toFixed(1)
+    const us = (k: 'bare' | 'sqlite' | 'memory') => m((r) => r[k].cpuUsPerRequest).toFixed(1)
     const ratio = (k: 'sqlite' | 'memory') =>
       `${(100 * m((r) => r.bare.cpuUsPerRequest / r[k].cpuUsPerRequest)).toFixed(0)} %`
     console.log(

@@ -27,10 +27,13 @@
  *    transaction, removed in this pass; a COMMIT marker: a transactional batch of the producer
  *    since its previous marker); once none was, the marker is removable: the first clean stamps
  *    it with a delete horizon (clean time + delete.retention.ms, as a tombstone) and a clean after
- *    the horizon drops it. The aborted-transaction index keeps its entries (a read_committed
- *    Fetch may list an aborted transaction whose data is gone, which changes nothing it returns).
- * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the
- *    cleaner checkpoint moves to the end of the range.
+ *    the horizon drops it. An ABORT marker found removable also takes its transaction out of the
+ *    aborted-transaction index (none of its data is left, so a read_committed Fetch no longer
+ *    lists it), as Kafka's cleaner rewrites each segment's transaction index with only the aborted
+ *    transactions whose marker it kept for their data.
+ * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the index
+ *    entries go (persisted with a producer snapshot at the log end when any went); the cleaner
+ *    checkpoint moves to the end of the range.
  *
  * The work runs off the hot path in slices: it yields to the event loop whenever a slice has run
  * for SLICE_MS, so produce and fetch keep being served while a large segment is cleaned. The
@@ -328,7 +331,9 @@ export class LogCleaner {
       } else bytesAfter += s.sizeInBytes
       sliceStart = performance.now()
     }
-    // 4. The checkpoint.
+    // 4. The aborted-transaction index loses the transactions with no data left, then the
+    // checkpoint.
+    log.dropAbortedTransactions(retention.transactions.settledAborts)
     // No listener event: compaction changes no offset a reader positions itself by.
     await log.store.setCleanerCheckpoint(cleanedUpTo)
     return this.#stats(log, count, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
@@ -488,6 +493,12 @@ class CleanedTransactions {
   readonly #abortedSeen = new Set<number>()
   /** Producers with a committed (or open) transactional batch seen since their last marker. */
   readonly #committedSeen = new Set<number>()
+  /**
+   * The ABORT markers found with no batch of their transaction left: their aborted-transaction
+   * index entries go (Kafka's cleaner writes into the cleaned index only the aborted transactions
+   * whose marker it keeps because a batch of theirs was removed in the same clean).
+   */
+  readonly settledAborts: { producerId: number; lastOffset: number }[] = []
 
   constructor(isAborted: (producerId: number, offset: number) => boolean) {
     this.#isAborted = isAborted
@@ -507,12 +518,19 @@ class CleanedTransactions {
   /** A control batch: true when no batch of its transaction was seen (the marker is removable). */
   onControlBatch(h: BatchHeader, records: ReturnType<typeof decodeRecords>): boolean {
     const first = records[0]
-    // An emptied control batch was cleaned before.
-    if (first === undefined) return true
+    // An emptied control batch was cleaned before (if it was an ABORT, its entry goes too).
+    if (first === undefined) {
+      this.settledAborts.push({ producerId: h.producerId, lastOffset: h.baseOffset })
+      return true
+    }
     const key = first.key
     if (key === null || key.byteLength < 4) return false
     const type = (key[2]! << 8) | key[3]!
-    if (type === 0) return !this.#abortedSeen.delete(h.producerId)
+    if (type === 0) {
+      if (this.#abortedSeen.delete(h.producerId)) return false
+      this.settledAborts.push({ producerId: h.producerId, lastOffset: h.baseOffset })
+      return true
+    }
     if (type === 1) return !this.#committedSeen.delete(h.producerId)
     return false
   }

@@ -102,6 +102,45 @@ function writeFileAtomic(fs: FileLayer, path: string, data: Uint8Array): void {
   fs.renameSync(tmp, path)
 }
 
+let tmpSerial = 0
+
+/**
+ * writeFileAtomic with the fsync off the event loop: the bytes go to the page cache at once, the
+ * fsync runs on libuv's threadpool, and the temporary file (a name of its own) replaces `path`
+ * once it is durable, unless `stillWanted()` then says a newer write of `path` happened meanwhile
+ * (the temporary file is removed instead). An fsync costs milliseconds, far more after a burst of
+ * writes; a roll must not hold every connection for it.
+ */
+function writeFileAtomicLater(
+  fs: FileLayer,
+  path: string,
+  data: Uint8Array,
+  stillWanted: () => boolean = () => true,
+): Promise<void> {
+  const tmp = `${path}.${++tmpSerial}.tmp`
+  const fd = fs.openSync(tmp, 'w')
+  try {
+    let pos = 0
+    while (pos < data.byteLength) pos += fs.writeSync(fd, data, pos, data.byteLength - pos, pos)
+  } catch (e) {
+    fs.closeSync(fd)
+    throw e
+  }
+  return new Promise((resolvePromise, reject) =>
+    fs.fsync(fd, (err) => {
+      try {
+        fs.closeSync(fd)
+        if (err === null && stillWanted()) fs.renameSync(tmp, path)
+        else fs.unlinkSync(tmp)
+      } catch (e) {
+        err ??= e as NodeJS.ErrnoException
+      }
+      if (err === null) resolvePromise()
+      else reject(err)
+    }),
+  )
+}
+
 const encoder = new TextEncoder()
 
 /** Kafka's checkpoint text: version 0, count, then "<topic> <partition> <offset>" lines. */
@@ -170,6 +209,8 @@ interface FileSegment {
   times: IndexArrays
   bytesSinceIndex: number
   indexDirty: boolean
+  /** Bumped by every write of the index files: a deferred write renames only if it is the last. */
+  indexWrites: number
   /** Size that is known to be on disk (fsynced). */
   flushedSize: number
 }
@@ -276,6 +317,7 @@ class FilePartitionStore implements PartitionStore {
           times: new IndexArrays(),
           bytesSinceIndex: 0,
           indexDirty: false,
+          indexWrites: 0,
           flushedSize: st.size,
         }
         this.#segments.push(seg)
@@ -357,6 +399,7 @@ class FilePartitionStore implements PartitionStore {
       times: new IndexArrays(),
       bytesSinceIndex: 0,
       indexDirty: true,
+      indexWrites: 0,
       flushedSize: 0,
     }
   }
@@ -595,8 +638,15 @@ class FilePartitionStore implements PartitionStore {
 
   activeSegment(): SegmentInfo {
     const seg = this.#segments[this.#segments.length - 1]
+    // One literal (called before every append; a spread of segmentInfoOf's object cost more).
     return {
-      ...segmentInfoOf(seg),
+      baseOffset: seg.baseOffset,
+      nextOffset: seg.nextOffset,
+      sizeInBytes: seg.size,
+      maxTimestamp: seg.maxTimestamp,
+      offsetOfMaxTimestamp: seg.offsetOfMaxTimestamp,
+      firstBatchTimestamp: seg.firstBatchTimestamp,
+      createdMs: seg.createdMs,
       offsetIndexEntries: seg.offsets.length,
       timeIndexEntries: seg.times.length,
     }
@@ -640,18 +690,53 @@ class FilePartitionStore implements PartitionStore {
   roll(now: number): void {
     const active = this.#segments[this.#segments.length - 1]
     if (active.size === 0) return
-    this.#writeIndexFiles(active, true)
+    // The index files of the segment rolled out are written by the next flush (the log flushes
+    // right after a roll), their fsyncs off the event loop; until then the segment is indexDirty,
+    // so a close writes them, and a crash before leaves the segment to be re-indexed at open.
+    this.#finalTimeEntry(active)
+    active.indexDirty = true
     this.#segments.push(this.#createSegment(active.nextOffset, now))
+  }
+
+  /** The last time entry with the segment's max timestamp, as Kafka adds at roll. */
+  #finalTimeEntry(seg: FileSegment): void {
+    if (seg.maxTimestamp < 0) return
+    const n = seg.times.length
+    if (n === 0 || seg.times.keys[n - 1] < seg.maxTimestamp)
+      seg.times.push(seg.maxTimestamp, seg.offsetOfMaxTimestamp)
   }
 
   /** Writes a segment's index files; `final` adds a last time entry with its max timestamp (as Kafka at roll). */
   #writeIndexFiles(seg: FileSegment, final: boolean): void {
-    if (final && seg.maxTimestamp >= 0) {
-      const n = seg.times.length
-      if (n === 0 || seg.times.keys[n - 1] < seg.maxTimestamp)
-        seg.times.push(seg.maxTimestamp, seg.offsetOfMaxTimestamp)
-    }
+    if (final) this.#finalTimeEntry(seg)
     if (!seg.indexDirty && !final) return
+    const { ib, tb } = this.#indexBytes(seg)
+    seg.indexWrites++
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.index')), ib)
+    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.timeindex')), tb)
+    seg.indexDirty = false
+  }
+
+  /** writeIndexFiles of a segment no longer active, the fsyncs off the event loop (writeFileAtomicLater). */
+  async #writeIndexFilesLater(seg: FileSegment): Promise<void> {
+    const { ib, tb } = this.#indexBytes(seg)
+    const write = ++seg.indexWrites
+    // Not when a newer write of them happened (a close, the cleaner's swap) or the segment is gone.
+    const current = () => seg.indexWrites === write && this.#segments.includes(seg)
+    await Promise.all([
+      writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.index')), ib, current),
+      writeFileAtomicLater(
+        this.#fs,
+        join(this.#dir, segmentFileName(seg.baseOffset, '.timeindex')),
+        tb,
+        current,
+      ),
+    ])
+    if (current()) seg.indexDirty = false
+  }
+
+  /** The bytes of a segment's offset and time index files. */
+  #indexBytes(seg: FileSegment): { ib: Uint8Array; tb: Uint8Array } {
     const ib = new Uint8Array(seg.offsets.length * 8)
     const idv = new DataView(ib.buffer)
     for (let i = 0; i < seg.offsets.length; i++) {
@@ -667,9 +752,7 @@ class FilePartitionStore implements PartitionStore {
       tdv.setUint32(i * 12 + 4, ts - hi * 4294967296)
       tdv.setInt32(i * 12 + 8, seg.times.values[i] - seg.baseOffset)
     }
-    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.index')), ib)
-    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.timeindex')), tb)
-    seg.indexDirty = false
+    return { ib, tb }
   }
 
   /** Position of the first batch in `seg` whose last offset is ≥ offset, or -1. */
@@ -827,6 +910,7 @@ class FilePartitionStore implements PartitionStore {
       times: new IndexArrays(),
       bytesSinceIndex: 0,
       indexDirty: true,
+      indexWrites: 0,
       flushedSize: 0,
     }
     try {
@@ -908,14 +992,20 @@ class FilePartitionStore implements PartitionStore {
       await this.#fsyncFd(seg.fd)
       seg.flushedSize = Math.max(seg.flushedSize, size)
     }
+    // Index files of rolled segments not written yet (roll leaves them to the flush).
+    const active = this.#segments[this.#segments.length - 1]
+    for (const seg of this.#segments)
+      if (seg !== active && seg.indexDirty && !this.#closed) await this.#writeIndexFilesLater(seg)
     this.#storage.setRecoveryPoint(this.#tp, end)
   }
 
   async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
     if (this.#closed) return
-    // The aborted list first: a snapshot never exists without the list that goes with it.
-    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.aborted')), aborted)
-    writeFileAtomic(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
+    // The aborted list first: a snapshot never exists without the list that goes with it. The
+    // fsyncs run off the event loop (a snapshot is taken at every roll).
+    await writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(offset, '.aborted')), aborted)
+    await writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
+    if (this.#closed && this.#segments.length === 0) return
     this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
   }
 

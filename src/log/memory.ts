@@ -103,7 +103,8 @@ class MemoryPartitionStore implements PartitionStore {
     const segs = this.#data.segments
     const s = segs[segs.length - 1]
     s.batches.push({
-      bytes: batch,
+      // A copy: the batch may be a view of a request's frame (PartitionStore.append).
+      bytes: batch.slice(),
       baseOffset: info.baseOffset,
       lastOffset: info.lastOffset,
       maxTimestamp: info.maxTimestamp,

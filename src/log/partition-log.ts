@@ -274,6 +274,22 @@ export class PartitionLogImpl implements PartitionLog {
     return Math.max(unstable, this.#logStartOffset)
   }
 
+  /**
+   * The cleaner found these ABORT markers (producer id, marker offset) with no batch of their
+   * transaction left: their aborted-transaction entries go. When any went, the list is persisted
+   * with a producer snapshot at the log end (taken now, so it matches the producer state), so a
+   * restart starts from it instead of an older snapshot's list. Returns how many went.
+   */
+  dropAbortedTransactions(markers: readonly { producerId: number; lastOffset: number }[]): number {
+    if (markers.length === 0 || this.#aborted.length === 0) return 0
+    const settled = new Set(markers.map((m) => `${m.producerId}:${m.lastOffset}`))
+    const before = this.#aborted.length
+    this.#aborted = this.#aborted.filter((a) => !settled.has(`${a.producerId}:${a.lastOffset}`))
+    const dropped = before - this.#aborted.length
+    if (dropped > 0 && this.#online) this.#snapshotAtLogEnd()
+    return dropped
+  }
+
   /** True when the batch of `producerId` at `offset` belongs to an aborted transaction. */
   isAborted(producerId: number, offset: number): boolean {
     for (const a of this.#aborted) {
@@ -357,6 +373,7 @@ export class PartitionLogImpl implements PartitionLog {
       origin: opts.origin ?? 'client',
       crc32c: this.#crc32c,
       maxDecompressedBytes: this.#maxDecompressed,
+      recordsOwned: opts.recordsOwned,
     })
     if (!v.ok) {
       return {
@@ -498,13 +515,18 @@ export class PartitionLogImpl implements PartitionLog {
     const before = this.#store.segmentCount
     this.#store.roll(now)
     if (this.#store.segmentCount === before) return
+    this.#snapshotAtLogEnd()
+    void this.flush().catch(() => {})
+  }
+
+  /** A producer snapshot (with the aborted list) at the log end, taken now, written in order. */
+  #snapshotAtLogEnd(): void {
     const offset = this.#store.logEndOffset
     const snap = this.#producers.snapshot(this.#crc32c)
     const aborted = this.#encodeAborted()
     this.#snapshotChain = this.#snapshotChain
       .then(() => this.#store.writeProducerSnapshot(offset, snap, aborted))
       .catch((e) => this.fail(e))
-    void this.flush().catch(() => {})
   }
 
   /** fsync everything appended so far (calls are serialised). */
@@ -738,6 +760,10 @@ export class PartitionLogImpl implements PartitionLog {
 
   producerStates(): ProducerStateInfo[] {
     return this.#producers.describe()
+  }
+
+  hasOngoingTransaction(producerId: number, producerEpoch: number): boolean {
+    return this.#producers.hasOngoingTransaction(producerId, producerEpoch)
   }
 
   /** Removes producers idle longer than producer.id.expiration.ms. */

@@ -72,19 +72,27 @@ export class ProducerIdManager {
     const start = this.#end
     const end = start + this.#blockSize
     if (this.#dir !== null) {
-      const tmp = `${this.#path}.tmp`
-      const fd = openSync(tmp, 'w')
-      try {
-        writeSync(fd, `version: 0\nnext.block.start: ${end}\n`)
-        fsyncSync(fd)
-      } finally {
-        closeSync(fd)
-      }
-      renameSync(tmp, this.#path)
+      writeSmallFileDurably(this.#path, `version: 0\nnext.block.start: ${end}\n`)
     }
     this.#next = start
     this.#end = end
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * Replaces a small file so that a crash leaves either the old or the new content: written to
+ * `<path>.tmp`, fsynced, then renamed over `path`.
+ */
+export function writeSmallFileDurably(path: string, content: string): void {
+  const tmp = `${path}.tmp`
+  const fd = openSync(tmp, 'w')
+  try {
+    writeSync(fd, content)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(tmp, path)
 }

@@ -81,6 +81,12 @@ export class ProducerStateManager {
     return this.#producers.values()
   }
 
+  /** Whether the producer has an open transaction here at exactly this epoch. */
+  hasOngoingTransaction(producerId: number, producerEpoch: number): boolean {
+    const e = this.#producers.get(producerId)
+    return e !== undefined && e.currentTxnFirstOffset >= 0 && e.producerEpoch === producerEpoch
+  }
+
   /**
    * The checks of §5.3 for a client batch about to be appended at `firstOffset` (duplicates first,
    * then epoch, then sequence, then transaction state). Batches without a producer id pass.

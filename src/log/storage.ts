@@ -121,7 +121,11 @@ export interface PartitionStore {
    * reading the data); 0 when `offset` is at or past the end.
    */
   bytesFrom(offset: number): number
-  /** Appends one batch (offsets already assigned) to the active segment. Throws on I/O failure. */
+  /**
+   * Appends one batch (offsets already assigned) to the active segment. Throws on I/O failure.
+   * `batch` may be a view of a request's frame, valid only during the call: an engine that keeps
+   * the bytes keeps a copy.
+   */
   append(batch: Uint8Array, info: AppendBatchInfo): void
   /** Starts a new active segment at the log end offset (nothing when the active one is empty). */
   roll(now: number): void

@@ -127,6 +127,13 @@ export interface AppendOptions {
    * is open; below 2 it must be at least the producer's (transactions.md §8.3).
    */
   readonly transactionVersion?: number
+  /**
+   * True when the caller hands `records` over to the log (a Produce request's view of its own
+   * frame, which nothing reads afterwards): a batch kept as it is is then rewritten in place (base
+   * offset, leader epoch, max timestamp) instead of copied first. Otherwise `records` is left
+   * unchanged.
+   */
+  readonly recordsOwned?: boolean
 }
 
 export interface AppendResult {
@@ -259,6 +266,11 @@ export interface PartitionLog {
   endOffsetForLeaderEpoch(leaderEpoch: number): EpochEndOffset
   /** Active producers (DescribeProducers). */
   producerStates(): ProducerStateInfo[]
+  /**
+   * Whether the producer has a transaction open here at this epoch (Kafka's
+   * `UnifiedLog.hasOngoingTransaction`): its later batches need no verification by the coordinator.
+   */
+  hasOngoingTransaction(producerId: number, producerEpoch: number): boolean
   /**
    * Calls `listener` on every append, truncation, log-start-offset move, offline transition or
    * deletion, synchronously after the change is visible to reads. Returns the unsubscribe function.

@@ -6,7 +6,7 @@
  * later, at append time, because they need the offset the batch gets.
  *
  * Synchronous, no I/O, no clock (`now` is given). Uncompressed batches kept as they are get one
- * copy and a walk over their records that allocates nothing (every record must parse, timestamps
+ * copy (none when the caller hands the bytes over) and a walk over their records that allocates nothing (every record must parse, timestamps
  * and keys are checked); compressed ones are decompressed to be checked and are rebuilt only when
  * the topic's codec differs or the inner offsets are not 0..n-1.
  */
@@ -46,10 +46,15 @@ export interface ValidationContext {
   readonly crc32c: Crc32c
   /** Largest plaintext a compressed batch may inflate to. */
   readonly maxDecompressedBytes: number
+  /** `records` may be rewritten in place (AppendOptions.recordsOwned); otherwise kept batches are copied. */
+  readonly recordsOwned?: boolean
 }
 
 export interface ValidatedBatch {
-  /** The batch to store: an owned copy, base offset still 0 (set at append). */
+  /**
+   * The batch to store, base offset still 0 (set at append): a copy, or with `recordsOwned` a
+   * batch kept as it is may be a view of `records` itself.
+   */
   readonly bytes: Uint8Array
   readonly header: BatchHeader
   /** Offset delta of the record holding maxTimestamp (the first one if tied). */
@@ -210,7 +215,8 @@ function recordErrorsResult(errors: RecordScan['errors']): ValidationResult {
 
 /**
  * Validates the records of one Produce partition and returns the batches to append, or the error
- * Kafka answers. `records` is not modified.
+ * Kafka answers. `records` is not modified unless `ctx.recordsOwned` (then a batch kept as it is
+ * may get its max timestamp rewritten in place, and is returned as a view of `records`).
  */
 export function validateRecords(records: Uint8Array, ctx: ValidationContext): ValidationResult {
   // 1. Framing (§3.1 rows 5-7, 6a).
@@ -289,7 +295,7 @@ export function validateRecords(records: Uint8Array, ctx: ValidationContext): Va
     let header: BatchHeader
     let offsetDeltaOfMax = scan.offsetDeltaOfMaxTimestamp
     if (inPlace) {
-      bytes = stored.slice()
+      bytes = ctx.recordsOwned === true ? stored : stored.slice()
       if (logAppendTimeTopic) {
         setMaxTimestamp(bytes, 0, ctx.now, true, ctx.crc32c)
         offsetDeltaOfMax = 0

@@ -70,7 +70,9 @@ function asBuffer(bytes: Uint8Array): Buffer {
  * Reads Kafka primitives from a byte array with a cursor. Every failure is a `DecodeError` carrying
  * the byte offset; lengths are checked against the remaining bytes before anything is allocated.
  * Byte fields and unknown tagged fields are returned as copies, so a decoded message never aliases
- * the input buffer (which the caller may reuse).
+ * the input buffer (which the caller may reuse), except `records` fields: they are the bulk of a
+ * Produce request and of a Fetch answer, and are returned as views of the input (readRecords and
+ * its kin), valid for as long as the input is.
  */
 export class Reader {
   readonly buf: Buffer
@@ -343,6 +345,47 @@ export class Reader {
     const at = this.offset
     const b = this.readCompactNullableBytes()
     if (b === null) this.fail('UNEXPECTED_NULL', 'non-nullable bytes field is null', at)
+    return b
+  }
+
+  /**
+   * `len` bytes as a view of the input, not a copy: the `records` fields (a Produce request's
+   * batches, a Fetch answer's), the one kind of field worth the aliasing. The view is valid as long
+   * as the input bytes are; whoever keeps it past that copies it.
+   */
+  #view(len: number, at: number): Uint8Array {
+    this.#checkLength(len, at)
+    const o = this.#base + this.offset
+    this.offset += len
+    return this.#u8.subarray(o, o + len)
+  }
+  /** int32-length records field, a view of the input (see #view); -1 = null. */
+  readNullableRecords(): Uint8Array | null {
+    const at = this.offset
+    const len = this.readInt32()
+    if (len < 0) {
+      if (len === -1) return null
+      this.fail('NEGATIVE_LENGTH', `negative bytes length ${len}`, at)
+    }
+    return this.#view(len, at)
+  }
+  readRecords(): Uint8Array {
+    const at = this.offset
+    const b = this.readNullableRecords()
+    if (b === null) this.fail('UNEXPECTED_NULL', 'non-nullable records field is null', at)
+    return b
+  }
+  /** uvarint (length + 1) records field, a view of the input (see #view); 0 = null. */
+  readCompactNullableRecords(): Uint8Array | null {
+    const at = this.offset
+    const n = this.readUVarint()
+    if (n === 0) return null
+    return this.#view(n - 1, at)
+  }
+  readCompactRecords(): Uint8Array {
+    const at = this.offset
+    const b = this.readCompactNullableRecords()
+    if (b === null) this.fail('UNEXPECTED_NULL', 'non-nullable records field is null', at)
     return b
   }
 

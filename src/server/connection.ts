@@ -2,15 +2,23 @@ import type { Socket } from 'node:net'
 import { FrameError } from '../protocol/frames.js'
 
 /**
- * One client connection: frames in, responses out, one request at a time.
+ * One client connection: frames in, responses out, answered in the order they were sent.
  *
  * As Kafka mutes a channel while a request of it is being handled, a connection handles its
- * requests strictly one after the other: the next frame is read only once the previous request has
- * been answered and its response handed to the socket. A client that pipelines requests therefore
+ * requests one after the other: the next frame is read only once the previous request has been
+ * answered and its response handed to the socket. A client that pipelines requests therefore
  * holds the memory of one request at a time, whatever it sends; the socket is paused while a
  * request is in flight, so the rest waits in the kernel's buffers and, beyond them, in the
  * client's. The socket is also paused while its write buffer is full (a client that sends without
  * reading).
+ *
+ * The one exception is a run of *pipelined* requests (the `pipelined` option: OffsetCommit and
+ * OffsetFetch, each one operation in the queue of its group's coordinator shard, which keeps them
+ * in order): while only such requests are in flight, the next frame, if it is one too, is
+ * dispatched without waiting, up to {@link PIPELINED_PER_CONNECTION} in flight. Their answers are
+ * still written in the order the requests came; any other frame waits until every answer before it
+ * is written. A client committing offsets back to back thus shares store writes and socket writes
+ * across its requests instead of paying a round trip through the event loop for each.
  *
  * Server-wide, at most `queued.max.requests` requests are worked on at once (the {@link RequestGate}
  * every connection of a server shares, as Kafka's request queue is shared by its network threads):
@@ -48,6 +56,16 @@ export interface FrameSource {
    * the next size prefix is negative or above the maximum; the connection is then closed.
    */
   next(): Uint8Array | null
+}
+
+/** Pipelined requests one connection may have in flight at once (see {@link Connection}). */
+export const PIPELINED_PER_CONNECTION = 16
+
+/** A request dispatched and not yet answered; answers are written in dispatch order. */
+interface Slot {
+  result: Exclude<DispatchResult, { kind: 'pending' }> | null
+  permit: Permit | null
+  readonly pipelined: boolean
 }
 
 /** Frames handled back to back before a connection lets the event loop serve others. */
@@ -169,6 +187,8 @@ export interface ConnectionOptions {
   readonly idleTimeoutMs: number
   /** Called once with the reason when the connection ends (client close included). */
   readonly onClose: (reason: string) => void
+  /** Whether a frame may be pipelined (see {@link Connection}); default: none. */
+  readonly pipelined?: (frame: Uint8Array) => boolean
 }
 
 export class Connection {
@@ -177,8 +197,13 @@ export class Connection {
   readonly #dispatch: (frame: Uint8Array) => DispatchResult
   readonly #gate: RequestGate
   readonly #onClose: (reason: string) => void
-  /** A request is dispatched and its answer not yet written. */
-  #busy = false
+  readonly #pipelined: (frame: Uint8Array) => boolean
+  /** Requests dispatched and not yet answered, oldest first. */
+  readonly #slots: Slot[] = []
+  /** A frame read while pipelined requests were in flight that may not join them. */
+  #deferred: Uint8Array | null = null
+  /** The socket is corked until the current run of the microtask queue ends. */
+  #writesHeld = false
   /** A frame read while the gate had no permit; dispatched when one is granted. */
   #held: Uint8Array | null = null
   /** The permit of the request in flight. */
@@ -198,6 +223,7 @@ export class Connection {
     this.#dispatch = options.dispatch
     this.#gate = options.gate ?? new RequestGate(1)
     this.#onClose = options.onClose
+    this.#pipelined = options.pipelined ?? (() => false)
     const socket = this.#socket
     socket.setNoDelay(true)
     if (options.idleTimeoutMs > 0) socket.setTimeout(options.idleTimeoutMs)
@@ -218,9 +244,20 @@ export class Connection {
     socket.on('close', () => this.#destroy('closed'))
   }
 
-  /** Requests read and not yet answered: 0 or 1. */
+  /** Requests read and not yet answered. */
   get inFlight(): number {
-    return this.#busy || this.#held !== null ? 1 : 0
+    return this.#slots.length + (this.#held !== null || this.#deferred !== null ? 1 : 0)
+  }
+
+  /** A request is dispatched and its answer not yet written. */
+  get #busy(): boolean {
+    return this.#slots.length > 0
+  }
+
+  /** Whether another frame may be dispatched now: nothing in flight, or a run of pipelined ones. */
+  #canTakeMore(): boolean {
+    const n = this.#slots.length
+    return n === 0 || (this.#slots[0].pipelined && n < PIPELINED_PER_CONNECTION)
   }
 
   get closed(): boolean {
@@ -246,14 +283,15 @@ export class Connection {
    * Handles buffered frames one at a time while each is answered at once; stops at a request that
    * is answered later (it resumes when the answer is written), at a full write buffer, at the gate
    * and after {@link FRAMES_PER_TURN} frames or {@link MS_PER_TURN} (resumed on the next turn). The socket is read only
-   * while nothing is in flight.
+   * while nothing is in flight (or a run of pipelined requests that may grow).
    */
   #pump(): void {
     if (
       this.#closed ||
       this.#closeAfterDrain !== null ||
-      this.#busy ||
+      !this.#canTakeMore() ||
       this.#held !== null ||
+      this.#deferred !== null ||
       this.#throttled
     ) {
       this.#setPaused(true)
@@ -270,6 +308,7 @@ export class Connection {
           this.#schedulePump()
           break
         }
+        if (!this.#canTakeMore()) break
         let frame: Uint8Array | null
         try {
           frame = this.#frames.next()
@@ -278,21 +317,36 @@ export class Connection {
           break
         }
         if (frame === null) break
-        const permit = this.#gate.tryAcquire()
-        if (permit === null) {
-          this.#held = frame
-          this.#gate.wait((p) => this.#onPermit(p))
+        if (this.#busy && !this.#pipelined(frame)) {
+          // Waits until every answer before it is written.
+          this.#deferred = frame
           break
         }
-        this.#permit = permit
-        if (!this.#handle(frame)) break
+        if (!this.#take(frame)) break
       }
     } finally {
       socket.uncork()
     }
     this.#setPaused(
-      this.#busy || this.#held !== null || this.#pausedForWrite || this.#pumpScheduled || this.#throttled,
+      !this.#canTakeMore() ||
+        this.#held !== null ||
+        this.#deferred !== null ||
+        this.#pausedForWrite ||
+        this.#pumpScheduled ||
+        this.#throttled,
     )
+  }
+
+  /** Takes a permit for a frame and dispatches it, or holds it until the gate grants one. */
+  #take(frame: Uint8Array): boolean {
+    const permit = this.#gate.tryAcquire()
+    if (permit === null) {
+      this.#held = frame
+      this.#gate.wait((p) => this.#onPermit(p))
+      return false
+    }
+    this.#permit = permit
+    return this.#handle(frame)
   }
 
   #schedulePump(): void {
@@ -310,7 +364,7 @@ export class Connection {
     this.#permit = permit
     if (frame === null || this.#closed || this.#closeAfterDrain !== null) {
       this.#releasePermit()
-      if (this.#closeAfterDrain !== null && !this.#closed) this.#end()
+      if (this.#closeAfterDrain !== null && !this.#closed && !this.#busy) this.#end()
       return
     }
     if (this.#handle(frame)) this.#pump()
@@ -331,30 +385,93 @@ export class Connection {
       this.#finishOrClose(`unexpected error: ${(err as Error).message}`)
       return false
     }
-    if (result.kind === 'pending') {
-      this.#busy = true
-      this.#setPaused(true)
-      this.#settle(result.promise)
-      return false
+    if (result.kind === 'pending' || this.#busy) {
+      // Answered later, or behind answers still owed: it waits for its turn to be written.
+      const slot: Slot = { result: null, permit: this.#permit, pipelined: this.#pipelined(frame) }
+      this.#permit = null
+      this.#slots.push(slot)
+      if (result.kind === 'pending') this.#settle(slot, result.promise)
+      else this.#settled(slot, result)
+      // A refused frame: nothing after it is read; it is answered (or closes) in its turn.
+      const refusal =
+        result.kind === 'close' ? result.reason : result.kind === 'response' ? result.closeAfter : undefined
+      if (refusal !== undefined) {
+        this.#closeAfterDrain ??= refusal
+        return false
+      }
+      return this.#canTakeMore()
     }
     this.#releasePermit()
     return this.#complete(result)
   }
 
-  #settle(promise: Promise<DispatchResult>): void {
+  #settle(slot: Slot, promise: Promise<DispatchResult>): void {
     promise.then(
       (r) => {
-        if (r.kind === 'pending') return this.#settle(r.promise)
-        this.#busy = false
-        this.#releasePermit()
-        if (this.#complete(r)) this.#pump()
+        if (r.kind === 'pending') return this.#settle(slot, r.promise)
+        this.#settled(slot, r)
+        this.#holdWrites()
+        this.#answer()
       },
       (err: unknown) => {
-        this.#busy = false
-        this.#releasePermit()
-        this.#finishOrClose(`unexpected error: ${(err as Error)?.message ?? String(err)}`)
+        this.#settled(slot, {
+          kind: 'close',
+          reason: `unexpected error: ${(err as Error)?.message ?? String(err)}`,
+        })
+        this.#answer()
       },
     )
+  }
+
+  /**
+   * Answers that settle in one run of the microtask queue (a batch of coordinator writes completes
+   * them together) leave in one socket write: the socket stays corked until the queue has run.
+   */
+  #holdWrites(): void {
+    if (this.#writesHeld || this.#closed) return
+    this.#writesHeld = true
+    this.#socket.cork()
+    process.nextTick(this.#releaseWrites)
+  }
+
+  readonly #releaseWrites = (): void => {
+    this.#writesHeld = false
+    this.#socket.uncork()
+  }
+
+  #settled(slot: Slot, result: Exclude<DispatchResult, { kind: 'pending' }>): void {
+    slot.result = result
+    const permit = slot.permit
+    slot.permit = null
+    if (permit !== null) this.#gate.release(permit)
+  }
+
+  /**
+   * Writes every answer at the head of the line that is ready, in order; once none is owed, a
+   * frame that waited for that goes next, and reading goes on.
+   */
+  #answer(): void {
+    const slots = this.#slots
+    let goOn = true
+    const socket = this.#socket
+    socket.cork()
+    try {
+      while (slots.length > 0 && slots[0].result !== null) {
+        const result = (slots.shift() as Slot).result as Exclude<DispatchResult, { kind: 'pending' }>
+        goOn = this.#complete(result)
+        if (this.#closed) return
+      }
+    } finally {
+      socket.uncork()
+    }
+    if (slots.length > 0 || this.#closeAfterDrain !== null) return
+    const deferred = this.#deferred
+    if (deferred !== null) {
+      this.#deferred = null
+      if (!this.#take(deferred)) return
+      goOn = !this.#pausedForWrite && !this.#throttled
+    }
+    if (goOn) this.#pump()
   }
 
   #releasePermit(): void {
@@ -396,7 +513,8 @@ export class Connection {
 
   #afterAnswer(): boolean {
     if (this.#closeAfterDrain !== null) {
-      this.#end()
+      // Answers still owed are written first.
+      if (!this.#busy) this.#end()
       return false
     }
     return !this.#pausedForWrite && !this.#throttled

@@ -7,7 +7,7 @@ import { type ListenerSecurity, principalFromCertificate } from './auth/security
 import type { Endpoint } from './config.js'
 import { Connection, type RequestGate, SizePrefixedFrames } from './connection.js'
 import type { ConnectionQuotas } from './connection-quotas.js'
-import type { ApiRouter, ConnectionInfo } from './router.js'
+import { type ApiRouter, type ConnectionInfo, pipelinedRequest } from './router.js'
 
 /** Per-connection limits, from the configuration. */
 export interface ConnectionLimits {
@@ -199,6 +199,7 @@ export class Listener {
       dispatch,
       gate: this.#limits.gate,
       idleTimeoutMs: this.#limits.idleTimeoutMs,
+      pipelined: pipelinedRequest,
       onClose: (reason) => {
         this.#connections.delete(connection)
         this.#logger.debug(

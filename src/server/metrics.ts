@@ -1,5 +1,7 @@
 /**
- * The group coordinator's KIP-1331 sensors as Prometheus counters (kip1331-broker.md §1.7). Kafka
+ * The group coordinator's metrics (Kafka's GroupCoordinatorMetrics) as Prometheus metrics: the
+ * KIP-1331 sensors (kip1331-broker.md §1.7), the consumer group rebalance sensor, and the group-count
+ * gauges (docs/consumer-groups.md). Kafka
  * records each of its eight sensors in the metrics group `group-coordinator-metrics` as a Meter with
  * `<base>-count` (a cumulative sum of the recorded values) and `<base>-rate`. Here every sensor is
  * one counter named like a JMX exporter names Kafka's `-count` attribute:
@@ -11,7 +13,12 @@
  * `/metrics` serves.
  */
 import { subscribe } from 'node:diagnostics_channel'
-import { Counter, type Registry, register } from 'prom-client'
+import { Counter, Gauge, type Registry, register } from 'prom-client'
+import type {
+  ConsumerGroupSensor,
+  ConsumerGroupSensors,
+  GroupCounts,
+} from '../coordinator/service/group-coordinator-service.js'
 import {
   TOPOLOGY_DESCRIPTION_METRICS_CHANNEL,
   type TopologyDescriptionSensor,
@@ -38,17 +45,17 @@ export const TOPOLOGY_DESCRIPTION_SENSORS: Readonly<Record<TopologyDescriptionSe
 export const KAFKA_METRICS_GROUP = 'group-coordinator-metrics'
 
 /** The Prometheus name of a sensor's `-count` metric. */
-export function prometheusName(sensor: TopologyDescriptionSensor): string {
+export function prometheusName(sensor: TopologyDescriptionSensor | ConsumerGroupSensor): string {
   return `kafka_server_${KAFKA_METRICS_GROUP}_${sensor}_count`.replace(/-/g, '_')
 }
 
-/** Sensors backed by counters of `registry` (existing counters with the same names are reused). */
-export function prometheusSensors(registry: Registry = register): TopologyDescriptionSensors {
-  const counters = new Map<TopologyDescriptionSensor, Counter>()
-  for (const [sensor, help] of Object.entries(TOPOLOGY_DESCRIPTION_SENSORS) as [
-    TopologyDescriptionSensor,
-    string,
-  ][]) {
+/** A counter per sensor of `table` in `registry` (existing counters with the same names are reused). */
+function meterCounters<S extends TopologyDescriptionSensor | ConsumerGroupSensor>(
+  table: Readonly<Record<S, string>>,
+  registry: Registry,
+): { record(sensor: S, value: number): void } {
+  const counters = new Map<S, Counter>()
+  for (const [sensor, help] of Object.entries(table) as [S, string][]) {
     const name = prometheusName(sensor)
     const existing = registry.getSingleMetric(name)
     counters.set(
@@ -69,6 +76,77 @@ export function prometheusSensors(registry: Registry = register): TopologyDescri
   }
 }
 
+/** Sensors backed by counters of `registry` (existing counters with the same names are reused). */
+export function prometheusSensors(registry: Registry = register): TopologyDescriptionSensors {
+  return meterCounters(TOPOLOGY_DESCRIPTION_SENSORS, registry)
+}
+
+/** Kafka's consumer group sensors (Meters: `<base>-count` and `<base>-rate`), with their descriptions. */
+export const CONSUMER_GROUP_SENSORS: Readonly<Record<ConsumerGroupSensor, string>> = Object.freeze({
+  'consumer-group-rebalance':
+    'Consumer group rebalances: group epoch bumps of ConsumerGroupHeartbeat, leaves excluded.',
+})
+
+/** Consumer group sensors backed by counters of `registry` (existing counters are reused). */
+export function prometheusConsumerGroupSensors(registry: Registry = register): ConsumerGroupSensors {
+  return meterCounters(CONSUMER_GROUP_SENSORS, registry)
+}
+
+/** The group protocols Kafka's `group-count` gauge is tagged with (Topograph serves no share groups). */
+const GROUP_PROTOCOLS = ['classic', 'consumer', 'streams'] as const
+
+/** Kafka's ConsumerGroupState names: the `state` tag of `consumer-group-count`. */
+const CONSUMER_GROUP_STATES = ['Empty', 'Assigning', 'Reconciling', 'Stable', 'Dead'] as const
+
+export const GROUP_COUNT_METRIC = `kafka_server_${KAFKA_METRICS_GROUP}_group_count`.replace(/-/g, '_')
+export const CONSUMER_GROUP_COUNT_METRIC = `kafka_server_${KAFKA_METRICS_GROUP}_consumer_group_count`.replace(
+  /-/g,
+  '_',
+)
+
+/**
+ * Kafka's group-count gauges, read from the coordinator at scrape time: `group-count` tagged
+ * `protocol` (classic, consumer, streams) and `consumer-group-count` tagged `state` (every state
+ * Kafka registers, Dead included, which a Topograph group never reports). With several servers in
+ * one process the last one installed is reported, as for the log sizes.
+ */
+export function installGroupCountGauges(
+  counts: () => Promise<GroupCounts>,
+  registry: Registry = register,
+): void {
+  for (const name of [GROUP_COUNT_METRIC, CONSUMER_GROUP_COUNT_METRIC]) {
+    if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name)
+  }
+  let pending: Promise<GroupCounts> | null = null
+  // One coordinator read serves both gauges of a scrape.
+  const read = (): Promise<GroupCounts> => {
+    pending ??= counts().finally(() => {
+      pending = null
+    })
+    return pending
+  }
+  new Gauge({
+    name: GROUP_COUNT_METRIC,
+    help: `Groups by rebalance protocol. Kafka: ${KAFKA_METRICS_GROUP} group-count{protocol}.`,
+    labelNames: ['protocol'],
+    registers: [registry],
+    async collect() {
+      const c = await read()
+      for (const protocol of GROUP_PROTOCOLS) this.set({ protocol }, c.byType.get(protocol) ?? 0)
+    },
+  })
+  new Gauge({
+    name: CONSUMER_GROUP_COUNT_METRIC,
+    help: `Consumer groups by state. Kafka: ${KAFKA_METRICS_GROUP} consumer-group-count{state}.`,
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const states = (await read()).byTypeAndState.get('consumer')
+      for (const state of CONSUMER_GROUP_STATES) this.set({ state }, states?.get(state) ?? 0)
+    },
+  })
+}
+
 let installed: TopologyDescriptionSensors | null = null
 
 /**
@@ -78,14 +156,14 @@ let installed: TopologyDescriptionSensors | null = null
 export function installGroupCoordinatorMetrics(): TopologyDescriptionSensors {
   if (installed !== null) return installed
   const sensors = prometheusSensors(register)
+  const consumer = prometheusConsumerGroupSensors(register)
   subscribe(TOPOLOGY_DESCRIPTION_METRICS_CHANNEL, (message) => {
     const m = message as { sensor?: unknown; value?: unknown }
-    if (
-      typeof m.sensor === 'string' &&
-      typeof m.value === 'number' &&
-      m.sensor in TOPOLOGY_DESCRIPTION_SENSORS
-    ) {
+    if (typeof m.sensor !== 'string' || typeof m.value !== 'number') return
+    if (m.sensor in TOPOLOGY_DESCRIPTION_SENSORS) {
       sensors.record(m.sensor as TopologyDescriptionSensor, m.value)
+    } else if (m.sensor in CONSUMER_GROUP_SENSORS) {
+      consumer.record(m.sensor as ConsumerGroupSensor, m.value)
     }
   })
   installed = sensors

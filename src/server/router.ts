@@ -15,6 +15,17 @@ import { quotasActive, type RequestUsage, recordRequest } from './quotas/throttl
 import type { TopicCatalog } from './topics/catalog.js'
 
 /**
+ * Whether a request may be pipelined on its connection (see `Connection`): OffsetCommit (8) and
+ * OffsetFetch (9), whose work is one operation in the queue of their group's coordinator shard, so
+ * the shard keeps them in the order they were sent.
+ */
+export function pipelinedRequest(frame: Uint8Array): boolean {
+  if (frame.byteLength < 2) return false
+  const apiKey = (frame[0] << 8) | frame[1]
+  return apiKey === 8 || apiKey === 9
+}
+
+/**
  * The API router: one handler per API key, registered by the handler modules
  * (`handlers/NNN-api-name.ts`). It decodes the request header and body, calls the handler and
  * encodes the response frame. ApiVersions advertises exactly the registered handlers' ranges.

@@ -16,10 +16,12 @@ import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
 import { RequestGate } from './connection.js'
 import { ConnectionQuotas, resolveOverrides } from './connection-quotas.js'
+import { nextCoordinatorEpoch } from './data/coordinator-epoch.js'
 import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
+import { installGroupCoordinatorMetrics, installGroupCountGauges } from './metrics.js'
 import {
   ALLOW_ALL,
   type AdvertisedNode,
@@ -148,6 +150,9 @@ export async function startServer(
     // 3. The group coordinator (its shards load here), then handlers and extensions.
     const coordinator = await startGroupCoordinator({ config, logger, store, topics })
     cleanup.push(() => coordinator.close())
+    // Kafka's group coordinator metrics on prom-client's default registry (what /metrics serves).
+    installGroupCoordinatorMetrics()
+    installGroupCountGauges(() => coordinator.groupCounts())
     // The transaction coordinator: its shards are the store's logs just below the reserved ones;
     // producer ids come from the same durable source as the idempotent producers' ones.
     const producerIds = new PrefetchingProducerIds(() => data.producerIds.next(), {
@@ -174,6 +179,8 @@ export async function startServer(
         offsets: (marker, partition) => coordinator.completeTransaction(partition, marker),
       }),
       transactionVersionLevel: () => transactionVersion,
+      // One above the last start's: markers of an earlier start are fenced where a newer one wrote.
+      coordinatorEpoch: nextCoordinatorEpoch(data.metadataDir),
       writeTimeoutMs: config.offsetsCommitTimeoutMs,
       logger,
     })

@@ -632,6 +632,43 @@ describe('consumer group APIs', { timeout: 60_000 }, () => {
     assert.equal(leave.errorCode, ErrorCode.NONE)
   })
 
+  it('ConsumerGroupHeartbeat (68): a pattern subscribes only to the topics the member may DESCRIBE', async () => {
+    // alice may describe az-in (READ implies DESCRIBE) but not az-secret; both match the pattern.
+    const joined = await req<{
+      errorCode: number
+      memberEpoch: number
+      assignment: { topicPartitions: { topicId: string; partitions: number[] }[] } | null
+    }>('alice', 68, 1, {
+      groupId: 'az-pattern',
+      memberId: 'm-alice-pattern',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: 5000,
+      subscribedTopicNames: null,
+      subscribedTopicRegex: 'az-(in|secret)',
+      serverAssignor: null,
+      topicPartitions: [],
+    })
+    assert.equal(joined.errorCode, ErrorCode.NONE)
+    const described = await req<{
+      groups: {
+        members: { assignment: { topicPartitions: { topicName: string; partitions: number[] }[] } }[]
+      }[]
+    }>('admin', 69, 1, { groupIds: ['az-pattern'], includeAuthorizedOperations: false })
+    assert.deepEqual(
+      described.groups[0]!.members[0]!.assignment.topicPartitions.map((t) => [t.topicName, t.partitions]),
+      [['az-in', [0, 1]]],
+    )
+    assert.equal(joined.assignment?.topicPartitions.length, 1)
+    const leave = await req<{ errorCode: number }>('alice', 68, 0, {
+      groupId: 'az-pattern',
+      memberId: 'm-alice-pattern',
+      memberEpoch: -1,
+    })
+    assert.equal(leave.errorCode, ErrorCode.NONE)
+  })
+
   it('ConsumerGroupDescribe (69): DESCRIBE on each GROUP, refused groups first', async () => {
     const d = async (user: string) =>
       (

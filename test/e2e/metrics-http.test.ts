@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { createTopics, fetch, makeBatch, produce } from '../helpers/data-plane.js'
+import { parseMetrics } from '../helpers/prometheus.js'
 import {
   freeLoopbackPort,
   startTopographProcess,
@@ -15,18 +16,6 @@ import { tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
 
 const T0 = 1_700_000_000_000
-
-/** The samples of a Prometheus text exposition: `name{labels}` → value. */
-function parseMetrics(text: string): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const m = /^([a-zA-Z_:][\w:]*(?:\{[^}]*\})?) (\S+)$/.exec(line)
-    assert.ok(m, `not a sample line: ${line}`)
-    out.set(m[1], Number(m[2]))
-  }
-  return out
-}
 
 const meter = (name: string) => `kafka_server_brokertopicmetrics_${name}persec_count`
 

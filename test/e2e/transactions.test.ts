@@ -118,6 +118,41 @@ describe('transaction APIs', () => {
     assert.equal(ts.server.context.data.partition('tx-a', 0)!.logEndOffset, 1, 'nothing appended')
   })
 
+  it('a partition with the producer transaction open skips the coordinator (verification guard)', async () => {
+    assert.deepEqual(await createTopics(c, [{ name: 'tx-guard', partitions: 2 }]), [0])
+    const pid = await init('t3')
+    const batch = (baseSequence: number) =>
+      makeBatch([{ key: 'k', value: 'v', timestamp: 1_700_000_000_000 }], {
+        producerId: Number(pid.producerId),
+        producerEpoch: pid.producerEpoch,
+        baseSequence,
+        transactional: true,
+      })
+    // v12 adds partition 0 to t3's transaction, and the batch opens the transaction there.
+    const [first] = await produce(c, [{ topic: 'tx-guard', partition: 0, records: batch(0) }], {
+      version: 12,
+      transactionalId: 't3',
+    })
+    assert.equal(first.errorCode, ErrorCode.NONE)
+    // The guard is the producer id and epoch alone, as in Kafka: a request naming a transactional id
+    // the coordinator does not know appends where the transaction is open (no coordinator call)...
+    const [guarded] = await produce(c, [{ topic: 'tx-guard', partition: 0, records: batch(1) }], {
+      version: 12,
+      transactionalId: 'unknown-to-the-coordinator',
+    })
+    assert.equal(guarded.errorCode, ErrorCode.NONE)
+    // ...while a partition without it goes to the coordinator, which does not know that id.
+    const [asked] = await produce(c, [{ topic: 'tx-guard', partition: 1, records: batch(0) }], {
+      version: 12,
+      transactionalId: 'unknown-to-the-coordinator',
+    })
+    assert.equal(asked.errorCode, ErrorCode.INVALID_PRODUCER_ID_MAPPING)
+    assert.deepEqual(
+      [0, 1].map((i) => ts.server.context.data.partition('tx-guard', i)!.logEndOffset),
+      [2, 0],
+    )
+  })
+
   it('TRANSACTIONAL_ID authorization', async () => {
     const fc = await c.request<p.FindCoordinatorResponse>(10, 4, {
       keyType: 1,

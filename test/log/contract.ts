@@ -160,6 +160,48 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(bad.errorCode, ErrorCode.INVALID_RECORD)
     })
 
+    test('records handed over (recordsOwned) are rewritten in place; the store keeps no view of them', async () => {
+      const { p } = await fresh()
+      await p.append(batchOf(records(7)), { now: NOW })
+      // Not handed over: the caller's bytes stay as they were.
+      const lent = batchOf(records(2, 'lent'))
+      const lentBefore = hex(lent)
+      assert.equal((await p.append(lent, { now: NOW })).baseOffset, 7)
+      assert.equal(hex(lent), lentBefore)
+      // Handed over, at an offset inside a larger buffer (a frame): the batch is stored from those
+      // bytes, its base offset written into them; nothing around it is touched.
+      const batch = batchOf(records(3, 'owned'))
+      const frame = new Uint8Array(batch.byteLength + 8).fill(0xee)
+      frame.set(batch, 4)
+      const view = frame.subarray(4, 4 + batch.byteLength)
+      const a = await p.append(view, { now: NOW, recordsOwned: true })
+      assert.equal(a.errorCode, ErrorCode.NONE)
+      assert.equal(a.baseOffset, 9)
+      assert.equal(hex(view.subarray(0, 8)), '0000000000000009', 'rewritten in place, not copied')
+      assert.equal(hex(frame.subarray(0, 4)), 'eeeeeeee')
+      assert.equal(hex(frame.subarray(4 + batch.byteLength)), 'eeeeeeee')
+      // The caller's buffer is reused afterwards (the connection's next bytes): what was stored
+      // does not change with it.
+      frame.fill(0)
+      lent.fill(0)
+      assert.deepEqual(
+        (await readAll(p, 7)).map((x) => [x.baseOffset, x.values]),
+        [
+          [7, ['lentv0', 'lentv1']],
+          [9, ['ownedv0', 'ownedv1', 'ownedv2']],
+        ],
+      )
+      // A refused batch leaves a handed-over buffer's offsets alone (it is never stored).
+      const bad = batchOf(records(1))
+      bad[20] ^= 0xff // CRC
+      const before = hex(bad)
+      assert.equal(
+        (await p.append(bad, { now: NOW, recordsOwned: true })).errorCode,
+        ErrorCode.CORRUPT_MESSAGE,
+      )
+      assert.equal(hex(bad), before)
+    })
+
     test('golden batch of §2.6 appended at offset 7: only baseOffset and leader epoch change', async () => {
       const { p } = await fresh()
       await p.append(batchOf(records(7)), { now: NOW })
@@ -1102,6 +1144,84 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       const values = (await readAll(p, 0)).flatMap((b) => b.values)
       assert.ok(!values.includes('aborted-k') && !values.includes('aborted-a'))
       assert.ok(values.includes('committed') && values.includes('z1') && values.includes('c2'))
+    })
+
+    test('compaction: an aborted transaction leaves the index once none of its data is left', async () => {
+      const configs = {
+        cleanupPolicy: ['compact'],
+        segmentBytes: 300,
+        minCleanableDirtyRatio: 0.01,
+        deleteRetentionMs: 1000,
+      } satisfies Partial<LogConfig>
+      const { m, p, topic } = await fresh(configs, h.storage())
+      const RC = { minOneMessage: true, isolationLevel: 'read_committed' } as const
+      const txn = (key: string, producerId: number, baseSequence: number) =>
+        batchOf([{ key, value: `v-${producerId}-${baseSequence}` }], {
+          timestamp: NOW,
+          producerId,
+          producerEpoch: 0,
+          baseSequence,
+          transactional: true,
+        })
+      const coordinator = { now: NOW, origin: 'coordinator' } as const
+      // Each producer commits a transaction after its aborted one, so that no aborted batch is
+      // its last (that one would stay, emptied, and keep its marker and entry, as in Kafka).
+      await p.append(txn('k', 7, 0), { now: NOW }) // 0
+      await p.append(txn('a', 7, 1), { now: NOW }) // 1
+      await p.append(markerOf(7, 0, false, 0), coordinator) // 2: ABORT
+      await p.append(txn('b', 8, 0), { now: NOW }) // 3
+      await p.append(markerOf(8, 0, false, 0), coordinator) // 4: ABORT
+      await p.append(txn('x', 7, 2), { now: NOW }) // 5
+      await p.append(markerOf(7, 0, true, 0), coordinator) // 6: COMMIT
+      await p.append(txn('y', 8, 1), { now: NOW }) // 7
+      await p.append(markerOf(8, 0, true, 0), coordinator) // 8: COMMIT
+      const fill = async (from: number) => {
+        for (let i = 0; i < 12; i++)
+          await p.append(batchOf([{ key: `f${from + i}`, value: 'filler' }], { timestamp: NOW }), {
+            now: NOW,
+          })
+      }
+      /** The aborted transactions read_committed reads list from offset 0 to the end, in order. */
+      const index = async (q: PartitionLog) => {
+        const seen = new Map<string, { producerId: number; firstOffset: number }>()
+        let offset = 0
+        while (offset < q.lastStableOffset) {
+          const r = await q.read(offset, 1 << 20, RC)
+          for (const a of r.abortedTransactions ?? []) seen.set(`${a.producerId}:${a.firstOffset}`, a)
+          const batches = batchesIn(r.records)
+          if (batches.length === 0) break
+          offset = batches[batches.length - 1]!.lastOffset + 1
+        }
+        return [...seen.values()]
+      }
+      await fill(0)
+      assert.deepEqual(await index(p), [
+        { producerId: 7, firstOffset: 0 },
+        { producerId: 8, firstOffset: 3 },
+      ])
+      // 1. The aborted batches go; their markers stay because their data was seen in this clean,
+      // and so do their index entries (Kafka writes them into the cleaned index).
+      await m.runCleaner(NOW)
+      const values = (await readAll(p, 0)).flatMap((b) => b.values)
+      assert.deepEqual(
+        values.filter((v) => v.startsWith('v-')),
+        ['v-7-2', 'v-8-1'],
+        'the aborted records are gone',
+      )
+      assert.deepEqual(await index(p), [
+        { producerId: 7, firstOffset: 0 },
+        { producerId: 8, firstOffset: 3 },
+      ])
+      // 2. No data of either transaction is left: the markers become removable (a delete horizon)
+      // and the index loses both entries.
+      await fill(100)
+      await m.runCleaner(NOW + 10)
+      assert.deepEqual(await index(p), [])
+      // 3. The cleaned index is what a reopened log serves.
+      await m.close()
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1, configs)
+      assert.deepEqual(await index(m2.partition(topic, 0)!), [])
     })
 
     test("compaction: an aborted batch holding the producer's last sequence stays, empty", async () => {

@@ -8,7 +8,7 @@ import { formatStep, generate, parseSteps, runSteps, shrink } from './sim.js'
 
 /** SIM_SEEDS / SIM_STEPS widen the run (npm run sim runs campaigns). */
 const SEEDS = Number(process.env.SIM_SEEDS ?? 200)
-const STEPS = Number(process.env.SIM_STEPS ?? 60)
+const STEPS = Number(process.env.SIM_STEPS ?? 40)
 
 describe('deterministic simulation of the coordinator', () => {
   it(`${SEEDS} seeds of ${STEPS} steps keep every invariant`, async () => {

@@ -222,8 +222,10 @@ function primRead(p: Primitive, strMode: Mode, nullable: boolean): string {
     case 'string':
       return pick(strMode, `r.readCompact${nn}String()`, `r.read${nn}String()`)
     case 'bytes':
-    case 'records':
       return pick(strMode, `r.readCompact${nn}Bytes()`, `r.read${nn}Bytes()`)
+    case 'records':
+      // A view of the frame, not a copy (Reader.readRecords): the batches are most of the bytes.
+      return pick(strMode, `r.readCompact${nn}Records()`, `r.read${nn}Records()`)
   }
 }
 

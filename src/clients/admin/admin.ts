@@ -1,6 +1,6 @@
 /**
  * The admin client (`topograph/admin`): group listing, streams group description (with the
- * KIP-1331 topology description), group deletion with the DeleteGroups v3 per-group message,
+ * KIP-1331 topology description), consumer group description (KIP-848), group deletion with the DeleteGroups v3 per-group message,
  * committed offsets, topic creation and listing, and config resources (describe and incremental
  * alteration).
  */
@@ -30,6 +30,11 @@ import {
   type TopicPartition,
 } from './offsets.js'
 import { deleteTopics, describeTopics, type TopicDescription } from './topics.js'
+import {
+  type ConsumerGroupDescription,
+  consumerGroupFromWire,
+  type DescribeConsumerGroupsOptions,
+} from './consumer-groups.js'
 import { deleteRecords, describeLogDirs, type LogDirDescription, type RecordsToDelete } from './log-dirs.js'
 import {
   type StreamsGroupTopologyDescription,
@@ -197,6 +202,20 @@ const GROUP_STATES = [
   'CompletingRebalance',
 ]
 
+/** A described group's row and how to turn it into a description once its error code is 0. */
+interface DescribedRow<T> {
+  readonly row: { readonly groupId: string; readonly errorCode: number; readonly errorMessage: string | null }
+  readonly describe: () => T | KafkaError
+}
+
+/** What a describe row's error means: retry it, find its coordinator again, fail it, or (null) use it. */
+function describeOutcome(row: DescribedRow<unknown>['row']): KafkaError | 'retry' | 'rediscover' | null {
+  if (row.errorCode === 0) return null
+  if (row.errorCode === 14) return 'retry'
+  if (row.errorCode === 15 || row.errorCode === 16) return 'rediscover'
+  return kafkaErrorFromCode(row.errorCode, row.errorMessage)
+}
+
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
   let resolve!: (v: T) => void
   let reject!: (e: unknown) => void
@@ -289,17 +308,60 @@ export class Admin {
     groupIds: readonly string[],
     opts: DescribeStreamsGroupsOptions = {},
   ): KeyedResult<StreamsGroupDescription> {
-    const pending = new Map(groupIds.map((g) => [g, deferred<StreamsGroupDescription>()]))
+    return this.#describeGroups(groupIds, opts, 'describeStreamsGroups', async (node, groups) => {
+      const res = await this.#client.sendTo(node, 89, {
+        groupIds: groups,
+        includeAuthorizedOperations: opts.includeAuthorizedOperations ?? false,
+        includeTopologyDescription: opts.includeTopologyDescription ?? false,
+      })
+      return res.groups.map((g) => ({ row: g, describe: () => this.#describedGroup(g, node) }))
+    })
+  }
+
+  /**
+   * Describes consumer groups (KIP-848) with ConsumerGroupDescribe, batched per coordinator: state,
+   * epochs, assignor, and per member its subscription, assignment and target assignment. A group of
+   * another type fails with Kafka's GROUP_ID_NOT_FOUND ("Group <g> is not a consumer group.").
+   */
+  describeConsumerGroups(
+    groupIds: readonly string[],
+    opts: DescribeConsumerGroupsOptions = {},
+  ): KeyedResult<ConsumerGroupDescription> {
+    return this.#describeGroups(groupIds, opts, 'describeConsumerGroups', async (node, groups) => {
+      const res = await this.#client.sendTo(node, 69, {
+        groupIds: groups,
+        includeAuthorizedOperations: opts.includeAuthorizedOperations ?? false,
+      })
+      return res.groups.map((g) => ({ row: g, describe: () => consumerGroupFromWire(g, node) }))
+    })
+  }
+
+  /** Lists the consumer groups (KIP-848 and classic groups of protocol type `consumer`), as Kafka's admin does. */
+  async listConsumerGroups(opts: Omit<ListGroupsOptions, 'types'> = {}): Promise<GroupListing[]> {
+    const groups = await this.listGroups({ ...opts, types: ['consumer', 'classic'] })
+    return groups.filter((g) => g.protocolType === 'consumer' || g.protocolType === '')
+  }
+
+  /** One describe call per coordinator for every group, with the coordinator errors retried. */
+  #describeGroups<T>(
+    groupIds: readonly string[],
+    opts: CallOptions,
+    operation: string,
+    send: (node: BrokerNode, groups: string[]) => Promise<DescribedRow<T>[]>,
+  ): KeyedResult<T> {
+    const pending = new Map(groupIds.map((g) => [g, deferred<T>()]))
     const result = new KeyedResult(new Map([...pending].map(([k, d]) => [k, d.promise])))
-    void this.#describeLoop(pending, opts).catch((e: unknown) => {
+    void this.#describeLoop(pending, opts, operation, send).catch((e: unknown) => {
       for (const d of pending.values()) d.reject(e)
     })
     return result
   }
 
-  async #describeLoop(
-    pending: Map<string, ReturnType<typeof deferred<StreamsGroupDescription>>>,
-    opts: DescribeStreamsGroupsOptions,
+  async #describeLoop<T>(
+    pending: Map<string, ReturnType<typeof deferred<T>>>,
+    opts: CallOptions,
+    operation: string,
+    send: (node: BrokerNode, groups: string[]) => Promise<DescribedRow<T>[]>,
   ): Promise<void> {
     const deadline = this.#deadline(opts)
     let remaining = [...pending.keys()]
@@ -330,15 +392,11 @@ export class Admin {
       }
       for (const { node, groups } of batches.values()) {
         try {
-          const res = await this.#client.sendTo(node, 89, {
-            groupIds: groups,
-            includeAuthorizedOperations: opts.includeAuthorizedOperations ?? false,
-            includeTopologyDescription: opts.includeTopologyDescription ?? false,
-          })
-          for (const described of res.groups) {
+          const rows = await send(node, groups)
+          for (const { row: described, describe } of rows) {
             const d = pending.get(described.groupId)
             if (d === undefined || !groups.includes(described.groupId)) continue
-            const outcome = this.#describedGroup(described, node)
+            const outcome = describeOutcome(described) ?? describe()
             if (outcome === 'retry' || outcome === 'rediscover') {
               if (outcome === 'rediscover') this.#client.markCoordinatorUnknown(described.groupId)
               retry.push(described.groupId)
@@ -347,7 +405,7 @@ export class Admin {
             else d.resolve(outcome)
           }
           for (const g of groups) {
-            if (!res.groups.some((x) => x.groupId === g)) {
+            if (!rows.some((x) => x.row.groupId === g)) {
               pending.get(g)!.reject(new IllegalStateError(`The response did not describe group ${g}`))
             }
           }
@@ -368,7 +426,7 @@ export class Admin {
       const wait = this.#client.backoffMs(attempt)
       if (Date.now() + wait >= deadline) {
         const err = new TimeoutError(
-          `Timed out waiting for describeStreamsGroups: ${lastRetriable?.message ?? 'no coordinator'}`,
+          `Timed out waiting for ${operation}: ${lastRetriable?.message ?? 'no coordinator'}`,
           lastRetriable,
         )
         for (const g of remaining) pending.get(g)!.reject(err)
@@ -381,12 +439,7 @@ export class Admin {
   #describedGroup(
     g: StreamsGroupDescribeResponseDescribedGroup,
     coordinator: BrokerNode,
-  ): StreamsGroupDescription | KafkaError | 'retry' | 'rediscover' {
-    if (g.errorCode !== 0) {
-      if (g.errorCode === 14) return 'retry'
-      if (g.errorCode === 15 || g.errorCode === 16) return 'rediscover'
-      return kafkaErrorFromCode(g.errorCode, g.errorMessage)
-    }
+  ): StreamsGroupDescription | KafkaError {
     if (g.topology === null) return new IllegalStateError('Topology information is missing')
     let status: StreamsGroupTopologyDescriptionStatus
     try {

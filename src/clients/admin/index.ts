@@ -14,6 +14,12 @@ export type {
   TaskIds,
   TopicPartitionOffset,
 } from './admin.js'
+export type {
+  ConsumerGroupDescription,
+  ConsumerGroupMemberDescription,
+  ConsumerGroupMemberType,
+  DescribeConsumerGroupsOptions,
+} from './consumer-groups.js'
 export { Config, ConfigResourceResult, ConfigResourceTypes } from './configs.js'
 export type {
   AlterConfigOp,

@@ -77,15 +77,18 @@ interface ShardContext<S, R, C> {
   readonly id: number
   state: ShardState
   shard: S | undefined
-  /** The end of this shard's operation queue; never rejects. */
-  tail: Promise<void>
+  /** The shard's operation queue; `tasks[head]` is the next to run. */
+  tasks: Task<S, R, C>[]
+  head: number
+  /** A task or a batch of writes is running (or waits for the flush): the queue moves on by itself. */
+  busy: boolean
   /**
-   * Operations in the queue that have not finished (the running one included): a write's count
+   * Operations in the queue that have not finished (the running ones included): a write's count
    * drops only once its records are durable and replayed. Zero means the queue is idle.
    */
   queued: number
-  /** Ends one queued operation (built once; the tail's handler). */
-  readonly dequeue: () => void
+  /** Called once the queue is idle (close waits for it). */
+  idle: (() => void)[]
   readonly timers: Map<string, TimerEntry>
   /** The shard's ShardTimer, built once. */
   timer: ShardTimer<R, C> | undefined
@@ -106,6 +109,33 @@ function badIntents(name: string, why: string): CoordinatorRuntimeError {
     `write operation ${name}: ${why}`,
   )
 }
+
+/**
+ * One operation in a shard's queue. A write (`op`, or `result` when it was produced already) may
+ * share a store write with the writes queued next to it; anything else (`run`: a read, a
+ * compaction) runs alone, between writes.
+ */
+interface Task<S, R, C> {
+  readonly name: string
+  readonly op: WriteOperation<S, R, unknown, C> | undefined
+  readonly result: CoordinatorResult<R, unknown, C> | undefined
+  readonly run: ((ctx: ShardContext<S, R, C>) => unknown) | undefined
+  readonly resolve: (value: unknown) => void
+  readonly reject: (err: unknown) => void
+}
+
+/** A write of a batch, produced: its result waits for the batch's store write. */
+interface BatchedWrite<S, R, C> {
+  readonly task: Task<S, R, C>
+  readonly result: CoordinatorResult<R, unknown, C>
+}
+
+/**
+ * Bounds on one shard's batch of queued writes (one store write): a larger backlog goes in the
+ * next write, so one write never grows without bound and its operations' latency stays bounded.
+ */
+const MAX_BATCH_OPERATIONS = 512
+const MAX_BATCH_RECORDS = 8192
 
 /** One shard's batch waiting for the next group commit. */
 interface QueuedAppend extends ShardBatch {
@@ -144,9 +174,13 @@ function isThenable(v: unknown): boolean {
  *   arrive while a store write is in flight are written together in the next one;
  * - loading a shard is replaying its log into a fresh shard.
  *
+ * - the writes queued at the head of a shard's queue run as one batch with one store write (see
+ *   `#runBatch`).
+ *
  * Kafka replays records into timeline data structures before the append and rolls them back when
- * the append fails. Appending first and replaying after needs no rollback, at the price of one
- * append round-trip per operation in a shard's queue (SQLite appends take microseconds).
+ * the append fails. A lone write here is appended first and replayed after, which needs no
+ * rollback; a batch replays its earlier writes before the append, and a failed batch is rolled back
+ * by reloading the shard from its log.
  */
 export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never> {
   readonly #store: RecordStore
@@ -172,6 +206,9 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   #queuedAppends: QueuedAppend[] = []
   /** Whether a store write is in flight. */
   #writing = false
+  /** Shards whose queue has a write at its head, for the next flush. */
+  #ready: ShardContext<S, R, C>[] = []
+  #flushScheduled = false
   #compactionTimer: TimerHandle | undefined
   #closing: Promise<void> | undefined
 
@@ -227,11 +264,11 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         id,
         state: 'unloaded',
         shard: undefined,
-        tail: Promise.resolve(),
+        tasks: [],
+        head: 0,
+        busy: false,
         queued: 0,
-        dequeue: () => {
-          ctx.queued--
-        },
+        idle: [],
         timers: new Map(),
         timer: undefined,
         failure: undefined,
@@ -297,7 +334,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     op: WriteOperation<S, R, T, C>,
     timeoutMs: number | undefined = this.#writeTimeoutMs,
   ): Promise<T> {
-    const write = this.#enqueue(shardId, name, (ctx) => this.#runWrite(ctx, name, op))
+    const write = this.#enqueue(shardId, name, op)
     return timeoutMs === undefined ? write : this.#withTimeout(name, write, timeoutMs)
   }
 
@@ -331,7 +368,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       return Promise.reject(e)
     }
     if (ctx.queued > 0) {
-      const later = this.#enqueueOn(ctx, name, (c) => this.#runWrite(c, name, op))
+      const later = this.#push<T>(ctx, name, op, undefined, undefined)
       return timeoutMs === undefined ? later : this.#withTimeout(name, later, timeoutMs)
     }
     let result: CoordinatorResult<R, T, C>
@@ -346,7 +383,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       return result.response
     }
     // The queue is idle, so the commit starts at its head: later operations wait for it.
-    const committed = this.#enqueueOn(ctx, name, (c) => this.#commit(c, name, result))
+    const committed = this.#push<T>(ctx, name, undefined, result, undefined)
     return timeoutMs === undefined ? committed : this.#withTimeout(name, committed, timeoutMs)
   }
 
@@ -361,7 +398,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     op: ReadOperation<S, T>,
     timeoutMs: number | undefined = this.#readTimeoutMs,
   ): Promise<T> {
-    const read = this.#enqueue(shardId, name, async (ctx) => {
+    const read = this.#enqueue(shardId, name, undefined, (ctx) => {
       const result = op(ctx.shard as S, this.#clock.now())
       if (isThenable(result)) throw this.#asyncOperation(name)
       return result
@@ -394,7 +431,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
 
   /** Compacts a shard's log in its queue (between operations). */
   compact(shardId: number): Promise<void> {
-    return this.#enqueue(shardId, 'compact', (ctx) => this.#store.compact(ctx.id))
+    return this.#enqueue(shardId, 'compact', undefined, (ctx) => this.#store.compact(ctx.id))
   }
 
   /**
@@ -413,7 +450,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     for (const ctx of this.#shards) {
       this.#clearTimers(ctx)
     }
-    await Promise.all(this.#shards.map((ctx) => ctx.tail))
+    await Promise.all(this.#shards.map((ctx) => this.#whenIdle(ctx)))
     if (this.#writeTimer !== undefined) this.#clock.clearTimer(this.#writeTimer)
     this.#writeTimer = undefined
     for (const ctx of this.#shards) {
@@ -465,9 +502,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     }
     if (ctx.shard?.onLoaded === undefined) return
     // The shard's first operation: operations scheduled from now on queue behind it.
-    await this.#enqueueOn(ctx, 'on-loaded', (c) =>
-      this.#runWrite(c, 'on-loaded', (shard, nowMs) => shard.onLoaded?.(nowMs) ?? NOTHING),
-    ).catch((err: unknown) => {
+    await this.#push(ctx, 'on-loaded', this.#onLoadedOp, undefined, undefined).catch((err: unknown) => {
       this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
     })
   }
@@ -514,7 +549,16 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     )
   }
 
-  #enqueue<T>(shardId: number, name: string, run: (ctx: ShardContext<S, R, C>) => Promise<T>): Promise<T> {
+  /**
+   * Queues a write (`op`), or a read or compaction (`run`: it runs alone, after every operation
+   * queued before it), on an active shard.
+   */
+  #enqueue<T>(
+    shardId: number,
+    name: string,
+    op: WriteOperation<S, R, T, C> | undefined,
+    run?: (ctx: ShardContext<S, R, C>) => T | Promise<T>,
+  ): Promise<T> {
     let ctx: ShardContext<S, R, C>
     try {
       ctx = this.#context(shardId)
@@ -522,35 +566,344 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     } catch (e) {
       return Promise.reject(e)
     }
-    return this.#enqueueOn(ctx, name, run)
+    return this.#push<T>(ctx, name, op, undefined, run)
   }
 
-  /** Appends `run` to an active shard's queue. */
-  #enqueueOn<T>(
+  /**
+   * Appends a task to an active shard's queue. The state is checked again when the task's turn
+   * comes: the shard may have failed or the runtime started closing meanwhile (operations already
+   * queued at close still run: close drains).
+   */
+  #push<T>(
     ctx: ShardContext<S, R, C>,
     name: string,
-    run: (ctx: ShardContext<S, R, C>) => Promise<T>,
+    op: WriteOperation<S, R, T, C> | undefined,
+    result: CoordinatorResult<R, T, C> | undefined,
+    run: ((ctx: ShardContext<S, R, C>) => T | Promise<T>) | undefined,
   ): Promise<T> {
-    // The state is checked again when the operation's turn comes: the shard may have failed or the
-    // runtime started closing meanwhile (operations already queued at close still run: close drains).
-    ctx.queued++
-    const result = ctx.tail.then(() => {
-      if (ctx.state !== 'active') this.#checkActive(ctx, name)
-      return run(ctx)
+    return new Promise<T>((resolve, reject) => {
+      ctx.tasks.push({
+        name,
+        op: op as WriteOperation<S, R, unknown, C> | undefined,
+        result,
+        run,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      })
+      ctx.queued++
+      if (!ctx.busy) {
+        ctx.busy = true
+        // The caller's turn goes on first (as with a promise chain): the queue moves in a microtask.
+        queueMicrotask(() => this.#pump(ctx))
+      }
     })
-    ctx.tail = result.then(ctx.dequeue, ctx.dequeue)
-    return result
   }
 
-  async #runWrite<T>(ctx: ShardContext<S, R, C>, name: string, op: WriteOperation<S, R, T, C>): Promise<T> {
-    const result = this.#produce(ctx, name, op)
-    if (result.records.length === 0) {
+  /** Ends a task: one operation fewer in the queue. */
+  #done(ctx: ShardContext<S, R, C>, task: Task<S, R, C>, failed: boolean, value: unknown): void {
+    ctx.queued--
+    if (failed) task.reject(value)
+    else task.resolve(value)
+  }
+
+  /** Resolves once the shard's queue is idle. */
+  #whenIdle(ctx: ShardContext<S, R, C>): Promise<void> {
+    if (!ctx.busy && ctx.queued === 0) return Promise.resolve()
+    return new Promise<void>((resolve) => ctx.idle.push(resolve))
+  }
+
+  /**
+   * Moves the shard's queue on (`ctx.busy` is set): runs reads and compactions one by one; a write
+   * at the head waits for the flush, which runs it with the writes queued behind it as one batch.
+   */
+  #pump(ctx: ShardContext<S, R, C>): void {
+    for (;;) {
+      const task = ctx.tasks[ctx.head]
+      if (task === undefined) {
+        ctx.tasks.length = 0
+        ctx.head = 0
+        ctx.busy = false
+        if (ctx.idle.length > 0) {
+          const waiting = ctx.idle
+          ctx.idle = []
+          for (const w of waiting) w()
+        }
+        return
+      }
+      if (task.run === undefined) {
+        this.#ready.push(ctx)
+        if (!this.#flushScheduled) {
+          this.#flushScheduled = true
+          setImmediate(this.#flush)
+        }
+        return
+      }
+      ctx.head++
+      let value: unknown
+      try {
+        if (ctx.state !== 'active') this.#checkActive(ctx, task.name)
+        value = task.run(ctx)
+      } catch (err) {
+        this.#done(ctx, task, true, err)
+        continue
+      }
+      if (isThenable(value)) {
+        ;(value as Promise<unknown>).then(
+          (v) => {
+            this.#done(ctx, task, false, v)
+            this.#pump(ctx)
+          },
+          (err: unknown) => {
+            this.#done(ctx, task, true, err)
+            this.#pump(ctx)
+          },
+        )
+        return
+      }
+      this.#done(ctx, task, false, value)
+    }
+  }
+
+  /**
+   * Runs the writes at the head of every ready shard's queue, one batch per shard, and starts the
+   * store write. It runs from `setImmediate`, after the event loop's I/O callbacks: every request
+   * read in this turn of the loop has queued its operation by then, so the operations of one shard
+   * from many connections share one store write, and the batches of many shards one group commit.
+   */
+  readonly #flush = (): void => {
+    this.#flushScheduled = false
+    const ready = this.#ready
+    this.#ready = []
+    for (let i = 0; i < ready.length; i++) this.#runBatch(ready[i])
+    if (!this.#writing && this.#queuedAppends.length > 0) void this.#writeQueued()
+  }
+
+  /**
+   * Produces the writes at the head of a shard's queue as one batch and queues its records for the
+   * next store write. Each write runs against the shard with the records of the writes before it
+   * replayed, so a write after the first replays the earlier ones' records before they are durable
+   * (speculatively); the last write's records are replayed once durable. No answer, timer or
+   * completion of the batch is given before its records are durable. A write that throws fails
+   * alone (it wrote nothing); a write without records that follows others waits for their write.
+   */
+  #runBatch(ctx: ShardContext<S, R, C>): void {
+    const batch: BatchedWrite<S, R, C>[] = []
+    const encoded: StoredRecord[] = []
+    /** The produced write whose records are not replayed yet. */
+    let unreplayed: BatchedWrite<S, R, C> | undefined
+    let speculative = false
+    while (batch.length < MAX_BATCH_OPERATIONS && encoded.length < MAX_BATCH_RECORDS) {
+      const task = ctx.tasks[ctx.head]
+      if (task === undefined || task.run !== undefined) break
+      ctx.head++
+      if (ctx.state !== 'active') {
+        try {
+          this.#checkActive(ctx, task.name)
+        } catch (err) {
+          this.#done(ctx, task, true, err)
+        }
+        continue
+      }
+      if (unreplayed !== undefined) {
+        // The next write must see the previous one's state.
+        const previous = unreplayed
+        unreplayed = undefined
+        speculative = true
+        if (!this.#replayAll(ctx, previous)) {
+          // Memory now holds part of records that were never written: the shard stops, and every
+          // write of the batch fails with it (nothing of it was written).
+          this.#failBatch(ctx, batch, ctx.failure, true)
+          this.#done(ctx, task, true, this.#notActive(ctx, task.name))
+          this.#pump(ctx)
+          return
+        }
+      }
+      let result: CoordinatorResult<R, unknown, C>
+      let records: StoredRecord[]
+      try {
+        result = task.result ?? this.#produce(ctx, task.name, task.op as WriteOperation<S, R, unknown, C>)
+        // A serializer throw is the operation's bug; nothing of it has been written.
+        records = result.records.map((r) => this.#serde.serialize(r))
+      } catch (err) {
+        this.#done(ctx, task, true, err)
+        continue
+      }
+      if (records.length === 0 && batch.length === 0) {
+        // Nothing before it waits for a write: answered now.
+        this.#applyTimerIntents(ctx, result.timers)
+        this.#deliver(ctx, result.completions, undefined)
+        this.#done(ctx, task, false, result.response)
+        continue
+      }
+      const w: BatchedWrite<S, R, C> = { task, result }
+      batch.push(w)
+      for (let i = 0; i < records.length; i++) encoded.push(records[i])
+      if (records.length > 0) unreplayed = w
+    }
+    if (batch.length === 0) {
+      this.#pump(ctx)
+      return
+    }
+    this.#append(ctx.id, encoded).then(
+      () => this.#committed(ctx, batch, unreplayed),
+      (cause: unknown) => this.#writeFailed(ctx, batch, cause, speculative),
+    )
+  }
+
+  /** Replays a produced write's records; false (and the shard failed) when replay threw. */
+  #replayAll(ctx: ShardContext<S, R, C>, w: BatchedWrite<S, R, C>): boolean {
+    const shard = ctx.shard as S
+    const records = w.result.records
+    try {
+      for (let i = 0; i < records.length; i++) shard.replay(records[i])
+      return true
+    } catch (cause) {
+      ctx.state = 'failed'
+      ctx.failure = new CoordinatorRuntimeError(
+        'COORDINATOR_SHARD_FAILED',
+        'NOT_COORDINATOR',
+        `write operation ${w.task.name}: replay on shard ${ctx.id} failed: ${(cause as Error)?.message ?? String(cause)}`,
+        { cause, shardId: ctx.id },
+      )
+      this.#clearTimers(ctx)
+      this.#log.error(
+        { shard: ctx.id, operation: w.task.name, err: cause },
+        'Failed to replay records; shard stopped',
+      )
+      return false
+    }
+  }
+
+  #notActive(ctx: ShardContext<S, R, C>, name: string): unknown {
+    try {
+      this.#checkActive(ctx, name)
+    } catch (err) {
+      return err
+    }
+    return ctx.failure
+  }
+
+  /** A batch's records are durable: replays the last write's, then answers every write in order. */
+  #committed(
+    ctx: ShardContext<S, R, C>,
+    batch: readonly BatchedWrite<S, R, C>[],
+    unreplayed: BatchedWrite<S, R, C> | undefined,
+  ): void {
+    let failedAt = batch.length
+    if (unreplayed !== undefined && !this.#replayAll(ctx, unreplayed)) {
+      // The records are durable but memory holds only part of the last write's: that write fails
+      // with the shard; the writes before it are durable and replayed.
+      failedAt = batch.indexOf(unreplayed)
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const { task, result } = batch[i]
+      if (i >= failedAt) {
+        this.#deliver(ctx, result.completions, ctx.failure)
+        this.#done(ctx, task, true, ctx.failure)
+        continue
+      }
       this.#applyTimerIntents(ctx, result.timers)
       this.#deliver(ctx, result.completions, undefined)
-      return result.response
+      this.#done(ctx, task, false, result.response)
     }
-    return this.#commit(ctx, name, result)
+    this.#pump(ctx)
   }
+
+  /**
+   * A batch's store write failed: every write of it fails, and nothing of it happens (no timer, its
+   * completions get the failure). When earlier writes of the batch were replayed before the write
+   * (speculatively), memory no longer matches the log: the shard is reloaded from its log before its
+   * queue moves on.
+   */
+  #writeFailed(
+    ctx: ShardContext<S, R, C>,
+    batch: readonly BatchedWrite<S, R, C>[],
+    cause: unknown,
+    speculative: boolean,
+  ): void {
+    if (speculative) {
+      // Set first: timers a failed write's handlers re-arm now would bind to the discarded shard.
+      ctx.state = 'loading'
+      this.#clearTimers(ctx)
+    }
+    this.#failBatch(ctx, batch, cause, false)
+    if (!speculative) {
+      this.#pump(ctx)
+      return
+    }
+    void this.#reload(ctx).then(() => this.#pump(ctx))
+  }
+
+  /** Fails every write of a batch: its completions get the failure; nothing of it happened. */
+  #failBatch(
+    ctx: ShardContext<S, R, C>,
+    batch: readonly BatchedWrite<S, R, C>[],
+    cause: unknown,
+    shardFailed: boolean,
+  ): void {
+    for (let i = 0; i < batch.length; i++) {
+      const { task, result } = batch[i]
+      let failure: unknown
+      if (shardFailed) {
+        failure = cause
+      } else {
+        this.#log.warn(
+          { shard: ctx.id, operation: task.name, err: cause },
+          'Failed to write records of coordinator operation',
+        )
+        failure = new CoordinatorWriteError(task.name, ctx.id, cause)
+      }
+      this.#deliver(ctx, result.completions, failure)
+      this.#done(ctx, task, true, failure)
+    }
+  }
+
+  /**
+   * Rebuilds a shard from its log after a failed batch left records in memory that are not in the
+   * log: a fresh shard replays the log, and its `onLoaded` runs first in the queue again (re-arming
+   * its timers). Operations scheduled meanwhile answer COORDINATOR_LOAD_IN_PROGRESS; those already
+   * queued run on the reloaded shard. A log that cannot be loaded fails the shard.
+   */
+  async #reload(ctx: ShardContext<S, R, C>): Promise<void> {
+    try {
+      const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
+      const records = await this.#store.load(ctx.id)
+      for (let i = 0; i < records.length; i++) {
+        const record = this.#serde.deserialize(records[i])
+        if (record !== undefined) shard.replay(record)
+      }
+      // Timers armed while it loaded (a failed timer operation's retry) belong to the old shard.
+      this.#clearTimers(ctx)
+      ctx.shard = shard
+      ctx.state = 'active'
+      this.#log.warn(
+        { shard: ctx.id, records: records.length },
+        'Reloaded coordinator shard after a failed write',
+      )
+    } catch (cause) {
+      ctx.state = 'failed'
+      ctx.failure = cause
+      this.#log.error({ shard: ctx.id, err: cause }, 'Failed to reload coordinator shard')
+      return
+    }
+    if (ctx.shard?.onLoaded === undefined) return
+    // The reloaded shard's first operation, ahead of everything queued.
+    const onLoaded = this.#onLoadedOp
+    ctx.tasks.splice(ctx.head, 0, {
+      name: 'on-loaded',
+      op: onLoaded,
+      result: undefined,
+      run: undefined,
+      resolve: () => {},
+      reject: (err: unknown) => {
+        this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
+      },
+    })
+    ctx.queued++
+  }
+
+  readonly #onLoadedOp: WriteOperation<S, R, unknown, C> = (shard, nowMs) =>
+    shard.onLoaded?.(nowMs) ?? (NOTHING as CoordinatorResult<R, void, C>)
 
   /** Hands an operation's completions to the `complete` hook (failure: undefined once committed). */
   #deliver(ctx: ShardContext<S, R, C>, completions: readonly C[] | undefined, failure: unknown): void {
@@ -665,17 +1018,6 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     return this.#checked(ctx, name, op(ctx.shard as S, this.#clock.now()))
   }
 
-  /** Runs a timer's operation as a write operation (in the shard's queue). */
-  #runTimer(ctx: ShardContext<S, R, C>, name: string, op: TimerOperation<R, C>): Promise<void> {
-    const result = this.#checked(ctx, name, op(this.#clock.now()))
-    if (result.records.length === 0) {
-      this.#applyTimerIntents(ctx, result.timers)
-      this.#deliver(ctx, result.completions, undefined)
-      return Promise.resolve()
-    }
-    return this.#commit(ctx, name, result)
-  }
-
   /** Checks what an operation returned, before anything is written. */
   #checked<T>(
     ctx: ShardContext<S, R, C>,
@@ -698,50 +1040,6 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     return result
   }
 
-  /** Appends a write's records, replays them, applies its timer intents; resolves with its response. */
-  async #commit<T>(ctx: ShardContext<S, R, C>, name: string, result: CoordinatorResult<R, T, C>): Promise<T> {
-    const shard = ctx.shard as S
-    const records = result.records
-    // A serializer throw is the operation's bug; nothing has been written yet.
-    const encoded = records.map((r) => this.#serde.serialize(r))
-    try {
-      await this.#append(ctx.id, encoded)
-    } catch (cause) {
-      this.#log.warn(
-        { shard: ctx.id, operation: name, err: cause },
-        'Failed to write records of coordinator operation',
-      )
-      const failure = new CoordinatorWriteError(name, ctx.id, cause)
-      // Nothing was written: the timers it asked for are not armed, its completions fail.
-      this.#deliver(ctx, result.completions, failure)
-      throw failure
-    }
-    try {
-      for (const r of records) shard.replay(r)
-    } catch (cause) {
-      // The records are durable but memory holds only part of them: the shard no longer matches its
-      // log, so it stops serving (a restart reloads it from the log).
-      ctx.state = 'failed'
-      ctx.failure = cause
-      this.#clearTimers(ctx)
-      this.#log.error(
-        { shard: ctx.id, operation: name, err: cause },
-        'Failed to replay records; shard stopped',
-      )
-      const failure = new CoordinatorRuntimeError(
-        'COORDINATOR_SHARD_FAILED',
-        'NOT_COORDINATOR',
-        `write operation ${name}: replay on shard ${ctx.id} failed: ${(cause as Error)?.message ?? String(cause)}`,
-        { cause, shardId: ctx.id },
-      )
-      this.#deliver(ctx, result.completions, failure)
-      throw failure
-    }
-    this.#applyTimerIntents(ctx, result.timers)
-    this.#deliver(ctx, result.completions, undefined)
-    return result.response
-  }
-
   /**
    * Group commit. A batch that arrives while no store write is in flight is written at once (as its
    * own write: no wait when the store keeps up); batches of every shard that arrive while a write is
@@ -751,9 +1049,9 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
    * one operation at a time), so a shard's batches reach the store in its queue's order.
    */
   #append(shard: number, records: readonly StoredRecord[]): Promise<void> {
+    // The flush that queued it starts the store write unless one is in flight.
     return new Promise<void>((resolve, reject) => {
       this.#queuedAppends.push({ shard, records, resolve, reject })
-      if (!this.#writing) void this.#writeQueued()
     })
   }
 
@@ -927,11 +1225,11 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         const options = entry.options
         const retry = options?.retryBackoffMs
         // Enqueued when it fires; skipped if cancelled or replaced before its turn (as Kafka does).
-        this.#enqueue(ctx.id, key, async (c) => {
-          if (c.timers.get(key) !== entry) return
-          c.timers.delete(key)
+        this.#enqueue<void>(ctx.id, key, (_shard, nowMs) => {
+          if (ctx.timers.get(key) !== entry) return NOTHING as CoordinatorResult<R, void, C>
+          ctx.timers.delete(key)
           disarmed(entry)
-          await this.#runTimer(c, key, operation)
+          return operation(nowMs)
         }).catch((err: unknown) => {
           if (this.#closing !== undefined || ctx.state !== 'active') return
           if (retry !== undefined && !ctx.timers.has(key)) {

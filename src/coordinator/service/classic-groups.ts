@@ -33,6 +33,19 @@ import type { ClassicGroupManager } from '../shard/classic/manager.js'
 import type { ClassicCompletion, ClassicResult } from '../shard/classic/types.js'
 import { StreamsConversionError } from './topology-description-manager.js'
 
+/**
+ * The classic operations of a shard: the shard's own (which route a request for a consumer group
+ * with classic-protocol members to that group), or a ClassicGroupManager alone.
+ */
+export type ClassicGroupOperations = Pick<
+  ClassicGroupManager,
+  | 'classicGroupJoin'
+  | 'classicGroupSync'
+  | 'classicGroupHeartbeat'
+  | 'classicGroupLeave'
+  | 'classicGroupSyncWriteFailed'
+>
+
 /** What the classic groups need from the group coordinator service. */
 export interface ClassicGroupsHost {
   /**
@@ -44,7 +57,7 @@ export interface ClassicGroupsHost {
   write<T>(
     name: string,
     groupId: string,
-    op: (classic: ClassicGroupManager, nowMs: number) => ClassicResult<T>,
+    op: (classic: ClassicGroupOperations, nowMs: number) => ClassicResult<T>,
   ): Promise<T>
   /** The Kafka error code for a failed operation (the service's one translation point). */
   errorCode(err: unknown, operation: string): number

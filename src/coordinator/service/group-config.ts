@@ -6,10 +6,11 @@
  * DescribeConfigs reports.
  *
  * Every key of Kafka's GroupConfig is defined here, consumer and share keys included, so a describe
- * lists what a Kafka broker lists and an alteration is validated as Kafka validates it. Topograph
- * serves neither consumer nor share groups: their keys are stored and reported, and nothing reads
- * them. Their broker-level bounds and defaults are Kafka's (Topograph has no `group.consumer.*` or
- * `group.share.*` settings).
+ * lists what a Kafka broker lists and an alteration is validated as Kafka validates it. The consumer
+ * keys take their bounds and defaults from the broker's `group.consumer.*` settings, as the streams
+ * keys take theirs from `group.streams.*`. Topograph does not serve share groups: their keys are
+ * stored and reported, nothing reads them, and their bounds and defaults are Kafka's (Topograph has
+ * no `group.share.*` settings).
  */
 import { ApiError } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -24,7 +25,11 @@ import {
   splitList,
 } from '../../config/index.js'
 import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from '../shard/streams/config.js'
-import type { GroupCoordinatorConfig } from './config.js'
+import {
+  type BrokerConsumerGroupConfig,
+  consumerGroupConfigFrom,
+  type GroupCoordinatorConfig,
+} from './config.js'
 
 export type GroupConfigType = 'int' | 'long' | 'boolean' | 'string' | 'list'
 
@@ -380,8 +385,8 @@ export function normalizedGroupConfigValue(name: string, raw: string): string {
 // ---------------------------------------------------------------------------------------------
 // Validation (GroupConfig.validate)
 
-/** Kafka's bounds of the consumer and share group keys (their broker defaults). */
-const CONSUMER_BOUNDS = {
+/** Kafka's bounds of the share group keys (their broker defaults; there are no `group.share.*` keys). */
+const SHARE_BOUNDS = {
   minSessionTimeoutMs: 45000,
   maxSessionTimeoutMs: 60000,
   sessionTimeoutMs: 45000,
@@ -390,9 +395,6 @@ const CONSUMER_BOUNDS = {
   heartbeatIntervalMs: 5000,
   minAssignmentIntervalMs: 0,
   maxAssignmentIntervalMs: 15000,
-} as const
-const SHARE_BOUNDS = {
-  ...CONSUMER_BOUNDS,
   minRecordLockDurationMs: 15000,
   maxRecordLockDurationMs: 60000,
   minDeliveryCountLimit: 2,
@@ -401,12 +403,36 @@ const SHARE_BOUNDS = {
   maxPartitionMaxRecordLocks: 4000,
 } as const
 
-/** Kafka's broker defaults of the consumer and share keys, as DescribeConfigs prints them. */
+/** Kafka's broker defaults of the consumer keys' synonyms (`group.consumer.*`), as DescribeConfigs prints them. */
+const CONSUMER_BROKER_DEFAULTS: Readonly<Record<string, string>> = {
+  'group.consumer.session.timeout.ms': '45000',
+  'group.consumer.heartbeat.interval.ms': '5000',
+  'group.consumer.assignment.interval.ms': '1000',
+  'group.consumer.assignor.offload.enable': 'true',
+}
+
+/** The broker's value of a `group.consumer.*` synonym, as DescribeConfigs prints it. */
+function consumerBrokerValue(brokerKey: string, b: GroupCoordinatorConfig): string {
+  const c = consumerGroupConfigFrom(b)
+  switch (brokerKey) {
+    case 'group.consumer.session.timeout.ms':
+      return String(c.sessionTimeoutMs)
+    case 'group.consumer.heartbeat.interval.ms':
+      return String(c.heartbeatIntervalMs)
+    case 'group.consumer.assignment.interval.ms':
+      return String(c.assignmentIntervalMs)
+    case 'group.consumer.assignor.offload.enable': {
+      // Accepted and reported, never read (the assignors run inline): the operator's text as parsed.
+      const raw = b.raw?.[brokerKey]
+      return raw === undefined ? CONSUMER_BROKER_DEFAULTS[brokerKey] : String(parseBoolean(raw.trim()))
+    }
+    default:
+      throw new Error(`no value for ${brokerKey}`)
+  }
+}
+
+/** Kafka's defaults of the share and dead-letter keys, as DescribeConfigs prints them. */
 const FIXED_DEFAULTS: Readonly<Record<string, string>> = {
-  'consumer.session.timeout.ms': '45000',
-  'consumer.heartbeat.interval.ms': '5000',
-  'consumer.assignment.interval.ms': '1000',
-  'consumer.assignor.offload.enable': 'true',
   'share.session.timeout.ms': '45000',
   'share.heartbeat.interval.ms': '5000',
   'share.record.lock.duration.ms': '30000',
@@ -463,7 +489,7 @@ export function validateGroupConfig(configs: ReadonlyMap<string, string>, ctx: G
     const v = int(k)
     if (v !== undefined && v < limit) throw invalidConfig(`${k} must be greater than or equal to ${limit}`)
   }
-  const C = CONSUMER_BOUNDS
+  const C: BrokerConsumerGroupConfig = consumerGroupConfigFrom(b)
   const S = SHARE_BOUNDS
   range('consumer.heartbeat.interval.ms', C.minHeartbeatIntervalMs, C.maxHeartbeatIntervalMs)
   range('consumer.session.timeout.ms', C.minSessionTimeoutMs, C.maxSessionTimeoutMs)
@@ -561,7 +587,7 @@ export function evaluateGroupConfig(
       out.set(key, String(hi))
     }
   }
-  const C = CONSUMER_BOUNDS
+  const C = consumerGroupConfigFrom(broker)
   const S = SHARE_BOUNDS
   clamp('consumer.session.timeout.ms', C.minSessionTimeoutMs, C.maxSessionTimeoutMs)
   clamp('consumer.heartbeat.interval.ms', C.minHeartbeatIntervalMs, C.maxHeartbeatIntervalMs)
@@ -747,9 +773,14 @@ export function describeGroupConfig(
       chain.push({ name: synonym, value: streamsBrokerDefault(synonym), source: 'DEFAULT_CONFIG' })
       brokerValue =
         def.name === STREAMS_ASSIGNOR_NAME ? (ctx.assignorNames[0] ?? null) : streamsBrokerValue(synonym, b)
+    } else if (synonym?.startsWith('group.consumer.')) {
+      if (Object.hasOwn(raw, synonym))
+        chain.push({ name: synonym, value: raw[synonym].trim(), source: 'STATIC_BROKER_CONFIG' })
+      chain.push({ name: synonym, value: CONSUMER_BROKER_DEFAULTS[synonym], source: 'DEFAULT_CONFIG' })
+      brokerValue = consumerBrokerValue(synonym, b)
     } else {
       const dflt = FIXED_DEFAULTS[def.name]
-      // Consumer and share keys fall back to Kafka's broker defaults; the others to their own.
+      // Share keys fall back to Kafka's broker defaults; the others to their own.
       chain.push({ name: synonym ?? def.name, value: dflt, source: 'DEFAULT_CONFIG' })
       brokerValue = dflt
     }

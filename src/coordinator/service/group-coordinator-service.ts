@@ -8,6 +8,7 @@
  * {@link GroupCoordinatorService.classicGroups}, which runs its operations as writes on these shards.
  */
 import { randomUUID } from 'node:crypto'
+import { channel } from 'node:diagnostics_channel'
 import type { GuardedTopologyDescriptionPlugin } from '../../plugin/guard.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../protocol/generated/coordinator-records.js'
@@ -82,6 +83,7 @@ import { CatalogTopicsImage, type CoordinatorTopics } from './topics-image.js'
 import { GroupConfigManager } from './group-config-manager.js'
 import type { BackoffSettings } from './topology-description-backoff.js'
 import {
+  TOPOLOGY_DESCRIPTION_METRICS_CHANNEL as GROUP_COORDINATOR_METRICS_CHANNEL,
   TopologyDescriptionManager,
   type TopologyDescriptionSensors,
   type TopologyDescriptionUpdateResult,
@@ -107,6 +109,8 @@ export interface GroupCoordinatorServiceOptions {
   readonly topologyDescriptionPlugin?: GuardedTopologyDescriptionPlugin | null
   /** Where Kafka's topology-description sensors go (default: the metrics diagnostics channel). */
   readonly topologyDescriptionSensors?: TopologyDescriptionSensors
+  /** Where Kafka's consumer group sensors go (default: the metrics diagnostics channel). */
+  readonly consumerGroupSensors?: ConsumerGroupSensors
   /** Draws for the back-off jitter (default Math.random). */
   readonly random?: () => number
   /** Back-off constants other than Kafka's (tests only). */
@@ -131,6 +135,41 @@ export interface StreamsHeartbeatRequestContext {
    * the MISSING_INTERNAL_TOPICS detail names them. Absent: every creation is allowed.
    */
   readonly unauthorizedToCreate?: (topics: readonly string[]) => readonly string[]
+  /**
+   * ConsumerGroupHeartbeat: of the topics the group's subscription patterns match, those the caller
+   * may DESCRIBE (the server's authorization). Absent: every topic.
+   */
+  readonly describableTopics?: (topics: readonly string[]) => readonly string[]
+}
+
+/** Groups by type (`classic`, `consumer`, `streams`), and by type and state. */
+export interface GroupCounts {
+  readonly byType: ReadonlyMap<string, number>
+  readonly byTypeAndState: ReadonlyMap<string, ReadonlyMap<string, number>>
+}
+
+/** Kafka's consumer group sensors, by metric base name without the group prefix. */
+export type ConsumerGroupSensor = 'consumer-group-rebalance'
+
+export interface ConsumerGroupSensors {
+  /** Adds `value` to the sensor (Kafka's Meter records a sum). */
+  record(sensor: ConsumerGroupSensor, value: number): void
+}
+
+const consumerChannel = channel(GROUP_COORDINATOR_METRICS_CHANNEL)
+
+/** Publishes `{ sensor, value }` on the group coordinator's metrics channel (the server subscribes). */
+const channelConsumerSensors: ConsumerGroupSensors = {
+  record(sensor, value) {
+    if (consumerChannel.hasSubscribers) consumerChannel.publish({ sensor, value })
+  },
+}
+
+/** The group epoch records (ConsumerGroupMetadata with a value) among an operation's records. */
+function countGroupEpochBumps(records: readonly CoordinatorRecord[]): number {
+  let n = 0
+  for (const r of records) if (r.type === 'ConsumerGroupMetadata' && r.value !== null) n++
+  return n
 }
 
 export interface ListGroupsResult {
@@ -163,6 +202,7 @@ export class GroupCoordinatorService {
   readonly #config: GroupCoordinatorConfig
   readonly #streamsConfig: StreamsGroupConfig
   readonly #consumerConfig: BrokerConsumerGroupConfig
+  readonly #consumerSensors: ConsumerGroupSensors
   readonly #topics: CoordinatorTopics
   readonly #log: RuntimeLogger
   readonly #clock: RuntimeClock
@@ -196,6 +236,7 @@ export class GroupCoordinatorService {
     this.#config = options.config
     this.#streamsConfig = streamsGroupConfigFrom(options.config)
     this.#consumerConfig = consumerGroupConfigFrom(options.config)
+    this.#consumerSensors = options.consumerGroupSensors ?? channelConsumerSensors
     this.#streamsEnabled = options.config.groupCoordinatorRebalanceProtocols.includes('streams')
     this.#topics = options.topics
     this.#log = options.logger ?? silentLogger
@@ -280,7 +321,8 @@ export class GroupCoordinatorService {
     this.classicGroups = new ClassicGroupsService(
       {
         write: (name, groupId, op) =>
-          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard.classic, nowMs)),
+          // The shard routes a request for a consumer group to that group (online migration).
+          this.scheduleWriteOperation(name, groupId, (shard, nowMs) => op(shard, nowMs)),
         errorCode: (err, operation) => this.errorCode(err, operation),
         prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
         streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
@@ -529,19 +571,33 @@ export class GroupCoordinatorService {
     const changed = this.#catalogNotifies ? NOTHING_CHANGED : this.#image.refresh()
     if (changed.length > 0) await this.#notifyShards(changed)
     try {
-      return await this.#write(CONSUMER_HEARTBEAT, this.shardFor(request.groupId), (shard, nowMs) =>
-        shard.consumerGroupHeartbeat(
-          {
-            nowMs,
-            requestApiVersion: ctx.apiVersion,
-            clientId: ctx.clientId,
-            clientHost: ctx.clientHost,
-            config: this.consumerGroupConfig(request.groupId),
-            newMemberId: this.#newUuid,
-          },
-          request,
-        ),
+      let epochBumps = 0
+      const response = await this.#write(
+        CONSUMER_HEARTBEAT,
+        this.shardFor(request.groupId),
+        (shard, nowMs) => {
+          const result = shard.consumerGroupHeartbeat(
+            {
+              nowMs,
+              requestApiVersion: ctx.apiVersion,
+              clientId: ctx.clientId,
+              clientHost: ctx.clientHost,
+              config: this.consumerGroupConfig(request.groupId),
+              newMemberId: this.#newUuid,
+              describableTopics: ctx.describableTopics,
+            },
+            request,
+          )
+          epochBumps = countGroupEpochBumps(result.records)
+          return result
+        },
       )
+      // Kafka's ConsumerGroupRebalances sensor: each group epoch bump of a heartbeat, once the
+      // records are durable; a leave's bump (epoch -1 / -2) is not a rebalance in Kafka's count.
+      if (epochBumps > 0 && request.memberEpoch >= 0) {
+        this.#consumerSensors.record('consumer-group-rebalance', epochBumps)
+      }
+      return response
     } catch (e) {
       const errorCode = this.errorCode(e, CONSUMER_HEARTBEAT)
       return createConsumerGroupHeartbeatResponse({
@@ -579,6 +635,23 @@ export class GroupCoordinatorService {
   }
 
   // ---- ListGroups (16), DescribeGroups (15), DeleteGroups (42) ----
+
+  /**
+   * How many groups each shard holds, by type and by state (Kafka's `group-count` and
+   * `<type>-group-count` gauges): one read on every shard; a shard that cannot answer counts nothing.
+   */
+  async groupCounts(): Promise<GroupCounts> {
+    const byType = new Map<string, number>()
+    const byTypeAndState = new Map<string, Map<string, number>>()
+    const { groups } = await this.listGroups([], [])
+    for (const g of groups) {
+      byType.set(g.groupType, (byType.get(g.groupType) ?? 0) + 1)
+      let states = byTypeAndState.get(g.groupType)
+      if (states === undefined) byTypeAndState.set(g.groupType, (states = new Map()))
+      states.set(g.groupState, (states.get(g.groupState) ?? 0) + 1)
+    }
+    return { byType, byTypeAndState }
+  }
 
   /** Every shard's groups; a shard that cannot answer sets the response error (the others still list). */
   async listGroups(

@@ -196,6 +196,11 @@ export class TransactionCoordinatorService {
   readonly #backoffMs: number
   /** The marker writing in progress per transactional id (a newer intent replaces an older one). */
   readonly #inFlight = new Map<string, TxnMarkerTracker>()
+  /**
+   * Per transactional id, the transaction being completed (markers, then the Complete record) and
+   * the requests waiting for it to end ({@link waitForCompletion}).
+   */
+  readonly #completing = new Map<string, { tracker: TxnMarkerTracker; waiters: (() => void)[] }>()
   readonly #sleeps = new Map<TimerHandle, () => void>()
   readonly #background = new Set<Promise<unknown>>()
   #closed: Promise<void> | undefined
@@ -418,7 +423,59 @@ export class TransactionCoordinatorService {
       )
     }
     this.#inFlight.set(marker.transactionalId, tracker)
-    this.#track(this.#writeMarkers(shardId, tracker))
+    const waiters = this.#completing.get(marker.transactionalId)?.waiters ?? []
+    this.#completing.set(marker.transactionalId, { tracker, waiters })
+    // The markers are written once the request that decided them is answered (this hook runs
+    // before the EndTxn response is sent), as Kafka answers EndTxn once the Prepare record is
+    // appended and hands the markers to its sender thread.
+    setImmediate(() => {
+      this.#track(this.#writeMarkers(shardId, tracker).finally(() => this.#completed(tracker)))
+    })
+  }
+
+  /** The transaction of `tracker` is complete or abandoned: wakes the requests waiting for it. */
+  #completed(tracker: TxnMarkerTracker): void {
+    const id = tracker.intent.transactionalId
+    const entry = this.#completing.get(id)
+    if (entry === undefined || entry.tracker !== tracker) return
+    this.#completing.delete(id)
+    for (const wake of entry.waiters) wake()
+  }
+
+  /** Whether the transaction of `transactionalId` has markers or its Complete record being written. */
+  isCompleting(transactionalId: string): boolean {
+    return this.#completing.has(transactionalId)
+  }
+
+  /**
+   * Resolves once the transaction of `transactionalId` whose markers are being written is complete
+   * (its Complete record written, or its markers given up), after `maxWaitMs` at the latest, and at
+   * once when none is being completed. A request that met CONCURRENT_TRANSACTIONS because the
+   * previous transaction was still completing retries right when it ends instead of after a fixed
+   * backoff (on one node the coordinator knows when that is).
+   */
+  waitForCompletion(transactionalId: string, maxWaitMs: number): Promise<void> {
+    const entry = this.#completing.get(transactionalId)
+    if (entry === undefined || this.#closed !== undefined || maxWaitMs <= 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      let handle: TimerHandle | undefined
+      const wake = () => {
+        if (handle === undefined) return
+        this.#clock.clearTimer(handle)
+        this.#sleeps.delete(handle)
+        handle = undefined
+        resolve()
+      }
+      handle = this.#clock.setTimer(() => {
+        if (handle !== undefined) this.#sleeps.delete(handle)
+        handle = undefined
+        const i = entry.waiters.indexOf(wake)
+        if (i >= 0) entry.waiters.splice(i, 1)
+        resolve()
+      }, maxWaitMs)
+      this.#sleeps.set(handle, resolve)
+      entry.waiters.push(wake)
+    })
   }
 
   /** Writes a transaction's markers until every partition has one, then completes the transaction. */
@@ -530,6 +587,8 @@ export class TransactionCoordinatorService {
       }
       this.#sleeps.clear()
       this.#inFlight.clear()
+      for (const entry of this.#completing.values()) for (const wake of entry.waiters) wake()
+      this.#completing.clear()
       await this.#runtime.close()
       await Promise.allSettled([...this.#background])
     })()

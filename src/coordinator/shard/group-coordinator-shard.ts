@@ -20,15 +20,28 @@ import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protoc
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { ShardStateMachine } from '../runtime/types.js'
-import type { ConsumerGroupConfig } from './consumer/config.js'
+import type { HeartbeatRequest } from '../../protocol/generated/messages/HeartbeatRequest.js'
+import type { HeartbeatResponse } from '../../protocol/generated/messages/HeartbeatResponse.js'
+import type { JoinGroupRequest } from '../../protocol/generated/messages/JoinGroupRequest.js'
+import type { LeaveGroupRequest } from '../../protocol/generated/messages/LeaveGroupRequest.js'
+import type { LeaveGroupResponse } from '../../protocol/generated/messages/LeaveGroupResponse.js'
+import type { SyncGroupRequest } from '../../protocol/generated/messages/SyncGroupRequest.js'
+import { createSyncGroupResponse } from '../../protocol/generated/messages/SyncGroupResponse.js'
+import { CONSUMER_GROUP_CONFIG_DEFAULTS, type ConsumerGroupConfig } from './consumer/config.js'
 import {
   ConsumerGroupManager,
   type ConsumerHeartbeatContext,
   type ConsumerTopicsImage,
 } from './consumer/manager.js'
 import { isConsumerRecord } from './consumer/records.js'
-import { type ClassicGroupConfig, ClassicGroupManager } from './classic/manager.js'
-import type { ClassicCompletion } from './classic/types.js'
+import {
+  type ClassicGroupConfig,
+  ClassicGroupManager,
+  type ClassicJoinContext,
+  type ClassicOpContext,
+  type ClassicSyncContext,
+} from './classic/manager.js'
+import type { ClassicCompletion, ClassicJoinOutcome, ClassicResult } from './classic/types.js'
 import {
   type OffsetCommitContext,
   type OffsetCommitInput,
@@ -40,7 +53,7 @@ import {
   type TransactionCompletion,
   type TxnOffsetCommitInput,
 } from './offsets/offset-metadata-manager.js'
-import { type GroupCoordinatorResult, TimerCollector } from './result.js'
+import { type GroupCoordinatorResult, NO_TIMERS, TimerCollector } from './result.js'
 import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from './streams/config.js'
 import type { TopicsImage } from './streams/configured-topology.js'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -124,10 +137,12 @@ export class GroupCoordinatorShard
   #joiningGroupId: string | null = null
   readonly #onStreamsGroupRemoved: ((groupId: string) => void) | undefined
   readonly #streamsConfig: ((groupId: string) => StreamsGroupConfig) | undefined
+  readonly #consumerConfig: ((groupId: string) => ConsumerGroupConfig) | undefined
 
   constructor(options: GroupCoordinatorShardOptions) {
     this.#onStreamsGroupRemoved = options.onStreamsGroupRemoved
     this.#streamsConfig = options.streamsConfig
+    this.#consumerConfig = options.consumerConfig
     this.#offsets = new OffsetMetadataManager(this)
     this.#streams = new StreamsGroupManager({
       topics: options.topics,
@@ -141,7 +156,16 @@ export class GroupCoordinatorShard
       timers: options.timers,
       config: options.consumerConfig,
       isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'consumer'),
+      // The classic manager is built next; these run only once both exist.
+      classicGroups: {
+        group: (groupId) => this.classic.group(groupId),
+        get config() {
+          return classic().config
+        },
+        downgradedGroup: (init) => this.classic.downgradedGroup(init),
+      },
     })
+    const classic = () => this.classic
     const streams = this.#streams
     const consumer = this.consumer
     this.classic = new ClassicGroupManager({
@@ -350,12 +374,87 @@ export class GroupCoordinatorShard
     ctx: ConsumerHeartbeatContext,
     request: ConsumerGroupHeartbeatRequest,
   ): GroupCoordinatorResult<ConsumerGroupHeartbeatResponse> {
-    return this.#joinReplacing(
-      request.groupId,
-      request.memberEpoch === 0,
-      this.consumer.group(request.groupId),
-      () => this.consumer.consumerGroupHeartbeat(ctx, request),
+    const groupId = request.groupId
+    const upgrading =
+      request.memberEpoch === 0 &&
+      this.consumer.group(groupId) === undefined &&
+      this.classic.hasGroup(groupId) &&
+      !this.classic.isEmpty(groupId)
+    const result = this.#joinReplacing(groupId, request.memberEpoch === 0, this.consumer.group(groupId), () =>
+      this.consumer.consumerGroupHeartbeat(ctx, request),
     )
+    if (!upgrading || result.response.errorCode !== ErrorCode.NONE || result.records.length === 0)
+      return result
+    // Online upgrade: the classic group's tombstone goes first; its parked requests are answered
+    // REBALANCE_IN_PROGRESS and its timers cancelled (Kafka's convertToConsumerGroup).
+    const upgraded = this.classic.upgradeToConsumerGroup(groupId)
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    for (const key of upgraded.cancel) timers.cancel(key)
+    timers.add(result.timers)
+    return {
+      ...result,
+      records: [groupMetadataTombstone(groupId), ...result.records],
+      timers: timers.intents(),
+      completions: upgraded.completions,
+    }
+  }
+
+  // ---- JoinGroup (11), SyncGroup (14), Heartbeat (12), LeaveGroup (13) ----
+
+  /**
+   * A JoinGroup: a non-empty consumer group answers it for its classic-protocol members (Kafka's
+   * classicGroupJoinToConsumerGroup); anything else is the classic manager's (which converts an
+   * empty consumer or streams group).
+   */
+  classicGroupJoin(ctx: ClassicJoinContext, request: JoinGroupRequest): ClassicResult<ClassicJoinOutcome> {
+    const group = request.groupId === '' ? undefined : this.consumer.group(request.groupId)
+    if (group === undefined || group.size === 0) return this.classic.classicGroupJoin(ctx, request)
+    const r = this.consumer.classicGroupJoin(
+      { ...ctx, config: this.#consumerConfig?.(request.groupId) ?? CONSUMER_GROUP_CONFIG_DEFAULTS },
+      request,
+    )
+    return { ...r, response: { conversionRequired: null } }
+  }
+
+  classicGroupSync(ctx: ClassicSyncContext, request: SyncGroupRequest): ClassicResult<void> {
+    const group = request.groupId === '' ? undefined : this.consumer.group(request.groupId)
+    if (group === undefined) return this.classic.classicGroupSync(ctx, request)
+    if (
+      group.size === 0 ||
+      (ctx.apiVersion >= 5 && (request.protocolType === null || request.protocolName === null))
+    ) {
+      const errorCode = group.size === 0 ? ErrorCode.UNKNOWN_MEMBER_ID : ErrorCode.INCONSISTENT_GROUP_PROTOCOL
+      return {
+        records: [],
+        response: undefined,
+        timers: NO_TIMERS,
+        completions: [
+          { api: 'SyncGroup', token: ctx.token, response: createSyncGroupResponse({ errorCode }) },
+        ],
+      }
+    }
+    return this.consumer.classicGroupSync(ctx, request)
+  }
+
+  classicGroupSyncWriteFailed(
+    groupId: string,
+    generationId: number,
+    errorCode: number,
+    nowMs: number,
+  ): ClassicResult<void> {
+    return this.classic.classicGroupSyncWriteFailed(groupId, generationId, errorCode, nowMs)
+  }
+
+  classicGroupHeartbeat(ctx: ClassicOpContext, request: HeartbeatRequest): ClassicResult<HeartbeatResponse> {
+    if (request.groupId === '' || this.consumer.group(request.groupId) === undefined)
+      return this.classic.classicGroupHeartbeat(ctx, request)
+    return this.consumer.classicGroupHeartbeat({ ...ctx, token: 0 }, request)
+  }
+
+  classicGroupLeave(ctx: ClassicOpContext, request: LeaveGroupRequest): ClassicResult<LeaveGroupResponse> {
+    if (request.groupId === '' || this.consumer.group(request.groupId) === undefined)
+      return this.classic.classicGroupLeave(ctx, request)
+    return this.consumer.classicGroupLeave({ ...ctx, token: 0 }, request)
   }
 
   consumerGroupDescribe(

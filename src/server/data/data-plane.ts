@@ -14,6 +14,8 @@ export class DataPlane {
   readonly logs: LogManager
   /** InitProducerId's ids: blocks reserved durably in the first log directory. */
   readonly producerIds: ProducerIdManager
+  /** The first log directory, where the log layer's small files live; null for the memory engine. */
+  readonly metadataDir: string | null
   readonly metrics: BrokerTopicMetrics
   readonly config: TopographConfig
   readonly #topics: TopicCatalog
@@ -27,7 +29,8 @@ export class DataPlane {
     this.#logger = logger
     const logs = createLogManager(logManagerConfig(config), { logger })
     this.logs = logs
-    this.producerIds = new ProducerIdManager(logs.storage.metadataDir())
+    this.metadataDir = logs.storage.metadataDir()
+    this.producerIds = new ProducerIdManager(this.metadataDir)
     this.metrics = new BrokerTopicMetrics(() => this.#sizes())
   }
 

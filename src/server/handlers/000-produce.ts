@@ -16,9 +16,12 @@
 //   8. Before 7, a transactional batch's partition must be in its producer's transaction
 //      (transactions.md §5.2): v12+ (transaction version 2) adds it to the transaction, earlier
 //      versions ask whether it was added; the coordinator's answer is translated as §5.3 says,
-//      CONCURRENT_TRANSACTIONS being retried every 20 ms for up to 100 ms from v12. The partitions
-//      of one request go to the coordinator in one call, as Kafka's AddPartitionsToTxnManager
-//      sends one request per transaction.
+//      CONCURRENT_TRANSACTIONS being retried for up to 100 ms from v12 (every 20 ms, or as soon as
+//      the previous transaction of the id is complete when that is what it waits for). The
+//      partitions of one request go to the coordinator in one call, as Kafka's
+//      AddPartitionsToTxnManager sends one request per transaction. A partition where the producer
+//      already has its transaction open at the batch's epoch skips the coordinator (Kafka's
+//      verification guard, `UnifiedLog.hasOngoingTransaction`).
 // Acks 0: no response; if a partition failed the connection is closed instead, so the producer
 // refreshes its metadata. Acks 1 and -1 answer after the append (one node: the in-sync replica set
 // is this node, so -1 never waits and never fails with NOT_ENOUGH_REPLICAS or REQUEST_TIMED_OUT).
@@ -123,8 +126,14 @@ async function verifyInTransaction(
         for (const p of t.partitions) codes.set(`${t.topic}-${p.partitionIndex}`, p.errorCode)
     }
     if (v < 12 || ![...codes.values()].includes(ErrorCode.CONCURRENT_TRANSACTIONS)) break
-    if (Date.now() - started + CONCURRENT_RETRY_MS > CONCURRENT_RETRY_MAX_MS) break
-    await new Promise((r) => setTimeout(r, CONCURRENT_RETRY_MS))
+    const left = CONCURRENT_RETRY_MAX_MS - (Date.now() - started)
+    if (left < CONCURRENT_RETRY_MS) break
+    if (service.isCompleting(transactionalId)) {
+      // The previous transaction's markers are being written: retry as soon as it is complete.
+      await service.waitForCompletion(transactionalId, left)
+    } else {
+      await new Promise((r) => setTimeout(r, CONCURRENT_RETRY_MS))
+    }
   }
   const out = new Map<string, number>()
   for (const p of partitions) {
@@ -322,8 +331,16 @@ export const handler = defineHandler({
         }
         const records = p.records ?? new Uint8Array(0)
         const name = topic.name
+        // The records are a view of this request's frame, which nothing reads after the handler:
+        // the log rewrites a batch it keeps as it is in place instead of copying it.
         const append = (transactionVerified: boolean | undefined) =>
-          log.append(records, { now, produceVersion: ctx.apiVersion, origin: 'client', transactionVerified })
+          log.append(records, {
+            now,
+            produceVersion: ctx.apiVersion,
+            origin: 'client',
+            transactionVerified,
+            recordsOwned: true,
+          })
         const txn = request.transactionalId !== null ? transactionOf(records) : null
         const answer = (r: AppendResult | number): ProduceResponsePartitionProduceResponse => {
           if (typeof r === 'number') {
@@ -341,10 +358,13 @@ export const handler = defineHandler({
           }
           return fromAppend(p.index, r)
         }
-        if (txn === null) {
+        const ongoing = txn !== null && log.hasOngoingTransaction(Number(txn.producerId), txn.producerEpoch)
+        if (txn === null || ongoing) {
           // The log appends in this turn (a promise only when an fsync must come first), so a
-          // request whose partitions all appended is answered at once, in the connection's run.
-          const appended = append(undefined)
+          // request whose partitions all appended is answered at once, in the connection's run. A
+          // transactional batch whose producer has its transaction open here at this epoch needs
+          // no coordinator (Kafka's verification guard): it appends in the same turn as the check.
+          const appended = append(ongoing ? true : undefined)
           slot.answer = appended instanceof Promise ? appended.then(answer) : answer(appended)
         } else {
           verifier ??= new TransactionVerifier(ctx, request.transactionalId!)

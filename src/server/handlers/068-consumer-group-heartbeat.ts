@@ -3,7 +3,8 @@
 // does not include consumer; GROUP_AUTHORIZATION_FAILED without READ on the group;
 // TOPIC_AUTHORIZATION_FAILED unless the principal may DESCRIBE every subscribed topic name. These
 // errors carry no message. Otherwise the group coordinator runs the heartbeat on the group's shard
-// (docs/consumer-groups.md).
+// (docs/consumer-groups.md); the topics the group's subscription patterns match there are filtered
+// by the principal's DESCRIBE rights, as Kafka's TopicRegexResolver filters them.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { createConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
@@ -20,6 +21,12 @@ export const handler = defineHandler({
       apiVersion: ctx.apiVersion,
       clientId: ctx.clientId ?? '',
       clientHost: clientHostOf(ctx),
+      // 4. The topics a subscription pattern matches count only where the principal may DESCRIBE
+      //    them (Kafka's TopicRegexResolver), checked when the coordinator matches the patterns.
+      describableTopics: (topics: readonly string[]) => {
+        const denied = new Set(unauthorizedTopics(ctx, 'DESCRIBE', topics))
+        return denied.size === 0 ? topics : topics.filter((t) => !denied.has(t))
+      },
     }
     // 1. Consumer groups disabled: the coordinator's UNSUPPORTED_VERSION, before any authorization.
     if (!coordinator.isConsumerEnabled) return coordinator.consumerGroupHeartbeat(heartbeatCtx, request)

@@ -118,8 +118,8 @@ test('a stuck append holds no other shard reads; their writes wait for the write
   const stuck = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
   const behind = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
   await started
-  // Shard 0's write is in flight; shard 1 still reads (no append needed). Its write waits for the
-  // next store write; shard 0's next write runs once its first is replayed, and comes after it.
+  // Shard 0's two writes, queued in one turn, are one batch whose write is in flight; shard 1 still
+  // reads (no append needed). Its write waits for the next store write.
   assert.equal(await s.runtime.scheduleReadOperation('r', 1, (sh) => sh.map.size), 0)
   const other = s.runtime.scheduleWriteOperation('w', 1, incr('b'))
   await new Promise((r) => setImmediate(r))
@@ -128,7 +128,7 @@ test('a stuck append holds no other shard reads; their writes wait for the write
   assert.deepEqual(await Promise.all([stuck, behind, other]), [1, 2, 1])
   assert.deepEqual(
     store.calls.filter((c) => !c.startsWith('load')),
-    ['append:0:1', 'append:1:1', 'append:0:1'],
+    ['append:0:2', 'append:1:1'],
   )
   await s.runtime.close()
 })
@@ -1064,6 +1064,159 @@ test('write timeout: a write not answered within writeTimeoutMs rejects with Coo
     ['b', 1],
   ])
   assert.equal(s.clock.pendingTimers, 0, 'no timeout timer left')
+  await s.runtime.close()
+})
+
+test('batching: writes of one shard queued together share one store write, each seeing the last', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  const answers = await Promise.all([
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('b', 5)),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+  ])
+  assert.deepEqual(answers, [1, 2, 5, 3])
+  assert.deepEqual(
+    store.calls.filter((c) => !c.startsWith('load')),
+    ['append:0:4'],
+  )
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [
+    ['a', 3],
+    ['b', 5],
+  ])
+  // Replaying the log into a fresh shard gives the same state.
+  const fresh = await loaded(store.inner, 4, { closeStore: false })
+  assert.deepEqual(fresh.shards.get(0)!.snapshot(), s.shards.get(0)!.snapshot())
+  await fresh.runtime.close()
+  await s.runtime.close()
+})
+
+test('batching: writes queued while a write is in flight go together in the next, answered once durable', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  store.gate()
+  const started = store.nextAppend()
+  const first = s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  await started
+  const events: string[] = []
+  const next = [1, 2, 3].map((i) =>
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')).then((v) => {
+      events.push(`w${i}=${v}`)
+      return v
+    }),
+  )
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+  assert.deepEqual(events, [], 'nothing answered before its write')
+  assert.equal(store.waitingAppends, 1)
+  const secondStarted = store.nextAppend()
+  store.release()
+  store.gate()
+  assert.equal(await first, 1)
+  await secondStarted
+  assert.deepEqual(events, [], 'the batch is not answered while its write is in flight')
+  store.release()
+  assert.deepEqual(await Promise.all(next), [2, 3, 4])
+  assert.deepEqual(events, ['w1=2', 'w2=3', 'w3=4'], 'answered in queue order')
+  assert.deepEqual(
+    store.calls.filter((c) => !c.startsWith('load')),
+    ['append:0:1', 'append:0:3'],
+  )
+  await s.runtime.close()
+})
+
+test('batching: a write that throws fails alone; a read splits the batch and sees durable state', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  const boom: WriteOperation<KvShard, KvRecord, number> = () => {
+    throw new Error('boom')
+  }
+  const results = await Promise.allSettled([
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('boom', 0, boom),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleReadOperation('r', 0, (sh) => sh.map.get('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+  ])
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    [1, 'boom', 2, 2, 3],
+  )
+  assert.deepEqual(
+    store.calls.filter((c) => !c.startsWith('load')),
+    ['append:0:2', 'append:0:1'],
+  )
+  await s.runtime.close()
+})
+
+test('batching: a failed batch fails exactly its writes and reloads the shard from its log', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  await s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  const before = s.shards.get(0)!
+  s.runtime.timer(0).schedule('t', 60_000, () => ({ records: [], response: undefined }))
+  store.failNextAppend()
+  const failing = [
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('c')),
+  ]
+  // Another shard's write in the same group commit fails with it; that shard needs no reload.
+  const other = s.runtime.scheduleWriteOperation('w', 1, incr('b'))
+  for (const p of [...failing, other]) {
+    await assert.rejects(
+      p,
+      (e: unknown) => e instanceof CoordinatorWriteError && e.kafkaError === 'NOT_COORDINATOR',
+    )
+  }
+  // Written again after the failure: runs on the reloaded shard, which holds exactly the log.
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 0, incr('a')), 2)
+  const after = s.shards.get(0)!
+  assert.notEqual(after, before, 'a fresh shard replayed the log')
+  assert.deepEqual(after.snapshot(), [['a', 2]])
+  assert.equal(after.loadedAt, s.clock.now(), 'onLoaded ran again')
+  assert.equal(s.runtime.timer(0).isScheduled('t'), false, "the discarded shard's timers are gone")
+  assert.equal(s.shards.get(1), s.shards.get(1), 'shard 1 kept')
+  assert.equal(await s.runtime.scheduleWriteOperation('w', 1, incr('b')), 1)
+  assert.deepEqual((await store.inner.load(0)).length, 2)
+  await s.runtime.close()
+})
+
+test('batching: a lone write that fails leaves the shard as it was (no reload)', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  await s.runtime.scheduleWriteOperation('w', 0, incr('a'))
+  const before = s.shards.get(0)!
+  store.failNextAppend()
+  await assert.rejects(s.runtime.scheduleWriteOperation('w', 0, incr('a')), CoordinatorWriteError)
+  assert.equal(s.shards.get(0), before)
+  assert.deepEqual(before.snapshot(), [['a', 1]])
+  assert.equal(store.calls.filter((c) => c === 'load:0').length, 1, 'loaded once, at start')
+  await s.runtime.close()
+})
+
+test('batching: a replay that throws before the batch is written stops the shard and writes nothing', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store)
+  s.shards.get(0)!.poison = 'bad'
+  const results = await Promise.allSettled([
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('bad')),
+    s.runtime.scheduleWriteOperation('w', 0, incr('a')),
+  ])
+  for (const r of results) {
+    assert.equal(r.status, 'rejected')
+    assert.ok(r.reason instanceof CoordinatorRuntimeError)
+    assert.equal((r.reason as CoordinatorRuntimeError).kafkaError, 'NOT_COORDINATOR')
+  }
+  assert.equal((await store.inner.load(0)).length, 0, 'nothing of the batch was written')
+  assert.equal(s.runtime.isActive(0), false)
   await s.runtime.close()
 })
 

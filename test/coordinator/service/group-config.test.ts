@@ -417,6 +417,88 @@ describe('describeGroupConfig', () => {
   })
 })
 
+describe('consumer keys follow the broker’s group.consumer.* settings', () => {
+  const broker = {
+    'group.consumer.session.timeout.ms': '50000',
+    'group.consumer.min.session.timeout.ms': '10000',
+    'group.consumer.max.session.timeout.ms': '90000',
+    'group.consumer.heartbeat.interval.ms': '3000',
+    'group.consumer.min.heartbeat.interval.ms': '1000',
+    'group.consumer.max.heartbeat.interval.ms': '9000',
+    'group.consumer.assignment.interval.ms': '250',
+    'group.consumer.assignor.offload.enable': 'false',
+  }
+
+  it('describes the broker’s values, with the static and default synonyms', () => {
+    const entries = describeGroupConfig(undefined, context(broker))
+    const pick = (name: string) => {
+      const e = entries.find((x) => x.name === name)!
+      return { value: e.value, source: e.source, synonyms: e.synonyms }
+    }
+    assert.deepEqual(pick('consumer.session.timeout.ms'), {
+      value: '50000',
+      source: 'STATIC_BROKER_CONFIG',
+      synonyms: [
+        { name: 'group.consumer.session.timeout.ms', value: '50000', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'group.consumer.session.timeout.ms', value: '45000', source: 'DEFAULT_CONFIG' },
+      ],
+    })
+    assert.equal(pick('consumer.heartbeat.interval.ms').value, '3000')
+    assert.equal(pick('consumer.assignment.interval.ms').value, '250')
+    assert.deepEqual(pick('consumer.assignor.offload.enable'), {
+      value: 'false',
+      source: 'STATIC_BROKER_CONFIG',
+      synonyms: [
+        { name: 'group.consumer.assignor.offload.enable', value: 'false', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'group.consumer.assignor.offload.enable', value: 'true', source: 'DEFAULT_CONFIG' },
+      ],
+    })
+    // A group value still wins, and the broker's value stays in the synonyms.
+    const own = describeGroupConfig(new Map([['consumer.session.timeout.ms', '60000']]), context(broker))
+    const e = own.find((x) => x.name === 'consumer.session.timeout.ms')!
+    assert.equal(e.value, '60000')
+    assert.deepEqual(
+      e.synonyms.map((x) => x.source),
+      ['GROUP_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG'],
+    )
+  })
+
+  it('validates against the broker’s bounds, not Kafka’s default bounds', () => {
+    const ctx = context(broker)
+    assert.equal(problem({ 'consumer.session.timeout.ms': '20000' }, ctx), null)
+    assert.equal(
+      problem({ 'consumer.session.timeout.ms': '9999' }, ctx),
+      'consumer.session.timeout.ms must be in the range 10000 to 90000 inclusive.',
+    )
+    assert.equal(problem({ 'consumer.heartbeat.interval.ms': '1000' }, ctx), null)
+    assert.equal(
+      problem({ 'consumer.heartbeat.interval.ms': '9001' }, ctx),
+      'consumer.heartbeat.interval.ms must be in the range 1000 to 9000 inclusive.',
+    )
+    // The cross check compares with the broker's session timeout when the group sets only one.
+    assert.equal(
+      problem(
+        { 'consumer.heartbeat.interval.ms': '9000' },
+        context({ ...broker, 'group.consumer.session.timeout.ms': '12000' }),
+      ),
+      null,
+    )
+  })
+
+  it('clamps stored values to the broker’s current bounds', () => {
+    const out = evaluateGroupConfig(
+      new Map([
+        ['consumer.session.timeout.ms', '95000'],
+        ['consumer.heartbeat.interval.ms', '500'],
+      ]),
+      'g',
+      parseConfig(broker),
+    )
+    assert.equal(out.get('consumer.session.timeout.ms'), '90000')
+    assert.equal(out.get('consumer.heartbeat.interval.ms'), '1000')
+  })
+})
+
 describe('GroupConfigManager', () => {
   it('SET, DELETE and validate-only; a group left with no key is forgotten', async () => {
     const m = await manager()

@@ -229,8 +229,10 @@ describe('GroupCoordinatorService write timeout', () => {
     const clock = new ManualClock(0)
     const service = await start(store, clock, { 'offsets.commit.timeout.ms': '100' })
     let release: () => void = () => undefined
+    let started = false
     const append = store.append.bind(store)
     store.append = async (shard, records) => {
+      started = true
       await new Promise<void>((r) => {
         release = r
       })
@@ -238,7 +240,8 @@ describe('GroupCoordinatorService write timeout', () => {
     }
     try {
       const pending = service.commitOffsets(9, commitReq(3n))
-      await new Promise((r) => setImmediate(r))
+      // The store write starts once the runtime flushes its queued writes.
+      while (!started) await new Promise((r) => setImmediate(r))
       clock.advance(100)
       const r = await pending
       assert.equal(r[0].partitions[0].errorCode, 15)
@@ -269,7 +272,7 @@ describe('GroupCoordinatorService write timeout', () => {
       assert.equal(await codeOf(service.commitOffsets(9, commitReq(1n))), 0)
       stuck = true
       const first = service.commitOffsets(9, commitReq(2n)) // deadline 100
-      await new Promise((r) => setImmediate(r))
+      while (gates.length === 0) await new Promise((r) => setImmediate(r))
       clock.advance(50)
       const second = service.commitOffsets(9, commitReq(3n)) // deadline 150, queued behind first
       await new Promise((r) => setImmediate(r))

@@ -323,6 +323,72 @@ describe('TransactionCoordinatorService', () => {
     })
     assert.equal(closed.errorCode, ErrorCode.NOT_COORDINATOR)
   })
+
+  it('EndTxn is answered before any marker is written (Kafka answers once Prepare is appended)', async () => {
+    const c = await start()
+    await openTransaction(c)
+    const end = await endTxn(c, 0, true)
+    assert.equal(end.errorCode, 0)
+    // The answer arrived while the markers were still to be written.
+    assert.equal(c.writer.writes.length, 0)
+    assert.equal(c.service.isCompleting('tx'), true)
+    await settle()
+    assert.equal(c.writer.writes.length, 1)
+    assert.equal(c.service.isCompleting('tx'), false)
+    assert.equal((await describe1(c)).transactionState, 'CompleteCommit')
+    await c.service.close()
+  })
+
+  it('waitForCompletion wakes when the Complete record is written, or after its limit', async () => {
+    const c = await start()
+    const init = await openTransaction(c)
+    // Nothing being completed: at once.
+    await c.service.waitForCompletion('tx', 1000)
+    c.writer.script.set('t-0', [ErrorCode.NOT_LEADER_OR_FOLLOWER])
+    await endTxn(c, 0, true)
+    await settle()
+    // t-0 waits for the back-off: the next transaction's add is refused meanwhile.
+    const add = () =>
+      c.service.addPartitionsToTxn({
+        transactionalId: 'tx',
+        producerId: init.producerId,
+        producerEpoch: 1,
+        topics: [{ topic: 't', partitions: [0] }],
+        clientTransactionVersion: 2,
+      })
+    assert.equal(await add(), ErrorCode.CONCURRENT_TRANSACTIONS)
+    let woke = false
+    const waiting = c.service.waitForCompletion('tx', 5000).then(() => {
+      woke = true
+    })
+    // A short limit passes first.
+    let shortWoke = false
+    const short = c.service.waitForCompletion('tx', 10).then(() => {
+      shortWoke = true
+    })
+    c.clock.advance(10)
+    await short
+    assert.deepEqual([shortWoke, woke], [true, false])
+    // The marker back-off (100 ms) ends: t-0 is written, CompleteCommit follows, the waiter wakes
+    // long before its own limit.
+    c.clock.advance(90)
+    await waiting
+    assert.equal(woke, true)
+    assert.equal((await describe1(c)).transactionState, 'CompleteCommit')
+    assert.equal(await add(), ErrorCode.NONE)
+    await c.service.close()
+  })
+
+  it('close wakes the requests waiting for a completion', async () => {
+    const c = await start()
+    await openTransaction(c)
+    c.writer.script.set('t-0', [ErrorCode.NOT_LEADER_OR_FOLLOWER])
+    await endTxn(c, 0, false)
+    await settle()
+    const waiting = c.service.waitForCompletion('tx', 60_000)
+    await c.service.close()
+    await waiting
+  })
 })
 
 describe('TransactionCoordinatorService on SQLite', () => {

@@ -970,6 +970,100 @@ export class ClassicGroupManager {
     return out.result(undefined)
   }
 
+  // ---- online migration (KIP-848) ----
+
+  /** The broker settings of classic groups (`group.max.size` bounds a downgrade). */
+  get config(): ClassicGroupConfig {
+    return this.#config
+  }
+
+  /**
+   * A non-empty classic group becomes a consumer group (Kafka's convertToConsumerGroup): requests
+   * parked in its join or sync phase are answered REBALANCE_IN_PROGRESS so the members rejoin the
+   * consumer group, and its timers are cancelled. The group itself goes when its tombstone replays.
+   */
+  upgradeToConsumerGroup(groupId: string): { completions: ClassicCompletion[]; cancel: string[] } {
+    const group = this.#groups.get(groupId)
+    const completions: ClassicCompletion[] = []
+    const cancel = [joinKey(groupId), syncKey(groupId)]
+    if (!group) return { completions, cancel }
+    for (const m of group.members.values()) {
+      cancel.push(heartbeatKey(groupId, m.memberId))
+      if (m.awaitingJoin !== null) {
+        completions.push({
+          api: 'JoinGroup',
+          token: m.awaitingJoin,
+          response: joinError(m.memberId, ErrorCode.REBALANCE_IN_PROGRESS),
+        })
+      }
+      if (m.awaitingSync !== null) {
+        completions.push({
+          api: 'SyncGroup',
+          token: m.awaitingSync,
+          response: createSyncGroupResponse({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS }),
+        })
+      }
+    }
+    for (const id of group.pendingJoinMembers) cancel.push(heartbeatKey(groupId, id))
+    return { completions, cancel }
+  }
+
+  /**
+   * The classic group a consumer group becomes (Kafka's ClassicGroup.fromConsumerGroup and
+   * convertToClassicGroup): Stable at the consumer group's epoch, the protocol the members vote
+   * for, each member's assignment from `assignmentFor` (given its metadata for that protocol). The
+   * GroupMetadata record creates it when it replays; the timers are its members' session timers and
+   * an immediate rebalance, so that every member rejoins.
+   */
+  downgradedGroup(init: {
+    readonly groupId: string
+    readonly generationId: number
+    readonly nowMs: number
+    readonly members: readonly {
+      readonly memberId: string
+      readonly groupInstanceId: string | null
+      readonly clientId: string
+      readonly clientHost: string
+      readonly rebalanceTimeoutMs: number
+      readonly sessionTimeoutMs: number
+      readonly supportedProtocols: readonly ClassicProtocol[]
+    }[]
+    readonly assignmentFor: (memberId: string, metadata: Uint8Array) => Uint8Array
+  }): { record: GroupMetadataRecord; timers: ClassicTimerIntents } {
+    const { groupId } = init
+    const group = new ClassicGroup({
+      groupId,
+      state: ClassicGroupState.STABLE,
+      generationId: init.generationId,
+      protocolType: CONSUMER_PROTOCOL_TYPE,
+      currentStateTimestamp: init.nowMs,
+    })
+    for (const m of init.members) {
+      group.add(new ClassicGroupMember({ ...m, protocolType: CONSUMER_PROTOCOL_TYPE }))
+    }
+    group.protocolName = group.selectProtocol()
+    const assignment = new Map<string, Uint8Array>()
+    for (const m of group.members.values()) {
+      assignment.set(m.memberId, init.assignmentFor(m.memberId, m.metadata(group.protocolName)))
+    }
+    const out = new Out()
+    for (const m of group.members.values()) {
+      this.#schedule(out, this.#heartbeatTimer(groupId, m.memberId, m.sessionTimeoutMs))
+    }
+    this.#schedule(out, {
+      key: joinKey(groupId),
+      delayMs: 0,
+      op: (nowMs) =>
+        this.#timerOp((o) => {
+          const g = this.#groups.get(groupId)
+          if (g === undefined || !g.is(ClassicGroupState.STABLE)) return
+          g.live = true
+          this.#prepareRebalance(g, nowMs, o)
+        }),
+    })
+    return { record: groupMetadataRecord(group, assignment), timers: out.timers.intents() }
+  }
+
   // ---- DescribeGroups, ListGroups, deletion, expiry ----
 
   /** DescribeGroups (v0–6) rows for groups this manager holds; see `describeMissing` for the others. */

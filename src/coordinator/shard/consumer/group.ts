@@ -5,10 +5,10 @@
 import { kept } from '../streams/strings.js'
 import { MemberTable } from '../modern/members.js'
 import type { MemberSession, MemberSlot } from '../modern/session.js'
-import type { CoordinatorResult } from '../result.js'
+import type { GroupCoordinatorResult } from '../result.js'
 import { type ConsumerGroupMember, hasRegex, isReconciledTo } from './member.js'
 import { EMPTY_PARTITIONS, type PartitionEpochs, type PartitionSet } from './partitions.js'
-import type { ConsumerCoordinatorRecord, ResolvedRegularExpression } from './records.js'
+import type { ResolvedRegularExpression } from './records.js'
 
 export const ConsumerGroupState = {
   EMPTY: 'Empty',
@@ -29,7 +29,7 @@ export const CONSUMER_STATE_FILTER_NAMES: Readonly<Record<ConsumerGroupStateValu
 }
 
 /** A consumer timer's result. */
-export type ConsumerTimerResult = CoordinatorResult<ConsumerCoordinatorRecord, void>
+export type ConsumerTimerResult = GroupCoordinatorResult<void>
 export type ConsumerSessionTimeoutOp = (
   groupId: string,
   memberId: string,

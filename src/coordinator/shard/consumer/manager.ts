@@ -10,6 +10,7 @@
  * streams groups' FNV-1a hash; ties between preferred assignors go to the first name in sort order.
  */
 import { ErrorCode } from '../../../protocol/errors.js'
+import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
 import {
   type ConsumerGroupDescribeResponseDescribedGroup,
   createConsumerGroupDescribeResponseDescribedGroup,
@@ -19,6 +20,27 @@ import {
   type ConsumerGroupHeartbeatResponse,
   createConsumerGroupHeartbeatResponse,
 } from '../../../protocol/generated/messages/ConsumerGroupHeartbeatResponse.js'
+import type { HeartbeatRequest } from '../../../protocol/generated/messages/HeartbeatRequest.js'
+import {
+  createHeartbeatResponse,
+  type HeartbeatResponse,
+} from '../../../protocol/generated/messages/HeartbeatResponse.js'
+import type { JoinGroupRequest } from '../../../protocol/generated/messages/JoinGroupRequest.js'
+import {
+  createJoinGroupResponse,
+  type JoinGroupResponse,
+} from '../../../protocol/generated/messages/JoinGroupResponse.js'
+import type { LeaveGroupRequest } from '../../../protocol/generated/messages/LeaveGroupRequest.js'
+import {
+  createLeaveGroupResponse,
+  type LeaveGroupResponse,
+  type LeaveGroupResponseMemberResponse,
+} from '../../../protocol/generated/messages/LeaveGroupResponse.js'
+import type { SyncGroupRequest } from '../../../protocol/generated/messages/SyncGroupRequest.js'
+import {
+  createSyncGroupResponse,
+  type SyncGroupResponse,
+} from '../../../protocol/generated/messages/SyncGroupResponse.js'
 import { ApiError, invalidRequest } from '../api-error.js'
 import {
   type ListedModernGroup,
@@ -30,10 +52,27 @@ import {
 import { canComputeAssignment } from '../modern/epochs.js'
 import * as membership from '../modern/membership.js'
 import { extendSession, sessionStillAlive } from '../modern/session.js'
-import { rebalanceTimeoutKey, sessionTimeoutKey } from '../modern/timers.js'
+import {
+  classicJoinTimeoutKey,
+  classicSyncTimeoutKey,
+  rebalanceTimeoutKey,
+  sessionTimeoutKey,
+} from '../modern/timers.js'
+import type { ClassicCompletion } from '../classic/types.js'
+import type { ClassicGroupManager } from '../classic/manager.js'
+import type { ClassicProtocol } from '../classic/group.js'
+import {
+  ConsumerProtocolError,
+  consumerProtocolVersion,
+  decodeAssignment,
+  decodeSubscription,
+  encodeAssignment,
+  type TopicPartitions,
+} from './consumer-protocol.js'
 import {
   type ArmedTimers,
   type CoordinatorResult,
+  type GroupCoordinatorResult,
   NO_ARMED_TIMERS,
   NO_TIMERS,
   TimerCollector,
@@ -75,6 +114,7 @@ import {
   partitionSetEquals,
   partitionSetFromList,
   partitionSetToList,
+  partitionSetWithEpoch,
   withEpoch,
 } from './partitions.js'
 import {
@@ -110,11 +150,18 @@ export interface ConsumerHeartbeatContext {
   readonly config: ConsumerGroupConfig
   /** A fresh member id for a version-0 join without one (the service draws it). */
   readonly newMemberId: () => string
+  /**
+   * Of the topics the group's patterns match, those the heartbeat's principal may DESCRIBE (Kafka's
+   * TopicRegexResolver filters every pattern of the group with the context of the heartbeat that
+   * matches them). Absent: every topic. Synchronous and pure for one heartbeat; its answer is
+   * written in the ConsumerGroupRegularExpression record, so replay does not call it.
+   */
+  readonly describableTopics?: (topics: readonly string[]) => readonly string[]
 }
 
 export interface ConsumerHeartbeatResult
-  extends CoordinatorResult<ConsumerCoordinatorRecord, ConsumerGroupHeartbeatResponse> {
-  readonly records: ConsumerCoordinatorRecord[]
+  extends CoordinatorResult<CoordinatorRecord, ConsumerGroupHeartbeatResponse, ClassicCompletion> {
+  readonly records: CoordinatorRecord[]
 }
 
 export interface ConsumerGroupManagerOptions {
@@ -124,9 +171,33 @@ export interface ConsumerGroupManagerOptions {
   readonly timers?: ArmedTimers
   /** A group's effective settings, read when a timer fires and when the shard loads. */
   readonly config?: (groupId: string) => ConsumerGroupConfig
+  /**
+   * The classic groups of the shard, for online migration: a consumer join upgrades a non-empty
+   * classic group (read through `group`), and a consumer group whose members all speak the classic
+   * protocol is downgraded (`downgradedGroup`, within `config.maxSize`). Absent: no migration.
+   */
+  readonly classicGroups?: Pick<ClassicGroupManager, 'group' | 'config' | 'downgradedGroup'>
 }
 
 export type ListedConsumerGroup = ListedModernGroup<'consumer'>
+
+/** A classic request (SyncGroup, Heartbeat, LeaveGroup) answered by a consumer group. */
+export interface ClassicMemberContext {
+  readonly nowMs: number
+  readonly apiVersion: number
+  /** The parked request's handle (SyncGroup). */
+  readonly token: number
+}
+
+/** A JoinGroup answered by a consumer group. */
+export interface ClassicMemberJoinContext extends ClassicMemberContext {
+  readonly clientId: string
+  readonly clientHost: string
+  /** The new member id of a member joining without one. */
+  readonly newMemberUuid: string
+  /** The group's effective settings. */
+  readonly config: ConsumerGroupConfig
+}
 
 /** ConsumerGroupHeartbeat v1 requires the member id from the client (KIP-1082). */
 const MEMBER_ID_REQUIRED_VERSION = 1
@@ -191,6 +262,7 @@ export class ConsumerGroupManager {
   #topics: ConsumerTopicsImage
   readonly #isOtherGroupType: (groupId: string) => boolean
   readonly #configFor: ((groupId: string) => ConsumerGroupConfig) | undefined
+  readonly #classic: ConsumerGroupManagerOptions['classicGroups']
   /** Assignor registries by their configured name list (one for the broker's list, as a rule). */
   readonly #assignors = new Map<string, ConsumerAssignors>()
   /** Bumped on every catalog change; stored as the Version of resolved patterns. */
@@ -201,6 +273,7 @@ export class ConsumerGroupManager {
     this.#isOtherGroupType = options.isOtherGroupType ?? (() => false)
     this.#armed = options.timers ?? NO_ARMED_TIMERS
     this.#configFor = options.config
+    this.#classic = options.classicGroups
   }
 
   group(groupId: string): ConsumerGroup | undefined {
@@ -259,7 +332,7 @@ export class ConsumerGroupManager {
     return runHeartbeat(
       request,
       () => validateConsumerHeartbeat(request, ctx.requestApiVersion, ctx.config.assignors),
-      () => this.#leave(request),
+      () => this.#leave(request, ctx.nowMs),
       () => this.#heartbeat(ctx, request),
       (e) => ({
         records: [],
@@ -275,14 +348,18 @@ export class ConsumerGroupManager {
   #heartbeat(ctx: ConsumerHeartbeatContext, req: ConsumerGroupHeartbeatRequest): ConsumerHeartbeatResult {
     const { nowMs, config } = ctx
     const groupId = req.groupId
-    const records: ConsumerCoordinatorRecord[] = []
-    const timers = new TimerCollector<ConsumerCoordinatorRecord>()
+    const records: CoordinatorRecord[] = []
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const joining = req.memberEpoch === 0
 
     // 1. The group. A join on a missing group works on a fresh object that is not registered: the
-    // real one is created when the records are replayed.
+    // real one is created when the records are replayed. A join on a non-empty classic group
+    // upgrades it: the group is built from the classic group's records (written first).
     let group = this.#groups.get(groupId)
-    if (!group) {
+    const classic = !group && joining ? this.#classic?.group(groupId) : undefined
+    if (classic !== undefined && classic.members.size > 0) {
+      group = this.#upgradedGroup(classic, config, records, timers)
+    } else if (!group) {
       if (this.#isOtherGroupType(groupId)) throw notConsumerGroup(groupId)
       if (!joining) throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Consumer group ${groupId} not found.`)
       group = new ConsumerGroup(kept(groupId), this.#sessionTimeoutOp)
@@ -342,82 +419,27 @@ export class ConsumerGroupManager {
     }
 
     // 4. Subscription patterns, matched against the catalog here.
-    const regexes = this.#updateRegularExpressions(group, member, updated, nowMs, config, records)
+    const regexes = this.#updateRegularExpressions(group, member, updated, ctx, records)
     const assignorChanged =
       (group.preferredServerAssignor(null, null) ?? config.assignors[0]) !==
       (group.preferredServerAssignor(slot?.member ?? replaced ?? null, updated) ?? config.assignors[0])
     const hasSubscriptionChanged = namesChanged || regexes.regexChanged
-    let bumpGroupEpoch = namesChanged || regexes.bump || assignorChanged
+    const bumpGroupEpoch = namesChanged || regexes.bump || assignorChanged
 
-    // 5. Metadata hash and group epoch.
-    let groupEpoch = group.groupEpoch
-    if (bumpGroupEpoch || group.hasMetadataExpired(nowMs)) {
-      const hash = computeMetadataHash(
-        this.#subscribedTopicNames(group, { old: slot?.member ?? replaced, updated }, regexes.resolved),
-        this.#topics,
-      )
-      if (hash !== group.metadataHash) bumpGroupEpoch = true
-      if (bumpGroupEpoch) {
-        groupEpoch += 1
-        records.push(groupEpochRecord(groupId, groupEpoch, hash))
-      }
-      group.setMetadataRefreshDeadline(nowMs + METADATA_REFRESH_INTERVAL_MS, groupEpoch)
-      if (group.hasSubscriptionMetadataRecord) records.push(subscriptionMetadataTombstone(groupId))
-    }
-
-    // 6. Target assignment.
-    let targetEpoch = group.assignmentEpoch
-    let target: PartitionSet | null = null
-    if (
-      group.assignmentEpoch < groupEpoch &&
-      canComputeAssignment(group.assignmentTimestamp, config.assignmentIntervalMs, nowMs)
-    ) {
-      const { members, targets } = membersAfterHeartbeat(
-        group.members,
-        group.targetAssignments,
-        replaced,
-        updated,
-      )
-      const assignorName = group.preferredServerAssignor(slot?.member ?? replaced ?? null, updated)
-      const result = this.#computeTargetAssignment(
-        groupEpoch,
-        members,
-        targets,
-        regexes.resolved,
-        this.#assignorsOf(config).select(assignorName),
-      )
-      for (const id of result.changed)
-        records.push(targetAssignmentRecord(groupId, id, result.targets.get(id)!))
-      records.push(targetAssignmentMetadataRecord(groupId, groupEpoch, BigInt(nowMs)))
-      targetEpoch = groupEpoch
-      target = result.targets.get(memberId) ?? EMPTY_PARTITIONS
-    }
-
-    // 7. Reconciliation.
-    let reconciled = updated
-    if (hasSubscriptionChanged || !isReconciledTo(updated, targetEpoch)) {
-      reconciled = buildConsumerAssignment({
-        member: updated,
-        targetEpoch,
-        target: target ?? this.#currentTarget(group, memberId, replaced),
-        subscribedTopicIds: this.#subscribedTopicIds(updated, regexes.resolved),
-        currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
-        hasSubscriptionChanged,
-        owned: req.topicPartitions,
-      })
-      if (reconciled !== updated && assignmentDiffers(reconciled, updated)) {
-        records.push(currentAssignmentRecord(groupId, reconciled))
-        const key = rebalanceTimeoutKey(groupId, memberId)
-        if (reconciled.state === ConsumerMemberState.UNREVOKED_PARTITIONS) {
-          const epoch = reconciled.memberEpoch
-          timers.schedule({
-            key,
-            delayMs: reconciled.rebalanceTimeoutMs,
-            op: () => this.#onRebalanceTimeout(groupId, memberId, epoch),
-          })
-        } else timers.cancel(key)
-      } else reconciled = updated
-    }
+    // 5–7. Metadata hash and group epoch, target assignment, reconciliation.
+    const reconciled = this.#assignAndReconcile(group, {
+      old: slot?.member ?? replaced,
+      replaced,
+      updated,
+      resolved: regexes.resolved,
+      bump: bumpGroupEpoch,
+      hasSubscriptionChanged,
+      owned: req.topicPartitions,
+      config,
+      nowMs,
+      records,
+      timers,
+    })
 
     // 8. Session timeout.
     extendSession(timers, slot ?? group.session(memberId), nowMs, config.sessionTimeoutMs, records.length > 0)
@@ -442,6 +464,140 @@ export class ConsumerGroupManager {
     return { records, response, timers: timers.intents() }
   }
 
+  /**
+   * A heartbeat's (or a classic join's) steps 5–7: the group epoch (Kafka's
+   * updateSubscriptionMetadata), the target assignment (maybeUpdateTargetAssignment), and the
+   * member's reconciliation (maybeReconcile). A consumer-protocol member revoking partitions gets a
+   * rebalance timeout (`timers`); a classic member has join and sync deadlines instead (`timers`
+   * null). Returns the member as reconciled.
+   */
+  #assignAndReconcile(
+    group: ConsumerGroup,
+    p: {
+      readonly old: ConsumerGroupMember | null
+      readonly replaced: ConsumerGroupMember | null
+      readonly updated: ConsumerGroupMember
+      readonly resolved: ReadonlyMap<string, ResolvedRegularExpression>
+      readonly bump: boolean
+      readonly hasSubscriptionChanged: boolean
+      readonly owned: ConsumerGroupHeartbeatRequest['topicPartitions']
+      readonly config: ConsumerGroupConfig
+      readonly nowMs: number
+      readonly records: CoordinatorRecord[]
+      readonly timers: TimerCollector<CoordinatorRecord, ClassicCompletion> | null
+    },
+  ): ConsumerGroupMember {
+    const { updated, records } = p
+    const groupId = group.groupId
+    const memberId = updated.memberId
+    const groupEpoch = this.#maybeBumpGroupEpoch(group, p.old, updated, p.resolved, p.bump, p.nowMs, records)
+    const { targetEpoch, target } = this.#maybeUpdateTargetAssignment(
+      group,
+      groupEpoch,
+      p.old,
+      p.replaced,
+      updated,
+      p.resolved,
+      p.config,
+      p.nowMs,
+      records,
+    )
+    if (!p.hasSubscriptionChanged && isReconciledTo(updated, targetEpoch)) return updated
+    const reconciled = buildConsumerAssignment({
+      member: updated,
+      targetEpoch,
+      target: target ?? this.#currentTarget(group, memberId, p.replaced),
+      subscribedTopicIds: this.#subscribedTopicIds(updated, p.resolved),
+      currentPartitionEpoch: (topicId, partition) => group.currentPartitionEpoch(topicId, partition),
+      hasSubscriptionChanged: p.hasSubscriptionChanged,
+      owned: p.owned,
+    })
+    if (reconciled === updated || !assignmentDiffers(reconciled, updated)) return updated
+    records.push(currentAssignmentRecord(groupId, reconciled))
+    const timers = p.timers
+    if (timers !== null) {
+      const key = rebalanceTimeoutKey(groupId, memberId)
+      if (reconciled.state === ConsumerMemberState.UNREVOKED_PARTITIONS) {
+        const epoch = reconciled.memberEpoch
+        timers.schedule({
+          key,
+          delayMs: reconciled.rebalanceTimeoutMs,
+          op: (now) => this.#onRebalanceTimeout(groupId, memberId, epoch, now),
+        })
+      } else timers.cancel(key)
+    }
+    return reconciled
+  }
+
+  /**
+   * Kafka's updateSubscriptionMetadata: when the subscription changed or the metadata expired, the
+   * hash of the subscribed topics is computed again; a change (or `bump`) bumps the group epoch.
+   */
+  #maybeBumpGroupEpoch(
+    group: ConsumerGroup,
+    old: ConsumerGroupMember | null,
+    updated: ConsumerGroupMember,
+    resolved: ReadonlyMap<string, ResolvedRegularExpression>,
+    bump: boolean,
+    nowMs: number,
+    records: CoordinatorRecord[],
+  ): number {
+    let groupEpoch = group.groupEpoch
+    if (bump || group.hasMetadataExpired(nowMs)) {
+      const hash = computeMetadataHash(
+        this.#subscribedTopicNames(group, { old, updated }, resolved),
+        this.#topics,
+      )
+      if (hash !== group.metadataHash) bump = true
+      if (bump) {
+        groupEpoch += 1
+        records.push(groupEpochRecord(group.groupId, groupEpoch, hash))
+      }
+      group.setMetadataRefreshDeadline(nowMs + METADATA_REFRESH_INTERVAL_MS, groupEpoch)
+      if (group.hasSubscriptionMetadataRecord) records.push(subscriptionMetadataTombstone(group.groupId))
+    }
+    return groupEpoch
+  }
+
+  /** Kafka's maybeUpdateTargetAssignment: a new target when the epoch is ahead and the interval allows. */
+  #maybeUpdateTargetAssignment(
+    group: ConsumerGroup,
+    groupEpoch: number,
+    old: ConsumerGroupMember | null,
+    replaced: ConsumerGroupMember | null,
+    updated: ConsumerGroupMember,
+    resolved: ReadonlyMap<string, ResolvedRegularExpression>,
+    config: ConsumerGroupConfig,
+    nowMs: number,
+    records: CoordinatorRecord[],
+  ): { targetEpoch: number; target: PartitionSet | null } {
+    const groupId = group.groupId
+    if (
+      group.assignmentEpoch >= groupEpoch ||
+      !canComputeAssignment(group.assignmentTimestamp, config.assignmentIntervalMs, nowMs)
+    ) {
+      return { targetEpoch: group.assignmentEpoch, target: null }
+    }
+    const { members, targets } = membersAfterHeartbeat(
+      group.members,
+      group.targetAssignments,
+      replaced,
+      updated,
+    )
+    const assignorName = group.preferredServerAssignor(old, updated)
+    const result = this.#computeTargetAssignment(
+      groupEpoch,
+      members,
+      targets,
+      resolved,
+      this.#assignorsOf(config).select(assignorName),
+    )
+    for (const id of result.changed)
+      records.push(targetAssignmentRecord(groupId, id, result.targets.get(id)!))
+    records.push(targetAssignmentMetadataRecord(groupId, groupEpoch, BigInt(nowMs)))
+    return { targetEpoch: groupEpoch, target: result.targets.get(updated.memberId) ?? EMPTY_PARTITIONS }
+  }
+
   #currentTarget(group: ConsumerGroup, memberId: string, replaced: ConsumerGroupMember | null): PartitionSet {
     return (
       (replaced !== null ? group.targetAssignments.get(replaced.memberId) : undefined) ??
@@ -458,10 +614,10 @@ export class ConsumerGroupManager {
     group: ConsumerGroup,
     member: ConsumerGroupMember,
     updated: ConsumerGroupMember,
-    nowMs: number,
-    config: ConsumerGroupConfig,
-    records: ConsumerCoordinatorRecord[],
+    ctx: Pick<ConsumerHeartbeatContext, 'nowMs' | 'config' | 'describableTopics'>,
+    records: CoordinatorRecord[],
   ): { regexChanged: boolean; bump: boolean; resolved: ReadonlyMap<string, ResolvedRegularExpression> } {
+    const { nowMs, config, describableTopics } = ctx
     const oldRegex = hasRegex(member) ? member.subscribedTopicRegex! : null
     const newRegex = hasRegex(updated) ? updated.subscribedTopicRegex! : null
     let resolved: ReadonlyMap<string, ResolvedRegularExpression> = group.resolvedRegularExpressions
@@ -503,7 +659,9 @@ export class ConsumerGroupManager {
     const names = [...(this.#topics.topicNames?.() ?? [])]
     const next = new Map(resolved)
     for (const regex of [...counts.keys()].sort()) {
-      const topics = resolveTopicRegex(regex, names)
+      const matched = resolveTopicRegex(regex, names)
+      const topics =
+        describableTopics === undefined || matched.length === 0 ? matched : [...describableTopics(matched)]
       const old = resolved.get(regex)
       if (old === undefined ? topics.length > 0 : !namesEqual(old.topics, topics)) bump = true
       const r: ResolvedRegularExpression = { topics, version: this.#topicsVersion, timestamp: BigInt(nowMs) }
@@ -610,14 +768,14 @@ export class ConsumerGroupManager {
 
   // ---- leave, fencing, timers ----
 
-  #leave(req: ConsumerGroupHeartbeatRequest): ConsumerHeartbeatResult {
+  #leave(req: ConsumerGroupHeartbeatRequest, nowMs: number): ConsumerHeartbeatResult {
     const groupId = req.groupId
     const group = this.consumerGroupOrThrow(groupId)
     const response = createConsumerGroupHeartbeatResponse({
       memberId: req.memberId,
       memberEpoch: req.memberEpoch,
     })
-    const timers = new TimerCollector<ConsumerCoordinatorRecord>()
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const member = membership.leavingMember(group, req)
     if (req.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       // The member stays; its partitions restart at assignment epoch 0 when it comes back.
@@ -636,45 +794,133 @@ export class ConsumerGroupManager {
         timers: NO_TIMERS,
       }
     }
-    const records = this.#fenceRecords(group, member, timers)
+    const records = this.#fenceRecords(group, member, timers, nowMs)
     return { records, response, timers: timers.intents() }
   }
 
   /**
-   * Records removing a member: its tombstones, the tombstone of a pattern only it used, the group
-   * epoch bump (with the hash of what the others subscribe to), and for the last member the target
-   * epoch, so the empty group's next assignment is not held back by the interval.
+   * Records removing members (Kafka's consumerGroupFenceMembers). When every member left uses the
+   * classic protocol and the policy and `group.max.size` allow it, the group becomes a classic group
+   * instead (see #downgradeRecords). Otherwise: each member's tombstones, the tombstones of patterns
+   * only they used, the group epoch bump (with the hash of what the others subscribe to), and when
+   * no member is left the target epoch, so the empty group's next assignment is not held back by
+   * the interval.
    */
   #fenceRecords(
     group: ConsumerGroup,
-    member: ConsumerGroupMember,
-    timers: TimerCollector<ConsumerCoordinatorRecord>,
-  ): ConsumerCoordinatorRecord[] {
+    fenced: ConsumerGroupMember | readonly ConsumerGroupMember[],
+    timers: TimerCollector<CoordinatorRecord, ClassicCompletion>,
+    nowMs: number,
+  ): CoordinatorRecord[] {
+    const members = Array.isArray(fenced)
+      ? (fenced as readonly ConsumerGroupMember[])
+      : [fenced as ConsumerGroupMember]
+    if (members.length === 0) return []
     const groupId = group.groupId
-    const records = memberTombstones(groupId, member.memberId)
+    const downgrade = this.#downgradeRecords(group, members, timers, nowMs)
+    if (downgrade !== null) return downgrade
+    const leaving = new Set(members.map((m) => m.memberId))
+    const records: CoordinatorRecord[] = []
+    for (const m of members) records.push(...memberTombstones(groupId, m.memberId))
     let resolved = group.resolvedRegularExpressions
-    if (hasRegex(member) && group.numSubscribedMembers(member.subscribedTopicRegex!) === 1) {
-      if (resolved.has(member.subscribedTopicRegex!)) {
-        records.push(regularExpressionTombstone(groupId, member.subscribedTopicRegex!))
+    const regexLeft = new Map<string, number>()
+    for (const m of members) if (hasRegex(m)) count(regexLeft, m.subscribedTopicRegex!)
+    for (const [regex, n] of regexLeft) {
+      if (group.numSubscribedMembers(regex) === n && resolved.has(regex)) {
+        records.push(regularExpressionTombstone(groupId, regex))
         const copy = new Map(resolved)
-        copy.delete(member.subscribedTopicRegex!)
+        copy.delete(regex)
         resolved = copy
       }
     }
     const remaining = new Set<string>()
     for (const m of group.members.values()) {
-      if (m.memberId === member.memberId) continue
+      if (leaving.has(m.memberId)) continue
       for (const n of m.subscribedTopicNames) remaining.add(n)
       if (hasRegex(m)) for (const n of resolved.get(m.subscribedTopicRegex!)?.topics ?? []) remaining.add(n)
     }
     const epoch = group.groupEpoch + 1
     records.push(groupEpochRecord(groupId, epoch, computeMetadataHash(remaining, this.#topics)))
-    if (group.size === 1 && group.member(member.memberId) !== undefined) {
+    if ([...group.members.keys()].every((id) => leaving.has(id))) {
       records.push(targetAssignmentMetadataRecord(groupId, epoch, 0n))
     }
-    timers.cancel(sessionTimeoutKey(groupId, member.memberId))
-    timers.cancel(rebalanceTimeoutKey(groupId, member.memberId))
+    for (const m of members) cancelMemberTimers(timers, groupId, m.memberId)
     return records
+  }
+
+  /**
+   * Kafka's validateOnlineDowngradeWithFencedMembers and convertToClassicGroup: when the members
+   * left after `leaving` all use the classic protocol, there is at least one, the migration policy
+   * allows downgrades and they fit in `group.max.size`, the records that turn the group into a
+   * classic group: every consumer record of the group tombstoned, then the classic group's
+   * GroupMetadata record (its members' assignments are their targets). The classic group's timers
+   * (its members' sessions and an immediate rebalance, so that they all rejoin) are added. Null when
+   * the group stays a consumer group.
+   */
+  #downgradeRecords(
+    group: ConsumerGroup,
+    leaving: readonly ConsumerGroupMember[],
+    timers: TimerCollector<CoordinatorRecord, ClassicCompletion>,
+    nowMs: number,
+  ): CoordinatorRecord[] | null {
+    const classic = this.#classic
+    if (classic === undefined) return null
+    const leavingIds = new Set(leaving.map((m) => m.memberId))
+    const staying = [...group.members.values()].filter((m) => !leavingIds.has(m.memberId))
+    if (staying.length === 0 || staying.some((m) => m.classicMemberMetadata === null)) return null
+    const groupId = group.groupId
+    const policy = this.#config(groupId).migrationPolicy
+    if (policy !== 'downgrade' && policy !== 'bidirectional') return null
+    if (staying.length > classic.config.maxSize) return null
+    const names = this.#topicNamesById()
+    const created = classic.downgradedGroup({
+      groupId,
+      generationId: group.groupEpoch,
+      nowMs,
+      members: staying.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.instanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        sessionTimeoutMs: m.classicMemberMetadata!.sessionTimeoutMs,
+        supportedProtocols: m.classicMemberMetadata!.supportedProtocols,
+      })),
+      assignmentFor: (memberId, metadata) =>
+        encodeAssignment(
+          { assignedPartitions: toNamedPartitions(group.targetAssignment(memberId), names), userData: null },
+          versionOf(metadata),
+        ),
+    })
+    for (const m of group.members.values()) cancelMemberTimers(timers, groupId, m.memberId)
+    timers.add(created.timers)
+    return [
+      ...groupTombstones(groupId, [...group.members.keys()], [...group.resolvedRegularExpressions.keys()]),
+      created.record,
+    ]
+  }
+
+  /** Topic id → name, from the catalog. */
+  #topicNamesById(): Map<string, string> {
+    const names = new Map<string, string>()
+    for (const n of this.#topics.topicNames?.() ?? []) {
+      const t = this.#topics.topic(n)
+      if (t !== undefined) names.set(t.topicId, n)
+    }
+    return names
+  }
+
+  /** Named partitions (embedded consumer protocol) as a set of topic ids; unknown topics dropped. */
+  #partitionSetOfNames(list: readonly TopicPartitions[]): PartitionSet {
+    const out = new Map<string, Set<number>>()
+    for (const t of list) {
+      const id = this.#topics.topic(t.topic)?.topicId
+      if (id === undefined) continue
+      let ps = out.get(id)
+      if (ps === undefined) out.set(id, (ps = new Set()))
+      for (const p of t.partitions) ps.add(p)
+    }
+    return out
   }
 
   readonly #sessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: number) =>
@@ -682,42 +928,47 @@ export class ConsumerGroupManager {
 
   #onSessionTimeout(groupId: string, memberId: string, nowMs: number): ConsumerTimerResult {
     const group = this.#groups.get(groupId)
-    const timers = new TimerCollector<ConsumerCoordinatorRecord>()
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: NO_TIMERS }
     if (sessionStillAlive(timers, group.session(memberId), nowMs)) {
       return { records: [], response: undefined, timers: timers.intents() }
     }
     return {
-      records: this.#fenceRecords(group, member, timers),
+      records: this.#fenceRecords(group, member, timers, nowMs),
       response: undefined,
       timers: timers.intents(),
     }
   }
 
-  #onRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number): ConsumerTimerResult {
+  #onRebalanceTimeout(
+    groupId: string,
+    memberId: string,
+    memberEpoch: number,
+    nowMs: number,
+  ): ConsumerTimerResult {
     const group = this.#groups.get(groupId)
     const member = group?.member(memberId)
     if (!group || !member || member.memberEpoch !== memberEpoch)
       return { records: [], response: undefined, timers: NO_TIMERS }
-    const timers = new TimerCollector<ConsumerCoordinatorRecord>()
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     return {
-      records: this.#fenceRecords(group, member, timers),
+      records: this.#fenceRecords(group, member, timers, nowMs),
       response: undefined,
       timers: timers.intents(),
     }
   }
 
   /** After loading: the session timer of every member, the rebalance timer of members revoking. */
-  onLoaded(): TimerCollector<ConsumerCoordinatorRecord> {
-    const timers = new TimerCollector<ConsumerCoordinatorRecord>()
+  onLoaded(): TimerCollector<CoordinatorRecord, ClassicCompletion> {
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     for (const g of this.#groups.values()) {
       const config = this.#config(g.groupId)
       for (const m of g.members.values()) {
         const session = g.session(m.memberId)
         timers.schedule({
           key: session.key,
-          delayMs: config.sessionTimeoutMs,
+          delayMs: classicSessionTimeout(m, config),
           op: session.op,
           watch: session,
         })
@@ -727,12 +978,453 @@ export class ConsumerGroupManager {
           timers.schedule({
             key: rebalanceTimeoutKey(groupId, memberId),
             delayMs: m.rebalanceTimeoutMs,
-            op: () => this.#onRebalanceTimeout(groupId, memberId, memberEpoch),
+            op: (now) => this.#onRebalanceTimeout(groupId, memberId, memberEpoch, now),
           })
         }
       }
     }
     return timers
+  }
+
+  // ---- online upgrade (KIP-848): a classic group becomes a consumer group ----
+
+  /**
+   * Kafka's validateOnlineUpgrade and ConsumerGroup.fromClassicGroup: the consumer group a
+   * non-empty classic group becomes, built (unregistered) from the records that create it, which
+   * are added to `records`. Every classic member becomes a member at the generation's epoch, Stable,
+   * its last assignment as current and target, its subscription and classic metadata kept; the
+   * session timers of the members are armed with their classic session timeouts.
+   */
+  #upgradedGroup(
+    classic: NonNullable<ReturnType<ClassicGroupManager['group']>>,
+    config: ConsumerGroupConfig,
+    records: CoordinatorRecord[],
+    timers: TimerCollector<CoordinatorRecord, ClassicCompletion>,
+  ): ConsumerGroup {
+    const groupId = classic.groupId
+    const refuse = (why: string) =>
+      new ApiError(
+        ErrorCode.GROUP_ID_NOT_FOUND,
+        `Cannot upgrade classic group ${groupId} to consumer group ${why}.`,
+      )
+    if (config.migrationPolicy !== 'upgrade' && config.migrationPolicy !== 'bidirectional') {
+      throw refuse('because online upgrade is disabled')
+    }
+    if (classic.protocolType !== CONSUMER_PROTOCOL_TYPE) {
+      throw refuse('because the group does not use the consumer embedded protocol')
+    }
+    if (classic.members.size > config.maxSize) {
+      throw refuse('because the group size exceeds the consumer group maximum size')
+    }
+    const epoch = classic.generationId
+    const members: ConsumerGroupMember[] = []
+    const targets = new Map<string, PartitionSet>()
+    for (const m of classic.members.values()) {
+      let assigned: PartitionSet = EMPTY_PARTITIONS
+      let topics: readonly string[]
+      let rackId: string | null
+      try {
+        if (m.assignment.length > 0) {
+          const a = decodeAssignment(m.assignment)
+          if (a.userData !== null && a.userData.length > 0) {
+            throw refuse(
+              'because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade',
+            )
+          }
+          assigned = this.#partitionSetOfNames(a.assignedPartitions)
+        }
+        const metadata =
+          classic.protocolName !== null
+            ? m.metadata(classic.protocolName)
+            : (m.supportedProtocols[0]?.metadata ?? new Uint8Array(0))
+        const sub = decodeSubscription(metadata)
+        topics = sub.topics
+        rackId = sub.rackId
+      } catch (e) {
+        if (e instanceof ConsumerProtocolError)
+          throw refuse('because the embedded consumer protocol is malformed')
+        throw e
+      }
+      targets.set(m.memberId, assigned)
+      members.push({
+        ...newConsumerMember(m.memberId),
+        memberEpoch: epoch,
+        previousMemberEpoch: epoch,
+        instanceId: m.groupInstanceId,
+        rackId,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: sortedNames(topics),
+        // Kafka's member default: no pattern, written as "".
+        subscribedTopicRegex: '',
+        classicMemberMetadata: {
+          sessionTimeoutMs: m.sessionTimeoutMs,
+          supportedProtocols: m.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+        },
+        assignedPartitions: partitionSetWithEpoch(assigned, epoch),
+      })
+    }
+    const names = new Set<string>()
+    for (const m of members) for (const n of m.subscribedTopicNames) names.add(n)
+    // Kafka's createConsumerGroupRecords, in its order.
+    const created: ConsumerCoordinatorRecord[] = [
+      ...members.map((m) => memberSubscriptionRecord(groupId, m)),
+      groupEpochRecord(groupId, epoch, computeMetadataHash(names, this.#topics)),
+      ...members.map((m) => targetAssignmentRecord(groupId, m.memberId, targets.get(m.memberId)!)),
+      targetAssignmentMetadataRecord(groupId, epoch, 0n),
+      ...members.map((m) => currentAssignmentRecord(groupId, m)),
+    ]
+    records.push(...created)
+    const group = new ConsumerGroup(kept(groupId), this.#sessionTimeoutOp)
+    for (const r of created) applyValue(group, r)
+    for (const m of members) {
+      timers.schedule({
+        key: sessionTimeoutKey(groupId, m.memberId),
+        delayMs: m.classicMemberMetadata!.sessionTimeoutMs,
+        op: this.#sessionTimeoutOp(groupId, m.memberId),
+      })
+    }
+    return group
+  }
+
+  // ---- classic-protocol members of a consumer group (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) ----
+
+  /**
+   * Kafka's classicGroupJoinToConsumerGroup: a JoinGroup to a non-empty consumer group. The member
+   * joins (or rejoins) as a member of the consumer group with its classic metadata, its
+   * subscription read from the embedded consumer protocol; the group epoch, target assignment and
+   * reconciliation run as for a heartbeat, the partitions it reports owning standing for the ones
+   * it revoked. The answer (generation = member epoch, no leader, no member list) is a completion,
+   * delivered once the records are stored.
+   */
+  classicGroupJoin(ctx: ClassicMemberJoinContext, request: JoinGroupRequest): ConsumerTimerResult {
+    const req = ctx.apiVersion === 0 ? { ...request, rebalanceTimeoutMs: request.sessionTimeoutMs } : request
+    const records: CoordinatorRecord[] = []
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    const isUnknownMember = req.memberId === ''
+    const memberId = isUnknownMember ? ctx.newMemberUuid : req.memberId
+    const answer = (response: JoinGroupResponse, withRecords: boolean): ConsumerTimerResult => ({
+      records: withRecords ? records : [],
+      response: undefined,
+      timers: withRecords ? timers.intents() : NO_TIMERS,
+      completions: [{ api: 'JoinGroup', token: ctx.token, response }],
+    })
+    try {
+      const { nowMs, config } = ctx
+      const groupId = req.groupId
+      const group = this.consumerGroupOrThrow(groupId)
+      if (config.migrationPolicy === 'disabled') {
+        throw new ApiError(
+          ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+          `Cannot join the consumer group ${groupId} with the classic protocol because the group migration is disabled.`,
+        )
+      }
+      const instanceId = req.groupInstanceId
+      if (
+        group.staticMemberId(instanceId) === undefined &&
+        group.size >= config.maxSize &&
+        !group.member(memberId)
+      ) {
+        throw new ApiError(
+          ErrorCode.GROUP_MAX_SIZE_REACHED,
+          `The consumer group has reached its maximum capacity of ${config.maxSize} members.`,
+        )
+      }
+      if (!supportsClassicProtocols(group, req.protocolType, req.protocols)) {
+        throw new ApiError(
+          ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+          `Member ${memberId}'s protocols are not supported.`,
+        )
+      }
+      if (isUnknownMember && instanceId === null && ctx.apiVersion >= 4) {
+        // KIP-394: a dynamic member must come back with the id it is given.
+        return answer(createJoinGroupResponse({ memberId, errorCode: ErrorCode.MEMBER_ID_REQUIRED }), false)
+      }
+
+      // 1. The member, and the static member it replaces.
+      let member: ConsumerGroupMember
+      let replaced: ConsumerGroupMember | null = null
+      const ownerId = group.staticMemberId(instanceId)
+      if (instanceId === null || (ownerId === undefined && isUnknownMember)) {
+        member = group.member(memberId) ?? newConsumerMember(memberId)
+      } else if (isUnknownMember) {
+        replaced = group.member(ownerId!)!
+        member = { ...replaced, memberId, memberEpoch: 0, previousMemberEpoch: 0 }
+        records.push(
+          ...membership.replacementRecords(
+            groupId,
+            replaced,
+            member,
+            group.targetAssignment(replaced.memberId),
+            CONSUMER_REPLACEMENT_RECORDS,
+          ),
+        )
+      } else {
+        member = membership.staticOwner(group, memberId, instanceId)
+      }
+      let subscription: ReturnType<typeof decodeSubscription>
+      try {
+        subscription = decodeSubscription(req.protocols[0]!.metadata)
+      } catch {
+        throw new ApiError(
+          ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+          'Malformed embedded consumer protocol in subscription deserialization.',
+        )
+      }
+      const slot = group.slot(memberId)
+      const isNewMember = slot === undefined && replaced === null
+      const protocols: ClassicProtocol[] = req.protocols.map((p) => ({ name: p.name, metadata: p.metadata }))
+      const updated: ConsumerGroupMember = {
+        ...member,
+        instanceId: instanceId ?? member.instanceId,
+        rackId: subscription.rackId ?? member.rackId,
+        rebalanceTimeoutMs:
+          req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+        subscribedTopicNames: sortedNames(subscription.topics),
+        // Subscription patterns are not offered to classic members.
+        subscribedTopicRegex: '',
+        clientId: ctx.clientId,
+        clientHost: ctx.clientHost,
+        classicMemberMetadata: { sessionTimeoutMs: req.sessionTimeoutMs, supportedProtocols: protocols },
+      }
+      let namesChanged = false
+      if (isNewMember || memberMetadataDiffers(member, updated)) {
+        records.push(memberSubscriptionRecord(groupId, updated))
+        namesChanged = !namesEqual(member.subscribedTopicNames, updated.subscribedTopicNames)
+      }
+      const regexes = this.#updateRegularExpressions(group, member, updated, { nowMs, config }, records)
+      const bump = namesChanged || regexes.regexChanged
+
+      // 2. Group epoch, target assignment, reconciliation (as a heartbeat's steps 5–7).
+      const reconciled = this.#assignAndReconcile(group, {
+        old: slot?.member ?? replaced,
+        replaced,
+        updated,
+        resolved: regexes.resolved,
+        bump,
+        hasSubscriptionChanged: bump,
+        owned: partitionSetToList(this.#partitionSetOfNames(subscription.ownedPartitions)),
+        config,
+        nowMs,
+        records,
+        timers: null,
+      })
+
+      // 3. Timers: the member's session (its classic session timeout) and its SyncGroup deadline.
+      timers.cancel(classicJoinTimeoutKey(groupId, memberId))
+      extendSession(timers, slot ?? group.session(memberId), nowMs, req.sessionTimeoutMs, true)
+      timers.schedule({
+        key: classicSyncTimeoutKey(groupId, memberId),
+        delayMs: req.rebalanceTimeoutMs,
+        op: (now) => this.#onClassicTimeout(groupId, memberId, now),
+      })
+      return answer(
+        createJoinGroupResponse({
+          memberId,
+          generationId: reconciled.memberEpoch,
+          protocolType: CONSUMER_PROTOCOL_TYPE,
+          protocolName: protocols[0]!.name,
+        }),
+        true,
+      )
+    } catch (e) {
+      if (e instanceof ApiError)
+        return answer(createJoinGroupResponse({ memberId, errorCode: e.errorCode }), false)
+      throw e
+    }
+  }
+
+  /**
+   * Kafka's classicGroupSyncToConsumerGroup: the member's current partitions, in the embedded
+   * protocol version it joined with. REBALANCE_IN_PROGRESS when a newer target exists and the
+   * member is not revoking (it must rejoin; a join deadline is armed).
+   */
+  classicGroupSync(ctx: ClassicMemberContext, request: SyncGroupRequest): ConsumerTimerResult {
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    const answer = (response: SyncGroupResponse): ConsumerTimerResult => ({
+      records: [],
+      response: undefined,
+      timers: timers.intents(),
+      completions: [{ api: 'SyncGroup', token: ctx.token, response }],
+    })
+    try {
+      const { groupId, memberId } = request
+      const group = this.consumerGroupOrThrow(groupId)
+      const member = classicMemberOrThrow(group, memberId, request.groupInstanceId, request.generationId)
+      const protocolName = member.classicMemberMetadata!.supportedProtocols[0]?.name ?? ''
+      if (request.protocolType !== null && request.protocolType !== CONSUMER_PROTOCOL_TYPE) {
+        throw new ApiError(
+          ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+          `The protocol type ${request.protocolType} from member ${memberId} request is not equal to the group protocol type ${CONSUMER_PROTOCOL_TYPE}.`,
+        )
+      }
+      if (request.protocolName !== null && request.protocolName !== protocolName) {
+        throw new ApiError(
+          ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+          `The protocol name ${request.protocolName} from member ${memberId} request is not equal to the protocol name ${protocolName} returned in the join response.`,
+        )
+      }
+      if (
+        group.assignmentEpoch > member.memberEpoch &&
+        member.state !== ConsumerMemberState.UNREVOKED_PARTITIONS
+      ) {
+        this.#scheduleClassicJoinTimeout(timers, group, member)
+        throw new ApiError(
+          ErrorCode.REBALANCE_IN_PROGRESS,
+          `A new rebalance is triggered in group ${groupId} and member ${memberId} should rejoin to catch up.`,
+        )
+      }
+      timers.cancel(classicSyncTimeoutKey(groupId, member.memberId))
+      const config = this.#config(groupId)
+      extendSession(
+        timers,
+        group.session(member.memberId),
+        ctx.nowMs,
+        classicSessionTimeout(member, config),
+        true,
+      )
+      const metadata = member.classicMemberMetadata!.supportedProtocols[0]?.metadata ?? new Uint8Array(0)
+      return answer(
+        createSyncGroupResponse({
+          protocolType: request.protocolType,
+          protocolName: request.protocolName,
+          assignment: encodeAssignment(
+            {
+              assignedPartitions: toNamedPartitions(
+                partitionEpochsKeys(member.assignedPartitions),
+                this.#topicNamesById(),
+              ),
+              userData: null,
+            },
+            versionOf(metadata),
+          ),
+        }),
+      )
+    } catch (e) {
+      if (e instanceof ApiError) return answer(createSyncGroupResponse({ errorCode: e.errorCode }))
+      throw e
+    }
+  }
+
+  /**
+   * Kafka's classicGroupHeartbeatToConsumerGroup: the session goes on; REBALANCE_IN_PROGRESS asks
+   * the member to rejoin when a newer target exists, when it must revoke partitions, or when the
+   * partitions it waits for are free (a join deadline is armed then).
+   */
+  classicGroupHeartbeat(
+    ctx: ClassicMemberContext,
+    request: HeartbeatRequest,
+  ): GroupCoordinatorResult<HeartbeatResponse> {
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    try {
+      const group = this.consumerGroupOrThrow(request.groupId)
+      const member = classicMemberOrThrow(
+        group,
+        request.memberId,
+        request.groupInstanceId,
+        request.generationId,
+      )
+      const config = this.#config(group.groupId)
+      extendSession(
+        timers,
+        group.session(member.memberId),
+        ctx.nowMs,
+        classicSessionTimeout(member, config),
+        false,
+      )
+      let errorCode: number = ErrorCode.NONE
+      if (
+        member.memberEpoch < group.assignmentEpoch ||
+        member.state === ConsumerMemberState.UNREVOKED_PARTITIONS ||
+        (member.state === ConsumerMemberState.UNRELEASED_PARTITIONS &&
+          !waitingOnUnreleasedPartition(group, member))
+      ) {
+        errorCode = ErrorCode.REBALANCE_IN_PROGRESS
+        this.#scheduleClassicJoinTimeout(timers, group, member)
+      }
+      return { records: [], response: createHeartbeatResponse({ errorCode }), timers: timers.intents() }
+    } catch (e) {
+      if (e instanceof ApiError) {
+        return {
+          records: [],
+          response: createHeartbeatResponse({ errorCode: e.errorCode }),
+          timers: NO_TIMERS,
+        }
+      }
+      throw e
+    }
+  }
+
+  /**
+   * Kafka's classicGroupLeaveToConsumerGroup: every member named (by member id, or by instance id
+   * for an administrative removal) that is found is fenced, together, which may downgrade the group.
+   */
+  classicGroupLeave(
+    ctx: ClassicMemberContext,
+    request: LeaveGroupRequest,
+  ): GroupCoordinatorResult<LeaveGroupResponse> {
+    const group = this.#groups.get(request.groupId)
+    if (!group)
+      return {
+        records: [],
+        response: createLeaveGroupResponse({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID }),
+        timers: NO_TIMERS,
+      }
+    const identities =
+      ctx.apiVersion <= 2
+        ? [{ memberId: request.memberId, groupInstanceId: null as string | null }]
+        : request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+    const leaving: ConsumerGroupMember[] = []
+    const responses: LeaveGroupResponseMemberResponse[] = []
+    for (const id of identities) {
+      let errorCode: number = ErrorCode.NONE
+      const m =
+        id.groupInstanceId === null
+          ? group.member(id.memberId)
+          : group.member(group.staticMemberId(id.groupInstanceId) ?? '')
+      if (m === undefined) errorCode = ErrorCode.UNKNOWN_MEMBER_ID
+      else if (id.groupInstanceId !== null && id.memberId !== '' && id.memberId !== m.memberId) {
+        errorCode = ErrorCode.FENCED_INSTANCE_ID
+      } else if (!leaving.includes(m)) leaving.push(m)
+      responses.push({ memberId: id.memberId, groupInstanceId: id.groupInstanceId, errorCode })
+    }
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    const records = this.#fenceRecords(group, leaving, timers, ctx.nowMs)
+    const response =
+      ctx.apiVersion <= 2
+        ? createLeaveGroupResponse({ errorCode: responses[0]!.errorCode })
+        : createLeaveGroupResponse({ members: responses })
+    return { records, response, timers: timers.intents() }
+  }
+
+  #scheduleClassicJoinTimeout(
+    timers: TimerCollector<CoordinatorRecord, ClassicCompletion>,
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+  ): void {
+    const key = classicJoinTimeoutKey(group.groupId, member.memberId)
+    if (this.#armed.isScheduled(key)) return
+    const { groupId } = group
+    const { memberId } = member
+    timers.schedule({
+      key,
+      delayMs: member.rebalanceTimeoutMs,
+      op: (now) => this.#onClassicTimeout(groupId, memberId, now),
+    })
+  }
+
+  /** A classic member that did not rejoin or sync in time is fenced (Kafka's join and sync timeouts). */
+  #onClassicTimeout(groupId: string, memberId: string, nowMs: number): ConsumerTimerResult {
+    const group = this.#groups.get(groupId)
+    const member = group?.member(memberId)
+    if (!group || !member) return { records: [], response: undefined, timers: NO_TIMERS }
+    const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
+    return {
+      records: this.#fenceRecords(group, member, timers, nowMs),
+      response: undefined,
+      timers: timers.intents(),
+    }
   }
 
   // ---- describe, list, delete ----
@@ -916,19 +1608,19 @@ export class ConsumerGroupManager {
 
   replay(record: ConsumerCoordinatorRecord): void {
     const groupId = record.key.groupId
-    const getOrCreate = (): ConsumerGroup => {
-      let g = this.#groups.get(groupId)
+    const existing = this.#groups.get(groupId)
+    if (record.value !== null) {
+      let g = existing
       if (!g) {
         g = new ConsumerGroup(kept(groupId), this.#sessionTimeoutOp)
         this.#groups.set(g.groupId, g)
       }
-      return g
+      applyValue(g, record)
+      return
     }
-    const existing = this.#groups.get(groupId)
     switch (record.type) {
-      case 'ConsumerGroupMetadata': {
-        if (record.value) getOrCreate().replayEpoch(record.value.epoch, record.value.metadataHash)
-        else if (existing) {
+      case 'ConsumerGroupMetadata':
+        if (existing) {
           if (!existing.canBeRemoved()) {
             throw new Error(
               `Received a tombstone record to delete group ${groupId} but the group is not empty.`,
@@ -937,45 +1629,14 @@ export class ConsumerGroupManager {
           this.#groups.delete(groupId)
         }
         return
-      }
-      case 'ConsumerGroupPartitionMetadata': {
-        if (record.value) getOrCreate().hasSubscriptionMetadataRecord = true
-        else if (existing) existing.hasSubscriptionMetadataRecord = false
+      case 'ConsumerGroupPartitionMetadata':
+        if (existing) existing.hasSubscriptionMetadataRecord = false
         return
-      }
-      case 'ConsumerGroupMemberMetadata': {
-        const memberId = record.key.memberId
-        if (record.value) {
-          const v = record.value
-          const g = getOrCreate()
-          const base = g.member(memberId) ?? newConsumerMember(kept(memberId))
-          g.updateMember({
-            ...base,
-            ...membership.commonFieldsFromRecord(v),
-            subscribedTopicNames: sortedNames(v.subscribedTopicNames.map((n) => kept(n))),
-            subscribedTopicRegex: kept(v.subscribedTopicRegex),
-            serverAssignorName: kept(v.serverAssignor),
-            classicMemberMetadata:
-              v.classicMemberMetadata === null
-                ? null
-                : {
-                    sessionTimeoutMs: v.classicMemberMetadata.sessionTimeoutMs,
-                    supportedProtocols: v.classicMemberMetadata.supportedProtocols.map((p) => ({
-                      name: p.name,
-                      metadata: p.metadata.slice(),
-                    })),
-                  },
-          })
-        } else membership.replayMemberTombstone(groupId, memberId, existing)
+      case 'ConsumerGroupMemberMetadata':
+        membership.replayMemberTombstone(groupId, record.key.memberId, existing)
         return
-      }
-      case 'ConsumerGroupTargetAssignmentMetadata': {
-        if (record.value)
-          getOrCreate().replayTargetAssignmentMetadata(
-            record.value.assignmentEpoch,
-            record.value.assignmentTimestamp,
-          )
-        else if (existing) {
+      case 'ConsumerGroupTargetAssignmentMetadata':
+        if (existing) {
           if (existing.targetAssignments.size > 0) {
             throw new Error(
               `Received a target assignment metadata tombstone for group ${groupId} with remaining targets.`,
@@ -984,58 +1645,206 @@ export class ConsumerGroupManager {
           existing.replayTargetAssignmentMetadata(-1, 0n)
         }
         return
-      }
-      case 'ConsumerGroupTargetAssignmentMember': {
-        if (record.value)
-          getOrCreate().replayTargetAssignmentMember(
-            record.key.memberId,
-            partitionSetFromList(record.value.topicPartitions),
-          )
-        else existing?.replayTargetAssignmentMember(record.key.memberId, null)
+      case 'ConsumerGroupTargetAssignmentMember':
+        existing?.replayTargetAssignmentMember(record.key.memberId, null)
         return
-      }
       case 'ConsumerGroupCurrentMemberAssignment': {
-        const memberId = record.key.memberId
-        const v = record.value
-        if (v) {
-          const g = getOrCreate()
-          const base = g.member(memberId) ?? newConsumerMember(kept(memberId))
-          g.updateMember({
-            ...base,
-            memberEpoch: v.memberEpoch,
-            previousMemberEpoch: v.previousMemberEpoch,
-            state: consumerMemberStateFromRecord(v.state),
-            assignedPartitions: partitionEpochsFromRecord(v.assignedPartitions, v.memberEpoch),
-            partitionsPendingRevocation: partitionEpochsFromRecord(
-              v.partitionsPendingRevocation,
-              v.memberEpoch,
-            ),
-          })
-        } else if (existing) {
-          const m = existing.member(memberId)
-          if (!m) return
-          existing.updateMember({
-            ...m,
-            memberEpoch: membership.LEAVE_GROUP_MEMBER_EPOCH,
-            previousMemberEpoch: membership.LEAVE_GROUP_MEMBER_EPOCH,
-            assignedPartitions: new Map(),
-            partitionsPendingRevocation: new Map(),
-          })
-        }
+        const m = existing?.member(record.key.memberId)
+        if (!existing || !m) return
+        existing.updateMember({
+          ...m,
+          memberEpoch: membership.LEAVE_GROUP_MEMBER_EPOCH,
+          previousMemberEpoch: membership.LEAVE_GROUP_MEMBER_EPOCH,
+          assignedPartitions: new Map(),
+          partitionsPendingRevocation: new Map(),
+        })
         return
       }
-      case 'ConsumerGroupRegularExpression': {
-        const regex = record.key.regularExpression
-        if (record.value) {
-          const v = record.value
-          getOrCreate().replayRegularExpression(regex, {
-            topics: sortedNames(v.topics.map((t) => kept(t))),
-            version: v.version,
-            timestamp: v.timestamp,
-          })
-        } else existing?.replayRegularExpression(regex, null)
+      case 'ConsumerGroupRegularExpression':
+        existing?.replayRegularExpression(record.key.regularExpression, null)
         return
-      }
     }
   }
+}
+
+/** Applies a consumer record with a value to a group (replay, and a group built from a classic one). */
+function applyValue(g: ConsumerGroup, record: ConsumerCoordinatorRecord): void {
+  switch (record.type) {
+    case 'ConsumerGroupMetadata':
+      if (record.value) g.replayEpoch(record.value.epoch, record.value.metadataHash)
+      return
+    case 'ConsumerGroupPartitionMetadata':
+      g.hasSubscriptionMetadataRecord = true
+      return
+    case 'ConsumerGroupMemberMetadata': {
+      const v = record.value
+      if (!v) return
+      const memberId = record.key.memberId
+      const base = g.member(memberId) ?? newConsumerMember(kept(memberId))
+      g.updateMember({
+        ...base,
+        ...membership.commonFieldsFromRecord(v),
+        subscribedTopicNames: sortedNames(v.subscribedTopicNames.map((n) => kept(n))),
+        subscribedTopicRegex: kept(v.subscribedTopicRegex),
+        serverAssignorName: kept(v.serverAssignor),
+        classicMemberMetadata:
+          v.classicMemberMetadata === null
+            ? null
+            : {
+                sessionTimeoutMs: v.classicMemberMetadata.sessionTimeoutMs,
+                supportedProtocols: v.classicMemberMetadata.supportedProtocols.map((p) => ({
+                  name: kept(p.name),
+                  metadata: p.metadata.slice(),
+                })),
+              },
+      })
+      return
+    }
+    case 'ConsumerGroupTargetAssignmentMetadata':
+      if (record.value)
+        g.replayTargetAssignmentMetadata(record.value.assignmentEpoch, record.value.assignmentTimestamp)
+      return
+    case 'ConsumerGroupTargetAssignmentMember':
+      if (record.value)
+        g.replayTargetAssignmentMember(
+          record.key.memberId,
+          partitionSetFromList(record.value.topicPartitions),
+        )
+      return
+    case 'ConsumerGroupCurrentMemberAssignment': {
+      const v = record.value
+      if (!v) return
+      const memberId = record.key.memberId
+      const base = g.member(memberId) ?? newConsumerMember(kept(memberId))
+      g.updateMember({
+        ...base,
+        memberEpoch: v.memberEpoch,
+        previousMemberEpoch: v.previousMemberEpoch,
+        state: consumerMemberStateFromRecord(v.state),
+        assignedPartitions: partitionEpochsFromRecord(v.assignedPartitions, v.memberEpoch),
+        partitionsPendingRevocation: partitionEpochsFromRecord(v.partitionsPendingRevocation, v.memberEpoch),
+      })
+      return
+    }
+    case 'ConsumerGroupRegularExpression': {
+      const v = record.value
+      if (!v) return
+      g.replayRegularExpression(record.key.regularExpression, {
+        topics: sortedNames(v.topics.map((t) => kept(t))),
+        version: v.version,
+        timestamp: v.timestamp,
+      })
+      return
+    }
+  }
+}
+
+function count(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1)
+}
+
+/** The timers a consumer group keeps for a member (session, rebalance, classic join and sync). */
+function cancelMemberTimers(
+  timers: TimerCollector<CoordinatorRecord, ClassicCompletion>,
+  groupId: string,
+  memberId: string,
+): void {
+  timers.cancel(sessionTimeoutKey(groupId, memberId))
+  timers.cancel(rebalanceTimeoutKey(groupId, memberId))
+  timers.cancel(classicJoinTimeoutKey(groupId, memberId))
+  timers.cancel(classicSyncTimeoutKey(groupId, memberId))
+}
+
+/** A set of topic-id partitions as named partitions (embedded consumer protocol), sorted. */
+function toNamedPartitions(set: PartitionSet, names: ReadonlyMap<string, string>): TopicPartitions[] {
+  const out: TopicPartitions[] = []
+  for (const t of partitionSetToList(set)) {
+    const topic = names.get(t.topicId)
+    if (topic !== undefined) out.push({ topic, partitions: t.partitions })
+  }
+  return out.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))
+}
+
+/** The embedded protocol version of a member's metadata (0 when it cannot be read). */
+function versionOf(metadata: Uint8Array): number {
+  try {
+    return consumerProtocolVersion(metadata)
+  } catch {
+    return 0
+  }
+}
+
+const CONSUMER_PROTOCOL_TYPE = 'consumer'
+
+/** A classic member's session timeout (the group's for a member that never joined classically). */
+function classicSessionTimeout(member: ConsumerGroupMember, config: ConsumerGroupConfig): number {
+  return member.classicMemberMetadata?.sessionTimeoutMs ?? config.sessionTimeoutMs
+}
+
+/** Kafka's ConsumerGroup.supportsClassicProtocols: a protocol every classic member supports. */
+function supportsClassicProtocols(
+  group: ConsumerGroup,
+  protocolType: string,
+  protocols: readonly { readonly name: string }[],
+): boolean {
+  if (protocolType !== CONSUMER_PROTOCOL_TYPE) return false
+  if (group.size === 0) return protocols.length > 0
+  const classic = [...group.members.values()].filter((m) => m.classicMemberMetadata !== null)
+  return protocols.some((p) =>
+    classic.every((m) => m.classicMemberMetadata!.supportedProtocols.some((s) => s.name === p.name)),
+  )
+}
+
+/**
+ * Kafka's validateConsumerGroupMember, throwIfMemberDoesNotUseClassicProtocol and
+ * throwIfGenerationIdUnmatched: the classic member a SyncGroup or Heartbeat is from.
+ */
+function classicMemberOrThrow(
+  group: ConsumerGroup,
+  memberId: string,
+  instanceId: string | null,
+  generationId: number,
+): ConsumerGroupMember {
+  let member: ConsumerGroupMember | undefined
+  if (instanceId === null) {
+    member = group.member(memberId)
+    if (member === undefined) throw membership.unknownMember(memberId, group.groupId)
+  } else {
+    const ownerId = group.staticMemberId(instanceId)
+    if (ownerId === undefined) {
+      throw new ApiError(
+        ErrorCode.UNKNOWN_MEMBER_ID,
+        `Member with instance id ${instanceId} is not a member of group ${group.groupId}.`,
+      )
+    }
+    member = membership.staticOwner(group, memberId, instanceId)
+  }
+  if (member.classicMemberMetadata === null) {
+    throw new ApiError(
+      ErrorCode.UNKNOWN_MEMBER_ID,
+      `Member ${member.memberId} does not use the classic protocol.`,
+    )
+  }
+  if (member.memberEpoch !== generationId) {
+    throw new ApiError(
+      ErrorCode.ILLEGAL_GENERATION,
+      `The request generation id ${generationId} is not equal to the member epoch ${member.memberEpoch} of member ${member.memberId}.`,
+    )
+  }
+  return member
+}
+
+/**
+ * Kafka's ConsumerGroup.waitingOnUnreleasedPartition: whether a partition of the member's target
+ * it does not have yet is still owned by another member.
+ */
+function waitingOnUnreleasedPartition(group: ConsumerGroup, member: ConsumerGroupMember): boolean {
+  if (member.state !== ConsumerMemberState.UNRELEASED_PARTITIONS) return false
+  for (const [topicId, partitions] of group.targetAssignment(member.memberId)) {
+    const assigned = member.assignedPartitions.get(topicId)
+    for (const p of partitions) {
+      if (!assigned?.has(p) && group.currentPartitionEpoch(topicId, p) !== -1) return true
+    }
+  }
+  return false
 }

@@ -1,4 +1,5 @@
 /** A consumer group member (Kafka's ConsumerGroupMember): an immutable value; updates make copies. */
+import { bytesEqual } from '../classic/group.js'
 import {
   EMPTY_PARTITION_EPOCHS,
   type PartitionEpochs,
@@ -96,7 +97,7 @@ export function memberMetadataDiffers(a: ConsumerGroupMember, b: ConsumerGroupMe
     a.rebalanceTimeoutMs !== b.rebalanceTimeoutMs ||
     a.subscribedTopicRegex !== b.subscribedTopicRegex ||
     a.serverAssignorName !== b.serverAssignorName ||
-    a.classicMemberMetadata !== b.classicMemberMetadata ||
+    !classicMetadataEquals(a.classicMemberMetadata, b.classicMemberMetadata) ||
     !namesEqual(a.subscribedTopicNames, b.subscribedTopicNames)
   )
 }
@@ -118,4 +119,19 @@ export function isReconciledTo(member: ConsumerGroupMember, assignmentEpoch: num
 
 export function assignedPartitionSet(member: ConsumerGroupMember): PartitionSet {
   return partitionEpochsKeys(member.assignedPartitions)
+}
+
+/** Same session timeout and the same protocols (names and metadata bytes) in the same order. */
+export function classicMetadataEquals(
+  a: ClassicMemberMetadata | null,
+  b: ClassicMemberMetadata | null,
+): boolean {
+  if (a === b) return true
+  if (a === null || b === null) return false
+  if (a.sessionTimeoutMs !== b.sessionTimeoutMs) return false
+  if (a.supportedProtocols.length !== b.supportedProtocols.length) return false
+  return a.supportedProtocols.every((p, i) => {
+    const q = b.supportedProtocols[i]!
+    return p.name === q.name && bytesEqual(p.metadata, q.metadata)
+  })
 }

@@ -97,3 +97,10 @@ export function withEpoch(epochs: PartitionEpochs, epoch: number): PartitionEpoc
   for (const [id, m] of epochs) out.set(id, new Map([...m.keys()].map((p) => [p, epoch])))
   return out
 }
+
+/** Every partition of `set` at epoch `epoch`. */
+export function partitionSetWithEpoch(set: PartitionSet, epoch: number): PartitionEpochs {
+  const out = new Map<string, Map<number, number>>()
+  for (const [id, ps] of set) out.set(id, new Map([...ps].map((p) => [p, epoch])))
+  return out
+}

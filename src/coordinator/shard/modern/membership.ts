@@ -28,7 +28,7 @@ export const unknownMember = (memberId: string, groupId: string): ApiError =>
   new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${groupId}.`)
 
 /** The static member holding an instance id, checked as Kafka does for a non-joining request. */
-function staticOwner<M>(group: MemberDirectory<M>, memberId: string, instanceId: string): M {
+export function staticOwner<M>(group: MemberDirectory<M>, memberId: string, instanceId: string): M {
   const ownerId = group.staticMemberId(instanceId)
   if (ownerId === undefined) {
     throw new ApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`)

@@ -375,7 +375,7 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
     f_preferredReadReplica = r.readInt32()
   }
   let f_records: Uint8Array | null
-  f_records = (flex ? r.readCompactNullableBytes() : r.readNullableBytes())
+  f_records = (flex ? r.readCompactNullableRecords() : r.readNullableRecords())
   let unknown: TaggedField[] | undefined
   if (v >= 12) {
     const nTags = r.readUVarint()

@@ -227,7 +227,7 @@ export function readProduceRequestPartitionProduceData(r: Reader, v: number): Pr
   let f_index: number
   f_index = r.readInt32()
   let f_records: Uint8Array | null
-  f_records = (flex ? r.readCompactNullableBytes() : r.readNullableBytes())
+  f_records = (flex ? r.readCompactNullableRecords() : r.readNullableRecords())
   let unknown: TaggedField[] | undefined
   if (v >= 9) {
     const nTags = r.readUVarint()

@@ -4,6 +4,7 @@ import {
   CONSUMER_GROUP_CONFIG_DEFAULTS,
   type ConsumerGroupConfig,
 } from '../../../../src/coordinator/shard/consumer/config.js'
+import { CLASSIC_GROUP_CONFIG_DEFAULTS } from '../../../../src/coordinator/shard/classic/manager.js'
 import type { ConsumerHeartbeatContext } from '../../../../src/coordinator/shard/consumer/manager.js'
 import {
   GroupCoordinatorShard,
@@ -114,8 +115,12 @@ export class Harness {
   readonly log: CoordinatorRecord[] = []
   config: ConsumerGroupConfig = CONFIG
 
-  constructor(topics: Record<string, number> = { foo: 4 }) {
+  readonly #classicMaxSize: number | undefined
+
+  /** `classicMaxSize`: group.max.size of the classic groups (default: Kafka's). */
+  constructor(topics: Record<string, number> = { foo: 4 }, classicMaxSize?: number) {
     this.topics = catalog(topics)
+    this.#classicMaxSize = classicMaxSize
     this.shard = this.newShard()
   }
 
@@ -124,6 +129,10 @@ export class Harness {
       topics: this.topics,
       assignors: { select: () => new StickyTaskAssignor() },
       consumerConfig: () => this.config,
+      classic:
+        this.#classicMaxSize === undefined
+          ? undefined
+          : { ...CLASSIC_GROUP_CONFIG_DEFAULTS, maxSize: this.#classicMaxSize },
     })
   }
 

@@ -1,0 +1,84 @@
+/**
+ * Consumer groups (KIP-848) in the admin client: ConsumerGroupDescribe rows as descriptions (Kafka's
+ * ConsumerGroupDescription and MemberDescription, with the epochs and target assignments the wire
+ * carries).
+ */
+import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
+import type { BrokerNode } from '../network/client.js'
+import type { TopicPartition } from './offsets.js'
+
+export interface DescribeConsumerGroupsOptions {
+  readonly timeoutMs?: number
+  readonly includeAuthorizedOperations?: boolean
+}
+
+/** Kafka's member types: a KIP-848 member, or a classic member of a consumer group (v1+). */
+export type ConsumerGroupMemberType = 'consumer' | 'classic' | 'unknown'
+
+export interface ConsumerGroupMemberDescription {
+  readonly memberId: string
+  readonly instanceId: string | null
+  readonly rackId: string | null
+  readonly memberEpoch: number
+  readonly clientId: string
+  readonly clientHost: string
+  readonly subscribedTopicNames: readonly string[]
+  readonly subscribedTopicRegex: string | null
+  /** The partitions the member owns, sorted by topic and partition. */
+  readonly assignment: readonly TopicPartition[]
+  /** The partitions the coordinator means it to own (its target), sorted likewise. */
+  readonly targetAssignment: readonly TopicPartition[]
+  readonly memberType: ConsumerGroupMemberType
+}
+
+export interface ConsumerGroupDescription {
+  readonly groupId: string
+  /** `Empty`, `Assigning`, `Reconciling`, `Stable` */
+  readonly groupState: string
+  readonly groupEpoch: number
+  readonly targetAssignmentEpoch: number
+  readonly assignorName: string
+  readonly members: readonly ConsumerGroupMemberDescription[]
+  readonly coordinator: BrokerNode
+  /** null unless includeAuthorizedOperations was set and the broker answered */
+  readonly authorizedOperations: number | null
+}
+
+const MEMBER_TYPES: Readonly<Record<number, ConsumerGroupMemberType>> = { 0: 'classic', 1: 'consumer' }
+
+function partitionsOf(a: {
+  readonly topicPartitions: readonly { topicName: string; partitions: readonly number[] }[]
+}): TopicPartition[] {
+  return a.topicPartitions
+    .flatMap((t) => t.partitions.map((partition) => ({ topic: t.topicName, partition })))
+    .sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : x.partition - y.partition))
+}
+
+/** A described group (error code 0) as a description. */
+export function consumerGroupFromWire(
+  g: ConsumerGroupDescribeResponseDescribedGroup,
+  coordinator: BrokerNode,
+): ConsumerGroupDescription {
+  return {
+    groupId: g.groupId,
+    groupState: g.groupState,
+    groupEpoch: g.groupEpoch,
+    targetAssignmentEpoch: g.assignmentEpoch,
+    assignorName: g.assignorName,
+    members: g.members.map((m) => ({
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      rackId: m.rackId,
+      memberEpoch: m.memberEpoch,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      subscribedTopicNames: [...m.subscribedTopicNames],
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      assignment: partitionsOf(m.assignment),
+      targetAssignment: partitionsOf(m.targetAssignment),
+      memberType: MEMBER_TYPES[m.memberType] ?? 'unknown',
+    })),
+    coordinator,
+    authorizedOperations: g.authorizedOperations === -2147483648 ? null : g.authorizedOperations,
+  }
+}

@@ -1,0 +1,79 @@
+// The connection's pipelining over a real loopback socket, with a dispatch the test controls.
+import assert from 'node:assert/strict'
+import { createServer, connect } from 'node:net'
+import { test } from 'node:test'
+import { Connection, type DispatchResult, SizePrefixedFrames } from '../../src/server/connection.js'
+
+function frame(payload: Uint8Array): Buffer {
+  const b = Buffer.alloc(4 + payload.length)
+  b.writeInt32BE(payload.length, 0)
+  b.set(payload, 4)
+  return b
+}
+
+test('Connection: pipelined requests are dispatched together and answered in order; others wait', async () => {
+  type Result = DispatchResult
+  const dispatched: number[] = []
+  const pending = new Map<number, (r: Result) => void>()
+  const server = createServer((socket) => {
+    new Connection({
+      socket,
+      frames: new SizePrefixedFrames(1000),
+      idleTimeoutMs: 0,
+      onClose: () => {},
+      // Payload byte 0: 1 = a pipelined request; byte 1: its id.
+      pipelined: (f) => f[0] === 1,
+      dispatch: (f) => {
+        const id = f[1]
+        dispatched.push(id)
+        return { kind: 'pending', promise: new Promise<Result>((resolve) => pending.set(id, resolve)) }
+      },
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const port = (server.address() as { port: number }).port
+  const client = connect(port, '127.0.0.1')
+  const received: number[] = []
+  client.on('data', (b: Buffer) => {
+    for (let o = 0; o + 5 <= b.length; o += 5) received.push(b[o + 4])
+  })
+  const until = async (cond: () => boolean) => {
+    const deadline = Date.now() + 5000
+    while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+    assert.ok(cond())
+  }
+  const answer = (id: number) => pending.get(id)?.({ kind: 'response', bytes: Buffer.from([0, 0, 0, 1, id]) })
+  try {
+    client.write(
+      Buffer.concat([
+        frame(Uint8Array.from([1, 1])),
+        frame(Uint8Array.from([1, 2])),
+        frame(Uint8Array.from([1, 3])),
+        frame(Uint8Array.from([0, 4])),
+        frame(Uint8Array.from([1, 5])),
+      ]),
+    )
+    await until(() => dispatched.length === 3)
+    await new Promise((r) => setTimeout(r, 20))
+    assert.deepEqual(dispatched, [1, 2, 3], 'the pipelined three are in flight together; 4 waits')
+    answer(3)
+    answer(1)
+    await until(() => received.length === 1)
+    await new Promise((r) => setTimeout(r, 20))
+    assert.deepEqual(received, [1], 'the answer to 3 waits for the answer to 2')
+    answer(2)
+    await until(() => received.length === 3)
+    assert.deepEqual(received, [1, 2, 3])
+    await until(() => dispatched.length === 4)
+    await new Promise((r) => setTimeout(r, 20))
+    assert.deepEqual(dispatched, [1, 2, 3, 4], 'a pipelined request does not join one that is not')
+    answer(4)
+    await until(() => dispatched.length === 5)
+    answer(5)
+    await until(() => received.length === 5)
+    assert.deepEqual(received, [1, 2, 3, 4, 5])
+  } finally {
+    client.destroy()
+    await new Promise<void>((r) => server.close(() => r()))
+  }
+})

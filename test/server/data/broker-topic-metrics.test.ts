@@ -1,0 +1,45 @@
+// The broker topic meters sum what is recorded and hand it to the Prometheus counters when they are
+// read: each read sees everything recorded before it, once, per topic and over all topics, also
+// when several servers in one process share the counters.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Registry } from 'prom-client'
+import { BrokerTopicMetrics, brokerTopicMetricName } from '../../../src/server/data/broker-topic-metrics.js'
+
+async function values(registry: Registry, name: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const v of (await registry.getSingleMetric(name)!.get()).values)
+    out[String(v.labels.topic ?? '*')] = v.value
+  return out
+}
+
+describe('broker topic metrics', () => {
+  it('each read sees every value recorded before it, once', async () => {
+    const registry = new Registry()
+    const m = new BrokerTopicMetrics(() => [], registry)
+    const bytesIn = brokerTopicMetricName('bytesIn')
+    m.record('bytesIn', 'a', 100)
+    m.record('bytesIn', 'b', 7)
+    m.record('bytesIn', 'a', 20)
+    m.record('bytesIn', 'a', 0)
+    m.record('totalProduce', 'a')
+    assert.deepEqual(await values(registry, bytesIn), { '*': 127, a: 120, b: 7 })
+    assert.deepEqual(await values(registry, bytesIn), { '*': 127, a: 120, b: 7 }, 'not added twice')
+    m.record('bytesIn', 'b', 1)
+    assert.match(
+      await registry.metrics(),
+      /kafka_server_brokertopicmetrics_bytesinpersec_count\{topic="b"\} 8/,
+    )
+    assert.deepEqual(await values(registry, brokerTopicMetricName('totalProduce')), { '*': 1, a: 1 })
+  })
+
+  it('two servers sharing a registry: the counters hold both sums', async () => {
+    const registry = new Registry()
+    const one = new BrokerTopicMetrics(() => [], registry)
+    const two = new BrokerTopicMetrics(() => [], registry)
+    one.record('messagesIn', 't', 3)
+    two.record('messagesIn', 't', 4)
+    two.record('messagesIn', 'u', 1)
+    assert.deepEqual(await values(registry, brokerTopicMetricName('messagesIn')), { '*': 8, t: 7, u: 1 })
+  })
+})
