@@ -25,6 +25,8 @@ for (let seed = first; seed < first + seeds; seed++) {
   const plan = list !== undefined ? parseSteps(list) : generate(seed, steps)
   const r = await runSteps(seed, plan)
   for (const [k, v] of Object.entries(r.stats)) totals[k] = (totals[k] ?? 0) + v
+  if ((seed - first + 1) % 100 === 0)
+    console.log(`… ${seed - first + 1} seeds, ${failed} failed, ${Date.now() - started} ms`)
   if (r.violation === undefined) continue
   failed++
   console.log(`FAIL seed ${seed} at step ${r.stepIndex} of ${plan.length}: ${r.violation.message}`)
@@ -37,7 +39,6 @@ for (let seed = first; seed < first + seeds; seed++) {
       `  reproduce: npm run sim -- --seed ${seed} --steps-list "${shortest.map(formatStep).join('; ')}"`,
     )
   }
-  if ((seed - first + 1) % 100 === 0) console.log(`… ${seed - first + 1} seeds, ${failed} failed`)
 }
 const ms = Date.now() - started
 console.log(`${seeds} seeds × ${list !== undefined ? 'given' : steps} steps: ${failed} failed, ${ms} ms`)

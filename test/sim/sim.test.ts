@@ -8,7 +8,7 @@ import { formatStep, generate, parseSteps, runSteps, shrink } from './sim.js'
 
 /** SIM_SEEDS / SIM_STEPS widen the run (npm run sim runs campaigns). */
 const SEEDS = Number(process.env.SIM_SEEDS ?? 200)
-const STEPS = Number(process.env.SIM_STEPS ?? 60)
+const STEPS = Number(process.env.SIM_STEPS ?? 40)
 
 describe('deterministic simulation of the coordinator', () => {
   it(`${SEEDS} seeds of ${STEPS} steps keep every invariant`, async () => {
@@ -66,5 +66,18 @@ describe('deterministic simulation of the coordinator', () => {
       'tinit 52 622; tbegin 258 662; toffsets 590 841; sstall 209 659; classic 988 205; tick 252 803; tick 710 670; tick 410 677; restart 859 191',
     )
     assert.equal((await runSteps(607, steps)).violation, undefined)
+  })
+
+  it('regression: reads queued behind stalled appends are answered (DescribeGroups, a push)', async () => {
+    // Seed 5069: appends stall one after another; a streams describe waited behind them with no
+    // deadline for over a minute. Seed 5084: a push's reads did the same.
+    const describe = parseSteps(
+      'sstall 735 704; commit 276 727; tick 22 31; tick 199 451; commit 136 808; tinit 565 324; classic 771 975; push 766 307; tinit 444 285; describe 115 182; describe 810 520; tick 299 229; sstall 407 502; cleave 391 123; sfail 913 437; tick 913 3; cjoin 414 834; tick 999 954',
+    )
+    assert.equal((await runSteps(5069, describe)).violation, undefined)
+    const push = parseSteps(
+      'sjoin 692 869; sstall 903 25; sjoin 476 445; plugin 769 959; sleave 253 106; push 414 835; cjoin 886 311; sstall 37 70; tend 482 621; tick 581 799; tend 491 987; tick 414 933; svanish 670 320; svanish 706 844; tick 886 308',
+    )
+    assert.equal((await runSteps(5084, push)).violation, undefined)
   })
 })

@@ -104,6 +104,8 @@ export class StoreFaults {
  * say; once the incarnation is dead nothing it appends lands and its stalled appends are dropped.
  */
 class SimStore implements RecordStore {
+  /** Appends started and not settled, by store log. */
+  readonly inFlight = new Map<number, number>()
   readonly #durable: MemoryRecordStore
   readonly #faults: StoreFaults
   dead = false
@@ -114,6 +116,20 @@ class SimStore implements RecordStore {
   async open(): Promise<void> {}
   append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
     if (this.dead) return new Promise(() => {})
+    this.inFlight.set(shard, (this.inFlight.get(shard) ?? 0) + 1)
+    const done = () => {
+      this.inFlight.set(shard, (this.inFlight.get(shard) ?? 1) - 1)
+    }
+    return this.#append(shard, records).then(
+      () => done(),
+      (e: unknown) => {
+        done()
+        throw e
+      },
+    )
+  }
+
+  #append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
     if (process.env.SIM_TRACE === '1') {
       const decoded = records.map((r) => {
         const d = coordinatorRecordSerde.deserialize(r) as { type?: string; value?: unknown } | undefined
@@ -449,6 +465,8 @@ export class World {
  * Lets every pending promise chain run: the coordinator does no I/O here, so once the macrotask
  * queue comes round, every microtask chain that could run has run.
  */
-export function drain(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
+export async function drain(): Promise<void> {
+  // A few turns: the runtime starts a batch of writes from setImmediate, and an answer may queue
+  // the next batch.
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve))
 }

@@ -35,21 +35,38 @@ export interface FramePlan {
   mapErrors: number
 }
 
-/** The served APIs (every API of the generated registry, as ApiVersions advertises them). */
-export function framePlan(): FramePlan {
+/** An API and version range as ApiVersions advertises it. */
+export interface AdvertisedApi {
+  readonly apiKey: number
+  readonly minVersion: number
+  readonly maxVersion: number
+}
+
+/**
+ * The APIs to fuzz: those the server's ApiVersions answer advertises, in the advertised version
+ * ranges (without it: every API of the generated registry). Throws when an advertised API has no
+ * request schema, so that no served API goes unfuzzed.
+ */
+export function framePlan(advertised?: readonly AdvertisedApi[]): FramePlan {
   const root = fileURLToPath(new URL('../..', import.meta.url))
   const schemas = requestSchemas(root)
+  const names = new Map(allApiDefinitions().map((d) => [d.apiKey, d.name]))
+  const served = advertised ?? allApiDefinitions()
   const apis: ServedApi[] = []
-  for (const d of allApiDefinitions().sort((a, b) => a.apiKey - b.apiKey)) {
+  for (const d of [...served].sort((a, b) => a.apiKey - b.apiKey)) {
     const schema = schemas.get(d.apiKey)
-    if (schema)
-      apis.push({
-        apiKey: d.apiKey,
-        name: d.name,
-        minVersion: d.minVersion,
-        maxVersion: d.maxVersion,
-        schema,
-      })
+    if (!schema) {
+      if (advertised !== undefined)
+        throw new Error(`the server advertises API ${d.apiKey}, which has no request schema`)
+      continue
+    }
+    apis.push({
+      apiKey: d.apiKey,
+      name: names.get(d.apiKey) ?? `api-${d.apiKey}`,
+      minVersion: d.minVersion,
+      maxVersion: d.maxVersion,
+      schema,
+    })
   }
   const max = new Map(apis.map((a) => [a.apiKey, a.maxVersion]))
   return { apis, maxVersionOf: (k) => max.get(k) ?? 0, mapErrors: 0 }

@@ -33,7 +33,7 @@ import type { ApiMessageTypes } from '../../src/protocol/generated/registry.js'
 import { parseConfig } from '../../src/server/config.js'
 import { createLogger } from '../../src/server/logger.js'
 import { startServer } from '../../src/server/server.js'
-import { buildFrame, type Frame, framePlan, MAY_WAIT_APIS } from './frames.js'
+import { type AdvertisedApi, buildFrame, type Frame, framePlan, MAY_WAIT_APIS } from './frames.js'
 import { parseSeed } from './rng.js'
 import { expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
 
@@ -61,7 +61,6 @@ const laneCount = Math.max(1, Number(values.lanes))
 const timeoutMs = Number(values['timeout-ms'])
 const mayWaitMs = Number(values['may-wait-ms'])
 const maxRss = Number(values['max-rss-mb']) * 2 ** 20
-const plan = framePlan()
 
 interface Finding {
   readonly kind: string
@@ -114,6 +113,27 @@ const server = await startServer(
   { logger: createLogger({ level: 'silent' }) },
 )
 const port = server.address.port
+
+// The APIs and versions to fuzz are the ones the server advertises.
+async function advertisedApis(): Promise<AdvertisedApi[]> {
+  const conn = await FuzzConnection.open(port)
+  try {
+    await conn.write([
+      encodeRequestFrame(18, 3, 0, 'kfuzz-plan', {
+        clientSoftwareName: 'kfuzz',
+        clientSoftwareVersion: '1',
+      } as ApiMessageTypes[18]['request']),
+    ])
+    const o = await conn.take(1, timeoutMs)
+    if (o.responses.length === 0) throw new Error('the server did not answer ApiVersions')
+    const { body } = decodeResponse(18, 3, o.responses[0])
+    if (body.errorCode !== 0) throw new Error(`ApiVersions answered error ${body.errorCode}`)
+    return body.apiKeys.map((k) => ({ apiKey: k.apiKey, minVersion: k.minVersion, maxVersion: k.maxVersion }))
+  } finally {
+    conn.destroy()
+  }
+}
+const plan = framePlan(await advertisedApis())
 
 process.on('uncaughtException', (e) => {
   report('crash', null, `uncaught exception: ${e.stack ?? e}; frames in flight: ${inFlight()}`)

@@ -37,6 +37,13 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R,
    */
   readonly writeTimeoutMs?: number
   /**
+   * How long a read operation may wait for its turn and run before its promise rejects with
+   * {@link CoordinatorTimeoutError} (default: no limit). Reads queue behind the shard's writes,
+   * so a store that stalls would hold them for as long as it stalls; the writes ahead time out
+   * on their own limit, and this bounds the reads the same way.
+   */
+  readonly readTimeoutMs?: number
+  /**
    * Receives the completions of every write and timer operation (see
    * {@link CoordinatorResult.completions}): `failure` is undefined once the operation's records are
    * durable and replayed, or the reason the operation failed (its append, its replay). Called in the
@@ -192,6 +199,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   readonly #compactionIntervalMs: number | undefined
   readonly #closeStore: boolean
   readonly #writeTimeoutMs: number | undefined
+  readonly #readTimeoutMs: number | undefined
   readonly #complete: ((shardId: number, completion: C, failure: unknown) => void) | undefined
   readonly #onReload: ((shardId: number) => void) | undefined
   readonly #onShardReplayed: ((shardId: number, shard: S) => void) | undefined
@@ -248,6 +256,15 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       )
     }
     this.#writeTimeoutMs = writeTimeoutMs
+    const readTimeoutMs = options.readTimeoutMs
+    if (readTimeoutMs !== undefined && !(Number.isFinite(readTimeoutMs) && readTimeoutMs > 0)) {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'COORDINATOR_NOT_AVAILABLE',
+        `readTimeoutMs must be a positive number, got ${String(readTimeoutMs)}`,
+      )
+    }
+    this.#readTimeoutMs = readTimeoutMs
     this.#complete = options.complete
     this.#onReload = options.onReload
     this.#onShardReplayed = options.onShardReplayed
@@ -389,13 +406,23 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     return timeoutMs === undefined ? committed : this.#withTimeout(name, committed, timeoutMs)
   }
 
-  /** Runs a read operation on a shard, after every operation scheduled before it. */
-  scheduleReadOperation<T>(name: string, shardId: number, op: ReadOperation<S, T>): Promise<T> {
-    return this.#enqueue(shardId, name, undefined, (ctx) => {
+  /**
+   * Runs a read operation on a shard, after every operation scheduled before it; rejects with
+   * {@link CoordinatorTimeoutError} when it has not run within `timeoutMs` (default: the runtime's
+   * `readTimeoutMs`) from now.
+   */
+  scheduleReadOperation<T>(
+    name: string,
+    shardId: number,
+    op: ReadOperation<S, T>,
+    timeoutMs: number | undefined = this.#readTimeoutMs,
+  ): Promise<T> {
+    const read = this.#enqueue(shardId, name, undefined, (ctx) => {
       const result = op(ctx.shard as S, this.#clock.now())
       if (isThenable(result)) throw this.#asyncOperation(name)
       return result
     })
+    return timeoutMs === undefined ? read : this.#withTimeout(name, read, timeoutMs)
   }
 
   /** The timers of one shard (the same object the shard received when it was created). */

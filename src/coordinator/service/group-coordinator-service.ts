@@ -289,6 +289,8 @@ export class GroupCoordinatorService {
       closeStore: options.closeStore ?? false,
       // Kafka's write timeout of every group coordinator write.
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,
+      // Reads wait behind the writes of their shard: they get the same bound.
+      readTimeoutMs: options.config.offsetsCommitTimeoutMs,
       // Parked classic JoinGroup / SyncGroup requests are answered once their answer is stored.
       complete: (_shardId, completion, failure) => this.classicGroups.complete(completion, failure),
       onReload: (shardId) =>

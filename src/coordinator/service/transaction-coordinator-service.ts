@@ -233,6 +233,7 @@ export class TransactionCoordinatorService {
       logger: this.#log,
       closeStore: false,
       writeTimeoutMs: options.writeTimeoutMs,
+      readTimeoutMs: options.writeTimeoutMs,
       complete: (shardId, marker, failure) => this.#onMarkers(shardId, marker, failure),
       onShardReplayed: options.onShardReplayed,
     })

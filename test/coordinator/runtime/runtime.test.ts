@@ -27,7 +27,12 @@ interface Setup {
 function setup(
   store: RecordStore,
   numShards = 4,
-  extra: { compactionIntervalMs?: number; closeStore?: boolean; writeTimeoutMs?: number } = {},
+  extra: {
+    compactionIntervalMs?: number
+    closeStore?: boolean
+    writeTimeoutMs?: number
+    readTimeoutMs?: number
+  } = {},
 ): Setup {
   const shards = new Map<number, KvShard>()
   const clock = new ManualClock(1_000_000)
@@ -1252,4 +1257,34 @@ test('onShardReplayed sees each shard as loading rebuilt it, before on-loaded; p
   )
   assert.equal(runtime.peekShard(1)?.loadedAt, 1_000_000)
   await runtime.close()
+})
+
+test('a read queued behind a stalled append times out after readTimeoutMs; the queue goes on after', async () => {
+  // Found by the simulation (seed 5069): a store that stalls held DescribeGroups and the other
+  // reads behind the stalled write with no deadline, while the write itself timed out.
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 1, { writeTimeoutMs: 5000, readTimeoutMs: 5000 })
+  store.gate()
+  const write = s.runtime.scheduleWriteOperation('w', 0, incr('k'))
+  const read = s.runtime.scheduleReadOperation('r', 0, (shard) => shard.map.get('k'))
+  let settled = false
+  read.then(
+    () => {
+      settled = true
+    },
+    () => {
+      settled = true
+    },
+  )
+  s.clock.advance(4999)
+  await new Promise((r) => setImmediate(r))
+  assert.equal(settled, false, 'not before its deadline')
+  s.clock.advance(1)
+  await assert.rejects(read, (e) => e instanceof CoordinatorTimeoutError)
+  await assert.rejects(write, (e) => e instanceof CoordinatorTimeoutError)
+  store.release()
+  // The write still completes (as in Kafka) and a later read sees it.
+  assert.equal(await s.runtime.scheduleReadOperation('r2', 0, (shard) => shard.map.get('k')), 1)
+  await s.runtime.close()
 })
