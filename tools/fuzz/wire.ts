@@ -11,7 +11,10 @@ import { API_DEFINITIONS, type ApiMessageTypes } from '../../src/protocol/genera
 export const DEFAULT_MAX_REQUEST_BYTES = 104857600
 
 export interface Expectation {
-  /** complete frames in the stream: each must be answered, unless the server closes */
+  /**
+   * complete frames in the stream that owe an answer: each must be answered, unless the server
+   * closes (a Produce with acks=0 owes none; see {@link withoutAnswer})
+   */
   readonly complete: number
   /** a size prefix below 0 or above the limit: the server must close the connection */
   readonly invalidSize: boolean
@@ -26,10 +29,24 @@ export function expectationOf(stream: Buffer, maxRequestBytes = DEFAULT_MAX_REQU
     const size = stream.readInt32BE(p)
     if (size < 0 || size > maxRequestBytes) return { complete, invalidSize: true, partial: false }
     if (p + 4 + size > stream.length) break
-    complete++
+    if (!withoutAnswer(stream.subarray(p + 4, p + 4 + size))) complete++
     p += 4 + size
   }
   return { complete, invalidSize: false, partial: p < stream.length }
+}
+
+/**
+ * A request that decodes as Produce with acks=0: Kafka sends no answer to it, and when it fails
+ * Kafka closes the connection (the only way an acks=0 producer learns of an error).
+ */
+function withoutAnswer(body: Buffer): boolean {
+  if (body.length < 2 || body.readInt16BE(0) !== 0) return false
+  try {
+    const r = decodeRequest(body)
+    return r.apiKey === 0 && (r.body as { acks?: number }).acks === 0
+  } catch {
+    return false
+  }
 }
 
 /** SASL requests, which a server may answer by closing the connection (authentication state). */
@@ -45,7 +62,7 @@ export function wellFormedRequest(
   if (frame.length < 4 || frame.readInt32BE(0) !== frame.length - 4) return null
   try {
     const r = decodeRequest(frame.subarray(4))
-    if (SASL_APIS.has(r.apiKey)) return null
+    if (SASL_APIS.has(r.apiKey) || withoutAnswer(frame.subarray(4))) return null
     return { apiKey: r.apiKey, version: r.apiVersion, name: API_DEFINITIONS[r.apiKey].name }
   } catch {
     return null
