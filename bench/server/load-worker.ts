@@ -24,6 +24,8 @@ export interface LoadSpec {
   readonly maxRequests?: number
   /** Byte offset in each response frame (after the size prefix) of an int16 error code to check. */
   readonly errorCodeAt?: number
+  /** Report every measured request slower than this (ms), with its send time (for traces). */
+  readonly slowMs?: number
 }
 
 export interface LoadResult {
@@ -37,6 +39,8 @@ export interface LoadResult {
   readonly max: number
   readonly errors: number
   readonly firstErrorCode: number
+  /** With `slowMs`: the slower requests, send time as ms since the epoch, and latency. */
+  readonly slow?: readonly { readonly at: number; readonly ms: number }[]
 }
 
 async function load(spec: LoadSpec): Promise<LoadResult> {
@@ -44,6 +48,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   const maxRequests = spec.maxRequests ?? Number.MAX_SAFE_INTEGER
   const maxInFlight = spec.maxInFlight ?? 10_000
   const latencies: number[] = []
+  const slow: { at: number; ms: number }[] = []
   let cursor = 0
   let sentTotal = 0
   let counted = 0
@@ -116,6 +121,8 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
               if (sentAt >= measureFrom && now <= measureEnd) {
                 latencies.push(now - sentAt)
                 counted++
+                if (spec.slowMs !== undefined && now - sentAt > spec.slowMs)
+                  slow.push({ at: performance.timeOrigin + sentAt, ms: now - sentAt })
               }
               answered++
               answeredTotal++
@@ -187,6 +194,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],
     errors,
     firstErrorCode,
+    ...(spec.slowMs !== undefined ? { slow } : {}),
   }
 }
 

@@ -1,53 +1,104 @@
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
 
-/** First size of a shard's byte buffer; it doubles as the log grows. */
-const INITIAL_BYTES = 4096
+/** Bytes of one chunk of a shard's log (a record larger than this gets a chunk of its own size). */
+const CHUNK_BYTES = 1 << 20
+/** Records of one chunk. */
+const CHUNK_RECORDS = 8192
+/**
+ * A shard's log is compacted on its own once it holds more superseded records than live ones, and
+ * at least this many: the copy of the live records is then paid for by at least as many appends.
+ */
+const AUTO_COMPACT_MIN_SUPERSEDED = 65_536
 
 /**
- * One shard's log. The bytes of every record (key, then value) are packed in one buffer outside the
- * JavaScript heap, and each record is three numbers in three arrays: a store holding millions of
- * records adds a handful of heap objects, not three per record (an entry and two byte arrays), which
- * would sit among the groups' objects and slow down every heartbeat's lookups and every full GC.
+ * A piece of a shard's log: the bytes of up to `CHUNK_RECORDS` records (key, then value) in one
+ * buffer outside the JavaScript heap, and three int32s per record (where its key starts, the key's
+ * length, the value's length or -1 for a tombstone). A full chunk is never copied again.
  */
-class ShardLog {
-  bytes: Buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES)
+class Chunk {
+  readonly bytes: Buffer
   /** Bytes of `bytes` in use. */
   used = 0
-  /** Where each record's key starts in `bytes`; its value follows the key. */
-  starts: number[] = []
-  keyLengths: number[] = []
-  /** -1: a tombstone (null value). */
-  valueLengths: number[] = []
+  /** Records in the chunk. */
+  count = 0
+  readonly index = new Int32Array(3 * CHUNK_RECORDS)
 
-  get length(): number {
-    return this.starts.length
+  constructor(size: number) {
+    this.bytes = Buffer.allocUnsafeSlow(size)
   }
 
-  /** Makes room for `n` more bytes after `used` (the bytes in use are kept). */
-  reserve(n: number): void {
-    const need = this.used + n
-    if (need <= this.bytes.length) return
-    let cap = this.bytes.length * 2
-    while (cap < need) cap *= 2
-    const next = Buffer.allocUnsafeSlow(cap)
-    this.bytes.copy(next, 0, 0, this.used)
-    this.bytes = next
+  key(slot: number): Uint8Array {
+    return copyOf(this.bytes, this.index[3 * slot], this.index[3 * slot + 1])
   }
 
-  key(i: number): Uint8Array {
-    return copyOf(this.bytes, this.starts[i], this.keyLengths[i])
+  value(slot: number): Uint8Array | null {
+    const start = this.index[3 * slot] + this.index[3 * slot + 1]
+    const n = this.index[3 * slot + 2]
+    return n < 0 ? null : copyOf(this.bytes, start, n)
   }
 
-  value(i: number): Uint8Array | null {
-    const n = this.valueLengths[i]
-    return n < 0 ? null : copyOf(this.bytes, this.starts[i] + this.keyLengths[i], n)
+  /** The key's bytes as a string, to find a key's latest record. */
+  keyId(slot: number): string {
+    const start = this.index[3 * slot]
+    return this.bytes.toString('latin1', start, start + this.index[3 * slot + 1])
+  }
+}
+
+/**
+ * One shard's log, in chunks: growing it allocates a new chunk and never copies the records already
+ * stored (a log in one buffer that doubled when full copied all of it on the event loop, which took
+ * hundreds of milliseconds once the log held a few hundred megabytes). Records live outside the
+ * JavaScript heap; the heap holds a few objects per chunk and one entry per live key, not three per
+ * record, which would sit among the groups' objects and slow down every lookup and every full GC.
+ */
+class ShardLog {
+  readonly chunks: Chunk[] = []
+  /** Records in the log. */
+  length = 0
+  /** The position (`chunk * CHUNK_RECORDS + slot`) of the latest record of every key. */
+  readonly latest = new Map<string, number>()
+
+  get superseded(): number {
+    return this.length - this.latest.size
   }
 
-  /** The key's bytes as a string, to compare keys during compaction. */
-  keyId(i: number): string {
-    const start = this.starts[i]
-    return this.bytes.toString('latin1', start, start + this.keyLengths[i])
+  /** The chunk to write `n` more bytes into: the last one if it has room, else a new one (not yet in `chunks`). */
+  static tail(chunks: readonly Chunk[], n: number): Chunk {
+    const last = chunks[chunks.length - 1]
+    if (last !== undefined && last.count < CHUNK_RECORDS && last.used + n <= last.bytes.length) return last
+    return new Chunk(Math.max(CHUNK_BYTES, n))
+  }
+
+  /** Copies record `slot` of `from` to the end of this log (no failure can happen midway). */
+  copy(from: Chunk, slot: number): void {
+    const start = from.index[3 * slot]
+    const keyLength = from.index[3 * slot + 1]
+    const valueLength = from.index[3 * slot + 2]
+    const n = keyLength + Math.max(0, valueLength)
+    const chunk = ShardLog.tail(this.chunks, n)
+    if (chunk !== this.chunks[this.chunks.length - 1]) this.chunks.push(chunk)
+    from.bytes.copy(chunk.bytes, chunk.used, start, start + n)
+    const s = chunk.count
+    chunk.index[3 * s] = chunk.used
+    chunk.index[3 * s + 1] = keyLength
+    chunk.index[3 * s + 2] = valueLength
+    chunk.used += n
+    chunk.count++
+    this.latest.set(chunk.keyId(s), (this.chunks.length - 1) * CHUNK_RECORDS + s)
+    this.length++
+  }
+
+  /** A new log with the latest record of every key, in log order, minus the tombstones. */
+  compacted(): ShardLog {
+    const positions = [...this.latest.values()].sort((a, b) => a - b)
+    const out = new ShardLog()
+    for (const p of positions) {
+      const chunk = this.chunks[Math.floor(p / CHUNK_RECORDS)]
+      const slot = p % CHUNK_RECORDS
+      if (chunk.index[3 * slot + 2] >= 0) out.copy(chunk, slot)
+    }
+    return out
   }
 }
 
@@ -58,10 +109,25 @@ function copyOf(bytes: Buffer, start: number, n: number): Uint8Array {
   return out
 }
 
+/** What one shard's log holds (MemoryRecordStore.usage). */
+export interface MemoryLogUsage {
+  /** Records in the log, superseded ones included. */
+  readonly records: number
+  /** Keys whose latest record is in the log. */
+  readonly liveKeys: number
+  readonly chunks: number
+  /** Bytes of the chunks' buffers. */
+  readonly bytes: number
+}
+
 /**
  * Keeps every shard's log in process memory: nothing survives the process. For tests and for
  * `coordinator.storage=memory`. Records are copied in and out, so callers may reuse their buffers and
  * mutating a loaded record never changes the store, as with the SQLite engine.
+ *
+ * A shard's log compacts itself (as `compact` does) once more than half of it, and at least
+ * 65,536 records, are superseded: a steady commit load that rewrites the same offsets keeps the log
+ * at most about twice its live size instead of growing without bound.
  *
  * The data belongs to the instance, not to `open()`: closing and opening the same instance again
  * finds the records still there.
@@ -77,6 +143,18 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
 
   failNextAppend(error?: Error): void {
     this.#failNext = error ?? injectedFailure()
+  }
+
+  /** What the shard's log holds now. */
+  usage(shard: number): MemoryLogUsage {
+    const log = this.#shards.get(shard)
+    if (log === undefined) return { records: 0, liveKeys: 0, chunks: 0, bytes: 0 }
+    return {
+      records: log.length,
+      liveKeys: log.latest.size,
+      chunks: log.chunks.length,
+      bytes: log.chunks.reduce((a, c) => a + c.bytes.length, 0),
+    }
   }
 
   async append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
@@ -105,38 +183,74 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
       log = new ShardLog()
       this.#shards.set(shard, log)
     }
-    let size = 0
-    for (const r of records) size += r.key.byteLength + (r.value === null ? 0 : r.value.byteLength)
-    log.reserve(size)
-    // Staged after the bytes in use; nothing is visible until `used` and the arrays move on below.
-    const bytes = log.bytes
-    let pos = log.used
-    const starts: number[] = []
-    const keyLengths: number[] = []
-    const valueLengths: number[] = []
-    for (const r of records) {
-      starts.push(pos)
-      bytes.set(r.key, pos)
-      pos += r.key.byteLength
-      keyLengths.push(r.key.byteLength)
-      if (r.value === null) valueLengths.push(-1)
-      else {
-        bytes.set(r.value, pos)
-        pos += r.value.byteLength
-        valueLengths.push(r.value.byteLength)
+    // Staged after what is in use: in the last chunk beyond its `used` and `count`, and in new
+    // chunks not yet in the log; nothing is visible until the counts move on below.
+    const chunks = log.chunks
+    const last: Chunk | undefined = chunks[chunks.length - 1]
+    const fresh: Chunk[] = []
+    let lastUsed = last?.used ?? 0
+    let lastCount = last?.count ?? 0
+    let chunk = last
+    let used = lastUsed
+    let count = lastCount
+    const seal = () => {
+      if (chunk === last) {
+        lastUsed = used
+        lastCount = count
+      } else if (chunk !== undefined) {
+        chunk.used = used
+        chunk.count = count
       }
+    }
+    for (const r of records) {
+      const n = r.key.byteLength + (r.value === null ? 0 : r.value.byteLength)
+      if (chunk === undefined || count === CHUNK_RECORDS || used + n > chunk.bytes.length) {
+        seal()
+        chunk = new Chunk(Math.max(CHUNK_BYTES, n))
+        fresh.push(chunk)
+        used = 0
+        count = 0
+      }
+      const index = chunk.index
+      index[3 * count] = used
+      chunk.bytes.set(r.key, used)
+      used += r.key.byteLength
+      index[3 * count + 1] = r.key.byteLength
+      if (r.value === null) index[3 * count + 2] = -1
+      else {
+        chunk.bytes.set(r.value, used)
+        used += r.value.byteLength
+        index[3 * count + 2] = r.value.byteLength
+      }
+      count++
       // The injected failure fires after part of the batch is staged, so a failure really happens
       // midway; nothing staged is visible because the log is only extended below.
       this.#maybeFail()
     }
     // An empty batch still consumes the injected failure, as any other append would.
     this.#maybeFail()
-    for (let i = 0; i < starts.length; i++) {
-      log.starts.push(starts[i])
-      log.keyLengths.push(keyLengths[i])
-      log.valueLengths.push(valueLengths[i])
+    if (records.length === 0) return
+    seal()
+    // Visible from here on: the counts of the chunk that was last, then the new chunks.
+    let c = last === undefined ? chunks.length : chunks.length - 1
+    let slot = last === undefined ? 0 : last.count
+    if (last !== undefined) {
+      last.used = lastUsed
+      last.count = lastCount
     }
-    log.used = pos
+    for (const f of fresh) chunks.push(f)
+    log.length += records.length
+    // The latest record of every key, for compaction.
+    for (let i = 0; i < records.length; i++) {
+      while (slot >= chunks[c].count) {
+        c++
+        slot = 0
+      }
+      log.latest.set(chunks[c].keyId(slot), c * CHUNK_RECORDS + slot)
+      slot++
+    }
+    if (log.superseded >= AUTO_COMPACT_MIN_SUPERSEDED && log.superseded > log.latest.size)
+      this.#shards.set(shard, log.compacted())
   }
 
   async load(shard: number): Promise<CoordinatorRecord[]> {
@@ -145,7 +259,10 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     const log = this.#shards.get(shard)
     if (log === undefined) return []
     const out: CoordinatorRecord[] = new Array(log.length)
-    for (let i = 0; i < log.length; i++) out[i] = { key: log.key(i), value: log.value(i) }
+    let i = 0
+    for (const chunk of log.chunks)
+      for (let slot = 0; slot < chunk.count; slot++)
+        out[i++] = { key: chunk.key(slot), value: chunk.value(slot) }
     return out
   }
 
@@ -154,22 +271,7 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     checkShard(shard)
     const log = this.#shards.get(shard)
     if (log === undefined) return
-    const latest = new Map<string, number>()
-    for (let i = 0; i < log.length; i++) latest.set(log.keyId(i), i)
-    // The last record of every key, in log order, unless it is a tombstone.
-    const compacted = new ShardLog()
-    for (let i = 0; i < log.length; i++) {
-      if (log.valueLengths[i] < 0 || latest.get(log.keyId(i)) !== i) continue
-      const start = log.starts[i]
-      const n = log.keyLengths[i] + log.valueLengths[i]
-      compacted.reserve(n)
-      log.bytes.copy(compacted.bytes, compacted.used, start, start + n)
-      compacted.starts.push(compacted.used)
-      compacted.keyLengths.push(log.keyLengths[i])
-      compacted.valueLengths.push(log.valueLengths[i])
-      compacted.used += n
-    }
-    this.#shards.set(shard, compacted)
+    this.#shards.set(shard, log.compacted())
   }
 
   async close(): Promise<void> {

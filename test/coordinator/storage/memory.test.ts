@@ -18,3 +18,83 @@ test('memory: the data belongs to the instance and survives close and open of it
   assert.deepEqual(show(await store.load(0)), [['a', '1']])
   await store.close()
 })
+
+test('memory: a steady rewrite of the same keys keeps the log at about twice its live size', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  // What a group committing 6 offsets over and over writes: 50,000 commits, 300,000 records.
+  let most = 0
+  for (let i = 0; i < 50_000; i++) {
+    await store.append(
+      3,
+      [0, 1, 2, 3, 4, 5].map((p) => rec(`offset-${p}`, String(i))),
+    )
+    most = Math.max(most, store.usage(3).records)
+  }
+  // Compaction runs once 65,536 records are superseded, so the log never holds many more.
+  assert.ok(most <= 65_536 + 6 + 6, `the log held ${most} records`)
+  // `load` may still return superseded records; the latest of every key is the last commit's.
+  assert.deepEqual(
+    [...new Map(show(await store.load(3)))],
+    [0, 1, 2, 3, 4, 5].map((p) => [`offset-${p}`, '49999']),
+  )
+  assert.equal(store.usage(3).liveKeys, 6)
+  await store.close()
+})
+
+test('memory: compaction on its own drops tombstones with what they superseded and keeps log order', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  await store.append(0, [rec('kept', 'first'), rec('deleted', 'x'), rec('rewritten', '0')])
+  await store.append(0, [rec('deleted', null)])
+  for (let i = 1; i <= 70_000; i++) await store.append(0, [rec('rewritten', String(i))])
+  await store.append(0, [rec('late', 'y')])
+  assert.ok(store.usage(0).records < 70_000)
+  const loaded = show(await store.load(0))
+  assert.deepEqual(loaded[0], ['kept', 'first'])
+  assert.deepEqual(loaded[loaded.length - 1], ['late', 'y'])
+  assert.ok(!loaded.some(([k]) => k === 'deleted'), 'the tombstone went with the record it superseded')
+  assert.deepEqual(
+    [...new Map(loaded)],
+    [
+      ['kept', 'first'],
+      ['rewritten', '70000'],
+      ['late', 'y'],
+    ],
+  )
+  await store.close()
+})
+
+test('memory: the log grows in chunks and a failed append across a chunk boundary leaves nothing', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  // 8,191 records fill all but one slot of the first chunk.
+  const many = Array.from({ length: 8191 }, (_, i) => rec(`k${i}`, 'v'))
+  await store.append(1, many)
+  assert.equal(store.usage(1).chunks, 1)
+  // The batch's first record goes into the last slot, the failure comes before the next one.
+  store.failNextAppend()
+  await assert.rejects(store.append(1, [rec('a', '1'), rec('b', '2'), rec('c', '3')]), {
+    code: 'STORAGE_INJECTED_FAILURE',
+  })
+  assert.equal(store.usage(1).records, 8191)
+  await store.append(1, [rec('a', '1'), rec('b', '2'), rec('c', '3')])
+  assert.equal(store.usage(1).chunks, 2)
+  // A record larger than a chunk gets a chunk of its own size; the chunks before it are kept.
+  const big = new Uint8Array(3 << 20).fill(7)
+  await store.append(1, [{ key: new TextEncoder().encode('big'), value: big }, rec('d', '4')])
+  const usage = store.usage(1)
+  assert.equal(usage.chunks, 4)
+  assert.equal(usage.bytes, (1 << 20) * 3 + (3 << 20) + 3)
+  const loaded = await store.load(1)
+  assert.equal(loaded.length, 8191 + 3 + 2)
+  assert.deepEqual(show(loaded.slice(8190, 8194)), [
+    ['k8190', 'v'],
+    ['a', '1'],
+    ['b', '2'],
+    ['c', '3'],
+  ])
+  assert.deepEqual(loaded[8194].value, big)
+  assert.deepEqual(show(loaded.slice(8195)), [['d', '4']])
+  await store.close()
+})
