@@ -42,23 +42,28 @@ export interface EncodedCoordinatorRecord {
   value: Uint8Array | null
 }
 
-/** Encodes a record; the value is written at `rec.valueVersion`, or the highest version the schema has. */
+/**
+ * Encodes a record; the value is written at `rec.valueVersion`, or the highest version the schema
+ * has. Key and value are written by one writer into one buffer and returned as two views of it (one
+ * allocation per record, not one per part).
+ */
 export function encodeCoordinatorRecord(rec: CoordinatorRecord): EncodedCoordinatorRecord {
   const def = BY_TYPE.get(rec.type)
   if (def === undefined) throw new RangeError(`unknown coordinator record type ${String(rec.type)}`)
-  const kw = new Writer(64)
-  kw.writeInt16(def.typeId)
-  def.writeKey(kw, rec.key as never, 0)
-  if (rec.value === null) return { key: kw.finish(), value: null }
+  const w = new Writer(rec.value === null ? 64 : 192)
+  w.writeInt16(def.typeId)
+  def.writeKey(w, rec.key as never, 0)
+  if (rec.value === null) return { key: w.finish(), value: null }
   const version = rec.valueVersion ?? def.maxValueVersion
   if (version < def.minValueVersion || version > def.maxValueVersion)
     throw new RangeError(
       `${rec.type} value version ${version} is outside ${def.minValueVersion}-${def.maxValueVersion}`,
     )
-  const vw = new Writer(128)
-  vw.writeInt16(version)
-  def.writeValue(vw, rec.value as never, version)
-  return { key: kw.finish(), value: vw.finish() }
+  const keyLength = w.length
+  w.writeInt16(version)
+  def.writeValue(w, rec.value as never, version)
+  const bytes = w.finish()
+  return { key: bytes.subarray(0, keyLength), value: bytes.subarray(keyLength) }
 }
 
 /** The record type id of an encoded key, without decoding the rest. */

@@ -438,7 +438,12 @@ export class OffsetMetadataManager {
       topicId: v.topicId,
     }
     partitions.set(partition, offset)
-    this.#positions.set(offset, ++this.#position)
+    // Only a commit replayed while the group has pending transactional offsets can be later than
+    // one of them: a commit without a position counts as earlier than every pending offset, which
+    // any commit replayed before the group's first pending offset is. (A WeakMap entry for every
+    // commit made each replay several times dearer and gave the GC an ephemeron per offset.)
+    const position = ++this.#position
+    if (this.#pending.hasGroup(group)) this.#positions.set(offset, position)
   }
 
   // ---- TxnOffsetCommit (28) and the end of a transaction ----
