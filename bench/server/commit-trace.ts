@@ -1,5 +1,5 @@
 // Where the OffsetCommit latency tail at half load comes from: requests.ts's one-group commit
-// (2 topics × 3 partitions) against one Topograph server, first closed loop for `fill-seconds` (as
+// (2 topics × 3 partitions; `streams`: the Streams-shaped one) against one Topograph server, first closed loop for `fill-seconds` (as
 // the throughput run before the half-load run of requests.ts fills the store), then open loop at
 // `rate` requests a second (`half`: half of what the closed loop reached) while the server process records, on one clock with the load's send
 // stamps, every event-loop stall (a 1 ms interval timer that fired more than 4 ms late), every
@@ -10,13 +10,11 @@
 //   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams]
 //
 // TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
-import { requestFrame, WireClient } from '../../test/server/wire-client.js'
+import { requestFrame } from '../../test/server/wire-client.js'
+import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { fmt, rps, runLoad } from './load.js'
-import { createLogger, parseConfig, serverBuild, startServer } from './target.js'
+import { serverBuild } from './target.js'
 
 const storage = process.argv[2] ?? 'memory'
 const rateArg = process.argv[3] ?? 'half'
@@ -71,58 +69,9 @@ for (const method of ['append', 'appendBatches']) {
   }
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'topograph-trace-'))
-const server = await startServer(
-  parseConfig({
-    listeners: 'PLAINTEXT://127.0.0.1:0',
-    'data.dir': dataDir,
-    'coordinator.storage': storage,
-    'console.listener': 'none',
-  }),
-  { logger: createLogger({ level: 'silent' }) },
-)
-const port = server.address.port
-const c = await WireClient.connect(port)
-await c.request(19, 7, {
-  topics: [
-    ...[0, 1].map((i) => ({
-      name: `bench-${i}`,
-      numPartitions: 3,
-      replicationFactor: 1,
-      assignments: [],
-      configs: [],
-    })),
-    { name: 'bench-streams', numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] },
-  ],
-  timeoutMs: 1000,
-})
-c.close()
-
-const commit = (groupId: string, topics: { name: string; partitions: number; metadata: string }[]) =>
-  requestFrame(8, 9, 1, {
-    groupId,
-    generationIdOrMemberEpoch: -1,
-    memberId: '',
-    groupInstanceId: null,
-    topics: topics.map((t) => ({
-      name: t.name,
-      partitions: Array.from({ length: t.partitions }, (_, p) => ({
-        partitionIndex: p,
-        committedOffset: 1000n + BigInt(p),
-        committedLeaderEpoch: -1,
-        committedMetadata: t.metadata,
-      })),
-    })),
-  })
-const frame =
-  shape === 'streams'
-    ? commit('bench-streams-commit', [
-        { name: 'bench-streams', partitions: 20, metadata: 'AQAAAY_streams_task_position_x'.padEnd(32, '=') },
-      ])
-    : commit('bench-commit', [
-        { name: 'bench-0', partitions: 3, metadata: '' },
-        { name: 'bench-1', partitions: 3, metadata: '' },
-      ])
+const bench = await startBenchServer(storage)
+const port = bench.server.address.port
+const frame = requestFrame(8, 9, 1, shape === 'streams' ? streamsCommitBody : offsetCommitBody)
 const spec = { port, frames: [frame], warmupSeconds: 1, connections: 4, depth: 16 }
 
 let rate = Number(rateArg)
@@ -204,5 +153,4 @@ for (let run = 0; run < runs; run++) {
 }
 clearInterval(tick)
 gc.disconnect()
-await server.close()
-rmSync(dataDir, { recursive: true, force: true })
+await bench.close()

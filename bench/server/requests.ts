@@ -12,10 +12,8 @@
 //
 // With several runs it prints every run and then the medians (throughput, latency and ratio are
 // each the median of the per-run figures).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createLogger, parseConfig, type RunningServer, serverBuild, startServer } from './target.js'
+import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
+import { serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
   bareServer,
@@ -35,59 +33,8 @@ if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
   process.exit(2)
 }
 
-async function start(storage: 'sqlite' | 'memory'): Promise<{ server: RunningServer; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'topograph-bench-'))
-  const server = await startServer(
-    parseConfig({
-      listeners: 'PLAINTEXT://127.0.0.1:0',
-      'data.dir': dataDir,
-      'coordinator.storage': storage,
-      'console.listener': 'none',
-    }),
-    { logger: createLogger({ level: 'silent' }) },
-  )
-  // Ten topics with three partitions each, so Metadata has something to list.
-  const c = await WireClient.connect(server.address.port)
-  await c.request(19, 7, {
-    topics: Array.from({ length: 10 }, (_, i) => ({
-      name: `bench-${i}`,
-      numPartitions: 3,
-      replicationFactor: 1,
-      assignments: [],
-      configs: [],
-    })),
-    timeoutMs: 1000,
-  })
-  // The input topic of a Kafka Streams application with 20 tasks (one subtopology).
-  await c.request(19, 7, {
-    topics: [
-      { name: 'bench-streams', numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] },
-    ],
-    timeoutMs: 1000,
-  })
-  c.close()
-  return { server, dataDir }
-}
-
 const apiVersions = requestFrame(18, 3, 1, { clientSoftwareName: 'bench', clientSoftwareVersion: '1' })
 const metadata = requestFrame(3, 12, 1, { topics: null })
-// A simple commit (generation -1, no member id, as an admin client or a manually assigned consumer
-// sends it) of 2 topics × 3 partitions; every request writes 6 offset records.
-const offsetCommitBody = {
-  groupId: 'bench-commit',
-  generationIdOrMemberEpoch: -1,
-  memberId: '',
-  groupInstanceId: null,
-  topics: [0, 1].map((t) => ({
-    name: `bench-${t}`,
-    partitions: [0, 1, 2].map((p) => ({
-      partitionIndex: p,
-      committedOffset: 1000n + BigInt(p),
-      committedLeaderEpoch: -1,
-      committedMetadata: '',
-    })),
-  })),
-}
 const offsetCommit = requestFrame(8, 9, 1, offsetCommitBody)
 // The same commit from 16 groups (on 16 different shards), sent round-robin: what group commit
 // across shards batches.
@@ -95,23 +42,6 @@ const offsetCommit16 = Array.from({ length: 16 }, (_, g) =>
   requestFrame(8, 9, 1, { ...offsetCommitBody, groupId: `bench-commit-${g}` }),
 )
 
-// The shape of a Kafka Streams commit: every task's input partition of one subtopology, 20 offsets
-// of one topic, each with the metadata Streams writes (the task's position encoded, here 32 bytes).
-const streamsCommitBody = {
-  ...offsetCommitBody,
-  groupId: 'bench-streams-commit',
-  topics: [
-    {
-      name: 'bench-streams',
-      partitions: Array.from({ length: 20 }, (_, p) => ({
-        partitionIndex: p,
-        committedOffset: 5000n + BigInt(p),
-        committedLeaderEpoch: -1,
-        committedMetadata: 'AQAAAY_streams_task_position_x'.padEnd(32, '='),
-      })),
-    },
-  ],
-}
 const streamsCommit = requestFrame(8, 9, 1, streamsCommitBody)
 
 // BENCH_ONLY=<text> keeps the requests whose name contains the text.
@@ -126,7 +56,7 @@ const requests = (
   ] as const
 ).filter(([name]) => only === undefined || name.includes(only))
 
-const servers = { sqlite: await start('sqlite'), memory: await start('memory') }
+const servers = { sqlite: await startBenchServer('sqlite'), memory: await startBenchServer('memory') }
 
 // Every OffsetCommit must succeed: check the answer once before timing.
 for (const { server } of Object.values(servers)) {
@@ -246,7 +176,4 @@ function print(res: Map<string, Row[]>): void {
   }
 }
 
-for (const { server, dataDir } of Object.values(servers)) {
-  await server.close()
-  rmSync(dataDir, { recursive: true, force: true })
-}
+for (const s of Object.values(servers)) await s.close()
