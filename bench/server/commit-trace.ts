@@ -54,6 +54,7 @@ for (const method of ['append', 'appendBatches']) {
   const original = engine.prototype[method]
   engine.prototype[method] = async function (this: unknown, ...args: unknown[]) {
     const at = epoch()
+    const cpu = process.cpuUsage()
     try {
       return await original.apply(this, args)
     } finally {
@@ -63,7 +64,9 @@ for (const method of ['append', 'appendBatches']) {
           method === 'append'
             ? (args[1] as unknown[]).length
             : (args[0] as { records: unknown[] }[]).reduce((a, b) => a + b.records.length, 0)
-        events.push({ at, ms, what: `store ${method} of ${n} records` })
+        const used = process.cpuUsage(cpu)
+        const onCpu = ((used.user + used.system) / 1000).toFixed(1)
+        events.push({ at, ms, what: `store ${method} of ${n} records, ${onCpu} ms on CPU` })
       }
     }
   }
