@@ -22,8 +22,13 @@ export interface SqliteRecordStoreOptions {
   readonly synchronous?: 'normal' | 'full'
 }
 
+/** Rows of the multi-row INSERT an append uses while at least this many records are left. */
+const ROWS_PER_INSERT = 8
+
 interface Statements {
   readonly insert: Database.Statement<[number, number, Uint8Array, Uint8Array | null]>
+  /** `ROWS_PER_INSERT` rows in one statement: a row costs about half as much CPU as alone. */
+  readonly insertMany: Database.Statement<unknown[]>
   readonly load: Database.Statement<[number], CoordinatorRecord>
   readonly maxOffset: Database.Statement<[number], { readonly m: number | null }>
   readonly dropSuperseded: Database.Statement<[number, number]>
@@ -49,6 +54,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   /** Next offset per shard, read lazily from the table on the shard's first append. */
   readonly #nextOffset = new Map<number, number>()
   #failNext: Error | undefined
+  /** The parameters of one multi-row INSERT, reused. */
+  readonly #params: unknown[] = new Array(4 * ROWS_PER_INSERT).fill(null)
 
   constructor(dataDir: string, options: SqliteRecordStoreOptions = {}) {
     if (typeof dataDir !== 'string' || dataDir.length === 0) {
@@ -128,6 +135,9 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       `)
       const stmts: Statements = {
         insert: db.prepare('INSERT INTO coordinator_records (shard, offset, key, value) VALUES (?, ?, ?, ?)'),
+        insertMany: db.prepare(
+          `INSERT INTO coordinator_records (shard, offset, key, value) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?)').join(', ')}`,
+        ),
         load: db.prepare('SELECT key, value FROM coordinator_records WHERE shard = ? ORDER BY offset'),
         maxOffset: db.prepare('SELECT MAX(offset) AS m FROM coordinator_records WHERE shard = ?'),
         // Keeps the last record of every key; a key whose last record is a tombstone then loses the
@@ -139,12 +149,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         dropTombstones: db.prepare('DELETE FROM coordinator_records WHERE shard = ? AND value IS NULL'),
       }
       this.#appendTx = db.transaction((shard: number, records: readonly CoordinatorRecord[]) => {
-        let offset = this.#offsetFor(shard, stmts)
-        for (const r of records) {
-          stmts.insert.run(shard, offset++, r.key, r.value)
-          // The injected failure fires after a row is inserted, so the rollback path is exercised.
-          this.#maybeFail()
-        }
+        // The injected failure fires after rows were inserted, so the rollback path is exercised.
+        const offset = this.#insert(stmts, shard, this.#offsetFor(shard, stmts), records)
         this.#maybeFail()
         this.#nextOffset.set(shard, offset)
       })
@@ -153,9 +159,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       this.#appendBatchesTx = db.transaction((batches: readonly ShardBatch[]) => {
         const next = new Map<number, number>()
         for (const b of batches) {
-          let offset = next.get(b.shard) ?? this.#offsetFor(b.shard, stmts)
-          for (const r of b.records) stmts.insert.run(b.shard, offset++, r.key, r.value)
-          next.set(b.shard, offset)
+          const offset = next.get(b.shard) ?? this.#offsetFor(b.shard, stmts)
+          next.set(b.shard, this.#insert(stmts, b.shard, offset, b.records))
         }
         // The injected failure fires after the rows are inserted, so the rollback path is exercised.
         this.#maybeFail()
@@ -271,6 +276,26 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#compactTx = undefined
     this.#nextOffset.clear()
     db?.close()
+  }
+
+  /** Inserts `records` at `offset` on; returns the next offset. Runs inside a transaction. */
+  #insert(stmts: Statements, shard: number, offset: number, records: readonly CoordinatorRecord[]): number {
+    const params = this.#params
+    let i = 0
+    for (; i + ROWS_PER_INSERT <= records.length; i += ROWS_PER_INSERT) {
+      for (let j = 0; j < ROWS_PER_INSERT; j++) {
+        const r = records[i + j]
+        params[4 * j] = shard
+        params[4 * j + 1] = offset++
+        params[4 * j + 2] = r.key
+        params[4 * j + 3] = r.value
+      }
+      stmts.insertMany.run(params)
+    }
+    for (; i < records.length; i++) stmts.insert.run(shard, offset++, records[i].key, records[i].value)
+    // The records are the caller's: nothing of them is kept past the insert.
+    params.fill(null)
+    return offset
   }
 
   #offsetFor(shard: number, stmts: Statements): number {

@@ -136,3 +136,50 @@ test('createRecordStore builds either engine and rejects unknown kinds', async (
     /coordinator.storage must be 'sqlite', 'memory' or a postgres:\/\/ URL, got "postgres"/,
   )
 })
+
+test('sqlite: batches inserted 8 rows a statement keep their order, offsets and tombstones', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  // 21 records: two statements of 8 rows, then 5 alone; every third a tombstone.
+  const batch = Array.from({ length: 21 }, (_, i) => rec(`k${i}`, i % 3 === 2 ? null : `v${i}`))
+  await store.append(0, batch)
+  // A group commit of 9 and 17 records on two shards, after the 21 on shard 0.
+  const nine = Array.from({ length: 9 }, (_, i) => rec(`a${i}`, `x${i}`))
+  const seventeen = Array.from({ length: 17 }, (_, i) => rec(`b${i}`, `y${i}`))
+  await store.appendBatches([
+    { shard: 0, records: nine },
+    { shard: 1, records: seventeen },
+  ])
+  // A failed batch of 16 leaves nothing and burns no offsets.
+  store.failNextAppend()
+  await assert.rejects(
+    store.append(
+      1,
+      Array.from({ length: 16 }, (_, i) => rec(`z${i}`, 'z')),
+    ),
+    {
+      code: 'STORAGE_INJECTED_FAILURE',
+    },
+  )
+  await store.append(1, [rec('last', '1')])
+  assert.deepEqual(show(await store.load(0)), show([...batch, ...nine]))
+  assert.deepEqual(show(await store.load(1)), show([...seventeen, rec('last', '1')]))
+  await store.close()
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  const offsets = db
+    .prepare('SELECT shard, offset FROM coordinator_records ORDER BY shard, offset')
+    .all() as {
+    shard: number
+    offset: number
+  }[]
+  db.close()
+  assert.deepEqual(
+    offsets.filter((r) => r.shard === 0).map((r) => r.offset),
+    Array.from({ length: 30 }, (_, i) => i),
+  )
+  assert.deepEqual(
+    offsets.filter((r) => r.shard === 1).map((r) => r.offset),
+    Array.from({ length: 18 }, (_, i) => i),
+  )
+})
