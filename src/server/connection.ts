@@ -38,7 +38,8 @@ export type DispatchResult =
   /** `closeAfter`: write the response, then close (a refused SASL exchange, as Kafka answers it). */
   | {
       readonly kind: 'response'
-      readonly bytes: Uint8Array
+      /** The answer frame, or its chunks in order (a Fetch answer's records are the log's own buffers). */
+      readonly bytes: Uint8Array | readonly Uint8Array[]
       readonly closeAfter?: string
       /** A client quota's throttle: the connection reads nothing more for this long (Kafka mutes it). */
       readonly throttleMs?: number
@@ -491,7 +492,18 @@ export class Connection {
       return false
     }
     if (this.#closed) return false
-    if (!this.#socket.write(result.bytes)) this.#pausedForWrite = true
+    const bytes = result.bytes
+    if (bytes instanceof Uint8Array) {
+      if (!this.#socket.write(bytes)) this.#pausedForWrite = true
+    } else {
+      // Corked (again, where #pump or #answer already did): the chunks leave in one writev.
+      const socket = this.#socket
+      let room = true
+      socket.cork()
+      for (const chunk of bytes) room = socket.write(chunk)
+      socket.uncork()
+      if (!room) this.#pausedForWrite = true
+    }
     if (result.closeAfter !== undefined) {
       this.#finishOrClose(result.closeAfter)
       return false
