@@ -9,9 +9,15 @@
 //
 // `fill-seconds` of closed-loop Produce come first (as the throughput runs before the latency runs
 // of throughput.ts fill the log), so that the run sees a log of that size and its page cache.
+// BENCH_PROFILE=<dir> writes a CPU profile of each latency run (the fill is not profiled);
+// bench/server/profile-turns.ts shows what ran in its long event-loop turns.
+import fs from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+import { Socket } from 'node:net'
 import { type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
 import { produceRequest } from '../../test/helpers/data-plane.js'
 import { requestFrame } from '../../test/server/wire-client.js'
+import { profiled } from '../server/load.js'
 import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
 
 const rate = Number(process.argv[2] ?? 4370)
@@ -56,6 +62,96 @@ const tick = setInterval(() => {
   if (now - last > 4) events.push({ at: last, ms: now - last, what: 'event loop stalled' })
   last = now
 }, 1)
+
+// Server-side probes. The file engine calls node:fs through the module's namespace, so the
+// synchronous calls are timed by replacing them in place; a call over 1 ms is an event. Every read
+// of a server socket (a 'data' event of a socket the listener accepted) is timed with its bytes:
+// the frames in it are decoded and served synchronously in that call (the microtasks after it, a
+// parked Fetch answered by an append among them, are not in the time). Writes to server sockets
+// are counted by size and timed (the answers of one run leave in one `writev`).
+interface Calls {
+  n: number
+  ms: number
+  max: number
+  bytes: number
+}
+const calls = new Map<string, Calls>()
+const count = (name: string, ms: number, bytes: number) => {
+  let c = calls.get(name)
+  if (c === undefined) calls.set(name, (c = { n: 0, ms: 0, max: 0, bytes: 0 }))
+  c.n++
+  c.ms += ms
+  c.bytes += bytes
+  if (ms > c.max) c.max = ms
+}
+const fsMutable = fs as unknown as Record<string, (...a: unknown[]) => unknown>
+for (const name of [
+  'writeSync',
+  'readSync',
+  'fsyncSync',
+  'openSync',
+  'closeSync',
+  'renameSync',
+  'ftruncateSync',
+]) {
+  const original = fsMutable[name]
+  fsMutable[name] = function (this: unknown, ...args: unknown[]) {
+    const t0 = performance.now()
+    try {
+      return original.apply(this, args)
+    } finally {
+      const ms = performance.now() - t0
+      const b = args[1] instanceof Uint8Array ? ((args[3] as number | undefined) ?? args[1].byteLength) : 0
+      count(name, ms, b)
+      if (ms > 1) events.push({ at: performance.timeOrigin + t0, ms, what: `${name} ${b} B` })
+    }
+  }
+}
+syncBuiltinESMExports()
+type ServerSocket = Socket & { server?: unknown }
+const sockets = Socket.prototype as unknown as {
+  emit: (this: ServerSocket, event: string | symbol, ...args: unknown[]) => boolean
+  _writev: (this: ServerSocket, chunks: ({ chunk: Buffer } | Buffer)[], cb: (e?: Error) => void) => void
+  _write: (this: ServerSocket, chunk: Buffer, enc: string, cb: (e?: Error) => void) => void
+}
+const readSizes = [4096, 16384, 65536, 262144]
+const readHistogram = new Array<number>(readSizes.length + 1).fill(0)
+const emit = sockets.emit
+sockets.emit = function (event, ...args) {
+  if (event !== 'data' || this.server === undefined) return emit.call(this, event, ...args)
+  const t0 = performance.now()
+  try {
+    return emit.call(this, event, ...args)
+  } finally {
+    const ms = performance.now() - t0
+    const b = (args[0] as Buffer).byteLength
+    count('socket read', ms, b)
+    const k = readSizes.findIndex((x) => b <= x)
+    readHistogram[k < 0 ? readSizes.length : k]++
+    if (ms > 2) events.push({ at: performance.timeOrigin + t0, ms, what: `socket read of ${b} B served` })
+  }
+}
+const writev = sockets._writev
+sockets._writev = function (chunks, cb) {
+  const t0 = performance.now()
+  writev.call(this, chunks, cb)
+  if (this.server === undefined) return
+  const ms = performance.now() - t0
+  // Buffers as such when every chunk is one (the stream's allBuffers), else { chunk }.
+  const b = chunks.reduce((a, c) => a + (Buffer.isBuffer(c) ? c : c.chunk).byteLength, 0)
+  count(`socket writev (${chunks.length > 4 ? '> 4' : chunks.length} chunks)`, ms, b)
+  if (ms > 1) events.push({ at: performance.timeOrigin + t0, ms, what: `writev of ${b} B` })
+}
+const write = sockets._write
+sockets._write = function (chunk, enc, cb) {
+  const t0 = performance.now()
+  write.call(this, chunk, enc, cb)
+  if (this.server === undefined) return
+  const ms = performance.now() - t0
+  count(chunk.byteLength > 65536 ? 'socket write > 64 KiB' : 'socket write ≤ 64 KiB', ms, chunk.byteLength)
+  if (ms > 1) events.push({ at: performance.timeOrigin + t0, ms, what: `write of ${chunk.byteLength} B` })
+}
+
 const gcKinds: Record<number, string> = {
   1: 'scavenge',
   2: 'mark-sweep-compact',
@@ -85,17 +181,21 @@ const rolls = setInterval(() => {
 
 for (let run = 0; run < runs; run++) {
   events.length = 0
-  const m = await latencyLoad({
-    port,
-    produceFrame: frame,
-    batchAt: recordsAt,
-    stampAt,
-    topic: TOPIC,
-    fromOffset: log.logEndOffset,
-    rate,
-    seconds,
-    slowMs: SLOW_MS,
-  })
+  calls.clear()
+  readHistogram.fill(0)
+  const m = await profiled(`latency-run${run + 1}`, () =>
+    latencyLoad({
+      port,
+      produceFrame: frame,
+      batchAt: recordsAt,
+      stampAt,
+      topic: TOPIC,
+      fromOffset: log.logEndOffset,
+      rate,
+      seconds,
+      slowMs: SLOW_MS,
+    }),
+  )
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
   const stalls = events.filter((e) => e.what === 'event loop stalled')
   const gcs = events.filter((e) => e.what.startsWith('GC'))
@@ -104,6 +204,13 @@ for (let run = 0; run < runs; run++) {
   )
   console.log(
     `  server: ${stalls.length} stalls > 4 ms (longest ${f1(Math.max(0, ...stalls.map((e) => e.ms)))} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${f1(Math.max(0, ...gcs.map((e) => e.ms)))} ms)`,
+  )
+  for (const [name, c] of [...calls].sort((a, b) => b[1].ms - a[1].ms))
+    console.log(
+      `  ${name}: ${c.n} calls, ${f1(c.ms)} ms in all, mean ${((1000 * c.ms) / c.n).toFixed(0)} µs, longest ${f1(c.max)} ms${c.bytes > 0 ? `, mean ${Math.round(c.bytes / c.n)} B` : ''}`,
+    )
+  console.log(
+    `  socket reads by size: ${readHistogram.map((k, i) => `${i < readSizes.length ? `≤ ${readSizes[i] / 1024} KiB` : 'more'} ${k}`).join(', ')}`,
   )
   // Episodes of slow batches and the server events around them.
   const episodes: { from: number; to: number; n: number; worst: number }[] = []

@@ -17,7 +17,8 @@
 // is Topograph's MB/s over the ceiling's, and the report gives the median over the runs. The
 // servers run in this process's one JavaScript thread; the load comes from a forked child.
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server (bench/server/target.ts); BENCH_PROFILE=<dir>
-// writes a CPU profile of the server for each measured Topograph phase.
+// writes a CPU profile of the server for each measured Topograph phase; BENCH_ACKS=-1,1 swaps the
+// order of the two Produce loads in each run.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
@@ -48,6 +49,12 @@ const seconds = Number(process.argv[2] ?? 4)
 const runs = Number(process.argv[3] ?? 3)
 /** BENCH_DATA_ONLY=produce runs the Produce loads only (for profiles). */
 const produceOnly = process.env.BENCH_DATA_ONLY === 'produce'
+/** BENCH_ACKS=-1,1 runs the Produce loads of each run in that order (default 1,-1). */
+const acksOrder = (process.env.BENCH_ACKS ?? '1,-1').split(',').map(Number)
+if (acksOrder.some((a) => a !== 1 && a !== -1)) {
+  console.error('BENCH_ACKS: a list of 1 and -1')
+  process.exit(2)
+}
 if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
   console.error('usage: throughput.ts [seconds>0] [runs>=1]')
   process.exit(2)
@@ -100,7 +107,7 @@ const spec = { mode: 'closed' as const, seconds, warmupSeconds: 1, connections: 
 await runLoad({ ...spec, seconds: 3, frames: [frames[1]], port, errorCodeAt })
 
 for (let run = 0; run < runs; run++) {
-  for (const acks of [1, -1]) {
+  for (const acks of acksOrder) {
     const file = join(dataDir, `ceiling-append-${acks}.bin`)
     const ceiling = await appendCeiling(file, recordsAt, batchBytes, produceAnswer)
     const load = { ...spec, frames: [frames[acks]], errorCodeAt }

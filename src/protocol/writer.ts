@@ -40,10 +40,22 @@ export function uvarintSize(n: number): number {
   return 5
 }
 
+/** A records field the writer refers to instead of copying: `bytes` go in front of buffer position `at`. */
+interface Reference {
+  at: number
+  readonly bytes: Uint8Array
+}
+
 /**
  * A growable output buffer for Kafka primitives. Length prefixes are reserved and back-patched
  * (`reserveInt32`/`patchInt32`, `beginUVarintSized`/`endUVarintSized`), so nothing is encoded twice.
  * `finish()` returns a view of the internal buffer (no copy); start a new Writer for the next message.
+ *
+ * A writer made with `referenceRecordsFrom` does not copy a records field of at least that many
+ * bytes (a Fetch answer's batches, up to a MiB per partition): it keeps a reference to it, and
+ * `finishChunks()` returns the message as the writer's own bytes with those references between
+ * them, in order, for a gathering socket write. `length` counts them; `finish()` still returns one
+ * buffer (copying them in). The referenced bytes must not change until the chunks are written.
  */
 export class Writer {
   #buf: Buffer
@@ -53,16 +65,29 @@ export class Writer {
   // #dv may cover the whole ArrayBuffer behind #buf: offset o of #buf is #base + o in it
   #base: number
   #pos: number
+  readonly #referenceFrom: number
+  /** Records fields referred to, in writing order; null until the first. */
+  #refs: Reference[] | null = null
+  /** Their bytes in all. */
+  #refBytes = 0
+  /** For each open `beginUVarintSized`, how many references were taken before it. */
+  #sizedRefs: number[] | null = null
 
-  constructor(initialCapacity = 256) {
+  /**
+   * `referenceRecordsFrom`: records fields of at least this many bytes are referred to, not copied
+   * (see {@link Writer}); by default every field is copied.
+   */
+  constructor(initialCapacity = 256, referenceRecordsFrom = Number.POSITIVE_INFINITY) {
     this.#buf = Buffer.allocUnsafe(initialCapacity)
     this.#dv = viewOf(this.#buf)
     this.#base = this.#dv === cachedDv ? this.#buf.byteOffset : 0
     this.#pos = 0
+    this.#referenceFrom = referenceRecordsFrom
   }
 
+  /** Bytes of the message so far, referred records fields included. */
   get length(): number {
-    return this.#pos
+    return this.#pos + this.#refBytes
   }
 
   #ensure(n: number): void {
@@ -77,9 +102,34 @@ export class Writer {
     this.#base = this.#dv === cachedDv ? next.byteOffset : 0
   }
 
-  /** The bytes written so far, as a view of the internal buffer. */
+  /**
+   * The bytes written so far, as a view of the internal buffer (one buffer with the referred
+   * records fields copied in, when there are any).
+   */
   finish(): Buffer {
-    return this.#buf.subarray(0, this.#pos)
+    const refs = this.#refs
+    if (refs === null) return this.#buf.subarray(0, this.#pos)
+    return Buffer.concat(this.finishChunks(), this.length)
+  }
+
+  /**
+   * The message as chunks to be written in order: views of the internal buffer and, between them,
+   * the referred records fields (not copied). One chunk when nothing was referred to.
+   */
+  finishChunks(): Buffer[] {
+    const refs = this.#refs
+    const buf = this.#buf
+    if (refs === null) return [buf.subarray(0, this.#pos)]
+    const out: Buffer[] = []
+    let from = 0
+    for (const r of refs) {
+      if (r.at > from) out.push(buf.subarray(from, r.at))
+      from = r.at
+      const b = r.bytes
+      out.push(Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+    }
+    if (this.#pos > from) out.push(buf.subarray(from, this.#pos))
+    return out
   }
 
   writeInt8(v: number): void {
@@ -218,6 +268,43 @@ export class Writer {
     this.writeCompactNullableBytes(b)
   }
 
+  /** A records field's bytes (after its length): referred to when large enough, else copied. */
+  #records(b: Uint8Array): void {
+    if (b.byteLength < this.#referenceFrom) {
+      this.writeRaw(b)
+      return
+    }
+    if (this.#refs === null) this.#refs = []
+    this.#refs.push({ at: this.#pos, bytes: b })
+    this.#refBytes += b.byteLength
+  }
+  /** As writeNullableBytes; see {@link Writer} for when the bytes are referred to, not copied. */
+  writeNullableRecords(b: Uint8Array | null): void {
+    if (b === null) {
+      this.writeInt32(-1)
+      return
+    }
+    this.writeInt32(b.length)
+    this.#records(b)
+  }
+  writeRecords(b: Uint8Array): void {
+    if (b === null) throw new EncodeError('NULL_NOT_ALLOWED', 'non-nullable records field is null')
+    this.writeNullableRecords(b)
+  }
+  /** As writeCompactNullableBytes; see {@link Writer} for when the bytes are referred to, not copied. */
+  writeCompactNullableRecords(b: Uint8Array | null): void {
+    if (b === null) {
+      this.writeUVarint(0)
+      return
+    }
+    this.writeUVarint(b.length + 1)
+    this.#records(b)
+  }
+  writeCompactRecords(b: Uint8Array): void {
+    if (b === null) throw new EncodeError('NULL_NOT_ALLOWED', 'non-nullable records field is null')
+    this.writeCompactNullableRecords(b)
+  }
+
   /** int32 count, -1 for null. */
   writeArrayLength(n: number): void {
     this.writeInt32(n)
@@ -241,12 +328,19 @@ export class Writer {
 
   /** Starts a payload whose uvarint size is written before it by `endUVarintSized`. */
   beginUVarintSized(): number {
+    if (this.#referenceFrom !== Number.POSITIVE_INFINITY)
+      (this.#sizedRefs ??= []).push(this.#refs?.length ?? 0)
     return this.#pos
   }
   /** Inserts the uvarint size of everything written since `start` in front of it (a memmove, no copy out). */
   endUVarintSized(start: number): void {
-    const size = this.#pos - start
+    let size = this.#pos - start
+    // References taken inside the payload count in its size and move with its bytes.
+    const refs = this.#refs
+    const firstInside = this.#sizedRefs?.pop() ?? 0
+    if (refs !== null) for (let i = firstInside; i < refs.length; i++) size += refs[i].bytes.byteLength
     const n = uvarintSize(size)
+    if (refs !== null) for (let i = firstInside; i < refs.length; i++) refs[i].at += n
     this.#ensure(n)
     const b = this.#buf
     b.copyWithin(start + n, start, this.#pos)

@@ -25,8 +25,8 @@ import { FrameError } from '../protocol/frames.js'
  * at the bound a connection holds its next frame until another request is answered or parks.
  *
  * Frames already buffered are handled in bounded runs (at most {@link FRAMES_PER_TURN} frames and
- * about {@link MS_PER_TURN} of work per turn of
- * the event loop), so one connection's pipelined flood cannot hold the loop against the others.
+ * about {@link MS_PER_TURN} of work per turn of the event loop, over all the socket reads of that
+ * turn), so one connection's pipelined flood cannot hold the loop against the others.
  *
  * A frame the server refuses (oversized, unknown API key, unsupported version, unparseable) ends the
  * connection the way Kafka ends it: everything sent before the bad frame has been answered when it
@@ -38,7 +38,8 @@ export type DispatchResult =
   /** `closeAfter`: write the response, then close (a refused SASL exchange, as Kafka answers it). */
   | {
       readonly kind: 'response'
-      readonly bytes: Uint8Array
+      /** The answer frame, or its chunks in order (a Fetch answer's records are the log's own buffers). */
+      readonly bytes: Uint8Array | readonly Uint8Array[]
       readonly closeAfter?: string
       /** A client quota's throttle: the connection reads nothing more for this long (Kafka mutes it). */
       readonly throttleMs?: number
@@ -216,6 +217,14 @@ export class Connection {
   #pumpScheduled = false
   /** Muted for a client quota's throttle time, after the answer that carried it was written. */
   #throttled = false
+  /** A turn of the event loop in which this connection handled frames is under way (see #pump). */
+  #turnOpen = false
+  /** Frames handled in it, and when its time is up. */
+  #turnFrames = 0
+  #turnDeadline = 0
+  readonly #endTurn = (): void => {
+    this.#turnOpen = false
+  }
 
   constructor(options: ConnectionOptions) {
     this.#socket = options.socket
@@ -282,8 +291,9 @@ export class Connection {
   /**
    * Handles buffered frames one at a time while each is answered at once; stops at a request that
    * is answered later (it resumes when the answer is written), at a full write buffer, at the gate
-   * and after {@link FRAMES_PER_TURN} frames or {@link MS_PER_TURN} (resumed on the next turn). The socket is read only
-   * while nothing is in flight (or a run of pipelined requests that may grow).
+   * and once this turn of the event loop has handled {@link FRAMES_PER_TURN} frames of the
+   * connection or {@link MS_PER_TURN} has passed since its first (resumed on the next turn). The
+   * socket is read only while nothing is in flight (or a run of pipelined requests that may grow).
    */
   #pump(): void {
     if (
@@ -298,13 +308,21 @@ export class Connection {
       return
     }
     const socket = this.#socket
+    // The bound is per turn, not per call: a socket with a backlog is read up to 32 times (64 KiB
+    // each) in one turn by libuv, and each read comes here. The turn ends at the check phase.
+    if (!this.#turnOpen) {
+      this.#turnOpen = true
+      this.#turnFrames = 0
+      this.#turnDeadline = performance.now() + MS_PER_TURN
+      setImmediate(this.#endTurn)
+    }
     // Responses answered synchronously in one run leave in one write.
     socket.cork()
-    const deadline = performance.now() + MS_PER_TURN
     try {
-      for (let n = 0; ; n++) {
+      for (;;) {
         if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed || this.#throttled) break
-        if (n === FRAMES_PER_TURN || (n > 0 && performance.now() >= deadline)) {
+        const n = this.#turnFrames
+        if (n >= FRAMES_PER_TURN || (n > 0 && performance.now() >= this.#turnDeadline)) {
           this.#schedulePump()
           break
         }
@@ -317,6 +335,7 @@ export class Connection {
           break
         }
         if (frame === null) break
+        this.#turnFrames++
         if (this.#busy && !this.#pipelined(frame)) {
           // Waits until every answer before it is written.
           this.#deferred = frame
@@ -491,7 +510,18 @@ export class Connection {
       return false
     }
     if (this.#closed) return false
-    if (!this.#socket.write(result.bytes)) this.#pausedForWrite = true
+    const bytes = result.bytes
+    if (bytes instanceof Uint8Array) {
+      if (!this.#socket.write(bytes)) this.#pausedForWrite = true
+    } else {
+      // Corked (again, where #pump or #answer already did): the chunks leave in one writev.
+      const socket = this.#socket
+      let room = true
+      socket.cork()
+      for (const chunk of bytes) room = socket.write(chunk)
+      socket.uncork()
+      if (!room) this.#pausedForWrite = true
+    }
     if (result.closeAfter !== undefined) {
       this.#finishOrClose(result.closeAfter)
       return false

@@ -437,16 +437,16 @@ export class ApiRouter {
     if (response instanceof CloseConnection) return { kind: 'close', reason: response.reason }
     try {
       const started = performance.now()
-      let bytes = encodeResponseFrame(route.def, version, ctx.correlationId, response)
+      let [bytes, length] = encodeResponseChunks(route.def, version, ctx.correlationId, response)
       if (usage === undefined) return { kind: 'response', bytes }
       usage.handlerMs += performance.now() - started
-      const throttleMs = recordRequest(this.#context!.quotas, usage, bytes.length, Date.now())
+      const throttleMs = recordRequest(this.#context!.quotas, usage, length, Date.now())
       if (throttleMs <= 0) return { kind: 'response', bytes }
       // The answer carries the throttle time (a copy: handlers may share response objects).
       const own = (response as { throttleTimeMs?: unknown }).throttleTimeMs
       if (typeof own === 'number') {
         const throttled = { ...(response as object), throttleTimeMs: Math.max(own, throttleMs) }
-        bytes = encodeResponseFrame(route.def, version, ctx.correlationId, throttled)
+        ;[bytes] = encodeResponseChunks(route.def, version, ctx.correlationId, throttled)
       }
       return { kind: 'response', bytes, throttleMs }
     } catch (err) {
@@ -532,6 +532,27 @@ function skipTaggedFields(r: Reader): void {
 }
 
 /**
+ * Records fields (a Fetch answer's batches) of at least this many bytes are written to the socket
+ * as the log returned them, between the answer's other bytes, instead of being copied into one
+ * buffer with them (see {@link encodeResponseChunks}).
+ */
+export const REFERENCE_RECORDS_FROM = 4096
+
+function writeResponseFrame(
+  w: Writer,
+  def: ApiDefinition,
+  version: number,
+  correlationId: number,
+  body: unknown,
+) {
+  w.writeInt32(0)
+  w.writeInt32(correlationId)
+  const first = def.firstFlexibleVersion
+  if (def.apiKey !== API_VERSIONS_KEY && first !== null && version >= first) w.writeUVarint(0)
+  def.writeResponse(w, body, version)
+}
+
+/**
  * Size prefix, response header (v0: correlation id; v1 adds an empty tagged-field section;
  * ApiVersions always v0), body. The size is back-patched once the body is written.
  */
@@ -542,12 +563,27 @@ export function encodeResponseFrame(
   body: unknown,
 ): Buffer {
   const w = new Writer(128)
-  w.writeInt32(0)
-  w.writeInt32(correlationId)
-  const first = def.firstFlexibleVersion
-  if (def.apiKey !== API_VERSIONS_KEY && first !== null && version >= first) w.writeUVarint(0)
-  def.writeResponse(w, body, version)
+  writeResponseFrame(w, def, version, correlationId, body)
   const out = w.finish()
   out.writeInt32BE(out.length - 4, 0)
   return out
+}
+
+/**
+ * The same frame as {@link encodeResponseFrame}, byte for byte, as one buffer or, when it holds
+ * records fields of at least {@link REFERENCE_RECORDS_FROM} bytes, as chunks to write in order:
+ * those fields are the log's buffers themselves, not copies. The second member is the frame's size.
+ */
+export function encodeResponseChunks(
+  def: ApiDefinition,
+  version: number,
+  correlationId: number,
+  body: unknown,
+): [Buffer | Buffer[], number] {
+  const w = new Writer(128, REFERENCE_RECORDS_FROM)
+  writeResponseFrame(w, def, version, correlationId, body)
+  const chunks = w.finishChunks()
+  const length = w.length
+  chunks[0].writeInt32BE(length - 4, 0)
+  return [chunks.length === 1 ? chunks[0] : chunks, length]
 }

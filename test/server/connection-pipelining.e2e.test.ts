@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict'
 import { createServer, connect } from 'node:net'
 import { test } from 'node:test'
-import { Connection, type DispatchResult, SizePrefixedFrames } from '../../src/server/connection.js'
+import {
+  Connection,
+  type DispatchResult,
+  FRAMES_PER_TURN,
+  SizePrefixedFrames,
+} from '../../src/server/connection.js'
 
 function frame(payload: Uint8Array): Buffer {
   const b = Buffer.alloc(4 + payload.length)
@@ -72,6 +77,67 @@ test('Connection: pipelined requests are dispatched together and answered in ord
     answer(5)
     await until(() => received.length === 5)
     assert.deepEqual(received, [1, 2, 3, 4, 5])
+  } finally {
+    client.destroy()
+    await new Promise<void>((r) => server.close(() => r()))
+  }
+})
+
+test('Connection: a backlog read in many socket reads of one turn is still served at most FRAMES_PER_TURN a turn, answers in order', async () => {
+  // 400 frames of 20 KiB sent at once: the server reads them 64 KiB at a time, and libuv reads a
+  // socket with a backlog several times in one turn of the event loop. A turn ends at the check
+  // phase (setImmediate), where the connection resumes a run it cut short.
+  const FRAMES = 400
+  let turn = 0
+  let turnScheduled = false
+  const perTurn = new Map<number, number>()
+  const server = createServer((socket) => {
+    new Connection({
+      socket,
+      frames: new SizePrefixedFrames(1 << 20),
+      idleTimeoutMs: 0,
+      onClose: () => {},
+      dispatch: (f) => {
+        if (!turnScheduled) {
+          turnScheduled = true
+          setImmediate(() => {
+            turn++
+            turnScheduled = false
+          })
+        }
+        perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1)
+        return { kind: 'response', bytes: Buffer.from([0, 0, 0, 2, f[0], f[1]]) }
+      },
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const port = (server.address() as { port: number }).port
+  const client = connect(port, '127.0.0.1')
+  const received: number[] = []
+  let tail = Buffer.alloc(0)
+  client.on('data', (b: Buffer) => {
+    tail = Buffer.concat([tail, b])
+    while (tail.length >= 6) {
+      received.push(tail.readUInt16BE(4))
+      tail = tail.subarray(6)
+    }
+  })
+  try {
+    const payload = (i: number) => {
+      const p = Buffer.alloc(20 * 1024, 7)
+      p.writeUInt16BE(i, 0)
+      return p
+    }
+    client.write(Buffer.concat(Array.from({ length: FRAMES }, (_, i) => frame(payload(i)))))
+    const deadline = Date.now() + 20_000
+    while (received.length < FRAMES && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    assert.deepEqual(
+      received,
+      Array.from({ length: FRAMES }, (_, i) => i),
+      'every answer, in order',
+    )
+    const most = Math.max(...perTurn.values())
+    assert.ok(most <= FRAMES_PER_TURN, `${most} frames served in one turn`)
   } finally {
     client.destroy()
     await new Promise<void>((r) => server.close(() => r()))

@@ -191,12 +191,18 @@ function primWrite(p: Primitive, e: string, strMode: Mode, nullable: boolean): s
           ? `w.writeCompact${nn}String(${e})`
           : `w.write${nn}String(${e})`
     case 'bytes':
-    case 'records':
       return strMode === 'runtime'
         ? `if (flex) w.writeCompact${nn}Bytes(${e}); else w.write${nn}Bytes(${e})`
         : strMode === 'always'
           ? `w.writeCompact${nn}Bytes(${e})`
           : `w.write${nn}Bytes(${e})`
+    case 'records':
+      // The same bytes as a bytes field; a writer may refer to them instead of copying (Writer).
+      return strMode === 'runtime'
+        ? `if (flex) w.writeCompact${nn}Records(${e}); else w.write${nn}Records(${e})`
+        : strMode === 'always'
+          ? `w.writeCompact${nn}Records(${e})`
+          : `w.write${nn}Records(${e})`
   }
 }
 

@@ -302,7 +302,7 @@ export function writeFetchResponsePartitionData(w: Writer, m: FetchResponseParti
   } else {
     if (m.preferredReadReplica !== -1) throw new UnsupportedVersionError('FetchResponse', 'PreferredReadReplica', v)
   }
-  if (flex) w.writeCompactNullableBytes(m.records); else w.writeNullableBytes(m.records)
+  if (flex) w.writeCompactNullableRecords(m.records); else w.writeNullableRecords(m.records)
   if (v >= 12) {
     const unk = m.unknownTaggedFields
     let nt = unk === undefined ? 0 : unk.length

@@ -210,7 +210,7 @@ export function createProduceRequestPartitionProduceData(init?: Partial<ProduceR
 export function writeProduceRequestPartitionProduceData(w: Writer, m: ProduceRequestPartitionProduceData, v: number): void {
   const flex = v >= 9
   w.writeInt32(m.index)
-  if (flex) w.writeCompactNullableBytes(m.records); else w.writeNullableBytes(m.records)
+  if (flex) w.writeCompactNullableRecords(m.records); else w.writeNullableRecords(m.records)
   if (v >= 9) {
     const unk = m.unknownTaggedFields
     if (unk === undefined || unk.length === 0) {
