@@ -77,6 +77,14 @@ export class Writer {
     this.#base = this.#dv === cachedDv ? next.byteOffset : 0
   }
 
+  /**
+   * Makes room for `n` more bytes at once: a caller that knows the size of what it writes (cached
+   * encoded parts) grows the buffer once instead of doubling it step by step.
+   */
+  reserve(n: number): void {
+    this.#ensure(n)
+  }
+
   /** The bytes written so far, as a view of the internal buffer. */
   finish(): Buffer {
     return this.#buf.subarray(0, this.#pos)
