@@ -91,6 +91,9 @@ const uuid = () => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
+/** A string as a request decoder makes it: flat, of its own (not a concatenation). */
+const flat = (s: string) => Buffer.from(s, 'latin1').toString('latin1')
+
 interface Driver {
   readonly memberId: string
   readonly processId: string
@@ -152,11 +155,11 @@ function build(manager: StreamsGroupManager, count: number, tag: string): string
     const groupId = `${APPLICATION}-${tag}${g}`
     groupIds.push(groupId)
     const drivers: Driver[] = Array.from({ length: perGroup }, (_, i) => {
-      const processId = uuid()
+      const processId = flat(uuid())
       return {
-        memberId: bytes(16).toString('base64url'),
+        memberId: flat(bytes(16).toString('base64url')),
         processId,
-        clientId: `${APPLICATION}-${processId}-StreamThread-${i + 1}-consumer`,
+        clientId: flat(`${APPLICATION}-${processId}-StreamThread-${i + 1}-consumer`),
         epoch: 0,
         active: [],
       }
