@@ -103,6 +103,14 @@ export class Writer {
   }
 
   /**
+   * Makes room for `n` more bytes at once: a caller that knows the size of what it writes (cached
+   * encoded parts) grows the buffer once instead of doubling it step by step.
+   */
+  reserve(n: number): void {
+    this.#ensure(n)
+  }
+
+  /**
    * The bytes written so far, as a view of the internal buffer (one buffer with the referred
    * records fields copied in, when there are any).
    */

@@ -214,6 +214,13 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
    * every entry carrying `errorCode`. Without it, such a failure closes the connection.
    */
   errorResponse?(request: Req, errorCode: number, ctx: RequestContext): Res
+  /**
+   * Writes a response body in place of the schema's generated writer, for a handler that keeps
+   * encoded parts of its answers (Metadata's topics). It must write exactly the bytes the generated
+   * writer would, for every response and version, errors included (it may hand any part it has not
+   * cached to the generated writers).
+   */
+  writeResponse?(w: Writer, response: Res, version: number): void
 }
 
 type KnownKey = keyof ApiMessageTypes
@@ -261,6 +268,8 @@ export interface ConnectionInfo {
 interface Route {
   readonly handler: ApiHandler
   readonly def: ApiDefinition
+  /** The handler's own body writer, or undefined for the schema's. */
+  readonly write: BodyWriter | undefined
   readonly minVersion: number
   readonly maxVersion: number
   readonly advertisedMinVersion: number
@@ -288,7 +297,8 @@ export class ApiRouter {
       )
     }
     const advertisedMinVersion = Math.min(minVersion, handler.advertisedMinVersion ?? minVersion)
-    this.#routes.set(handler.apiKey, { handler, def, minVersion, maxVersion, advertisedMinVersion })
+    const write = handler.writeResponse?.bind(handler)
+    this.#routes.set(handler.apiKey, { handler, def, write, minVersion, maxVersion, advertisedMinVersion })
     this.#supported = null
   }
 
@@ -437,7 +447,7 @@ export class ApiRouter {
     if (response instanceof CloseConnection) return { kind: 'close', reason: response.reason }
     try {
       const started = performance.now()
-      let [bytes, length] = encodeResponseChunks(route.def, version, ctx.correlationId, response)
+      let [bytes, length] = encodeResponseChunks(route.def, version, ctx.correlationId, response, route.write)
       if (usage === undefined) return { kind: 'response', bytes }
       usage.handlerMs += performance.now() - started
       const throttleMs = recordRequest(this.#context!.quotas, usage, length, Date.now())
@@ -446,7 +456,7 @@ export class ApiRouter {
       const own = (response as { throttleTimeMs?: unknown }).throttleTimeMs
       if (typeof own === 'number') {
         const throttled = { ...(response as object), throttleTimeMs: Math.max(own, throttleMs) }
-        ;[bytes] = encodeResponseChunks(route.def, version, ctx.correlationId, throttled)
+        ;[bytes] = encodeResponseChunks(route.def, version, ctx.correlationId, throttled, route.write)
       }
       return { kind: 'response', bytes, throttleMs }
     } catch (err) {
@@ -531,6 +541,9 @@ function skipTaggedFields(r: Reader): void {
   }
 }
 
+/** Writes a response body (a handler's `writeResponse`). */
+type BodyWriter = (w: Writer, body: unknown, version: number) => void
+
 /**
  * Records fields (a Fetch answer's batches) of at least this many bytes are written to the socket
  * as the log returned them, between the answer's other bytes, instead of being copied into one
@@ -544,26 +557,30 @@ function writeResponseFrame(
   version: number,
   correlationId: number,
   body: unknown,
+  write?: BodyWriter,
 ) {
   w.writeInt32(0)
   w.writeInt32(correlationId)
   const first = def.firstFlexibleVersion
   if (def.apiKey !== API_VERSIONS_KEY && first !== null && version >= first) w.writeUVarint(0)
-  def.writeResponse(w, body, version)
+  if (write !== undefined) write(w, body, version)
+  else def.writeResponse(w, body, version)
 }
 
 /**
  * Size prefix, response header (v0: correlation id; v1 adds an empty tagged-field section;
- * ApiVersions always v0), body. The size is back-patched once the body is written.
+ * ApiVersions always v0), body (by `write` when given, else the schema's writer). The size is
+ * back-patched once the body is written.
  */
 export function encodeResponseFrame(
   def: ApiDefinition,
   version: number,
   correlationId: number,
   body: unknown,
+  write?: BodyWriter,
 ): Buffer {
   const w = new Writer(128)
-  writeResponseFrame(w, def, version, correlationId, body)
+  writeResponseFrame(w, def, version, correlationId, body, write)
   const out = w.finish()
   out.writeInt32BE(out.length - 4, 0)
   return out
@@ -579,9 +596,10 @@ export function encodeResponseChunks(
   version: number,
   correlationId: number,
   body: unknown,
+  write?: BodyWriter,
 ): [Buffer | Buffer[], number] {
   const w = new Writer(128, REFERENCE_RECORDS_FROM)
-  writeResponseFrame(w, def, version, correlationId, body)
+  writeResponseFrame(w, def, version, correlationId, body, write)
   const chunks = w.finishChunks()
   const length = w.length
   chunks[0].writeInt32BE(length - 4, 0)

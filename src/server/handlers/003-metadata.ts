@@ -15,28 +15,44 @@ import { ErrorCode } from '../../protocol/errors.js'
 import {
   createMetadataResponse,
   type MetadataResponse,
+  type MetadataResponseMetadataResponseBroker,
   type MetadataResponseMetadataResponseTopic,
+  writeMetadataResponse,
+  writeMetadataResponseMetadataResponseBroker,
+  writeMetadataResponseMetadataResponseTopic,
 } from '../../protocol/generated/messages/MetadataResponse.js'
+import { Writer } from '../../protocol/writer.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
-import { defineHandler, type RequestContext } from '../router.js'
+import { type AdvertisedNode, defineHandler, type RequestContext } from '../router.js'
 import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
 
-type PartitionEntry = MetadataResponseMetadataResponseTopic['partitions'][number]
+type TopicEntry = MetadataResponseMetadataResponseTopic
+type PartitionEntry = TopicEntry['partitions'][number]
 
-/**
- * The partition entries of a topic, built once per topic and node and then shared by every
- * response (the encoder only reads them): an all-topics Metadata on a server at max.partitions
- * then costs its encoding, not a hundred thousand new objects each time. A topic's entry is dropped
- * with its TopicInfo (a changed topic is a new TopicInfo).
- */
-const partitionCache = new WeakMap<TopicInfo, { nodeId: number; partitions: PartitionEntry[] }>()
+// The encoded topics. A topic's entry is a function of its TopicInfo (name, id, partition count),
+// the node id and nothing else: this node leads every partition at leader epoch 0, and the catalog
+// replaces a topic's TopicInfo on every change (creation, deletion, added partitions, configs). So
+// the entry is built once per TopicInfo and node and shared by every response, and its bytes are
+// written once per version and copied into every answer after that: a catalog change makes a new
+// TopicInfo, whose entry and bytes are new, and the old ones go with the old TopicInfo (weak keys).
+// What differs per request stays out of the cache: which topics the principal may DESCRIBE (decided
+// per request, before any entry is chosen), the authorized operations (written over the cached
+// bytes), and error entries (unknown, unauthorized, invalid or auto-created topics), which are
+// encoded afresh every time.
 
-function partitionsOf(t: TopicInfo, nodeId: number): PartitionEntry[] {
-  const cached = partitionCache.get(t)
-  if (cached !== undefined && cached.nodeId === nodeId) return cached.partitions
+/** The shared entry of a topic, with the node it was built for. */
+const entries = new WeakMap<TopicInfo, { readonly nodeId: number; readonly entry: TopicEntry }>()
+/** The bytes of a shared entry, by response version (authorized operations: NO_OPERATIONS). */
+const encoded = new WeakMap<TopicEntry, (Uint8Array | undefined)[]>()
+/** A shared entry with authorized operations: the entry it copies. */
+const withOperations = new WeakMap<TopicEntry, TopicEntry>()
+
+function sharedEntry(t: TopicInfo, nodeId: number): TopicEntry {
+  const cached = entries.get(t)
+  if (cached !== undefined && cached.nodeId === nodeId) return cached.entry
   // The count is bounded by topic.max.partitions; the partitions differ only in their index, so
   // they share their lists.
   const replicas = [nodeId]
@@ -53,32 +69,117 @@ function partitionsOf(t: TopicInfo, nodeId: number): PartitionEntry[] {
       offlineReplicas: offline,
     }
   }
-  partitionCache.set(t, { nodeId, partitions })
-  return partitions
-}
-
-function topicEntry(
-  t: TopicInfo,
-  ctx: RequestContext,
-  includeOps: boolean,
-  nodeId: number,
-): MetadataResponseMetadataResponseTopic {
-  const partitions = partitionsOf(t, nodeId)
-  return {
+  const entry: TopicEntry = Object.freeze({
     errorCode: ErrorCode.NONE,
     name: t.name,
     topicId: t.topicId,
     isInternal: isInternalTopic(t.name),
     partitions,
-    topicAuthorizedOperations: includeOps ? topicAuthorizedOperations(ctx, t.name) : NO_OPERATIONS,
-  }
+    topicAuthorizedOperations: NO_OPERATIONS,
+  })
+  entries.set(t, { nodeId, entry })
+  encoded.set(entry, [])
+  return entry
 }
 
-function errorEntry(
-  errorCode: number,
-  name: string | null,
-  topicId: string,
-): MetadataResponseMetadataResponseTopic {
+function topicEntry(t: TopicInfo, ctx: RequestContext, includeOps: boolean, nodeId: number): TopicEntry {
+  const entry = sharedEntry(t, nodeId)
+  if (!includeOps) return entry
+  const own = { ...entry, topicAuthorizedOperations: topicAuthorizedOperations(ctx, t.name) }
+  withOperations.set(own, entry)
+  return own
+}
+
+/**
+ * The bytes of `entry` at `version` when it is a shared entry (or a copy of one with authorized
+ * operations, v8+), else null. Written by the generated writer the first time.
+ */
+function encodedTopic(entry: TopicEntry, version: number): Uint8Array | null {
+  let byVersion = encoded.get(entry)
+  if (byVersion === undefined) {
+    const base = withOperations.get(entry)
+    if (base === undefined || version < 8) return null
+    byVersion = encoded.get(base)
+    if (byVersion === undefined) return null
+    entry = base
+  }
+  let bytes = byVersion[version]
+  if (bytes === undefined) {
+    const w = new Writer(64 + 32 * entry.partitions.length)
+    writeMetadataResponseMetadataResponseTopic(w, entry, version)
+    // A copy of its own, not a view of a pooled buffer.
+    bytes = new Uint8Array(w.finish())
+    byVersion[version] = bytes
+  }
+  return bytes
+}
+
+/**
+ * The response body with the topics' cached bytes: the same bytes as the generated writer (the
+ * fields around the topics are written by hand in its order; a response this does not expect goes
+ * to the generated writer whole).
+ */
+function writeResponse(w: Writer, m: MetadataResponse, v: number): void {
+  const { brokers, topics } = m
+  if (
+    brokers === null ||
+    topics === null ||
+    (m.unknownTaggedFields !== undefined && m.unknownTaggedFields.length > 0) ||
+    (m.clusterAuthorizedOperations !== NO_OPERATIONS && (v < 8 || v > 10))
+  ) {
+    writeMetadataResponse(w, m, v)
+    return
+  }
+  const flex = v >= 9
+  const parts: (Uint8Array | null)[] = new Array(topics.length)
+  let size = 64 + 32 * brokers.length
+  for (let i = 0; i < topics.length; i++) {
+    const bytes = encodedTopic(topics[i], v)
+    parts[i] = bytes
+    size += bytes === null ? 64 : bytes.length
+  }
+  w.reserve(size)
+  if (v >= 3) w.writeInt32(m.throttleTimeMs)
+  if (flex) w.writeCompactArrayLength(brokers.length)
+  else w.writeArrayLength(brokers.length)
+  for (let i = 0; i < brokers.length; i++) writeMetadataResponseMetadataResponseBroker(w, brokers[i], v)
+  if (v >= 2) {
+    if (flex) w.writeCompactNullableString(m.clusterId)
+    else w.writeNullableString(m.clusterId)
+  }
+  if (v >= 1) w.writeInt32(m.controllerId)
+  if (flex) w.writeCompactArrayLength(topics.length)
+  else w.writeArrayLength(topics.length)
+  for (let i = 0; i < topics.length; i++) {
+    const bytes = parts[i]
+    const t = topics[i]
+    if (bytes === null) {
+      writeMetadataResponseMetadataResponseTopic(w, t, v)
+      continue
+    }
+    w.writeRaw(bytes)
+    // The operations are the int32 before the entry's (empty) tagged-field section.
+    if (t.topicAuthorizedOperations !== NO_OPERATIONS)
+      w.patchInt32(w.length - (flex ? 5 : 4), t.topicAuthorizedOperations)
+  }
+  if (v >= 8 && v <= 10) w.writeInt32(m.clusterAuthorizedOperations)
+  if (v === 13) w.writeInt16(m.errorCode)
+  if (flex) w.writeUVarint(0)
+}
+
+/** The broker list of a listener's node, one shared array per node. */
+const brokerLists = new WeakMap<AdvertisedNode, MetadataResponseMetadataResponseBroker[]>()
+
+function brokersOf(node: AdvertisedNode): MetadataResponseMetadataResponseBroker[] {
+  let brokers = brokerLists.get(node)
+  if (brokers === undefined) {
+    brokers = [Object.freeze({ nodeId: node.nodeId, host: node.host, port: node.port, rack: null })]
+    brokerLists.set(node, brokers)
+  }
+  return brokers
+}
+
+function errorEntry(errorCode: number, name: string | null, topicId: string): TopicEntry {
   return {
     errorCode,
     name,
@@ -109,6 +210,7 @@ export const handler = defineHandler({
   apiKey: 3,
   minVersion: 0,
   maxVersion: 13,
+  writeResponse,
   handle(request, ctx): MetadataResponse | Promise<MetadataResponse> {
     const server = ctx.server
     const version = ctx.apiVersion
@@ -131,12 +233,12 @@ export const handler = defineHandler({
       }
     }
 
-    const topics: MetadataResponseMetadataResponseTopic[] = []
+    const topics: TopicEntry[] = []
     const toCreate: string[] = []
     const describable = (name: string) =>
       server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', name)
     if (allTopics) {
-      for (const t of server.topics.list()) {
+      for (const t of server.topics.sorted()) {
         if (describable(t.name)) topics.push(topicEntry(t, ctx, includeOps, node.nodeId))
       }
     } else if (requested.some((t) => t.topicId !== ZERO_UUID)) {
@@ -187,7 +289,7 @@ export const handler = defineHandler({
       clusterOps = clusterAuthorizedOperations(ctx)
     }
     const response = createMetadataResponse({
-      brokers: [{ nodeId: node.nodeId, host: node.host, port: node.port, rack: null }],
+      brokers: brokersOf(node),
       clusterId: server.clusterId,
       controllerId: server.nodeId,
       topics,

@@ -218,6 +218,8 @@ export class TopicCatalog {
   #tail: Promise<unknown> = Promise.resolve()
   readonly #listeners = new Set<(changedTopics: readonly string[]) => void>()
   #data: TopicDataHooks | null = null
+  /** {@link sorted}'s answer, dropped on every change. */
+  #sorted: readonly TopicInfo[] | null = null
 
   private constructor(store: RecordStore, options: TopicCatalogOptions) {
     this.#store = store
@@ -314,7 +316,18 @@ export class TopicCatalog {
 
   /** Every topic, sorted by name. */
   list(): TopicInfo[] {
-    return [...this.#byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return this.sorted().slice()
+  }
+
+  /**
+   * Every topic, sorted by name, as one array shared by every caller until the catalog changes
+   * (an all-topics Metadata asks for it on every request; it is sorted once per change).
+   */
+  sorted(): readonly TopicInfo[] {
+    this.#sorted ??= [...this.#byName.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )
+    return this.#sorted
   }
 
   /**
@@ -419,6 +432,7 @@ export class TopicCatalog {
   }
 
   #replace(t: TopicInfo): void {
+    this.#sorted = null
     this.#byName.set(t.name, t)
     this.#byId.set(t.topicId, t)
   }
@@ -440,6 +454,7 @@ export class TopicCatalog {
   }
 
   #add(t: TopicInfo): void {
+    this.#sorted = null
     this.#totalPartitions += t.numPartitions
     this.#byName.set(t.name, t)
     this.#byId.set(t.topicId, t)
@@ -449,6 +464,7 @@ export class TopicCatalog {
   #remove(name: string): void {
     const t = this.#byName.get(name)
     if (t === undefined) return
+    this.#sorted = null
     this.#totalPartitions -= t.numPartitions
     this.#byName.delete(name)
     this.#byId.delete(t.topicId)

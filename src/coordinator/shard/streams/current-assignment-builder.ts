@@ -8,6 +8,7 @@ import { ErrorCode } from '../../../protocol/errors.js'
 import { ApiError } from '../api-error.js'
 import { MemberState, type StreamsGroupMember } from './member.js'
 import {
+  EMPTY_TASKS_WITH_EPOCHS,
   isTaskSetEmpty,
   isTasksEmpty,
   type TaskEpochs,
@@ -215,7 +216,7 @@ function computeNext(
       tasksPendingRevocation: pending,
     }
   }
-  const emptyPending: TasksTupleWithEpochs = { active: new Map(), standby: new Map(), warmup: new Map() }
+  const emptyPending: TasksTupleWithEpochs = EMPTY_TASKS_WITH_EPOCHS
   const anyAdd = !isTaskSetEmpty(activeAdd) || !isTaskSetEmpty(standby.add) || !isTaskSetEmpty(warmup.add)
   if (anyAdd) {
     for (const [id, m] of activeAdd) {

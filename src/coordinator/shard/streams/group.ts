@@ -54,7 +54,17 @@ export interface MetadataRefreshDeadline {
   readonly epoch: number
 }
 
-type ProcessIndex = Map<string, Map<number, Set<string>>>
+/**
+ * subtopology id → partition → the processes owning the task: one process id as a plain string (a
+ * task nearly always has one owner of a kind; a Set would cost about 150 bytes per task), a Set in
+ * insertion order when several own it.
+ */
+type ProcessIndex = Map<string, Map<number, string | Set<string>>>
+
+/** The owners of one task in a ProcessIndex, as a set. */
+function processesOf(v: string | Set<string> | undefined): ReadonlySet<string> {
+  return v === undefined ? EMPTY_STRINGS : typeof v === 'string' ? new Set([v]) : v
+}
 
 /** What an OffsetCommit or TxnOffsetCommit asks of a streams group (see validateOffsetCommit). */
 export interface StreamsOffsetCommitInput {
@@ -222,13 +232,13 @@ export class StreamsGroup {
   /** The process currently owning `task` as active, if any. */
   activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
     const s = this.#activeProcess.get(subtopologyId)?.get(partition)
-    return s === undefined ? undefined : [...s][0]
+    return s === undefined || typeof s === 'string' ? s : [...s][0]
   }
   standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return this.#standbyProcess.get(subtopologyId)?.get(partition) ?? EMPTY_STRINGS
+    return processesOf(this.#standbyProcess.get(subtopologyId)?.get(partition))
   }
   warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return this.#warmupProcess.get(subtopologyId)?.get(partition) ?? EMPTY_STRINGS
+    return processesOf(this.#warmupProcess.get(subtopologyId)?.get(partition))
   }
 
   // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
@@ -455,12 +465,19 @@ export class StreamsGroup {
     const touch = (index: ProcessIndex, id: string, p: number): void => {
       let inner = index.get(id)
       if (!inner) index.set(id, (inner = new Map()))
-      let set = inner.get(p)
-      if (!set) inner.set(p, (set = new Set()))
-      if (add) set.add(processId)
-      else {
-        set.delete(processId)
-        if (set.size === 0) inner.delete(p)
+      const owners = inner.get(p)
+      if (add) {
+        if (owners === undefined) inner.set(p, processId)
+        else if (typeof owners !== 'string') owners.add(processId)
+        else if (owners !== processId) inner.set(p, new Set([owners, processId]))
+      } else {
+        if (owners === processId) inner.delete(p)
+        else if (owners !== undefined && typeof owners !== 'string') {
+          owners.delete(processId)
+          // Back to one owner: the string form (the set's order kept: it was the earlier one).
+          if (owners.size === 1) inner.set(p, owners.values().next().value as string)
+          else if (owners.size === 0) inner.delete(p)
+        }
         if (inner.size === 0) index.delete(id)
       }
     }

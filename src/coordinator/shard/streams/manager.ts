@@ -52,11 +52,14 @@ import {
 import { computeTargetAssignment } from './target-assignment-builder.js'
 import {
   EMPTY_TASKS,
+  EMPTY_TASKS_WITH_EPOCHS,
   taskEpochsFromRecord,
   taskEpochsKeys,
   taskSetFromList,
   taskSetToList,
   type TasksTuple,
+  tasksTuple,
+  tasksWithEpochs,
   tasksWithEpochsEquals,
 } from './tasks.js'
 import { TimerCollector as Collector } from '../result.js'
@@ -582,7 +585,7 @@ export class StreamsGroupManager {
         ...member,
         memberEpoch: EPOCH_STATIC_LEAVE,
         assignedTasks: { ...member.assignedTasks, active },
-        tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
+        tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
       }
       return {
         records: [currentAssignmentRecord(groupId, left)],
@@ -874,11 +877,14 @@ export class StreamsGroupManager {
       case 'StreamsGroupTargetAssignmentMember': {
         const v = record.value
         if (v) {
-          getOrCreate().replayTargetAssignmentMember(record.key.memberId, {
-            active: taskSetFromList(v.activeTasks),
-            standby: taskSetFromList(v.standbyTasks),
-            warmup: taskSetFromList(v.warmupTasks),
-          })
+          getOrCreate().replayTargetAssignmentMember(
+            record.key.memberId,
+            tasksTuple(
+              taskSetFromList(v.activeTasks),
+              taskSetFromList(v.standbyTasks),
+              taskSetFromList(v.warmupTasks),
+            ),
+          )
         } else existing()?.replayTargetAssignmentMember(record.key.memberId, null)
         return
       }
@@ -893,16 +899,16 @@ export class StreamsGroupManager {
             memberEpoch: v.memberEpoch,
             previousMemberEpoch: v.previousMemberEpoch,
             state: memberStateFromRecord(v.state),
-            assignedTasks: {
-              active: taskEpochsFromRecord(v.activeTasks, v.memberEpoch),
-              standby: taskSetFromList(v.standbyTasks),
-              warmup: taskSetFromList(v.warmupTasks),
-            },
-            tasksPendingRevocation: {
-              active: taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch),
-              standby: taskSetFromList(v.standbyTasksPendingRevocation),
-              warmup: taskSetFromList(v.warmupTasksPendingRevocation),
-            },
+            assignedTasks: tasksWithEpochs(
+              taskEpochsFromRecord(v.activeTasks, v.memberEpoch),
+              taskSetFromList(v.standbyTasks),
+              taskSetFromList(v.warmupTasks),
+            ),
+            tasksPendingRevocation: tasksWithEpochs(
+              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch),
+              taskSetFromList(v.standbyTasksPendingRevocation),
+              taskSetFromList(v.warmupTasksPendingRevocation),
+            ),
           })
         } else {
           const g = existing()
@@ -912,8 +918,8 @@ export class StreamsGroupManager {
             ...m,
             memberEpoch: -1,
             previousMemberEpoch: -1,
-            assignedTasks: { active: new Map(), standby: new Map(), warmup: new Map() },
-            tasksPendingRevocation: { active: new Map(), standby: new Map(), warmup: new Map() },
+            assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
+            tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
           })
         }
         return

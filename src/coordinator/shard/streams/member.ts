@@ -56,13 +56,17 @@ export function newMember(memberId: string): StreamsGroupMember {
     clientId: '',
     clientHost: '',
     userEndpoint: null,
-    clientTags: new Map(),
+    clientTags: NO_TAGS,
     assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
     tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
   }
 }
 
-export function sortedTags(tags: ReadonlyMap<string, string>): Map<string, string> {
+/** The client tags of a member without any: one shared empty map (most members have none). */
+export const NO_TAGS: ReadonlyMap<string, string> = new Map()
+
+export function sortedTags(tags: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+  if (tags.size === 0) return NO_TAGS
   return new Map([...tags].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
 }
 

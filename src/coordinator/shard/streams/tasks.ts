@@ -24,16 +24,35 @@ export interface TasksTupleWithEpochs {
   readonly warmup: TaskSet
 }
 
+// Empty sets and tuples are these shared values wherever the shard builds one (replay, builders):
+// a stable member has empty standby, warm-up and pending-revocation sets, and a Map costs about
+// 180 bytes of heap even when empty (its hash table is allocated with it). Task sets are never
+// changed once built (they are read-only types; builders make new ones), so sharing is safe.
 export const EMPTY_TASK_SET: TaskSet = new Map()
+export const EMPTY_TASK_EPOCHS: TaskEpochs = new Map()
 export const EMPTY_TASKS: TasksTuple = {
   active: EMPTY_TASK_SET,
   standby: EMPTY_TASK_SET,
   warmup: EMPTY_TASK_SET,
 }
 export const EMPTY_TASKS_WITH_EPOCHS: TasksTupleWithEpochs = {
-  active: new Map(),
+  active: EMPTY_TASK_EPOCHS,
   standby: EMPTY_TASK_SET,
   warmup: EMPTY_TASK_SET,
+}
+
+/** A tuple of task sets; the shared empty tuple when all three are empty. */
+export function tasksTuple(active: TaskSet, standby: TaskSet, warmup: TaskSet): TasksTuple {
+  return active.size === 0 && standby.size === 0 && warmup.size === 0
+    ? EMPTY_TASKS
+    : { active, standby, warmup }
+}
+
+/** A tuple with active-task epochs; the shared empty tuple when all three are empty. */
+export function tasksWithEpochs(active: TaskEpochs, standby: TaskSet, warmup: TaskSet): TasksTupleWithEpochs {
+  return active.size === 0 && standby.size === 0 && warmup.size === 0
+    ? EMPTY_TASKS_WITH_EPOCHS
+    : { active, standby, warmup }
 }
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
@@ -52,7 +71,7 @@ export function taskSetFromList(
     if (!s) out.set(t.subtopologyId, (s = new Set()))
     for (const p of t.partitions) s.add(p)
   }
-  return out
+  return out.size === 0 ? EMPTY_TASK_SET : out
 }
 
 export function taskSetToList(set: TaskSet): TaskIds[] {
@@ -83,7 +102,7 @@ export function isTaskSetEmpty(set: TaskSet | TaskEpochs): boolean {
 export function taskEpochsKeys(epochs: TaskEpochs): TaskSet {
   const out = new Map<string, Set<number>>()
   for (const [id, m] of epochs) if (m.size > 0) out.set(id, new Set(m.keys()))
-  return out
+  return out.size === 0 ? EMPTY_TASK_SET : out
 }
 
 export function taskSetEquals(a: TaskSet, b: TaskSet): boolean {
@@ -143,7 +162,7 @@ export class TaskSetBuilder {
     return this
   }
   build(): TaskSet {
-    return this.#map
+    return this.#map.size === 0 ? EMPTY_TASK_SET : this.#map
   }
 }
 
@@ -157,7 +176,7 @@ export class TaskEpochsBuilder {
     return this
   }
   build(): TaskEpochs {
-    return this.#map
+    return this.#map.size === 0 ? EMPTY_TASK_EPOCHS : this.#map
   }
 }
 

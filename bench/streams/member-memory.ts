@@ -1,0 +1,300 @@
+// Heap bytes per idle, stable streams group member, next to the bytes of that member's records as
+// the store keeps them (key and value, serialized as the coordinator writes them).
+//
+// Shape: `members` members in groups of `perGroup` (Kafka Streams runs one member per stream thread,
+// a few per application), one stateless subtopology reading a 20-partition topic, so 20 active tasks
+// a group. The members join the real streams group manager (the shard's streams part, with Kafka's
+// sticky assignor): every heartbeat's records are replayed into it as the runtime does, and each
+// member heartbeats with the tasks it owns until its group is stable. Member ids, process ids and
+// client ids have the shapes Kafka Streams gives them (a 22-character base64 id, a UUID, and
+// "<application.id>-<process id>-StreamThread-<n>-consumer").
+//
+// Heap: `process.memoryUsage().heapUsed` after full collections (--expose-gc), before the groups
+// exist and after, with nothing but the manager holding them; the difference ÷ members. Records:
+// every live record of the groups (the latest per key, which is what a compacted log keeps) through
+// the coordinator's record serializer, split into each member's own three (member metadata, current
+// assignment, target assignment member) and the group's (metadata, topology, target assignment
+// metadata). Then a heap snapshot diff (v8.writeHeapSnapshot) of a smaller build (`breakdown`
+// members, default 1,000) lists what a member is made of, by V8 object type and constructor.
+//
+//   node --expose-gc --import tsx bench/streams/member-memory.ts [members=10000] [perGroup=5] [breakdown=1000]
+import { readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeHeapSnapshot } from 'node:v8'
+import { StickyTaskAssignor } from '../../src/coordinator/shard/streams/assignor/index.js'
+import {
+  currentAssignmentRecord,
+  groupMetadataRecordFrom,
+  memberMetadataRecord,
+  STREAMS_GROUP_CONFIG_DEFAULTS,
+  type StreamsCoordinatorRecord,
+  type StreamsGroupConfig,
+  StreamsGroupManager,
+  targetAssignmentMemberRecord,
+  targetAssignmentMetadataRecord,
+  type TaskIds,
+  topologyRecord,
+} from '../../src/coordinator/shard/streams/index.js'
+import { encodeCoordinatorRecord } from '../../src/protocol/records.js'
+
+const members = Number(process.argv[2] ?? 10_000)
+const perGroup = Number(process.argv[3] ?? 5)
+const breakdownMembers = Number(process.argv[4] ?? 1_000)
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) {
+  console.error('run with --expose-gc: node --expose-gc --import tsx bench/streams/member-memory.ts')
+  process.exit(2)
+}
+if (!(members > 0) || !(perGroup > 0) || members % perGroup !== 0 || !(breakdownMembers > 0)) {
+  console.error('usage: member-memory.ts [members>0] [perGroup>0, divides members] [breakdown>0]')
+  process.exit(2)
+}
+
+const PARTITIONS = 20
+const TOPIC = 'orders'
+const APPLICATION = 'order-enricher'
+const CONFIG: StreamsGroupConfig = {
+  ...STREAMS_GROUP_CONFIG_DEFAULTS,
+  initialRebalanceDelayMs: 0,
+  assignmentIntervalMs: 0,
+}
+const topology = {
+  epoch: 0,
+  subtopologies: [
+    {
+      subtopologyId: '0',
+      sourceTopics: [TOPIC],
+      sourceTopicRegex: [],
+      stateChangelogTopics: [],
+      repartitionSinkTopics: [],
+      repartitionSourceTopics: [],
+      copartitionGroups: [],
+    },
+  ],
+}
+
+/** A deterministic stream of bytes for ids (the figures do not depend on the values). */
+let seed = 0x2545f491
+function bytes(n: number): Buffer {
+  const b = Buffer.alloc(n)
+  for (let i = 0; i < n; i++) {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    b[i] = seed & 0xff
+  }
+  return b
+}
+const uuid = () => {
+  const h = bytes(16).toString('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/** A string as a request decoder makes it: flat, of its own (not a concatenation). */
+const flat = (s: string) => Buffer.from(s, 'latin1').toString('latin1')
+
+interface Driver {
+  readonly memberId: string
+  readonly processId: string
+  readonly clientId: string
+  epoch: number
+  active: TaskIds[]
+}
+
+function newManager(): StreamsGroupManager {
+  const sticky = new StickyTaskAssignor()
+  return new StreamsGroupManager({
+    topics: {
+      topic: (name) =>
+        name === TOPIC ? { topicId: 'b3JkZXJzLXRvcGljLWlkMQ', numPartitions: PARTITIONS } : undefined,
+    },
+    assignors: { select: () => sticky },
+  })
+}
+
+/** One heartbeat through the manager, its records replayed as the runtime replays them. */
+function heartbeat(manager: StreamsGroupManager, groupId: string, d: Driver, nowMs: number) {
+  const joining = d.epoch === 0
+  const result = manager.streamsGroupHeartbeat(
+    { nowMs, requestApiVersion: 1, clientId: d.clientId, clientHost: '/10.0.0.7', config: CONFIG },
+    {
+      groupId,
+      memberId: d.memberId,
+      memberEpoch: d.epoch,
+      endpointInformationEpoch: -1,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: joining ? 300_000 : -1,
+      topology: joining ? topology : null,
+      activeTasks: d.active,
+      standbyTasks: [],
+      warmupTasks: [],
+      processId: joining ? d.processId : null,
+      userEndpoint: null,
+      clientTags: joining ? [] : null,
+      taskOffsets: null,
+      taskEndOffsets: null,
+      shutdownApplication: false,
+    },
+  )
+  for (const r of result.records) manager.replay(r)
+  const res = result.response
+  if (res.errorCode !== 0) throw new Error(`${d.memberId}: error ${res.errorCode} ${res.errorMessage}`)
+  const changed = res.activeTasks !== null || res.memberEpoch !== d.epoch
+  d.epoch = res.memberEpoch
+  if (res.activeTasks !== null) d.active = res.activeTasks
+  return changed
+}
+
+/** Builds `count` stable members in groups of `perGroup`; returns the group ids. */
+function build(manager: StreamsGroupManager, count: number, tag: string): string[] {
+  const groupIds: string[] = []
+  let nowMs = 1_000_000
+  for (let g = 0; g < count / perGroup; g++) {
+    const groupId = `${APPLICATION}-${tag}${g}`
+    groupIds.push(groupId)
+    const drivers: Driver[] = Array.from({ length: perGroup }, (_, i) => {
+      const processId = flat(uuid())
+      return {
+        memberId: flat(bytes(16).toString('base64url')),
+        processId,
+        clientId: flat(`${APPLICATION}-${processId}-StreamThread-${i + 1}-consumer`),
+        epoch: 0,
+        active: [],
+      }
+    })
+    for (let round = 0; ; round++) {
+      if (round === 50) throw new Error(`group ${groupId} did not become stable`)
+      let changed = false
+      for (const d of drivers) changed = heartbeat(manager, groupId, d, nowMs++) || changed
+      const owned = drivers.reduce((n, d) => n + d.active.reduce((k, t) => k + t.partitions.length, 0), 0)
+      if (round > 0 && !changed && owned === PARTITIONS) break
+    }
+  }
+  return groupIds
+}
+
+/** Serialized bytes (key + value) of the live records of the groups: the members' and the groups'. */
+function recordBytes(manager: StreamsGroupManager, groupIds: readonly string[]) {
+  const size = (r: StreamsCoordinatorRecord) => {
+    const e = encodeCoordinatorRecord(r)
+    return e.key.length + (e.value?.length ?? 0)
+  }
+  let member = 0
+  let group = 0
+  const perType = new Map<string, number>()
+  const add = (r: StreamsCoordinatorRecord, own: boolean) => {
+    const n = size(r)
+    if (own) member += n
+    else group += n
+    perType.set(r.type, (perType.get(r.type) ?? 0) + n)
+  }
+  for (const id of groupIds) {
+    const g = manager.group(id)!
+    add(groupMetadataRecordFrom(g, g.groupEpoch), false)
+    if (g.topology !== null) add(topologyRecord(id, g.topology.value), false)
+    add(targetAssignmentMetadataRecord(id, g.assignmentEpoch, g.assignmentTimestamp), false)
+    for (const m of g.members.values()) {
+      const target = g.targetAssignments.get(m.memberId)
+      if (m.state !== 1 || m.memberEpoch !== g.groupEpoch || target === undefined)
+        throw new Error(`${id}/${m.memberId} is not stable`)
+      add(memberMetadataRecord(id, m), true)
+      add(currentAssignmentRecord(id, m), true)
+      add(targetAssignmentMemberRecord(id, m.memberId, target), true)
+    }
+  }
+  return { member, group, perType }
+}
+
+function heapAfterGc(): number {
+  for (let i = 0; i < 4; i++) gc!()
+  return process.memoryUsage().heapUsed
+}
+
+// 1. Heap per member at `members`.
+let manager: StreamsGroupManager | null = newManager()
+const before = heapAfterGc()
+const groupIds = build(manager, members, 'g')
+const after = heapAfterGc()
+const records = recordBytes(manager, groupIds)
+const heapPerMember = (after - before) / members
+const memberRecords = records.member / members
+const groupRecordsPerMember = records.group / members
+const f = (n: number) => Math.round(n).toLocaleString('en')
+
+console.log(
+  `${f(members)} members, ${f(groupIds.length)} groups of ${perGroup}, ${PARTITIONS} tasks a group (${PARTITIONS / perGroup} a member); Node ${process.version}\n`,
+)
+console.log('| Figure | bytes per member |')
+console.log('| --- | ---: |')
+console.log(`| heap (all of the shard's streams state ÷ members) | ${f(heapPerMember)} |`)
+console.log(`| the member's own records, serialized (key + value) | ${f(memberRecords)} |`)
+console.log(`| the group's records, serialized, ÷ members | ${f(groupRecordsPerMember)} |`)
+console.log(`| heap ÷ the member's records | ${(heapPerMember / memberRecords).toFixed(2)}× |`)
+console.log(
+  `| heap ÷ (the member's records + its share of the group's) | ${(heapPerMember / (memberRecords + groupRecordsPerMember)).toFixed(2)}× |`,
+)
+console.log('\n| Record | serialized bytes per member |')
+console.log('| --- | ---: |')
+for (const [type, n] of records.perType) console.log(`| ${type} | ${f(n / members)} |`)
+
+// 2. What a member is made of: a heap snapshot before and after a smaller build, diffed.
+manager = null
+heapAfterGc()
+
+interface Snapshot {
+  snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
+  nodes: number[]
+  strings: string[]
+}
+/** Self size and count by (V8 node type, name) — the name is the constructor for objects. */
+function summarize(file: string): Map<string, { count: number; size: number }> {
+  const s = JSON.parse(readFileSync(file, 'utf8')) as Snapshot
+  rmSync(file)
+  const fields = s.snapshot.meta.node_fields
+  const types = s.snapshot.meta.node_types[0]
+  const width = fields.length
+  const iType = fields.indexOf('type')
+  const iName = fields.indexOf('name')
+  const iSize = fields.indexOf('self_size')
+  const out = new Map<string, { count: number; size: number }>()
+  for (let i = 0; i < s.nodes.length; i += width) {
+    const type = types[s.nodes[i + iType]]
+    const name = type === 'object' || type === 'native' ? s.strings[s.nodes[i + iName]] : `(${type})`
+    const key = type === 'object' ? name : `${name}`
+    const e = out.get(key) ?? { count: 0, size: 0 }
+    e.count++
+    e.size += s.nodes[i + iSize]
+    out.set(key, e)
+  }
+  return out
+}
+
+const dir = tmpdir()
+let small: StreamsGroupManager | null = newManager()
+heapAfterGc()
+const base = summarize(writeHeapSnapshot(join(dir, `member-memory-${process.pid}-a.heapsnapshot`)))
+const smallIds = build(small, breakdownMembers, 's')
+heapAfterGc()
+const full = summarize(writeHeapSnapshot(join(dir, `member-memory-${process.pid}-b.heapsnapshot`)))
+const rows: { key: string; count: number; size: number }[] = []
+for (const [key, e] of full) {
+  const b = base.get(key) ?? { count: 0, size: 0 }
+  const d = { key, count: e.count - b.count, size: e.size - b.size }
+  if (d.size > 0) rows.push(d)
+}
+rows.sort((a, b) => b.size - a.size)
+const total = rows.reduce((n, r) => n + r.size, 0)
+console.log(
+  `\nWhat a member is made of (heap snapshot diff over ${f(breakdownMembers)} members, ${f(smallIds.length)} groups; objects that grew, by type and constructor):\n`,
+)
+console.log('| V8 type / constructor | objects per member | bytes per member | share |')
+console.log('| --- | ---: | ---: | ---: |')
+for (const r of rows.slice(0, 16)) {
+  console.log(
+    `| ${r.key} | ${(r.count / breakdownMembers).toFixed(1)} | ${f(r.size / breakdownMembers)} | ${((100 * r.size) / total).toFixed(0)} % |`,
+  )
+}
+console.log(`| total | | ${f(total / breakdownMembers)} | |`)
+small = null
