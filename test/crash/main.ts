@@ -56,7 +56,7 @@ for (const run of indices) {
     d.runs++
     d.ms += r.ms
     done.set(op.name, d)
-    const line = `${op.name} run ${run}: ${r.violations.length === 0 ? 'ok' : 'VIOLATION'} (kill ${r.trigger}, ${r.acksAtKill} acks at the kill, ${r.ms} ms)`
+    const line = `${op.name} run ${run}: ${r.violations.length === 0 ? 'ok' : 'VIOLATION'} (kill ${r.trigger}, ${r.acksAtKill} acks at the kill, ${r.ms} ms: ${r.phases.join('/')})`
     if (values.verbose || r.violations.length > 0) console.log(line)
     if (r.violations.length > 0) {
       failed++

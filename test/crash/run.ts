@@ -52,6 +52,8 @@ export interface RunResult {
   readonly acksAtKill: number
   readonly trigger: string
   readonly ms: number
+  /** Milliseconds of each phase: start, drive to the kill, restart and checks, retries, clean restart. */
+  readonly phases: number[]
 }
 
 /** The seed of run `run` of `op` in a campaign with `seed`. */
@@ -107,6 +109,13 @@ export async function runOne(
   let acks = 0
   let counting = false
   let acksAtKill = -1
+  const phases: number[] = []
+  let mark = started
+  const phase = (): void => {
+    const now = Date.now()
+    phases.push(now - mark)
+    mark = now
+  }
   const proc = await startTopographProcess({ ...settings, ...op.processSettings }, { entry: options.entry })
   let killTimer: NodeJS.Timeout | undefined
   const kill = (): void => {
@@ -130,6 +139,7 @@ export async function runOne(
   }
   let server: TestServer | undefined
   try {
+    phase()
     await op.setup(ctx)
     counting = true
     if (trigger.afterAcks === 0) kill()
@@ -147,6 +157,7 @@ export async function runOne(
       )
     for (const c of opened.splice(0)) c.close()
     violations.push(...problems.splice(0))
+    phase()
 
     // Restart on the same data and check.
     const checkSettings = { ...settings, ...CHECK_SETTINGS }
@@ -155,6 +166,7 @@ export async function runOne(
     await checkCoordinator(server, pluginDb, obs, v1)
     await checkData(server, obs, v1, { transactions: false })
     violations.push(...v1.map((x) => `right after the restart: ${x}`))
+    phase()
 
     await op.converge({ port: server.port, obs, problems })
     const v2: string[] = [...problems.splice(0)]
@@ -162,6 +174,7 @@ export async function runOne(
     await checkCleanedUp(server, pluginDb, v2)
     const reads = await checkData(server, obs, v2, { transactions: true })
     violations.push(...v2.map((x) => `after the clients' retries: ${x}`))
+    phase()
     const before = snapshotOf(server, reads)
     await server.stop(true)
     server = undefined
@@ -173,6 +186,7 @@ export async function runOne(
     if (after !== before)
       v3.push(`the state after a clean restart differs:\n  before ${before}\n  after  ${after}`)
     violations.push(...v3.map((x) => `after a clean restart: ${x}`))
+    phase()
   } catch (e) {
     violations.push(`the run failed: ${(e as Error).stack ?? e}`)
   } finally {
@@ -191,5 +205,6 @@ export async function runOne(
     acksAtKill,
     trigger: `after ${trigger.afterAcks} acks + ${trigger.delayMs} ms`,
     ms: Date.now() - started,
+    phases,
   }
 }
