@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util'
 import { parseSeed } from '../../tools/fuzz/rng.js'
 import { OPERATIONS } from './ops.js'
-import { runOne } from './run.js'
+import { type RunResult, runOne } from './run.js'
 
 const { values } = parseArgs({
   options: {
@@ -47,11 +47,22 @@ console.log(
 )
 const started = Date.now()
 let failed = 0
+let notStarted = 0
 const done = new Map<string, { runs: number; failed: number; ms: number }>()
 // Round-robin over the operations, so a campaign stopped early has run each about as often.
 for (const run of indices) {
   for (const op of ops) {
-    const r = await runOne(op, run, seed, { entry, keep: values.keep })
+    let r: RunResult
+    try {
+      r = await runOne(op, run, seed, { entry, keep: values.keep })
+    } catch (e) {
+      // The process did not start: nothing was killed or checked; not counted as a run.
+      console.log(
+        `${op.name} run ${run}: not run, the server did not start: ${(e as Error).message.split('\n')[0]}`,
+      )
+      notStarted++
+      continue
+    }
     const d = done.get(op.name) ?? { runs: 0, failed: 0, ms: 0 }
     d.runs++
     d.ms += r.ms
@@ -75,6 +86,6 @@ for (const [name, d] of done)
     `${name}: ${d.runs} run(s), ${d.failed} with violations, ${Math.round(d.ms / d.runs)} ms per run`,
   )
 console.log(
-  `${failed === 0 ? 'no violations' : `${failed} run(s) with violations`}, ${Math.round((Date.now() - started) / 1000)} s`,
+  `${failed === 0 ? 'no violations' : `${failed} run(s) with violations`}${notStarted > 0 ? `, ${notStarted} not run (the server did not start)` : ''}, ${Math.round((Date.now() - started) / 1000)} s`,
 )
 process.exit(failed === 0 ? 0 : 1)

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Rng } from '../../tools/fuzz/rng.js'
 import { FAST_GROUPS } from '../helpers/kip1331.js'
-import { startTopographProcess } from '../helpers/topograph-process.js'
+import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
 import { startTestServer, type TestServer, tempDataDir } from '../server/harness.js'
 import { groupSnapshot, txnSnapshot } from '../sim/snapshot.js'
 import { checkCleanedUp, checkCoordinator, checkData, type PartitionRead } from './checker.js'
@@ -116,7 +116,17 @@ export async function runOne(
     phases.push(now - mark)
     mark = now
   }
-  const proc = await startTopographProcess({ ...settings, ...op.processSettings }, { entry: options.entry })
+  // A loaded machine has taken over 30 s to start one.
+  let proc: TopographProcess
+  try {
+    proc = await startTopographProcess(
+      { ...settings, ...op.processSettings },
+      { entry: options.entry, startTimeoutMs: 180_000 },
+    )
+  } catch (e) {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw e
+  }
   let killTimer: NodeJS.Timeout | undefined
   const kill = (): void => {
     if (killTimer !== undefined) return
