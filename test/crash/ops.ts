@@ -520,6 +520,23 @@ const transaction: CrashOp = {
     const c = await WireClient.connect(ctx.port)
     try {
       const end = Date.now() + 30_000
+      // The coordinator holds none open (one whose partitions were added but nothing written yet
+      // leaves the logs stable while it waits for its timeout)…
+      for (;;) {
+        const { body } = await c.request<p.ListTransactionsResponse>(66, 0, {
+          stateFilters: ['Ongoing', 'PrepareCommit', 'PrepareAbort', 'PrepareEpochFence'],
+          producerIdFilters: [],
+        })
+        if (body.errorCode === 0 && body.transactionStates.length === 0) break
+        if (Date.now() > end) {
+          ctx.problems.push(
+            `transactions still open 30 s after the restart: ${body.transactionStates.map((x) => `${x.transactionalId} ${x.transactionState}`)}`,
+          )
+          break
+        }
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      // …and no partition has one open.
       for (const o of ctx.obs.partitions.values()) {
         for (;;) {
           const lso = (await listOffset(c, o.topic, o.partition, -1, 1)).offset
