@@ -40,7 +40,7 @@ import { fetchRequest, listOffset } from '../helpers/data-plane.js'
 import { checkKip1331Invariants, pluginRows } from '../helpers/kip1331-invariants.js'
 import type { TestServer } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
-import { keys } from '../sim/snapshot.js'
+import { doubleOwners } from '../sim/snapshot.js'
 import { type Observations, type PartitionObs, partitionKey, seqOf } from './model.js'
 
 export interface ServedRecord {
@@ -180,44 +180,7 @@ export async function checkCoordinator(
 ): Promise<void> {
   const shards = groupShards(server)
   // One owner.
-  for (const shard of shards) {
-    for (const id of shard.streams.groupIds()) {
-      const g = shard.streams.group(id)
-      if (g === undefined) continue
-      const owner = new Map<string, string>()
-      for (const m of g.members.values()) {
-        for (const t of [m.assignedTasks.active, m.tasksPendingRevocation.active]) {
-          for (const [sub, parts] of t) {
-            for (const part of keys(parts)) {
-              const k = `${sub}-${part}`
-              const o = owner.get(k)
-              if (o !== undefined && o !== m.memberId)
-                out.push(`one owner: streams group ${id} task ${k} is owned by ${o} and ${m.memberId}`)
-              owner.set(k, m.memberId)
-            }
-          }
-        }
-      }
-    }
-    for (const id of shard.consumer.groupIds()) {
-      const g = shard.consumer.group(id)
-      if (g === undefined) continue
-      const owner = new Map<string, string>()
-      for (const m of g.members.values()) {
-        for (const t of [m.assignedPartitions, m.partitionsPendingRevocation]) {
-          for (const [topic, parts] of t) {
-            for (const part of keys(parts)) {
-              const k = `${topic}-${part}`
-              const o = owner.get(k)
-              if (o !== undefined && o !== m.memberId)
-                out.push(`one owner: consumer group ${id} partition ${k} is owned by ${o} and ${m.memberId}`)
-              owner.set(k, m.memberId)
-            }
-          }
-        }
-      }
-    }
-  }
+  for (const shard of shards) for (const d of doubleOwners(shard)) out.push(`one owner: ${d}`)
   // Epochs, acknowledged pushes, deletes and conversions.
   const held = pluginRows(pluginDb)
   const findGroup = (id: string) => {

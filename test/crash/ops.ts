@@ -331,6 +331,13 @@ async function produceLane(ctx: DriveContext, o: PartitionObs, rng: Rng, c: Wire
   }
 }
 
+/** One lane per partition, all on the connection the producer id was asked on. */
+async function driveProducers(ctx: DriveContext): Promise<void> {
+  const c = ctx.opened[ctx.opened.length - 1] as WireClient
+  const parts = [...ctx.obs.partitions.values()]
+  await lanes(ctx, parts.length, (i, rng) => produceLane(ctx, parts[i], rng, c))
+}
+
 async function idempotentProducers(ctx: DriveContext, parts: readonly PartitionObs[]): Promise<void> {
   const c = await connect(ctx.port, ctx.opened)
   const pid = await initProducerId(c, null)
@@ -385,11 +392,7 @@ const sustainedProduce: CrashOp = {
   async setup(ctx) {
     await idempotentProducers(ctx, await topic(ctx, 'produce', 3, 'log'))
   },
-  async drive(ctx) {
-    const c = ctx.opened[ctx.opened.length - 1] as WireClient
-    const parts = [...ctx.obs.partitions.values()]
-    await lanes(ctx, parts.length, (i, rng) => produceLane(ctx, parts[i], rng, c))
-  },
+  drive: driveProducers,
   kill: (rng) => ({ afterAcks: rng.int(150), delayMs: rng.int(20) }),
   converge: retryIdempotent,
 }
@@ -413,11 +416,7 @@ const retention: CrashOp = {
     })
     await idempotentProducers(ctx, [...bytes, ...time])
   },
-  async drive(ctx) {
-    const c = ctx.opened[ctx.opened.length - 1] as WireClient
-    const parts = [...ctx.obs.partitions.values()]
-    await lanes(ctx, parts.length, (i, rng) => produceLane(ctx, parts[i], rng, c))
-  },
+  drive: driveProducers,
   kill: (rng) => ({ afterAcks: rng.int(200), delayMs: rng.int(20) }),
   converge: retryIdempotent,
 }
@@ -437,11 +436,7 @@ const compaction: CrashOp = {
     })
     await idempotentProducers(ctx, parts)
   },
-  async drive(ctx) {
-    const c = ctx.opened[ctx.opened.length - 1] as WireClient
-    const parts = [...ctx.obs.partitions.values()]
-    await lanes(ctx, parts.length, (i, rng) => produceLane(ctx, parts[i], rng, c))
-  },
+  drive: driveProducers,
   kill: (rng) => ({ afterAcks: rng.int(200), delayMs: rng.int(20) }),
   converge: retryIdempotent,
 }
