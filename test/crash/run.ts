@@ -12,6 +12,7 @@ import { Rng } from '../../tools/fuzz/rng.js'
 import { FAST_GROUPS } from '../helpers/kip1331.js'
 import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
 import { startTestServer, type TestServer, tempDataDir } from '../server/harness.js'
+import { FrameConnection } from '../server/wire-client.js'
 import { groupSnapshot, txnSnapshot } from '../sim/snapshot.js'
 import { checkCleanedUp, checkCoordinator, checkData, type PartitionRead } from './checker.js'
 import { Observations } from './model.js'
@@ -84,6 +85,10 @@ function snapshotOf(server: TestServer, reads: Map<string, PartitionRead>): stri
   ])
   return JSON.stringify({ shards, data })
 }
+
+// The server answers within milliseconds; at a load average of 30 a niced process has waited
+// longer than the test clients' default 5 s for one answer.
+FrameConnection.defaultResponseTimeoutMs = 60_000
 
 export async function runOne(
   op: CrashOp,
