@@ -36,14 +36,18 @@ export async function freeLoopbackPort(): Promise<number> {
  */
 export async function startTopographProcess(
   settings: Readonly<Record<string, string>>,
-  options: { readonly startTimeoutMs?: number } = {},
+  options: {
+    readonly startTimeoutMs?: number
+    /** Node arguments before `start`: the CLI's entry point (default: the sources through tsx). */
+    readonly entry?: readonly string[]
+  } = {},
 ): Promise<TopographProcess> {
   const all: Record<string, string> = {
     listeners: 'PLAINTEXT://127.0.0.1:0',
     'console.listener': 'none',
     ...settings,
   }
-  const args = ['--import', 'tsx', 'src/cli/topograph.ts', 'start']
+  const args = [...(options.entry ?? ['--import', 'tsx', 'src/cli/topograph.ts']), 'start']
   for (const [k, v] of Object.entries(all)) args.push('--override', `${k}=${v}`)
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

@@ -90,6 +90,8 @@ export function openSocket(port: number, tls?: TlsClientOptions): Promise<Socket
 
 /** The size-prefixed response frames of one connection, in order, and the server's close. */
 export class FrameConnection {
+  /** How long `nextFrame` waits by default; a campaign on a loaded machine raises it. */
+  static defaultResponseTimeoutMs = 5000
   readonly socket: Socket
   readonly closed: Promise<void>
   #buf = Buffer.alloc(0)
@@ -129,7 +131,7 @@ export class FrameConnection {
   }
 
   /** The next response frame, or null when the server closed the connection first. */
-  nextFrame(timeoutMs = 5000): Promise<Buffer | null> {
+  nextFrame(timeoutMs = FrameConnection.defaultResponseTimeoutMs): Promise<Buffer | null> {
     const f = this.#frames.shift()
     if (f) return Promise.resolve(f)
     if (this.#closed) return Promise.resolve(null)

@@ -12,7 +12,7 @@ import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-co
 import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
 import { transactionLogsStart } from '../../src/coordinator/service/transaction-coordinator-service.js'
 import type { CoordinatorRecord } from '../../src/coordinator/storage/types.js'
-import { CONSUMER_GROUPS, groupSnapshot, keys, STREAMS_GROUPS, txnSnapshot } from './snapshot.js'
+import { CONSUMER_GROUPS, doubleOwners, groupSnapshot, STREAMS_GROUPS, txnSnapshot } from './snapshot.js'
 import { NUM_SHARDS, PLUGIN_MODES, Rng, TXN_SHARDS, World } from './world.js'
 
 /** One step: an operation and its numeric arguments (printed as `op a b`). */
@@ -1012,45 +1012,8 @@ class Simulation {
   /** No task or partition is owned by two members of one group at once (server and clients). */
   #checkOwnership(shards: GroupCoordinatorShard[]): void {
     for (const shard of shards) {
-      for (const id of shard.streams.groupIds()) {
-        const g = shard.streams.group(id)
-        if (g === undefined) continue
-        const owner = new Map<string, string>()
-        for (const m of g.members.values()) {
-          for (const t of [m.assignedTasks.active, m.tasksPendingRevocation.active]) {
-            for (const [sub, parts] of t) {
-              for (const p of keys(parts)) {
-                const k = `${sub}-${p}`
-                const o = owner.get(k)
-                if (o !== undefined && o !== m.memberId)
-                  throw new Violation('double-owner', `streams group ${id} task ${k}: ${o} and ${m.memberId}`)
-                owner.set(k, m.memberId)
-              }
-            }
-          }
-        }
-      }
-      for (const id of shard.consumer.groupIds()) {
-        const g = shard.consumer.group(id)
-        if (g === undefined) continue
-        const owner = new Map<string, string>()
-        for (const m of g.members.values()) {
-          for (const t of [m.assignedPartitions, m.partitionsPendingRevocation]) {
-            for (const [topic, parts] of t) {
-              for (const p of keys(parts)) {
-                const k = `${topic}-${p}`
-                const o = owner.get(k)
-                if (o !== undefined && o !== m.memberId)
-                  throw new Violation(
-                    'double-owner',
-                    `consumer group ${id} partition ${k}: ${o} and ${m.memberId}`,
-                  )
-                owner.set(k, m.memberId)
-              }
-            }
-          }
-        }
-      }
+      const found = doubleOwners(shard)
+      if (found.length > 0) throw new Violation('double-owner', found[0])
     }
     // What the clients believe: members the coordinator knows at the client's epoch never overlap.
     const serverEpoch = (c: Client): number | undefined => {

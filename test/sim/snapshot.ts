@@ -79,6 +79,58 @@ export function txnSnapshot(t: TransactionCoordinatorShard): string {
   return JSON.stringify(rows, bigints)
 }
 
+/**
+ * Every task (streams) or partition (consumer) that two members of one group own at once, assigned
+ * or pending revocation: one line each.
+ */
+export function doubleOwners(shard: GroupCoordinatorShard): string[] {
+  const out: string[] = []
+  const scan = (
+    what: string,
+    id: string,
+    members: Iterable<{ readonly memberId: string; readonly owned: ReadonlyMap<string, unknown>[] }>,
+  ) => {
+    const owner = new Map<string, string>()
+    for (const m of members) {
+      for (const t of m.owned) {
+        for (const [k0, parts] of t) {
+          for (const part of keys(parts)) {
+            const k = `${k0}-${part}`
+            const o = owner.get(k)
+            if (o !== undefined && o !== m.memberId) out.push(`${what} ${id} ${k}: ${o} and ${m.memberId}`)
+            owner.set(k, m.memberId)
+          }
+        }
+      }
+    }
+  }
+  for (const id of shard.streams.groupIds()) {
+    const g = shard.streams.group(id)
+    if (g === undefined) continue
+    scan(
+      'streams group',
+      `${id} task`,
+      [...g.members.values()].map((m) => ({
+        memberId: m.memberId,
+        owned: [m.assignedTasks.active, m.tasksPendingRevocation.active],
+      })),
+    )
+  }
+  for (const id of shard.consumer.groupIds()) {
+    const g = shard.consumer.group(id)
+    if (g === undefined) continue
+    scan(
+      'consumer group',
+      `${id} partition`,
+      [...g.members.values()].map((m) => ({
+        memberId: m.memberId,
+        owned: [m.assignedPartitions, m.partitionsPendingRevocation],
+      })),
+    )
+  }
+  return out
+}
+
 export function keys(x: unknown): number[] {
   if (x instanceof Map) return [...x.keys()] as number[]
   if (x instanceof Set) return [...x] as number[]
