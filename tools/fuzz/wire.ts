@@ -147,20 +147,37 @@ export class FuzzConnection {
     }
   }
 
-  /** Waits until `count` responses have arrived (since the last take), the connection closed, or time ran out. */
-  async take(count: number, timeoutMs: number): Promise<Outcome> {
+  /**
+   * Waits until `count` responses have arrived (since the last take), the connection closed, or
+   * time ran out: `timeoutMs` after the call, or, with `eachMs`, `timeoutMs` after the call or the
+   * last response, whichever is later (pipelined requests are answered one after the other, so
+   * each has the whole timeout from the answer before it).
+   */
+  async take(count: number, timeoutMs: number, eachMs = false): Promise<Outcome> {
     const started = performance.now()
     let timedOut = false
     if (this.#responses.length < count && !this.#closed) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+        let seen = this.#responses.length
+        let deadline = started + timeoutMs
+        const expire = (): void => {
+          const left = deadline - performance.now()
+          if (left > 0) {
+            timer = setTimeout(expire, left)
+            return
+          }
           timedOut = true
           resolve()
-        }, timeoutMs)
+        }
+        let timer = setTimeout(expire, timeoutMs)
         this.#wake = () => {
           if (this.#responses.length >= count || this.#closed) {
             clearTimeout(timer)
             resolve()
+          } else if (eachMs && this.#responses.length > seen) {
+            // no new timer per response: the one running re-arms itself at the new deadline
+            seen = this.#responses.length
+            deadline = performance.now() + timeoutMs
           }
         }
       })
