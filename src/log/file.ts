@@ -272,8 +272,10 @@ class FilePartitionStore implements PartitionStore {
     const fs = this.#fs
     const fresh = !fs.existsSync(this.#dir)
     if (fresh) fs.mkdirSync(this.#dir, { recursive: true })
+    // The fsyncs of a partition's small files run off the event loop: a CreateTopics of thousands
+    // of partitions must not hold every connection for two fsyncs per partition.
     if (!fs.existsSync(join(this.#dir, 'partition.metadata'))) {
-      writeFileAtomic(
+      await writeFileAtomicLater(
         fs,
         join(this.#dir, 'partition.metadata'),
         encoder.encode(`version: 0\ntopic_id: ${this.#topicId}\n`),
@@ -372,7 +374,7 @@ class FilePartitionStore implements PartitionStore {
       }
     }
     if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
-      writeFileAtomic(
+      await writeFileAtomicLater(
         fs,
         join(this.#dir, 'leader-epoch-checkpoint'),
         encoder.encode(`0\n1\n0 ${this.#segments[0].baseOffset}\n`),
