@@ -42,7 +42,7 @@ import { createLogger } from '../../src/server/logger.js'
 import { startServer } from '../../src/server/server.js'
 import { type AdvertisedApi, buildFrame, type Frame, framePlan, MAY_WAIT_APIS } from './frames.js'
 import { parseSeed } from './rng.js'
-import { type Expectation, expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
+import { type Expectation, expectationOf, FuzzConnection, pipelinable, wellFormedRequest } from './wire.js'
 
 const { values } = parseArgs({
   options: {
@@ -261,27 +261,6 @@ async function sendHeld(frame: Frame): Promise<void> {
   }
 }
 
-/** SASL requests, which the server may answer by closing the connection: never pipelined. */
-const SASL_APIS = new Set([17, 36])
-
-/**
- * Whether a frame may be pipelined with others on a connection: one complete frame that owes an
- * answer, in one write, and nothing the server may close after answering. The server answers the
- * frames of a connection in order and, when it refuses one, closes after answering every frame
- * before it and reads nothing after it; so the number of answers says which frame was refused.
- */
-function pipelinable(frame: Frame, stream: Buffer, expected: Expectation): boolean {
-  return (
-    frame.mutated.family !== 'framing' &&
-    frame.mutated.chunks.length === 1 &&
-    expected.complete === 1 &&
-    !expected.partial &&
-    !expected.invalidSize &&
-    stream.readInt32BE(0) === stream.length - 4 &&
-    !SASL_APIS.has(headerApiKey(stream))
-  )
-}
-
 interface Sent {
   readonly frame: Frame
   readonly stream: Buffer
@@ -413,7 +392,7 @@ async function lane(id: number, nextBlock: () => readonly number[]): Promise<voi
         continue
       }
       const expected = expectationOf(stream)
-      if (pipelinable(frame, stream, expected)) batch.push({ frame, stream })
+      if (pipelinable(stream, expected, frame.mutated.family, chunks.length)) batch.push({ frame, stream })
       else conn = await single(conn, frame, stream, expected)
     }
     conn = await pipeline(conn, batch)

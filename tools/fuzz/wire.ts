@@ -69,6 +69,26 @@ export function wellFormedRequest(
   }
 }
 
+/**
+ * Whether a frame may be pipelined with others on a connection: one complete frame that owes an
+ * answer, in one write, and not SASL (which the server may answer and then close). The server
+ * answers the frames of a connection in order and, when it refuses one, closes after answering
+ * every frame before it and reads nothing after it; so the number of answers says which frame was
+ * refused. Anything else (a framing mutation, a partial frame, a Produce with acks=0, which owes no
+ * answer and is closed when it fails) goes alone, on a connection that goes with it.
+ */
+export function pipelinable(stream: Buffer, expected: Expectation, family: string, writes: number): boolean {
+  return (
+    family !== 'framing' &&
+    writes === 1 &&
+    expected.complete === 1 &&
+    !expected.partial &&
+    !expected.invalidSize &&
+    stream.readInt32BE(0) === stream.length - 4 &&
+    !SASL_APIS.has(stream.readInt16BE(4))
+  )
+}
+
 export interface Outcome {
   /** response frames received, without their size prefix */
   readonly responses: Buffer[]
