@@ -85,6 +85,8 @@ describe('fuzz lanes', () => {
     assert.equal(can(metadata, 'valid', 2), false)
     assert.equal(can(metadata.subarray(0, metadata.length - 1)), false)
     assert.equal(can(Buffer.concat([metadata, metadata])), false)
+    assert.equal(can(Buffer.from('00000000', 'hex')), true)
+    assert.equal(can(Buffer.from('0000000100', 'hex')), true)
     // The server may close after answering a SASL request, or after a failed acks=0 Produce (which
     // owes no answer): a frame sent behind one on the same connection was reported as a
     // well-formed request closed unanswered.

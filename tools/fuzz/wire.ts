@@ -85,7 +85,7 @@ export function pipelinable(stream: Buffer, expected: Expectation, family: strin
     !expected.partial &&
     !expected.invalidSize &&
     stream.readInt32BE(0) === stream.length - 4 &&
-    !SASL_APIS.has(stream.readInt16BE(4))
+    !(stream.length >= 6 && SASL_APIS.has(stream.readInt16BE(4)))
   )
 }
 
