@@ -261,6 +261,22 @@ async function sendHeld(frame: Frame): Promise<void> {
   }
 }
 
+/**
+ * A new connection for a lane. A connection the server does not accept within the timeout is a
+ * finding (of the frame about to be sent); the lane tries again, three times in all, and then
+ * gives up (a finding of its own, see below).
+ */
+async function laneConnection(frame: Frame): Promise<FuzzConnection> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await FuzzConnection.open(port, '127.0.0.1', timeoutMs)
+    } catch (e) {
+      report('connect', frame, `${String(e)} (attempt ${attempt} of 3)`)
+      if (attempt === 3) throw e
+    }
+  }
+}
+
 interface Sent {
   readonly frame: Frame
   readonly stream: Buffer
@@ -326,7 +342,7 @@ async function single(
   stream: Buffer,
   expected: Expectation,
 ): Promise<FuzzConnection | null> {
-  if (conn === null || conn.closed) conn = await FuzzConnection.open(port)
+  if (conn === null || conn.closed) conn = await laneConnection(frame)
   await conn.write(frame.mutated.chunks)
   const o = await conn.take(expected.complete, expected.complete > 0 || expected.invalidSize ? timeoutMs : 20)
   stats.responses += o.responses.length
@@ -448,13 +464,21 @@ if (values.hex && values.hex.length > 0) {
     }
     return block
   }
-  await Promise.all(Array.from({ length: laneCount }, (_, id) => lane(id, nextBlock)))
+  // A lane that fails (it could not connect) is a finding; the other lanes go on, and the
+  // campaign ends with its summary.
+  const lanes = await Promise.allSettled(Array.from({ length: laneCount }, (_, id) => lane(id, nextBlock)))
+  for (const [id, l] of lanes.entries())
+    if (l.status === 'rejected')
+      report('lane', null, `lane ${id} stopped: ${(l.reason as Error)?.stack ?? l.reason}`)
   await Promise.all(held)
 }
 
 stopping = true
 await controlDone
 clearInterval(beat)
+// Shutting the server down (every partition's files written and synced, the data removed) is not
+// watched: the watchdog gives it ten minutes before it would call the event loop stalled.
+shared[0] = Date.now() + 600_000
 clearInterval(sampler)
 const elapsed = (performance.now() - started) / 1000
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`
