@@ -63,6 +63,12 @@ export interface FileLayer {
   renameSync(from: string, to: string): void
   unlinkSync(path: string): void
   rmSync(path: string, opts: { recursive: true; force: true }): void
+  /** Removes a tree off the event loop; without it, rmSync. */
+  rm?(
+    path: string,
+    opts: { recursive: true; force: true },
+    cb: (err: NodeJS.ErrnoException | null) => void,
+  ): void
   readFileSync(path: string): Buffer
   statfsSync?(path: string): { bsize: number; blocks: number; bavail: number }
 }
@@ -1047,7 +1053,14 @@ class FilePartitionStore implements PartitionStore {
     if (this.#fs.existsSync(this.#dir)) {
       const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
       this.#fs.renameSync(this.#dir, doomed)
-      this.#fs.rmSync(doomed, { recursive: true, force: true })
+      // The tree goes off the event loop: a DeleteTopics of thousands of partitions must not hold
+      // every connection. A tree left by a crash is removed when the storage opens (`-delete`).
+      const fs = this.#fs
+      if (fs.rm === undefined) fs.rmSync(doomed, { recursive: true, force: true })
+      else
+        await new Promise<void>((resolve) =>
+          fs.rm?.(doomed, { recursive: true, force: true }, () => resolve()),
+        )
     }
   }
 }

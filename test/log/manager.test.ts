@@ -144,3 +144,37 @@ test('creating many partitions keeps the event loop turning and is durable', asy
     rmSync(root, { recursive: true, force: true })
   }
 })
+
+test('deleting a topic of many partitions keeps the event loop turning', async () => {
+  // DeleteTopics of topics with thousands of partitions removed every partition's directory with a
+  // synchronous recursive rm, one after the other: the server accepted no connection for more than
+  // 10 s in the fuzzing campaign.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-del-'))
+  try {
+    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+    await m.open()
+    const count = 200
+    await m.createPartitions('gone', 'id-gone', 0, count)
+    let turns = 0
+    let done = false
+    const turn = (): void => {
+      turns++
+      if (!done) setImmediate(turn)
+    }
+    setImmediate(turn)
+    await m.deleteTopic('gone')
+    done = true
+    assert.ok(
+      turns >= count / 4,
+      `the event loop turned ${turns} times while ${count} partitions were deleted`,
+    )
+    assert.deepEqual(
+      readdirSync(root).filter((n) => n.startsWith('gone')),
+      [],
+    )
+    assert.equal(m.partition('gone', 0), undefined)
+    await m.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
