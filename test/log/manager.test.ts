@@ -96,6 +96,20 @@ test('config: Kafka defaults pass the checks; bad values are named with Kafka’
   assert.deepEqual(new Set(LOG_CONFIG_KEYS.map((k) => k.field)), new Set(Object.keys(DEFAULT_LOG_CONFIG)))
 })
 
+/** How many turns the event loop made while `work` ran. */
+async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0
+  let done = false
+  const turn = (): void => {
+    turns++
+    if (!done) setImmediate(turn)
+  }
+  setImmediate(turn)
+  await work()
+  done = true
+  return turns
+}
+
 test('creating many partitions keeps the event loop turning and is durable', async () => {
   // A CreateTopics of 1,000 partitions (well under topic.max.partitions) used to write two files
   // with a synchronous fsync per partition, one partition after the other: the event loop, and so
@@ -106,15 +120,7 @@ test('creating many partitions keeps the event loop turning and is durable', asy
     const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
     await m.open()
     const count = 200
-    let turns = 0
-    let done = false
-    const turn = (): void => {
-      turns++
-      if (!done) setImmediate(turn)
-    }
-    setImmediate(turn)
-    await m.createPartitions('many', 'id-many', 0, count)
-    done = true
+    const turns = await loopTurnsDuring(() => m.createPartitions('many', 'id-many', 0, count))
     assert.ok(
       turns >= count / 4,
       `the event loop turned ${turns} times while ${count} partitions were created`,
@@ -155,15 +161,7 @@ test('deleting a topic of many partitions keeps the event loop turning', async (
     await m.open()
     const count = 200
     await m.createPartitions('gone', 'id-gone', 0, count)
-    let turns = 0
-    let done = false
-    const turn = (): void => {
-      turns++
-      if (!done) setImmediate(turn)
-    }
-    setImmediate(turn)
-    await m.deleteTopic('gone')
-    done = true
+    const turns = await loopTurnsDuring(() => m.deleteTopic('gone'))
     assert.ok(
       turns >= count / 4,
       `the event loop turned ${turns} times while ${count} partitions were deleted`,
