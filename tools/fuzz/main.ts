@@ -262,6 +262,18 @@ async function sendHeld(frame: Frame): Promise<void> {
 }
 
 /**
+ * The request a frame is, when it decodes as a request of a version the server advertises: the
+ * codec knows versions the server does not serve (InitProducerId v6), and Kafka closes the
+ * connection on those.
+ */
+function servedRequest(stream: Buffer): ReturnType<typeof wellFormedRequest> {
+  const r = wellFormedRequest(stream)
+  if (r === null) return null
+  const api = plan.apis.find((a) => a.apiKey === r.apiKey)
+  return api !== undefined && r.version >= api.minVersion && r.version <= api.maxVersion ? r : null
+}
+
+/**
  * A new connection for a lane. A connection the server does not accept within the timeout is a
  * finding (of the frame about to be sent); the lane tries again, three times in all, and then
  * gives up (a finding of its own, see below).
@@ -314,7 +326,7 @@ async function pipeline(conn: FuzzConnection | null, batch: readonly Sent[]): Pr
     const refused = pending[r]!
     if (o.closed) {
       stats.closed++
-      const wellFormed = wellFormedRequest(refused.stream)
+      const wellFormed = servedRequest(refused.stream)
       if (wellFormed !== null)
         report(
           'closed',
@@ -352,7 +364,7 @@ async function single(
   // Whether the frame is a well-formed request matters only when it was closed unanswered.
   const wellFormed =
     o.closed && o.responses.length === 0 && expected.complete === 1 && !expected.partial
-      ? wellFormedRequest(stream)
+      ? servedRequest(stream)
       : null
   if (wellFormed !== null) {
     report(
