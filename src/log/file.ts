@@ -63,6 +63,12 @@ export interface FileLayer {
   renameSync(from: string, to: string): void
   unlinkSync(path: string): void
   rmSync(path: string, opts: { recursive: true; force: true }): void
+  /** Removes a tree off the event loop; without it, rmSync. */
+  rm?(
+    path: string,
+    opts: { recursive: true; force: true },
+    cb: (err: NodeJS.ErrnoException | null) => void,
+  ): void
   readFileSync(path: string): Buffer
   statfsSync?(path: string): { bsize: number; blocks: number; bavail: number }
 }
@@ -272,8 +278,10 @@ class FilePartitionStore implements PartitionStore {
     const fs = this.#fs
     const fresh = !fs.existsSync(this.#dir)
     if (fresh) fs.mkdirSync(this.#dir, { recursive: true })
+    // The fsyncs of a partition's small files run off the event loop: a CreateTopics of thousands
+    // of partitions must not hold every connection for two fsyncs per partition.
     if (!fs.existsSync(join(this.#dir, 'partition.metadata'))) {
-      writeFileAtomic(
+      await writeFileAtomicLater(
         fs,
         join(this.#dir, 'partition.metadata'),
         encoder.encode(`version: 0\ntopic_id: ${this.#topicId}\n`),
@@ -372,7 +380,7 @@ class FilePartitionStore implements PartitionStore {
       }
     }
     if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
-      writeFileAtomic(
+      await writeFileAtomicLater(
         fs,
         join(this.#dir, 'leader-epoch-checkpoint'),
         encoder.encode(`0\n1\n0 ${this.#segments[0].baseOffset}\n`),
@@ -1045,7 +1053,14 @@ class FilePartitionStore implements PartitionStore {
     if (this.#fs.existsSync(this.#dir)) {
       const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
       this.#fs.renameSync(this.#dir, doomed)
-      this.#fs.rmSync(doomed, { recursive: true, force: true })
+      // The tree goes off the event loop: a DeleteTopics of thousands of partitions must not hold
+      // every connection. A tree left by a crash is removed when the storage opens (`-delete`).
+      const fs = this.#fs
+      if (fs.rm === undefined) fs.rmSync(doomed, { recursive: true, force: true })
+      else
+        await new Promise<void>((resolve) =>
+          fs.rm?.(doomed, { recursive: true, force: true }, () => resolve()),
+        )
     }
   }
 }

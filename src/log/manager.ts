@@ -23,6 +23,9 @@ import type {
 
 const silent: LogLogger = { info() {}, warn() {}, error() {} }
 
+/** Partitions a createPartitions opens at once (each writes and fsyncs two small files). */
+const OPEN_CONCURRENCY = 32
+
 export interface LogManagerOptions {
   /** The engine; default from config.storage (file under config.logDirs, or memory). */
   readonly storage?: LogStorage
@@ -169,8 +172,8 @@ export class LogManagerImpl implements LogManager {
     }
     const config = resolveLogConfig(this.#config.defaults, t.overrides)
     for (const p of t.partitions) if (p !== undefined) p.config = config
-    for (let i = fromCount; i < toCount; i++) {
-      if (t.partitions[i] !== undefined) continue
+    const part = t
+    const openOne = async (i: number): Promise<void> => {
       const stored = await this.#storage.storedTopicId(topic, i)
       if (stored !== null && stored !== topicId) {
         this.#logger.warn(
@@ -205,8 +208,14 @@ export class LogManagerImpl implements LogManager {
       } catch (e) {
         log.fail(e)
       }
-      t.partitions[i] = log
+      part.partitions[i] = log
     }
+    // Partitions open a bounded number at a time: their files' fsyncs overlap (a topic of
+    // thousands of partitions is created in seconds, not minutes) without thousands of open files.
+    const pending: number[] = []
+    for (let i = fromCount; i < toCount; i++) if (t.partitions[i] === undefined) pending.push(i)
+    for (let k = 0; k < pending.length; k += OPEN_CONCURRENCY)
+      await Promise.all(pending.slice(k, k + OPEN_CONCURRENCY).map(openOne))
   }
 
   deleteTopic(topic: string): Promise<void> {

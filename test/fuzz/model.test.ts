@@ -3,11 +3,12 @@
 // the seed and its index.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { decodeRequest } from '../../src/protocol/frames.js'
+import { decodeRequest, encodeRequestFrame } from '../../src/protocol/frames.js'
+import { API_DEFINITIONS, type ApiMessageTypes } from '../../src/protocol/generated/registry.js'
 import { buildFrame, framePlan } from '../../tools/fuzz/frames.js'
 import { encodeFrame, mapFrame, randomRequest } from '../../tools/fuzz/model.js'
 import { Rng } from '../../tools/fuzz/rng.js'
-import { expectationOf } from '../../tools/fuzz/wire.js'
+import { expectationOf, pipelinable } from '../../tools/fuzz/wire.js'
 
 const plan = framePlan()
 
@@ -64,5 +65,34 @@ describe('fuzz model', () => {
       invalidSize: true,
       partial: false,
     })
+  })
+})
+
+describe('fuzz lanes', () => {
+  const frameOf = <K extends keyof ApiMessageTypes>(
+    apiKey: K,
+    version: number,
+    init: Partial<ApiMessageTypes[K]['request']>,
+  ) => encodeRequestFrame(apiKey, version, 1, 'kfuzz', API_DEFINITIONS[apiKey].createRequest(init))
+  const can = (frame: Buffer, family = 'valid', writes = 1) =>
+    pipelinable(frame, expectationOf(frame), family, writes)
+
+  test('only a complete request that owes an answer, and is not SASL, is pipelined', () => {
+    const metadata = frameOf(3, 12, { topics: null })
+    assert.equal(can(metadata), true)
+    assert.equal(can(metadata, 'value'), true)
+    assert.equal(can(metadata, 'framing'), false)
+    assert.equal(can(metadata, 'valid', 2), false)
+    assert.equal(can(metadata.subarray(0, metadata.length - 1)), false)
+    assert.equal(can(Buffer.concat([metadata, metadata])), false)
+    assert.equal(can(Buffer.from('00000000', 'hex')), true)
+    assert.equal(can(Buffer.from('0000000100', 'hex')), true)
+    // The server may close after answering a SASL request, or after a failed acks=0 Produce (which
+    // owes no answer): a frame sent behind one on the same connection was reported as a
+    // well-formed request closed unanswered.
+    assert.equal(can(frameOf(17, 1, { mechanism: 'NOPE' })), false)
+    assert.equal(can(frameOf(36, 2, { authBytes: Buffer.alloc(0) })), false)
+    assert.equal(can(frameOf(0, 9, { acks: 0, timeoutMs: 1000, topicData: [] })), false)
+    assert.equal(can(frameOf(0, 9, { acks: 1, timeoutMs: 1000, topicData: [] })), true)
   })
 })

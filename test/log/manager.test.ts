@@ -95,3 +95,84 @@ test('config: Kafka defaults pass the checks; bad values are named with Kafka’
   // Every LogConfig field has one Kafka key.
   assert.deepEqual(new Set(LOG_CONFIG_KEYS.map((k) => k.field)), new Set(Object.keys(DEFAULT_LOG_CONFIG)))
 })
+
+/** How many turns the event loop made while `work` ran. */
+async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0
+  let done = false
+  const turn = (): void => {
+    turns++
+    if (!done) setImmediate(turn)
+  }
+  setImmediate(turn)
+  await work()
+  done = true
+  return turns
+}
+
+test('creating many partitions keeps the event loop turning and is durable', async () => {
+  // A CreateTopics of 1,000 partitions (well under topic.max.partitions) used to write two files
+  // with a synchronous fsync per partition, one partition after the other: the event loop, and so
+  // every connection of the server, was held for the whole creation (16 s on the development
+  // machine). The loop must keep turning while partitions are created.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-many-'))
+  try {
+    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+    await m.open()
+    const count = 200
+    const turns = await loopTurnsDuring(() => m.createPartitions('many', 'id-many', 0, count))
+    assert.ok(
+      turns >= count / 4,
+      `the event loop turned ${turns} times while ${count} partitions were created`,
+    )
+    for (let i = 0; i < count; i++) {
+      const dir = join(root, `many-${i}`)
+      assert.deepEqual(
+        readdirSync(dir)
+          .filter((n) => !n.includes('.log') && !n.includes('index'))
+          .sort(),
+        ['leader-epoch-checkpoint', 'partition.metadata'],
+      )
+      assert.equal(m.partition('many', i)!.logEndOffset, 0)
+    }
+    await m.close()
+    const m2 = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] },
+      { noBackgroundJobs: true },
+    )
+    await m2.open()
+    await m2.createPartitions('many', 'id-many', 0, count)
+    for (let i = 0; i < count; i++)
+      await m2.partition('many', i)!.append(batchOf(records(1)), { now: Date.now() })
+    assert.equal(m2.partition('many', count - 1)!.logEndOffset, 1)
+    await m2.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
+test('deleting a topic of many partitions keeps the event loop turning', async () => {
+  // DeleteTopics of topics with thousands of partitions removed every partition's directory with a
+  // synchronous recursive rm, one after the other: the server accepted no connection for more than
+  // 10 s in the fuzzing campaign.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-del-'))
+  try {
+    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+    await m.open()
+    const count = 200
+    await m.createPartitions('gone', 'id-gone', 0, count)
+    const turns = await loopTurnsDuring(() => m.deleteTopic('gone'))
+    assert.ok(
+      turns >= count / 4,
+      `the event loop turned ${turns} times while ${count} partitions were deleted`,
+    )
+    assert.deepEqual(
+      readdirSync(root).filter((n) => n.startsWith('gone')),
+      [],
+    )
+    assert.equal(m.partition('gone', 0), undefined)
+    await m.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})

@@ -4,10 +4,10 @@
 # process (a stalled event loop, exhausted memory) costs the rest of its chunk, not the campaign.
 # Findings accumulate in OUT/findings.jsonl, every chunk's output in OUT/log.
 #
-#   tools/fuzz/campaign.sh SEED TOTAL [CHUNK=100000] [OUT=.tmp/fuzz/SEED] [npm run fuzz options…]
+#   tools/fuzz/campaign.sh SEED TOTAL [CHUNK=500000] [OUT=.tmp/fuzz/SEED] [npm run fuzz options…]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-seed=$1 total=$2 chunk=${3:-100000} out=${4:-.tmp/fuzz/$1}
+seed=$1 total=$2 chunk=${3:-500000} out=${4:-.tmp/fuzz/$1}
 shift $(( $# < 4 ? $# : 4 ))
 mkdir -p "$out"
 for (( from = 0; from < total; from += chunk )); do

@@ -2,14 +2,20 @@
  * A structure-aware fuzzing campaign against a Topograph server in this process.
  *
  *   npm run fuzz -- [--frames N] [--from I] [--seed S] [--lanes L] [--timeout-ms T] [--max-rss-mb M]
- *                   [--storage sqlite|memory] [--only INDEX]... [--hex FRAMEHEX]... [--out FILE]
+ *                   [--storage sqlite|memory] [--batch B] [--only INDEX]... [--hex FRAMEHEX]...
+ *                   [--out FILE] [--log-level L]
  *
  * Frame i of seed S is a random valid request of a served API version (built from the schema files
  * and encoded with the generated codec), then mutated (values, lengths, varints, tagged fields,
- * record batches, header, framing, raw bytes): see frames.ts and mutate.ts. L lanes each send their
- * frames on a connection of their own, one frame at a time. The checks:
+ * record batches, header, framing, raw bytes): see frames.ts and mutate.ts. L lanes each take blocks
+ * of B frames and send them on a connection of their own: the frames that are one complete request
+ * owing an answer pipelined in one write (the server answers them in order, and when it refuses one
+ * it closes after answering those before it, so the answers say which it refused; the frames after
+ * it go again on a new connection), the others (framing, partial frames, SASL, Produce with acks=0)
+ * one at a time. The checks:
  *
- *   - every complete frame is answered, or the server closes the connection, within T ms (JoinGroup
+ *   - every complete frame is answered, or the server closes the connection, within T ms (of the
+ *     answer to the frame before it, when pipelined; JoinGroup
  *     and SyncGroup may be held back by a rebalance, as in Kafka: they go on connections of their
  *     own and are let go after a short wait); a size prefix below 0 or above the limit is closed;
  *   - a frame that decodes as a request of a served version (other than SASL) is answered, not
@@ -31,11 +37,12 @@ import { Worker } from 'node:worker_threads'
 import { decodeResponse, encodeRequestFrame } from '../../src/protocol/frames.js'
 import type { ApiMessageTypes } from '../../src/protocol/generated/registry.js'
 import { parseConfig } from '../../src/server/config.js'
+import type { LogLevel } from '../../src/server/config-defs.js'
 import { createLogger } from '../../src/server/logger.js'
 import { startServer } from '../../src/server/server.js'
 import { type AdvertisedApi, buildFrame, type Frame, framePlan, MAY_WAIT_APIS } from './frames.js'
 import { parseSeed } from './rng.js'
-import { expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
+import { type Expectation, expectationOf, FuzzConnection, pipelinable, wellFormedRequest } from './wire.js'
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +58,8 @@ const { values } = parseArgs({
     hex: { type: 'string', multiple: true },
     out: { type: 'string' },
     'progress-every': { type: 'string', default: '20000' },
+    batch: { type: 'string', default: '16' },
+    'log-level': { type: 'string', default: 'silent' },
   },
 })
 
@@ -61,6 +70,7 @@ const laneCount = Math.max(1, Number(values.lanes))
 const timeoutMs = Number(values['timeout-ms'])
 const mayWaitMs = Number(values['may-wait-ms'])
 const maxRss = Number(values['max-rss-mb']) * 2 ** 20
+const batchSize = Math.max(1, Number(values.batch))
 
 interface Finding {
   readonly kind: string
@@ -110,7 +120,7 @@ const server = await startServer(
     'console.listener': 'none',
     'group.initial.rebalance.delay.ms': '0',
   }),
-  { logger: createLogger({ level: 'silent' }) },
+  { logger: createLogger({ level: (values['log-level'] ?? 'silent') as LogLevel }) },
 )
 const port = server.address.port
 
@@ -143,7 +153,7 @@ process.on('unhandledRejection', (e) => {
 })
 
 // --- the watchdog (watchdog.mjs, a worker: it still runs when this thread is stuck) ------------
-const shared = new Float64Array(new SharedArrayBuffer(8 * (2 + laneCount)))
+const shared = new Float64Array(new SharedArrayBuffer(8 * (2 + 2 * laneCount)))
 const stallMs = Math.max(30_000, timeoutMs * 3)
 shared.fill(-1)
 shared[0] = Date.now()
@@ -156,10 +166,13 @@ const beat = setInterval(() => {
   shared[0] = Date.now()
 }, 100)
 
+/** The frames the lanes are on: each lane's block, first..last. */
 function inFlight(): string {
-  return Array.from(shared.subarray(2))
-    .filter((x) => x >= 0)
-    .join(', ')
+  const out: string[] = []
+  for (let i = 2; i + 1 < shared.length; i += 2)
+    if (shared[i]! >= 0)
+      out.push(shared[i] === shared[i + 1] ? `${shared[i]}` : `${shared[i]}..${shared[i + 1]}`)
+  return out.join(', ')
 }
 
 // --- memory -----------------------------------------------------------------------------------
@@ -248,68 +261,171 @@ async function sendHeld(frame: Frame): Promise<void> {
   }
 }
 
-async function lane(id: number, indices: Iterable<number>): Promise<void> {
-  let conn: FuzzConnection | null = null
-  for (const index of indices) {
-    const frame = buildFrame(plan, seed, index)
-    shared[2 + id] = index
-    const stream = Buffer.concat(frame.mutated.chunks)
-    stats.frames++
-    stats.byFamily.set(frame.mutated.family, (stats.byFamily.get(frame.mutated.family) ?? 0) + 1)
-    if (MAY_WAIT_APIS.has(headerApiKey(stream))) {
-      stats.mayWait++
-      while (held.size >= 32) await Promise.race(held)
-      const p: Promise<void> = sendHeld(frame)
-        .catch((e) => report('connect', frame, String(e)))
-        .finally(() => held.delete(p))
-      held.add(p)
-      continue
+/**
+ * The request a frame is, when it decodes as a request of a version the server advertises: the
+ * codec knows versions the server does not serve (InitProducerId v6), and Kafka closes the
+ * connection on those.
+ */
+function servedRequest(stream: Buffer): ReturnType<typeof wellFormedRequest> {
+  const r = wellFormedRequest(stream)
+  if (r === null) return null
+  const api = plan.apis.find((a) => a.apiKey === r.apiKey)
+  return api !== undefined && r.version >= api.minVersion && r.version <= api.maxVersion ? r : null
+}
+
+/**
+ * A new connection for a lane. A connection the server does not accept within the timeout is a
+ * finding (of the frame about to be sent); the lane tries again, three times in all, and then
+ * gives up (a finding of its own, see below).
+ */
+async function laneConnection(frame: Frame): Promise<FuzzConnection> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await FuzzConnection.open(port, '127.0.0.1', timeoutMs)
+    } catch (e) {
+      report('connect', frame, `${String(e)} (attempt ${attempt} of 3)`)
+      if (attempt === 3) throw e
     }
+  }
+}
+
+interface Sent {
+  readonly frame: Frame
+  readonly stream: Buffer
+}
+
+/**
+ * Sends pipelinable frames in one write and checks their answers. When the server closes after
+ * answering r of them, frame r is the one it refused (a finding if it is a well-formed request) and
+ * the frames after it, which it never read, go again on a new connection: every frame is read by
+ * the server once.
+ */
+async function pipeline(conn: FuzzConnection | null, batch: readonly Sent[]): Promise<FuzzConnection | null> {
+  let pending = batch
+  while (pending.length > 0) {
     if (conn === null || conn.closed) conn = await FuzzConnection.open(port)
-    const expected = expectationOf(stream)
-    await conn.write(frame.mutated.chunks)
-    const o = await conn.take(
-      expected.complete,
-      expected.complete > 0 || expected.invalidSize ? timeoutMs : 20,
-    )
+    await conn.write([
+      pending.length === 1 ? pending[0]!.stream : Buffer.concat(pending.map((p) => p.stream)),
+    ])
+    const o = await conn.take(pending.length, timeoutMs, true)
     stats.responses += o.responses.length
+    const r = Math.min(o.responses.length, pending.length)
     if (o.badResponseSize !== undefined)
-      report('response', frame, `response size prefix ${o.badResponseSize}`)
-    if (o.responses.length > 0) checkResponse(frame, o.responses[0]!)
-    if (o.closed) stats.closed++
-    const wellFormed = expected.complete === 1 && !expected.partial ? wellFormedRequest(stream) : null
-    if (wellFormed !== null && o.closed && o.responses.length === 0) {
       report(
-        'closed',
-        frame,
-        `a well-formed ${wellFormed.name} v${wellFormed.version} request, and the server closed the connection instead of answering`,
+        'response',
+        pending[Math.min(r, pending.length - 1)]!.frame,
+        `response size prefix ${o.badResponseSize}`,
       )
-    } else if (o.responses.length >= expected.complete && expected.complete > 0) stats.answered++
-    if (o.timedOut && expected.complete > 0 && o.responses.length < expected.complete) {
-      report(
-        'hang',
-        frame,
-        `${o.responses.length} of ${expected.complete} frames answered and the connection still open after ${timeoutMs} ms`,
-      )
-    } else if (o.timedOut && expected.invalidSize) {
-      report(
-        'hang',
-        frame,
-        `size prefix outside 0..socket.request.max.bytes, and the connection still open after ${timeoutMs} ms`,
-      )
-    } else if (expected.partial || expected.complete === 0) stats.partial++
-    if (
-      o.timedOut ||
-      expected.partial ||
-      expected.invalidSize ||
-      frame.mutated.family === 'framing' ||
-      o.responses.length > expected.complete
-    ) {
+    for (let j = 0; j < r; j++) checkResponse(pending[j]!.frame, o.responses[j]!)
+    stats.answered += r
+    if (o.responses.length > pending.length) {
       conn.destroy()
       conn = null
     }
-    shared[2 + id] = -1
-    if (stats.frames % progressEvery === 0) progress()
+    if (r === pending.length) break
+    const refused = pending[r]!
+    if (o.closed) {
+      stats.closed++
+      const wellFormed = servedRequest(refused.stream)
+      if (wellFormed !== null)
+        report(
+          'closed',
+          refused.frame,
+          `a well-formed ${wellFormed.name} v${wellFormed.version} request, and the server closed the connection instead of answering`,
+        )
+    } else {
+      report(
+        'hang',
+        refused.frame,
+        `not answered, and the connection still open, ${timeoutMs} ms after the answer to the frame before it (frame ${r + 1} of ${pending.length} in one write)`,
+      )
+      conn?.destroy()
+    }
+    conn = null
+    pending = pending.slice(r + 1)
+  }
+  return conn
+}
+
+/** Sends one frame that cannot be pipelined, on the lane's connection, and checks what follows. */
+async function single(
+  conn: FuzzConnection | null,
+  frame: Frame,
+  stream: Buffer,
+  expected: Expectation,
+): Promise<FuzzConnection | null> {
+  if (conn === null || conn.closed) conn = await laneConnection(frame)
+  await conn.write(frame.mutated.chunks)
+  const o = await conn.take(expected.complete, expected.complete > 0 || expected.invalidSize ? timeoutMs : 20)
+  stats.responses += o.responses.length
+  if (o.badResponseSize !== undefined) report('response', frame, `response size prefix ${o.badResponseSize}`)
+  if (o.responses.length > 0) checkResponse(frame, o.responses[0]!)
+  if (o.closed) stats.closed++
+  // Whether the frame is a well-formed request matters only when it was closed unanswered.
+  const wellFormed =
+    o.closed && o.responses.length === 0 && expected.complete === 1 && !expected.partial
+      ? servedRequest(stream)
+      : null
+  if (wellFormed !== null) {
+    report(
+      'closed',
+      frame,
+      `a well-formed ${wellFormed.name} v${wellFormed.version} request, and the server closed the connection instead of answering`,
+    )
+  } else if (o.responses.length >= expected.complete && expected.complete > 0) stats.answered++
+  if (o.timedOut && expected.complete > 0 && o.responses.length < expected.complete) {
+    report(
+      'hang',
+      frame,
+      `${o.responses.length} of ${expected.complete} frames answered and the connection still open after ${timeoutMs} ms`,
+    )
+  } else if (o.timedOut && expected.invalidSize) {
+    report(
+      'hang',
+      frame,
+      `size prefix outside 0..socket.request.max.bytes, and the connection still open after ${timeoutMs} ms`,
+    )
+  } else if (expected.partial || expected.complete === 0) stats.partial++
+  // The connection goes with the frame: what follows such a frame (a framing mutation, a partial
+  // frame, a SASL request, a Produce with acks=0) may be a close the server owes to it, which must
+  // not be taken for the next frame's.
+  conn.destroy()
+  return null
+}
+
+/**
+ * A lane: takes blocks of frames, sends the ones that cannot be pipelined one at a time and the
+ * rest in one write per block (JoinGroup and SyncGroup on connections of their own).
+ */
+async function lane(id: number, nextBlock: () => readonly number[]): Promise<void> {
+  let conn: FuzzConnection | null = null
+  for (let block = nextBlock(); block.length > 0; block = nextBlock()) {
+    shared[2 + 2 * id] = block[0]!
+    shared[3 + 2 * id] = block[block.length - 1]!
+    const batch: Sent[] = []
+    for (const index of block) {
+      const frame = buildFrame(plan, seed, index)
+      const chunks = frame.mutated.chunks
+      const stream = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      stats.frames++
+      stats.byFamily.set(frame.mutated.family, (stats.byFamily.get(frame.mutated.family) ?? 0) + 1)
+      if (stats.frames % progressEvery === 0) progress()
+      if (MAY_WAIT_APIS.has(headerApiKey(stream))) {
+        stats.mayWait++
+        while (held.size >= 32) await Promise.race(held)
+        const p: Promise<void> = sendHeld(frame)
+          .catch((e) => report('connect', frame, String(e)))
+          .finally(() => held.delete(p))
+        held.add(p)
+        continue
+      }
+      const expected = expectationOf(stream)
+      if (pipelinable(stream, expected, frame.mutated.family, chunks.length)) batch.push({ frame, stream })
+      else conn = await single(conn, frame, stream, expected)
+    }
+    conn = await pipeline(conn, batch)
+    shared[2 + 2 * id] = -1
+    shared[3 + 2 * id] = -1
   }
   conn?.destroy()
 }
@@ -331,6 +447,7 @@ if (values.hex && values.hex.length > 0) {
   for (const [k, h] of values.hex.entries()) {
     const bytes = Buffer.from(h, 'hex')
     shared[2] = k
+    shared[3] = k
     const conn = await FuzzConnection.open(port)
     const expected = expectationOf(bytes)
     await conn.write([bytes])
@@ -351,19 +468,29 @@ if (values.hex && values.hex.length > 0) {
     `[fuzz] seed ${seed}: ${count} frames${indices ? '' : ` (${from}..${from + count - 1})`} over ${plan.apis.length} APIs, ${laneCount} lanes, server on 127.0.0.1:${port} (${values.storage})`,
   )
   let next = 0
-  const take = function* (): Generator<number> {
-    while (next < count) {
+  const nextBlock = (): number[] => {
+    const block: number[] = []
+    while (next < count && block.length < batchSize) {
       const i = next++
-      yield indices ? indices[i]! : from + i
+      block.push(indices ? indices[i]! : from + i)
     }
+    return block
   }
-  await Promise.all(Array.from({ length: laneCount }, (_, id) => lane(id, take())))
+  // A lane that fails (it could not connect) is a finding; the other lanes go on, and the
+  // campaign ends with its summary.
+  const lanes = await Promise.allSettled(Array.from({ length: laneCount }, (_, id) => lane(id, nextBlock)))
+  for (const [id, l] of lanes.entries())
+    if (l.status === 'rejected')
+      report('lane', null, `lane ${id} stopped: ${(l.reason as Error)?.stack ?? l.reason}`)
   await Promise.all(held)
 }
 
 stopping = true
 await controlDone
 clearInterval(beat)
+// Shutting the server down (every partition's files written and synced, the data removed) is not
+// watched: the watchdog gives it ten minutes before it would call the event loop stalled.
+shared[0] = Date.now() + 600_000
 clearInterval(sampler)
 const elapsed = (performance.now() - started) / 1000
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`

@@ -221,7 +221,7 @@ function mutateHeader(rng: Rng, frame: Buffer, maxVersionOf: (apiKey: number) =>
   }
 }
 
-function mutateRaw(rng: Rng, frame: Buffer, donor: Buffer): [Buffer, string] {
+function mutateRaw(rng: Rng, frame: Buffer, donorOf: () => Buffer): [Buffer, string] {
   const body = Buffer.from(frame.subarray(4))
   let b = body
   let what: string
@@ -255,6 +255,7 @@ function mutateRaw(rng: Rng, frame: Buffer, donor: Buffer): [Buffer, string] {
     }
     case 4: {
       const at = rng.int(b.length + 1)
+      const donor = donorOf()
       const from = rng.int(Math.max(1, donor.length - 4)) + 4
       const part = donor.subarray(from, from + rng.range(1, 64))
       b = Buffer.concat([b.subarray(0, at), part, b.subarray(at + rng.int(16))])
@@ -274,7 +275,7 @@ function mutateRaw(rng: Rng, frame: Buffer, donor: Buffer): [Buffer, string] {
   return [out, what]
 }
 
-function framing(rng: Rng, frame: Buffer, donor: Buffer): Mutated {
+function framing(rng: Rng, frame: Buffer, donor: () => Buffer): Mutated {
   switch (rng.int(5)) {
     case 0: {
       const out = Buffer.from(frame)
@@ -304,7 +305,7 @@ function framing(rng: Rng, frame: Buffer, donor: Buffer): Mutated {
     }
     case 2:
       return {
-        chunks: [Buffer.concat([frame, donor])],
+        chunks: [Buffer.concat([frame, donor()])],
         mutation: 'two frames in one write',
         family: 'framing',
       }
@@ -325,12 +326,15 @@ function framing(rng: Rng, frame: Buffer, donor: Buffer): Mutated {
   }
 }
 
-/** One mutation (or none) of `frame`, drawn from `rng`; `donor` is another valid frame. */
+/**
+ * One mutation (or none) of `frame`, drawn from `rng`; `donor` gives another valid frame (drawn from
+ * `rng` too, only by the mutations that use one).
+ */
 export function mutate(
   rng: Rng,
   frame: Buffer,
   map: FrameMap | null,
-  donor: Buffer,
+  donor: () => Buffer,
   maxVersionOf: (apiKey: number) => number,
 ): Mutated {
   const r = rng.int(100)

@@ -1,6 +1,7 @@
 // The fuzzer's watchdog, run in a worker thread so that it still runs when the main thread (the
 // server and the lanes) is stuck. workerData.buffer (Float64Array): [0] the main thread's last
-// heartbeat (ms), [1] the peak RSS seen here, [2 + lane] the frame each lane is on (-1: none).
+// heartbeat (ms), [1] the peak RSS seen here, [2 + 2 * lane] and [3 + 2 * lane] the first and last
+// frame of the block each lane is on (-1: none).
 // A stall longer than stallMs, or an RSS above maxRss while the main thread is stuck, is reported
 // from here, straight to stdout, and ends the process (SIGKILL: nothing else could end it).
 import { writeSync } from 'node:fs'
@@ -10,7 +11,8 @@ const s = new Float64Array(workerData.buffer)
 const { seed, stallMs, maxRss, hex } = workerData
 
 function die(what) {
-  const lanes = Array.from(s.subarray(2)).filter((x) => x >= 0)
+  const lanes = []
+  for (let i = 2; i + 1 < s.length; i += 2) for (let f = s[i]; f >= 0 && f <= s[i + 1]; f++) lanes.push(f)
   const again =
     hex.length > 0
       ? lanes.map((i) => `\n  hex ${hex[i]}\n  again: npm run fuzz -- --hex ${hex[i]}`).join('')

@@ -69,6 +69,26 @@ export function wellFormedRequest(
   }
 }
 
+/**
+ * Whether a frame may be pipelined with others on a connection: one complete frame that owes an
+ * answer, in one write, and not SASL (which the server may answer and then close). The server
+ * answers the frames of a connection in order and, when it refuses one, closes after answering
+ * every frame before it and reads nothing after it; so the number of answers says which frame was
+ * refused. Anything else (a framing mutation, a partial frame, a Produce with acks=0, which owes no
+ * answer and is closed when it fails) goes alone, on a connection that goes with it.
+ */
+export function pipelinable(stream: Buffer, expected: Expectation, family: string, writes: number): boolean {
+  return (
+    family !== 'framing' &&
+    writes === 1 &&
+    expected.complete === 1 &&
+    !expected.partial &&
+    !expected.invalidSize &&
+    stream.readInt32BE(0) === stream.length - 4 &&
+    !(stream.length >= 6 && SASL_APIS.has(stream.readInt16BE(4)))
+  )
+}
+
 export interface Outcome {
   /** response frames received, without their size prefix */
   readonly responses: Buffer[]
@@ -147,20 +167,37 @@ export class FuzzConnection {
     }
   }
 
-  /** Waits until `count` responses have arrived (since the last take), the connection closed, or time ran out. */
-  async take(count: number, timeoutMs: number): Promise<Outcome> {
+  /**
+   * Waits until `count` responses have arrived (since the last take), the connection closed, or
+   * time ran out: `timeoutMs` after the call, or, with `eachMs`, `timeoutMs` after the call or the
+   * last response, whichever is later (pipelined requests are answered one after the other, so
+   * each has the whole timeout from the answer before it).
+   */
+  async take(count: number, timeoutMs: number, eachMs = false): Promise<Outcome> {
     const started = performance.now()
     let timedOut = false
     if (this.#responses.length < count && !this.#closed) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+        let seen = this.#responses.length
+        let deadline = started + timeoutMs
+        const expire = (): void => {
+          const left = deadline - performance.now()
+          if (left > 0) {
+            timer = setTimeout(expire, left)
+            return
+          }
           timedOut = true
           resolve()
-        }, timeoutMs)
+        }
+        let timer = setTimeout(expire, timeoutMs)
         this.#wake = () => {
           if (this.#responses.length >= count || this.#closed) {
             clearTimeout(timer)
             resolve()
+          } else if (eachMs && this.#responses.length > seen) {
+            // no new timer per response: the one running re-arms itself at the new deadline
+            seen = this.#responses.length
+            deadline = performance.now() + timeoutMs
           }
         }
       })
