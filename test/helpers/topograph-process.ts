@@ -36,16 +36,25 @@ export async function freeLoopbackPort(): Promise<number> {
  */
 export async function startTopographProcess(
   settings: Readonly<Record<string, string>>,
-  options: { readonly startTimeoutMs?: number } = {},
+  options: {
+    readonly startTimeoutMs?: number
+    /** Node options after `--import tsx` (e.g. another `--import`). */
+    readonly nodeArgs?: readonly string[]
+    /** Extra environment variables for the process. */
+    readonly env?: Readonly<Record<string, string>>
+  } = {},
 ): Promise<TopographProcess> {
   const all: Record<string, string> = {
     listeners: 'PLAINTEXT://127.0.0.1:0',
     'console.listener': 'none',
     ...settings,
   }
-  const args = ['--import', 'tsx', 'src/cli/topograph.ts', 'start']
+  const args = ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/cli/topograph.ts', 'start']
   for (const [k, v] of Object.entries(all)) args.push('--override', `${k}=${v}`)
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...(options.env ?? {}) },
+  })
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   )
