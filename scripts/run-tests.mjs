@@ -93,6 +93,9 @@ if (list) {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the colour codes of the reporter
 const ANSI = /\u001b\[[0-9;]*m/g
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /
+/** In the failing-tests block: the file line and each failed test's own line. */
+const FAILED_TEST = /^(test at |\s*✖ )/
+const MAX_FAILURES = 40
 
 /** One `node --test` process; resolves with its exit status and its closing summary lines. */
 function runOnce(bin, env, files) {
@@ -112,6 +115,10 @@ function runOnce(bin, env, files) {
     { env: process.stdout.isTTY ? { ...env, FORCE_COLOR: '1' } : env, stdio: ['ignore', 'pipe', 'inherit'] },
   )
   let summary = []
+  // The spec reporter repeats every failure after "✖ failing tests:"; that block is kept so the
+  // closing report names what failed even when only the tail of the output is read.
+  let failures = []
+  let inFailures = false
   let partial = ''
   child.stdout.on('data', (chunk) => {
     process.stdout.write(chunk)
@@ -120,13 +127,22 @@ function runOnce(bin, env, files) {
     for (const raw of lines) {
       const line = raw.replace(ANSI, '')
       if (SUMMARY.test(line)) {
+        inFailures = false
         if (line.startsWith('ℹ tests ')) summary = []
         summary.push(line)
+      } else if (line.startsWith('✖ failing tests:')) {
+        inFailures = true
+        failures = []
+      } else if (inFailures && failures.length < MAX_FAILURES) {
+        // Each failed test's line and the first line of its error
+        if (FAILED_TEST.test(line)) failures.push(line.trim())
+        else if (failures.at(-1)?.startsWith('✖') && line.trim() !== '')
+          failures.push(`  ${line.trim().slice(0, 300)}`)
       }
     }
   })
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => resolve({ status: code ?? 1, signal, summary }))
+    child.on('close', (code, signal) => resolve({ status: code ?? 1, signal, summary, failures }))
   })
 }
 
@@ -152,5 +168,6 @@ for (const r of results) {
   console.log(`${r.label} · ${outcome} in ${r.seconds} s`)
   if (r.summary.length === 0) console.log('ℹ no node:test summary (the runner did not finish)')
   for (const line of r.summary) console.log(line)
+  if (r.failures.length > 0) console.log(`failed:\n  ${r.failures.join('\n  ')}`)
 }
 process.exit(failed.length === 0 ? 0 : 1)

@@ -6,7 +6,6 @@
 // member leaves). Records keep arriving throughout; each member prints a record only once the offset
 // after it is committed, and every key is read exactly once across all members.
 import assert from 'node:assert/strict'
-import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import {
   closeInterop,
@@ -14,16 +13,15 @@ import {
   eventually,
   InteropServer,
   JavaClients,
-  kafkaBin,
   kafkaJavaSkip,
-  ManagedProcess,
+  type ManagedProcess,
   runKafkaTool,
+  startJavaProgram,
 } from '../helpers/interop.js'
 
 const TOPIC = 'migrating'
 const GROUP = 'migrating-app'
 const PARTITIONS = 4
-const PROGRAM = fileURLToPath(new URL('./MigratingConsumer.java', import.meta.url))
 
 interface Member {
   readonly name: string
@@ -78,17 +76,17 @@ describe('Kafka Java consumers migrating a group between protocols', () => {
       })
       await java.produce(records)
     }
-    const start = (name: string, protocol: Member['protocol']): Member => {
+    const start = async (name: string, protocol: Member['protocol']): Promise<Member> => {
       const m: Member = {
         name,
         protocol,
-        proc: new ManagedProcess(name, kafkaBin('kafka-run-class'), [
-          PROGRAM,
+        proc: await startJavaProgram('GroupConsumer', [
           server.bootstrap,
           GROUP,
           TOPIC,
           protocol,
           name,
+          'commit-first',
         ]),
       }
       members.push(m)
@@ -141,21 +139,21 @@ describe('Kafka Java consumers migrating a group between protocols', () => {
 
     // A classic group of two.
     await produce(100)
-    const c1 = start('classic-1', 'classic')
-    const c2 = start('classic-2', 'classic')
+    const c1 = await start('classic-1', 'classic')
+    const c2 = await start('classic-2', 'classic')
     await balanced()
     await readAll()
     await expectType('classic')
 
     // Rolling upgrade: a consumer-protocol member joins (the group becomes a consumer group, the
     // classic members stay in it), then each classic member is replaced by a consumer member.
-    const n1 = start('consumer-1', 'consumer')
+    const n1 = await start('consumer-1', 'consumer')
     await balanced()
     await expectType('consumer')
     await produce(100)
     await readAll()
     await close(c1)
-    const n2 = start('consumer-2', 'consumer')
+    const n2 = await start('consumer-2', 'consumer')
     await balanced()
     await produce(100)
     await close(c2)
@@ -165,11 +163,11 @@ describe('Kafka Java consumers migrating a group between protocols', () => {
 
     // Rolling downgrade: classic members join the consumer group, the consumer members leave;
     // when the last one leaves, the group is a classic group again.
-    const c3 = start('classic-3', 'classic')
+    const c3 = await start('classic-3', 'classic')
     await balanced()
     await produce(100)
     await close(n1)
-    const c4 = start('classic-4', 'classic')
+    const c4 = await start('classic-4', 'classic')
     await balanced()
     await readAll()
     await close(n2)
