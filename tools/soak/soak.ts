@@ -68,6 +68,8 @@ export interface MinuteRow {
   fenced: number
   fencedInFlight: number
   fencedAfterGap: number
+  /** Old-version members refused on rejoining an upgraded group (STREAMS_TOPOLOGY_FENCED). */
+  topologyFenced: number
   retriable: number
   otherErrors: number
   joins: number
@@ -76,8 +78,13 @@ export interface MinuteRow {
   pushesFailed: number
   produced: number
   consumed: number
+  /** Median and highest of the server's RSS samples in the minute (one every 5 s). */
   rssMb: number
+  rssMaxMb: number
+  /** Median of the server's heap-used samples in the minute. */
   heapMb: number
+  rssSamples: number[]
+  heapSamples: number[]
   loadavg: number
   loopP99Ms: number
   events: string[]
@@ -108,6 +115,7 @@ const E = {
   DUPLICATE_SEQUENCE_NUMBER: 46,
   FENCED_MEMBER_EPOCH: 110,
   STALE_MEMBER_EPOCH: 113,
+  STREAMS_TOPOLOGY_FENCED: 132,
 } as const
 const RETRIABLE = new Set<number>([
   E.REQUEST_TIMED_OUT,
@@ -209,7 +217,7 @@ interface StreamsMember {
   timer: NodeJS.Timeout | undefined
   inFlight: boolean
   pushing: boolean
-  /** A heartbeat of this member was unanswered when the server stopped for the restart. */
+  /** The server restarted since this member's last answered heartbeat. */
   unansweredAtRestart: boolean
   lastAnsweredAt: number
   state: 'active' | 'leaving' | 'gone'
@@ -232,7 +240,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     startTopographProcess(settings, {
       startTimeoutMs: 120_000,
       nodeArgs: ['--import', './tools/soak/report-memory.mjs'],
-      env: { TOPOGRAPH_SOAK_MEMORY_FILE: memoryFile },
+      // Not TOPOGRAPH_*: the server reads those as settings.
+      env: { SOAK_SERVER_MEMORY_FILE: memoryFile },
     })
   const outage = {
     set: { '*': { action: 'transient' as const, message: 'backend unavailable' } },
@@ -247,6 +256,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     fenced: 0,
     fencedInFlight: 0,
     fencedAfterGap: 0,
+    topologyFenced: 0,
     connectionLossesOutsideRestart: 0,
     joins: 0,
     leaves: 0,
@@ -273,6 +283,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     fenced: 0,
     fencedInFlight: 0,
     fencedAfterGap: 0,
+    topologyFenced: 0,
     retriable: 0,
     otherErrors: 0,
     joins: 0,
@@ -282,7 +293,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     produced: 0,
     consumed: 0,
     rssMb: Number.NaN,
+    rssMaxMb: Number.NaN,
     heapMb: Number.NaN,
+    rssSamples: [],
+    heapSamples: [],
     loadavg: Number.NaN,
     loopP99Ms: Number.NaN,
     events: [],
@@ -472,6 +486,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
               schedule(m, 0)
               return
             }
+            if (r.errorCode === E.STREAMS_TOPOLOGY_FENCED && m.topologyEpoch < deployed[groupOf(m)]) {
+              // A member of the old version rejoining a group its upgrade has moved on: it is
+              // replaced by a member of the new version, as the rolling upgrade would have done.
+              countError('heartbeat', r.errorCode)
+              m.state = 'gone'
+              row.topologyFenced++
+              totals.topologyFenced++
+              void heartbeat(addMember(groupOf(m)))
+              return
+            }
             if (RETRIABLE.has(r.errorCode)) row.retriable++
             else {
               row.otherErrors++
@@ -488,7 +512,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
               totals.leavesLost++
               return
             }
-            if (restarting) m.unansweredAtRestart = true
             schedule(m, RETRY_MS)
           },
         )
@@ -496,6 +519,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     // The application version each group runs (its topology epoch); a rolling upgrade raises it and
     // replaces the group's members one by one with members of the new version.
     const deployed = new Array<number>(o.groups).fill(0)
+    const groupOf = (m: StreamsMember) => Number(m.groupId.slice('soak-group-'.length))
     const addMember = (g: number): StreamsMember => {
       const n = memberSerial++
       const m: StreamsMember = {
@@ -815,16 +839,26 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.p50 = quantile(sorted, 0.5)
       r.p99 = quantile(sorted, 0.99)
       r.latencies = []
-      const mem = readMemory()
-      if (mem !== undefined) {
-        r.rssMb = mem.rss / 1048576
-        r.heapMb = mem.heapUsed / 1048576
-      }
+      sampleMemory()
+      const rss = r.rssSamples.sort((a, b) => a - b)
+      r.rssMb = quantile(rss, 0.5)
+      r.rssMaxMb = rss.length === 0 ? Number.NaN : rss[rss.length - 1]
+      r.heapMb = quantile(
+        r.heapSamples.sort((a, b) => a - b),
+        0.5,
+      )
       r.loadavg = loadavg()[0]
       r.loopP99Ms = loop.percentile(99) / 1e6
       loop.reset()
       o.log(formatRow(r))
     }
+    const sampleMemory = () => {
+      const mem = readMemory()
+      if (mem === undefined || restarting) return
+      row.rssSamples.push(mem.rss / 1048576)
+      row.heapSamples.push(mem.heapUsed / 1048576)
+    }
+    const sampler = setInterval(sampleMemory, 5000).unref()
     closeRow(row)
     rows.push(row)
     o.log(HEADER)
@@ -834,7 +868,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     // mid-upgrade, the next group in turn starts one.
     const churnPerMinute = Math.max(1, Math.round((o.members * o.churnPercent) / 100))
     let nextUpgrade = 0
-    const groupOf = (m: StreamsMember) => Number(m.groupId.slice('soak-group-'.length))
     const pickLeaver = (): StreamsMember | undefined => {
       const candidates = (stale: boolean) =>
         members.filter(
@@ -870,6 +903,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         restartDone = (async () => {
           await sleep(Math.floor(o.minuteMs / 4))
           restarting = true
+          for (const m of members) m.unansweredAtRestart = true
           const t0 = performance.now()
           const exit = await server.stop(60_000)
           serverOutput.push(server.output())
@@ -942,6 +976,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       statuses = await describeAll()
     }
     const describedAt = Date.now()
+    clearInterval(sampler)
 
     // Stop the load and let the data plane drain: the consumers read up to what was acked.
     stopProducing = true
@@ -1022,7 +1057,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       {
         criterion: 'members fenced that kept heartbeating = 0',
         pass: totals.fenced === 0,
-        detail: `${totals.fenced} (besides: ${totals.fencedInFlight} with a heartbeat unanswered across the restart, ${totals.fencedAfterGap} after a gap longer than the session timeout on the load's side)`,
+        detail: `${totals.fenced} (besides: ${totals.fencedInFlight} fenced across the restart before their first answered heartbeat after it, ${totals.fencedAfterGap} after a gap longer than the session timeout on the load's side)`,
       },
       { criterion: 'heartbeat p99 flat within ±10 %', pass: p99.pass, detail: `${p99.detail} ms` },
       { criterion: 'server RSS flat within ±10 %', pass: rss.pass, detail: `${rss.detail} MB` },
@@ -1050,7 +1085,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         criterion: 'no unexpected errors',
         pass:
           Object.keys(errorCodes).every((k) =>
-            /^(heartbeat (25|110)|push |consumer-heartbeat (25|110))/.test(k),
+            /^(heartbeat (25|110|132)|push |consumer-heartbeat (25|110))/.test(k),
           ) &&
           totals.connectionLossesOutsideRestart === 0 &&
           totals.producerErrors === 0,
@@ -1082,10 +1117,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (restart in flight / gap) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB | heap MB | load | load-side loop p99 ms | events |\n' +
+  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB | load | load-side loop p99 ms | events |\n' +
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} | ${f(r.heapMb)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
 }
