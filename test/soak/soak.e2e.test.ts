@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { runSoak } from '../../tools/soak/soak.js'
 
-test('a compressed soak passes every functional criterion', { timeout: 240_000 }, async () => {
+test('a compressed soak passes every functional criterion', { timeout: 300_000 }, async () => {
   const lines: string[] = []
   const result = await runSoak({
     minutes: 4,
