@@ -40,6 +40,10 @@ export async function startTopographProcess(
     readonly startTimeoutMs?: number
     /** Node arguments before `start`: the CLI's entry point (default: the sources through tsx). */
     readonly entry?: readonly string[]
+    /** Node options before the entry point (after `--import tsx` with the default entry). */
+    readonly nodeArgs?: readonly string[]
+    /** Extra environment variables for the process. */
+    readonly env?: Readonly<Record<string, string>>
   } = {},
 ): Promise<TopographProcess> {
   const all: Record<string, string> = {
@@ -47,9 +51,16 @@ export async function startTopographProcess(
     'console.listener': 'none',
     ...settings,
   }
-  const args = [...(options.entry ?? ['--import', 'tsx', 'src/cli/topograph.ts']), 'start']
+  const nodeArgs = options.nodeArgs ?? []
+  const args =
+    options.entry === undefined
+      ? ['--import', 'tsx', ...nodeArgs, 'src/cli/topograph.ts', 'start']
+      : [...nodeArgs, ...options.entry, 'start']
   for (const [k, v] of Object.entries(all)) args.push('--override', `${k}=${v}`)
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...(options.env ?? {}) },
+  })
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   )

@@ -1,0 +1,168 @@
+// A pipelined Kafka connection for the soak's load: many requests in flight at once, matched to
+// their answers by correlation id, typed through the generated codec. A closed connection rejects
+// everything in flight with ConnectionClosedError and is reopened by `ReconnectingClient`.
+import { connect, type Socket } from 'node:net'
+import { decodeResponse, encodeRequestFrame } from '../../src/protocol/frames.js'
+import type { ApiMessageTypes } from '../../src/protocol/generated/registry.js'
+
+export class ConnectionClosedError extends Error {
+  constructor() {
+    super('connection closed')
+  }
+}
+
+interface Pending {
+  readonly apiKey: keyof ApiMessageTypes
+  readonly version: number
+  resolve(body: unknown): void
+  reject(e: Error): void
+}
+
+export class PipelinedConnection {
+  readonly #socket: Socket
+  readonly #pending = new Map<number, Pending>()
+  #correlation = 1
+  #buf: Buffer = Buffer.alloc(0)
+  #closed = false
+  readonly closed: Promise<void>
+
+  private constructor(socket: Socket) {
+    this.#socket = socket
+    socket.setNoDelay(true)
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()))
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      this.#closed = true
+      const all = [...this.#pending.values()]
+      this.#pending.clear()
+      for (const p of all) p.reject(new ConnectionClosedError())
+    })
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
+  }
+
+  static open(port: number): Promise<PipelinedConnection> {
+    return new Promise((resolve, reject) => {
+      const s = connect({ host: '127.0.0.1', port })
+      s.once('connect', () => {
+        s.off('error', reject)
+        resolve(new PipelinedConnection(s))
+      })
+      s.once('error', reject)
+    })
+  }
+
+  get isClosed(): boolean {
+    return this.#closed
+  }
+
+  get inFlight(): number {
+    return this.#pending.size
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk])
+    let off = 0
+    while (this.#buf.length - off >= 4) {
+      const size = this.#buf.readInt32BE(off)
+      if (this.#buf.length - off < 4 + size) break
+      const frame = this.#buf.subarray(off + 4, off + 4 + size)
+      off += 4 + size
+      const correlationId = frame.readInt32BE(0)
+      const p = this.#pending.get(correlationId)
+      if (p === undefined) continue
+      this.#pending.delete(correlationId)
+      try {
+        p.resolve(decodeResponse(p.apiKey, p.version, frame).body)
+      } catch (e) {
+        p.reject(e as Error)
+      }
+    }
+    this.#buf = off === this.#buf.length ? Buffer.alloc(0) : this.#buf.subarray(off)
+  }
+
+  request<K extends keyof ApiMessageTypes>(
+    apiKey: K,
+    version: number,
+    body: ApiMessageTypes[K]['request'],
+  ): Promise<ApiMessageTypes[K]['response']> {
+    if (this.#closed) return Promise.reject(new ConnectionClosedError())
+    const id = this.#correlation++
+    const frame = encodeRequestFrame(apiKey, version, id, 'soak', body)
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { apiKey, version, resolve: resolve as (b: unknown) => void, reject })
+      this.#socket.write(frame)
+    })
+  }
+
+  close(): void {
+    this.#socket.destroy()
+  }
+}
+
+/**
+ * One logical connection that is reopened when it closes (the server restarting): a request made
+ * while it is down fails at once with ConnectionClosedError and the caller retries as a client
+ * would, after its back-off.
+ */
+export class ReconnectingClient {
+  #conn: PipelinedConnection | null = null
+  #opening = false
+  #stopped = false
+  /** How many times the connection was lost. */
+  losses = 0
+
+  constructor(
+    readonly port: number,
+    readonly onLoss: () => void = () => undefined,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#conn = await PipelinedConnection.open(this.port)
+    this.#watch(this.#conn)
+  }
+
+  #watch(c: PipelinedConnection): void {
+    c.closed.then(() => {
+      if (this.#stopped) return
+      this.losses++
+      this.onLoss()
+      this.#conn = null
+      this.#reopen()
+    })
+  }
+
+  #reopen(): void {
+    if (this.#opening || this.#stopped) return
+    this.#opening = true
+    const attempt = () => {
+      if (this.#stopped) return
+      PipelinedConnection.open(this.port).then(
+        (c) => {
+          this.#opening = false
+          this.#conn = c
+          this.#watch(c)
+        },
+        () => setTimeout(attempt, 200),
+      )
+    }
+    attempt()
+  }
+
+  get connected(): boolean {
+    return this.#conn !== null && !this.#conn.isClosed
+  }
+
+  request<K extends keyof ApiMessageTypes>(
+    apiKey: K,
+    version: number,
+    body: ApiMessageTypes[K]['request'],
+  ): Promise<ApiMessageTypes[K]['response']> {
+    if (this.#conn === null) return Promise.reject(new ConnectionClosedError())
+    return this.#conn.request(apiKey, version, body)
+  }
+
+  stop(): void {
+    this.#stopped = true
+    this.#conn?.close()
+  }
+}

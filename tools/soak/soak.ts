@@ -1,0 +1,1141 @@
+// The soak: a real `topograph start` process (SQLite coordinator storage, the controllable test
+// plugin on its SQLite backend so descriptions survive the restart) under N streams members across
+// G groups, a consumer group and idempotent producers, for M minutes with churn (1 % of the members
+// replaced a minute), one plugin outage and one clean restart. This process is the load: a few TCP
+// connections carry every member's heartbeats, pipelined. See tools/soak/main.ts for the command
+// and RELIABILITY.md ("Soak") for what it checks.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import * as p from '../../src/protocol/index.js'
+import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
+import { pluginFiles } from '../../test/helpers/kip1331.js'
+import {
+  freeLoopbackPort,
+  startTopographProcess,
+  type TopographProcess,
+} from '../../test/helpers/topograph-process.js'
+import { ConnectionClosedError, ReconnectingClient } from './client.js'
+
+export interface SoakOptions {
+  readonly minutes: number
+  readonly members: number
+  readonly groups: number
+  /** Length of a soak "minute" in ms: 60,000 for the real run, less for the compressed one. */
+  readonly minuteMs: number
+  /** Connections carrying the streams members' requests. */
+  readonly connections: number
+  readonly producers: number
+  readonly consumers: number
+  /** Members replaced a minute, in per cent of `members`. */
+  readonly churnPercent: number
+  /** Minute at which the plugin outage begins, and its length in minutes. */
+  readonly outageAt: number
+  readonly outageMinutes: number
+  /** Minute at which the server is stopped and started again. */
+  readonly restartAt: number
+  /** First minute of the flatness window (heartbeat p99, RSS). */
+  readonly flatFrom: number
+  /** Server settings on top of the soak's own (listener, storage, plugin). */
+  readonly server: Readonly<Record<string, string>>
+  readonly log: (line: string) => void
+  /** Where to write the server processes' output at the end (none when undefined). */
+  readonly serverLogFile?: string
+}
+
+export const ISSUE_DEFAULTS = {
+  minutes: 30,
+  members: 10_000,
+  groups: 1_000,
+  minuteMs: 60_000,
+  connections: 4,
+  producers: 2,
+  consumers: 2,
+  churnPercent: 1,
+  outageAt: 10,
+  outageMinutes: 2,
+  restartAt: 20,
+  flatFrom: 5,
+} as const
+
+export interface MinuteRow {
+  readonly minute: number
+  heartbeats: number
+  latencies: number[]
+  p50: number
+  p99: number
+  fenced: number
+  fencedInFlight: number
+  fencedAfterGap: number
+  /** Old-version members refused on rejoining an upgraded group (STREAMS_TOPOLOGY_FENCED). */
+  topologyFenced: number
+  retriable: number
+  otherErrors: number
+  joins: number
+  leaves: number
+  pushesOk: number
+  pushesFailed: number
+  produced: number
+  consumed: number
+  /** Median and highest of the server's RSS samples in the minute (one every 5 s). */
+  rssMb: number
+  rssMaxMb: number
+  /** Median of the server's heap-used samples in the minute. */
+  heapMb: number
+  rssSamples: number[]
+  heapSamples: number[]
+  loadavg: number
+  loopP99Ms: number
+  events: string[]
+}
+
+export interface Verdict {
+  readonly criterion: string
+  readonly pass: boolean
+  readonly detail: string
+}
+
+export interface SoakResult {
+  readonly rows: MinuteRow[]
+  readonly verdicts: Verdict[]
+  readonly totals: Record<string, number>
+  readonly errorCodes: Record<string, number>
+  readonly pass: boolean
+}
+
+const E = {
+  NONE: 0,
+  REQUEST_TIMED_OUT: 7,
+  COORDINATOR_LOAD_IN_PROGRESS: 14,
+  COORDINATOR_NOT_AVAILABLE: 15,
+  NOT_COORDINATOR: 16,
+  UNKNOWN_MEMBER_ID: 25,
+  REBALANCE_IN_PROGRESS: 27,
+  DUPLICATE_SEQUENCE_NUMBER: 46,
+  FENCED_MEMBER_EPOCH: 110,
+  STALE_MEMBER_EPOCH: 113,
+  STREAMS_TOPOLOGY_FENCED: 132,
+} as const
+const RETRIABLE = new Set<number>([
+  E.REQUEST_TIMED_OUT,
+  E.COORDINATOR_LOAD_IN_PROGRESS,
+  E.COORDINATOR_NOT_AVAILABLE,
+  E.NOT_COORDINATOR,
+  6, // NOT_LEADER_OR_FOLLOWER
+  3, // UNKNOWN_TOPIC_OR_PARTITION (metadata not loaded yet)
+])
+
+const STREAMS_TOPIC = 'soak-streams-input'
+const STREAMS_PARTITIONS = 8
+const DATA_TOPIC = 'soak-data'
+const DATA_PARTITIONS = 4
+const CONSUMER_GROUP = 'soak-consumers'
+const RETRY_MS = 250
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
+}
+
+/** A deterministic generator, so a run's churn picks are the same for the same options. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let t = s
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function streamsTopology(epoch: number): p.StreamsGroupHeartbeatRequestTopology {
+  return p.createStreamsGroupHeartbeatRequestTopology({
+    epoch,
+    subtopologies: [
+      p.createStreamsGroupHeartbeatRequestSubtopology({
+        subtopologyId: '0',
+        sourceTopics: [STREAMS_TOPIC],
+      }),
+    ],
+  })
+}
+
+/** The sink topic of a group's description at a topology epoch: the end check reads it back. */
+const sinkTopic = (groupId: string, epoch: number) => `${groupId}-output-v${epoch}`
+
+/** The description a member pushes when asked: source → aggregate (store) → sink. */
+function description(
+  groupId: string,
+  epoch: number,
+): p.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription {
+  const node = p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode
+  return p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription({
+    subtopologies: [
+      p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology({
+        subtopologyId: '0',
+        nodes: [
+          node({
+            name: 'KSTREAM-SOURCE-0000000000',
+            nodeType: 1,
+            sourceTopics: [STREAMS_TOPIC],
+            successors: ['KSTREAM-AGGREGATE-0000000001'],
+          }),
+          node({
+            name: 'KSTREAM-AGGREGATE-0000000001',
+            nodeType: 2,
+            stores: [`${groupId}-store`],
+            successors: ['KSTREAM-SINK-0000000002'],
+          }),
+          node({ name: 'KSTREAM-SINK-0000000002', nodeType: 3, sinkTopic: sinkTopic(groupId, epoch) }),
+        ],
+      }),
+    ],
+    globalStores: [],
+  })
+}
+
+type Tasks = p.StreamsGroupHeartbeatRequestTaskIds[]
+
+interface StreamsMember {
+  readonly groupId: string
+  readonly memberId: string
+  readonly processId: string
+  readonly client: ReconnectingClient
+  /** The topology epoch of the application version this member runs. */
+  readonly topologyEpoch: number
+  epoch: number
+  active: Tasks
+  standby: Tasks
+  warmup: Tasks
+  /** The owned tasks changed since the server last heard them. */
+  tasksDirty: boolean
+  intervalMs: number
+  timer: NodeJS.Timeout | undefined
+  inFlight: boolean
+  pushing: boolean
+  /** The server restarted since this member's last answered heartbeat. */
+  unansweredAtRestart: boolean
+  lastAnsweredAt: number
+  /** When this member's last heartbeat was sent. */
+  lastSentAt: number
+  state: 'active' | 'leaving' | 'gone'
+}
+
+export async function runSoak(o: SoakOptions): Promise<SoakResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'topograph-soak-'))
+  const memoryFile = join(dataDir, 'server-memory.json')
+  const plugin = pluginFiles('sqlite')
+  const port = await freeLoopbackPort()
+  const sessionTimeoutMs = Number(o.server['group.streams.session.timeout.ms'] ?? 45_000)
+  const settings: Record<string, string> = {
+    listeners: `PLAINTEXT://127.0.0.1:${port}`,
+    'data.dir': join(dataDir, 'data'),
+    'coordinator.storage': 'sqlite',
+    ...plugin.configs,
+    ...o.server,
+  }
+  const startServer = () =>
+    startTopographProcess(settings, {
+      startTimeoutMs: 120_000,
+      nodeArgs: ['--import', './tools/soak/report-memory.mjs'],
+      // Not TOPOGRAPH_*: the server reads those as settings.
+      env: { SOAK_SERVER_MEMORY_FILE: memoryFile },
+    })
+  const outage = {
+    set: { '*': { action: 'transient' as const, message: 'backend unavailable' } },
+    get: { '*': { action: 'transient' as const, message: 'backend unavailable' } },
+  }
+
+  const random = rng(o.members * 31 + o.groups)
+  const rows: MinuteRow[] = []
+  const errorCodes: Record<string, number> = {}
+  const totals = {
+    heartbeats: 0,
+    fenced: 0,
+    fencedInFlight: 0,
+    fencedAfterGap: 0,
+    topologyFenced: 0,
+    connectionLossesOutsideRestart: 0,
+    joins: 0,
+    leaves: 0,
+    leavesLost: 0,
+    pushesOk: 0,
+    pushesFailed: 0,
+    produced: 0,
+    consumed: 0,
+    consumerFences: 0,
+    producerErrors: 0,
+    restartMs: 0,
+    stopExitCode: 0,
+  }
+  const countError = (what: string, code: number) => {
+    const k = `${what} ${code}`
+    errorCodes[k] = (errorCodes[k] ?? 0) + 1
+  }
+  const newRow = (minute: number): MinuteRow => ({
+    minute,
+    heartbeats: 0,
+    latencies: [],
+    p50: Number.NaN,
+    p99: Number.NaN,
+    fenced: 0,
+    fencedInFlight: 0,
+    fencedAfterGap: 0,
+    topologyFenced: 0,
+    retriable: 0,
+    otherErrors: 0,
+    joins: 0,
+    leaves: 0,
+    pushesOk: 0,
+    pushesFailed: 0,
+    produced: 0,
+    consumed: 0,
+    rssMb: Number.NaN,
+    rssMaxMb: Number.NaN,
+    heapMb: Number.NaN,
+    rssSamples: [],
+    heapSamples: [],
+    loadavg: Number.NaN,
+    loopP99Ms: Number.NaN,
+    events: [],
+  })
+  // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
+  let row = newRow(-1)
+  let restarting = false
+  let stopping = false
+  let stopProducing = false
+  const serverOutput: string[] = []
+
+  let server: TopographProcess
+  try {
+    server = await startServer()
+  } catch (e) {
+    plugin.remove()
+    rmSync(dataDir, { recursive: true, force: true })
+    throw e
+  }
+  const clients: ReconnectingClient[] = []
+  const admin = new ReconnectingClient(port)
+  const members: StreamsMember[] = []
+  let memberSerial = 0
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
+
+  try {
+    await admin.start()
+    // 1. Topics: the streams groups' input and the data plane's topic.
+    const created = await admin.request(
+      19,
+      7,
+      p.createCreateTopicsRequest({
+        topics: [
+          p.createCreateTopicsRequestCreatableTopic({
+            name: STREAMS_TOPIC,
+            numPartitions: STREAMS_PARTITIONS,
+            replicationFactor: -1,
+          }),
+          p.createCreateTopicsRequestCreatableTopic({
+            name: DATA_TOPIC,
+            numPartitions: DATA_PARTITIONS,
+            replicationFactor: -1,
+          }),
+        ],
+        timeoutMs: 30_000,
+      }),
+    )
+    for (const t of created.topics) {
+      if (t.errorCode !== 0) throw new Error(`CreateTopics ${t.name}: error ${t.errorCode}`)
+    }
+    const dataTopicId = created.topics.find((t) => t.name === DATA_TOPIC)?.topicId as string
+
+    for (let i = 0; i < o.connections; i++) {
+      const c = new ReconnectingClient(port, () => {
+        if (!restarting) totals.connectionLossesOutsideRestart++
+      })
+      await c.start()
+      clients.push(c)
+    }
+
+    // 2. Streams members.
+    const schedule = (m: StreamsMember, ms: number) => {
+      clearTimeout(m.timer)
+      if (m.state !== 'active' || stopping) return
+      m.timer = setTimeout(() => heartbeat(m), ms)
+    }
+    const rejoin = (m: StreamsMember) => {
+      m.epoch = 0
+      m.active = []
+      m.standby = []
+      m.warmup = []
+      m.tasksDirty = true
+    }
+    const push = (m: StreamsMember) => {
+      if (m.pushing) return
+      m.pushing = true
+      const topologyEpoch = m.topologyEpoch
+      m.client
+        .request(
+          93,
+          0,
+          p.createStreamsGroupTopologyDescriptionUpdateRequest({
+            groupId: m.groupId,
+            memberId: m.memberId,
+            topologyEpoch,
+            topologyDescription: description(m.groupId, topologyEpoch),
+          }),
+        )
+        .then(
+          (r) => {
+            if (r.errorCode === E.NONE) {
+              row.pushesOk++
+              totals.pushesOk++
+            } else {
+              row.pushesFailed++
+              totals.pushesFailed++
+              countError('push', r.errorCode)
+            }
+          },
+          () => {
+            row.pushesFailed++
+            totals.pushesFailed++
+          },
+        )
+        .finally(() => {
+          m.pushing = false
+        })
+    }
+    const heartbeat = (m: StreamsMember): Promise<void> => {
+      if (m.inFlight || m.state === 'gone') return Promise.resolve()
+      m.inFlight = true
+      const joining = m.epoch === 0
+      const leaving = m.state === 'leaving'
+      const sendTasks = joining || m.tasksDirty
+      const sentAt = performance.now()
+      // A gap between two sends longer than the session is the load's fault, not the server's.
+      const sendGap = sentAt - m.lastSentAt
+      m.lastSentAt = sentAt
+      const sentRow = row
+      return m.client
+        .request(
+          88,
+          1,
+          p.createStreamsGroupHeartbeatRequest({
+            groupId: m.groupId,
+            memberId: m.memberId,
+            memberEpoch: leaving ? -1 : m.epoch,
+            endpointInformationEpoch: 0,
+            rebalanceTimeoutMs: joining ? 30_000 : -1,
+            topology: joining && !leaving ? streamsTopology(m.topologyEpoch) : null,
+            activeTasks: sendTasks && !leaving ? m.active : null,
+            standbyTasks: sendTasks && !leaving ? m.standby : null,
+            warmupTasks: sendTasks && !leaving ? m.warmup : null,
+            processId: joining ? m.processId : null,
+            clientTags: joining ? [] : null,
+          }),
+        )
+        .then(
+          (r) => {
+            m.inFlight = false
+            const now = performance.now()
+            sentRow.latencies.push(now - sentAt)
+            row.heartbeats++
+            totals.heartbeats++
+            if (leaving) {
+              m.state = 'gone'
+              row.leaves++
+              totals.leaves++
+              return
+            }
+            if (r.errorCode === E.NONE) {
+              if (joining) {
+                row.joins++
+                totals.joins++
+              }
+              m.lastAnsweredAt = now
+              m.unansweredAtRestart = false
+              m.epoch = r.memberEpoch
+              if (sendTasks) m.tasksDirty = false
+              if (r.activeTasks !== null) {
+                m.active = r.activeTasks
+                m.tasksDirty = true
+              }
+              if (r.standbyTasks !== null) {
+                m.standby = r.standbyTasks
+                m.tasksDirty = true
+              }
+              if (r.warmupTasks !== null) {
+                m.warmup = r.warmupTasks
+                m.tasksDirty = true
+              }
+              if (r.heartbeatIntervalMs > 0) m.intervalMs = r.heartbeatIntervalMs
+              if (r.topologyDescriptionRequired) push(m)
+              schedule(m, Math.max(0, m.intervalMs - (now - sentAt)))
+              return
+            }
+            if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {
+              countError('heartbeat', r.errorCode)
+              if (m.unansweredAtRestart) {
+                row.fencedInFlight++
+                totals.fencedInFlight++
+              } else if (sendGap > sessionTimeoutMs) {
+                row.fencedAfterGap++
+                totals.fencedAfterGap++
+              } else {
+                row.fenced++
+                totals.fenced++
+                if (totals.fenced <= 20)
+                  o.log(
+                    `fenced: ${m.memberId} of ${m.groupId} epoch ${m.epoch}, error ${r.errorCode} ${r.errorMessage ?? ''}, ` +
+                      `last answer ${((now - m.lastAnsweredAt) / 1000).toFixed(1)} s ago`,
+                  )
+              }
+              m.unansweredAtRestart = false
+              rejoin(m)
+              schedule(m, 0)
+              return
+            }
+            if (r.errorCode === E.STREAMS_TOPOLOGY_FENCED && m.topologyEpoch < deployed[groupOf(m)]) {
+              // A member of the old version rejoining a group its upgrade has moved on: it is
+              // replaced by a member of the new version, as the rolling upgrade would have done.
+              countError('heartbeat', r.errorCode)
+              m.state = 'gone'
+              row.topologyFenced++
+              totals.topologyFenced++
+              void heartbeat(addMember(groupOf(m)))
+              return
+            }
+            if (RETRIABLE.has(r.errorCode)) row.retriable++
+            else {
+              row.otherErrors++
+              countError('heartbeat', r.errorCode)
+            }
+            schedule(m, RETRY_MS)
+          },
+          (e: unknown) => {
+            m.inFlight = false
+            if (!(e instanceof ConnectionClosedError)) throw e
+            if (leaving) {
+              // The leave was lost with the connection: the session timeout removes the member.
+              m.state = 'gone'
+              totals.leavesLost++
+              return
+            }
+            schedule(m, RETRY_MS)
+          },
+        )
+    }
+    // The application version each group runs (its topology epoch); a rolling upgrade raises it and
+    // replaces the group's members one by one with members of the new version.
+    const deployed = new Array<number>(o.groups).fill(0)
+    const groupOf = (m: StreamsMember) => Number(m.groupId.slice('soak-group-'.length))
+    const addMember = (g: number): StreamsMember => {
+      const n = memberSerial++
+      const m: StreamsMember = {
+        groupId: `soak-group-${g}`,
+        memberId: `soak-member-${g}-${n}`,
+        processId: `soak-process-${n}`,
+        client: clients[n % clients.length],
+        topologyEpoch: deployed[g],
+        epoch: 0,
+        active: [],
+        standby: [],
+        warmup: [],
+        tasksDirty: true,
+        intervalMs: 5000,
+        timer: undefined,
+        inFlight: false,
+        pushing: false,
+        unansweredAtRestart: false,
+        lastAnsweredAt: performance.now(),
+        lastSentAt: performance.now(),
+        state: 'active',
+      }
+      members.push(m)
+      return m
+    }
+
+    // Join everyone, a group at a time in waves, then spread the heartbeats over the interval.
+    const perGroup = Math.floor(o.members / o.groups)
+    const extra = o.members - perGroup * o.groups
+    const joinAll: Promise<void>[] = []
+    for (let g = 0; g < o.groups; g++) {
+      const size = perGroup + (g < extra ? 1 : 0)
+      for (let i = 0; i < size; i++) {
+        const m = addMember(g)
+        joinAll.push(
+          (async () => {
+            await sleep(Math.floor(random() * 5000))
+            await heartbeat(m)
+          })(),
+        )
+      }
+    }
+    await Promise.all(joinAll)
+    o.log(`set-up: ${members.length} members joined (${totals.joins} joins)`)
+
+    // 3. Data plane: idempotent producers, and a consumer group (KIP-848) reading what they write.
+    const acked = new Map<string, number>() // "producer:seq" → partition
+    const dataClient = new ReconnectingClient(port, () => {
+      if (!restarting) totals.connectionLossesOutsideRestart++
+    })
+    await dataClient.start()
+    const produceLoop = async (index: number) => {
+      let producerId = -1
+      let producerEpoch = -1
+      let seq = 0
+      const sequences = new Array<number>(DATA_PARTITIONS).fill(0)
+      let partition = index % DATA_PARTITIONS
+      while (!stopping && !stopProducing) {
+        if (producerId < 0) {
+          try {
+            const r = await dataClient.request(
+              22,
+              4,
+              p.createInitProducerIdRequest({ transactionalId: null, transactionTimeoutMs: 60_000 }),
+            )
+            if (r.errorCode !== 0) {
+              countError('init-producer-id', r.errorCode)
+              await sleep(RETRY_MS)
+              continue
+            }
+            producerId = Number(r.producerId)
+            producerEpoch = r.producerEpoch
+            sequences.fill(0)
+          } catch {
+            await sleep(RETRY_MS)
+            continue
+          }
+        }
+        const count = 10
+        const values = Array.from({ length: count }, (_, i) => `${seq + i}`)
+        const batch = makeBatch(
+          values.map((v) => ({ key: `p${index}`, value: v, timestamp: Date.now() })),
+          { producerId, producerEpoch, baseSequence: sequences[partition] },
+        )
+        // Sent until answered: a retry carries the same batch and sequence, as an idempotent
+        // producer's does, so the broker must write it once.
+        for (;;) {
+          try {
+            const r = await dataClient.request(
+              0,
+              9,
+              p.createProduceRequest({
+                acks: -1,
+                timeoutMs: 30_000,
+                topicData: [
+                  p.createProduceRequestTopicProduceData({
+                    name: DATA_TOPIC,
+                    partitionData: [
+                      p.createProduceRequestPartitionProduceData({ index: partition, records: batch }),
+                    ],
+                  }),
+                ],
+              }),
+            )
+            const code = r.responses[0].partitionResponses[0].errorCode
+            if (code === E.NONE || code === E.DUPLICATE_SEQUENCE_NUMBER) {
+              for (const v of values) acked.set(`p${index}:${v}`, partition)
+              row.produced += count
+              totals.produced += count
+              break
+            }
+            if (RETRIABLE.has(code)) {
+              await sleep(RETRY_MS)
+              continue
+            }
+            // Anything else is a producer error (OutOfOrderSequence, UnknownProducerId...): the
+            // records of this batch are not acked, and the producer starts over with a new id.
+            countError('produce', code)
+            totals.producerErrors++
+            producerId = -1
+            break
+          } catch (e) {
+            if (!(e instanceof ConnectionClosedError)) throw e
+            await sleep(RETRY_MS)
+          }
+        }
+        seq += count
+        sequences[partition] += count
+        partition = (partition + 1) % DATA_PARTITIONS
+        await sleep(100)
+      }
+    }
+
+    const consumed = new Map<string, number>() // "producer:seq" → times consumed
+    const consumerLoop = async (index: number) => {
+      const memberId = `soak-consumer-${index}`
+      let epoch = 0
+      let owned: number[] = []
+      const positions = new Map<number, number>()
+      let committed = new Map<number, number>()
+      let nextHeartbeat = 0
+      let nextCommit = 0
+      while (!stopping) {
+        const now = Date.now()
+        try {
+          if (now >= nextHeartbeat) {
+            const joining = epoch === 0
+            const r = await dataClient.request(
+              68,
+              1,
+              p.createConsumerGroupHeartbeatRequest({
+                groupId: CONSUMER_GROUP,
+                memberId,
+                memberEpoch: epoch,
+                rebalanceTimeoutMs: joining ? 30_000 : -1,
+                subscribedTopicNames: joining ? [DATA_TOPIC] : null,
+                topicPartitions: joining
+                  ? []
+                  : [
+                      p.createConsumerGroupHeartbeatRequestTopicPartitions({
+                        topicId: dataTopicId,
+                        partitions: owned,
+                      }),
+                    ],
+              }),
+            )
+            if (r.errorCode === E.NONE) {
+              epoch = r.memberEpoch
+              nextHeartbeat = now + r.heartbeatIntervalMs
+              if (r.assignment !== null) {
+                owned = r.assignment.topicPartitions.flatMap((t) => t.partitions)
+                for (const k of [...positions.keys()]) if (!owned.includes(k)) positions.delete(k)
+              }
+            } else if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {
+              totals.consumerFences++
+              countError('consumer-heartbeat', r.errorCode)
+              epoch = 0
+              owned = []
+              positions.clear()
+              nextHeartbeat = 0
+            } else {
+              if (!RETRIABLE.has(r.errorCode)) countError('consumer-heartbeat', r.errorCode)
+              nextHeartbeat = now + RETRY_MS
+            }
+          }
+          const missing = owned.filter((q) => !positions.has(q))
+          if (missing.length > 0 && epoch > 0) {
+            const r = await dataClient.request(
+              9,
+              9,
+              p.createOffsetFetchRequest({
+                groups: [
+                  p.createOffsetFetchRequestOffsetFetchRequestGroup({
+                    groupId: CONSUMER_GROUP,
+                    memberId,
+                    memberEpoch: epoch,
+                    topics: [
+                      p.createOffsetFetchRequestOffsetFetchRequestTopics({
+                        name: DATA_TOPIC,
+                        partitionIndexes: missing,
+                      }),
+                    ],
+                  }),
+                ],
+              }),
+            )
+            const g = r.groups[0]
+            if (g.errorCode === 0) {
+              for (const t of g.topics)
+                for (const x of t.partitions) {
+                  if (x.errorCode === 0) {
+                    const at = Number(x.committedOffset)
+                    positions.set(x.partitionIndex, Math.max(at, 0))
+                    committed.set(x.partitionIndex, at)
+                  }
+                }
+            } else if (!RETRIABLE.has(g.errorCode) && g.errorCode !== E.STALE_MEMBER_EPOCH) {
+              countError('offset-fetch', g.errorCode)
+            }
+          }
+          if (positions.size === 0) {
+            await sleep(100)
+            continue
+          }
+          const r = await dataClient.request(
+            1,
+            12,
+            p.createFetchRequest({
+              replicaId: -1,
+              maxWaitMs: 200,
+              minBytes: 1,
+              maxBytes: 1_048_576,
+              topics: [
+                p.createFetchRequestFetchTopic({
+                  topic: DATA_TOPIC,
+                  partitions: [...positions].map(([partition, at]) =>
+                    p.createFetchRequestFetchPartition({
+                      partition,
+                      fetchOffset: BigInt(at),
+                      partitionMaxBytes: 262_144,
+                    }),
+                  ),
+                }),
+              ],
+            }),
+          )
+          for (const t of r.responses)
+            for (const x of t.partitions) {
+              if (x.errorCode !== 0) {
+                if (!RETRIABLE.has(x.errorCode)) countError('fetch', x.errorCode)
+                continue
+              }
+              if (!positions.has(x.partitionIndex)) continue
+              for (const rec of readRecords(x.records)) {
+                if (rec.offset < (positions.get(x.partitionIndex) as number)) continue
+                const k = `${rec.key}:${rec.value}`
+                consumed.set(k, (consumed.get(k) ?? 0) + 1)
+                row.consumed++
+                totals.consumed++
+                positions.set(x.partitionIndex, rec.offset + 1)
+              }
+            }
+          if (Date.now() >= nextCommit && epoch > 0) {
+            nextCommit = Date.now() + 1000
+            const changed = [...positions].filter(([q, at]) => committed.get(q) !== at)
+            if (changed.length > 0) {
+              const c = await dataClient.request(
+                8,
+                9,
+                p.createOffsetCommitRequest({
+                  groupId: CONSUMER_GROUP,
+                  generationIdOrMemberEpoch: epoch,
+                  memberId,
+                  topics: [
+                    p.createOffsetCommitRequestOffsetCommitRequestTopic({
+                      name: DATA_TOPIC,
+                      partitions: changed.map(([q, at]) =>
+                        p.createOffsetCommitRequestOffsetCommitRequestPartition({
+                          partitionIndex: q,
+                          committedOffset: BigInt(at),
+                        }),
+                      ),
+                    }),
+                  ],
+                }),
+              )
+              const next = new Map(committed)
+              for (const x of c.topics[0].partitions) {
+                if (x.errorCode === 0) {
+                  const at = positions.get(x.partitionIndex)
+                  if (at !== undefined) next.set(x.partitionIndex, at)
+                } else if (!RETRIABLE.has(x.errorCode) && x.errorCode !== E.STALE_MEMBER_EPOCH) {
+                  countError('offset-commit', x.errorCode)
+                }
+              }
+              committed = next
+            }
+          }
+        } catch (e) {
+          if (!(e instanceof ConnectionClosedError)) throw e
+          await sleep(RETRY_MS)
+        }
+      }
+    }
+    const producerLoops = Array.from({ length: o.producers }, (_, i) => produceLoop(i))
+    const consumerLoops = Array.from({ length: o.consumers }, (_, i) => consumerLoop(i))
+
+    // 4. The measured minutes: churn spread over each minute, the outage, the restart.
+    const readMemory = () => {
+      try {
+        return JSON.parse(readFileSync(memoryFile, 'utf8')) as { rss: number; heapUsed: number }
+      } catch {
+        return undefined
+      }
+    }
+    const closeRow = (r: MinuteRow) => {
+      const sorted = r.latencies.sort((a, b) => a - b)
+      r.p50 = quantile(sorted, 0.5)
+      r.p99 = quantile(sorted, 0.99)
+      r.latencies = []
+      sampleMemory()
+      const rss = r.rssSamples.sort((a, b) => a - b)
+      r.rssMb = quantile(rss, 0.5)
+      r.rssMaxMb = rss.length === 0 ? Number.NaN : rss[rss.length - 1]
+      r.heapMb = quantile(
+        r.heapSamples.sort((a, b) => a - b),
+        0.5,
+      )
+      r.loadavg = loadavg()[0]
+      r.loopP99Ms = loop.percentile(99) / 1e6
+      loop.reset()
+      o.log(formatRow(r))
+    }
+    const sampleMemory = () => {
+      const mem = readMemory()
+      if (mem === undefined || restarting) return
+      row.rssSamples.push(mem.rss / 1048576)
+      row.heapSamples.push(mem.heapUsed / 1048576)
+    }
+    const sampler = setInterval(sampleMemory, 5000).unref()
+    closeRow(row)
+    rows.push(row)
+    o.log(HEADER)
+
+    // Churn: the members replaced are those of groups in a rolling upgrade (a new application
+    // version, topology epoch + 1, so the new members push a new description); when no group is
+    // mid-upgrade, the next group in turn starts one.
+    const churnPerMinute = Math.max(1, Math.round((o.members * o.churnPercent) / 100))
+    let nextUpgrade = 0
+    const pickLeaver = (): StreamsMember | undefined => {
+      const candidates = (stale: boolean) =>
+        members.filter(
+          (m) =>
+            m.state === 'active' &&
+            m.epoch > 0 &&
+            !m.inFlight &&
+            (!stale || m.topologyEpoch < deployed[groupOf(m)]),
+        )
+      let live = candidates(true)
+      if (live.length === 0) {
+        deployed[nextUpgrade]++
+        nextUpgrade = (nextUpgrade + 1) % o.groups
+        live = candidates(true)
+      }
+      if (live.length === 0) live = candidates(false)
+      return live.length === 0 ? undefined : live[Math.floor(random() * live.length)]
+    }
+    for (let minute = 0; minute < o.minutes; minute++) {
+      row = newRow(minute)
+      rows.push(row)
+      const minuteStart = Date.now()
+      if (minute === o.outageAt) {
+        plugin.control(outage)
+        row.events.push('plugin outage begins')
+      }
+      if (minute === o.outageAt + o.outageMinutes) {
+        plugin.control({})
+        row.events.push('plugin outage ends')
+      }
+      let restartDone: Promise<void> | undefined
+      if (minute === o.restartAt) {
+        restartDone = (async () => {
+          await sleep(Math.floor(o.minuteMs / 4))
+          restarting = true
+          for (const m of members) m.unansweredAtRestart = true
+          const t0 = performance.now()
+          const exit = await server.stop(60_000)
+          serverOutput.push(server.output())
+          totals.stopExitCode = exit.code ?? -1
+          server = await startServer()
+          totals.restartMs = performance.now() - t0
+          row.events.push(
+            `restart: stopped (exit ${exit.code}) and listening again in ${(totals.restartMs / 1000).toFixed(1)} s`,
+          )
+          // Stragglers of the old connections are counted with the restart for a few seconds more.
+          await sleep(Math.min(5000, o.minuteMs / 2))
+          restarting = false
+        })()
+      }
+      for (let k = 0; k < churnPerMinute; k++) {
+        const due = minuteStart + ((k + 0.5) * o.minuteMs) / churnPerMinute
+        await sleep(Math.max(0, due - Date.now()))
+        const leaver = pickLeaver()
+        if (leaver === undefined) continue
+        clearTimeout(leaver.timer)
+        leaver.state = 'leaving'
+        void heartbeat(leaver)
+        void heartbeat(addMember(groupOf(leaver)))
+      }
+      await sleep(Math.max(0, minuteStart + o.minuteMs - Date.now()))
+      if (restartDone !== undefined) await restartDone
+      closeRow(row)
+      // Keep the member list to the live ones.
+      for (let i = members.length - 1; i >= 0; i--) if (members[i].state === 'gone') members.splice(i, 1)
+    }
+
+    // 5. The end: every group's description stored and readable (StreamsGroupDescribe v1).
+    row = newRow(o.minutes)
+    const groupIds = Array.from({ length: o.groups }, (_, g) => `soak-group-${g}`)
+    const describeAll = async () => {
+      const statuses = new Map<
+        string,
+        { status: number; hasDescription: boolean; error: number; matches: boolean }
+      >()
+      for (let i = 0; i < groupIds.length; i += 100) {
+        const r = await admin.request(
+          89,
+          1,
+          p.createStreamsGroupDescribeRequest({
+            groupIds: groupIds.slice(i, i + 100),
+            includeTopologyDescription: true,
+          }),
+        )
+        for (const g of r.groups)
+          statuses.set(g.groupId, {
+            status: g.topologyDescriptionStatus,
+            hasDescription: g.topologyDescription !== null,
+            error: g.errorCode,
+            matches:
+              g.topology !== null &&
+              g.topologyDescription?.subtopologies[0]?.nodes.some(
+                (n) => n.sinkTopic === sinkTopic(g.groupId, (g.topology as { epoch: number }).epoch),
+              ) === true,
+          })
+      }
+      return statuses
+    }
+    const endBy = Date.now() + Math.max(60_000, 2 * o.minuteMs)
+    let statuses = await describeAll()
+    const available = () =>
+      [...statuses.values()].filter((s) => s.error === 0 && s.status === 3 && s.hasDescription && s.matches)
+        .length
+    while (available() < o.groups && Date.now() < endBy) {
+      await sleep(2000)
+      statuses = await describeAll()
+    }
+    const describedAt = Date.now()
+    clearInterval(sampler)
+
+    // Stop the load and let the data plane drain: the consumers read up to what was acked.
+    stopProducing = true
+    await Promise.all(producerLoops)
+    const drainBy = Date.now() + 30_000
+    while (Date.now() < drainBy && [...acked.keys()].some((k) => !consumed.has(k))) await sleep(200)
+    stopping = true
+    for (const m of members) clearTimeout(m.timer)
+    await Promise.all(consumerLoops)
+
+    // 6. Records: every acked record in the log exactly once (read back from offset 0).
+    const inLog = new Map<string, number>()
+    for (let partition = 0; partition < DATA_PARTITIONS; partition++) {
+      let at = 0
+      for (;;) {
+        const r = await admin.request(
+          1,
+          12,
+          p.createFetchRequest({
+            replicaId: -1,
+            maxWaitMs: 0,
+            minBytes: 1,
+            maxBytes: 8_388_608,
+            topics: [
+              p.createFetchRequestFetchTopic({
+                topic: DATA_TOPIC,
+                partitions: [
+                  p.createFetchRequestFetchPartition({
+                    partition,
+                    fetchOffset: BigInt(at),
+                    partitionMaxBytes: 4_194_304,
+                  }),
+                ],
+              }),
+            ],
+          }),
+        )
+        const x = r.responses[0].partitions[0]
+        if (x.errorCode !== 0)
+          throw new Error(`reading ${DATA_TOPIC}-${partition} back: error ${x.errorCode}`)
+        const recs = readRecords(x.records).filter((rec) => rec.offset >= at)
+        if (recs.length === 0) break
+        for (const rec of recs) {
+          const k = `${rec.key}:${rec.value}`
+          inLog.set(k, (inLog.get(k) ?? 0) + 1)
+          at = rec.offset + 1
+        }
+      }
+    }
+    let lost = 0
+    for (const k of acked.keys()) if (!inLog.has(k)) lost++
+    let duplicated = 0
+    for (const n of inLog.values()) if (n > 1) duplicated += n - 1
+    let notConsumed = 0
+    for (const k of acked.keys()) if (!consumed.has(k)) notConsumed++
+    let consumedTwice = 0
+    for (const n of consumed.values()) if (n > 1) consumedTwice += n - 1
+
+    // 7. Verdicts.
+    const measured = rows.filter((r) => r.minute >= 0 && r.minute < o.minutes)
+    const flatWindow = measured.filter((r) => r.minute >= o.flatFrom && r.minute !== o.restartAt)
+    const flat = (pick: (r: MinuteRow) => number) => {
+      const xs = flatWindow.map(pick).filter((x) => Number.isFinite(x))
+      if (xs.length === 0) return { pass: true, detail: 'no minutes in the window' }
+      const sorted = [...xs].sort((a, b) => a - b)
+      const med = quantile(sorted, 0.5)
+      const lo = sorted[0]
+      const hi = sorted[sorted.length - 1]
+      const dev = Math.max(Math.abs(hi - med), Math.abs(med - lo)) / med
+      return {
+        pass: dev <= 0.1,
+        detail: `median ${med.toFixed(2)}, min ${lo.toFixed(2)}, max ${hi.toFixed(2)}: ±${(100 * dev).toFixed(1)} % (minutes ${o.flatFrom}–${o.minutes - 1} without the restart minute ${o.restartAt})`,
+      }
+    }
+    const p99 = flat((r) => r.p99)
+    const rss = flat((r) => r.rssMb)
+    const verdicts: Verdict[] = [
+      {
+        criterion: 'members fenced that kept heartbeating = 0',
+        pass: totals.fenced === 0,
+        detail: `${totals.fenced} (besides: ${totals.fencedInFlight} fenced across the restart before their first answered heartbeat after it, ${totals.fencedAfterGap} after the load itself sent nothing for longer than the session timeout)`,
+      },
+      { criterion: 'heartbeat p99 flat within ±10 %', pass: p99.pass, detail: `${p99.detail} ms` },
+      { criterion: 'server RSS flat within ±10 %', pass: rss.pass, detail: `${rss.detail} MB` },
+      {
+        criterion: 'every topology description stored and readable (StreamsGroupDescribe v1)',
+        pass: available() === o.groups,
+        detail: `${available()} of ${o.groups} groups have the description of their current topology epoch (${deployed.reduce((a, b) => a + b, 0)} rolling upgrades in the run), read ${((describedAt - (endBy - Math.max(60_000, 2 * o.minuteMs))) / 1000).toFixed(1)} s after the last minute`,
+      },
+      {
+        criterion: 'records lost = 0',
+        pass: lost === 0,
+        detail: `${lost} of ${acked.size} acked records missing from the log`,
+      },
+      {
+        criterion: 'records duplicated = 0',
+        pass: duplicated === 0,
+        detail: `${duplicated} extra copies in the log (consumers read ${consumedTwice} records twice across rebalances and the restart; ${notConsumed} acked records not consumed by the end)`,
+      },
+      {
+        criterion: 'clean restart',
+        pass: o.restartAt >= o.minutes || (totals.stopExitCode === 0 && totals.restartMs > 0),
+        detail: `exit ${totals.stopExitCode}, listening again after ${(totals.restartMs / 1000).toFixed(1)} s`,
+      },
+      {
+        criterion: 'no unexpected errors',
+        pass:
+          Object.keys(errorCodes).every((k) =>
+            /^(heartbeat (25|110|132)|push |(consumer-heartbeat|offset-commit|offset-fetch) (25|110))/.test(
+              k,
+            ),
+          ) &&
+          totals.connectionLossesOutsideRestart === 0 &&
+          totals.producerErrors === 0,
+        detail: `error codes ${JSON.stringify(errorCodes)}; connections lost outside the restart ${totals.connectionLossesOutsideRestart}; producer errors ${totals.producerErrors}`,
+      },
+    ]
+    const hard = verdicts.filter((v) => !v.criterion.includes('flat'))
+    return {
+      rows: measured,
+      verdicts,
+      totals: { ...totals, lost, duplicated, consumedTwice, notConsumed, acked: acked.size },
+      errorCodes,
+      pass: hard.every((v) => v.pass),
+    }
+  } finally {
+    stopping = true
+    loop.disable()
+    for (const m of members) clearTimeout(m.timer)
+    for (const c of clients) c.stop()
+    admin.stop()
+    const exit = await server.stop(60_000)
+    serverOutput.push(server.output())
+    if (exit.code !== 0) o.log(`server exit ${exit.code} ${exit.signal ?? ''}`)
+    if (o.serverLogFile !== undefined)
+      writeFileSync(o.serverLogFile, serverOutput.join('\n--- restart ---\n'))
+    plugin.remove()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+export const HEADER =
+  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB | load | load-side loop p99 ms | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+
+export function formatRow(r: MinuteRow): string {
+  const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
+}
