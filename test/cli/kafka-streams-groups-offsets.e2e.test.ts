@@ -74,11 +74,7 @@ async function joinGroup(
     topology,
   })
   members.push(m)
-  for (let i = 0; i < 20 && (m.epoch === 0 || m.active.length === 0); i++) {
-    const r = await m.heartbeat()
-    assert.equal(r.errorCode, 0, r.errorMessage ?? '')
-  }
-  assert.ok(m.active.length > 0, `${groupId} got no tasks`)
+  assert.ok(await m.untilActive(), `${groupId} got no tasks`)
   return m
 }
 

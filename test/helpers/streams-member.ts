@@ -118,6 +118,23 @@ export class StreamsMember {
     return body
   }
 
+  /**
+   * Heartbeats until the member holds active tasks, or `timeoutMs` passes (a new group stays
+   * NotReady until its internal topics exist, which the server creates in the background).
+   * Every answer must be error-free. Returns whether tasks came.
+   */
+  async untilActive(timeoutMs = 20_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs
+    while (this.epoch === 0 || this.active.length === 0) {
+      const r = await this.heartbeat()
+      if (r.errorCode !== 0) throw new Error(`heartbeat: error ${r.errorCode} ${r.errorMessage ?? ''}`)
+      if (this.active.length > 0) break
+      if (Date.now() >= deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    return true
+  }
+
   /** Leaves (-1, or -2 for a static member that will come back). */
   async leave(epoch: -1 | -2 = -1): Promise<StreamsGroupHeartbeatResponse> {
     const r = await this.heartbeat({ memberEpoch: epoch })
