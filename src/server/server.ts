@@ -295,6 +295,9 @@ export async function startServer(
         `Listening on ${b.listenerName}://${b.host}:${b.port}`,
       )
     }
+    // Session timers count from now, not from when the shards loaded.
+    coordinator.servingStarted()
+    transactions.servingStarted()
 
     // 6. Console and /metrics on console.listener (`none` turns it off). The console reads the
     //    groups through the admin client over this server's own first listener, like any client.

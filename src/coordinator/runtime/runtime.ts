@@ -100,6 +100,8 @@ interface ShardContext<S, R, C> {
   /** The shard's ShardTimer, built once. */
   timer: ShardTimer<R, C> | undefined
   failure: unknown
+  /** When the shard's first load finished, until {@link CoordinatorRuntime.servingStarted}. */
+  loadedAtMs: number | undefined
 }
 
 /** Tells a timer entry's watch that the entry is no longer its key's timer. */
@@ -219,6 +221,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   #flushScheduled = false
   #compactionTimer: TimerHandle | undefined
   #closing: Promise<void> | undefined
+  /** {@link servingStarted} was called. */
+  #serving = false
 
   constructor(options: CoordinatorRuntimeOptions<S, R, C>) {
     const { numShards, compactionIntervalMs } = options
@@ -280,6 +284,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         idle: [],
         unwritten: false,
         timers: new Map(),
+        loadedAtMs: undefined,
         timer: undefined,
         failure: undefined,
       }
@@ -448,6 +453,31 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     this.timer(shardId).cancel(key)
   }
 
+  /**
+   * Tells the runtime that clients can reach it now (the server's listeners are up). Start-up loads
+   * every shard before the server listens, and a shard arms its members' session timers when it
+   * loads; so that a long start-up fences no member that never had the chance to heartbeat, the
+   * deadline of every timer pending then is pushed back by the time since its shard loaded. The
+   * shards' own soft deadlines follow through the timers' watches. Later loads are not affected.
+   */
+  servingStarted(): void {
+    if (this.#serving) return
+    this.#serving = true
+    const now = this.#clock.now()
+    for (const ctx of this.#shards) {
+      const loadedAt = ctx.loadedAtMs
+      ctx.loadedAtMs = undefined
+      if (loadedAt === undefined || now <= loadedAt) continue
+      const delta = now - loadedAt
+      for (const entry of ctx.timers.values()) {
+        if (entry.fired) continue
+        // The clock timer stays armed; firing before the new deadline re-arms it for the rest.
+        entry.dueMs += delta
+        if (entry.watch !== undefined) entry.watch.dueMs = entry.dueMs
+      }
+    }
+  }
+
   /** Compacts a shard's log in its queue (between operations). */
   compact(shardId: number): Promise<void> {
     return this.#enqueue(shardId, 'compact', undefined, (ctx) => this.#store.compact(ctx.id))
@@ -508,6 +538,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       if (this.#closing !== undefined) return
       ctx.shard = shard
       ctx.state = 'active'
+      if (!this.#serving) ctx.loadedAtMs = this.#clock.now()
       this.#onShardReplayed?.(ctx.id, shard)
       this.#log.info(
         { shard: ctx.id, records: records.length, skipped, elapsedMs: this.#clock.now() - started },

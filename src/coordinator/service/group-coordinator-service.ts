@@ -890,6 +890,11 @@ export class GroupCoordinatorService {
     return out
   }
 
+  /** The server accepts connections now: see {@link CoordinatorRuntime.servingStarted}. */
+  servingStarted(): void {
+    this.#runtime.servingStarted()
+  }
+
   /** Stops the sweep and timers, waits for every operation in flight, then closes the runtime. */
   close(): Promise<void> {
     this.#closed ??= (async () => {

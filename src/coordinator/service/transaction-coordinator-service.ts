@@ -602,6 +602,11 @@ export class TransactionCoordinatorService {
   }
 
   /** Stops: marker writing ends (the next start re-sends what is left), queued operations drain. */
+  /** The server accepts connections now: see {@link CoordinatorRuntime.servingStarted}. */
+  servingStarted(): void {
+    this.#runtime.servingStarted()
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const [handle, resolve] of this.#sleeps) {

@@ -459,6 +459,46 @@ test('a replay that throws after a durable append stops the shard instead of ser
   await s.runtime.close()
 })
 
+test('servingStarted: timers pending when the server starts serving count from then, later ones as scheduled', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const s = await loaded(store, 2)
+  const ran: [string, number][] = []
+  const op =
+    (name: string): TimerOperation<KvRecord> =>
+    (now) => {
+      ran.push([name, now])
+      return { records: [], response: undefined }
+    }
+  // Armed as the shard loaded (a member's session timer), then start-up takes 80 ms more.
+  const watch = { armed: false, dueMs: 0 }
+  s.runtime.scheduleTimer(0, 'session', 100, op('session'), { watch })
+  assert.equal(watch.dueMs, 1_000_100)
+  s.clock.advance(80)
+  s.runtime.servingStarted()
+  assert.equal(watch.dueMs, 1_000_180, 'the watch follows the new deadline')
+  s.runtime.scheduleTimer(1, 'later', 100, op('later'))
+  s.runtime.servingStarted()
+  s.clock.advance(99)
+  await drain(s, 0)
+  assert.deepEqual(ran, [], 'nothing is due 99 ms after serving started')
+  s.clock.advance(1)
+  await Promise.all([drain(s, 0), drain(s, 1)])
+  assert.deepEqual(
+    [...ran].sort(([a], [b]) => a.localeCompare(b)),
+    [
+      ['later', 1_000_180],
+      ['session', 1_000_180],
+    ],
+  )
+  // Timers after serving started keep their own delay.
+  s.runtime.scheduleTimer(0, 'session', 100, op('again'))
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.deepEqual(ran.at(-1), ['again', 1_000_280])
+  await s.runtime.close()
+})
+
 test('timers: a write operation that runs at its due time on the manual clock, replaceable and cancellable', async () => {
   const store = new MemoryRecordStore()
   await store.open()
