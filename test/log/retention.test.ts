@@ -1,7 +1,7 @@
 // Time-based retention on the file engine racing appends, rolls and the background work queued
 // against the segments it deletes (flushes, index files, producer snapshots).
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -58,5 +58,48 @@ test('retention: deleting segments whose flush, index write or snapshot is queue
     await m.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('retention: a kill -9 right after retention deleted every segment keeps the producer state', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-ret-kill-'))
+  const crashed = mkdtempSync(join(tmpdir(), 'topograph-ret-kill-copy-'))
+  try {
+    const { m, p } = await openManager(dir)
+    const producer = { producerId: 12, producerEpoch: 0 }
+    const timestamp = Date.now() - 60_000
+    let seq = 0
+    const send = (baseSequence: number, q = p) =>
+      q.append(batchOf(records(2), { timestamp, ...producer, baseSequence }), { now: Date.now() })
+    // Several rolls (each writes a producer snapshot at its base), then batches after the newest.
+    for (let i = 0; i < 9; i++) {
+      assert.equal((await send(seq)).errorCode, 0)
+      seq += 2
+    }
+    await p.flush()
+    const snapshots = () => readdirSync(join(dir, 't-0')).filter((f) => f.endsWith('.snapshot'))
+    while (snapshots().length === 0) await new Promise((r) => setTimeout(r, 5))
+    const end = p.logEndOffset
+    // Retention deletes every segment; the process is killed in the same instant (a copy of the
+    // directory as it is then, without the clean-shutdown marker).
+    const retention = p.applyRetention(Date.now() + 60_000)
+    cpSync(dir, crashed, { recursive: true })
+    rmSync(join(crashed, '.kafka_cleanshutdown'), { force: true })
+    await retention
+    await m.close()
+
+    const again = await openManager(crashed)
+    assert.equal(again.p.logEndOffset, end)
+    // A retry of the last batch is a duplicate; the next sequence is accepted.
+    const retry = await send(seq - 2, again.p)
+    assert.equal(retry.errorCode, 0)
+    assert.equal(retry.baseOffset, end - 2)
+    const next = await send(seq, again.p)
+    assert.equal(next.errorCode, 0)
+    assert.equal(next.baseOffset, end)
+    await again.m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(crashed, { recursive: true, force: true })
   }
 })
