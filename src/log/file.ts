@@ -994,16 +994,30 @@ class FilePartitionStore implements PartitionStore {
 
   async flush(): Promise<void> {
     const end = this.logEndOffset
-    for (const seg of this.#segments) {
-      if (seg.flushedSize === seg.size) continue
+    // Retention may delete a segment (and close its file) while this flush waits on an fsync:
+    // the work on a segment that is gone is skipped, and its failure is not a storage fault.
+    const live = (seg: FileSegment) => this.#segments.includes(seg)
+    for (const seg of [...this.#segments]) {
+      if (seg.flushedSize === seg.size || !live(seg)) continue
       const size = seg.size
-      await this.#fsyncFd(seg.fd)
+      try {
+        await this.#fsyncFd(seg.fd)
+      } catch (e) {
+        if (live(seg)) throw e
+        continue
+      }
       seg.flushedSize = Math.max(seg.flushedSize, size)
     }
     // Index files of rolled segments not written yet (roll leaves them to the flush).
     const active = this.#segments[this.#segments.length - 1]
-    for (const seg of this.#segments)
-      if (seg !== active && seg.indexDirty && !this.#closed) await this.#writeIndexFilesLater(seg)
+    for (const seg of [...this.#segments]) {
+      if (seg === active || !seg.indexDirty || this.#closed || !live(seg)) continue
+      try {
+        await this.#writeIndexFilesLater(seg)
+      } catch (e) {
+        if (live(seg)) throw e
+      }
+    }
     this.#storage.setRecoveryPoint(this.#tp, end)
   }
 

@@ -781,13 +781,13 @@ export class PartitionLogImpl implements PartitionLog {
     const c = this.#config
     let deleted = 0
     try {
-      deleted += this.#deletePrefix(
+      deleted += await this.#deletePrefix(
         now,
         (_s, next) => next !== undefined && next.baseOffset <= this.#logStartOffset,
       )
       if (hasDelete(c) && c.retentionBytes >= 0) {
         let diff = this.#store.sizeInBytes - c.retentionBytes
-        deleted += this.#deletePrefix(now, (s) => {
+        deleted += await this.#deletePrefix(now, (s) => {
           if (diff - s.sizeInBytes >= 0) {
             diff -= s.sizeInBytes
             return true
@@ -796,7 +796,7 @@ export class PartitionLogImpl implements PartitionLog {
         })
       }
       if (hasDelete(c) && c.retentionMs >= 0) {
-        deleted += this.#deletePrefix(now, (s) => {
+        deleted += await this.#deletePrefix(now, (s) => {
           const largest = s.maxTimestamp >= 0 ? s.maxTimestamp : s.createdMs
           return now - largest > c.retentionMs
         })
@@ -821,8 +821,16 @@ export class PartitionLogImpl implements PartitionLog {
     return deleted
   }
 
-  /** Deletes the longest prefix of segments satisfying `predicate` (Kafka's deletableSegments). */
-  #deletePrefix(now: number, predicate: (s: SegmentInfo, next: SegmentInfo | undefined) => boolean): number {
+  /**
+   * Deletes the longest prefix of segments satisfying `predicate` (Kafka's deletableSegments).
+   * The producer state must outlive the batches it was rebuilt from: a producer snapshot at the
+   * log end is made durable before the segments go, so a crash right after the deletion restarts
+   * from that snapshot instead of an older one whose batches are gone (the state would go back).
+   */
+  async #deletePrefix(
+    now: number,
+    predicate: (s: SegmentInfo, next: SegmentInfo | undefined) => boolean,
+  ): Promise<number> {
     const segs = this.#store.segments()
     const hw = this.highWatermark
     let n = 0
@@ -835,9 +843,17 @@ export class PartitionLogImpl implements PartitionLog {
       else break
     }
     if (n === 0) return 0
+    // A roll takes the snapshot at the new active segment's base; otherwise one is taken now.
     if (n === segs.length) this.roll(now)
-    this.#store.deleteOldestSegments(n)
-    return n
+    else this.#snapshotAtLogEnd()
+    await this.#snapshotChain
+    if (!this.#online || this.#deleted) return 0
+    // Appends may have rolled segments meanwhile: the doomed ones are those below the first kept.
+    const keep = n < segs.length ? segs[n].baseOffset : segs[segs.length - 1].nextOffset
+    const doomed = this.#store.segments().filter((s) => s.nextOffset <= keep && s.baseOffset < keep).length
+    if (doomed === 0) return 0
+    this.#store.deleteOldestSegments(doomed)
+    return doomed
   }
 
   /** Writes a producer snapshot at the log end and flushes (clean shutdown). */

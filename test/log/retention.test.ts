@@ -1,0 +1,105 @@
+// Time-based retention on the file engine racing appends, rolls and the background work queued
+// against the segments it deletes (flushes, index files, producer snapshots).
+import assert from 'node:assert/strict'
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
+import { FileLogStorage } from '../../src/log/file.js'
+import { createLogManager } from '../../src/log/manager.js'
+import type { PartitionLogImpl } from '../../src/log/partition-log.js'
+import { batchOf, records } from './helpers.js'
+
+async function openManager(dir: string) {
+  const m = createLogManager(
+    {
+      ...DEFAULT_LOG_MANAGER_CONFIG,
+      logDirs: [dir],
+      defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, { indexIntervalBytes: 0 }),
+    },
+    { storage: new FileLogStorage([dir]), noBackgroundJobs: true },
+  )
+  await m.open()
+  await m.createPartitions('t', 'id', 0, 1, { segmentBytes: 300, retentionMs: 1, fileDeleteDelayMs: 0 })
+  return { m, p: m.partition('t', 0)! as PartitionLogImpl }
+}
+
+test('retention: deleting segments whose flush, index write or snapshot is queued keeps the partition online', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-ret-race-'))
+  try {
+    const { m, p } = await openManager(dir)
+    const producer = { producerId: 11, producerEpoch: 0 }
+    let seq = 0
+    const timestamp = Date.now() - 60_000
+    for (let round = 0; round < 40; round++) {
+      // Enough batches to roll (each roll queues a flush of the rolled segment, its index files
+      // and a producer snapshot), then a retention pass in the same turn that deletes every
+      // segment, the one just rolled out included, before that work ran.
+      for (let i = 0; i < 4; i++) {
+        const r = await p.append(batchOf(records(2), { timestamp, ...producer, baseSequence: seq }), {
+          now: Date.now(),
+        })
+        assert.equal(r.errorCode, 0, `append at sequence ${seq} (round ${round})`)
+        seq += 2
+      }
+      const pending = p.flush()
+      const retention = p.applyRetention(Date.now() + 60_000)
+      await Promise.allSettled([pending, retention])
+      assert.ok(p.online, `the partition is online after round ${round}`)
+      await new Promise((r) => setImmediate(r))
+    }
+    // Retention went on deleting (the log start moved) and the producer goes on.
+    assert.ok(p.logStartOffset > 0)
+    const next = await p.append(batchOf(records(2), { timestamp, ...producer, baseSequence: seq }), {
+      now: Date.now(),
+    })
+    assert.equal(next.errorCode, 0)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('retention: a kill -9 right after retention deleted every segment keeps the producer state', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-ret-kill-'))
+  const crashed = mkdtempSync(join(tmpdir(), 'topograph-ret-kill-copy-'))
+  try {
+    const { m, p } = await openManager(dir)
+    const producer = { producerId: 12, producerEpoch: 0 }
+    const timestamp = Date.now() - 60_000
+    let seq = 0
+    const send = (baseSequence: number, q = p) =>
+      q.append(batchOf(records(2), { timestamp, ...producer, baseSequence }), { now: Date.now() })
+    // Several rolls (each writes a producer snapshot at its base), then batches after the newest.
+    for (let i = 0; i < 9; i++) {
+      assert.equal((await send(seq)).errorCode, 0)
+      seq += 2
+    }
+    await p.flush()
+    const snapshots = () => readdirSync(join(dir, 't-0')).filter((f) => f.endsWith('.snapshot'))
+    while (snapshots().length === 0) await new Promise((r) => setTimeout(r, 5))
+    const end = p.logEndOffset
+    // Retention deletes every segment; the process is killed in the same instant (a copy of the
+    // directory as it is then, without the clean-shutdown marker).
+    const retention = p.applyRetention(Date.now() + 60_000)
+    cpSync(dir, crashed, { recursive: true })
+    rmSync(join(crashed, '.kafka_cleanshutdown'), { force: true })
+    await retention
+    await m.close()
+
+    const again = await openManager(crashed)
+    assert.equal(again.p.logEndOffset, end)
+    // A retry of the last batch is a duplicate; the next sequence is accepted.
+    const retry = await send(seq - 2, again.p)
+    assert.equal(retry.errorCode, 0)
+    assert.equal(retry.baseOffset, end - 2)
+    const next = await send(seq, again.p)
+    assert.equal(next.errorCode, 0)
+    assert.equal(next.baseOffset, end)
+    await again.m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(crashed, { recursive: true, force: true })
+  }
+})
