@@ -319,6 +319,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     throw e
   }
   const clients: ReconnectingClient[] = []
+  /** Connections of the data plane, stopped with the others (a live one reconnects forever). */
+  const dataClients: ReconnectingClient[] = []
   const admin = new ReconnectingClient(port)
   const members: StreamsMember[] = []
   let memberSerial = 0
@@ -582,6 +584,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const dataClient = new ReconnectingClient(port, () => {
       if (!restarting) totals.connectionLossesOutsideRestart++
     })
+    dataClients.push(dataClient)
     await dataClient.start()
     const produceLoop = async (index: number) => {
       let producerId = -1
@@ -1120,6 +1123,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     loop.disable()
     for (const m of members) clearTimeout(m.timer)
     for (const c of clients) c.stop()
+    for (const c of dataClients) c.stop()
     admin.stop()
     const exit = await server.stop(60_000)
     serverOutput.push(server.output())
