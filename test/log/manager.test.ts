@@ -121,8 +121,11 @@ test('creating many partitions keeps the event loop turning and is durable', asy
     await m.open()
     const count = 200
     const turns = await loopTurnsDuring(() => m.createPartitions('many', 'id-many', 0, count))
+    // Partitions open 32 at a time, each group waiting for its files' fsyncs on the thread pool:
+    // at least one turn per group. How many more depends on how fast the disk syncs (a fast one
+    // finishes a whole group in one turn); the synchronous creation gave none.
     assert.ok(
-      turns >= count / 4,
+      turns >= Math.floor(count / 32),
       `the event loop turned ${turns} times while ${count} partitions were created`,
     )
     for (let i = 0; i < count; i++) {
