@@ -14,11 +14,12 @@
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
-import { type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
+import { performance } from 'node:perf_hooks'
 import { produceRequest } from '../../test/helpers/data-plane.js'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { profiled } from '../server/load.js'
 import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
+import { observeGc, type TraceEvent } from '../server/gc-events.js'
 
 const rate = Number(process.argv[2] ?? 4370)
 const seconds = Number(process.argv[3] ?? 4)
@@ -47,12 +48,7 @@ if (fillSeconds > 0)
     errorCodeAt,
   })
 
-interface Event {
-  readonly at: number
-  readonly ms: number
-  readonly what: string
-}
-const events: Event[] = []
+const events: TraceEvent[] = []
 const epoch = () => performance.timeOrigin + performance.now()
 
 // Event-loop stalls: a 1 ms timer that fires more than 3 ms late.
@@ -152,23 +148,7 @@ sockets._write = function (chunk, enc, cb) {
   if (ms > 1) events.push({ at: performance.timeOrigin + t0, ms, what: `write of ${chunk.byteLength} B` })
 }
 
-const gcKinds: Record<number, string> = {
-  1: 'scavenge',
-  2: 'mark-sweep-compact',
-  4: 'incremental',
-  8: 'weak',
-}
-const gc = new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    const kind = ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) as number
-    events.push({
-      at: performance.timeOrigin + e.startTime,
-      ms: e.duration,
-      what: `GC ${gcKinds[kind] ?? kind}`,
-    })
-  }
-})
-gc.observe({ entryTypes: ['gc'] })
+const gc = observeGc(events)
 const log = server.context.data.logs.partition(TOPIC, 0)!
 // The partition's store (PartitionLogImpl's, not on the PartitionLog interface) counts segments.
 const store = (log as unknown as { store: { segmentCount: number } }).store

@@ -10,11 +10,12 @@
 //   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams]
 //
 // TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts).
-import { type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
+import { performance } from 'node:perf_hooks'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { fmt, rps, runLoad } from './load.js'
 import { serverBuild } from './target.js'
+import { observeGc, type TraceEvent } from './gc-events.js'
 
 const storage = process.argv[2] ?? 'memory'
 const rateArg = process.argv[3] ?? 'half'
@@ -33,12 +34,7 @@ if (
 const SLOW_MS = 5
 const f1 = (n: number) => n.toFixed(1)
 
-interface Event {
-  readonly at: number
-  readonly ms: number
-  readonly what: string
-}
-const events: Event[] = []
+const events: TraceEvent[] = []
 const epoch = () => performance.timeOrigin + performance.now()
 
 // Store writes: the engine's append and group commit, timed around the promise.
@@ -100,23 +96,7 @@ const tick = setInterval(() => {
   last = now
   lastCpu = process.cpuUsage()
 }, 1)
-const gcKinds: Record<number, string> = {
-  1: 'scavenge',
-  2: 'mark-sweep-compact',
-  4: 'incremental',
-  8: 'weak',
-}
-const gc = new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    const kind = ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) as number
-    events.push({
-      at: performance.timeOrigin + e.startTime,
-      ms: e.duration,
-      what: `GC ${gcKinds[kind] ?? kind}`,
-    })
-  }
-})
-gc.observe({ entryTypes: ['gc'] })
+const gc = observeGc(events)
 
 const mb = (n: number) => `${Math.round(n / 1048576)} MB`
 for (let run = 0; run < runs; run++) {
@@ -124,7 +104,7 @@ for (let run = 0; run < runs; run++) {
   const m = await runLoad({ ...spec, seconds, rate, slowMs: SLOW_MS })
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
   const stalls = events.filter((e) => e.what.startsWith('event loop stalled'))
-  const busyMs = (e: Event) => Number(/, ([\d.]+) ms on CPU/.exec(e.what)?.[1] ?? 0)
+  const busyMs = (e: TraceEvent) => Number(/, ([\d.]+) ms on CPU/.exec(e.what)?.[1] ?? 0)
   const busy = stalls.filter((e) => busyMs(e) >= 0.8 * e.ms)
   const gcs = events.filter((e) => e.what.startsWith('GC'))
   const writes = events.filter((e) => e.what.startsWith('store'))
@@ -132,7 +112,7 @@ for (let run = 0; run < runs; run++) {
   console.log(
     `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}`,
   )
-  const longest = (xs: Event[]) => f1(Math.max(0, ...xs.map((e) => e.ms)))
+  const longest = (xs: TraceEvent[]) => f1(Math.max(0, ...xs.map((e) => e.ms)))
   console.log(
     `  server: ${stalls.length} stalls > 4 ms (longest ${longest(stalls)} ms; ${busy.length} of them on CPU for 80 % or more of it, longest ${longest(busy)} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${longest(gcs)} ms), ${writes.length} store writes > 2 ms (longest ${longest(writes)} ms)`,
   )

@@ -1,0 +1,33 @@
+// Garbage collections as trace events, for the benchmarks that trace what the server does while a
+// load runs (bench/data/latency-trace.ts, bench/server/commit-trace.ts).
+import { type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
+
+/** One thing the server did, on the wall clock: when it started, how long it took, what it was. */
+export interface TraceEvent {
+  readonly at: number
+  readonly ms: number
+  readonly what: string
+}
+
+const GC_KINDS: Record<number, string> = {
+  1: 'scavenge',
+  2: 'mark-sweep-compact',
+  4: 'incremental',
+  8: 'weak',
+}
+
+/** Pushes every collection into `events` until the returned observer is disconnected. */
+export function observeGc(events: TraceEvent[]): PerformanceObserver {
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) as number
+      events.push({
+        at: performance.timeOrigin + e.startTime,
+        ms: e.duration,
+        what: `GC ${GC_KINDS[kind] ?? kind}`,
+      })
+    }
+  })
+  gc.observe({ entryTypes: ['gc'] })
+  return gc
+}
