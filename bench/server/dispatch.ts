@@ -9,34 +9,17 @@
 // TOPOGRAPH_BENCH_BUILD=dist uses the compiled server in dist/ (after `npm run build`);
 // TOPOGRAPH_BENCH_ROOT=<dir> takes src/ or dist/ from another checkout of the repository instead of
 // this one (a build before a change, for a before/after in one sitting).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { rmSync } from 'node:fs'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
+import { at, buildName as build, root, startInProcess } from './in-process.js'
 
 const calls = Number(process.argv[2] ?? 500_000)
 const rounds = Number(process.argv[3] ?? 3)
-const build = process.env.TOPOGRAPH_BENCH_BUILD === 'dist' ? 'dist/src' : 'src'
-const root = resolve(process.env.TOPOGRAPH_BENCH_ROOT ?? new URL('../..', import.meta.url).pathname)
-const at = (path: string) => import(pathToFileURL(join(root, build, path)).href)
-const { startServer } = await at('server/server.js')
-const { parseConfig } = await at('server/config.js')
-const { createLogger } = await at('server/logger.js')
 const { ApiRouter } = await at('server/router.js')
 const metadata = await at('server/handlers/003-metadata.js')
 const apiVersions = await at('server/handlers/018-api-versions.js')
 
-const dataDir = mkdtempSync(join(tmpdir(), 'topograph-dispatch-'))
-const server = await startServer(
-  parseConfig({
-    listeners: 'PLAINTEXT://127.0.0.1:0',
-    'data.dir': dataDir,
-    'coordinator.storage': 'memory',
-    'console.listener': 'none',
-  }),
-  { logger: createLogger({ level: 'silent' }) },
-)
+const { server, dataDir } = await startInProcess('topograph-dispatch-')
 const c = await WireClient.connect(server.address.port)
 await c.request(19, 7, {
   topics: Array.from({ length: 10 }, (_, i) => ({

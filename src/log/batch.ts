@@ -85,44 +85,65 @@ function view(buf: Uint8Array): DataView {
   return new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
 }
 
-function getInt64(dv: DataView, pos: number): number {
-  return dv.getInt32(pos) * 4294967296 + dv.getUint32(pos + 4)
+// Big-endian reads and writes on the bytes themselves: the append path reads and rewrites a few
+// header fields of every batch, and a DataView per access was an allocation each time.
+
+function getInt32(buf: Uint8Array, pos: number): number {
+  return (buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]
 }
 
-function setInt64(dv: DataView, pos: number, value: number): void {
+function getUint32(buf: Uint8Array, pos: number): number {
+  return getInt32(buf, pos) >>> 0
+}
+
+function getInt16(buf: Uint8Array, pos: number): number {
+  return ((buf[pos] << 24) | (buf[pos + 1] << 16)) >> 16
+}
+
+function getInt64(buf: Uint8Array, pos: number): number {
+  return getInt32(buf, pos) * 4294967296 + getUint32(buf, pos + 4)
+}
+
+function setInt32(buf: Uint8Array, pos: number, value: number): void {
+  buf[pos] = value >>> 24
+  buf[pos + 1] = value >>> 16
+  buf[pos + 2] = value >>> 8
+  buf[pos + 3] = value
+}
+
+function setInt64(buf: Uint8Array, pos: number, value: number): void {
   const hi = Math.floor(value / 4294967296)
-  dv.setInt32(pos, hi)
-  dv.setUint32(pos + 4, value - hi * 4294967296)
+  setInt32(buf, pos, hi)
+  setInt32(buf, pos + 4, value - hi * 4294967296)
 }
 
 /** Reads the 61-byte header at `pos` (the caller checked there are 61 bytes and magic 2). */
 export function readBatchHeader(buf: Uint8Array, pos = 0): BatchHeader {
-  const dv = view(buf)
   return {
-    baseOffset: getInt64(dv, pos),
-    batchLength: dv.getInt32(pos + BATCH_LENGTH_OFFSET),
-    partitionLeaderEpoch: dv.getInt32(pos + PARTITION_LEADER_EPOCH_OFFSET),
-    magic: dv.getInt8(pos + MAGIC_OFFSET),
-    crc: dv.getUint32(pos + CRC_OFFSET),
-    attributes: dv.getInt16(pos + ATTRIBUTES_OFFSET),
-    lastOffsetDelta: dv.getInt32(pos + LAST_OFFSET_DELTA_OFFSET),
-    baseTimestamp: getInt64(dv, pos + BASE_TIMESTAMP_OFFSET),
-    maxTimestamp: getInt64(dv, pos + MAX_TIMESTAMP_OFFSET),
-    producerId: getInt64(dv, pos + PRODUCER_ID_OFFSET),
-    producerEpoch: dv.getInt16(pos + PRODUCER_EPOCH_OFFSET),
-    baseSequence: dv.getInt32(pos + BASE_SEQUENCE_OFFSET),
-    recordsCount: dv.getInt32(pos + RECORDS_COUNT_OFFSET),
+    baseOffset: getInt64(buf, pos),
+    batchLength: getInt32(buf, pos + BATCH_LENGTH_OFFSET),
+    partitionLeaderEpoch: getInt32(buf, pos + PARTITION_LEADER_EPOCH_OFFSET),
+    magic: (buf[pos + MAGIC_OFFSET] << 24) >> 24,
+    crc: getUint32(buf, pos + CRC_OFFSET),
+    attributes: getInt16(buf, pos + ATTRIBUTES_OFFSET),
+    lastOffsetDelta: getInt32(buf, pos + LAST_OFFSET_DELTA_OFFSET),
+    baseTimestamp: getInt64(buf, pos + BASE_TIMESTAMP_OFFSET),
+    maxTimestamp: getInt64(buf, pos + MAX_TIMESTAMP_OFFSET),
+    producerId: getInt64(buf, pos + PRODUCER_ID_OFFSET),
+    producerEpoch: getInt16(buf, pos + PRODUCER_EPOCH_OFFSET),
+    baseSequence: getInt32(buf, pos + BASE_SEQUENCE_OFFSET),
+    recordsCount: getInt32(buf, pos + RECORDS_COUNT_OFFSET),
   }
 }
 
 /** Rewrites the base offset of the batch at `pos` (outside the CRC). */
 export function setBaseOffset(buf: Uint8Array, pos: number, baseOffset: number): void {
-  setInt64(view(buf), pos + BASE_OFFSET_OFFSET, baseOffset)
+  setInt64(buf, pos + BASE_OFFSET_OFFSET, baseOffset)
 }
 
 /** Rewrites the partition leader epoch of the batch at `pos` (outside the CRC). */
 export function setPartitionLeaderEpoch(buf: Uint8Array, pos: number, epoch: number): void {
-  view(buf).setInt32(pos + PARTITION_LEADER_EPOCH_OFFSET, epoch)
+  setInt32(buf, pos + PARTITION_LEADER_EPOCH_OFFSET, epoch)
 }
 
 /**
@@ -136,17 +157,14 @@ export function setMaxTimestamp(
   logAppendTime: boolean,
   crc32c: Crc32c,
 ): void {
-  const dv = view(buf)
-  setInt64(dv, pos + MAX_TIMESTAMP_OFFSET, maxTimestamp)
-  if (logAppendTime) {
-    dv.setInt16(pos + ATTRIBUTES_OFFSET, dv.getInt16(pos + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK)
-  }
+  setInt64(buf, pos + MAX_TIMESTAMP_OFFSET, maxTimestamp)
+  if (logAppendTime) buf[pos + ATTRIBUTES_OFFSET + 1] |= TIMESTAMP_TYPE_MASK
   writeCrc(buf, pos, crc32c)
 }
 
 /** Size of the whole batch at `pos`: batchLength + 12. */
 export function batchSize(buf: Uint8Array, pos = 0): number {
-  return view(buf).getInt32(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD
+  return getInt32(buf, pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD
 }
 
 /** The CRC the batch at `pos` should carry. */
@@ -156,11 +174,11 @@ export function computeCrc(buf: Uint8Array, pos: number, crc32c: Crc32c): number
 }
 
 export function writeCrc(buf: Uint8Array, pos: number, crc32c: Crc32c): void {
-  view(buf).setUint32(pos + CRC_OFFSET, computeCrc(buf, pos, crc32c))
+  setInt32(buf, pos + CRC_OFFSET, computeCrc(buf, pos, crc32c))
 }
 
 export function isCrcValid(buf: Uint8Array, pos: number, crc32c: Crc32c): boolean {
-  return view(buf).getUint32(pos + CRC_OFFSET) === computeCrc(buf, pos, crc32c)
+  return getUint32(buf, pos + CRC_OFFSET) === computeCrc(buf, pos, crc32c)
 }
 
 export function lastOffsetOf(h: BatchHeader): number {
@@ -201,8 +219,7 @@ export function lastSequenceOf(h: BatchHeader): number {
 export function nextBatchEnd(buf: Uint8Array, pos: number): number | 'partial' {
   const left = buf.byteLength - pos
   if (left < LOG_OVERHEAD) return 'partial'
-  const dv = view(buf)
-  const length = dv.getInt32(pos + BATCH_LENGTH_OFFSET)
+  const length = getInt32(buf, pos + BATCH_LENGTH_OFFSET)
   if (length < MIN_BATCH_LENGTH) {
     throw new BatchFormatError(
       'corrupt',
@@ -211,7 +228,7 @@ export function nextBatchEnd(buf: Uint8Array, pos: number): number | 'partial' {
   }
   if (left < LOG_OVERHEAD + length) return 'partial'
   if (left < MAGIC_OFFSET + 1) return 'partial'
-  const magic = dv.getInt8(pos + MAGIC_OFFSET)
+  const magic = (buf[pos + MAGIC_OFFSET] << 24) >> 24
   if (magic < 0 || magic > 2) throw new BatchFormatError('corrupt', `Invalid magic found in record: ${magic}`)
   return pos + LOG_OVERHEAD + length
 }
@@ -235,7 +252,8 @@ export function splitBatches(buf: Uint8Array): { readonly positions: number[]; r
 export class VarReader {
   readonly buf: Uint8Array
   pos: number
-  readonly end: number
+  /** Where reading stops; a reader may be moved to another range (`pos` and `end` both set). */
+  end: number
   constructor(buf: Uint8Array, pos = 0, end = buf.byteLength) {
     this.buf = buf
     this.pos = pos
@@ -264,6 +282,19 @@ export class VarReader {
 
   /** A zig-zag varlong as a number (exact up to 2^53). */
   readVarlong(): number {
+    // Up to 7 bytes (49 bits, every timestamp delta in practice) in plain arithmetic; longer ones
+    // through BigInt.
+    const start = this.pos
+    let value = 0
+    let scale = 1
+    for (let i = 0; i < 7; i++) {
+      if (this.pos >= this.end) this.#underflow()
+      const b = this.buf[this.pos++]
+      value += (b & 0x7f) * scale
+      if ((b & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2
+      scale *= 128
+    }
+    this.pos = start
     let lo = 0n
     let shift = 0n
     for (let i = 0; i < 10; i++) {
@@ -287,6 +318,12 @@ export class VarReader {
     const out = this.buf.subarray(this.pos, this.pos + n)
     this.pos += n
     return out
+  }
+
+  /** Moves past `n` bytes (as readBytes, without the view). */
+  skip(n: number): void {
+    if (n > this.end - this.pos) this.#underflow()
+    this.pos += n
   }
 }
 
@@ -504,15 +541,15 @@ export interface BatchFields {
 export function buildBatch(fields: BatchFields, body: Uint8Array, crc32c: Crc32c): Uint8Array {
   const out = new Uint8Array(RECORD_BATCH_OVERHEAD + body.byteLength)
   const dv = view(out)
-  setInt64(dv, BASE_OFFSET_OFFSET, fields.baseOffset ?? 0)
+  setInt64(out, BASE_OFFSET_OFFSET, fields.baseOffset ?? 0)
   dv.setInt32(BATCH_LENGTH_OFFSET, out.byteLength - LOG_OVERHEAD)
   dv.setInt32(PARTITION_LEADER_EPOCH_OFFSET, fields.partitionLeaderEpoch ?? NO_PARTITION_LEADER_EPOCH)
   dv.setInt8(MAGIC_OFFSET, 2)
   dv.setInt16(ATTRIBUTES_OFFSET, fields.attributes)
   dv.setInt32(LAST_OFFSET_DELTA_OFFSET, fields.lastOffsetDelta)
-  setInt64(dv, BASE_TIMESTAMP_OFFSET, fields.baseTimestamp)
-  setInt64(dv, MAX_TIMESTAMP_OFFSET, fields.maxTimestamp)
-  setInt64(dv, PRODUCER_ID_OFFSET, fields.producerId ?? NO_PRODUCER_ID)
+  setInt64(out, BASE_TIMESTAMP_OFFSET, fields.baseTimestamp)
+  setInt64(out, MAX_TIMESTAMP_OFFSET, fields.maxTimestamp)
+  setInt64(out, PRODUCER_ID_OFFSET, fields.producerId ?? NO_PRODUCER_ID)
   dv.setInt16(PRODUCER_EPOCH_OFFSET, fields.producerEpoch ?? NO_PRODUCER_EPOCH)
   dv.setInt32(BASE_SEQUENCE_OFFSET, fields.baseSequence ?? NO_SEQUENCE)
   dv.setInt32(RECORDS_COUNT_OFFSET, fields.recordsCount)

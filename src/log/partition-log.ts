@@ -435,7 +435,9 @@ export class PartitionLogImpl implements PartitionLog {
           maxTimestamp,
           offsetOfMaxTimestamp: off + b.offsetDeltaOfMaxTimestamp,
         })
-        const h = readBatchHeader(b.bytes, 0)
+        // The validated header: the base offset and leader epoch just set are not among what the
+        // producer state and the markers read.
+        const h = b.header
         if (isControl(h.attributes)) this.#applyMarker(b.bytes, h, off, maxTimestamp)
         else this.#producers.update(h, off, maxTimestamp)
         messages += h.recordsCount

@@ -113,6 +113,8 @@ function scanRecords(
   compacted: boolean,
 ): RecordScan {
   const r = new VarReader(body)
+  // One reader over each record in turn (its end the record's), so a record allocates nothing.
+  const rec = new VarReader(body)
   const scan: RecordScan = {
     maxTimestamp: NO_TIMESTAMP,
     offsetDeltaOfMaxTimestamp: 0,
@@ -131,14 +133,16 @@ function scanRecords(
       throw new BatchFormatError('invalid', `Invalid record size: expected ${length} bytes in record payload`)
     }
     const end = r.pos + length
-    const body2 = new VarReader(body, r.pos, end)
+    const body2 = rec
+    body2.pos = r.pos
+    body2.end = end
     body2.readInt8()
     const timestampDelta = body2.readVarlong()
     const offsetDelta = body2.readVarint()
     const keyLen = body2.readVarint()
-    if (keyLen > 0) body2.readBytes(keyLen)
+    if (keyLen > 0) body2.skip(keyLen)
     const valueLen = body2.readVarint()
-    if (valueLen > 0) body2.readBytes(valueLen)
+    if (valueLen > 0) body2.skip(valueLen)
     const headers = body2.readVarint()
     if (headers < 0 || headers > body2.end - body2.pos) {
       throw new BatchFormatError('invalid', `Found invalid number of record headers ${headers}`)
@@ -146,9 +150,9 @@ function scanRecords(
     for (let j = 0; j < headers; j++) {
       const hk = body2.readVarint()
       if (hk < 0) throw new BatchFormatError('invalid', `Invalid negative header key size ${hk}`)
-      body2.readBytes(hk)
+      body2.skip(hk)
       const hv = body2.readVarint()
-      if (hv > 0) body2.readBytes(hv)
+      if (hv > 0) body2.skip(hv)
     }
     if (body2.pos !== end) {
       throw new BatchFormatError(
@@ -245,8 +249,9 @@ export function validateRecords(records: Uint8Array, ctx: ValidationContext): Va
   const logAppendTimeTopic = ctx.config.messageTimestampType === 'LogAppendTime'
   const target = ctx.config.compressionType
   let total = 0
-  for (const p of positions) {
-    const end = nextBatchEnd(records, p) as number
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i]
+    const end = i + 1 < positions.length ? positions[i + 1] : pos
     if (records[p + 16] !== 2 || end - p < RECORD_BATCH_OVERHEAD)
       return fail(ErrorCode.CORRUPT_MESSAGE, false)
     const h0 = readBatchHeader(records, p)
@@ -296,13 +301,15 @@ export function validateRecords(records: Uint8Array, ctx: ValidationContext): Va
     let offsetDeltaOfMax = scan.offsetDeltaOfMaxTimestamp
     if (inPlace) {
       bytes = ctx.recordsOwned === true ? stored : stored.slice()
+      header = h0
       if (logAppendTimeTopic) {
         setMaxTimestamp(bytes, 0, ctx.now, true, ctx.crc32c)
         offsetDeltaOfMax = 0
+        header = readBatchHeader(bytes, 0)
       } else if (scan.maxTimestamp !== h0.maxTimestamp || isLogAppendTime(h0.attributes)) {
         setMaxTimestamp(bytes, 0, scan.maxTimestamp, false, ctx.crc32c)
+        header = readBatchHeader(bytes, 0)
       }
-      header = readBatchHeader(bytes, 0)
     } else {
       // 5. Rebuild with the target codec: same producer fields, offsets 0..n-1, timestamps kept.
       const recs = decodeRecords(plain, h0.recordsCount)

@@ -166,6 +166,20 @@ test('varints and varlongs round trip (property)', () => {
   )
 })
 
+test('varlongs read exactly on both sides of the 7-byte boundary, and cut short throw', () => {
+  // 7 bytes carry 49 bits of the zig-zag value: ±2^48 is where the encoding takes an 8th byte.
+  const edges = [0, 1, -1, 63, -64, 64, 2 ** 47, -(2 ** 47), 2 ** 48 - 1, -(2 ** 48), 2 ** 48, -(2 ** 48) - 1]
+  for (const v of [...edges, 2 ** 52, -(2 ** 53) + 1, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]) {
+    const s = new ByteSink()
+    s.writeVarlong(v)
+    const bytes = s.finish()
+    const r = new VarReader(bytes)
+    assert.equal(r.readVarlong(), v)
+    assert.equal(r.pos, bytes.byteLength)
+    assert.throws(() => new VarReader(bytes, 0, bytes.byteLength - 1).readVarlong(), BatchFormatError)
+  }
+})
+
 test('records round trip with headers, null keys and values (property)', () => {
   const rec = fc.record({
     timestampDelta: fc.integer({ min: -1e12, max: 1e12 }),
