@@ -19,18 +19,20 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   const ao = a as Record<string, unknown>
   const bo = b as Record<string, unknown>
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)])
-  for (const k of keys) {
-    let x = ao[k]
-    let y = bo[k]
-    if (k === 'unknownTaggedFields') {
-      // absent and empty mean the same
-      if (Array.isArray(x) && x.length === 0) x = undefined
-      if (Array.isArray(y) && y.length === 0) y = undefined
-    }
-    if (!deepEqual(x, y)) return false
-  }
+  // Every key of either side, without building their union (encoders call this per entry).
+  for (const k in ao) if (Object.hasOwn(ao, k) && !fieldEqual(k, ao[k], bo[k])) return false
+  for (const k in bo)
+    if (Object.hasOwn(bo, k) && !Object.hasOwn(ao, k) && !fieldEqual(k, undefined, bo[k])) return false
   return true
+}
+
+function fieldEqual(k: string, x: unknown, y: unknown): boolean {
+  if (k === 'unknownTaggedFields') {
+    // absent and empty mean the same
+    if (Array.isArray(x) && x.length === 0) x = undefined
+    if (Array.isArray(y) && y.length === 0) y = undefined
+  }
+  return deepEqual(x, y)
 }
 
 /** Copies the defined properties of `init` onto `target`. */

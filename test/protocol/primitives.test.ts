@@ -132,3 +132,19 @@ describe('coordinator records', () => {
     )
   })
 })
+
+describe('deepEqual', () => {
+  it('deepEqual compares structs over the keys of both sides', () => {
+    assert.equal(p.deepEqual({ a: 1, b: [1n, 'x'] }, { b: [1n, 'x'], a: 1 }), true)
+    assert.equal(p.deepEqual({ a: 1 }, { a: 1, b: 2 }), false)
+    assert.equal(p.deepEqual({ a: 1, b: 2 }, { a: 1 }), false)
+    assert.equal(p.deepEqual({ a: 1, b: undefined }, { a: 1 }), true)
+    assert.equal(p.deepEqual({ a: 1 }, { a: 1, unknownTaggedFields: [] }), true)
+    assert.equal(p.deepEqual({ a: 1, unknownTaggedFields: [] }, { a: 1 }), true)
+    assert.equal(
+      p.deepEqual({ a: 1, unknownTaggedFields: [{ tag: 1, data: new Uint8Array(1) }] }, { a: 1 }),
+      false,
+    )
+    assert.equal(p.deepEqual({ leader: { id: -1, epoch: -1 } }, { leader: { id: -1, epoch: 0 } }), false)
+  })
+})
