@@ -69,11 +69,18 @@ export async function sideBySide(
   profileName?: string,
 ): Promise<{ ceiling: Measured; topograph: Measured }> {
   const half = <T extends DataLoadSpec>(s: T): T => ({ ...s, seconds: s.seconds / 2 })
-  const c1 = await runLoad(half(ceiling))
-  const t1 = await profiledLoad(profileName, half(topograph))
-  const t2 = await runLoad(half(topograph))
-  const c2 = await runLoad(half(ceiling))
+  const c1 = phase('ceiling 1', await runLoad(half(ceiling)))
+  const t1 = phase('Topograph 1', await profiledLoad(profileName, half(topograph)))
+  const t2 = phase('Topograph 2', await runLoad(half(topograph)))
+  const c2 = phase('ceiling 2', await runLoad(half(ceiling)))
   return { ceiling: merged(c1, c2), topograph: merged(t1, t2) }
+}
+
+/** BENCH_PHASES=1 prints each half-phase's CPU per request as it ends (where warm-up shows). */
+function phase(name: string, m: Measured): Measured {
+  if (process.env.BENCH_PHASES === '1')
+    console.log(`  phase ${name}: ${m.requests} requests, CPU µs/request ${m.cpuUsPerRequest.toFixed(1)}`)
+  return m
 }
 
 function profiledLoad(name: string | undefined, spec: DataLoadSpec): Promise<Measured> {

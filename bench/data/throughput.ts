@@ -18,7 +18,8 @@
 // servers run in this process's one JavaScript thread; the load comes from a forked child.
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server (bench/server/target.ts); BENCH_PROFILE=<dir>
 // writes a CPU profile of the server for each measured Topograph phase; BENCH_ACKS=-1,1 swaps the
-// order of the two Produce loads in each run.
+// order of the two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each
+// half-phase (ceiling, Topograph, Topograph, ceiling) as it ends.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
