@@ -338,8 +338,8 @@ export class StreamsGroup {
         let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
         for (const s of subtopologies) {
           const e =
-            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
-            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
+            member.assignedTasks.active.epoch(s.subtopologyId, p) ??
+            member.tasksPendingRevocation.active.epoch(s.subtopologyId, p)
           if (e !== undefined) {
             epoch = e
             taskName = `${s.subtopologyId}-${p}`
@@ -481,9 +481,15 @@ export class StreamsGroup {
         if (inner.size === 0) index.delete(id)
       }
     }
-    for (const [id, m] of t.active) for (const p of m.keys()) touch(this.#activeProcess, id, p)
-    for (const [id, s] of t.standby) for (const p of s) touch(this.#standbyProcess, id, p)
-    for (const [id, s] of t.warmup) for (const p of s) touch(this.#warmupProcess, id, p)
+    t.active.forEach((id, p) => {
+      touch(this.#activeProcess, id, p)
+    })
+    t.standby.forEach((id, p) => {
+      touch(this.#standbyProcess, id, p)
+    })
+    t.warmup.forEach((id, p) => {
+      touch(this.#warmupProcess, id, p)
+    })
   }
 }
 

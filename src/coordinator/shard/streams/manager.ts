@@ -54,7 +54,6 @@ import {
   EMPTY_TASKS,
   EMPTY_TASKS_WITH_EPOCHS,
   taskEpochsFromRecord,
-  taskEpochsKeys,
   taskSetFromList,
   taskSetToList,
   type TasksTuple,
@@ -544,7 +543,7 @@ export class StreamsGroupManager {
     response.acceptableRecoveryLag = config.acceptableRecoveryLag
     response.endpointInformationEpoch = groupExisted ? group.endpointEpoch : 0
     if (joining || tasksChanged) {
-      response.activeTasks = taskSetToList(taskEpochsKeys(reconciled.assignedTasks.active))
+      response.activeTasks = taskSetToList(reconciled.assignedTasks.active)
       response.standbyTasks = taskSetToList(reconciled.assignedTasks.standby)
       response.warmupTasks = taskSetToList(reconciled.assignedTasks.warmup)
     }
@@ -578,9 +577,7 @@ export class StreamsGroupManager {
     const member = leavingMember(group, req)
     if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
       // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
-      const active = new Map<string, Map<number, number>>()
-      for (const [id, m] of member.assignedTasks.active)
-        active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
+      const active = member.assignedTasks.active.withEpoch(0)
       const left: StreamsGroupMember = {
         ...member,
         memberEpoch: EPOCH_STATIC_LEAVE,
@@ -950,15 +947,10 @@ function currentTarget(
 function ownsSubset(member: StreamsGroupMember, owned: TasksTuple | null): boolean {
   return (
     owned !== null &&
-    isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
-    isSubset(owned.standby, member.assignedTasks.standby) &&
-    isSubset(owned.warmup, member.assignedTasks.warmup)
+    owned.active.isSubsetOf(member.assignedTasks.active) &&
+    owned.standby.isSubsetOf(member.assignedTasks.standby) &&
+    owned.warmup.isSubsetOf(member.assignedTasks.warmup)
   )
-}
-
-function isSubset(a: TasksTuple['active'], b: TasksTuple['active']): boolean {
-  for (const [id, s] of a) for (const p of s) if (!b.get(id)?.has(p)) return false
-  return true
 }
 
 function validateOwnedTasks(list: readonly TaskIds[] | null, configured: ConfiguredTopology): void {
