@@ -9,7 +9,8 @@ import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
-import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
+import { kept } from './strings.js'
+import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
 import type {
@@ -426,7 +427,19 @@ export class StreamsGroup {
 
   replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
     if (tasks === null) this.#targets.delete(memberId)
-    else this.#targets.set(memberId, tasks)
+    else {
+      // A member that holds its target (every stable member) shares its tuple with it.
+      const current = this.#table.member(memberId)?.assignedTasks
+      this.#targets.set(memberId, current !== undefined && tasksTupleEquals(current, tasks) ? current : tasks)
+    }
+  }
+
+  /**
+   * The string to keep for a subtopology id read from a record: the topology's own when it has that
+   * subtopology (so the group's task lists share one string per subtopology), else a copy of its own.
+   */
+  internSubtopologyId(id: string): string {
+    return this.#topology?.subtopology(id)?.subtopologyId ?? kept(id)
   }
 
   replayTopology(topology: StreamsTopology | null): void {
@@ -440,6 +453,11 @@ export class StreamsGroup {
     const old = this.#table.put(member)
     if (old) this.#unindex(old)
     this.#index(member)
+    // The member now holds its target (it reconciled): the target shares its tuple.
+    const target = this.#targets.get(member.memberId)
+    const current = member.assignedTasks
+    if (target !== undefined && target !== current && tasksTupleEquals(target, current))
+      this.#targets.set(member.memberId, current)
     this.#afterChange()
   }
 

@@ -874,12 +874,14 @@ export class StreamsGroupManager {
       case 'StreamsGroupTargetAssignmentMember': {
         const v = record.value
         if (v) {
-          getOrCreate().replayTargetAssignmentMember(
+          const g = getOrCreate()
+          const intern = (id: string) => g.internSubtopologyId(id)
+          g.replayTargetAssignmentMember(
             record.key.memberId,
             tasksTuple(
-              taskSetFromList(v.activeTasks),
-              taskSetFromList(v.standbyTasks),
-              taskSetFromList(v.warmupTasks),
+              taskSetFromList(v.activeTasks, intern),
+              taskSetFromList(v.standbyTasks, intern),
+              taskSetFromList(v.warmupTasks, intern),
             ),
           )
         } else existing()?.replayTargetAssignmentMember(record.key.memberId, null)
@@ -891,20 +893,21 @@ export class StreamsGroupManager {
         if (v) {
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
+          const intern = (id: string) => g.internSubtopologyId(id)
           g.updateMember({
             ...base,
             memberEpoch: v.memberEpoch,
             previousMemberEpoch: v.previousMemberEpoch,
             state: memberStateFromRecord(v.state),
             assignedTasks: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasks, v.memberEpoch),
-              taskSetFromList(v.standbyTasks),
-              taskSetFromList(v.warmupTasks),
+              taskEpochsFromRecord(v.activeTasks, v.memberEpoch, intern),
+              taskSetFromList(v.standbyTasks, intern),
+              taskSetFromList(v.warmupTasks, intern),
             ),
             tasksPendingRevocation: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch),
-              taskSetFromList(v.standbyTasksPendingRevocation),
-              taskSetFromList(v.warmupTasksPendingRevocation),
+              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch, intern),
+              taskSetFromList(v.standbyTasksPendingRevocation, intern),
+              taskSetFromList(v.warmupTasksPendingRevocation, intern),
             ),
           })
         } else {

@@ -214,7 +214,8 @@ export class TaskListBuilder {
       const b = t[i] as string
       sorted = a < b || (a === b && (t[i - 2] as number) < (t[i + 1] as number))
     }
-    if (sorted) return TaskList.ofSorted(t)
+    // A copy: an array grown by push keeps spare capacity, the list lives as long as its member.
+    if (sorted) return TaskList.ofSorted(t.slice())
     const order = Array.from({ length: n }, (_, k) => k)
     // Stable sort: among duplicates, the last added wins below.
     order.sort(
@@ -230,7 +231,7 @@ export class TaskListBuilder {
       if (j > 0 && out[j - 3] === id && out[j - 2] === p) out[j - 1] = t[k * 3 + 2]!
       else out.push(id, p, t[k * 3 + 2]!)
     }
-    return TaskList.ofSorted(out)
+    return TaskList.ofSorted(out.slice())
   }
 }
 

@@ -163,6 +163,11 @@ describe('a second member joins and the group reconciles to Stable', () => {
       h.manager.group('g')!.member('m1')!.assignedTasks.active.bySubtopology().get('0')?.length,
       4,
     )
+    // A member that holds its target shares one tuple with it (one copy of the task lists).
+    assert.equal(
+      h.manager.group('g')!.targetAssignment('m1'),
+      h.manager.group('g')!.member('m1')!.assignedTasks,
+    )
 
     const j2 = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
     // Group epoch 3, new target computed at once (no interval): m2 waits for m1 to release tasks.
