@@ -4,7 +4,7 @@
  * ModernGroup members and staticMembers).
  */
 import { kept } from '../streams/strings.js'
-import { MemberSession, MemberSlot } from './session.js'
+import { DetachedSession, type MemberSession, MemberSlot, type SessionTimers } from './session.js'
 import { sessionTimeoutKey } from './timers.js'
 
 export interface ModernMember {
@@ -17,7 +17,7 @@ export interface ModernMember {
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOpOf<R> = (groupId: string, memberId: string) => (nowMs: number) => R
 
-export class MemberTable<M extends ModernMember, R> {
+export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> {
   readonly #groupId: string
   readonly #members = new Map<string, M>()
   readonly #slots = new Map<string, MemberSlot<M, R>>()
@@ -47,16 +47,26 @@ export class MemberTable<M extends ModernMember, R> {
   }
 
   /**
-   * The member's session timeout: key and operation, made once from the group id and the stored
-   * member id (never the caller's string, which may be a fresh request's) and kept while the member
-   * is in the group; for a member not stored yet, a fresh one that is not kept.
+   * The member's session timeout: for a stored member its slot, whose key and operation are made
+   * from the group id and the stored member id (never the caller's string, which may be a fresh
+   * request's) when its timer is armed; for a member not stored yet, a fresh one that is not kept.
    */
   session(memberId: string): MemberSession<R> {
     const slot = this.#slots.get(memberId)
     if (slot !== undefined) return slot
     // The runtime may keep the key and operation long after this request (see strings.ts).
     const id = kept(memberId)
-    return new MemberSession(sessionTimeoutKey(this.#groupId, id), this.#sessionTimeoutOp(this.#groupId, id))
+    return new DetachedSession(this.sessionKey(id), this.sessionOp(id))
+  }
+
+  /** The session-timeout key of a member (`memberId` a stored or kept string). */
+  sessionKey(memberId: string): string {
+    return sessionTimeoutKey(this.#groupId, memberId)
+  }
+
+  /** The session-timeout operation of a member (`memberId` a stored or kept string). */
+  sessionOp(memberId: string): (nowMs: number) => R {
+    return this.#sessionTimeoutOp(this.#groupId, memberId)
   }
 
   /** Adds or replaces a member; returns the one it replaced. */
@@ -66,13 +76,7 @@ export class MemberTable<M extends ModernMember, R> {
     this.#members.set(member.memberId, member)
     if (slot !== undefined) slot.member = member
     else {
-      const id = member.memberId
-      const s = new MemberSlot(
-        member,
-        sessionTimeoutKey(this.#groupId, id),
-        this.#sessionTimeoutOp(this.#groupId, id),
-      )
-      this.#slots.set(id, s)
+      this.#slots.set(member.memberId, new MemberSlot<M, R>(member, this))
     }
     if (
       old?.instanceId &&
