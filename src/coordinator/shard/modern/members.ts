@@ -21,7 +21,8 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
   readonly #groupId: string
   readonly #members = new Map<string, M>()
   readonly #slots = new Map<string, MemberSlot<M, R>>()
-  readonly #staticMembers = new Map<string, string>()
+  /** Made when the first static member comes (most groups have none). */
+  #staticMembers: Map<string, string> | null = null
   readonly #sessionTimeoutOp: SessionTimeoutOpOf<R>
 
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOpOf<R>) {
@@ -43,7 +44,7 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
     return this.#slots.get(memberId)?.member
   }
   staticMemberId(instanceId: string | null): string | undefined {
-    return instanceId === null ? undefined : this.#staticMembers.get(instanceId)
+    return instanceId === null ? undefined : this.#staticMembers?.get(instanceId)
   }
 
   /**
@@ -81,11 +82,12 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
     if (
       old?.instanceId &&
       old.instanceId !== member.instanceId &&
-      this.#staticMembers.get(old.instanceId) === member.memberId
+      this.#staticMembers?.get(old.instanceId) === member.memberId
     ) {
-      this.#staticMembers.delete(old.instanceId)
+      this.#staticMembers!.delete(old.instanceId)
     }
-    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
+    if (member.instanceId !== null)
+      (this.#staticMembers ??= new Map()).set(member.instanceId, member.memberId)
     return old
   }
 
@@ -95,8 +97,8 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
     if (!old) return undefined
     this.#members.delete(memberId)
     this.#slots.delete(memberId)
-    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
-      this.#staticMembers.delete(old.instanceId)
+    if (old.instanceId !== null && this.#staticMembers?.get(old.instanceId) === memberId) {
+      this.#staticMembers!.delete(old.instanceId)
     }
     return old
   }

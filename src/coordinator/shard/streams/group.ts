@@ -55,12 +55,48 @@ export interface MetadataRefreshDeadline {
   readonly epoch: number
 }
 
+type Owners = string | Set<string> | undefined
+
 /**
  * subtopology id → partition → the processes owning the task: one process id as a plain string (a
  * task nearly always has one owner of a kind; a Set would cost about 150 bytes per task), a Set in
- * insertion order when several own it.
+ * insertion order when several own it. A subtopology's owners are an array indexed by partition
+ * (tasks are numbered from 0, so it is dense; a Map would cost a hash table of about 40 bytes a
+ * task), without trailing empty slots, so an array is empty exactly when no task of it is owned.
+ * The map itself is made on first use (most groups have no standby or warm-up tasks).
  */
-type ProcessIndex = Map<string, Map<number, string | Set<string>>>
+class ProcessIndex {
+  #bySubtopology: Map<string, Owners[]> | null = null
+
+  get(subtopologyId: string, partition: number): Owners {
+    return this.#bySubtopology?.get(subtopologyId)?.[partition]
+  }
+
+  add(subtopologyId: string, partition: number, processId: string): void {
+    this.#bySubtopology ??= new Map()
+    let owners = this.#bySubtopology.get(subtopologyId)
+    if (!owners) this.#bySubtopology.set(subtopologyId, (owners = []))
+    const v = owners[partition]
+    if (v === undefined) owners[partition] = processId
+    else if (typeof v !== 'string') v.add(processId)
+    else if (v !== processId) owners[partition] = new Set([v, processId])
+  }
+
+  remove(subtopologyId: string, partition: number, processId: string): void {
+    const owners = this.#bySubtopology?.get(subtopologyId)
+    if (owners === undefined) return
+    const v = owners[partition]
+    if (v === processId) owners[partition] = undefined
+    else if (v !== undefined && typeof v !== 'string') {
+      v.delete(processId)
+      // Back to one owner: the string form (the set's order kept: it was the earlier one).
+      if (v.size === 1) owners[partition] = v.values().next().value as string
+      else if (v.size === 0) owners[partition] = undefined
+    }
+    while (owners.length > 0 && owners[owners.length - 1] === undefined) owners.pop()
+    if (owners.length === 0) this.#bySubtopology!.delete(subtopologyId)
+  }
+}
 
 /** The owners of one task in a ProcessIndex, as a set. */
 function processesOf(v: string | Set<string> | undefined): ReadonlySet<string> {
@@ -104,9 +140,9 @@ export class StreamsGroup {
   readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
   readonly #targets = new Map<string, TasksTuple>()
   // derived from members: task → owning process ids (active, standby, warm-up)
-  readonly #activeProcess: ProcessIndex = new Map()
-  readonly #standbyProcess: ProcessIndex = new Map()
-  readonly #warmupProcess: ProcessIndex = new Map()
+  readonly #activeProcess = new ProcessIndex()
+  readonly #standbyProcess = new ProcessIndex()
+  readonly #warmupProcess = new ProcessIndex()
   // soft state
   configuredTopology: ConfiguredTopology | null = null
   // The metadata refresh deadline, kept as two numbers (read by every heartbeat).
@@ -232,14 +268,14 @@ export class StreamsGroup {
 
   /** The process currently owning `task` as active, if any. */
   activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
-    const s = this.#activeProcess.get(subtopologyId)?.get(partition)
+    const s = this.#activeProcess.get(subtopologyId, partition)
     return s === undefined || typeof s === 'string' ? s : [...s][0]
   }
   standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#standbyProcess.get(subtopologyId)?.get(partition))
+    return processesOf(this.#standbyProcess.get(subtopologyId, partition))
   }
   warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#warmupProcess.get(subtopologyId)?.get(partition))
+    return processesOf(this.#warmupProcess.get(subtopologyId, partition))
   }
 
   // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
@@ -481,23 +517,8 @@ export class StreamsGroup {
   }
   #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
     const touch = (index: ProcessIndex, id: string, p: number): void => {
-      let inner = index.get(id)
-      if (!inner) index.set(id, (inner = new Map()))
-      const owners = inner.get(p)
-      if (add) {
-        if (owners === undefined) inner.set(p, processId)
-        else if (typeof owners !== 'string') owners.add(processId)
-        else if (owners !== processId) inner.set(p, new Set([owners, processId]))
-      } else {
-        if (owners === processId) inner.delete(p)
-        else if (owners !== undefined && typeof owners !== 'string') {
-          owners.delete(processId)
-          // Back to one owner: the string form (the set's order kept: it was the earlier one).
-          if (owners.size === 1) inner.set(p, owners.values().next().value as string)
-          else if (owners.size === 0) inner.delete(p)
-        }
-        if (inner.size === 0) index.delete(id)
-      }
+      if (add) index.add(id, p, processId)
+      else index.remove(id, p, processId)
     }
     t.active.forEach((id, p) => {
       touch(this.#activeProcess, id, p)

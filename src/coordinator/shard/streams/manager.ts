@@ -810,6 +810,18 @@ export class StreamsGroupManager {
 
   // ---- replay ----
 
+  /**
+   * The assignment configs of a metadata record as a map: the one last read when it holds the same
+   * entries (nearly every group records the broker's settings, so the groups share one map).
+   */
+  #sharedConfigs(list: readonly { key: string; value: string }[]): ReadonlyMap<string, string> {
+    const last = this.#lastConfigs
+    if (last.size === list.length && list.every((c) => last.get(c.key) === c.value)) return last
+    this.#lastConfigs = new Map(list.map((c) => [c.key, c.value]))
+    return this.#lastConfigs
+  }
+  #lastConfigs: ReadonlyMap<string, string> = new Map()
+
   replay(record: StreamsCoordinatorRecord): void {
     const groupId = record.key.groupId
     const getOrCreate = (): StreamsGroup => {
@@ -829,7 +841,7 @@ export class StreamsGroupManager {
             epoch: v.epoch,
             metadataHash: v.metadataHash,
             validatedTopologyEpoch: v.validatedTopologyEpoch,
-            lastAssignmentConfigs: new Map((v.lastAssignmentConfigs ?? []).map((c) => [c.key, c.value])),
+            lastAssignmentConfigs: this.#sharedConfigs(v.lastAssignmentConfigs ?? []),
             storedDescriptionTopologyEpoch: v.storedDescriptionTopologyEpoch,
             failedDescriptionTopologyEpoch: v.failedDescriptionTopologyEpoch,
           })
