@@ -17,10 +17,46 @@ export interface ModernMember {
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOpOf<R> = (groupId: string, memberId: string) => (nowMs: number) => R
 
+/**
+ * The members of a table as a read-only map, read through its slots: one hash table per group for
+ * both (a second Map of the members would cost about 50 bytes a member).
+ */
+class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
+  readonly #slots: ReadonlyMap<string, MemberSlot<M, R>>
+
+  constructor(slots: ReadonlyMap<string, MemberSlot<M, R>>) {
+    this.#slots = slots
+  }
+  get size(): number {
+    return this.#slots.size
+  }
+  get(memberId: string): M | undefined {
+    return this.#slots.get(memberId)?.member
+  }
+  has(memberId: string): boolean {
+    return this.#slots.has(memberId)
+  }
+  forEach(fn: (member: M, memberId: string, map: ReadonlyMap<string, M>) => void, thisArg?: unknown): void {
+    for (const [id, s] of this.#slots) fn.call(thisArg, s.member, id, this)
+  }
+  *entries(): MapIterator<[string, M]> {
+    for (const [id, s] of this.#slots) yield [id, s.member]
+  }
+  keys(): MapIterator<string> {
+    return this.#slots.keys()
+  }
+  *values(): MapIterator<M> {
+    for (const s of this.#slots.values()) yield s.member
+  }
+  [Symbol.iterator](): MapIterator<[string, M]> {
+    return this.entries()
+  }
+}
+
 export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> {
   readonly #groupId: string
-  readonly #members = new Map<string, M>()
   readonly #slots = new Map<string, MemberSlot<M, R>>()
+  readonly #members = new MembersView<M, R>(this.#slots)
   /** Made when the first static member comes (most groups have none). */
   #staticMembers: Map<string, string> | null = null
   readonly #sessionTimeoutOp: SessionTimeoutOpOf<R>
@@ -74,7 +110,6 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
   put(member: M): M | undefined {
     const slot = this.#slots.get(member.memberId)
     const old = slot?.member
-    this.#members.set(member.memberId, member)
     if (slot !== undefined) slot.member = member
     else {
       this.#slots.set(member.memberId, new MemberSlot<M, R>(member, this))
@@ -93,9 +128,8 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
 
   /** Removes a member; returns it. */
   remove(memberId: string): M | undefined {
-    const old = this.#members.get(memberId)
+    const old = this.#slots.get(memberId)?.member
     if (!old) return undefined
-    this.#members.delete(memberId)
     this.#slots.delete(memberId)
     if (old.instanceId !== null && this.#staticMembers?.get(old.instanceId) === memberId) {
       this.#staticMembers!.delete(old.instanceId)

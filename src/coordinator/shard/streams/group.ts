@@ -150,7 +150,8 @@ export class StreamsGroup {
   #refreshEpoch = 0
   shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
-  readonly taskOffsets = new Map<string, MemberTaskOffsets>()
+  /** Made when a member first reports task offsets (a Map costs a hash table even when empty). */
+  #taskOffsets: Map<string, MemberTaskOffsets> | null = null
   #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
@@ -159,6 +160,16 @@ export class StreamsGroup {
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
     this.#table = new MemberTable(groupId, sessionTimeoutOp)
+  }
+
+  /** The task offsets each member last reported (soft state), by member id. */
+  get taskOffsets(): ReadonlyMap<string, MemberTaskOffsets> {
+    return this.#taskOffsets ?? NO_TASK_OFFSETS
+  }
+
+  setTaskOffsets(memberId: string, offsets: MemberTaskOffsets): void {
+    this.#taskOffsets ??= new Map()
+    this.#taskOffsets.set(memberId, offsets)
   }
 
   /** The member with this id and its session bookkeeping, if it is in the group. */
@@ -501,7 +512,7 @@ export class StreamsGroup {
     const old = this.#table.remove(memberId)
     if (!old) return
     this.#unindex(old)
-    this.taskOffsets.delete(memberId)
+    this.#taskOffsets?.delete(memberId)
     this.#afterChange()
   }
 
@@ -533,6 +544,7 @@ export class StreamsGroup {
 }
 
 const EMPTY_STRINGS: ReadonlySet<string> = new Set()
+const NO_TASK_OFFSETS: ReadonlyMap<string, MemberTaskOffsets> = new Map()
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 

@@ -515,7 +515,7 @@ export class StreamsGroupManager {
     extendSession(timers, session, nowMs, config.sessionTimeoutMs, records.length > 0)
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
-    if (taskOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
+    if (taskOffsets !== null) group.setTaskOffsets(memberId, taskOffsets)
 
     // 13. Response.
     const tasksChanged = !tasksWithEpochsEquals(reconciled.assignedTasks, member.assignedTasks)
