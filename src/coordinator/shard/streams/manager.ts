@@ -960,8 +960,8 @@ function currentTarget(
 
 /** Whether the member reported owning no more than it was given (a lost epoch bump may be retried). */
 function ownsSubset(member: StreamsGroupMember, owned: TasksTuple | null): boolean {
+  if (owned === null) return false
   return (
-    owned !== null &&
     owned.active.isSubsetOf(member.assignedTasks.active) &&
     owned.standby.isSubsetOf(member.assignedTasks.standby) &&
     owned.warmup.isSubsetOf(member.assignedTasks.warmup)
