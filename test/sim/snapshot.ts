@@ -3,6 +3,7 @@
  * group's in-memory phase): what must be the same before a restart and after loading.
  */
 import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-coordinator-shard.js'
+import type { TaskList } from '../../src/coordinator/shard/streams/tasks.js'
 import type { TransactionCoordinatorShard } from '../../src/coordinator/txn/shard.js'
 
 export const STREAMS_GROUPS = ['s0', 's1', 's2']
@@ -23,10 +24,10 @@ export function groupSnapshot(shard: GroupCoordinatorShard): string {
         id: m.memberId,
         epoch: m.memberEpoch,
         state: m.state,
-        assigned: tasks(m.assignedTasks.active),
-        pending: tasks(m.tasksPendingRevocation.active),
+        assigned: tasks(asMap(m.assignedTasks.active)),
+        pending: tasks(asMap(m.tasksPendingRevocation.active)),
       })),
-      targets: [...g.targetAssignments].map(([k, t]) => [k, tasks(t.active)]),
+      targets: [...g.targetAssignments].map(([k, t]) => [k, tasks(asMap(t.active))]),
     }
   })
   const consumer = shard.consumer.groupIds().map((id) => {
@@ -112,7 +113,7 @@ export function doubleOwners(shard: GroupCoordinatorShard): string[] {
       `${id} task`,
       [...g.members.values()].map((m) => ({
         memberId: m.memberId,
-        owned: [m.assignedTasks.active, m.tasksPendingRevocation.active],
+        owned: [asMap(m.assignedTasks.active), asMap(m.tasksPendingRevocation.active)],
       })),
     )
   }
@@ -129,6 +130,11 @@ export function doubleOwners(shard: GroupCoordinatorShard): string[] {
     )
   }
   return out
+}
+
+/** A streams task list as subtopology id → partitions. */
+function asMap(l: TaskList): Map<string, Set<number>> {
+  return new Map([...l.bySubtopology()].map(([id, ps]) => [id, new Set(ps)]))
 }
 
 export function keys(x: unknown): number[] {

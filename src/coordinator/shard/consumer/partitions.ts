@@ -1,28 +1,52 @@
 /**
- * Partition sets of consumer groups, keyed by topic id. They have the shape of the streams task
- * sets (id → partitions, id → partition → epoch), so the same helpers serve both; this file adds
- * the conversions to and from the consumer records and messages, whose lists carry `topicId`.
+ * Partition sets of consumer groups, keyed by topic id: topic id → partitions, and topic id →
+ * partition → the epoch at which it was assigned. This file has the helpers and the conversions to
+ * and from the consumer records and messages, whose lists carry `topicId`.
  */
-import {
-  type TaskEpochs,
-  TaskEpochsBuilder,
-  type TaskSet,
-  sortedKeys,
-  taskEpochsKeys,
-} from '../streams/tasks.js'
 
 /** topic id → partitions */
-export type PartitionSet = TaskSet
+export type PartitionSet = ReadonlyMap<string, ReadonlySet<number>>
 /** topic id → partition → the epoch at which it was assigned */
-export type PartitionEpochs = TaskEpochs
+export type PartitionEpochs = ReadonlyMap<string, ReadonlyMap<number, number>>
 
-export {
-  isTaskSetEmpty as isPartitionSetEmpty,
-  taskEpochsEquals as partitionEpochsEquals,
-  taskSetEquals as partitionSetEquals,
-  taskSetHas as partitionSetHas,
-  taskSetSize as partitionSetSize,
-} from '../streams/tasks.js'
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+function sortedKeys<V>(map: ReadonlyMap<string, V>): string[] {
+  return [...map.keys()].sort(byString)
+}
+
+export function partitionSetSize(set: PartitionSet | PartitionEpochs): number {
+  let n = 0
+  for (const v of set.values()) n += v.size
+  return n
+}
+
+export function partitionSetHas(
+  set: PartitionSet | PartitionEpochs,
+  topicId: string,
+  partition: number,
+): boolean {
+  return set.get(topicId)?.has(partition) ?? false
+}
+
+export function isPartitionSetEmpty(set: PartitionSet | PartitionEpochs): boolean {
+  for (const v of set.values()) if (v.size > 0) return false
+  return true
+}
+
+export function partitionSetEquals(a: PartitionSet, b: PartitionSet): boolean {
+  if (a === b) return true
+  if (partitionSetSize(a) !== partitionSetSize(b)) return false
+  for (const [id, ps] of a) for (const p of ps) if (!partitionSetHas(b, id, p)) return false
+  return true
+}
+
+export function partitionEpochsEquals(a: PartitionEpochs, b: PartitionEpochs): boolean {
+  if (a === b) return true
+  if (partitionSetSize(a) !== partitionSetSize(b)) return false
+  for (const [id, m] of a) for (const [p, e] of m) if (b.get(id)?.get(p) !== e) return false
+  return true
+}
 
 export const EMPTY_PARTITIONS: PartitionSet = new Map()
 export const EMPTY_PARTITION_EPOCHS: PartitionEpochs = new Map()
@@ -78,18 +102,24 @@ export function partitionEpochsFromRecord(
   }[],
   fallbackEpoch: number,
 ): PartitionEpochs {
-  const b = new TaskEpochsBuilder()
+  const out = new Map<string, Map<number, number>>()
   for (const t of list) {
     const aligned = t.assignmentEpochs !== null && t.assignmentEpochs.length === t.partitions.length
     t.partitions.forEach((p, i) => {
-      b.set(t.topicId, p, aligned ? t.assignmentEpochs![i]! : fallbackEpoch)
+      let m = out.get(t.topicId)
+      if (!m) out.set(t.topicId, (m = new Map()))
+      m.set(p, aligned ? t.assignmentEpochs![i]! : fallbackEpoch)
     })
   }
-  return b.build()
+  return out.size === 0 ? EMPTY_PARTITION_EPOCHS : out
 }
 
 /** Drops the epochs. */
-export const partitionEpochsKeys: (epochs: PartitionEpochs) => PartitionSet = taskEpochsKeys
+export function partitionEpochsKeys(epochs: PartitionEpochs): PartitionSet {
+  const out = new Map<string, Set<number>>()
+  for (const [id, m] of epochs) if (m.size > 0) out.set(id, new Set(m.keys()))
+  return out.size === 0 ? EMPTY_PARTITIONS : out
+}
 
 /** Every partition of `epochs` at epoch `epoch`. */
 export function withEpoch(epochs: PartitionEpochs, epoch: number): PartitionEpochs {

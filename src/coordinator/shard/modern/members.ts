@@ -4,7 +4,7 @@
  * ModernGroup members and staticMembers).
  */
 import { kept } from '../streams/strings.js'
-import { MemberSession, MemberSlot } from './session.js'
+import { DetachedSession, type MemberSession, MemberSlot, type SessionTimers } from './session.js'
 import { sessionTimeoutKey } from './timers.js'
 
 export interface ModernMember {
@@ -17,11 +17,48 @@ export interface ModernMember {
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOpOf<R> = (groupId: string, memberId: string) => (nowMs: number) => R
 
-export class MemberTable<M extends ModernMember, R> {
+/**
+ * The members of a table as a read-only map, read through its slots: one hash table per group for
+ * both (a second Map of the members would cost about 50 bytes a member).
+ */
+class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
+  readonly #slots: ReadonlyMap<string, MemberSlot<M, R>>
+
+  constructor(slots: ReadonlyMap<string, MemberSlot<M, R>>) {
+    this.#slots = slots
+  }
+  get size(): number {
+    return this.#slots.size
+  }
+  get(memberId: string): M | undefined {
+    return this.#slots.get(memberId)?.member
+  }
+  has(memberId: string): boolean {
+    return this.#slots.has(memberId)
+  }
+  forEach(fn: (member: M, memberId: string, map: ReadonlyMap<string, M>) => void, thisArg?: unknown): void {
+    for (const [id, s] of this.#slots) fn.call(thisArg, s.member, id, this)
+  }
+  *entries(): MapIterator<[string, M]> {
+    for (const [id, s] of this.#slots) yield [id, s.member]
+  }
+  keys(): MapIterator<string> {
+    return this.#slots.keys()
+  }
+  *values(): MapIterator<M> {
+    for (const s of this.#slots.values()) yield s.member
+  }
+  [Symbol.iterator](): MapIterator<[string, M]> {
+    return this.entries()
+  }
+}
+
+export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> {
   readonly #groupId: string
-  readonly #members = new Map<string, M>()
   readonly #slots = new Map<string, MemberSlot<M, R>>()
-  readonly #staticMembers = new Map<string, string>()
+  readonly #members = new MembersView<M, R>(this.#slots)
+  /** Made when the first static member comes (most groups have none). */
+  #staticMembers: Map<string, string> | null = null
   readonly #sessionTimeoutOp: SessionTimeoutOpOf<R>
 
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOpOf<R>) {
@@ -43,56 +80,59 @@ export class MemberTable<M extends ModernMember, R> {
     return this.#slots.get(memberId)?.member
   }
   staticMemberId(instanceId: string | null): string | undefined {
-    return instanceId === null ? undefined : this.#staticMembers.get(instanceId)
+    return instanceId === null ? undefined : this.#staticMembers?.get(instanceId)
   }
 
   /**
-   * The member's session timeout: key and operation, made once from the group id and the stored
-   * member id (never the caller's string, which may be a fresh request's) and kept while the member
-   * is in the group; for a member not stored yet, a fresh one that is not kept.
+   * The member's session timeout: for a stored member its slot, whose key and operation are made
+   * from the group id and the stored member id (never the caller's string, which may be a fresh
+   * request's) when its timer is armed; for a member not stored yet, a fresh one that is not kept.
    */
   session(memberId: string): MemberSession<R> {
     const slot = this.#slots.get(memberId)
     if (slot !== undefined) return slot
     // The runtime may keep the key and operation long after this request (see strings.ts).
     const id = kept(memberId)
-    return new MemberSession(sessionTimeoutKey(this.#groupId, id), this.#sessionTimeoutOp(this.#groupId, id))
+    return new DetachedSession(this.sessionKey(id), this.sessionOp(id))
+  }
+
+  /** The session-timeout key of a member (`memberId` a stored or kept string). */
+  sessionKey(memberId: string): string {
+    return sessionTimeoutKey(this.#groupId, memberId)
+  }
+
+  /** The session-timeout operation of a member (`memberId` a stored or kept string). */
+  sessionOp(memberId: string): (nowMs: number) => R {
+    return this.#sessionTimeoutOp(this.#groupId, memberId)
   }
 
   /** Adds or replaces a member; returns the one it replaced. */
   put(member: M): M | undefined {
     const slot = this.#slots.get(member.memberId)
     const old = slot?.member
-    this.#members.set(member.memberId, member)
     if (slot !== undefined) slot.member = member
     else {
-      const id = member.memberId
-      const s = new MemberSlot(
-        member,
-        sessionTimeoutKey(this.#groupId, id),
-        this.#sessionTimeoutOp(this.#groupId, id),
-      )
-      this.#slots.set(id, s)
+      this.#slots.set(member.memberId, new MemberSlot<M, R>(member, this))
     }
     if (
       old?.instanceId &&
       old.instanceId !== member.instanceId &&
-      this.#staticMembers.get(old.instanceId) === member.memberId
+      this.#staticMembers?.get(old.instanceId) === member.memberId
     ) {
-      this.#staticMembers.delete(old.instanceId)
+      this.#staticMembers!.delete(old.instanceId)
     }
-    if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId)
+    if (member.instanceId !== null)
+      (this.#staticMembers ??= new Map()).set(member.instanceId, member.memberId)
     return old
   }
 
   /** Removes a member; returns it. */
   remove(memberId: string): M | undefined {
-    const old = this.#members.get(memberId)
+    const old = this.#slots.get(memberId)?.member
     if (!old) return undefined
-    this.#members.delete(memberId)
     this.#slots.delete(memberId)
-    if (old.instanceId !== null && this.#staticMembers.get(old.instanceId) === memberId) {
-      this.#staticMembers.delete(old.instanceId)
+    if (old.instanceId !== null && this.#staticMembers?.get(old.instanceId) === memberId) {
+      this.#staticMembers!.delete(old.instanceId)
     }
     return old
   }

@@ -13,10 +13,14 @@ import type { TimerWatch } from '../../runtime/types.js'
  * is armed moves `deadlineMs` instead (soft state), and the timer, when it fires before that
  * deadline, re-arms itself for the rest. So a steady heartbeat leaves no timer work behind, and the
  * member still expires one session timeout after its last successful heartbeat.
+ *
+ * A stored member's key and operation are made when its timer is armed (see MemberSlot), not kept
+ * with the member: the runtime holds them while the timer is armed, and a steady heartbeat arms
+ * nothing.
  */
-export class MemberSession<R = CoordinatorResult<unknown, void>> implements TimerWatch {
-  readonly key: string
-  readonly op: (nowMs: number) => R
+export abstract class MemberSession<R = CoordinatorResult<unknown, void>> implements TimerWatch {
+  abstract readonly key: string
+  abstract readonly op: (nowMs: number) => R
   /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
   deadlineMs = 0
   /** Whether the runtime has this session's timer armed (it keeps this up to date). */
@@ -26,25 +30,52 @@ export class MemberSession<R = CoordinatorResult<unknown, void>> implements Time
    * move later than this: a shorter session timeout (a group config change) must re-arm the timer.
    */
   dueMs = 0
+}
+
+/** The session of a member that is not stored (yet): its key and operation, made for one request. */
+export class DetachedSession<R = CoordinatorResult<unknown, void>> extends MemberSession<R> {
+  readonly key: string
+  readonly op: (nowMs: number) => R
 
   constructor(key: string, op: (nowMs: number) => R) {
+    super()
     this.key = key
     this.op = op
   }
 }
 
-/** A stored member with its session bookkeeping, found with one lookup. */
-export class MemberSlot<M, R = CoordinatorResult<unknown, void>> extends MemberSession<R> {
-  member: M
+/** Makes the session-timeout key and operation of a group's member (the group's member table). */
+export interface SessionTimers<R> {
+  sessionKey(memberId: string): string
+  sessionOp(memberId: string): (nowMs: number) => R
+}
 
-  constructor(member: M, key: string, op: (nowMs: number) => R) {
-    super(key, op)
+/** A stored member with its session bookkeeping, found with one lookup. */
+export class MemberSlot<
+  M extends { readonly memberId: string },
+  R = CoordinatorResult<unknown, void>,
+> extends MemberSession<R> {
+  member: M
+  readonly #timers: SessionTimers<R>
+
+  constructor(member: M, timers: SessionTimers<R>) {
+    super()
     this.member = member
+    this.#timers = timers
+  }
+
+  /** `sessionTimeoutKey(groupId, memberId)`, made from the stored member id. */
+  get key(): string {
+    return this.#timers.sessionKey(this.member.memberId)
+  }
+
+  get op(): (nowMs: number) => R {
+    return this.#timers.sessionOp(this.member.memberId)
   }
 }
 
 /** Where a heartbeat's session timer goes (a TimerCollector fits). */
-export interface SessionTimers<Rec, C> {
+export interface SessionTimerSink<Rec, C> {
   schedule(timer: TimerIntent<Rec, C>): void
 }
 
@@ -53,7 +84,7 @@ export interface SessionTimers<Rec, C> {
  * moves the soft deadline; any other re-arms the timer for a full session timeout.
  */
 export function extendSession<Rec, C>(
-  timers: SessionTimers<Rec, C>,
+  timers: SessionTimerSink<Rec, C>,
   session: MemberSession<CoordinatorResult<Rec, void, C>>,
   nowMs: number,
   sessionTimeoutMs: number,
@@ -76,7 +107,7 @@ export function extendSession<Rec, C>(
  * the rest and the member stays: returns true then.
  */
 export function sessionStillAlive<Rec, C>(
-  timers: SessionTimers<Rec, C>,
+  timers: SessionTimerSink<Rec, C>,
   session: MemberSession<CoordinatorResult<Rec, void, C>>,
   nowMs: number,
 ): boolean {

@@ -317,8 +317,8 @@ function configureSubtopology(
     numberOfTasks,
     sourceTopics: [...new Set(s.sourceTopics)].sort(byString),
     repartitionSinkTopics: [...new Set(s.repartitionSinkTopics)].sort(byString),
-    repartitionSourceTopics: new Map(s.repartitionSourceTopics.map((t) => [t.name, internal(t)])),
-    stateChangelogTopics: new Map(s.stateChangelogTopics.map((t) => [t.name, internal(t)])),
+    repartitionSourceTopics: topicsByName(s.repartitionSourceTopics.map(internal)),
+    stateChangelogTopics: topicsByName(s.stateChangelogTopics.map(internal)),
   }
 }
 
@@ -385,4 +385,13 @@ function fnv1a(seed: bigint, s: string): bigint {
     h = (h * FNV_PRIME) & MASK
   }
   return h
+}
+
+/** A stateless subtopology has no internal topics: one shared empty map (a Map costs a hash table). */
+const NO_INTERNAL_TOPICS: ReadonlyMap<string, ConfiguredInternalTopic> = new Map()
+
+function topicsByName(
+  topics: readonly ConfiguredInternalTopic[],
+): ReadonlyMap<string, ConfiguredInternalTopic> {
+  return topics.length === 0 ? NO_INTERNAL_TOPICS : new Map(topics.map((t) => [t.name, t]))
 }

@@ -9,12 +9,12 @@ import { ApiError } from '../api-error.js'
 import { MemberState, type StreamsGroupMember } from './member.js'
 import {
   EMPTY_TASKS_WITH_EPOCHS,
-  isTaskSetEmpty,
   isTasksEmpty,
-  type TaskEpochs,
-  type TaskSet,
+  type TaskList,
+  TaskListBuilder,
   type TasksTuple,
   type TasksTupleWithEpochs,
+  tasksWithEpochs,
 } from './tasks.js'
 
 /** What the builder needs to know about the rest of the group. */
@@ -39,10 +39,59 @@ export interface CurrentAssignmentInput {
   readonly withholdNewTasks?: boolean
 }
 
+// The builder works on mutable maps (subtopology id → partitions, → partition → epoch), made from
+// the member's and the target's task lists, and packs its answer into task lists again.
 type MSet = Map<string, Set<number>>
 type MEpochs = Map<string, Map<number, number>>
+type RSet = ReadonlyMap<string, ReadonlySet<number>>
+type REpochs = ReadonlyMap<string, ReadonlyMap<number, number>>
+interface MTuple {
+  readonly active: REpochs
+  readonly standby: RSet
+  readonly warmup: RSet
+}
 
-const has = (m: TaskSet | TaskEpochs, id: string, p: number): boolean => m.get(id)?.has(p) ?? false
+function epochMap(l: TaskList): MEpochs {
+  const m: MEpochs = new Map()
+  l.forEach((id, p, e) => {
+    let inner = m.get(id)
+    if (!inner) m.set(id, (inner = new Map()))
+    inner.set(p, e)
+  })
+  return m
+}
+function setMap(l: TaskList): MSet {
+  const m: MSet = new Map()
+  l.forEach((id, p) => {
+    addTo(m, id, p)
+  })
+  return m
+}
+function mapTuple(t: TasksTupleWithEpochs | TasksTuple): MTuple {
+  return { active: epochMap(t.active), standby: setMap(t.standby), warmup: setMap(t.warmup) }
+}
+function packEpochs(m: REpochs): TaskList {
+  const b = new TaskListBuilder()
+  for (const [id, inner] of m) for (const [p, e] of inner) b.set(id, p, e)
+  return b.build()
+}
+function packSet(m: RSet): TaskList {
+  const b = new TaskListBuilder()
+  for (const [id, s] of m) for (const p of s) b.add(id, p)
+  return b.build()
+}
+function packTuple(t: MTuple): TasksTupleWithEpochs {
+  return tasksWithEpochs(packEpochs(t.active), packSet(t.standby), packSet(t.warmup))
+}
+function isMapEmpty(m: RSet | REpochs): boolean {
+  for (const v of m.values()) if (v.size > 0) return false
+  return true
+}
+function isMTupleEmpty(t: MTuple): boolean {
+  return isMapEmpty(t.active) && isMapEmpty(t.standby) && isMapEmpty(t.warmup)
+}
+
+const has = (m: RSet | REpochs, id: string, p: number): boolean => m.get(id)?.has(p) ?? false
 function addTo(m: MSet, id: string, p: number): void {
   let s = m.get(id)
   if (!s) m.set(id, (s = new Set()))
@@ -60,18 +109,18 @@ function subtopologyIds(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, 
 
 export function buildCurrentAssignment(input: CurrentAssignmentInput): StreamsGroupMember {
   const { member, targetEpoch, owned } = input
-  const notReleased = (pending: TasksTupleWithEpochs): boolean => {
+  const notReleased = (pending: MTuple): boolean => {
     if (owned === null) return true
-    for (const [id, m] of pending.active) for (const p of m.keys()) if (has(owned.active, id, p)) return true
-    for (const [id, s] of pending.standby) for (const p of s) if (has(owned.standby, id, p)) return true
-    for (const [id, s] of pending.warmup) for (const p of s) if (has(owned.warmup, id, p)) return true
+    for (const [id, m] of pending.active) for (const p of m.keys()) if (owned.active.has(id, p)) return true
+    for (const [id, s] of pending.standby) for (const p of s) if (owned.standby.has(id, p)) return true
+    for (const [id, s] of pending.warmup) for (const p of s) if (owned.warmup.has(id, p)) return true
     return false
   }
   switch (member.state) {
     case MemberState.STABLE:
       return member.memberEpoch !== targetEpoch ? computeNext(input, member.memberEpoch, notReleased) : member
     case MemberState.UNREVOKED_TASKS:
-      if (notReleased(member.tasksPendingRevocation)) return member
+      if (notReleased(mapTuple(member.tasksPendingRevocation))) return member
       return computeNext(input, member.memberEpoch + 1, notReleased)
     case MemberState.UNRELEASED_TASKS:
       return computeNext(input, member.memberEpoch, notReleased)
@@ -89,10 +138,15 @@ export function buildCurrentAssignment(input: CurrentAssignmentInput): StreamsGr
 function computeNext(
   input: CurrentAssignmentInput,
   memberEpoch: number,
-  notReleased: (pending: TasksTupleWithEpochs) => boolean,
+  notReleased: (pending: MTuple) => boolean,
 ): StreamsGroupMember {
-  const { member, target, targetEpoch, ownership } = input
-  const current = member.assignedTasks
+  const { member, targetEpoch, ownership } = input
+  const current = mapTuple(member.assignedTasks)
+  const target = {
+    active: setMap(input.target.active),
+    standby: setMap(input.target.standby),
+    warmup: setMap(input.target.warmup),
+  }
   const pid = member.processId
 
   const isUnreleasedActive = (id: string, p: number): boolean =>
@@ -129,7 +183,7 @@ function computeNext(
     if (revoke.size > 0) activeRevoke.set(id, revoke)
     if (add.size > 0) activeAdd.set(id, add)
   }
-  const diff = (cur: TaskSet, tgt: TaskSet, isUnreleased: (id: string, p: number) => boolean) => {
+  const diff = (cur: RSet, tgt: RSet, isUnreleased: (id: string, p: number) => boolean) => {
     const assigned: MSet = new Map()
     const revoke: MSet = new Map()
     const add: MSet = new Map()
@@ -157,12 +211,7 @@ function computeNext(
       }
     }
   }
-  const convert = (
-    outgoing: TaskSet,
-    outgoingRevoke: MSet,
-    incomingAdd: MSet,
-    incomingAssigned: MSet,
-  ): void => {
+  const convert = (outgoing: RSet, outgoingRevoke: MSet, incomingAdd: MSet, incomingAssigned: MSet): void => {
     for (const [id, s] of outgoing) {
       for (const p of s) {
         if (has(incomingAdd, id, p)) {
@@ -181,12 +230,12 @@ function computeNext(
   ] as const) {
     for (const [id, s] of src) for (const p of s) if (has(target.active, id, p)) removeFrom(revoke, id, p)
   }
-  const pending: TasksTupleWithEpochs = {
+  const pending: MTuple = {
     active: activeRevoke,
     standby: standby.revoke,
     warmup: warmup.revoke,
   }
-  const hasToRevoke = !isTasksEmpty(pending) && notReleased(pending)
+  const hasToRevoke = !isMTupleEmpty(pending) && notReleased(pending)
   for (const [src, assigned] of [
     [current.standby, standby.assigned],
     [current.warmup, warmup.assigned],
@@ -200,7 +249,7 @@ function computeNext(
   }
 
   if (input.withholdNewTasks) {
-    for (const m of [activeAdd, standby.add, warmup.add]) if (!isTaskSetEmpty(m)) unreleased = true
+    for (const m of [activeAdd, standby.add, warmup.add]) if (!isMapEmpty(m)) unreleased = true
     activeAdd.clear()
     standby.add.clear()
     warmup.add.clear()
@@ -212,12 +261,16 @@ function computeNext(
       ...member,
       ...withEpoch(memberEpoch),
       state: MemberState.UNREVOKED_TASKS,
-      assignedTasks: { active: activeAssigned, standby: standby.assigned, warmup: warmup.assigned },
-      tasksPendingRevocation: pending,
+      assignedTasks: packTuple({
+        active: activeAssigned,
+        standby: standby.assigned,
+        warmup: warmup.assigned,
+      }),
+      tasksPendingRevocation: packTuple(pending),
     }
   }
   const emptyPending: TasksTupleWithEpochs = EMPTY_TASKS_WITH_EPOCHS
-  const anyAdd = !isTaskSetEmpty(activeAdd) || !isTaskSetEmpty(standby.add) || !isTaskSetEmpty(warmup.add)
+  const anyAdd = !isMapEmpty(activeAdd) || !isMapEmpty(standby.add) || !isMapEmpty(warmup.add)
   if (anyAdd) {
     for (const [id, m] of activeAdd) {
       let inner = activeAssigned.get(id)
@@ -235,7 +288,7 @@ function computeNext(
     ...member,
     ...withEpoch(targetEpoch),
     state: unreleased ? MemberState.UNRELEASED_TASKS : MemberState.STABLE,
-    assignedTasks: { active: activeAssigned, standby: standby.assigned, warmup: warmup.assigned },
+    assignedTasks: packTuple({ active: activeAssigned, standby: standby.assigned, warmup: warmup.assigned }),
     tasksPendingRevocation: emptyPending,
   }
 }

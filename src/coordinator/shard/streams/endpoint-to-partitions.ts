@@ -5,7 +5,7 @@
  */
 import type { ConfiguredTopology } from './configured-topology.js'
 import type { StreamsGroupMember } from './member.js'
-import { forEachTask, type TaskSet, TaskSetBuilder, taskEpochsKeys } from './tasks.js'
+import { forEachTask, type TaskSet, TaskSetBuilder } from './tasks.js'
 import type { EndpointToPartitions, TopicPartitions } from './wire.js'
 
 function partitionsFor(tasks: TaskSet, configured: ConfiguredTopology): TopicPartitions[] {
@@ -48,7 +48,7 @@ export function buildEndpointToPartitions(
     forEachTask(m.assignedTasks.warmup, (id, p) => standby.add(id, p))
     out.push({
       userEndpoint: { host: m.userEndpoint.host, port: m.userEndpoint.port },
-      activePartitions: partitionsFor(taskEpochsKeys(m.assignedTasks.active), configured),
+      activePartitions: partitionsFor(m.assignedTasks.active, configured),
       standbyPartitions: partitionsFor(standby.build(), configured),
     })
   }

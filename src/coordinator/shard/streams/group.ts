@@ -9,7 +9,8 @@ import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
 import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
-import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs } from './tasks.js'
+import { kept } from './strings.js'
+import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
 import type {
@@ -54,12 +55,48 @@ export interface MetadataRefreshDeadline {
   readonly epoch: number
 }
 
+type Owners = string | Set<string> | undefined
+
 /**
  * subtopology id → partition → the processes owning the task: one process id as a plain string (a
  * task nearly always has one owner of a kind; a Set would cost about 150 bytes per task), a Set in
- * insertion order when several own it.
+ * insertion order when several own it. A subtopology's owners are an array indexed by partition
+ * (tasks are numbered from 0, so it is dense; a Map would cost a hash table of about 40 bytes a
+ * task), without trailing empty slots, so an array is empty exactly when no task of it is owned.
+ * The map itself is made on first use (most groups have no standby or warm-up tasks).
  */
-type ProcessIndex = Map<string, Map<number, string | Set<string>>>
+class ProcessIndex {
+  #bySubtopology: Map<string, Owners[]> | null = null
+
+  get(subtopologyId: string, partition: number): Owners {
+    return this.#bySubtopology?.get(subtopologyId)?.[partition]
+  }
+
+  add(subtopologyId: string, partition: number, processId: string): void {
+    this.#bySubtopology ??= new Map()
+    let owners = this.#bySubtopology.get(subtopologyId)
+    if (!owners) this.#bySubtopology.set(subtopologyId, (owners = []))
+    const v = owners[partition]
+    if (v === undefined) owners[partition] = processId
+    else if (typeof v !== 'string') v.add(processId)
+    else if (v !== processId) owners[partition] = new Set([v, processId])
+  }
+
+  remove(subtopologyId: string, partition: number, processId: string): void {
+    const owners = this.#bySubtopology?.get(subtopologyId)
+    if (owners === undefined) return
+    const v = owners[partition]
+    if (v === processId) owners[partition] = undefined
+    else if (v !== undefined && typeof v !== 'string') {
+      v.delete(processId)
+      // Back to one owner: the string form (the set's order kept: it was the earlier one).
+      if (v.size === 1) owners[partition] = v.values().next().value as string
+      else if (v.size === 0) owners[partition] = undefined
+    }
+    while (owners.length > 0 && owners[owners.length - 1] === undefined) owners.pop()
+    if (owners.length === 0) this.#bySubtopology!.delete(subtopologyId)
+  }
+}
 
 /** The owners of one task in a ProcessIndex, as a set. */
 function processesOf(v: string | Set<string> | undefined): ReadonlySet<string> {
@@ -103,9 +140,9 @@ export class StreamsGroup {
   readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
   readonly #targets = new Map<string, TasksTuple>()
   // derived from members: task → owning process ids (active, standby, warm-up)
-  readonly #activeProcess: ProcessIndex = new Map()
-  readonly #standbyProcess: ProcessIndex = new Map()
-  readonly #warmupProcess: ProcessIndex = new Map()
+  readonly #activeProcess = new ProcessIndex()
+  readonly #standbyProcess = new ProcessIndex()
+  readonly #warmupProcess = new ProcessIndex()
   // soft state
   configuredTopology: ConfiguredTopology | null = null
   // The metadata refresh deadline, kept as two numbers (read by every heartbeat).
@@ -113,7 +150,8 @@ export class StreamsGroup {
   #refreshEpoch = 0
   shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
-  readonly taskOffsets = new Map<string, MemberTaskOffsets>()
+  /** Made when a member first reports task offsets (a Map costs a hash table even when empty). */
+  #taskOffsets: Map<string, MemberTaskOffsets> | null = null
   #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
@@ -122,6 +160,16 @@ export class StreamsGroup {
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
     this.#table = new MemberTable(groupId, sessionTimeoutOp)
+  }
+
+  /** The task offsets each member last reported (soft state), by member id. */
+  get taskOffsets(): ReadonlyMap<string, MemberTaskOffsets> {
+    return this.#taskOffsets ?? NO_TASK_OFFSETS
+  }
+
+  setTaskOffsets(memberId: string, offsets: MemberTaskOffsets): void {
+    this.#taskOffsets ??= new Map()
+    this.#taskOffsets.set(memberId, offsets)
   }
 
   /** The member with this id and its session bookkeeping, if it is in the group. */
@@ -231,14 +279,14 @@ export class StreamsGroup {
 
   /** The process currently owning `task` as active, if any. */
   activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
-    const s = this.#activeProcess.get(subtopologyId)?.get(partition)
+    const s = this.#activeProcess.get(subtopologyId, partition)
     return s === undefined || typeof s === 'string' ? s : [...s][0]
   }
   standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#standbyProcess.get(subtopologyId)?.get(partition))
+    return processesOf(this.#standbyProcess.get(subtopologyId, partition))
   }
   warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#warmupProcess.get(subtopologyId)?.get(partition))
+    return processesOf(this.#warmupProcess.get(subtopologyId, partition))
   }
 
   // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
@@ -338,8 +386,8 @@ export class StreamsGroup {
         let taskName = `${subtopologies[0]!.subtopologyId}-${p}`
         for (const s of subtopologies) {
           const e =
-            member.assignedTasks.active.get(s.subtopologyId)?.get(p) ??
-            member.tasksPendingRevocation.active.get(s.subtopologyId)?.get(p)
+            member.assignedTasks.active.epoch(s.subtopologyId, p) ??
+            member.tasksPendingRevocation.active.epoch(s.subtopologyId, p)
           if (e !== undefined) {
             epoch = e
             taskName = `${s.subtopologyId}-${p}`
@@ -426,7 +474,19 @@ export class StreamsGroup {
 
   replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
     if (tasks === null) this.#targets.delete(memberId)
-    else this.#targets.set(memberId, tasks)
+    else {
+      // A member that holds its target (every stable member) shares its tuple with it.
+      const current = this.#table.member(memberId)?.assignedTasks
+      this.#targets.set(memberId, current !== undefined && tasksTupleEquals(current, tasks) ? current : tasks)
+    }
+  }
+
+  /**
+   * The string to keep for a subtopology id read from a record: the topology's own when it has that
+   * subtopology (so the group's task lists share one string per subtopology), else a copy of its own.
+   */
+  internSubtopologyId(id: string): string {
+    return this.#topology?.subtopology(id)?.subtopologyId ?? kept(id)
   }
 
   replayTopology(topology: StreamsTopology | null): void {
@@ -440,6 +500,11 @@ export class StreamsGroup {
     const old = this.#table.put(member)
     if (old) this.#unindex(old)
     this.#index(member)
+    // The member now holds its target (it reconciled): the target shares its tuple.
+    const target = this.#targets.get(member.memberId)
+    const current = member.assignedTasks
+    if (target !== undefined && target !== current && tasksTupleEquals(target, current))
+      this.#targets.set(member.memberId, current)
     this.#afterChange()
   }
 
@@ -447,7 +512,7 @@ export class StreamsGroup {
     const old = this.#table.remove(memberId)
     if (!old) return
     this.#unindex(old)
-    this.taskOffsets.delete(memberId)
+    this.#taskOffsets?.delete(memberId)
     this.#afterChange()
   }
 
@@ -463,31 +528,23 @@ export class StreamsGroup {
   }
   #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
     const touch = (index: ProcessIndex, id: string, p: number): void => {
-      let inner = index.get(id)
-      if (!inner) index.set(id, (inner = new Map()))
-      const owners = inner.get(p)
-      if (add) {
-        if (owners === undefined) inner.set(p, processId)
-        else if (typeof owners !== 'string') owners.add(processId)
-        else if (owners !== processId) inner.set(p, new Set([owners, processId]))
-      } else {
-        if (owners === processId) inner.delete(p)
-        else if (owners !== undefined && typeof owners !== 'string') {
-          owners.delete(processId)
-          // Back to one owner: the string form (the set's order kept: it was the earlier one).
-          if (owners.size === 1) inner.set(p, owners.values().next().value as string)
-          else if (owners.size === 0) inner.delete(p)
-        }
-        if (inner.size === 0) index.delete(id)
-      }
+      if (add) index.add(id, p, processId)
+      else index.remove(id, p, processId)
     }
-    for (const [id, m] of t.active) for (const p of m.keys()) touch(this.#activeProcess, id, p)
-    for (const [id, s] of t.standby) for (const p of s) touch(this.#standbyProcess, id, p)
-    for (const [id, s] of t.warmup) for (const p of s) touch(this.#warmupProcess, id, p)
+    t.active.forEach((id, p) => {
+      touch(this.#activeProcess, id, p)
+    })
+    t.standby.forEach((id, p) => {
+      touch(this.#standbyProcess, id, p)
+    })
+    t.warmup.forEach((id, p) => {
+      touch(this.#warmupProcess, id, p)
+    })
   }
 }
 
 const EMPTY_STRINGS: ReadonlySet<string> = new Set()
+const NO_TASK_OFFSETS: ReadonlyMap<string, MemberTaskOffsets> = new Map()
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 

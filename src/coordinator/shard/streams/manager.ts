@@ -54,7 +54,6 @@ import {
   EMPTY_TASKS,
   EMPTY_TASKS_WITH_EPOCHS,
   taskEpochsFromRecord,
-  taskEpochsKeys,
   taskSetFromList,
   taskSetToList,
   type TasksTuple,
@@ -516,7 +515,7 @@ export class StreamsGroupManager {
     extendSession(timers, session, nowMs, config.sessionTimeoutMs, records.length > 0)
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
-    if (taskOffsets !== null) group.taskOffsets.set(memberId, taskOffsets)
+    if (taskOffsets !== null) group.setTaskOffsets(memberId, taskOffsets)
 
     // 13. Response.
     const tasksChanged = !tasksWithEpochsEquals(reconciled.assignedTasks, member.assignedTasks)
@@ -544,7 +543,7 @@ export class StreamsGroupManager {
     response.acceptableRecoveryLag = config.acceptableRecoveryLag
     response.endpointInformationEpoch = groupExisted ? group.endpointEpoch : 0
     if (joining || tasksChanged) {
-      response.activeTasks = taskSetToList(taskEpochsKeys(reconciled.assignedTasks.active))
+      response.activeTasks = taskSetToList(reconciled.assignedTasks.active)
       response.standbyTasks = taskSetToList(reconciled.assignedTasks.standby)
       response.warmupTasks = taskSetToList(reconciled.assignedTasks.warmup)
     }
@@ -578,9 +577,7 @@ export class StreamsGroupManager {
     const member = leavingMember(group, req)
     if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
       // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
-      const active = new Map<string, Map<number, number>>()
-      for (const [id, m] of member.assignedTasks.active)
-        active.set(id, new Map([...m.keys()].map((p) => [p, 0])))
+      const active = member.assignedTasks.active.withEpoch(0)
       const left: StreamsGroupMember = {
         ...member,
         memberEpoch: EPOCH_STATIC_LEAVE,
@@ -813,6 +810,18 @@ export class StreamsGroupManager {
 
   // ---- replay ----
 
+  /**
+   * The assignment configs of a metadata record as a map: the one last read when it holds the same
+   * entries (nearly every group records the broker's settings, so the groups share one map).
+   */
+  #sharedConfigs(list: readonly { key: string; value: string }[]): ReadonlyMap<string, string> {
+    const last = this.#lastConfigs
+    if (last.size === list.length && list.every((c) => last.get(c.key) === c.value)) return last
+    this.#lastConfigs = new Map(list.map((c) => [c.key, c.value]))
+    return this.#lastConfigs
+  }
+  #lastConfigs: ReadonlyMap<string, string> = new Map()
+
   replay(record: StreamsCoordinatorRecord): void {
     const groupId = record.key.groupId
     const getOrCreate = (): StreamsGroup => {
@@ -832,7 +841,7 @@ export class StreamsGroupManager {
             epoch: v.epoch,
             metadataHash: v.metadataHash,
             validatedTopologyEpoch: v.validatedTopologyEpoch,
-            lastAssignmentConfigs: new Map((v.lastAssignmentConfigs ?? []).map((c) => [c.key, c.value])),
+            lastAssignmentConfigs: this.#sharedConfigs(v.lastAssignmentConfigs ?? []),
             storedDescriptionTopologyEpoch: v.storedDescriptionTopologyEpoch,
             failedDescriptionTopologyEpoch: v.failedDescriptionTopologyEpoch,
           })
@@ -877,12 +886,14 @@ export class StreamsGroupManager {
       case 'StreamsGroupTargetAssignmentMember': {
         const v = record.value
         if (v) {
-          getOrCreate().replayTargetAssignmentMember(
+          const g = getOrCreate()
+          const intern = (id: string) => g.internSubtopologyId(id)
+          g.replayTargetAssignmentMember(
             record.key.memberId,
             tasksTuple(
-              taskSetFromList(v.activeTasks),
-              taskSetFromList(v.standbyTasks),
-              taskSetFromList(v.warmupTasks),
+              taskSetFromList(v.activeTasks, intern),
+              taskSetFromList(v.standbyTasks, intern),
+              taskSetFromList(v.warmupTasks, intern),
             ),
           )
         } else existing()?.replayTargetAssignmentMember(record.key.memberId, null)
@@ -894,20 +905,21 @@ export class StreamsGroupManager {
         if (v) {
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
+          const intern = (id: string) => g.internSubtopologyId(id)
           g.updateMember({
             ...base,
             memberEpoch: v.memberEpoch,
             previousMemberEpoch: v.previousMemberEpoch,
             state: memberStateFromRecord(v.state),
             assignedTasks: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasks, v.memberEpoch),
-              taskSetFromList(v.standbyTasks),
-              taskSetFromList(v.warmupTasks),
+              taskEpochsFromRecord(v.activeTasks, v.memberEpoch, intern),
+              taskSetFromList(v.standbyTasks, intern),
+              taskSetFromList(v.warmupTasks, intern),
             ),
             tasksPendingRevocation: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch),
-              taskSetFromList(v.standbyTasksPendingRevocation),
-              taskSetFromList(v.warmupTasksPendingRevocation),
+              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch, intern),
+              taskSetFromList(v.standbyTasksPendingRevocation, intern),
+              taskSetFromList(v.warmupTasksPendingRevocation, intern),
             ),
           })
         } else {
@@ -948,17 +960,12 @@ function currentTarget(
 
 /** Whether the member reported owning no more than it was given (a lost epoch bump may be retried). */
 function ownsSubset(member: StreamsGroupMember, owned: TasksTuple | null): boolean {
+  if (owned === null) return false
   return (
-    owned !== null &&
-    isSubset(owned.active, taskEpochsKeys(member.assignedTasks.active)) &&
-    isSubset(owned.standby, member.assignedTasks.standby) &&
-    isSubset(owned.warmup, member.assignedTasks.warmup)
+    owned.active.isSubsetOf(member.assignedTasks.active) &&
+    owned.standby.isSubsetOf(member.assignedTasks.standby) &&
+    owned.warmup.isSubsetOf(member.assignedTasks.warmup)
   )
-}
-
-function isSubset(a: TasksTuple['active'], b: TasksTuple['active']): boolean {
-  for (const [id, s] of a) for (const p of s) if (!b.get(id)?.has(p)) return false
-  return true
 }
 
 function validateOwnedTasks(list: readonly TaskIds[] | null, configured: ConfiguredTopology): void {

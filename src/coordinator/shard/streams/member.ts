@@ -1,7 +1,6 @@
 /** A streams group member (Kafka's StreamsGroupMember): an immutable value; updates make copies. */
 import {
   EMPTY_TASKS_WITH_EPOCHS,
-  taskEpochsKeys,
   taskSetToList,
   type TasksTuple,
   type TasksTupleWithEpochs,
@@ -141,11 +140,7 @@ export function asDescribedMember(
     clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
     taskOffsets: offsetsList(offsets?.taskOffsets),
     taskEndOffsets: offsetsList(offsets?.taskEndOffsets),
-    assignment: describedAssignment({
-      active: taskEpochsKeys(m.assignedTasks.active),
-      standby: m.assignedTasks.standby,
-      warmup: m.assignedTasks.warmup,
-    }),
+    assignment: describedAssignment(m.assignedTasks),
     targetAssignment: describedAssignment(targetAssignment),
     isClassic: false,
   }

@@ -14,13 +14,7 @@ import {
   TaskAssignorException,
 } from './assignor/index.js'
 import type { MemberTaskOffsets } from './group.js'
-import {
-  taskEpochsKeys,
-  tasksTupleEquals,
-  taskSetFromList,
-  EMPTY_TASK_SET,
-  type TasksTuple,
-} from './tasks.js'
+import { EMPTY_TASK_SET, type TasksTuple, tasksTupleEquals, taskSetFromMap } from './tasks.js'
 
 export interface TargetAssignmentInput {
   readonly members: ReadonlyMap<string, StreamsGroupMember>
@@ -67,9 +61,9 @@ export function computeTargetAssignment(input: TargetAssignmentInput): TargetAss
         rackId: m.rackId,
         processId: m.processId,
         clientTags: m.clientTags,
-        activeTasks: taskEpochsKeys(m.assignedTasks.active),
-        standbyTasks: m.assignedTasks.standby,
-        warmupTasks: m.assignedTasks.warmup,
+        activeTasks: m.assignedTasks.active.bySubtopology(),
+        standbyTasks: m.assignedTasks.standby.bySubtopology(),
+        warmupTasks: m.assignedTasks.warmup.bySubtopology(),
         taskOffsets: offsetsBySubtopology(offsets?.taskOffsets),
         taskEndOffsets: offsetsBySubtopology(offsets?.taskEndOffsets),
       })
@@ -101,8 +95,7 @@ export function computeTargetAssignment(input: TargetAssignmentInput): TargetAss
         throw new ApiError(ErrorCode.UNKNOWN_SERVER_ERROR, null, { cause: e })
       throw e
     }
-    const toSet = (m: ReadonlyMap<string, readonly number[]>) =>
-      taskSetFromList([...m].map(([subtopologyId, partitions]) => ({ subtopologyId, partitions })))
+    const toSet = taskSetFromMap
     for (const id of input.members.keys()) {
       const a = result.members.get(id)
       // Warm-ups are never taken from the assignor (Kafka empties them too).

@@ -1,14 +1,139 @@
 /**
- * Task sets. A task is (subtopology id, partition). Sets are Maps keyed by subtopology id; every
- * function that produces wire lists sorts them (subtopology id, then partition), so output never
- * depends on insertion order.
+ * Task sets. A task is (subtopology id, partition). A set is a TaskList: an immutable, sorted, packed
+ * list of (subtopology id, partition, assignment epoch) triples. Only the active tasks of a member's
+ * current assignment (and of its tasks pending revocation) carry epochs; other sets have none
+ * (-1). Every function that produces wire lists walks the sorted order (subtopology id, then
+ * partition), so output never depends on insertion order.
+ *
+ * Why packed: a member keeps a few of these for as long as it lives, and a JavaScript Map or Set
+ * costs at least about 150 bytes of hash table however few entries it holds (a Map of Maps, two of
+ * those). One flat array of triples costs 48 bytes plus 24 a task.
  */
 import type { TaskIds, TaskIdsWithEpochs } from './wire.js'
 
-/** subtopology id → partitions */
-export type TaskSet = ReadonlyMap<string, ReadonlySet<number>>
-/** subtopology id → partition → assignment epoch */
-export type TaskEpochs = ReadonlyMap<string, ReadonlyMap<number, number>>
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The epoch of a task in a set that carries none. */
+const NO_EPOCH = -1
+
+export class TaskList {
+  /** [subtopologyId, partition, epoch, …], sorted by subtopology id then partition, no duplicates. */
+  readonly #t: readonly (string | number)[]
+
+  /** Use TaskListBuilder or the conversions below; `triples` must already be sorted and unique. */
+  private constructor(triples: readonly (string | number)[]) {
+    this.#t = triples
+  }
+
+  /** The empty list, shared. */
+  static readonly EMPTY: TaskList = new TaskList([])
+
+  /** Wraps sorted, duplicate-free triples (the shared empty list when there are none). */
+  static ofSorted(triples: readonly (string | number)[]): TaskList {
+    return triples.length === 0 ? TaskList.EMPTY : new TaskList(triples)
+  }
+
+  /** The number of tasks. */
+  get size(): number {
+    return this.#t.length / 3
+  }
+
+  /** The index of the task's triple, or -1. */
+  #find(subtopologyId: string, partition: number): number {
+    const t = this.#t
+    let lo = 0
+    let hi = t.length / 3 - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const i = mid * 3
+      const id = t[i] as string
+      const c = id < subtopologyId ? -1 : id > subtopologyId ? 1 : (t[i + 1] as number) - partition
+      if (c === 0) return i
+      if (c < 0) lo = mid + 1
+      else hi = mid - 1
+    }
+    return -1
+  }
+
+  has(subtopologyId: string, partition: number): boolean {
+    return this.#find(subtopologyId, partition) >= 0
+  }
+
+  /** The task's assignment epoch (-1 in a list without epochs); undefined when it is not in the list. */
+  epoch(subtopologyId: string, partition: number): number | undefined {
+    const i = this.#find(subtopologyId, partition)
+    return i < 0 ? undefined : (this.#t[i + 2] as number)
+  }
+
+  /** Calls `fn` for every task in sorted order (`epoch` is -1 in a list without epochs). */
+  forEach(fn: (subtopologyId: string, partition: number, epoch: number) => void): void {
+    const t = this.#t
+    for (let i = 0; i < t.length; i += 3) fn(t[i] as string, t[i + 1] as number, t[i + 2] as number)
+  }
+
+  /** Whether both lists hold the same tasks (epochs ignored). */
+  sameTasks(other: TaskList): boolean {
+    if (this === other) return true
+    const a = this.#t
+    const b = other.#t
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i += 3) if (a[i] !== b[i] || a[i + 1] !== b[i + 1]) return false
+    return true
+  }
+
+  /** Whether both lists hold the same tasks at the same epochs. */
+  sameTasksAndEpochs(other: TaskList): boolean {
+    if (this === other) return true
+    const a = this.#t
+    const b = other.#t
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+    return true
+  }
+
+  /** Whether every task of this list is in `other`. */
+  isSubsetOf(other: TaskList): boolean {
+    const t = this.#t
+    for (let i = 0; i < t.length; i += 3) if (!other.has(t[i] as string, t[i + 1] as number)) return false
+    return true
+  }
+
+  /** The same tasks, every one at `epoch` (-1: without epochs). */
+  withEpoch(epoch: number): TaskList {
+    const t = this.#t.slice()
+    for (let i = 2; i < t.length; i += 3) t[i] = epoch
+    return TaskList.ofSorted(t)
+  }
+
+  /** The same tasks without epochs (this list when it has none). */
+  withoutEpochs(): TaskList {
+    const t = this.#t
+    for (let i = 2; i < t.length; i += 3) if (t[i] !== NO_EPOCH) return this.withEpoch(NO_EPOCH)
+    return this
+  }
+
+  /** Subtopology id → partitions (ascending), subtopologies in ascending order. */
+  bySubtopology(): Map<string, number[]> {
+    const out = new Map<string, number[]>()
+    const t = this.#t
+    let ps: number[] | undefined
+    let last: string | undefined
+    for (let i = 0; i < t.length; i += 3) {
+      const id = t[i] as string
+      if (id !== last) out.set((last = id), (ps = []))
+      ps!.push(t[i + 1] as number)
+    }
+    return out
+  }
+}
+
+/** The shared empty list (most standby, warm-up and pending sets). */
+const EMPTY_TASK_LIST: TaskList = TaskList.EMPTY
+
+/** A set of tasks (epochs, if any, are ignored). */
+export type TaskSet = TaskList
+/** Active tasks, each with the epoch at which it was assigned. */
+export type TaskEpochs = TaskList
 
 /** Active, standby and warm-up tasks (Kafka's TasksTuple). */
 export interface TasksTuple {
@@ -17,19 +142,19 @@ export interface TasksTuple {
   readonly warmup: TaskSet
 }
 
-/** Like TasksTuple, but every active task carries the epoch at which it was assigned (TasksTupleWithEpochs). */
+/**
+ * Like TasksTuple, but every active task carries the epoch at which it was assigned
+ * (TasksTupleWithEpochs). It is also a TasksTuple: a stable member's target is its current
+ * assignment's tuple when they hold the same tasks (see StreamsGroup).
+ */
 export interface TasksTupleWithEpochs {
   readonly active: TaskEpochs
   readonly standby: TaskSet
   readonly warmup: TaskSet
 }
 
-// Empty sets and tuples are these shared values wherever the shard builds one (replay, builders):
-// a stable member has empty standby, warm-up and pending-revocation sets, and a Map costs about
-// 180 bytes of heap even when empty (its hash table is allocated with it). Task sets are never
-// changed once built (they are read-only types; builders make new ones), so sharing is safe.
-export const EMPTY_TASK_SET: TaskSet = new Map()
-export const EMPTY_TASK_EPOCHS: TaskEpochs = new Map()
+export const EMPTY_TASK_SET: TaskSet = EMPTY_TASK_LIST
+export const EMPTY_TASK_EPOCHS: TaskEpochs = EMPTY_TASK_LIST
 export const EMPTY_TASKS: TasksTuple = {
   active: EMPTY_TASK_SET,
   standby: EMPTY_TASK_SET,
@@ -55,140 +180,145 @@ export function tasksWithEpochs(active: TaskEpochs, standby: TaskSet, warmup: Ta
     : { active, standby, warmup }
 }
 
-const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+/**
+ * A mutable builder for a TaskList. Adding a task twice keeps one; with epochs, the last one set.
+ * `intern` gives the string to keep for a subtopology id (the topology's own, shared by the group's
+ * members).
+ */
+export class TaskListBuilder {
+  readonly #t: (string | number)[] = []
+  readonly #intern: ((subtopologyId: string) => string) | undefined
 
-export function sortedKeys<V>(map: ReadonlyMap<string, V>): string[] {
-  return [...map.keys()].sort(byString)
+  constructor(intern?: (subtopologyId: string) => string) {
+    this.#intern = intern
+  }
+
+  add(subtopologyId: string, partition: number, epoch: number = NO_EPOCH): this {
+    this.#t.push(this.#intern === undefined ? subtopologyId : this.#intern(subtopologyId), partition, epoch)
+    return this
+  }
+
+  /** Alias of add, for active tasks with epochs. */
+  set(subtopologyId: string, partition: number, epoch: number): this {
+    return this.add(subtopologyId, partition, epoch)
+  }
+
+  build(): TaskList {
+    const t = this.#t
+    const n = t.length / 3
+    if (n === 0) return EMPTY_TASK_LIST
+    // Most lists arrive sorted and unique (records and requests list them so): check before sorting.
+    let sorted = true
+    for (let i = 3; i < t.length && sorted; i += 3) {
+      const a = t[i - 3] as string
+      const b = t[i] as string
+      sorted = a < b || (a === b && (t[i - 2] as number) < (t[i + 1] as number))
+    }
+    // A copy: an array grown by push keeps spare capacity, the list lives as long as its member.
+    if (sorted) return TaskList.ofSorted(t.slice())
+    const order = Array.from({ length: n }, (_, k) => k)
+    // Stable sort: among duplicates, the last added wins below.
+    order.sort(
+      (x, y) =>
+        byString(t[x * 3] as string, t[y * 3] as string) ||
+        (t[x * 3 + 1] as number) - (t[y * 3 + 1] as number),
+    )
+    const out: (string | number)[] = []
+    for (const k of order) {
+      const id = t[k * 3] as string
+      const p = t[k * 3 + 1] as number
+      const j = out.length
+      if (j > 0 && out[j - 3] === id && out[j - 2] === p) out[j - 1] = t[k * 3 + 2]!
+      else out.push(id, p, t[k * 3 + 2]!)
+    }
+    return TaskList.ofSorted(out.slice())
+  }
 }
+
+/** Builders by their former names: a set (no epochs) and active tasks with epochs. */
+export { TaskListBuilder as TaskSetBuilder, TaskListBuilder as TaskEpochsBuilder }
 
 export function taskSetFromList(
   list: readonly { subtopologyId: string; partitions: readonly number[] }[],
+  intern?: (subtopologyId: string) => string,
 ): TaskSet {
-  const out = new Map<string, Set<number>>()
-  for (const t of list) {
-    if (t.partitions.length === 0) continue
-    let s = out.get(t.subtopologyId)
-    if (!s) out.set(t.subtopologyId, (s = new Set()))
-    for (const p of t.partitions) s.add(p)
-  }
-  return out.size === 0 ? EMPTY_TASK_SET : out
+  if (list.length === 0) return EMPTY_TASK_SET
+  const b = new TaskListBuilder(intern)
+  for (const t of list) for (const p of t.partitions) b.add(t.subtopologyId, p)
+  return b.build()
+}
+
+/** A set from a map of subtopology id → partitions (an assignor's answer). */
+export function taskSetFromMap(m: ReadonlyMap<string, readonly number[]>): TaskSet {
+  if (m.size === 0) return EMPTY_TASK_SET
+  const b = new TaskListBuilder()
+  for (const [id, ps] of m) for (const p of ps) b.add(id, p)
+  return b.build()
 }
 
 export function taskSetToList(set: TaskSet): TaskIds[] {
   const out: TaskIds[] = []
-  for (const id of sortedKeys(set)) {
-    const ps = [...set.get(id)!].sort((a, b) => a - b)
-    if (ps.length > 0) out.push({ subtopologyId: id, partitions: ps })
-  }
+  for (const [subtopologyId, partitions] of set.bySubtopology()) out.push({ subtopologyId, partitions })
   return out
 }
 
-export function taskSetSize(set: TaskSet | TaskEpochs): number {
-  let n = 0
-  for (const v of set.values()) n += v.size
-  return n
+export function taskSetSize(set: TaskSet): number {
+  return set.size
 }
 
-export function taskSetHas(set: TaskSet | TaskEpochs, subtopologyId: string, partition: number): boolean {
-  return set.get(subtopologyId)?.has(partition) ?? false
+export function taskSetHas(set: TaskSet, subtopologyId: string, partition: number): boolean {
+  return set.has(subtopologyId, partition)
 }
 
-export function isTaskSetEmpty(set: TaskSet | TaskEpochs): boolean {
-  for (const v of set.values()) if (v.size > 0) return false
-  return true
-}
-
-/** Drops the epochs of an active-task map. */
-export function taskEpochsKeys(epochs: TaskEpochs): TaskSet {
-  const out = new Map<string, Set<number>>()
-  for (const [id, m] of epochs) if (m.size > 0) out.set(id, new Set(m.keys()))
-  return out.size === 0 ? EMPTY_TASK_SET : out
+export function isTaskSetEmpty(set: TaskSet): boolean {
+  return set.size === 0
 }
 
 export function taskSetEquals(a: TaskSet, b: TaskSet): boolean {
-  if (a === b) return true
-  if (taskSetSize(a) !== taskSetSize(b)) return false
-  for (const [id, ps] of a) for (const p of ps) if (!taskSetHas(b, id, p)) return false
-  return true
+  return a.sameTasks(b)
 }
 
 export function taskEpochsEquals(a: TaskEpochs, b: TaskEpochs): boolean {
-  if (a === b) return true
-  if (taskSetSize(a) !== taskSetSize(b)) return false
-  for (const [id, m] of a) for (const [p, e] of m) if (b.get(id)?.get(p) !== e) return false
-  return true
+  return a.sameTasksAndEpochs(b)
 }
 
 export function tasksTupleEquals(a: TasksTuple, b: TasksTuple): boolean {
   return (
-    taskSetEquals(a.active, b.active) &&
-    taskSetEquals(a.standby, b.standby) &&
-    taskSetEquals(a.warmup, b.warmup)
+    a === b ||
+    (a.active.sameTasks(b.active) && a.standby.sameTasks(b.standby) && a.warmup.sameTasks(b.warmup))
   )
 }
 
 export function tasksWithEpochsEquals(a: TasksTupleWithEpochs, b: TasksTupleWithEpochs): boolean {
-  if (a === b) return true
   return (
-    taskEpochsEquals(a.active, b.active) &&
-    taskSetEquals(a.standby, b.standby) &&
-    taskSetEquals(a.warmup, b.warmup)
+    a === b ||
+    (a.active.sameTasksAndEpochs(b.active) && a.standby.sameTasks(b.standby) && a.warmup.sameTasks(b.warmup))
   )
 }
 
 export function isTasksEmpty(t: TasksTuple | TasksTupleWithEpochs): boolean {
-  return isTaskSetEmpty(t.active) && isTaskSetEmpty(t.standby) && isTaskSetEmpty(t.warmup)
+  return t.active.size === 0 && t.standby.size === 0 && t.warmup.size === 0
 }
 
 /** Calls `fn` for every (subtopology, partition) of a set, in sorted order. */
-export function forEachTask(
-  set: TaskSet | TaskEpochs,
-  fn: (subtopologyId: string, partition: number) => void,
-): void {
-  for (const id of sortedKeys(set as ReadonlyMap<string, unknown>)) {
-    const inner = set.get(id)!
-    const ps = [...inner.keys()].sort((a, b) => a - b)
-    for (const p of ps) fn(id, p)
-  }
+export function forEachTask(set: TaskSet, fn: (subtopologyId: string, partition: number) => void): void {
+  set.forEach((id, p) => {
+    fn(id, p)
+  })
 }
 
-/** A mutable builder for TaskSet. */
-export class TaskSetBuilder {
-  readonly #map = new Map<string, Set<number>>()
-  add(subtopologyId: string, partition: number): this {
-    let s = this.#map.get(subtopologyId)
-    if (!s) this.#map.set(subtopologyId, (s = new Set()))
-    s.add(partition)
-    return this
-  }
-  build(): TaskSet {
-    return this.#map.size === 0 ? EMPTY_TASK_SET : this.#map
-  }
-}
-
-/** A mutable builder for TaskEpochs. */
-export class TaskEpochsBuilder {
-  readonly #map = new Map<string, Map<number, number>>()
-  set(subtopologyId: string, partition: number, epoch: number): this {
-    let m = this.#map.get(subtopologyId)
-    if (!m) this.#map.set(subtopologyId, (m = new Map()))
-    m.set(partition, epoch)
-    return this
-  }
-  build(): TaskEpochs {
-    return this.#map.size === 0 ? EMPTY_TASK_EPOCHS : this.#map
-  }
-}
-
-/** Record form of an active-task map: partitions sorted, AssignmentEpochs aligned with them. */
+/** Record form of an active-task list: partitions sorted, AssignmentEpochs aligned with them. */
 export function taskEpochsToRecord(epochs: TaskEpochs): TaskIdsWithEpochs[] {
   const out: TaskIdsWithEpochs[] = []
-  for (const id of sortedKeys(epochs)) {
-    const m = epochs.get(id)!
-    const ps = [...m.keys()].sort((a, b) => a - b)
-    if (ps.length === 0) continue
-    out.push({ subtopologyId: id, partitions: ps, assignmentEpochs: ps.map((p) => m.get(p)!) })
-  }
+  let last: TaskIdsWithEpochs | undefined
+  epochs.forEach((id, p, e) => {
+    if (last === undefined || last.subtopologyId !== id) {
+      last = { subtopologyId: id, partitions: [], assignmentEpochs: [] }
+      out.push(last)
+    }
+    last.partitions.push(p)
+    last.assignmentEpochs!.push(e)
+  })
   return out
 }
 
@@ -205,8 +335,13 @@ export function taskSetToRecord(set: TaskSet): TaskIdsWithEpochs[] {
  * Reads an active-task list of a current-assignment record. A list without epochs, or whose epochs
  * do not line up with its partitions, gets `fallbackEpoch` for every task (Kafka's replay rule).
  */
-export function taskEpochsFromRecord(list: readonly TaskIdsWithEpochs[], fallbackEpoch: number): TaskEpochs {
-  const b = new TaskEpochsBuilder()
+export function taskEpochsFromRecord(
+  list: readonly TaskIdsWithEpochs[],
+  fallbackEpoch: number,
+  intern?: (subtopologyId: string) => string,
+): TaskEpochs {
+  if (list.length === 0) return EMPTY_TASK_EPOCHS
+  const b = new TaskListBuilder(intern)
   for (const t of list) {
     const aligned = t.assignmentEpochs !== null && t.assignmentEpochs.length === t.partitions.length
     t.partitions.forEach((p, i) => {

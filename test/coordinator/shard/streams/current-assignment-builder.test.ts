@@ -12,7 +12,13 @@ import {
   newMember,
   type StreamsGroupMember,
 } from '../../../../src/coordinator/shard/streams/member.js'
-import type { TasksTuple, TasksTupleWithEpochs } from '../../../../src/coordinator/shard/streams/tasks.js'
+import {
+  EMPTY_TASK_SET,
+  type TaskList,
+  TaskListBuilder,
+  type TasksTuple,
+  type TasksTupleWithEpochs,
+} from '../../../../src/coordinator/shard/streams/tasks.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 
 const NOBODY: TaskOwnership = {
@@ -22,29 +28,42 @@ const NOBODY: TaskOwnership = {
 }
 
 /** Active tasks of subtopology "0" at the given epochs. */
-const activeAt = (epochs: Record<number, number>): TasksTupleWithEpochs => ({
-  active: new Map([['0', new Map(Object.entries(epochs).map(([p, e]) => [Number(p), e]))]]),
-  standby: new Map(),
-  warmup: new Map(),
-})
+const activeAt = (epochs: Record<number, number>): TasksTupleWithEpochs => {
+  const b = new TaskListBuilder()
+  for (const [p, e] of Object.entries(epochs)) b.set('0', Number(p), e)
+  return { active: b.build(), standby: EMPTY_TASK_SET, warmup: EMPTY_TASK_SET }
+}
+/** Tasks of subtopology "0". */
+const zero = (partitions: number[]): TaskList => {
+  const b = new TaskListBuilder()
+  for (const p of partitions) b.add('0', p)
+  return b.build()
+}
 const target = (active: number[], standby: number[] = []): TasksTuple => ({
-  active: active.length === 0 ? new Map() : new Map([['0', new Set(active)]]),
-  standby: standby.length === 0 ? new Map() : new Map([['0', new Set(standby)]]),
-  warmup: new Map(),
+  active: zero(active),
+  standby: zero(standby),
+  warmup: EMPTY_TASK_SET,
 })
 const owned = (active: number[]): TasksTuple => ({
-  active: active.length === 0 ? new Map() : new Map([['0', new Set(active)]]),
-  standby: new Map(),
-  warmup: new Map(),
+  active: zero(active),
+  standby: EMPTY_TASK_SET,
+  warmup: EMPTY_TASK_SET,
 })
+/** [partition, epoch] of the tasks of subtopology "0". */
+const epochsOfZero = (l: TaskList): [number, number][] => {
+  const out: [number, number][] = []
+  l.forEach((id, p, e) => {
+    if (id === '0') out.push([p, e])
+  })
+  return out
+}
 const member = (p: Partial<StreamsGroupMember>): StreamsGroupMember => ({
   ...newMember('m1'),
   processId: 'p1',
   ...p,
 })
-const actives = (m: StreamsGroupMember) => [...(m.assignedTasks.active.get('0') ?? new Map())].sort()
-const revoking = (m: StreamsGroupMember) =>
-  [...(m.tasksPendingRevocation.active.get('0') ?? new Map())].sort()
+const actives = (m: StreamsGroupMember) => epochsOfZero(m.assignedTasks.active).sort()
+const revoking = (m: StreamsGroupMember) => epochsOfZero(m.tasksPendingRevocation.active).sort()
 
 describe('buildCurrentAssignment', () => {
   it('a stable member at the target epoch is returned as it is', () => {
@@ -196,7 +215,7 @@ describe('buildCurrentAssignment', () => {
     })
     assert.equal(next.state, MemberState.UNREVOKED_TASKS)
     assert.deepEqual(revoking(next), [[1, 1]])
-    assert.deepEqual([...(next.assignedTasks.standby.get('0') ?? [])], [1])
+    assert.deepEqual([...(next.assignedTasks.standby.bySubtopology().get('0') ?? [])], [1])
   })
 
   it('an unknown state answers FENCED_MEMBER_EPOCH unless the member owns nothing', () => {

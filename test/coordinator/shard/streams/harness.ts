@@ -3,6 +3,11 @@ import assert from 'node:assert/strict'
 import { ShardTestContext } from '../../../testkit/shard-context.js'
 import { StickyTaskAssignor } from '../../../../src/coordinator/shard/streams/assignor/index.js'
 import type { ShardStateMachine } from '../../../../src/coordinator/runtime/types.js'
+import type {
+  TaskList,
+  TasksTuple,
+  TasksTupleWithEpochs,
+} from '../../../../src/coordinator/shard/streams/tasks.js'
 import {
   type ArmedTimers,
   STREAMS_GROUP_CONFIG_DEFAULTS,
@@ -233,23 +238,20 @@ export function snapshot(m: StreamsGroupManager): unknown {
         assignedTasks: flatten(mb.assignedTasks),
         tasksPendingRevocation: flatten(mb.tasksPendingRevocation),
       })),
-      targets: [...g.targetAssignments].map(([k, t]) => [k, flatten(t)]),
+      targets: [...g.targetAssignments].map(([k, t]) => [k, flatten(t, false)]),
     }
   })
 }
 
-function flatten(t: {
-  active: ReadonlyMap<string, unknown>
-  standby: ReadonlyMap<string, unknown>
-  warmup: ReadonlyMap<string, unknown>
-}) {
-  const f = (m: ReadonlyMap<string, unknown>) =>
-    [...m]
-      .map(([k, v]) => [
-        k,
-        v instanceof Map ? [...v].sort((a, b) => a[0] - b[0]) : [...(v as Set<number>)].sort((a, b) => a - b),
-      ])
-      .filter(([, v]) => (v as unknown[]).length > 0)
-      .sort()
-  return { active: f(t.active), standby: f(t.standby), warmup: f(t.warmup) }
+function flatten(t: TasksTuple | TasksTupleWithEpochs, withEpochs = true) {
+  // (subtopology id, partition[, epoch]) in sorted order; only a current assignment's active tasks
+  // carry epochs.
+  const f = (l: TaskList, epochs = false) => {
+    const out: (string | number)[][] = []
+    l.forEach((id, p, e) => {
+      out.push(epochs ? [id, p, e] : [id, p])
+    })
+    return out
+  }
+  return { active: f(t.active, withEpochs), standby: f(t.standby), warmup: f(t.warmup) }
 }

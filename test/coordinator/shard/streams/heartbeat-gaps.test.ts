@@ -85,11 +85,11 @@ describe('rebalance timeout (§3.13)', () => {
       }),
       NO_DELAY,
     )
-    const kept = h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')!
+    const kept = h.manager.group('g')!.member('m1')!.assignedTasks.active.bySubtopology().get('0')!
     const r = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: epoch,
-        activeTasks: [{ subtopologyId: '0', partitions: [...kept.keys()] }],
+        activeTasks: [{ subtopologyId: '0', partitions: kept }],
       }),
       NO_DELAY,
     )

@@ -159,7 +159,15 @@ describe('a second member joins and the group reconciles to Stable', () => {
     await h.heartbeat(joinRequest(), NO_DELAY)
     const m1 = await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
     assert.equal(m1.response.memberEpoch, 2)
-    assert.deepEqual(h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')?.size, 4)
+    assert.deepEqual(
+      h.manager.group('g')!.member('m1')!.assignedTasks.active.bySubtopology().get('0')?.length,
+      4,
+    )
+    // A member that holds its target shares one tuple with it (one copy of the task lists).
+    assert.equal(
+      h.manager.group('g')!.targetAssignment('m1'),
+      h.manager.group('g')!.member('m1')!.assignedTasks,
+    )
 
     const j2 = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2' }), NO_DELAY)
     // Group epoch 3, new target computed at once (no interval): m2 waits for m1 to release tasks.
@@ -428,7 +436,7 @@ describe('a steady heartbeat (nothing but nulls)', () => {
     const h = await Harness.start(topicsImage({ foo: 4 }))
     await h.heartbeat(joinRequest(), NO_DELAY)
     await h.heartbeat(heartbeatRequest({ memberEpoch: 2 }), NO_DELAY)
-    const owned = [...h.manager.group('g')!.member('m1')!.assignedTasks.active.get('0')!.keys()]
+    const owned = h.manager.group('g')!.member('m1')!.assignedTasks.active.bySubtopology().get('0')!
     const stable = await h.heartbeat(
       heartbeatRequest({
         memberEpoch: 2,

@@ -44,7 +44,7 @@ const ready = (tasks: number, stateful = false): ConfiguredTopology => ({
 
 const members = (...ids: string[]): Map<string, StreamsGroupMember> =>
   new Map(ids.map((id) => [id, { ...newMember(id), processId: `p-${id}` }]))
-const activeOf = (t: TasksTuple | undefined) => [...(t?.active.get('0') ?? [])].sort()
+const activeOf = (t: TasksTuple | undefined) => [...(t?.active.bySubtopology().get('0') ?? [])].sort()
 
 describe('computeTargetAssignment', () => {
   it('runs the assignor and reports every member whose target is new', () => {
