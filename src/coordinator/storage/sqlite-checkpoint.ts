@@ -212,13 +212,21 @@ export class WalCheckpointer {
         if (m.kind === 'closed') done()
       })
       worker.once('exit', () => resolve())
+      // Kept alive until its connection is closed: the store's close waits for it.
+      worker.ref()
       worker.postMessage('close')
     })
     return this.#closing
   }
 
   #walBytes(): number {
-    return statSync(this.#walPath, { throwIfNoEntry: false })?.size ?? 0
+    try {
+      return statSync(this.#walPath, { throwIfNoEntry: false })?.size ?? 0
+    } catch {
+      // The commit is done whatever the size reads; a WAL that cannot be measured is not checkpointed
+      // early, and the next read tries again.
+      return 0
+    }
   }
 
   #hold(bytes: number): void {
@@ -238,6 +246,8 @@ export class WalCheckpointer {
     if (this.#paused || this.#worker === undefined) return
     this.#running = true
     this.#options.onEvent?.({ kind: 'round-start', walBytes: bytes, writesHeld: this.#holding })
+    // While a round runs the worker keeps the process alive: writes may be waiting for it.
+    this.#worker.ref()
     this.#worker.postMessage('round')
   }
 
@@ -249,6 +259,7 @@ export class WalCheckpointer {
       return
     }
     this.#running = false
+    this.#worker.unref()
     this.#rounds++
     this.#options.onEvent?.({
       kind: 'round-end',
