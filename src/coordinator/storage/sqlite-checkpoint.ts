@@ -191,6 +191,15 @@ export class WalCheckpointer {
     }
   }
 
+  /** Test hook: ends the worker thread as if it had died; the event loop checkpoints from then on. */
+  async killWorker(): Promise<void> {
+    const worker = this.#worker
+    if (worker === undefined) return
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    await worker.terminate()
+    await exited
+  }
+
   /** Stops the worker after its round; its connection closes before the store's does. */
   close(): Promise<void> {
     if (this.#closing !== undefined) return this.#closing

@@ -286,6 +286,11 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#checkpointer?.pause(paused)
   }
 
+  /** Test hook: ends the checkpoint worker thread as if it had died. */
+  killCheckpointWorker(): Promise<void> {
+    return this.#checkpointer?.killWorker() ?? Promise.resolve()
+  }
+
   /** Whether an operation must wait behind the writes the checkpointer holds. */
   #mustWait(): boolean {
     return this.#waiting.length > 0 || this.#checkpointer?.holding === true

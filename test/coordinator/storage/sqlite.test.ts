@@ -299,3 +299,28 @@ test('sqlite: past the WAL size bound, writes wait for the checkpoint and the WA
   assert.ok(walBytes(dir) <= soft, `WAL at ${walBytes(dir)} bytes after the checkpoint`)
   await store.close()
 })
+
+test('sqlite: when the checkpoint worker dies, the event loop checkpoints and the WAL stays bounded', async () => {
+  const dir = tempDir()
+  const soft = 128 * 1024
+  const hard = 512 * 1024
+  const inline: string[] = []
+  const store = new SqliteRecordStore(dir, {
+    walCheckpointBytes: soft,
+    walMaxBytes: hard,
+    onCheckpoint: (e) => {
+      if (e.kind === 'inline') inline.push(e.reason)
+    },
+  })
+  await store.open()
+  await store.killCheckpointWorker()
+  let maxWal = 0
+  for (let n = 0; n < 400; n++) {
+    await store.append(n % 3, commitOf(n))
+    maxWal = Math.max(maxWal, walBytes(dir))
+  }
+  assert.ok(inline.length > 0, 'the event loop checkpointed')
+  assert.ok(maxWal <= soft + 512 * 1024, `WAL grew to ${maxWal} bytes`)
+  assert.equal((await store.load(0)).length, 6 * 134)
+  await store.close()
+})
