@@ -85,7 +85,7 @@ const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.sqlite)
 let db
 try {
-  db = new Database(workerData.file, { timeout: 0 })
+  db = new Database(workerData.file, { timeout: 0, nativeBinding: workerData.nativeBinding })
   // The checkpoint fsyncs the WAL before copying and the database file after, as the store's own
   // connection would with this setting; the store's durability rests on those fsyncs.
   db.pragma('synchronous = ' + workerData.synchronous)
@@ -140,6 +140,10 @@ export class WalCheckpointer {
         eval: true,
         workerData: {
           sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
+          // The addon the process was told to load instead of the installed one (the test runner does
+          // that on Node versions other than the one node_modules was built for, with a preload that
+          // patches process.dlopen; preloads do not run in worker threads). Unset: the installed one.
+          nativeBinding: process.env.TOPOGRAPH_BETTER_SQLITE3_ADDON || undefined,
           file: options.file,
           synchronous: options.synchronous,
         },
