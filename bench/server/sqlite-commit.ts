@@ -8,20 +8,32 @@
 //   worker                   the same transaction in a worker thread; the main thread posts the
 //                            records and waits for the answer (one commit in flight)
 //
+//   turn, autocheckpoint 10000
+//                            as "main, autocheckpoint 10000", with one event-loop turn
+//                            (setImmediate) between commits, as a server's commits come
+//   store, checkpoint worker SqliteRecordStore itself (normal locking, wal_autocheckpoint=0, the
+//                            checkpoint in its worker thread), one event-loop turn between commits
+//
 // For each it prints commits/s, records/s, how long each commit held the event loop (p50/p99/max:
 // for the worker, posting and receiving) and the commit's latency (p99/max), in one run.
 //
-//   node --import tsx bench/server/sqlite-commit.ts [seconds=3] [ops=1,4,40]
+//   node --import tsx bench/server/sqlite-commit.ts [seconds=3] [ops=1,4,40] [modes=all|turns]
+//
+// `turns` runs only the two rows with a turn between commits (the checkpoint before and after it
+// left the commit).
 import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
+import { SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
 
 const seconds = Number(process.argv[2] ?? 3)
 const opsList = (process.argv[3] ?? '1,4,40').split(',').map(Number)
+const onlyTurns = process.argv[4] === 'turns'
 const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3')
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS coordinator_records (
   shard INTEGER NOT NULL, offset INTEGER NOT NULL, key BLOB NOT NULL, value BLOB,
@@ -101,6 +113,63 @@ function runMain(ops: number, autocheckpoint: number): Result {
   }
 }
 
+async function runTurns(ops: number): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-sqlite-commit-'))
+  const db = openDb(dir, 10_000)
+  const insert = db.prepare('INSERT INTO coordinator_records (shard, offset, key, value) VALUES (?, ?, ?, ?)')
+  let offset = 0
+  const tx = db.transaction((records: Rec[]) => {
+    for (const r of records) insert.run(0, offset++, r.key, r.value)
+  })
+  const held: number[] = []
+  const t0 = performance.now()
+  let commits = 0
+  while (performance.now() - t0 < seconds * 1000) {
+    const records = batchOf(ops, commits)
+    const a = performance.now()
+    tx(records)
+    held.push(performance.now() - a)
+    commits++
+    await turn()
+  }
+  const elapsed = (performance.now() - t0) / 1000
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+  return {
+    name: 'turn, autocheckpoint 10000',
+    ops,
+    commits,
+    seconds: elapsed,
+    held,
+    latency: held,
+    walPagesAtEnd: 0,
+  }
+}
+
+async function runStore(ops: number): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-sqlite-commit-'))
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  const held: number[] = []
+  const latency: number[] = []
+  const t0 = performance.now()
+  let commits = 0
+  while (performance.now() - t0 < seconds * 1000) {
+    const records = batchOf(ops, commits)
+    const a = performance.now()
+    const pending = store.append(0, records)
+    held.push(performance.now() - a)
+    await pending
+    latency.push(performance.now() - a)
+    commits++
+    await turn()
+  }
+  const elapsed = (performance.now() - t0) / 1000
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+  return { name: 'store, checkpoint worker', ops, commits, seconds: elapsed, held, latency, walPagesAtEnd: 0 }
+}
+
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.sqlitePath)
@@ -163,7 +232,16 @@ console.log(
 )
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
 for (const ops of opsList) {
-  for (const r of [runMain(ops, 1000), runMain(ops, 10000), await runWorker(ops)]) {
+  const rows = onlyTurns
+    ? [await runTurns(ops), await runStore(ops)]
+    : [
+        runMain(ops, 1000),
+        runMain(ops, 10000),
+        await runWorker(ops),
+        await runTurns(ops),
+        await runStore(ops),
+      ]
+  for (const r of rows) {
     const f = (n: number) => n.toFixed(3)
     console.log(
       `| ${r.name} | ${r.ops} | ${Math.round(r.commits / r.seconds).toLocaleString('en')} | ${Math.round((r.commits * r.ops * 6) / r.seconds).toLocaleString('en')} | ${f(pct(r.held, 50))} / ${f(pct(r.held, 99))} / ${f(Math.max(...r.held))} | ${f(pct(r.latency, 99))} / ${f(Math.max(...r.latency))} |`,

@@ -2,16 +2,22 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
+import { type CheckpointEvent, WalCheckpointer } from './sqlite-checkpoint.js'
 import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
 
 /** The file name of the store inside `data.dir`. */
 export const SQLITE_FILE_NAME = 'coordinator.db'
 
+/** The file whose lock says which process owns the store (see `#lock()`). */
+export const SQLITE_LOCK_FILE_NAME = 'coordinator.lock'
+
 /** The schema version this code writes (`PRAGMA user_version`); a newer file is refused. */
 const SCHEMA_VERSION = 1
 
-/** WAL pages between automatic checkpoints (SQLite's default is 1,000); see `open()`. */
-const WAL_AUTOCHECKPOINT_PAGES = 10_000
+/** WAL size past which the checkpoint worker copies it into the database file; see `open()`. */
+const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024
+/** WAL size past which writes wait for the checkpoint (sqlite-checkpoint.ts). */
+const WAL_MAX_BYTES = 128 * 1024 * 1024
 
 export interface SqliteRecordStoreOptions {
   /**
@@ -20,10 +26,25 @@ export interface SqliteRecordStoreOptions {
    * per append. See the comment in `open()`.
    */
   readonly synchronous?: 'normal' | 'full'
+  /** WAL size that starts a checkpoint in the worker thread (default 16 MiB). */
+  readonly walCheckpointBytes?: number
+  /**
+   * WAL size past which writes wait until a checkpoint has copied it and the WAL starts over
+   * (default 128 MiB; at least `walCheckpointBytes`).
+   */
+  readonly walMaxBytes?: number
+  /** Told what the checkpointer does (tests and benchmarks). */
+  readonly onCheckpoint?: (event: CheckpointEvent) => void
 }
 
 /** Rows of the multi-row INSERT an append uses while at least this many records are left. */
 const ROWS_PER_INSERT = 8
+
+function recordBytes(records: readonly CoordinatorRecord[]): number {
+  let n = 0
+  for (const r of records) n += r.key.length + (r.value?.length ?? 0)
+  return n
+}
 
 interface Statements {
   readonly insert: Database.Statement<[number, number, Uint8Array, Uint8Array | null]>
@@ -46,7 +67,16 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   readonly #path: string
   readonly #dataDir: string
   readonly #synchronous: 'normal' | 'full'
+  readonly #walCheckpointBytes: number
+  readonly #walMaxBytes: number
+  readonly #onCheckpoint: ((event: CheckpointEvent) => void) | undefined
   #db: Database.Database | undefined
+  /** The connection whose open transaction holds the lock file (see `#lock()`). */
+  #lockDb: Database.Database | undefined
+  #checkpointer: WalCheckpointer | undefined
+  #closing: Promise<void> | undefined
+  /** Operations waiting, in call order, while the checkpointer holds the writes. */
+  readonly #waiting: (() => void)[] = []
   #stmts: Statements | undefined
   #appendTx: ((shard: number, records: readonly CoordinatorRecord[]) => void) | undefined
   #appendBatchesTx: ((batches: readonly ShardBatch[]) => Map<number, number>) | undefined
@@ -65,9 +95,20 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     if (synchronous !== 'normal' && synchronous !== 'full') {
       throw new StorageError('STORAGE_INVALID_ARGUMENT', `synchronous must be 'normal' or 'full'`)
     }
+    const soft = options.walCheckpointBytes ?? WAL_CHECKPOINT_BYTES
+    const hard = options.walMaxBytes ?? Math.max(WAL_MAX_BYTES, soft)
+    if (!Number.isSafeInteger(soft) || soft < 0 || !Number.isSafeInteger(hard) || hard < soft) {
+      throw new StorageError(
+        'STORAGE_INVALID_ARGUMENT',
+        'walCheckpointBytes must be a non-negative integer and walMaxBytes an integer not below it',
+      )
+    }
     this.#dataDir = dataDir
     this.#path = join(dataDir, SQLITE_FILE_NAME)
     this.#synchronous = synchronous
+    this.#walCheckpointBytes = soft
+    this.#walMaxBytes = hard
+    this.#onCheckpoint = options.onCheckpoint
   }
 
   /** The path of the database file. */
@@ -77,11 +118,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
 
   async open(): Promise<void> {
     if (this.#db !== undefined) return
-    let db: Database.Database
     try {
       mkdirSync(this.#dataDir, { recursive: true })
-      // timeout 0: a second process on the same data.dir fails at once instead of waiting.
-      db = new Database(this.#path, { timeout: 0 })
     } catch (cause) {
       throw new StorageError(
         'STORAGE_OPEN_FAILED',
@@ -91,12 +129,26 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         },
       )
     }
+    const lockDb = this.#lock()
+    let db: Database.Database
     try {
-      // Exclusive locking, set before the first access, makes the file this process's alone (two
-      // servers appending to one data.dir would corrupt each other's offsets) and lets WAL mode
-      // work without the shared-memory index. The lock is an OS file lock: it goes away with the
-      // process, also on kill -9.
-      db.pragma('locking_mode = EXCLUSIVE')
+      // timeout 0: nothing on the event loop ever waits for a lock.
+      db = new Database(this.#path, { timeout: 0 })
+    } catch (cause) {
+      lockDb.close()
+      throw new StorageError(
+        'STORAGE_OPEN_FAILED',
+        `cannot open ${this.#path}: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      )
+    }
+    try {
+      // WAL in the normal locking mode: the checkpoint worker's connection reads the WAL's index in
+      // the shared-memory file (coordinator.db-shm) beside it. The lock file, not the database
+      // file, keeps a second process out. A server of an earlier version holds the database file
+      // in exclusive locking mode: switching to WAL then fails with SQLITE_BUSY, reported below.
       db.pragma('journal_mode = WAL')
       // In WAL mode a commit is a write() of the frames to the WAL file before COMMIT returns.
       // With synchronous=NORMAL the WAL is fsynced only at checkpoints, so a committed transaction
@@ -104,16 +156,17 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       // an acknowledged append loses nothing (test/coordinator/storage/kill.e2e.test.ts proves it).
       // Only power loss or an OS crash could lose the last commits; `synchronous: 'full'` covers
       // that too, at one fsync per append. Kafka itself acknowledges coordinator writes without an
-      // fsync (it relies on replication), so NORMAL is the default.
+      // fsync (it relies on replication), so NORMAL is the default. The checkpoint worker's
+      // connection uses the same setting, so a checkpoint fsyncs the WAL before it copies it and
+      // the database file before the WAL can start over, as SQLite's own checkpoint would.
       db.pragma(`synchronous = ${this.#synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-      // SQLite checkpoints the WAL inside the commit that takes it past wal_autocheckpoint pages,
-      // and with synchronous=NORMAL that commit also fsyncs the database file: 4–18 ms on the
-      // event loop. At SQLite's default of 1,000 pages (4 MB) that is every few hundred small
-      // commits, which set the p99 of coordinator writes; at 10,000 pages (40 MB of WAL) it is ten
-      // times rarer and the p99 of a commit falls (BENCHMARKS.md, "Coordinator write path"), at
-      // the price of a longer checkpoint when it comes and a WAL file of up to about 40 MB.
-      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
-      // The first read takes the exclusive lock (and fails here when another process holds it).
+      // SQLite's automatic checkpoint runs inside the commit that takes the WAL past its threshold
+      // and fsyncs the database file there: 140–220 ms on the event loop once or twice a run of the
+      // server benchmark (BENCHMARKS.md, "Server"). This connection never checkpoints; a worker
+      // thread does (sqlite-checkpoint.ts), and the WAL file is cut back to the threshold whenever
+      // the WAL starts over (which is also how the checkpointer reads the WAL's length).
+      db.pragma('wal_autocheckpoint = 0')
+      db.pragma(`journal_size_limit = ${this.#walCheckpointBytes}`)
       const version = db.pragma('user_version', { simple: true }) as number
       if (version > SCHEMA_VERSION) {
         throw new StorageError(
@@ -172,8 +225,10 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       })
       this.#stmts = stmts
       this.#db = db
+      this.#lockDb = lockDb
     } catch (cause) {
       db.close()
+      lockDb.close()
       if (cause instanceof StorageError) throw cause
       const message = (cause as Error).message
       const busy = (cause as { code?: unknown }).code === 'SQLITE_BUSY'
@@ -185,6 +240,89 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         { cause },
       )
     }
+    this.#checkpointer = new WalCheckpointer(
+      {
+        file: this.#path,
+        synchronous: this.#synchronous === 'full' ? 'FULL' : 'NORMAL',
+        softBytes: this.#walCheckpointBytes,
+        hardBytes: this.#walMaxBytes,
+        pageSize: db.pragma('page_size', { simple: true }) as number,
+        checkpointInline: () => this.#checkpointInline(),
+        onEvent: this.#onCheckpoint,
+      },
+      () => this.#runWaiting(),
+    )
+  }
+
+  /**
+   * Makes the store this process's alone: two servers appending to one data.dir would corrupt each
+   * other's offsets. A connection to `coordinator.lock` (an empty SQLite file) opens a transaction
+   * with `BEGIN EXCLUSIVE` and never ends it while the store is open; SQLite holds an exclusive OS
+   * file lock for it, so a second process (or a second store in this one) fails at once with
+   * SQLITE_BUSY. The operating system drops the lock with the process, also on kill -9.
+   */
+  #lock(): Database.Database {
+    const file = join(this.#dataDir, SQLITE_LOCK_FILE_NAME)
+    let lockDb: Database.Database | undefined
+    try {
+      lockDb = new Database(file, { timeout: 0 })
+      lockDb.exec('BEGIN EXCLUSIVE')
+      return lockDb
+    } catch (cause) {
+      lockDb?.close()
+      const busy = (cause as { code?: unknown }).code === 'SQLITE_BUSY'
+      throw new StorageError(
+        'STORAGE_OPEN_FAILED',
+        busy
+          ? `${this.#path} is locked: another process is using data.dir ${this.#dataDir}`
+          : `cannot open ${file}: ${(cause as Error).message}`,
+        { cause },
+      )
+    }
+  }
+
+  /** Test hook: while paused the checkpoint worker starts no round (a stuck or slow checkpoint). */
+  pauseCheckpoints(paused: boolean): void {
+    this.#checkpointer?.pause(paused)
+  }
+
+  /** Test hook: ends the checkpoint worker thread as if it had died. */
+  killCheckpointWorker(): Promise<void> {
+    return this.#checkpointer?.killWorker() ?? Promise.resolve()
+  }
+
+  /** Whether an operation must wait behind the writes the checkpointer holds. */
+  #mustWait(): boolean {
+    return this.#waiting.length > 0 || this.#checkpointer?.holding === true
+  }
+
+  /** Runs `op` once the checkpointer lets the writes go, after every operation already waiting. */
+  #later<T>(op: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push(() => {
+        try {
+          resolve(op())
+        } catch (error) {
+          reject(error)
+        }
+      })
+    })
+  }
+
+  #runWaiting(): void {
+    while (this.#waiting.length > 0 && this.#checkpointer?.holding !== true) {
+      const op = this.#waiting.shift() as () => void
+      op()
+    }
+  }
+
+  /** A checkpoint on the event loop, for when the worker cannot run one. */
+  #checkpointInline(): void {
+    try {
+      this.#db?.pragma('wal_checkpoint(RESTART)')
+    } catch {
+      // A failed checkpoint loses nothing: the WAL still holds every commit, and the next one retries.
+    }
   }
 
   failNextAppend(error?: Error): void {
@@ -192,10 +330,16 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   }
 
   async append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
-    const tx = this.#appendTx
-    if (tx === undefined) throw this.#notOpen()
+    if (this.#appendTx === undefined) throw this.#notOpen()
     checkShard(shard)
     checkRecords(records)
+    if (this.#mustWait()) return this.#later(() => this.#appendNow(shard, records))
+    this.#appendNow(shard, records)
+  }
+
+  #appendNow(shard: number, records: readonly CoordinatorRecord[]): void {
+    const tx = this.#appendTx
+    if (tx === undefined) throw this.#notOpen()
     const injected = this.#failNext
     try {
       tx(shard, records)
@@ -210,17 +354,24 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         },
       )
     }
+    this.#checkpointer?.afterCommit(recordBytes(records))
   }
 
   async appendBatches(batches: readonly ShardBatch[]): Promise<void> {
-    const tx = this.#appendBatchesTx
-    if (tx === undefined) throw this.#notOpen()
+    if (this.#appendBatchesTx === undefined) throw this.#notOpen()
     if (!Array.isArray(batches))
       throw new StorageError('STORAGE_INVALID_ARGUMENT', 'batches must be an array')
     for (const b of batches) {
       checkShard(b.shard)
       checkRecords(b.records)
     }
+    if (this.#mustWait()) return this.#later(() => this.#appendBatchesNow(batches))
+    this.#appendBatchesNow(batches)
+  }
+
+  #appendBatchesNow(batches: readonly ShardBatch[]): void {
+    const tx = this.#appendBatchesTx
+    if (tx === undefined) throw this.#notOpen()
     const injected = this.#failNext
     let next: Map<number, number>
     try {
@@ -232,12 +383,22 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       })
     }
     for (const [shard, offset] of next) this.#nextOffset.set(shard, offset)
+    let bytes = 0
+    for (const b of batches) bytes += recordBytes(b.records)
+    this.#checkpointer?.afterCommit(bytes)
   }
 
   async load(shard: number): Promise<CoordinatorRecord[]> {
+    if (this.#stmts === undefined) throw this.#notOpen()
+    checkShard(shard)
+    // Behind held writes, so that a load never misses an append made before it.
+    if (this.#mustWait()) return this.#later(() => this.#loadNow(shard))
+    return this.#loadNow(shard)
+  }
+
+  #loadNow(shard: number): CoordinatorRecord[] {
     const stmts = this.#stmts
     if (stmts === undefined) throw this.#notOpen()
-    checkShard(shard)
     try {
       // Rows come back as { key: Buffer, value: Buffer | null }, already CoordinatorRecords.
       return stmts.load.all(shard)
@@ -253,9 +414,15 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   }
 
   async compact(shard: number): Promise<void> {
+    if (this.#compactTx === undefined) throw this.#notOpen()
+    checkShard(shard)
+    if (this.#mustWait()) return this.#later(() => this.#compactNow(shard))
+    this.#compactNow(shard)
+  }
+
+  #compactNow(shard: number): void {
     const tx = this.#compactTx
     if (tx === undefined) throw this.#notOpen()
-    checkShard(shard)
     try {
       tx(shard)
     } catch (cause) {
@@ -265,17 +432,37 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         { cause },
       )
     }
+    this.#checkpointer?.afterCommit(0)
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    if (this.#closing === undefined) {
+      this.#closing = this.#close().finally(() => {
+        this.#closing = undefined
+      })
+    }
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
     const db = this.#db
+    if (db === undefined) return
+    // The worker's connection closes first, so that this one is the last: closing it copies what is
+    // left of the WAL into the database file and removes the WAL. Operations held for a checkpoint
+    // run before that, in their order.
+    const checkpointer = this.#checkpointer
+    this.#checkpointer = undefined
+    await checkpointer?.close()
+    this.#runWaiting()
     this.#db = undefined
     this.#stmts = undefined
     this.#appendTx = undefined
     this.#appendBatchesTx = undefined
     this.#compactTx = undefined
     this.#nextOffset.clear()
-    db?.close()
+    db.close()
+    this.#lockDb?.close()
+    this.#lockDb = undefined
   }
 
   /** Inserts `records` at `offset` on; returns the next offset. Runs inside a transaction. */

@@ -18,8 +18,16 @@ async function runAndKill(
   synchronous: string,
   tag: string,
   killAfterAcks: number,
+  walCheckpointBytes: number | undefined,
 ): Promise<number> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, dir, synchronous, tag], {
+  const args = [
+    child,
+    dir,
+    synchronous,
+    tag,
+    ...(walCheckpointBytes === undefined ? [] : [String(walCheckpointBytes)]),
+  ]
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -56,14 +64,21 @@ async function runAndKill(
   return lastAck
 }
 
-for (const synchronous of ['normal', 'full']) {
-  test(`sqlite (synchronous=${synchronous}): every acknowledged batch survives kill -9, no batch is torn`, async () => {
+// The third run checkpoints every 64 KiB of WAL, so the kill lands among checkpoints in the worker
+// thread and writes held for them.
+for (const [synchronous, walCheckpointBytes] of [
+  ['normal', undefined],
+  ['full', undefined],
+  ['normal', 64 * 1024],
+] as const) {
+  const checkpoints = walCheckpointBytes === undefined ? '' : `, checkpoint every ${walCheckpointBytes} bytes`
+  test(`sqlite (synchronous=${synchronous}${checkpoints}): every acknowledged batch survives kill -9, no batch is torn`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topograph-kill-'))
     try {
       const acknowledged: string[] = [] // `${tag}/b${n}@${shard}` of every acknowledged batch so far
       // Two rounds: the second child opens the file the first one left behind when it was killed.
       for (const tag of ['first', 'second']) {
-        const last = await runAndKill(dir, synchronous, tag, 300)
+        const last = await runAndKill(dir, synchronous, tag, 300, walCheckpointBytes)
         assert.ok(last >= 299, `child acknowledged ${last + 1} batches`)
         for (let n = 0; n <= last; n++) acknowledged.push(`${tag}/b${n}@${n % 5}`)
 

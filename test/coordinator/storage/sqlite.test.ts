@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -182,4 +182,145 @@ test('sqlite: batches inserted 8 rows a statement keep their order, offsets and 
     offsets.filter((r) => r.shard === 1).map((r) => r.offset),
     Array.from({ length: 18 }, (_, i) => i),
   )
+})
+
+/** Six offset-commit-sized records; `n` makes the values differ. */
+function commitOf(n: number): ReturnType<typeof rec>[] {
+  return Array.from({ length: 6 }, (_, i) => rec(`g/t/${n % 16}/${i}`, `offset-${n}-${'x'.repeat(40)}`))
+}
+
+function walBytes(dir: string): number {
+  return statSync(join(dir, `${SQLITE_FILE_NAME}-wal`), { throwIfNoEntry: false })?.size ?? 0
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+test('sqlite: commits go on, turn after turn, while the worker checkpoints the WAL', async () => {
+  const dir = tempDir()
+  const soft = 256 * 1024
+  const hard = 4 * 1024 * 1024
+  let inRound = false
+  let roundsWithTurns = 0
+  let turnsInRound = 0
+  let roundEnds = 0
+  const inline: string[] = []
+  const store = new SqliteRecordStore(dir, {
+    walCheckpointBytes: soft,
+    walMaxBytes: hard,
+    onCheckpoint: (e) => {
+      if (e.kind === 'round-start' && !e.writesHeld) {
+        inRound = true
+        turnsInRound = 0
+      } else if (e.kind === 'round-end') {
+        if (inRound && turnsInRound >= 2) roundsWithTurns++
+        inRound = false
+        roundEnds++
+      } else if (e.kind === 'inline') {
+        inline.push(e.reason)
+      }
+    },
+  })
+  await store.open()
+  // Commits, one per event-loop turn, until three checkpoint rounds have each seen commits in at
+  // least two turns: a checkpoint that held the event loop (or the commits) for its whole length
+  // would see none. The deadline only bounds a hang.
+  let n = 0
+  let maxWal = 0
+  const deadline = Date.now() + 120_000
+  while (roundsWithTurns < 3 && Date.now() < deadline) {
+    await store.append(n % 4, commitOf(n))
+    n++
+    if (inRound) turnsInRound++
+    maxWal = Math.max(maxWal, walBytes(dir))
+    await turn()
+  }
+  assert.ok(
+    roundsWithTurns >= 3,
+    `${roundsWithTurns} of ${roundEnds} rounds saw commits in 2 turns (${n} commits)`,
+  )
+  assert.deepEqual(inline, [], 'the event loop never checkpointed')
+  // Bounded by the hard size plus what commits between two reads of the WAL's size add.
+  assert.ok(maxWal <= hard + 1024 * 1024, `WAL grew to ${maxWal} bytes`)
+  for (let shard = 0; shard < 4; shard++) {
+    assert.equal((await store.load(shard)).length, 6 * Math.ceil((n - shard) / 4))
+  }
+  await store.close()
+  assert.ok(!existsSync(join(dir, `${SQLITE_FILE_NAME}-wal`)), 'close copies the WAL back and removes it')
+})
+
+test('sqlite: past the WAL size bound, writes wait for the checkpoint and the WAL starts over', async () => {
+  const dir = tempDir()
+  const soft = 128 * 1024
+  const hard = 512 * 1024
+  const events: string[] = []
+  const store = new SqliteRecordStore(dir, {
+    walCheckpointBytes: soft,
+    walMaxBytes: hard,
+    onCheckpoint: (e) => events.push(e.kind),
+  })
+  await store.open()
+  // A checkpoint that does not come: the writes must stop growing the WAL.
+  store.pauseCheckpoints(true)
+  let n = 0
+  let pending: Promise<void> | undefined
+  for (; n < 10_000; n++) {
+    let done = false
+    const p = store.append(0, commitOf(n)).then(() => {
+      done = true
+    })
+    await turn()
+    if (!done) {
+      pending = p
+      n++
+      break
+    }
+  }
+  assert.ok(pending !== undefined, 'an append waited')
+  assert.ok(events.includes('writes-held'))
+  const held = walBytes(dir)
+  assert.ok(held > hard && held <= hard + 1024 * 1024, `WAL at ${held} bytes when writes were held`)
+  // Whatever comes next waits behind it, in order, and the WAL does not grow.
+  let settled = 0
+  const later = [store.append(0, commitOf(n++)), store.append(1, commitOf(n++))].map((p) =>
+    p.then(() => settled++),
+  )
+  const loaded = store.load(0)
+  for (let i = 0; i < 20; i++) await turn()
+  assert.equal(settled, 0)
+  assert.equal(walBytes(dir), held)
+
+  store.pauseCheckpoints(false)
+  await pending
+  await Promise.all(later)
+  assert.equal(settled, 2)
+  assert.equal((await loaded).length, 6 * (n - 1), 'the load saw every append made before it')
+  assert.ok(events.includes('writes-released'))
+  // The write that followed the checkpoint started the WAL over; its file is cut back to the soft size.
+  assert.ok(walBytes(dir) <= soft, `WAL at ${walBytes(dir)} bytes after the checkpoint`)
+  await store.close()
+})
+
+test('sqlite: when the checkpoint worker dies, the event loop checkpoints and the WAL stays bounded', async () => {
+  const dir = tempDir()
+  const soft = 128 * 1024
+  const hard = 512 * 1024
+  const inline: string[] = []
+  const store = new SqliteRecordStore(dir, {
+    walCheckpointBytes: soft,
+    walMaxBytes: hard,
+    onCheckpoint: (e) => {
+      if (e.kind === 'inline') inline.push(e.reason)
+    },
+  })
+  await store.open()
+  await store.killCheckpointWorker()
+  let maxWal = 0
+  for (let n = 0; n < 400; n++) {
+    await store.append(n % 3, commitOf(n))
+    maxWal = Math.max(maxWal, walBytes(dir))
+  }
+  assert.ok(inline.length > 0, 'the event loop checkpointed')
+  assert.ok(maxWal <= soft + 512 * 1024, `WAL grew to ${maxWal} bytes`)
+  assert.equal((await store.load(0)).length, 6 * 134)
+  await store.close()
 })
