@@ -4,6 +4,7 @@
  *   value = int16 value version + value struct at that version; a null value is a tombstone.
  * LegacyOffsetCommitKey (0) and OffsetCommitKey (1) are the two offset key type ids; GroupMetadataKey is 2.
  */
+import { Buffer } from 'node:buffer'
 import {
   COORDINATOR_RECORDS,
   type CoordinatorRecord,
@@ -64,6 +65,149 @@ export function encodeCoordinatorRecord(rec: CoordinatorRecord): EncodedCoordina
   def.writeValue(w, rec.value as never, version)
   const bytes = w.finish()
   return { key: bytes.subarray(0, keyLength), value: bytes.subarray(keyLength) }
+}
+
+const OFFSET_COMMIT_TYPE_ID = 1
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * The encoded start of the last OffsetCommit key written: type id, group and topic, the same for
+ * every partition of a commit (the partition's int32 follows). Kept across calls, as one group
+ * commits again and again.
+ */
+let commitKeyGroup: string | undefined
+let commitKeyTopic: string | undefined
+let commitKeyPrefix: Uint8Array = new Uint8Array(0)
+
+function offsetCommitKeyPrefix(group: string, topic: string): Uint8Array {
+  if (group !== commitKeyGroup || topic !== commitKeyTopic) {
+    const w = new Writer(8 + 3 * (group.length + topic.length))
+    w.writeInt16(OFFSET_COMMIT_TYPE_ID)
+    w.writeString(group)
+    w.writeString(topic)
+    // A copy: the writer's buffer may be a slice of Node's shared pool.
+    commitKeyPrefix = new Uint8Array(w.finish())
+    commitKeyGroup = group
+    commitKeyTopic = topic
+  }
+  return commitKeyPrefix
+}
+
+/**
+ * Encoded OffsetCommit records are carved one after another out of a slab: one allocation for
+ * hundreds of records instead of one per record. A slab is never written again where a record was
+ * carved; it is freed once no record refers to it (the stores copy what they keep).
+ */
+const SLAB_BYTES = 64 * 1024
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+let slabView = new DataView(slab.buffer, slab.byteOffset, slab.byteLength)
+let slabUsed = 0
+
+type OffsetCommitRec = Extract<CoordinatorRecord, { type: 'OffsetCommit' }>
+
+/**
+ * An OffsetCommit record written straight into the slab, the same bytes as the generated writers
+ * give: a key, and a value at version 3 (what commits without a topic id or retention write) or 1
+ * (with a retention time). Anything else, or a field the generated writers would refuse, returns
+ * undefined and goes the generic way (which throws their error).
+ */
+function encodeOffsetCommitFast(rec: OffsetCommitRec): EncodedCoordinatorRecord | undefined {
+  const key = rec.key
+  const v = rec.value
+  if (typeof key.group !== 'string' || typeof key.topic !== 'string' || (key.partition | 0) !== key.partition)
+    return undefined
+  let version = 0
+  let metadataChars = 0
+  if (v !== null) {
+    version = rec.valueVersion ?? OFFSET_COMMIT_MAX_VALUE_VERSION
+    if (
+      (version !== 3 && version !== 1) ||
+      v.unknownTaggedFields !== undefined ||
+      typeof v.metadata !== 'string' ||
+      (version === 3 && (v.leaderEpoch | 0) !== v.leaderEpoch) ||
+      !isInt64(v.offset) ||
+      !isInt64(v.commitTimestamp) ||
+      (version === 1 && !isInt64(v.expireTimestamp))
+    )
+      return undefined
+    metadataChars = v.metadata.length
+    // A string of n UTF-16 units has at most 3n UTF-8 bytes; the length prefix is int16.
+    if (metadataChars > 0x7fff / 3) return undefined
+  }
+  const prefix = offsetCommitKeyPrefix(key.group, key.topic)
+  // Room for the key, then the value at its largest (version 1 and 3 both fit 30 bytes + metadata).
+  const bound = prefix.length + 4 + (v === null ? 0 : 30 + 3 * metadataChars)
+  if (slabUsed + bound > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+    slabView = new DataView(slab.buffer, slab.byteOffset, slab.byteLength)
+    slabUsed = 0
+  }
+  const buf = slab
+  const dv = slabView
+  const start = slabUsed
+  buf.set(prefix, start)
+  let p = start + prefix.length
+  dv.setInt32(p, key.partition)
+  p += 4
+  const keyView = new Uint8Array(buf.buffer, buf.byteOffset + start, p - start)
+  if (v === null) {
+    slabUsed = p
+    return { key: keyView, value: null }
+  }
+  const valueStart = p
+  dv.setInt16(p, version)
+  dv.setBigInt64(p + 2, v.offset)
+  p += 10
+  if (version === 3) {
+    dv.setInt32(p, v.leaderEpoch)
+    p += 4
+  }
+  // The metadata: ASCII copied char by char, anything else through the UTF-8 encoder.
+  const s = v.metadata
+  let ascii = true
+  for (let i = 0; i < metadataChars; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0x80) {
+      ascii = false
+      break
+    }
+    buf[p + 2 + i] = c
+  }
+  const n = ascii ? metadataChars : buf.write(s, p + 2, 'utf8')
+  dv.setInt16(p, n)
+  p += 2 + n
+  dv.setBigInt64(p, v.commitTimestamp)
+  p += 8
+  if (version === 1) {
+    dv.setBigInt64(p, v.expireTimestamp)
+    p += 8
+  }
+  slabUsed = p
+  return { key: keyView, value: new Uint8Array(buf.buffer, buf.byteOffset + valueStart, p - valueStart) }
+}
+
+const OFFSET_COMMIT_MAX_VALUE_VERSION = BY_TYPE.get('OffsetCommit')!.maxValueVersion
+
+function isInt64(v: unknown): boolean {
+  return typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX
+}
+
+/**
+ * Encodes the records of one write, each as {@link encodeCoordinatorRecord} does (the same bytes):
+ * OffsetCommit records are written straight into a shared slab (no writer, no buffer of their own,
+ * the encoded type, group and topic copied from the previous partition's key), every other record
+ * the generic way. Throws as `encodeCoordinatorRecord` does.
+ */
+export function encodeCoordinatorRecords(records: readonly CoordinatorRecord[]): EncodedCoordinatorRecord[] {
+  const n = records.length
+  const out = new Array<EncodedCoordinatorRecord>(n)
+  for (let i = 0; i < n; i++) {
+    const rec = records[i]
+    out[i] =
+      (rec.type === 'OffsetCommit' ? encodeOffsetCommitFast(rec) : undefined) ?? encodeCoordinatorRecord(rec)
+  }
+  return out
 }
 
 /** The record type id of an encoded key, without decoding the rest. */

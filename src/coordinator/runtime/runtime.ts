@@ -775,7 +775,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       try {
         result = task.result ?? this.#produce(ctx, task.name, task.op as WriteOperation<S, R, unknown, C>)
         // A serializer throw is the operation's bug; nothing of it has been written.
-        records = result.records.map((r) => this.#serde.serialize(r))
+        records = this.#serializeAll(result.records)
       } catch (err) {
         this.#done(ctx, task, true, err)
         continue
@@ -800,6 +800,14 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       () => this.#committed(ctx, batch, unreplayed),
       (cause: unknown) => this.#writeFailed(ctx, batch, cause, speculative),
     )
+  }
+
+  #serializeAll(records: readonly R[]): StoredRecord[] {
+    if (records.length === 0) return []
+    const serde = this.#serde
+    return serde.serializeAll !== undefined
+      ? serde.serializeAll(records)
+      : records.map((r) => serde.serialize(r))
   }
 
   /** Replays a produced write's records; false (and the shard failed) when replay threw. */

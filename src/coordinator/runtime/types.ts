@@ -19,6 +19,11 @@ export interface ShardStateMachine<R, C = never> {
 /** Turns a shard's records into store records and back. */
 export interface RecordSerde<R> {
   serialize(record: R): CoordinatorRecord
+  /**
+   * The records of one write, as `serialize` gives each (the same bytes), when the serde can do it
+   * in one go (one buffer for all of them); the runtime uses it when present.
+   */
+  serializeAll?(records: readonly R[]): CoordinatorRecord[]
   /** Returns undefined for a record this version does not know; loading skips it. */
   deserialize(record: CoordinatorRecord): R | undefined
 }

@@ -3,6 +3,7 @@ import type { CoordinatorRecord } from '../../protocol/generated/coordinator-rec
 import {
   decodeCoordinatorRecord,
   encodeCoordinatorRecord,
+  encodeCoordinatorRecords,
   UnknownRecordTypeError,
 } from '../../protocol/records.js'
 import type { RecordSerde } from '../runtime/types.js'
@@ -10,6 +11,7 @@ import type { RecordSerde } from '../runtime/types.js'
 /** Coordinator records in the store: Kafka's key/value framing; unknown record types are skipped. */
 export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
   serialize: (record) => encodeCoordinatorRecord(record),
+  serializeAll: (records) => encodeCoordinatorRecords(records),
   deserialize: (stored) => {
     try {
       return decodeCoordinatorRecord(stored.key, stored.value)

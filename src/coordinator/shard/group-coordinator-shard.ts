@@ -236,9 +236,10 @@ export class GroupCoordinatorShard
       case 'TxnOffsetCommit':
         this.#offsets.replay(record)
         // Offsets (committed or pending transactional ones) of an id with no group create the
-        // simple group, as Kafka's replay does.
+        // simple group, as Kafka's replay does (already one: nothing to look up).
         if (
           record.value !== null &&
+          !this.#simpleGroups.has(record.key.group) &&
           this.#streams.group(record.key.group) === undefined &&
           this.consumer.group(record.key.group) === undefined &&
           !this.classic.hasGroup(record.key.group)

@@ -38,10 +38,86 @@ class Chunk {
     return n < 0 ? null : copyOf(this.bytes, start, n)
   }
 
-  /** The key's bytes as a string, to find a key's latest record. */
+  /** The key's bytes as a string, for keys whose hash another key shares. */
   keyId(slot: number): string {
     const start = this.index[3 * slot]
     return this.bytes.toString('latin1', start, start + this.index[3 * slot + 1])
+  }
+
+  /** A hash of the key's bytes (FNV-1a), as a small integer. */
+  keyHash(slot: number): number {
+    const bytes = this.bytes
+    const start = this.index[3 * slot]
+    const end = start + this.index[3 * slot + 1]
+    let h = 0x811c9dc5
+    for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193)
+    return h & 0x3fffffff
+  }
+
+  /** Whether record `slot` has the same key as record `otherSlot` of `other`. */
+  sameKey(slot: number, other: Chunk, otherSlot: number): boolean {
+    const n = this.index[3 * slot + 1]
+    if (other.index[3 * otherSlot + 1] !== n) return false
+    const a = this.bytes
+    const b = other.bytes
+    const i0 = this.index[3 * slot]
+    const j0 = other.index[3 * otherSlot]
+    for (let i = 0; i < n; i++) if (a[i0 + i] !== b[j0 + i]) return false
+    return true
+  }
+}
+
+/** In `LatestRecords.byHash`: several keys share this hash; they are in `byKey`. */
+const COLLIDED = -1
+
+/**
+ * The position (`chunk * CHUNK_RECORDS + slot`) of the latest record of every key of a log. Keys
+ * are found by a hash of their bytes and compared byte by byte, so recording a record costs a short
+ * loop and a map lookup by integer; only keys whose hash another key shares are kept by their bytes
+ * as a string (turning every key into a string and hashing that cost several times more per record).
+ */
+class LatestRecords {
+  readonly byHash = new Map<number, number>()
+  readonly byKey = new Map<string, number>()
+  /** Distinct keys. */
+  size = 0
+
+  /** Record `slot` of `chunks[c]` is its key's latest. */
+  set(chunks: readonly Chunk[], c: number, slot: number): void {
+    const chunk = chunks[c]
+    const position = c * CHUNK_RECORDS + slot
+    const h = chunk.keyHash(slot)
+    const previous = this.byHash.get(h)
+    if (previous === undefined) {
+      this.byHash.set(h, position)
+      this.size++
+      return
+    }
+    if (previous === COLLIDED) {
+      const id = chunk.keyId(slot)
+      if (!this.byKey.has(id)) this.size++
+      this.byKey.set(id, position)
+      return
+    }
+    const pc = chunks[Math.floor(previous / CHUNK_RECORDS)]
+    const ps = previous % CHUNK_RECORDS
+    if (chunk.sameKey(slot, pc, ps)) {
+      this.byHash.set(h, position)
+      return
+    }
+    // A second key with this hash: both are kept by their bytes from now on.
+    this.byHash.set(h, COLLIDED)
+    this.byKey.set(pc.keyId(ps), previous)
+    this.byKey.set(chunk.keyId(slot), position)
+    this.size++
+  }
+
+  /** Every key's latest position, in no particular order. */
+  positions(): number[] {
+    const out: number[] = []
+    for (const p of this.byHash.values()) if (p !== COLLIDED) out.push(p)
+    for (const p of this.byKey.values()) out.push(p)
+    return out
   }
 }
 
@@ -56,8 +132,8 @@ class ShardLog {
   readonly chunks: Chunk[] = []
   /** Records in the log. */
   length = 0
-  /** The position (`chunk * CHUNK_RECORDS + slot`) of the latest record of every key. */
-  readonly latest = new Map<string, number>()
+  /** The latest record of every key. */
+  readonly latest = new LatestRecords()
 
   get superseded(): number {
     return this.length - this.latest.size
@@ -85,13 +161,13 @@ class ShardLog {
     chunk.index[3 * s + 2] = valueLength
     chunk.used += n
     chunk.count++
-    this.latest.set(chunk.keyId(s), (this.chunks.length - 1) * CHUNK_RECORDS + s)
+    this.latest.set(this.chunks, this.chunks.length - 1, s)
     this.length++
   }
 
   /** A new log with the latest record of every key, in log order, minus the tombstones. */
   compacted(): ShardLog {
-    const positions = [...this.latest.values()].sort((a, b) => a - b)
+    const positions = this.latest.positions().sort((a, b) => a - b)
     const out = new ShardLog()
     for (const p of positions) {
       const chunk = this.chunks[Math.floor(p / CHUNK_RECORDS)]
@@ -246,7 +322,7 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
         c++
         slot = 0
       }
-      log.latest.set(chunks[c].keyId(slot), c * CHUNK_RECORDS + slot)
+      log.latest.set(chunks, c, slot)
       slot++
     }
     if (log.superseded >= AUTO_COMPACT_MIN_SUPERSEDED && log.superseded > log.latest.size)

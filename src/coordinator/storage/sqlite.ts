@@ -39,6 +39,12 @@ export interface SqliteRecordStoreOptions {
 
 /** Rows of the multi-row INSERT an append uses while at least this many records are left. */
 const ROWS_PER_INSERT = 8
+/**
+ * Rows of the wider INSERT used first, while at least this many records are left (a batch of
+ * pipelined commits): a row costs about 15 % less CPU than in the 8-row statement; wider still
+ * gained nothing measurable.
+ */
+const ROWS_PER_WIDE_INSERT = 64
 
 function recordBytes(records: readonly CoordinatorRecord[]): number {
   let n = 0
@@ -54,6 +60,35 @@ interface Statements {
   readonly maxOffset: Database.Statement<[number], { readonly m: number | null }>
   readonly dropSuperseded: Database.Statement<[number, number]>
   readonly dropTombstones: Database.Statement<[number]>
+}
+
+/**
+ * Inserts rows of `records` from `from` on, `params.length / 4` rows a statement, while that many
+ * are left; returns the index of the first record not inserted. The records are the caller's:
+ * `params` keeps nothing of them afterwards.
+ */
+function insertRows(
+  statement: Database.Statement<unknown[]>,
+  params: unknown[],
+  shard: number,
+  offset: number,
+  records: readonly CoordinatorRecord[],
+  from: number,
+): number {
+  const rows = params.length / 4
+  let i = from
+  for (; i + rows <= records.length; i += rows) {
+    for (let j = 0; j < rows; j++) {
+      const r = records[i + j]
+      params[4 * j] = shard
+      params[4 * j + 1] = offset++
+      params[4 * j + 2] = r.key
+      params[4 * j + 3] = r.value
+    }
+    statement.run(params)
+  }
+  params.fill(null)
+  return i
 }
 
 /**
@@ -86,6 +121,9 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   #failNext: Error | undefined
   /** The parameters of one multi-row INSERT, reused. */
   readonly #params: unknown[] = new Array(4 * ROWS_PER_INSERT).fill(null)
+  readonly #wideParams: unknown[] = new Array(4 * ROWS_PER_WIDE_INSERT).fill(null)
+  /** The `ROWS_PER_WIDE_INSERT`-row INSERT, prepared on first use for the database it belongs to. */
+  #wideInsert: Database.Statement<unknown[]> | undefined
 
   constructor(dataDir: string, options: SqliteRecordStoreOptions = {}) {
     if (typeof dataDir !== 'string' || dataDir.length === 0) {
@@ -455,6 +493,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     await checkpointer?.close()
     this.#runWaiting()
     this.#db = undefined
+    this.#wideInsert = undefined
     this.#stmts = undefined
     this.#appendTx = undefined
     this.#appendBatchesTx = undefined
@@ -467,22 +506,26 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
 
   /** Inserts `records` at `offset` on; returns the next offset. Runs inside a transaction. */
   #insert(stmts: Statements, shard: number, offset: number, records: readonly CoordinatorRecord[]): number {
-    const params = this.#params
     let i = 0
-    for (; i + ROWS_PER_INSERT <= records.length; i += ROWS_PER_INSERT) {
-      for (let j = 0; j < ROWS_PER_INSERT; j++) {
-        const r = records[i + j]
-        params[4 * j] = shard
-        params[4 * j + 1] = offset++
-        params[4 * j + 2] = r.key
-        params[4 * j + 3] = r.value
-      }
-      stmts.insertMany.run(params)
+    if (records.length >= ROWS_PER_WIDE_INSERT) {
+      i = insertRows(this.#wideInsertStatement(), this.#wideParams, shard, offset, records, 0)
+      offset += i
     }
-    for (; i < records.length; i++) stmts.insert.run(shard, offset++, records[i].key, records[i].value)
-    // The records are the caller's: nothing of them is kept past the insert.
-    params.fill(null)
+    const narrow = insertRows(stmts.insertMany, this.#params, shard, offset, records, i)
+    offset += narrow - i
+    for (i = narrow; i < records.length; i++)
+      stmts.insert.run(shard, offset++, records[i].key, records[i].value)
     return offset
+  }
+
+  #wideInsertStatement(): Database.Statement<unknown[]> {
+    const db = this.#db as Database.Database
+    if (this.#wideInsert === undefined || this.#wideInsert.database !== db) {
+      this.#wideInsert = db.prepare(
+        `INSERT INTO coordinator_records (shard, offset, key, value) VALUES ${Array(ROWS_PER_WIDE_INSERT).fill('(?, ?, ?, ?)').join(', ')}`,
+      )
+    }
+    return this.#wideInsert
   }
 
   #offsetFor(shard: number, stmts: Statements): number {

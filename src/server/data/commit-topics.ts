@@ -19,6 +19,8 @@ export interface CheckedCommitTopics {
   readonly errors: (number | null)[][]
   /** The partitions that passed, by topic, names resolved. */
   readonly valid: { name: string; topicId: string; partitions: OffsetCommitPartitionInput[] }[]
+  /** Every partition passed: `valid` has every request topic, in order, with all its partitions. */
+  readonly allValid: boolean
 }
 
 /**
@@ -34,6 +36,7 @@ export function checkCommitTopics(
   const { server } = ctx
   const errors: (number | null)[][] = []
   const valid: CheckedCommitTopics['valid'] = []
+  let allValid = true
   for (const t of topics) {
     const info = useTopicIds ? server.topics.byId(t.topicId) : server.topics.byName(t.name)
     const name = useTopicIds ? info?.name : t.name
@@ -50,9 +53,10 @@ export function checkCommitTopics(
       topicErrors.push(error)
     }
     errors.push(topicErrors)
+    if (accepted.length < t.partitions.length || accepted.length === 0) allValid = false
     if (info !== undefined && accepted.length > 0) {
       valid.push({ name: info.name, topicId: topicIdOf(info.topicId), partitions: accepted })
     }
   }
-  return { errors, valid }
+  return { errors, valid, allValid }
 }

@@ -36,7 +36,7 @@ export const handler = defineHandler({
     }
     // 2. Topics, in Kafka's order (`checkCommitTopics`); below v10 no topic id is kept.
     const useTopicIds = ctx.apiVersion >= 10
-    const { errors, valid } = checkCommitTopics(ctx, request.topics, useTopicIds, (id) =>
+    const { errors, valid, allValid } = checkCommitTopics(ctx, request.topics, useTopicIds, (id) =>
       useTopicIds ? id : ZERO_UUID,
     )
     // 3. The coordinator answers the partitions that passed, in the order they were sent.
@@ -51,6 +51,17 @@ export const handler = defineHandler({
             retentionTimeMs: request.retentionTimeMs,
             topics: valid,
           })
+    if (allValid && answered.length === request.topics.length) {
+      // Every partition went to the coordinator, which answers them in request order: its
+      // partitions are the answer, under the topics as the request named them.
+      return createOffsetCommitResponse({
+        topics: request.topics.map((t, ti) => ({
+          name: t.name,
+          topicId: t.topicId,
+          partitions: answered[ti].partitions,
+        })),
+      })
+    }
     const queue = answered.flatMap((t) => t.partitions.map((p) => p.errorCode))
     let next = 0
     return createOffsetCommitResponse({

@@ -132,6 +132,83 @@ describe('GroupCoordinatorService', () => {
     }
   })
 
+  it('the offsets commits replay equal the offsets loaded from their stored bytes', async () => {
+    // Replay takes the records a commit built, not the bytes written for them: a fresh service
+    // loading the same store must end with exactly the same offsets, every field of them.
+    const store = new MemoryRecordStore()
+    await store.open()
+    const clock = new ManualClock(1_764_650_000_123)
+    const topics = new FakeTopics({ foo: 20, bar: 3, tøpic: 2 })
+    const first = await start(store, clock, {}, topics)
+    const partitions = (n: number, metadata: (p: number) => string | null, epoch = -1) =>
+      Array.from({ length: n }, (_, p) => ({
+        partitionIndex: p,
+        committedOffset: 1000n * BigInt(p) + 7n,
+        committedLeaderEpoch: epoch,
+        committedMetadata: metadata(p),
+      }))
+    const commit = (
+      apiVersion: number,
+      groupId: string,
+      t: { name: string; topicId?: string; partitions: ReturnType<typeof partitions> }[],
+      retentionTimeMs = -1n,
+    ) =>
+      first.commitOffsets(apiVersion, {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs,
+        topics: t.map((x) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', ...x })),
+      })
+    const groups = ['streams-app', 'grüppe', 'ret', 'v10']
+    try {
+      // Streams-shaped, 32 bytes of metadata per task; then again, later, over it.
+      await commit(9, 'streams-app', [
+        { name: 'foo', partitions: partitions(20, (p) => `task-${p}`.padEnd(32, '=')) },
+      ])
+      clock.advance(5)
+      await commit(9, 'streams-app', [{ name: 'foo', partitions: partitions(10, () => '', 5) }])
+      // Non-ASCII names and metadata, null metadata, metadata near and over the size limit.
+      await commit(9, 'grüppe', [
+        { name: 'tøpic', partitions: partitions(2, (p) => (p === 0 ? 'ünïcode ✓ 𝄞' : null)) },
+        { name: 'bar', partitions: partitions(3, (p) => 'é'.repeat(p === 2 ? 2049 : 1365 + p)) },
+      ])
+      // A retention time (OffsetCommit v2-v4: value version 1) and a topic id (v10: value version 4).
+      await commit(3, 'ret', [{ name: 'bar', partitions: partitions(3, () => 'r') }], 60_000n)
+      await commit(10, 'v10', [
+        { name: 'foo', topicId: 'm5KVHiB1SEqsLVI1BxAmzA', partitions: partitions(4, () => 'x') },
+      ])
+      // A deleted offset: a tombstone.
+      const deleted = await first.deleteOffsets({
+        groupId: 'ret',
+        topics: [{ name: 'bar', partitions: [1] }],
+      })
+      assert.equal(deleted.errorCode, 0)
+      const offsetsOf = (service: GroupCoordinatorService) =>
+        Promise.all(
+          groups.map((g) =>
+            service.scheduleReadOperation('test-offsets', g, (shard) => shard.offsets.allOffsets(g)),
+          ),
+        )
+      const live = await offsetsOf(first)
+      assert.equal(live[0][0].partitions.length, 20)
+      assert.equal(live[0][0].partitions[3][1].leaderEpoch, 5)
+      assert.equal(live[1][0].partitions.length, 2, 'the partition over the limit wrote nothing')
+      assert.equal(live[2][0].partitions.length, 2)
+      assert.equal(live[3][0].partitions[0][1].topicId, 'm5KVHiB1SEqsLVI1BxAmzA')
+      await first.close()
+      const second = await start(store, clock, {}, topics)
+      try {
+        assert.deepEqual(await offsetsOf(second), live)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await first.close()
+    }
+  })
+
   it('creates missing internal topics in the catalog and the group becomes ready', async () => {
     const store = new MemoryRecordStore()
     await store.open()

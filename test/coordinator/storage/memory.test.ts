@@ -98,3 +98,48 @@ test('memory: the log grows in chunks and a failed append across a chunk boundar
   assert.deepEqual(show(loaded.slice(8195)), [['d', '4']])
   await store.close()
 })
+
+/** The engine's key hash (FNV-1a, 30 bits), to pick keys that share one. */
+function keyHash(key: string): number {
+  let h = 0x811c9dc5
+  for (const b of new TextEncoder().encode(key)) h = Math.imul(h ^ b, 0x01000193)
+  return h & 0x3fffffff
+}
+
+test('memory: keys that share a hash keep their own latest records', async () => {
+  // Find keys whose hashes collide (about one pair in 2^15 keys is expected).
+  const seen = new Map<number, string>()
+  const colliding: string[] = []
+  for (let i = 0; colliding.length < 6; i++) {
+    const key = `k${i}`
+    const h = keyHash(key)
+    const other = seen.get(h)
+    if (other !== undefined) colliding.push(other, key)
+    else seen.set(h, key)
+  }
+  const store = new MemoryRecordStore()
+  await store.open()
+  const [a, b, c, d, e, f] = colliding
+  await store.append(0, [rec(a, 'a1'), rec('plain', 'p1'), rec(b, 'b1'), rec(c, 'c1')])
+  await store.append(0, [rec(a, 'a2'), rec(d, 'd1'), rec(b, null), rec(e, 'e1'), rec(f, 'f1'), rec(e, 'e2')])
+  await store.append(0, [rec(c, 'c2'), rec(b, 'b2'), rec('plain', 'p2')])
+  assert.equal(store.usage(0).liveKeys, 7)
+  await store.compact(0)
+  assert.deepEqual(show(await store.load(0)), [
+    [a, 'a2'],
+    [d, 'd1'],
+    [f, 'f1'],
+    [e, 'e2'],
+    [c, 'c2'],
+    [b, 'b2'],
+    ['plain', 'p2'],
+  ])
+  assert.equal(store.usage(0).liveKeys, 7)
+  await store.append(0, [rec(d, null)])
+  await store.compact(0)
+  assert.deepEqual(
+    show(await store.load(0)).map(([k]) => k),
+    [a, f, e, c, b, 'plain'],
+  )
+  await store.close()
+})

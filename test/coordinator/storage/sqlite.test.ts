@@ -324,3 +324,35 @@ test('sqlite: when the checkpoint worker dies, the event loop checkpoints and th
   assert.equal((await store.load(0)).length, 6 * 134)
   await store.close()
 })
+
+test('sqlite: appends of every size keep their order, across wide and narrow inserts and a reopen', async () => {
+  const dir = tempDir()
+  const records = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => rec(`k${from + i}`, `v${from + i}`))
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  // 64-row statements, then 8-row ones, then single rows; then a batch of exactly 64 and of 63.
+  const sizes = [64 * 2 + 8 + 3, 64, 63, 1, 200]
+  const expected: [string, string | null][] = []
+  let next = 0
+  for (const n of sizes.slice(0, 3)) {
+    await store.append(2, records(next, n))
+    expected.push(...show(records(next, n)))
+    next += n
+  }
+  await store.close()
+  // The wide statement belongs to the database it was prepared on: a reopened store prepares its own.
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  for (const n of sizes.slice(3)) {
+    await store.appendBatches([
+      { shard: 2, records: records(next, n) },
+      { shard: 5, records: records(next, n) },
+    ])
+    expected.push(...show(records(next, n)))
+    next += n
+  }
+  assert.deepEqual(show(await store.load(2)), expected)
+  assert.equal((await store.load(5)).length, 201)
+  await store.close()
+})

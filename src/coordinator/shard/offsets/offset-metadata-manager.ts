@@ -55,7 +55,7 @@ export function offsetCommitRecord(
   partition: number,
   o: OffsetAndMetadata,
 ): OffsetCommitRecord {
-  const valueVersion = o.expireTimestampMs >= 0n ? 1 : o.topicId !== NO_TOPIC_ID ? 4 : 3
+  const valueVersion = offsetCommitValueVersion(o.expireTimestampMs, o.topicId)
   return {
     type: 'OffsetCommit',
     key: { group: groupId, topic, partition },
@@ -69,6 +69,10 @@ export function offsetCommitRecord(
     },
     valueVersion,
   }
+}
+
+function offsetCommitValueVersion(expireTimestampMs: bigint, topicId: string): number {
+  return expireTimestampMs >= 0n ? 1 : topicId !== NO_TOPIC_ID ? 4 : 3
 }
 
 export function offsetCommitTombstone(groupId: string, topic: string, partition: number): OffsetCommitRecord {
@@ -232,18 +236,36 @@ export class OffsetMetadataManager {
       ctx.apiVersion <= 4 && request.retentionTimeMs !== -1n
         ? minBigInt(BigInt(ctx.nowMs) + request.retentionTimeMs, INT64_MAX)
         : -1n
-    const topics = commitEachPartition(request.topics, error, ctx.maxMetadataSize, (t, p, metadata) => {
-      records.push(
-        offsetCommitRecord(request.groupId, t.name, p.partitionIndex, {
-          committedOffset: p.committedOffset,
-          leaderEpoch: p.committedLeaderEpoch,
-          metadata,
-          commitTimestampMs: BigInt(ctx.nowMs),
-          expireTimestampMs,
-          topicId: t.topicId === '' ? NO_TOPIC_ID : t.topicId,
-        }),
-      )
-    })
+    const commitTimestamp = BigInt(ctx.nowMs)
+    const groupId = request.groupId
+    // One loop, no closure per partition: a Kafka Streams commit carries a partition per task.
+    const topics: OffsetCommitResponseOffsetCommitResponseTopic[] = new Array(request.topics.length)
+    for (let ti = 0; ti < request.topics.length; ti++) {
+      const t = request.topics[ti]
+      const topicId = t.topicId === '' ? NO_TOPIC_ID : t.topicId
+      const valueVersion = offsetCommitValueVersion(expireTimestampMs, topicId)
+      const partitions: { partitionIndex: number; errorCode: number }[] = new Array(t.partitions.length)
+      for (let pi = 0; pi < t.partitions.length; pi++) {
+        const p = t.partitions[pi]
+        const errorCode = error !== ErrorCode.NONE ? error : checkMetadata(p, ctx.maxMetadataSize)
+        partitions[pi] = { partitionIndex: p.partitionIndex, errorCode }
+        if (errorCode !== ErrorCode.NONE) continue
+        records.push({
+          type: 'OffsetCommit',
+          key: { group: groupId, topic: t.name, partition: p.partitionIndex },
+          value: {
+            offset: p.committedOffset,
+            leaderEpoch: p.committedLeaderEpoch,
+            metadata: p.committedMetadata ?? '',
+            commitTimestamp,
+            expireTimestamp: expireTimestampMs,
+            topicId,
+          },
+          valueVersion,
+        })
+      }
+      topics[ti] = { name: t.name, topicId: t.topicId, partitions }
+    }
     return { records, response: topics, timers: NO_TIMERS }
   }
 
@@ -597,6 +619,19 @@ function commitEachPartition(
       return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE }
     }),
   }))
+}
+
+/**
+ * NONE, or OFFSET_METADATA_TOO_LARGE for metadata of more than `maxMetadataSize` UTF-8 bytes. A
+ * string of n UTF-16 units has between n and 3n UTF-8 bytes, so most metadata is decided by its
+ * length alone.
+ */
+function checkMetadata(p: OffsetCommitPartitionInput, maxMetadataSize: number): number {
+  const metadata = p.committedMetadata
+  if (metadata === null || metadata.length * 3 <= maxMetadataSize) return ErrorCode.NONE
+  return metadata.length > maxMetadataSize || utf8Length(metadata) > maxMetadataSize
+    ? ErrorCode.OFFSET_METADATA_TOO_LARGE
+    : ErrorCode.NONE
 }
 
 /** A partition answered UNSTABLE_OFFSET_COMMIT (OffsetFetch with RequireStable). */
