@@ -149,14 +149,43 @@ export class Harness {
 
   heartbeat(req: ConsumerGroupHeartbeatRequest, nowMs = 0, apiVersion = 1) {
     const r = this.shard.consumerGroupHeartbeat(ctx(nowMs, this.config, apiVersion), req)
-    return { result: r, response: this.apply(r) }
+    const response = this.apply(r)
+    this.arm(r.timers, nowMs)
+    return { result: r, response }
   }
 
-  /** Runs a timer the last results asked for, by key. */
+  /**
+   * What the runtime does with a result's timers once its records are durable: a cancelled or
+   * replaced timer's watch is no longer armed; a scheduled one's is, due `delayMs` from now.
+   */
+  arm(timers: GroupCoordinatorResult<unknown>['timers'], nowMs: number): void {
+    for (const key of timers?.cancel ?? []) {
+      const w = this.#watches.get(key)
+      if (w) w.armed = false
+      this.#watches.delete(key)
+    }
+    for (const t of timers?.schedule ?? []) {
+      const old = this.#watches.get(t.key)
+      if (old && old !== t.watch) old.armed = false
+      if (t.watch) {
+        t.watch.armed = true
+        t.watch.dueMs = nowMs + t.delayMs
+        this.#watches.set(t.key, t.watch)
+      } else this.#watches.delete(t.key)
+    }
+  }
+  readonly #watches = new Map<string, { armed: boolean; dueMs: number }>()
+
+  /** Runs a timer the last results asked for, by key; returns the timer's result once applied. */
   fire(timers: GroupCoordinatorResult<unknown>['timers'], key: string, nowMs: number) {
     const t = timers?.schedule?.find((s) => s.key === key)
     assert.ok(t, `timer ${key} scheduled`)
-    return this.apply(t.op(nowMs))
+    if (t.watch) t.watch.armed = false
+    this.#watches.delete(key)
+    const r = t.op(nowMs)
+    this.apply(r)
+    this.arm(r.timers, nowMs)
+    return r
   }
 
   /** Partitions of `name` in a response's assignment. */
