@@ -193,10 +193,34 @@ export class Harness {
     return response.assignment?.topicPartitions ?? []
   }
 
-  /** Everything the shard shows of its consumer groups, for replay equivalence. */
+  /**
+   * Everything the shard shows of its consumer groups, and every persisted field of each (what the
+   * records carry: epochs, metadata hash, assignment time, members with their classic metadata,
+   * targets, matched patterns), for replay equivalence. Soft state (refresh deadlines, sessions) is
+   * left out.
+   */
   snapshot(shard: GroupCoordinatorShard = this.shard) {
     const groups = shard.listGroups([], []).sort((a, b) => (a.groupId < b.groupId ? -1 : 1))
-    return { groups, describe: shard.consumerGroupDescribe(groups.map((g) => g.groupId)) }
+    const byKey = <V>(m: ReadonlyMap<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    const persisted = shard.consumer
+      .groupIds()
+      .sort()
+      .map((id) => {
+        const g = shard.consumer.group(id)!
+        return {
+          id,
+          groupEpoch: g.groupEpoch,
+          metadataHash: g.metadataHash,
+          assignmentEpoch: g.assignmentEpoch,
+          assignmentTimestamp: g.assignmentTimestamp,
+          hasSubscriptionMetadataRecord: g.hasSubscriptionMetadataRecord,
+          members: byKey(g.members),
+          targets: byKey(g.targetAssignments),
+          regexes: byKey(g.resolvedRegularExpressions),
+          regexCounts: byKey(g.subscribedRegularExpressions),
+        }
+      })
+    return { groups, describe: shard.consumerGroupDescribe(groups.map((g) => g.groupId)), persisted }
   }
 
   /** A new shard loaded from the log (what a restart does). */
