@@ -437,3 +437,36 @@ describe('OffsetCommit from a consumer member with an older epoch', () => {
     assert.equal(msg('a', 3, kept), 'Received member epoch 3 is newer than current member epoch 2.')
   })
 })
+
+describe('ConsumerGroupHeartbeat: subscribed names and catalog changes', () => {
+  it('a subscribed topic created later, or given more partitions, is assigned at the next heartbeat', () => {
+    const h = new Harness({ foo: 1 })
+    const a = h.heartbeat(join('a', { subscribedTopicNames: ['foo', 'later'] })).response
+    assert.deepEqual(a.assignment?.topicPartitions, [{ topicId: h.topics.id('foo'), partitions: [0] }])
+    // An unrelated topic changes nothing.
+    h.topics.set('other', 3)
+    h.shard.onNewTopicsImage(h.topics, ['other'])
+    const quiet = h.heartbeat(beat('a', 1, h.owned(a)), 10)
+    assert.deepEqual([quiet.result.records, quiet.response.memberEpoch], [[], 1])
+    h.topics.set('later', 2)
+    h.shard.onNewTopicsImage(h.topics, ['later'])
+    const created = h.heartbeat(beat('a', 1, h.owned(a)), 20).response
+    assert.equal(created.memberEpoch, 2)
+    assert.deepEqual(
+      created.assignment?.topicPartitions.map((t) => [t.topicId, t.partitions]),
+      [
+        [h.topics.id('foo'), [0]],
+        [h.topics.id('later'), [0, 1]],
+      ].sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1)),
+    )
+    h.topics.set('foo', 3)
+    h.shard.onNewTopicsImage(h.topics, ['foo'])
+    const grown = h.heartbeat(beat('a', 2, h.owned(created)), 30).response
+    assert.equal(grown.memberEpoch, 3)
+    assert.deepEqual(
+      grown.assignment?.topicPartitions.find((t) => t.topicId === h.topics.id('foo'))?.partitions,
+      [0, 1, 2],
+    )
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+})
