@@ -2,9 +2,10 @@
  * The crash-point campaign: kill -9 of a real `topograph start` process at seeded moments of each
  * operation, then one checker of the coordinator and data-plane invariants after the restart.
  *
- *   npm run crash -- [--runs N] [--ops a,b] [--seed S] [--only RUN] [--entry dist] [--keep] [--verbose]
+ *   npm run crash -- [--runs N] [--from R] [--ops a,b] [--seed S] [--only RUN] [--entry dist] [--keep] [--verbose]
  *
- * N runs per operation (default 100); operations: push, delete, cleanup, conversion, produce,
+ * N runs per operation (default 100), numbered from R (default 0: `--from 25 --runs 100` makes runs
+ * 25 to 99, to carry on a campaign that was stopped); operations: push, delete, cleanup, conversion, produce,
  * retention, compaction, transaction (default all). Run r of operation o in a campaign with seed S
  * draws everything random (the kill trigger, batch sizes, commit or abort) from a generator seeded
  * with (S, o, r) alone, so `--ops o --seed S --only r` runs it again. The moment of the kill is a
@@ -21,6 +22,7 @@ import { type RunResult, runOne } from './run.js'
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '100' },
+    from: { type: 'string', default: '0' },
     ops: { type: 'string' },
     seed: { type: 'string' },
     only: { type: 'string' },
@@ -40,7 +42,15 @@ for (const n of names)
   }
 const ops = OPERATIONS.filter((o) => names.includes(o.name))
 const entry = values.entry === 'dist' ? ['dist/src/cli/topograph.js'] : undefined
-const indices = values.only !== undefined ? [Number(values.only)] : Array.from({ length: runs }, (_, i) => i)
+const from = Number(values.from)
+if (!Number.isInteger(from) || from < 0 || !Number.isInteger(runs) || runs < 0) {
+  console.error('--runs and --from take whole numbers')
+  process.exit(2)
+}
+const indices =
+  values.only !== undefined
+    ? [Number(values.only)]
+    : Array.from({ length: Math.max(0, runs - from) }, (_, i) => from + i)
 
 console.log(
   `crash points: seed ${seed}, ${indices.length} run(s) of ${ops.map((o) => o.name).join(', ')}${entry ? ' (built CLI)' : ''}`,
