@@ -1,10 +1,12 @@
 // Group-level configs end to end over TCP: the admin client sets them on a group with live streams
 // members; the next heartbeats carry the group's heartbeat interval and standby tasks appear; a
-// group's short session timeout fences a silent member long before the broker's would.
+// group's short session timeout fences a silent member long before the broker's would. The same
+// for consumer groups (KIP-848) with the consumer.* keys.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Admin, type AlterConfigOp } from '../../src/clients/admin/index.js'
 import type { StreamsGroupDescribeResponse } from '../../src/protocol/generated/messages/StreamsGroupDescribeResponse.js'
+import { ConsumerMember } from '../helpers/consumer-member.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
@@ -25,6 +27,11 @@ before(async () => {
     'group.streams.min.session.timeout.ms': '500',
     'group.streams.heartbeat.interval.ms': '100',
     'group.streams.min.heartbeat.interval.ms': '100',
+    'group.consumer.assignment.interval.ms': '0',
+    'group.consumer.session.timeout.ms': String(BROKER_SESSION_MS),
+    'group.consumer.min.session.timeout.ms': '500',
+    'group.consumer.heartbeat.interval.ms': '100',
+    'group.consumer.min.heartbeat.interval.ms': '100',
   })
   wire = await WireClient.connect(server.port)
   admin = Admin.create({
@@ -146,5 +153,80 @@ describe('group-level configs with live streams members', () => {
     )
     await converge('cfg-fence', [alive])
     assert.equal(alive.activePartitions().length, 2, 'its tasks moved to the member that stayed')
+  })
+})
+
+describe('group-level configs with live consumer group members', () => {
+  const consumers: WireClient[] = []
+  after(() => {
+    for (const c of consumers) c.close()
+  })
+  async function consumer(groupId: string, memberId: string, topic: string) {
+    const c = await WireClient.connect(server.port)
+    consumers.push(c)
+    return new ConsumerMember(c, groupId, memberId, [topic])
+  }
+  async function describeConsumerGroup(groupId: string) {
+    // biome-ignore lint/suspicious/noExplicitAny: decoded bodies are checked field by field
+    const { body } = await wire.request<any>(69, 1, {
+      groupIds: [groupId],
+      includeAuthorizedOperations: false,
+    })
+    return body.groups[0]
+  }
+  /** Heartbeats every member until the group is Stable at every member's epoch. */
+  async function settle(groupId: string, group: readonly ConsumerMember[]) {
+    for (let i = 0; i < 50; i++) {
+      for (const m of group) await m.heartbeat()
+      const d = await describeConsumerGroup(groupId)
+      if (d.groupState === 'Stable' && group.every((m) => m.epoch === d.groupEpoch)) return d
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    assert.fail(`group ${groupId} did not settle: ${(await describeConsumerGroup(groupId)).groupState}`)
+  }
+
+  it('consumer.heartbeat.interval.ms applies from the next heartbeat, and DELETE restores the broker’s', async () => {
+    await admin.createTopics([{ name: 'ccfg-in', numPartitions: 2 }]).all()
+    const a = await consumer('ccfg-app', 'c1', 'ccfg-in')
+    assert.equal((await a.heartbeat()).heartbeatIntervalMs, 100)
+    const alter = (op: AlterConfigOp) =>
+      admin.incrementalAlterConfigs([[{ type: 'GROUP', name: 'ccfg-app' }, [op]]]).all()
+    await alter(set('consumer.heartbeat.interval.ms', '300'))
+    assert.equal((await a.heartbeat()).heartbeatIntervalMs, 300, 'the next heartbeat carries the group’s')
+    await alter({ name: 'consumer.heartbeat.interval.ms', value: null, opType: 'DELETE' })
+    assert.equal((await a.heartbeat()).heartbeatIntervalMs, 100, 'back to the broker’s')
+  })
+
+  it('consumer.session.timeout.ms fences a silent member at the group’s timeout, not the broker’s', async () => {
+    await admin.createTopics([{ name: 'cfence-in', numPartitions: 2 }]).all()
+    const alive = await consumer('cfence-app', 'k1', 'cfence-in')
+    const silent = await consumer('cfence-app', 'k2', 'cfence-in')
+    await alive.heartbeat()
+    await silent.heartbeat()
+    await settle('cfence-app', [alive, silent])
+    assert.deepEqual([alive.partitions().length, silent.partitions().length], [1, 1])
+    await admin
+      .incrementalAlterConfigs([
+        [{ type: 'GROUP', name: 'cfence-app' }, [set('consumer.session.timeout.ms', '3000')]],
+      ])
+      .all()
+    // One heartbeat each arms the group's session timeout; then k2 goes silent.
+    await alive.heartbeat()
+    await silent.heartbeat()
+    // Generous bound, far below the broker's 60 s: only the group's 3 s can fence k2 in time.
+    const deadline = Date.now() + 20_000
+    let described = await describeConsumerGroup('cfence-app')
+    while (described.members.length !== 1 && Date.now() < deadline) {
+      await alive.heartbeat()
+      await new Promise((r) => setTimeout(r, 100))
+      described = await describeConsumerGroup('cfence-app')
+    }
+    assert.deepEqual(
+      described.members.map((m: { memberId: string }) => m.memberId),
+      ['k1'],
+      'the silent member was fenced by the group’s session timeout',
+    )
+    await settle('cfence-app', [alive])
+    assert.deepEqual(alive.partitions(), [0, 1], 'its partitions moved to the member that stayed')
   })
 })

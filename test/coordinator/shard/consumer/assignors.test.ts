@@ -164,4 +164,35 @@ describe('range assignor', () => {
       }),
     )
   })
+
+  it('with instance ids, a rolling bounce (new member ids) keeps every instance’s partitions', () => {
+    fc.assert(
+      fc.property(
+        topicsArb,
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (topics, n, salt) => {
+          const names = Object.keys(topics)
+          const instances = Array.from({ length: n }, (_, i) => `instance-${i}`)
+          const keyed = (prefix: string) => {
+            const subs: Record<string, string[]> = {}
+            const ids: Record<string, string> = {}
+            instances.forEach((inst, i) => {
+              // New member ids in an order unrelated to the instance ids.
+              const id = `${prefix}-${(i * 7919 + salt) % 10007}`
+              subs[id] = names
+              ids[id] = inst
+            })
+            return { subs, ids }
+          }
+          const byInstance = (prefix: string) => {
+            const { subs, ids } = keyed(prefix)
+            const result = new RangeAssignor().assign(spec(subs, new Map(), ids), describer(topics))
+            return new Map([...result].map(([id, set]) => [ids[id]!, set]))
+          }
+          assert.deepEqual(byInstance('before'), byInstance('after'))
+        },
+      ),
+    )
+  })
 })

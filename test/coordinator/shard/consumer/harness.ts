@@ -149,14 +149,43 @@ export class Harness {
 
   heartbeat(req: ConsumerGroupHeartbeatRequest, nowMs = 0, apiVersion = 1) {
     const r = this.shard.consumerGroupHeartbeat(ctx(nowMs, this.config, apiVersion), req)
-    return { result: r, response: this.apply(r) }
+    const response = this.apply(r)
+    this.arm(r.timers, nowMs)
+    return { result: r, response }
   }
 
-  /** Runs a timer the last results asked for, by key. */
+  /**
+   * What the runtime does with a result's timers once its records are durable: a cancelled or
+   * replaced timer's watch is no longer armed; a scheduled one's is, due `delayMs` from now.
+   */
+  arm(timers: GroupCoordinatorResult<unknown>['timers'], nowMs: number): void {
+    for (const key of timers?.cancel ?? []) {
+      const w = this.#watches.get(key)
+      if (w) w.armed = false
+      this.#watches.delete(key)
+    }
+    for (const t of timers?.schedule ?? []) {
+      const old = this.#watches.get(t.key)
+      if (old && old !== t.watch) old.armed = false
+      if (t.watch) {
+        t.watch.armed = true
+        t.watch.dueMs = nowMs + t.delayMs
+        this.#watches.set(t.key, t.watch)
+      } else this.#watches.delete(t.key)
+    }
+  }
+  readonly #watches = new Map<string, { armed: boolean; dueMs: number }>()
+
+  /** Runs a timer the last results asked for, by key; returns the timer's result once applied. */
   fire(timers: GroupCoordinatorResult<unknown>['timers'], key: string, nowMs: number) {
     const t = timers?.schedule?.find((s) => s.key === key)
     assert.ok(t, `timer ${key} scheduled`)
-    return this.apply(t.op(nowMs))
+    if (t.watch) t.watch.armed = false
+    this.#watches.delete(key)
+    const r = t.op(nowMs)
+    this.apply(r)
+    this.arm(r.timers, nowMs)
+    return r
   }
 
   /** Partitions of `name` in a response's assignment. */
@@ -164,10 +193,34 @@ export class Harness {
     return response.assignment?.topicPartitions ?? []
   }
 
-  /** Everything the shard shows of its consumer groups, for replay equivalence. */
+  /**
+   * Everything the shard shows of its consumer groups, and every persisted field of each (what the
+   * records carry: epochs, metadata hash, assignment time, members with their classic metadata,
+   * targets, matched patterns), for replay equivalence. Soft state (refresh deadlines, sessions) is
+   * left out.
+   */
   snapshot(shard: GroupCoordinatorShard = this.shard) {
     const groups = shard.listGroups([], []).sort((a, b) => (a.groupId < b.groupId ? -1 : 1))
-    return { groups, describe: shard.consumerGroupDescribe(groups.map((g) => g.groupId)) }
+    const byKey = <V>(m: ReadonlyMap<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    const persisted = shard.consumer
+      .groupIds()
+      .sort()
+      .map((id) => {
+        const g = shard.consumer.group(id)!
+        return {
+          id,
+          groupEpoch: g.groupEpoch,
+          metadataHash: g.metadataHash,
+          assignmentEpoch: g.assignmentEpoch,
+          assignmentTimestamp: g.assignmentTimestamp,
+          hasSubscriptionMetadataRecord: g.hasSubscriptionMetadataRecord,
+          members: byKey(g.members),
+          targets: byKey(g.targetAssignments),
+          regexes: byKey(g.resolvedRegularExpressions),
+          regexCounts: byKey(g.subscribedRegularExpressions),
+        }
+      })
+    return { groups, describe: shard.consumerGroupDescribe(groups.map((g) => g.groupId)), persisted }
   }
 
   /** A new shard loaded from the log (what a restart does). */

@@ -233,7 +233,27 @@ describe('ConsumerGroupHeartbeat: timers', () => {
     const a = h.heartbeat(join('a'))
     const key = 'session-timeout-g-a'
     assert.equal(a.result.timers?.schedule?.find((t) => t.key === key)?.delayMs, 45000)
-    h.fire(a.result.timers, key, 45000)
+    // The first heartbeat after the join arms the timer on the stored member's session (the join's
+    // timer watched a session object made before the member was stored).
+    const first = h.heartbeat(beat('a', 1, h.owned(a.response)), 1_000)
+    assert.equal(first.result.timers?.schedule?.find((t) => t.key === key)?.delayMs, 45_000)
+    // A steady heartbeat at 20 s writes nothing and re-arms nothing: it moves the deadline to 65 s.
+    const steady = h.heartbeat(beat('a', 1, h.owned(a.response)), 20_000)
+    assert.deepEqual(steady.result.records, [])
+    assert.equal(
+      steady.result.timers?.schedule?.find((t) => t.key === key),
+      undefined,
+    )
+    // The armed timer fires at 46 s: the member stays, the timer re-arms for the rest.
+    const early = h.fire(first.result.timers, key, 46_000)
+    assert.deepEqual(early.records, [])
+    assert.equal(early.timers?.schedule?.find((t) => t.key === key)?.delayMs, 19_000)
+    assert.deepEqual(
+      h.shard.consumerGroupDescribe(['g'])[0]!.members.map((m) => m.memberId),
+      ['a'],
+    )
+    // At 65 s, 45 s after the last heartbeat, the member is removed.
+    h.fire(early.timers, key, 65_000)
     assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.members.length, 0)
     assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Empty')
   })
@@ -291,6 +311,162 @@ describe('consumer groups in the other group APIs', () => {
     assert.equal(del.response[0]!.errorCode, ErrorCode.NONE)
     h.apply(del)
     assert.deepEqual(h.shard.listGroups([], []), [])
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+})
+
+describe('ConsumerGroupHeartbeat: racks, assignors, limits, deleted topics', () => {
+  it('a member’s rack is stored, replayed and described; changing it bumps no epoch', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a', { rackId: 'rack-1' })).response
+    const described = () => h.shard.consumerGroupDescribe(['g'])[0]!
+    assert.equal(described().members[0]!.rackId, 'rack-1')
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+    const moved = h.heartbeat(beat('a', a.memberEpoch, h.owned(a), { rackId: 'rack-2' }), 10)
+    assert.deepEqual(types(moved.result.records), ['ConsumerGroupMemberMetadata'])
+    assert.equal(moved.response.memberEpoch, a.memberEpoch)
+    assert.deepEqual([described().members[0]!.rackId, described().groupEpoch], ['rack-2', 1])
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+
+  it('the assignor is the one members name in ServerAssignor, else the first of group.consumer.assignors', () => {
+    const h = new Harness({ foo: 4 })
+    h.heartbeat(join('a', { serverAssignor: 'range' }))
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.assignorName, 'range')
+    // range gives contiguous ranges by member id: a 0-1, b 2-3 (uniform would keep a's 0-3 sticky).
+    const b = h.heartbeat(join('b', { serverAssignor: 'range' }), 10).response
+    assert.equal(b.memberEpoch, 2)
+    const target = h.shard
+      .consumerGroupDescribe(['g'])[0]!
+      .members.map((m) => [m.memberId, m.targetAssignment.topicPartitions[0]?.partitions])
+    assert.deepEqual(target, [
+      ['a', [0, 1]],
+      ['b', [2, 3]],
+    ])
+
+    const other = new Harness({ foo: 4 })
+    other.config = { ...other.config, assignors: ['range', 'uniform'] }
+    other.heartbeat(join('a'))
+    assert.equal(other.shard.consumerGroupDescribe(['g'])[0]!.assignorName, 'range')
+    other.heartbeat(join('b', { serverAssignor: 'uniform' }), 10)
+    other.heartbeat(join('c', { serverAssignor: 'uniform' }), 20)
+    assert.equal(other.shard.consumerGroupDescribe(['g'])[0]!.assignorName, 'uniform')
+  })
+
+  it('group.consumer.max.size does not refuse a static member rejoining with its instance id', () => {
+    const h = new Harness({ foo: 2 })
+    h.config = { ...h.config, maxSize: 1 }
+    h.heartbeat(join('a', { instanceId: 'i1' }))
+    h.heartbeat(beat('a', -2, null, { instanceId: 'i1' }), 10)
+    const back = h.heartbeat(join('a2', { instanceId: 'i1' }), 20).response
+    assert.equal(back.errorCode, ErrorCode.NONE)
+    assert.deepEqual(back.assignment?.topicPartitions[0]?.partitions, [0, 1])
+    assert.equal(h.heartbeat(join('b'), 30).response.errorCode, ErrorCode.GROUP_MAX_SIZE_REACHED)
+  })
+
+  it('a deleted topic leaves a pattern’s match and the members’ assignments', () => {
+    const h = new Harness({ foo: 2, fox: 2 })
+    const a = h.heartbeat(join('a', { subscribedTopicNames: null, subscribedTopicRegex: 'fo.*' })).response
+    assert.equal(a.assignment?.topicPartitions.length, 2)
+    h.topics.remove('fox')
+    h.shard.onNewTopicsImage(h.topics, ['fox'])
+    const later = h.heartbeat(beat('a', a.memberEpoch, h.owned(a)), 11_000)
+    assert.ok(types(later.result.records).includes('ConsumerGroupRegularExpression'))
+    // fox's partitions are revoked first (same epoch), then the member moves to the new epoch.
+    assert.equal(later.response.memberEpoch, 1)
+    assert.deepEqual(later.response.assignment?.topicPartitions, [
+      { topicId: h.topics.id('foo'), partitions: [0, 1] },
+    ])
+    const acked = h.heartbeat(beat('a', 1, h.owned(later.response)), 11_010).response
+    assert.equal(acked.memberEpoch, 2)
+    assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Stable')
+    assert.equal(h.shard.isSubscribedToTopic('g', 'fox'), false)
+    assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+  })
+})
+
+describe('OffsetCommit from a consumer member with an older epoch', () => {
+  it('passes for a partition assigned at or before that epoch; fails with Kafka’s messages otherwise', () => {
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a')).response
+    h.heartbeat(join('b'), 10)
+    const a2 = h.heartbeat(beat('a', 1, h.owned(a)), 20).response
+    const kept = a2.assignment!.topicPartitions[0]!.partitions[0]!
+    const a3 = h.heartbeat(beat('a', 1, h.owned(a2)), 30).response
+    assert.equal(a3.memberEpoch, 2)
+    const given = h.heartbeat(beat('b', 2, []), 40).response.assignment!.topicPartitions[0]!.partitions[0]!
+    const commit = (memberId: string, memberEpoch: number, partition: number) => {
+      const req = offsetCommit(h.topics.id('foo'), memberEpoch, memberId, 5n)
+      const t = req.topics[0]!
+      const r = h.shard.commitOffsets(
+        { apiVersion: 9, nowMs: 50, maxMetadataSize: 4096 },
+        { ...req, topics: [{ ...t, partitions: [{ ...t.partitions[0]!, partitionIndex: partition }] }] },
+      )
+      const p = r.response[0]!.partitions[0]!
+      return p.errorCode
+    }
+    // a is at epoch 2 and kept `kept` since epoch 1: a commit at epoch 1 is a late one, accepted.
+    assert.equal(commit('a', 1, kept), ErrorCode.NONE)
+    // b got `given` at epoch 2: a commit at epoch 1 for it is refused.
+    assert.equal(commit('b', 1, given), ErrorCode.STALE_MEMBER_EPOCH)
+    // a does not own `given`.
+    assert.equal(commit('a', 1, given), ErrorCode.STALE_MEMBER_EPOCH)
+    const msg = (memberId: string, memberEpoch: number, partition: number) => {
+      try {
+        h.shard.consumer.validateOffsetCommit('g', {
+          memberId,
+          memberEpoch,
+          apiVersion: 9,
+          isTransactional: false,
+          groupInstanceId: null,
+          topics: [{ name: 'foo', partitions: [partition] }],
+        })
+        return null
+      } catch (e) {
+        return (e as Error).message
+      }
+    }
+    assert.equal(
+      msg('b', 1, given),
+      `Received member epoch 1 is older than assignment epoch 2 for partition foo-${given}.`,
+    )
+    assert.equal(
+      msg('a', 1, given),
+      `Partition foo-${given} is not assigned or pending revocation for member.`,
+    )
+    assert.equal(msg('a', 3, kept), 'Received member epoch 3 is newer than current member epoch 2.')
+  })
+})
+
+describe('ConsumerGroupHeartbeat: subscribed names and catalog changes', () => {
+  it('a subscribed topic created later, or given more partitions, is assigned at the next heartbeat', () => {
+    const h = new Harness({ foo: 1 })
+    const a = h.heartbeat(join('a', { subscribedTopicNames: ['foo', 'later'] })).response
+    assert.deepEqual(a.assignment?.topicPartitions, [{ topicId: h.topics.id('foo'), partitions: [0] }])
+    // An unrelated topic changes nothing.
+    h.topics.set('other', 3)
+    h.shard.onNewTopicsImage(h.topics, ['other'])
+    const quiet = h.heartbeat(beat('a', 1, h.owned(a)), 10)
+    assert.deepEqual([quiet.result.records, quiet.response.memberEpoch], [[], 1])
+    h.topics.set('later', 2)
+    h.shard.onNewTopicsImage(h.topics, ['later'])
+    const created = h.heartbeat(beat('a', 1, h.owned(a)), 20).response
+    assert.equal(created.memberEpoch, 2)
+    assert.deepEqual(
+      created.assignment?.topicPartitions.map((t) => [t.topicId, t.partitions]),
+      [
+        [h.topics.id('foo'), [0]],
+        [h.topics.id('later'), [0, 1]],
+      ].sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1)),
+    )
+    h.topics.set('foo', 3)
+    h.shard.onNewTopicsImage(h.topics, ['foo'])
+    const grown = h.heartbeat(beat('a', 2, h.owned(created)), 30).response
+    assert.equal(grown.memberEpoch, 3)
+    assert.deepEqual(
+      grown.assignment?.topicPartitions.find((t) => t.topicId === h.topics.id('foo'))?.partitions,
+      [0, 1, 2],
+    )
     assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
   })
 })

@@ -389,6 +389,20 @@ describe('classic members inside a consumer group', () => {
     assertReplayEquivalent(h)
   })
 
+  it('a new classic member is refused past group.consumer.max.size; a known one rejoins', () => {
+    const h = new Harness({ foo: 4 })
+    h.config = { ...CONFIG, maxSize: 2 }
+    h.heartbeat(join('n'), 0)
+    const c = new Classic(h)
+    assert.equal(c.join(1, classicJoinRequest('k', subscription())).answer?.errorCode, 0)
+    // (JoinGroup answers carry no error message.)
+    const full = c.join(2, classicJoinRequest('', subscription()), 'fresh')
+    assert.equal(full.answer?.errorCode, ErrorCode.GROUP_MAX_SIZE_REACHED)
+    assert.deepEqual(full.result.records, [])
+    assert.equal(c.join(3, classicJoinRequest('k', subscription())).answer?.errorCode, 0)
+    assertReplayEquivalent(h)
+  })
+
   it('a classic member whose session ends is fenced; its heartbeats then fail', () => {
     const h = new Harness({ foo: 4 })
     h.config = { ...CONFIG, migrationPolicy: 'upgrade' }

@@ -7,11 +7,11 @@
  * its current target it still subscribes to, free partitions go to the least-loaded subscriber, and
  * partitions then move from a member to a subscriber with at least two fewer until none can.
  */
+import { IndexHeap } from '../../streams/assignor/heap.js'
 import type { PartitionSet } from '../partitions.js'
 import {
   byString,
   type ConsumerGroupPartitionAssignor,
-  copyPartitions,
   type GroupSpec,
   PartitionAssignorException,
   type SubscribedTopicDescriber,
@@ -116,93 +116,117 @@ function assignHomogeneous(group: GroupSpec, topics: SubscribedTopicDescriber): 
 
 function assignHeterogeneous(group: GroupSpec, topics: SubscribedTopicDescriber): Map<string, PartitionSet> {
   const memberIds = [...group.members.keys()]
-  const order = new Map(memberIds.map((id, i) => [id, i]))
-  const subscribers = new Map<string, string[]>()
-  for (const [memberId, spec] of group.members) {
+  const specs = [...group.members.values()]
+  // Members are numbered in group order; that order breaks every tie.
+  const subscribers = new Map<string, number[]>()
+  specs.forEach((spec, m) => {
     for (const id of spec.subscribedTopicIds) {
       let list = subscribers.get(id)
       if (!list) subscribers.set(id, (list = []))
-      list.push(memberId)
+      list.push(m)
     }
-  }
+  })
   const topicIds = [...subscribers.keys()].sort(byString)
-  const counts = new Map<string, number>()
-  for (const id of topicIds) counts.set(id, partitionCount(topics, id))
+  /** topic id → partition → owning member, -1 when free. */
+  const owner = new Map<string, Int32Array>()
+  for (const id of topicIds) owner.set(id, new Int32Array(partitionCount(topics, id)).fill(-1))
+  const load = new Int32Array(specs.length)
+  const result = specs.map(() => new Map<string, Set<number>>())
+  const give = (m: number, id: string, p: number): void => {
+    let set = result[m]!.get(id)
+    if (!set) result[m]!.set(id, (set = new Set()))
+    set.add(p)
+    owner.get(id)![p] = m
+    load[m]!++
+  }
+  const take = (m: number, id: string, p: number): void => {
+    const set = result[m]!.get(id)!
+    set.delete(p)
+    if (set.size === 0) result[m]!.delete(id)
+    owner.get(id)![p] = -1
+    load[m]!--
+  }
 
-  const result = new Map<string, Map<string, Set<number>>>()
-  const load = new Map<string, number>()
-  const owner = new Map<string, Map<number, string>>()
-  for (const id of topicIds) owner.set(id, new Map())
-  for (const [memberId, spec] of group.members) {
-    const next = new Map<string, Set<number>>()
-    let n = 0
-    for (const [id, ps] of copyPartitions(spec.assignment)) {
-      if (!spec.subscribedTopicIds.has(id) || !counts.has(id)) continue
-      const kept = new Set<number>()
-      for (const p of [...ps].sort((a, b) => a - b)) {
-        if (p >= counts.get(id)! || owner.get(id)!.has(p)) continue
-        owner.get(id)!.set(p, memberId)
-        kept.add(p)
-      }
-      if (kept.size > 0) {
-        next.set(id, kept)
-        n += kept.size
-      }
+  // 1. Each member keeps the partitions of its current target it still subscribes to (a partition
+  // two targets claim stays with the first member in order).
+  specs.forEach((spec, m) => {
+    for (const [id, ps] of spec.assignment) {
+      const own = owner.get(id)
+      if (own === undefined || !spec.subscribedTopicIds.has(id)) continue
+      for (const p of ps) if (p < own.length && own[p] === -1) give(m, id, p)
     }
-    result.set(memberId, next)
-    load.set(memberId, n)
+  })
+
+  // Heaps of (member, load at push) entries; an entry whose load is no longer the member's is stale
+  // and dropped when it comes to the top, so a member's load can change while it is in a heap.
+  const entryMember: number[] = []
+  const entryLoad: number[] = []
+  const entry = (m: number): number => {
+    entryMember.push(m)
+    entryLoad.push(load[m]!)
+    return entryMember.length - 1
   }
-  const give = (memberId: string, id: string, p: number): void => {
-    const next = result.get(memberId)!
-    let s = next.get(id)
-    if (!s) next.set(id, (s = new Set()))
-    s.add(p)
-    owner.get(id)!.set(p, memberId)
-    load.set(memberId, load.get(memberId)! + 1)
-  }
-  const take = (memberId: string, id: string, p: number): void => {
-    const next = result.get(memberId)!
-    const s = next.get(id)!
-    s.delete(p)
-    if (s.size === 0) next.delete(id)
-    owner.get(id)!.delete(p)
-    load.set(memberId, load.get(memberId)! - 1)
-  }
-  const leastLoaded = (candidates: readonly string[]): string => {
-    let best = candidates[0]!
-    for (const c of candidates) {
-      const d = load.get(c)! - load.get(best)!
-      if (d < 0 || (d === 0 && order.get(c)! < order.get(best)!)) best = c
+  const fewest = new IndexHeap(
+    (a, b) =>
+      entryLoad[a]! < entryLoad[b]! || (entryLoad[a] === entryLoad[b] && entryMember[a]! < entryMember[b]!),
+  )
+  const most = new IndexHeap(
+    (a, b) =>
+      entryLoad[a]! > entryLoad[b]! || (entryLoad[a] === entryLoad[b] && entryMember[a]! < entryMember[b]!),
+  )
+  /** The heap's top member whose entry is current and that passes `ok`, or -1. */
+  const top = (heap: IndexHeap, ok: (m: number) => boolean): number => {
+    for (let e = heap.peek(); e !== -1; e = heap.peek()) {
+      const m = entryMember[e]!
+      if (entryLoad[e] === load[m] && ok(m)) return m
+      heap.poll()
     }
-    return best
+    return -1
   }
+
+  // 2. Free partitions go, in partition order, to the subscriber holding the fewest partitions.
   for (const id of topicIds) {
-    const subs = subscribers.get(id)!
-    for (let p = 0; p < counts.get(id)!; p++) {
-      if (!owner.get(id)!.has(p)) give(leastLoaded(subs), id, p)
+    const own = owner.get(id)!
+    entryMember.length = 0
+    entryLoad.length = 0
+    fewest.reset(subscribers.get(id)!.map(entry))
+    for (let p = 0; p < own.length; p++) {
+      if (own[p] !== -1) continue
+      const e = fewest.peek()
+      give(entryMember[e]!, id, p)
+      entryLoad[e] = load[entryMember[e]!]!
+      fewest.updateTop()
     }
   }
-  // Move partitions from a member to a subscriber holding at least two fewer, most loaded first,
-  // until no such move is left. Every move lowers the sum of squared loads, so this ends.
-  for (;;) {
-    let moved = false
-    const byLoad = [...memberIds].sort((a, b) => load.get(b)! - load.get(a)! || order.get(a)! - order.get(b)!)
-    for (const from of byLoad) {
-      const next = result.get(from)!
-      for (const id of [...next.keys()].sort(byString)) {
-        for (const p of [...next.get(id)!].sort((a, b) => b - a)) {
-          const to = leastLoaded(subscribers.get(id)!)
-          if (load.get(to)! + 1 < load.get(from)!) {
-            take(from, id, p)
-            give(to, id, p)
-            moved = true
-          }
-          if (!next.has(id)) break
-        }
+
+  // 3. A partition moves from the member holding the most of a topic's subscribers to the one holding
+  // the fewest while they differ by two or more, topic by topic, until a pass over every topic moves
+  // none. Every move lowers the sum of squared loads, so this ends; when it does, no partition can go
+  // to a subscriber holding at least two fewer than its owner.
+  for (let moved = true; moved; ) {
+    moved = false
+    for (const id of topicIds) {
+      const subs = subscribers.get(id)!
+      const holds = (m: number): boolean => result[m]!.has(id)
+      entryMember.length = 0
+      entryLoad.length = 0
+      fewest.reset(subs.map(entry))
+      most.reset(subs.filter(holds).map(entry))
+      for (;;) {
+        const from = top(most, holds)
+        const to = top(fewest, () => true)
+        if (from === -1 || to === -1 || load[from]! - load[to]! < 2) break
+        let p = -1
+        for (const q of result[from]!.get(id)!) if (q > p) p = q
+        take(from, id, p)
+        give(to, id, p)
+        moved = true
+        most.push(entry(to))
+        fewest.push(entry(to))
+        if (holds(from)) most.push(entry(from))
+        fewest.push(entry(from))
       }
-      if (moved) break
     }
-    if (!moved) break
   }
-  return result
+  return new Map(memberIds.map((memberId, m) => [memberId, result[m]!]))
 }
