@@ -321,7 +321,7 @@ export class VarReader {
   }
 
   /** Moves past `n` bytes (as readBytes, without the view). */
-  skip(n: number): void {
+  advance(n: number): void {
     if (n > this.end - this.pos) this.#underflow()
     this.pos += n
   }

@@ -140,9 +140,9 @@ function scanRecords(
     const timestampDelta = body2.readVarlong()
     const offsetDelta = body2.readVarint()
     const keyLen = body2.readVarint()
-    if (keyLen > 0) body2.skip(keyLen)
+    if (keyLen > 0) body2.advance(keyLen)
     const valueLen = body2.readVarint()
-    if (valueLen > 0) body2.skip(valueLen)
+    if (valueLen > 0) body2.advance(valueLen)
     const headers = body2.readVarint()
     if (headers < 0 || headers > body2.end - body2.pos) {
       throw new BatchFormatError('invalid', `Found invalid number of record headers ${headers}`)
@@ -150,9 +150,9 @@ function scanRecords(
     for (let j = 0; j < headers; j++) {
       const hk = body2.readVarint()
       if (hk < 0) throw new BatchFormatError('invalid', `Invalid negative header key size ${hk}`)
-      body2.skip(hk)
+      body2.advance(hk)
       const hv = body2.readVarint()
-      if (hv > 0) body2.skip(hv)
+      if (hv > 0) body2.advance(hv)
     }
     if (body2.pos !== end) {
       throw new BatchFormatError(
