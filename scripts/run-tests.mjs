@@ -95,7 +95,9 @@ const ANSI = /\u001b\[[0-9;]*m/g
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /
 /** In the failing-tests block: the file line and each failed test's own line. */
 const FAILED_TEST = /^(test at |\s*✖ )/
-const MAX_FAILURES = 40
+const MAX_FAILURES = 200
+/** Lines of each failed test's error kept (its message and the diff of an assertion, no stack). */
+const ERROR_LINES = 12
 
 /** One `node --test` process; resolves with its exit status and its closing summary lines. */
 function runOnce(bin, env, files) {
@@ -119,6 +121,7 @@ function runOnce(bin, env, files) {
   // closing report names what failed even when only the tail of the output is read.
   let failures = []
   let inFailures = false
+  let errorLines = 0
   let partial = ''
   child.stdout.on('data', (chunk) => {
     process.stdout.write(chunk)
@@ -134,10 +137,20 @@ function runOnce(bin, env, files) {
         inFailures = true
         failures = []
       } else if (inFailures && failures.length < MAX_FAILURES) {
-        // Each failed test's line and the first line of its error
-        if (FAILED_TEST.test(line)) failures.push(line.trim())
-        else if (failures.at(-1)?.startsWith('✖') && line.trim() !== '')
+        // Each failed test's line and the first lines of its error
+        if (FAILED_TEST.test(line)) {
+          failures.push(line.trim())
+          errorLines = 0
+        } else if (
+          errorLines < ERROR_LINES &&
+          failures.at(-1) !== undefined &&
+          !failures.at(-1).startsWith('test at ') &&
+          line.trim() !== '' &&
+          !/^\s*at /.test(line)
+        ) {
           failures.push(`  ${line.trim().slice(0, 300)}`)
+          errorLines++
+        }
       }
     }
   })
