@@ -2,7 +2,10 @@
 // end-to-end tests that stop or restart the server: its PLAINTEXT port, everything it printed, a
 // graceful stop (SIGTERM, expecting exit status 0) and a kill that is safe to call in `finally`.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export interface TopographProcess {
   readonly child: ChildProcess
@@ -31,7 +34,9 @@ export async function freeLoopbackPort(): Promise<number> {
 
 /**
  * Starts `topograph start` with every entry of `settings` as an `--override`. `listeners` defaults to
- * an ephemeral loopback port and `console.listener` to none. Resolves once the listener is up;
+ * an ephemeral loopback port, `console.listener` to none, and `data.dir` to a fresh directory of
+ * its own, removed once the process has exited (the product's default, `./data`, would be shared by
+ * every test running at the same time). Resolves once the listener is up;
  * rejects (with the output so far) when the process exits first or `startTimeoutMs` passes.
  */
 export async function startTopographProcess(
@@ -46,9 +51,12 @@ export async function startTopographProcess(
     readonly env?: Readonly<Record<string, string>>
   } = {},
 ): Promise<TopographProcess> {
+  const ownDataDir =
+    settings['data.dir'] === undefined ? mkdtempSync(join(tmpdir(), 'topograph-process-')) : undefined
   const all: Record<string, string> = {
     listeners: 'PLAINTEXT://127.0.0.1:0',
     'console.listener': 'none',
+    ...(ownDataDir === undefined ? {} : { 'data.dir': ownDataDir }),
     ...settings,
   }
   const nodeArgs = options.nodeArgs ?? []
@@ -62,7 +70,10 @@ export async function startTopographProcess(
     env: { ...process.env, ...(options.env ?? {}) },
   })
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('exit', (code, signal) => {
+      if (ownDataDir !== undefined) rmSync(ownDataDir, { recursive: true, force: true })
+      resolve({ code, signal })
+    }),
   )
   let out = ''
   child.stdout?.on('data', (d: Buffer) => {
@@ -75,7 +86,7 @@ export async function startTopographProcess(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     await exited
   }
-  const timeoutMs = options.startTimeoutMs ?? 30_000
+  const timeoutMs = options.startTimeoutMs ?? 90_000
   let timer: NodeJS.Timeout | undefined
   let poll: NodeJS.Timeout | undefined
   try {
