@@ -23,6 +23,7 @@
  */
 import * as nodeFs from 'node:fs'
 import { join, resolve } from 'node:path'
+import { acquireFileLock, type FileLock, FileLockBusyError } from '../file-lock.js'
 import {
   BATCH_LENGTH_OFFSET,
   type Crc32c,
@@ -76,6 +77,8 @@ export interface FileLayer {
 export const NODE_FILE_LAYER: FileLayer = nodeFs as unknown as FileLayer
 
 const CLEAN_SHUTDOWN = '.kafka_cleanshutdown'
+/** Each log directory's lock file (Kafka's name). */
+const LOCK_FILE = '.lock'
 const RECOVERY_POINT_FILE = 'recovery-point-offset-checkpoint'
 const LOG_START_FILE = 'log-start-offset-checkpoint'
 const CLEANER_FILE = 'cleaner-offset-checkpoint'
@@ -1098,6 +1101,8 @@ export class FileLogStorage implements LogStorage {
   #recoveryDirty = false
   /** The recovery-point checkpoint writes, in call order (see checkpoint). */
   #checkpoints: Promise<void> = Promise.resolve()
+  /** The lock on each directory's `.lock` while the storage is open. */
+  #locks: FileLock[] = []
 
   constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
     if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
@@ -1114,9 +1119,9 @@ export class FileLogStorage implements LogStorage {
     const fs = this.#fs
     let clean = true
     let anyData = false
+    this.#lockDirs()
     for (let i = 0; i < this.#dirs.length; i++) {
       const dir = this.#dirs[i]
-      fs.mkdirSync(dir, { recursive: true })
       const names = fs.readdirSync(dir)
       const marker = join(dir, CLEAN_SHUTDOWN)
       const hasMarker = fs.existsSync(marker)
@@ -1133,6 +1138,33 @@ export class FileLogStorage implements LogStorage {
     }
     this.#cleanShutdown = clean || !anyData
     return { cleanShutdown: this.#cleanShutdown }
+  }
+
+  /**
+   * Takes every directory's lock, as Kafka does: a second server on one of them would append to the
+   * same segments, and remove the data of a partition whose directory holds a topic id it does not
+   * know when it creates a topic of that name (the manager's createPartitions).
+   */
+  #lockDirs(): void {
+    for (const dir of this.#dirs) {
+      this.#fs.mkdirSync(dir, { recursive: true })
+      try {
+        this.#locks.push(acquireFileLock(join(dir, LOCK_FILE)))
+      } catch (cause) {
+        this.#releaseLocks()
+        throw new Error(
+          cause instanceof FileLockBusyError
+            ? `Failed to acquire lock on file ${LOCK_FILE} in ${dir}. Another Topograph server is using this directory.`
+            : `Failed to lock ${join(dir, LOCK_FILE)}: ${(cause as Error).message}`,
+          { cause },
+        )
+      }
+    }
+  }
+
+  #releaseLocks(): void {
+    for (const lock of this.#locks) lock.release()
+    this.#locks = []
   }
 
   #readCheckpoint(path: string): Map<string, number> {
@@ -1279,6 +1311,7 @@ export class FileLogStorage implements LogStorage {
     this.#recoveryDirty = true
     await this.checkpoint()
     for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
+    this.#releaseLocks()
   }
 }
 

@@ -1,7 +1,7 @@
 // The contract every log storage engine meets, driven through LogManager and PartitionLog (the
 // interface the Kafka handlers use). test/log/memory.test.ts and file.test.ts run it per engine.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, afterEach, before, describe, test } from 'node:test'
 import { compressSync as rawSnappy } from 'snappy'
 import {
   buildBatch,
@@ -73,8 +73,12 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
     before(async () => {
       h = await factory()
     })
+    // A storage engine may hold its directory for one manager at a time (the file engine locks
+    // it), so each test closes the managers it opened.
+    afterEach(async () => {
+      for (const m of managers.splice(0)) await m.close()
+    })
     after(async () => {
-      for (const m of managers) await m.close()
       await h.cleanup()
     })
 
@@ -96,7 +100,9 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       configs: Partial<LogConfig> = {},
       storage?: LogStorage,
     ): Promise<{ m: LogManagerImpl; p: PartitionLog; topic: string }> {
-      const m = await manager(storage)
+      // Topics of one test share its manager (one open manager per storage at a time).
+      const m =
+        storage === undefined && managers.length > 0 ? managers[managers.length - 1]! : await manager(storage)
       const topic = `t${n++}`
       await m.createPartitions(topic, `id-${topic}`, 0, 1, configs)
       return { m, p: m.partition(topic, 0)!, topic }

@@ -179,3 +179,24 @@ test('file: the recovery-point checkpoint is written in call order with its fsyn
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('file: a log directory is locked while its storage is open; a second one is refused until close', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-'))
+  try {
+    const first = new FileLogStorage([join(dir, 'a'), join(dir, 'b')])
+    await first.open()
+    // The second storage shares only directory b: refused, and it holds no lock on a afterwards.
+    const second = new FileLogStorage([join(dir, 'c'), join(dir, 'b')])
+    await assert.rejects(second.open(), {
+      message: `Failed to acquire lock on file .lock in ${join(dir, 'b')}. Another Topograph server is using this directory.`,
+    })
+    const third = new FileLogStorage([join(dir, 'c')])
+    await third.open()
+    await third.close()
+    await first.close()
+    await second.open()
+    await second.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

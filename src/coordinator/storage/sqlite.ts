@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { acquireFileLock, type FileLock, FileLockBusyError } from '../../file-lock.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import { type CheckpointEvent, WalCheckpointer } from './sqlite-checkpoint.js'
 import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
@@ -106,8 +107,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   readonly #walMaxBytes: number
   readonly #onCheckpoint: ((event: CheckpointEvent) => void) | undefined
   #db: Database.Database | undefined
-  /** The connection whose open transaction holds the lock file (see `#lock()`). */
-  #lockDb: Database.Database | undefined
+  /** The lock on `coordinator.lock` while the store is open (see `#lock()`). */
+  #heldLock: FileLock | undefined
   #checkpointer: WalCheckpointer | undefined
   #closing: Promise<void> | undefined
   /** Operations waiting, in call order, while the checkpointer holds the writes. */
@@ -167,13 +168,13 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         },
       )
     }
-    const lockDb = this.#lock()
+    const lock = this.#lock()
     let db: Database.Database
     try {
       // timeout 0: nothing on the event loop ever waits for a lock.
       db = new Database(this.#path, { timeout: 0 })
     } catch (cause) {
-      lockDb.close()
+      lock.release()
       throw new StorageError(
         'STORAGE_OPEN_FAILED',
         `cannot open ${this.#path}: ${(cause as Error).message}`,
@@ -263,10 +264,10 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       })
       this.#stmts = stmts
       this.#db = db
-      this.#lockDb = lockDb
+      this.#heldLock = lock
     } catch (cause) {
       db.close()
-      lockDb.close()
+      lock.release()
       if (cause instanceof StorageError) throw cause
       const message = (cause as Error).message
       const busy = (cause as { code?: unknown }).code === 'SQLITE_BUSY'
@@ -294,24 +295,16 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
 
   /**
    * Makes the store this process's alone: two servers appending to one data.dir would corrupt each
-   * other's offsets. A connection to `coordinator.lock` (an empty SQLite file) opens a transaction
-   * with `BEGIN EXCLUSIVE` and never ends it while the store is open; SQLite holds an exclusive OS
-   * file lock for it, so a second process (or a second store in this one) fails at once with
-   * SQLITE_BUSY. The operating system drops the lock with the process, also on kill -9.
+   * other's offsets. A second process (or a second store in this one) fails at once.
    */
-  #lock(): Database.Database {
+  #lock(): FileLock {
     const file = join(this.#dataDir, SQLITE_LOCK_FILE_NAME)
-    let lockDb: Database.Database | undefined
     try {
-      lockDb = new Database(file, { timeout: 0 })
-      lockDb.exec('BEGIN EXCLUSIVE')
-      return lockDb
+      return acquireFileLock(file)
     } catch (cause) {
-      lockDb?.close()
-      const busy = (cause as { code?: unknown }).code === 'SQLITE_BUSY'
       throw new StorageError(
         'STORAGE_OPEN_FAILED',
-        busy
+        cause instanceof FileLockBusyError
           ? `${this.#path} is locked: another process is using data.dir ${this.#dataDir}`
           : `cannot open ${file}: ${(cause as Error).message}`,
         { cause },
@@ -500,8 +493,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#compactTx = undefined
     this.#nextOffset.clear()
     db.close()
-    this.#lockDb?.close()
-    this.#lockDb = undefined
+    this.#heldLock?.release()
+    this.#heldLock = undefined
   }
 
   /** Inserts `records` at `offset` on; returns the next offset. Runs inside a transaction. */
