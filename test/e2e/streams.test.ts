@@ -61,15 +61,21 @@ async function member(
   return m
 }
 
-/** Heartbeats every member in rounds until the group is Stable with every member at the group epoch. */
+/**
+ * Heartbeats every member in rounds until the group is Stable with every member at the group epoch,
+ * for at least `rounds` rounds and 20 s (a new group stays NotReady until the server has created its
+ * internal topics in the background, which takes longer on a loaded machine).
+ */
 async function converge(groupId: string, group: readonly StreamsMember[], rounds = 30) {
-  for (let i = 0; i < rounds; i++) {
+  const deadline = Date.now() + 20_000
+  for (let i = 0; i < rounds || Date.now() < deadline; i++) {
     for (const m of group) {
       const r = await m.heartbeat()
       assert.equal(r.errorCode, 0, `${m.memberId}: ${r.errorMessage}`)
     }
     const d = await describeGroup(groupId)
     if (d.groupState === 'Stable' && group.every((m) => m.epoch === d.groupEpoch)) return d
+    if (i >= rounds) await new Promise((resolve) => setTimeout(resolve, 20))
   }
   assert.fail(`group ${groupId} did not converge: ${(await describeGroup(groupId)).groupState}`)
 }
