@@ -98,6 +98,34 @@ class ProcessIndex {
   }
 }
 
+/** The task → owning processes indexes of a group (active, standby, warm-up). */
+class Ownership {
+  readonly active = new ProcessIndex()
+  readonly standby = new ProcessIndex()
+  readonly warmup = new ProcessIndex()
+
+  /** Adds (or removes) the tasks a member owns: assigned and pending revocation. */
+  apply(m: StreamsGroupMember, add: boolean): void {
+    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, add)
+  }
+
+  #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
+    const touch = (index: ProcessIndex, id: string, p: number): void => {
+      if (add) index.add(id, p, processId)
+      else index.remove(id, p, processId)
+    }
+    t.active.forEach((id, p) => {
+      touch(this.active, id, p)
+    })
+    t.standby.forEach((id, p) => {
+      touch(this.standby, id, p)
+    })
+    t.warmup.forEach((id, p) => {
+      touch(this.warmup, id, p)
+    })
+  }
+}
+
 /** The owners of one task in a ProcessIndex, as a set. */
 function processesOf(v: string | Set<string> | undefined): ReadonlySet<string> {
   return v === undefined ? EMPTY_STRINGS : typeof v === 'string' ? new Set([v]) : v
@@ -139,10 +167,15 @@ export class StreamsGroup {
   /** The members by id, each with its session bookkeeping (soft state), and the static ones. */
   readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
   readonly #targets = new Map<string, TasksTuple>()
-  // derived from members: task → owning process ids (active, standby, warm-up)
-  readonly #activeProcess = new ProcessIndex()
-  readonly #standbyProcess = new ProcessIndex()
-  readonly #warmupProcess = new ProcessIndex()
+  /**
+   * Derived from the members: task → owning process ids (active, standby, warm-up). Only a member
+   * that reconciles asks who owns a task, so the index is built on the first question and dropped
+   * once every member is reconciled to the assignment epoch (a stable group keeps none; see
+   * #unreconciled). Kept up to date while it exists.
+   */
+  #owners: Ownership | null = null
+  /** The number of members not reconciled to the assignment epoch (see isReconciledTo). */
+  #unreconciled = 0
   // soft state
   configuredTopology: ConfiguredTopology | null = null
   // The metadata refresh deadline, kept as two numbers (read by every heartbeat).
@@ -279,14 +312,28 @@ export class StreamsGroup {
 
   /** The process currently owning `task` as active, if any. */
   activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
-    const s = this.#activeProcess.get(subtopologyId, partition)
+    const s = this.#ownership().active.get(subtopologyId, partition)
     return s === undefined || typeof s === 'string' ? s : [...s][0]
   }
   standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#standbyProcess.get(subtopologyId, partition))
+    return processesOf(this.#ownership().standby.get(subtopologyId, partition))
   }
   warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#warmupProcess.get(subtopologyId, partition))
+    return processesOf(this.#ownership().warmup.get(subtopologyId, partition))
+  }
+
+  /** The task → process index, built from the members (in table order) when there is none. */
+  #ownership(): Ownership {
+    if (this.#owners === null) {
+      this.#owners = new Ownership()
+      for (const m of this.#table.members.values()) this.#owners.apply(m, true)
+    }
+    return this.#owners
+  }
+
+  /** Whether the task → process index is built (for tests: a stable group keeps none). */
+  get hasOwnershipIndex(): boolean {
+    return this.#owners !== null
   }
 
   // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
@@ -458,8 +505,17 @@ export class StreamsGroup {
   }
 
   replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
+    const changed = epoch !== this.#assignmentEpoch
     this.#assignmentEpoch = epoch
     this.#assignmentTimestamp = timestamp
+    if (changed) this.#recountUnreconciled()
+  }
+
+  #recountUnreconciled(): void {
+    let n = 0
+    for (const m of this.#table.members.values()) if (!isReconciledTo(m, this.#assignmentEpoch)) n++
+    this.#unreconciled = n
+    if (n === 0) this.#owners = null
   }
 
   replayTargetAssignmentMetadataTombstone(): void {
@@ -470,6 +526,7 @@ export class StreamsGroup {
     }
     this.#assignmentEpoch = -1
     this.#assignmentTimestamp = 0n
+    this.#recountUnreconciled()
   }
 
   replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
@@ -498,8 +555,14 @@ export class StreamsGroup {
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: StreamsGroupMember): void {
     const old = this.#table.put(member)
-    if (old) this.#unindex(old)
-    this.#index(member)
+    const epoch = this.#assignmentEpoch
+    if (old !== undefined && !isReconciledTo(old, epoch)) this.#unreconciled--
+    if (!isReconciledTo(member, epoch)) this.#unreconciled++
+    if (this.#unreconciled === 0) this.#owners = null
+    else if (this.#owners !== null) {
+      if (old) this.#owners.apply(old, false)
+      this.#owners.apply(member, true)
+    }
     // The member now holds its target (it reconciled): the target shares its tuple.
     const target = this.#targets.get(member.memberId)
     const current = member.assignedTasks
@@ -511,35 +574,15 @@ export class StreamsGroup {
   removeMember(memberId: string): void {
     const old = this.#table.remove(memberId)
     if (!old) return
-    this.#unindex(old)
+    if (!isReconciledTo(old, this.#assignmentEpoch)) this.#unreconciled--
+    if (this.#unreconciled === 0) this.#owners = null
+    else this.#owners?.apply(old, false)
     this.#taskOffsets?.delete(memberId)
     this.#afterChange()
   }
 
   #afterChange(): void {
     if (this.#table.size === 0) this.shutdownRequestMemberId = null
-  }
-
-  #index(m: StreamsGroupMember): void {
-    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, true)
-  }
-  #unindex(m: StreamsGroupMember): void {
-    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, false)
-  }
-  #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
-    const touch = (index: ProcessIndex, id: string, p: number): void => {
-      if (add) index.add(id, p, processId)
-      else index.remove(id, p, processId)
-    }
-    t.active.forEach((id, p) => {
-      touch(this.#activeProcess, id, p)
-    })
-    t.standby.forEach((id, p) => {
-      touch(this.#standbyProcess, id, p)
-    })
-    t.warmup.forEach((id, p) => {
-      touch(this.#warmupProcess, id, p)
-    })
   }
 }
 
