@@ -72,7 +72,11 @@ export interface ConfiguredTopology {
   readonly internalTopicsToBeCreated: readonly CreatableTopic[]
   /** null when the topology is ready. */
   readonly status: TopicConfigurationStatus | null
-  /** Partition counts of the source topics as found in the catalog (null when not configured). */
+  /**
+   * Partition counts, as found in the catalog, of the source topics whose count differs from the
+   * number of tasks of a subtopology reading them; any other source topic has one partition a task
+   * of its subtopologies (null when not configured).
+   */
   readonly sourcePartitionCounts: ReadonlyMap<string, number> | null
 }
 
@@ -127,15 +131,21 @@ export function configureTopology(topology: StreamsTopology, image: TopicsImage)
             statusDetail: `Internal topics are missing: ${summarizeTopics(toCreate.map((t) => t.name))}`,
           }
         : null
-    const sourcePartitionCounts = new Map<string, number>()
-    for (const s of topology.subtopologies)
-      for (const t of s.sourceTopics) sourcePartitionCounts.set(t, partitionCount(t)!)
+    // Only the source topics whose partition count differs from the tasks of a subtopology that
+    // reads them (most have one partition a task: a Map of them would cost a hash table a group).
+    let sourcePartitionCounts: Map<string, number> | null = null
+    for (const s of configured.values()) {
+      for (const t of s.sourceTopics) {
+        const n = partitionCount(t)!
+        if (n !== s.numberOfTasks) (sourcePartitionCounts ??= new Map()).set(t, n)
+      }
+    }
     return {
       topologyEpoch: topology.epoch,
       subtopologies: configured,
       internalTopicsToBeCreated: toCreate,
       status,
-      sourcePartitionCounts,
+      sourcePartitionCounts: sourcePartitionCounts ?? NO_PARTITION_COUNTS,
     }
   } catch (e) {
     if (e instanceof TopicConfigurationFailure) {
@@ -386,6 +396,9 @@ function fnv1a(seed: bigint, s: string): bigint {
   }
   return h
 }
+
+/** Source partition counts when every source topic has one partition a task (most topologies). */
+const NO_PARTITION_COUNTS: ReadonlyMap<string, number> = new Map()
 
 /** A stateless subtopology has no internal topics: one shared empty map (a Map costs a hash table). */
 const NO_INTERNAL_TOPICS: ReadonlyMap<string, ConfiguredInternalTopic> = new Map()
