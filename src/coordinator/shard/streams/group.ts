@@ -13,8 +13,8 @@ import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
-import type {
-  MemberSession as GenericMemberSession,
+import {
+  type MemberSession as GenericMemberSession,
   MemberSlot as GenericMemberSlot,
 } from '../modern/session.js'
 import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
@@ -98,6 +98,65 @@ class ProcessIndex {
   }
 }
 
+/** A streams member's slot: also its target assignment (undefined: none recorded). */
+class StreamsMemberSlot extends GenericMemberSlot<StreamsGroupMember, StreamsTimerResult> {
+  target: TasksTuple | undefined = undefined
+}
+
+class StreamsMemberTable extends MemberTable<StreamsGroupMember, StreamsTimerResult, StreamsMemberSlot> {
+  protected override newSlot(member: StreamsGroupMember): StreamsMemberSlot {
+    return new StreamsMemberSlot(member, this)
+  }
+}
+
+/**
+ * The targets of a group as a read-only map: those kept in the member slots (in table order), then
+ * the others. Made when asked for (a Map of its own would cost a hash table entry and a key a member).
+ */
+class TargetsView implements ReadonlyMap<string, TasksTuple> {
+  readonly #slots: ReadonlyMap<string, StreamsMemberSlot>
+  readonly #inSlots: number
+  readonly #others: ReadonlyMap<string, TasksTuple> | null
+
+  constructor(
+    slots: ReadonlyMap<string, StreamsMemberSlot>,
+    inSlots: number,
+    others: ReadonlyMap<string, TasksTuple> | null,
+  ) {
+    this.#slots = slots
+    this.#inSlots = inSlots
+    this.#others = others
+  }
+  get size(): number {
+    return this.#inSlots + (this.#others?.size ?? 0)
+  }
+  get(memberId: string): TasksTuple | undefined {
+    return this.#slots.get(memberId)?.target ?? this.#others?.get(memberId)
+  }
+  has(memberId: string): boolean {
+    return this.get(memberId) !== undefined
+  }
+  forEach(
+    fn: (target: TasksTuple, memberId: string, map: ReadonlyMap<string, TasksTuple>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [id, t] of this) fn.call(thisArg, t, id, this)
+  }
+  *entries(): MapIterator<[string, TasksTuple]> {
+    for (const [id, s] of this.#slots) if (s.target !== undefined) yield [id, s.target]
+    if (this.#others !== null) yield* this.#others
+  }
+  *keys(): MapIterator<string> {
+    for (const [id] of this) yield id
+  }
+  *values(): MapIterator<TasksTuple> {
+    for (const [, t] of this) yield t
+  }
+  [Symbol.iterator](): MapIterator<[string, TasksTuple]> {
+    return this.entries()
+  }
+}
+
 /** The task → owning processes indexes of a group (active, standby, warm-up). */
 class Ownership {
   readonly active = new ProcessIndex()
@@ -164,9 +223,18 @@ export class StreamsGroup {
   #assignmentEpoch = 1
   #assignmentTimestamp = 0n
   #topology: StreamsTopology | null = null
-  /** The members by id, each with its session bookkeeping (soft state), and the static ones. */
-  readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
-  readonly #targets = new Map<string, TasksTuple>()
+  /**
+   * The members by id, each with its session bookkeeping (soft state) and its target assignment,
+   * and the static ones.
+   */
+  readonly #table: StreamsMemberTable
+  /** The number of slots with a target. */
+  #slotTargets = 0
+  /**
+   * The targets of members not in the table (a target record replayed before the member's metadata,
+   * or after its tombstone); made on first use.
+   */
+  #otherTargets: Map<string, TasksTuple> | null = null
   /**
    * Derived from the members: task → owning process ids (active, standby, warm-up). Only a member
    * that reconciles asks who owns a task, so the index is built on the first question and dropped
@@ -192,7 +260,7 @@ export class StreamsGroup {
   /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
-    this.#table = new MemberTable(groupId, sessionTimeoutOp)
+    this.#table = new StreamsMemberTable(groupId, sessionTimeoutOp)
   }
 
   /** The task offsets each member last reported (soft state), by member id. */
@@ -266,8 +334,9 @@ export class StreamsGroup {
   get members(): ReadonlyMap<string, StreamsGroupMember> {
     return this.#table.members
   }
+  /** The target of every member that has one: the table's members first, in table order. */
   get targetAssignments(): ReadonlyMap<string, TasksTuple> {
-    return this.#targets
+    return new TargetsView(this.#table.slots, this.#slotTargets, this.#otherTargets)
   }
   member(memberId: string): StreamsGroupMember | undefined {
     return this.#table.member(memberId)
@@ -276,10 +345,13 @@ export class StreamsGroup {
     return this.#table.staticMemberId(instanceId)
   }
   targetAssignment(memberId: string): TasksTuple {
-    return this.#targets.get(memberId) ?? EMPTY_TASKS
+    return this.#target(memberId) ?? EMPTY_TASKS
   }
   hasTarget(memberId: string): boolean {
-    return this.#targets.has(memberId)
+    return this.#target(memberId) !== undefined
+  }
+  #target(memberId: string): TasksTuple | undefined {
+    return this.#table.slot(memberId)?.target ?? this.#otherTargets?.get(memberId)
   }
 
   /** §5.1, evaluated in order. */
@@ -519,7 +591,7 @@ export class StreamsGroup {
   }
 
   replayTargetAssignmentMetadataTombstone(): void {
-    if (this.#targets.size > 0) {
+    if (this.#slotTargets > 0 || this.#otherTargets !== null) {
       throw new Error(
         `Received target assignment metadata tombstone for group ${this.groupId} with remaining targets.`,
       )
@@ -530,12 +602,18 @@ export class StreamsGroup {
   }
 
   replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
-    if (tasks === null) this.#targets.delete(memberId)
-    else {
-      // A member that holds its target (every stable member) shares its tuple with it.
-      const current = this.#table.member(memberId)?.assignedTasks
-      this.#targets.set(memberId, current !== undefined && tasksTupleEquals(current, tasks) ? current : tasks)
+    const slot = this.#table.slot(memberId)
+    if (slot === undefined) {
+      if (tasks !== null) (this.#otherTargets ??= new Map()).set(kept(memberId), tasks)
+      else if (this.#otherTargets?.delete(memberId) && this.#otherTargets.size === 0)
+        this.#otherTargets = null
+      return
     }
+    if (slot.target === undefined && tasks !== null) this.#slotTargets++
+    else if (slot.target !== undefined && tasks === null) this.#slotTargets--
+    // A member that holds its target (every stable member) shares its tuple with it.
+    const current = slot.member.assignedTasks
+    slot.target = tasks !== null && tasksTupleEquals(current, tasks) ? current : (tasks ?? undefined)
   }
 
   /**
@@ -555,6 +633,17 @@ export class StreamsGroup {
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: StreamsGroupMember): void {
     const old = this.#table.put(member)
+    const slot = this.#table.slot(member.memberId)!
+    if (old === undefined && this.#otherTargets !== null) {
+      // A target recorded before the member: now kept in its slot.
+      const target = this.#otherTargets.get(member.memberId)
+      if (target !== undefined) {
+        this.#otherTargets.delete(member.memberId)
+        if (this.#otherTargets.size === 0) this.#otherTargets = null
+        slot.target = target
+        this.#slotTargets++
+      }
+    }
     const epoch = this.#assignmentEpoch
     if (old !== undefined && !isReconciledTo(old, epoch)) this.#unreconciled--
     if (!isReconciledTo(member, epoch)) this.#unreconciled++
@@ -564,16 +653,21 @@ export class StreamsGroup {
       this.#owners.apply(member, true)
     }
     // The member now holds its target (it reconciled): the target shares its tuple.
-    const target = this.#targets.get(member.memberId)
+    const target = slot.target
     const current = member.assignedTasks
-    if (target !== undefined && target !== current && tasksTupleEquals(target, current))
-      this.#targets.set(member.memberId, current)
+    if (target !== undefined && target !== current && tasksTupleEquals(target, current)) slot.target = current
     this.#afterChange()
   }
 
   removeMember(memberId: string): void {
+    const target = this.#table.slot(memberId)?.target
     const old = this.#table.remove(memberId)
     if (!old) return
+    if (target !== undefined) {
+      // The target outlives the member until its own tombstone.
+      this.#slotTargets--
+      ;(this.#otherTargets ??= new Map()).set(old.memberId, target)
+    }
     if (!isReconciledTo(old, this.#assignmentEpoch)) this.#unreconciled--
     if (this.#unreconciled === 0) this.#owners = null
     else this.#owners?.apply(old, false)
