@@ -325,18 +325,31 @@ function configureSubtopology(
   })
   return {
     numberOfTasks,
-    sourceTopics: [...new Set(s.sourceTopics)].sort(byString),
-    repartitionSinkTopics: [...new Set(s.repartitionSinkTopics)].sort(byString),
+    sourceTopics: sortedNames(s.sourceTopics),
+    repartitionSinkTopics: sortedNames(s.repartitionSinkTopics),
     repartitionSourceTopics: topicsByName(s.repartitionSourceTopics.map(internal)),
     stateChangelogTopics: topicsByName(s.stateChangelogTopics.map(internal)),
   }
 }
 
+/**
+ * The names sorted, without duplicates: the recorded list itself when it is so already (most are:
+ * one source topic, no sinks), so the configured topology keeps no copy of it.
+ */
+function sortedNames(names: readonly string[]): readonly string[] {
+  if (names.length === 0) return NO_NAMES
+  for (let i = 1; i < names.length; i++) {
+    if (!(names[i - 1]! < names[i]!)) return [...new Set(names)].sort(byString)
+  }
+  return names
+}
+const NO_NAMES: readonly string[] = Object.freeze([])
+
 function missingInternalTopics(
   configured: ReadonlyMap<string, ConfiguredSubtopology>,
   topology: StreamsTopology,
   image: TopicsImage,
-): CreatableTopic[] {
+): readonly CreatableTopic[] {
   const expected = new Map<string, ConfiguredInternalTopic>()
   for (const s of configured.values()) {
     for (const t of s.repartitionSourceTopics.values()) expected.set(t.name, t)
@@ -354,6 +367,7 @@ function missingInternalTopics(
       )
     }
   }
+  if (expected.size === 0) return NO_TOPICS_TO_CREATE
   // Sorted by name where Kafka uses hash-map order (documented in docs/streams-groups.md).
   return [...expected.values()]
     .sort((a, b) => byString(a.name, b.name))
@@ -396,6 +410,9 @@ function fnv1a(seed: bigint, s: string): bigint {
   }
   return h
 }
+
+/** No internal topic to create (a ready topology), shared. */
+const NO_TOPICS_TO_CREATE: readonly CreatableTopic[] = Object.freeze([])
 
 /** Source partition counts when every source topic has one partition a task (most topologies). */
 const NO_PARTITION_COUNTS: ReadonlyMap<string, number> = new Map()
