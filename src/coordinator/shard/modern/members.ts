@@ -53,9 +53,15 @@ class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
   }
 }
 
-export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> {
+/**
+ * `S`: the slot class; a group that keeps more with each member (a streams member's target) makes
+ * its own by overriding newSlot.
+ */
+export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> = MemberSlot<M, R>>
+  implements SessionTimers<R>
+{
   readonly #groupId: string
-  readonly #slots = new Map<string, MemberSlot<M, R>>()
+  readonly #slots = new Map<string, S>()
   readonly #members = new MembersView<M, R>(this.#slots)
   /** Made when the first static member comes (most groups have none). */
   #staticMembers: Map<string, string> | null = null
@@ -73,8 +79,12 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
   get size(): number {
     return this.#members.size
   }
-  slot(memberId: string): MemberSlot<M, R> | undefined {
+  slot(memberId: string): S | undefined {
     return this.#slots.get(memberId)
+  }
+  /** The slots by member id, in the order members were first replayed. */
+  get slots(): ReadonlyMap<string, S> {
+    return this.#slots
   }
   member(memberId: string): M | undefined {
     return this.#slots.get(memberId)?.member
@@ -106,13 +116,18 @@ export class MemberTable<M extends ModernMember, R> implements SessionTimers<R> 
     return this.#sessionTimeoutOp(this.#groupId, memberId)
   }
 
+  /** A new member's slot. */
+  protected newSlot(member: M): S {
+    return new MemberSlot<M, R>(member, this) as S
+  }
+
   /** Adds or replaces a member; returns the one it replaced. */
   put(member: M): M | undefined {
     const slot = this.#slots.get(member.memberId)
     const old = slot?.member
     if (slot !== undefined) slot.member = member
     else {
-      this.#slots.set(member.memberId, new MemberSlot<M, R>(member, this))
+      this.#slots.set(member.memberId, this.newSlot(member))
     }
     if (
       old?.instanceId &&

@@ -72,7 +72,11 @@ export interface ConfiguredTopology {
   readonly internalTopicsToBeCreated: readonly CreatableTopic[]
   /** null when the topology is ready. */
   readonly status: TopicConfigurationStatus | null
-  /** Partition counts of the source topics as found in the catalog (null when not configured). */
+  /**
+   * Partition counts, as found in the catalog, of the source topics whose count differs from the
+   * number of tasks of a subtopology reading them; any other source topic has one partition a task
+   * of its subtopologies (null when not configured).
+   */
   readonly sourcePartitionCounts: ReadonlyMap<string, number> | null
 }
 
@@ -127,15 +131,21 @@ export function configureTopology(topology: StreamsTopology, image: TopicsImage)
             statusDetail: `Internal topics are missing: ${summarizeTopics(toCreate.map((t) => t.name))}`,
           }
         : null
-    const sourcePartitionCounts = new Map<string, number>()
-    for (const s of topology.subtopologies)
-      for (const t of s.sourceTopics) sourcePartitionCounts.set(t, partitionCount(t)!)
+    // Only the source topics whose partition count differs from the tasks of a subtopology that
+    // reads them (most have one partition a task: a Map of them would cost a hash table a group).
+    let sourcePartitionCounts: Map<string, number> | null = null
+    for (const s of configured.values()) {
+      for (const t of s.sourceTopics) {
+        const n = partitionCount(t)!
+        if (n !== s.numberOfTasks) (sourcePartitionCounts ??= new Map()).set(t, n)
+      }
+    }
     return {
       topologyEpoch: topology.epoch,
       subtopologies: configured,
       internalTopicsToBeCreated: toCreate,
       status,
-      sourcePartitionCounts,
+      sourcePartitionCounts: sourcePartitionCounts ?? NO_PARTITION_COUNTS,
     }
   } catch (e) {
     if (e instanceof TopicConfigurationFailure) {
@@ -315,18 +325,31 @@ function configureSubtopology(
   })
   return {
     numberOfTasks,
-    sourceTopics: [...new Set(s.sourceTopics)].sort(byString),
-    repartitionSinkTopics: [...new Set(s.repartitionSinkTopics)].sort(byString),
+    sourceTopics: sortedNames(s.sourceTopics),
+    repartitionSinkTopics: sortedNames(s.repartitionSinkTopics),
     repartitionSourceTopics: topicsByName(s.repartitionSourceTopics.map(internal)),
     stateChangelogTopics: topicsByName(s.stateChangelogTopics.map(internal)),
   }
 }
 
+/**
+ * The names sorted, without duplicates: the recorded list itself when it is so already (most are:
+ * one source topic, no sinks), so the configured topology keeps no copy of it.
+ */
+function sortedNames(names: readonly string[]): readonly string[] {
+  if (names.length === 0) return NO_NAMES
+  for (let i = 1; i < names.length; i++) {
+    if (!(names[i - 1]! < names[i]!)) return [...new Set(names)].sort(byString)
+  }
+  return names
+}
+const NO_NAMES: readonly string[] = Object.freeze([])
+
 function missingInternalTopics(
   configured: ReadonlyMap<string, ConfiguredSubtopology>,
   topology: StreamsTopology,
   image: TopicsImage,
-): CreatableTopic[] {
+): readonly CreatableTopic[] {
   const expected = new Map<string, ConfiguredInternalTopic>()
   for (const s of configured.values()) {
     for (const t of s.repartitionSourceTopics.values()) expected.set(t.name, t)
@@ -344,6 +367,7 @@ function missingInternalTopics(
       )
     }
   }
+  if (expected.size === 0) return NO_TOPICS_TO_CREATE
   // Sorted by name where Kafka uses hash-map order (documented in docs/streams-groups.md).
   return [...expected.values()]
     .sort((a, b) => byString(a.name, b.name))
@@ -386,6 +410,12 @@ function fnv1a(seed: bigint, s: string): bigint {
   }
   return h
 }
+
+/** No internal topic to create (a ready topology), shared. */
+const NO_TOPICS_TO_CREATE: readonly CreatableTopic[] = Object.freeze([])
+
+/** Source partition counts when every source topic has one partition a task (most topologies). */
+const NO_PARTITION_COUNTS: ReadonlyMap<string, number> = new Map()
 
 /** A stateless subtopology has no internal topics: one shared empty map (a Map costs a hash table). */
 const NO_INTERNAL_TOPICS: ReadonlyMap<string, ConfiguredInternalTopic> = new Map()

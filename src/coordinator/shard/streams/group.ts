@@ -13,8 +13,8 @@ import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
-import type {
-  MemberSession as GenericMemberSession,
+import {
+  type MemberSession as GenericMemberSession,
   MemberSlot as GenericMemberSlot,
 } from '../modern/session.js'
 import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
@@ -98,6 +98,93 @@ class ProcessIndex {
   }
 }
 
+/** A streams member's slot: also its target assignment (undefined: none recorded). */
+class StreamsMemberSlot extends GenericMemberSlot<StreamsGroupMember, StreamsTimerResult> {
+  target: TasksTuple | undefined = undefined
+}
+
+class StreamsMemberTable extends MemberTable<StreamsGroupMember, StreamsTimerResult, StreamsMemberSlot> {
+  protected override newSlot(member: StreamsGroupMember): StreamsMemberSlot {
+    return new StreamsMemberSlot(member, this)
+  }
+}
+
+/**
+ * The targets of a group as a read-only map: those kept in the member slots (in table order), then
+ * the others. Made when asked for (a Map of its own would cost a hash table entry and a key a member).
+ */
+class TargetsView implements ReadonlyMap<string, TasksTuple> {
+  readonly #slots: ReadonlyMap<string, StreamsMemberSlot>
+  readonly #inSlots: number
+  readonly #others: ReadonlyMap<string, TasksTuple> | null
+
+  constructor(
+    slots: ReadonlyMap<string, StreamsMemberSlot>,
+    inSlots: number,
+    others: ReadonlyMap<string, TasksTuple> | null,
+  ) {
+    this.#slots = slots
+    this.#inSlots = inSlots
+    this.#others = others
+  }
+  get size(): number {
+    return this.#inSlots + (this.#others?.size ?? 0)
+  }
+  get(memberId: string): TasksTuple | undefined {
+    return this.#slots.get(memberId)?.target ?? this.#others?.get(memberId)
+  }
+  has(memberId: string): boolean {
+    return this.get(memberId) !== undefined
+  }
+  forEach(
+    fn: (target: TasksTuple, memberId: string, map: ReadonlyMap<string, TasksTuple>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [id, t] of this) fn.call(thisArg, t, id, this)
+  }
+  *entries(): MapIterator<[string, TasksTuple]> {
+    for (const [id, s] of this.#slots) if (s.target !== undefined) yield [id, s.target]
+    if (this.#others !== null) yield* this.#others
+  }
+  *keys(): MapIterator<string> {
+    for (const [id] of this) yield id
+  }
+  *values(): MapIterator<TasksTuple> {
+    for (const [, t] of this) yield t
+  }
+  [Symbol.iterator](): MapIterator<[string, TasksTuple]> {
+    return this.entries()
+  }
+}
+
+/** The task → owning processes indexes of a group (active, standby, warm-up). */
+class Ownership {
+  readonly active = new ProcessIndex()
+  readonly standby = new ProcessIndex()
+  readonly warmup = new ProcessIndex()
+
+  /** Adds (or removes) the tasks a member owns: assigned and pending revocation. */
+  apply(m: StreamsGroupMember, add: boolean): void {
+    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, add)
+  }
+
+  #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
+    const touch = (index: ProcessIndex, id: string, p: number): void => {
+      if (add) index.add(id, p, processId)
+      else index.remove(id, p, processId)
+    }
+    t.active.forEach((id, p) => {
+      touch(this.active, id, p)
+    })
+    t.standby.forEach((id, p) => {
+      touch(this.standby, id, p)
+    })
+    t.warmup.forEach((id, p) => {
+      touch(this.warmup, id, p)
+    })
+  }
+}
+
 /** The owners of one task in a ProcessIndex, as a set. */
 function processesOf(v: string | Set<string> | undefined): ReadonlySet<string> {
   return v === undefined ? EMPTY_STRINGS : typeof v === 'string' ? new Set([v]) : v
@@ -136,13 +223,27 @@ export class StreamsGroup {
   #assignmentEpoch = 1
   #assignmentTimestamp = 0n
   #topology: StreamsTopology | null = null
-  /** The members by id, each with its session bookkeeping (soft state), and the static ones. */
-  readonly #table: MemberTable<StreamsGroupMember, StreamsTimerResult>
-  readonly #targets = new Map<string, TasksTuple>()
-  // derived from members: task → owning process ids (active, standby, warm-up)
-  readonly #activeProcess = new ProcessIndex()
-  readonly #standbyProcess = new ProcessIndex()
-  readonly #warmupProcess = new ProcessIndex()
+  /**
+   * The members by id, each with its session bookkeeping (soft state) and its target assignment,
+   * and the static ones.
+   */
+  readonly #table: StreamsMemberTable
+  /** The number of slots with a target. */
+  #slotTargets = 0
+  /**
+   * The targets of members not in the table (a target record replayed before the member's metadata,
+   * or after its tombstone); made on first use.
+   */
+  #otherTargets: Map<string, TasksTuple> | null = null
+  /**
+   * Derived from the members: task → owning process ids (active, standby, warm-up). Only a member
+   * that reconciles asks who owns a task, so the index is built on the first question and dropped
+   * once every member is reconciled to the assignment epoch (a stable group keeps none; see
+   * #unreconciled). Kept up to date while it exists.
+   */
+  #owners: Ownership | null = null
+  /** The number of members not reconciled to the assignment epoch (see isReconciledTo). */
+  #unreconciled = 0
   // soft state
   configuredTopology: ConfiguredTopology | null = null
   // The metadata refresh deadline, kept as two numbers (read by every heartbeat).
@@ -159,7 +260,7 @@ export class StreamsGroup {
   /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
-    this.#table = new MemberTable(groupId, sessionTimeoutOp)
+    this.#table = new StreamsMemberTable(groupId, sessionTimeoutOp)
   }
 
   /** The task offsets each member last reported (soft state), by member id. */
@@ -233,8 +334,9 @@ export class StreamsGroup {
   get members(): ReadonlyMap<string, StreamsGroupMember> {
     return this.#table.members
   }
+  /** The target of every member that has one: the table's members first, in table order. */
   get targetAssignments(): ReadonlyMap<string, TasksTuple> {
-    return this.#targets
+    return new TargetsView(this.#table.slots, this.#slotTargets, this.#otherTargets)
   }
   member(memberId: string): StreamsGroupMember | undefined {
     return this.#table.member(memberId)
@@ -243,10 +345,13 @@ export class StreamsGroup {
     return this.#table.staticMemberId(instanceId)
   }
   targetAssignment(memberId: string): TasksTuple {
-    return this.#targets.get(memberId) ?? EMPTY_TASKS
+    return this.#target(memberId) ?? EMPTY_TASKS
   }
   hasTarget(memberId: string): boolean {
-    return this.#targets.has(memberId)
+    return this.#target(memberId) !== undefined
+  }
+  #target(memberId: string): TasksTuple | undefined {
+    return this.#table.slot(memberId)?.target ?? this.#otherTargets?.get(memberId)
   }
 
   /** §5.1, evaluated in order. */
@@ -279,14 +384,28 @@ export class StreamsGroup {
 
   /** The process currently owning `task` as active, if any. */
   activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
-    const s = this.#activeProcess.get(subtopologyId, partition)
+    const s = this.#ownership().active.get(subtopologyId, partition)
     return s === undefined || typeof s === 'string' ? s : [...s][0]
   }
   standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#standbyProcess.get(subtopologyId, partition))
+    return processesOf(this.#ownership().standby.get(subtopologyId, partition))
   }
   warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#warmupProcess.get(subtopologyId, partition))
+    return processesOf(this.#ownership().warmup.get(subtopologyId, partition))
+  }
+
+  /** The task → process index, built from the members (in table order) when there is none. */
+  #ownership(): Ownership {
+    if (this.#owners === null) {
+      this.#owners = new Ownership()
+      for (const m of this.#table.members.values()) this.#owners.apply(m, true)
+    }
+    return this.#owners
+  }
+
+  /** Whether the task → process index is built (for tests: a stable group keeps none). */
+  get hasOwnershipIndex(): boolean {
+    return this.#owners !== null
   }
 
   // ---- describe (Kafka's StreamsGroup.asDescribedGroup) ----
@@ -458,27 +577,43 @@ export class StreamsGroup {
   }
 
   replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
+    const changed = epoch !== this.#assignmentEpoch
     this.#assignmentEpoch = epoch
     this.#assignmentTimestamp = timestamp
+    if (changed) this.#recountUnreconciled()
+  }
+
+  #recountUnreconciled(): void {
+    let n = 0
+    for (const m of this.#table.members.values()) if (!isReconciledTo(m, this.#assignmentEpoch)) n++
+    this.#unreconciled = n
+    if (n === 0) this.#owners = null
   }
 
   replayTargetAssignmentMetadataTombstone(): void {
-    if (this.#targets.size > 0) {
+    if (this.#slotTargets > 0 || this.#otherTargets !== null) {
       throw new Error(
         `Received target assignment metadata tombstone for group ${this.groupId} with remaining targets.`,
       )
     }
     this.#assignmentEpoch = -1
     this.#assignmentTimestamp = 0n
+    this.#recountUnreconciled()
   }
 
   replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
-    if (tasks === null) this.#targets.delete(memberId)
-    else {
-      // A member that holds its target (every stable member) shares its tuple with it.
-      const current = this.#table.member(memberId)?.assignedTasks
-      this.#targets.set(memberId, current !== undefined && tasksTupleEquals(current, tasks) ? current : tasks)
+    const slot = this.#table.slot(memberId)
+    if (slot === undefined) {
+      if (tasks !== null) (this.#otherTargets ??= new Map()).set(kept(memberId), tasks)
+      else if (this.#otherTargets?.delete(memberId) && this.#otherTargets.size === 0)
+        this.#otherTargets = null
+      return
     }
+    if (slot.target === undefined && tasks !== null) this.#slotTargets++
+    else if (slot.target !== undefined && tasks === null) this.#slotTargets--
+    // A member that holds its target (every stable member) shares its tuple with it.
+    const current = slot.member.assignedTasks
+    slot.target = tasks !== null && tasksTupleEquals(current, tasks) ? current : (tasks ?? undefined)
   }
 
   /**
@@ -498,48 +633,50 @@ export class StreamsGroup {
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
   updateMember(member: StreamsGroupMember): void {
     const old = this.#table.put(member)
-    if (old) this.#unindex(old)
-    this.#index(member)
+    const slot = this.#table.slot(member.memberId)!
+    if (old === undefined && this.#otherTargets !== null) {
+      // A target recorded before the member: now kept in its slot.
+      const target = this.#otherTargets.get(member.memberId)
+      if (target !== undefined) {
+        this.#otherTargets.delete(member.memberId)
+        if (this.#otherTargets.size === 0) this.#otherTargets = null
+        slot.target = target
+        this.#slotTargets++
+      }
+    }
+    const epoch = this.#assignmentEpoch
+    if (old !== undefined && !isReconciledTo(old, epoch)) this.#unreconciled--
+    if (!isReconciledTo(member, epoch)) this.#unreconciled++
+    if (this.#unreconciled === 0) this.#owners = null
+    else if (this.#owners !== null) {
+      if (old) this.#owners.apply(old, false)
+      this.#owners.apply(member, true)
+    }
     // The member now holds its target (it reconciled): the target shares its tuple.
-    const target = this.#targets.get(member.memberId)
+    const target = slot.target
     const current = member.assignedTasks
-    if (target !== undefined && target !== current && tasksTupleEquals(target, current))
-      this.#targets.set(member.memberId, current)
+    if (target !== undefined && target !== current && tasksTupleEquals(target, current)) slot.target = current
     this.#afterChange()
   }
 
   removeMember(memberId: string): void {
+    const target = this.#table.slot(memberId)?.target
     const old = this.#table.remove(memberId)
     if (!old) return
-    this.#unindex(old)
+    if (target !== undefined) {
+      // The target outlives the member until its own tombstone.
+      this.#slotTargets--
+      ;(this.#otherTargets ??= new Map()).set(old.memberId, target)
+    }
+    if (!isReconciledTo(old, this.#assignmentEpoch)) this.#unreconciled--
+    if (this.#unreconciled === 0) this.#owners = null
+    else this.#owners?.apply(old, false)
     this.#taskOffsets?.delete(memberId)
     this.#afterChange()
   }
 
   #afterChange(): void {
     if (this.#table.size === 0) this.shutdownRequestMemberId = null
-  }
-
-  #index(m: StreamsGroupMember): void {
-    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, true)
-  }
-  #unindex(m: StreamsGroupMember): void {
-    for (const t of [m.assignedTasks, m.tasksPendingRevocation]) this.#apply(t, m.processId, false)
-  }
-  #apply(t: TasksTupleWithEpochs, processId: string, add: boolean): void {
-    const touch = (index: ProcessIndex, id: string, p: number): void => {
-      if (add) index.add(id, p, processId)
-      else index.remove(id, p, processId)
-    }
-    t.active.forEach((id, p) => {
-      touch(this.#activeProcess, id, p)
-    })
-    t.standby.forEach((id, p) => {
-      touch(this.#standbyProcess, id, p)
-    })
-    t.warmup.forEach((id, p) => {
-      touch(this.#warmupProcess, id, p)
-    })
   }
 }
 

@@ -5,9 +5,13 @@
  * (-1). Every function that produces wire lists walks the sorted order (subtopology id, then
  * partition), so output never depends on insertion order.
  *
- * Why packed: a member keeps a few of these for as long as it lives, and a JavaScript Map or Set
- * costs at least about 150 bytes of hash table however few entries it holds (a Map of Maps, two of
- * those). One flat array of triples costs 48 bytes plus 24 a task.
+ * Why packed: a member keeps a few of these for as long as it lives. A JavaScript Map or Set costs
+ * at least about 150 bytes of hash table however few entries it holds (a Map of Maps, two of
+ * those), and even a flat array of triples costs 8 bytes an element plus its array object. So the
+ * numbers live in a string, four 16-bit code units a task (partition and epoch, each as 32 bits),
+ * which V8 keeps at one byte a unit while every unit is below 256 (small partitions and epochs):
+ * 16 bytes plus 4 a task. The subtopology ids are kept as strings (the topology's own, shared by
+ * the group's members): one when the whole list has one subtopology, else one per task.
  */
 import type { TaskIds, TaskIdsWithEpochs } from './wire.js'
 
@@ -16,13 +20,48 @@ const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 /** The epoch of a task in a set that carries none. */
 const NO_EPOCH = -1
 
-export class TaskList {
-  /** [subtopologyId, partition, epoch, …], sorted by subtopology id then partition, no duplicates. */
-  readonly #t: readonly (string | number)[]
+/** Code units per task in TaskList's packed numbers: partition (2), epoch (2). */
+const UNITS = 4
 
-  /** Use TaskListBuilder or the conversions below; `triples` must already be sorted and unique. */
+/** The packed numbers of one task: each a 32-bit integer as two 16-bit code units, high first. */
+function pushUnits(out: number[], partition: number, epoch: number): void {
+  if ((partition | 0) !== partition || (epoch | 0) !== epoch)
+    throw new RangeError(`A task's partition and epoch are 32-bit integers: ${partition}, ${epoch}`)
+  out.push((partition >>> 16) & 0xffff, partition & 0xffff, (epoch >>> 16) & 0xffff, epoch & 0xffff)
+}
+
+/** A flat string of the code units (made in slices: a call takes a bounded number of arguments). */
+function unitsToString(units: readonly number[]): string {
+  const SLICE = 8192
+  if (units.length <= SLICE) return String.fromCharCode(...units)
+  let s = ''
+  for (let i = 0; i < units.length; i += SLICE) s += String.fromCharCode(...units.slice(i, i + SLICE))
+  // A string of its own (not a tree of concatenations: each node would cost an object).
+  return structuredClone(s)
+}
+
+export class TaskList {
+  /** The subtopology id of every task ('' when empty), or one per task when they differ. */
+  readonly #ids: string | readonly string[]
+  /** Partition and epoch of each task, UNITS code units a task (see pushUnits). */
+  readonly #pe: string
+
+  /**
+   * Use TaskListBuilder or the conversions below; `triples` ([subtopologyId, partition, epoch, …])
+   * must already be sorted by subtopology id then partition, without duplicates.
+   */
   private constructor(triples: readonly (string | number)[]) {
-    this.#t = triples
+    const n = triples.length / 3
+    const units: number[] = []
+    let single = true
+    for (let k = 0; k < n; k++) {
+      pushUnits(units, triples[k * 3 + 1] as number, triples[k * 3 + 2] as number)
+      if (triples[k * 3] !== triples[0]) single = false
+    }
+    if (n === 0) this.#ids = ''
+    else if (single) this.#ids = triples[0] as string
+    else this.#ids = Array.from({ length: n }, (_, k) => triples[k * 3] as string)
+    this.#pe = unitsToString(units)
   }
 
   /** The empty list, shared. */
@@ -35,20 +74,33 @@ export class TaskList {
 
   /** The number of tasks. */
   get size(): number {
-    return this.#t.length / 3
+    return this.#pe.length / UNITS
   }
 
-  /** The index of the task's triple, or -1. */
+  #id(k: number): string {
+    const ids = this.#ids
+    return typeof ids === 'string' ? ids : ids[k]!
+  }
+  #partition(k: number): number {
+    const s = this.#pe
+    return (s.charCodeAt(k * UNITS) << 16) | s.charCodeAt(k * UNITS + 1) | 0
+  }
+  #epochAt(k: number): number {
+    const s = this.#pe
+    return (s.charCodeAt(k * UNITS + 2) << 16) | s.charCodeAt(k * UNITS + 3) | 0
+  }
+
+  /** The index of the task, or -1. */
   #find(subtopologyId: string, partition: number): number {
-    const t = this.#t
+    const ids = this.#ids
+    if (typeof ids === 'string' && ids !== subtopologyId) return -1
     let lo = 0
-    let hi = t.length / 3 - 1
+    let hi = this.size - 1
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1
-      const i = mid * 3
-      const id = t[i] as string
-      const c = id < subtopologyId ? -1 : id > subtopologyId ? 1 : (t[i + 1] as number) - partition
-      if (c === 0) return i
+      const id = typeof ids === 'string' ? ids : ids[mid]!
+      const c = id < subtopologyId ? -1 : id > subtopologyId ? 1 : this.#partition(mid) - partition
+      if (c === 0) return mid
       if (c < 0) lo = mid + 1
       else hi = mid - 1
     }
@@ -61,67 +113,74 @@ export class TaskList {
 
   /** The task's assignment epoch (-1 in a list without epochs); undefined when it is not in the list. */
   epoch(subtopologyId: string, partition: number): number | undefined {
-    const i = this.#find(subtopologyId, partition)
-    return i < 0 ? undefined : (this.#t[i + 2] as number)
+    const k = this.#find(subtopologyId, partition)
+    return k < 0 ? undefined : this.#epochAt(k)
   }
 
   /** Calls `fn` for every task in sorted order (`epoch` is -1 in a list without epochs). */
   forEach(fn: (subtopologyId: string, partition: number, epoch: number) => void): void {
-    const t = this.#t
-    for (let i = 0; i < t.length; i += 3) fn(t[i] as string, t[i + 1] as number, t[i + 2] as number)
+    const n = this.size
+    for (let k = 0; k < n; k++) fn(this.#id(k), this.#partition(k), this.#epochAt(k))
+  }
+
+  #sameIds(other: TaskList): boolean {
+    const a = this.#ids
+    const b = other.#ids
+    if (typeof a === 'string' || typeof b === 'string') return a === b
+    if (a.length !== b.length) return false
+    for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+    return true
   }
 
   /** Whether both lists hold the same tasks (epochs ignored). */
   sameTasks(other: TaskList): boolean {
     if (this === other) return true
-    const a = this.#t
-    const b = other.#t
-    if (a.length !== b.length) return false
-    for (let i = 0; i < a.length; i += 3) if (a[i] !== b[i] || a[i + 1] !== b[i + 1]) return false
+    const a = this.#pe
+    const b = other.#pe
+    if (a.length !== b.length || !this.#sameIds(other)) return false
+    for (let i = 0; i < a.length; i += UNITS)
+      if (a.charCodeAt(i) !== b.charCodeAt(i) || a.charCodeAt(i + 1) !== b.charCodeAt(i + 1)) return false
     return true
   }
 
   /** Whether both lists hold the same tasks at the same epochs. */
   sameTasksAndEpochs(other: TaskList): boolean {
-    if (this === other) return true
-    const a = this.#t
-    const b = other.#t
-    if (a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-    return true
+    return this === other || (this.#pe === other.#pe && this.#sameIds(other))
   }
 
   /** Whether every task of this list is in `other`. */
   isSubsetOf(other: TaskList): boolean {
-    const t = this.#t
-    for (let i = 0; i < t.length; i += 3) if (!other.has(t[i] as string, t[i + 1] as number)) return false
+    const n = this.size
+    for (let k = 0; k < n; k++) if (!other.has(this.#id(k), this.#partition(k))) return false
     return true
   }
 
   /** The same tasks, every one at `epoch` (-1: without epochs). */
   withEpoch(epoch: number): TaskList {
-    const t = this.#t.slice()
-    for (let i = 2; i < t.length; i += 3) t[i] = epoch
+    const t: (string | number)[] = []
+    this.forEach((id, p) => {
+      t.push(id, p, epoch)
+    })
     return TaskList.ofSorted(t)
   }
 
   /** The same tasks without epochs (this list when it has none). */
   withoutEpochs(): TaskList {
-    const t = this.#t
-    for (let i = 2; i < t.length; i += 3) if (t[i] !== NO_EPOCH) return this.withEpoch(NO_EPOCH)
+    const n = this.size
+    for (let k = 0; k < n; k++) if (this.#epochAt(k) !== NO_EPOCH) return this.withEpoch(NO_EPOCH)
     return this
   }
 
   /** Subtopology id → partitions (ascending), subtopologies in ascending order. */
   bySubtopology(): Map<string, number[]> {
     const out = new Map<string, number[]>()
-    const t = this.#t
     let ps: number[] | undefined
     let last: string | undefined
-    for (let i = 0; i < t.length; i += 3) {
-      const id = t[i] as string
+    const n = this.size
+    for (let k = 0; k < n; k++) {
+      const id = this.#id(k)
       if (id !== last) out.set((last = id), (ps = []))
-      ps!.push(t[i + 1] as number)
+      ps!.push(this.#partition(k))
     }
     return out
   }
@@ -214,8 +273,7 @@ export class TaskListBuilder {
       const b = t[i] as string
       sorted = a < b || (a === b && (t[i - 2] as number) < (t[i + 1] as number))
     }
-    // A copy: an array grown by push keeps spare capacity, the list lives as long as its member.
-    if (sorted) return TaskList.ofSorted(t.slice())
+    if (sorted) return TaskList.ofSorted(t)
     const order = Array.from({ length: n }, (_, k) => k)
     // Stable sort: among duplicates, the last added wins below.
     order.sort(
@@ -231,7 +289,7 @@ export class TaskListBuilder {
       if (j > 0 && out[j - 3] === id && out[j - 2] === p) out[j - 1] = t[k * 3 + 2]!
       else out.push(id, p, t[k * 3 + 2]!)
     }
-    return TaskList.ofSorted(out.slice())
+    return TaskList.ofSorted(out)
   }
 }
 

@@ -9,20 +9,35 @@ import type {
   StreamsGroupTopologyValue,
 } from './wire.js'
 
+/** Up to this many subtopologies, StreamsTopology.subtopology searches them in order. */
+const SEARCHED_SUBTOPOLOGIES = 8
+
 export class StreamsTopology {
   readonly value: StreamsGroupTopologyValue
   /** `value.epoch` (read by every heartbeat; kept here to save a hop). */
   readonly epoch: number
-  readonly #byId: Map<string, RecordSubtopology>
+  /**
+   * Subtopology id → subtopology, for a topology with many subtopologies; a few are searched in
+   * order instead (a Map costs about 180 bytes, kept as long as the group).
+   */
+  readonly #byId: Map<string, RecordSubtopology> | null
 
   constructor(value: StreamsGroupTopologyValue) {
     this.value = value
     this.epoch = value.epoch
-    this.#byId = new Map(value.subtopologies.map((s) => [s.subtopologyId, s]))
+    this.#byId =
+      value.subtopologies.length > SEARCHED_SUBTOPOLOGIES
+        ? new Map(value.subtopologies.map((s) => [s.subtopologyId, s]))
+        : null
   }
 
   subtopology(id: string): RecordSubtopology | undefined {
-    return this.#byId.get(id)
+    if (this.#byId !== null) return this.#byId.get(id)
+    // From the end: of two with one id, the later one, as the Map keeps it.
+    const subtopologies = this.value.subtopologies
+    for (let i = subtopologies.length - 1; i >= 0; i--)
+      if (subtopologies[i]!.subtopologyId === id) return subtopologies[i]
+    return undefined
   }
 
   get subtopologies(): readonly RecordSubtopology[] {

@@ -78,7 +78,28 @@ describe('configureTopology', () => {
     )
     assert.equal(isReady(t), true)
     assert.deepEqual(t.internalTopicsToBeCreated, [])
-    assert.deepEqual([...t.sourcePartitionCounts!], [['input', 4]])
+    // Every source topic has one partition a task: no count is kept.
+    assert.deepEqual([...t.sourcePartitionCounts!], [])
+  })
+
+  it('keeps the partition counts of source topics with fewer partitions than tasks', () => {
+    const topology = new StreamsTopology({
+      epoch: 0,
+      subtopologies: [
+        {
+          subtopologyId: '0',
+          sourceTopics: ['big', 'small'],
+          sourceTopicRegex: [],
+          stateChangelogTopics: [],
+          repartitionSinkTopics: [],
+          repartitionSourceTopics: [],
+          copartitionGroups: [],
+        },
+      ],
+    })
+    const t = configureTopology(topology, image({ big: 6, small: 4 }))
+    assert.equal(t.subtopologies!.get('0')!.numberOfTasks, 6)
+    assert.deepEqual([...t.sourcePartitionCounts!], [['small', 4]])
   })
 
   it('missing source topics: MISSING_SOURCE_TOPICS, nothing to create', () => {

@@ -4,7 +4,20 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ApiError } from '../../../../src/coordinator/shard/api-error.js'
-import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './harness.js'
+import {
+  EMPTY_TASK_SET,
+  EMPTY_TASKS,
+  memberMetadataRecord,
+  memberTombstones,
+  newMember,
+  targetAssignmentMemberRecord,
+  targetAssignmentMetadataRecord,
+  targetAssignmentMetadataTombstone,
+  taskSetFromList,
+  taskSetToList,
+  tasksTuple,
+} from '../../../../src/coordinator/shard/streams/index.js'
+import { Harness, heartbeatRequest, joinRequest, NO_DELAY, newManager, topicsImage } from './harness.js'
 
 async function oneMemberGroup(): Promise<Harness> {
   const h = await Harness.start(topicsImage({ foo: 2 }))
@@ -225,5 +238,33 @@ describe('offset commit and fetch validation (§5.6)', () => {
         message: 'Member  is not a member of group g.',
       },
     )
+  })
+})
+
+describe('targets kept with the members', () => {
+  it('a target recorded before its member moves into its slot; tombstones remove both', () => {
+    const m = newManager(topicsImage({ foo: 2 }))
+    const target = tasksTuple(
+      taskSetFromList([{ subtopologyId: '0', partitions: [1] }]),
+      EMPTY_TASK_SET,
+      EMPTY_TASK_SET,
+    )
+    m.replay(targetAssignmentMetadataRecord('g', 1, 0n))
+    m.replay(targetAssignmentMemberRecord('g', 'm1', target))
+    const g = m.group('g')!
+    const targets = () => [...g.targetAssignments].map(([id, t]) => [id, taskSetToList(t.active)])
+    assert.deepEqual(targets(), [['m1', [{ subtopologyId: '0', partitions: [1] }]]])
+    m.replay(memberMetadataRecord('g', { ...newMember('m1'), processId: 'p1' }))
+    m.replay(memberMetadataRecord('g', { ...newMember('m2'), processId: 'p2' }))
+    m.replay(targetAssignmentMemberRecord('g', 'm2', EMPTY_TASKS))
+    assert.deepEqual(targets(), [
+      ['m1', [{ subtopologyId: '0', partitions: [1] }]],
+      ['m2', []],
+    ])
+    assert.equal(g.targetAssignments.size, 2)
+    for (const id of ['m1', 'm2']) for (const r of memberTombstones('g', id)) m.replay(r)
+    assert.deepEqual([g.targetAssignments.size, g.hasTarget('m1'), g.hasTarget('m2')], [0, false, false])
+    m.replay(targetAssignmentMetadataTombstone('g'))
+    assert.ok(g.canBeRemoved())
   })
 })

@@ -241,6 +241,13 @@ describe('three processes with two members each converge', () => {
     const all = ids.flatMap((id) => owned.get(id)!).sort((a, b) => a - b)
     assert.deepEqual(all, [...Array(12).keys()])
     for (const id of ids) assert.equal(owned.get(id)!.length, 2)
+    // A stable group keeps no task → process index; asked, it builds one from the members.
+    assert.equal(g.hasOwnershipIndex, false)
+    for (const id of ids) {
+      for (const p of owned.get(id)!) assert.equal(g.activeTaskProcess('0', p), `p-${id[0]}`)
+    }
+    assert.equal(g.activeTaskProcess('0', 12), undefined)
+    assert.equal(g.hasOwnershipIndex, true)
     await h.assertReplayEquivalent()
   })
 })

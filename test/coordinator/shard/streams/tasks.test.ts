@@ -75,4 +75,44 @@ describe('TaskList', () => {
       { subtopologyId: '1', partitions: [0, 4] },
     ])
   })
+
+  it('keeps any 32-bit partition and epoch, one or several subtopologies, and long lists', () => {
+    const MAX = 2 ** 31 - 1
+    const MIN = -(2 ** 31)
+    const record = [
+      {
+        subtopologyId: 'a',
+        partitions: [0, 255, 256, 65535, 65536, MAX],
+        assignmentEpochs: [MIN, -2, -1, 0, 65536, MAX],
+      },
+      { subtopologyId: 'b', partitions: [7], assignmentEpochs: [300] },
+    ]
+    const l = taskEpochsFromRecord(record, 0)
+    assert.deepEqual(taskEpochsToRecord(l), record)
+    assert.equal(l.epoch('a', MAX), MAX)
+    assert.equal(l.epoch('a', 65536), 65536)
+    assert.equal(l.epoch('b', 7), 300)
+    assert.equal(l.epoch('a', 7), undefined)
+    assert.ok(l.has('a', 65535) && !l.has('a', 65534) && !l.has('c', 0))
+    const one = taskEpochsFromRecord([record[0]!], 0)
+    assert.ok(!one.sameTasks(l) && one.isSubsetOf(l) && !l.isSubsetOf(one))
+    // Lists that differ only in their subtopology ids.
+    const x = taskSetFromList([{ subtopologyId: 'x', partitions: [1, 2] }])
+    const y = taskSetFromList([{ subtopologyId: 'y', partitions: [1, 2] }])
+    const xy = taskSetFromList([
+      { subtopologyId: 'x', partitions: [1] },
+      { subtopologyId: 'y', partitions: [2] },
+    ])
+    assert.ok(!x.sameTasks(y) && !x.sameTasks(xy) && !xy.sameTasks(y) && x.sameTasks(x.withEpoch(4)))
+    // More tasks than one String.fromCharCode call takes at once.
+    const partitions = Array.from({ length: 5000 }, (_, i) => i * 70_001)
+    const long = taskEpochsFromRecord(
+      [{ subtopologyId: '0', partitions, assignmentEpochs: partitions.map((p) => p % 1000) }],
+      0,
+    )
+    assert.equal(long.size, 5000)
+    assert.equal(long.epoch('0', 4999 * 70_001), (4999 * 70_001) % 1000)
+    assert.deepEqual(long.bySubtopology().get('0'), partitions)
+    assert.throws(() => new TaskListBuilder().add('0', 2 ** 31).build(), RangeError)
+  })
 })
