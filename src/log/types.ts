@@ -315,8 +315,14 @@ export interface LogManager {
     toCount: number,
     configs?: Partial<LogConfig>,
   ): Promise<void>
-  /** Removes every partition of a topic (listeners get 'deleted'; files are removed in the background). */
+  /**
+   * Removes every partition of a topic: listeners get 'deleted' and the data is renamed away at
+   * once; settles when the files are gone. A topic's changes run in call order, changes of
+   * different topics side by side.
+   */
   deleteTopic(topic: string): Promise<void>
+  /** Removes the data of partitions on disk that are not open (call once every topic is open). */
+  removeStrayPartitions(): Promise<string[]>
   partition(topic: string, index: number): PartitionLog | undefined
   /** Replaces a topic's own settings (resolved over the broker defaults again). */
   updateTopicConfig(topic: string, configs: Partial<LogConfig>): void
