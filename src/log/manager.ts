@@ -56,6 +56,12 @@ export class LogManagerImpl implements LogManager {
   #retentionRunning: Promise<void> | null = null
   /** Per topic, the end of its last change (create, delete): a topic's changes run in call order. */
   readonly #changes = new Map<string, Promise<void>>()
+  /**
+   * Per topic with changes pending, how many deletions were asked: a creation asked before a
+   * deletion stops opening partitions as soon as the deletion is asked (its opens in flight
+   * finish, and the deletion takes them).
+   */
+  readonly #deletions = new Map<string, number>()
   /** Partition opens in flight, across every topic (at most OPEN_CONCURRENCY) and the ones waiting. */
   #opening = 0
   readonly #openWaiters: (() => void)[] = []
@@ -161,13 +167,18 @@ export class LogManagerImpl implements LogManager {
     )
     this.#changes.set(topic, settled)
     void settled.then(() => {
-      if (this.#changes.get(topic) === settled) this.#changes.delete(topic)
+      if (this.#changes.get(topic) === settled) {
+        this.#changes.delete(topic)
+        this.#deletions.delete(topic)
+      }
     })
     return run
   }
 
   createPartitions(...args: Parameters<LogManager['createPartitions']>): Promise<void> {
-    return this.#serial(args[0], () => this.#createPartitions(...args))
+    const deletions = this.#deletions.get(args[0]) ?? 0
+    const current = () => (this.#deletions.get(args[0]) ?? 0) === deletions
+    return this.#serial(args[0], () => this.#createPartitions(current, ...args))
   }
 
   /** Runs `open` when fewer than OPEN_CONCURRENCY partitions are opening, across every topic. */
@@ -184,9 +195,10 @@ export class LogManagerImpl implements LogManager {
   }
 
   async #createPartitions(
+    current: () => boolean,
     ...[topic, topicId, fromCount, toCount, configs]: Parameters<LogManager['createPartitions']>
   ): Promise<void> {
-    if (this.#closed) return
+    if (this.#closed || !current()) return
     let t = this.#topics.get(topic)
     if (t !== undefined && t.topicId !== topicId) {
       // The older topic's files are renamed away at once; their removal goes on meanwhile.
@@ -204,7 +216,7 @@ export class LogManagerImpl implements LogManager {
     const part = t
     const openOne = async (i: number): Promise<void> => {
       // The manager closed, or the topic was deleted or replaced, while this partition waited.
-      if (this.#closed || this.#topics.get(topic) !== part) return
+      if (this.#closed || !current() || this.#topics.get(topic) !== part) return
       const stored = await this.#storage.storedTopicId(topic, i)
       if (stored !== null && stored !== topicId) {
         this.#logger.warn(
@@ -251,6 +263,7 @@ export class LogManagerImpl implements LogManager {
   }
 
   deleteTopic(topic: string): Promise<void> {
+    this.#deletions.set(topic, (this.#deletions.get(topic) ?? 0) + 1)
     let removed: Promise<void> = Promise.resolve()
     return this.#serial(topic, async () => {
       removed = this.#deleteTopic(topic)
