@@ -262,12 +262,13 @@ export class LogManagerImpl implements LogManager {
     await Promise.all(pending)
   }
 
-  deleteTopic(topic: string): Promise<void> {
+  deleteTopic(topic: string, options: { readonly untilRemoved?: boolean } = {}): Promise<void> {
     this.#deletions.set(topic, (this.#deletions.get(topic) ?? 0) + 1)
     let removed: Promise<void> = Promise.resolve()
-    return this.#serial(topic, async () => {
+    const takenOut = this.#serial(topic, async () => {
       removed = this.#deleteTopic(topic)
-    }).then(() => removed)
+    })
+    return options.untilRemoved === false ? takenOut : takenOut.then(() => removed)
   }
 
   /**

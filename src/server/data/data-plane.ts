@@ -54,8 +54,9 @@ export class DataPlane {
         )
       }
       // Each change's logs are created or removed while the catalog goes on (it waits for them at
-      // most topic.change.log.wait.ms before answering); a failure is logged here, and the next
-      // start opens every catalog topic's logs again.
+      // most topic.change.log.wait.ms before answering; for a deletion, until the partitions are
+      // renamed away, not until their files are gone, as Kafka removes them later too); a failure
+      // is logged here, and the next start opens every catalog topic's logs again.
       topics.attachData({
         partitionsCreated: (t, from) =>
           data
@@ -68,7 +69,7 @@ export class DataPlane {
           await Promise.all(
             ts.map((t) =>
               data.logs
-                .deleteTopic(t.name)
+                .deleteTopic(t.name, { untilRemoved: false })
                 .catch((err: unknown) =>
                   logger.error({ err, topic: t.name }, `Removing the partition logs of ${t.name} failed`),
                 ),
