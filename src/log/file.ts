@@ -83,6 +83,11 @@ const RECOVERY_POINT_FILE = 'recovery-point-offset-checkpoint'
 const LOG_START_FILE = 'log-start-offset-checkpoint'
 const CLEANER_FILE = 'cleaner-offset-checkpoint'
 const CHUNK = 1 << 20
+/**
+ * Directory trees removed at once (a deleted partition's): each removal is a run of calls on
+ * libuv's threadpool (4 threads by default), which the fsyncs of flushes and checkpoints share.
+ */
+const REMOVE_CONCURRENCY = 4
 /** Bytes read at a time when walking batch headers. */
 const WALK_WINDOW = 16 * 1024
 
@@ -1069,15 +1074,12 @@ class FilePartitionStore implements PartitionStore {
     this.#storage.forget(this.#tp)
     if (this.#fs.existsSync(this.#dir)) {
       const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
+      // The rename happens in the caller's turn (the partition's name is free for a new topic at
+      // once); the tree goes off the event loop, a few at a time: a DeleteTopics of thousands of
+      // partitions must not hold every connection, nor fill the threadpool's queue ahead of other
+      // file work. A tree left by a crash is removed when the storage opens (`-delete`).
       this.#fs.renameSync(this.#dir, doomed)
-      // The tree goes off the event loop: a DeleteTopics of thousands of partitions must not hold
-      // every connection. A tree left by a crash is removed when the storage opens (`-delete`).
-      const fs = this.#fs
-      if (fs.rm === undefined) fs.rmSync(doomed, { recursive: true, force: true })
-      else
-        await new Promise<void>((resolve) =>
-          fs.rm?.(doomed, { recursive: true, force: true }, () => resolve()),
-        )
+      await this.#storage.removeTree(doomed)
     }
   }
 }
@@ -1103,6 +1105,9 @@ export class FileLogStorage implements LogStorage {
   #checkpoints: Promise<void> = Promise.resolve()
   /** The lock on each directory's `.lock` while the storage is open. */
   #locks: FileLock[] = []
+  /** Trees being removed (at most REMOVE_CONCURRENCY) and the ones waiting for a turn. */
+  #removing = 0
+  readonly #removeWaiters: (() => void)[] = []
 
   constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
     if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
@@ -1212,6 +1217,36 @@ export class FileLogStorage implements LogStorage {
     if (!this.#fs.existsSync(p)) return null
     const m = /topic_id:\s*(\S+)/.exec(this.#fs.readFileSync(p).toString('utf8'))
     return m === null ? null : m[1]
+  }
+
+  /** Removes a directory tree off the event loop, at most REMOVE_CONCURRENCY trees at a time. */
+  async removeTree(path: string): Promise<void> {
+    const fs = this.#fs
+    if (fs.rm === undefined) {
+      fs.rmSync(path, { recursive: true, force: true })
+      return
+    }
+    if (this.#removing >= REMOVE_CONCURRENCY) await new Promise<void>((r) => this.#removeWaiters.push(r))
+    else this.#removing++
+    try {
+      await new Promise<void>((resolve) => fs.rm?.(path, { recursive: true, force: true }, () => resolve()))
+    } finally {
+      const next = this.#removeWaiters.shift()
+      if (next !== undefined) next()
+      else this.#removing--
+    }
+  }
+
+  storedPartitions(): { readonly topic: string; readonly partition: number }[] {
+    const out: { topic: string; partition: number }[] = []
+    for (const dir of this.#dirs) {
+      for (const name of this.#fs.readdirSync(dir)) {
+        if (!/^.+-\d+$/.test(name)) continue
+        const [topic, partition] = splitTp(name)
+        out.push({ topic, partition })
+      }
+    }
+    return out
   }
 
   recoveryPointOf(tp: string): number | undefined {

@@ -54,7 +54,17 @@ export class LogManagerImpl implements LogManager {
   #opened = false
   #closed = false
   #retentionRunning: Promise<void> | null = null
-  #changes: Promise<void> = Promise.resolve()
+  /** Per topic, the end of its last change (create, delete): a topic's changes run in call order. */
+  readonly #changes = new Map<string, Promise<void>>()
+  /**
+   * Per topic with changes pending, how many deletions were asked: a creation asked before a
+   * deletion stops opening partitions as soon as the deletion is asked (its opens in flight
+   * finish, and the deletion takes them).
+   */
+  readonly #deletions = new Map<string, number>()
+  /** Partition opens in flight, across every topic (at most OPEN_CONCURRENCY) and the ones waiting. */
+  #opening = 0
+  readonly #openWaiters: (() => void)[] = []
 
   constructor(config: LogManagerConfig, opts: LogManagerOptions = {}) {
     this.#config = config
@@ -132,6 +142,9 @@ export class LogManagerImpl implements LogManager {
     for (const t of this.#timers) clearInterval(t)
     await this.#cleaner?.stop()
     await this.#retentionRunning
+    // Topic changes still running (partitions being opened after their CreateTopics was answered)
+    // end first; the ones not started yet do nothing now that the manager is closed.
+    while (this.#changes.size > 0) await Promise.all(this.#changes.values())
     for (const p of this.#allPartitions()) {
       try {
         await p.close()
@@ -142,26 +155,54 @@ export class LogManagerImpl implements LogManager {
     await this.#storage.close()
   }
 
-  /** Topic changes (create, delete) run one at a time, in call order. */
-  #serial<T>(job: () => Promise<T>): Promise<T> {
-    const run = this.#changes.then(job)
-    this.#changes = run.then(
+  /**
+   * A topic's changes (create, delete) run one at a time, in call order; changes of different
+   * topics run side by side (a topic being created does not hold back another one's deletion).
+   */
+  #serial<T>(topic: string, job: () => Promise<T>): Promise<T> {
+    const run = (this.#changes.get(topic) ?? Promise.resolve()).then(job)
+    const settled = run.then(
       () => undefined,
       () => undefined,
     )
+    this.#changes.set(topic, settled)
+    void settled.then(() => {
+      if (this.#changes.get(topic) === settled) {
+        this.#changes.delete(topic)
+        this.#deletions.delete(topic)
+      }
+    })
     return run
   }
 
   createPartitions(...args: Parameters<LogManager['createPartitions']>): Promise<void> {
-    return this.#serial(() => this.#createPartitions(...args))
+    const deletions = this.#deletions.get(args[0]) ?? 0
+    const current = () => (this.#deletions.get(args[0]) ?? 0) === deletions
+    return this.#serial(args[0], () => this.#createPartitions(current, ...args))
+  }
+
+  /** Runs `open` when fewer than OPEN_CONCURRENCY partitions are opening, across every topic. */
+  async #throttled(open: () => Promise<void>): Promise<void> {
+    if (this.#opening >= OPEN_CONCURRENCY) await new Promise<void>((r) => this.#openWaiters.push(r))
+    else this.#opening++
+    try {
+      await open()
+    } finally {
+      const next = this.#openWaiters.shift()
+      if (next !== undefined) next()
+      else this.#opening--
+    }
   }
 
   async #createPartitions(
+    current: () => boolean,
     ...[topic, topicId, fromCount, toCount, configs]: Parameters<LogManager['createPartitions']>
   ): Promise<void> {
+    if (this.#closed || !current()) return
     let t = this.#topics.get(topic)
     if (t !== undefined && t.topicId !== topicId) {
-      await this.#deleteTopic(topic)
+      // The older topic's files are renamed away at once; their removal goes on meanwhile.
+      void this.#deleteTopic(topic)
       t = undefined
     }
     if (t === undefined) {
@@ -174,6 +215,8 @@ export class LogManagerImpl implements LogManager {
     for (const p of t.partitions) if (p !== undefined) p.config = config
     const part = t
     const openOne = async (i: number): Promise<void> => {
+      // The manager closed, or the topic was deleted or replaced, while this partition waited.
+      if (this.#closed || !current() || this.#topics.get(topic) !== part) return
       const stored = await this.#storage.storedTopicId(topic, i)
       if (stored !== null && stored !== topicId) {
         this.#logger.warn(
@@ -210,31 +253,68 @@ export class LogManagerImpl implements LogManager {
       }
       part.partitions[i] = log
     }
-    // Partitions open a bounded number at a time: their files' fsyncs overlap (a topic of
-    // thousands of partitions is created in seconds, not minutes) without thousands of open files.
-    const pending: number[] = []
-    for (let i = fromCount; i < toCount; i++) if (t.partitions[i] === undefined) pending.push(i)
-    for (let k = 0; k < pending.length; k += OPEN_CONCURRENCY)
-      await Promise.all(pending.slice(k, k + OPEN_CONCURRENCY).map(openOne))
+    // Partitions open a bounded number at a time across every topic: their files' fsyncs overlap
+    // (a topic of thousands of partitions is created in seconds, not minutes) without thousands of
+    // open files, and the opens of topics created at once share the slots in turn.
+    const pending: Promise<void>[] = []
+    for (let i = fromCount; i < toCount; i++)
+      if (t.partitions[i] === undefined) pending.push(this.#throttled(() => openOne(i)))
+    await Promise.all(pending)
   }
 
-  deleteTopic(topic: string): Promise<void> {
-    return this.#serial(() => this.#deleteTopic(topic))
+  deleteTopic(topic: string, options: { readonly untilRemoved?: boolean } = {}): Promise<void> {
+    this.#deletions.set(topic, (this.#deletions.get(topic) ?? 0) + 1)
+    let removed: Promise<void> = Promise.resolve()
+    const takenOut = this.#serial(topic, async () => {
+      removed = this.#deleteTopic(topic)
+    })
+    return options.untilRemoved === false ? takenOut : takenOut.then(() => removed)
   }
 
-  async #deleteTopic(topic: string): Promise<void> {
+  /**
+   * Takes a topic's partitions out at once (listeners get 'deleted', the stores rename their data
+   * away: a restart removes what is left); the returned promise settles when the files are gone.
+   * The topic's next change need not wait for that.
+   */
+  #deleteTopic(topic: string): Promise<void> {
     const t = this.#topics.get(topic)
-    if (t === undefined) return
+    if (t === undefined) return Promise.resolve()
     this.#topics.delete(topic)
+    const removals: Promise<void>[] = []
     for (const p of t.partitions) {
       if (p === undefined) continue
       p.markDeleted()
-      try {
-        await p.store.delete()
-      } catch (e) {
-        this.#logger.error({ err: e, topic, partition: p.partition }, 'Deleting a partition failed')
-      }
+      removals.push(
+        p.store
+          .delete()
+          .catch((e: unknown) =>
+            this.#logger.error({ err: e, topic, partition: p.partition }, 'Deleting a partition failed'),
+          ),
+      )
     }
+    return Promise.all(removals).then(() => undefined)
+  }
+
+  /**
+   * Removes the data of partitions that are on disk but not open: what a crash left of a topic
+   * deleted (or shrunk away) before its files were. Call once every catalog topic is open.
+   * Returns the partitions removed, as "topic-partition".
+   */
+  async removeStrayPartitions(): Promise<string[]> {
+    const strays = this.#storage
+      .storedPartitions()
+      .filter(({ topic, partition }) => this.partition(topic, partition) === undefined)
+    await Promise.all(
+      strays.map(({ topic, partition }) =>
+        this.#storage
+          .partition(topic, partition, '')
+          .delete()
+          .catch((e: unknown) =>
+            this.#logger.error({ err: e, topic, partition }, 'Removing a stray partition failed'),
+          ),
+      ),
+    )
+    return strays.map(({ topic, partition }) => `${topic}-${partition}`)
   }
 
   partition(topic: string, index: number): PartitionLog | undefined {

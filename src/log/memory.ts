@@ -262,6 +262,13 @@ export class MemoryLogStorage implements LogStorage {
     return this.#partitions.get(`${topic}-${partition}`)?.topicId ?? null
   }
 
+  storedPartitions(): { readonly topic: string; readonly partition: number }[] {
+    return [...this.#partitions.keys()].map((key) => {
+      const i = key.lastIndexOf('-')
+      return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) }
+    })
+  }
+
   async dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]> {
     return [{ path: 'memory', online: true, totalBytes: -1, usableBytes: -1 }]
   }

@@ -181,6 +181,8 @@ export interface LogStorage {
   ): PartitionStore
   /** Topic id stored with a partition's data, or null when the partition has no data here. */
   storedTopicId(topic: string, partition: number): Promise<string | null>
+  /** Every partition that has data here (open or not). */
+  storedPartitions(): { readonly topic: string; readonly partition: number }[]
   /** Directory stats for DescribeLogDirs: path → bytes. */
   dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]>
   /** Where durable small files of the log layer live (the producer-id block file), or null (memory). */

@@ -315,8 +315,15 @@ export interface LogManager {
     toCount: number,
     configs?: Partial<LogConfig>,
   ): Promise<void>
-  /** Removes every partition of a topic (listeners get 'deleted'; files are removed in the background). */
-  deleteTopic(topic: string): Promise<void>
+  /**
+   * Removes every partition of a topic: listeners get 'deleted' and the data is renamed away at
+   * once; settles when the files are gone, or with `untilRemoved: false` once the partitions are
+   * out (renamed; a restart removes what is left). A topic's changes run in call order, changes of
+   * different topics side by side.
+   */
+  deleteTopic(topic: string, options?: { readonly untilRemoved?: boolean }): Promise<void>
+  /** Removes the data of partitions on disk that are not open (call once every topic is open). */
+  removeStrayPartitions(): Promise<string[]>
   partition(topic: string, index: number): PartitionLog | undefined
   /** Replaces a topic's own settings (resolved over the broker defaults again). */
   updateTopicConfig(topic: string, configs: Partial<LogConfig>): void

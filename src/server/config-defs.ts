@@ -392,6 +392,13 @@ export const CONFIG_DEFS = [
     'Most partitions one topic may have; CreateTopics asking for more is refused with INVALID_PARTITIONS. Topograph only.',
   ),
   intKey(
+    'topic.change.log.wait.ms',
+    5000,
+    { min: 0 },
+    'low',
+    "How long CreateTopics, CreatePartitions and DeleteTopics wait, once the change is durable, for the partitions' logs to be created or removed before answering; the rest goes on in the background, and until a partition's log is open Produce, Fetch and ListOffsets answer it NOT_LEADER_OR_FOLLOWER (retriable), as Kafka does before its broker has created the log. 0 answers as soon as the change is durable, as Kafka's controller does. Topograph only.",
+  ),
+  intKey(
     'max.partitions',
     100000,
     { min: 1 },

@@ -143,6 +143,7 @@ export async function startServer(
       defaultReplicationFactor: config.defaultReplicationFactor,
       maxPartitionsPerTopic: config.topicMaxPartitions,
       maxPartitions: config.maxPartitions,
+      logWaitMs: config.topicChangeLogWaitMs,
     })
     const data = await DataPlane.start(config, logger, topics)
     cleanup.push(() => data.close())

@@ -179,3 +179,72 @@ test('deleting a topic of many partitions keeps the event loop turning', async (
     rmSync(root, { recursive: true, force: true })
   }
 })
+
+test('a deletion asked while the topic is still opening stops it; the next creation follows', async () => {
+  // The catalog answers a topic change before (or without) waiting for its logs, so a DeleteTopics
+  // can come while the CreateTopics before it is still opening partitions: the opening stops, the
+  // deletion takes what was opened, and a creation of the same name asked after both comes last.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-churn-'))
+  try {
+    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+    await m.open()
+    const first = m.createPartitions('t', 'id-1', 0, 400)
+    const deleted = m.deleteTopic('t')
+    const again = m.createPartitions('t', 'id-2', 0, 3)
+    await Promise.all([first, again])
+    await deleted
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => m.partition('t', i)?.topicId),
+      ['id-2', 'id-2', 'id-2', undefined],
+    )
+    assert.deepEqual(
+      readdirSync(root)
+        .filter((n) => n.startsWith('t-'))
+        .sort(),
+      ['t-0', 't-1', 't-2'],
+    )
+    // A creation still opening when the manager closes stops too, and close waits for it.
+    const late = m.createPartitions('late', 'id-late', 0, 400)
+    await m.close()
+    await late
+    const opened = readdirSync(root).filter((n) => n.startsWith('late-')).length
+    assert.ok(opened < 400, `${opened} partitions of late were opened after close began`)
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
+test('partitions on disk that no topic opened are removed as strays', async () => {
+  // A crash between a DeleteTopics' durable record and the renaming of its partitions leaves
+  // their data behind; the next start opens the catalog's topics and removes the rest.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-stray-'))
+  try {
+    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+    await m.open()
+    await m.createPartitions('kept', 'id-kept', 0, 4)
+    await m.createPartitions('dropped', 'id-dropped', 0, 2)
+    await m.close()
+    const m2 = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] },
+      { noBackgroundJobs: true },
+    )
+    await m2.open()
+    await m2.createPartitions('kept', 'id-kept', 0, 2)
+    assert.deepEqual((await m2.removeStrayPartitions()).sort(), [
+      'dropped-0',
+      'dropped-1',
+      'kept-2',
+      'kept-3',
+    ])
+    assert.deepEqual(
+      readdirSync(root)
+        .filter((n) => /-\d+$/.test(n))
+        .sort(),
+      ['kept-0', 'kept-1'],
+    )
+    assert.deepEqual(await m2.removeStrayPartitions(), [])
+    await m2.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino'
 import { createLogManager, type LogManager, type PartitionLog, ProducerIdManager } from '../../log/index.js'
+import { ErrorCode } from '../../protocol/errors.js'
 import type { TopographConfig } from '../config.js'
 import type { TopicCatalog, TopicInfo } from '../topics/catalog.js'
 import { BrokerTopicMetrics, type PartitionSize } from './broker-topic-metrics.js'
@@ -44,11 +45,36 @@ export class DataPlane {
     try {
       await data.producerIds.open()
       for (const t of topics.list()) await data.#create(t, 0)
+      // What a crash left of topics deleted (or of partitions never made) before their files were.
+      const strays = await data.logs.removeStrayPartitions()
+      if (strays.length > 0) {
+        logger.warn(
+          { partitions: strays.length },
+          `Removed ${strays.length} partition log(s) of topics no longer in the catalog (${strays.slice(0, 10).join(', ')}${strays.length > 10 ? ', …' : ''})`,
+        )
+      }
+      // Each change's logs are created or removed while the catalog goes on (it waits for them at
+      // most topic.change.log.wait.ms before answering; for a deletion, until the partitions are
+      // renamed away, not until their files are gone, as Kafka removes them later too); a failure
+      // is logged here, and the next start opens every catalog topic's logs again.
       topics.attachData({
-        partitionsCreated: (t, from) => data.#create(t, from),
+        partitionsCreated: (t, from) =>
+          data
+            .#create(t, from)
+            .catch((err: unknown) =>
+              logger.error({ err, topic: t.name }, `Creating the partition logs of ${t.name} failed`),
+            ),
         configsChanged: (t) => data.logs.updateTopicConfig(t.name, topicLogOverrides(t.configs)),
         topicsDeleted: async (ts) => {
-          for (const t of ts) await data.logs.deleteTopic(t.name)
+          await Promise.all(
+            ts.map((t) =>
+              data.logs
+                .deleteTopic(t.name, { untilRemoved: false })
+                .catch((err: unknown) =>
+                  logger.error({ err, topic: t.name }, `Removing the partition logs of ${t.name} failed`),
+                ),
+            ),
+          )
         },
       })
     } catch (err) {
@@ -61,6 +87,19 @@ export class DataPlane {
   /** The log of a partition of a catalog topic, or undefined (unknown topic or partition). */
   partition(topic: string, index: number): PartitionLog | undefined {
     return this.logs.partition(topic, index)
+  }
+
+  /**
+   * The error for a partition whose log {@link partition} did not find: NOT_LEADER_OR_FOLLOWER when
+   * the catalog has it (its log is still being opened after the topic change was answered; Kafka
+   * answers the same before its broker has created the log, and clients retry it), else
+   * UNKNOWN_TOPIC_OR_PARTITION.
+   */
+  missingPartitionError(topic: string, index: number): number {
+    const t = this.#topics.byName(topic)
+    return t !== undefined && index >= 0 && index < t.numPartitions
+      ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+      : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
   }
 
   /** True once the server is stopping: parked requests answer at once. */

@@ -313,7 +313,7 @@ export const handler = defineHandler({
         const log =
           p.index >= 0 && p.index < topic.numPartitions ? data.partition(topic.name, p.index) : undefined
         if (log === undefined) {
-          slot.answer = failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+          slot.answer = failed(p.index, data.missingPartitionError(topic.name, p.index))
           continue
         }
         metrics.record('totalProduce', topic.name)

@@ -119,7 +119,7 @@ function sortOut(request: FetchRequest, ctx: RequestContext, byId: boolean) {
           p.partition >= 0 && p.partition < topic.numPartitions
             ? ctx.server.data.partition(topic.name, p.partition)
             : undefined
-        if (log === undefined) error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        if (log === undefined) error = ctx.server.data.missingPartitionError(topic.name, p.partition)
       }
       if (error !== null || log === undefined) refused.push({ wanted, data: failed(p.partition, error ?? 3) })
       else readable.push({ ...wanted, log })

@@ -75,7 +75,8 @@ function lookUp(
     topicPartitions === undefined || p.partitionIndex < 0 || p.partitionIndex >= topicPartitions
       ? undefined
       : ctx.server.data.partition(topic, p.partitionIndex)
-  if (log === undefined) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+  if (log === undefined)
+    return answer(p.partitionIndex, ctx.server.data.missingPartitionError(topic, p.partitionIndex))
   const current = version >= 4 ? p.currentLeaderEpoch : -1
   if (current !== -1) {
     if (current < log.leaderEpoch) return answer(p.partitionIndex, ErrorCode.FENCED_LEADER_EPOCH)

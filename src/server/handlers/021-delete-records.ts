@@ -48,7 +48,8 @@ export const handler = defineHandler({
         if (!auth.allowed('DELETE', t.name))
           return failed(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         const log = partitionLog(ctx, t.name, p.partitionIndex)
-        if (log === undefined) return failed(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if (log === undefined)
+          return failed(p.partitionIndex, ctx.server.data.missingPartitionError(t.name, p.partitionIndex))
         if (isInternalTopic(t.name)) return failed(p.partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION)
         // 4.
         return log.deleteRecordsBefore(toNumber(p.offset)).then((r) => {

@@ -60,7 +60,8 @@ export const handler = defineHandler({
           if (!clusterAction && !auth.allowed('DESCRIBE', t.topic))
             return failed(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
           const log = partitionLog(ctx, t.topic, p.partition)
-          if (log === undefined) return failed(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+          if (log === undefined)
+            return failed(p.partition, ctx.server.data.missingPartitionError(t.topic, p.partition))
           // 3.
           if (p.currentLeaderEpoch !== -1 && p.currentLeaderEpoch !== log.leaderEpoch) {
             return failed(

@@ -53,7 +53,8 @@ export const handler = defineHandler({
               return failed(index, topicError.code, topicError.message ?? errorInfo(topicError.code).message)
             // 3.
             const log = partitionLog(ctx, t.name, index)
-            if (log === undefined) return failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null)
+            if (log === undefined)
+              return failed(index, ctx.server.data.missingPartitionError(t.name, index), null)
             if (!log.online) return failed(index, ErrorCode.KAFKA_STORAGE_ERROR, null)
             // 4.
             return {

@@ -76,13 +76,20 @@ export interface TopicCatalogOptions {
   readonly maxPartitionsPerTopic?: number
   /** max.partitions: the most partitions of all topics together (default {@link DEFAULT_MAX_PARTITIONS}). */
   readonly maxPartitions?: number
+  /**
+   * topic.change.log.wait.ms: how long a change waits for its partitions' logs before it is
+   * answered (default {@link DEFAULT_TOPIC_CHANGE_LOG_WAIT_MS}; 0: not at all).
+   */
+  readonly logWaitMs?: number
 }
 
 /**
  * What keeps the topics' data (the partition logs) in step with the catalog. Each call comes after
- * the catalog's change is durable and before the request that made it is answered, so a client
- * that learns of a topic or partition finds its log. A failure is logged by the caller's handler;
- * the next start opens every catalog topic's logs again.
+ * the catalog's change is durable, in the order of the changes; the catalog does not wait for the
+ * returned promise before the next change, and the request that made the change waits for it at
+ * most `logWaitMs` (Kafka's controller answers once its records are committed and the broker
+ * creates the logs afterwards). The hooks log their own failures and never reject; the next start
+ * opens every catalog topic's logs again.
  */
 export interface TopicDataHooks {
   /** Partitions [fromCount, topic.numPartitions) of the topic now exist (0 for a new topic). */
@@ -93,6 +100,8 @@ export interface TopicDataHooks {
   topicsDeleted(topics: readonly TopicInfo[]): Promise<void>
 }
 
+/** Default of `topic.change.log.wait.ms`. */
+export const DEFAULT_TOPIC_CHANGE_LOG_WAIT_MS = 5000
 /** Default of `topic.max.partitions`. */
 export const DEFAULT_TOPIC_MAX_PARTITIONS = 10_000
 /** Default of `max.partitions`. */
@@ -212,6 +221,7 @@ export class TopicCatalog {
   readonly #byCollisionKey = new Map<string, string>()
   readonly #maxPartitionsPerTopic: number
   readonly #maxPartitions: number
+  readonly #logWaitMs: number
   /** Partitions of every topic in the catalog. */
   #totalPartitions = 0
   /** Mutations run one at a time, so a check and the append that follows it see the same state. */
@@ -229,6 +239,7 @@ export class TopicCatalog {
     this.#newTopicId = options.newTopicId ?? randomTopicId
     this.#maxPartitionsPerTopic = options.maxPartitionsPerTopic ?? DEFAULT_TOPIC_MAX_PARTITIONS
     this.#maxPartitions = options.maxPartitions ?? DEFAULT_MAX_PARTITIONS
+    this.#logWaitMs = options.logWaitMs ?? DEFAULT_TOPIC_CHANGE_LOG_WAIT_MS
   }
 
   /** Replays the catalog's log from an opened store. */
@@ -337,8 +348,9 @@ export class TopicCatalog {
    * request order. Duplicate names in one request are the caller's concern (Kafka answers them
    * before the controller sees them).
    */
-  createTopics(topics: readonly NewTopic[], validateOnly: boolean): Promise<CreateTopicOutcome[]> {
-    return this.#serialize(async () => {
+  async createTopics(topics: readonly NewTopic[], validateOnly: boolean): Promise<CreateTopicOutcome[]> {
+    let logs: Promise<unknown> | null = null
+    const outcomes = await this.#serialize(async (): Promise<CreateTopicOutcome[]> => {
       const outcomes: CreateTopicOutcome[] = []
       const created: TopicInfo[] = []
       const pendingCollision = new Map<string, string>()
@@ -371,16 +383,20 @@ export class TopicCatalog {
           created.map((t) => ({ key: encodeKey(t.name), value: encodeValue(t) })),
         )
         for (const t of created) this.#add(t)
-        if (this.#data !== null) for (const t of created) await this.#data.partitionsCreated(t, 0)
+        const data = this.#data
+        if (data !== null) logs = Promise.all(created.map((t) => data.partitionsCreated(t, 0)))
         this.#notify(created.map((t) => t.name))
       }
       return outcomes
     })
+    await this.#waitForLogs(logs)
+    return outcomes
   }
 
   /** Deletes topics by name; returns the deleted topics (unknown names are skipped). */
-  deleteTopics(names: readonly string[]): Promise<TopicInfo[]> {
-    return this.#serialize(async () => {
+  async deleteTopics(names: readonly string[]): Promise<TopicInfo[]> {
+    let logs: Promise<unknown> | null = null
+    const deleted = await this.#serialize(async () => {
       const existing = names.map((n) => this.#byName.get(n)).filter((t): t is TopicInfo => t !== undefined)
       if (existing.length === 0) return []
       await this.#store.append(
@@ -388,18 +404,21 @@ export class TopicCatalog {
         existing.map((t) => ({ key: encodeKey(t.name), value: null })),
       )
       for (const t of existing) this.#remove(t.name)
-      if (this.#data !== null) await this.#data.topicsDeleted(existing)
+      if (this.#data !== null) logs = this.#data.topicsDeleted(existing)
       this.#notify(existing.map((t) => t.name))
       return existing
     })
+    await this.#waitForLogs(logs)
+    return deleted
   }
 
   /**
    * Raises a topic's partition count (CreatePartitions, after its checks): one durable record, then
    * the new partitions' logs. Returns the updated topic, or undefined when the topic is gone.
    */
-  increasePartitions(name: string, count: number): Promise<TopicInfo | undefined> {
-    return this.#serialize(async () => {
+  async increasePartitions(name: string, count: number): Promise<TopicInfo | undefined> {
+    let logs: Promise<unknown> | null = null
+    const result = await this.#serialize(async () => {
       const t = this.#byName.get(name)
       if (t === undefined) return undefined
       if (count <= t.numPartitions) return t
@@ -407,10 +426,12 @@ export class TopicCatalog {
       await this.#store.append(TOPIC_CATALOG_LOG_ID, [{ key: encodeKey(name), value: encodeValue(updated) }])
       this.#replace(updated)
       this.#totalPartitions += count - t.numPartitions
-      if (this.#data !== null) await this.#data.partitionsCreated(updated, t.numPartitions)
+      if (this.#data !== null) logs = this.#data.partitionsCreated(updated, t.numPartitions)
       this.#notify([name])
       return updated
     })
+    await this.#waitForLogs(logs)
+    return result
   }
 
   /**
@@ -445,6 +466,29 @@ export class TopicCatalog {
         // A listener's failure is its own; the catalog change stands.
       }
     }
+  }
+
+  /**
+   * Waits for a change's logs (created or removed) for at most `logWaitMs`: a client that learns of
+   * a new partition finds its log open unless the disk is slower than that; the rest goes on in the
+   * background, outside the catalog's queue, so a change never waits for another one's files.
+   */
+  async #waitForLogs(logs: Promise<unknown> | null): Promise<void> {
+    if (logs === null) return
+    // The hooks log their own failures; one that rejects anyway must not go unhandled.
+    const settled = logs.then(
+      () => undefined,
+      () => undefined,
+    )
+    if (this.#logWaitMs <= 0) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      settled,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#logWaitMs)
+      }),
+    ])
+    clearTimeout(timer)
   }
 
   #serialize<T>(op: () => Promise<T>): Promise<T> {

@@ -160,3 +160,60 @@ test('a failed append leaves the catalog unchanged', async () => {
   const [o] = await catalog.createTopics([topic('lost')], false)
   assert.equal(o.error, 'NONE')
 })
+
+test('a change waits for its own logs at most logWaitMs, never for another change’s', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const catalog = await TopicCatalog.load(store, { nodeId: 1, logWaitMs: 200 })
+  // Logs that are never ready (a disk slower than the bound), and ones that are at once.
+  const calls: string[] = []
+  catalog.attachData({
+    partitionsCreated: (t, from) => {
+      calls.push(`create ${t.name} ${from}..${t.numPartitions}`)
+      return t.name === 'slow' ? new Promise<void>(() => {}) : Promise.resolve()
+    },
+    configsChanged: () => {},
+    topicsDeleted: (ts) => {
+      calls.push(`delete ${ts.map((t) => t.name).join(',')}`)
+      return new Promise<void>(() => {})
+    },
+  })
+  const t0 = performance.now()
+  const slow = catalog.createTopics([topic('slow', { numPartitions: 3 })], false)
+  const fast = catalog.createTopics([topic('fast', { numPartitions: 2 })], false)
+  const [fastOutcome] = await fast
+  const fastMs = performance.now() - t0
+  const [slowOutcome] = await slow
+  const slowMs = performance.now() - t0
+  assert.equal(fastOutcome.error, 'NONE')
+  assert.equal(slowOutcome.error, 'NONE')
+  // The slow topic's logs are not ready: its answer came at the bound, the other's did not wait
+  // for it (the catalog's queue holds only the checks and the durable record).
+  assert.ok(slowMs >= 190, `the slow creation was answered after ${slowMs} ms`)
+  assert.ok(fastMs < slowMs, `the fast creation (${fastMs} ms) waited for the slow one (${slowMs} ms)`)
+  assert.deepEqual(await catalog.increasePartitions('slow', 5), {
+    ...catalog.byName('slow')!,
+    numPartitions: 5,
+  })
+  assert.deepEqual((await catalog.deleteTopics(['slow', 'fast'])).map((t) => t.name).sort(), ['fast', 'slow'])
+  // The hooks were called in the order of the changes.
+  assert.deepEqual(calls, ['create slow 0..3', 'create fast 0..2', 'create slow 3..5', 'delete slow,fast'])
+})
+
+test('logWaitMs 0 answers once the change is durable; a hook that rejects goes unnoticed', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const catalog = await TopicCatalog.load(store, { nodeId: 1, logWaitMs: 0 })
+  catalog.attachData({
+    partitionsCreated: () => new Promise<void>(() => {}),
+    configsChanged: () => {},
+    topicsDeleted: () => Promise.reject(new Error('disk gone')),
+  })
+  const [created] = await catalog.createTopics([topic('t', { numPartitions: 4 })], false)
+  assert.equal(created.error, 'NONE')
+  assert.deepEqual(
+    (await catalog.deleteTopics(['t'])).map((t) => t.name),
+    ['t'],
+  )
+  assert.equal(catalog.byName('t'), undefined)
+})
