@@ -5,7 +5,9 @@
 // stamps, every event-loop stall (a 1 ms interval timer that fired more than 4 ms late), every
 // garbage collection and every store write that took more than 2 ms. The slow requests are grouped
 // into episodes (sent within 5 ms of each other) and each episode is printed with what the server
-// was doing from 50 ms before its first send to its last answer.
+// was doing from 50 ms before its first send to its last answer. Each run also reports the full
+// (mark-sweep-compact) collections and the page faults per request, which the machine's load does
+// not change.
 //
 //   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams]
 //
@@ -114,20 +116,23 @@ for (let run = 0; run < runs; run++) {
   events.length = 0
   loopHeld.ms = 0
   loopHeld.cpuMs = 0
+  const faults0 = process.resourceUsage().minorPageFault
   const m = await runLoad({ ...spec, seconds, rate, slowMs: SLOW_MS })
+  const faults = process.resourceUsage().minorPageFault - faults0
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
   const stalls = events.filter((e) => e.what.startsWith('event loop stalled'))
   const busyMs = (e: TraceEvent) => Number(/, ([\d.]+) ms on CPU/.exec(e.what)?.[1] ?? 0)
   const busy = stalls.filter((e) => busyMs(e) >= 0.8 * e.ms)
   const gcs = events.filter((e) => e.what.startsWith('GC'))
+  const fullGcs = gcs.filter((e) => e.what === 'GC mark-sweep-compact')
   const writes = events.filter((e) => e.what.startsWith('store'))
   const mem = process.memoryUsage()
   console.log(
-    `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}`,
+    `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req, ${(faults / m.answered).toFixed(2)} page faults/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}`,
   )
   const longest = (xs: TraceEvent[]) => f1(Math.max(0, ...xs.map((e) => e.ms)))
   console.log(
-    `  server: ${stalls.length} stalls > 4 ms (longest ${longest(stalls)} ms; ${busy.length} of them on CPU for 80 % or more of it, longest ${longest(busy)} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${longest(gcs)} ms), ${writes.length} store writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)`,
+    `  server: ${stalls.length} stalls > 4 ms (longest ${longest(stalls)} ms; ${busy.length} of them on CPU for 80 % or more of it, longest ${longest(busy)} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${longest(gcs)} ms; ${fullGcs.length} full, longest ${longest(fullGcs)} ms), ${writes.length} store writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)`,
   )
   const episodes: { from: number; to: number; n: number; worst: number }[] = []
   for (const s of slow) {

@@ -1,6 +1,6 @@
 // Garbage collections as trace events, for the benchmarks that trace what the server does while a
 // load runs (bench/data/latency-trace.ts, bench/server/commit-trace.ts).
-import { type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
+import { constants, type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
 
 /** One thing the server did, on the wall clock: when it started, how long it took, what it was. */
 export interface TraceEvent {
@@ -9,11 +9,12 @@ export interface TraceEvent {
   readonly what: string
 }
 
+/** The `kind` of a gc performance entry (Node's NODE_PERFORMANCE_GC_* constants). */
 const GC_KINDS: Record<number, string> = {
-  1: 'scavenge',
-  2: 'mark-sweep-compact',
-  4: 'incremental',
-  8: 'weak',
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-sweep-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
 }
 
 /** Pushes every collection into `events` until the returned observer is disconnected. */

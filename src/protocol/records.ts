@@ -97,12 +97,77 @@ function offsetCommitKeyPrefix(group: string, topic: string): Uint8Array {
 /**
  * Encoded OffsetCommit records are carved one after another out of a slab: one allocation for
  * hundreds of records instead of one per record. A slab is never written again where a record was
- * carved; it is freed once no record refers to it (the stores copy what they keep).
+ * carved while any record carved from it may still be read: a full slab is written again from its
+ * start only once every record carved from it was handed back through
+ * {@link releaseEncodedRecords} (the coordinator runtime does once the store has settled the write,
+ * and stores keep copies). A slab whose records are not all handed back is left to the GC.
+ *
+ * Reusing slabs matters more than the allocation itself: the memory of a fresh slab is mapped by
+ * the operating system page by page as it is first written, and on a virtual machine those page
+ * faults cost several microseconds each.
  */
 const SLAB_BYTES = 64 * 1024
-let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
-let slabView = new DataView(slab.buffer, slab.byteOffset, slab.byteLength)
+/** Full slabs with records still out, tracked until they come back (the oldest are forgotten). */
+const RETIRED_SLABS = 16
+/** Emptied slabs kept for reuse. */
+const FREE_SLABS = 4
+
+interface Slab {
+  readonly bytes: Buffer
+  readonly view: DataView
+  /** Records carved from it and not handed back. */
+  live: number
+}
+
+function newSlab(): Slab {
+  const bytes = Buffer.allocUnsafeSlow(SLAB_BYTES)
+  return { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), live: 0 }
+}
+
+let slab = newSlab()
 let slabUsed = 0
+/** Full slabs by their ArrayBuffer, in the order they filled. */
+const retiredSlabs = new Map<ArrayBufferLike, Slab>()
+const freeSlabs: Slab[] = []
+
+/** Moves on to an empty slab: a freed one if any, else a new one. */
+function nextSlab(): void {
+  const full = slab
+  if (full.live === 0) {
+    if (freeSlabs.length < FREE_SLABS) freeSlabs.push(full)
+  } else {
+    retiredSlabs.set(full.bytes.buffer, full)
+    if (retiredSlabs.size > RETIRED_SLABS) {
+      // Its records were never all handed back: it stays as it is until the GC takes it.
+      const oldest = retiredSlabs.keys().next().value as ArrayBufferLike
+      retiredSlabs.delete(oldest)
+    }
+  }
+  slab = freeSlabs.pop() ?? newSlab()
+  slabUsed = 0
+}
+
+/**
+ * Hands back encoded records once nothing reads them any more (their store write has settled):
+ * the slab they were carved from may be written again once all of its records are back. Records
+ * not carved from a slab are ignored. Each record is handed back at most once.
+ */
+export function releaseEncodedRecords(records: readonly EncodedCoordinatorRecord[]): void {
+  const current = slab.bytes.buffer
+  for (let i = 0; i < records.length; i++) {
+    const buffer = records[i].key.buffer
+    if (buffer === current) {
+      slab.live--
+      continue
+    }
+    const s = retiredSlabs.get(buffer)
+    if (s === undefined) continue
+    if (--s.live === 0) {
+      retiredSlabs.delete(buffer)
+      if (freeSlabs.length < FREE_SLABS) freeSlabs.push(s)
+    }
+  }
+}
 
 type OffsetCommitRec = Extract<CoordinatorRecord, { type: 'OffsetCommit' }>
 
@@ -138,13 +203,10 @@ function encodeOffsetCommitFast(rec: OffsetCommitRec): EncodedCoordinatorRecord 
   const prefix = offsetCommitKeyPrefix(key.group, key.topic)
   // Room for the key, then the value at its largest (version 1 and 3 both fit 30 bytes + metadata).
   const bound = prefix.length + 4 + (v === null ? 0 : 30 + 3 * metadataChars)
-  if (slabUsed + bound > SLAB_BYTES) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
-    slabView = new DataView(slab.buffer, slab.byteOffset, slab.byteLength)
-    slabUsed = 0
-  }
-  const buf = slab
-  const dv = slabView
+  if (slabUsed + bound > SLAB_BYTES) nextSlab()
+  const buf = slab.bytes
+  const dv = slab.view
+  slab.live++
   const start = slabUsed
   buf.set(prefix, start)
   let p = start + prefix.length

@@ -6,6 +6,7 @@ import {
   decodeCoordinatorRecord,
   encodeCoordinatorRecord,
   encodeCoordinatorRecords,
+  releaseEncodedRecords,
 } from '../../src/protocol/records.js'
 
 type OffsetCommit = Extract<CoordinatorRecord, { type: 'OffsetCommit' }>
@@ -83,7 +84,7 @@ describe('encodeCoordinatorRecords', () => {
     )
   })
 
-  it('leaves the bytes of earlier records alone across many batches (slabs are never reused)', () => {
+  it('leaves the bytes of records never handed back alone across many batches', () => {
     const commit = (partition: number): OffsetCommit => ({
       type: 'OffsetCommit',
       key: { group: 'g', topic: 't', partition },
@@ -125,6 +126,43 @@ describe('encodeCoordinatorRecords', () => {
       assert.equal(k.key, hex(one.key))
       assert.equal(k.value, hex(one.value))
     }
+  })
+
+  it('writes a slab again only once every record carved from it is handed back', () => {
+    const commit = (partition: number, metadata: string): OffsetCommit => ({
+      type: 'OffsetCommit',
+      key: { group: 'g', topic: 't', partition },
+      value: {
+        offset: BigInt(partition),
+        leaderEpoch: -1,
+        metadata,
+        commitTimestamp: 1n,
+        expireTimestamp: -1n,
+        topicId: ZERO_UUID,
+      },
+      valueVersion: 3,
+    })
+    const big = 'm'.repeat(1000)
+    // A batch held back (a store write still in flight), then many handed back as they settle.
+    const held = encodeCoordinatorRecords(Array.from({ length: 20 }, (_, i) => commit(i, big)))
+    const heldBytes = held.map((r) => [hex(r.key), hex(r.value)])
+    const buffers = new Set<ArrayBufferLike>()
+    let reused = false
+    for (let b = 0; b < 400; b++) {
+      const encoded = encodeCoordinatorRecords(Array.from({ length: 20 }, (_, i) => commit(i, big)))
+      for (const r of encoded) {
+        if (buffers.has(r.key.buffer)) reused = true
+        buffers.add(r.key.buffer)
+      }
+      releaseEncodedRecords(encoded)
+    }
+    assert.ok(reused, 'slabs handed back were written again')
+    assert.ok(buffers.size < 20, `${buffers.size} slabs for 400 batches`)
+    assert.deepEqual(
+      held.map((r) => [hex(r.key), hex(r.value)]),
+      heldBytes,
+    )
+    releaseEncodedRecords(held)
   })
 
   it('refuses what encodeCoordinatorRecord refuses, with the same error', () => {

@@ -797,9 +797,25 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       return
     }
     this.#append(ctx.id, encoded).then(
-      () => this.#committed(ctx, batch, unreplayed),
-      (cause: unknown) => this.#writeFailed(ctx, batch, cause, speculative),
+      () => {
+        this.#release(encoded)
+        this.#committed(ctx, batch, unreplayed)
+      },
+      (cause: unknown) => {
+        this.#release(encoded)
+        this.#writeFailed(ctx, batch, cause, speculative)
+      },
     )
+  }
+
+  /** The store has settled a write: the serde may reuse the bytes of its records. */
+  #release(encoded: readonly StoredRecord[]): void {
+    if (this.#serde.release === undefined) return
+    try {
+      this.#serde.release(encoded)
+    } catch (err) {
+      this.#log.error({ err }, 'Releasing encoded records failed')
+    }
   }
 
   #serializeAll(records: readonly R[]): StoredRecord[] {

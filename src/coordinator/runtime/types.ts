@@ -24,6 +24,11 @@ export interface RecordSerde<R> {
    * in one go (one buffer for all of them); the runtime uses it when present.
    */
   serializeAll?(records: readonly R[]): CoordinatorRecord[]
+  /**
+   * Told once the store has settled (written or failed) the write of records `serializeAll`
+   * returned, each once: the store keeps copies, so the serde may write over their bytes again.
+   */
+  release?(records: readonly CoordinatorRecord[]): void
   /** Returns undefined for a record this version does not know; loading skips it. */
   deserialize(record: CoordinatorRecord): R | undefined
 }

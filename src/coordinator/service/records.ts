@@ -4,6 +4,7 @@ import {
   decodeCoordinatorRecord,
   encodeCoordinatorRecord,
   encodeCoordinatorRecords,
+  releaseEncodedRecords,
   UnknownRecordTypeError,
 } from '../../protocol/records.js'
 import type { RecordSerde } from '../runtime/types.js'
@@ -12,6 +13,7 @@ import type { RecordSerde } from '../runtime/types.js'
 export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
   serialize: (record) => encodeCoordinatorRecord(record),
   serializeAll: (records) => encodeCoordinatorRecords(records),
+  release: (records) => releaseEncodedRecords(records),
   deserialize: (stored) => {
     try {
       return decodeCoordinatorRecord(stored.key, stored.value)

@@ -10,6 +10,13 @@ const CHUNK_RECORDS = 8192
  * at least this many: the copy of the live records is then paid for by at least as many appends.
  */
 const AUTO_COMPACT_MIN_SUPERSEDED = 65_536
+/**
+ * Standard-size chunks a store keeps for reuse once compaction has dropped them. A fresh chunk's
+ * memory is mapped by the operating system page by page as it is first written (a page fault per
+ * 4 KiB, 1,024 for a chunk and its index), which on a virtual machine cost as much as writing the
+ * records into it; a reused chunk is written without any.
+ */
+const POOLED_CHUNKS = 16
 
 /**
  * A piece of a shard's log: the bytes of up to `CHUNK_RECORDS` records (key, then value) in one
@@ -26,6 +33,13 @@ class Chunk {
 
   constructor(size: number) {
     this.bytes = Buffer.allocUnsafeSlow(size)
+  }
+
+  /** Empty again, for reuse (its bytes and index are overwritten as records are added). */
+  reset(): this {
+    this.used = 0
+    this.count = 0
+    return this
   }
 
   key(slot: number): Uint8Array {
@@ -139,20 +153,23 @@ class ShardLog {
     return this.length - this.latest.size
   }
 
-  /** The chunk to write `n` more bytes into: the last one if it has room, else a new one (not yet in `chunks`). */
-  static tail(chunks: readonly Chunk[], n: number): Chunk {
+  /**
+   * The chunk to write `n` more bytes into: the last one if it has room, else a new one from `pool`
+   * (not yet in `chunks`).
+   */
+  static tail(chunks: readonly Chunk[], n: number, pool: ChunkPool): Chunk {
     const last = chunks[chunks.length - 1]
     if (last !== undefined && last.count < CHUNK_RECORDS && last.used + n <= last.bytes.length) return last
-    return new Chunk(Math.max(CHUNK_BYTES, n))
+    return pool.take(n)
   }
 
   /** Copies record `slot` of `from` to the end of this log (no failure can happen midway). */
-  copy(from: Chunk, slot: number): void {
+  copy(from: Chunk, slot: number, pool: ChunkPool): void {
     const start = from.index[3 * slot]
     const keyLength = from.index[3 * slot + 1]
     const valueLength = from.index[3 * slot + 2]
     const n = keyLength + Math.max(0, valueLength)
-    const chunk = ShardLog.tail(this.chunks, n)
+    const chunk = ShardLog.tail(this.chunks, n, pool)
     if (chunk !== this.chunks[this.chunks.length - 1]) this.chunks.push(chunk)
     from.bytes.copy(chunk.bytes, chunk.used, start, start + n)
     const s = chunk.count
@@ -165,16 +182,44 @@ class ShardLog {
     this.length++
   }
 
-  /** A new log with the latest record of every key, in log order, minus the tombstones. */
-  compacted(): ShardLog {
+  /**
+   * A new log with the latest record of every key, in log order, minus the tombstones. This log's
+   * chunks go back to `pool` afterwards: nothing refers to them once the new log replaces it
+   * (records leave the store as copies).
+   */
+  compacted(pool: ChunkPool): ShardLog {
     const positions = this.latest.positions().sort((a, b) => a - b)
     const out = new ShardLog()
     for (const p of positions) {
       const chunk = this.chunks[Math.floor(p / CHUNK_RECORDS)]
       const slot = p % CHUNK_RECORDS
-      if (chunk.index[3 * slot + 2] >= 0) out.copy(chunk, slot)
+      if (chunk.index[3 * slot + 2] >= 0) out.copy(chunk, slot, pool)
     }
+    for (const c of this.chunks) pool.give(c)
     return out
+  }
+}
+
+/** Emptied standard-size chunks kept for reuse, at most {@link POOLED_CHUNKS}. */
+class ChunkPool {
+  readonly #free: Chunk[] = []
+
+  /** A chunk with room for a record of `n` bytes: a kept one when `n` fits the standard size. */
+  take(n: number): Chunk {
+    if (n <= CHUNK_BYTES) {
+      const kept = this.#free.pop()
+      if (kept !== undefined) return kept.reset()
+    }
+    return new Chunk(Math.max(CHUNK_BYTES, n))
+  }
+
+  /** Keeps a chunk nothing refers to any more (a larger one is left to the GC). */
+  give(chunk: Chunk): void {
+    if (chunk.bytes.length === CHUNK_BYTES && this.#free.length < POOLED_CHUNKS) this.#free.push(chunk)
+  }
+
+  get size(): number {
+    return this.#free.length
   }
 }
 
@@ -203,13 +248,15 @@ export interface MemoryLogUsage {
  *
  * A shard's log compacts itself (as `compact` does) once more than half of it, and at least
  * 65,536 records, are superseded: a steady commit load that rewrites the same offsets keeps the log
- * at most about twice its live size instead of growing without bound.
+ * at most about twice its live size instead of growing without bound. The chunks a compaction
+ * empties are kept (up to {@link POOLED_CHUNKS}) for the next appends of any shard.
  *
  * The data belongs to the instance, not to `open()`: closing and opening the same instance again
  * finds the records still there.
  */
 export class MemoryRecordStore implements RecordStore, FaultInjection {
   readonly #shards = new Map<number, ShardLog>()
+  readonly #pool = new ChunkPool()
   #open = false
   #failNext: Error | undefined
 
@@ -219,6 +266,11 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
 
   failNextAppend(error?: Error): void {
     this.#failNext = error ?? injectedFailure()
+  }
+
+  /** Chunks that compaction emptied and the next appends of any shard reuse. */
+  get pooledChunks(): number {
+    return this.#pool.size
   }
 
   /** What the shard's log holds now. */
@@ -282,7 +334,7 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
       const n = r.key.byteLength + (r.value === null ? 0 : r.value.byteLength)
       if (chunk === undefined || count === CHUNK_RECORDS || used + n > chunk.bytes.length) {
         seal()
-        chunk = new Chunk(Math.max(CHUNK_BYTES, n))
+        chunk = this.#pool.take(n)
         fresh.push(chunk)
         used = 0
         count = 0
@@ -326,7 +378,7 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
       slot++
     }
     if (log.superseded >= AUTO_COMPACT_MIN_SUPERSEDED && log.superseded > log.latest.size)
-      this.#shards.set(shard, log.compacted())
+      this.#shards.set(shard, log.compacted(this.#pool))
   }
 
   async load(shard: number): Promise<CoordinatorRecord[]> {
@@ -347,7 +399,7 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     checkShard(shard)
     const log = this.#shards.get(shard)
     if (log === undefined) return
-    this.#shards.set(shard, log.compacted())
+    this.#shards.set(shard, log.compacted(this.#pool))
   }
 
   async close(): Promise<void> {

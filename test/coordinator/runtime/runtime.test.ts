@@ -215,6 +215,50 @@ test('append, then replay, then the response: the shard is unchanged while its r
   await s.runtime.close()
 })
 
+test('the serde gets the records of a write back once the store has settled it, written or failed', async () => {
+  const store = new GatedStore()
+  await store.open()
+  const released: string[] = []
+  const serializedBy = new Set<unknown>()
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord>({
+    store,
+    numShards: 2,
+    serde: {
+      ...kvSerde,
+      serializeAll: (records) =>
+        records.map((r) => {
+          const stored = kvSerde.serialize(r)
+          serializedBy.add(stored)
+          return stored
+        }),
+      release: (records) => {
+        for (const r of records) {
+          assert.ok(serializedBy.delete(r), 'released once, and only what serializeAll returned')
+          released.push(new TextDecoder().decode(r.key))
+        }
+      },
+    },
+    clock: new ManualClock(1_000_000),
+    newShard: (id, timer) => new KvShard(id, timer),
+  })
+  await runtime.load()
+  store.gate()
+  const started = store.nextAppend()
+  const first = runtime.scheduleWriteOperation('w', 0, incr('a'))
+  const second = runtime.scheduleWriteOperation('w', 0, incr('b'))
+  await started
+  await new Promise((r) => setImmediate(r))
+  assert.deepEqual(released, [], 'nothing while the store write is in flight')
+  store.release()
+  assert.deepEqual(await Promise.all([first, second]), [1, 1])
+  assert.deepEqual(released, ['a', 'b'])
+  store.failNextAppend()
+  await assert.rejects(runtime.scheduleWriteOperation('w', 1, incr('c')), CoordinatorWriteError)
+  assert.deepEqual(released, ['a', 'b', 'c'])
+  assert.equal(serializedBy.size, 0)
+  await runtime.close()
+})
+
 test('a failed append rejects with CoordinatorWriteError (NOT_COORDINATOR), replays nothing, and the shard carries on', async () => {
   const store = new MemoryRecordStore()
   await store.open()

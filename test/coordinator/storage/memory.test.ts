@@ -99,6 +99,45 @@ test('memory: the log grows in chunks and a failed append across a chunk boundar
   await store.close()
 })
 
+test('memory: chunks that compaction empties are reused, and nothing of what they held shows', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  // Three chunks of shard 0, all but two records superseded by the end.
+  for (let round = 0; round < 3; round++) {
+    await store.append(
+      0,
+      Array.from({ length: 8192 }, (_, i) => rec(i % 2 === 0 ? 'even' : 'odd', `${round}-${i}`)),
+    )
+  }
+  assert.equal(store.usage(0).chunks, 3)
+  assert.equal(store.pooledChunks, 0)
+  await store.compact(0)
+  assert.equal(store.usage(0).chunks, 1)
+  assert.equal(store.pooledChunks, 3)
+  // Shard 1 grows into the kept chunks: its records only, none of shard 0's old ones.
+  const many = Array.from({ length: 8192 + 10 }, (_, i) => rec(`k${i}`, `v${i}`))
+  await store.append(1, many)
+  assert.equal(store.usage(1).chunks, 2)
+  assert.equal(store.pooledChunks, 1)
+  assert.deepEqual(
+    show(await store.load(1)),
+    many.map((_, i) => [`k${i}`, `v${i}`]),
+  )
+  assert.deepEqual(show(await store.load(0)), [
+    ['even', '2-8190'],
+    ['odd', '2-8191'],
+  ])
+  // A reused chunk is still compacted like any other.
+  await store.append(1, [rec('k0', null)])
+  await store.compact(1)
+  assert.equal(store.usage(1).records, 8192 + 9)
+  assert.deepEqual(show(await store.load(1)).slice(0, 2), [
+    ['k1', 'v1'],
+    ['k2', 'v2'],
+  ])
+  await store.close()
+})
+
 /** The engine's key hash (FNV-1a, 30 bits), to pick keys that share one. */
 function keyHash(key: string): number {
   let h = 0x811c9dc5
