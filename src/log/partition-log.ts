@@ -561,7 +561,18 @@ export class PartitionLogImpl implements PartitionLog {
     let records = EMPTY
     if (fetchOffset < maxOffset) {
       try {
-        records = this.#store.read(fetchOffset, Math.max(0, maxBytes), maxOffset, opts.minOneMessage)
+        const read = this.#store.read(fetchOffset, Math.max(0, maxBytes), maxOffset, opts.minOneMessage)
+        if (read instanceof Uint8Array) records = read
+        else {
+          // Read off the event loop: appends, rolls and retention went on meanwhile. The bytes
+          // are the segment's as they were (a deleted segment stays readable until the read
+          // ends); a partition deleted or taken offline meanwhile answers as it would now.
+          records = await read.catch((e: unknown) => {
+            if (this.#online) throw e
+            return EMPTY
+          })
+          if (!this.#online) return this.#readError(this.#unavailable())
+        }
       } catch (e) {
         this.fail(e)
         return this.#readError(ErrorCode.KAFKA_STORAGE_ERROR)
