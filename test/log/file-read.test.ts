@@ -253,3 +253,38 @@ test('file: a large read racing a clean shutdown still answers; the files close 
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('file: the long poll counts bytes before an open transaction without reading them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-lso-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 60) // about 1 MB readable
+    const p = m.partition('t', 0)!
+    const readable = p.logEndOffset
+    const txn = batchOf([{ key: 'k', value: 'open' }], {
+      producerId: 5,
+      producerEpoch: 0,
+      baseSequence: 0,
+      transactional: true,
+      timestamp: NOW,
+    })
+    assert.equal((await p.append(txn, { now: NOW })).errorCode, 0)
+    await fill(m, 60) // after the open transaction: not readable by read_committed
+    assert.equal(p.lastStableOffset, readable)
+    const RC = { ...RU, isolationLevel: 'read_committed' } as const
+    const from0 = (await p.read(0, 8 << 20, RC)).records.byteLength
+    const from480 = (await p.read(480, 8 << 20, RC)).records.byteLength
+    state.syncReads.length = 0
+    // What a parked read_committed Fetch checks at every append.
+    assert.equal(p.bytesAvailable(0, 'read_committed'), from0)
+    assert.equal(p.bytesAvailable(480, 'read_committed'), from480)
+    assert.ok(
+      state.syncReads.every((n) => n <= 16 * 1024),
+      `synchronous reads of ${Math.max(...state.syncReads)} bytes at most`,
+    )
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
