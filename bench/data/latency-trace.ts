@@ -103,6 +103,18 @@ for (const name of [
     }
   }
 }
+// Reads on libuv's threadpool (the file engine's large Fetch reads): counted with their bytes and
+// the time from the call to its callback (the event loop is free meanwhile).
+const readAsync = fsMutable.read
+fsMutable.read = function (this: unknown, ...args: unknown[]) {
+  const t0 = performance.now()
+  const cb = args[args.length - 1] as (...r: unknown[]) => void
+  args[args.length - 1] = (...r: unknown[]) => {
+    count('read (threadpool, call to callback)', performance.now() - t0, (r[1] as number) ?? 0)
+    cb(...r)
+  }
+  return readAsync.apply(this, args)
+}
 syncBuiltinESMExports()
 type ServerSocket = Socket & { server?: unknown }
 const sockets = Socket.prototype as unknown as {

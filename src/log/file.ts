@@ -54,6 +54,15 @@ export interface FileLayer {
   closeSync(fd: number): void
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
+  /** A read on libuv's threadpool (Fetch reads larger than SYNC_READ_BYTES). */
+  read(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+    cb: (err: NodeJS.ErrnoException | null, bytesRead: number) => void,
+  ): void
   fstatSync(fd: number): { size: number; mtimeMs: number; birthtimeMs: number }
   ftruncateSync(fd: number, len: number): void
   fsyncSync(fd: number): void
@@ -90,6 +99,23 @@ const CHUNK = 1 << 20
 const REMOVE_CONCURRENCY = 4
 /** Bytes read at a time when walking batch headers. */
 const WALK_WINDOW = 16 * 1024
+/**
+ * The largest Fetch read done on the event loop; larger ones run on libuv's threadpool. 64 KiB is
+ * a few batches (a consumer at the log end) and about 10–30 µs of copying from the page cache.
+ */
+export const SYNC_READ_BYTES = 64 * 1024
+const EMPTY = new Uint8Array(0)
+
+/** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */
+function cutAt(buf: Buffer, got: number, maxOffset: number): Uint8Array {
+  let pos = 0
+  while (pos + RECORD_BATCH_OVERHEAD <= got) {
+    const h = scanHeader(buf, pos)
+    if (h.base >= maxOffset || pos + h.size > got) break
+    pos += h.size
+  }
+  return buf.subarray(0, pos)
+}
 
 export function segmentFileName(offset: number, suffix: string): string {
   return `${String(offset).padStart(20, '0')}${suffix}`
@@ -227,6 +253,10 @@ interface FileSegment {
   indexWrites: number
   /** Size that is known to be on disk (fsynced). */
   flushedSize: number
+  /** Reads in flight on the file (see read); it is closed when the last one ends. */
+  readers: number
+  /** The segment left the partition (deleted, replaced, closed): its file closes once unread. */
+  released: boolean
 }
 
 /** The header fields a scan needs, read from a buffer. */
@@ -335,6 +365,8 @@ class FilePartitionStore implements PartitionStore {
           indexDirty: false,
           indexWrites: 0,
           flushedSize: st.size,
+          readers: 0,
+          released: false,
         }
         this.#segments.push(seg)
         const nextBase = bases[i + 1]
@@ -417,6 +449,8 @@ class FilePartitionStore implements PartitionStore {
       indexDirty: true,
       indexWrites: 0,
       flushedSize: 0,
+      readers: 0,
+      released: false,
     }
   }
 
@@ -773,18 +807,23 @@ class FilePartitionStore implements PartitionStore {
 
   /** Position of the first batch in `seg` whose last offset is ≥ offset, or -1. */
   #positionOf(seg: FileSegment, offset: number): number {
+    return this.#locate(seg, offset)?.pos ?? -1
+  }
+
+  /** The first batch in `seg` whose last offset is ≥ offset: its position, base offset and size; or null. */
+  #locate(seg: FileSegment, offset: number): { pos: number; base: number; size: number } | null {
     const e = seg.offsets.floor(offset)
     // Entries hold (last offset of a batch, its position): the batch holding `offset` starts at
     // the entry whose last offset is ≥ offset, or after the greatest entry below it.
     const start = e >= 0 ? seg.offsets.values[e] : 0
-    let found = -1
+    let found: { pos: number; base: number; size: number } | null = null
     this.#walk(
       seg,
       start,
       seg.size,
       (h) => {
         if (h.last >= offset) {
-          found = h.pos
+          found = { pos: h.pos, base: h.base, size: h.size }
           return false
         }
         return true
@@ -794,34 +833,76 @@ class FilePartitionStore implements PartitionStore {
     return found
   }
 
-  read(offset: number, maxBytes: number, maxOffset: number, minOneMessage: boolean): Uint8Array {
+  read(
+    offset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneMessage: boolean,
+  ): Uint8Array | Promise<Uint8Array> {
     for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
       const seg = this.#segments[si]
       if (offset >= seg.nextOffset) continue
-      const start = this.#positionOf(seg, offset)
-      if (start < 0) continue
-      const available = seg.size - start
-      let len = Math.min(Math.max(maxBytes, 0), available)
-      const head = new Uint8Array(RECORD_BATCH_OVERHEAD)
-      if (this.#readFully(seg.fd, head, start) < RECORD_BATCH_OVERHEAD) return new Uint8Array(0)
-      const first = scanHeader(head, 0)
-      if (first.base >= maxOffset) return new Uint8Array(0)
+      // Finding the first batch reads its header through the walk's window (one small read).
+      const first = this.#locate(seg, offset)
+      if (first === null) continue
+      if (first.base >= maxOffset) return EMPTY
+      let len = Math.min(Math.max(maxBytes, 0), seg.size - first.pos)
       if (first.size > len) {
-        if (!minOneMessage) return new Uint8Array(0)
+        if (!minOneMessage) return EMPTY
         len = first.size
       }
-      const buf = Buffer.allocUnsafe(len)
-      const got = this.#readFully(seg.fd, buf, start)
-      // Cut at the last whole batch below maxOffset.
-      let pos = 0
-      while (pos + RECORD_BATCH_OVERHEAD <= got) {
-        const h = scanHeader(buf, pos)
-        if (h.base >= maxOffset || pos + h.size > got) break
-        pos += h.size
+      // A small read (a consumer at the log end: a batch or a few) is done at once; a large one
+      // (a consumer catching up: up to fetch.max.bytes) runs on libuv's threadpool, so that the
+      // event loop is not held for the copy of megabytes while Produce requests wait. The segment
+      // is pinned meanwhile: retention, the cleaner's swap or a close leave its file open until
+      // the read is done (an unlinked file stays readable), so the bytes are the segment's.
+      if (len <= SYNC_READ_BYTES) {
+        const buf = Buffer.allocUnsafe(len)
+        return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
       }
-      return buf.subarray(0, pos)
+      return this.#readLater(seg, first.pos, len, maxOffset)
     }
-    return new Uint8Array(0)
+    return EMPTY
+  }
+
+  /** read's large case: `len` bytes from `pos` off the event loop, cut at the last whole batch below maxOffset. */
+  #readLater(seg: FileSegment, pos: number, len: number, maxOffset: number): Promise<Uint8Array> {
+    seg.readers++
+    const buf = Buffer.allocUnsafe(len)
+    const fs = this.#fs
+    return new Promise<Uint8Array>((resolvePromise, reject) => {
+      const step = (got: number): void => {
+        fs.read(seg.fd, buf, got, len - got, pos + got, (err, n) => {
+          if (err !== null) return reject(err)
+          if (n === 0 || got + n === len) return resolvePromise(cutAt(buf, got + n, maxOffset))
+          step(got + n)
+        })
+      }
+      step(0)
+    }).finally(() => this.#unpin(seg))
+  }
+
+  /** A read of `seg` ended: its file is closed now if it was let go meanwhile. */
+  #unpin(seg: FileSegment): void {
+    seg.readers--
+    if (seg.readers === 0 && seg.released) {
+      try {
+        this.#closeFile(seg)
+      } catch {
+        // the segment is no longer the partition's: a failure to close it is no storage fault
+      }
+    }
+  }
+
+  /** Lets a segment's file go: closed at once, or by the last read still in flight on it. */
+  #release(seg: FileSegment): void {
+    if (seg.released) return
+    seg.released = true
+    if (seg.readers === 0) this.#closeFile(seg)
+  }
+
+  #closeFile(seg: FileSegment): void {
+    this.#fs.closeSync(seg.fd)
   }
 
   bytesFrom(offset: number): number {
@@ -882,7 +963,8 @@ class FilePartitionStore implements PartitionStore {
     const n = Math.min(count, this.#segments.length - 1)
     const gone = this.#segments.splice(0, n)
     for (const seg of gone) {
-      this.#fs.closeSync(seg.fd)
+      // A read in flight keeps the file open (and, unlinked, readable) until it ends.
+      this.#release(seg)
       for (const suffix of ['.log', '.index', '.timeindex']) {
         const p = join(this.#dir, segmentFileName(seg.baseOffset, suffix))
         if (this.#fs.existsSync(p)) this.#fs.unlinkSync(p)
@@ -928,6 +1010,8 @@ class FilePartitionStore implements PartitionStore {
       indexDirty: true,
       indexWrites: 0,
       flushedSize: 0,
+      readers: 0,
+      released: false,
     }
     try {
       for await (const b of rewrite.batches) {
@@ -978,7 +1062,7 @@ class FilePartitionStore implements PartitionStore {
     // stray .cleaned file (deleted at open), after it the new one.
     this.#fs.renameSync(cleanedPath, old.path)
     this.#segments[idx] = seg
-    this.#fs.closeSync(old.fd)
+    this.#release(old)
     return true
   }
 
@@ -1051,7 +1135,7 @@ class FilePartitionStore implements PartitionStore {
         error ??= e
       }
       try {
-        this.#fs.closeSync(seg.fd)
+        this.#release(seg)
       } catch (e) {
         error ??= e
       }
@@ -1064,7 +1148,7 @@ class FilePartitionStore implements PartitionStore {
       this.#closed = true
       for (const seg of this.#segments) {
         try {
-          this.#fs.closeSync(seg.fd)
+          this.#release(seg)
         } catch {
           // already gone
         }

@@ -561,7 +561,18 @@ export class PartitionLogImpl implements PartitionLog {
     let records = EMPTY
     if (fetchOffset < maxOffset) {
       try {
-        records = this.#store.read(fetchOffset, Math.max(0, maxBytes), maxOffset, opts.minOneMessage)
+        const read = this.#store.read(fetchOffset, Math.max(0, maxBytes), maxOffset, opts.minOneMessage)
+        if (read instanceof Uint8Array) records = read
+        else {
+          // Read off the event loop: appends, rolls and retention went on meanwhile. The bytes
+          // are the segment's as they were (a deleted segment stays readable until the read
+          // ends); a partition deleted or taken offline meanwhile answers as it would now.
+          records = await read.catch((e: unknown) => {
+            if (this.#online) throw e
+            return EMPTY
+          })
+          if (!this.#online) return this.#readError(this.#unavailable())
+        }
       } catch (e) {
         this.fail(e)
         return this.#readError(ErrorCode.KAFKA_STORAGE_ERROR)
@@ -598,16 +609,13 @@ export class PartitionLogImpl implements PartitionLog {
     const end = isolationLevel === 'read_committed' ? this.lastStableOffset : this.highWatermark
     if (fetchOffset >= end || fetchOffset < this.#logStartOffset) return 0
     try {
-      // On a single node the readable end is the log end (until open transactions hold the LSO
-      // back): count stored bytes without reading them.
-      if (end >= this.#store.logEndOffset) return Math.min(this.#store.bytesFrom(fetchOffset), cap)
-      let n = 0
-      for (const b of this.#store.batchesFrom(fetchOffset)) {
-        if (b.baseOffset >= end) break
-        n += b.bytes.byteLength
-        if (n >= cap) break
-      }
-      return n
+      // Stored bytes are counted without reading them (this runs at every append while a Fetch
+      // is parked). On a single node the readable end is the log end, or, while a transaction is
+      // open, the LSO: the base offset of that transaction's first batch, so the bytes before it
+      // are those from the fetch offset's batch less those from the batch at the LSO.
+      const store = this.#store
+      if (end >= store.logEndOffset) return Math.min(store.bytesFrom(fetchOffset), cap)
+      return Math.min(Math.max(0, store.bytesFrom(fetchOffset) - store.bytesFrom(end)), cap)
     } catch (e) {
       this.fail(e)
       return 0

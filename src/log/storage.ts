@@ -132,9 +132,16 @@ export interface PartitionStore {
   /**
    * Whole batches of one segment from the batch holding `offset`: at most `maxBytes` of them, or
    * exactly the first when it alone is larger and `minOneMessage`; none whose base offset is
-   * ≥ `maxOffset`. Empty when no batch at or after `offset` is below `maxOffset`.
+   * ≥ `maxOffset`. Empty when no batch at or after `offset` is below `maxOffset`. A value when the
+   * engine read at once; a promise when it reads off the event loop (the file engine's large
+   * reads), and then a segment deleted, replaced or closed meanwhile is still read whole.
    */
-  read(offset: number, maxBytes: number, maxOffset: number, minOneMessage: boolean): Uint8Array
+  read(
+    offset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneMessage: boolean,
+  ): Uint8Array | Promise<Uint8Array>
   /** Stored batches whose last offset is ≥ `offset`, in order, across segments. */
   batchesFrom(offset: number): Iterable<StoredBatch>
   /** A position to start a time scan in the segment with this base offset: an offset ≤ the first record with timestamp ≥ ts. */

@@ -14,6 +14,7 @@ import {
   type Codec,
   createTopics,
   fetch,
+  fetchRequest,
   listOffset,
   makeBatch,
   produce,
@@ -22,7 +23,7 @@ import {
   type TestRecord,
 } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
-import { requestFrame, WireClient } from '../server/wire-client.js'
+import { decodeResponse, requestFrame, WireClient } from '../server/wire-client.js'
 
 let ts: TestServer
 let c: WireClient
@@ -725,5 +726,83 @@ describe('topic ids, sessions and versions', () => {
       ['rt', 0, false],
       ['rt', 1, true],
     ])
+  })
+})
+
+describe('large reads', () => {
+  // About 3.3 MB per partition: reads this large run on the threadpool, not on the event loop.
+  const BATCHES = 200
+  const value = (p: number, i: number, k: number) => `${p}:${i}:${k}:`.padEnd(1024, 'v')
+  const bulk = (p: number, i: number) =>
+    makeBatch(Array.from({ length: 16 }, (_, k) => ({ key: `k${k}`, value: value(p, i, k), timestamp: T0 })))
+  before(async () => {
+    assert.deepEqual(await createTopics(c, [{ name: 'bulk', partitions: 2 }]), [0])
+    // Sent back to back, answered one after the other.
+    for (let i = 0; i < BATCHES; i++) {
+      const req = produceRequest(
+        [
+          { topic: 'bulk', partition: 0, records: bulk(0, i) },
+          { topic: 'bulk', partition: 1, records: bulk(1, i) },
+        ],
+        1,
+      )
+      c.write(requestFrame(0, 9, 8000 + i, req))
+    }
+    for (let i = 0; i < BATCHES; i++) {
+      const r = decodeResponse<p.ProduceResponse>(0, 9, (await c.nextFrame(30_000))!)
+      assert.equal(r.correlationId, 8000 + i)
+      for (const x of r.body.responses[0].partitionResponses) assert.equal(x.errorCode, 0)
+    }
+  })
+
+  it('a Fetch of many MB is answered whole and exact, in order with the requests after it', async () => {
+    const big = fetchRequest(
+      [
+        { topic: 'bulk', partition: 0, offset: 0, maxBytes: 8 << 20 },
+        { topic: 'bulk', partition: 1, offset: 16, maxBytes: 8 << 20 },
+      ],
+      { maxBytes: 16 << 20 },
+    )
+    const small = fetchRequest([{ topic: 'bulk', partition: 1, offset: 16 * BATCHES }], { maxWaitMs: 0 })
+    // Sent back to back on one connection: the large Fetch, a Produce, a Fetch of what it appended.
+    const more = produceRequest([{ topic: 'bulk', partition: 1, records: bulk(1, BATCHES) }], 1)
+    c.write(
+      Buffer.concat([
+        requestFrame(1, 12, 9001, big),
+        requestFrame(0, 9, 9002, more),
+        requestFrame(1, 12, 9003, small),
+      ]),
+    )
+    const answers = []
+    for (let i = 0; i < 3; i++) answers.push((await c.nextFrame(30_000))!)
+    const f = decodeResponse<p.FetchResponse>(1, 12, answers[0])
+    const pr = decodeResponse<p.ProduceResponse>(0, 9, answers[1])
+    const f2 = decodeResponse<p.FetchResponse>(1, 12, answers[2])
+    assert.deepEqual([f.correlationId, pr.correlationId, f2.correlationId], [9001, 9002, 9003])
+    const parts = f.body.responses[0].partitions
+    assert.deepEqual(
+      parts.map((x) => [x.partitionIndex, x.errorCode]),
+      [
+        [0, 0],
+        [1, 0],
+      ],
+    )
+    for (const [p, from] of [
+      [0, 0],
+      [1, 16],
+    ]) {
+      const got = readRecords(parts[p].records)
+      assert.equal(got.length, 16 * BATCHES - from)
+      got.forEach((r, j) => {
+        const offset = from + j
+        assert.equal(r.offset, offset)
+        assert.equal(r.value, value(p, Math.floor(offset / 16), offset % 16))
+      })
+    }
+    assert.equal(pr.body.responses[0].partitionResponses[0].baseOffset, BigInt(16 * BATCHES))
+    assert.deepEqual(
+      readRecords(f2.body.responses[0].partitions[0].records).map((r) => r.value),
+      Array.from({ length: 16 }, (_, k) => value(1, BATCHES, k)),
+    )
   })
 })

@@ -911,12 +911,17 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(held.lastStableOffset, 1)
       assert.deepEqual(held.abortedTransactions, [])
       assert.equal(p.bytesAvailable(1, 'read_committed'), 0)
+      assert.equal(p.bytesAvailable(0, 'read_committed'), held.records.byteLength, 'up to the LSO')
       // Producer 1 aborts (marker at 5): the LSO moves to producer 2's first offset.
       assert.equal(
         (await p.append(markerOf(1, 0, false, 0), { now: NOW, origin: 'coordinator' })).baseOffset,
         5,
       )
       assert.equal(p.lastStableOffset, 3)
+      const upToLso = (await p.read(0, 1 << 20, RC)).records.byteLength
+      assert.equal(p.bytesAvailable(0, 'read_committed'), upToLso)
+      assert.equal(p.bytesAvailable(2, 'read_committed'), upToLso - held.records.byteLength)
+      assert.ok(p.bytesAvailable(0, 'read_uncommitted') > upToLso)
       // Producer 2 commits (marker at 6): nothing open, LSO = HW.
       assert.equal(
         (await p.append(markerOf(2, 0, true, 0), { now: NOW, origin: 'coordinator' })).baseOffset,

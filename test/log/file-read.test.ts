@@ -1,0 +1,290 @@
+// The file engine's large reads run on libuv's threadpool (fs.read), the small ones at once: a
+// consumer catching up must not hold the event loop for the copy of megabytes. These tests pin
+// that the synchronous part of a large read stays small, that the answer is whole and exact, and
+// that a read racing a roll, retention, the cleaner's swap or a topic deletion answers correctly
+// or with Kafka's error. The races are made deterministic by a file layer that holds the
+// threadpool reads until the test lets them go; nothing else is mocked.
+import assert from 'node:assert/strict'
+import * as fs from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
+import { type FileLayer, FileLogStorage, NODE_FILE_LAYER, SYNC_READ_BYTES } from '../../src/log/file.js'
+import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
+import type { PartitionLogImpl } from '../../src/log/partition-log.js'
+import type { LogConfig, ReadResult } from '../../src/log/types.js'
+import { ErrorCode } from '../../src/protocol/errors.js'
+import { readAll } from './contract.js'
+import { batchOf } from './helpers.js'
+
+const RU = { minOneMessage: true, isolationLevel: 'read_uncommitted' } as const
+const NOW = Date.now()
+
+/** node:fs, recording the synchronous reads' sizes and the closes, holding threadpool reads while `hold` is set. */
+function tracingLayer() {
+  const state = {
+    syncReads: [] as number[],
+    asyncReads: 0,
+    closed: [] as number[],
+    hold: false,
+    held: [] as (() => void)[],
+  }
+  const layer: FileLayer = {
+    ...NODE_FILE_LAYER,
+    readSync(fd, buffer, offset, length, position) {
+      state.syncReads.push(length)
+      return fs.readSync(fd, buffer, offset, length, position)
+    },
+    read(fd, buffer, offset, length, position, cb) {
+      state.asyncReads++
+      const go = () => fs.read(fd, buffer, offset, length, position, (err, n) => cb(err, n))
+      if (state.hold) state.held.push(go)
+      else go()
+    },
+    closeSync(fd) {
+      state.closed.push(fd)
+      fs.closeSync(fd)
+    },
+  }
+  const release = () => {
+    state.hold = false
+    for (const go of state.held.splice(0)) go()
+  }
+  return { layer, state, release }
+}
+
+/** Descriptors of this process open on `path` (deleted or not), from /proc/self/fd. */
+function openFilesOf(path: string): number {
+  let n = 0
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`)
+      if (target === path || target === `${path} (deleted)`) n++
+    } catch {
+      // closed meanwhile (the directory's own descriptor among them)
+    }
+  }
+  return n
+}
+
+async function open(
+  dir: string,
+  layer: FileLayer,
+  configs: Partial<LogConfig> = {},
+): Promise<LogManagerImpl> {
+  const m = createLogManager(
+    {
+      ...DEFAULT_LOG_MANAGER_CONFIG,
+      logDirs: [dir],
+      defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, configs),
+    },
+    { storage: new FileLogStorage([dir], { fs: layer }), noBackgroundJobs: true },
+  )
+  await m.open()
+  await m.createPartitions('t', 'id', 0, 1, configs)
+  return m
+}
+
+/** A batch of 16 records of 1 KiB values, as the benchmarks send (about 16.7 KB). */
+function bigBatch(i: number): Uint8Array {
+  return batchOf(
+    Array.from({ length: 16 }, (_, k) => ({ key: `b${i}-${k}`, value: `${i}:`.padEnd(1024, 'v') })),
+    { timestamp: NOW },
+  )
+}
+
+async function fill(m: LogManagerImpl, batches: number): Promise<void> {
+  const p = m.partition('t', 0)!
+  for (let i = 0; i < batches; i++) assert.equal((await p.append(bigBatch(i), { now: NOW })).errorCode, 0)
+}
+
+/** The base offsets of the batches a read returned (each whole). */
+function batchesOf(r: ReadResult): number[] {
+  const out: number[] = []
+  const dv = new DataView(r.records.buffer, r.records.byteOffset, r.records.byteLength)
+  for (let pos = 0; pos + 12 <= r.records.byteLength; ) {
+    const base = dv.getInt32(pos) * 4294967296 + dv.getUint32(pos + 4)
+    const size = dv.getInt32(pos + 8) + 12
+    assert.ok(pos + size <= r.records.byteLength, 'whole batches only')
+    out.push(base)
+    pos += size
+  }
+  return out
+}
+
+test('file: a read of many MB runs off the event loop and answers every batch, exactly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 400) // about 6.7 MB in one segment
+    const p = m.partition('t', 0)!
+    const expected = await readAll(p, 0)
+    state.syncReads.length = 0
+    const r = await p.read(0, 8 << 20, RU)
+    assert.equal(r.errorCode, ErrorCode.NONE)
+    assert.ok(r.records.byteLength > 6_000_000, `${r.records.byteLength} bytes`)
+    assert.ok(state.asyncReads > 0, 'read on the threadpool')
+    assert.ok(
+      state.syncReads.every((n) => n <= SYNC_READ_BYTES),
+      `synchronous reads of ${Math.max(...state.syncReads)} bytes at most`,
+    )
+    // Byte for byte what the log holds: decode it as the contract's readAll does.
+    assert.deepEqual(
+      batchesOf(r),
+      expected.map((b) => b.baseOffset),
+    )
+    const again = await p.read(160, 1 << 20, RU)
+    assert.equal(batchesOf(again)[0], 160)
+    assert.ok(again.records.byteLength <= 1 << 20)
+    // A small read (a consumer at the log end) is done at once, without the threadpool.
+    const before = state.asyncReads
+    const tail = await p.read(p.logEndOffset - 16, 1 << 20, RU)
+    assert.equal(batchesOf(tail).length, 1)
+    assert.equal(state.asyncReads, before)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a large read racing appends and a roll returns the batches below the end it started at', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-roll-'))
+  try {
+    const { layer, state, release } = tracingLayer()
+    const m = await open(dir, layer, { segmentBytes: 1 << 20 })
+    await fill(m, 40)
+    const p = m.partition('t', 0)!
+    const end = p.logEndOffset
+    state.hold = true
+    const reading = p.read(0, 4 << 20, RU)
+    // Appends go on while the read waits on the threadpool, rolling new segments.
+    await fill(m, 80)
+    assert.ok((p as PartitionLogImpl).store.segmentCount > 1, 'rolled')
+    release()
+    const r = await reading
+    assert.equal(r.errorCode, ErrorCode.NONE)
+    assert.equal(r.highWatermark, end)
+    const got = batchesOf(r)
+    // One segment at most (a read never crosses one), from 0, every batch below `end`.
+    assert.deepEqual(
+      got,
+      got.map((_, i) => i * 16),
+    )
+    assert.ok(got[got.length - 1] < end)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a segment deleted by retention during a large read is read whole, its file closed after', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-retention-'))
+  try {
+    const { layer, state, release } = tracingLayer()
+    const m = await open(dir, layer, { segmentBytes: 1 << 20 })
+    await fill(m, 150) // about 2.5 MB: three segments
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const segs = p.store.segments()
+    assert.ok(segs.length >= 3)
+    const expected = (await p.read(0, 4 << 20, RU)).records.slice()
+    state.hold = true
+    const reading = p.read(0, 4 << 20, RU)
+    // DeleteRecords past the first segment, then retention deletes it while the read waits.
+    assert.equal((await p.deleteRecordsBefore(segs[1].baseOffset)).errorCode, ErrorCode.NONE)
+    assert.equal(await p.applyRetention(NOW), 1)
+    const first = join(dir, 't-0', '00000000000000000000.log')
+    assert.ok(!fs.existsSync(first), 'the file is unlinked')
+    assert.equal(openFilesOf(first), 1, 'kept open for the read')
+    release()
+    const r = await reading
+    assert.equal(r.errorCode, ErrorCode.NONE)
+    assert.deepEqual(Buffer.from(r.records), Buffer.from(expected), 'the deleted segment, byte for byte')
+    assert.equal(openFilesOf(first), 0, 'closed once the read ended')
+    assert.equal(p.online, true)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a large read whose topic is deleted meanwhile answers UNKNOWN_TOPIC_OR_PARTITION', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-delete-'))
+  try {
+    const { layer, state, release } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 100)
+    const p = m.partition('t', 0)!
+    state.hold = true
+    const reading = p.read(0, 4 << 20, RU)
+    await m.deleteTopic('t')
+    release()
+    const r = await reading
+    assert.equal(r.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    assert.equal(r.records.byteLength, 0)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a large read racing a clean shutdown still answers; the files close after it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-close-'))
+  try {
+    const { layer, state, release } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 100)
+    const p = m.partition('t', 0)!
+    const expected = (await p.read(0, 4 << 20, RU)).records.slice()
+    state.hold = true
+    const reading = p.read(0, 4 << 20, RU)
+    // The close writes its files and ends while the read is still held.
+    await m.close()
+    const active = join(dir, 't-0', '00000000000000000000.log')
+    assert.equal(openFilesOf(active), 1, 'kept open for the read')
+    release()
+    const r = await reading
+    assert.equal(r.errorCode, ErrorCode.NONE)
+    assert.deepEqual(Buffer.from(r.records), Buffer.from(expected))
+    assert.equal(openFilesOf(active), 0)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: the long poll counts bytes before an open transaction without reading them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-lso-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 60) // about 1 MB readable
+    const p = m.partition('t', 0)!
+    const readable = p.logEndOffset
+    const txn = batchOf([{ key: 'k', value: 'open' }], {
+      producerId: 5,
+      producerEpoch: 0,
+      baseSequence: 0,
+      transactional: true,
+      timestamp: NOW,
+    })
+    assert.equal((await p.append(txn, { now: NOW })).errorCode, 0)
+    await fill(m, 60) // after the open transaction: not readable by read_committed
+    assert.equal(p.lastStableOffset, readable)
+    const RC = { ...RU, isolationLevel: 'read_committed' } as const
+    const from0 = (await p.read(0, 8 << 20, RC)).records.byteLength
+    const from480 = (await p.read(480, 8 << 20, RC)).records.byteLength
+    state.syncReads.length = 0
+    // What a parked read_committed Fetch checks at every append.
+    assert.equal(p.bytesAvailable(0, 'read_committed'), from0)
+    assert.equal(p.bytesAvailable(480, 'read_committed'), from480)
+    assert.ok(
+      state.syncReads.every((n) => n <= 16 * 1024),
+      `synchronous reads of ${Math.max(...state.syncReads)} bytes at most`,
+    )
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
