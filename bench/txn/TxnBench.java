@@ -1,12 +1,14 @@
-// Kafka's Java producer against a Topograph server, three ways in one JVM, one after another:
+// Kafka's Java producer against one or more servers (Topograph, the benchmark's ceiling), three
+// ways in one JVM, one after another:
 //   plain        idempotent producer, acks=all, records sent as fast as it goes
 //   plain+flush  the same, flush() after every 100 records (what a commit waits for, without one)
 //   txn          transactional producer: beginTransaction, 100 records, commitTransaction
 // Records: 100-byte values, round-robin over the topic's 10 partitions. Each mode warms up, then
-// runs for the given seconds; the three modes run in turn, `rounds` times, so that a load change on
-// the machine hits each of them. Prints one JSON line per mode and round: records/s, and for txn the
-// commit latency percentiles (ms), and the one-minute load average when the mode ended.
-// Args: bootstrap topic seconds warmupSeconds rounds
+// runs for the given seconds; in each round every server gets the three modes in turn, `rounds`
+// times, so that a load change on the machine hits each of them. Prints one JSON line per server,
+// mode and round: records/s, for txn the commit latency percentiles (ms), and the one-minute load
+// average when the mode ended.
+// Args: topic seconds warmupSeconds rounds name=bootstrap [name=bootstrap ...]
 import java.util.*;
 import org.apache.kafka.clients.producer.*;
 import org.apache.kafka.common.serialization.*;
@@ -32,7 +34,7 @@ public class TxnBench {
     }
   }
 
-  static void run(String mode, String bootstrap, String topic, long seconds, long warmup) {
+  static void run(String target, String mode, String bootstrap, String topic, long seconds, long warmup) {
     Properties p = props(bootstrap);
     if (mode.equals("txn")) p.put("transactional.id", "bench-txn-" + System.nanoTime());
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
@@ -68,7 +70,7 @@ public class TxnBench {
       producer.flush();
       double elapsed = (System.nanoTime() - measureFrom) / 1e9;
       StringBuilder out = new StringBuilder();
-      out.append("{\"mode\":\"").append(mode).append("\",\"load\":").append(loadAverage())
+      out.append("{\"target\":\"").append(target).append("\",\"mode\":\"").append(mode).append("\",\"load\":").append(loadAverage())
           .append(",\"records\":").append(measuredRecords)
           .append(",\"seconds\":").append(String.format(Locale.ROOT, "%.3f", elapsed))
           .append(",\"recordsPerSec\":").append(String.format(Locale.ROOT, "%.1f", measuredRecords / elapsed));
@@ -93,10 +95,14 @@ public class TxnBench {
   }
 
   public static void main(String[] args) {
-    String bootstrap = args[0], topic = args[1];
-    long seconds = Long.parseLong(args[2]), warmup = Long.parseLong(args[3]);
-    int rounds = Integer.parseInt(args[4]);
-    for (int r = 0; r < rounds; r++)
-      for (String mode : new String[] {"plain", "plain+flush", "txn"}) run(mode, bootstrap, topic, seconds, warmup);
+    String topic = args[0];
+    long seconds = Long.parseLong(args[1]), warmup = Long.parseLong(args[2]);
+    int rounds = Integer.parseInt(args[3]);
+    for (int r = 0; r < rounds; r++) {
+      for (int t = 4; t < args.length; t++) {
+        String target = args[t].substring(0, args[t].indexOf('=')), bootstrap = args[t].substring(args[t].indexOf('=') + 1);
+        for (String mode : new String[] {"plain", "plain+flush", "txn"}) run(target, mode, bootstrap, topic, seconds, warmup);
+      }
+    }
   }
 }

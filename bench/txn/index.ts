@@ -1,12 +1,15 @@
 /**
  * Transactions against plain production: Kafka's Java producer (kafka-java) against a
- * `topograph start` process on a throwaway data directory, in one run: an idempotent producer
- * (acks=all) as fast as it goes, the same flushing every 100 records, and a transactional producer
- * committing every 100 records; 10 partitions, 100-byte values. The modes run in turn, three rounds
- * (BENCH_ROUNDS); the table has one row per round (the load average when its first and last mode
- * ended, each mode's records/s, the transactional rate against the plain one and against the
- * flushing one within the round, transactions/s, commit latency p50/p99), then the medians. Not
- * part of the test gate.
+ * `topograph start` process on a throwaway data directory, and against the ceiling (ceiling.ts: a
+ * bare server in this process that answers every request of the producer at once, with no storage),
+ * in one run: an idempotent producer (acks=all) as fast as it goes, the same flushing every 100
+ * records, and a transactional producer committing every 100 records; 10 partitions, 100-byte
+ * values. Each round runs the three modes against Topograph, then against the ceiling; three rounds
+ * (BENCH_ROUNDS). The table has one row per round: the load average when its first and last mode
+ * ended, each server's records/s and transactional/plain ratio, Topograph's transactional rate as a
+ * share of the ceiling's, transactions/s and commit latency p50/p99 on each; then the medians. The
+ * ceiling's CPU per request answered closes the output (this process does nothing else meanwhile).
+ * Not part of the test gate.
  *
  * Run: npm run bench -- txn       (BENCH_SECONDS=10, BENCH_WARMUP_SECONDS=3, BENCH_ROUNDS=3)
  */
@@ -19,8 +22,10 @@ import {
   killAll,
   run,
 } from '../../test/helpers/interop.js'
+import { startTxnCeiling } from './ceiling.js'
 
 interface ModeResult {
+  readonly target: string
   readonly mode: string
   /** One-minute load average when the mode's run ended. */
   readonly load: number
@@ -32,43 +37,95 @@ interface ModeResult {
   readonly commitP99Ms?: number
 }
 
+interface Modes {
+  readonly plain: ModeResult
+  readonly flush: ModeResult
+  readonly txn: ModeResult
+}
+
+interface Round {
+  readonly topograph: Modes
+  readonly ceiling: Modes
+}
+
+const TOPIC = 'bench-txn'
+const PARTITIONS = 10
+const TARGETS = ['topograph', 'ceiling'] as const
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
-const pct = (x: number, of: number): string => `${((x / of) * 100).toFixed(0)} %`
-const ms = (x: number | undefined): string => (x === undefined ? '—' : `${x.toFixed(2)} ms`)
+const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
+const rate = (x: number): string => Math.round(x).toLocaleString('en-US')
+const lat = (m: { commitP50Ms?: number; commitP99Ms?: number }): string =>
+  m.commitP50Ms === undefined ? '—' : `${m.commitP50Ms.toFixed(2)} / ${(m.commitP99Ms ?? 0).toFixed(2)} ms`
+
+/** Groups the JSON lines into rounds: per round, Topograph's three modes, then the ceiling's. */
+function roundsOf(results: readonly ModeResult[]): Round[] {
+  const out: Round[] = []
+  const per = 3 * TARGETS.length
+  for (let i = 0; i + per - 1 < results.length; i += per) {
+    const modes = (at: number, target: string): Modes => {
+      const [plain, flush, txn] = results.slice(at, at + 3) as [ModeResult, ModeResult, ModeResult]
+      for (const [m, want] of [
+        [plain, 'plain'],
+        [flush, 'plain+flush'],
+        [txn, 'txn'],
+      ] as const) {
+        if (m.mode !== want || m.target !== target)
+          throw new Error(`unexpected result order: ${m.target} ${m.mode}, wanted ${target} ${want}`)
+      }
+      return { plain, flush, txn }
+    }
+    out.push({ topograph: modes(i, 'topograph'), ceiling: modes(i + 3, 'ceiling') })
+  }
+  return out
+}
 
 /**
- * One row per round: the three modes of a round ran back to back, so their ratios are taken within
- * the round (the machine's load moves between rounds); then the median of each column.
+ * One row per round: the six runs of a round ran back to back, so their ratios are taken within the
+ * round (the machine's load moves between rounds); then the median of each column.
  */
-function table(results: readonly ModeResult[]): string {
-  const rounds: { plain: ModeResult; flush: ModeResult; txn: ModeResult }[] = []
-  for (let i = 0; i + 2 < results.length; i += 3) {
-    const [plain, flush, txn] = results.slice(i, i + 3) as [ModeResult, ModeResult, ModeResult]
-    if (plain.mode !== 'plain' || flush.mode !== 'plain+flush' || txn.mode !== 'txn')
-      throw new Error(`unexpected mode order: ${plain.mode}, ${flush.mode}, ${txn.mode}`)
-    rounds.push({ plain, flush, txn })
-  }
+function table(rs: readonly Round[]): string {
   const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  const rows = rounds.map(
+  const cells = (r: Round): number[] => [
+    r.topograph.plain.recordsPerSec,
+    r.topograph.flush.recordsPerSec,
+    r.topograph.txn.recordsPerSec,
+    r.topograph.txn.recordsPerSec / r.topograph.plain.recordsPerSec,
+    r.ceiling.plain.recordsPerSec,
+    r.ceiling.flush.recordsPerSec,
+    r.ceiling.txn.recordsPerSec,
+    r.ceiling.txn.recordsPerSec / r.ceiling.plain.recordsPerSec,
+    r.topograph.txn.recordsPerSec / r.ceiling.txn.recordsPerSec,
+  ]
+  const fmt = (c: number[]): string =>
+    [
+      rate(c[0]!),
+      rate(c[1]!),
+      rate(c[2]!),
+      pct(c[3]!),
+      rate(c[4]!),
+      rate(c[5]!),
+      rate(c[6]!),
+      pct(c[7]!),
+      pct(c[8]!),
+    ].join(' | ')
+  const rows = rs.map(
     (r, i) =>
-      `| ${i + 1} | ${r.plain.load}–${r.txn.load} | ${r.plain.recordsPerSec.toFixed(0)} | ${r.flush.recordsPerSec.toFixed(0)} | ${r.txn.recordsPerSec.toFixed(0)} | ${pct(r.txn.recordsPerSec, r.plain.recordsPerSec)} | ${pct(r.txn.recordsPerSec, r.flush.recordsPerSec)} | ${(r.txn.recordsPerSec / 100).toFixed(0)} | ${ms(r.txn.commitP50Ms)} | ${ms(r.txn.commitP99Ms)} |`,
+      `| ${i + 1} | ${r.topograph.plain.load}–${r.ceiling.txn.load} | ${fmt(cells(r))} | ${lat(r.topograph.txn)} | ${lat(r.ceiling.txn)} |`,
   )
-  const m = (f: (r: (typeof rounds)[0]) => number) => median(rounds.map(f))
-  rows.push(
-    `| median | | ${m((r) => r.plain.recordsPerSec).toFixed(0)} | ${m((r) => r.flush.recordsPerSec).toFixed(0)} | ${m((r) => r.txn.recordsPerSec).toFixed(0)} | ${pct(
-      m((r) => r.txn.recordsPerSec / r.plain.recordsPerSec),
-      1,
-    )} | ${pct(
-      m((r) => r.txn.recordsPerSec / r.flush.recordsPerSec),
-      1,
-    )} | ${m((r) => r.txn.recordsPerSec / 100).toFixed(0)} | ${ms(m((r) => r.txn.commitP50Ms ?? 0))} | ${ms(m((r) => r.txn.commitP99Ms ?? 0))} |`,
-  )
+  const all = rs.map(cells)
+  const med = all[0]!.map((_, j) => median(all.map((c) => c[j]!)))
+  const medLat = (t: 'topograph' | 'ceiling') =>
+    lat({
+      commitP50Ms: median(rs.map((r) => r[t].txn.commitP50Ms ?? 0)),
+      commitP99Ms: median(rs.map((r) => r[t].txn.commitP99Ms ?? 0)),
+    })
+  rows.push(`| median | | ${fmt(med)} | ${medLat('topograph')} | ${medLat('ceiling')} |`)
   return [
-    '| round | load | plain rec/s | plain+flush rec/s | txn rec/s | txn / plain | txn / plain+flush | txn/s | commit p50 | commit p99 |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| round | load | Topograph plain rec/s | plain+flush | txn | **txn / plain** | ceiling plain rec/s | plain+flush | txn | **txn / plain** | Topograph txn / ceiling txn | Topograph commit p50 / p99 | ceiling commit p50 / p99 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n')
 }
@@ -78,21 +135,40 @@ if (kafkaJavaSkip) {
   process.exit(0)
 }
 const server = await InteropServer.start()
+const ceiling = await startTxnCeiling(TOPIC, PARTITIONS)
 try {
-  await createTopics(server.bootstrap, [{ name: 'bench-txn', partitions: 10 }])
+  await createTopics(server.bootstrap, [{ name: TOPIC, partitions: PARTITIONS }])
   const program = fileURLToPath(new URL('./TxnBench.java', import.meta.url))
+  const cpu0 = process.cpuUsage()
   const r = await run(
     kafkaBin('kafka-run-class'),
-    [program, server.bootstrap, 'bench-txn', String(seconds), String(warmup), String(rounds)],
-    { timeoutMs: (seconds + warmup) * 3 * rounds * 1000 + 120_000 },
+    [
+      program,
+      TOPIC,
+      String(seconds),
+      String(warmup),
+      String(rounds),
+      `topograph=${server.bootstrap}`,
+      `ceiling=${ceiling.bootstrap}`,
+    ],
+    { timeoutMs: (seconds + warmup) * 3 * TARGETS.length * rounds * 1000 + 120_000 },
   )
+  const cpu = process.cpuUsage(cpu0)
   if (r.code !== 0) throw new Error(`TxnBench exited with ${r.code}:\n${r.stdout}${r.stderr}`)
   const results = r.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as ModeResult)
-  console.log(table(results))
+  console.log(table(roundsOf(results)))
+  const answered = [...ceiling.requests.values()].reduce((a, b) => a + b, 0)
+  const produces = ceiling.requests.get(0) ?? 0
+  console.log(
+    `\nceiling: ${answered} requests answered (${produces} Produce, ${ceiling.requests.get(26) ?? 0} EndTxn), ` +
+      `${(((cpu.user + cpu.system) / Math.max(1, answered)) | 0).toLocaleString('en-US')} µs CPU a request ` +
+      `(this process, the whole run)`,
+  )
 } finally {
+  await ceiling.close()
   await server.close()
   await killAll()
 }
