@@ -62,8 +62,6 @@ const SERVED_BY_KEY = new Map(SERVED.map((a) => [a.apiKey, a]))
 export interface TxnCeiling {
   readonly port: number
   readonly bootstrap: string
-  /** Requests answered, by API key. */
-  readonly requests: ReadonlyMap<number, number>
   close(): Promise<void>
 }
 
@@ -85,7 +83,6 @@ function recordCount(records: Uint8Array | null): number {
 export async function startTxnCeiling(topic: string, partitions: number): Promise<TxnCeiling> {
   const topicId = randomBytes(16).toString('base64url')
   const offsets = new Array<number>(partitions).fill(0)
-  const requests = new Map<number, number>()
   /** Transactional id → its producer id and epoch. */
   const transactions = new Map<string, { producerId: bigint; producerEpoch: number }>()
   let nextProducerId = 1000n
@@ -247,7 +244,6 @@ export async function startTxnCeiling(topic: string, partitions: number): Promis
     r.offset = 0
     const served = SERVED_BY_KEY.get(apiKey)
     if (served === undefined) throw new Error(`API ${apiKey} is not served`)
-    requests.set(apiKey, (requests.get(apiKey) ?? 0) + 1)
     if (apiKey === 18 && version > served.maxVersion) {
       // KIP-511: the v0 layout with UNSUPPORTED_VERSION and the ApiVersions range.
       const header = readRequestHeader(r, 1)
@@ -289,7 +285,6 @@ export async function startTxnCeiling(topic: string, partitions: number): Promis
   return {
     port,
     bootstrap: `127.0.0.1:${port}`,
-    requests,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy()

@@ -7,8 +7,9 @@
  * values. Each round runs the three modes against Topograph, then against the ceiling; three rounds
  * (BENCH_ROUNDS). The table has one row per round: the load average when its first and last mode
  * ended, each server's records/s and transactional/plain ratio, Topograph's transactional rate as a
- * share of the ceiling's, transactions/s and commit latency p50/p99 on each; then the medians. The
- * ceiling's CPU per request answered closes the output (this process does nothing else meanwhile).
+ * share of the ceiling's, commit latency p50/p99 on each, and each server process's CPU time per 100
+ * records with and without transactions (from /proc; the ceiling runs in this process, which does
+ * nothing else meanwhile); then the medians.
  * Not part of the test gate.
  *
  * Run: npm run bench -- txn       (BENCH_SECONDS=10, BENCH_WARMUP_SECONDS=3, BENCH_ROUNDS=3)
@@ -35,6 +36,8 @@ interface ModeResult {
   readonly commits?: number
   readonly commitP50Ms?: number
   readonly commitP99Ms?: number
+  /** The server process's CPU time (user + system) per 100 records of the measured window. */
+  readonly serverCpuMsPer100?: number
 }
 
 interface Modes {
@@ -57,6 +60,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
 const rate = (x: number): string => Math.round(x).toLocaleString('en-US')
+const cpu = (m: Modes): string =>
+  `${(m.plain.serverCpuMsPer100 ?? Number.NaN).toFixed(3)} / ${(m.txn.serverCpuMsPer100 ?? Number.NaN).toFixed(3)}`
 const lat = (m: { commitP50Ms?: number; commitP99Ms?: number }): string =>
   m.commitP50Ms === undefined ? '—' : `${m.commitP50Ms.toFixed(2)} / ${(m.commitP99Ms ?? 0).toFixed(2)} ms`
 
@@ -113,7 +118,7 @@ function table(rs: readonly Round[]): string {
     ].join(' | ')
   const rows = rs.map(
     (r, i) =>
-      `| ${i + 1} | ${r.topograph.plain.load}–${r.ceiling.txn.load} | ${fmt(cells(r))} | ${lat(r.topograph.txn)} | ${lat(r.ceiling.txn)} |`,
+      `| ${i + 1} | ${r.topograph.plain.load}–${r.ceiling.txn.load} | ${fmt(cells(r))} | ${lat(r.topograph.txn)} | ${lat(r.ceiling.txn)} | ${cpu(r.topograph)} | ${cpu(r.ceiling)} |`,
   )
   const all = rs.map(cells)
   const med = all[0]!.map((_, j) => median(all.map((c) => c[j]!)))
@@ -122,10 +127,14 @@ function table(rs: readonly Round[]): string {
       commitP50Ms: median(rs.map((r) => r[t].txn.commitP50Ms ?? 0)),
       commitP99Ms: median(rs.map((r) => r[t].txn.commitP99Ms ?? 0)),
     })
-  rows.push(`| median | | ${fmt(med)} | ${medLat('topograph')} | ${medLat('ceiling')} |`)
+  const medCpu = (t: 'topograph' | 'ceiling') =>
+    `${median(rs.map((r) => r[t].plain.serverCpuMsPer100 ?? 0)).toFixed(3)} / ${median(rs.map((r) => r[t].txn.serverCpuMsPer100 ?? 0)).toFixed(3)}`
+  rows.push(
+    `| median | | ${fmt(med)} | ${medLat('topograph')} | ${medLat('ceiling')} | ${medCpu('topograph')} | ${medCpu('ceiling')} |`,
+  )
   return [
-    '| round | load | Topograph plain rec/s | plain+flush | txn | **txn / plain** | ceiling plain rec/s | plain+flush | txn | **txn / plain** | Topograph txn / ceiling txn | Topograph commit p50 / p99 | ceiling commit p50 / p99 |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| round | load | Topograph plain rec/s | plain+flush | txn | **txn / plain** | ceiling plain rec/s | plain+flush | txn | **txn / plain** | Topograph txn / ceiling txn | Topograph commit p50 / p99 | ceiling commit p50 / p99 | Topograph CPU ms / 100 rec, plain / txn | ceiling CPU ms / 100 rec, plain / txn |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n')
 }
@@ -139,7 +148,6 @@ const ceiling = await startTxnCeiling(TOPIC, PARTITIONS)
 try {
   await createTopics(server.bootstrap, [{ name: TOPIC, partitions: PARTITIONS }])
   const program = fileURLToPath(new URL('./TxnBench.java', import.meta.url))
-  const cpu0 = process.cpuUsage()
   const r = await run(
     kafkaBin('kafka-run-class'),
     [
@@ -148,25 +156,17 @@ try {
       String(seconds),
       String(warmup),
       String(rounds),
-      `topograph=${server.bootstrap}`,
-      `ceiling=${ceiling.bootstrap}`,
+      `topograph=${server.bootstrap}@${server.process.child.pid}`,
+      `ceiling=${ceiling.bootstrap}@${process.pid}`,
     ],
     { timeoutMs: (seconds + warmup) * 3 * TARGETS.length * rounds * 1000 + 120_000 },
   )
-  const cpu = process.cpuUsage(cpu0)
   if (r.code !== 0) throw new Error(`TxnBench exited with ${r.code}:\n${r.stdout}${r.stderr}`)
   const results = r.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as ModeResult)
   console.log(table(roundsOf(results)))
-  const answered = [...ceiling.requests.values()].reduce((a, b) => a + b, 0)
-  const produces = ceiling.requests.get(0) ?? 0
-  console.log(
-    `\nceiling: ${answered} requests answered (${produces} Produce, ${ceiling.requests.get(26) ?? 0} EndTxn), ` +
-      `${(((cpu.user + cpu.system) / Math.max(1, answered)) | 0).toLocaleString('en-US')} µs CPU a request ` +
-      `(this process, the whole run)`,
-  )
 } finally {
   await ceiling.close()
   await server.close()
