@@ -4,7 +4,7 @@
  * hands it to every partition (`PartitionLog.appendMarker`); the bytes are the same for all of
  * them, since the base offset and the leader epoch each partition sets are outside the CRC.
  */
-import { buildBatch, type Crc32c, encodeRecords } from './batch.js'
+import { buildBatch, type Crc32c } from './batch.js'
 
 /** Attributes of a marker: transactional and control, no compression, CreateTime. */
 export const TXN_MARKER_ATTRIBUTES = 0x30
@@ -38,9 +38,12 @@ export function txnMarker(
   },
   crc32c: Crc32c,
 ): TxnMarker {
-  const key = Uint8Array.of(0, 0, 0, fields.committed ? ControlRecordType.COMMIT : ControlRecordType.ABORT)
-  const value = new Uint8Array(6)
-  new DataView(value.buffer).setInt32(2, fields.coordinatorEpoch)
+  // The one record, written out: length 16 (varint 0x20), attributes 0, timestamp and offset
+  // deltas 0, key length 4 (0x08), key {int16 0, int16 type}, value length 6 (0x0c), value
+  // {int16 0, int32 coordinator epoch}, no headers.
+  const record = Uint8Array.of(0x20, 0, 0, 0, 0x08, 0, 0, 0, 0, 0x0c, 0, 0, 0, 0, 0, 0, 0)
+  record[8] = fields.committed ? ControlRecordType.COMMIT : ControlRecordType.ABORT
+  new DataView(record.buffer).setInt32(12, fields.coordinatorEpoch)
   const bytes = buildBatch(
     {
       attributes: TXN_MARKER_ATTRIBUTES,
@@ -52,7 +55,7 @@ export function txnMarker(
       baseSequence: -1,
       recordsCount: 1,
     },
-    encodeRecords([{ timestampDelta: 0, offsetDelta: 0, key, value }]),
+    record,
     crc32c,
   )
   return {
