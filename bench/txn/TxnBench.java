@@ -4,8 +4,8 @@
 //   plain+flush  the same, flush() after every 100 records (what a commit waits for, without one)
 //   txn          transactional producer: beginTransaction, 100 records, commitTransaction
 // Records: 100-byte values, round-robin over the topic's 10 partitions. Each mode warms up, then
-// runs for the given seconds; in each round every server gets the three modes in turn, `rounds`
-// times, so that a load change on the machine hits each of them. Prints one JSON line per server,
+// runs for the given seconds; in each round every server gets the three modes in turn (the servers
+// taking turns to go first), `rounds` times, so that a load change on the machine hits each of them. Prints one JSON line per server,
 // mode and round: records/s, for txn the commit latency percentiles (ms), and the one-minute load
 // average when the mode ended.
 // With a server's process id (name=bootstrap@pid), the line also has the server's CPU time (user +
@@ -123,7 +123,10 @@ public class TxnBench {
     long seconds = Long.parseLong(args[1]), warmup = Long.parseLong(args[2]);
     int rounds = Integer.parseInt(args[3]);
     for (int r = 0; r < rounds; r++) {
-      for (int t = 4; t < args.length; t++) {
+      // The servers take turns to go first, so that none always meets a JVM or a machine fresh
+      // from the previous one's run.
+      for (int k = 0; k < args.length - 4; k++) {
+        int t = 4 + (k + r) % (args.length - 4);
         String target = args[t].substring(0, args[t].indexOf('=')), bootstrap = args[t].substring(args[t].indexOf('=') + 1);
         long pid = 0;
         if (bootstrap.contains("@")) {
