@@ -54,10 +54,12 @@ export class PartitionMarkerWriter implements TransactionMarkerWriter {
     // One control batch for every partition: only the offset and leader epoch (outside the CRC)
     // differ where each is stored.
     let control: TxnMarker | undefined
-    const results: Promise<MarkerPartitionResult>[] = []
+    // A data partition's marker is appended in this turn: its result is a value unless an fsync
+    // must come first.
+    const results: (MarkerPartitionResult | Promise<MarkerPartitionResult>)[] = []
     for (const t of topics) {
       for (const p of t.partitions) {
-        let written: Promise<number>
+        let written: number | Promise<number>
         if (t.topic === GROUP_METADATA_TOPIC_NAME) written = this.#offsetsMarker(marker, p)
         else {
           control ??= txnMarker(
@@ -72,7 +74,11 @@ export class PartitionMarkerWriter implements TransactionMarkerWriter {
           )
           written = this.#append(control, marker.transactionVersion, t.topic, p, now)
         }
-        results.push(written.then((errorCode) => ({ topic: t.topic, partition: p, errorCode })))
+        results.push(
+          typeof written === 'number'
+            ? { topic: t.topic, partition: p, errorCode: written }
+            : written.then((errorCode) => ({ topic: t.topic, partition: p, errorCode })),
+        )
       }
     }
     return Promise.all(results)
@@ -97,17 +103,23 @@ export class PartitionMarkerWriter implements TransactionMarkerWriter {
     }
   }
 
-  async #append(
+  #append(
     control: TxnMarker,
     transactionVersion: number,
     topic: string,
     partition: number,
     now: number,
-  ): Promise<number> {
+  ): number | Promise<number> {
     const log = this.#data.partition(topic, partition)
     if (log === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     try {
-      return (await log.appendMarker(control, { now, transactionVersion })).errorCode
+      const r = log.appendMarker(control, { now, transactionVersion })
+      return r instanceof Promise
+        ? r.then(
+            (a) => a.errorCode,
+            () => ErrorCode.KAFKA_STORAGE_ERROR,
+          )
+        : r.errorCode
     } catch {
       return ErrorCode.KAFKA_STORAGE_ERROR
     }
