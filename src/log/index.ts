@@ -10,7 +10,8 @@
  *   logs.updateTopicConfig('t', { retentionMs: 1000 }); await logs.deleteTopic('t')
  *   const p = logs.partition('t', 0)                     // PartitionLog | undefined
  *   await p.append(batchBytes, { now: Date.now(), produceVersion: 9 })   // AppendResult (errorCode, baseOffset, …)
- *   await p.append(marker, { now, origin: 'coordinator', transactionVersion: 2 })  // transaction markers
+ *   const marker = txnMarker({ producerId, producerEpoch, committed, coordinatorEpoch, timestamp }, crc32c)
+ *   await p.appendMarker(marker, { now, transactionVersion: 2 })   // transaction markers (the coordinator's)
  *   await p.read(fetchOffset, maxBytes, { minOneMessage, isolationLevel })  // ReadResult (records, HW, LSO, aborted)
  *   p.bytesAvailable(fetchOffset, isolationLevel)        // long-poll MinBytes accounting
  *   const off = p.addListener((event) => …)              // long-poll wake-ups, no polling
@@ -45,4 +46,5 @@ export { crc32c, compress, decompress } from './compression.js'
 export { PRODUCER_ID_BLOCK_SIZE, ProducerIdManager, writeSmallFileDurably } from './producer-ids.js'
 export { FileLogStorage, type FileLayer, type FileLogStorageOptions, NODE_FILE_LAYER } from './file.js'
 export { LEADER_EPOCH } from './partition-log.js'
+export { ControlRecordType, TXN_MARKER_ATTRIBUTES, type TxnMarker, txnMarker } from './marker.js'
 export { type CleanStats, LogCleaner } from './cleaner.js'

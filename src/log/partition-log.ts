@@ -19,11 +19,13 @@ import {
   isLogAppendTime,
   readBatchHeader,
   setBaseOffset,
+  setMaxTimestamp,
   setPartitionLeaderEpoch,
   splitBatches,
 } from './batch.js'
 import { decompress } from './compression.js'
 import { hasCompact, hasDelete } from './config.js'
+import { ControlRecordType, type TxnMarker } from './marker.js'
 import { ProducerStateManager } from './producer-state.js'
 import type { PartitionStore, SegmentInfo } from './storage.js'
 import type {
@@ -35,6 +37,7 @@ import type {
   IsolationLevel,
   ListOffsetsResult,
   LogConfig,
+  MarkerAppendOptions,
   PartitionEvent,
   PartitionLog,
   ProducerStateInfo,
@@ -42,7 +45,7 @@ import type {
   ReadResult,
 } from './types.js'
 import { ListOffsetsTimestamp } from './types.js'
-import { validateRecords } from './validate.js'
+import { type ValidatedBatch, validateRecords } from './validate.js'
 
 /** The leader epoch of every partition on a single node (data-plane.md §9). */
 export const LEADER_EPOCH = 0
@@ -162,7 +165,8 @@ export class PartitionLogImpl implements PartitionLog {
       if (b.baseOffset < from) continue
       const h = readBatchHeader(b.bytes, 0)
       if (h.producerId < 0) continue
-      if (isControl(h.attributes)) this.#applyMarker(b.bytes, h, h.baseOffset, h.maxTimestamp)
+      if (isControl(h.attributes))
+        this.#applyMarker(h, h.baseOffset, h.maxTimestamp, this.#readMarker(b.bytes, h))
       else this.#producers.update(h, h.baseOffset, h.maxTimestamp)
     }
   }
@@ -171,15 +175,19 @@ export class PartitionLogImpl implements PartitionLog {
    * A transaction marker at `offset` ends its producer's open transaction; an ABORT that ends one
    * adds it to the aborted transactions (Kafka's transaction index entry).
    */
-  #applyMarker(bytes: Uint8Array, h: BatchHeader, offset: number, timestamp: number): void {
-    const marker = this.#readMarker(bytes, h)
+  #applyMarker(
+    h: BatchHeader,
+    offset: number,
+    timestamp: number,
+    marker: { type: number; coordinatorEpoch: number } | null,
+  ): void {
     const first = this.#producers.completeTransaction(
       h.producerId,
       h.producerEpoch,
       marker?.coordinatorEpoch ?? -1,
       timestamp,
     )
-    if (first >= 0 && marker?.type === 0) {
+    if (first >= 0 && marker?.type === ControlRecordType.ABORT) {
       const unstable = this.#producers.firstUnstableOffset()
       this.#aborted.push({
         producerId: h.producerId,
@@ -419,11 +427,61 @@ export class PartitionLogImpl implements PartitionLog {
       }
       next += b.header.lastOffsetDelta + 1
     }
-    // Write.
+    return this.#write(v.batches, now, v.logAppendTime, null)
+  }
+
+  /**
+   * Appends a transaction marker the coordinator built (transactions.md §8.3). The batch is the
+   * server's own, so none of the checks a client batch needs (framing, CRC, records, timestamps) run
+   * and nothing is decoded: the producer state is checked against the marker's fields, then a copy
+   * of its bytes is stored, as `append` with origin `coordinator` would store it.
+   */
+  appendMarker(marker: TxnMarker, opts: MarkerAppendOptions): AppendResult | Promise<AppendResult> {
+    if (!this.#online) return storageErrorAppend(this.#unavailable())
+    const size = marker.bytes.byteLength
+    // The size limits of any batch: a topic may be configured below a marker's 78 bytes.
+    if (size > this.#config.maxMessageBytes) return this.#rejected(ErrorCode.MESSAGE_TOO_LARGE)
+    if (size > this.#config.segmentBytes) return this.#rejected(ErrorCode.RECORD_LIST_TOO_LARGE)
+    if (marker.producerId >= 0) {
+      const check = this.#producers.checkMarker(
+        marker.producerId,
+        marker.producerEpoch,
+        marker.coordinatorEpoch,
+        opts.transactionVersion,
+      )
+      if (check.kind === 'error') return this.#producerError(check.errorCode)
+    }
+    const bytes = marker.bytes.slice()
+    // A LogAppendTime topic stamps the marker as it stamps every batch.
+    const logAppendTime = this.#config.messageTimestampType === 'LogAppendTime'
+    if (logAppendTime) setMaxTimestamp(bytes, 0, opts.now, true, this.#crc32c)
+    const batch = { bytes, header: readBatchHeader(bytes, 0), offsetDeltaOfMaxTimestamp: 0 }
+    const type = marker.committed ? ControlRecordType.COMMIT : ControlRecordType.ABORT
+    return this.#write([batch], opts.now, logAppendTime ? opts.now : -1, {
+      type,
+      coordinatorEpoch: marker.coordinatorEpoch,
+    })
+  }
+
+  /** A failure before anything was written, answered with no log start offset. */
+  #rejected(errorCode: number): AppendResult {
+    return { ...storageErrorAppend(errorCode), logStartOffset: -1 }
+  }
+
+  /**
+   * Writes checked batches: offsets, the store, producer state (a marker's fields, when the caller
+   * has them, save reading its record back), listeners and the flush policy.
+   */
+  #write(
+    batches: readonly ValidatedBatch[],
+    now: number,
+    logAppendTime: number,
+    marker: { type: number; coordinatorEpoch: number } | null,
+  ): AppendResult | Promise<AppendResult> {
     const baseOffset = this.#store.logEndOffset
     let messages = 0
     try {
-      for (const b of v.batches) {
+      for (const b of batches) {
         this.#maybeRoll(now, b.header.maxTimestamp, b.bytes.byteLength, b.header.lastOffsetDelta)
         const off = this.#store.logEndOffset
         setBaseOffset(b.bytes, 0, off)
@@ -438,7 +496,8 @@ export class PartitionLogImpl implements PartitionLog {
         // The validated header: the base offset and leader epoch just set are not among what the
         // producer state and the markers read.
         const h = b.header
-        if (isControl(h.attributes)) this.#applyMarker(b.bytes, h, off, maxTimestamp)
+        if (isControl(h.attributes))
+          this.#applyMarker(h, off, maxTimestamp, marker ?? this.#readMarker(b.bytes, h))
         else this.#producers.update(h, off, maxTimestamp)
         messages += h.recordsCount
       }
@@ -455,7 +514,7 @@ export class PartitionLogImpl implements PartitionLog {
       errorCode: ErrorCode.NONE,
       baseOffset,
       lastOffset,
-      logAppendTime: v.logAppendTime,
+      logAppendTime,
       logStartOffset: this.#logStartOffset,
       recordErrors: [],
       errorMessage: null,

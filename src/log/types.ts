@@ -5,6 +5,7 @@
  * 2^53); the wire's int64 bigints are converted at the handler. Errors a client can cause are
  * results carrying a Kafka error code (`ErrorCode` of src/protocol/errors.ts), never exceptions.
  */
+import type { TxnMarker } from './marker.js'
 
 export type CleanupPolicy = 'delete' | 'compact'
 export type TimestampType = 'CreateTime' | 'LogAppendTime'
@@ -103,6 +104,14 @@ export interface LogManagerConfig {
 export interface RecordError {
   readonly batchIndex: number
   readonly message: string | null
+}
+
+/** How a transaction marker is appended (`PartitionLog.appendMarker`). */
+export interface MarkerAppendOptions {
+  /** The clock (ms): LogAppendTime and the producer's last timestamp. */
+  readonly now: number
+  /** The transaction's client transaction version; see AppendOptions.transactionVersion. */
+  readonly transactionVersion: number
 }
 
 export interface AppendOptions {
@@ -256,6 +265,12 @@ export interface PartitionLog {
    * acknowledgement is it a promise, settled once the fsync is done.
    */
   append(records: Uint8Array, opts: AppendOptions): AppendResult | Promise<AppendResult>
+  /**
+   * Appends a transaction marker built by the coordinator (`txnMarker`): the producer-state checks
+   * and effects of a marker appended with origin `coordinator` (transactions.md §8.3), without the
+   * validation a client's batch needs. Settles as `append` does.
+   */
+  appendMarker(marker: TxnMarker, opts: MarkerAppendOptions): AppendResult | Promise<AppendResult>
   /** Reads whole batches from the one holding fetchOffset (data-plane.md §6.2 steps 5-7). */
   read(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult>
   /** ListOffsets for one partition (data-plane.md §7), timestamp ≥ 0 or one of ListOffsetsTimestamp. */

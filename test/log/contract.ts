@@ -15,6 +15,7 @@ import {
 } from '../../src/log/batch.js'
 import { compress, crc32c, decompress } from '../../src/log/compression.js'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../src/log/config.js'
+import { txnMarker } from '../../src/log/marker.js'
 import type { LogManagerImpl } from '../../src/log/manager.js'
 import { createLogManager } from '../../src/log/manager.js'
 import type { LogStorage } from '../../src/log/storage.js'
@@ -880,6 +881,93 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       // The producer's next transaction continues its sequence.
       assert.equal((await p.append(txn(1), { now: NOW })).baseOffset, 3)
     })
+
+    for (const configs of [
+      {},
+      { messageTimestampType: 'LogAppendTime' },
+      { cleanupPolicy: ['compact'] },
+      { maxMessageBytes: 70 },
+    ] as Partial<LogConfig>[]) {
+      test(`transaction markers: appendMarker answers, stores and applies what append with origin coordinator does (${JSON.stringify(configs)})`, async () => {
+        // The same script on two partitions: markers appended as bytes through the validating path
+        // on one, as the coordinator's built marker on the other.
+        const { p: viaAppend } = await fresh(configs)
+        const { p: viaMarker } = await fresh(configs)
+        const clock = NOW + 5
+        const results: [unknown, unknown][] = []
+        const txn = (pid: number, epoch: number, seq: number) =>
+          batchOf(records(2, `p${pid}e${epoch}s${seq}`), {
+            producerId: pid,
+            producerEpoch: epoch,
+            baseSequence: seq,
+            transactional: true,
+          })
+        const steps: (
+          | { data: Uint8Array }
+          | { pid: number; epoch: number; committed: boolean; coordinatorEpoch: number; tv: number }
+        )[] = [
+          { data: txn(7, 0, 0) },
+          { data: txn(8, 3, 0) },
+          // TV2: the marker's epoch must be above the open transaction's.
+          { pid: 7, epoch: 0, committed: true, coordinatorEpoch: 1, tv: 2 },
+          { pid: 7, epoch: 1, committed: false, coordinatorEpoch: 1, tv: 2 },
+          // Re-sent with nothing open: written again.
+          { pid: 7, epoch: 1, committed: false, coordinatorEpoch: 1, tv: 2 },
+          // A lower coordinator epoch is fenced, a lower producer epoch refused.
+          { pid: 7, epoch: 2, committed: true, coordinatorEpoch: 0, tv: 2 },
+          { pid: 8, epoch: 2, committed: true, coordinatorEpoch: 1, tv: 0 },
+          // TV0/1: the data's own epoch.
+          { pid: 8, epoch: 3, committed: true, coordinatorEpoch: 1, tv: 0 },
+          { data: txn(7, 2, 0) },
+          // A producer the partition never saw.
+          { pid: 9, epoch: 0, committed: false, coordinatorEpoch: 1, tv: 2 },
+          { pid: 7, epoch: 3, committed: false, coordinatorEpoch: 2, tv: 2 },
+        ]
+        for (const step of steps) {
+          if ('data' in step) {
+            results.push([
+              await viaAppend.append(step.data.slice(), { now: clock }),
+              await viaMarker.append(step.data.slice(), { now: clock }),
+            ])
+            continue
+          }
+          const built = txnMarker(
+            {
+              producerId: step.pid,
+              producerEpoch: step.epoch,
+              committed: step.committed,
+              coordinatorEpoch: step.coordinatorEpoch,
+              timestamp: clock,
+            },
+            crc32c,
+          )
+          const before = hex(built.bytes)
+          results.push([
+            await viaAppend.append(
+              markerOf(step.pid, step.epoch, step.committed, step.coordinatorEpoch, clock),
+              {
+                now: clock,
+                origin: 'coordinator',
+                transactionVersion: step.tv,
+              },
+            ),
+            await viaMarker.appendMarker(built, { now: clock, transactionVersion: step.tv }),
+          ])
+          assert.equal(hex(built.bytes), before, 'the built marker is left as it was')
+        }
+        for (const [i, [a, m]] of results.entries()) assert.deepEqual(m, a, `step ${i}`)
+        if (configs.maxMessageBytes === undefined) {
+          assert.ok(results.some(([a]) => (a as { errorCode: number }).errorCode === ErrorCode.NONE))
+        }
+        assert.equal(viaMarker.logEndOffset, viaAppend.logEndOffset)
+        assert.equal(viaMarker.lastStableOffset, viaAppend.lastStableOffset)
+        assert.deepEqual(viaMarker.producerStates(), viaAppend.producerStates())
+        const RC = { minOneMessage: true, isolationLevel: 'read_committed' } as const
+        const [a, m] = [await viaAppend.read(0, 1 << 20, RC), await viaMarker.read(0, 1 << 20, RC)]
+        assert.equal(hex(m.records), hex(a.records))
+        assert.deepEqual(m.abortedTransactions, a.abortedTransactions)
+      })
+    }
 
     test('transactions: the LSO holds read_committed back until the marker; aborted transactions are listed', async () => {
       const storage = h.storage()

@@ -1,12 +1,13 @@
 /**
  * The transaction coordinator's `TransactionMarkerWriter` over this server's partition logs: for a
- * data partition a COMMIT or ABORT control batch (transactions.md §8.2) appended with origin
- * `coordinator`, which the log checks against the producer's state and which ends the producer's
- * open transaction there; for a `__consumer_offsets` partition the group's pending transactional
- * offsets are settled (`offsetsMarker`).
+ * data partition a COMMIT or ABORT control batch (transactions.md §8.2), built once per round of
+ * writes and appended to each partition as the coordinator's (`PartitionLog.appendMarker`: checked
+ * against the producer's state, ending the producer's open transaction there); for a
+ * `__consumer_offsets` partition the group's pending transactional offsets are settled
+ * (`offsetsMarker`).
  */
 import { ErrorCode } from '../../protocol/errors.js'
-import { batch, crc32c } from '../../log/index.js'
+import { crc32c, type TxnMarker, txnMarker } from '../../log/index.js'
 import type { TransactionMarkerWriter } from '../../coordinator/service/transaction-coordinator-service.js'
 import {
   GROUP_METADATA_TOPIC_NAME,
@@ -14,34 +15,6 @@ import {
   type TxnMarkerIntent,
 } from '../../coordinator/txn/index.js'
 import type { DataPlane } from './data-plane.js'
-
-/** The control batch of a transaction marker: attributes 0x30, base sequence -1, one record. */
-export function encodeTxnMarker(
-  producerId: bigint,
-  producerEpoch: number,
-  committed: boolean,
-  coordinatorEpoch: number,
-  timestamp: number,
-): Uint8Array {
-  // Key: version 0, type (ABORT 0, COMMIT 1). Value: version 0, coordinator epoch.
-  const key = Uint8Array.of(0, 0, 0, committed ? 1 : 0)
-  const value = new Uint8Array(6)
-  new DataView(value.buffer).setInt32(2, coordinatorEpoch)
-  return batch.buildBatch(
-    {
-      attributes: 0x30,
-      lastOffsetDelta: 0,
-      baseTimestamp: timestamp,
-      maxTimestamp: timestamp,
-      producerId: Number(producerId),
-      producerEpoch,
-      baseSequence: -1,
-      recordsCount: 1,
-    },
-    batch.encodeRecords([{ timestampDelta: 0, offsetDelta: 0, key, value }]),
-    crc32c,
-  )
-}
 
 /**
  * Settles a transaction's offsets in one `__consumer_offsets` partition (the group coordinator's
@@ -77,52 +50,76 @@ export class PartitionMarkerWriter implements TransactionMarkerWriter {
     marker: TxnMarkerIntent,
     topics: readonly { readonly topic: string; readonly partitions: readonly number[] }[],
   ): Promise<readonly MarkerPartitionResult[]> {
-    const results: Promise<MarkerPartitionResult>[] = []
+    const now = this.#now()
+    // One control batch for every partition: only the offset and leader epoch (outside the CRC)
+    // differ where each is stored.
+    let control: TxnMarker | undefined
+    // A data partition's marker is appended in this turn: its result is a value unless an fsync
+    // must come first.
+    const results: (MarkerPartitionResult | Promise<MarkerPartitionResult>)[] = []
     for (const t of topics) {
       for (const p of t.partitions) {
+        let written: number | Promise<number>
+        if (t.topic === GROUP_METADATA_TOPIC_NAME) written = this.#offsetsMarker(marker, p)
+        else {
+          control ??= txnMarker(
+            {
+              producerId: Number(marker.producerId),
+              producerEpoch: marker.producerEpoch,
+              committed: marker.committed,
+              coordinatorEpoch: marker.coordinatorEpoch,
+              timestamp: now,
+            },
+            crc32c,
+          )
+          written = this.#append(control, marker.transactionVersion, t.topic, p, now)
+        }
         results.push(
-          this.#write(marker, t.topic, p).then((errorCode) => ({ topic: t.topic, partition: p, errorCode })),
+          typeof written === 'number'
+            ? { topic: t.topic, partition: p, errorCode: written }
+            : written.then((errorCode) => ({ topic: t.topic, partition: p, errorCode })),
         )
       }
     }
     return Promise.all(results)
   }
 
-  async #write(marker: TxnMarkerIntent, topic: string, partition: number): Promise<number> {
-    if (topic === GROUP_METADATA_TOPIC_NAME) {
-      if (!this.partitionExists(topic, partition)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-      let errorCode: number
-      try {
-        errorCode = await this.#offsets(marker, partition)
-      } catch {
-        errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE
-      }
-      switch (errorCode) {
-        case ErrorCode.COORDINATOR_NOT_AVAILABLE:
-        case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
-        case ErrorCode.NOT_COORDINATOR:
-          return ErrorCode.NOT_LEADER_OR_FOLLOWER
-        default:
-          return errorCode
-      }
+  async #offsetsMarker(marker: TxnMarkerIntent, partition: number): Promise<number> {
+    const topic = GROUP_METADATA_TOPIC_NAME
+    if (!this.partitionExists(topic, partition)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    let errorCode: number
+    try {
+      errorCode = await this.#offsets(marker, partition)
+    } catch {
+      errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE
     }
+    switch (errorCode) {
+      case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+      case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+      case ErrorCode.NOT_COORDINATOR:
+        return ErrorCode.NOT_LEADER_OR_FOLLOWER
+      default:
+        return errorCode
+    }
+  }
+
+  #append(
+    control: TxnMarker,
+    transactionVersion: number,
+    topic: string,
+    partition: number,
+    now: number,
+  ): number | Promise<number> {
     const log = this.#data.partition(topic, partition)
     if (log === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-    const now = this.#now()
-    const bytes = encodeTxnMarker(
-      marker.producerId,
-      marker.producerEpoch,
-      marker.committed,
-      marker.coordinatorEpoch,
-      now,
-    )
     try {
-      const r = await log.append(bytes, {
-        now,
-        origin: 'coordinator',
-        transactionVersion: marker.transactionVersion,
-      })
-      return r.errorCode
+      const r = log.appendMarker(control, { now, transactionVersion })
+      return r instanceof Promise
+        ? r.then(
+            (a) => a.errorCode,
+            () => ErrorCode.KAFKA_STORAGE_ERROR,
+          )
+        : r.errorCode
     } catch {
       return ErrorCode.KAFKA_STORAGE_ERROR
     }

@@ -143,20 +143,28 @@ async function verifyInTransaction(
   return out
 }
 
+/** A transactional partition waiting for the coordinator: appended (or refused) once it answers. */
+interface Unverified {
+  readonly topic: string
+  readonly partition: number
+  readonly slot: Slot
+  /** Appends the partition's records as verified, or answers the coordinator's error. */
+  readonly settle: (
+    code: number,
+  ) => ProduceResponsePartitionProduceResponse | Promise<ProduceResponsePartitionProduceResponse>
+}
+
 /**
- * Collects the transactional partitions of one request while its partitions are gone through, and
- * asks the coordinator once per producer when the handler's synchronous pass is over.
+ * Collects the transactional partitions of one request while its partitions are gone through, then
+ * asks the coordinator once per producer (`run`, after the handler's synchronous pass) and, once it
+ * answers, appends that producer's partitions in request order in the same turn.
  */
 class TransactionVerifier {
   readonly #ctx: RequestContext
   readonly #transactionalId: string
   readonly #pending = new Map<
     string,
-    {
-      txn: { producerId: bigint; producerEpoch: number }
-      partitions: { topic: string; partition: number }[]
-      result: Promise<Map<string, number>> | null
-    }
+    { txn: { producerId: bigint; producerEpoch: number }; partitions: Unverified[] }
   >()
 
   constructor(ctx: RequestContext, transactionalId: string) {
@@ -164,24 +172,26 @@ class TransactionVerifier {
     this.#transactionalId = transactionalId
   }
 
-  verify(
-    txn: { producerId: bigint; producerEpoch: number },
-    topic: string,
-    partition: number,
-  ): Promise<number> {
+  add(txn: { producerId: bigint; producerEpoch: number }, partition: Unverified): void {
     const key = `${txn.producerId}:${txn.producerEpoch}`
     let group = this.#pending.get(key)
     if (group === undefined) {
-      group = { txn, partitions: [], result: null }
+      group = { txn, partitions: [] }
       this.#pending.set(key, group)
     }
-    group.partitions.push({ topic, partition })
-    const g = group
-    // Every partition of the request is registered before the first microtask runs.
-    return Promise.resolve().then(() => {
-      g.result ??= verifyInTransaction(this.#ctx, this.#transactionalId, g.txn, g.partitions)
-      return g.result.then((codes) => codes.get(`${topic}-${partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR)
-    })
+    group.partitions.push(partition)
+  }
+
+  /** Verifies every group, then gives each of its partitions its answer (`slot.answer`). */
+  run(): Promise<unknown> {
+    return Promise.all(
+      [...this.#pending.values()].map(async (g) => {
+        const codes = await verifyInTransaction(this.#ctx, this.#transactionalId, g.txn, g.partitions)
+        for (const p of g.partitions) {
+          p.slot.answer = p.settle(codes.get(`${p.topic}-${p.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR)
+        }
+      }),
+    )
   }
 }
 
@@ -368,10 +378,16 @@ export const handler = defineHandler({
           slot.answer = appended instanceof Promise ? appended.then(answer) : answer(appended)
         } else {
           verifier ??= new TransactionVerifier(ctx, request.transactionalId!)
-          slot.answer = verifier
-            .verify(txn, name, p.index)
-            .then((code) => (code === ErrorCode.NONE ? append(true) : code))
-            .then(answer)
+          verifier.add(txn, {
+            topic: name,
+            partition: p.index,
+            slot,
+            settle: (code) => {
+              if (code !== ErrorCode.NONE) return answer(code)
+              const appended = append(true)
+              return appended instanceof Promise ? appended.then(answer) : answer(appended)
+            },
+          })
         }
       }
     }
@@ -386,6 +402,13 @@ export const handler = defineHandler({
             )
       }
       return response(slots, byId, answers)
+    }
+    if (verifier !== undefined) {
+      // The transactional partitions get their answers once the coordinator has answered.
+      return verifier
+        .run()
+        .then(() => Promise.all(slots.map((s) => s.answer)))
+        .then((answers) => finish(answers as ProduceResponsePartitionProduceResponse[]))
     }
     if (slots.every((s) => !(s.answer instanceof Promise))) {
       return finish(slots.map((s) => s.answer as ProduceResponsePartitionProduceResponse))
