@@ -2,7 +2,7 @@
 // line to the file named by SOAK_SERVER_MEMORY_FILE with what the soak cannot see from outside:
 // the process's memory (`process.memoryUsage()`: RSS, heap used and total, external, array
 // buffers), its event loop's delay in that second (highest and 99th percentile, the timer
-// resolution taken off), its event-loop utilisation, and the garbage collector's pauses in that
+// resolution taken off), its event-loop utilisation and CPU time (all threads), and the garbage collector's pauses in that
 // second (count, total and longest). The soak reads the lines of each minute, and reads
 // /proc/<pid>/smaps_rollup itself (no cost to this process). The timer is unref'd: it never keeps
 // the process alive, and it costs one small synchronous append a second.
@@ -28,10 +28,12 @@ if (file !== undefined && file !== '') {
   })
   gc.observe({ entryTypes: ['gc'] })
   let elu = performance.eventLoopUtilization()
+  let cpu = process.cpuUsage()
   const delay = (ns) => (loop.count === 0 ? 0 : Math.max(0, ns / 1e6 - RESOLUTION_MS))
   const write = () => {
     const m = process.memoryUsage()
     const now = performance.eventLoopUtilization()
+    const cpuNow = process.cpuUsage()
     const line = {
       at: Date.now(),
       pid: process.pid,
@@ -43,11 +45,13 @@ if (file !== undefined && file !== '') {
       loopMaxMs: delay(loop.max),
       loopP99Ms: delay(loop.percentile(99)),
       elu: performance.eventLoopUtilization(now, elu).utilization,
+      cpuMs: (cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000,
       gcCount,
       gcMs,
       gcMaxMs,
     }
     elu = now
+    cpu = cpuNow
     loop.reset()
     gcCount = 0
     gcMs = 0

@@ -104,6 +104,8 @@ export interface MinuteRow {
   /** The server's event loop in the minute: longest delay, and the median second's utilisation. */
   serverLoopMaxMs: number
   serverElu: number
+  /** The server process's CPU time in the minute (every thread), per heartbeat answered, in µs. */
+  serverCpuPerHeartbeatUs: number
   /** The server's garbage collection in the minute: longest pause and total. */
   gcMaxMs: number
   gcTotalMs: number
@@ -194,6 +196,7 @@ interface ServerSecond {
   readonly loopMaxMs: number
   readonly loopP99Ms: number
   readonly elu: number
+  readonly cpuMs: number
   readonly gcCount: number
   readonly gcMs: number
   readonly gcMaxMs: number
@@ -323,7 +326,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const startServer = () =>
     startTopographProcess(settings, {
       startTimeoutMs: 120_000,
-      nodeArgs: ['--import', './tools/soak/report-memory.mjs'],
+      nodeArgs: [
+        '--import',
+        './tools/soak/report-memory.mjs',
+        // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process).
+        ...(process.env.SOAK_SERVER_CPU_PROF
+          ? ['--cpu-prof', '--cpu-prof-interval', '2000', '--cpu-prof-dir', process.env.SOAK_SERVER_CPU_PROF]
+          : []),
+      ],
       // Not TOPOGRAPH_*: the server reads those as settings.
       env: { SOAK_SERVER_MEMORY_FILE: memoryFile },
     })
@@ -389,6 +399,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     anonSamples: [],
     serverLoopMaxMs: Number.NaN,
     serverElu: Number.NaN,
+    serverCpuPerHeartbeatUs: Number.NaN,
     gcMaxMs: Number.NaN,
     gcTotalMs: Number.NaN,
     sendBuckets: new Map(),
@@ -1060,6 +1071,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         r.serverElu = median(seconds.map((x) => x.elu))
         r.gcMaxMs = Math.max(...seconds.map((x) => x.gcMaxMs))
         r.gcTotalMs = seconds.reduce((a, x) => a + x.gcMs, 0)
+        if (r.heartbeats > 0)
+          r.serverCpuPerHeartbeatUs = (1000 * seconds.reduce((a, x) => a + x.cpuMs, 0)) / r.heartbeats
       }
       const buckets = [...r.sendBuckets.values()].sort((a, b) => b - a)
       r.sendBuckets = new Map()
@@ -1349,11 +1362,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | GC ms (max / total) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 ms | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 ms | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
 }
