@@ -1304,12 +1304,13 @@ test('loading holds the records of one shard at a time: a shard is replayed befo
     },
   })
   await runtime.load()
-  assert.equal(mostUnreplayed, 1, 'one shard\'s records at most were waiting for their replay')
+  assert.equal(mostUnreplayed, 1, "one shard's records at most were waiting for their replay")
   assert.deepEqual(
     events,
     [0, 1, 2, 3, 4, 5].flatMap((id) => [`read ${id}`, `replayed ${id}`]),
   )
-  for (let shard = 0; shard < 6; shard++) assert.equal(runtime.peekShard(shard)?.map.get(`k${shard}`), shard + 1)
+  for (let shard = 0; shard < 6; shard++)
+    assert.equal(runtime.peekShard(shard)?.map.get(`k${shard}`), shard + 1)
   await runtime.close()
 })
 
