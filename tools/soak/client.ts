@@ -102,12 +102,15 @@ export class PipelinedConnection {
 /**
  * One logical connection that is reopened when it closes (the server restarting): a request made
  * while it is down fails at once with ConnectionClosedError and the caller retries as a client
- * would, after its back-off.
+ * would, after its back-off. Reopening backs off as a Kafka Java client's connection does
+ * (`ClusterConnectionStates`: `reconnect.backoff.ms` 50 doubling up to `reconnect.backoff.max.ms`
+ * 1000, jitter 0.2), so that several connections do not come back in step.
  */
 export class ReconnectingClient {
   #conn: PipelinedConnection | null = null
   #opening = false
   #stopped = false
+  #failedOpens = 0
   /** How many times the connection was lost. */
   losses = 0
 
@@ -139,10 +142,17 @@ export class ReconnectingClient {
       PipelinedConnection.open(this.port).then(
         (c) => {
           this.#opening = false
+          this.#failedOpens = 0
           this.#conn = c
           this.#watch(c)
         },
-        () => setTimeout(attempt, 200),
+        () => {
+          const attempts = this.#failedOpens++
+          setTimeout(
+            attempt,
+            Math.min(1000, Math.floor(50 * 2 ** Math.min(attempts, 30) * (0.8 + 0.4 * Math.random()))),
+          )
+        },
       )
     }
     attempt()

@@ -4,7 +4,16 @@
 // replaced a minute), one plugin outage and one clean restart. This process is the load: a few TCP
 // connections carry every member's heartbeats, pipelined. See tools/soak/main.ts for the command
 // and RELIABILITY.md ("Soak") for what it checks.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -83,8 +92,27 @@ export interface MinuteRow {
   rssMaxMb: number
   /** Median of the server's heap-used samples in the minute. */
   heapMb: number
+  /** Medians of the server's heap committed (heapTotal), `external` and anonymous memory (smaps). */
+  heapTotalMb: number
+  externalMb: number
+  anonMb: number
   rssSamples: number[]
   heapSamples: number[]
+  heapTotalSamples: number[]
+  externalSamples: number[]
+  anonSamples: number[]
+  /** The server's event loop in the minute: longest delay, and the median second's utilisation. */
+  serverLoopMaxMs: number
+  serverElu: number
+  /** The server process's CPU time in the minute (every thread), per heartbeat answered, in µs. */
+  serverCpuPerHeartbeatUs: number
+  /** The server's garbage collection in the minute: longest pause and total. */
+  gcMaxMs: number
+  gcTotalMs: number
+  /** Heartbeats sent per 100 ms: the busiest 100 ms, and the share of the minute's sends in its busiest tenth. */
+  sendBuckets: Map<number, number>
+  sendsMax100ms: number
+  sendsTopTenthShare: number
   loadavg: number
   loopP99Ms: number
   events: string[]
@@ -132,6 +160,57 @@ const DATA_TOPIC = 'soak-data'
 const DATA_PARTITIONS = 4
 const CONSUMER_GROUP = 'soak-consumers'
 const RETRY_MS = 250
+
+/**
+ * The back-off of a Kafka Java client (`ExponentialBackoff` in org.apache.kafka.common.utils):
+ * `base × 2^attempts`, at most `max`, times a random factor in [1 − jitter, 1 + jitter). A member's
+ * heartbeat and FindCoordinator retries use `retry.backoff.ms` 100 and `retry.backoff.max.ms` 1000
+ * with jitter 0.2 (`HeartbeatRequestState`, `RequestState.RETRY_BACKOFF_JITTER`); reconnecting uses
+ * `reconnect.backoff.ms` 50 and `reconnect.backoff.max.ms` 1000 with jitter 0.2
+ * (`ClusterConnectionStates`). Every member has its own: no two retry in step.
+ */
+export function clientBackoffMs(
+  attempts: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number,
+): number {
+  const term = baseMs * 2 ** Math.min(attempts, 30)
+  return Math.min(maxMs, Math.floor(term * (0.8 + 0.4 * random())))
+}
+const RETRY_BACKOFF_MS = 100
+const RETRY_BACKOFF_MAX_MS = 1000
+
+/** Timer period of the load process's event-loop delay histogram. */
+const LOOP_RESOLUTION_MS = 10
+
+/** One second of the server process, as tools/soak/report-memory.mjs writes it. */
+interface ServerSecond {
+  readonly at: number
+  readonly pid: number
+  readonly rss: number
+  readonly heapUsed: number
+  readonly heapTotal: number
+  readonly external: number
+  readonly arrayBuffers: number
+  readonly loopMaxMs: number
+  readonly loopP99Ms: number
+  readonly elu: number
+  readonly cpuMs: number
+  readonly gcCount: number
+  readonly gcMs: number
+  readonly gcMaxMs: number
+}
+
+/** The anonymous memory of a process in KiB (/proc/<pid>/smaps_rollup), where Linux has it. */
+function anonymousKb(pid: number): number | undefined {
+  try {
+    const m = /^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))
+    return m === null ? undefined : Number(m[1])
+  } catch {
+    return undefined
+  }
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
@@ -215,6 +294,12 @@ interface StreamsMember {
   tasksDirty: boolean
   intervalMs: number
   timer: NodeJS.Timeout | undefined
+  /** When the pending timer is due: the time this member's own client would send. */
+  dueAt: number | undefined
+  /** Failed attempts in a row (connection lost, coordinator not available): the back-off's exponent. */
+  failedAttempts: number
+  /** Whether the member must find its coordinator (FindCoordinator) before it heartbeats again. */
+  coordinatorUnknown: boolean
   inFlight: boolean
   pushing: boolean
   /** The server restarted since this member's last answered heartbeat. */
@@ -241,7 +326,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const startServer = () =>
     startTopographProcess(settings, {
       startTimeoutMs: 120_000,
-      nodeArgs: ['--import', './tools/soak/report-memory.mjs'],
+      nodeArgs: [
+        '--import',
+        './tools/soak/report-memory.mjs',
+        // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process).
+        ...(process.env.SOAK_SERVER_CPU_PROF
+          ? ['--cpu-prof', '--cpu-prof-interval', '2000', '--cpu-prof-dir', process.env.SOAK_SERVER_CPU_PROF]
+          : []),
+      ],
       // Not TOPOGRAPH_*: the server reads those as settings.
       env: { SOAK_SERVER_MEMORY_FILE: memoryFile },
     })
@@ -297,8 +389,22 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     rssMb: Number.NaN,
     rssMaxMb: Number.NaN,
     heapMb: Number.NaN,
+    heapTotalMb: Number.NaN,
+    externalMb: Number.NaN,
+    anonMb: Number.NaN,
     rssSamples: [],
     heapSamples: [],
+    heapTotalSamples: [],
+    externalSamples: [],
+    anonSamples: [],
+    serverLoopMaxMs: Number.NaN,
+    serverElu: Number.NaN,
+    serverCpuPerHeartbeatUs: Number.NaN,
+    gcMaxMs: Number.NaN,
+    gcTotalMs: Number.NaN,
+    sendBuckets: new Map(),
+    sendsMax100ms: Number.NaN,
+    sendsTopTenthShare: Number.NaN,
     loadavg: Number.NaN,
     loopP99Ms: Number.NaN,
     events: [],
@@ -324,7 +430,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const admin = new ReconnectingClient(port)
   const members: StreamsMember[] = []
   let memberSerial = 0
-  const loop = monitorEventLoopDelay({ resolution: 10 })
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
   loop.enable()
 
   try {
@@ -363,11 +469,45 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
 
     // 2. Streams members.
+    // A member's heartbeat timer. A Kafka client runs each member (stream thread) on its own
+    // thread, and resets the member's heartbeat timer when it sends a heartbeat
+    // (`StreamsGroupHeartbeatRequestManager` → `HeartbeatRequestState.resetTimer()`): the next one
+    // is due an interval after that send. Here one event loop sends for every member, so a timer
+    // that fires late because this loop was busy must not move the member's phase (a late timer
+    // here is this process's delay, not the member's): the next heartbeat is due an interval after
+    // the time this one was due. Without that, every stall of this loop merges the phases of the
+    // members whose timers fell in it, for good, and the load bunches up over a run.
     const schedule = (m: StreamsMember, ms: number) => {
       clearTimeout(m.timer)
+      m.dueAt = undefined
       if (m.state !== 'active' || stopping) return
+      m.dueAt = performance.now() + ms
       m.timer = setTimeout(() => heartbeat(m), ms)
     }
+    /** After a failed attempt: the member's own back-off, as a Kafka client's. */
+    const retryLater = (m: StreamsMember) =>
+      schedule(m, clientBackoffMs(m.failedAttempts++, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS, Math.random))
+    // A Kafka client that lost its coordinator's connection (or was told NOT_COORDINATOR) marks the
+    // coordinator unknown and sends FindCoordinator before its next heartbeat
+    // (`CoordinatorRequestManager`); the heartbeat follows as soon as the coordinator is known.
+    const findCoordinator = (m: StreamsMember): Promise<boolean> =>
+      m.client
+        .request(10, 4, p.createFindCoordinatorRequest({ keyType: 0, coordinatorKeys: [m.groupId] }))
+        .then(
+          (r) => {
+            const code = r.coordinators[0]?.errorCode ?? -1
+            if (code === E.NONE) {
+              m.coordinatorUnknown = false
+              return true
+            }
+            countError('find-coordinator', code)
+            return false
+          },
+          (e: unknown) => {
+            if (!(e instanceof ConnectionClosedError)) throw e
+            return false
+          },
+        )
     const rejoin = (m: StreamsMember) => {
       m.epoch = 0
       m.active = []
@@ -410,13 +550,33 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           m.pushing = false
         })
     }
-    const heartbeat = (m: StreamsMember): Promise<void> => {
-      if (m.inFlight || m.state === 'gone') return Promise.resolve()
+    const heartbeat = async (m: StreamsMember): Promise<void> => {
+      if (m.inFlight || m.state === 'gone') return
+      // The time the member's own client would send this heartbeat (see `schedule`).
+      const dueAt = m.dueAt
+      m.dueAt = undefined
       m.inFlight = true
+      if (m.coordinatorUnknown) {
+        const found = await findCoordinator(m)
+        if (!found) {
+          m.inFlight = false
+          if (m.state === 'leaving') {
+            // The leave could not be sent: the session timeout removes the member.
+            m.state = 'gone'
+            totals.leavesLost++
+            return
+          }
+          retryLater(m)
+          return
+        }
+      }
       const joining = m.epoch === 0
       const leaving = m.state === 'leaving'
       const sendTasks = joining || m.tasksDirty
       const sentAt = performance.now()
+      const intendedAt = dueAt !== undefined && dueAt <= sentAt ? dueAt : sentAt
+      const bucket = Math.floor(sentAt / 100)
+      row.sendBuckets.set(bucket, (row.sendBuckets.get(bucket) ?? 0) + 1)
       // A gap between two sends longer than the session is the load's fault, not the server's.
       const sendGap = sentAt - m.lastSentAt
       m.lastSentAt = sentAt
@@ -475,7 +635,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
               }
               if (r.heartbeatIntervalMs > 0) m.intervalMs = r.heartbeatIntervalMs
               if (r.topologyDescriptionRequired) push(m)
-              schedule(m, Math.max(0, m.intervalMs - (now - sentAt)))
+              m.failedAttempts = 0
+              schedule(m, Math.max(0, intendedAt + m.intervalMs - now))
               return
             }
             if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {
@@ -510,12 +671,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
               void heartbeat(addMember(groupOf(m)))
               return
             }
-            if (RETRIABLE.has(r.errorCode)) row.retriable++
-            else {
+            if (RETRIABLE.has(r.errorCode)) {
+              row.retriable++
+              if (r.errorCode === E.NOT_COORDINATOR || r.errorCode === E.COORDINATOR_NOT_AVAILABLE) {
+                // The client finds the coordinator again, then heartbeats without a back-off.
+                m.coordinatorUnknown = true
+                m.failedAttempts = 0
+                schedule(m, 0)
+                return
+              }
+            } else {
               row.otherErrors++
               countError('heartbeat', r.errorCode)
             }
-            schedule(m, RETRY_MS)
+            retryLater(m)
           },
           (e: unknown) => {
             m.inFlight = false
@@ -526,7 +695,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
               totals.leavesLost++
               return
             }
-            schedule(m, RETRY_MS)
+            m.coordinatorUnknown = true
+            retryLater(m)
           },
         )
     }
@@ -549,6 +719,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         tasksDirty: true,
         intervalMs: 5000,
         timer: undefined,
+        dueAt: undefined,
+        failedAttempts: 0,
+        coordinatorUnknown: false,
         inFlight: false,
         pushing: false,
         unansweredAtRestart: false,
@@ -843,11 +1016,34 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const consumerLoops = Array.from({ length: o.consumers }, (_, i) => consumerLoop(i))
 
     // 4. The measured minutes: churn spread over each minute, the outage, the restart.
-    const readMemory = () => {
+    // The server's lines (tools/soak/report-memory.mjs): one a second, appended; read from where
+    // the last read stopped, kept until the minute closes.
+    let serverFileAt = 0
+    let serverLines: ServerSecond[] = []
+    let lastServerLine: ServerSecond | undefined
+    const readServerLines = () => {
+      let text: string
       try {
-        return JSON.parse(readFileSync(memoryFile, 'utf8')) as { rss: number; heapUsed: number }
+        const fd = openSync(memoryFile, 'r')
+        try {
+          const size = fstatSync(fd).size
+          if (size <= serverFileAt) return
+          const buf = Buffer.alloc(size - serverFileAt)
+          readSync(fd, buf, 0, buf.length, serverFileAt)
+          const end = buf.lastIndexOf(10)
+          if (end < 0) return
+          serverFileAt += end + 1
+          text = buf.subarray(0, end).toString('utf8')
+        } finally {
+          closeSync(fd)
+        }
       } catch {
-        return undefined
+        return
+      }
+      for (const line of text.split('\n')) {
+        const s = JSON.parse(line) as ServerSecond
+        serverLines.push(s)
+        lastServerLine = s
       }
     }
     const closeRow = (r: MinuteRow) => {
@@ -859,20 +1055,50 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const rss = r.rssSamples.sort((a, b) => a - b)
       r.rssMb = quantile(rss, 0.5)
       r.rssMaxMb = rss.length === 0 ? Number.NaN : rss[rss.length - 1]
-      r.heapMb = quantile(
-        r.heapSamples.sort((a, b) => a - b),
-        0.5,
-      )
+      const median = (xs: number[]) =>
+        quantile(
+          xs.sort((a, b) => a - b),
+          0.5,
+        )
+      r.heapMb = median(r.heapSamples)
+      r.heapTotalMb = median(r.heapTotalSamples)
+      r.externalMb = median(r.externalSamples)
+      r.anonMb = median(r.anonSamples)
+      const seconds = serverLines
+      serverLines = []
+      if (seconds.length > 0) {
+        r.serverLoopMaxMs = Math.max(...seconds.map((x) => x.loopMaxMs))
+        r.serverElu = median(seconds.map((x) => x.elu))
+        r.gcMaxMs = Math.max(...seconds.map((x) => x.gcMaxMs))
+        r.gcTotalMs = seconds.reduce((a, x) => a + x.gcMs, 0)
+        if (r.heartbeats > 0)
+          r.serverCpuPerHeartbeatUs = (1000 * seconds.reduce((a, x) => a + x.cpuMs, 0)) / r.heartbeats
+      }
+      const buckets = [...r.sendBuckets.values()].sort((a, b) => b - a)
+      r.sendBuckets = new Map()
+      if (buckets.length > 0) {
+        // Buckets in which nothing was sent count too: the minute has minuteMs / 100 of them.
+        const tenth = Math.max(1, Math.round(o.minuteMs / 1000))
+        const sent = buckets.reduce((a, b) => a + b, 0)
+        r.sendsMax100ms = buckets[0]
+        r.sendsTopTenthShare = buckets.slice(0, tenth).reduce((a, b) => a + b, 0) / sent
+      }
       r.loadavg = loadavg()[0]
-      r.loopP99Ms = loop.percentile(99) / 1e6
+      // The histogram records the time between two firings of its timer: the delay is past that.
+      r.loopP99Ms = Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)
       loop.reset()
       o.log(formatRow(r))
     }
     const sampleMemory = () => {
-      const mem = readMemory()
+      readServerLines()
+      const mem = lastServerLine
       if (mem === undefined || restarting) return
       row.rssSamples.push(mem.rss / 1048576)
       row.heapSamples.push(mem.heapUsed / 1048576)
+      row.heapTotalSamples.push(mem.heapTotal / 1048576)
+      row.externalSamples.push(mem.external / 1048576)
+      const anon = anonymousKb(mem.pid)
+      if (anon !== undefined) row.anonSamples.push(anon / 1024)
     }
     const sampler = setInterval(sampleMemory, 5000).unref()
     closeRow(row)
@@ -1136,10 +1362,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB | load | load-side loop p99 ms | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 ms | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
+  const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
 }

@@ -326,13 +326,21 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
    */
   async load(): Promise<void> {
     const errors: unknown[] = []
-    await Promise.all(
-      this.#shards.map((ctx) =>
-        this.#loadShard(ctx).catch((e: unknown) => {
-          errors.push(e)
-        }),
-      ),
-    )
+    // One shard at a time: a shard's records are in memory only until it has replayed them, so the
+    // peak is the largest shard's log, not the whole log. (The SQLite store reads a shard in one
+    // synchronous call: loading every shard at once read the whole log before replaying any of it,
+    // and the process kept that peak in its RSS long after: RELIABILITY.md, "Soak".) The shards'
+    // on-loaded operations do not hold up the next shard's load.
+    const onLoaded: Promise<void>[] = []
+    for (const ctx of this.#shards) {
+      try {
+        const started = await this.#loadShard(ctx)
+        if (started !== undefined) onLoaded.push(started)
+      } catch (e) {
+        errors.push(e)
+      }
+    }
+    await Promise.all(onLoaded)
     if (
       this.#closing === undefined &&
       this.#compactionIntervalMs !== undefined &&
@@ -509,8 +517,12 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     if (this.#closeStore) await this.#store.close()
   }
 
-  async #loadShard(ctx: ShardContext<S, R, C>): Promise<void> {
-    if (ctx.state !== 'unloaded' || this.#closing !== undefined) return
+  /**
+   * Reads and replays a shard's log; resolves once it is replayed, with its on-loaded operation (to
+   * wait for) when it has one.
+   */
+  async #loadShard(ctx: ShardContext<S, R, C>): Promise<Promise<void> | undefined> {
+    if (ctx.state !== 'unloaded' || this.#closing !== undefined) return undefined
     ctx.state = 'loading'
     const started = this.#clock.now()
     try {
@@ -535,7 +547,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
           )
         }
       }
-      if (this.#closing !== undefined) return
+      if (this.#closing !== undefined) return undefined
       ctx.shard = shard
       ctx.state = 'active'
       if (!this.#serving) ctx.loadedAtMs = this.#clock.now()
@@ -550,11 +562,14 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       this.#log.error({ shard: ctx.id, err: e }, 'Failed to load coordinator shard')
       throw e
     }
-    if (ctx.shard?.onLoaded === undefined) return
+    if (ctx.shard?.onLoaded === undefined) return undefined
     // The shard's first operation: operations scheduled from now on queue behind it.
-    await this.#push(ctx, 'on-loaded', this.#onLoadedOp, undefined, undefined).catch((err: unknown) => {
-      this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
-    })
+    return this.#push(ctx, 'on-loaded', this.#onLoadedOp, undefined, undefined).then(
+      () => undefined,
+      (err: unknown) => {
+        this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
+      },
+    )
   }
 
   #context(shardId: number): ShardContext<S, R, C> {

@@ -1311,6 +1311,53 @@ test('batching: a replay that throws before the batch is written stops the shard
   await s.runtime.close()
 })
 
+test('loading holds the records of one shard at a time: a shard is replayed before the next is read', async () => {
+  // Loading every shard at once read every shard's records before any was replayed (the SQLite
+  // store reads a shard in one synchronous call): after a restart the whole log was in memory at
+  // once, and the process kept that peak in its RSS (RELIABILITY.md, "Soak").
+  const store = new MemoryRecordStore()
+  await store.open()
+  for (let shard = 0; shard < 6; shard++) {
+    await store.append(shard, [kvSerde.serialize({ key: `k${shard}`, value: shard + 1 })])
+  }
+  const events: string[] = []
+  let unreplayed = 0
+  let mostUnreplayed = 0
+  const counting: RecordStore = {
+    open: () => store.open(),
+    append: (shard, records) => store.append(shard, records),
+    load: async (shard) => {
+      const records = await store.load(shard)
+      unreplayed += records.length
+      mostUnreplayed = Math.max(mostUnreplayed, unreplayed)
+      events.push(`read ${shard}`)
+      return records
+    },
+    compact: (shard) => store.compact(shard),
+    close: () => store.close(),
+  }
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord>({
+    store: counting,
+    numShards: 6,
+    serde: kvSerde,
+    clock: new ManualClock(1_000_000),
+    newShard: (id, timer) => new KvShard(id, timer),
+    onShardReplayed: (id, shard) => {
+      unreplayed -= shard.map.size
+      events.push(`replayed ${id}`)
+    },
+  })
+  await runtime.load()
+  assert.equal(mostUnreplayed, 1, "one shard's records at most were waiting for their replay")
+  assert.deepEqual(
+    events,
+    [0, 1, 2, 3, 4, 5].flatMap((id) => [`read ${id}`, `replayed ${id}`]),
+  )
+  for (let shard = 0; shard < 6; shard++)
+    assert.equal(runtime.peekShard(shard)?.map.get(`k${shard}`), shard + 1)
+  await runtime.close()
+})
+
 test('onShardReplayed sees each shard as loading rebuilt it, before on-loaded; peekShard reads it', async () => {
   const store = new MemoryRecordStore()
   await store.open()

@@ -368,6 +368,15 @@ export class StreamsGroupManager {
       configured = configureTopology(topology, this.#topics)
       group.configuredTopology = configured
       if (metadataHash !== group.metadataHash) bumpGroupEpoch = true
+      // Fresh now, bump or not (as Kafka's consumer-group heartbeat sets it). The deadline is soft
+      // state: a group replayed after a restart (or created by its first join's records) starts
+      // expired, and if only an epoch bump moved it, every heartbeat of a group whose metadata had
+      // not changed would hash and configure again until its epoch next moved. A bump below sets
+      // it again with the new epoch.
+      group.metadataRefreshDeadline = {
+        deadlineMs: nowMs + METADATA_REFRESH_INTERVAL_MS,
+        epoch: group.groupEpoch,
+      }
     }
 
     // 6. Validated topology epoch, owned-task checks, task offsets.

@@ -6,7 +6,7 @@ import {
   STREAMS_GROUP_CONFIG_DEFAULTS,
 } from '../../../../src/coordinator/shard/streams/index.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
-import { Harness, heartbeatRequest, joinRequest, NO_DELAY, topicsImage } from './harness.js'
+import { Harness, heartbeatRequest, joinRequest, NO_DELAY, newManager, topicsImage } from './harness.js'
 
 const TOPOLOGY_0 = joinRequest().topology!
 
@@ -495,5 +495,54 @@ describe('a steady heartbeat (nothing but nulls)', () => {
       assert.equal(m.clientId, clientId)
       assert.equal(m.clientHost, clientHost)
     }
+  })
+})
+
+describe('after a reload (the group replayed from its records)', () => {
+  it('configures the topology and hashes the metadata once, not on every heartbeat', async () => {
+    // The refresh deadline is soft state: a reloaded group starts with it expired. The first
+    // heartbeat recomputes the metadata hash (the same as before) and the configured topology; it
+    // used to leave the deadline expired when the hash had not changed (no epoch bump), so every
+    // heartbeat of every group did both again until the group's epoch next moved: after a restart
+    // the server spent several times a heartbeat's own cost on it (RELIABILITY.md, "Soak").
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    const joined = await h.heartbeat(joinRequest(), NO_DELAY)
+    const steady = await h.heartbeat(
+      heartbeatRequest({
+        memberEpoch: joined.response.memberEpoch,
+        activeTasks: null,
+        standbyTasks: null,
+        warmupTasks: null,
+      }),
+      NO_DELAY,
+    )
+    const epoch = steady.response.memberEpoch
+    const reloaded = newManager(h.image)
+    for (const r of await h.t.log()) reloaded.replay(r)
+    const group = reloaded.group('g')!
+    assert.equal(group.hasMetadataExpired(1000), true, 'a reloaded group starts expired')
+    const context = (nowMs: number) => ({
+      nowMs,
+      requestApiVersion: 1,
+      clientId: 'client',
+      clientHost: '/127.0.0.1',
+      config: NO_DELAY,
+    })
+    const beat = heartbeatRequest({
+      memberEpoch: epoch,
+      activeTasks: null,
+      standbyTasks: null,
+      warmupTasks: null,
+    })
+    const first = reloaded.streamsGroupHeartbeat(context(1000), beat)
+    assert.equal(first.response.errorCode, 0)
+    assert.deepEqual(first.records, [], 'the same metadata hash: no epoch bump')
+    const configured = group.configuredTopology
+    assert.notEqual(configured, null)
+    assert.equal(group.hasMetadataExpired(1000), false, 'the recomputation moved the deadline')
+    const second = reloaded.streamsGroupHeartbeat(context(6000), beat)
+    assert.equal(second.response.errorCode, 0)
+    assert.equal(group.configuredTopology, configured, 'not configured again')
+    await h.close()
   })
 })
