@@ -159,19 +159,26 @@ export async function startTxnCeiling(topic: string, partitions: number): Promis
       return API_DEFINITIONS[22].createResponse({ producerId: nextProducerId++, producerEpoch: 0 })
     }
     const known = transactions.get(req.transactionalId)
-    const next =
-      known === undefined
-        ? { producerId: nextProducerId++, producerEpoch: 0 }
-        : { producerId: known.producerId, producerEpoch: known.producerEpoch + 1 }
+    const next = known === undefined ? { producerId: nextProducerId++, producerEpoch: 0 } : bumped(known)
     transactions.set(req.transactionalId, next)
     return API_DEFINITIONS[22].createResponse(next)
   }
+
+  /**
+   * The next epoch, as Kafka's coordinator gives it: a producer at epoch 32766 (the last one Kafka
+   * hands out) gets a new producer id at epoch 0, so that a quick producer can run more than 32,767
+   * transactions on one id.
+   */
+  const bumped = (t: { producerId: bigint; producerEpoch: number }) =>
+    t.producerEpoch >= 32766
+      ? { producerId: nextProducerId++, producerEpoch: 0 }
+      : { producerId: t.producerId, producerEpoch: t.producerEpoch + 1 }
 
   const endTxn = (req: Req<26>, version: number): Res<26> => {
     const t = transactions.get(req.transactionalId)
     if (t === undefined) return API_DEFINITIONS[26].createResponse({ errorCode: 49 })
     // Version 5 (transaction version 2) bumps the epoch at every end; earlier versions keep it.
-    if (version >= 5) t.producerEpoch++
+    if (version >= 5) Object.assign(t, bumped(t))
     return API_DEFINITIONS[26].createResponse(
       version >= 5 ? { producerId: t.producerId, producerEpoch: t.producerEpoch } : {},
     )
