@@ -10,9 +10,13 @@
 // `fill-seconds` of closed-loop Produce come first (as the throughput runs before the latency runs
 // of throughput.ts fill the log), so that the run sees a log of that size and its page cache.
 // BENCH_PROFILE=<dir> writes a CPU profile of each latency run (the fill is not profiled);
-// bench/server/profile-turns.ts shows what ran in its long event-loop turns.
+// bench/server/profile-turns.ts shows what ran in its long event-loop turns. BENCH_TRACE_GC=1 turns
+// V8's --trace-gc and --trace-incremental-marking on during each latency run (a line per collection
+// and per start of incremental marking on stdout, with its reason, after "latency run N begins");
+// bench/server/gc-reasons.ts counts them.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
+import v8 from 'node:v8'
 import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { produceRequest } from '../../test/helpers/data-plane.js'
@@ -175,6 +179,11 @@ for (let run = 0; run < runs; run++) {
   events.length = 0
   calls.clear()
   readHistogram.fill(0)
+  if (process.env.BENCH_TRACE_GC === '1') {
+    console.log(`latency run ${run + 1} begins`)
+    v8.setFlagsFromString('--trace-gc')
+    v8.setFlagsFromString('--trace-incremental-marking')
+  }
   const m = await profiled(`latency-run${run + 1}`, () =>
     latencyLoad({
       port,
@@ -188,14 +197,28 @@ for (let run = 0; run < runs; run++) {
       slowMs: SLOW_MS,
     }),
   )
+  if (process.env.BENCH_TRACE_GC === '1') {
+    v8.setFlagsFromString('--no-trace-gc')
+    v8.setFlagsFromString('--no-trace-incremental-marking')
+  }
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
   const stalls = events.filter((e) => e.what === 'event loop stalled')
   const gcs = events.filter((e) => e.what.startsWith('GC'))
   console.log(
     `run ${run + 1} at ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s): p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms, ${slow.length} of ${m.requests} batches over ${SLOW_MS} ms; load ${loadAverage()}`,
   )
+  const byKind = new Map<string, { n: number; ms: number }>()
+  for (const g of gcs) {
+    const k = byKind.get(g.what) ?? { n: 0, ms: 0 }
+    k.n++
+    k.ms += g.ms
+    byKind.set(g.what, k)
+  }
   console.log(
     `  server: ${stalls.length} stalls > 4 ms (longest ${f1(Math.max(0, ...stalls.map((e) => e.ms)))} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${f1(Math.max(0, ...gcs.map((e) => e.ms)))} ms)`,
+  )
+  console.log(
+    `  GCs by kind: ${[...byKind].map(([what, k]) => `${what.slice(3)} ${k.n} (${f1(k.ms)} ms)`).join(', ')}`,
   )
   for (const [name, c] of [...calls].sort((a, b) => b[1].ms - a[1].ms))
     console.log(

@@ -100,6 +100,14 @@ const REMOVE_CONCURRENCY = 4
 /** Bytes read at a time when walking batch headers. */
 const WALK_WINDOW = 16 * 1024
 /**
+ * The walk's window, shared by every walk: a walk is synchronous and keeps no view of it, so one
+ * buffer serves every Fetch's look-up of its first batch instead of a fresh 16 KiB ArrayBuffer
+ * each (V8 counts ArrayBuffer bytes towards starting a full collection). A walk started while
+ * another is under way (none is today) takes a buffer of its own.
+ */
+const WALK_SCRATCH = new Uint8Array(WALK_WINDOW)
+let walkScratchBusy = false
+/**
  * The largest Fetch read done on the event loop; larger ones run on libuv's threadpool. 64 KiB is
  * a few batches (a consumer at the log end) and about 10–30 µs of copying from the page cache.
  */
@@ -540,35 +548,42 @@ class FilePartitionStore implements PartitionStore {
   ): void {
     // Headers are read through a window of WALK_WINDOW bytes: one read serves every batch header
     // in it (an index interval of small batches is one or two reads, not one per batch).
-    let window = new Uint8Array(0)
-    let windowStart = 0
-    let pos = start
-    while (pos < end) {
-      if (end - pos < RECORD_BATCH_OVERHEAD) {
-        onBad(pos)
-        return
-      }
-      if (pos < windowStart || pos + RECORD_BATCH_OVERHEAD > windowStart + window.byteLength) {
-        window = new Uint8Array(Math.min(WALK_WINDOW, end - pos))
-        windowStart = pos
-        if (this.#readFully(seg.fd, window, pos) < RECORD_BATCH_OVERHEAD) {
+    const scratch = walkScratchBusy ? new Uint8Array(WALK_WINDOW) : WALK_SCRATCH
+    const owned = scratch === WALK_SCRATCH
+    if (owned) walkScratchBusy = true
+    try {
+      let window = scratch.subarray(0, 0)
+      let windowStart = 0
+      let pos = start
+      while (pos < end) {
+        if (end - pos < RECORD_BATCH_OVERHEAD) {
           onBad(pos)
           return
         }
+        if (pos < windowStart || pos + RECORD_BATCH_OVERHEAD > windowStart + window.byteLength) {
+          window = scratch.subarray(0, Math.min(WALK_WINDOW, end - pos))
+          windowStart = pos
+          if (this.#readFully(seg.fd, window, pos) < RECORD_BATCH_OVERHEAD) {
+            onBad(pos)
+            return
+          }
+        }
+        const at = pos - windowStart
+        const h = scanHeader(window, at)
+        if (
+          h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
+          h.size < RECORD_BATCH_OVERHEAD ||
+          pos + h.size > end ||
+          window[at + MAGIC_OFFSET] !== 2
+        ) {
+          onBad(pos)
+          return
+        }
+        if (!visit({ ...h, pos })) return
+        pos += h.size
       }
-      const at = pos - windowStart
-      const h = scanHeader(window, at)
-      if (
-        h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
-        h.size < RECORD_BATCH_OVERHEAD ||
-        pos + h.size > end ||
-        window[at + MAGIC_OFFSET] !== 2
-      ) {
-        onBad(pos)
-        return
-      }
-      if (!visit({ ...h, pos })) return
-      pos += h.size
+    } finally {
+      if (owned) walkScratchBusy = false
     }
   }
 
