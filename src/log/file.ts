@@ -252,6 +252,42 @@ function parseCheckpoint(text: string): Map<string, number> {
   return out
 }
 
+/**
+ * One checkpoint file's writes, in call order, off the event loop (writeFileAtomicLater). A write
+ * takes the contents as of when it starts, so the changes asked while one waits join it: a
+ * DeleteTopics of thousands of partitions is a write or two of the file, not one per partition.
+ */
+class CheckpointFile {
+  readonly #fs: FileLayer
+  readonly #path: string
+  readonly #contents: () => Uint8Array
+  #tail: Promise<void> = Promise.resolve()
+  #waiting: Promise<void> | null = null
+
+  constructor(fs: FileLayer, path: string, contents: () => Uint8Array) {
+    this.#fs = fs
+    this.#path = path
+    this.#contents = contents
+  }
+
+  /** Settles once the file holds the contents as of this call (rejects when that write failed). */
+  write(): Promise<void> {
+    if (this.#waiting !== null) return this.#waiting
+    const run = this.#tail.then(() => {
+      this.#waiting = null
+      return writeFileAtomicLater(this.#fs, this.#path, this.#contents())
+    })
+    this.#waiting = run
+    this.#tail = run.catch(() => {})
+    return run
+  }
+
+  /** Settles (never rejects) once every write asked so far ended. */
+  settled(): Promise<void> {
+    return this.#tail
+  }
+}
+
 /** A growable pair of number arrays (sparse index entries). */
 class IndexArrays {
   keys: number[] = []
@@ -366,6 +402,7 @@ class FilePartitionStore implements PartitionStore {
     // busy disk. Only a recovery scan of existing segments reads in the caller's turn (at start).
     let names = await readdirIfAny(fs, this.#dir)
     if (names === null) {
+      await this.#storage.logStartWritten(this.#tp)
       await call((cb) => fs.mkdir(this.#dir, { recursive: true }, cb))
       names = []
     }
@@ -1103,8 +1140,8 @@ class FilePartitionStore implements PartitionStore {
     )
   }
 
-  async setLogStartOffset(offset: number): Promise<void> {
-    this.#storage.setLogStartOffset(this.#tp, offset, this.#dir)
+  setLogStartOffset(offset: number): Promise<void> {
+    return this.#storage.setLogStartOffset(this.#tp, offset)
   }
 
   cleanerCheckpoint(): number {
@@ -1186,7 +1223,7 @@ class FilePartitionStore implements PartitionStore {
       }
     }
     this.#segments = []
-    this.#storage.forget(this.#tp)
+    const forgotten = this.#storage.forget(this.#tp)
     if (this.#fs.existsSync(this.#dir)) {
       const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
       // The rename happens in the caller's turn (the partition's name is free for a new topic at
@@ -1196,6 +1233,7 @@ class FilePartitionStore implements PartitionStore {
       this.#fs.renameSync(this.#dir, doomed)
       await this.#storage.removeTree(doomed)
     }
+    await forgotten
   }
 }
 
@@ -1216,7 +1254,10 @@ export class FileLogStorage implements LogStorage {
   readonly #placement = new Map<string, number>()
   #cleanShutdown = true
   #recoveryDirty = false
-  /** The recovery-point checkpoint writes, in call order (see checkpoint). */
+  /** Each directory's recovery-point and log-start-offset checkpoint files. */
+  readonly #recoveryFiles: CheckpointFile[]
+  readonly #logStartFiles: CheckpointFile[]
+  /** The last checkpoint() (see there). */
   #checkpoints: Promise<void> = Promise.resolve()
   /** The lock on each directory's `.lock` while the storage is open. */
   #locks: FileLock[] = []
@@ -1229,6 +1270,16 @@ export class FileLogStorage implements LogStorage {
     this.#dirs = logDirs.map((d) => resolve(d))
     this.#fs = opts.fs ?? NODE_FILE_LAYER
     this.#crc32c = opts.crc32c ?? defaultCrc32c
+    this.#recoveryFiles = this.#dirs.map(
+      (dir, i) =>
+        new CheckpointFile(this.#fs, join(dir, RECOVERY_POINT_FILE), () =>
+          formatCheckpoint(this.#recoveryPoints[i]),
+        ),
+    )
+    this.#logStartFiles = this.#dirs.map(
+      (dir, i) =>
+        new CheckpointFile(this.#fs, join(dir, LOG_START_FILE), () => formatCheckpoint(this.#logStarts[i])),
+    )
   }
 
   get cleanShutdown(): boolean {
@@ -1253,8 +1304,13 @@ export class FileLogStorage implements LogStorage {
         if (n.endsWith('-delete')) fs.rmSync(join(dir, n), { recursive: true, force: true })
       }
       for (const p of partitions) this.#placement.set(p, i)
-      this.#recoveryPoints[i] = this.#readCheckpoint(join(dir, RECOVERY_POINT_FILE))
-      this.#logStarts[i] = this.#readCheckpoint(join(dir, LOG_START_FILE))
+      // Entries of partitions not on disk are a deleted partition's whose removal from the file a
+      // crash cut short (forget writes it after the rename): a new partition of that name starts
+      // from nothing.
+      const onDisk = new Set(partitions)
+      const known = (m: Map<string, number>) => new Map([...m].filter(([tp]) => onDisk.has(tp)))
+      this.#recoveryPoints[i] = known(this.#readCheckpoint(join(dir, RECOVERY_POINT_FILE)))
+      this.#logStarts[i] = known(this.#readCheckpoint(join(dir, LOG_START_FILE)))
     }
     this.#cleanShutdown = clean || !anyData
     return { cleanShutdown: this.#cleanShutdown }
@@ -1390,38 +1446,35 @@ export class FileLogStorage implements LogStorage {
     this.#recoveryDirty = true
   }
 
-  /** Persists a log start offset at once (DeleteRecords and retention). */
-  setLogStartOffset(tp: string, offset: number, _dir: string): void {
+  /** Persists a log start offset at once (DeleteRecords and retention): settles once durable. */
+  setLogStartOffset(tp: string, offset: number): Promise<void> {
     const i = this.dirIndexOf(...splitTp(tp))
     this.#logStarts[i].set(tp, offset)
-    writeFileAtomic(this.#fs, join(this.#dirs[i], LOG_START_FILE), formatCheckpoint(this.#logStarts[i]))
+    return this.#logStartFiles[i].write()
+  }
+
+  /**
+   * Settles when the log-start-offset checkpoint of a partition's directory holds no entry this
+   * server has dropped: a new partition's directory is made only then, so that a crash cannot
+   * leave it next to an older partition's start offset (see forget).
+   */
+  logStartWritten(tp: string): Promise<void> {
+    return this.#logStartFiles[this.dirIndexOf(...splitTp(tp))].settled()
   }
 
   /** Writes the recovery-point checkpoints (log.flush.offset.checkpoint.interval.ms, and at close). */
-  async checkpoint(): Promise<void> {
+  checkpoint(): Promise<void> {
+    // Called again with nothing new, it returns the last write (a caller waits for one in flight).
     if (!this.#recoveryDirty) return this.#checkpoints
     this.#recoveryDirty = false
-    // The contents as of now, written after any earlier checkpoint (in call order), the fsyncs off
-    // the event loop (a timer writes them every log.flush.offset.checkpoint.interval.ms).
-    const texts = this.#recoveryPoints.map((points) => formatCheckpoint(points))
-    const write = this.#checkpoints
-      .catch(() => {})
-      .then(() =>
-        Promise.all(
-          texts.map((text, i) =>
-            writeFileAtomicLater(this.#fs, join(this.#dirs[i], RECOVERY_POINT_FILE), text),
-          ),
-        ),
-      )
-      .then(
-        () => {},
-        (e: unknown) => {
-          this.#recoveryDirty = true
-          throw e
-        },
-      )
-    this.#checkpoints = write
-    return write
+    this.#checkpoints = Promise.all(this.#recoveryFiles.map((f) => f.write())).then(
+      () => {},
+      (e: unknown) => {
+        this.#recoveryDirty = true
+        throw e
+      },
+    )
+    return this.#checkpoints
   }
 
   /** Cleaner offset checkpoints (where each compacted log's clean part ends). */
@@ -1437,16 +1490,18 @@ export class FileLogStorage implements LogStorage {
     writeFileAtomic(this.#fs, join(this.#dirs[i], CLEANER_FILE), formatCheckpoint(m))
   }
 
-  /** A partition was deleted: its checkpoint entries go. */
-  forget(tp: string): void {
+  /**
+   * A partition was deleted: its checkpoint entries go, the log start offset's file written off the
+   * event loop (a DeleteTopics of thousands of partitions wrote and fsynced it once per partition in
+   * the caller's turn). Settles once that write is durable.
+   */
+  forget(tp: string): Promise<void> {
     const i = this.#placement.get(tp)
-    if (i === undefined) return
+    if (i === undefined) return Promise.resolve()
     this.#recoveryPoints[i].delete(tp)
-    if (this.#logStarts[i].delete(tp)) {
-      writeFileAtomic(this.#fs, join(this.#dirs[i], LOG_START_FILE), formatCheckpoint(this.#logStarts[i]))
-    }
     this.#placement.delete(tp)
     this.#recoveryDirty = true
+    return this.#logStarts[i].delete(tp) ? this.#logStartFiles[i].write() : Promise.resolve()
   }
 
   async dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]> {
@@ -1473,6 +1528,7 @@ export class FileLogStorage implements LogStorage {
   async close(): Promise<void> {
     this.#recoveryDirty = true
     await this.checkpoint()
+    await Promise.all(this.#logStartFiles.map((f) => f.settled()))
     for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
     this.#releaseLocks()
   }
