@@ -200,6 +200,16 @@ function countingLayer(): {
   return { layer: layer as unknown as FileLayer, during }
 }
 
+/** A manager opened on `root` finds partition 0 of `topic` empty, starting at offset 0. */
+async function assertOpensEmpty(root: string, topic: string, topicId: string): Promise<void> {
+  const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+  await m.open()
+  await m.createPartitions(topic, topicId, 0, 1)
+  assert.equal(m.partition(topic, 0)!.logStartOffset, 0)
+  assert.equal(m.partition(topic, 0)!.logEndOffset, 0)
+  await m.close()
+}
+
 test('creating partitions makes no file call on the event loop', async () => {
   // Each new partition's directory, small files and segment file were created with synchronous
   // calls, 32 partitions in one turn of the event loop (about 1.3 ms per new inode at load 20: a
@@ -264,12 +274,7 @@ test('deleting partitions whose start offset moved writes no checkpoint on the e
     // The entries are gone from the file: a topic of that name starts from offset 0.
     await m.createPartitions('moved', 'id-again', 0, 1)
     await m.close()
-    const m2 = createLogManager(config, { noBackgroundJobs: true })
-    await m2.open()
-    await m2.createPartitions('moved', 'id-again', 0, 1)
-    assert.equal(m2.partition('moved', 0)!.logStartOffset, 0)
-    assert.equal(m2.partition('moved', 0)!.logEndOffset, 0)
-    await m2.close()
+    await assertOpensEmpty(root, 'moved', 'id-again')
   } finally {
     rmSync(root, { recursive: true, force: true })
   }
@@ -292,12 +297,7 @@ test('a start offset left in the checkpoint for a partition no longer on disk is
     // What the crash leaves: the directory gone, the entry still in the file.
     rmSync(join(root, 't-0'), { recursive: true, force: true })
     assert.match(readFileSync(join(root, 'log-start-offset-checkpoint'), 'utf8'), /^t 0 3$/m)
-    const m2 = createLogManager(config, { noBackgroundJobs: true })
-    await m2.open()
-    await m2.createPartitions('t', 'id-new', 0, 1)
-    assert.equal(m2.partition('t', 0)!.logStartOffset, 0)
-    assert.equal(m2.partition('t', 0)!.logEndOffset, 0)
-    await m2.close()
+    await assertOpensEmpty(root, 't', 'id-new')
   } finally {
     rmSync(root, { recursive: true, force: true })
   }
