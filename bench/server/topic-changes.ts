@@ -4,10 +4,10 @@
 // costs while the changes run), the event loop's longest stall and the load average. On Linux the
 // stall is also given as the server's own: the longest gap between ticks of a 10 ms timer less the
 // tick's 10 ms and the time the main thread waited for a CPU meanwhile (its schedstat), which is
-// the machine's load and not the server's; what is left the thread spent on a CPU or blocked in a
-// call of its own (the column gives its time on a CPU next to it). Then where the time of one partition goes on this disk: its
-// directory and two small files, with an fsync per file (what creating a partition costs if each
-// file is made durable on its own), without any fsync, and with one fsync per directory.
+// the machine's load and not the server's; what is left the thread spent on a CPU (given next to
+// it) or blocked. Then where the time of one partition goes on this disk: its directory and two
+// small files, with an fsync per file (what creating a partition costs if each file is made
+// durable on its own), without any fsync, and with one fsync per directory.
 //
 //   node --import tsx bench/server/topic-changes.ts [rounds=1]
 //
