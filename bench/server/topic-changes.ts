@@ -1,9 +1,13 @@
 // Topic changes (CreateTopics, DeleteTopics, CreatePartitions) with large partition counts: the
-// time to answer each, alone and with several clients at once, next to a Metadata request answered
-// meanwhile on its own connection (the ceiling: what any request costs while the changes run) and
-// the event loop's longest stall. Then where the time of one partition goes on this disk: its
-// directory and two small files, with an fsync per file (what creating a partition costs if each
-// file is made durable on its own), without any fsync, and with one fsync per directory.
+// time to answer each, alone and with several clients at once, next to a Metadata and an
+// ApiVersions request answered meanwhile on their own connection (the ceiling: what any request
+// costs while the changes run), the event loop's longest stall and the load average. On Linux the
+// stall is also given as the server's own: the longest gap between ticks of a 10 ms timer less the
+// tick's 10 ms and the time the main thread waited for a CPU meanwhile (its schedstat), which is
+// the machine's load and not the server's; what is left the thread spent on a CPU (given next to
+// it) or blocked. Then where the time of one partition goes on this disk: its directory and two
+// small files, with an fsync per file (what creating a partition costs if each file is made
+// durable on its own), without any fsync, and with one fsync per directory.
 //
 //   node --import tsx bench/server/topic-changes.ts [rounds=1]
 //
@@ -11,7 +15,7 @@
 // The server runs in this process with coordinator.storage=sqlite and the file log engine in a
 // fresh data.dir; the clients are connections of this process (a stall of the server delays them
 // too, which is what the Metadata probe measures).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import * as fsp from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -78,13 +82,62 @@ interface Phase {
   readonly answers: number[]
   /** Metadata answered meanwhile (ms each). */
   readonly metadata: number[]
+  /** ApiVersions answered meanwhile (ms each). */
+  readonly apiVersions: number[]
   /** The event loop's longest delay in the phase (ms). */
   readonly stallMs: number
+  /**
+   * The longest stall less the main thread's wait for a CPU in it, and the thread's time on a CPU
+   * in it (ms); null off Linux.
+   */
+  readonly ownStall: { ms: number; onCpuMs: number } | null
+  /** The one-minute load average at the phase's end. */
+  readonly load: number
 }
 
-/** Runs `work` while a Metadata request of one topic goes every 20 ms on the probe connection. */
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`
+
+/** The main thread's time on a CPU and waiting for one so far (ns, Linux's schedstat), or null. */
+function schedstat(): { onCpu: number; waiting: number } | null {
+  try {
+    const [onCpu, waiting] = readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number)
+    return { onCpu, waiting }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The longest gap between ticks of a 10 ms timer less 10 ms and the main thread's wait for a CPU
+ * in it, and how much of that the thread spent on a CPU (the rest it was blocked).
+ */
+function ownStallMonitor(): () => { ms: number; onCpuMs: number } | null {
+  let last = performance.now()
+  let lastStat = schedstat()
+  let most = { ms: 0, onCpuMs: 0 }
+  const timer = setInterval(() => {
+    const now = performance.now()
+    const stat = schedstat()
+    if (stat !== null && lastStat !== null) {
+      const ms = now - last - 10 - (stat.waiting - lastStat.waiting) / 1e6
+      if (ms > most.ms) most = { ms, onCpuMs: (stat.onCpu - lastStat.onCpu) / 1e6 }
+    }
+    last = now
+    lastStat = stat
+  }, 10)
+  return () => {
+    clearInterval(timer)
+    return lastStat === null ? null : most
+  }
+}
+
+/**
+ * Runs `work` while a Metadata request of one topic, then an ApiVersions request, go every 20 ms
+ * on the probe connection.
+ */
 async function phase(name: string, work: () => Promise<number[]>): Promise<Phase> {
   const metadata: number[] = []
+  const apiVersions: number[] = []
   let running = true
   const probing = (async () => {
     while (running) {
@@ -95,16 +148,21 @@ async function phase(name: string, work: () => Promise<number[]>): Promise<Phase
         includeTopicAuthorizedOperations: false,
       })
       metadata.push(performance.now() - t0)
+      const t1 = performance.now()
+      await probe.request(18, 3, { clientSoftwareName: 'bench', clientSoftwareVersion: '1' })
+      apiVersions.push(performance.now() - t1)
       await new Promise((r) => setTimeout(r, 20))
     }
   })()
   const h = monitorEventLoopDelay({ resolution: 10 })
   h.enable()
+  const own = ownStallMonitor()
   const answers = await work()
+  const ownStall = own()
   h.disable()
   running = false
   await probing
-  return { name, answers, metadata, stallMs: h.max / 1e6 }
+  return { name, answers, metadata, apiVersions, stallMs: h.max / 1e6, ownStall, load: loadavg()[0] }
 }
 
 const topics = (prefix: string, n: number, p: number): [string, number][] =>
@@ -176,14 +234,17 @@ const fmt = (ms: number) => (ms >= 100 ? Math.round(ms).toLocaleString('en') : m
 
 console.log(`Topic changes (build: ${serverBuild}, load average ${loadavg()[0].toFixed(1)} at start)\n`)
 console.log(
-  '| Change | answered in ms (max of the clients) | Metadata meanwhile p50 / max ms | event-loop stall max ms |',
+  '| Change | answered in ms (max of the clients) | Metadata meanwhile p50 / max ms | ApiVersions max ms | event-loop stall max ms | own stall max ms (on CPU) | load |',
 )
-console.log('| --- | ---: | ---: | ---: |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (let round = 0; round < rounds; round++) {
   for (const p of await scenarios(round)) {
     const slowest = Math.max(...p.answers)
     const meta = p.metadata.length > 0 ? `${fmt(median(p.metadata))} / ${fmt(Math.max(...p.metadata))}` : '—'
-    console.log(`| ${p.name} | ${fmt(slowest)} | ${meta} | ${fmt(p.stallMs)} |`)
+    const api = p.apiVersions.length > 0 ? fmt(Math.max(...p.apiVersions)) : '—'
+    console.log(
+      `| ${p.name} | ${fmt(slowest)} | ${meta} | ${api} | ${fmt(p.stallMs)} | ${p.ownStall === null ? '—' : `${fmt(p.ownStall.ms)} (${fmt(p.ownStall.onCpuMs)})`} | ${p.load.toFixed(1)} |`,
+    )
   }
 }
 for (const c of clients) c.close()

@@ -81,9 +81,53 @@ export interface FileLayer {
   ): void
   readFileSync(path: string): Buffer
   statfsSync?(path: string): { bsize: number; blocks: number; bavail: number }
+  // The same calls on libuv's threadpool (node:fs's callback forms): what opening a partition and
+  // the deferred small-file writes use, so that a topic change of thousands of partitions (four new
+  // inodes each, about a millisecond apiece on a busy disk) never holds the event loop.
+  open(path: string, flags: string, cb: (err: NodeJS.ErrnoException | null, fd: number) => void): void
+  close(fd: number, cb: (err: NodeJS.ErrnoException | null) => void): void
+  write(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+    cb: (err: NodeJS.ErrnoException | null, written: number) => void,
+  ): void
+  fstat(
+    fd: number,
+    cb: (
+      err: NodeJS.ErrnoException | null,
+      stats: { size: number; mtimeMs: number; birthtimeMs: number },
+    ) => void,
+  ): void
+  mkdir(path: string, opts: { recursive: true }, cb: (err: NodeJS.ErrnoException | null) => void): void
+  readdir(path: string, cb: (err: NodeJS.ErrnoException | null, names: string[]) => void): void
+  unlink(path: string, cb: (err: NodeJS.ErrnoException | null) => void): void
+  rename(from: string, to: string, cb: (err: NodeJS.ErrnoException | null) => void): void
+  readFile(path: string, cb: (err: NodeJS.ErrnoException | null, data: Buffer) => void): void
 }
 
 export const NODE_FILE_LAYER: FileLayer = nodeFs as unknown as FileLayer
+
+/** A FileLayer callback call as a promise. */
+function call<T = void>(
+  start: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolvePromise, reject) =>
+    start((err, value) => (err ? reject(err) : resolvePromise(value))),
+  )
+}
+
+/** A directory's names off the event loop, or null when it does not exist. */
+async function readdirIfAny(fs: FileLayer, path: string): Promise<string[] | null> {
+  try {
+    return await call<string[]>((cb) => fs.readdir(path, cb))
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw e
+  }
+}
 
 const CLEAN_SHUTDOWN = '.kafka_cleanshutdown'
 /** Each log directory's lock file (Kafka's name). */
@@ -153,40 +197,42 @@ function writeFileAtomic(fs: FileLayer, path: string, data: Uint8Array): void {
 let tmpSerial = 0
 
 /**
- * writeFileAtomic with the fsync off the event loop: the bytes go to the page cache at once, the
- * fsync runs on libuv's threadpool, and the temporary file (a name of its own) replaces `path`
- * once it is durable, unless `stillWanted()` then says a newer write of `path` happened meanwhile
- * (the temporary file is removed instead). An fsync costs milliseconds, far more after a burst of
- * writes; a roll must not hold every connection for it.
+ * writeFileAtomic off the event loop: the temporary file (a name of its own) is created, written,
+ * fsynced, closed and renamed over `path` on libuv's threadpool. An fsync costs milliseconds, far
+ * more after a burst of writes, and creating a file about one on a busy disk: a roll, or a topic
+ * change that opens thousands of partitions, must not hold every connection for them.
+ *
+ * Writes of one path must not overtake each other: the callers order theirs (one writer, or a
+ * chain), or pass `stillWanted`, asked once the file is durable: false means a newer write of
+ * `path` happened meanwhile and the temporary file is removed instead. With it the check and the
+ * rename are one synchronous step, since a write that does not wait (a close writing the index
+ * files, the cleaner's swap) could otherwise land between them.
  */
-function writeFileAtomicLater(
+async function writeFileAtomicLater(
   fs: FileLayer,
   path: string,
   data: Uint8Array,
-  stillWanted: () => boolean = () => true,
+  stillWanted?: () => boolean,
 ): Promise<void> {
   const tmp = `${path}.${++tmpSerial}.tmp`
-  const fd = fs.openSync(tmp, 'w')
+  const fd = await call<number>((cb) => fs.open(tmp, 'w', cb))
+  let durable = false
   try {
     let pos = 0
-    while (pos < data.byteLength) pos += fs.writeSync(fd, data, pos, data.byteLength - pos, pos)
-  } catch (e) {
-    fs.closeSync(fd)
-    throw e
+    while (pos < data.byteLength)
+      pos += await call<number>((cb) => fs.write(fd, data, pos, data.byteLength - pos, pos, cb))
+    await call((cb) => fs.fsync(fd, cb))
+    durable = true
+  } finally {
+    await call((cb) => fs.close(fd, cb)).catch((e: unknown) => {
+      if (durable) throw e
+    })
+    // A write that failed leaves no temporary file behind (one a crash leaves is removed at open).
+    if (!durable) await call((cb) => fs.unlink(tmp, cb)).catch(() => {})
   }
-  return new Promise((resolvePromise, reject) =>
-    fs.fsync(fd, (err) => {
-      try {
-        fs.closeSync(fd)
-        if (err === null && stillWanted()) fs.renameSync(tmp, path)
-        else fs.unlinkSync(tmp)
-      } catch (e) {
-        err ??= e as NodeJS.ErrnoException
-      }
-      if (err === null) resolvePromise()
-      else reject(err)
-    }),
-  )
+  if (stillWanted === undefined) await call((cb) => fs.rename(tmp, path, cb))
+  else if (stillWanted()) fs.renameSync(tmp, path)
+  else await call((cb) => fs.unlink(tmp, cb))
 }
 
 const encoder = new TextEncoder()
@@ -212,6 +258,42 @@ function parseCheckpoint(text: string): Map<string, number> {
     if (Number.isFinite(off)) out.set(`${parts[0]}-${parts[1]}`, off)
   }
   return out
+}
+
+/**
+ * One checkpoint file's writes, in call order, off the event loop (writeFileAtomicLater). A write
+ * takes the contents as of when it starts, so the changes asked while one waits join it: a
+ * DeleteTopics of thousands of partitions is a write or two of the file, not one per partition.
+ */
+class CheckpointFile {
+  readonly #fs: FileLayer
+  readonly #path: string
+  readonly #contents: () => Uint8Array
+  #tail: Promise<void> = Promise.resolve()
+  #waiting: Promise<void> | null = null
+
+  constructor(fs: FileLayer, path: string, contents: () => Uint8Array) {
+    this.#fs = fs
+    this.#path = path
+    this.#contents = contents
+  }
+
+  /** Settles once the file holds the contents as of this call (rejects when that write failed). */
+  write(): Promise<void> {
+    if (this.#waiting !== null) return this.#waiting
+    const run = this.#tail.then(() => {
+      this.#waiting = null
+      return writeFileAtomicLater(this.#fs, this.#path, this.#contents())
+    })
+    this.#waiting = run
+    this.#tail = run.catch(() => {})
+    return run
+  }
+
+  /** Settles (never rejects) once every write asked so far ended. */
+  settled(): Promise<void> {
+    return this.#tail
+  }
 }
 
 /** A growable pair of number arrays (sparse index entries). */
@@ -322,22 +404,26 @@ class FilePartitionStore implements PartitionStore {
 
   async open(now: number): Promise<OpenedPartition> {
     const fs = this.#fs
-    const fresh = !fs.existsSync(this.#dir)
-    if (fresh) fs.mkdirSync(this.#dir, { recursive: true })
-    // The fsyncs of a partition's small files run off the event loop: a CreateTopics of thousands
-    // of partitions must not hold every connection for two fsyncs per partition.
-    if (!fs.existsSync(join(this.#dir, 'partition.metadata'))) {
+    // Every file call of an opening runs on libuv's threadpool: a topic change opens thousands of
+    // partitions (32 at a time), each new one four new inodes (its directory, two small files with
+    // their fsyncs, the segment file), and creating an inode alone takes about a millisecond on a
+    // busy disk. Only a recovery scan of existing segments reads in the caller's turn (at start).
+    let names = await readdirIfAny(fs, this.#dir)
+    if (names === null) {
+      await this.#storage.logStartWritten(this.#tp)
+      await call((cb) => fs.mkdir(this.#dir, { recursive: true }, cb))
+      names = []
+    }
+    const isStray = (n: string) =>
+      n.endsWith('.cleaned') || n.endsWith('.tmp') || n.endsWith('.deleted') || n.endsWith('.swap')
+    for (const n of names) if (isStray(n)) await call((cb) => fs.unlink(join(this.#dir, n), cb))
+    names = names.filter((n) => !isStray(n))
+    if (!names.includes('partition.metadata')) {
       await writeFileAtomicLater(
         fs,
         join(this.#dir, 'partition.metadata'),
         encoder.encode(`version: 0\ntopic_id: ${this.#topicId}\n`),
       )
-    }
-    const names = fs.readdirSync(this.#dir)
-    for (const n of names) {
-      if (n.endsWith('.cleaned') || n.endsWith('.tmp') || n.endsWith('.deleted') || n.endsWith('.swap')) {
-        fs.unlinkSync(join(this.#dir, n))
-      }
     }
     const bases = names
       .map((n) => parseBase(n, '.log'))
@@ -348,33 +434,25 @@ class FilePartitionStore implements PartitionStore {
     let truncatedBytes = 0
     if (bases.length === 0) {
       const base = checkpointedStart ?? 0
-      this.#segments.push(this.#createSegment(base, now))
+      const path = join(this.#dir, segmentFileName(base, '.log'))
+      this.#segments.push(
+        this.#newSegment(base, path, await call<number>((cb) => fs.open(path, 'w+', cb)), now),
+      )
     } else {
       const clean = this.#storage.cleanShutdown
       const recoveryPoint = clean ? Number.POSITIVE_INFINITY : (this.#storage.recoveryPointOf(this.#tp) ?? 0)
       for (let i = 0; i < bases.length; i++) {
         const base = bases[i]
         const path = join(this.#dir, segmentFileName(base, '.log'))
-        const fd = fs.openSync(path, 'r+')
-        const st = fs.fstatSync(fd)
+        const fd = await call<number>((cb) => fs.open(path, 'r+', cb))
+        const st = await call<{ size: number; mtimeMs: number; birthtimeMs: number }>((cb) =>
+          fs.fstat(fd, cb),
+        )
         const seg: FileSegment = {
-          baseOffset: base,
-          path,
-          fd,
+          ...this.#newSegment(base, path, fd, st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs),
           size: st.size,
-          nextOffset: base,
-          maxTimestamp: -1,
-          offsetOfMaxTimestamp: -1,
-          firstBatchTimestamp: -1,
-          createdMs: st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs,
-          offsets: new IndexArrays(),
-          times: new IndexArrays(),
-          bytesSinceIndex: 0,
           indexDirty: false,
-          indexWrites: 0,
           flushedSize: st.size,
-          readers: 0,
-          released: false,
         }
         this.#segments.push(seg)
         const nextBase = bases[i + 1]
@@ -404,30 +482,31 @@ class FilePartitionStore implements PartitionStore {
       }
       if (!clean) this.#storage.setRecoveryPoint(this.#tp, this.logEndOffset)
     }
-    // Producer snapshots: drop those past the log end, return the newest that is left.
+    // Producer snapshots: drop those past the log end, return the newest that is left. (A recovery
+    // scan removes segment files only: `names` still tells the snapshots.)
     let snapshot: { offset: number; bytes: Uint8Array; aborted: Uint8Array | null } | null = null
-    const snaps = fs
-      .readdirSync(this.#dir)
+    const snaps = names
       .map((n) => parseBase(n, '.snapshot'))
       .filter((b): b is number => b !== null)
       .sort((a, b) => b - a)
     for (const off of snaps) {
       const p = join(this.#dir, segmentFileName(off, '.snapshot'))
       const ap = join(this.#dir, segmentFileName(off, '.aborted'))
+      const hasAborted = names.includes(segmentFileName(off, '.aborted'))
       if (off > this.logEndOffset) {
-        fs.unlinkSync(p)
-        if (fs.existsSync(ap)) fs.unlinkSync(ap)
+        await call((cb) => fs.unlink(p, cb))
+        if (hasAborted) await call((cb) => fs.unlink(ap, cb))
         continue
       }
       if (snapshot === null) {
         snapshot = {
           offset: off,
-          bytes: new Uint8Array(fs.readFileSync(p)),
-          aborted: fs.existsSync(ap) ? new Uint8Array(fs.readFileSync(ap)) : null,
+          bytes: new Uint8Array(await call<Buffer>((cb) => fs.readFile(p, cb))),
+          aborted: hasAborted ? new Uint8Array(await call<Buffer>((cb) => fs.readFile(ap, cb))) : null,
         }
       }
     }
-    if (!fs.existsSync(join(this.#dir, 'leader-epoch-checkpoint'))) {
+    if (!names.includes('leader-epoch-checkpoint')) {
       await writeFileAtomicLater(
         fs,
         join(this.#dir, 'leader-epoch-checkpoint'),
@@ -440,7 +519,11 @@ class FilePartitionStore implements PartitionStore {
 
   #createSegment(base: number, now: number): FileSegment {
     const path = join(this.#dir, segmentFileName(base, '.log'))
-    const fd = this.#fs.openSync(path, 'w+')
+    return this.#newSegment(base, path, this.#fs.openSync(path, 'w+'), now)
+  }
+
+  /** An empty segment's bookkeeping over an open file. */
+  #newSegment(base: number, path: string, fd: number, createdMs: number): FileSegment {
     return {
       baseOffset: base,
       path,
@@ -450,7 +533,7 @@ class FilePartitionStore implements PartitionStore {
       maxTimestamp: -1,
       offsetOfMaxTimestamp: -1,
       firstBatchTimestamp: -1,
-      createdMs: now,
+      createdMs,
       offsets: new IndexArrays(),
       times: new IndexArrays(),
       bytesSinceIndex: 0,
@@ -1010,23 +1093,8 @@ class FilePartitionStore implements PartitionStore {
     const cleanedPath = `${old.path}.cleaned`
     const fd = this.#fs.openSync(cleanedPath, 'w+')
     const seg: FileSegment = {
-      baseOffset,
-      path: old.path,
-      fd,
-      size: 0,
+      ...this.#newSegment(baseOffset, old.path, fd, old.createdMs),
       nextOffset: old.nextOffset,
-      maxTimestamp: -1,
-      offsetOfMaxTimestamp: -1,
-      firstBatchTimestamp: -1,
-      createdMs: old.createdMs,
-      offsets: new IndexArrays(),
-      times: new IndexArrays(),
-      bytesSinceIndex: 0,
-      indexDirty: true,
-      indexWrites: 0,
-      flushedSize: 0,
-      readers: 0,
-      released: false,
     }
     try {
       for await (const b of rewrite.batches) {
@@ -1087,8 +1155,8 @@ class FilePartitionStore implements PartitionStore {
     )
   }
 
-  async setLogStartOffset(offset: number): Promise<void> {
-    this.#storage.setLogStartOffset(this.#tp, offset, this.#dir)
+  setLogStartOffset(offset: number): Promise<void> {
+    return this.#storage.setLogStartOffset(this.#tp, offset)
   }
 
   cleanerCheckpoint(): number {
@@ -1170,7 +1238,7 @@ class FilePartitionStore implements PartitionStore {
       }
     }
     this.#segments = []
-    this.#storage.forget(this.#tp)
+    const forgotten = this.#storage.forget(this.#tp)
     if (this.#fs.existsSync(this.#dir)) {
       const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
       // The rename happens in the caller's turn (the partition's name is free for a new topic at
@@ -1180,6 +1248,7 @@ class FilePartitionStore implements PartitionStore {
       this.#fs.renameSync(this.#dir, doomed)
       await this.#storage.removeTree(doomed)
     }
+    await forgotten
   }
 }
 
@@ -1200,7 +1269,10 @@ export class FileLogStorage implements LogStorage {
   readonly #placement = new Map<string, number>()
   #cleanShutdown = true
   #recoveryDirty = false
-  /** The recovery-point checkpoint writes, in call order (see checkpoint). */
+  /** Each directory's recovery-point and log-start-offset checkpoint files. */
+  readonly #recoveryFiles: CheckpointFile[]
+  readonly #logStartFiles: CheckpointFile[]
+  /** The last checkpoint() (see there). */
   #checkpoints: Promise<void> = Promise.resolve()
   /** The lock on each directory's `.lock` while the storage is open. */
   #locks: FileLock[] = []
@@ -1213,6 +1285,16 @@ export class FileLogStorage implements LogStorage {
     this.#dirs = logDirs.map((d) => resolve(d))
     this.#fs = opts.fs ?? NODE_FILE_LAYER
     this.#crc32c = opts.crc32c ?? defaultCrc32c
+    this.#recoveryFiles = this.#dirs.map(
+      (dir, i) =>
+        new CheckpointFile(this.#fs, join(dir, RECOVERY_POINT_FILE), () =>
+          formatCheckpoint(this.#recoveryPoints[i]),
+        ),
+    )
+    this.#logStartFiles = this.#dirs.map(
+      (dir, i) =>
+        new CheckpointFile(this.#fs, join(dir, LOG_START_FILE), () => formatCheckpoint(this.#logStarts[i])),
+    )
   }
 
   get cleanShutdown(): boolean {
@@ -1237,8 +1319,13 @@ export class FileLogStorage implements LogStorage {
         if (n.endsWith('-delete')) fs.rmSync(join(dir, n), { recursive: true, force: true })
       }
       for (const p of partitions) this.#placement.set(p, i)
-      this.#recoveryPoints[i] = this.#readCheckpoint(join(dir, RECOVERY_POINT_FILE))
-      this.#logStarts[i] = this.#readCheckpoint(join(dir, LOG_START_FILE))
+      // Entries of partitions not on disk are a deleted partition's whose removal from the file a
+      // crash cut short (forget writes it after the rename): a new partition of that name starts
+      // from nothing.
+      const onDisk = new Set(partitions)
+      const known = (m: Map<string, number>) => new Map([...m].filter(([tp]) => onDisk.has(tp)))
+      this.#recoveryPoints[i] = known(this.#readCheckpoint(join(dir, RECOVERY_POINT_FILE)))
+      this.#logStarts[i] = known(this.#readCheckpoint(join(dir, LOG_START_FILE)))
     }
     this.#cleanShutdown = clean || !anyData
     return { cleanShutdown: this.#cleanShutdown }
@@ -1281,6 +1368,10 @@ export class FileLogStorage implements LogStorage {
     const tp = `${topic}-${partition}`
     const known = this.#placement.get(tp)
     if (known !== undefined) return known
+    if (this.#dirs.length === 1) {
+      this.#placement.set(tp, 0)
+      return 0
+    }
     const counts = this.#dirs.map(() => 0)
     for (const i of this.#placement.values()) counts[i]++
     let best = 0
@@ -1312,9 +1403,18 @@ export class FileLogStorage implements LogStorage {
     const tp = `${topic}-${partition}`
     const i = this.#placement.get(tp)
     if (i === undefined) return null
-    const p = join(this.#dirs[i], tp, 'partition.metadata')
-    if (!this.#fs.existsSync(p)) return null
-    const m = /topic_id:\s*(\S+)/.exec(this.#fs.readFileSync(p).toString('utf8'))
+    const fs = this.#fs
+    let text: string
+    try {
+      text = (
+        await call<Buffer>((cb) => fs.readFile(join(this.#dirs[i], tp, 'partition.metadata'), cb))
+      ).toString('utf8')
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null
+      throw e
+    }
+    const m = /topic_id:\s*(\S+)/.exec(text)
     return m === null ? null : m[1]
   }
 
@@ -1361,38 +1461,35 @@ export class FileLogStorage implements LogStorage {
     this.#recoveryDirty = true
   }
 
-  /** Persists a log start offset at once (DeleteRecords and retention). */
-  setLogStartOffset(tp: string, offset: number, _dir: string): void {
+  /** Persists a log start offset at once (DeleteRecords and retention): settles once durable. */
+  setLogStartOffset(tp: string, offset: number): Promise<void> {
     const i = this.dirIndexOf(...splitTp(tp))
     this.#logStarts[i].set(tp, offset)
-    writeFileAtomic(this.#fs, join(this.#dirs[i], LOG_START_FILE), formatCheckpoint(this.#logStarts[i]))
+    return this.#logStartFiles[i].write()
+  }
+
+  /**
+   * Settles when the log-start-offset checkpoint of a partition's directory holds no entry this
+   * server has dropped: a new partition's directory is made only then, so that a crash cannot
+   * leave it next to an older partition's start offset (see forget).
+   */
+  logStartWritten(tp: string): Promise<void> {
+    return this.#logStartFiles[this.dirIndexOf(...splitTp(tp))].settled()
   }
 
   /** Writes the recovery-point checkpoints (log.flush.offset.checkpoint.interval.ms, and at close). */
-  async checkpoint(): Promise<void> {
+  checkpoint(): Promise<void> {
+    // Called again with nothing new, it returns the last write (a caller waits for one in flight).
     if (!this.#recoveryDirty) return this.#checkpoints
     this.#recoveryDirty = false
-    // The contents as of now, written after any earlier checkpoint (in call order), the fsyncs off
-    // the event loop (a timer writes them every log.flush.offset.checkpoint.interval.ms).
-    const texts = this.#recoveryPoints.map((points) => formatCheckpoint(points))
-    const write = this.#checkpoints
-      .catch(() => {})
-      .then(() =>
-        Promise.all(
-          texts.map((text, i) =>
-            writeFileAtomicLater(this.#fs, join(this.#dirs[i], RECOVERY_POINT_FILE), text),
-          ),
-        ),
-      )
-      .then(
-        () => {},
-        (e: unknown) => {
-          this.#recoveryDirty = true
-          throw e
-        },
-      )
-    this.#checkpoints = write
-    return write
+    this.#checkpoints = Promise.all(this.#recoveryFiles.map((f) => f.write())).then(
+      () => {},
+      (e: unknown) => {
+        this.#recoveryDirty = true
+        throw e
+      },
+    )
+    return this.#checkpoints
   }
 
   /** Cleaner offset checkpoints (where each compacted log's clean part ends). */
@@ -1408,16 +1505,18 @@ export class FileLogStorage implements LogStorage {
     writeFileAtomic(this.#fs, join(this.#dirs[i], CLEANER_FILE), formatCheckpoint(m))
   }
 
-  /** A partition was deleted: its checkpoint entries go. */
-  forget(tp: string): void {
+  /**
+   * A partition was deleted: its checkpoint entries go, the log start offset's file written off the
+   * event loop (a DeleteTopics of thousands of partitions wrote and fsynced it once per partition in
+   * the caller's turn). Settles once that write is durable.
+   */
+  forget(tp: string): Promise<void> {
     const i = this.#placement.get(tp)
-    if (i === undefined) return
+    if (i === undefined) return Promise.resolve()
     this.#recoveryPoints[i].delete(tp)
-    if (this.#logStarts[i].delete(tp)) {
-      writeFileAtomic(this.#fs, join(this.#dirs[i], LOG_START_FILE), formatCheckpoint(this.#logStarts[i]))
-    }
     this.#placement.delete(tp)
     this.#recoveryDirty = true
+    return this.#logStarts[i].delete(tp) ? this.#logStartFiles[i].write() : Promise.resolve()
   }
 
   async dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]> {
@@ -1444,6 +1543,7 @@ export class FileLogStorage implements LogStorage {
   async close(): Promise<void> {
     this.#recoveryDirty = true
     await this.checkpoint()
+    await Promise.all(this.#logStartFiles.map((f) => f.settled()))
     for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
     this.#releaseLocks()
   }
