@@ -29,3 +29,7 @@ export const serverBuild: 'src' | 'dist' = build
 export const startServer = server.startServer
 export const parseConfig = config.parseConfig
 export const createLogger = logger.createLogger
+
+/** Imports another module of the server under test (`path` below src/server/, e.g. 'router.js'). */
+// biome-ignore lint/suspicious/noExplicitAny: a module of whichever build runs, untyped here
+export const serverModule = (path: string): Promise<any> => import(`${base}${path}`)

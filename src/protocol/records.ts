@@ -88,9 +88,11 @@ function offsetCommitKeyPrefix(group: string, topic: string): Uint8Array {
     w.writeString(topic)
     // A copy: the writer's buffer may be a slice of Node's shared pool.
     commitKeyPrefix = new Uint8Array(w.finish())
-    commitKeyGroup = group
-    commitKeyTopic = topic
   }
+  // The strings of this commit from now on: every request decodes its own, equal ones, and equal
+  // strings that are not the same string are compared character by character, the same ones not.
+  commitKeyGroup = group
+  commitKeyTopic = topic
   return commitKeyPrefix
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
+import { keyHash as engineKeyHash, MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { rec, runRecordStoreContract, show } from './contract.js'
 
 runRecordStoreContract('memory', async () => {
@@ -138,11 +138,10 @@ test('memory: chunks that compaction empties are reused, and nothing of what the
   await store.close()
 })
 
-/** The engine's key hash (FNV-1a, 30 bits), to pick keys that share one. */
+/** The engine's key hash (30 bits), to pick keys that share one. */
 function keyHash(key: string): number {
-  let h = 0x811c9dc5
-  for (const b of new TextEncoder().encode(key)) h = Math.imul(h ^ b, 0x01000193)
-  return h & 0x3fffffff
+  const bytes = new TextEncoder().encode(key)
+  return engineKeyHash(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes, 0, bytes.length)
 }
 
 test('memory: keys that share a hash keep their own latest records', async () => {
@@ -179,6 +178,41 @@ test('memory: keys that share a hash keep their own latest records', async () =>
   assert.deepEqual(
     show(await store.load(0)).map(([k]) => k),
     [a, f, e, c, b, 'plain'],
+  )
+  await store.close()
+})
+
+test('memory: keys of any length that differ in one byte, anywhere, are different keys', async () => {
+  // The engine hashes and compares keys four bytes at a time, then the last one to three bytes
+  // one by one: every length up to 13 and every position of the difference.
+  const store = new MemoryRecordStore()
+  await store.open()
+  const keys: Uint8Array[] = []
+  for (let n = 1; n <= 13; n++) {
+    const base = Uint8Array.from({ length: n }, (_, i) => 0x41 + i)
+    keys.push(base)
+    for (let at = 0; at < n; at++) {
+      const other = Uint8Array.from(base)
+      other[at] ^= 0x80
+      keys.push(other)
+    }
+  }
+  const value = (k: Uint8Array, v: number) => ({ key: k, value: Uint8Array.of(v) })
+  await store.append(
+    0,
+    keys.map((k) => value(k, 1)),
+  )
+  await store.append(
+    0,
+    keys.map((k) => value(k, 2)),
+  )
+  assert.equal(store.usage(0).liveKeys, keys.length)
+  await store.compact(0)
+  const loaded = await store.load(0)
+  assert.equal(loaded.length, keys.length)
+  assert.deepEqual(
+    loaded.map((r) => [Buffer.from(r.key).toString('hex'), r.value?.[0]]),
+    keys.map((k) => [Buffer.from(k).toString('hex'), 2]),
   )
   await store.close()
 })

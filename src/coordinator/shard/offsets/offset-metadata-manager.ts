@@ -356,6 +356,14 @@ export class OffsetMetadataManager {
 
   /** groupId → topic → partition → offset. */
   readonly #offsets = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>()
+  /**
+   * The partitions of the group and topic the last committed offset was replayed for, while no
+   * tombstone has been replayed since: the records of one commit share them, and a commit of 20
+   * partitions then looks its group and topic up once, not 20 times.
+   */
+  #lastGroup: string | undefined
+  #lastTopic: string | undefined
+  #lastPartitions: Map<number, OffsetAndMetadata> | undefined
 
   /** The committed offset of one partition, if any. */
   offset(groupId: string, topic: string, partition: number): OffsetAndMetadata | undefined {
@@ -433,6 +441,8 @@ export class OffsetMetadataManager {
     const { group, topic, partition } = record.key
     const v = record.value
     if (v === null) {
+      // A tombstone may drop the cached partitions from the tree.
+      this.#lastPartitions = undefined
       const topics = this.#offsets.get(group)
       const partitions = topics?.get(topic)
       if (!topics || !partitions) return
@@ -441,16 +451,24 @@ export class OffsetMetadataManager {
       if (topics.size === 0) this.#offsets.delete(group)
       return
     }
-    let topics = this.#offsets.get(group)
-    if (!topics) {
-      topics = new Map()
-      this.#offsets.set(group, topics)
+    let partitions = this.#lastPartitions
+    if (partitions === undefined || group !== this.#lastGroup || topic !== this.#lastTopic) {
+      let topics = this.#offsets.get(group)
+      if (!topics) {
+        topics = new Map()
+        this.#offsets.set(group, topics)
+      }
+      partitions = topics.get(topic)
+      if (!partitions) {
+        partitions = new Map()
+        topics.set(topic, partitions)
+      }
+      this.#lastPartitions = partitions
     }
-    let partitions = topics.get(topic)
-    if (!partitions) {
-      partitions = new Map()
-      topics.set(topic, partitions)
-    }
+    // This record's strings from now on: the next records of its commit share them, and the same
+    // string compares at once where an equal one is compared character by character.
+    this.#lastGroup = group
+    this.#lastTopic = topic
     const offset: OffsetAndMetadata = {
       committedOffset: v.offset,
       leaderEpoch: v.leaderEpoch,

@@ -10,6 +10,8 @@ import {
   type OffsetRecord,
   type OffsetGroups,
   OffsetMetadataManager,
+  offsetCommitRecord,
+  offsetCommitTombstone,
 } from '../../../../src/coordinator/shard/offsets/offset-metadata-manager.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { ShardTestContext } from '../../../testkit/shard-context.js'
@@ -223,5 +225,37 @@ describe('OffsetMetadataManager', () => {
     )
     await again.close()
     await t.close()
+  })
+
+  it('replays commits after tombstones emptied their topic and group into the live offsets', () => {
+    // Replay keeps the partitions of the last group and topic at hand for the next record of a
+    // commit; tombstones that remove that topic and group must not leave later commits there.
+    const m = new OffsetMetadataManager(ANY_GROUP)
+    const value = (offset: bigint) => ({
+      committedOffset: offset,
+      leaderEpoch: -1,
+      metadata: '',
+      commitTimestampMs: 1n,
+      expireTimestampMs: -1n,
+      topicId: NO_TOPIC_ID,
+    })
+    m.replay(offsetCommitRecord('g', 'foo', 0, value(1n)))
+    m.replay(offsetCommitRecord('g', 'foo', 1, value(2n)))
+    m.replay(offsetCommitTombstone('g', 'foo', 0))
+    m.replay(offsetCommitTombstone('g', 'foo', 1))
+    assert.equal(m.hasOffsets('g'), false)
+    m.replay(offsetCommitRecord('g', 'foo', 0, value(3n)))
+    m.replay(offsetCommitRecord('g', 'bar', 0, value(4n)))
+    m.replay(offsetCommitRecord('g', 'foo', 2, value(5n)))
+    assert.equal(m.offset('g', 'foo', 0)?.committedOffset, 3n)
+    assert.equal(m.offset('g', 'foo', 2)?.committedOffset, 5n)
+    assert.equal(m.offset('g', 'bar', 0)?.committedOffset, 4n)
+    assert.deepEqual(
+      m.allOffsets('g').map(({ topic, partitions }) => [topic, partitions.map(([p]) => p)]),
+      [
+        ['bar', [0]],
+        ['foo', [0, 2]],
+      ],
+    )
   })
 })
