@@ -1516,6 +1516,12 @@ export class FileLogStorage implements LogStorage {
     this.#recoveryPoints[i].delete(tp)
     this.#placement.delete(tp)
     this.#recoveryDirty = true
+    // The cleaner's entry goes before the directory is renamed away, so that a compacted topic made
+    // again under this name never takes the old log's cleaned-up-to offset. Only a partition the
+    // cleaner has compacted has one; the file is small and written at once, as the cleaner writes it.
+    const cleanerFile = join(this.#dirs[i], CLEANER_FILE)
+    const cleaned = this.#readCheckpoint(cleanerFile)
+    if (cleaned.delete(tp)) writeFileAtomic(this.#fs, cleanerFile, formatCheckpoint(cleaned))
     return this.#logStarts[i].delete(tp) ? this.#logStartFiles[i].write() : Promise.resolve()
   }
 

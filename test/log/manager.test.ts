@@ -303,6 +303,30 @@ test('a start offset left in the checkpoint for a partition no longer on disk is
   }
 })
 
+test('a deleted partition\'s cleaner offset does not carry over to a new topic of that name', async () => {
+  // The cleaner-offset-checkpoint kept a deleted partition's entry: a compacted topic created again
+  // under the same name took the old topic's cleaned-up-to offset as its own, and the cleaner
+  // treated the new log below it as already compacted.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-forget-cleaner-'))
+  try {
+    const config = { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }
+    const m = createLogManager(config, { noBackgroundJobs: true })
+    await m.open()
+    await m.createPartitions('c', 'id-old', 0, 2)
+    const p = m.partition('c', 0)!
+    await p.append(batchOf(records(5)), { now: Date.now() })
+    await p.store.setCleanerCheckpoint(4)
+    await m.partition('c', 1)!.store.setCleanerCheckpoint(0)
+    await m.deleteTopic('c')
+    assert.doesNotMatch(readFileSync(join(root, 'cleaner-offset-checkpoint'), 'utf8'), /^c [01] /m)
+    await m.createPartitions('c', 'id-new', 0, 1)
+    assert.equal(m.partition('c', 0)!.store.cleanerCheckpoint(), 0)
+    await m.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
 test('deleting a topic of many partitions keeps the event loop turning', async () => {
   // DeleteTopics of topics with thousands of partitions removed every partition's directory with a
   // synchronous recursive rm, one after the other: the server accepted no connection for more than
