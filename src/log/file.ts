@@ -1469,12 +1469,14 @@ export class FileLogStorage implements LogStorage {
   }
 
   /**
-   * Settles when the log-start-offset checkpoint of a partition's directory holds no entry this
-   * server has dropped: a new partition's directory is made only then, so that a crash cannot
-   * leave it next to an older partition's start offset (see forget).
+   * Settles when the log-start-offset and recovery-point checkpoints of a partition's directory
+   * hold no entry this server has dropped: a new partition's directory is made only then, so that
+   * a crash cannot leave it next to an older partition's start offset or recovery point (see
+   * forget).
    */
   logStartWritten(tp: string): Promise<void> {
-    return this.#logStartFiles[this.dirIndexOf(...splitTp(tp))].settled()
+    const i = this.dirIndexOf(...splitTp(tp))
+    return Promise.all([this.#logStartFiles[i].settled(), this.#recoveryFiles[i].settled()]).then(() => {})
   }
 
   /** Writes the recovery-point checkpoints (log.flush.offset.checkpoint.interval.ms, and at close). */
@@ -1513,7 +1515,7 @@ export class FileLogStorage implements LogStorage {
   forget(tp: string): Promise<void> {
     const i = this.#placement.get(tp)
     if (i === undefined) return Promise.resolve()
-    this.#recoveryPoints[i].delete(tp)
+    const hadRecoveryPoint = this.#recoveryPoints[i].delete(tp)
     this.#placement.delete(tp)
     this.#recoveryDirty = true
     // The cleaner's entry goes before the directory is renamed away, so that a compacted topic made
@@ -1522,7 +1524,14 @@ export class FileLogStorage implements LogStorage {
     const cleanerFile = join(this.#dirs[i], CLEANER_FILE)
     const cleaned = this.#readCheckpoint(cleanerFile)
     if (cleaned.delete(tp)) writeFileAtomic(this.#fs, cleanerFile, formatCheckpoint(cleaned))
-    return this.#logStarts[i].delete(tp) ? this.#logStartFiles[i].write() : Promise.resolve()
+    // The recovery point goes from its file now too (off the event loop), not at the next periodic
+    // checkpoint: a new partition of this name waits for both files (logStartWritten), so that a
+    // crash never leaves it next to the old log's recovery point, below which recovery would not
+    // scan the new log's segments.
+    const writes: Promise<void>[] = []
+    if (hadRecoveryPoint) writes.push(this.#recoveryFiles[i].write())
+    if (this.#logStarts[i].delete(tp)) writes.push(this.#logStartFiles[i].write())
+    return Promise.all(writes).then(() => {})
   }
 
   async dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]> {

@@ -303,7 +303,7 @@ test('a start offset left in the checkpoint for a partition no longer on disk is
   }
 })
 
-test('a deleted partition\'s cleaner offset does not carry over to a new topic of that name', async () => {
+test("a deleted partition's cleaner offset does not carry over to a new topic of that name", async () => {
   // The cleaner-offset-checkpoint kept a deleted partition's entry: a compacted topic created again
   // under the same name took the old topic's cleaned-up-to offset as its own, and the cleaner
   // treated the new log below it as already compacted.
@@ -321,6 +321,32 @@ test('a deleted partition\'s cleaner offset does not carry over to a new topic o
     assert.doesNotMatch(readFileSync(join(root, 'cleaner-offset-checkpoint'), 'utf8'), /^c [01] /m)
     await m.createPartitions('c', 'id-new', 0, 1)
     assert.equal(m.partition('c', 0)!.store.cleanerCheckpoint(), 0)
+    await m.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
+test("a partition made again under a deleted one's name never sits next to its recovery point", async () => {
+  // A deletion dropped the partition's recovery point in memory only; the file kept it until the
+  // next periodic checkpoint. A crash after a topic of that name was created again left the new
+  // log next to the old log's recovery point, and recovery would not have scanned the new log's
+  // segments below it. What the files hold right after the re-creation is what such a crash leaves.
+  const root = mkdtempSync(join(tmpdir(), 'topograph-forget-recovery-'))
+  try {
+    const config = { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }
+    const m = createLogManager(config, { noBackgroundJobs: true })
+    await m.open()
+    await m.createPartitions('r', 'id-old', 0, 1)
+    const p = m.partition('r', 0)!
+    await p.append(batchOf(records(5)), { now: Date.now() })
+    await p.flush()
+    await m.storage.checkpoint()
+    const file = join(root, 'recovery-point-offset-checkpoint')
+    assert.match(readFileSync(file, 'utf8'), /^r 0 5$/m)
+    await m.deleteTopic('r')
+    await m.createPartitions('r', 'id-new', 0, 1)
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /^r 0 /m)
     await m.close()
   } finally {
     rmSync(root, { recursive: true, force: true })
