@@ -590,7 +590,7 @@ export class StreamsGroupManager {
       const left: StreamsGroupMember = {
         ...member,
         memberEpoch: EPOCH_STATIC_LEAVE,
-        assignedTasks: { ...member.assignedTasks, active },
+        assignedTasks: tasksWithEpochs(active, member.assignedTasks.standby, member.assignedTasks.warmup),
         tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
       }
       return {
