@@ -45,8 +45,9 @@ export function staticOwner<M>(group: MemberDirectory<M>, memberId: string, inst
 /**
  * The member a heartbeat is from: the stored one (its epoch checked), a new one on a join, or, for
  * a static member joining with an instance id another member holds, a copy of that member under
- * the new id at epoch 0 (`replaced` is the old one). `mayReplace` says whether the holder released
- * the id (by default: it left with epoch −2); otherwise UNRELEASED_INSTANCE_ID.
+ * the new id at epoch 0 (`replaced` is the old one; `renamed` makes the copy, by default a spread).
+ * `mayReplace` says whether the holder released the id (by default: it left with epoch −2);
+ * otherwise UNRELEASED_INSTANCE_ID.
  */
 export function heartbeatMember<M extends ModernMember>(
   groupType: 'consumer' | 'streams',
@@ -56,6 +57,12 @@ export function heartbeatMember<M extends ModernMember>(
   create: (memberId: string) => M,
   ownsSubset: (member: M) => boolean,
   mayReplace: (owner: M) => boolean = (owner) => owner.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+  renamed: (owner: M, memberId: string) => M = (owner, id) => ({
+    ...owner,
+    memberId: id,
+    memberEpoch: 0,
+    previousMemberEpoch: 0,
+  }),
 ): { member: M; replaced: M | null } {
   const { memberId, instanceId } = req
   const joining = req.memberEpoch === 0
@@ -78,7 +85,7 @@ export function heartbeatMember<M extends ModernMember>(
       `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
     )
   }
-  return { member: { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }, replaced: owner }
+  return { member: renamed(owner, memberId), replaced: owner }
 }
 
 /** The member a leave (epoch −1 or −2) is from, checked as Kafka does. */
@@ -105,22 +112,34 @@ export interface CommonMemberFields {
   readonly clientHost: string
 }
 
+/** The client a request came from (its header's client id, its connection's host). */
+export interface RequestClient {
+  readonly clientId: string
+  readonly clientHost: string
+}
+
+/** Whether the member's client id and host are the request's. */
+export type SameClient<M> = (member: M, client: RequestClient) => boolean
+
+const sameClientFields: SameClient<CommonMemberFields> = (member, client) =>
+  client.clientId === member.clientId && client.clientHost === member.clientHost
+
 /**
  * Whether a (non-joining) heartbeat leaves the common fields as they are: none sent (null or −1)
  * and the same client. The caller adds its own type's fields.
  */
-export function carriesNoCommonFields(
+export function carriesNoCommonFields<M extends CommonMemberFields>(
   req: CommonHeartbeatFields,
-  client: { readonly clientId: string; readonly clientHost: string },
-  member: CommonMemberFields,
+  client: RequestClient,
+  member: M,
+  sameClient: SameClient<M> = sameClientFields,
 ): boolean {
   return (
     req.memberEpoch !== 0 &&
     req.instanceId === null &&
     req.rackId === null &&
     req.rebalanceTimeoutMs === -1 &&
-    client.clientId === member.clientId &&
-    client.clientHost === member.clientHost
+    sameClient(member, client)
   )
 }
 
@@ -169,18 +188,20 @@ export function replacementRecords<R, M extends ModernMember, T>(
 
 /**
  * The member as a heartbeat leaves it: unchanged when nothing is sent (no common field, none of
- * the type's own fields: `ownFieldsSent` false) from the same client by a stored member, else a
- * copy with the common fields updated and the type's own fields (`own()`) applied.
+ * the type's own fields: `ownFieldsSent` false) from the same client (`sameClient`, by default the
+ * fields compared) by a stored member, else a copy with the common fields updated and the type's
+ * own fields (`own()`) applied.
  */
 export function updatedMember<M extends CommonMemberFields>(
   member: M,
   isNewMember: boolean,
   req: CommonHeartbeatFields,
-  client: { readonly clientId: string; readonly clientHost: string },
+  client: RequestClient,
   ownFieldsSent: boolean,
   own: () => Partial<M>,
+  sameClient: SameClient<M> = sameClientFields,
 ): M {
-  if (!isNewMember && !ownFieldsSent && carriesNoCommonFields(req, client, member)) return member
+  if (!isNewMember && !ownFieldsSent && carriesNoCommonFields(req, client, member, sameClient)) return member
   return { ...member, ...updatedCommonFields(req, client, member), ...own() }
 }
 

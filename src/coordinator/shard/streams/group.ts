@@ -8,7 +8,7 @@ import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../proto
 import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
-import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
+import { asDescribedMember, isReconciledTo, type MemberProfiles, type StreamsGroupMember } from './member.js'
 import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
@@ -256,11 +256,16 @@ export class StreamsGroup {
   #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
+  readonly #profiles: MemberProfiles
 
-  /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
-  constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
+  /**
+   * `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session});
+   * `profiles` keeps the members in their stored form (see StoredMember).
+   */
+  constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp, profiles: MemberProfiles) {
     this.groupId = groupId
     this.#table = new StreamsMemberTable(groupId, sessionTimeoutOp)
+    this.#profiles = profiles
   }
 
   /** The task offsets each member last reported (soft state), by member id. */
@@ -631,7 +636,8 @@ export class StreamsGroup {
   }
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
-  updateMember(member: StreamsGroupMember): void {
+  updateMember(value: StreamsGroupMember): void {
+    const member = this.#profiles.store(value)
     const old = this.#table.put(member)
     const slot = this.#table.slot(member.memberId)!
     if (old === undefined && this.#otherTargets !== null) {

@@ -30,13 +30,17 @@ import {
 } from './group.js'
 import {
   epochRelevantConfigDiffers,
+  hasClient,
+  MemberProfiles,
   MemberState,
+  memberValue,
   memberMetadataDiffers,
   memberStateFromRecord,
   newMember,
   type StreamsGroupMember,
   sortedTags,
   userEndpointEquals,
+  withAssignment,
 } from './member.js'
 import {
   currentAssignmentRecord,
@@ -194,6 +198,8 @@ export class StreamsGroupManager {
    * heartbeat's append failed).
    */
   readonly #initialRebalanceAsked = new Set<string>()
+  /** The member profiles the groups' members share (see MemberProfiles). */
+  readonly #profiles = new MemberProfiles()
 
   constructor(options: StreamsGroupManagerOptions) {
     this.#configFor = options.config
@@ -282,7 +288,7 @@ export class StreamsGroupManager {
     if (!group) {
       if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
       if (!joining) throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
-      group = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
+      group = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp, this.#profiles)
     }
     if (joining) {
       const knownStatic = req.instanceId !== null && group.staticMemberId(req.instanceId) !== undefined
@@ -300,8 +306,15 @@ export class StreamsGroupManager {
     const owned = ownedTuple(req)
 
     // 2. Member lookup (and static replacement).
-    const { member, replaced } = heartbeatMember('streams', group, req, slot?.member, newMember, (m) =>
-      ownsSubset(m, owned),
+    const { member, replaced } = heartbeatMember(
+      'streams',
+      group,
+      req,
+      slot?.member,
+      newMember,
+      (m) => ownsSubset(m, owned),
+      undefined,
+      (owner, id) => ({ ...memberValue(owner), memberId: id, memberEpoch: 0, previousMemberEpoch: 0 }),
     )
     if (replaced !== null) {
       const target = group.targetAssignment(replaced.memberId)
@@ -313,15 +326,24 @@ export class StreamsGroupManager {
     // client) keeps the member object as it is: nothing can differ.
     const ownFieldsSent =
       req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
-    const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
-      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
-      processId: req.processId ?? member.processId,
-      clientTags:
-        req.clientTags !== null
-          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
-          : member.clientTags,
-      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
-    }))
+    // The copy sets every field the member's getters hold (a stored member's, see StoredMember).
+    const updated: StreamsGroupMember = updatedMember(
+      member,
+      isNewMember,
+      req,
+      ctx,
+      ownFieldsSent,
+      () => ({
+        topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+        processId: req.processId ?? member.processId,
+        clientTags:
+          req.clientTags !== null
+            ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+            : member.clientTags,
+        userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+      }),
+      hasClient,
+    )
     let bumpGroupEpoch = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberMetadataRecord(groupId, updated))
@@ -587,12 +609,13 @@ export class StreamsGroupManager {
     if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
       // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
       const active = member.assignedTasks.active.withEpoch(0)
-      const left: StreamsGroupMember = {
-        ...member,
+      const left = withAssignment(member, {
         memberEpoch: EPOCH_STATIC_LEAVE,
+        previousMemberEpoch: member.previousMemberEpoch,
+        state: member.state,
         assignedTasks: tasksWithEpochs(active, member.assignedTasks.standby, member.assignedTasks.warmup),
         tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
-      }
+      })
       return {
         records: [currentAssignmentRecord(groupId, left)],
         response,
@@ -836,7 +859,7 @@ export class StreamsGroupManager {
     const getOrCreate = (): StreamsGroup => {
       let g = this.#groups.get(groupId)
       if (!g) {
-        g = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
+        g = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp, this.#profiles)
         this.#groups.set(g.groupId, g)
       }
       return g
@@ -873,7 +896,14 @@ export class StreamsGroupManager {
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
           g.updateMember({
-            ...base,
+            // The fields of the current assignment (a stored member's, which a spread would not
+            // copy completely: see withAssignment), then the record's.
+            memberId: base.memberId,
+            memberEpoch: base.memberEpoch,
+            previousMemberEpoch: base.previousMemberEpoch,
+            state: base.state,
+            assignedTasks: base.assignedTasks,
+            tasksPendingRevocation: base.tasksPendingRevocation,
             ...commonFieldsFromRecord(v),
             topologyEpoch: v.topologyEpoch,
             processId: kept(v.processId),
@@ -915,33 +945,36 @@ export class StreamsGroupManager {
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
           const intern = (id: string) => g.internSubtopologyId(id)
-          g.updateMember({
-            ...base,
-            memberEpoch: v.memberEpoch,
-            previousMemberEpoch: v.previousMemberEpoch,
-            state: memberStateFromRecord(v.state),
-            assignedTasks: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasks, v.memberEpoch, intern),
-              taskSetFromList(v.standbyTasks, intern),
-              taskSetFromList(v.warmupTasks, intern),
-            ),
-            tasksPendingRevocation: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch, intern),
-              taskSetFromList(v.standbyTasksPendingRevocation, intern),
-              taskSetFromList(v.warmupTasksPendingRevocation, intern),
-            ),
-          })
+          g.updateMember(
+            withAssignment(base, {
+              memberEpoch: v.memberEpoch,
+              previousMemberEpoch: v.previousMemberEpoch,
+              state: memberStateFromRecord(v.state),
+              assignedTasks: tasksWithEpochs(
+                taskEpochsFromRecord(v.activeTasks, v.memberEpoch, intern),
+                taskSetFromList(v.standbyTasks, intern),
+                taskSetFromList(v.warmupTasks, intern),
+              ),
+              tasksPendingRevocation: tasksWithEpochs(
+                taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch, intern),
+                taskSetFromList(v.standbyTasksPendingRevocation, intern),
+                taskSetFromList(v.warmupTasksPendingRevocation, intern),
+              ),
+            }),
+          )
         } else {
           const g = existing()
           const m = g?.member(memberId)
           if (!g || !m) return
-          g.updateMember({
-            ...m,
-            memberEpoch: -1,
-            previousMemberEpoch: -1,
-            assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
-            tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
-          })
+          g.updateMember(
+            withAssignment(m, {
+              memberEpoch: -1,
+              previousMemberEpoch: -1,
+              state: m.state,
+              assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
+              tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
+            }),
+          )
         }
         return
       }

@@ -5,6 +5,7 @@ import {
   type TasksTuple,
   type TasksTupleWithEpochs,
 } from './tasks.js'
+import { kept } from './strings.js'
 import type { DescribedAssignment, DescribedMember, Endpoint, TaskOffset } from './wire.js'
 
 /** Member reconciliation states as stored in the current-assignment record (int8). */
@@ -59,6 +60,277 @@ export function newMember(memberId: string): StreamsGroupMember {
     assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
     tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
   }
+}
+
+/** The fields a current-assignment record sets. */
+export interface MemberAssignment {
+  readonly memberEpoch: number
+  readonly previousMemberEpoch: number
+  readonly state: MemberStateValue
+  readonly assignedTasks: TasksTupleWithEpochs
+  readonly tasksPendingRevocation: TasksTupleWithEpochs
+}
+
+/**
+ * The member with the fields of a current assignment replaced. Use this, never an object spread: a
+ * member kept by a group (a StoredMember) has most of its fields behind getters, which a spread
+ * does not copy.
+ */
+export function withAssignment(m: StreamsGroupMember, a: MemberAssignment): StreamsGroupMember {
+  if (m instanceof StoredMember) return m.withAssignment(a)
+  return {
+    ...memberValue(m),
+    memberEpoch: a.memberEpoch,
+    previousMemberEpoch: a.previousMemberEpoch,
+    state: a.state,
+    assignedTasks: a.assignedTasks,
+    tasksPendingRevocation: a.tasksPendingRevocation,
+  }
+}
+
+/** A plain copy of every field of a member (of a StoredMember too). */
+export function memberValue(m: StreamsGroupMember): StreamsGroupMember {
+  return {
+    memberId: m.memberId,
+    memberEpoch: m.memberEpoch,
+    previousMemberEpoch: m.previousMemberEpoch,
+    state: m.state,
+    instanceId: m.instanceId,
+    rackId: m.rackId,
+    rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+    topologyEpoch: m.topologyEpoch,
+    processId: m.processId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    userEndpoint: m.userEndpoint,
+    clientTags: m.clientTags,
+    assignedTasks: m.assignedTasks,
+    tasksPendingRevocation: m.tasksPendingRevocation,
+  }
+}
+
+/** Whether the member's client id and host are these (the steady heartbeat's question). */
+export function hasClient(
+  m: StreamsGroupMember,
+  client: { readonly clientId: string; readonly clientHost: string },
+): boolean {
+  if (m instanceof StoredMember) return m.hasClient(client.clientId, client.clientHost)
+  return m.clientId === client.clientId && m.clientHost === client.clientHost
+}
+
+/**
+ * The fields of a member's metadata record other than its process id: what only a join, a
+ * heartbeat that changes them, describe, the records and the assignor read. They are nearly always
+ * the same for many members (the members of one application on one host, one stream thread number
+ * each), so members with equal profiles share one (see MemberProfiles). The client id is kept as the
+ * parts around the member's process id when it contains it, as Kafka Streams' client ids do
+ * (`<application.id>-<process id>-StreamThread-<n>-consumer`): those parts are the same for the
+ * members of one thread number of an application.
+ */
+class MemberProfile {
+  readonly instanceId: string | null
+  readonly rackId: string | null
+  readonly rebalanceTimeoutMs: number
+  readonly topologyEpoch: number
+  /** The client id before the process id, or the whole client id when `clientIdPost` is null. */
+  readonly clientIdPre: string
+  /** The client id after the process id; null when the client id does not contain it. */
+  readonly clientIdPost: string | null
+  readonly clientHost: string
+  readonly userEndpoint: Endpoint | null
+  readonly clientTags: ReadonlyMap<string, string>
+  /** Whether the members' process ids are packed UUIDs (see packUuid). */
+  readonly packedProcessId: boolean
+
+  constructor(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean) {
+    this.instanceId = kept(m.instanceId)
+    this.rackId = kept(m.rackId)
+    this.rebalanceTimeoutMs = m.rebalanceTimeoutMs
+    this.topologyEpoch = m.topologyEpoch
+    this.clientIdPre = kept(pre)
+    this.clientIdPost = kept(post)
+    this.clientHost = kept(m.clientHost)
+    this.userEndpoint =
+      m.userEndpoint === null ? null : { host: kept(m.userEndpoint.host), port: m.userEndpoint.port }
+    this.clientTags = m.clientTags
+    this.packedProcessId = packed
+  }
+}
+
+/**
+ * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, tasks) as
+ * fields of its own, the others behind getters over its process id (a UUID packed into 16 one-byte
+ * code units when it has that form) and a profile shared with the members that have the same
+ * (MemberProfile). Immutable, like any member; `withAssignment` makes the copy a
+ * current-assignment record asks for, sharing the process id and profile.
+ */
+export class StoredMember implements StreamsGroupMember {
+  readonly memberId: string
+  readonly memberEpoch: number
+  readonly previousMemberEpoch: number
+  readonly state: MemberStateValue
+  readonly assignedTasks: TasksTupleWithEpochs
+  readonly tasksPendingRevocation: TasksTupleWithEpochs
+  /** The process id, packed when the profile says so. */
+  readonly #processId: string
+  readonly #profile: MemberProfile
+
+  constructor(memberId: string, a: MemberAssignment, processId: string, profile: MemberProfile) {
+    this.memberId = memberId
+    this.memberEpoch = a.memberEpoch
+    this.previousMemberEpoch = a.previousMemberEpoch
+    this.state = a.state
+    this.assignedTasks = a.assignedTasks
+    this.tasksPendingRevocation = a.tasksPendingRevocation
+    this.#processId = processId
+    this.#profile = profile
+  }
+
+  withAssignment(a: MemberAssignment): StoredMember {
+    return new StoredMember(this.memberId, a, this.#processId, this.#profile)
+  }
+
+  get instanceId(): string | null {
+    return this.#profile.instanceId
+  }
+  get rackId(): string | null {
+    return this.#profile.rackId
+  }
+  get rebalanceTimeoutMs(): number {
+    return this.#profile.rebalanceTimeoutMs
+  }
+  get topologyEpoch(): number {
+    return this.#profile.topologyEpoch
+  }
+  get processId(): string {
+    return this.#profile.packedProcessId ? unpackUuid(this.#processId) : this.#processId
+  }
+  get clientId(): string {
+    const p = this.#profile
+    return p.clientIdPost === null ? p.clientIdPre : p.clientIdPre + this.processId + p.clientIdPost
+  }
+  get clientHost(): string {
+    return this.#profile.clientHost
+  }
+  get userEndpoint(): Endpoint | null {
+    return this.#profile.userEndpoint
+  }
+  get clientTags(): ReadonlyMap<string, string> {
+    return this.#profile.clientTags
+  }
+
+  /** Whether the client id and host are the member's, without building its client id. */
+  hasClient(clientId: string, clientHost: string): boolean {
+    const p = this.#profile
+    if (clientHost !== p.clientHost) return false
+    const post = p.clientIdPost
+    if (post === null) return clientId === p.clientIdPre
+    const pre = p.clientIdPre
+    const at = pre.length
+    const pid = this.#processId
+    const pidLength = p.packedProcessId ? UUID_LENGTH : pid.length
+    if (clientId.length !== at + pidLength + post.length) return false
+    if (!clientId.startsWith(pre) || !clientId.endsWith(post)) return false
+    return p.packedProcessId ? uuidAt(pid, clientId, at) : clientId.startsWith(pid, at)
+  }
+}
+
+/** Profiles kept for sharing before the pool starts over (see MemberProfiles). */
+const MAX_PROFILES = 1024
+
+/**
+ * The shared member profiles of a shard's streams groups, by their fields. Bounded: when it holds
+ * MAX_PROFILES, it starts over (the members keep their profiles; only sharing with later members
+ * is lost), so profiles that nobody uses any more do not accumulate.
+ */
+export class MemberProfiles {
+  readonly #byKey = new Map<string, MemberProfile>()
+
+  /** The member as a group keeps it (a StoredMember as it is). */
+  store(m: StreamsGroupMember): StoredMember {
+    if (m instanceof StoredMember) return m
+    const pid = m.processId
+    const packed = packUuid(pid)
+    const i = pid === '' ? -1 : m.clientId.indexOf(pid)
+    const pre = i < 0 ? m.clientId : m.clientId.slice(0, i)
+    const post = i < 0 ? null : m.clientId.slice(i + pid.length)
+    const e = m.userEndpoint
+    const key = JSON.stringify([
+      m.instanceId,
+      m.rackId,
+      m.rebalanceTimeoutMs,
+      m.topologyEpoch,
+      pre,
+      post,
+      m.clientHost,
+      e === null ? null : [e.host, e.port],
+      [...m.clientTags],
+      packed !== null,
+    ])
+    let profile = this.#byKey.get(key)
+    if (profile === undefined) {
+      if (this.#byKey.size >= MAX_PROFILES) this.#byKey.clear()
+      profile = new MemberProfile(m, pre, post, packed !== null)
+      this.#byKey.set(key, profile)
+    }
+    // The member id and process id are the shard's own strings already (see strings.ts).
+    return new StoredMember(m.memberId, m, packed ?? pid, profile)
+  }
+}
+
+/** The length of a UUID's text (8-4-4-4-12 hexadecimal digits). */
+const UUID_LENGTH = 36
+const HEX = '0123456789abcdef'
+
+function hexValue(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
+}
+
+/** Whether byte `k` of a UUID is preceded by a dash in its text. */
+const dashBefore = (k: number): boolean => k === 4 || k === 6 || k === 8 || k === 10
+
+/**
+ * A UUID in lower-case text (as Kafka Streams writes its process ids) as its 16 bytes, one code
+ * unit each (a 32-byte string instead of a 56-byte one); null for any other string, which is kept
+ * as it is. unpackUuid gives the same text back.
+ */
+function packUuid(s: string): string | null {
+  if (s.length !== UUID_LENGTH) return null
+  const bytes: number[] = []
+  let i = 0
+  for (let k = 0; k < 16; k++) {
+    if (dashBefore(k) && s.charCodeAt(i++) !== 45) return null
+    const hi = hexValue(s.charCodeAt(i))
+    const lo = hexValue(s.charCodeAt(i + 1))
+    if (hi < 0 || lo < 0) return null
+    bytes.push((hi << 4) | lo)
+    i += 2
+  }
+  return String.fromCharCode(...bytes)
+}
+
+function unpackUuid(packed: string): string {
+  const codes: number[] = []
+  for (let k = 0; k < 16; k++) {
+    if (dashBefore(k)) codes.push(45)
+    const b = packed.charCodeAt(k)
+    codes.push(HEX.charCodeAt(b >> 4), HEX.charCodeAt(b & 15))
+  }
+  // One flat string (not a tree of concatenations).
+  return String.fromCharCode(...codes)
+}
+
+/** Whether `s` holds the packed UUID's text at `at`. */
+function uuidAt(packed: string, s: string, at: number): boolean {
+  let i = at
+  for (let k = 0; k < 16; k++) {
+    if (dashBefore(k) && s.charCodeAt(i++) !== 45) return false
+    const b = packed.charCodeAt(k)
+    if (s.charCodeAt(i) !== HEX.charCodeAt(b >> 4) || s.charCodeAt(i + 1) !== HEX.charCodeAt(b & 15))
+      return false
+    i += 2
+  }
+  return true
 }
 
 /** The client tags of a member without any: one shared empty map (most members have none). */
