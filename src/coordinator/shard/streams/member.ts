@@ -119,13 +119,14 @@ export function hasClient(
 }
 
 /**
- * The fields of a member's metadata record other than its process id: what only a join, a
- * heartbeat that changes them, describe, the records and the assignor read. They are nearly always
- * the same for many members (the members of one application on one host, one stream thread number
- * each), so members with equal profiles share one (see MemberProfiles). The client id is kept as the
- * parts around the member's process id when it contains it, as Kafka Streams' client ids do
- * (`<application.id>-<process id>-StreamThread-<n>-consumer`): those parts are the same for the
- * members of one thread number of an application.
+ * The fields of a member's metadata record other than its process id and client host: what only a
+ * join, a heartbeat that changes them, describe, the records and the assignor read. They are
+ * nearly always the same for many members, so members with equal profiles share one (see
+ * MemberProfiles). The client id is kept as the parts around the member's process id when it
+ * contains it, as Kafka Streams' client ids do (`<application.id>-<process id>-StreamThread-<n>-consumer`):
+ * those parts are the same for the members of one thread number of an application. The process id
+ * and the client host stay with the member: they are the process's (Kafka Streams runs one member
+ * per stream thread of a process, one thread by default), and each process runs on a host of its own.
  */
 class MemberProfile {
   readonly instanceId: string | null
@@ -136,7 +137,6 @@ class MemberProfile {
   readonly clientIdPre: string
   /** The client id after the process id; null when the client id does not contain it. */
   readonly clientIdPost: string | null
-  readonly clientHost: string
   readonly userEndpoint: Endpoint | null
   readonly clientTags: ReadonlyMap<string, string>
   /** Whether the members' process ids are packed UUIDs (see packUuid). */
@@ -149,20 +149,58 @@ class MemberProfile {
     this.topologyEpoch = m.topologyEpoch
     this.clientIdPre = kept(pre)
     this.clientIdPost = kept(post)
-    this.clientHost = kept(m.clientHost)
     this.userEndpoint =
       m.userEndpoint === null ? null : { host: kept(m.userEndpoint.host), port: m.userEndpoint.port }
     this.clientTags = m.clientTags
     this.packedProcessId = packed
   }
+
+  /** Whether this is the profile of `m` (its client id split into `pre` and `post`). */
+  matches(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean): boolean {
+    return (
+      this.instanceId === m.instanceId &&
+      this.rackId === m.rackId &&
+      this.rebalanceTimeoutMs === m.rebalanceTimeoutMs &&
+      this.topologyEpoch === m.topologyEpoch &&
+      this.clientIdPre === pre &&
+      this.clientIdPost === post &&
+      this.packedProcessId === packed &&
+      endpointEquals(this.userEndpoint, m.userEndpoint) &&
+      tagsEqual(this.clientTags, m.clientTags)
+    )
+  }
+}
+
+/** A 32-bit FNV-1a step over a string (null distinct from every string), then its length. */
+function hashString(h: number, s: string | null): number {
+  if (s === null) return Math.imul(h ^ 0x5bd1e995, 0x01000193)
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  return Math.imul(h ^ s.length, 0x01000193)
+}
+const hashNumber = (h: number, n: number): number => Math.imul(h ^ (n | 0), 0x01000193)
+
+/** The hash MemberProfiles files a profile under (equal profiles, equal hashes). */
+function profileHash(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean): number {
+  let h = 0x811c9dc5
+  h = hashString(h, m.instanceId)
+  h = hashString(h, m.rackId)
+  h = hashNumber(h, m.rebalanceTimeoutMs)
+  h = hashNumber(h, m.topologyEpoch)
+  h = hashString(h, pre)
+  h = hashString(h, post)
+  h = hashNumber(h, packed ? 1 : 0)
+  const e = m.userEndpoint
+  h = e === null ? hashString(h, null) : hashNumber(hashString(h, e.host), e.port)
+  for (const [k, v] of m.clientTags) h = hashString(hashString(h, k), v)
+  return h | 0
 }
 
 /**
- * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, tasks) as
- * fields of its own, the others behind getters over its process id (a UUID packed into 16 one-byte
- * code units when it has that form) and a profile shared with the members that have the same
- * (MemberProfile). Immutable, like any member; `withAssignment` makes the copy a
- * current-assignment record asks for, sharing the process id and profile.
+ * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, tasks) and
+ * its process's (process id, client host) as fields of its own, the others behind getters over a
+ * profile shared with the members that have the same (MemberProfile). The process id is packed
+ * into 16 one-byte code units when it is a UUID. Immutable, like any member; `withAssignment` makes
+ * the copy a current-assignment record asks for, sharing the process id and profile.
  */
 export class StoredMember implements StreamsGroupMember {
   readonly memberId: string
@@ -171,23 +209,31 @@ export class StoredMember implements StreamsGroupMember {
   readonly state: MemberStateValue
   readonly assignedTasks: TasksTupleWithEpochs
   readonly tasksPendingRevocation: TasksTupleWithEpochs
+  readonly clientHost: string
   /** The process id, packed when the profile says so. */
   readonly #processId: string
   readonly #profile: MemberProfile
 
-  constructor(memberId: string, a: MemberAssignment, processId: string, profile: MemberProfile) {
+  constructor(
+    memberId: string,
+    a: MemberAssignment,
+    processId: string,
+    clientHost: string,
+    profile: MemberProfile,
+  ) {
     this.memberId = memberId
     this.memberEpoch = a.memberEpoch
     this.previousMemberEpoch = a.previousMemberEpoch
     this.state = a.state
     this.assignedTasks = a.assignedTasks
     this.tasksPendingRevocation = a.tasksPendingRevocation
+    this.clientHost = clientHost
     this.#processId = processId
     this.#profile = profile
   }
 
   withAssignment(a: MemberAssignment): StoredMember {
-    return new StoredMember(this.memberId, a, this.#processId, this.#profile)
+    return new StoredMember(this.memberId, a, this.#processId, this.clientHost, this.#profile)
   }
 
   get instanceId(): string | null {
@@ -209,9 +255,6 @@ export class StoredMember implements StreamsGroupMember {
     const p = this.#profile
     return p.clientIdPost === null ? p.clientIdPre : p.clientIdPre + this.processId + p.clientIdPost
   }
-  get clientHost(): string {
-    return this.#profile.clientHost
-  }
   get userEndpoint(): Endpoint | null {
     return this.#profile.userEndpoint
   }
@@ -221,8 +264,8 @@ export class StoredMember implements StreamsGroupMember {
 
   /** Whether the client id and host are the member's, without building its client id. */
   hasClient(clientId: string, clientHost: string): boolean {
+    if (clientHost !== this.clientHost) return false
     const p = this.#profile
-    if (clientHost !== p.clientHost) return false
     const post = p.clientIdPost
     if (post === null) return clientId === p.clientIdPre
     const pre = p.clientIdPre
@@ -239,12 +282,15 @@ export class StoredMember implements StreamsGroupMember {
 const MAX_PROFILES = 1024
 
 /**
- * The shared member profiles of a shard's streams groups, by their fields. Bounded: when it holds
- * MAX_PROFILES, it starts over (the members keep their profiles; only sharing with later members
- * is lost), so profiles that nobody uses any more do not accumulate.
+ * The shared member profiles of a shard's streams groups, filed by a hash of their fields (no key
+ * string is kept). Bounded: when it holds MAX_PROFILES, it starts over (the members keep their
+ * profiles; only sharing with later members is lost), so profiles that nobody uses any more do not
+ * accumulate.
  */
 export class MemberProfiles {
-  readonly #byKey = new Map<string, MemberProfile>()
+  /** By profileHash; a list when several profiles have one hash. */
+  readonly #byHash = new Map<number, MemberProfile | MemberProfile[]>()
+  #count = 0
 
   /** The member as a group keeps it (a StoredMember as it is). */
   store(m: StreamsGroupMember): StoredMember {
@@ -254,27 +300,30 @@ export class MemberProfiles {
     const i = pid === '' ? -1 : m.clientId.indexOf(pid)
     const pre = i < 0 ? m.clientId : m.clientId.slice(0, i)
     const post = i < 0 ? null : m.clientId.slice(i + pid.length)
-    const e = m.userEndpoint
-    const key = JSON.stringify([
-      m.instanceId,
-      m.rackId,
-      m.rebalanceTimeoutMs,
-      m.topologyEpoch,
-      pre,
-      post,
-      m.clientHost,
-      e === null ? null : [e.host, e.port],
-      [...m.clientTags],
-      packed !== null,
-    ])
-    let profile = this.#byKey.get(key)
-    if (profile === undefined) {
-      if (this.#byKey.size >= MAX_PROFILES) this.#byKey.clear()
-      profile = new MemberProfile(m, pre, post, packed !== null)
-      this.#byKey.set(key, profile)
-    }
+    const profile = this.#profile(m, pre, post, packed !== null)
     // The member id and process id are the shard's own strings already (see strings.ts).
-    return new StoredMember(m.memberId, m, packed ?? pid, profile)
+    return new StoredMember(m.memberId, m, packed ?? pid, kept(m.clientHost), profile)
+  }
+
+  #profile(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean): MemberProfile {
+    const h = profileHash(m, pre, post, packed)
+    const filed = this.#byHash.get(h)
+    if (filed instanceof MemberProfile) {
+      if (filed.matches(m, pre, post, packed)) return filed
+    } else if (filed !== undefined) {
+      for (const p of filed) if (p.matches(m, pre, post, packed)) return p
+    }
+    if (this.#count >= MAX_PROFILES) {
+      this.#byHash.clear()
+      this.#count = 0
+    }
+    const profile = new MemberProfile(m, pre, post, packed)
+    const again = this.#byHash.get(h)
+    if (again === undefined) this.#byHash.set(h, profile)
+    else if (again instanceof MemberProfile) this.#byHash.set(h, [again, profile])
+    else again.push(profile)
+    this.#count++
+    return profile
   }
 }
 

@@ -132,3 +132,20 @@ test('withAssignment: a copy with the assignment replaced, every other field kep
     }
   }
 })
+
+test('the profile pool: more distinct profiles than it keeps, every member still exact', () => {
+  const profiles = new MemberProfiles()
+  const made = Array.from({ length: 3000 }, (_, i) =>
+    member(UUID, `app-${UUID}-StreamThread-${i % 7}-consumer`, { rackId: `rack-${i}` }),
+  )
+  const stored = made.map((m) => profiles.store(m))
+  made.forEach((m, i) => {
+    assert.deepEqual(memberValue(stored[i]!), m)
+  })
+  // After the pool started over, equal members share a profile again.
+  const tags = () => new Map([['az', 'a']])
+  const a = profiles.store(member(UUID, 'app', { rackId: 'again', clientTags: tags() }))
+  const b = profiles.store(member(UUID, 'app', { rackId: 'again', clientTags: tags() }))
+  assert.equal(a.clientTags, b.clientTags)
+  assert.equal(a.rackId, 'again')
+})
