@@ -17,10 +17,81 @@ export interface ModernMember {
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOpOf<R> = (groupId: string, memberId: string) => (nowMs: number) => R
 
+/** Up to this many members, a table keeps its slots in an array searched in order. */
+const LISTED_SLOTS = 8
+
+const NO_SLOTS: readonly never[] = []
+
 /**
- * The members of a table as a read-only map, read through its slots: one hash table per group for
- * both (a second Map of the members would cost about 50 bytes a member).
+ * The slots of a table by member id (each slot's member's id), as a read-only map: while there are
+ * few, an array of exactly their number searched in order (a Map's hash table costs about 250
+ * bytes at 5 entries, and a group of a few members is the common case), then a Map. In the order
+ * members were first replayed either way.
  */
+class Slots<S extends { readonly member: ModernMember }> implements ReadonlyMap<string, S> {
+  /** The slots while there are at most LISTED_SLOTS (replaced on every change, never mutated). */
+  #list: readonly S[] = NO_SLOTS
+  #map: Map<string, S> | null = null
+
+  get size(): number {
+    return this.#map === null ? this.#list.length : this.#map.size
+  }
+  get(memberId: string): S | undefined {
+    if (this.#map !== null) return this.#map.get(memberId)
+    const list = this.#list
+    for (let i = 0; i < list.length; i++) {
+      const slot = list[i]!
+      if (slot.member.memberId === memberId) return slot
+    }
+    return undefined
+  }
+  has(memberId: string): boolean {
+    return this.get(memberId) !== undefined
+  }
+  /** Adds the slot of a member not in the table. */
+  add(slot: S): void {
+    if (this.#map !== null) {
+      this.#map.set(slot.member.memberId, slot)
+      return
+    }
+    const list = this.#list
+    if (list.length < LISTED_SLOTS) {
+      const next = new Array<S>(list.length + 1)
+      for (let i = 0; i < list.length; i++) next[i] = list[i]!
+      next[list.length] = slot
+      this.#list = next
+      return
+    }
+    this.#map = new Map(list.map((s) => [s.member.memberId, s]))
+    this.#map.set(slot.member.memberId, slot)
+    this.#list = NO_SLOTS
+  }
+  delete(memberId: string): void {
+    if (this.#map !== null) this.#map.delete(memberId)
+    else if (this.get(memberId) !== undefined) {
+      const next = this.#list.filter((s) => s.member.memberId !== memberId)
+      this.#list = next.length === 0 ? NO_SLOTS : next
+    }
+  }
+  forEach(fn: (slot: S, memberId: string, map: ReadonlyMap<string, S>) => void, thisArg?: unknown): void {
+    for (const [id, s] of this) fn.call(thisArg, s, id, this)
+  }
+  *entries(): MapIterator<[string, S]> {
+    for (const s of this.values()) yield [s.member.memberId, s]
+  }
+  *keys(): MapIterator<string> {
+    for (const s of this.values()) yield s.member.memberId
+  }
+  *values(): MapIterator<S> {
+    if (this.#map !== null) yield* this.#map.values()
+    else yield* this.#list
+  }
+  [Symbol.iterator](): MapIterator<[string, S]> {
+    return this.entries()
+  }
+}
+
+/** The members of a table as a read-only map, read through its slots (made when asked for). */
 class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
   readonly #slots: ReadonlyMap<string, MemberSlot<M, R>>
 
@@ -61,8 +132,7 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
   implements SessionTimers<R>
 {
   readonly #groupId: string
-  readonly #slots = new Map<string, S>()
-  readonly #members = new MembersView<M, R>(this.#slots)
+  readonly #slots = new Slots<S>()
   /** Made when the first static member comes (most groups have none). */
   #staticMembers: Map<string, string> | null = null
   readonly #sessionTimeoutOp: SessionTimeoutOpOf<R>
@@ -72,12 +142,12 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
     this.#sessionTimeoutOp = sessionTimeoutOp
   }
 
-  /** In the order members were first replayed. */
+  /** In the order members were first replayed (a view made when asked for: one object less a group). */
   get members(): ReadonlyMap<string, M> {
-    return this.#members
+    return new MembersView<M, R>(this.#slots)
   }
   get size(): number {
-    return this.#members.size
+    return this.#slots.size
   }
   slot(memberId: string): S | undefined {
     return this.#slots.get(memberId)
@@ -126,9 +196,7 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
     const slot = this.#slots.get(member.memberId)
     const old = slot?.member
     if (slot !== undefined) slot.member = member
-    else {
-      this.#slots.set(member.memberId, this.newSlot(member))
-    }
+    else this.#slots.add(this.newSlot(member))
     if (
       old?.instanceId &&
       old.instanceId !== member.instanceId &&
