@@ -26,9 +26,9 @@ const NO_SLOTS: readonly never[] = []
  * The slots of a table by member id (each slot's member's id), as a read-only map: while there are
  * few, an array of exactly their number searched in order (a Map's hash table costs about 250
  * bytes at 5 entries, and a group of a few members is the common case), then a Map. In the order
- * members were first replayed either way.
+ * members were first replayed either way. MemberTable is one (an object less a group).
  */
-class Slots<S extends { readonly member: ModernMember }> implements ReadonlyMap<string, S> {
+class Slots<S extends { readonly member: { readonly memberId: string } }> implements ReadonlyMap<string, S> {
   /** The slots while there are at most LISTED_SLOTS (replaced on every change, never mutated). */
   #list: readonly S[] = NO_SLOTS
   #map: Map<string, S> | null = null
@@ -49,7 +49,7 @@ class Slots<S extends { readonly member: ModernMember }> implements ReadonlyMap<
     return this.get(memberId) !== undefined
   }
   /** Adds the slot of a member not in the table. */
-  add(slot: S): void {
+  protected addSlot(slot: S): void {
     if (this.#map !== null) {
       this.#map.set(slot.member.memberId, slot)
       return
@@ -66,7 +66,7 @@ class Slots<S extends { readonly member: ModernMember }> implements ReadonlyMap<
     this.#map.set(slot.member.memberId, slot)
     this.#list = NO_SLOTS
   }
-  delete(memberId: string): void {
+  protected deleteSlot(memberId: string): void {
     if (this.#map !== null) this.#map.delete(memberId)
     else if (this.get(memberId) !== undefined) {
       const next = this.#list.filter((s) => s.member.memberId !== memberId)
@@ -129,35 +129,33 @@ class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
  * its own by overriding newSlot.
  */
 export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> = MemberSlot<M, R>>
+  extends Slots<S>
   implements SessionTimers<R>
 {
   readonly #groupId: string
-  readonly #slots = new Slots<S>()
   /** Made when the first static member comes (most groups have none). */
   #staticMembers: Map<string, string> | null = null
   readonly #sessionTimeoutOp: SessionTimeoutOpOf<R>
 
   constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOpOf<R>) {
+    super()
     this.#groupId = groupId
     this.#sessionTimeoutOp = sessionTimeoutOp
   }
 
   /** In the order members were first replayed (a view made when asked for: one object less a group). */
   get members(): ReadonlyMap<string, M> {
-    return new MembersView<M, R>(this.#slots)
-  }
-  get size(): number {
-    return this.#slots.size
+    return new MembersView<M, R>(this)
   }
   slot(memberId: string): S | undefined {
-    return this.#slots.get(memberId)
+    return this.get(memberId)
   }
-  /** The slots by member id, in the order members were first replayed. */
+  /** The slots by member id, in the order members were first replayed (the table itself). */
   get slots(): ReadonlyMap<string, S> {
-    return this.#slots
+    return this
   }
   member(memberId: string): M | undefined {
-    return this.#slots.get(memberId)?.member
+    return this.get(memberId)?.member
   }
   staticMemberId(instanceId: string | null): string | undefined {
     return instanceId === null ? undefined : this.#staticMembers?.get(instanceId)
@@ -169,7 +167,7 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
    * request's) when its timer is armed; for a member not stored yet, a fresh one that is not kept.
    */
   session(memberId: string): MemberSession<R> {
-    const slot = this.#slots.get(memberId)
+    const slot = this.get(memberId)
     if (slot !== undefined) return slot
     // The runtime may keep the key and operation long after this request (see strings.ts).
     const id = kept(memberId)
@@ -193,10 +191,10 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
 
   /** Adds or replaces a member; returns the one it replaced. */
   put(member: M): M | undefined {
-    const slot = this.#slots.get(member.memberId)
+    const slot = this.get(member.memberId)
     const old = slot?.member
     if (slot !== undefined) slot.member = member
-    else this.#slots.add(this.newSlot(member))
+    else this.addSlot(this.newSlot(member))
     if (
       old?.instanceId &&
       old.instanceId !== member.instanceId &&
@@ -211,9 +209,9 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
 
   /** Removes a member; returns it. */
   remove(memberId: string): M | undefined {
-    const old = this.#slots.get(memberId)?.member
+    const old = this.get(memberId)?.member
     if (!old) return undefined
-    this.#slots.delete(memberId)
+    this.deleteSlot(memberId)
     if (old.instanceId !== null && this.#staticMembers?.get(old.instanceId) === memberId) {
       this.#staticMembers!.delete(old.instanceId)
     }

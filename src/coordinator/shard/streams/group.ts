@@ -253,19 +253,13 @@ export class StreamsGroup {
   endpointEpoch = 0
   /** Made when a member first reports task offsets (a Map costs a hash table even when empty). */
   #taskOffsets: Map<string, MemberTaskOffsets> | null = null
-  #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
-  readonly #profiles: MemberProfiles
 
-  /**
-   * `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session});
-   * `profiles` keeps the members in their stored form (see StoredMember).
-   */
-  constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp, profiles: MemberProfiles) {
+  /** `sessionTimeoutOp` builds each member's session-timeout operation (see {@link session}). */
+  constructor(groupId: string, sessionTimeoutOp: SessionTimeoutOp) {
     this.groupId = groupId
     this.#table = new StreamsMemberTable(groupId, sessionTimeoutOp)
-    this.#profiles = profiles
   }
 
   /** The task offsets each member last reported (soft state), by member id. */
@@ -303,10 +297,12 @@ export class StreamsGroup {
     return true
   }
 
-  /** `initialRebalanceKey(groupId)`. */
+  /**
+   * `initialRebalanceKey(groupId)`, made when asked for (only while the group's initial-rebalance
+   * timer may be armed; a string kept by every group would cost more than making it then).
+   */
   get initialRebalanceKey(): string {
-    this.#initialRebalanceKey ??= initialRebalanceKey(this.groupId)
-    return this.#initialRebalanceKey
+    return initialRebalanceKey(this.groupId)
   }
 
   get groupEpoch(): number {
@@ -636,8 +632,8 @@ export class StreamsGroup {
   }
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
-  updateMember(value: StreamsGroupMember): void {
-    const member = this.#profiles.store(value)
+  updateMember(value: StreamsGroupMember, profiles: MemberProfiles): void {
+    const member = profiles.store(value)
     const old = this.#table.put(member)
     const slot = this.#table.slot(member.memberId)!
     if (old === undefined && this.#otherTargets !== null) {

@@ -288,7 +288,7 @@ export class StreamsGroupManager {
     if (!group) {
       if (this.#isOtherGroupType(groupId)) throw notStreamsGroup(groupId)
       if (!joining) throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`)
-      group = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp, this.#profiles)
+      group = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
     }
     if (joining) {
       const knownStatic = req.instanceId !== null && group.staticMemberId(req.instanceId) !== undefined
@@ -859,7 +859,7 @@ export class StreamsGroupManager {
     const getOrCreate = (): StreamsGroup => {
       let g = this.#groups.get(groupId)
       if (!g) {
-        g = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp, this.#profiles)
+        g = new StreamsGroup(kept(groupId), this.#sessionTimeoutOp)
         this.#groups.set(g.groupId, g)
       }
       return g
@@ -895,21 +895,24 @@ export class StreamsGroupManager {
           const v = record.value
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
-          g.updateMember({
-            // The fields of the current assignment (a stored member's, which a spread would not
-            // copy completely: see withAssignment), then the record's.
-            memberId: base.memberId,
-            memberEpoch: base.memberEpoch,
-            previousMemberEpoch: base.previousMemberEpoch,
-            state: base.state,
-            assignedTasks: base.assignedTasks,
-            tasksPendingRevocation: base.tasksPendingRevocation,
-            ...commonFieldsFromRecord(v),
-            topologyEpoch: v.topologyEpoch,
-            processId: kept(v.processId),
-            userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
-            clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
-          })
+          g.updateMember(
+            {
+              // The fields of the current assignment (a stored member's, which a spread would not
+              // copy completely: see withAssignment), then the record's.
+              memberId: base.memberId,
+              memberEpoch: base.memberEpoch,
+              previousMemberEpoch: base.previousMemberEpoch,
+              state: base.state,
+              assignedTasks: base.assignedTasks,
+              tasksPendingRevocation: base.tasksPendingRevocation,
+              ...commonFieldsFromRecord(v),
+              topologyEpoch: v.topologyEpoch,
+              processId: kept(v.processId),
+              userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
+              clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
+            },
+            this.#profiles,
+          )
         } else replayMemberTombstone(groupId, memberId, existing())
         return
       }
@@ -961,6 +964,7 @@ export class StreamsGroupManager {
                 taskSetFromList(v.warmupTasksPendingRevocation, intern),
               ),
             }),
+            this.#profiles,
           )
         } else {
           const g = existing()
@@ -974,6 +978,7 @@ export class StreamsGroupManager {
               assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
               tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
             }),
+            this.#profiles,
           )
         }
         return
