@@ -112,34 +112,22 @@ export interface CommonMemberFields {
   readonly clientHost: string
 }
 
-/** The client a request came from (its header's client id, its connection's host). */
-export interface RequestClient {
-  readonly clientId: string
-  readonly clientHost: string
-}
-
-/** Whether the member's client id and host are the request's. */
-export type SameClient<M> = (member: M, client: RequestClient) => boolean
-
-const sameClientFields: SameClient<CommonMemberFields> = (member, client) =>
-  client.clientId === member.clientId && client.clientHost === member.clientHost
-
 /**
  * Whether a (non-joining) heartbeat leaves the common fields as they are: none sent (null or −1)
  * and the same client. The caller adds its own type's fields.
  */
-export function carriesNoCommonFields<M extends CommonMemberFields>(
+export function carriesNoCommonFields(
   req: CommonHeartbeatFields,
-  client: RequestClient,
-  member: M,
-  sameClient: SameClient<M> = sameClientFields,
+  client: { readonly clientId: string; readonly clientHost: string },
+  member: CommonMemberFields,
 ): boolean {
   return (
     req.memberEpoch !== 0 &&
     req.instanceId === null &&
     req.rackId === null &&
     req.rebalanceTimeoutMs === -1 &&
-    sameClient(member, client)
+    client.clientId === member.clientId &&
+    client.clientHost === member.clientHost
   )
 }
 
@@ -188,20 +176,18 @@ export function replacementRecords<R, M extends ModernMember, T>(
 
 /**
  * The member as a heartbeat leaves it: unchanged when nothing is sent (no common field, none of
- * the type's own fields: `ownFieldsSent` false) from the same client (`sameClient`, by default the
- * fields compared) by a stored member, else a copy with the common fields updated and the type's
- * own fields (`own()`) applied.
+ * the type's own fields: `ownFieldsSent` false) from the same client by a stored member, else a
+ * copy with the common fields updated and the type's own fields (`own()`) applied.
  */
 export function updatedMember<M extends CommonMemberFields>(
   member: M,
   isNewMember: boolean,
   req: CommonHeartbeatFields,
-  client: RequestClient,
+  client: { readonly clientId: string; readonly clientHost: string },
   ownFieldsSent: boolean,
   own: () => Partial<M>,
-  sameClient: SameClient<M> = sameClientFields,
 ): M {
-  if (!isNewMember && !ownFieldsSent && carriesNoCommonFields(req, client, member, sameClient)) return member
+  if (!isNewMember && !ownFieldsSent && carriesNoCommonFields(req, client, member)) return member
   return { ...member, ...updatedCommonFields(req, client, member), ...own() }
 }
 

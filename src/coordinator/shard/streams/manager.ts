@@ -30,7 +30,6 @@ import {
 } from './group.js'
 import {
   epochRelevantConfigDiffers,
-  hasClient,
   MemberProfiles,
   MemberState,
   memberValue,
@@ -327,23 +326,15 @@ export class StreamsGroupManager {
     const ownFieldsSent =
       req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
     // The copy sets every field the member's getters hold (a stored member's, see StoredMember).
-    const updated: StreamsGroupMember = updatedMember(
-      member,
-      isNewMember,
-      req,
-      ctx,
-      ownFieldsSent,
-      () => ({
-        topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
-        processId: req.processId ?? member.processId,
-        clientTags:
-          req.clientTags !== null
-            ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
-            : member.clientTags,
-        userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
-      }),
-      hasClient,
-    )
+    const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
+      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+      processId: req.processId ?? member.processId,
+      clientTags:
+        req.clientTags !== null
+          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+          : member.clientTags,
+      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+    }))
     let bumpGroupEpoch = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberMetadataRecord(groupId, updated))

@@ -109,62 +109,40 @@ export function memberValue(m: StreamsGroupMember): StreamsGroupMember {
   }
 }
 
-/** Whether the member's client id and host are these (the steady heartbeat's question). */
-export function hasClient(
-  m: StreamsGroupMember,
-  client: { readonly clientId: string; readonly clientHost: string },
-): boolean {
-  if (m instanceof StoredMember) return m.hasClient(client.clientId, client.clientHost)
-  return m.clientId === client.clientId && m.clientHost === client.clientHost
-}
-
 /**
- * The fields of a member's metadata record other than its process id and client host: what only a
- * join, a heartbeat that changes them, describe, the records and the assignor read. They are
- * nearly always the same for many members, so members with equal profiles share one (see
- * MemberProfiles). The client id is kept as the parts around the member's process id when it
- * contains it, as Kafka Streams' client ids do (`<application.id>-<process id>-StreamThread-<n>-consumer`):
- * those parts are the same for the members of one thread number of an application. The process id
- * and the client host stay with the member: they are the process's (Kafka Streams runs one member
- * per stream thread of a process, one thread by default), and each process runs on a host of its own.
+ * The fields of a member's metadata record that the steady heartbeat does not read and that are
+ * nearly always the same for many members: instance id, rack, rebalance timeout, topology epoch,
+ * user endpoint, client tags. Members with equal profiles share one (see MemberProfiles). The
+ * client id and host stay with the member (the steady heartbeat compares them with the request's,
+ * one string comparison each), and so does the process id, as its place in the client id when the
+ * client id contains it, as Kafka Streams' `<application.id>-<process id>-StreamThread-<n>-consumer`
+ * does.
  */
 class MemberProfile {
   readonly instanceId: string | null
   readonly rackId: string | null
   readonly rebalanceTimeoutMs: number
   readonly topologyEpoch: number
-  /** The client id before the process id, or the whole client id when `clientIdPost` is null. */
-  readonly clientIdPre: string
-  /** The client id after the process id; null when the client id does not contain it. */
-  readonly clientIdPost: string | null
   readonly userEndpoint: Endpoint | null
   readonly clientTags: ReadonlyMap<string, string>
-  /** Whether the members' process ids are packed UUIDs (see packUuid). */
-  readonly packedProcessId: boolean
 
-  constructor(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean) {
+  constructor(m: StreamsGroupMember) {
     this.instanceId = kept(m.instanceId)
     this.rackId = kept(m.rackId)
     this.rebalanceTimeoutMs = m.rebalanceTimeoutMs
     this.topologyEpoch = m.topologyEpoch
-    this.clientIdPre = kept(pre)
-    this.clientIdPost = kept(post)
     this.userEndpoint =
       m.userEndpoint === null ? null : { host: kept(m.userEndpoint.host), port: m.userEndpoint.port }
     this.clientTags = m.clientTags
-    this.packedProcessId = packed
   }
 
-  /** Whether this is the profile of `m` (its client id split into `pre` and `post`). */
-  matches(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean): boolean {
+  /** Whether this is the profile of `m`. */
+  matches(m: StreamsGroupMember): boolean {
     return (
       this.instanceId === m.instanceId &&
       this.rackId === m.rackId &&
       this.rebalanceTimeoutMs === m.rebalanceTimeoutMs &&
       this.topologyEpoch === m.topologyEpoch &&
-      this.clientIdPre === pre &&
-      this.clientIdPost === post &&
-      this.packedProcessId === packed &&
       endpointEquals(this.userEndpoint, m.userEndpoint) &&
       tagsEqual(this.clientTags, m.clientTags)
     )
@@ -180,27 +158,28 @@ function hashString(h: number, s: string | null): number {
 const hashNumber = (h: number, n: number): number => Math.imul(h ^ (n | 0), 0x01000193)
 
 /** The hash MemberProfiles files a profile under (equal profiles, equal hashes). */
-function profileHash(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean): number {
+function profileHash(m: StreamsGroupMember): number {
   let h = 0x811c9dc5
   h = hashString(h, m.instanceId)
   h = hashString(h, m.rackId)
   h = hashNumber(h, m.rebalanceTimeoutMs)
   h = hashNumber(h, m.topologyEpoch)
-  h = hashString(h, pre)
-  h = hashString(h, post)
-  h = hashNumber(h, packed ? 1 : 0)
   const e = m.userEndpoint
   h = e === null ? hashString(h, null) : hashNumber(hashString(h, e.host), e.port)
   for (const [k, v] of m.clientTags) h = hashString(hashString(h, k), v)
   return h | 0
 }
 
+/** A process id's place in the client id: offset × PLACE + length (both below PLACE). */
+const PLACE = 0x8000
+
 /**
- * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, tasks) and
- * its process's (process id, client host) as fields of its own, the others behind getters over a
- * profile shared with the members that have the same (MemberProfile). The process id is packed
- * into 16 one-byte code units when it is a UUID. Immutable, like any member; `withAssignment` makes
- * the copy a current-assignment record asks for, sharing the process id and profile.
+ * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, task
+ * tuples, client id and host) as fields of its own, its process id as its place in the client id
+ * when the client id contains it (a number, no string of its own), and the other metadata fields
+ * behind getters over a profile shared with the members that have the same (MemberProfile).
+ * Immutable, like any member; `withAssignment` makes the copy a current-assignment record asks
+ * for, sharing everything else.
  */
 export class StoredMember implements StreamsGroupMember {
   readonly memberId: string
@@ -209,16 +188,18 @@ export class StoredMember implements StreamsGroupMember {
   readonly state: MemberStateValue
   readonly assignedTasks: TasksTupleWithEpochs
   readonly tasksPendingRevocation: TasksTupleWithEpochs
+  readonly clientId: string
   readonly clientHost: string
-  /** The process id, packed when the profile says so. */
-  readonly #processId: string
+  /** The process id, or its place in the client id (see PLACE). */
+  readonly #processId: string | number
   readonly #profile: MemberProfile
 
   constructor(
     memberId: string,
     a: MemberAssignment,
-    processId: string,
+    clientId: string,
     clientHost: string,
+    processId: string | number,
     profile: MemberProfile,
   ) {
     this.memberId = memberId
@@ -227,13 +208,14 @@ export class StoredMember implements StreamsGroupMember {
     this.state = a.state
     this.assignedTasks = a.assignedTasks
     this.tasksPendingRevocation = a.tasksPendingRevocation
+    this.clientId = clientId
     this.clientHost = clientHost
     this.#processId = processId
     this.#profile = profile
   }
 
   withAssignment(a: MemberAssignment): StoredMember {
-    return new StoredMember(this.memberId, a, this.#processId, this.clientHost, this.#profile)
+    return new StoredMember(this.memberId, a, this.clientId, this.clientHost, this.#processId, this.#profile)
   }
 
   get instanceId(): string | null {
@@ -249,32 +231,17 @@ export class StoredMember implements StreamsGroupMember {
     return this.#profile.topologyEpoch
   }
   get processId(): string {
-    return this.#profile.packedProcessId ? unpackUuid(this.#processId) : this.#processId
-  }
-  get clientId(): string {
-    const p = this.#profile
-    return p.clientIdPost === null ? p.clientIdPre : p.clientIdPre + this.processId + p.clientIdPost
+    const p = this.#processId
+    if (typeof p === 'string') return p
+    const at = Math.floor(p / PLACE)
+    // A string of its own, not a slice keeping the client id's characters in a second place.
+    return kept(this.clientId.slice(at, at + (p % PLACE)))
   }
   get userEndpoint(): Endpoint | null {
     return this.#profile.userEndpoint
   }
   get clientTags(): ReadonlyMap<string, string> {
     return this.#profile.clientTags
-  }
-
-  /** Whether the client id and host are the member's, without building its client id. */
-  hasClient(clientId: string, clientHost: string): boolean {
-    if (clientHost !== this.clientHost) return false
-    const p = this.#profile
-    const post = p.clientIdPost
-    if (post === null) return clientId === p.clientIdPre
-    const pre = p.clientIdPre
-    const at = pre.length
-    const pid = this.#processId
-    const pidLength = p.packedProcessId ? UUID_LENGTH : pid.length
-    if (clientId.length !== at + pidLength + post.length) return false
-    if (!clientId.startsWith(pre) || !clientId.endsWith(post)) return false
-    return p.packedProcessId ? uuidAt(pid, clientId, at) : clientId.startsWith(pid, at)
   }
 }
 
@@ -296,28 +263,25 @@ export class MemberProfiles {
   store(m: StreamsGroupMember): StoredMember {
     if (m instanceof StoredMember) return m
     const pid = m.processId
-    const packed = packUuid(pid)
-    const i = pid === '' ? -1 : m.clientId.indexOf(pid)
-    const pre = i < 0 ? m.clientId : m.clientId.slice(0, i)
-    const post = i < 0 ? null : m.clientId.slice(i + pid.length)
-    const profile = this.#profile(m, pre, post, packed !== null)
-    // The member id and process id are the shard's own strings already (see strings.ts).
-    return new StoredMember(m.memberId, m, packed ?? pid, kept(m.clientHost), profile)
+    const at = pid === '' ? -1 : m.clientId.indexOf(pid)
+    const place = at >= 0 && at < PLACE && pid.length < PLACE ? at * PLACE + pid.length : pid
+    // The member id, client id and process id are the shard's own strings already (see strings.ts).
+    return new StoredMember(m.memberId, m, m.clientId, kept(m.clientHost), place, this.#profile(m))
   }
 
-  #profile(m: StreamsGroupMember, pre: string, post: string | null, packed: boolean): MemberProfile {
-    const h = profileHash(m, pre, post, packed)
+  #profile(m: StreamsGroupMember): MemberProfile {
+    const h = profileHash(m)
     const filed = this.#byHash.get(h)
     if (filed instanceof MemberProfile) {
-      if (filed.matches(m, pre, post, packed)) return filed
+      if (filed.matches(m)) return filed
     } else if (filed !== undefined) {
-      for (const p of filed) if (p.matches(m, pre, post, packed)) return p
+      for (const p of filed) if (p.matches(m)) return p
     }
     if (this.#count >= MAX_PROFILES) {
       this.#byHash.clear()
       this.#count = 0
     }
-    const profile = new MemberProfile(m, pre, post, packed)
+    const profile = new MemberProfile(m)
     const again = this.#byHash.get(h)
     if (again === undefined) this.#byHash.set(h, profile)
     else if (again instanceof MemberProfile) this.#byHash.set(h, [again, profile])
@@ -325,61 +289,6 @@ export class MemberProfiles {
     this.#count++
     return profile
   }
-}
-
-/** The length of a UUID's text (8-4-4-4-12 hexadecimal digits). */
-const UUID_LENGTH = 36
-const HEX = '0123456789abcdef'
-
-function hexValue(c: number): number {
-  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
-}
-
-/** Whether byte `k` of a UUID is preceded by a dash in its text. */
-const dashBefore = (k: number): boolean => k === 4 || k === 6 || k === 8 || k === 10
-
-/**
- * A UUID in lower-case text (as Kafka Streams writes its process ids) as its 16 bytes, one code
- * unit each (a 32-byte string instead of a 56-byte one); null for any other string, which is kept
- * as it is. unpackUuid gives the same text back.
- */
-function packUuid(s: string): string | null {
-  if (s.length !== UUID_LENGTH) return null
-  const bytes: number[] = []
-  let i = 0
-  for (let k = 0; k < 16; k++) {
-    if (dashBefore(k) && s.charCodeAt(i++) !== 45) return null
-    const hi = hexValue(s.charCodeAt(i))
-    const lo = hexValue(s.charCodeAt(i + 1))
-    if (hi < 0 || lo < 0) return null
-    bytes.push((hi << 4) | lo)
-    i += 2
-  }
-  return String.fromCharCode(...bytes)
-}
-
-function unpackUuid(packed: string): string {
-  const codes: number[] = []
-  for (let k = 0; k < 16; k++) {
-    if (dashBefore(k)) codes.push(45)
-    const b = packed.charCodeAt(k)
-    codes.push(HEX.charCodeAt(b >> 4), HEX.charCodeAt(b & 15))
-  }
-  // One flat string (not a tree of concatenations).
-  return String.fromCharCode(...codes)
-}
-
-/** Whether `s` holds the packed UUID's text at `at`. */
-function uuidAt(packed: string, s: string, at: number): boolean {
-  let i = at
-  for (let k = 0; k < 16; k++) {
-    if (dashBefore(k) && s.charCodeAt(i++) !== 45) return false
-    const b = packed.charCodeAt(k)
-    if (s.charCodeAt(i) !== HEX.charCodeAt(b >> 4) || s.charCodeAt(i + 1) !== HEX.charCodeAt(b & 15))
-      return false
-    i += 2
-  }
-  return true
 }
 
 /** The client tags of a member without any: one shared empty map (most members have none). */
