@@ -22,7 +22,6 @@ import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeHeapSnapshot } from 'node:v8'
-import { StickyTaskAssignor } from '../../src/coordinator/shard/streams/assignor/index.js'
 import {
   currentAssignmentRecord,
   groupMetadataRecordFrom,
@@ -30,13 +29,21 @@ import {
   STREAMS_GROUP_CONFIG_DEFAULTS,
   type StreamsCoordinatorRecord,
   type StreamsGroupConfig,
-  StreamsGroupManager,
+  type StreamsGroupManager,
   targetAssignmentMemberRecord,
   targetAssignmentMetadataRecord,
-  type TaskIds,
   topologyRecord,
 } from '../../src/coordinator/shard/streams/index.js'
 import { encodeCoordinatorRecord } from '../../src/protocol/records.js'
+import {
+  APPLICATION,
+  type MemberDriver,
+  memberRequest,
+  newManager,
+  newMembers,
+  PARTITIONS,
+  untilStable,
+} from './member-shape.js'
 
 const members = Number(process.argv[2] ?? 10_000)
 const perGroup = Number(process.argv[3] ?? 5)
@@ -51,92 +58,18 @@ if (!(members > 0) || !(perGroup > 0) || members % perGroup !== 0 || !(breakdown
   process.exit(2)
 }
 
-const PARTITIONS = 20
-const TOPIC = 'orders'
-const APPLICATION = 'order-enricher'
 const CONFIG: StreamsGroupConfig = {
   ...STREAMS_GROUP_CONFIG_DEFAULTS,
   initialRebalanceDelayMs: 0,
   assignmentIntervalMs: 0,
 }
-const topology = {
-  epoch: 0,
-  subtopologies: [
-    {
-      subtopologyId: '0',
-      sourceTopics: [TOPIC],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [],
-      copartitionGroups: [],
-    },
-  ],
-}
-
-/** A deterministic stream of bytes for ids (the figures do not depend on the values). */
-let seed = 0x2545f491
-function bytes(n: number): Buffer {
-  const b = Buffer.alloc(n)
-  for (let i = 0; i < n; i++) {
-    seed ^= seed << 13
-    seed ^= seed >>> 17
-    seed ^= seed << 5
-    b[i] = seed & 0xff
-  }
-  return b
-}
-const uuid = () => {
-  const h = bytes(16).toString('hex')
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-}
-
-/** A string as a request decoder makes it: flat, of its own (not a concatenation). */
-const flat = (s: string) => Buffer.from(s, 'latin1').toString('latin1')
-
-interface Driver {
-  readonly memberId: string
-  readonly processId: string
-  readonly clientId: string
-  epoch: number
-  active: TaskIds[]
-}
-
-function newManager(): StreamsGroupManager {
-  const sticky = new StickyTaskAssignor()
-  return new StreamsGroupManager({
-    topics: {
-      topic: (name) =>
-        name === TOPIC ? { topicId: 'b3JkZXJzLXRvcGljLWlkMQ', numPartitions: PARTITIONS } : undefined,
-    },
-    assignors: { select: () => sticky },
-  })
-}
+type Driver = MemberDriver
 
 /** One heartbeat through the manager, its records replayed as the runtime replays them. */
 function heartbeat(manager: StreamsGroupManager, groupId: string, d: Driver, nowMs: number) {
-  const joining = d.epoch === 0
   const result = manager.streamsGroupHeartbeat(
     { nowMs, requestApiVersion: 1, clientId: d.clientId, clientHost: '/10.0.0.7', config: CONFIG },
-    {
-      groupId,
-      memberId: d.memberId,
-      memberEpoch: d.epoch,
-      endpointInformationEpoch: -1,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: joining ? 300_000 : -1,
-      topology: joining ? topology : null,
-      activeTasks: d.active,
-      standbyTasks: [],
-      warmupTasks: [],
-      processId: joining ? d.processId : null,
-      userEndpoint: null,
-      clientTags: joining ? [] : null,
-      taskOffsets: null,
-      taskEndOffsets: null,
-      shutdownApplication: false,
-    },
+    memberRequest(groupId, d, -1),
   )
   for (const r of result.records) manager.replay(r)
   const res = result.response
@@ -154,23 +87,7 @@ function build(manager: StreamsGroupManager, count: number, tag: string): string
   for (let g = 0; g < count / perGroup; g++) {
     const groupId = `${APPLICATION}-${tag}${g}`
     groupIds.push(groupId)
-    const drivers: Driver[] = Array.from({ length: perGroup }, (_, i) => {
-      const processId = flat(uuid())
-      return {
-        memberId: flat(bytes(16).toString('base64url')),
-        processId,
-        clientId: flat(`${APPLICATION}-${processId}-StreamThread-${i + 1}-consumer`),
-        epoch: 0,
-        active: [],
-      }
-    })
-    for (let round = 0; ; round++) {
-      if (round === 50) throw new Error(`group ${groupId} did not become stable`)
-      let changed = false
-      for (const d of drivers) changed = heartbeat(manager, groupId, d, nowMs++) || changed
-      const owned = drivers.reduce((n, d) => n + d.active.reduce((k, t) => k + t.partitions.length, 0), 0)
-      if (round > 0 && !changed && owned === PARTITIONS) break
-    }
+    untilStable(groupId, newMembers(perGroup), (d) => heartbeat(manager, groupId, d, nowMs++))
   }
   return groupIds
 }

@@ -45,8 +45,9 @@ export function staticOwner<M>(group: MemberDirectory<M>, memberId: string, inst
 /**
  * The member a heartbeat is from: the stored one (its epoch checked), a new one on a join, or, for
  * a static member joining with an instance id another member holds, a copy of that member under
- * the new id at epoch 0 (`replaced` is the old one). `mayReplace` says whether the holder released
- * the id (by default: it left with epoch −2); otherwise UNRELEASED_INSTANCE_ID.
+ * the new id at epoch 0 (`replaced` is the old one; `renamed` makes the copy, by default a spread).
+ * `mayReplace` says whether the holder released the id (by default: it left with epoch −2);
+ * otherwise UNRELEASED_INSTANCE_ID.
  */
 export function heartbeatMember<M extends ModernMember>(
   groupType: 'consumer' | 'streams',
@@ -56,6 +57,12 @@ export function heartbeatMember<M extends ModernMember>(
   create: (memberId: string) => M,
   ownsSubset: (member: M) => boolean,
   mayReplace: (owner: M) => boolean = (owner) => owner.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+  renamed: (owner: M, memberId: string) => M = (owner, id) => ({
+    ...owner,
+    memberId: id,
+    memberEpoch: 0,
+    previousMemberEpoch: 0,
+  }),
 ): { member: M; replaced: M | null } {
   const { memberId, instanceId } = req
   const joining = req.memberEpoch === 0
@@ -78,7 +85,7 @@ export function heartbeatMember<M extends ModernMember>(
       `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${owner.memberId} member.`,
     )
   }
-  return { member: { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }, replaced: owner }
+  return { member: renamed(owner, memberId), replaced: owner }
 }
 
 /** The member a leave (epoch −1 or −2) is from, checked as Kafka does. */

@@ -119,10 +119,14 @@ export function configureTopology(topology: StreamsTopology, image: TopicsImage)
     enforceCopartitioning(topology.subtopologies, partitionCount, decided)
     for (const [k, v] of changelogCounts(topology.subtopologies, partitionCount)) decided.set(k, v)
 
-    const configured = new Map<string, ConfiguredSubtopology>()
+    // Sorted by id; of two with one id, the later one's configuration (as a Map would keep it).
+    const sorted: (string | ConfiguredSubtopology)[] = []
     for (const s of [...topology.subtopologies].sort((a, b) => byString(a.subtopologyId, b.subtopologyId))) {
-      configured.set(s.subtopologyId, configureSubtopology(s, partitionCount, decided))
+      const c = configureSubtopology(s, partitionCount, decided)
+      if (sorted.length > 0 && sorted[sorted.length - 2] === s.subtopologyId) sorted[sorted.length - 1] = c
+      else sorted.push(s.subtopologyId, c)
     }
+    const configured = new SortedListMap<ConfiguredSubtopology>(sorted)
     const toCreate = missingInternalTopics(configured, topology, image)
     const status =
       toCreate.length > 0
@@ -152,7 +156,7 @@ export function configureTopology(topology: StreamsTopology, image: TopicsImage)
       return {
         topologyEpoch: topology.epoch,
         subtopologies: null,
-        internalTopicsToBeCreated: [],
+        internalTopicsToBeCreated: NO_TOPICS_TO_CREATE,
         status: e.status,
         sourcePartitionCounts: null,
       }
@@ -416,6 +420,56 @@ const NO_TOPICS_TO_CREATE: readonly CreatableTopic[] = Object.freeze([])
 
 /** Source partition counts when every source topic has one partition a task (most topologies). */
 const NO_PARTITION_COUNTS: ReadonlyMap<string, number> = new Map()
+
+/**
+ * A read-only map over one list of keys and values, sorted by key, found by binary search: what a
+ * configured topology keeps of its subtopologies (a Map's hash table costs about 150 bytes even for
+ * one entry, kept by every group).
+ */
+class SortedListMap<V> implements ReadonlyMap<string, V> {
+  /** Key, value, key, value, …: sorted by key (as byString orders), no key twice. */
+  readonly #kv: readonly (string | V)[]
+
+  constructor(kv: (string | V)[]) {
+    // Copied to its exact size (a list grown by push keeps spare room).
+    this.#kv = kv.slice()
+  }
+  get size(): number {
+    return this.#kv.length / 2
+  }
+  get(key: string): V | undefined {
+    const kv = this.#kv
+    let lo = 0
+    let hi = kv.length / 2 - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const k = kv[mid * 2] as string
+      if (k === key) return kv[mid * 2 + 1] as V
+      if (k < key) lo = mid + 1
+      else hi = mid - 1
+    }
+    return undefined
+  }
+  has(key: string): boolean {
+    return this.get(key) !== undefined
+  }
+  forEach(fn: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this) fn.call(thisArg, v, k, this)
+  }
+  *entries(): MapIterator<[string, V]> {
+    const kv = this.#kv
+    for (let i = 0; i < kv.length; i += 2) yield [kv[i] as string, kv[i + 1] as V]
+  }
+  *keys(): MapIterator<string> {
+    for (const [k] of this) yield k
+  }
+  *values(): MapIterator<V> {
+    for (const [, v] of this) yield v
+  }
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries()
+  }
+}
 
 /** A stateless subtopology has no internal topics: one shared empty map (a Map costs a hash table). */
 const NO_INTERNAL_TOPICS: ReadonlyMap<string, ConfiguredInternalTopic> = new Map()

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../../../protocol/errors.js'
 import { ApiError } from '../api-error.js'
-import { MemberState, type StreamsGroupMember } from './member.js'
+import { MemberState, type StreamsGroupMember, withAssignment } from './member.js'
 import {
   EMPTY_TASKS_WITH_EPOCHS,
   isTasksEmpty,
@@ -257,8 +257,7 @@ function computeNext(
 
   const withEpoch = (epoch: number) => ({ previousMemberEpoch: member.memberEpoch, memberEpoch: epoch })
   if (hasToRevoke) {
-    return {
-      ...member,
+    return withAssignment(member, {
       ...withEpoch(memberEpoch),
       state: MemberState.UNREVOKED_TASKS,
       assignedTasks: packTuple({
@@ -267,7 +266,7 @@ function computeNext(
         warmup: warmup.assigned,
       }),
       tasksPendingRevocation: packTuple(pending),
-    }
+    })
   }
   const emptyPending: TasksTupleWithEpochs = EMPTY_TASKS_WITH_EPOCHS
   const anyAdd = !isMapEmpty(activeAdd) || !isMapEmpty(standby.add) || !isMapEmpty(warmup.add)
@@ -284,11 +283,10 @@ function computeNext(
       for (const [id, s] of add) for (const p of s) addTo(assigned, id, p)
     }
   }
-  return {
-    ...member,
+  return withAssignment(member, {
     ...withEpoch(targetEpoch),
     state: unreleased ? MemberState.UNRELEASED_TASKS : MemberState.STABLE,
     assignedTasks: packTuple({ active: activeAssigned, standby: standby.assigned, warmup: warmup.assigned }),
     tasksPendingRevocation: emptyPending,
-  }
+  })
 }

@@ -8,7 +8,7 @@ import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../proto
 import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
-import { asDescribedMember, isReconciledTo, type StreamsGroupMember } from './member.js'
+import { asDescribedMember, isReconciledTo, type MemberProfiles, type StreamsGroupMember } from './member.js'
 import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
@@ -253,7 +253,6 @@ export class StreamsGroup {
   endpointEpoch = 0
   /** Made when a member first reports task offsets (a Map costs a hash table even when empty). */
   #taskOffsets: Map<string, MemberTaskOffsets> | null = null
-  #initialRebalanceKey: string | undefined
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
 
@@ -298,10 +297,12 @@ export class StreamsGroup {
     return true
   }
 
-  /** `initialRebalanceKey(groupId)`. */
+  /**
+   * `initialRebalanceKey(groupId)`, made when asked for (only while the group's initial-rebalance
+   * timer may be armed; a string kept by every group would cost more than making it then).
+   */
   get initialRebalanceKey(): string {
-    this.#initialRebalanceKey ??= initialRebalanceKey(this.groupId)
-    return this.#initialRebalanceKey
+    return initialRebalanceKey(this.groupId)
   }
 
   get groupEpoch(): number {
@@ -631,7 +632,8 @@ export class StreamsGroup {
   }
 
   /** Adds or replaces a member (from a member-metadata or current-assignment record). */
-  updateMember(member: StreamsGroupMember): void {
+  updateMember(value: StreamsGroupMember, profiles: MemberProfiles): void {
+    const member = profiles.store(value)
     const old = this.#table.put(member)
     const slot = this.#table.slot(member.memberId)!
     if (old === undefined && this.#otherTargets !== null) {

@@ -30,13 +30,16 @@ import {
 } from './group.js'
 import {
   epochRelevantConfigDiffers,
+  MemberProfiles,
   MemberState,
+  memberValue,
   memberMetadataDiffers,
   memberStateFromRecord,
   newMember,
   type StreamsGroupMember,
   sortedTags,
   userEndpointEquals,
+  withAssignment,
 } from './member.js'
 import {
   currentAssignmentRecord,
@@ -194,6 +197,8 @@ export class StreamsGroupManager {
    * heartbeat's append failed).
    */
   readonly #initialRebalanceAsked = new Set<string>()
+  /** The member profiles the groups' members share (see MemberProfiles). */
+  readonly #profiles = new MemberProfiles()
 
   constructor(options: StreamsGroupManagerOptions) {
     this.#configFor = options.config
@@ -300,8 +305,15 @@ export class StreamsGroupManager {
     const owned = ownedTuple(req)
 
     // 2. Member lookup (and static replacement).
-    const { member, replaced } = heartbeatMember('streams', group, req, slot?.member, newMember, (m) =>
-      ownsSubset(m, owned),
+    const { member, replaced } = heartbeatMember(
+      'streams',
+      group,
+      req,
+      slot?.member,
+      newMember,
+      (m) => ownsSubset(m, owned),
+      undefined,
+      (owner, id) => ({ ...memberValue(owner), memberId: id, memberEpoch: 0, previousMemberEpoch: 0 }),
     )
     if (replaced !== null) {
       const target = group.targetAssignment(replaced.memberId)
@@ -313,6 +325,7 @@ export class StreamsGroupManager {
     // client) keeps the member object as it is: nothing can differ.
     const ownFieldsSent =
       req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
+    // The copy sets every field the member's getters hold (a stored member's, see StoredMember).
     const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
       topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
       processId: req.processId ?? member.processId,
@@ -587,12 +600,13 @@ export class StreamsGroupManager {
     if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
       // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
       const active = member.assignedTasks.active.withEpoch(0)
-      const left: StreamsGroupMember = {
-        ...member,
+      const left = withAssignment(member, {
         memberEpoch: EPOCH_STATIC_LEAVE,
-        assignedTasks: { ...member.assignedTasks, active },
+        previousMemberEpoch: member.previousMemberEpoch,
+        state: member.state,
+        assignedTasks: tasksWithEpochs(active, member.assignedTasks.standby, member.assignedTasks.warmup),
         tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
-      }
+      })
       return {
         records: [currentAssignmentRecord(groupId, left)],
         response,
@@ -872,14 +886,24 @@ export class StreamsGroupManager {
           const v = record.value
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
-          g.updateMember({
-            ...base,
-            ...commonFieldsFromRecord(v),
-            topologyEpoch: v.topologyEpoch,
-            processId: kept(v.processId),
-            userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
-            clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
-          })
+          g.updateMember(
+            {
+              // The fields of the current assignment (a stored member's, which a spread would not
+              // copy completely: see withAssignment), then the record's.
+              memberId: base.memberId,
+              memberEpoch: base.memberEpoch,
+              previousMemberEpoch: base.previousMemberEpoch,
+              state: base.state,
+              assignedTasks: base.assignedTasks,
+              tasksPendingRevocation: base.tasksPendingRevocation,
+              ...commonFieldsFromRecord(v),
+              topologyEpoch: v.topologyEpoch,
+              processId: kept(v.processId),
+              userEndpoint: v.userEndpoint ? { host: v.userEndpoint.host, port: v.userEndpoint.port } : null,
+              clientTags: sortedTags(new Map(v.clientTags.map((t) => [t.key, t.value]))),
+            },
+            this.#profiles,
+          )
         } else replayMemberTombstone(groupId, memberId, existing())
         return
       }
@@ -915,33 +939,38 @@ export class StreamsGroupManager {
           const g = getOrCreate()
           const base = g.member(memberId) ?? newMember(kept(memberId))
           const intern = (id: string) => g.internSubtopologyId(id)
-          g.updateMember({
-            ...base,
-            memberEpoch: v.memberEpoch,
-            previousMemberEpoch: v.previousMemberEpoch,
-            state: memberStateFromRecord(v.state),
-            assignedTasks: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasks, v.memberEpoch, intern),
-              taskSetFromList(v.standbyTasks, intern),
-              taskSetFromList(v.warmupTasks, intern),
-            ),
-            tasksPendingRevocation: tasksWithEpochs(
-              taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch, intern),
-              taskSetFromList(v.standbyTasksPendingRevocation, intern),
-              taskSetFromList(v.warmupTasksPendingRevocation, intern),
-            ),
-          })
+          g.updateMember(
+            withAssignment(base, {
+              memberEpoch: v.memberEpoch,
+              previousMemberEpoch: v.previousMemberEpoch,
+              state: memberStateFromRecord(v.state),
+              assignedTasks: tasksWithEpochs(
+                taskEpochsFromRecord(v.activeTasks, v.memberEpoch, intern),
+                taskSetFromList(v.standbyTasks, intern),
+                taskSetFromList(v.warmupTasks, intern),
+              ),
+              tasksPendingRevocation: tasksWithEpochs(
+                taskEpochsFromRecord(v.activeTasksPendingRevocation, v.memberEpoch, intern),
+                taskSetFromList(v.standbyTasksPendingRevocation, intern),
+                taskSetFromList(v.warmupTasksPendingRevocation, intern),
+              ),
+            }),
+            this.#profiles,
+          )
         } else {
           const g = existing()
           const m = g?.member(memberId)
           if (!g || !m) return
-          g.updateMember({
-            ...m,
-            memberEpoch: -1,
-            previousMemberEpoch: -1,
-            assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
-            tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
-          })
+          g.updateMember(
+            withAssignment(m, {
+              memberEpoch: -1,
+              previousMemberEpoch: -1,
+              state: m.state,
+              assignedTasks: EMPTY_TASKS_WITH_EPOCHS,
+              tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
+            }),
+            this.#profiles,
+          )
         }
         return
       }

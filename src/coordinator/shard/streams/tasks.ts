@@ -67,6 +67,22 @@ export class TaskList {
   /** The empty list, shared. */
   static readonly EMPTY: TaskList = new TaskList([])
 
+  // A list is also the tuple of its tasks as active tasks, with no standby or warm-up tasks: a
+  // member with only active tasks (nearly every member) keeps its list as its tuple, without a
+  // tuple object of its own (see tasksTuple).
+  /** This list (see TasksTuple). */
+  get active(): TaskList {
+    return this
+  }
+  /** The empty list (see TasksTuple). */
+  get standby(): TaskList {
+    return TaskList.EMPTY
+  }
+  /** The empty list (see TasksTuple). */
+  get warmup(): TaskList {
+    return TaskList.EMPTY
+  }
+
   /** Wraps sorted, duplicate-free triples (the shared empty list when there are none). */
   static ofSorted(triples: readonly (string | number)[]): TaskList {
     return triples.length === 0 ? TaskList.EMPTY : new TaskList(triples)
@@ -225,18 +241,19 @@ export const EMPTY_TASKS_WITH_EPOCHS: TasksTupleWithEpochs = {
   warmup: EMPTY_TASK_SET,
 }
 
-/** A tuple of task sets; the shared empty tuple when all three are empty. */
+/**
+ * A tuple of task sets: the shared empty tuple when all three are empty, the active list itself (a
+ * TaskList is the tuple of its tasks as active tasks) when only it has tasks.
+ */
 export function tasksTuple(active: TaskSet, standby: TaskSet, warmup: TaskSet): TasksTuple {
-  return active.size === 0 && standby.size === 0 && warmup.size === 0
-    ? EMPTY_TASKS
-    : { active, standby, warmup }
+  if (standby.size !== 0 || warmup.size !== 0) return { active, standby, warmup }
+  return active.size === 0 ? EMPTY_TASKS : active
 }
 
-/** A tuple with active-task epochs; the shared empty tuple when all three are empty. */
+/** A tuple with active-task epochs, made as tasksTuple makes one. */
 export function tasksWithEpochs(active: TaskEpochs, standby: TaskSet, warmup: TaskSet): TasksTupleWithEpochs {
-  return active.size === 0 && standby.size === 0 && warmup.size === 0
-    ? EMPTY_TASKS_WITH_EPOCHS
-    : { active, standby, warmup }
+  if (standby.size !== 0 || warmup.size !== 0) return { active, standby, warmup }
+  return active.size === 0 ? EMPTY_TASKS_WITH_EPOCHS : active
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
 } from '../../../../src/coordinator/shard/streams/tasks.js'
 import {
   type ArmedTimers,
+  memberValue,
   STREAMS_GROUP_CONFIG_DEFAULTS,
   type StreamsCoordinatorRecord,
   type StreamsGroupConfig,
@@ -233,7 +234,7 @@ export function snapshot(m: StreamsGroupManager): unknown {
       assignmentTimestamp: g.assignmentTimestamp,
       topology: g.topology?.value ?? null,
       members: [...g.members.values()].map((mb) => ({
-        ...mb,
+        ...memberValue(mb),
         clientTags: [...mb.clientTags],
         assignedTasks: flatten(mb.assignedTasks),
         tasksPendingRevocation: flatten(mb.tasksPendingRevocation),

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import {
+  MemberProfiles,
+  MemberState,
+  memberValue,
+  newMember,
+  StoredMember,
+  type StreamsGroupMember,
+  withAssignment,
+} from '../../../../src/coordinator/shard/streams/member.js'
+import { TaskListBuilder } from '../../../../src/coordinator/shard/streams/tasks.js'
+
+const UUID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0'
+
+function member(
+  processId: string,
+  clientId: string,
+  extra: Partial<StreamsGroupMember> = {},
+): StreamsGroupMember {
+  return {
+    ...newMember('Zm9vYmFyLW1lbWJlci1pZDE'),
+    memberEpoch: 3,
+    previousMemberEpoch: 2,
+    state: MemberState.STABLE,
+    rebalanceTimeoutMs: 300_000,
+    topologyEpoch: 1,
+    processId,
+    clientId,
+    clientHost: '/10.0.0.7',
+    assignedTasks: new TaskListBuilder().set('0', 1, 3).set('0', 4, 2).build(),
+    ...extra,
+  }
+}
+
+// Process ids and client ids of every form: Kafka Streams' (a lower-case UUID inside the client
+// id), and others kept as they are.
+const cases: StreamsGroupMember[] = [
+  member(UUID, `order-enricher-${UUID}-StreamThread-1-consumer`),
+  member(UUID, `${UUID}`),
+  member(UUID, `${UUID}-${UUID}`),
+  member(UUID, 'custom-client'),
+  member(UUID.toUpperCase(), `app-${UUID.toUpperCase()}-StreamThread-2-consumer`),
+  member('0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg', 'app-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg-x'),
+  member('0f1e2d3c+4b5a-6978-8796-a5b4c3d2e1f0', 'app'),
+  member('process-1', 'app-process-1-StreamThread-1-consumer'),
+  member('', 'app'),
+  member('', ''),
+  member(UUID, `app-${UUID}-StreamThread-1-consumer`, {
+    instanceId: 'instance-1',
+    rackId: 'rack-a',
+    userEndpoint: { host: 'node-7.example.com', port: 8080 },
+    clientTags: new Map([
+      ['az', 'a'],
+      ['zone', 'z'],
+    ]),
+  }),
+]
+
+test('a stored member has every field of the member it was made from', () => {
+  const profiles = new MemberProfiles()
+  for (const m of cases) {
+    const stored = profiles.store(m)
+    assert.ok(stored instanceof StoredMember)
+    assert.deepEqual(memberValue(stored), m)
+    assert.equal(profiles.store(stored), stored)
+  }
+})
+
+test('members with the same metadata but their ids share a profile; others do not', () => {
+  const profiles = new MemberProfiles()
+  const other = '11111111-2222-3333-4444-555555555555'
+  const a = profiles.store(member(UUID, `app-${UUID}-StreamThread-1-consumer`))
+  const b = profiles.store(member(other, `app-${other}-StreamThread-1-consumer`))
+  const c = profiles.store(member(other, `app-${other}-StreamThread-2-consumer`))
+  assert.equal(a.clientId, `app-${UUID}-StreamThread-1-consumer`)
+  assert.equal(b.clientId, `app-${other}-StreamThread-1-consumer`)
+  assert.equal(c.clientId, `app-${other}-StreamThread-2-consumer`)
+  assert.equal(a.processId, UUID)
+  assert.equal(b.processId, other)
+  // The tags map is the profile's: shared by a and b, not by c.
+  const tagged = (pid: string, n: number) =>
+    profiles.store(
+      member(pid, `app-${pid}-StreamThread-${n}-consumer`, { clientTags: new Map([['az', String(n)]]) }),
+    )
+  assert.equal(tagged(UUID, 1).clientTags, tagged(other, 1).clientTags)
+  assert.notEqual(tagged(UUID, 1).clientTags, tagged(other, 2).clientTags)
+})
+
+test('withAssignment: a copy with the assignment replaced, every other field kept', () => {
+  const profiles = new MemberProfiles()
+  for (const m of cases) {
+    for (const from of [m, profiles.store(m)]) {
+      const tasks = new TaskListBuilder().set('1', 0, 7).build()
+      const next = withAssignment(from, {
+        memberEpoch: 7,
+        previousMemberEpoch: 3,
+        state: MemberState.UNREVOKED_TASKS,
+        assignedTasks: tasks,
+        tasksPendingRevocation: m.assignedTasks,
+      })
+      assert.deepEqual(memberValue(next), {
+        ...m,
+        memberEpoch: 7,
+        previousMemberEpoch: 3,
+        state: MemberState.UNREVOKED_TASKS,
+        assignedTasks: tasks,
+        tasksPendingRevocation: m.assignedTasks,
+      })
+      assert.deepEqual(memberValue(from), m)
+    }
+  }
+})
+
+test('the profile pool: more distinct profiles than it keeps, every member still exact', () => {
+  const profiles = new MemberProfiles()
+  const made = Array.from({ length: 3000 }, (_, i) =>
+    member(UUID, `app-${UUID}-StreamThread-${i % 7}-consumer`, { rackId: `rack-${i}` }),
+  )
+  const stored = made.map((m) => profiles.store(m))
+  made.forEach((m, i) => {
+    assert.deepEqual(memberValue(stored[i]!), m)
+  })
+  // After the pool started over, equal members share a profile again.
+  const tags = () => new Map([['az', 'a']])
+  const a = profiles.store(member(UUID, 'app', { rackId: 'again', clientTags: tags() }))
+  const b = profiles.store(member(UUID, 'app', { rackId: 'again', clientTags: tags() }))
+  assert.equal(a.clientTags, b.clientTags)
+  assert.equal(a.rackId, 'again')
+})
