@@ -1,15 +1,30 @@
 // Preloaded into the soak's server process (`node --import`): once a second it appends one JSON
 // line to the file named by SOAK_SERVER_MEMORY_FILE with what the soak cannot see from outside:
 // the process's memory (`process.memoryUsage()`: RSS, heap used and total, external, array
-// buffers), its event loop's delay in that second (highest and 99th percentile, the timer
-// resolution taken off), its event-loop utilisation and CPU time (all threads), and the garbage collector's pauses in that
-// second (count, total and longest). The soak reads the lines of each minute, and reads
-// /proc/<pid>/smaps_rollup itself (no cost to this process). The timer is unref'd: it never keeps
-// the process alive, and it costs one small synchronous append a second.
-import { appendFileSync } from 'node:fs'
-import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
+// buffers; the young generation's committed size), its event loop's delay in that second (highest
+// and 99th percentile, the timer resolution taken off), its event-loop utilisation and CPU time (all
+// threads), the garbage collector's pauses in that second (count, total and longest, and apart the
+// scavenges and the mark-compacts), and its long turns (below). The soak reads the lines of each
+// minute, and reads /proc/<pid>/smaps_rollup itself (no cost to this process). The timers are
+// unref'd: they never keep the process alive.
+//
+// Long turns: a 5-ms interval timer notes, at each firing, how long it is since the previous one
+// and, over that gap, the main thread's own CPU time and its time waiting for a core (Linux's
+// /proc/thread-self/schedstat, read into a reused buffer) and the loop's active time
+// (`performance.eventLoopUtilization`). A gap of 10 ms or more beyond the period is a long turn,
+// counted as *on-CPU* when the main thread ran for at least half of the delay (the server's own
+// work: with its garbage collection apart, when GC pauses cover at least half of it), *waiting*
+// when it waited for a core for at least half of it (the machine), and *other* otherwise (blocked
+// in a system call, or a mix). Each long turn is classified about a second later, once the GC
+// entries of its time have arrived. SOAK_SERVER_TURNS_FILE=FILE also appends every long turn
+// there, with its start on the monotonic clock in µs (the clock of a CPU profile's samples), for
+// tools/soak/long-turns.ts to set beside a CPU profile.
+import { appendFileSync, openSync, readSync } from 'node:fs'
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
+import { getHeapSpaceStatistics } from 'node:v8'
 
 const file = process.env.SOAK_SERVER_MEMORY_FILE
+const turnsFile = process.env.SOAK_SERVER_TURNS_FILE
 if (file !== undefined && file !== '') {
   // The histogram records the time between two firings of a `RESOLUTION_MS` timer, so an idle loop
   // reads RESOLUTION_MS: the delay is what lies beyond it.
@@ -19,14 +34,135 @@ if (file !== undefined && file !== '') {
   let gcCount = 0
   let gcMs = 0
   let gcMaxMs = 0
+  let scavenges = 0
+  let scavengeMs = 0
+  let markCompacts = 0
+  let markCompactMs = 0
+  /** GC pauses of the last seconds, [start, end) in performance.now() ms, for the long turns. */
+  const pauses = []
   const gc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gcCount++
       gcMs += e.duration
       if (e.duration > gcMaxMs) gcMaxMs = e.duration
+      // detail.kind: perf_hooks.constants.NODE_PERFORMANCE_GC_MINOR (a scavenge), _MAJOR (a
+      // mark-compact's pause), _INCREMENTAL (a step of incremental marking), _WEAKCB.
+      const kind = e.detail?.kind
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        scavenges++
+        scavengeMs += e.duration
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        markCompacts++
+        markCompactMs += e.duration
+      }
+      pauses.push(e.startTime, e.startTime + e.duration)
     }
   })
   gc.observe({ entryTypes: ['gc'] })
+
+  const TICK_MS = 5
+  const LONG_MS = 10
+  let schedFd
+  try {
+    schedFd = openSync('/proc/thread-self/schedstat', 'r')
+  } catch {
+    schedFd = undefined
+  }
+  const schedBuf = Buffer.alloc(128)
+  let schedCpuMs = 0
+  let schedWaitMs = 0
+  /** Reads the main thread's CPU and run-queue time (ns in the file) into schedCpuMs/schedWaitMs. */
+  const readSched = () => {
+    if (schedFd === undefined) return
+    const n = readSync(schedFd, schedBuf, 0, schedBuf.length, 0)
+    let field = 0
+    let x = 0
+    for (let i = 0; i < n; i++) {
+      const c = schedBuf[i]
+      if (c >= 48 && c <= 57) {
+        x = x * 10 + (c - 48)
+        continue
+      }
+      if (field === 0) schedCpuMs = x / 1e6
+      else {
+        schedWaitMs = x / 1e6
+        return
+      }
+      field++
+      x = 0
+    }
+  }
+  readSched()
+  let lastAt = performance.now()
+  let lastCpu = schedCpuMs
+  let lastWait = schedWaitMs
+  let lastLoop = performance.eventLoopUtilization()
+  /** Long turns not classified yet (their GC entries may still be on the way). */
+  let pending = []
+  const turns = { cpu: 0, cpuGc: 0, wait: 0, other: 0, cpuMaxMs: 0, cpuMs: 0 }
+  const tick = () => {
+    const now = performance.now()
+    const gap = now - lastAt
+    readSched()
+    const loopNow = performance.eventLoopUtilization()
+    if (gap - TICK_MS >= LONG_MS) {
+      pending.push({
+        at: lastAt,
+        // The monotonic clock in µs (CLOCK_MONOTONIC, as V8's CPU profile timestamps).
+        hrUs: Number(process.hrtime.bigint() / 1000n) - Math.round(gap * 1000),
+        ms: gap,
+        activeMs: loopNow.active - lastLoop.active,
+        cpuMs: schedCpuMs - lastCpu,
+        waitMs: schedWaitMs - lastWait,
+      })
+    }
+    lastLoop = loopNow
+    lastAt = now
+    lastCpu = schedCpuMs
+    lastWait = schedWaitMs
+  }
+  setInterval(tick, TICK_MS).unref()
+  const classify = (now) => {
+    if (pending.length === 0) {
+      if (pauses.length > 0 && pauses[pauses.length - 1] < now - 5000) pauses.length = 0
+      return
+    }
+    const keep = []
+    const lines = []
+    for (const t of pending) {
+      if (t.at + t.ms > now - 1000) {
+        keep.push(t)
+        continue
+      }
+      let gcIn = 0
+      for (let i = 0; i < pauses.length; i += 2) {
+        const from = Math.max(pauses[i], t.at)
+        const to = Math.min(pauses[i + 1], t.at + t.ms)
+        if (to > from) gcIn += to - from
+      }
+      const delay = t.ms - TICK_MS
+      let kind = 'other'
+      if (t.cpuMs >= delay / 2) kind = gcIn >= delay / 2 ? 'cpu-gc' : 'cpu'
+      else if (t.waitMs >= delay / 2) kind = 'wait'
+      if (kind === 'cpu') {
+        turns.cpu++
+        turns.cpuMs += t.ms
+        if (t.ms > turns.cpuMaxMs) turns.cpuMaxMs = t.ms
+      } else if (kind === 'cpu-gc') turns.cpuGc++
+      else if (kind === 'wait') turns.wait++
+      else turns.other++
+      if (turnsFile !== undefined && turnsFile !== '')
+        lines.push(JSON.stringify({ pid: process.pid, kind, gcMs: gcIn, ...t }))
+    }
+    pending = keep
+    // GC pauses older than every turn still pending are not needed any more.
+    const oldest = keep.length > 0 ? keep[0].at : now - 1000
+    let drop = 0
+    while (drop < pauses.length && pauses[drop + 1] < oldest) drop += 2
+    if (drop > 0) pauses.splice(0, drop)
+    if (lines.length > 0) appendFileSync(turnsFile, `${lines.join('\n')}\n`)
+  }
+
   let elu = performance.eventLoopUtilization()
   let cpu = process.cpuUsage()
   const delay = (ns) => (loop.count === 0 ? 0 : Math.max(0, ns / 1e6 - RESOLUTION_MS))
@@ -34,12 +170,16 @@ if (file !== undefined && file !== '') {
     const m = process.memoryUsage()
     const now = performance.eventLoopUtilization()
     const cpuNow = process.cpuUsage()
+    classify(performance.now())
+    let newSpace = 0
+    for (const s of getHeapSpaceStatistics()) if (s.space_name === 'new_space') newSpace = s.space_size
     const line = {
       at: Date.now(),
       pid: process.pid,
       rss: m.rss,
       heapUsed: m.heapUsed,
       heapTotal: m.heapTotal,
+      newSpace,
       external: m.external,
       arrayBuffers: m.arrayBuffers,
       loopMaxMs: delay(loop.max),
@@ -49,6 +189,16 @@ if (file !== undefined && file !== '') {
       gcCount,
       gcMs,
       gcMaxMs,
+      scavenges,
+      scavengeMs,
+      markCompacts,
+      markCompactMs,
+      longCpu: turns.cpu,
+      longCpuGc: turns.cpuGc,
+      longWait: turns.wait,
+      longOther: turns.other,
+      longCpuMaxMs: turns.cpuMaxMs,
+      longCpuMs: turns.cpuMs,
     }
     elu = now
     cpu = cpuNow
@@ -56,6 +206,16 @@ if (file !== undefined && file !== '') {
     gcCount = 0
     gcMs = 0
     gcMaxMs = 0
+    scavenges = 0
+    scavengeMs = 0
+    markCompacts = 0
+    markCompactMs = 0
+    turns.cpu = 0
+    turns.cpuGc = 0
+    turns.wait = 0
+    turns.other = 0
+    turns.cpuMaxMs = 0
+    turns.cpuMs = 0
     appendFileSync(file, `${JSON.stringify(line)}\n`)
   }
   setInterval(write, 1000).unref()
