@@ -16,7 +16,7 @@ import {
 } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
 import { pluginFiles } from '../../test/helpers/kip1331.js'
@@ -132,6 +132,9 @@ export interface MinuteRow {
   sendsTopTenthShare: number
   loadavg: number
   loopP99Ms: number
+  /** The load process's own longest loop delay and longest GC pause in the minute (in its latencies). */
+  loopMaxMs: number
+  loadGcMaxMs: number
   events: string[]
 }
 
@@ -453,6 +456,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     sendsTopTenthShare: Number.NaN,
     loadavg: Number.NaN,
     loopP99Ms: Number.NaN,
+    loopMaxMs: Number.NaN,
+    loadGcMaxMs: Number.NaN,
     events: [],
   })
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
@@ -478,6 +483,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   let memberSerial = 0
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
   loop.enable()
+  // This process's GC pauses are in every latency measured while they last.
+  let loadGcMaxMs = 0
+  const loadGc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration > loadGcMaxMs) loadGcMaxMs = e.duration
+  })
+  loadGc.observe({ entryTypes: ['gc'] })
 
   try {
     await admin.start()
@@ -1143,6 +1154,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.loadavg = loadavg()[0]
       // The histogram records the time between two firings of its timer: the delay is past that.
       r.loopP99Ms = Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)
+      r.loopMaxMs = Math.max(0, loop.max / 1e6 - LOOP_RESOLUTION_MS)
+      r.loadGcMaxMs = loadGcMaxMs
+      loadGcMaxMs = 0
       loop.reset()
       o.log(formatRow(r))
     }
@@ -1404,6 +1418,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   } finally {
     stopping = true
     loop.disable()
+    loadGc.disconnect()
     for (const m of members) clearTimeout(m.timer)
     for (const c of clients) c.stop()
     for (const c of dataClients) c.stop()
@@ -1419,11 +1434,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 ms | events |\n' +
+  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 / max ms, GC max ms | events |\n' +
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${r.events.join('; ')} |`
 }
