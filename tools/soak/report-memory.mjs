@@ -11,14 +11,15 @@
 // Long turns: a 5-ms interval timer notes, at each firing, how long it is since the previous one
 // and, over that gap, the main thread's own CPU time and its time waiting for a core (Linux's
 // /proc/thread-self/schedstat, read into a reused buffer) and the loop's active time
-// (`performance.eventLoopUtilization`). A gap of 10 ms or more beyond the period is a long turn,
-// counted as *on-CPU* when the main thread ran for at least half of the delay (the server's own
-// work: with its garbage collection apart, when GC pauses cover at least half of it), *waiting*
-// when it waited for a core for at least half of it (the machine), and *other* otherwise (blocked
-// in a system call, or a mix). Each long turn is classified about a second later, once the GC
-// entries of its time have arrived. SOAK_SERVER_TURNS_FILE=FILE also appends every long turn
-// there, with its start on the monotonic clock in µs (the clock of a CPU profile's samples), for
-// tools/soak/long-turns.ts to set beside a CPU profile.
+// (`performance.eventLoopUtilization`). A gap of 10 ms or more beyond the period, in which the loop
+// was active for at least half of that delay (else the loop sat in epoll and the probe was late),
+// is a long turn, counted as *on-CPU* when the main thread ran for at least half of the delay (the
+// server's own work; its garbage collection apart, when GC pauses cover at least half of it),
+// *waiting* when it waited for a core for at least half of it (the machine), and *other* otherwise
+// (blocked in a system call, or a mix). Each long turn is classified about a second later, once
+// the GC entries of its time have arrived. SOAK_SERVER_TURNS_FILE=FILE also appends every long
+// turn there, with its start on the monotonic clock in µs (the clock of a CPU profile's samples),
+// for tools/soak/long-turns.ts to set beside a CPU profile.
 import { appendFileSync, openSync, readSync } from 'node:fs'
 import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
 import { getHeapSpaceStatistics } from 'node:v8'
@@ -38,7 +39,7 @@ if (file !== undefined && file !== '') {
   let scavengeMs = 0
   let markCompacts = 0
   let markCompactMs = 0
-  /** GC pauses of the last seconds, [start, end) in performance.now() ms, for the long turns. */
+  /** GC pauses of the last seconds (start, end in performance.now() ms, kind), for the long turns. */
   const pauses = []
   const gc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -55,7 +56,7 @@ if (file !== undefined && file !== '') {
         markCompacts++
         markCompactMs += e.duration
       }
-      pauses.push(e.startTime, e.startTime + e.duration)
+      pauses.push(e.startTime, e.startTime + e.duration, kind ?? 0)
     }
   })
   gc.observe({ entryTypes: ['gc'] })
@@ -124,7 +125,7 @@ if (file !== undefined && file !== '') {
   setInterval(tick, TICK_MS).unref()
   const classify = (now) => {
     if (pending.length === 0) {
-      if (pauses.length > 0 && pauses[pauses.length - 1] < now - 5000) pauses.length = 0
+      if (pauses.length > 0 && pauses[pauses.length - 2] < now - 5000) pauses.length = 0
       return
     }
     const keep = []
@@ -135,16 +136,25 @@ if (file !== undefined && file !== '') {
         continue
       }
       let gcIn = 0
-      for (let i = 0; i < pauses.length; i += 2) {
+      // The kinds of the GC pauses inside the turn, or'ed (perf_hooks.constants.NODE_PERFORMANCE_GC_*).
+      let gcKinds = 0
+      for (let i = 0; i < pauses.length; i += 3) {
         const from = Math.max(pauses[i], t.at)
         const to = Math.min(pauses[i + 1], t.at + t.ms)
-        if (to > from) gcIn += to - from
+        if (to > from) {
+          gcIn += to - from
+          gcKinds |= pauses[i + 2]
+        }
       }
       const delay = t.ms - TICK_MS
       let kind = 'other'
-      if (t.cpuMs >= delay / 2) kind = gcIn >= delay / 2 ? 'cpu-gc' : 'cpu'
+      // A loop idle for most of the gap (waiting in epoll) had no long turn: its probe was late.
+      if (t.activeMs < delay / 2) kind = 'late'
+      else if (t.cpuMs >= delay / 2) kind = gcIn >= delay / 2 ? 'cpu-gc' : 'cpu'
       else if (t.waitMs >= delay / 2) kind = 'wait'
-      if (kind === 'cpu') {
+      if (kind === 'late') {
+        // Not counted.
+      } else if (kind === 'cpu') {
         turns.cpu++
         turns.cpuMs += t.ms
         if (t.ms > turns.cpuMaxMs) turns.cpuMaxMs = t.ms
@@ -152,13 +162,13 @@ if (file !== undefined && file !== '') {
       else if (kind === 'wait') turns.wait++
       else turns.other++
       if (turnsFile !== undefined && turnsFile !== '')
-        lines.push(JSON.stringify({ pid: process.pid, kind, gcMs: gcIn, ...t }))
+        lines.push(JSON.stringify({ pid: process.pid, kind, gcMs: gcIn, gcKinds, ...t }))
     }
     pending = keep
     // GC pauses older than every turn still pending are not needed any more.
     const oldest = keep.length > 0 ? keep[0].at : now - 1000
     let drop = 0
-    while (drop < pauses.length && pauses[drop + 1] < oldest) drop += 2
+    while (drop < pauses.length && pauses[drop + 1] < oldest) drop += 3
     if (drop > 0) pauses.splice(0, drop)
     if (lines.length > 0) appendFileSync(turnsFile, `${lines.join('\n')}\n`)
   }
