@@ -2,13 +2,13 @@
 // line to the file named by SOAK_SERVER_MEMORY_FILE with what the soak cannot see from outside:
 // the process's memory (`process.memoryUsage()`: RSS, heap used and total, external, array
 // buffers; the young generation's committed size), its event loop's delay in that second (highest
-// and 99th percentile, the timer resolution taken off), its event-loop utilisation and CPU time (all
+// and 99th percentile of the probe's gaps below, its period taken off), its event-loop utilisation and CPU time (all
 // threads), the garbage collector's pauses in that second (count, total and longest, and apart the
 // scavenges and the mark-compacts), and its long turns (below). The soak reads the lines of each
 // minute, and reads /proc/<pid>/smaps_rollup itself (no cost to this process). The timers are
 // unref'd: they never keep the process alive.
 //
-// Long turns: a 5-ms interval timer notes, at each firing, how long it is since the previous one
+// Long turns: a 10-ms interval timer notes, at each firing, how long it is since the previous one
 // and, over that gap, the main thread's own CPU time and its time waiting for a core (Linux's
 // /proc/thread-self/schedstat, read into a reused buffer) and the loop's active time
 // (`performance.eventLoopUtilization`). A gap of 10 ms or more beyond the period, in which the loop
@@ -21,17 +21,12 @@
 // turn there, with its start on the monotonic clock in µs (the clock of a CPU profile's samples),
 // for tools/soak/long-turns.ts to set beside a CPU profile.
 import { appendFileSync, openSync, readSync } from 'node:fs'
-import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { getHeapSpaceStatistics } from 'node:v8'
 
 const file = process.env.SOAK_SERVER_MEMORY_FILE
 const turnsFile = process.env.SOAK_SERVER_TURNS_FILE
 if (file !== undefined && file !== '') {
-  // The histogram records the time between two firings of a `RESOLUTION_MS` timer, so an idle loop
-  // reads RESOLUTION_MS: the delay is what lies beyond it.
-  const RESOLUTION_MS = 5
-  const loop = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
-  loop.enable()
   let gcCount = 0
   let gcMs = 0
   let gcMaxMs = 0
@@ -61,8 +56,15 @@ if (file !== undefined && file !== '') {
   })
   gc.observe({ entryTypes: ['gc'] })
 
-  const TICK_MS = 5
+  // One probe timer serves both the loop's delay (each gap beyond the period; an idle loop reads
+  // the period) and the long turns, instead of monitorEventLoopDelay's timer beside it: each timer
+  // wakes an idle loop, at some 50–100 µs of CPU a wake-up on this machine's virtual cores. A
+  // 10-ms period catches every turn of 20 ms or more and some of those of 10–20 ms.
+  const TICK_MS = 10
   const LONG_MS = 10
+  /** The delays of this second's probe gaps (ms), for the highest and the 99th percentile. */
+  let delays = new Float64Array(512)
+  let delayCount = 0
   let schedFd
   try {
     schedFd = openSync('/proc/thread-self/schedstat', 'r')
@@ -104,6 +106,12 @@ if (file !== undefined && file !== '') {
   const tick = () => {
     const now = performance.now()
     const gap = now - lastAt
+    if (delayCount === delays.length) {
+      const more = new Float64Array(2 * delays.length)
+      more.set(delays)
+      delays = more
+    }
+    delays[delayCount++] = Math.max(0, gap - TICK_MS)
     readSched()
     const loopNow = performance.eventLoopUtilization()
     if (gap - TICK_MS >= LONG_MS) {
@@ -175,12 +183,15 @@ if (file !== undefined && file !== '') {
 
   let elu = performance.eventLoopUtilization()
   let cpu = process.cpuUsage()
-  const delay = (ns) => (loop.count === 0 ? 0 : Math.max(0, ns / 1e6 - RESOLUTION_MS))
   const write = () => {
     const m = process.memoryUsage()
     const now = performance.eventLoopUtilization()
     const cpuNow = process.cpuUsage()
     classify(performance.now())
+    const seen = delays.subarray(0, delayCount).sort()
+    const loopMax = delayCount === 0 ? 0 : seen[delayCount - 1]
+    const loopP99 = delayCount === 0 ? 0 : seen[Math.min(delayCount - 1, Math.floor(delayCount * 0.99))]
+    delayCount = 0
     let newSpace = 0
     for (const s of getHeapSpaceStatistics()) if (s.space_name === 'new_space') newSpace = s.space_size
     const line = {
@@ -192,8 +203,8 @@ if (file !== undefined && file !== '') {
       newSpace,
       external: m.external,
       arrayBuffers: m.arrayBuffers,
-      loopMaxMs: delay(loop.max),
-      loopP99Ms: delay(loop.percentile(99)),
+      loopMaxMs: loopMax,
+      loopP99Ms: loopP99,
       elu: performance.eventLoopUtilization(now, elu).utilization,
       cpuMs: (cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000,
       gcCount,
@@ -212,7 +223,6 @@ if (file !== undefined && file !== '') {
     }
     elu = now
     cpu = cpuNow
-    loop.reset()
     gcCount = 0
     gcMs = 0
     gcMaxMs = 0

@@ -117,7 +117,7 @@ export interface MinuteRow {
   /** Median of the young generation's committed size (new space). */
   newSpaceMb: number
   /**
-   * The server's long turns in the minute (10 ms or more beyond its 5-ms probe's period, see
+   * The server's long turns in the minute (10 ms or more beyond its 10-ms probe's period, see
    * tools/soak/report-memory.mjs): on the CPU (the server's own work, its GC counted apart), waiting
    * for a core (the machine), other; and the longest on-CPU turn outside GC.
    */
