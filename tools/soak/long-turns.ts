@@ -4,12 +4,15 @@
  * (SOAK_SERVER_CPU_PROF), and attributes the profile's samples that fall inside each long turn.
  *
  *   npx tsx tools/soak/long-turns.ts --turns FILE --profiles DIR [--kinds cpu,cpu-gc] [--top 20]
+ *                                    [--from-s S] [--list]
  *
  * Prints, per process: the long turns by kind (on-CPU, on-CPU in GC, waiting for a core, other),
  * then for the turns of the chosen kinds (default: on-CPU, both) the samples by leaf function, by
  * the innermost function of the server's own sources (src/), by the outermost one (what the loop
  * called: a socket read, a timer, an immediate), and the turns by the innermost src/ function that
- * most of their samples ran in. Both clocks are the monotonic clock in µs.
+ * most of their samples ran in. `--from-s S` leaves out each process's first S seconds (the set-up's
+ * joins, a restart's start-up); `--list` prints every chosen turn with what it ran most. Both
+ * clocks are the monotonic clock in µs.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,6 +21,8 @@ import { parseArgs } from 'node:util'
 interface Turn {
   readonly pid: number
   readonly kind: string
+  /** ms since the process started (performance.now()). */
+  readonly at: number
   readonly hrUs: number
   readonly ms: number
   readonly cpuMs: number
@@ -48,6 +53,8 @@ const { values } = parseArgs({
     profiles: { type: 'string' },
     kinds: { type: 'string', default: 'cpu,cpu-gc' },
     top: { type: 'string', default: '20' },
+    'from-s': { type: 'string', default: '0' },
+    list: { type: 'boolean', default: false },
   },
 })
 if (values.turns === undefined || values.profiles === undefined) {
@@ -56,6 +63,7 @@ if (values.turns === undefined || values.profiles === undefined) {
 }
 const kinds = new Set(values.kinds.split(','))
 const top = Number(values.top)
+const fromMs = 1000 * Number(values['from-s'])
 
 const turns: Turn[] = readFileSync(values.turns, 'utf8')
   .split('\n')
@@ -90,7 +98,7 @@ for (const name of readdirSync(values.profiles).filter(mainThread)) {
   const byKind = new Map<string, number>()
   for (const t of mine) countInto(byKind, t.kind)
   console.log(`\n${name}: ${mine.length} long turns (${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')})`)
-  const chosen = mine.filter((t) => kinds.has(t.kind)).sort((a, b) => a.hrUs - b.hrUs)
+  const chosen = mine.filter((t) => kinds.has(t.kind) && t.at >= fromMs).sort((a, b) => a.hrUs - b.hrUs)
   if (chosen.length === 0) continue
   const ms = chosen.map((t) => t.ms).sort((a, b) => a - b)
   console.log(
@@ -122,8 +130,14 @@ for (const name of readdirSync(values.profiles).filter(mainThread)) {
   let current: Map<string, number> | undefined
   const closeTurn = () => {
     if (current === undefined || current.size === 0) return
-    const [dominant] = [...current].sort((a, b) => b[1] - a[1])[0]
+    const [dominant, n] = [...current].sort((a, b) => b[1] - a[1])[0]
     countInto(turnsBy, dominant)
+    if (values.list) {
+      const c = chosen[k]
+      console.log(
+        `  at ${(c.at / 1000).toFixed(1)} s: ${c.kind} ${c.ms.toFixed(1)} ms (CPU ${c.cpuMs.toFixed(1)}, waiting ${c.waitMs.toFixed(1)}, GC ${c.gcMs.toFixed(1)}): ${dominant} ${n} of ${[...current.values()].reduce((a, b) => a + b, 0)} samples`,
+      )
+    }
   }
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i]
