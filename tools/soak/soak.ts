@@ -16,7 +16,7 @@ import {
 } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
 import { pluginFiles } from '../../test/helpers/kip1331.js'
@@ -109,12 +109,32 @@ export interface MinuteRow {
   /** The server's garbage collection in the minute: longest pause and total. */
   gcMaxMs: number
   gcTotalMs: number
+  /** Scavenges and mark-compacts in the minute: how many, and their pauses' total. */
+  scavenges: number
+  scavengeMs: number
+  markCompacts: number
+  markCompactMs: number
+  /** Median of the young generation's committed size (new space). */
+  newSpaceMb: number
+  /**
+   * The server's long turns in the minute (10 ms or more beyond its 10-ms probe's period, see
+   * tools/soak/report-memory.mjs): on the CPU (the server's own work, its GC counted apart), waiting
+   * for a core (the machine), other; and the longest on-CPU turn outside GC.
+   */
+  longCpu: number
+  longCpuGc: number
+  longWait: number
+  longOther: number
+  longCpuMaxMs: number
   /** Heartbeats sent per 100 ms: the busiest 100 ms, and the share of the minute's sends in its busiest tenth. */
   sendBuckets: Map<number, number>
   sendsMax100ms: number
   sendsTopTenthShare: number
   loadavg: number
   loopP99Ms: number
+  /** The load process's own longest loop delay and longest GC pause in the minute (in its latencies). */
+  loopMaxMs: number
+  loadGcMaxMs: number
   events: string[]
 }
 
@@ -200,6 +220,16 @@ interface ServerSecond {
   readonly gcCount: number
   readonly gcMs: number
   readonly gcMaxMs: number
+  readonly scavenges: number
+  readonly scavengeMs: number
+  readonly markCompacts: number
+  readonly markCompactMs: number
+  readonly newSpace: number
+  readonly longCpu: number
+  readonly longCpuGc: number
+  readonly longWait: number
+  readonly longOther: number
+  readonly longCpuMaxMs: number
 }
 
 /** The anonymous memory of a process in KiB (/proc/<pid>/smaps_rollup), where Linux has it. */
@@ -329,9 +359,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       nodeArgs: [
         '--import',
         './tools/soak/report-memory.mjs',
-        // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process).
+        // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process),
+        // sampled every SOAK_SERVER_CPU_PROF_US µs (default 2000). SOAK_SERVER_TURNS_FILE=FILE (passed
+        // on with the environment) keeps the server's long turns, to set beside the profiles with
+        // tools/soak/long-turns.ts.
         ...(process.env.SOAK_SERVER_CPU_PROF
-          ? ['--cpu-prof', '--cpu-prof-interval', '2000', '--cpu-prof-dir', process.env.SOAK_SERVER_CPU_PROF]
+          ? [
+              '--cpu-prof',
+              '--cpu-prof-interval',
+              process.env.SOAK_SERVER_CPU_PROF_US ?? '2000',
+              '--cpu-prof-dir',
+              process.env.SOAK_SERVER_CPU_PROF,
+            ]
           : []),
       ],
       // Not TOPOGRAPH_*: the server reads those as settings.
@@ -402,11 +441,23 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     serverCpuPerHeartbeatUs: Number.NaN,
     gcMaxMs: Number.NaN,
     gcTotalMs: Number.NaN,
+    scavenges: Number.NaN,
+    scavengeMs: Number.NaN,
+    markCompacts: Number.NaN,
+    markCompactMs: Number.NaN,
+    newSpaceMb: Number.NaN,
+    longCpu: Number.NaN,
+    longCpuGc: Number.NaN,
+    longWait: Number.NaN,
+    longOther: Number.NaN,
+    longCpuMaxMs: Number.NaN,
     sendBuckets: new Map(),
     sendsMax100ms: Number.NaN,
     sendsTopTenthShare: Number.NaN,
     loadavg: Number.NaN,
     loopP99Ms: Number.NaN,
+    loopMaxMs: Number.NaN,
+    loadGcMaxMs: Number.NaN,
     events: [],
   })
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
@@ -432,6 +483,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   let memberSerial = 0
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
   loop.enable()
+  // This process's GC pauses are in every latency measured while they last.
+  let loadGcMaxMs = 0
+  const loadGc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration > loadGcMaxMs) loadGcMaxMs = e.duration
+  })
+  loadGc.observe({ entryTypes: ['gc'] })
 
   try {
     await admin.start()
@@ -1071,6 +1128,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         r.serverElu = median(seconds.map((x) => x.elu))
         r.gcMaxMs = Math.max(...seconds.map((x) => x.gcMaxMs))
         r.gcTotalMs = seconds.reduce((a, x) => a + x.gcMs, 0)
+        const sum = (pick: (x: ServerSecond) => number) => seconds.reduce((a, x) => a + (pick(x) ?? 0), 0)
+        r.scavenges = sum((x) => x.scavenges)
+        r.scavengeMs = sum((x) => x.scavengeMs)
+        r.markCompacts = sum((x) => x.markCompacts)
+        r.markCompactMs = sum((x) => x.markCompactMs)
+        r.newSpaceMb = median(seconds.map((x) => (x.newSpace ?? Number.NaN) / 1048576))
+        r.longCpu = sum((x) => x.longCpu)
+        r.longCpuGc = sum((x) => x.longCpuGc)
+        r.longWait = sum((x) => x.longWait)
+        r.longOther = sum((x) => x.longOther)
+        r.longCpuMaxMs = Math.max(0, ...seconds.map((x) => x.longCpuMaxMs ?? 0))
         if (r.heartbeats > 0)
           r.serverCpuPerHeartbeatUs = (1000 * seconds.reduce((a, x) => a + x.cpuMs, 0)) / r.heartbeats
       }
@@ -1086,6 +1154,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.loadavg = loadavg()[0]
       // The histogram records the time between two firings of its timer: the delay is past that.
       r.loopP99Ms = Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)
+      r.loopMaxMs = Math.max(0, loop.max / 1e6 - LOOP_RESOLUTION_MS)
+      r.loadGcMaxMs = loadGcMaxMs
+      loadGcMaxMs = 0
       loop.reset()
       o.log(formatRow(r))
     }
@@ -1347,6 +1418,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   } finally {
     stopping = true
     loop.disable()
+    loadGc.disconnect()
     for (const m of members) clearTimeout(m.timer)
     for (const c of clients) c.stop()
     for (const c of dataClients) c.stop()
@@ -1362,11 +1434,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 ms | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 / max ms, GC max ms | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${r.events.join('; ')} |`
 }

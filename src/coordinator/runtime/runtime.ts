@@ -146,6 +146,16 @@ interface BatchedWrite<S, R, C> {
 const MAX_BATCH_OPERATIONS = 512
 const MAX_BATCH_RECORDS = 8192
 
+/**
+ * Timer operations started per turn of the event loop. Timers that fall due together (a shard's
+ * members' session timers, armed in the one turn that loaded it, or the timers of members that
+ * came back together after a restart and so heartbeat in step) fire in one timers phase; each
+ * starts a write operation (its queue, its batch, its re-armed timer). Run all at once, 10,000 of
+ * them held the loop for tens of ms, and every request waited (RELIABILITY.md, "Soak"). Beyond this
+ * many, the rest start on the next turns, in the order they fired, with I/O served in between.
+ */
+export const TIMER_OPERATIONS_PER_TURN = 64
+
 /** One shard's batch waiting for the next group commit. */
 interface QueuedAppend extends ShardBatch {
   readonly resolve: () => void
@@ -223,6 +233,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   #closing: Promise<void> | undefined
   /** {@link servingStarted} was called. */
   #serving = false
+  /** Timers that fired and whose operations have not started yet (see TIMER_OPERATIONS_PER_TURN). */
+  #due: ((() => void) | undefined)[] = []
+  #dueHead = 0
+  /** Timer operations started in this turn. */
+  #startedThisTurn = 0
+  /** A zero-delay clock timer: the turn is over when it runs; it starts the next of them. */
+  #dueTimer: TimerHandle | undefined
 
   constructor(options: CoordinatorRuntimeOptions<S, R, C>) {
     const { numShards, compactionIntervalMs } = options
@@ -503,6 +520,11 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   async #doClose(): Promise<void> {
     if (this.#compactionTimer !== undefined) this.#clock.clearTimer(this.#compactionTimer)
     this.#compactionTimer = undefined
+    if (this.#dueTimer !== undefined) this.#clock.clearTimer(this.#dueTimer)
+    this.#dueTimer = undefined
+    this.#due = []
+    this.#dueHead = 0
+    this.#startedThisTurn = 0
     // Writes still pending keep their deadlines until the queues drain.
     for (const ctx of this.#shards) {
       this.#clearTimers(ctx)
@@ -1320,25 +1342,29 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
           return
         }
         entry.fired = true
-        const operation = entry.operation as TimerOperation<R, C>
-        const options = entry.options
-        const retry = options?.retryBackoffMs
-        // Enqueued when it fires; skipped if cancelled or replaced before its turn (as Kafka does).
-        this.#enqueue<void>(ctx.id, key, (_shard, nowMs) => {
-          if (ctx.timers.get(key) !== entry) return NOTHING as CoordinatorResult<R, void, C>
-          ctx.timers.delete(key)
-          disarmed(entry)
-          return operation(nowMs)
-        }).catch((err: unknown) => {
-          if (this.#closing !== undefined || ctx.state !== 'active') return
-          if (retry !== undefined && !ctx.timers.has(key)) {
-            this.#log.info({ shard: ctx.id, timer: key, err }, 'Timer operation failed; retrying')
-            schedule(key, retry, operation, options)
-          } else {
-            this.#log.error({ shard: ctx.id, timer: key, err }, 'Timer operation failed')
-          }
-        })
+        this.#startLater(() => start(key, entry))
       }, delayMs)
+    }
+    /** Starts a fired timer's operation (see {@link TIMER_OPERATIONS_PER_TURN}). */
+    const start = (key: string, entry: TimerEntry): void => {
+      const operation = entry.operation as TimerOperation<R, C>
+      const options = entry.options
+      const retry = options?.retryBackoffMs
+      // Enqueued when it starts; skipped if cancelled or replaced before its turn (as Kafka does).
+      this.#enqueue<void>(ctx.id, key, (_shard, nowMs) => {
+        if (ctx.timers.get(key) !== entry) return NOTHING as CoordinatorResult<R, void, C>
+        ctx.timers.delete(key)
+        disarmed(entry)
+        return operation(nowMs)
+      }).catch((err: unknown) => {
+        if (this.#closing !== undefined || ctx.state !== 'active') return
+        if (retry !== undefined && !ctx.timers.has(key)) {
+          this.#log.info({ shard: ctx.id, timer: key, err }, 'Timer operation failed; retrying')
+          schedule(key, retry, operation, options)
+        } else {
+          this.#log.error({ shard: ctx.id, timer: key, err }, 'Timer operation failed')
+        }
+      })
     }
     return {
       schedule: (key, delayMs, operation, options) => schedule(key, delayMs, operation, options),
@@ -1355,6 +1381,40 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       isScheduled: (key) => ctx.timers.has(key),
       dueMs: (key) => ctx.timers.get(key)?.dueMs,
     }
+  }
+
+  /**
+   * Starts a fired timer's operation: now, unless {@link TIMER_OPERATIONS_PER_TURN} have started in
+   * this turn already; then on a later turn, in firing order.
+   */
+  #startLater(start: () => void): void {
+    if (this.#dueTimer === undefined) this.#dueTimer = this.#clock.setTimer(this.#startDue, 0)
+    if (this.#dueHead === this.#due.length && this.#startedThisTurn < TIMER_OPERATIONS_PER_TURN) {
+      this.#startedThisTurn++
+      start()
+      return
+    }
+    this.#due.push(start)
+  }
+
+  /** A new turn: starts the next of the timer operations waiting, up to the bound. */
+  readonly #startDue = (): void => {
+    this.#dueTimer = undefined
+    this.#startedThisTurn = 0
+    const due = this.#due
+    const end = Math.min(due.length, this.#dueHead + TIMER_OPERATIONS_PER_TURN)
+    while (this.#dueHead < end) {
+      const start = due[this.#dueHead] as () => void
+      due[this.#dueHead++] = undefined
+      this.#startedThisTurn++
+      start()
+    }
+    if (this.#dueHead === due.length) {
+      due.length = 0
+      this.#dueHead = 0
+    }
+    // Armed again while some started: the count of this turn ends when it runs.
+    if (this.#startedThisTurn > 0) this.#dueTimer = this.#clock.setTimer(this.#startDue, 0)
   }
 
   /** Stops and forgets every timer of a shard. */

@@ -10,7 +10,7 @@ import {
   CoordinatorTimeoutError,
   CoordinatorWriteError,
 } from '../../../src/coordinator/runtime/errors.js'
-import { CoordinatorRuntime } from '../../../src/coordinator/runtime/runtime.js'
+import { CoordinatorRuntime, TIMER_OPERATIONS_PER_TURN } from '../../../src/coordinator/runtime/runtime.js'
 import type { TimerOperation, WriteOperation } from '../../../src/coordinator/runtime/types.js'
 import { StorageError } from '../../../src/coordinator/storage/errors.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
@@ -586,6 +586,46 @@ test('timers: a write operation that runs at its due time on the manual clock, r
   assert.equal(ran.length, 2)
   assert.equal(s.clock.pendingTimers, 0)
   await s.runtime.close()
+})
+
+test('timers: of timers that fall due together, at most TIMER_OPERATIONS_PER_TURN start their operations in one turn of the event loop; the rest follow in firing order', async () => {
+  // The system clock: Node fires every timer due in one timers phase, so without the bound every
+  // operation would run before the check phase's immediate below.
+  const store = new MemoryRecordStore()
+  await store.open()
+  const runtime = new CoordinatorRuntime<KvShard, KvRecord>({
+    store,
+    numShards: 1,
+    serde: kvSerde,
+    newShard: (id, timer) => new KvShard(id, timer),
+  })
+  await runtime.load()
+  const n = 3 * TIMER_OPERATIONS_PER_TURN + 5
+  const ran: number[] = []
+  let afterFirstTurn = -1
+  // The runtime's timers are unref'd: this keeps the test's process alive until they have run.
+  const alive = setInterval(() => {}, 1000)
+  const all = new Promise<void>((resolve) => {
+    for (let i = 0; i < n; i++) {
+      runtime.scheduleTimer(0, `session-${i}`, 20, () => {
+        if (ran.length === 0)
+          setImmediate(() => {
+            afterFirstTurn = ran.length
+          })
+        ran.push(i)
+        if (ran.length === n) resolve()
+        return { records: [], response: undefined }
+      })
+    }
+  })
+  await all
+  clearInterval(alive)
+  assert.equal(afterFirstTurn, TIMER_OPERATIONS_PER_TURN)
+  assert.deepEqual(
+    ran,
+    Array.from({ length: n }, (_, i) => i),
+  )
+  await runtime.close()
 })
 
 test('timers: a timer replaced by a later deadline runs once, at the last deadline, with the last operation; one clock timer per key', async () => {
