@@ -14,6 +14,7 @@ import {
 } from '../../src/log/config.js'
 import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
 import { createLogManager } from '../../src/log/manager.js'
+import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import { batchOf, records } from './helpers.js'
 
 test('several log.dirs: partitions spread over them, DescribeLogDirs lists each with its own', async () => {
@@ -313,14 +314,14 @@ test("a deleted partition's cleaner offset does not carry over to a new topic of
     const m = createLogManager(config, { noBackgroundJobs: true })
     await m.open()
     await m.createPartitions('c', 'id-old', 0, 2)
-    const p = m.partition('c', 0)!
+    const p = m.partition('c', 0)! as PartitionLogImpl
     await p.append(batchOf(records(5)), { now: Date.now() })
     await p.store.setCleanerCheckpoint(4)
-    await m.partition('c', 1)!.store.setCleanerCheckpoint(0)
+    await (m.partition('c', 1)! as PartitionLogImpl).store.setCleanerCheckpoint(0)
     await m.deleteTopic('c')
     assert.doesNotMatch(readFileSync(join(root, 'cleaner-offset-checkpoint'), 'utf8'), /^c [01] /m)
     await m.createPartitions('c', 'id-new', 0, 1)
-    assert.equal(m.partition('c', 0)!.store.cleanerCheckpoint(), 0)
+    assert.equal((m.partition('c', 0)! as PartitionLogImpl).store.cleanerCheckpoint(), 0)
     await m.close()
   } finally {
     rmSync(root, { recursive: true, force: true })
@@ -338,7 +339,7 @@ test("a partition made again under a deleted one's name never sits next to its r
     const m = createLogManager(config, { noBackgroundJobs: true })
     await m.open()
     await m.createPartitions('r', 'id-old', 0, 1)
-    const p = m.partition('r', 0)!
+    const p = m.partition('r', 0)! as PartitionLogImpl
     await p.append(batchOf(records(5)), { now: Date.now() })
     await p.flush()
     await m.storage.checkpoint()
