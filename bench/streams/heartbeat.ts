@@ -23,6 +23,7 @@
 import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
 import type { WireClient } from '../../test/server/wire-client.js'
 import { runHeartbeatBench } from '../server/heartbeat-bench.js'
+import { statelessTopology } from './member-shape.js'
 
 const seconds = Number(process.argv[2] ?? 5)
 const runs = Number(process.argv[3] ?? 1)
@@ -52,20 +53,7 @@ interface Member {
   warmup: TaskIds[]
 }
 
-const topology = {
-  epoch: 0,
-  subtopologies: [
-    {
-      subtopologyId: '0',
-      sourceTopics: [TOPIC],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [],
-      copartitionGroups: [],
-    },
-  ],
-}
+const topology = statelessTopology(TOPIC)
 
 function steadyBody(m: Member) {
   return {

@@ -12,20 +12,24 @@ import {
 export const PARTITIONS = 20
 export const TOPIC = 'orders'
 export const APPLICATION = 'order-enricher'
-export const topology = {
-  epoch: 0,
-  subtopologies: [
-    {
-      subtopologyId: '0',
-      sourceTopics: [TOPIC],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [],
-      copartitionGroups: [],
-    },
-  ],
+/** A stateless topology of one subtopology reading `topic` (the streams benchmarks' shape). */
+export function statelessTopology(topic: string) {
+  return {
+    epoch: 0,
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        sourceTopics: [topic],
+        sourceTopicRegex: [],
+        stateChangelogTopics: [],
+        repartitionSinkTopics: [],
+        repartitionSourceTopics: [],
+        copartitionGroups: [],
+      },
+    ],
+  }
 }
+export const topology = statelessTopology(TOPIC)
 
 /** A deterministic stream of bytes for ids (the figures do not depend on the values). */
 let seed = 0x2545f491
