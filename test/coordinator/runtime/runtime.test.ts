@@ -618,6 +618,13 @@ test('timers: of timers that fall due together, at most TIMER_OPERATIONS_PER_TUR
       })
     }
   })
+  // Hold the thread past every deadline, so that all of them are due in the same timers phase
+  // however long the loop above took on a busy machine (timers armed a millisecond apart could
+  // otherwise fall into different phases).
+  const due = Date.now() + 60
+  while (Date.now() < due) {
+    // busy: nothing else may run until every timer is due
+  }
   await all
   clearInterval(alive)
   assert.equal(afterFirstTurn, TIMER_OPERATIONS_PER_TURN)
