@@ -132,9 +132,13 @@ function ensureBetterSqlite3(bin) {
   try {
     for (const part of ['binding.gyp', 'package.json', 'deps', 'src'])
       cpSync(join(pkgDir, part), join(tmp, part), { recursive: true })
+    // node-gyp takes every npm_config_* variable over its own flags: under `npm test` an npmrc's
+    // `nodedir` (set on machines that build against the system Node's headers) would replace
+    // --nodedir and build for the wrong ABI. The build gets none of them.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k)))
     run(bin, [nodeGyp(), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
       cwd: tmp,
-      env: { ...process.env, PATH: `${dirname(bin)}${delimiter}${process.env.PATH}` },
+      env: { ...env, PATH: `${dirname(bin)}${delimiter}${process.env.PATH}` },
     })
     mkdirSync(dir, { recursive: true })
     copyFileSync(join(tmp, 'build', 'Release', 'better_sqlite3.node'), addon)
