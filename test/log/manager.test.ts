@@ -304,15 +304,30 @@ test('a start offset left in the checkpoint for a partition no longer on disk is
   }
 })
 
+/** A log manager on a fresh directory of its own (no background jobs), closed and removed after `fn`. */
+async function withOpenManager(
+  prefix: string,
+  fn: (m: ReturnType<typeof createLogManager>, root: string) => Promise<void>,
+): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  try {
+    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
+    await m.open()
+    try {
+      await fn(m, root)
+    } finally {
+      await m.close()
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
 test("a deleted partition's cleaner offset does not carry over to a new topic of that name", async () => {
   // The cleaner-offset-checkpoint kept a deleted partition's entry: a compacted topic created again
   // under the same name took the old topic's cleaned-up-to offset as its own, and the cleaner
   // treated the new log below it as already compacted.
-  const root = mkdtempSync(join(tmpdir(), 'topograph-forget-cleaner-'))
-  try {
-    const config = { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }
-    const m = createLogManager(config, { noBackgroundJobs: true })
-    await m.open()
+  await withOpenManager('topograph-forget-cleaner-', async (m, root) => {
     await m.createPartitions('c', 'id-old', 0, 2)
     const p = m.partition('c', 0)! as PartitionLogImpl
     await p.append(batchOf(records(5)), { now: Date.now() })
@@ -322,10 +337,7 @@ test("a deleted partition's cleaner offset does not carry over to a new topic of
     assert.doesNotMatch(readFileSync(join(root, 'cleaner-offset-checkpoint'), 'utf8'), /^c [01] /m)
     await m.createPartitions('c', 'id-new', 0, 1)
     assert.equal((m.partition('c', 0)! as PartitionLogImpl).store.cleanerCheckpoint(), 0)
-    await m.close()
-  } finally {
-    rmSync(root, { recursive: true, force: true })
-  }
+  })
 })
 
 test("a partition made again under a deleted one's name never sits next to its recovery point", async () => {
@@ -333,11 +345,7 @@ test("a partition made again under a deleted one's name never sits next to its r
   // next periodic checkpoint. A crash after a topic of that name was created again left the new
   // log next to the old log's recovery point, and recovery would not have scanned the new log's
   // segments below it. What the files hold right after the re-creation is what such a crash leaves.
-  const root = mkdtempSync(join(tmpdir(), 'topograph-forget-recovery-'))
-  try {
-    const config = { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }
-    const m = createLogManager(config, { noBackgroundJobs: true })
-    await m.open()
+  await withOpenManager('topograph-forget-recovery-', async (m, root) => {
     await m.createPartitions('r', 'id-old', 0, 1)
     const p = m.partition('r', 0)! as PartitionLogImpl
     await p.append(batchOf(records(5)), { now: Date.now() })
@@ -348,10 +356,7 @@ test("a partition made again under a deleted one's name never sits next to its r
     await m.deleteTopic('r')
     await m.createPartitions('r', 'id-new', 0, 1)
     assert.doesNotMatch(readFileSync(file, 'utf8'), /^r 0 /m)
-    await m.close()
-  } finally {
-    rmSync(root, { recursive: true, force: true })
-  }
+  })
 })
 
 test('deleting a topic of many partitions keeps the event loop turning', async () => {
