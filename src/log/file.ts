@@ -408,6 +408,9 @@ class FilePartitionStore implements PartitionStore {
     // partitions (32 at a time), each new one four new inodes (its directory, two small files with
     // their fsyncs, the segment file), and creating an inode alone takes about a millisecond on a
     // busy disk. Only a recovery scan of existing segments reads in the caller's turn (at start).
+    // A deleted partition of this name may still be being renamed away (its directory is taken out
+    // off the event loop): this partition's directory is looked at only once that rename is done.
+    await this.#storage.renamedAway(this.#dir)
     let names = await readdirIfAny(fs, this.#dir)
     if (names === null) {
       await this.#storage.logStartWritten(this.#tp)
@@ -1163,8 +1166,8 @@ class FilePartitionStore implements PartitionStore {
     return this.#storage.readCleanerCheckpoint(this.#tp) ?? 0
   }
 
-  async setCleanerCheckpoint(offset: number): Promise<void> {
-    this.#storage.writeCleanerCheckpoint(this.#tp, offset)
+  setCleanerCheckpoint(offset: number): Promise<void> {
+    return this.#storage.writeCleanerCheckpoint(this.#tp, offset)
   }
 
   async flush(): Promise<void> {
@@ -1239,15 +1242,13 @@ class FilePartitionStore implements PartitionStore {
     }
     this.#segments = []
     const forgotten = this.#storage.forget(this.#tp)
-    if (this.#fs.existsSync(this.#dir)) {
-      const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
-      // The rename happens in the caller's turn (the partition's name is free for a new topic at
-      // once); the tree goes off the event loop, a few at a time: a DeleteTopics of thousands of
-      // partitions must not hold every connection, nor fill the threadpool's queue ahead of other
-      // file work. A tree left by a crash is removed when the storage opens (`-delete`).
-      this.#fs.renameSync(this.#dir, doomed)
-      await this.#storage.removeTree(doomed)
-    }
+    const doomed = `${this.#dir}.${Date.now().toString(36)}-delete`
+    // The directory is renamed away on the threadpool, and a new partition of this name opens only
+    // once that is done (renamedAway); the tree then goes off the event loop, a few at a time: a
+    // DeleteTopics of thousands of partitions must hold no connection, nor fill the threadpool's
+    // queue ahead of other file work. A tree left by a crash is removed when the storage opens
+    // (`-delete`); a directory a crash left under its own name, as a stray partition.
+    if (await this.#storage.renameAway(this.#dir, doomed)) await this.#storage.removeTree(doomed)
     await forgotten
   }
 }
@@ -1272,6 +1273,11 @@ export class FileLogStorage implements LogStorage {
   /** Each directory's recovery-point and log-start-offset checkpoint files. */
   readonly #recoveryFiles: CheckpointFile[]
   readonly #logStartFiles: CheckpointFile[]
+  /** Each directory's cleaner offsets (cleaner-offset-checkpoint), kept here and written off the loop. */
+  readonly #cleanerOffsets: Map<string, number>[] = []
+  readonly #cleanerFiles: CheckpointFile[]
+  /** Deleted partitions' directories being renamed away, by path (see renameAway). */
+  readonly #renaming = new Map<string, Promise<void>>()
   /** The last checkpoint() (see there). */
   #checkpoints: Promise<void> = Promise.resolve()
   /** The lock on each directory's `.lock` while the storage is open. */
@@ -1294,6 +1300,12 @@ export class FileLogStorage implements LogStorage {
     this.#logStartFiles = this.#dirs.map(
       (dir, i) =>
         new CheckpointFile(this.#fs, join(dir, LOG_START_FILE), () => formatCheckpoint(this.#logStarts[i])),
+    )
+    this.#cleanerFiles = this.#dirs.map(
+      (dir, i) =>
+        new CheckpointFile(this.#fs, join(dir, CLEANER_FILE), () =>
+          formatCheckpoint(this.#cleanerOffsets[i]),
+        ),
     )
   }
 
@@ -1320,12 +1332,13 @@ export class FileLogStorage implements LogStorage {
       }
       for (const p of partitions) this.#placement.set(p, i)
       // Entries of partitions not on disk are a deleted partition's whose removal from the file a
-      // crash cut short (forget writes it after the rename): a new partition of that name starts
-      // from nothing.
+      // crash cut short (forget writes it while the directory is renamed away): a new partition of
+      // that name starts from nothing.
       const onDisk = new Set(partitions)
       const known = (m: Map<string, number>) => new Map([...m].filter(([tp]) => onDisk.has(tp)))
       this.#recoveryPoints[i] = known(this.#readCheckpoint(join(dir, RECOVERY_POINT_FILE)))
       this.#logStarts[i] = known(this.#readCheckpoint(join(dir, LOG_START_FILE)))
+      this.#cleanerOffsets[i] = known(this.#readCheckpoint(join(dir, CLEANER_FILE)))
     }
     this.#cleanShutdown = clean || !anyData
     return { cleanShutdown: this.#cleanShutdown }
@@ -1476,7 +1489,39 @@ export class FileLogStorage implements LogStorage {
    */
   logStartWritten(tp: string): Promise<void> {
     const i = this.dirIndexOf(...splitTp(tp))
-    return Promise.all([this.#logStartFiles[i].settled(), this.#recoveryFiles[i].settled()]).then(() => {})
+    return Promise.all([
+      this.#logStartFiles[i].settled(),
+      this.#recoveryFiles[i].settled(),
+      this.#cleanerFiles[i].settled(),
+    ]).then(() => {})
+  }
+
+  /**
+   * Renames a deleted partition's directory away on the threadpool; resolves whether there was one.
+   * Until it settles, renamedAway(dir) waits: the name is not reused under a directory still there.
+   */
+  renameAway(dir: string, to: string): Promise<boolean> {
+    const done = call((cb) => this.#fs.rename(dir, to, cb)).then(
+      () => true,
+      (e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false
+        throw e
+      },
+    )
+    const settled = done.then(
+      () => {},
+      () => {},
+    )
+    this.#renaming.set(dir, settled)
+    void settled.then(() => {
+      if (this.#renaming.get(dir) === settled) this.#renaming.delete(dir)
+    })
+    return done
+  }
+
+  /** Settles once no rename of `dir` away (a deleted partition's) is in flight. */
+  renamedAway(dir: string): Promise<void> {
+    return this.#renaming.get(dir) ?? Promise.resolve()
   }
 
   /** Writes the recovery-point checkpoints (log.flush.offset.checkpoint.interval.ms, and at close). */
@@ -1496,15 +1541,14 @@ export class FileLogStorage implements LogStorage {
 
   /** Cleaner offset checkpoints (where each compacted log's clean part ends). */
   readCleanerCheckpoint(tp: string): number | undefined {
-    const i = this.dirIndexOf(...splitTp(tp))
-    return this.#readCheckpoint(join(this.#dirs[i], CLEANER_FILE)).get(tp)
+    return this.#cleanerOffsets[this.dirIndexOf(...splitTp(tp))].get(tp)
   }
 
-  writeCleanerCheckpoint(tp: string, offset: number): void {
+  /** Sets where a compacted log's clean part ends; settles once the file holds it (off the event loop). */
+  writeCleanerCheckpoint(tp: string, offset: number): Promise<void> {
     const i = this.dirIndexOf(...splitTp(tp))
-    const m = this.#readCheckpoint(join(this.#dirs[i], CLEANER_FILE))
-    m.set(tp, offset)
-    writeFileAtomic(this.#fs, join(this.#dirs[i], CLEANER_FILE), formatCheckpoint(m))
+    this.#cleanerOffsets[i].set(tp, offset)
+    return this.#cleanerFiles[i].write()
   }
 
   /**
@@ -1518,17 +1562,13 @@ export class FileLogStorage implements LogStorage {
     const hadRecoveryPoint = this.#recoveryPoints[i].delete(tp)
     this.#placement.delete(tp)
     this.#recoveryDirty = true
-    // The cleaner's entry goes before the directory is renamed away, so that a compacted topic made
-    // again under this name never takes the old log's cleaned-up-to offset. Only a partition the
-    // cleaner has compacted has one; the file is small and written at once, as the cleaner writes it.
-    const cleanerFile = join(this.#dirs[i], CLEANER_FILE)
-    const cleaned = this.#readCheckpoint(cleanerFile)
-    if (cleaned.delete(tp)) writeFileAtomic(this.#fs, cleanerFile, formatCheckpoint(cleaned))
-    // The recovery point goes from its file now too (off the event loop), not at the next periodic
-    // checkpoint: a new partition of this name waits for both files (logStartWritten), so that a
-    // crash never leaves it next to the old log's recovery point, below which recovery would not
-    // scan the new log's segments.
+    // The cleaner's entry and the recovery point go from their files now (off the event loop), not
+    // at the next periodic checkpoint: a new partition of this name waits for every file
+    // (logStartWritten), so that a crash never leaves it next to the old log's cleaned-up-to offset
+    // (the cleaner would take the new log below it as compacted) or its recovery point (recovery
+    // would not scan the new log's segments below it).
     const writes: Promise<void>[] = []
+    if (this.#cleanerOffsets[i].delete(tp)) writes.push(this.#cleanerFiles[i].write())
     if (hadRecoveryPoint) writes.push(this.#recoveryFiles[i].write())
     if (this.#logStarts[i].delete(tp)) writes.push(this.#logStartFiles[i].write())
     return Promise.all(writes).then(() => {})
@@ -1558,7 +1598,8 @@ export class FileLogStorage implements LogStorage {
   async close(): Promise<void> {
     this.#recoveryDirty = true
     await this.checkpoint()
-    await Promise.all(this.#logStartFiles.map((f) => f.settled()))
+    await Promise.all([...this.#renaming.values()])
+    await Promise.all([...this.#logStartFiles, ...this.#cleanerFiles].map((f) => f.settled()))
     for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
     this.#releaseLocks()
   }
