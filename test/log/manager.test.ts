@@ -248,6 +248,33 @@ test('creating partitions makes no file call on the event loop', async () => {
   }
 })
 
+/**
+ * A log manager on a fresh directory of its own (no background jobs, file calls through `fs` when
+ * given), closed and removed after `fn`.
+ */
+async function withOpenManager(
+  prefix: string,
+  fn: (m: ReturnType<typeof createLogManager>, root: string) => Promise<void>,
+  fs?: FileLayer,
+): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  try {
+    const storage = fs === undefined ? undefined : new FileLogStorage([root], { fs })
+    const m = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] },
+      { ...(storage === undefined ? {} : { storage }), noBackgroundJobs: true },
+    )
+    await m.open()
+    try {
+      await fn(m, root)
+    } finally {
+      await m.close()
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
 test('deleting partitions whose start offset moved writes no checkpoint on the event loop', async () => {
   // A deleted partition's entry left the log-start-offset checkpoint with a synchronous write and
   // fsync of the whole file, once per partition in the caller's turn: a DeleteTopics of a topic
@@ -285,47 +312,40 @@ test('deleting compacted partitions renames and writes no file on the event loop
   // A deletion renamed each partition's directory, and read and rewrote the cleaner offset
   // checkpoint, with synchronous calls in the caller's turn: 30–50 ms on a CPU for a DeleteTopics
   // of 1,000 partitions, seen by every connection. Counted, not timed.
-  const root = mkdtempSync(join(tmpdir(), 'topograph-del-sync-'))
   const { layer, during } = countingLayer()
-  try {
-    const config = { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }
-    const m = createLogManager(config, {
-      storage: new FileLogStorage([root], { fs: layer }),
-      noBackgroundJobs: true,
-    })
-    await m.open()
-    const count = 40
-    await m.createPartitions('kept', 'id-kept', 0, 1)
-    await (m.partition('kept', 0)! as PartitionLogImpl).store.setCleanerCheckpoint(7)
-    await m.createPartitions('compacted', 'id-old', 0, count)
-    for (let i = 0; i < count; i++) {
-      const p = m.partition('compacted', i)! as PartitionLogImpl
-      await p.append(batchOf(records(3)), { now: Date.now() })
-      await p.store.setCleanerCheckpoint(2)
-    }
-    const seen = await during(() => m.deleteTopic('compacted'))
-    // Closing a segment's descriptor is the one call left in the caller's turn: it does no I/O.
-    const { closeSync = 0, ...others } = seen.calls
-    assert.deepEqual(others, {}, 'synchronous file calls while the topic was deleted')
-    assert.ok(closeSync <= count, `${closeSync} descriptors closed`)
-    assert.deepEqual(
-      readdirSync(root).filter((n) => n.startsWith('compacted')),
-      [],
-    )
-    // The file holds the other partition's entry and none of the deleted ones.
-    const cleaner = readFileSync(join(root, 'cleaner-offset-checkpoint'), 'utf8')
-    assert.match(cleaner, /^kept 0 7$/m)
-    assert.doesNotMatch(cleaner, /^compacted /m)
-    await m.close()
-  } finally {
-    rmSync(root, { recursive: true, force: true })
-  }
+  await withOpenManager(
+    'topograph-del-sync-',
+    async (m, root) => {
+      const count = 40
+      await m.createPartitions('kept', 'id-kept', 0, 1)
+      await (m.partition('kept', 0)! as PartitionLogImpl).store.setCleanerCheckpoint(7)
+      await m.createPartitions('compacted', 'id-old', 0, count)
+      for (let i = 0; i < count; i++) {
+        const p = m.partition('compacted', i)! as PartitionLogImpl
+        await p.append(batchOf(records(3)), { now: Date.now() })
+        await p.store.setCleanerCheckpoint(2)
+      }
+      const seen = await during(() => m.deleteTopic('compacted'))
+      // Closing a segment's descriptor is the one call left in the caller's turn: it does no I/O.
+      const { closeSync = 0, ...others } = seen.calls
+      assert.deepEqual(others, {}, 'synchronous file calls while the topic was deleted')
+      assert.ok(closeSync <= count, `${closeSync} descriptors closed`)
+      assert.deepEqual(
+        readdirSync(root).filter((n) => n.startsWith('compacted')),
+        [],
+      )
+      // The file holds the other partition's entry and none of the deleted ones.
+      const cleaner = readFileSync(join(root, 'cleaner-offset-checkpoint'), 'utf8')
+      assert.match(cleaner, /^kept 0 7$/m)
+      assert.doesNotMatch(cleaner, /^compacted /m)
+    },
+    layer,
+  )
 })
 
 test('a topic made again while the old directory is still being renamed away opens empty', async () => {
   // The rename of a deleted partition's directory runs on the threadpool: a partition of the same
   // name created meanwhile must not open the old directory's segments as its own.
-  const root = mkdtempSync(join(tmpdir(), 'topograph-del-rename-'))
   let release: () => void = () => {}
   const held = new Promise<void>((r) => {
     release = r
@@ -338,29 +358,25 @@ test('a topic made again while the old directory is still being renamed away ope
     },
   }
   try {
-    const config = { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }
-    const m = createLogManager(config, {
-      storage: new FileLogStorage([root], { fs: layer }),
-      noBackgroundJobs: true,
-    })
-    await m.open()
-    await m.createPartitions('t', 'id-old', 0, 1)
-    await m.partition('t', 0)!.append(batchOf(records(5)), { now: Date.now() })
-    const deleted = m.deleteTopic('t', { untilRemoved: false })
-    await deleted
-    const again = m.createPartitions('t', 'id-new', 0, 1)
-    // The new partition waits for the rename: nothing of it is open yet.
-    await new Promise((r) => setTimeout(r, 50))
-    assert.equal(m.partition('t', 0), undefined)
-    release()
-    await again
-    assert.equal(m.partition('t', 0)!.topicId, 'id-new')
-    assert.equal(m.partition('t', 0)!.logEndOffset, 0)
-    await m.close()
-    await assertOpensEmpty(root, 't', 'id-new')
+    await withOpenManager(
+      'topograph-del-rename-',
+      async (m) => {
+        await m.createPartitions('t', 'id-old', 0, 1)
+        await m.partition('t', 0)!.append(batchOf(records(5)), { now: Date.now() })
+        await m.deleteTopic('t', { untilRemoved: false })
+        const again = m.createPartitions('t', 'id-new', 0, 1)
+        // The new partition waits for the rename: nothing of it is open yet.
+        await new Promise((r) => setTimeout(r, 50))
+        assert.equal(m.partition('t', 0), undefined)
+        release()
+        await again
+        assert.equal(m.partition('t', 0)!.topicId, 'id-new')
+        assert.equal(m.partition('t', 0)!.logEndOffset, 0)
+      },
+      layer,
+    )
   } finally {
     release()
-    rmSync(root, { recursive: true, force: true })
   }
 })
 
@@ -386,25 +402,6 @@ test('a start offset left in the checkpoint for a partition no longer on disk is
     rmSync(root, { recursive: true, force: true })
   }
 })
-
-/** A log manager on a fresh directory of its own (no background jobs), closed and removed after `fn`. */
-async function withOpenManager(
-  prefix: string,
-  fn: (m: ReturnType<typeof createLogManager>, root: string) => Promise<void>,
-): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), prefix))
-  try {
-    const m = createLogManager({ ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [root] }, { noBackgroundJobs: true })
-    await m.open()
-    try {
-      await fn(m, root)
-    } finally {
-      await m.close()
-    }
-  } finally {
-    rmSync(root, { recursive: true, force: true })
-  }
-}
 
 test("a deleted partition's cleaner offset does not carry over to a new topic of that name", async () => {
   // The cleaner-offset-checkpoint kept a deleted partition's entry: a compacted topic created again
