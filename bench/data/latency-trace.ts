@@ -16,14 +16,13 @@
 // bench/server/gc-reasons.ts counts them.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
-import v8 from 'node:v8'
 import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { produceRequest } from '../../test/helpers/data-plane.js'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { profiled } from '../server/load.js'
 import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
-import { observeGc, type TraceEvent } from '../server/gc-events.js'
+import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
 const rate = Number(process.argv[2] ?? 4370)
 const seconds = Number(process.argv[3] ?? 4)
@@ -179,28 +178,21 @@ for (let run = 0; run < runs; run++) {
   events.length = 0
   calls.clear()
   readHistogram.fill(0)
-  if (process.env.BENCH_TRACE_GC === '1') {
-    console.log(`latency run ${run + 1} begins`)
-    v8.setFlagsFromString('--trace-gc')
-    v8.setFlagsFromString('--trace-incremental-marking')
-  }
-  const m = await profiled(`latency-run${run + 1}`, () =>
-    latencyLoad({
-      port,
-      produceFrame: frame,
-      batchAt: recordsAt,
-      stampAt,
-      topic: TOPIC,
-      fromOffset: log.logEndOffset,
-      rate,
-      seconds,
-      slowMs: SLOW_MS,
-    }),
+  const m = await traceGcDuring(run + 1, () =>
+    profiled(`latency-run${run + 1}`, () =>
+      latencyLoad({
+        port,
+        produceFrame: frame,
+        batchAt: recordsAt,
+        stampAt,
+        topic: TOPIC,
+        fromOffset: log.logEndOffset,
+        rate,
+        seconds,
+        slowMs: SLOW_MS,
+      }),
+    ),
   )
-  if (process.env.BENCH_TRACE_GC === '1') {
-    v8.setFlagsFromString('--no-trace-gc')
-    v8.setFlagsFromString('--no-trace-incremental-marking')
-  }
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
   const stalls = events.filter((e) => e.what === 'event loop stalled')
   const gcs = events.filter((e) => e.what.startsWith('GC'))

@@ -8,6 +8,10 @@
 // request's CPU over sockets is the connection's (reads, framing, the socket writes).
 //
 //   node --import tsx bench/server/commit-cpu.ts [memory|sqlite] [one|streams] [seconds=3] [coordinator|request]
+//
+// BENCH_ALLOCATIONS=1 also prints the bytes allocated per commit and the functions that allocated
+// them most (V8's sampling heap profiler, one sample per 4 KiB, objects the GC has taken counted
+// too): unlike CPU time, the machine's load does not change them.
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { serverModule } from './target.js'
@@ -45,6 +49,44 @@ const commitOnce = async (): Promise<boolean> => {
   const answered = result.kind === 'pending' ? await result.promise : result
   return answered.kind === 'response'
 }
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  selfSize: number
+  children: ProfileNode[]
+}
+/** Runs `work` under the sampling heap profiler when BENCH_ALLOCATIONS=1 and prints what it allocated. */
+async function allocationsOf<T extends { commits: number }>(work: () => Promise<T>): Promise<T> {
+  if (process.env.BENCH_ALLOCATIONS !== '1') return work()
+  const { Session } = await import('node:inspector/promises')
+  const session = new Session()
+  session.connect()
+  await session.post('HeapProfiler.enable')
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never)
+  const result = await work()
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as {
+    profile: { head: ProfileNode }
+  }
+  session.disconnect()
+  const bySite = new Map<string, number>()
+  let total = 0
+  const walk = (n: ProfileNode) => {
+    const url = n.callFrame.url.replace(/^.*\/(src|node_modules|bench)\//, '$1/')
+    const site = `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`
+    bySite.set(site, (bySite.get(site) ?? 0) + n.selfSize)
+    total += n.selfSize
+    for (const c of n.children) walk(c)
+  }
+  walk(profile.head)
+  console.log(`${(total / result.commits).toFixed(0)} bytes allocated per commit (sampled); most by:`)
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    console.log(`  ${(bytes / result.commits).toFixed(0).padStart(6)} B  ${site}`)
+  return result
+}
+
 const run = async (ms: number): Promise<{ commits: number; cpuUs: number }> => {
   const cpu0 = process.cpuUsage()
   const end = performance.now() + ms
@@ -58,7 +100,7 @@ const run = async (ms: number): Promise<{ commits: number; cpuUs: number }> => {
   return { commits, cpuUs: cpu.user + cpu.system }
 }
 await run(1000)
-const { commits, cpuUs } = await run(seconds * 1000)
+const { commits, cpuUs } = await allocationsOf(() => run(seconds * 1000))
 console.log(
   `${storage}, ${shape} (${offsets} offsets), ${stage}: ${Math.round(commits / seconds).toLocaleString('en')} commits/s, ${(cpuUs / commits).toFixed(1)} µs CPU/commit, ${(cpuUs / commits / offsets).toFixed(2)} µs CPU/offset`,
 )

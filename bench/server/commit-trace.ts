@@ -1,25 +1,38 @@
 // Where the OffsetCommit latency tail at half load comes from: requests.ts's one-group commit
-// (2 topics × 3 partitions; `streams`: the Streams-shaped one) against one Topograph server, first closed loop for `fill-seconds` (as
-// the throughput run before the half-load run of requests.ts fills the store), then open loop at
-// `rate` requests a second (`half`: half of what the closed loop reached) while the server process records, on one clock with the load's send
-// stamps, every event-loop stall (a 1 ms interval timer that fired more than 4 ms late), every
-// garbage collection and every store write that took more than 2 ms. The slow requests are grouped
-// into episodes (sent within 5 ms of each other) and each episode is printed with what the server
-// was doing from 50 ms before its first send to its last answer. Each run also reports the full
-// (mark-sweep-compact) collections and the page faults per request, which the machine's load does
-// not change.
+// (2 topics × 3 partitions; `streams`: the Streams-shaped one) against one Topograph server, first
+// closed loop for `fill-seconds` (as the throughput run before the half-load run of requests.ts
+// fills the store), then open loop at `rate` requests a second (`half`: half of what the closed loop
+// reached) while the server process records, on one clock with the load's send stamps, every
+// event-loop stall (a 1 ms interval timer that fired more than 4 ms late, with the main thread's
+// time on a CPU and waiting for one in it, from its schedstat), every garbage collection and every
+// store write that took more than 2 ms. The slow requests are grouped into episodes (sent within
+// 5 ms of each other) and each episode is printed with what the server was doing from 50 ms before
+// its first send to its last answer.
+//
+// Each run also reports what the machine's load does not change: the collections by kind, the page
+// faults per request, the stalls' own CPU time, the heap a commit leaves behind (the heap after a
+// full collection, after the run less before it, per answered request) and, with memory storage,
+// the log's compactions.
 //
 //   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams]
 //
-// TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts).
+// TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts). BENCH_TRACE_GC=1 prints
+// V8's --trace-gc and --trace-incremental-marking lines of each run (bench/server/gc-reasons.ts
+// counts them by kind and reason). BENCH_BESIDE=1 runs the other engine's server in the same process
+// too, filled the same way and loaded at half its rate just before each traced run, as requests.ts
+// runs its SQLite server's half-load run before its memory server's.
+import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
+import v8 from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
+import { observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
 import { fmt, rps, runLoad } from './load.js'
 import { serverBuild } from './target.js'
-import { observeGc, type TraceEvent } from './gc-events.js'
+import { mainThreadStat } from './thread-stat.js'
 
-const storage = process.argv[2] ?? 'memory'
+const storage = (process.argv[2] ?? 'memory') as 'sqlite' | 'memory'
 const rateArg = process.argv[3] ?? 'half'
 const seconds = Number(process.argv[4] ?? 4)
 const runs = Number(process.argv[5] ?? 3)
@@ -42,17 +55,28 @@ const epoch = () => performance.timeOrigin + performance.now()
 // Store writes: the engine's append and group commit, timed around the promise.
 /** The longest time one store write held the event loop in the current run. */
 const loopHeld = { ms: 0, cpuMs: 0 }
+/** Compactions of the memory engine's logs in the current run (a shard's record count fell). */
+let compactions = 0
 const base = serverBuild === 'dist' ? '../../dist/src/coordinator/storage/' : '../../src/coordinator/storage/'
+type Usage = { records: number }
 const engine = (
   storage === 'memory'
     ? (await import(`${base}memory.js`)).MemoryRecordStore
     : (await import(`${base}sqlite.js`)).SqliteRecordStore
 ) as {
-  prototype: Record<string, (...a: unknown[]) => Promise<void>>
+  prototype: Record<string, (...a: unknown[]) => Promise<void>> & { usage?: (shard: number) => Usage }
 }
+const usage = engine.prototype.usage
 for (const method of ['append', 'appendBatches']) {
   const original = engine.prototype[method]
   engine.prototype[method] = async function (this: unknown, ...args: unknown[]) {
+    const shards =
+      method === 'append' ? [args[0] as number] : (args[0] as { shard: number }[]).map((b) => b.shard)
+    const added =
+      method === 'append'
+        ? [(args[1] as unknown[]).length]
+        : (args[0] as { records: unknown[] }[]).map((b) => b.records.length)
+    const before = usage === undefined ? [] : shards.map((shard) => usage.call(this, shard).records)
     const at = epoch()
     const cpu = process.cpuUsage()
     try {
@@ -65,14 +89,16 @@ for (const method of ['append', 'appendBatches']) {
       const heldCpu = (used.user + used.system) / 1000
       if (held > loopHeld.ms) loopHeld.ms = held
       if (heldCpu > loopHeld.cpuMs) loopHeld.cpuMs = heldCpu
+      // The memory engine appends (and compacts) before its promise: a log that holds fewer
+      // records than before plus the appended ones was compacted.
+      if (usage !== undefined)
+        for (let i = 0; i < shards.length; i++)
+          if (usage.call(this, shards[i]).records < before[i] + added[i]) compactions++
       return await pending
     } finally {
       const ms = epoch() - at
       if (ms > 2) {
-        const n =
-          method === 'append'
-            ? (args[1] as unknown[]).length
-            : (args[0] as { records: unknown[] }[]).reduce((a, b) => a + b.records.length, 0)
+        const n = added.reduce((a, b) => a + b, 0)
         const used = process.cpuUsage(cpu)
         const onCpu = ((used.user + used.system) / 1000).toFixed(1)
         events.push({ at, ms, what: `store ${method} of ${n} records, ${onCpu} ms on CPU` })
@@ -81,58 +107,125 @@ for (const method of ['append', 'appendBatches']) {
   }
 }
 
-const bench = await startBenchServer(storage)
-const port = bench.server.address.port
 const frame = requestFrame(8, 9, 1, shape === 'streams' ? streamsCommitBody : offsetCommitBody)
-const spec = { port, frames: [frame], warmupSeconds: 1, connections: 4, depth: 16 }
+const spec = { frames: [frame], warmupSeconds: 1, connections: 4, depth: 16 }
 
-let rate = Number(rateArg)
-if (fillSeconds > 0 || rateArg === 'half') {
-  const fill = await runLoad({ ...spec, seconds: Math.max(1, fillSeconds) })
-  if (rateArg === 'half') rate = rps(fill) / 2
-  console.log(
-    `fill: ${fmt(rps(fill))} req/s closed loop for ${fillSeconds} s, ${f1(fill.cpuUsPerRequest)} µs CPU/req`,
-  )
+/** A server filled closed loop for `fillSeconds`; its half-load rate is half of what that reached. */
+async function filled(kind: 'sqlite' | 'memory') {
+  const bench = await startBenchServer(kind)
+  const port = bench.server.address.port
+  let half = 0
+  if (fillSeconds > 0 || rateArg === 'half') {
+    const fill = await runLoad({ ...spec, port, seconds: Math.max(1, fillSeconds) })
+    half = rps(fill) / 2
+    console.log(
+      `fill (${kind}): ${fmt(rps(fill))} req/s closed loop for ${fillSeconds} s, ${f1(fill.cpuUsPerRequest)} µs CPU/req`,
+    )
+  }
+  return { bench, port, half }
 }
 
-// A stall is either the server's own work (its CPU time grew by about the stall's length) or the
-// process waiting for a core (the machine is shared): the CPU time tells them apart.
+const other =
+  process.env.BENCH_BESIDE === '1' ? await filled(storage === 'memory' ? 'sqlite' : 'memory') : undefined
+const traced = await filled(storage)
+const port = traced.port
+const rate = rateArg === 'half' ? traced.half : Number(rateArg)
+
+// Event-loop stalls. The main thread's schedstat tells its own work (on a CPU) from the machine
+// taking the core away (waiting for a CPU); the rest of a stall it was blocked (a page fault's I/O,
+// a lock, a GC helper thread it waited for).
 let last = epoch()
-let lastCpu = process.cpuUsage()
+let lastStat = mainThreadStat()
+interface Stall {
+  readonly at: number
+  readonly ms: number
+  readonly onCpuMs: number
+  readonly waitingMs: number
+}
+const stalls: Stall[] = []
 const tick = setInterval(() => {
   const now = epoch()
+  const stat = mainThreadStat()
   if (now - last > 4) {
-    const cpu = process.cpuUsage(lastCpu)
-    const busy = (cpu.user + cpu.system) / 1000
-    events.push({ at: last, ms: now - last, what: `event loop stalled, ${busy.toFixed(1)} ms on CPU` })
+    const onCpuMs = stat === null || lastStat === null ? Number.NaN : (stat.onCpu - lastStat.onCpu) / 1e6
+    const waitingMs =
+      stat === null || lastStat === null ? Number.NaN : (stat.waiting - lastStat.waiting) / 1e6
+    stalls.push({ at: last, ms: now - last, onCpuMs, waitingMs })
+    events.push({
+      at: last,
+      ms: now - last,
+      what: `event loop stalled, ${f1(onCpuMs)} ms on CPU, ${f1(waitingMs)} ms waiting for a CPU`,
+    })
   }
   last = now
-  lastCpu = process.cpuUsage()
+  lastStat = stat
 }, 1)
 const gc = observeGc(events)
 
+// A full collection on demand, outside the measured runs: the heap that is left is what the server
+// keeps.
+v8.setFlagsFromString('--expose-gc')
+const fullGc = runInNewContext('gc') as () => void
+const heapAfterFullGc = () => {
+  fullGc()
+  return v8.getHeapStatistics().used_heap_size
+}
+
 const mb = (n: number) => `${Math.round(n / 1048576)} MB`
 for (let run = 0; run < runs; run++) {
+  if (other !== undefined) await runLoad({ ...spec, port: other.port, seconds, rate: other.half })
+  const heap0 = heapAfterFullGc()
   events.length = 0
+  stalls.length = 0
   loopHeld.ms = 0
   loopHeld.cpuMs = 0
+  compactions = 0
+  const from = epoch()
+  const load0 = loadavg()[0]
   const faults0 = process.resourceUsage().minorPageFault
-  const m = await runLoad({ ...spec, seconds, rate, slowMs: SLOW_MS })
+  const cpu0 = process.cpuUsage()
+  const main0 = mainThreadStat()
+  const m = await traceGcDuring(run + 1, () => runLoad({ ...spec, port, seconds, rate, slowMs: SLOW_MS }))
   const faults = process.resourceUsage().minorPageFault - faults0
+  // The process's CPU time in the run, the main thread's and the other threads' (V8's helpers,
+  // libuv's threadpool, a SQLite checkpoint worker).
+  const cpu = process.cpuUsage(cpu0)
+  const main1 = mainThreadStat()
+  const processMs = (cpu.user + cpu.system) / 1000
+  const mainMs = main0 === null || main1 === null ? Number.NaN : (main1.onCpu - main0.onCpu) / 1e6
+  const to = epoch()
+  // Collections observed after the run (the forced one below) are not the run's.
+  const inRun = events.filter((e) => e.at >= from && e.at <= to)
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
-  const stalls = events.filter((e) => e.what.startsWith('event loop stalled'))
-  const busyMs = (e: TraceEvent) => Number(/, ([\d.]+) ms on CPU/.exec(e.what)?.[1] ?? 0)
-  const busy = stalls.filter((e) => busyMs(e) >= 0.8 * e.ms)
-  const gcs = events.filter((e) => e.what.startsWith('GC'))
-  const fullGcs = gcs.filter((e) => e.what === 'GC mark-sweep-compact')
-  const writes = events.filter((e) => e.what.startsWith('store'))
+  const busy = stalls.filter((e) => e.onCpuMs >= 0.8 * e.ms)
+  const gcs = inRun.filter((e) => e.what.startsWith('GC'))
+  const byKind = new Map<string, { n: number; ms: number; longest: number }>()
+  for (const e of gcs) {
+    const k = byKind.get(e.what) ?? { n: 0, ms: 0, longest: 0 }
+    k.n++
+    k.ms += e.ms
+    k.longest = Math.max(k.longest, e.ms)
+    byKind.set(e.what, k)
+  }
+  const writes = inRun.filter((e) => e.what.startsWith('store'))
   const mem = process.memoryUsage()
+  const heap1 = heapAfterFullGc()
   console.log(
-    `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req, ${(faults / m.answered).toFixed(2)} page faults/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}`,
+    `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s, load average ${load0.toFixed(1)}–${loadavg()[0].toFixed(1)}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req, ${(faults / m.answered).toFixed(2)} page faults/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; heap left per request ${f1((heap1 - heap0) / m.answered)} B (${mb(heap0)} → ${mb(heap1)} after full collections)`,
   )
-  const longest = (xs: TraceEvent[]) => f1(Math.max(0, ...xs.map((e) => e.ms)))
+  const longest = (xs: readonly { ms: number }[]) => f1(Math.max(0, ...xs.map((e) => e.ms)))
+  const sum = (xs: readonly Stall[], pick: (s: Stall) => number) => f1(xs.reduce((a, e) => a + pick(e), 0))
   console.log(
-    `  server: ${stalls.length} stalls > 4 ms (longest ${longest(stalls)} ms; ${busy.length} of them on CPU for 80 % or more of it, longest ${longest(busy)} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${longest(gcs)} ms; ${fullGcs.length} full, longest ${longest(fullGcs)} ms), ${writes.length} store writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)`,
+    `  CPU: ${f1(processMs)} ms in the run, ${f1(mainMs)} ms of it the main thread's, ${f1(processMs - mainMs)} ms other threads'`,
+  )
+  console.log(
+    `  server: ${stalls.length} stalls > 4 ms, ${sum(stalls, (e) => e.ms)} ms in all (longest ${longest(stalls)} ms): ${sum(stalls, (e) => e.onCpuMs)} ms on CPU, ${sum(stalls, (e) => e.waitingMs)} ms waiting for a CPU; ${busy.length} on CPU for 80 % or more of it (longest ${longest(busy)} ms)`,
+  )
+  console.log(
+    `  collections: ${[...byKind].map(([k, v]) => `${v.n} ${k.replace(/^GC /, '')} (${f1(v.ms)} ms, longest ${f1(v.longest)})`).join(', ') || 'none'}`,
+  )
+  console.log(
+    `  store: ${writes.length} writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)${usage === undefined ? '' : `, ${compactions} compactions of a log`}`,
   )
   const episodes: { from: number; to: number; n: number; worst: number }[] = []
   for (const s of slow) {
@@ -145,7 +238,7 @@ for (let run = 0; run < runs; run++) {
   }
   episodes.sort((a, b) => b.n - a.n)
   for (const e of episodes.slice(0, 6)) {
-    const around = events.filter((x) => x.at + x.ms >= e.from - 50 && x.at <= e.to + e.worst)
+    const around = inRun.filter((x) => x.at + x.ms >= e.from - 50 && x.at <= e.to + e.worst)
     console.log(`  episode: ${e.n} slow requests over ${f1(e.to - e.from)} ms, worst ${f1(e.worst)} ms`)
     for (const x of around.filter((x) => x.ms >= 1 || !x.what.startsWith('GC')).slice(0, 8))
       console.log(`    ${f1(x.at - e.from)} ms: ${x.what}${x.ms > 0 ? ` (${f1(x.ms)} ms)` : ''}`)
@@ -154,4 +247,5 @@ for (let run = 0; run < runs; run++) {
 }
 clearInterval(tick)
 gc.disconnect()
-await bench.close()
+await traced.bench.close()
+await other?.bench.close()

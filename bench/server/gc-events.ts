@@ -1,6 +1,7 @@
 // Garbage collections as trace events, for the benchmarks that trace what the server does while a
 // load runs (bench/data/latency-trace.ts, bench/server/commit-trace.ts).
 import { constants, type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
+import v8 from 'node:v8'
 
 /** One thing the server did, on the wall clock: when it started, how long it took, what it was. */
 export interface TraceEvent {
@@ -31,4 +32,23 @@ export function observeGc(events: TraceEvent[]): PerformanceObserver {
   })
   gc.observe({ entryTypes: ['gc'] })
   return gc
+}
+
+/**
+ * With BENCH_TRACE_GC=1, V8's --trace-gc and --trace-incremental-marking lines go to stdout while
+ * `work` runs (one line per collection and per start of incremental marking, with V8's reason),
+ * after a line "latency run <run> begins" that bench/server/gc-reasons.ts splits them by. Without
+ * it, just runs `work`.
+ */
+export async function traceGcDuring<T>(run: number, work: () => Promise<T>): Promise<T> {
+  if (process.env.BENCH_TRACE_GC !== '1') return work()
+  console.log(`latency run ${run} begins`)
+  v8.setFlagsFromString('--trace-gc')
+  v8.setFlagsFromString('--trace-incremental-marking')
+  try {
+    return await work()
+  } finally {
+    v8.setFlagsFromString('--no-trace-gc')
+    v8.setFlagsFromString('--no-trace-incremental-marking')
+  }
 }

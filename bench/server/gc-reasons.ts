@@ -1,6 +1,7 @@
 // Counts V8's --trace-gc lines by kind and reason, and the starts of incremental marking by reason
-// (--trace-incremental-marking), per latency run: reads the output of
-// `BENCH_TRACE_GC=1 … bench/data/latency-trace.ts` (a line "latency run N begins" opens each run).
+// (--trace-incremental-marking), per latency run: reads the output of `BENCH_TRACE_GC=1 …
+// bench/data/latency-trace.ts` or `… bench/server/commit-trace.ts` (a line "latency run N begins"
+// opens each run, see `traceGcDuring` in gc-events.ts).
 // How many collections of each kind a run makes, and why V8 started them (an allocation failure in
 // the young generation, incremental marking finalized, external memory pressure, …), depends little
 // on the machine's load, unlike the latency.

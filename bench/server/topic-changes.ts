@@ -15,7 +15,7 @@
 // The server runs in this process with coordinator.storage=sqlite and the file log engine in a
 // fresh data.dir; the clients are connections of this process (a stall of the server delays them
 // too, which is what the Metadata probe measures).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import * as fsp from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +23,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { FrameConnection, WireClient } from '../../test/server/wire-client.js'
 import { median } from './load.js'
 import { createLogger, parseConfig, serverBuild, startServer } from './target.js'
+import { mainThreadStat } from './thread-stat.js'
 
 const rounds = Number(process.argv[2] ?? 1)
 // A change may take minutes on a loaded machine: that is what is measured, not a failure.
@@ -95,29 +96,17 @@ interface Phase {
   readonly load: number
 }
 
-const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`
-
-/** The main thread's time on a CPU and waiting for one so far (ns, Linux's schedstat), or null. */
-function schedstat(): { onCpu: number; waiting: number } | null {
-  try {
-    const [onCpu, waiting] = readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number)
-    return { onCpu, waiting }
-  } catch {
-    return null
-  }
-}
-
 /**
  * The longest gap between ticks of a 10 ms timer less 10 ms and the main thread's wait for a CPU
  * in it, and how much of that the thread spent on a CPU (the rest it was blocked).
  */
 function ownStallMonitor(): () => { ms: number; onCpuMs: number } | null {
   let last = performance.now()
-  let lastStat = schedstat()
+  let lastStat = mainThreadStat()
   let most = { ms: 0, onCpuMs: 0 }
   const timer = setInterval(() => {
     const now = performance.now()
-    const stat = schedstat()
+    const stat = mainThreadStat()
     if (stat !== null && lastStat !== null) {
       const ms = now - last - 10 - (stat.waiting - lastStat.waiting) / 1e6
       if (ms > most.ms) most = { ms, onCpuMs: (stat.onCpu - lastStat.onCpu) / 1e6 }

@@ -146,3 +146,85 @@ test('KafkaJS admin: fetch, list, describe and delete groups and offsets', {
     await admin.disconnect()
   }
 })
+
+test('OffsetCommit: refused partitions between accepted ones keep their places, the others commit', async () => {
+  const c = await WireClient.connect(ts.port)
+  try {
+    await c.request(19, 7, {
+      topics: [{ name: 'mixed', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 5000,
+    })
+    const partition = (partitionIndex: number, committedOffset: bigint) => ({
+      partitionIndex,
+      committedOffset,
+      committedLeaderEpoch: -1,
+      committedMetadata: `m${partitionIndex}`,
+    })
+    const { body } = await c.request<{
+      topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[]
+    }>(8, 9, {
+      groupId: 'mixed-group',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [
+        // Every partition passes: the coordinator answers the whole topic.
+        { name: 'mixed', partitions: [partition(0, 5n), partition(1, 6n)] },
+        // The first passes, the second does not exist, the third passes again.
+        { name: 'mixed', partitions: [partition(1, 7n), partition(9, 8n), partition(0, 9n)] },
+        // None passes.
+        { name: 'no-such-topic', partitions: [partition(0, 1n)] },
+      ],
+    })
+    assert.deepEqual(
+      body.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.errorCode])]),
+      [
+        [
+          'mixed',
+          [
+            [0, 0],
+            [1, 0],
+          ],
+        ],
+        [
+          'mixed',
+          [
+            [1, 0],
+            [9, 3],
+            [0, 0],
+          ],
+        ],
+        ['no-such-topic', [[0, 3]]],
+      ],
+    )
+    const fetched = await c.request<{
+      groups: {
+        topics: {
+          name: string
+          partitions: { partitionIndex: number; committedOffset: bigint; metadata: string }[]
+        }[]
+      }[]
+    }>(9, 9, {
+      groups: [{ groupId: 'mixed-group', memberId: null, memberEpoch: -1, topics: null }],
+      requireStable: false,
+    })
+    // The later commit of a partition in the same request wins.
+    assert.deepEqual(
+      fetched.body.groups[0].topics.map((t) => [
+        t.name,
+        t.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.metadata]),
+      ]),
+      [
+        [
+          'mixed',
+          [
+            [0, 9n, 'm0'],
+            [1, 7n, 'm1'],
+          ],
+        ],
+      ],
+    )
+  } finally {
+    c.close()
+  }
+})

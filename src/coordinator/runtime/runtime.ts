@@ -131,6 +131,8 @@ interface Task<S, R, C> {
   readonly run: ((ctx: ShardContext<S, R, C>) => unknown) | undefined
   readonly resolve: (value: unknown) => void
   readonly reject: (err: unknown) => void
+  /** The operation's timeout, settled when the operation ends. */
+  readonly deadline: PendingWrite | undefined
 }
 
 /** A write of a batch, produced: its result waits for the batch's store write. */
@@ -162,13 +164,16 @@ interface QueuedAppend extends ShardBatch {
   readonly reject: (err: unknown) => void
 }
 
-/** A write waiting for its answer under a write timeout. */
+/** An operation waiting for its answer under a timeout. */
 interface PendingWrite {
   readonly name: string
   readonly timeoutMs: number
   readonly deadlineMs: number
   settled: boolean
+  /** Rejects the operation's promise (a later answer then settles nothing more). */
   readonly reject: (err: unknown) => void
+  /** The clock timer of a timeout other than the runtime's default one. */
+  own: TimerHandle | undefined
 }
 
 const NOTHING: CoordinatorResult<never, void, never> = Object.freeze({ records: [], response: undefined })
@@ -383,8 +388,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     op: WriteOperation<S, R, T, C>,
     timeoutMs: number | undefined = this.#writeTimeoutMs,
   ): Promise<T> {
-    const write = this.#enqueue(shardId, name, op)
-    return timeoutMs === undefined ? write : this.#withTimeout(name, write, timeoutMs)
+    return this.#enqueue(shardId, name, op, undefined, timeoutMs)
   }
 
   /**
@@ -416,10 +420,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     } catch (e) {
       return Promise.reject(e)
     }
-    if (ctx.queued > 0) {
-      const later = this.#push<T>(ctx, name, op, undefined, undefined)
-      return timeoutMs === undefined ? later : this.#withTimeout(name, later, timeoutMs)
-    }
+    if (ctx.queued > 0) return this.#push<T>(ctx, name, op, undefined, undefined, timeoutMs)
     let result: CoordinatorResult<R, T, C>
     try {
       result = this.#produce(ctx, name, op)
@@ -432,8 +433,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       return result.response
     }
     // The queue is idle, so the commit starts at its head: later operations wait for it.
-    const committed = this.#push<T>(ctx, name, undefined, result, undefined)
-    return timeoutMs === undefined ? committed : this.#withTimeout(name, committed, timeoutMs)
+    return this.#push<T>(ctx, name, undefined, result, undefined, timeoutMs)
   }
 
   /**
@@ -447,12 +447,17 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     op: ReadOperation<S, T>,
     timeoutMs: number | undefined = this.#readTimeoutMs,
   ): Promise<T> {
-    const read = this.#enqueue(shardId, name, undefined, (ctx) => {
-      const result = op(ctx.shard as S, this.#clock.now())
-      if (isThenable(result)) throw this.#asyncOperation(name)
-      return result
-    })
-    return timeoutMs === undefined ? read : this.#withTimeout(name, read, timeoutMs)
+    return this.#enqueue(
+      shardId,
+      name,
+      undefined,
+      (ctx) => {
+        const result = op(ctx.shard as S, this.#clock.now())
+        if (isThenable(result)) throw this.#asyncOperation(name)
+        return result
+      },
+      timeoutMs,
+    )
   }
 
   /** The timers of one shard (the same object the shard received when it was created). */
@@ -645,6 +650,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     name: string,
     op: WriteOperation<S, R, T, C> | undefined,
     run?: (ctx: ShardContext<S, R, C>) => T | Promise<T>,
+    timeoutMs?: number,
   ): Promise<T> {
     let ctx: ShardContext<S, R, C>
     try {
@@ -653,7 +659,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     } catch (e) {
       return Promise.reject(e)
     }
-    return this.#push<T>(ctx, name, op, undefined, run)
+    return this.#push<T>(ctx, name, op, undefined, run, timeoutMs)
   }
 
   /**
@@ -667,6 +673,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     op: WriteOperation<S, R, T, C> | undefined,
     result: CoordinatorResult<R, T, C> | undefined,
     run: ((ctx: ShardContext<S, R, C>) => T | Promise<T>) | undefined,
+    timeoutMs?: number,
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       ctx.tasks.push({
@@ -676,6 +683,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         run,
         resolve: resolve as (value: unknown) => void,
         reject,
+        deadline: timeoutMs === undefined ? undefined : this.#deadline(name, timeoutMs, reject),
       })
       ctx.queued++
       if (!ctx.busy) {
@@ -689,6 +697,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   /** Ends a task: one operation fewer in the queue. */
   #done(ctx: ShardContext<S, R, C>, task: Task<S, R, C>, failed: boolean, value: unknown): void {
     ctx.queued--
+    if (task.deadline !== undefined) this.#settleWrite(task.deadline)
     if (failed) task.reject(value)
     else task.resolve(value)
   }
@@ -1019,6 +1028,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       reject: (err: unknown) => {
         this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
       },
+      deadline: undefined,
     })
     ctx.queued++
   }
@@ -1041,54 +1051,50 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   }
 
   /**
-   * Rejects with {@link CoordinatorTimeoutError} when `write` has not settled `timeoutMs` from now.
-   * Writes under the runtime's default timeout get deadlines in the order they start, so one queue
-   * and one clock timer (armed for the oldest pending deadline) serve them all, instead of a timer
-   * set and cleared per write; another timeout gets a clock timer of its own.
+   * The timeout of an operation that `reject` fails with {@link CoordinatorTimeoutError} unless it
+   * has ended (`#settleWrite`) `timeoutMs` from now; the operation itself still completes. The
+   * timeout belongs to the operation's task: no promise wraps the operation's own (a promise, its
+   * two reactions and an entry per commit were a sixth of the runtime's share of a commit's
+   * allocations). Operations under the runtime's default write timeout get deadlines in the order
+   * they start, so one queue and one clock timer (armed for the oldest pending deadline) serve them
+   * all, instead of a timer set and cleared per write; another timeout gets a clock timer of its own.
    */
-  #withTimeout<T>(name: string, write: Promise<T>, timeoutMs: number): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const entry: PendingWrite = {
-        name,
-        timeoutMs,
-        deadlineMs: this.#clock.now() + timeoutMs,
-        settled: false,
-        reject,
+  #deadline(name: string, timeoutMs: number, reject: (err: unknown) => void): PendingWrite {
+    const entry: PendingWrite = {
+      name,
+      timeoutMs,
+      deadlineMs: this.#clock.now() + timeoutMs,
+      settled: false,
+      reject,
+      own: undefined,
+    }
+    if (timeoutMs === this.#writeTimeoutMs) {
+      this.#pendingWrites.push(entry)
+      // (An earlier deadline than the armed one only comes from a wall clock set back.)
+      if (this.#writeTimer === undefined) this.#armWriteTimer(entry.deadlineMs)
+      else if (entry.deadlineMs < this.#writeTimerDueMs) {
+        this.#clock.clearTimer(this.#writeTimer)
+        this.#armWriteTimer(entry.deadlineMs)
       }
-      let own: TimerHandle | undefined
-      if (timeoutMs === this.#writeTimeoutMs) {
-        this.#pendingWrites.push(entry)
-        // (An earlier deadline than the armed one only comes from a wall clock set back.)
-        if (this.#writeTimer === undefined) this.#armWriteTimer(entry.deadlineMs)
-        else if (entry.deadlineMs < this.#writeTimerDueMs) {
-          this.#clock.clearTimer(this.#writeTimer)
-          this.#armWriteTimer(entry.deadlineMs)
-        }
-      } else {
-        own = this.#clock.setTimer(() => {
-          if (entry.settled) return
-          entry.settled = true
-          reject(new CoordinatorTimeoutError(name, timeoutMs))
-        }, timeoutMs)
-      }
-      // A write that fails after its timeout answered settles nothing more (no unhandled rejection).
-      write.then(
-        (v) => {
-          if (own !== undefined) this.#clock.clearTimer(own)
-          this.#settleWrite(entry)
-          resolve(v)
-        },
-        (e: unknown) => {
-          if (own !== undefined) this.#clock.clearTimer(own)
-          this.#settleWrite(entry)
-          reject(e)
-        },
-      )
-    })
+    } else {
+      entry.own = this.#clock.setTimer(() => {
+        entry.own = undefined
+        if (entry.settled) return
+        entry.settled = true
+        reject(new CoordinatorTimeoutError(name, timeoutMs))
+      }, timeoutMs)
+    }
+    return entry
   }
 
+  /** An operation ended: its timeout no longer applies (a later rejection of it settles nothing). */
   #settleWrite(entry: PendingWrite): void {
     entry.settled = true
+    if (entry.own !== undefined) {
+      this.#clock.clearTimer(entry.own)
+      entry.own = undefined
+      return
+    }
     const q = this.#pendingWrites
     while (this.#pendingHead < q.length && q[this.#pendingHead].settled) this.#pendingHead++
     if (this.#pendingHead === q.length) {
