@@ -21,6 +21,7 @@ import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
 import { pluginFiles } from '../../test/helpers/kip1331.js'
 import {
+  cliNodeOptions,
   freeLoopbackPort,
   startTopographProcess,
   type TopographProcess,
@@ -357,6 +358,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     startTopographProcess(settings, {
       startTimeoutMs: 120_000,
       nodeArgs: [
+        // As `topograph start` runs installed or by `npm start` (the young generation's fixed size).
+        ...cliNodeOptions(),
         '--import',
         './tools/soak/report-memory.mjs',
         // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process),
