@@ -2,7 +2,7 @@
 // end-to-end tests that stop or restart the server: its PLAINTEXT port, everything it printed, a
 // graceful stop (SIGTERM, expecting exit status 0) and a kill that is safe to call in `finally`.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +18,21 @@ export interface TopographProcess {
   stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   /** SIGKILL unless already exited; for `finally` blocks. */
   kill(): Promise<void>
+}
+
+/**
+ * The Node options of the CLI's `#!` line (src/cli/topograph.ts): what `topograph start` runs with
+ * when started as the installed command or by `npm start` (the young generation's fixed size), for
+ * a process that starts the sources through tsx and should run as the product does.
+ */
+export function cliNodeOptions(): string[] {
+  const first = readFileSync(join(import.meta.dirname, '../../src/cli/topograph.ts'), 'utf8').split(
+    '\n',
+    1,
+  )[0]
+  const m = /^#!.* node( .*)?$/.exec(first)
+  if (m === null) throw new Error(`src/cli/topograph.ts does not start with a #! line running node: ${first}`)
+  return (m[1] ?? '').split(' ').filter((o) => o !== '')
 }
 
 /** A loopback port that was free a moment ago, for a server that must come back on the same port. */

@@ -5,6 +5,30 @@ import { connect, type Socket } from 'node:net'
 import { decodeResponse, encodeRequestFrame } from '../../src/protocol/frames.js'
 import type { ApiMessageTypes } from '../../src/protocol/generated/registry.js'
 
+/**
+ * The back-off of a Kafka Java client (`ExponentialBackoff` in org.apache.kafka.common.utils.internals):
+ * `base × 2^min(attempts, expMax)` with `expMax = log2(max / base)`, times a random factor in
+ * [1 − jitter, 1 + jitter), at most `max`. The exponent stops at `expMax`, so the jitter stays past
+ * the cap: once at `retry.backoff.max.ms` a retry comes after 0.8–1.0 × max, never after exactly
+ * max (a back-off that always came to exactly max would keep every member that reached it on the
+ * same cadence). A member's heartbeat and FindCoordinator retries use `retry.backoff.ms` 100 and
+ * `retry.backoff.max.ms` 1000 with jitter 0.2 (`HeartbeatRequestState`,
+ * `RequestState.RETRY_BACKOFF_JITTER`); reconnecting uses `reconnect.backoff.ms` 50 and
+ * `reconnect.backoff.max.ms` 1000 with jitter 0.2 (`ClusterConnectionStates`). Every member has its
+ * own: no two retry in step.
+ */
+export function clientBackoffMs(
+  attempts: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number,
+): number {
+  const expMax = maxMs > baseMs ? Math.log2(maxMs / Math.max(baseMs, 1)) : 0
+  if (expMax === 0) return Math.min(baseMs, maxMs)
+  const term = Math.min(baseMs, maxMs) * 2 ** Math.min(attempts, expMax)
+  return Math.min(maxMs, Math.floor(term * (0.8 + 0.4 * random())))
+}
+
 export class ConnectionClosedError extends Error {
   constructor() {
     super('connection closed')
@@ -148,10 +172,7 @@ export class ReconnectingClient {
         },
         () => {
           const attempts = this.#failedOpens++
-          setTimeout(
-            attempt,
-            Math.min(1000, Math.floor(50 * 2 ** Math.min(attempts, 30) * (0.8 + 0.4 * Math.random()))),
-          )
+          setTimeout(attempt, clientBackoffMs(attempts, 50, 1000, Math.random))
         },
       )
     }

@@ -20,7 +20,16 @@
 // the GC entries of its time have arrived. SOAK_SERVER_TURNS_FILE=FILE also appends every long
 // turn there, with its start on the monotonic clock in µs (the clock of a CPU profile's samples),
 // for tools/soak/long-turns.ts to set beside a CPU profile.
-import { appendFileSync, openSync, readSync } from 'node:fs'
+//
+// Allocations: SOAK_SERVER_HEAP_SAMPLE=DIR samples what the process allocates, garbage included
+// (the inspector's sampling heap profiler with the objects collected by scavenges and by
+// mark-compacts kept), from SOAK_SERVER_HEAP_SAMPLE_FROM_S seconds after the process started
+// (default 60) for SOAK_SERVER_HEAP_SAMPLE_S seconds (default 60), one sample every 32 KiB on
+// average, and writes DIR/heap-<pid>.json with the profile and the window's GC counts;
+// tools/soak/heap-sample.ts attributes it.
+import { appendFileSync, openSync, readSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
+import { join } from 'node:path'
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { getHeapSpaceStatistics } from 'node:v8'
 
@@ -34,6 +43,8 @@ if (file !== undefined && file !== '') {
   let scavengeMs = 0
   let markCompacts = 0
   let markCompactMs = 0
+  let totalScavenges = 0
+  let totalMarkCompacts = 0
   /** GC pauses of the last seconds (start, end in performance.now() ms, kind), for the long turns. */
   const pauses = []
   const gc = new PerformanceObserver((list) => {
@@ -45,9 +56,11 @@ if (file !== undefined && file !== '') {
       // mark-compact's pause), _INCREMENTAL (a step of incremental marking), _WEAKCB.
       const kind = e.detail?.kind
       if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        totalScavenges++
         scavenges++
         scavengeMs += e.duration
       } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        totalMarkCompacts++
         markCompacts++
         markCompactMs += e.duration
       }
@@ -240,4 +253,36 @@ if (file !== undefined && file !== '') {
   }
   setInterval(write, 1000).unref()
   write()
+
+  const heapDir = process.env.SOAK_SERVER_HEAP_SAMPLE
+  if (heapDir !== undefined && heapDir !== '') {
+    const fromS = Number(process.env.SOAK_SERVER_HEAP_SAMPLE_FROM_S ?? 60)
+    const forS = Number(process.env.SOAK_SERVER_HEAP_SAMPLE_S ?? 60)
+    const session = new Session()
+    session.connect()
+    let window
+    setTimeout(async () => {
+      await session.post('HeapProfiler.enable')
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: 32768,
+        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMajorGC: true,
+      })
+      window = { startedAt: Date.now(), scavenges: totalScavenges, markCompacts: totalMarkCompacts }
+      setTimeout(async () => {
+        const { profile } = await session.post('HeapProfiler.stopSampling')
+        writeFileSync(
+          join(heapDir, `heap-${process.pid}.json`),
+          JSON.stringify({
+            ...window,
+            stoppedAt: Date.now(),
+            scavenges: totalScavenges - window.scavenges,
+            markCompacts: totalMarkCompacts - window.markCompacts,
+            profile,
+          }),
+        )
+        session.disconnect()
+      }, forS * 1000).unref()
+    }, fromS * 1000).unref()
+  }
 }

@@ -21,11 +21,12 @@ import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
 import { pluginFiles } from '../../test/helpers/kip1331.js'
 import {
+  cliNodeOptions,
   freeLoopbackPort,
   startTopographProcess,
   type TopographProcess,
 } from '../../test/helpers/topograph-process.js'
-import { ConnectionClosedError, ReconnectingClient } from './client.js'
+import { ConnectionClosedError, clientBackoffMs, ReconnectingClient } from './client.js'
 
 export interface SoakOptions {
   readonly minutes: number
@@ -181,23 +182,6 @@ const DATA_PARTITIONS = 4
 const CONSUMER_GROUP = 'soak-consumers'
 const RETRY_MS = 250
 
-/**
- * The back-off of a Kafka Java client (`ExponentialBackoff` in org.apache.kafka.common.utils):
- * `base × 2^attempts`, at most `max`, times a random factor in [1 − jitter, 1 + jitter). A member's
- * heartbeat and FindCoordinator retries use `retry.backoff.ms` 100 and `retry.backoff.max.ms` 1000
- * with jitter 0.2 (`HeartbeatRequestState`, `RequestState.RETRY_BACKOFF_JITTER`); reconnecting uses
- * `reconnect.backoff.ms` 50 and `reconnect.backoff.max.ms` 1000 with jitter 0.2
- * (`ClusterConnectionStates`). Every member has its own: no two retry in step.
- */
-export function clientBackoffMs(
-  attempts: number,
-  baseMs: number,
-  maxMs: number,
-  random: () => number,
-): number {
-  const term = baseMs * 2 ** Math.min(attempts, 30)
-  return Math.min(maxMs, Math.floor(term * (0.8 + 0.4 * random())))
-}
 const RETRY_BACKOFF_MS = 100
 const RETRY_BACKOFF_MAX_MS = 1000
 
@@ -357,6 +341,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     startTopographProcess(settings, {
       startTimeoutMs: 120_000,
       nodeArgs: [
+        // As `topograph start` runs installed or by `npm start` (the young generation's fixed size).
+        ...cliNodeOptions(),
         '--import',
         './tools/soak/report-memory.mjs',
         // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process),
@@ -463,6 +449,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
   let row = newRow(-1)
   let restarting = false
+  /**
+   * When the restarted server listened again, and how long after that each member whose heartbeat
+   * had failed while it was down sent its first heartbeat that was answered.
+   */
+  let listeningAgainAt: number | undefined
+  const restartReturns: number[] = []
   let stopping = false
   let stopProducing = false
   const serverOutput: string[] = []
@@ -675,6 +667,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
                 totals.joins++
               }
               m.lastAnsweredAt = now
+              // A member whose heartbeat failed while the server was down: when it sent the first
+              // heartbeat answered after it (its phase from then on).
+              if (m.unansweredAtRestart && m.failedAttempts > 0 && listeningAgainAt !== undefined)
+                restartReturns.push(sentAt - listeningAgainAt)
               m.unansweredAtRestart = false
               m.epoch = r.memberEpoch
               if (sendTasks) m.tasksDirty = false
@@ -1222,7 +1218,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           serverOutput.push(server.output())
           totals.stopExitCode = exit.code ?? -1
           server = await startServer()
-          totals.restartMs = performance.now() - t0
+          listeningAgainAt = performance.now()
+          totals.restartMs = listeningAgainAt - t0
           row.events.push(
             `restart: stopped (exit ${exit.code}) and listening again in ${(totals.restartMs / 1000).toFixed(1)} s`,
           )
@@ -1242,7 +1239,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         void heartbeat(addMember(groupOf(leaver)))
       }
       await sleep(Math.max(0, minuteStart + o.minuteMs - Date.now()))
-      if (restartDone !== undefined) await restartDone
+      if (restartDone !== undefined) {
+        await restartDone
+        row.events.push(describeReturns(restartReturns))
+      }
       closeRow(row)
       // Keep the member list to the live ones.
       for (let i = members.length - 1; i >= 0; i--) if (members[i].state === 'gone') members.splice(i, 1)
@@ -1431,6 +1431,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     plugin.remove()
     rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * How the members whose heartbeat failed while the server was down came back: when each one sent
+ * its first heartbeat after the restart that was answered (its phase from then on), from the moment
+ * the server listened again (the others keep their own phase).
+ */
+export function describeReturns(msAfterListening: readonly number[]): string {
+  if (msAfterListening.length === 0) return 'no member whose heartbeat failed came back in the minute'
+  const sorted = [...msAfterListening].sort((a, b) => a - b)
+  const s = (q: number) => (quantile(sorted, q) / 1000).toFixed(2)
+  const firstSecond = sorted.filter((x) => x < 1000).length
+  let busiest = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i] - sorted[j] >= 100) j++
+    busiest = Math.max(busiest, i - j + 1)
+  }
+  return (
+    `${sorted.length} members back after failing across the restart, their first answered heartbeats sent ` +
+    `p10/p50/p90 ${s(0.1)}/${s(0.5)}/${s(0.9)} s after listening again, ${firstSecond} in the first second, ${busiest} in the busiest 100 ms`
+  )
 }
 
 export const HEADER =
