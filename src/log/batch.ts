@@ -338,6 +338,44 @@ export function sizeOfVarint(value: number): number {
   return n
 }
 
+/** Bytes needed for a zig-zag varlong (an int32 takes as many as its varint). */
+export function sizeOfVarlong(value: number): number {
+  if ((value | 0) === value) return sizeOfVarint(value)
+  const big = BigInt(value)
+  let v = BigInt.asUintN(64, (big << 1n) ^ (big >> 63n))
+  let n = 1
+  while (v >= 0x80n) {
+    v >>= 7n
+    n++
+  }
+  return n
+}
+
+/** Writes a zig-zag varint into `buf` at `pos` (room assumed); returns the position after it. */
+function putVarint(buf: Uint8Array, pos: number, value: number): number {
+  let v = ((value << 1) ^ (value >> 31)) >>> 0
+  while (v >= 0x80) {
+    buf[pos++] = (v & 0x7f) | 0x80
+    v >>>= 7
+  }
+  buf[pos++] = v
+  return pos
+}
+
+/** Writes a zig-zag varlong into `buf` at `pos` (room assumed); returns the position after it. */
+function putVarlong(buf: Uint8Array, pos: number, value: number): number {
+  // Within int32 the zig-zag varlong's bytes are the zig-zag varint's.
+  if ((value | 0) === value) return putVarint(buf, pos, value)
+  const big = BigInt(value)
+  let v = BigInt.asUintN(64, (big << 1n) ^ (big >> 63n))
+  while (v >= 0x80n) {
+    buf[pos++] = Number(v & 0x7fn) | 0x80
+    v >>= 7n
+  }
+  buf[pos++] = Number(v)
+  return pos
+}
+
 /** A growable byte buffer for building records and batches. */
 export class ByteSink {
   #buf: Uint8Array
@@ -366,21 +404,27 @@ export class ByteSink {
     this.#len += b.byteLength
   }
   writeVarint(value: number): void {
-    let v = ((value << 1) ^ (value >> 31)) >>> 0
-    while (v >= 0x80) {
-      this.writeByte((v & 0x7f) | 0x80)
-      v >>>= 7
-    }
-    this.writeByte(v)
+    this.#ensure(5)
+    this.#len = putVarint(this.#buf, this.#len, value)
+  }
+  /**
+   * Room for `n` more bytes: the buffer to write them into from `length` on (valid until the next
+   * write); `advance(n)` then counts them as written.
+   */
+  reserve(n: number): Uint8Array {
+    this.#ensure(n)
+    return this.#buf
+  }
+  advance(n: number): void {
+    this.#len += n
   }
   writeVarlong(value: number): void {
-    const big = BigInt(value)
-    let v = BigInt.asUintN(64, (big << 1n) ^ (big >> 63n))
-    while (v >= 0x80n) {
-      this.writeByte(Number(v & 0x7fn) | 0x80)
-      v >>= 7n
-    }
-    this.writeByte(Number(v))
+    this.#ensure(10)
+    this.#len = putVarlong(this.#buf, this.#len, value)
+  }
+  /** Empties the sink for reuse (its buffer stays). */
+  reset(): void {
+    this.#len = 0
   }
   /** The bytes written so far (a view; valid until the next write). */
   view(): Uint8Array {
@@ -410,6 +454,8 @@ export interface BatchRecord {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false })
+/** The headers of every record without any (most): one shared, frozen list. */
+const NO_HEADERS = Object.freeze([]) as unknown as RecordHeader[]
 const utf8enc = new TextEncoder()
 
 /** Decodes one record at the reader's position. Errors are INVALID_RECORD, with Kafka's texts. */
@@ -437,7 +483,7 @@ export function readRecord(r: VarReader): BatchRecord {
     throw new BatchFormatError('invalid', `Found invalid number of record headers ${headerCount}`)
   if (headerCount > body.end - body.pos)
     throw new BatchFormatError('invalid', `Found invalid number of record headers ${headerCount}`)
-  const headers: RecordHeader[] = []
+  const headers: RecordHeader[] = headerCount === 0 ? NO_HEADERS : []
   for (let i = 0; i < headerCount; i++) {
     const hkLen = body.readVarint()
     if (hkLen < 0) throw new BatchFormatError('invalid', `Invalid negative header key size ${hkLen}`)
@@ -484,34 +530,61 @@ export interface RecordInput {
 
 /** Appends one encoded record to `sink`. */
 export function writeRecord(sink: ByteSink, rec: RecordInput): void {
-  const inner = new ByteSink(64 + (rec.key?.byteLength ?? 0) + (rec.value?.byteLength ?? 0))
-  inner.writeByte(0)
-  inner.writeVarlong(rec.timestampDelta)
-  inner.writeVarint(rec.offsetDelta)
-  if (rec.key === null) inner.writeVarint(-1)
-  else {
-    inner.writeVarint(rec.key.byteLength)
-    inner.writeBytes(rec.key)
-  }
-  if (rec.value === null) inner.writeVarint(-1)
-  else {
-    inner.writeVarint(rec.value.byteLength)
-    inner.writeBytes(rec.value)
-  }
-  const headers = rec.headers ?? []
-  inner.writeVarint(headers.length)
-  for (const h of headers) {
-    const k = utf8enc.encode(h.key)
-    inner.writeVarint(k.byteLength)
-    inner.writeBytes(k)
-    if (h.value === null) inner.writeVarint(-1)
-    else {
-      inner.writeVarint(h.value.byteLength)
-      inner.writeBytes(h.value)
+  // The body's length comes first, so it is counted before anything is written: no second buffer.
+  const keyLength = rec.key === null ? -1 : rec.key.byteLength
+  const valueLength = rec.value === null ? -1 : rec.value.byteLength
+  const headers = rec.headers ?? NO_HEADERS
+  let length =
+    1 +
+    sizeOfVarlong(rec.timestampDelta) +
+    sizeOfVarint(rec.offsetDelta) +
+    sizeOfVarint(keyLength) +
+    Math.max(keyLength, 0) +
+    sizeOfVarint(valueLength) +
+    Math.max(valueLength, 0) +
+    sizeOfVarint(headers.length)
+  let headerKeys: Uint8Array[] | undefined
+  if (headers.length > 0) {
+    headerKeys = headers.map((h) => utf8enc.encode(h.key))
+    for (let i = 0; i < headers.length; i++) {
+      const hv = headers[i].value
+      length += sizeOfVarint(headerKeys[i].byteLength) + headerKeys[i].byteLength
+      length += hv === null ? sizeOfVarint(-1) : sizeOfVarint(hv.byteLength) + hv.byteLength
     }
   }
-  sink.writeVarint(inner.length)
-  sink.writeBytes(inner.view())
+  // One reservation, then the fields straight into the buffer.
+  const total = sizeOfVarint(length) + length
+  const buf = sink.reserve(total)
+  const start = sink.length
+  let p = putVarint(buf, start, length)
+  buf[p++] = 0
+  p = putVarlong(buf, p, rec.timestampDelta)
+  p = putVarint(buf, p, rec.offsetDelta)
+  p = putVarint(buf, p, keyLength)
+  if (rec.key !== null) {
+    buf.set(rec.key, p)
+    p += keyLength
+  }
+  p = putVarint(buf, p, valueLength)
+  if (rec.value !== null) {
+    buf.set(rec.value, p)
+    p += valueLength
+  }
+  p = putVarint(buf, p, headers.length)
+  for (let i = 0; i < headers.length; i++) {
+    const k = (headerKeys as Uint8Array[])[i]
+    p = putVarint(buf, p, k.byteLength)
+    buf.set(k, p)
+    p += k.byteLength
+    const hv = headers[i].value
+    if (hv === null) p = putVarint(buf, p, -1)
+    else {
+      p = putVarint(buf, p, hv.byteLength)
+      buf.set(hv, p)
+      p += hv.byteLength
+    }
+  }
+  sink.advance(p - start)
 }
 
 /** Encodes records back to back (the plaintext of a batch body). */

@@ -15,6 +15,7 @@ import {
   readBatchHeader,
   setBaseOffset,
   setPartitionLeaderEpoch,
+  sizeOfVarlong,
   splitBatches,
   VarReader,
 } from '../../src/log/batch.js'
@@ -164,6 +165,35 @@ test('varints and varlongs round trip (property)', () => {
       assert.equal(r.readVarlong(), l === 0 ? 0 : -l)
     }),
   )
+})
+
+test('varlongs: the bytes of the zig-zag encoding over 64 bits, and their size (property)', () => {
+  // The reference: Kafka's ByteUtils.writeVarlong, on BigInts.
+  const reference = (value: number): number[] => {
+    const big = BigInt(value)
+    let v = BigInt.asUintN(64, (big << 1n) ^ (big >> 63n))
+    const out: number[] = []
+    while (v >= 0x80n) {
+      out.push(Number(v & 0x7fn) | 0x80)
+      v >>= 7n
+    }
+    out.push(Number(v))
+    return out
+  }
+  const values = fc.oneof(fc.integer({ min: -2147483648, max: 2147483647 }), fc.maxSafeInteger())
+  fc.assert(
+    fc.property(values, (v) => {
+      const s = new ByteSink()
+      s.writeVarlong(v)
+      assert.deepEqual([...s.finish()], reference(v))
+      assert.equal(sizeOfVarlong(v), reference(v).length)
+    }),
+  )
+  for (const v of [2147483647, -2147483648, 2147483648, -2147483649]) {
+    const s = new ByteSink()
+    s.writeVarlong(v)
+    assert.deepEqual([...s.finish()], reference(v))
+  }
 })
 
 test('varlongs read exactly on both sides of the 7-byte boundary, and cut short throw', () => {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../../file-lock.js'
+import { BatchFormatError, ByteSink, readRecord, VarReader, writeRecord } from '../../log/batch.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import { type CheckpointEvent, WalCheckpointer } from './sqlite-checkpoint.js'
 import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
@@ -12,8 +13,11 @@ export const SQLITE_FILE_NAME = 'coordinator.db'
 /** The file whose lock says which process owns the store (see `#lock()`). */
 export const SQLITE_LOCK_FILE_NAME = 'coordinator.lock'
 
-/** The schema version this code writes (`PRAGMA user_version`); a newer file is refused. */
-const SCHEMA_VERSION = 1
+/**
+ * The schema version this code writes (`PRAGMA user_version`); a newer file is refused. Version 1
+ * kept one row per record (`coordinator_records`); a file of that version is migrated at open.
+ */
+const SCHEMA_VERSION = 2
 
 /** WAL size past which the checkpoint worker copies it into the database file; see `open()`. */
 const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024
@@ -38,14 +42,15 @@ export interface SqliteRecordStoreOptions {
   readonly onCheckpoint?: (event: CheckpointEvent) => void
 }
 
-/** Rows of the multi-row INSERT an append uses while at least this many records are left. */
-const ROWS_PER_INSERT = 8
 /**
- * Rows of the wider INSERT used first, while at least this many records are left (a batch of
- * pipelined commits): a row costs about 15 % less CPU than in the 8-row statement; wider still
- * gained nothing measurable.
+ * Records a batch row holds at most when the rows of schema version 1 are migrated (an append's
+ * batch is one row whatever its size).
  */
-const ROWS_PER_WIDE_INSERT = 64
+const MIGRATE_BATCH_RECORDS = 4096
+/** Record bytes past which a migrated batch row is closed. */
+const MIGRATE_BATCH_BYTES = 1024 * 1024
+/** An encoding buffer grown past this for a large batch is dropped after it, not kept. */
+const KEPT_SINK_BYTES = 1024 * 1024
 
 function recordBytes(records: readonly CoordinatorRecord[]): number {
   let n = 0
@@ -53,48 +58,63 @@ function recordBytes(records: readonly CoordinatorRecord[]): number {
   return n
 }
 
+/** One row of `coordinator_batches` as loading and compaction read it. */
+interface BatchRow {
+  readonly base: number
+  readonly last: number
+  readonly count: number
+  readonly records: Uint8Array
+}
+
 interface Statements {
-  readonly insert: Database.Statement<[number, number, Uint8Array, Uint8Array | null]>
-  /** `ROWS_PER_INSERT` rows in one statement: a row costs about half as much CPU as alone. */
-  readonly insertMany: Database.Statement<unknown[]>
-  readonly load: Database.Statement<[number], CoordinatorRecord>
-  readonly maxOffset: Database.Statement<[number], { readonly m: number | null }>
-  readonly dropSuperseded: Database.Statement<[number, number]>
-  readonly dropTombstones: Database.Statement<[number]>
+  readonly insert: Database.Statement<[number, number, number, number, Uint8Array]>
+  readonly load: Database.Statement<[number], BatchRow>
+  readonly lastOffset: Database.Statement<[number], { readonly last: number }>
+  readonly rewrite: Database.Statement<[number, Uint8Array, number, number]>
+  readonly drop: Database.Statement<[number, number]>
 }
 
 /**
- * Inserts rows of `records` from `from` on, `params.length / 4` rows a statement, while that many
- * are left; returns the index of the first record not inserted. The records are the caller's:
- * `params` keeps nothing of them afterwards.
+ * Appends `records` to `sink` in Kafka's record format (the records of a record batch: a varint
+ * length, attributes, timestamp delta, offset delta, key, value with -1 for a tombstone, no
+ * headers), each at its offset delta from the batch's base offset.
  */
-function insertRows(
-  statement: Database.Statement<unknown[]>,
-  params: unknown[],
-  shard: number,
-  offset: number,
+function encodeBatch(
+  sink: ByteSink,
   records: readonly CoordinatorRecord[],
-  from: number,
-): number {
-  const rows = params.length / 4
-  let i = from
-  for (; i + rows <= records.length; i += rows) {
-    for (let j = 0; j < rows; j++) {
-      const r = records[i + j]
-      params[4 * j] = shard
-      params[4 * j + 1] = offset++
-      params[4 * j + 2] = r.key
-      params[4 * j + 3] = r.value
-    }
-    statement.run(params)
+  offsetDeltas?: readonly number[],
+): void {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]
+    writeRecord(sink, {
+      timestampDelta: 0,
+      offsetDelta: offsetDeltas === undefined ? i : offsetDeltas[i],
+      key: r.key,
+      value: r.value,
+    })
   }
-  params.fill(null)
-  return i
 }
 
 /**
- * One SQLite file, `<data.dir>/coordinator.db`, holding every shard's log in one table keyed by
- * (shard, offset). Offsets are per shard and only grow, so `load` returns append order.
+ * Decodes the `count` records of a batch row onto `out`. The keys and values are views into the
+ * row's own copy of the BLOB, which nothing else holds: a caller may keep or change them. `deltas`,
+ * when given, receives each record's offset delta.
+ */
+function decodeBatch(row: BatchRow, out: CoordinatorRecord[], deltas?: number[]): void {
+  const reader = new VarReader(row.records)
+  for (let i = 0; i < row.count; i++) {
+    const r = readRecord(reader)
+    if (r.key === null) throw new BatchFormatError('invalid', 'a coordinator record without a key')
+    out.push({ key: r.key, value: r.value })
+    deltas?.push(r.offsetDelta)
+  }
+  if (reader.pos !== reader.end)
+    throw new BatchFormatError('invalid', 'bytes after the last record of a batch')
+}
+
+/**
+ * One SQLite file, `<data.dir>/coordinator.db`, holding every shard's log in one table of batches
+ * keyed by (shard, base offset). Offsets are per shard and only grow, so `load` returns append order.
  *
  * better-sqlite3 is synchronous: an append runs to completion (commit included) before the promise
  * it returns settles, so appends are applied in call order without any queue here.
@@ -116,15 +136,12 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   #stmts: Statements | undefined
   #appendTx: ((shard: number, records: readonly CoordinatorRecord[]) => void) | undefined
   #appendBatchesTx: ((batches: readonly ShardBatch[]) => Map<number, number>) | undefined
-  #compactTx: ((shard: number) => void) | undefined
+  #compactTx: ((shard: number) => number) | undefined
   /** Next offset per shard, read lazily from the table on the shard's first append. */
   readonly #nextOffset = new Map<number, number>()
   #failNext: Error | undefined
-  /** The parameters of one multi-row INSERT, reused. */
-  readonly #params: unknown[] = new Array(4 * ROWS_PER_INSERT).fill(null)
-  readonly #wideParams: unknown[] = new Array(4 * ROWS_PER_WIDE_INSERT).fill(null)
-  /** The `ROWS_PER_WIDE_INSERT`-row INSERT, prepared on first use for the database it belongs to. */
-  #wideInsert: Database.Statement<unknown[]> | undefined
+  /** Where a batch's records are encoded before they go into its row (SQLite copies them). */
+  #sink = new ByteSink(64 * 1024)
 
   constructor(dataDir: string, options: SqliteRecordStoreOptions = {}) {
     if (typeof dataDir !== 'string' || dataDir.length === 0) {
@@ -213,35 +230,46 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
           `${this.#path} has schema version ${version}, newer than this version of topograph understands (${SCHEMA_VERSION})`,
         )
       }
-      // WITHOUT ROWID: the table is clustered on (shard, offset), so loading a shard is one
-      // contiguous range scan. Coordinator records are small, which is where this layout is best.
+      // One row per append batch of a shard, as Kafka keeps coordinator records in record batches
+      // of __consumer_offsets: a Streams-shaped commit's 20 records in one row cost less than half
+      // the CPU of 20 rows (BENCHMARKS.md, "OffsetCommit: one SQLite row per batch"). `records`
+      // holds the batch's records in Kafka's record format; each record's offset is `base_offset`
+      // plus its offset delta, so offsets survive compaction (which rewrites a batch without its
+      // dropped records). A table with a rowid, not WITHOUT ROWID: the latter is a B-tree of index
+      // pages, which keep at most about 1,000 bytes of a row in the page (4 KiB pages) and the rest
+      // in overflow pages, so a commit's 2 KB row would take two pages; a rowid table keeps up to
+      // about 4,000 bytes in the leaf. The primary key is an index beside it (loading reads it in
+      // order).
       db.exec(`
-        CREATE TABLE IF NOT EXISTS coordinator_records (
+        CREATE TABLE IF NOT EXISTS coordinator_batches (
           shard INTEGER NOT NULL,
-          offset INTEGER NOT NULL,
-          key BLOB NOT NULL,
-          value BLOB,
-          PRIMARY KEY (shard, offset)
-        ) WITHOUT ROWID;
-        PRAGMA user_version = ${SCHEMA_VERSION};
+          base_offset INTEGER NOT NULL,
+          last_offset INTEGER NOT NULL,
+          record_count INTEGER NOT NULL,
+          records BLOB NOT NULL,
+          PRIMARY KEY (shard, base_offset)
+        );
       `)
       const stmts: Statements = {
-        insert: db.prepare('INSERT INTO coordinator_records (shard, offset, key, value) VALUES (?, ?, ?, ?)'),
-        insertMany: db.prepare(
-          `INSERT INTO coordinator_records (shard, offset, key, value) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?)').join(', ')}`,
+        insert: db.prepare(
+          'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
         ),
-        load: db.prepare('SELECT key, value FROM coordinator_records WHERE shard = ? ORDER BY offset'),
-        maxOffset: db.prepare('SELECT MAX(offset) AS m FROM coordinator_records WHERE shard = ?'),
-        // Keeps the last record of every key; a key whose last record is a tombstone then loses the
-        // tombstone too (dropTombstones), in the same transaction, so no superseded record outlives it.
-        dropSuperseded: db.prepare(
-          `DELETE FROM coordinator_records WHERE shard = ? AND offset NOT IN
-             (SELECT MAX(offset) FROM coordinator_records WHERE shard = ? GROUP BY key)`,
+        load: db.prepare(
+          `SELECT base_offset AS base, last_offset AS last, record_count AS count, records
+             FROM coordinator_batches WHERE shard = ? ORDER BY base_offset`,
         ),
-        dropTombstones: db.prepare('DELETE FROM coordinator_records WHERE shard = ? AND value IS NULL'),
+        // Batches never overlap: the last one by base offset holds the shard's highest offset.
+        lastOffset: db.prepare(
+          'SELECT last_offset AS last FROM coordinator_batches WHERE shard = ? ORDER BY base_offset DESC LIMIT 1',
+        ),
+        rewrite: db.prepare(
+          'UPDATE coordinator_batches SET record_count = ?, records = ? WHERE shard = ? AND base_offset = ?',
+        ),
+        drop: db.prepare('DELETE FROM coordinator_batches WHERE shard = ? AND base_offset = ?'),
       }
+      if (version < SCHEMA_VERSION) this.#migrate(db, stmts)
       this.#appendTx = db.transaction((shard: number, records: readonly CoordinatorRecord[]) => {
-        // The injected failure fires after rows were inserted, so the rollback path is exercised.
+        // The injected failure fires after the row was inserted, so the rollback path is exercised.
         const offset = this.#insert(stmts, shard, this.#offsetFor(shard, stmts), records)
         this.#maybeFail()
         this.#nextOffset.set(shard, offset)
@@ -258,10 +286,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         this.#maybeFail()
         return next
       })
-      this.#compactTx = db.transaction((shard: number) => {
-        stmts.dropSuperseded.run(shard, shard)
-        stmts.dropTombstones.run(shard)
-      })
+      this.#compactTx = db.transaction((shard: number) => this.#compactRows(stmts, shard))
       this.#stmts = stmts
       this.#db = db
       this.#heldLock = lock
@@ -431,8 +456,9 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     const stmts = this.#stmts
     if (stmts === undefined) throw this.#notOpen()
     try {
-      // Rows come back as { key: Buffer, value: Buffer | null }, already CoordinatorRecords.
-      return stmts.load.all(shard)
+      const out: CoordinatorRecord[] = []
+      for (const row of stmts.load.all(shard)) decodeBatch(row, out)
+      return out
     } catch (cause) {
       throw new StorageError(
         'STORAGE_READ_FAILED',
@@ -454,8 +480,9 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   #compactNow(shard: number): void {
     const tx = this.#compactTx
     if (tx === undefined) throw this.#notOpen()
+    let written: number
     try {
-      tx(shard)
+      written = tx(shard)
     } catch (cause) {
       throw new StorageError(
         'STORAGE_WRITE_FAILED',
@@ -463,7 +490,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         { cause },
       )
     }
-    this.#checkpointer?.afterCommit(0)
+    this.#checkpointer?.afterCommit(written)
   }
 
   close(): Promise<void> {
@@ -486,7 +513,6 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     await checkpointer?.close()
     this.#runWaiting()
     this.#db = undefined
-    this.#wideInsert = undefined
     this.#stmts = undefined
     this.#appendTx = undefined
     this.#appendBatchesTx = undefined
@@ -497,37 +523,131 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#heldLock = undefined
   }
 
-  /** Inserts `records` at `offset` on; returns the next offset. Runs inside a transaction. */
+  /**
+   * Inserts `records` as one batch row at `offset` on; returns the next offset. Runs inside a
+   * transaction. An empty batch leaves no row.
+   */
   #insert(stmts: Statements, shard: number, offset: number, records: readonly CoordinatorRecord[]): number {
-    let i = 0
-    if (records.length >= ROWS_PER_WIDE_INSERT) {
-      i = insertRows(this.#wideInsertStatement(), this.#wideParams, shard, offset, records, 0)
-      offset += i
-    }
-    const narrow = insertRows(stmts.insertMany, this.#params, shard, offset, records, i)
-    offset += narrow - i
-    for (i = narrow; i < records.length; i++)
-      stmts.insert.run(shard, offset++, records[i].key, records[i].value)
-    return offset
+    const n = records.length
+    if (n === 0) return offset
+    const sink = this.#sink
+    sink.reset()
+    encodeBatch(sink, records)
+    stmts.insert.run(shard, offset, offset + n - 1, n, sink.view())
+    this.#keepSink(sink)
+    return offset + n
   }
 
-  #wideInsertStatement(): Database.Statement<unknown[]> {
-    const db = this.#db as Database.Database
-    if (this.#wideInsert === undefined || this.#wideInsert.database !== db) {
-      this.#wideInsert = db.prepare(
-        `INSERT INTO coordinator_records (shard, offset, key, value) VALUES ${Array(ROWS_PER_WIDE_INSERT).fill('(?, ?, ?, ?)').join(', ')}`,
-      )
-    }
-    return this.#wideInsert
+  /** Drops an encoding buffer a large batch grew, so that one large value is not held for good. */
+  #keepSink(sink: ByteSink): void {
+    if (sink.length > KEPT_SINK_BYTES) this.#sink = new ByteSink(64 * 1024)
   }
 
   #offsetFor(shard: number, stmts: Statements): number {
     let next = this.#nextOffset.get(shard)
     if (next === undefined) {
-      const m = stmts.maxOffset.get(shard)?.m
-      next = m === null || m === undefined ? 0 : m + 1
+      const last = stmts.lastOffset.get(shard)?.last
+      next = last === undefined ? 0 : last + 1
     }
     return next
+  }
+
+  /**
+   * Compaction, inside a transaction: every batch row of the shard is read, and a row that holds a
+   * record which is not the last of its key, or a key whose last record is a tombstone, is written
+   * again without those records (each kept record keeps its offset, through its offset delta) or,
+   * left empty, deleted. A row keeps its `last_offset`, so the shard's offsets never go back.
+   * Returns the bytes written.
+   */
+  #compactRows(stmts: Statements, shard: number): number {
+    const rows = stmts.load.all(shard)
+    const records: CoordinatorRecord[] = []
+    const deltas: number[] = []
+    for (const row of rows) decodeBatch(row, records, deltas)
+    // The position of the last record of every key, by the key's bytes.
+    const ids = records.map((r) =>
+      Buffer.from(r.key.buffer, r.key.byteOffset, r.key.byteLength).toString('latin1'),
+    )
+    const last = new Map<string, number>()
+    for (let i = 0; i < ids.length; i++) last.set(ids[i], i)
+    let written = 0
+    let i = 0
+    for (const row of rows) {
+      const kept: CoordinatorRecord[] = []
+      const keptDeltas: number[] = []
+      for (let j = 0; j < row.count; j++, i++) {
+        if (records[i].value !== null && last.get(ids[i]) === i) {
+          kept.push(records[i])
+          keptDeltas.push(deltas[i])
+        }
+      }
+      if (kept.length === row.count) continue
+      if (kept.length === 0) {
+        stmts.drop.run(shard, row.base)
+        continue
+      }
+      const sink = this.#sink
+      sink.reset()
+      encodeBatch(sink, kept, keptDeltas)
+      stmts.rewrite.run(kept.length, sink.view(), shard, row.base)
+      written += sink.length
+      this.#keepSink(sink)
+    }
+    return written
+  }
+
+  /**
+   * Moves the rows of schema version 1 (`coordinator_records`, one row per record) into batch rows,
+   * in one transaction with the new version number: a crash leaves either file whole. Consecutive
+   * records of a shard go into one row (up to `MIGRATE_BATCH_RECORDS` records or
+   * `MIGRATE_BATCH_BYTES`), each at its own offset (its delta from the row's base offset), so the
+   * order, the offsets and the gaps that compaction left stay as they were.
+   */
+  #migrate(db: Database.Database, stmts: Statements): void {
+    const old = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'coordinator_records'")
+      .get()
+    db.transaction(() => {
+      if (old !== undefined) {
+        const page = db.prepare<
+          [number, number],
+          { shard: number; offset: number; key: Buffer; value: Buffer | null }
+        >(
+          `SELECT shard, offset, key, value FROM coordinator_records
+             WHERE (shard, offset) > (?, ?) ORDER BY shard, offset LIMIT 4096`,
+        )
+        const sink = new ByteSink(64 * 1024)
+        let shard = -1
+        let base = 0
+        let last = 0
+        let count = 0
+        const flush = () => {
+          if (count > 0) stmts.insert.run(shard, base, last, count, sink.view())
+          sink.reset()
+          count = 0
+        }
+        for (let rows = page.all(-1, -1); rows.length > 0; rows = page.all(shard, last)) {
+          for (const row of rows) {
+            if (row.shard !== shard || count >= MIGRATE_BATCH_RECORDS || sink.length >= MIGRATE_BATCH_BYTES) {
+              flush()
+              shard = row.shard
+              base = row.offset
+            }
+            writeRecord(sink, {
+              timestampDelta: 0,
+              offsetDelta: row.offset - base,
+              key: row.key,
+              value: row.value,
+            })
+            last = row.offset
+            count++
+          }
+        }
+        flush()
+        db.exec('DROP TABLE coordinator_records')
+      }
+      db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    })()
   }
 
   #maybeFail(): void {

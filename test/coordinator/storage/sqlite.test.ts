@@ -8,6 +8,7 @@ import { createRecordStore } from '../../../src/coordinator/storage/index.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
 import { StorageError } from '../../../src/coordinator/storage/errors.js'
+import { decodeRecords } from '../../../src/log/batch.js'
 import { rec, runRecordStoreContract, show } from './contract.js'
 
 const dirs: string[] = []
@@ -60,7 +61,8 @@ test('sqlite: one WAL-mode file named coordinator.db in data.dir, created with m
   await store.close()
   const db = new Database(join(dir, 'coordinator.db'), { readonly: true })
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
-  assert.equal(db.prepare('SELECT COUNT(*) AS n FROM coordinator_records').get()?.constructor, Object)
+  assert.equal(db.prepare('SELECT COUNT(*) AS n FROM coordinator_batches').get()?.constructor, Object)
+  assert.equal(db.pragma('user_version', { simple: true }), 2)
   db.close()
 })
 
@@ -117,8 +119,13 @@ test('sqlite: a failed transaction does not burn offsets or reorder later append
   await store.append(0, [rec('d', '1')])
   await store.close()
   const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  const rows = db.prepare('SELECT offset FROM coordinator_records WHERE shard = 0 ORDER BY offset').all()
-  assert.deepEqual(rows, [{ offset: 0 }, { offset: 1 }])
+  const rows = db
+    .prepare('SELECT base_offset, last_offset FROM coordinator_batches WHERE shard = 0 ORDER BY base_offset')
+    .all()
+  assert.deepEqual(rows, [
+    { base_offset: 0, last_offset: 0 },
+    { base_offset: 1, last_offset: 1 },
+  ])
   db.close()
 })
 
@@ -137,11 +144,11 @@ test('createRecordStore builds either engine and rejects unknown kinds', async (
   )
 })
 
-test('sqlite: batches inserted 8 rows a statement keep their order, offsets and tombstones', async () => {
+test('sqlite: one row per batch, with the offsets of its records; order and tombstones kept', async () => {
   const dir = tempDir()
   const store = new SqliteRecordStore(dir)
   await store.open()
-  // 21 records: two statements of 8 rows, then 5 alone; every third a tombstone.
+  // 21 records, every third a tombstone.
   const batch = Array.from({ length: 21 }, (_, i) => rec(`k${i}`, i % 3 === 2 ? null : `v${i}`))
   await store.append(0, batch)
   // A group commit of 9 and 17 records on two shards, after the 21 on shard 0.
@@ -167,21 +174,19 @@ test('sqlite: batches inserted 8 rows a statement keep their order, offsets and 
   assert.deepEqual(show(await store.load(1)), show([...seventeen, rec('last', '1')]))
   await store.close()
   const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  const offsets = db
-    .prepare('SELECT shard, offset FROM coordinator_records ORDER BY shard, offset')
-    .all() as {
-    shard: number
-    offset: number
-  }[]
+  const rows = db
+    .prepare(
+      'SELECT shard, base_offset AS base, last_offset AS last, record_count AS n FROM coordinator_batches ORDER BY shard, base_offset',
+    )
+    .all()
   db.close()
-  assert.deepEqual(
-    offsets.filter((r) => r.shard === 0).map((r) => r.offset),
-    Array.from({ length: 30 }, (_, i) => i),
-  )
-  assert.deepEqual(
-    offsets.filter((r) => r.shard === 1).map((r) => r.offset),
-    Array.from({ length: 18 }, (_, i) => i),
-  )
+  // A group commit writes a row per shard; the failed append left none and burnt no offset.
+  assert.deepEqual(rows, [
+    { shard: 0, base: 0, last: 20, n: 21 },
+    { shard: 0, base: 21, last: 29, n: 9 },
+    { shard: 1, base: 0, last: 16, n: 17 },
+    { shard: 1, base: 17, last: 17, n: 1 },
+  ])
 })
 
 /** Six offset-commit-sized records; `n` makes the values differ. */
@@ -325,13 +330,12 @@ test('sqlite: when the checkpoint worker dies, the event loop checkpoints and th
   await store.close()
 })
 
-test('sqlite: appends of every size keep their order, across wide and narrow inserts and a reopen', async () => {
+test('sqlite: appends of every size keep their order, across a reopen', async () => {
   const dir = tempDir()
   const records = (from: number, n: number) =>
     Array.from({ length: n }, (_, i) => rec(`k${from + i}`, `v${from + i}`))
   let store = new SqliteRecordStore(dir)
   await store.open()
-  // 64-row statements, then 8-row ones, then single rows; then a batch of exactly 64 and of 63.
   const sizes = [64 * 2 + 8 + 3, 64, 63, 1, 200]
   const expected: [string, string | null][] = []
   let next = 0
@@ -341,7 +345,6 @@ test('sqlite: appends of every size keep their order, across wide and narrow ins
     next += n
   }
   await store.close()
-  // The wide statement belongs to the database it was prepared on: a reopened store prepares its own.
   store = new SqliteRecordStore(dir)
   await store.open()
   for (const n of sizes.slice(3)) {
@@ -354,5 +357,186 @@ test('sqlite: appends of every size keep their order, across wide and narrow ins
   }
   assert.deepEqual(show(await store.load(2)), expected)
   assert.equal((await store.load(5)).length, 201)
+  await store.close()
+})
+
+/** The rows of a shard as (base offset, last offset, records), straight from the file. */
+function batchRows(dir: string, shard: number): { base: number; last: number; n: number }[] {
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  try {
+    return db
+      .prepare(
+        'SELECT base_offset AS base, last_offset AS last, record_count AS n FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
+      )
+      .all(shard) as { base: number; last: number; n: number }[]
+  } finally {
+    db.close()
+  }
+}
+
+/** Every record's offset in a shard (its row's base offset plus its offset delta), from the file. */
+function recordOffsets(dir: string, shard: number): number[] {
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  try {
+    const rows = db
+      .prepare(
+        'SELECT base_offset AS base, record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
+      )
+      .all(shard) as { base: number; n: number; records: Buffer }[]
+    return rows.flatMap((r) => decodeRecords(r.records, r.n).map((x) => r.base + x.offsetDelta))
+  } finally {
+    db.close()
+  }
+}
+
+test('sqlite: a file of schema version 1 (a row per record) is migrated at open; every record loads, in order', async () => {
+  const dir = tempDir()
+  // The file as the previous version wrote it: its statements, its pragmas, its offsets (with the
+  // gaps its compaction left).
+  const old = new Database(join(dir, SQLITE_FILE_NAME))
+  old.pragma('journal_mode = WAL')
+  old.exec(`
+    CREATE TABLE IF NOT EXISTS coordinator_records (
+      shard INTEGER NOT NULL,
+      offset INTEGER NOT NULL,
+      key BLOB NOT NULL,
+      value BLOB,
+      PRIMARY KEY (shard, offset)
+    ) WITHOUT ROWID;
+    PRAGMA user_version = 1;
+  `)
+  const insert = old.prepare(
+    'INSERT INTO coordinator_records (shard, offset, key, value) VALUES (?, ?, ?, ?)',
+  )
+  const written = new Map<number, { offset: number; key: Uint8Array; value: Uint8Array | null }[]>()
+  const put = (shard: number, offset: number, r: ReturnType<typeof rec>) => {
+    insert.run(shard, offset, r.key, r.value)
+    written.set(shard, [...(written.get(shard) ?? []), { offset, ...r }])
+  }
+  const big = new Uint8Array(1536 * 1024).map((_, i) => (i * 13) & 0xff)
+  old.transaction(() => {
+    // More records than one migrated row and one page of the migration's reads take, with gaps,
+    // tombstones and empty values.
+    for (let offset = 0; offset < 9000; offset++) {
+      if (offset % 7 === 3) continue
+      put(
+        0,
+        offset,
+        rec(`k${offset % 500}`, offset % 11 === 0 ? null : offset % 13 === 0 ? '' : `v${offset}`),
+      )
+    }
+    // A value past the migrated row's byte bound, between small ones.
+    put(1, 0, rec('a', '1'))
+    put(1, 1, { key: new TextEncoder().encode('big'), value: big })
+    put(1, 2, rec('b', '2'))
+    put(7, 41, rec('only', 'one'))
+    put(2147483647, 3, rec('catalog', 'x'))
+  })()
+  old.close()
+
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  for (const [shard, records] of written) {
+    const loaded = await store.load(shard)
+    assert.equal(loaded.length, records.length, `shard ${shard}`)
+    for (let i = 0; i < records.length; i++) {
+      assert.deepEqual(new Uint8Array(loaded[i].key), records[i].key, `shard ${shard}, record ${i}`)
+      assert.deepEqual(
+        loaded[i].value === null ? null : new Uint8Array(loaded[i].value as Uint8Array),
+        records[i].value === null ? null : new Uint8Array(records[i].value as Uint8Array),
+        `shard ${shard}, record ${i}`,
+      )
+    }
+  }
+  // New records come after the migrated ones, also after a reopen.
+  await store.append(0, [rec('new', '1')])
+  await store.append(7, [rec('new', '2')])
+  await store.close()
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  assert.deepEqual(show(await store.load(7)), [
+    ['only', 'one'],
+    ['new', '2'],
+  ])
+  assert.deepEqual(show(await store.load(0)).at(-1), ['new', '1'])
+  assert.equal((await store.load(0)).length, (written.get(0)?.length ?? 0) + 1)
+  await store.close()
+
+  // Every record kept its offset; the old table is gone and the file has the new version.
+  for (const [shard, records] of written) {
+    const offsets = recordOffsets(dir, shard)
+    assert.deepEqual(
+      offsets.slice(0, records.length),
+      records.map((r) => r.offset),
+      `offsets of shard ${shard}`,
+    )
+  }
+  assert.deepEqual(recordOffsets(dir, 7), [41, 42])
+  assert.ok(batchRows(dir, 0).length >= 3, 'shard 0 in several rows')
+  assert.deepEqual(
+    batchRows(dir, 1).map((r) => r.n),
+    [2, 1],
+    'a row closed after the large value',
+  )
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  assert.equal(db.pragma('user_version', { simple: true }), 2)
+  assert.equal(
+    db.prepare("SELECT name FROM sqlite_master WHERE name = 'coordinator_records'").get(),
+    undefined,
+  )
+  db.close()
+})
+
+test('sqlite: compaction rewrites a batch without its dropped records; kept records keep their offsets', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, [rec('a', '1'), rec('b', '1'), rec('c', '1')])
+  await store.append(0, [rec('a', '2'), rec('b', null)])
+  await store.append(0, [rec('d', '1')])
+  await store.append(3, [rec('x', '1')])
+  await store.compact(0)
+  assert.deepEqual(show(await store.load(0)), [
+    ['c', '1'],
+    ['a', '2'],
+    ['d', '1'],
+  ])
+  assert.deepEqual(batchRows(dir, 0), [
+    { base: 0, last: 2, n: 1 },
+    { base: 3, last: 4, n: 1 },
+    { base: 5, last: 5, n: 1 },
+  ])
+  assert.deepEqual(recordOffsets(dir, 0), [2, 3, 5])
+  // A batch whose records were all dropped goes; appends go on after the last offset written.
+  await store.append(0, [rec('d', null), rec('c', null)])
+  await store.compact(0)
+  assert.deepEqual(show(await store.load(0)), [['a', '2']])
+  assert.deepEqual(batchRows(dir, 0), [{ base: 3, last: 4, n: 1 }])
+  await store.append(0, [rec('e', '1')])
+  assert.deepEqual(recordOffsets(dir, 0), [3, 8])
+  await store.compact(0)
+  assert.deepEqual(show(await store.load(0)), [
+    ['a', '2'],
+    ['e', '1'],
+  ])
+  assert.deepEqual(show(await store.load(3)), [['x', '1']])
+  await store.close()
+})
+
+test('sqlite: a batch row that does not decode fails the load with STORAGE_READ_FAILED', async () => {
+  const dir = tempDir()
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, [rec('a', '1'), rec('b', '2')])
+  await store.close()
+  const db = new Database(join(dir, SQLITE_FILE_NAME))
+  db.prepare('UPDATE coordinator_batches SET records = ? WHERE shard = 0').run(Buffer.from([0x7f, 0x01]))
+  db.close()
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  await assert.rejects(
+    store.load(0),
+    (e: unknown) => e instanceof StorageError && e.code === 'STORAGE_READ_FAILED',
+  )
   await store.close()
 })
