@@ -8,15 +8,19 @@ import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../proto
 import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
-import { asDescribedMember, isReconciledTo, type MemberProfiles, type StreamsGroupMember } from './member.js'
+import {
+  asDescribedMember,
+  isReconciledTo,
+  type MemberProfiles,
+  StoredMember,
+  type StoredMemberSlot,
+  type StreamsGroupMember,
+} from './member.js'
 import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
-import {
-  type MemberSession as GenericMemberSession,
-  MemberSlot as GenericMemberSlot,
-} from '../modern/session.js'
+import type { MemberSession as GenericMemberSession, MemberSlotOf } from '../modern/session.js'
 import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
 import type {
   DescribedTopicInfo,
@@ -98,14 +102,14 @@ class ProcessIndex {
   }
 }
 
-/** A streams member's slot: also its target assignment (undefined: none recorded). */
-class StreamsMemberSlot extends GenericMemberSlot<StreamsGroupMember, StreamsTimerResult> {
-  target: TasksTuple | undefined = undefined
-}
+/** A streams member's slot: the stored member itself, with its session and its target assignment. */
+type StreamsMemberSlot = StoredMemberSlot<StreamsTimerResult>
 
 class StreamsMemberTable extends MemberTable<StreamsGroupMember, StreamsTimerResult, StreamsMemberSlot> {
   protected override newSlot(member: StreamsGroupMember): StreamsMemberSlot {
-    return new StreamsMemberSlot(member, this)
+    if (!(member instanceof StoredMember))
+      throw new Error('A slot takes a stored member (MemberProfiles.store).')
+    return member.toSlot(this)
   }
 }
 
@@ -209,7 +213,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export type MemberSlot = GenericMemberSlot<StreamsGroupMember, StreamsTimerResult>
+export type MemberSlot = MemberSlotOf<StreamsGroupMember, StreamsTimerResult>
 
 export class StreamsGroup {
   readonly groupId: string

@@ -5,6 +5,7 @@ import {
   type TasksTuple,
   type TasksTupleWithEpochs,
 } from './tasks.js'
+import type { MemberSlotOf, SessionTimers } from '../modern/session.js'
 import { kept } from './strings.js'
 import type { DescribedAssignment, DescribedMember, Endpoint, TaskOffset } from './wire.js'
 
@@ -118,7 +119,7 @@ export function memberValue(m: StreamsGroupMember): StreamsGroupMember {
  * number of an application). Members with equal profiles share one (see MemberProfiles). The client
  * host stays with the member (it is the process's), and so does the process id (see StoredMember).
  */
-class MemberProfile {
+export class MemberProfile {
   readonly instanceId: string | null
   readonly rackId: string | null
   readonly rebalanceTimeoutMs: number
@@ -260,25 +261,27 @@ function uuidText(w0: number, w1: number, w2: number, w3: number): string {
  *   without being built (hasClientId);
  * - else the client id as it came, and the process id as its place in the client id (a number)
  *   when the client id contains it, or as it came.
- * Immutable, like any member; `withAssignment` makes the copy a current-assignment record asks
- * for, sharing everything else.
+ * Immutable, like any member, except a group's StoredMemberSlot, whose fields its group's table
+ * replaces (`setFrom`); `withAssignment` makes the copy a current-assignment record asks for,
+ * sharing everything else.
  */
 export class StoredMember implements StreamsGroupMember {
-  readonly memberId: string
-  readonly memberEpoch: number
-  readonly previousMemberEpoch: number
-  readonly state: MemberStateValue
-  readonly assignedTasks: TasksTupleWithEpochs
-  readonly tasksPendingRevocation: TasksTupleWithEpochs
-  readonly clientHost: string
-  readonly #profile: MemberProfile
+  // Not readonly for a StoredMemberSlot's `setFrom` only: read through StreamsGroupMember (readonly).
+  memberId: string
+  memberEpoch: number
+  previousMemberEpoch: number
+  state: MemberStateValue
+  assignedTasks: TasksTupleWithEpochs
+  tasksPendingRevocation: TasksTupleWithEpochs
+  clientHost: string
+  #profile: MemberProfile
   /** The UUID's word 0; or the client id (when kept whole). */
-  readonly #c0: number | string
+  #c0: number | string
   /** The UUID's word 1; or the process id, or its place in the client id (see PLACE). */
-  readonly #c1: number | string
+  #c1: number | string
   /** The UUID's words 2 and 3 (0 when the client id is kept whole). */
-  readonly #c2: number
-  readonly #c3: number
+  #c2: number
+  #c3: number
 
   constructor(
     memberId: string,
@@ -315,6 +318,42 @@ export class StoredMember implements StreamsGroupMember {
       this.#c2,
       this.#c3,
     )
+  }
+
+  /** The member as it is now, as an immutable value (a slot's before its fields are replaced). */
+  snapshot(): StoredMember {
+    return this.withAssignment(this)
+  }
+
+  /** This member as the slot of a group's table (`timers`: the table's session timers). */
+  toSlot<R>(timers: SessionTimers<R>): StoredMemberSlot<R> {
+    return new StoredMemberSlot(
+      timers,
+      this.memberId,
+      this,
+      this.clientHost,
+      this.#profile,
+      this.#c0,
+      this.#c1,
+      this.#c2,
+      this.#c3,
+    )
+  }
+
+  /** Makes every field this member's `m`'s (a StoredMemberSlot's update). */
+  protected setFrom(m: StoredMember): void {
+    this.memberId = m.memberId
+    this.memberEpoch = m.memberEpoch
+    this.previousMemberEpoch = m.previousMemberEpoch
+    this.state = m.state
+    this.assignedTasks = m.assignedTasks
+    this.tasksPendingRevocation = m.tasksPendingRevocation
+    this.clientHost = m.clientHost
+    this.#profile = m.#profile
+    this.#c0 = m.#c0
+    this.#c1 = m.#c1
+    this.#c2 = m.#c2
+    this.#c3 = m.#c3
   }
 
   get instanceId(): string | null {
@@ -369,6 +408,60 @@ export class StoredMember implements StreamsGroupMember {
       clientId.startsWith(prefix) &&
       clientId.endsWith(suffix)
     )
+  }
+}
+
+/**
+ * A stored member that is also its slot in its group's member table (MemberSlotOf): its session
+ * bookkeeping (the runtime's watch of its session timer), its target assignment, and the member's
+ * own fields, one object a member instead of two. A slot must stay the same object while its timer
+ * is armed, so a record's update replaces the member's fields in it (`replace`, which returns the
+ * fields it had as an immutable StoredMember); `member` is the slot itself. Code that keeps a member
+ * across a replay keeps a `snapshot()`.
+ */
+export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<StreamsGroupMember, R> {
+  /** See MemberSession. */
+  deadlineMs = 0
+  armed = false
+  dueMs = 0
+  /** The member's target assignment (undefined: none recorded). */
+  target: TasksTuple | undefined = undefined
+  readonly #timers: SessionTimers<R>
+
+  constructor(
+    timers: SessionTimers<R>,
+    memberId: string,
+    a: MemberAssignment,
+    clientHost: string,
+    profile: MemberProfile,
+    c0: number | string,
+    c1: number | string,
+    c2: number,
+    c3: number,
+  ) {
+    super(memberId, a, clientHost, profile, c0, c1, c2, c3)
+    this.#timers = timers
+  }
+
+  get member(): StreamsGroupMember {
+    return this
+  }
+
+  replace(member: StreamsGroupMember): StreamsGroupMember {
+    if (!(member instanceof StoredMember))
+      throw new Error('A slot takes a stored member (MemberProfiles.store).')
+    const old = this.snapshot()
+    if (member !== this) this.setFrom(member)
+    return old
+  }
+
+  /** `sessionTimeoutKey(groupId, memberId)`, made from the stored member id. */
+  get key(): string {
+    return this.#timers.sessionKey(this.memberId)
+  }
+
+  get op(): (nowMs: number) => R {
+    return this.#timers.sessionOp(this.memberId)
   }
 }
 

@@ -6,6 +6,7 @@ import {
   memberValue,
   newMember,
   StoredMember,
+  StoredMemberSlot,
   type StreamsGroupMember,
   withAssignment,
 } from '../../../../src/coordinator/shard/streams/member.js'
@@ -163,4 +164,52 @@ test('the profile pool: more distinct profiles than it keeps, every member still
   const b = profiles.store(member(UUID, 'app', { rackId: 'again', clientTags: tags() }))
   assert.equal(a.clientTags, b.clientTags)
   assert.equal(a.rackId, 'again')
+})
+
+test('a stored member as its own slot: a replacement keeps the slot and its session, hands back the fields it had', () => {
+  const profiles = new MemberProfiles()
+  const timers = {
+    sessionKey: (memberId: string) => `session-${memberId}`,
+    sessionOp: (memberId: string) => (nowMs: number) => `${memberId}@${nowMs}`,
+  }
+  for (const m of cases) {
+    const slot = profiles.store(m).toSlot(timers)
+    assert.ok(slot instanceof StoredMemberSlot)
+    assert.equal(slot.member, slot)
+    assert.deepEqual(memberValue(slot), m)
+    slot.armed = true
+    slot.dueMs = 45_000
+    slot.deadlineMs = 50_000
+    slot.target = m.assignedTasks
+    const tasks = new TaskListBuilder().set('1', 0, 7).build()
+    const next = profiles.store({
+      ...withAssignment(m, {
+        memberEpoch: 7,
+        previousMemberEpoch: 3,
+        state: MemberState.UNREVOKED_TASKS,
+        assignedTasks: tasks,
+        tasksPendingRevocation: m.assignedTasks,
+      }),
+      clientId: 'another-client',
+      rackId: 'rack-b',
+    })
+    const old = slot.replace(next)
+    // The fields it had, as a value of its own that later replacements leave alone.
+    assert.ok(!(old instanceof StoredMemberSlot))
+    assert.deepEqual(memberValue(old), m)
+    assert.deepEqual(memberValue(slot), memberValue(next))
+    assert.equal(slot.clientId, 'another-client')
+    assert.equal(slot.hasClientId('another-client'), true)
+    assert.equal(slot.hasClientId(m.clientId), m.clientId === 'another-client')
+    // The session bookkeeping and target are the slot's, kept.
+    assert.deepEqual(
+      [slot.armed, slot.dueMs, slot.deadlineMs, slot.target],
+      [true, 45_000, 50_000, m.assignedTasks],
+    )
+    assert.equal(slot.key, `session-${m.memberId}`)
+    assert.equal(slot.op(3), `${m.memberId}@3`)
+    slot.replace(profiles.store(m))
+    assert.deepEqual(memberValue(old), m)
+    assert.deepEqual(memberValue(slot), m)
+  }
 })
