@@ -4,7 +4,13 @@
  * ModernGroup members and staticMembers).
  */
 import { kept } from '../streams/strings.js'
-import { DetachedSession, type MemberSession, MemberSlot, type SessionTimers } from './session.js'
+import {
+  DetachedSession,
+  type MemberSession,
+  MemberSlot,
+  type MemberSlotOf,
+  type SessionTimers,
+} from './session.js'
 import { sessionTimeoutKey } from './timers.js'
 
 export interface ModernMember {
@@ -61,9 +67,9 @@ class Slots<S extends { readonly member: { readonly memberId: string } }> implem
 
 /** The members of a table as a read-only map, read through its slots (made when asked for). */
 class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
-  readonly #slots: ReadonlyMap<string, MemberSlot<M, R>>
+  readonly #slots: ReadonlyMap<string, MemberSlotOf<M, R>>
 
-  constructor(slots: ReadonlyMap<string, MemberSlot<M, R>>) {
+  constructor(slots: ReadonlyMap<string, MemberSlotOf<M, R>>) {
     this.#slots = slots
   }
   get size(): number {
@@ -93,10 +99,10 @@ class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
 }
 
 /**
- * `S`: the slot class; a group that keeps more with each member (a streams member's target) makes
- * its own by overriding newSlot.
+ * `S`: the slot class; a group that keeps more with each member (a streams member's target), or
+ * keeps its members as their own slots, makes its own by overriding newSlot.
  */
-export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> = MemberSlot<M, R>>
+export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R> = MemberSlot<M, R>>
   extends Slots<S>
   implements SessionTimers<R>
 {
@@ -154,14 +160,14 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlot<M, R> =
 
   /** A new member's slot. */
   protected newSlot(member: M): S {
-    return new MemberSlot<M, R>(member, this) as S
+    return new MemberSlot<M, R>(member, this) as unknown as S
   }
 
   /** Adds or replaces a member; returns the one it replaced. */
   put(member: M): M | undefined {
     const slot = this.get(member.memberId)
-    const old = slot?.member
-    if (slot !== undefined) slot.member = member
+    let old: M | undefined
+    if (slot !== undefined) old = slot.replace(member)
     else this.addSlot(this.newSlot(member))
     if (
       old?.instanceId &&

@@ -110,6 +110,11 @@ export interface CommonMemberFields {
   readonly rebalanceTimeoutMs: number
   readonly clientId: string
   readonly clientHost: string
+  /**
+   * Whether this is the member's client id, for a member that keeps its client id in parts and
+   * answers without building it (absent: `clientId` is compared).
+   */
+  hasClientId?(clientId: string): boolean
 }
 
 /**
@@ -126,8 +131,10 @@ export function carriesNoCommonFields(
     req.instanceId === null &&
     req.rackId === null &&
     req.rebalanceTimeoutMs === -1 &&
-    client.clientId === member.clientId &&
-    client.clientHost === member.clientHost
+    client.clientHost === member.clientHost &&
+    (member.hasClientId === undefined
+      ? client.clientId === member.clientId
+      : member.hasClientId(client.clientId))
   )
 }
 

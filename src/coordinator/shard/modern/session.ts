@@ -50,11 +50,22 @@ export interface SessionTimers<R> {
   sessionOp(memberId: string): (nowMs: number) => R
 }
 
+/**
+ * What a member table keeps for each member: the member and its session bookkeeping, found with
+ * one lookup. The slot stays the same object while the member is in the table (it is its session
+ * timer's watch); `replace` puts the member a record made in it.
+ */
+export interface MemberSlotOf<M, R> extends MemberSession<R> {
+  readonly member: M
+  /** Makes `member` the slot's member; returns the member it replaces, as a value of its own. */
+  replace(member: M): M
+}
+
 /** A stored member with its session bookkeeping, found with one lookup. */
-export class MemberSlot<
-  M extends { readonly memberId: string },
-  R = CoordinatorResult<unknown, void>,
-> extends MemberSession<R> {
+export class MemberSlot<M extends { readonly memberId: string }, R = CoordinatorResult<unknown, void>>
+  extends MemberSession<R>
+  implements MemberSlotOf<M, R>
+{
   member: M
   readonly #timers: SessionTimers<R>
 
@@ -62,6 +73,12 @@ export class MemberSlot<
     super()
     this.member = member
     this.#timers = timers
+  }
+
+  replace(member: M): M {
+    const old = this.member
+    this.member = member
+    return old
   }
 
   /** `sessionTimeoutKey(groupId, memberId)`, made from the stored member id. */

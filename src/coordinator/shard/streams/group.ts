@@ -8,15 +8,19 @@ import { createStreamsGroupDescribeResponseDescribedGroup } from '../../../proto
 import { ApiError } from '../api-error.js'
 import { assignmentConfigsMatch, type StreamsGroupConfig } from './config.js'
 import { type ConfiguredTopology, isReady } from './configured-topology.js'
-import { asDescribedMember, isReconciledTo, type MemberProfiles, type StreamsGroupMember } from './member.js'
+import {
+  asDescribedMember,
+  isReconciledTo,
+  type MemberProfiles,
+  StoredMember,
+  type StoredMemberSlot,
+  type StreamsGroupMember,
+} from './member.js'
 import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
-import {
-  type MemberSession as GenericMemberSession,
-  MemberSlot as GenericMemberSlot,
-} from '../modern/session.js'
+import type { MemberSession as GenericMemberSession, MemberSlotOf } from '../modern/session.js'
 import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
 import type {
   DescribedTopicInfo,
@@ -56,6 +60,25 @@ export interface MetadataRefreshDeadline {
 }
 
 type Owners = string | Set<string> | undefined
+
+/**
+ * The fields of a group that nearly every group leaves at their defaults: its topology description
+ * epochs (only with a topology description plugin), targets of members not in the table, the task
+ * offsets its members report, a member's shutdown request. Made when one is first set (each field of
+ * the group itself costs 8 bytes a group, set or not).
+ */
+class RarelySet {
+  storedDescriptionTopologyEpoch = -1
+  failedDescriptionTopologyEpoch = -1
+  /**
+   * The targets of members not in the table (a target record replayed before the member's metadata,
+   * or after its tombstone); made on first use.
+   */
+  otherTargets: Map<string, TasksTuple> | null = null
+  /** Made when a member first reports task offsets (a Map costs a hash table even when empty). */
+  taskOffsets: Map<string, MemberTaskOffsets> | null = null
+  shutdownRequestMemberId: string | null = null
+}
 
 /**
  * subtopology id → partition → the processes owning the task: one process id as a plain string (a
@@ -98,14 +121,14 @@ class ProcessIndex {
   }
 }
 
-/** A streams member's slot: also its target assignment (undefined: none recorded). */
-class StreamsMemberSlot extends GenericMemberSlot<StreamsGroupMember, StreamsTimerResult> {
-  target: TasksTuple | undefined = undefined
-}
+/** A streams member's slot: the stored member itself, with its session and its target assignment. */
+type StreamsMemberSlot = StoredMemberSlot<StreamsTimerResult>
 
 class StreamsMemberTable extends MemberTable<StreamsGroupMember, StreamsTimerResult, StreamsMemberSlot> {
   protected override newSlot(member: StreamsGroupMember): StreamsMemberSlot {
-    return new StreamsMemberSlot(member, this)
+    if (!(member instanceof StoredMember))
+      throw new Error('A slot takes a stored member (MemberProfiles.store).')
+    return member.toSlot(this)
   }
 }
 
@@ -209,7 +232,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export type MemberSlot = GenericMemberSlot<StreamsGroupMember, StreamsTimerResult>
+export type MemberSlot = MemberSlotOf<StreamsGroupMember, StreamsTimerResult>
 
 export class StreamsGroup {
   readonly groupId: string
@@ -218,8 +241,6 @@ export class StreamsGroup {
   #metadataHash = 0n
   #validatedTopologyEpoch = -1
   #lastAssignmentConfigs: ReadonlyMap<string, string> = new Map()
-  #storedDescriptionTopologyEpoch = -1
-  #failedDescriptionTopologyEpoch = -1
   #assignmentEpoch = 1
   #assignmentTimestamp = 0n
   #topology: StreamsTopology | null = null
@@ -230,11 +251,8 @@ export class StreamsGroup {
   readonly #table: StreamsMemberTable
   /** The number of slots with a target. */
   #slotTargets = 0
-  /**
-   * The targets of members not in the table (a target record replayed before the member's metadata,
-   * or after its tombstone); made on first use.
-   */
-  #otherTargets: Map<string, TasksTuple> | null = null
+  /** The fields nearly every group leaves at their defaults (see RarelySet); made on first use. */
+  #rare: RarelySet | null = null
   /**
    * Derived from the members: task → owning process ids (active, standby, warm-up). Only a member
    * that reconciles asks who owns a task, so the index is built on the first question and dropped
@@ -249,10 +267,7 @@ export class StreamsGroup {
   // The metadata refresh deadline, kept as two numbers (read by every heartbeat).
   #refreshDeadlineMs = 0
   #refreshEpoch = 0
-  shutdownRequestMemberId: string | null = null
   endpointEpoch = 0
-  /** Made when a member first reports task offsets (a Map costs a hash table even when empty). */
-  #taskOffsets: Map<string, MemberTaskOffsets> | null = null
   /** The assignment configs last found equal to `lastAssignmentConfigs` (see assignmentConfigsMatch). */
   #matchedAssignmentConfigs: StreamsGroupConfig | undefined
 
@@ -262,14 +277,31 @@ export class StreamsGroup {
     this.#table = new StreamsMemberTable(groupId, sessionTimeoutOp)
   }
 
+  get #otherTargets(): Map<string, TasksTuple> | null {
+    return this.#rare?.otherTargets ?? null
+  }
+  set #otherTargets(targets: Map<string, TasksTuple> | null) {
+    if (targets !== null || this.#rare !== null) (this.#rare ??= new RarelySet()).otherTargets = targets
+  }
+
   /** The task offsets each member last reported (soft state), by member id. */
   get taskOffsets(): ReadonlyMap<string, MemberTaskOffsets> {
-    return this.#taskOffsets ?? NO_TASK_OFFSETS
+    return this.#rare?.taskOffsets ?? NO_TASK_OFFSETS
   }
 
   setTaskOffsets(memberId: string, offsets: MemberTaskOffsets): void {
-    this.#taskOffsets ??= new Map()
-    this.#taskOffsets.set(memberId, offsets)
+    const rare = (this.#rare ??= new RarelySet())
+    rare.taskOffsets ??= new Map()
+    rare.taskOffsets.set(memberId, offsets)
+  }
+
+  /** The member whose heartbeat asked the application to shut down (soft state), if any. */
+  get shutdownRequestMemberId(): string | null {
+    return this.#rare?.shutdownRequestMemberId ?? null
+  }
+  set shutdownRequestMemberId(memberId: string | null) {
+    if (memberId !== null || this.#rare !== null)
+      (this.#rare ??= new RarelySet()).shutdownRequestMemberId = memberId
   }
 
   /** The member with this id and its session bookkeeping, if it is in the group. */
@@ -318,10 +350,10 @@ export class StreamsGroup {
     return this.#lastAssignmentConfigs
   }
   get storedDescriptionTopologyEpoch(): number {
-    return this.#storedDescriptionTopologyEpoch
+    return this.#rare?.storedDescriptionTopologyEpoch ?? -1
   }
   get failedDescriptionTopologyEpoch(): number {
-    return this.#failedDescriptionTopologyEpoch
+    return this.#rare?.failedDescriptionTopologyEpoch ?? -1
   }
   get assignmentEpoch(): number {
     return this.#assignmentEpoch
@@ -568,8 +600,15 @@ export class StreamsGroup {
     this.#validatedTopologyEpoch = v.validatedTopologyEpoch
     this.#lastAssignmentConfigs = v.lastAssignmentConfigs
     this.#matchedAssignmentConfigs = undefined
-    this.#storedDescriptionTopologyEpoch = v.storedDescriptionTopologyEpoch
-    this.#failedDescriptionTopologyEpoch = v.failedDescriptionTopologyEpoch
+    if (
+      v.storedDescriptionTopologyEpoch !== -1 ||
+      v.failedDescriptionTopologyEpoch !== -1 ||
+      this.#rare !== null
+    ) {
+      const rare = (this.#rare ??= new RarelySet())
+      rare.storedDescriptionTopologyEpoch = v.storedDescriptionTopologyEpoch
+      rare.failedDescriptionTopologyEpoch = v.failedDescriptionTopologyEpoch
+    }
   }
 
   /** Whether a metadata tombstone may remove the group (§6.1). */
@@ -673,7 +712,7 @@ export class StreamsGroup {
     if (!isReconciledTo(old, this.#assignmentEpoch)) this.#unreconciled--
     if (this.#unreconciled === 0) this.#owners = null
     else this.#owners?.apply(old, false)
-    this.#taskOffsets?.delete(memberId)
+    this.#rare?.taskOffsets?.delete(memberId)
     this.#afterChange()
   }
 

@@ -302,7 +302,11 @@ export class StreamsGroupManager {
     const slot = group.slot(memberId)
     // group.state() is EMPTY exactly when there are no members.
     const wasEmpty = slot === undefined && group.size === 0
-    const owned = ownedTuple(req)
+    // The tasks the member says it owns, built when first asked for: only a member whose epoch is
+    // not the current one or that reconciles asks (a steady heartbeat never does).
+    let ownedBuilt: TasksTuple | null | undefined
+    const owned = (): TasksTuple | null =>
+      ownedBuilt === undefined ? (ownedBuilt = ownedTuple(req)) : ownedBuilt
 
     // 2. Member lookup (and static replacement).
     const { member, replaced } = heartbeatMember(
@@ -311,7 +315,7 @@ export class StreamsGroupManager {
       req,
       slot?.member,
       newMember,
-      (m) => ownsSubset(m, owned),
+      (m) => ownsSubset(m, owned()),
       undefined,
       (owner, id) => ({ ...memberValue(owner), memberId: id, memberEpoch: 0, previousMemberEpoch: 0 }),
     )
@@ -501,7 +505,7 @@ export class StreamsGroupManager {
         member: updated,
         targetEpoch,
         target: target ?? currentTarget(group, memberId, replaced),
-        owned,
+        owned: owned(),
         ownership: group,
         withholdNewTasks: staleTopology,
       })

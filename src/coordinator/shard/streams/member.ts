@@ -5,6 +5,7 @@ import {
   type TasksTuple,
   type TasksTupleWithEpochs,
 } from './tasks.js'
+import type { MemberSlotOf, SessionTimers } from '../modern/session.js'
 import { kept } from './strings.js'
 import type { DescribedAssignment, DescribedMember, Endpoint, TaskOffset } from './wire.js'
 
@@ -112,21 +113,25 @@ export function memberValue(m: StreamsGroupMember): StreamsGroupMember {
 /**
  * The fields of a member's metadata record that the steady heartbeat does not read and that are
  * nearly always the same for many members: instance id, rack, rebalance timeout, topology epoch,
- * user endpoint, client tags. Members with equal profiles share one (see MemberProfiles). The
- * client id and host stay with the member (the steady heartbeat compares them with the request's,
- * one string comparison each), and so does the process id, as its place in the client id when the
- * client id contains it, as Kafka Streams' `<application.id>-<process id>-StreamThread-<n>-consumer`
- * does.
+ * user endpoint, client tags, and the parts of the client id around the process id when the
+ * process id is a lower-case UUID inside it, as in Kafka Streams'
+ * `<application.id>-<process id>-StreamThread-<n>-consumer` (the same for the members of one thread
+ * number of an application). Members with equal profiles share one (see MemberProfiles). The client
+ * host stays with the member (it is the process's), and so does the process id (see StoredMember).
  */
-class MemberProfile {
+export class MemberProfile {
   readonly instanceId: string | null
   readonly rackId: string | null
   readonly rebalanceTimeoutMs: number
   readonly topologyEpoch: number
   readonly userEndpoint: Endpoint | null
   readonly clientTags: ReadonlyMap<string, string>
+  /** The client id before the process id; null when the members keep their client ids whole. */
+  readonly clientIdPrefix: string | null
+  /** The client id after the process id; null when the members keep their client ids whole. */
+  readonly clientIdSuffix: string | null
 
-  constructor(m: StreamsGroupMember) {
+  constructor(m: StreamsGroupMember, prefix: string | null, suffix: string | null) {
     this.instanceId = kept(m.instanceId)
     this.rackId = kept(m.rackId)
     this.rebalanceTimeoutMs = m.rebalanceTimeoutMs
@@ -134,15 +139,19 @@ class MemberProfile {
     this.userEndpoint =
       m.userEndpoint === null ? null : { host: kept(m.userEndpoint.host), port: m.userEndpoint.port }
     this.clientTags = m.clientTags
+    this.clientIdPrefix = kept(prefix)
+    this.clientIdSuffix = kept(suffix)
   }
 
-  /** Whether this is the profile of `m`. */
-  matches(m: StreamsGroupMember): boolean {
+  /** Whether this is the profile of `m` (its client id split into `prefix` and `suffix`). */
+  matches(m: StreamsGroupMember, prefix: string | null, suffix: string | null): boolean {
     return (
       this.instanceId === m.instanceId &&
       this.rackId === m.rackId &&
       this.rebalanceTimeoutMs === m.rebalanceTimeoutMs &&
       this.topologyEpoch === m.topologyEpoch &&
+      this.clientIdPrefix === prefix &&
+      this.clientIdSuffix === suffix &&
       endpointEquals(this.userEndpoint, m.userEndpoint) &&
       tagsEqual(this.clientTags, m.clientTags)
     )
@@ -158,12 +167,14 @@ function hashString(h: number, s: string | null): number {
 const hashNumber = (h: number, n: number): number => Math.imul(h ^ (n | 0), 0x01000193)
 
 /** The hash MemberProfiles files a profile under (equal profiles, equal hashes). */
-function profileHash(m: StreamsGroupMember): number {
+function profileHash(m: StreamsGroupMember, prefix: string | null, suffix: string | null): number {
   let h = 0x811c9dc5
   h = hashString(h, m.instanceId)
   h = hashString(h, m.rackId)
   h = hashNumber(h, m.rebalanceTimeoutMs)
   h = hashNumber(h, m.topologyEpoch)
+  h = hashString(h, prefix)
+  h = hashString(h, suffix)
   const e = m.userEndpoint
   h = e === null ? hashString(h, null) : hashNumber(hashString(h, e.host), e.port)
   for (const [k, v] of m.clientTags) h = hashString(hashString(h, k), v)
@@ -173,34 +184,114 @@ function profileHash(m: StreamsGroupMember): number {
 /** A process id's place in the client id: offset × PLACE + length (both below PLACE). */
 const PLACE = 0x8000
 
+/** The length of a UUID's text (8-4-4-4-12 lower-case hexadecimal digits). */
+const UUID_LENGTH = 36
+
+/** A code unit's value as a hexadecimal digit (lower case only, as a UUID's text is), else 16. */
+const HEX_VALUE = new Uint8Array(128).fill(16)
+for (let d = 0; d < 16; d++) HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d
+const HEX_DIGITS = '0123456789abcdef'
+
+/**
+ * The 32-bit word of `count` hexadecimal digits of `s` from `at` then `count2` more from `at2`,
+ * as a signed integer (one V8 keeps in a field without an object of its own); NaN when one of them
+ * is not a lower-case hexadecimal digit (NaN equals no word).
+ */
+function hexWord(s: string, at: number, count: number, at2: number, count2: number): number {
+  let w = 0
+  let bad = 0
+  for (let i = at; i < at + count; i++) {
+    const c = s.charCodeAt(i)
+    const d = c < 128 ? HEX_VALUE[c]! : 16
+    bad |= d
+    w = (w << 4) | (d & 15)
+  }
+  for (let i = at2; i < at2 + count2; i++) {
+    const c = s.charCodeAt(i)
+    const d = c < 128 ? HEX_VALUE[c]! : 16
+    bad |= d
+    w = (w << 4) | (d & 15)
+  }
+  return (bad & 16) === 0 ? w | 0 : Number.NaN
+}
+
+// A UUID's text as four words: digits 0-7 (text 0-7), 8-15 (text 9-12, 14-17), 16-23 (text
+// 19-22, 24-27) and 24-31 (text 28-35); dashes at 8, 13, 18 and 23.
+const word0 = (s: string, at: number): number => hexWord(s, at, 8, 0, 0)
+const word1 = (s: string, at: number): number => hexWord(s, at + 9, 4, at + 14, 4)
+const word2 = (s: string, at: number): number => hexWord(s, at + 19, 4, at + 24, 4)
+const word3 = (s: string, at: number): number => hexWord(s, at + 28, 8, 0, 0)
+const dashesAt = (s: string, at: number): boolean =>
+  s.charCodeAt(at + 8) === 45 &&
+  s.charCodeAt(at + 13) === 45 &&
+  s.charCodeAt(at + 18) === 45 &&
+  s.charCodeAt(at + 23) === 45
+
+/** Whether `s` is a UUID's text in lower case. */
+function isUuid(s: string): boolean {
+  return (
+    s.length === UUID_LENGTH &&
+    dashesAt(s, 0) &&
+    !Number.isNaN(word0(s, 0)) &&
+    !Number.isNaN(word1(s, 0)) &&
+    !Number.isNaN(word2(s, 0)) &&
+    !Number.isNaN(word3(s, 0))
+  )
+}
+
+/** The text of the UUID whose words these are (a flat string). */
+function uuidText(w0: number, w1: number, w2: number, w3: number): string {
+  const codes: number[] = []
+  const words = [w0, w1, w2, w3]
+  for (let k = 0; k < 32; k++) {
+    if (k === 8 || k === 12 || k === 16 || k === 20) codes.push(45)
+    codes.push(HEX_DIGITS.charCodeAt((words[k >> 3]! >>> (28 - 4 * (k & 7))) & 15))
+  }
+  return String.fromCharCode(...codes)
+}
+
 /**
  * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, task
- * tuples, client id and host) as fields of its own, its process id as its place in the client id
- * when the client id contains it (a number, no string of its own), and the other metadata fields
- * behind getters over a profile shared with the members that have the same (MemberProfile).
- * Immutable, like any member; `withAssignment` makes the copy a current-assignment record asks
- * for, sharing everything else.
+ * tuples, client host) as fields of its own, the other metadata fields behind getters over a
+ * profile shared with the members that have the same (MemberProfile), and its client id and
+ * process id in four small fields:
+ * - when the process id is a lower-case UUID inside the client id (Kafka Streams' ids), the UUID's
+ *   128 bits as four 32-bit words (integers V8 keeps in the fields themselves); the client id is
+ *   the profile's prefix, the UUID's text and the profile's suffix, compared with a request's
+ *   without being built (hasClientId);
+ * - else the client id as it came, and the process id as its place in the client id (a number)
+ *   when the client id contains it, or as it came.
+ * Immutable, like any member, except a group's StoredMemberSlot, whose fields its group's table
+ * replaces (`setFrom`); `withAssignment` makes the copy a current-assignment record asks for,
+ * sharing everything else.
  */
 export class StoredMember implements StreamsGroupMember {
-  readonly memberId: string
-  readonly memberEpoch: number
-  readonly previousMemberEpoch: number
-  readonly state: MemberStateValue
-  readonly assignedTasks: TasksTupleWithEpochs
-  readonly tasksPendingRevocation: TasksTupleWithEpochs
-  readonly clientId: string
-  readonly clientHost: string
-  /** The process id, or its place in the client id (see PLACE). */
-  readonly #processId: string | number
-  readonly #profile: MemberProfile
+  // Not readonly for a StoredMemberSlot's `setFrom` only: read through StreamsGroupMember (readonly).
+  memberId: string
+  memberEpoch: number
+  previousMemberEpoch: number
+  state: MemberStateValue
+  assignedTasks: TasksTupleWithEpochs
+  tasksPendingRevocation: TasksTupleWithEpochs
+  clientHost: string
+  #profile: MemberProfile
+  /** The UUID's word 0; or the client id (when kept whole). */
+  #c0: number | string
+  /** The UUID's word 1; or the process id, or its place in the client id (see PLACE). */
+  #c1: number | string
+  /** The UUID's words 2 and 3 (0 when the client id is kept whole). */
+  #c2: number
+  #c3: number
 
   constructor(
     memberId: string,
     a: MemberAssignment,
-    clientId: string,
     clientHost: string,
-    processId: string | number,
     profile: MemberProfile,
+    c0: number | string,
+    c1: number | string,
+    c2: number,
+    c3: number,
   ) {
     this.memberId = memberId
     this.memberEpoch = a.memberEpoch
@@ -208,14 +299,61 @@ export class StoredMember implements StreamsGroupMember {
     this.state = a.state
     this.assignedTasks = a.assignedTasks
     this.tasksPendingRevocation = a.tasksPendingRevocation
-    this.clientId = clientId
     this.clientHost = clientHost
-    this.#processId = processId
     this.#profile = profile
+    this.#c0 = c0
+    this.#c1 = c1
+    this.#c2 = c2
+    this.#c3 = c3
   }
 
   withAssignment(a: MemberAssignment): StoredMember {
-    return new StoredMember(this.memberId, a, this.clientId, this.clientHost, this.#processId, this.#profile)
+    return new StoredMember(
+      this.memberId,
+      a,
+      this.clientHost,
+      this.#profile,
+      this.#c0,
+      this.#c1,
+      this.#c2,
+      this.#c3,
+    )
+  }
+
+  /** The member as it is now, as an immutable value (a slot's before its fields are replaced). */
+  snapshot(): StoredMember {
+    return this.withAssignment(this)
+  }
+
+  /** This member as the slot of a group's table (`timers`: the table's session timers). */
+  toSlot<R>(timers: SessionTimers<R>): StoredMemberSlot<R> {
+    return new StoredMemberSlot(
+      timers,
+      this.memberId,
+      this,
+      this.clientHost,
+      this.#profile,
+      this.#c0,
+      this.#c1,
+      this.#c2,
+      this.#c3,
+    )
+  }
+
+  /** Makes every field this member's `m`'s (a StoredMemberSlot's update). */
+  protected setFrom(m: StoredMember): void {
+    this.memberId = m.memberId
+    this.memberEpoch = m.memberEpoch
+    this.previousMemberEpoch = m.previousMemberEpoch
+    this.state = m.state
+    this.assignedTasks = m.assignedTasks
+    this.tasksPendingRevocation = m.tasksPendingRevocation
+    this.clientHost = m.clientHost
+    this.#profile = m.#profile
+    this.#c0 = m.#c0
+    this.#c1 = m.#c1
+    this.#c2 = m.#c2
+    this.#c3 = m.#c3
   }
 
   get instanceId(): string | null {
@@ -230,18 +368,100 @@ export class StoredMember implements StreamsGroupMember {
   get topologyEpoch(): number {
     return this.#profile.topologyEpoch
   }
+  get clientId(): string {
+    const c0 = this.#c0
+    if (typeof c0 === 'string') return c0
+    const p = this.#profile
+    return p.clientIdPrefix! + this.processId + p.clientIdSuffix!
+  }
   get processId(): string {
-    const p = this.#processId
-    if (typeof p === 'string') return p
-    const at = Math.floor(p / PLACE)
+    const c0 = this.#c0
+    const c1 = this.#c1
+    if (typeof c0 === 'number') return uuidText(c0, c1 as number, this.#c2, this.#c3)
+    if (typeof c1 === 'string') return c1
+    const at = Math.floor(c1 / PLACE)
     // A string of its own, not a slice keeping the client id's characters in a second place.
-    return kept(this.clientId.slice(at, at + (p % PLACE)))
+    return kept(c0.slice(at, at + (c1 % PLACE)))
   }
   get userEndpoint(): Endpoint | null {
     return this.#profile.userEndpoint
   }
   get clientTags(): ReadonlyMap<string, string> {
     return this.#profile.clientTags
+  }
+
+  /** Whether `clientId` is the member's client id (the steady heartbeat's question; nothing built). */
+  hasClientId(clientId: string): boolean {
+    const c0 = this.#c0
+    if (typeof c0 === 'string') return c0 === clientId
+    const p = this.#profile
+    const prefix = p.clientIdPrefix!
+    const suffix = p.clientIdSuffix!
+    const at = prefix.length
+    return (
+      clientId.length === at + UUID_LENGTH + suffix.length &&
+      word0(clientId, at) === c0 &&
+      word1(clientId, at) === this.#c1 &&
+      word2(clientId, at) === this.#c2 &&
+      word3(clientId, at) === this.#c3 &&
+      dashesAt(clientId, at) &&
+      clientId.startsWith(prefix) &&
+      clientId.endsWith(suffix)
+    )
+  }
+}
+
+/**
+ * A stored member that is also its slot in its group's member table (MemberSlotOf): its session
+ * bookkeeping (the runtime's watch of its session timer), its target assignment, and the member's
+ * own fields, one object a member instead of two. A slot must stay the same object while its timer
+ * is armed, so a record's update replaces the member's fields in it (`replace`, which returns the
+ * fields it had as an immutable StoredMember); `member` is the slot itself. Code that keeps a member
+ * across a replay keeps a `snapshot()`.
+ */
+export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<StreamsGroupMember, R> {
+  /** See MemberSession. */
+  deadlineMs = 0
+  armed = false
+  dueMs = 0
+  /** The member's target assignment (undefined: none recorded). */
+  target: TasksTuple | undefined = undefined
+  readonly #timers: SessionTimers<R>
+
+  constructor(
+    timers: SessionTimers<R>,
+    memberId: string,
+    a: MemberAssignment,
+    clientHost: string,
+    profile: MemberProfile,
+    c0: number | string,
+    c1: number | string,
+    c2: number,
+    c3: number,
+  ) {
+    super(memberId, a, clientHost, profile, c0, c1, c2, c3)
+    this.#timers = timers
+  }
+
+  get member(): StreamsGroupMember {
+    return this
+  }
+
+  replace(member: StreamsGroupMember): StreamsGroupMember {
+    if (!(member instanceof StoredMember))
+      throw new Error('A slot takes a stored member (MemberProfiles.store).')
+    const old = this.snapshot()
+    if (member !== this) this.setFrom(member)
+    return old
+  }
+
+  /** `sessionTimeoutKey(groupId, memberId)`, made from the stored member id. */
+  get key(): string {
+    return this.#timers.sessionKey(this.memberId)
+  }
+
+  get op(): (nowMs: number) => R {
+    return this.#timers.sessionOp(this.memberId)
   }
 }
 
@@ -263,25 +483,40 @@ export class MemberProfiles {
   store(m: StreamsGroupMember): StoredMember {
     if (m instanceof StoredMember) return m
     const pid = m.processId
-    const at = pid === '' ? -1 : m.clientId.indexOf(pid)
+    const clientId = m.clientId
+    const at = pid === '' ? -1 : clientId.indexOf(pid)
+    const host = kept(m.clientHost)
+    if (at >= 0 && isUuid(pid)) {
+      const profile = this.#profile(m, clientId.slice(0, at), clientId.slice(at + UUID_LENGTH))
+      return new StoredMember(
+        m.memberId,
+        m,
+        host,
+        profile,
+        word0(pid, 0),
+        word1(pid, 0),
+        word2(pid, 0),
+        word3(pid, 0),
+      )
+    }
     const place = at >= 0 && at < PLACE && pid.length < PLACE ? at * PLACE + pid.length : pid
     // The member id, client id and process id are the shard's own strings already (see strings.ts).
-    return new StoredMember(m.memberId, m, m.clientId, kept(m.clientHost), place, this.#profile(m))
+    return new StoredMember(m.memberId, m, host, this.#profile(m, null, null), clientId, place, 0, 0)
   }
 
-  #profile(m: StreamsGroupMember): MemberProfile {
-    const h = profileHash(m)
+  #profile(m: StreamsGroupMember, prefix: string | null, suffix: string | null): MemberProfile {
+    const h = profileHash(m, prefix, suffix)
     const filed = this.#byHash.get(h)
     if (filed instanceof MemberProfile) {
-      if (filed.matches(m)) return filed
+      if (filed.matches(m, prefix, suffix)) return filed
     } else if (filed !== undefined) {
-      for (const p of filed) if (p.matches(m)) return p
+      for (const p of filed) if (p.matches(m, prefix, suffix)) return p
     }
     if (this.#count >= MAX_PROFILES) {
       this.#byHash.clear()
       this.#count = 0
     }
-    const profile = new MemberProfile(m)
+    const profile = new MemberProfile(m, prefix, suffix)
     const again = this.#byHash.get(h)
     if (again === undefined) this.#byHash.set(h, profile)
     else if (again instanceof MemberProfile) this.#byHash.set(h, [again, profile])

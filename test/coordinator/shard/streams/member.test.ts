@@ -6,6 +6,7 @@ import {
   memberValue,
   newMember,
   StoredMember,
+  StoredMemberSlot,
   type StreamsGroupMember,
   withAssignment,
 } from '../../../../src/coordinator/shard/streams/member.js'
@@ -87,6 +88,42 @@ test('members with the same metadata but their ids share a profile; others do no
   assert.notEqual(tagged(UUID, 1).clientTags, tagged(other, 2).clientTags)
 })
 
+test('hasClientId: the exact client id only, for every form of process id and client id', () => {
+  const profiles = new MemberProfiles()
+  for (const m of cases) {
+    const stored = profiles.store(m)
+    assert.equal(stored.hasClientId(m.clientId), true, m.clientId)
+    // A string of its own, as a request decoder makes it.
+    assert.equal(stored.hasClientId(Buffer.from(m.clientId, 'utf8').toString('utf8')), true)
+    assert.equal(stored.hasClientId(`${m.clientId}x`), false)
+    assert.equal(stored.hasClientId(`x${m.clientId}`), false)
+    assert.equal(stored.hasClientId(m.clientId.slice(1)), m.clientId === '')
+    // Any one character changed, anywhere: in the parts around the process id and in it.
+    for (let i = 0; i < m.clientId.length; i++) {
+      for (const c of ['0', '9', 'a', 'f', 'g', 'F', '-', 'x', '\u0130', '\u0100']) {
+        const changed = m.clientId.slice(0, i) + c + m.clientId.slice(i + 1)
+        assert.equal(stored.hasClientId(changed), changed === m.clientId, changed)
+      }
+    }
+  }
+})
+
+test('a Kafka Streams client id is kept in parts: its UUID as numbers, the rest in the profile', () => {
+  const profiles = new MemberProfiles()
+  const other = 'ffffffff-8000-0000-7fff-00000000ffff'
+  const a = profiles.store(member(UUID, `app-${UUID}-StreamThread-1-consumer`))
+  const b = profiles.store(member(other, `app-${other}-StreamThread-1-consumer`))
+  // Built when read, the same text each time.
+  assert.equal(b.processId, other)
+  assert.equal(b.clientId, `app-${other}-StreamThread-1-consumer`)
+  assert.equal(a.clientId, `app-${UUID}-StreamThread-1-consumer`)
+  // No string of its own: the member's fields are numbers, the parts are shared.
+  const own = Object.values(a).filter((v) => typeof v === 'string')
+  assert.deepEqual(own.sort(), [a.clientHost, a.memberId].sort())
+  assert.equal(b.hasClientId(`app-${UUID}-StreamThread-1-consumer`), false)
+  assert.equal(a.hasClientId(`app-${other}-StreamThread-1-consumer`), false)
+})
+
 test('withAssignment: a copy with the assignment replaced, every other field kept', () => {
   const profiles = new MemberProfiles()
   for (const m of cases) {
@@ -127,4 +164,52 @@ test('the profile pool: more distinct profiles than it keeps, every member still
   const b = profiles.store(member(UUID, 'app', { rackId: 'again', clientTags: tags() }))
   assert.equal(a.clientTags, b.clientTags)
   assert.equal(a.rackId, 'again')
+})
+
+test('a stored member as its own slot: a replacement keeps the slot and its session, hands back the fields it had', () => {
+  const profiles = new MemberProfiles()
+  const timers = {
+    sessionKey: (memberId: string) => `session-${memberId}`,
+    sessionOp: (memberId: string) => (nowMs: number) => `${memberId}@${nowMs}`,
+  }
+  for (const m of cases) {
+    const slot = profiles.store(m).toSlot(timers)
+    assert.ok(slot instanceof StoredMemberSlot)
+    assert.equal(slot.member, slot)
+    assert.deepEqual(memberValue(slot), m)
+    slot.armed = true
+    slot.dueMs = 45_000
+    slot.deadlineMs = 50_000
+    slot.target = m.assignedTasks
+    const tasks = new TaskListBuilder().set('1', 0, 7).build()
+    const next = profiles.store({
+      ...withAssignment(m, {
+        memberEpoch: 7,
+        previousMemberEpoch: 3,
+        state: MemberState.UNREVOKED_TASKS,
+        assignedTasks: tasks,
+        tasksPendingRevocation: m.assignedTasks,
+      }),
+      clientId: 'another-client',
+      rackId: 'rack-b',
+    })
+    const old = slot.replace(next)
+    // The fields it had, as a value of its own that later replacements leave alone.
+    assert.ok(!(old instanceof StoredMemberSlot))
+    assert.deepEqual(memberValue(old), m)
+    assert.deepEqual(memberValue(slot), memberValue(next))
+    assert.equal(slot.clientId, 'another-client')
+    assert.equal(slot.hasClientId('another-client'), true)
+    assert.equal(slot.hasClientId(m.clientId), m.clientId === 'another-client')
+    // The session bookkeeping and target are the slot's, kept.
+    assert.deepEqual(
+      [slot.armed, slot.dueMs, slot.deadlineMs, slot.target],
+      [true, 45_000, 50_000, m.assignedTasks],
+    )
+    assert.equal(slot.key, `session-${m.memberId}`)
+    assert.equal(slot.op(3), `${m.memberId}@3`)
+    slot.replace(profiles.store(m))
+    assert.deepEqual(memberValue(old), m)
+    assert.deepEqual(memberValue(slot), m)
+  }
 })
