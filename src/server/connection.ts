@@ -43,6 +43,12 @@ export type DispatchResult =
       readonly closeAfter?: string
       /** A client quota's throttle: the connection reads nothing more for this long (Kafka mutes it). */
       readonly throttleMs?: number
+      /**
+       * Gives back buffers the answer references (a Fetch answer's records): called once its socket
+       * write has completed, or when the answer is dropped unwritten (the connection closed). Until
+       * then the bytes may still be on their way to the kernel.
+       */
+      readonly release?: () => void
     }
   | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
   /** The request is consumed and needs no answer (Kafka's produce acks=0 style). */
@@ -471,6 +477,10 @@ export class Connection {
    */
   #answer(): void {
     const slots = this.#slots
+    if (this.#closed) {
+      this.#dropAnswers()
+      return
+    }
     let goOn = true
     const socket = this.#socket
     socket.cork()
@@ -478,7 +488,10 @@ export class Connection {
       while (slots.length > 0 && slots[0].result !== null) {
         const result = (slots.shift() as Slot).result as Exclude<DispatchResult, { kind: 'pending' }>
         goOn = this.#complete(result)
-        if (this.#closed) return
+        if (this.#closed) {
+          this.#dropAnswers()
+          return
+        }
       }
     } finally {
       socket.uncork()
@@ -491,6 +504,18 @@ export class Connection {
       goOn = !this.#pausedForWrite && !this.#throttled
     }
     if (goOn) this.#pump()
+  }
+
+  /** Once closed: answers that will never be written give back the buffers they reference. */
+  #dropAnswers(): void {
+    const slots = this.#slots
+    let kept = 0
+    for (const slot of slots) {
+      const result = slot.result
+      if (result === null) slots[kept++] = slot
+      else if (result.kind === 'response') result.release?.()
+    }
+    slots.length = kept
   }
 
   #releasePermit(): void {
@@ -509,16 +534,24 @@ export class Connection {
       this.#finishOrClose(result.reason)
       return false
     }
-    if (this.#closed) return false
+    if (this.#closed) {
+      result.release?.()
+      return false
+    }
     const bytes = result.bytes
+    // The write's callback runs once the kernel has the bytes (or the write failed, or the socket
+    // was destroyed): only then may buffers the answer references be given back and reused.
+    const release = result.release
     if (bytes instanceof Uint8Array) {
-      if (!this.#socket.write(bytes)) this.#pausedForWrite = true
+      if (!this.#socket.write(bytes, release)) this.#pausedForWrite = true
     } else {
-      // Corked (again, where #pump or #answer already did): the chunks leave in one writev.
+      // Corked (again, where #pump or #answer already did): the chunks leave in one writev, and
+      // the last chunk's callback runs after every chunk's.
       const socket = this.#socket
       let room = true
       socket.cork()
-      for (const chunk of bytes) room = socket.write(chunk)
+      const last = bytes.length - 1
+      for (let i = 0; i <= last; i++) room = socket.write(bytes[i], i === last ? release : undefined)
       socket.uncork()
       if (!room) this.#pausedForWrite = true
     }
@@ -579,6 +612,7 @@ export class Connection {
     if (this.#closed) return
     this.#closed = true
     this.#socket.destroy()
+    this.#dropAnswers()
     this.#onClose(this.#closeAfterDrain ?? reason)
   }
 }
