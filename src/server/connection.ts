@@ -60,9 +60,12 @@ export interface FrameSource {
   push(chunk: Uint8Array): void
   /**
    * The next complete frame (size prefix removed), or null when more bytes are needed. Throws when
-   * the next size prefix is negative or above the maximum; the connection is then closed.
+   * the next size prefix is negative or above the maximum; the connection is then closed. A frame's
+   * bytes may be reused by the next call that returns a frame, unless `keep` was called first.
    */
   next(): Uint8Array | null
+  /** The frame `next` returned last is read after the next call of `next`: its bytes stay its own. */
+  keep(): void
 }
 
 /** Pipelined requests one connection may have in flight at once (see {@link Connection}). */
@@ -410,6 +413,9 @@ export class Connection {
       this.#finishOrClose(`unexpected error: ${(err as Error).message}`)
       return false
     }
+    // A request answered later may still read its frame (a Produce's records are views of it)
+    // while the next frames are read.
+    if (result.kind === 'pending') this.#frames.keep()
     if (result.kind === 'pending' || this.#busy) {
       // Answered later, or behind answers still owed: it waits for its turn to be written.
       const slot: Slot = { result: null, permit: this.#permit, pipelined: this.#pipelined(frame) }
@@ -618,9 +624,25 @@ export class Connection {
 }
 
 /**
+ * Frames from this size up to {@link REUSED_FRAME_MAX_BYTES} that span socket reads are assembled
+ * in a buffer the connection reuses; smaller ones are slices of Node's shared pool.
+ */
+export const REUSED_FRAME_MIN_BYTES = 4 * 1024
+export const REUSED_FRAME_MAX_BYTES = 1024 * 1024
+
+/**
  * Splits a byte stream into size-prefixed frames. Chunks are kept as received; a frame that lies
  * inside one chunk is returned as a view of it (no copy), one that spans chunks is copied once.
  * At most one frame (bounded by `maxFrameSize`) plus one chunk is ever buffered.
+ *
+ * A frame that spans chunks (a 16 KiB Produce request read 64 KiB at a time spans two reads every
+ * few frames) is copied into one buffer the source keeps and reuses for the next such frame,
+ * instead of a fresh ArrayBuffer each (V8 counts those towards starting a full collection). Its
+ * bytes are therefore valid until the next frame is returned, which is enough for a request
+ * handled at once: the connection reads its next frame only after dispatching this one, and a
+ * handler keeps nothing of a frame but views of a Produce's records, which the log consumes in the
+ * append. A request answered later calls `keep()`: the buffer is its own and the next frame is
+ * assembled in a new one.
  */
 export class SizePrefixedFrames implements FrameSource {
   #maxFrameSize: number
@@ -628,6 +650,10 @@ export class SizePrefixedFrames implements FrameSource {
   /** Read position inside #chunks[0]. */
   #offset = 0
   #buffered = 0
+  /** Where frames spanning chunks are assembled, until one of them is kept. */
+  #assembly: Buffer | null = null
+  /** The frame returned last lies in #assembly. */
+  #lastAssembled = false
 
   constructor(maxFrameSize: number) {
     this.#maxFrameSize = maxFrameSize
@@ -650,6 +676,12 @@ export class SizePrefixedFrames implements FrameSource {
     this.#buffered += chunk.byteLength
   }
 
+  keep(): void {
+    if (!this.#lastAssembled) return
+    this.#assembly = null
+    this.#lastAssembled = false
+  }
+
   next(): Uint8Array | null {
     if (this.#buffered < 4) return null
     const size = this.#peekInt32()
@@ -663,6 +695,7 @@ export class SizePrefixedFrames implements FrameSource {
       )
     }
     if (this.#buffered < 4 + size) return null
+    this.#lastAssembled = false
     this.#take(4)
     return this.#take(size)
   }
@@ -697,7 +730,7 @@ export class SizePrefixedFrames implements FrameSource {
       }
       return out
     }
-    const out = Buffer.allocUnsafe(n)
+    const out = this.#assemble(n)
     let filled = 0
     while (filled < n) {
       const c = this.#chunks[0]
@@ -711,5 +744,18 @@ export class SizePrefixedFrames implements FrameSource {
       }
     }
     return out
+  }
+
+  /** Room for a frame of `n` bytes that spans chunks: the reused buffer where it fits its bounds. */
+  #assemble(n: number): Buffer {
+    if (n < REUSED_FRAME_MIN_BYTES || n > REUSED_FRAME_MAX_BYTES) return Buffer.allocUnsafe(n)
+    let buf = this.#assembly
+    if (buf === null || buf.byteLength < n) {
+      // A power of two: frames of about one size (a producer's) fit from the first on.
+      buf = Buffer.allocUnsafeSlow(Math.min(REUSED_FRAME_MAX_BYTES, 2 ** Math.ceil(Math.log2(n))))
+      this.#assembly = buf
+    }
+    this.#lastAssembled = true
+    return buf.subarray(0, n)
   }
 }
