@@ -13,7 +13,8 @@
 // bench/server/profile-turns.ts shows what ran in its long event-loop turns. BENCH_TRACE_GC=1 turns
 // V8's --trace-gc and --trace-incremental-marking on during each latency run (a line per collection
 // and per start of incremental marking on stdout, with its reason, after "latency run N begins");
-// bench/server/gc-reasons.ts counts them.
+// bench/server/gc-reasons.ts counts them. Each run also prints the ArrayBuffer bytes the server
+// allocated, by where (socket reads, Buffers of their own, slices of Node's pool).
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
@@ -119,6 +120,25 @@ fsMutable.read = function (this: unknown, ...args: unknown[]) {
   return readAsync.apply(this, args)
 }
 syncBuiltinESMExports()
+// ArrayBuffer bytes allocated per run (V8 counts ArrayBuffer bytes allocated outside its heap
+// towards starting its next full collection): Node's Buffer.allocUnsafe, allocUnsafeSlow and alloc,
+// replaced in place, and every read of a server socket, whose buffer Node allocates in C++. The
+// load runs in a child process, so what this process allocates during a run is the server's.
+// Buffer.allocUnsafe below 4 KiB slices Node's shared 8 KiB pool (counted apart, as its bytes);
+// typed arrays made with `new Uint8Array(n)` are not counted.
+const allocated = { own: 0, ownN: 0, pooled: 0, socketReads: 0, socketReadsN: 0 }
+const buffers = Buffer as unknown as Record<string, (size: number, ...rest: unknown[]) => Buffer>
+for (const name of ['allocUnsafe', 'allocUnsafeSlow', 'alloc']) {
+  const original = buffers[name]
+  buffers[name] = function (this: unknown, size: number, ...rest: unknown[]) {
+    if (name === 'allocUnsafe' && size < Buffer.poolSize >>> 1) allocated.pooled += size
+    else {
+      allocated.own += size
+      allocated.ownN++
+    }
+    return original.call(this, size, ...rest)
+  }
+}
 type ServerSocket = Socket & { server?: unknown }
 const sockets = Socket.prototype as unknown as {
   emit: (this: ServerSocket, event: string | symbol, ...args: unknown[]) => boolean
@@ -136,6 +156,8 @@ sockets.emit = function (event, ...args) {
   } finally {
     const ms = performance.now() - t0
     const b = (args[0] as Buffer).byteLength
+    allocated.socketReads += (args[0] as Buffer).buffer.byteLength
+    allocated.socketReadsN++
     count('socket read', ms, b)
     const k = readSizes.findIndex((x) => b <= x)
     readHistogram[k < 0 ? readSizes.length : k]++
@@ -178,6 +200,7 @@ for (let run = 0; run < runs; run++) {
   events.length = 0
   calls.clear()
   readHistogram.fill(0)
+  for (const k of Object.keys(allocated) as (keyof typeof allocated)[]) allocated[k] = 0
   const m = await traceGcDuring(run + 1, () =>
     profiled(`latency-run${run + 1}`, () =>
       latencyLoad({
@@ -211,6 +234,10 @@ for (let run = 0; run < runs; run++) {
   )
   console.log(
     `  GCs by kind: ${[...byKind].map(([what, k]) => `${what.slice(3)} ${k.n} (${f1(k.ms)} ms)`).join(', ')}`,
+  )
+  const a = allocated
+  console.log(
+    `  ArrayBuffer bytes allocated: ${f1(mb(a.own + a.pooled + a.socketReads))} MB in all; socket reads ${f1(mb(a.socketReads))} MB (${a.socketReadsN}), Buffers of their own ${f1(mb(a.own))} MB (${a.ownN}, mean ${Math.round(a.own / Math.max(1, a.ownN))} B), slices of Node's pool ${f1(mb(a.pooled))} MB`,
   )
   for (const [name, c] of [...calls].sort((a, b) => b[1].ms - a[1].ms))
     console.log(

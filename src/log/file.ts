@@ -36,6 +36,7 @@ import {
   RECORD_BATCH_OVERHEAD,
 } from './batch.js'
 import { crc32c as defaultCrc32c } from './compression.js'
+import { ReadBufferPool } from './read-buffers.js'
 import type {
   AppendBatchInfo,
   LogStorage,
@@ -939,6 +940,7 @@ class FilePartitionStore implements PartitionStore {
     maxBytes: number,
     maxOffset: number,
     minOneMessage: boolean,
+    loans?: (() => void)[],
   ): Uint8Array | Promise<Uint8Array> {
     for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
       const seg = this.#segments[si]
@@ -957,19 +959,18 @@ class FilePartitionStore implements PartitionStore {
       // event loop is not held for the copy of megabytes while Produce requests wait. The segment
       // is pinned meanwhile: retention, the cleaner's swap or a close leave its file open until
       // the read is done (an unlinked file stays readable), so the bytes are the segment's.
-      if (len <= SYNC_READ_BYTES) {
-        const buf = Buffer.allocUnsafe(len)
-        return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
-      }
-      return this.#readLater(seg, first.pos, len, maxOffset)
+      // With loans, the buffer is the storage's pool's (given back by the caller).
+      const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
+      if (len <= SYNC_READ_BYTES) return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
+      return this.#readLater(seg, first.pos, buf, maxOffset)
     }
     return EMPTY
   }
 
-  /** read's large case: `len` bytes from `pos` off the event loop, cut at the last whole batch below maxOffset. */
-  #readLater(seg: FileSegment, pos: number, len: number, maxOffset: number): Promise<Uint8Array> {
+  /** read's large case: `buf` filled from `pos` off the event loop, cut at the last whole batch below maxOffset. */
+  #readLater(seg: FileSegment, pos: number, buf: Buffer, maxOffset: number): Promise<Uint8Array> {
     seg.readers++
-    const buf = Buffer.allocUnsafe(len)
+    const len = buf.byteLength
     const fs = this.#fs
     return new Promise<Uint8Array>((resolvePromise, reject) => {
       const step = (got: number): void => {
@@ -1257,6 +1258,8 @@ export interface FileLogStorageOptions {
   readonly fs?: FileLayer
   readonly crc32c?: Crc32c
   readonly logger?: LogLogger
+  /** Bytes the pool of Fetch read buffers owns at most (default READ_POOL_BYTES). */
+  readonly readBufferBytes?: number
 }
 
 /** The file engine over one or more log directories. */
@@ -1285,12 +1288,15 @@ export class FileLogStorage implements LogStorage {
   /** Trees being removed (at most REMOVE_CONCURRENCY) and the ones waiting for a turn. */
   #removing = 0
   readonly #removeWaiters: (() => void)[] = []
+  /** The buffers Fetch reads of every partition borrow (see ReadOptions.loans). */
+  readonly readBuffers: ReadBufferPool
 
   constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
     if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
     this.#dirs = logDirs.map((d) => resolve(d))
     this.#fs = opts.fs ?? NODE_FILE_LAYER
     this.#crc32c = opts.crc32c ?? defaultCrc32c
+    this.readBuffers = new ReadBufferPool(opts.readBufferBytes)
     this.#recoveryFiles = this.#dirs.map(
       (dir, i) =>
         new CheckpointFile(this.#fs, join(dir, RECOVERY_POINT_FILE), () =>

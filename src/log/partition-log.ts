@@ -620,7 +620,13 @@ export class PartitionLogImpl implements PartitionLog {
     let records = EMPTY
     if (fetchOffset < maxOffset) {
       try {
-        const read = this.#store.read(fetchOffset, Math.max(0, maxBytes), maxOffset, opts.minOneMessage)
+        const read = this.#store.read(
+          fetchOffset,
+          Math.max(0, maxBytes),
+          maxOffset,
+          opts.minOneMessage,
+          opts.loans,
+        )
         if (read instanceof Uint8Array) records = read
         else {
           // Read off the event loop: appends, rolls and retention went on meanwhile. The bytes

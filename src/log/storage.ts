@@ -134,13 +134,15 @@ export interface PartitionStore {
    * exactly the first when it alone is larger and `minOneMessage`; none whose base offset is
    * ≥ `maxOffset`. Empty when no batch at or after `offset` is below `maxOffset`. A value when the
    * engine read at once; a promise when it reads off the event loop (the file engine's large
-   * reads), and then a segment deleted, replaced or closed meanwhile is still read whole.
+   * reads), and then a segment deleted, replaced or closed meanwhile is still read whole. With
+   * `loans`, the bytes may be lent (see ReadOptions.loans).
    */
   read(
     offset: number,
     maxBytes: number,
     maxOffset: number,
     minOneMessage: boolean,
+    loans?: (() => void)[],
   ): Uint8Array | Promise<Uint8Array>
   /** Stored batches whose last offset is ≥ `offset`, in order, across segments. */
   batchesFrom(offset: number): Iterable<StoredBatch>

@@ -170,6 +170,13 @@ export interface ReadOptions {
   readonly isolationLevel: IsolationLevel
   /** Read no batch starting at or after this offset (default: the readable end by isolation). */
   readonly maxOffset?: number
+  /**
+   * When given, the engine may read into a buffer it lends (the file engine's pool, see
+   * log/read-buffers.ts) and pushes here the function that gives it back. The caller calls every
+   * function once nothing reads the records any more: a Fetch answer references them, so once its
+   * socket write has completed. Without it, the records are the caller's to keep.
+   */
+  readonly loans?: (() => void)[]
 }
 
 export interface AbortedTransaction {

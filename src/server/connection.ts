@@ -43,6 +43,12 @@ export type DispatchResult =
       readonly closeAfter?: string
       /** A client quota's throttle: the connection reads nothing more for this long (Kafka mutes it). */
       readonly throttleMs?: number
+      /**
+       * Gives back buffers the answer references (a Fetch answer's records): called once its socket
+       * write has completed, or when the answer is dropped unwritten (the connection closed). Until
+       * then the bytes may still be on their way to the kernel.
+       */
+      readonly release?: () => void
     }
   | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
   /** The request is consumed and needs no answer (Kafka's produce acks=0 style). */
@@ -54,9 +60,12 @@ export interface FrameSource {
   push(chunk: Uint8Array): void
   /**
    * The next complete frame (size prefix removed), or null when more bytes are needed. Throws when
-   * the next size prefix is negative or above the maximum; the connection is then closed.
+   * the next size prefix is negative or above the maximum; the connection is then closed. A frame's
+   * bytes may be reused by the next call that returns a frame, unless `keep` was called first.
    */
   next(): Uint8Array | null
+  /** The frame `next` returned last is read after the next call of `next`: its bytes stay its own. */
+  keep(): void
 }
 
 /** Pipelined requests one connection may have in flight at once (see {@link Connection}). */
@@ -404,6 +413,9 @@ export class Connection {
       this.#finishOrClose(`unexpected error: ${(err as Error).message}`)
       return false
     }
+    // A request answered later may still read its frame (a Produce's records are views of it)
+    // while the next frames are read.
+    if (result.kind === 'pending') this.#frames.keep()
     if (result.kind === 'pending' || this.#busy) {
       // Answered later, or behind answers still owed: it waits for its turn to be written.
       const slot: Slot = { result: null, permit: this.#permit, pipelined: this.#pipelined(frame) }
@@ -471,6 +483,10 @@ export class Connection {
    */
   #answer(): void {
     const slots = this.#slots
+    if (this.#closed) {
+      this.#dropAnswers()
+      return
+    }
     let goOn = true
     const socket = this.#socket
     socket.cork()
@@ -478,7 +494,10 @@ export class Connection {
       while (slots.length > 0 && slots[0].result !== null) {
         const result = (slots.shift() as Slot).result as Exclude<DispatchResult, { kind: 'pending' }>
         goOn = this.#complete(result)
-        if (this.#closed) return
+        if (this.#closed) {
+          this.#dropAnswers()
+          return
+        }
       }
     } finally {
       socket.uncork()
@@ -491,6 +510,18 @@ export class Connection {
       goOn = !this.#pausedForWrite && !this.#throttled
     }
     if (goOn) this.#pump()
+  }
+
+  /** Once closed: answers that will never be written give back the buffers they reference. */
+  #dropAnswers(): void {
+    const slots = this.#slots
+    let kept = 0
+    for (const slot of slots) {
+      const result = slot.result
+      if (result === null) slots[kept++] = slot
+      else if (result.kind === 'response') result.release?.()
+    }
+    slots.length = kept
   }
 
   #releasePermit(): void {
@@ -509,16 +540,24 @@ export class Connection {
       this.#finishOrClose(result.reason)
       return false
     }
-    if (this.#closed) return false
+    if (this.#closed) {
+      result.release?.()
+      return false
+    }
     const bytes = result.bytes
+    // The write's callback runs once the kernel has the bytes (or the write failed, or the socket
+    // was destroyed): only then may buffers the answer references be given back and reused.
+    const release = result.release
     if (bytes instanceof Uint8Array) {
-      if (!this.#socket.write(bytes)) this.#pausedForWrite = true
+      if (!this.#socket.write(bytes, release)) this.#pausedForWrite = true
     } else {
-      // Corked (again, where #pump or #answer already did): the chunks leave in one writev.
+      // Corked (again, where #pump or #answer already did): the chunks leave in one writev, and
+      // the last chunk's callback runs after every chunk's.
       const socket = this.#socket
       let room = true
       socket.cork()
-      for (const chunk of bytes) room = socket.write(chunk)
+      const last = bytes.length - 1
+      for (let i = 0; i <= last; i++) room = socket.write(bytes[i], i === last ? release : undefined)
       socket.uncork()
       if (!room) this.#pausedForWrite = true
     }
@@ -579,14 +618,31 @@ export class Connection {
     if (this.#closed) return
     this.#closed = true
     this.#socket.destroy()
+    this.#dropAnswers()
     this.#onClose(this.#closeAfterDrain ?? reason)
   }
 }
 
 /**
+ * Frames from this size up to {@link REUSED_FRAME_MAX_BYTES} that span socket reads are assembled
+ * in a buffer the connection reuses; smaller ones are slices of Node's shared pool.
+ */
+export const REUSED_FRAME_MIN_BYTES = 4 * 1024
+export const REUSED_FRAME_MAX_BYTES = 1024 * 1024
+
+/**
  * Splits a byte stream into size-prefixed frames. Chunks are kept as received; a frame that lies
  * inside one chunk is returned as a view of it (no copy), one that spans chunks is copied once.
  * At most one frame (bounded by `maxFrameSize`) plus one chunk is ever buffered.
+ *
+ * A frame that spans chunks (a 16 KiB Produce request read 64 KiB at a time spans two reads every
+ * few frames) is copied into one buffer the source keeps and reuses for the next such frame,
+ * instead of a fresh ArrayBuffer each (V8 counts those towards starting a full collection). Its
+ * bytes are therefore valid until the next frame is returned, which is enough for a request
+ * handled at once: the connection reads its next frame only after dispatching this one, and a
+ * handler keeps nothing of a frame but views of a Produce's records, which the log consumes in the
+ * append. A request answered later calls `keep()`: the buffer is its own and the next frame is
+ * assembled in a new one.
  */
 export class SizePrefixedFrames implements FrameSource {
   #maxFrameSize: number
@@ -594,6 +650,10 @@ export class SizePrefixedFrames implements FrameSource {
   /** Read position inside #chunks[0]. */
   #offset = 0
   #buffered = 0
+  /** Where frames spanning chunks are assembled, until one of them is kept. */
+  #assembly: Buffer | null = null
+  /** The frame returned last lies in #assembly. */
+  #lastAssembled = false
 
   constructor(maxFrameSize: number) {
     this.#maxFrameSize = maxFrameSize
@@ -616,6 +676,12 @@ export class SizePrefixedFrames implements FrameSource {
     this.#buffered += chunk.byteLength
   }
 
+  keep(): void {
+    if (!this.#lastAssembled) return
+    this.#assembly = null
+    this.#lastAssembled = false
+  }
+
   next(): Uint8Array | null {
     if (this.#buffered < 4) return null
     const size = this.#peekInt32()
@@ -629,6 +695,7 @@ export class SizePrefixedFrames implements FrameSource {
       )
     }
     if (this.#buffered < 4 + size) return null
+    this.#lastAssembled = false
     this.#take(4)
     return this.#take(size)
   }
@@ -663,7 +730,7 @@ export class SizePrefixedFrames implements FrameSource {
       }
       return out
     }
-    const out = Buffer.allocUnsafe(n)
+    const out = this.#assemble(n)
     let filled = 0
     while (filled < n) {
       const c = this.#chunks[0]
@@ -677,5 +744,18 @@ export class SizePrefixedFrames implements FrameSource {
       }
     }
     return out
+  }
+
+  /** Room for a frame of `n` bytes that spans chunks: the reused buffer where it fits its bounds. */
+  #assemble(n: number): Buffer {
+    if (n < REUSED_FRAME_MIN_BYTES || n > REUSED_FRAME_MAX_BYTES) return Buffer.allocUnsafe(n)
+    let buf = this.#assembly
+    if (buf === null || buf.byteLength < n) {
+      // A power of two: frames of about one size (a producer's) fit from the first on.
+      buf = Buffer.allocUnsafeSlow(Math.min(REUSED_FRAME_MAX_BYTES, 2 ** Math.ceil(Math.log2(n))))
+      this.#assembly = buf
+    }
+    this.#lastAssembled = true
+    return buf.subarray(0, n)
   }
 }

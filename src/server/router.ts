@@ -185,6 +185,13 @@ export interface RequestContext {
    * parsed and the answer must be the KIP-511 v0 fallback.
    */
   readonly unsupportedVersion: boolean
+  /**
+   * Buffers the answer references without copying (a Fetch answer's records, read into the log's
+   * pool of read buffers): a handler sets the list the log pushes their give-back functions onto,
+   * and the connection calls each once the answer's socket write has completed, or at once when
+   * no answer is written. Null when the handler borrowed nothing.
+   */
+  loans: (() => void)[] | null
 }
 
 /**
@@ -393,6 +400,7 @@ export class ApiRouter {
       principal: conn.principal,
       remote: conn.remote,
       unsupportedVersion,
+      loans: null,
     }
     // The KIP-511 fallback is written in the v0 layout.
     const responseVersion = unsupportedVersion ? 0 : apiVersion
@@ -410,7 +418,7 @@ export class ApiRouter {
     try {
       result = route.handler.handle(request, ctx)
     } catch (err) {
-      return this.#failed(route, request, ctx, err, conn)
+      return withLoans(ctx, this.#failed(route, request, ctx, err, conn))
     }
     // Client quotas measure the request only when some quota is set.
     const usage: RequestUsage | undefined = quotasActive(context.quotas)
@@ -427,12 +435,12 @@ export class ApiRouter {
       return {
         kind: 'pending',
         promise: result.then(
-          (res) => this.#encode(route, request, ctx, responseVersion, res, conn, usage),
-          (err) => this.#failed(route, request, ctx, err, conn),
+          (res) => withLoans(ctx, this.#encode(route, request, ctx, responseVersion, res, conn, usage)),
+          (err) => withLoans(ctx, this.#failed(route, request, ctx, err, conn)),
         ),
       }
     }
-    return this.#encode(route, request, ctx, responseVersion, result, conn, usage)
+    return withLoans(ctx, this.#encode(route, request, ctx, responseVersion, result, conn, usage))
   }
 
   #encode(
@@ -534,6 +542,23 @@ export class ApiRouter {
     }
     return this.#encode(route, undefined, ctx, ctx.apiVersion, response, conn)
   }
+}
+
+/**
+ * The answer with the give-back of what its handler borrowed (ctx.loans), which the connection calls
+ * once the answer is written. When nothing is written (a close, no answer), it is called at once.
+ */
+function withLoans(ctx: RequestContext, result: DispatchResult): DispatchResult {
+  const loans = ctx.loans
+  if (loans === null) return result
+  ctx.loans = null
+  if (loans.length === 0) return result
+  const release = () => {
+    for (const giveBack of loans) giveBack()
+  }
+  if (result.kind === 'response') return { ...result, release }
+  release()
+  return result
 }
 
 function skipTaggedFields(r: Reader): void {

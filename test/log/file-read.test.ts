@@ -150,6 +150,47 @@ test('file: a read of many MB runs off the event loop and answers every batch, e
   }
 })
 
+test('file: reads with loans use the pool, the same bytes as fresh reads; a buffer is lent again only once given back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-loans-'))
+  try {
+    const { layer } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 120) // about 2 MB in one segment
+    const p = m.partition('t', 0)!
+    const pool = (m.storage as FileLogStorage).readBuffers
+    // A large read (threadpool) and a small one (at once, a consumer at the log end).
+    for (const [offset, maxBytes] of [
+      [0, 1 << 20],
+      [p.logEndOffset - 32, 1 << 20],
+    ]) {
+      const fresh = await p.read(offset, maxBytes, RU)
+      const loans: (() => void)[] = []
+      const lent = await p.read(offset, maxBytes, { ...RU, loans })
+      assert.equal(loans.length, 1)
+      assert.ok(pool.lentBytes >= lent.records.byteLength)
+      assert.deepEqual(Buffer.from(lent.records), Buffer.from(fresh.records))
+      // While lent, the same read gets another buffer; once given back, the same one again.
+      const more: (() => void)[] = []
+      const second = await p.read(offset, maxBytes, { ...RU, loans: more })
+      assert.notEqual(second.records.buffer, lent.records.buffer)
+      for (const giveBack of [...loans, ...more]) giveBack()
+      assert.equal(pool.lentBytes, 0)
+      const third = await p.read(offset, maxBytes, { ...RU, loans })
+      assert.equal(third.records.buffer, second.records.buffer, 'the last buffer given back')
+      for (const giveBack of loans) giveBack()
+    }
+    // Without loans, a read's buffer is the caller's to keep: the pool lends nothing.
+    const owned = pool.ownedBytes
+    await p.read(0, 1 << 20, RU)
+    await p.read(p.logEndOffset - 32, 1 << 20, RU)
+    assert.equal(pool.lentBytes, 0)
+    assert.equal(pool.ownedBytes, owned)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test('file: a large read racing appends and a roll returns the batches below the end it started at', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-roll-'))
   try {

@@ -38,6 +38,39 @@ test('frames survive any split of the byte stream', () => {
   )
 })
 
+test('frames spanning chunks are assembled in one reused buffer, a new one once a frame is kept', () => {
+  const f = new SizePrefixedFrames(1 << 20)
+  const payload = (fill: number) => Buffer.alloc(8000, fill)
+  const spanning = (fill: number): Uint8Array => {
+    const bytes = frame(payload(fill))
+    f.push(bytes.subarray(0, 5000))
+    assert.equal(f.next(), null)
+    f.push(bytes.subarray(5000))
+    const out = f.next()
+    assert.ok(out !== null)
+    return out
+  }
+  const first = spanning(1)
+  assert.deepEqual(Buffer.from(first), payload(1))
+  const second = spanning(2)
+  assert.equal(second.buffer, first.buffer, 'the same buffer')
+  assert.deepEqual(Buffer.from(second), payload(2))
+  f.keep()
+  const third = spanning(3)
+  assert.notEqual(third.buffer, second.buffer, 'a kept frame keeps its buffer')
+  assert.deepEqual(Buffer.from(second), payload(2), 'the kept frame is intact')
+  assert.deepEqual(Buffer.from(third), payload(3))
+  // A frame inside one chunk is a view of it: keep() after it leaves the reused buffer in use.
+  f.push(frame(payload(4)))
+  assert.deepEqual(Buffer.from(f.next()!), payload(4))
+  f.keep()
+  assert.equal(spanning(5).buffer, third.buffer)
+  // Small frames are slices of Node's shared pool, not the reused buffer.
+  f.push(frame(Buffer.alloc(100, 6)).subarray(0, 50))
+  f.push(frame(Buffer.alloc(100, 6)).subarray(50))
+  assert.notEqual(f.next()!.buffer, third.buffer)
+})
+
 test('oversized and negative sizes are refused with Kafka texts', () => {
   const f = new SizePrefixedFrames(10)
   f.push(Buffer.from([0, 0, 0, 11]))

@@ -134,6 +134,7 @@ async function readAll(
   limit: number,
   isolationLevel: IsolationLevel,
   ctx: RequestContext,
+  loans: (() => void)[],
 ): Promise<{ answers: Answer[]; bytes: number; failedRead: boolean }> {
   const metrics = ctx.server.data.metrics
   const answers: Answer[] = []
@@ -151,7 +152,7 @@ async function readAll(
       )
     } else {
       const maxBytes = Math.max(0, Math.min(p.partitionMaxBytes, limit - bytes))
-      const r = await log.read(toNumber(p.fetchOffset), maxBytes, { minOneMessage, isolationLevel })
+      const r = await log.read(toNumber(p.fetchOffset), maxBytes, { minOneMessage, isolationLevel, loans })
       if (r.errorCode !== ErrorCode.NONE) data = failed(p.partition, r.errorCode)
       else {
         data = createFetchResponsePartitionData({
@@ -236,7 +237,11 @@ async function serve(
   const limit = Math.max(0, Math.min(request.maxBytes, ctx.server.data.config.fetchMaxBytes))
   const minBytes = Math.min(request.minBytes, limit)
   let { refused, readable } = sortOut(request, ctx, byId)
-  let read = await readAll(readable, limit, isolationLevel, ctx)
+  // The records may be read into lent buffers: the answer references them, so they go back once
+  // its socket write has completed (the router hands ctx.loans to the connection).
+  const loans: (() => void)[] = []
+  ctx.loans = loans
+  let read = await readAll(readable, limit, isolationLevel, ctx, loans)
   const atOnce =
     request.maxWaitMs <= 0 ||
     readable.length === 0 ||
@@ -244,9 +249,11 @@ async function serve(
     read.bytes >= minBytes ||
     ctx.server.data.stopping
   if (!atOnce) {
+    // The first read's records are not answered: their buffers go back before the wait.
+    for (const giveBack of loans.splice(0)) giveBack()
     await waitForData(readable, minBytes, request.maxWaitMs, isolationLevel, ctx)
     ;({ refused, readable } = sortOut(request, ctx, byId))
-    read = await readAll(readable, limit, isolationLevel, ctx)
+    read = await readAll(readable, limit, isolationLevel, ctx, loans)
   }
   return response([...read.answers, ...refused], byId)
 }
