@@ -9,8 +9,9 @@ import {
 
 /** Bytes of one chunk of a shard's log (a record larger than this gets a chunk of its own size). */
 const CHUNK_BYTES = 1 << 20
-/** Records of one chunk. */
-const CHUNK_RECORDS = 8192
+/** Records of one chunk (a power of two: a position's chunk and slot are its bits). */
+const CHUNK_RECORDS_BITS = 13
+const CHUNK_RECORDS = 1 << CHUNK_RECORDS_BITS
 /**
  * A shard's log is compacted on its own once it holds more superseded records than live ones, and
  * at least this many: the copy of the live records is then paid for by at least as many appends.
@@ -150,8 +151,8 @@ class LatestRecords {
       this.byKey.set(id, position)
       return
     }
-    const pc = chunks[Math.floor(previous / CHUNK_RECORDS)]
-    const ps = previous % CHUNK_RECORDS
+    const pc = chunks[previous >>> CHUNK_RECORDS_BITS]
+    const ps = previous & (CHUNK_RECORDS - 1)
     if (chunk.sameKey(slot, pc, ps)) {
       this.byHash.set(h, position)
       return

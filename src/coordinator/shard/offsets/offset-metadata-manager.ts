@@ -226,7 +226,11 @@ export class OffsetMetadataManager {
     const error = isGroupIdEmpty(request.groupId)
       ? ErrorCode.INVALID_GROUP_ID
       : this.#groups.validateOffsetCommit(request, ctx.apiVersion)
-    const records: OffsetCommitRecord[] = []
+    // A record per partition unless the whole commit is refused (fewer when metadata is too large).
+    let most = 0
+    if (error === ErrorCode.NONE) for (const t of request.topics) most += t.partitions.length
+    const records: OffsetCommitRecord[] = new Array(most)
+    let written = 0
     // now + retention saturates at the int64 maximum (Kafka's long addition wraps to a past
     // timestamp, and the offset expires at the next sweep).
     const expireTimestampMs =
@@ -250,7 +254,7 @@ export class OffsetMetadataManager {
           continue
         }
         partitions[pi] = committedPartition(p.partitionIndex)
-        records.push({
+        records[written++] = {
           type: 'OffsetCommit',
           key: { group: groupId, topic: t.name, partition: p.partitionIndex },
           value: {
@@ -262,10 +266,11 @@ export class OffsetMetadataManager {
             topicId,
           },
           valueVersion,
-        })
+        }
       }
       topics[ti] = { name: t.name, topicId: t.topicId, partitions }
     }
+    if (written < most) records.length = written
     return { records, response: topics, timers: NO_TIMERS }
   }
 
