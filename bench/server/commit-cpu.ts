@@ -82,7 +82,9 @@ async function allocationsOf<T extends { commits: number }>(work: () => Promise<
   }
   walk(profile.head)
   console.log(`${(total / result.commits).toFixed(0)} bytes allocated per commit (sampled); most by:`)
-  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 12))
+  for (const [site, bytes] of [...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(process.env.BENCH_ALLOCATIONS_TOP ?? 12)))
     console.log(`  ${(bytes / result.commits).toFixed(0).padStart(6)} B  ${site}`)
   return result
 }

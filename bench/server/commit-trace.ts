@@ -9,6 +9,11 @@
 // 5 ms of each other) and each episode is printed with what the server was doing from 50 ms before
 // its first send to its last answer.
 //
+// The load generator reports its own pauses on the same clock (open-loop sends it held back because
+// its 1 ms tick came late, which then leave as a burst, and its collections of 1 ms or more): they
+// are counted per run and shown in the episodes, so a tail the generator made is not taken for the
+// server's.
+//
 // Each run also reports what the machine's load does not change: the collections by kind, the page
 // faults per request, the stalls' own CPU time, the heap a commit leaves behind (the heap after a
 // full collection, after the run less before it, per answered request) and, with memory storage,
@@ -195,8 +200,12 @@ for (let run = 0; run < runs; run++) {
   const mainMs = main0 === null || main1 === null ? Number.NaN : (main1.onCpu - main0.onCpu) / 1e6
   const to = epoch()
   // Collections observed after the run (the forced one below) are not the run's.
-  const inRun = events.filter((e) => e.at >= from && e.at <= to)
+  const inRun: TraceEvent[] = events.filter((e) => e.at >= from && e.at <= to)
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
+  // The load generator's own pauses (its held-back sends and its collections), on the same clock.
+  const pauses = m.pauses ?? []
+  for (const x of pauses) inRun.push({ at: x.at, ms: x.ms, what: `load generator: ${x.what}` })
+  inRun.sort((a, b) => a.at - b.at)
   const busy = stalls.filter((e) => e.onCpuMs >= 0.8 * e.ms)
   const gcs = inRun.filter((e) => e.what.startsWith('GC'))
   const byKind = new Map<string, { n: number; ms: number; longest: number }>()
@@ -208,6 +217,8 @@ for (let run = 0; run < runs; run++) {
     byKind.set(e.what, k)
   }
   const writes = inRun.filter((e) => e.what.startsWith('store'))
+  const held = pauses.filter((x) => x.what === 'sends held back')
+  const generatorGcs = pauses.filter((x) => x.what !== 'sends held back')
   const mem = process.memoryUsage()
   const heap1 = heapAfterFullGc()
   console.log(
@@ -220,6 +231,9 @@ for (let run = 0; run < runs; run++) {
   )
   console.log(
     `  server: ${stalls.length} stalls > 4 ms, ${sum(stalls, (e) => e.ms)} ms in all (longest ${longest(stalls)} ms): ${sum(stalls, (e) => e.onCpuMs)} ms on CPU, ${sum(stalls, (e) => e.waitingMs)} ms waiting for a CPU; ${busy.length} on CPU for 80 % or more of it (longest ${longest(busy)} ms)`,
+  )
+  console.log(
+    `  load generator: ${held.length} times sends held back > 4 ms (longest ${longest(held)} ms), ${generatorGcs.length} of its collections ≥ 1 ms (longest ${longest(generatorGcs)} ms)`,
   )
   console.log(
     `  collections: ${[...byKind].map(([k, v]) => `${v.n} ${k.replace(/^GC /, '')} (${f1(v.ms)} ms, longest ${f1(v.longest)})`).join(', ') || 'none'}`,

@@ -11,6 +11,7 @@
 //   whatever the answers do (at most `maxInFlight` per connection); measures latency at a load.
 // Latency is from the write of a request to the read of its complete response.
 import { connect, type Socket } from 'node:net'
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 
 export interface LoadSpec {
   readonly port: number
@@ -41,6 +42,13 @@ export interface LoadResult {
   readonly firstErrorCode: number
   /** With `slowMs`: the slower requests, send time as ms since the epoch, and latency. */
   readonly slow?: readonly { readonly at: number; readonly ms: number }[]
+  /**
+   * With `slowMs`: the generator's own pauses, ms since the epoch and length: open-loop sends held
+   * back (its 1 ms tick came more than 4 ms late, so the requests due meanwhile leave at once, as a
+   * burst, and are timed from then) and its own garbage collections of 1 ms or more (any mode).
+   * A slow request that follows one of these may be the generator's, not the server's.
+   */
+  readonly pauses?: readonly { readonly at: number; readonly ms: number; readonly what: string }[]
 }
 
 async function load(spec: LoadSpec): Promise<LoadResult> {
@@ -49,6 +57,20 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   const maxInFlight = spec.maxInFlight ?? 10_000
   const latencies: number[] = []
   const slow: { at: number; ms: number }[] = []
+  const pauses: { at: number; ms: number; what: string }[] = []
+  const gc =
+    spec.slowMs === undefined
+      ? undefined
+      : new PerformanceObserver((list) => {
+          for (const e of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[])
+            if (e.duration >= 1)
+              pauses.push({
+                at: performance.timeOrigin + e.startTime,
+                ms: e.duration,
+                what: `GC kind ${e.detail?.kind ?? '?'}`,
+              })
+        })
+  gc?.observe({ entryTypes: ['gc'] })
   let cursor = 0
   let sentTotal = 0
   let counted = 0
@@ -146,9 +168,13 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     let scheduled = 0
     let next = 0
     const start = performance.now()
+    let lastTick = start
     await new Promise<void>((resolve) => {
       const tick = () => {
         const now = performance.now()
+        if (spec.slowMs !== undefined && now - lastTick > 4)
+          pauses.push({ at: performance.timeOrigin + lastTick, ms: now - lastTick, what: 'sends held back' })
+        lastTick = now
         if (now >= end || sentTotal >= maxRequests) {
           for (const c of conns) closeIfDrained(c)
           resolve()
@@ -178,6 +204,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   }, 10_000)
   await done
   clearTimeout(grace)
+  gc?.disconnect()
 
   const seconds = (Math.min(performance.now(), end) - measureFrom) / 1000
   latencies.sort((a, b) => a - b)
@@ -194,7 +221,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],
     errors,
     firstErrorCode,
-    ...(spec.slowMs !== undefined ? { slow } : {}),
+    ...(spec.slowMs !== undefined ? { slow, pauses } : {}),
   }
 }
 

@@ -1,10 +1,17 @@
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
+import {
+  type CoordinatorRecord,
+  type FaultInjection,
+  isLaidOut,
+  type RecordStore,
+  type ShardBatch,
+} from './types.js'
 
 /** Bytes of one chunk of a shard's log (a record larger than this gets a chunk of its own size). */
 const CHUNK_BYTES = 1 << 20
-/** Records of one chunk. */
-const CHUNK_RECORDS = 8192
+/** Records of one chunk (a power of two: a position's chunk and slot are its bits). */
+const CHUNK_RECORDS_BITS = 13
+const CHUNK_RECORDS = 1 << CHUNK_RECORDS_BITS
 /**
  * A shard's log is compacted on its own once it holds more superseded records than live ones, and
  * at least this many: the copy of the live records is then paid for by at least as many appends.
@@ -144,8 +151,8 @@ class LatestRecords {
       this.byKey.set(id, position)
       return
     }
-    const pc = chunks[Math.floor(previous / CHUNK_RECORDS)]
-    const ps = previous % CHUNK_RECORDS
+    const pc = chunks[previous >>> CHUNK_RECORDS_BITS]
+    const ps = previous & (CHUNK_RECORDS - 1)
     if (chunk.sameKey(slot, pc, ps)) {
       this.byHash.set(h, position)
       return
@@ -361,9 +368,27 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
         chunk.count = count
       }
     }
-    for (const r of records) {
-      const n = r.key.byteLength + (r.value === null ? 0 : r.value.byteLength)
+    // Records that tell where their bytes lie and lie one after another in one buffer (the
+    // encoder's slab) are copied as one run, with one call when the run ends, and their key and
+    // value views are never made.
+    let run: Uint8Array | undefined
+    let runFrom = 0
+    let runTo = 0
+    let runAt = 0
+    const copyRun = () => {
+      if (run === undefined || chunk === undefined) return
+      chunk.bytes.set(new Uint8Array(run.buffer, run.byteOffset + runFrom, runTo - runFrom), runAt)
+      run = undefined
+    }
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]
+      const laid = isLaidOut(r)
+      const keyLength = laid ? r.keyLength : r.key.byteLength
+      const value = laid ? null : r.value
+      const valueLength = laid ? r.valueLength : value === null ? -1 : value.byteLength
+      const n = valueLength < 0 ? keyLength : keyLength + valueLength
       if (chunk === undefined || count === CHUNK_RECORDS || used + n > chunk.bytes.length) {
+        copyRun()
         seal()
         chunk = this.#pool.take(n)
         fresh.push(chunk)
@@ -372,20 +397,28 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
       }
       const index = chunk.index
       index[3 * count] = used
-      chunk.bytes.set(r.key, used)
-      used += r.key.byteLength
-      index[3 * count + 1] = r.key.byteLength
-      if (r.value === null) index[3 * count + 2] = -1
-      else {
-        chunk.bytes.set(r.value, used)
-        used += r.value.byteLength
-        index[3 * count + 2] = r.value.byteLength
+      index[3 * count + 1] = keyLength
+      index[3 * count + 2] = valueLength
+      if (laid) {
+        if (r.bytes !== run || r.offset !== runTo) {
+          copyRun()
+          run = r.bytes
+          runFrom = r.offset
+          runAt = used
+        }
+        runTo = r.offset + n
+      } else {
+        copyRun()
+        chunk.bytes.set(r.key, used)
+        if (value !== null) chunk.bytes.set(value, used + keyLength)
       }
+      used += n
       count++
       // The injected failure fires after part of the batch is staged, so a failure really happens
       // midway; nothing staged is visible because the log is only extended below.
       this.#maybeFail()
     }
+    copyRun()
     // An empty batch still consumes the injected failure, as any other append would.
     this.#maybeFail()
     if (records.length === 0) return

@@ -12,6 +12,25 @@ export interface CoordinatorRecord {
   readonly value: Uint8Array | null
 }
 
+/**
+ * A record that also tells where its bytes lie: its key's `keyLength` bytes from `offset` in
+ * `bytes`, then its value's `valueLength` bytes (-1: a tombstone). `key` and `value` hold the same
+ * bytes. An engine that copies records may copy such a record's bytes from `bytes` without reading
+ * `key` and `value`, which such a record may make only when they are read (the coordinator's
+ * encoder carves OffsetCommit records out of a shared buffer and makes their views on demand).
+ */
+export interface LaidOutRecord extends CoordinatorRecord {
+  readonly bytes: Uint8Array
+  readonly offset: number
+  readonly keyLength: number
+  readonly valueLength: number
+}
+
+/** Whether `r` tells where its bytes lie ({@link LaidOutRecord}). */
+export function isLaidOut(r: CoordinatorRecord): r is LaidOutRecord {
+  return (r as Partial<LaidOutRecord>).bytes !== undefined
+}
+
 /** One shard's batch of a group commit (see RecordStore.appendBatches). */
 export interface ShardBatch {
   readonly shard: number

@@ -13,6 +13,9 @@ import { checkCommitTopics } from '../data/commit-topics.js'
 import { defineHandler } from '../router.js'
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+/** The topic id kept with a commit's offsets: the topic's from v10, none below. */
+const catalogTopicId = (id: string): string => id
+const noTopicId = (): string => ZERO_UUID
 
 function everyPartition(request: OffsetCommitRequest, errorCode: number): OffsetCommitResponse {
   return createOffsetCommitResponse({
@@ -36,8 +39,11 @@ export const handler = defineHandler({
     }
     // 2. Topics, in Kafka's order (`checkCommitTopics`); below v10 no topic id is kept.
     const useTopicIds = ctx.apiVersion >= 10
-    const { errors, valid, allValid } = checkCommitTopics(ctx, request.topics, useTopicIds, (id) =>
-      useTopicIds ? id : ZERO_UUID,
+    const { errors, valid, allValid } = checkCommitTopics(
+      ctx,
+      request.topics,
+      useTopicIds,
+      useTopicIds ? catalogTopicId : noTopicId,
     )
     // 3. The coordinator answers the partitions that passed, in the order they were sent.
     const answered =
@@ -53,14 +59,14 @@ export const handler = defineHandler({
           })
     if (allValid && answered.length === request.topics.length) {
       // Every partition went to the coordinator, which answers them in request order: its
-      // partitions are the answer, under the topics as the request named them.
-      return createOffsetCommitResponse({
-        topics: request.topics.map((t, ti) => ({
-          name: t.name,
-          topicId: t.topicId,
-          partitions: answered[ti].partitions,
-        })),
-      })
+      // partitions are the answer, under the topics as the request named them (one loop, the
+      // answer's own object: a Kafka Streams commit is answered this way nearly always).
+      const topics: OffsetCommitResponse['topics'] = new Array(request.topics.length)
+      for (let ti = 0; ti < topics.length; ti++) {
+        const t = request.topics[ti]
+        topics[ti] = { name: t.name, topicId: t.topicId, partitions: answered[ti].partitions }
+      }
+      return { throttleTimeMs: 0, topics }
     }
     const queue = answered.flatMap((t) => t.partitions.map((p) => p.errorCode))
     let next = 0

@@ -366,7 +366,7 @@ describe('GroupCoordinatorShard group APIs', () => {
     assert.deepEqual(r.records[0], { type: 'GroupMetadata', key: { group: 'g' }, value: null })
     apply(shard, log, { records: r.records, response: r.response, timers: r.timers })
     assert.equal(shard.isSimpleGroup('g'), false)
-    assert.equal(shard.offsets.offset('g', 'foo', 0)?.committedOffset, 42n)
+    assert.equal(shard.offsets.offset('g', 'foo', 0)?.offset, 42n)
     assert.deepEqual(snapshot(replayInto(log)), snapshot(shard))
   })
 

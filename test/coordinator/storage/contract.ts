@@ -7,6 +7,7 @@ import { StorageError } from '../../../src/coordinator/storage/errors.js'
 import type {
   CoordinatorRecord,
   FaultInjection,
+  LaidOutRecord,
   RecordStore,
 } from '../../../src/coordinator/storage/types.js'
 
@@ -26,6 +27,42 @@ export interface ContractHarness {
 
 const enc = new TextEncoder()
 const dec = new TextDecoder()
+
+/**
+ * Records laid out one after another in one buffer, as the coordinator's encoder carves them out of
+ * its slab: each also tells where its bytes lie, and makes its key and value views when read.
+ */
+export function laidOut(
+  entries: readonly [string, string | null][],
+  pad = 0,
+): { bytes: Uint8Array; records: LaidOutRecord[] } {
+  const parts = entries.map(([k, v]) => [enc.encode(k), v === null ? null : enc.encode(v)] as const)
+  const size = parts.reduce((n, [k, v]) => n + k.byteLength + (v?.byteLength ?? 0), pad)
+  const bytes = new Uint8Array(size + pad).fill(0xee)
+  let at = pad
+  const records = parts.map(([k, v]) => {
+    const offset = at
+    bytes.set(k, at)
+    at += k.byteLength
+    if (v !== null) bytes.set(v, at)
+    at += v?.byteLength ?? 0
+    const keyLength = k.byteLength
+    const valueLength = v === null ? -1 : v.byteLength
+    return {
+      bytes,
+      offset,
+      keyLength,
+      valueLength,
+      get key() {
+        return bytes.subarray(offset, offset + keyLength)
+      },
+      get value() {
+        return valueLength < 0 ? null : bytes.subarray(offset + keyLength, offset + keyLength + valueLength)
+      },
+    }
+  })
+  return { bytes, records }
+}
 
 export function rec(key: string, value: string | null): CoordinatorRecord {
   return { key: enc.encode(key), value: value === null ? null : enc.encode(value) }
@@ -192,6 +229,78 @@ export function runRecordStoreContract(name: string, factory: () => Promise<Cont
       ])
       assert.deepEqual(show(await store.load(1)).at(-1), ['e', '5'])
       assert.deepEqual(show(await store.load(4)), [['z', '9']])
+    })
+
+    test('records that tell where their bytes lie store those bytes, mixed with others', async () => {
+      await fresh()
+      // Two runs in one buffer (the first record of the second is not where the first run ends),
+      // tombstones among them, a run in another buffer, and plain records in between.
+      const a = laidOut([
+        ['k1', 'one'],
+        ['k2', null],
+        ['k3', ''],
+        ['k4', 'four'],
+      ])
+      const b = laidOut(
+        [
+          ['k5', 'five'],
+          ['k6', 'six'],
+        ],
+        7,
+      )
+      await store.append(2, [a.records[0], a.records[1], rec('p', 'plain'), a.records[2], a.records[3]])
+      await store.append(2, [a.records[3], a.records[0], ...b.records, rec('q', null)])
+      await store.appendBatches?.([{ shard: 3, records: [...b.records, a.records[1]] }])
+      // The caller may write over its buffers once the append has settled.
+      a.bytes.fill(0)
+      b.bytes.fill(0)
+      assert.deepEqual(show(await store.load(2)), [
+        ['k1', 'one'],
+        ['k2', null],
+        ['p', 'plain'],
+        ['k3', ''],
+        ['k4', 'four'],
+        ['k4', 'four'],
+        ['k1', 'one'],
+        ['k5', 'five'],
+        ['k6', 'six'],
+        ['q', null],
+      ])
+      if (store.appendBatches !== undefined)
+        assert.deepEqual(show(await store.load(3)), [
+          ['k5', 'five'],
+          ['k6', 'six'],
+          ['k2', null],
+        ])
+      await store.compact(2)
+      assert.deepEqual(show(await store.load(2)), [
+        ['p', 'plain'],
+        ['k3', ''],
+        ['k4', 'four'],
+        ['k1', 'one'],
+        ['k5', 'five'],
+        ['k6', 'six'],
+      ])
+    })
+
+    test('a record whose bytes lie beyond its buffer is rejected with the whole batch', async () => {
+      await fresh()
+      const { records } = laidOut([['k', 'v']])
+      const beyond = [
+        { ...records[0], keyLength: 1, valueLength: 5, key: enc.encode('k'), value: enc.encode('v') },
+      ]
+      for (const bad of [
+        beyond,
+        [{ ...beyond[0], offset: -1 }],
+        [{ ...beyond[0], valueLength: -2 }],
+        [{ ...beyond[0], bytes: 'text' }],
+      ]) {
+        await rejectsWithCode(
+          store.append(0, [rec('a', '1'), ...(bad as unknown as CoordinatorRecord[])]),
+          'STORAGE_INVALID_ARGUMENT',
+        )
+      }
+      assert.deepEqual(await store.load(0), [])
     })
 
     test('a batch with a bad record midway is rejected whole', async () => {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { keyHash as engineKeyHash, MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
-import { rec, runRecordStoreContract, show } from './contract.js'
+import {
+  type CoordinatorRecord as CoordinatorRecordValue,
+  encodeCoordinatorRecord,
+  encodeCoordinatorRecords,
+  releaseEncodedRecords,
+  SlabRecord,
+} from '../../../src/protocol/records.js'
+import { laidOut, rec, runRecordStoreContract, show } from './contract.js'
 
 runRecordStoreContract('memory', async () => {
   const store = new MemoryRecordStore()
@@ -213,6 +220,96 @@ test('memory: keys of any length that differ in one byte, anywhere, are differen
   assert.deepEqual(
     loaded.map((r) => [Buffer.from(r.key).toString('hex'), r.value?.[0]]),
     keys.map((k) => [Buffer.from(k).toString('hex'), 2]),
+  )
+  await store.close()
+})
+
+test('memory: records that tell where their bytes lie are copied from there, never through their views', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  // Views that throw: the engine copies the bytes where the record says they lie.
+  const blind = (entries: [string, string | null][]) =>
+    laidOut(entries).records.map((r) => {
+      const { bytes, offset, keyLength, valueLength } = r
+      return {
+        bytes,
+        offset,
+        keyLength,
+        valueLength,
+        get key(): Uint8Array {
+          throw new Error('key read')
+        },
+        get value(): Uint8Array | null {
+          throw new Error('value read')
+        },
+      }
+    })
+  // 8,190 records leave two slots of the first chunk: the run of five crosses into a second chunk.
+  await store.append(
+    1,
+    Array.from({ length: 8190 }, (_, i) => rec(`k${i}`, 'v')),
+  )
+  const run = blind([
+    ['a', '1'],
+    ['b', null],
+    ['c', '3'],
+    ['d', '4'],
+    ['e', '5'],
+  ])
+  // A failure after part of the run is staged leaves nothing.
+  store.failNextAppend()
+  await assert.rejects(store.append(1, run), { code: 'STORAGE_INJECTED_FAILURE' })
+  assert.equal(store.usage(1).records, 8190)
+  await store.append(1, run)
+  assert.equal(store.usage(1).chunks, 2)
+  assert.deepEqual(show((await store.load(1)).slice(8189)), [
+    ['k8189', 'v'],
+    ['a', '1'],
+    ['b', null],
+    ['c', '3'],
+    ['d', '4'],
+    ['e', '5'],
+  ])
+  await store.close()
+})
+
+test('memory: a Streams-shaped commit encoded into the slab loads byte for byte as encoded alone', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const commit = (round: number): CoordinatorRecordValue[] =>
+    Array.from({ length: 20 }, (_, p) => ({
+      type: 'OffsetCommit',
+      key: { group: 'app', topic: 'input', partition: p },
+      value:
+        p === 7 && round === 1
+          ? null
+          : {
+              offset: BigInt(round * 100 + p),
+              leaderEpoch: -1,
+              metadata: `position-${round}-${p}`,
+              commitTimestamp: 5n,
+              expireTimestamp: -1n,
+              topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+            },
+      valueVersion: 3,
+    }))
+  const rounds = [commit(0), commit(1)]
+  for (const records of rounds) {
+    const encoded = encodeCoordinatorRecords(records)
+    assert.ok(encoded.every((r) => r instanceof SlabRecord))
+    await store.append(0, encoded)
+    releaseEncodedRecords(encoded)
+  }
+  // Records encoded (and released) since then write over the slab; the store kept copies.
+  for (let i = 0; i < 100; i++) releaseEncodedRecords(encodeCoordinatorRecords(commit(2)))
+  const hex = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b).toString('hex'))
+  const loaded = await store.load(0)
+  assert.deepEqual(
+    loaded.map((r) => [hex(r.key), hex(r.value)]),
+    rounds.flat().map((r) => {
+      const one = encodeCoordinatorRecord(r)
+      return [hex(one.key), hex(one.value)]
+    }),
   )
   await store.close()
 })

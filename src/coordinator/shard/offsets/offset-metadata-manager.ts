@@ -11,6 +11,7 @@
  */
 import { ErrorCode } from '../../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
+import type { OffsetCommitValue } from '../../../protocol/generated/records/OffsetCommitValue.js'
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetDeleteResponseOffsetDeleteResponseTopic } from '../../../protocol/generated/messages/OffsetDeleteResponse.js'
 import type {
@@ -28,18 +29,14 @@ import {
 /** The zero uuid: no topic id known (records written before OffsetCommit v10). */
 export const NO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
-export interface OffsetAndMetadata {
-  readonly committedOffset: bigint
-  /** -1 when the client sent none. */
-  readonly leaderEpoch: number
-  readonly metadata: string
-  readonly commitTimestampMs: bigint
-  /** -1n unless an OffsetCommit v2–v4 set a retention time. */
-  readonly expireTimestampMs: bigint
-  readonly topicId: string
-}
-
 export type OffsetCommitRecord = Extract<CoordinatorRecord, { type: 'OffsetCommit' }>
+
+/**
+ * A committed offset: the value of the OffsetCommit record that wrote it, kept as replayed (the
+ * record's own object, never changed afterwards). `leaderEpoch` is -1 when the client sent none;
+ * `expireTimestamp` is -1n unless an OffsetCommit v2–v4 set a retention time.
+ */
+export type OffsetAndMetadata = Readonly<OffsetCommitValue>
 
 /** The records the offsets manager writes: committed offsets and pending transactional ones. */
 export type OffsetRecord = OffsetCommitRecord | TxnOffsetCommitRecord
@@ -55,16 +52,16 @@ export function offsetCommitRecord(
   partition: number,
   o: OffsetAndMetadata,
 ): OffsetCommitRecord {
-  const valueVersion = offsetCommitValueVersion(o.expireTimestampMs, o.topicId)
+  const valueVersion = offsetCommitValueVersion(o.expireTimestamp, o.topicId)
   return {
     type: 'OffsetCommit',
     key: { group: groupId, topic, partition },
     value: {
-      offset: o.committedOffset,
+      offset: o.offset,
       leaderEpoch: o.leaderEpoch,
       metadata: o.metadata,
-      commitTimestamp: o.commitTimestampMs,
-      expireTimestamp: o.expireTimestampMs,
+      commitTimestamp: o.commitTimestamp,
+      expireTimestamp: o.expireTimestamp,
       topicId: o.topicId,
     },
     valueVersion,
@@ -229,7 +226,11 @@ export class OffsetMetadataManager {
     const error = isGroupIdEmpty(request.groupId)
       ? ErrorCode.INVALID_GROUP_ID
       : this.#groups.validateOffsetCommit(request, ctx.apiVersion)
-    const records: OffsetCommitRecord[] = []
+    // A record per partition unless the whole commit is refused (fewer when metadata is too large).
+    let most = 0
+    if (error === ErrorCode.NONE) for (const t of request.topics) most += t.partitions.length
+    const records: OffsetCommitRecord[] = new Array(most)
+    let written = 0
     // now + retention saturates at the int64 maximum (Kafka's long addition wraps to a past
     // timestamp, and the offset expires at the next sweep).
     const expireTimestampMs =
@@ -248,9 +249,12 @@ export class OffsetMetadataManager {
       for (let pi = 0; pi < t.partitions.length; pi++) {
         const p = t.partitions[pi]
         const errorCode = error !== ErrorCode.NONE ? error : checkMetadata(p, ctx.maxMetadataSize)
-        partitions[pi] = { partitionIndex: p.partitionIndex, errorCode }
-        if (errorCode !== ErrorCode.NONE) continue
-        records.push({
+        if (errorCode !== ErrorCode.NONE) {
+          partitions[pi] = { partitionIndex: p.partitionIndex, errorCode }
+          continue
+        }
+        partitions[pi] = committedPartition(p.partitionIndex)
+        records[written++] = {
           type: 'OffsetCommit',
           key: { group: groupId, topic: t.name, partition: p.partitionIndex },
           value: {
@@ -262,10 +266,11 @@ export class OffsetMetadataManager {
             topicId,
           },
           valueVersion,
-        })
+        }
       }
       topics[ti] = { name: t.name, topicId: t.topicId, partitions }
     }
+    if (written < most) records.length = written
     return { records, response: topics, timers: NO_TIMERS }
   }
 
@@ -296,7 +301,7 @@ export class OffsetMetadataManager {
             ? unstable(p)
             : {
                 partitionIndex: p,
-                committedOffset: o.committedOffset,
+                committedOffset: o.offset,
                 committedLeaderEpoch: o.leaderEpoch,
                 metadata: o.metadata,
                 errorCode: ErrorCode.NONE,
@@ -312,7 +317,7 @@ export class OffsetMetadataManager {
           const o = this.offset(groupId, t.name, p)
           return {
             partitionIndex: p,
-            committedOffset: o?.committedOffset ?? INVALID_OFFSET,
+            committedOffset: o?.offset ?? INVALID_OFFSET,
             committedLeaderEpoch: o?.leaderEpoch ?? -1,
             metadata: o?.metadata ?? '',
             errorCode: ErrorCode.NONE,
@@ -425,7 +430,7 @@ export class OffsetMetadataManager {
         const expired =
           !subscribed &&
           !this.#pending.has(groupId, topic, p) &&
-          (o.expireTimestampMs >= 0n ? now >= o.expireTimestampMs : now - o.commitTimestampMs >= retention)
+          (o.expireTimestamp >= 0n ? now >= o.expireTimestamp : now - o.commitTimestamp >= retention)
         if (expired) records.push(offsetCommitTombstone(groupId, topic, p))
         else remaining++
       }
@@ -469,14 +474,8 @@ export class OffsetMetadataManager {
     // string compares at once where an equal one is compared character by character.
     this.#lastGroup = group
     this.#lastTopic = topic
-    const offset: OffsetAndMetadata = {
-      committedOffset: v.offset,
-      leaderEpoch: v.leaderEpoch,
-      metadata: v.metadata,
-      commitTimestampMs: v.commitTimestamp,
-      expireTimestampMs: v.expireTimestamp,
-      topicId: v.topicId,
-    }
+    // The record's value is the committed offset: no copy of it per record.
+    const offset: OffsetAndMetadata = v
     partitions.set(partition, offset)
     // Only a commit replayed while the group has pending transactional offsets can be later than
     // one of them: a commit without a position counts as earlier than every pending offset, which
@@ -555,11 +554,11 @@ export class OffsetMetadataManager {
       if (committed && !laterCommit) {
         records.push(
           offsetCommitRecord(group, topic, partition, {
-            committedOffset: offset.committedOffset,
+            offset: offset.committedOffset,
             leaderEpoch: offset.leaderEpoch,
             metadata: offset.metadata,
-            commitTimestampMs: offset.commitTimestampMs,
-            expireTimestampMs: -1n,
+            commitTimestamp: offset.commitTimestampMs,
+            expireTimestamp: -1n,
             topicId: offset.topicId,
           }),
         )
@@ -609,6 +608,25 @@ export class OffsetMetadataManager {
 }
 
 const INT64_MAX = 2n ** 63n - 1n
+
+/** Partition indexes below this answer a successful commit with a shared object. */
+const SHARED_ANSWERS = 1024
+const committedAnswers: Readonly<{ partitionIndex: number; errorCode: number }>[] = []
+
+/**
+ * The answer of a partition whose offset was committed: one frozen object per partition index, shared
+ * by every answer (a Kafka Streams commit answers a partition per task, nearly always without an
+ * error, and nothing changes an answer once built).
+ */
+function committedPartition(partitionIndex: number): { partitionIndex: number; errorCode: number } {
+  if (partitionIndex < 0 || partitionIndex >= SHARED_ANSWERS)
+    return { partitionIndex, errorCode: ErrorCode.NONE }
+  while (committedAnswers.length <= partitionIndex)
+    committedAnswers.push(
+      Object.freeze({ partitionIndex: committedAnswers.length, errorCode: ErrorCode.NONE }),
+    )
+  return committedAnswers[partitionIndex] as { partitionIndex: number; errorCode: number }
+}
 
 /**
  * The per-partition answers of a commit: the whole request's error if any, else

@@ -40,7 +40,7 @@ describe('consumer and classic groups on one id', () => {
     assert.equal(response.errorCode, 0)
     assert.deepEqual(result.records[0], { type: 'GroupMetadata', key: { group: 'g' }, value: null })
     assert.equal(h.shard.isSimpleGroup('g'), false)
-    assert.equal(h.shard.offsets.offset('g', 'foo', 0)?.committedOffset, 3n)
+    assert.equal(h.shard.offsets.offset('g', 'foo', 0)?.offset, 3n)
     assert.deepEqual(
       h.shard.listGroups([], []).map((g) => g.groupType),
       ['consumer'],

@@ -451,7 +451,7 @@ describe('classic members inside a consumer group', () => {
     // a owns foo-0 at epoch 1 (its epoch); a newer generation is refused.
     assert.equal(commit(1), 0)
     assert.equal(commit(2), ErrorCode.ILLEGAL_GENERATION)
-    assert.equal(h.shard.offsets.offset('g', 'foo', 0)?.committedOffset, 5n)
+    assert.equal(h.shard.offsets.offset('g', 'foo', 0)?.offset, 5n)
   })
 
   it('LeaveGroup removes a classic member (and an unknown one gets UNKNOWN_MEMBER_ID)', () => {

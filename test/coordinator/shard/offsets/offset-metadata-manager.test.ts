@@ -232,11 +232,11 @@ describe('OffsetMetadataManager', () => {
     // commit; tombstones that remove that topic and group must not leave later commits there.
     const m = new OffsetMetadataManager(ANY_GROUP)
     const value = (offset: bigint) => ({
-      committedOffset: offset,
+      offset,
       leaderEpoch: -1,
       metadata: '',
-      commitTimestampMs: 1n,
-      expireTimestampMs: -1n,
+      commitTimestamp: 1n,
+      expireTimestamp: -1n,
       topicId: NO_TOPIC_ID,
     })
     m.replay(offsetCommitRecord('g', 'foo', 0, value(1n)))
@@ -247,9 +247,9 @@ describe('OffsetMetadataManager', () => {
     m.replay(offsetCommitRecord('g', 'foo', 0, value(3n)))
     m.replay(offsetCommitRecord('g', 'bar', 0, value(4n)))
     m.replay(offsetCommitRecord('g', 'foo', 2, value(5n)))
-    assert.equal(m.offset('g', 'foo', 0)?.committedOffset, 3n)
-    assert.equal(m.offset('g', 'foo', 2)?.committedOffset, 5n)
-    assert.equal(m.offset('g', 'bar', 0)?.committedOffset, 4n)
+    assert.equal(m.offset('g', 'foo', 0)?.offset, 3n)
+    assert.equal(m.offset('g', 'foo', 2)?.offset, 5n)
+    assert.equal(m.offset('g', 'bar', 0)?.offset, 4n)
     assert.deepEqual(
       m.allOffsets('g').map(({ topic, partitions }) => [topic, partitions.map(([p]) => p)]),
       [
@@ -257,5 +257,72 @@ describe('OffsetMetadataManager', () => {
         ['foo', [0, 2]],
       ],
     )
+  })
+
+  it('answers every partition its own index and code, whatever the index, commit after commit', async () => {
+    const t = await start()
+    const partitions = (metadataOf: (i: number) => string | null) =>
+      [0, 5, 1023, 1024, 70_000].map((i) => ({
+        partitionIndex: i,
+        committedOffset: BigInt(i),
+        committedLeaderEpoch: -1,
+        committedMetadata: metadataOf(i),
+      }))
+    const first = await t.write('commit', (m, nowMs) =>
+      m.commitOffset(
+        { ...CTX, nowMs, maxMetadataSize: 3 },
+        {
+          ...commit({}),
+          topics: [{ name: 'foo', topicId: '', partitions: partitions((i) => (i === 5 ? 'long' : null)) }],
+        },
+      ),
+    )
+    const expected = [
+      {
+        name: 'foo',
+        topicId: '',
+        partitions: [
+          { partitionIndex: 0, errorCode: 0 },
+          { partitionIndex: 5, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE },
+          { partitionIndex: 1023, errorCode: 0 },
+          { partitionIndex: 1024, errorCode: 0 },
+          { partitionIndex: 70_000, errorCode: 0 },
+        ],
+      },
+    ]
+    assert.deepEqual(first, expected)
+    // The next commits refuse other partitions; the first answer stays what it was.
+    const second = await t.write('commit', (m, nowMs) =>
+      m.commitOffset(
+        { ...CTX, nowMs, maxMetadataSize: 3 },
+        {
+          ...commit({}),
+          topics: [{ name: 'foo', topicId: '', partitions: partitions((i) => (i === 5 ? null : 'long')) }],
+        },
+      ),
+    )
+    assert.deepEqual(
+      second[0].partitions.map((p) => [p.partitionIndex, p.errorCode]),
+      [
+        [0, ErrorCode.OFFSET_METADATA_TOO_LARGE],
+        [5, 0],
+        [1023, ErrorCode.OFFSET_METADATA_TOO_LARGE],
+        [1024, ErrorCode.OFFSET_METADATA_TOO_LARGE],
+        [70_000, ErrorCode.OFFSET_METADATA_TOO_LARGE],
+      ],
+    )
+    assert.deepEqual(first, expected)
+    const offsets = await fetchFoo(t, [0, 5, 1023, 1024, 70_000])
+    assert.deepEqual(
+      offsets.topics[0].partitions.map((p) => [p.partitionIndex, p.committedOffset]),
+      [
+        [0, 0n],
+        [5, 5n],
+        [1023, 1023n],
+        [1024, 1024n],
+        [70_000, 70_000n],
+      ],
+    )
+    await t.close()
   })
 })
