@@ -329,8 +329,12 @@ export class StreamsGroupManager {
     // client) keeps the member object as it is: nothing can differ.
     const ownFieldsSent =
       req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
-    // The copy sets every field the member's getters hold (a stored member's, see StoredMember).
+    // The copy sets every field the member's getters hold (a stored member's, see StoredMember:
+    // an object spread copies only its own data fields).
     const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
+      state: member.state,
+      assignedTasks: member.assignedTasks,
+      tasksPendingRevocation: member.tasksPendingRevocation,
       topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
       processId: req.processId ?? member.processId,
       clientTags:
