@@ -377,7 +377,7 @@ export class StreamsGroupManager {
           `The topology differs from the group's topology at the same epoch ${topology.epoch}; a changed topology needs epoch ${topology.epoch + 1}.`,
         )
       }
-      if (topologyChanged) records.push(topologyRecord(groupId, topology.value))
+      if (topologyChanged) records.push(topologyRecord(groupId, requested))
     }
     if (topology === null) throw new Error(`Streams group ${groupId} has no topology.`)
 
