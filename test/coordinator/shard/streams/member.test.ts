@@ -236,6 +236,9 @@ test("a slot's tasks, tasks pending revocation, target, state and armed are inde
     assignedTasks: slot.assignedTasks,
     tasksPendingRevocation: slot.tasksPendingRevocation,
   })
+  // A current-assignment record's update of the slot: these fields changed, the others kept.
+  const reassign = (changes: Partial<ReturnType<typeof assignment>>) =>
+    slot.replace(profiles.store(withAssignment(m, { ...assignment(), ...changes })))
   const fields = () => ({
     assigned: slot.assignedTasks,
     pending: slot.tasksPendingRevocation,
@@ -262,17 +265,13 @@ test("a slot's tasks, tasks pending revocation, target, state and armed are inde
     [
       'a member that reconciles: tasks pending revocation, its state',
       () =>
-        slot.replace(
-          profiles.store(
-            withAssignment(m, {
-              memberEpoch: 8,
-              previousMemberEpoch: 7,
-              state: MemberState.UNREVOKED_TASKS,
-              assignedTasks: b,
-              tasksPendingRevocation: pending,
-            }),
-          ),
-        ),
+        reassign({
+          memberEpoch: 8,
+          previousMemberEpoch: 7,
+          state: MemberState.UNREVOKED_TASKS,
+          assignedTasks: b,
+          tasksPendingRevocation: pending,
+        }),
       { assigned: b, pending, state: MemberState.UNREVOKED_TASKS, epochs: [8, 7] },
     ],
     ['target: its new assigned tasks', () => (slot.target = b), { target: b }],
@@ -280,32 +279,18 @@ test("a slot's tasks, tasks pending revocation, target, state and armed are inde
     [
       'reconciled',
       () =>
-        slot.replace(
-          profiles.store(
-            withAssignment(m, {
-              memberEpoch: 9,
-              previousMemberEpoch: 8,
-              state: MemberState.STABLE,
-              assignedTasks: b,
-              tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
-            }),
-          ),
-        ),
+        reassign({
+          memberEpoch: 9,
+          previousMemberEpoch: 8,
+          state: MemberState.STABLE,
+          tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
+        }),
       { pending: EMPTY_TASKS_WITH_EPOCHS, state: MemberState.STABLE, epochs: [9, 8] },
     ],
     ['armed again', () => (slot.armed = true), { armed: true }],
-    [
-      'assigned other tasks: the target stays',
-      () => slot.replace(profiles.store(withAssignment(slot, { ...assignment(), assignedTasks: c }))),
-      { assigned: c },
-    ],
+    ['assigned other tasks: the target stays', () => reassign({ assignedTasks: c }), { assigned: c }],
     ['no target', () => (slot.target = undefined), { target: undefined }],
-    [
-      'state unknown',
-      () =>
-        slot.replace(profiles.store(withAssignment(slot, { ...assignment(), state: MemberState.UNKNOWN }))),
-      { state: MemberState.UNKNOWN },
-    ],
+    ['state unknown', () => reassign({ state: MemberState.UNKNOWN }), { state: MemberState.UNKNOWN }],
   ]
   for (const [what, step, changes] of steps) {
     const before = slot.snapshot()
