@@ -93,7 +93,7 @@ export class TaskList {
     return this.#pe.length / UNITS
   }
 
-  // The helpers below are static: an instance method that is private gives every instance a field
+  // The methods below are static: an instance method that is private gives every instance a field
   // of its own (the class's brand, 8 bytes a list).
   static #id(l: TaskList, k: number): string {
     const ids = l.#ids
