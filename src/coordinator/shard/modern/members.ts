@@ -23,45 +23,83 @@ export interface ModernMember {
 /** Builds a member's session-timeout operation from the group id and the stored member id. */
 export type SessionTimeoutOpOf<R> = (groupId: string, memberId: string) => (nowMs: number) => R
 
+/** Up to this many members, a table keeps its slots in an array searched in order (see Slots). */
+const SEARCHED_SLOTS = 8
+
+/** The slots of a table without members (shared: a table replaces its array, never changes it). */
+const NO_SLOTS: readonly never[] = Object.freeze([])
+
 /**
  * The slots of a table by member id (each slot's member's id), as a read-only map, in the order
- * members were first replayed. MemberTable is one (an object less a group). A Map, not an array
- * searched in order: an array of a few slots costs less heap, but searching it made the steady
- * heartbeat about 15 % slower in one process (string comparisons where the Map hashes once).
+ * members were first replayed. MemberTable is one (an object less a group).
+ *
+ * Up to SEARCHED_SLOTS members, the ids and slots alternate in one array of exactly their number,
+ * searched in order, comparing only the ids read from the array; above that, a Map. A Map costs a
+ * hash table of at least about 260 bytes (about 50 a member at 5 members a group, the size of a
+ * Kafka Streams application's group); the array 16 bytes a member. The array is replaced, never
+ * changed in place, so an iteration goes on over the slots it began with.
  */
 class Slots<S extends { readonly member: { readonly memberId: string } }> implements ReadonlyMap<string, S> {
-  readonly #map = new Map<string, S>()
+  #slots: readonly (string | S)[] | Map<string, S> = NO_SLOTS
 
   get size(): number {
-    return this.#map.size
+    const slots = this.#slots
+    return slots instanceof Map ? slots.size : slots.length >> 1
   }
   get(memberId: string): S | undefined {
-    return this.#map.get(memberId)
+    const slots = this.#slots
+    if (slots instanceof Map) return slots.get(memberId)
+    for (let i = 0; i < slots.length; i += 2) if (slots[i] === memberId) return slots[i + 1] as S
+    return undefined
   }
   has(memberId: string): boolean {
-    return this.#map.has(memberId)
+    return this.get(memberId) !== undefined
   }
   /** Adds the slot of a member not in the table. */
   protected addSlot(slot: S): void {
-    this.#map.set(slot.member.memberId, slot)
+    const slots = this.#slots
+    const id = slot.member.memberId
+    if (slots instanceof Map) slots.set(id, slot)
+    else if (slots.length < 2 * SEARCHED_SLOTS) this.#slots = slots.concat(id, slot)
+    else {
+      const map = new Map<string, S>()
+      for (let i = 0; i < slots.length; i += 2) map.set(slots[i] as string, slots[i + 1] as S)
+      this.#slots = map.set(id, slot)
+    }
   }
   protected deleteSlot(memberId: string): void {
-    this.#map.delete(memberId)
+    const slots = this.#slots
+    if (slots instanceof Map) {
+      if (!slots.delete(memberId) || slots.size > SEARCHED_SLOTS) return
+      const list: (string | S)[] = []
+      for (const [id, s] of slots) list.push(id, s)
+      this.#slots = list
+      return
+    }
+    for (let i = 0; i < slots.length; i += 2) {
+      if (slots[i] !== memberId) continue
+      this.#slots = slots.length === 2 ? NO_SLOTS : slots.slice(0, i).concat(slots.slice(i + 2))
+      return
+    }
   }
   forEach(fn: (slot: S, memberId: string, map: ReadonlyMap<string, S>) => void, thisArg?: unknown): void {
-    for (const [id, s] of this.#map) fn.call(thisArg, s, id, this)
+    for (const [id, s] of this) fn.call(thisArg, s, id, this)
   }
-  entries(): MapIterator<[string, S]> {
-    return this.#map.entries()
+  *entries(): MapIterator<[string, S]> {
+    const slots = this.#slots
+    if (slots instanceof Map) yield* slots.entries()
+    else for (let i = 0; i < slots.length; i += 2) yield [slots[i] as string, slots[i + 1] as S]
   }
-  keys(): MapIterator<string> {
-    return this.#map.keys()
+  *keys(): MapIterator<string> {
+    for (const [id] of this) yield id
   }
-  values(): MapIterator<S> {
-    return this.#map.values()
+  *values(): MapIterator<S> {
+    const slots = this.#slots
+    if (slots instanceof Map) yield* slots.values()
+    else for (let i = 1; i < slots.length; i += 2) yield slots[i] as S
   }
   [Symbol.iterator](): MapIterator<[string, S]> {
-    return this.#map.entries()
+    return this.entries()
   }
 }
 

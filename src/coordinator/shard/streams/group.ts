@@ -242,7 +242,11 @@ export class StreamsGroup {
   #validatedTopologyEpoch = -1
   #lastAssignmentConfigs: ReadonlyMap<string, string> = new Map()
   #assignmentEpoch = 1
-  #assignmentTimestamp = 0n
+  /**
+   * A number while it is a safe integer (every timestamp in milliseconds is): a bigint is an object
+   * of its own (24 bytes a group), a number one only when it is not a small integer (16).
+   */
+  #assignmentTimestamp: number | bigint = 0
   #topology: StreamsTopology | null = null
   /**
    * The members by id, each with its session bookkeeping (soft state) and its target assignment,
@@ -359,7 +363,8 @@ export class StreamsGroup {
     return this.#assignmentEpoch
   }
   get assignmentTimestamp(): bigint {
-    return this.#assignmentTimestamp
+    const t = this.#assignmentTimestamp
+    return typeof t === 'bigint' ? t : BigInt(t)
   }
   get topology(): StreamsTopology | null {
     return this.#topology
@@ -619,7 +624,7 @@ export class StreamsGroup {
   replayTargetAssignmentMetadata(epoch: number, timestamp: bigint): void {
     const changed = epoch !== this.#assignmentEpoch
     this.#assignmentEpoch = epoch
-    this.#assignmentTimestamp = timestamp
+    this.#assignmentTimestamp = timestamp >= MIN_SAFE && timestamp <= MAX_SAFE ? Number(timestamp) : timestamp
     if (changed) this.#recountUnreconciled()
   }
 
@@ -637,7 +642,7 @@ export class StreamsGroup {
       )
     }
     this.#assignmentEpoch = -1
-    this.#assignmentTimestamp = 0n
+    this.#assignmentTimestamp = 0
     this.#recountUnreconciled()
   }
 
@@ -722,6 +727,8 @@ export class StreamsGroup {
 }
 
 const EMPTY_STRINGS: ReadonlySet<string> = new Set()
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 const NO_TASK_OFFSETS: ReadonlyMap<string, MemberTaskOffsets> = new Map()
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

@@ -329,8 +329,12 @@ export class StreamsGroupManager {
     // client) keeps the member object as it is: nothing can differ.
     const ownFieldsSent =
       req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
-    // The copy sets every field the member's getters hold (a stored member's, see StoredMember).
+    // The copy sets every field the member's getters hold (a stored member's, see StoredMember:
+    // an object spread copies only its own data fields).
     const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
+      state: member.state,
+      assignedTasks: member.assignedTasks,
+      tasksPendingRevocation: member.tasksPendingRevocation,
       topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
       processId: req.processId ?? member.processId,
       clientTags:
@@ -373,7 +377,7 @@ export class StreamsGroupManager {
           `The topology differs from the group's topology at the same epoch ${topology.epoch}; a changed topology needs epoch ${topology.epoch + 1}.`,
         )
       }
-      if (topologyChanged) records.push(topologyRecord(groupId, topology.value))
+      if (topologyChanged) records.push(topologyRecord(groupId, requested))
     }
     if (topology === null) throw new Error(`Streams group ${groupId} has no topology.`)
 

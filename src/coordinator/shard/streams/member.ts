@@ -251,6 +251,41 @@ function uuidText(w0: number, w1: number, w2: number, w3: number): string {
 }
 
 /**
+ * A member's tasks when they are not just its assigned tuple: tasks pending revocation, or (in a
+ * slot) a target other than its assigned tuple (see StoredMember's #tasks). A member keeps one
+ * only while it reconciles.
+ */
+class MemberTasks {
+  readonly assigned: TasksTupleWithEpochs
+  readonly pending: TasksTupleWithEpochs
+  readonly target: TasksTuple | undefined
+
+  constructor(assigned: TasksTupleWithEpochs, pending: TasksTupleWithEpochs, target: TasksTuple | undefined) {
+    this.assigned = assigned
+    this.pending = pending
+    this.target = target
+  }
+}
+
+/**
+ * A member's tasks in one field: the assigned tuple itself when nothing is pending revocation and
+ * the target is that tuple (every stable member: see StreamsGroup, which shares a held target's
+ * tuple), else a MemberTasks.
+ */
+function packTasks(
+  assigned: TasksTupleWithEpochs,
+  pending: TasksTupleWithEpochs,
+  target: TasksTuple | undefined,
+): TasksTupleWithEpochs | MemberTasks {
+  return pending === EMPTY_TASKS_WITH_EPOCHS && target === assigned
+    ? assigned
+    : new MemberTasks(assigned, pending, target)
+}
+
+/** The `armed` bit of StoredMember's #flags, above the member's state (two bits). */
+const ARMED = 4
+
+/**
  * A member as a group keeps it: the fields a steady heartbeat reads (id, epochs, state, task
  * tuples, client host) as fields of its own, the other metadata fields behind getters over a
  * profile shared with the members that have the same (MemberProfile), and its client id and
@@ -261,6 +296,8 @@ function uuidText(w0: number, w1: number, w2: number, w3: number): string {
  *   without being built (hasClientId);
  * - else the client id as it came, and the process id as its place in the client id (a number)
  *   when the client id contains it, or as it came.
+ * Its tasks (assigned, pending revocation, and a slot's target) are one field, its state and a
+ * slot's `armed` another (each field costs 8 bytes a member).
  * Immutable, like any member, except a group's StoredMemberSlot, whose fields its group's table
  * replaces (`setFrom`); `withAssignment` makes the copy a current-assignment record asks for,
  * sharing everything else.
@@ -270,10 +307,11 @@ export class StoredMember implements StreamsGroupMember {
   memberId: string
   memberEpoch: number
   previousMemberEpoch: number
-  state: MemberStateValue
-  assignedTasks: TasksTupleWithEpochs
-  tasksPendingRevocation: TasksTupleWithEpochs
   clientHost: string
+  /** The state (two bits) and, in a slot, ARMED. */
+  #flags: number
+  /** See packTasks: an immutable member's target is taken to be its assigned tuple. */
+  #tasks: TasksTupleWithEpochs | MemberTasks
   #profile: MemberProfile
   /** The UUID's word 0; or the client id (when kept whole). */
   #c0: number | string
@@ -292,19 +330,32 @@ export class StoredMember implements StreamsGroupMember {
     c1: number | string,
     c2: number,
     c3: number,
+    /** A slot's target (undefined: none); an immutable member's assigned tuple. */
+    target: TasksTuple | undefined,
   ) {
     this.memberId = memberId
     this.memberEpoch = a.memberEpoch
     this.previousMemberEpoch = a.previousMemberEpoch
-    this.state = a.state
-    this.assignedTasks = a.assignedTasks
-    this.tasksPendingRevocation = a.tasksPendingRevocation
     this.clientHost = clientHost
+    this.#flags = a.state
+    this.#tasks = packTasks(a.assignedTasks, a.tasksPendingRevocation, target)
     this.#profile = profile
     this.#c0 = c0
     this.#c1 = c1
     this.#c2 = c2
     this.#c3 = c3
+  }
+
+  get state(): MemberStateValue {
+    return (this.#flags & 3) as MemberStateValue
+  }
+  get assignedTasks(): TasksTupleWithEpochs {
+    const t = this.#tasks
+    return t instanceof MemberTasks ? t.assigned : t
+  }
+  get tasksPendingRevocation(): TasksTupleWithEpochs {
+    const t = this.#tasks
+    return t instanceof MemberTasks ? t.pending : EMPTY_TASKS_WITH_EPOCHS
   }
 
   withAssignment(a: MemberAssignment): StoredMember {
@@ -317,6 +368,7 @@ export class StoredMember implements StreamsGroupMember {
       this.#c1,
       this.#c2,
       this.#c3,
+      a.assignedTasks,
     )
   }
 
@@ -325,7 +377,7 @@ export class StoredMember implements StreamsGroupMember {
     return this.withAssignment(this)
   }
 
-  /** This member as the slot of a group's table (`timers`: the table's session timers). */
+  /** This member as the slot of a group's table (`timers`: the table's session timers), no target. */
   toSlot<R>(timers: SessionTimers<R>): StoredMemberSlot<R> {
     return new StoredMemberSlot(
       timers,
@@ -340,20 +392,40 @@ export class StoredMember implements StreamsGroupMember {
     )
   }
 
-  /** Makes every field this member's `m`'s (a StoredMemberSlot's update). */
+  /** Makes every member field this member's `m`'s (a StoredMemberSlot's update; its target stays). */
   protected setFrom(m: StoredMember): void {
     this.memberId = m.memberId
     this.memberEpoch = m.memberEpoch
     this.previousMemberEpoch = m.previousMemberEpoch
-    this.state = m.state
-    this.assignedTasks = m.assignedTasks
-    this.tasksPendingRevocation = m.tasksPendingRevocation
     this.clientHost = m.clientHost
+    this.#flags = (m.#flags & 3) | (this.#flags & ARMED)
+    this.#tasks = packTasks(m.assignedTasks, m.tasksPendingRevocation, this.heldTarget)
     this.#profile = m.#profile
     this.#c0 = m.#c0
     this.#c1 = m.#c1
     this.#c2 = m.#c2
     this.#c3 = m.#c3
+  }
+
+  /** A slot's target (see StoredMemberSlot.target). */
+  protected get heldTarget(): TasksTuple | undefined {
+    const t = this.#tasks
+    return t instanceof MemberTasks ? t.target : t
+  }
+  protected set heldTarget(target: TasksTuple | undefined) {
+    const t = this.#tasks
+    this.#tasks =
+      t instanceof MemberTasks
+        ? packTasks(t.assigned, t.pending, target)
+        : packTasks(t, EMPTY_TASKS_WITH_EPOCHS, target)
+  }
+
+  /** A slot's `armed` (see MemberSession). */
+  protected get armedFlag(): boolean {
+    return (this.#flags & ARMED) !== 0
+  }
+  protected set armedFlag(armed: boolean) {
+    this.#flags = armed ? this.#flags | ARMED : this.#flags & ~ARMED
   }
 
   get instanceId(): string | null {
@@ -422,10 +494,7 @@ export class StoredMember implements StreamsGroupMember {
 export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<StreamsGroupMember, R> {
   /** See MemberSession. */
   deadlineMs = 0
-  armed = false
   dueMs = 0
-  /** The member's target assignment (undefined: none recorded). */
-  target: TasksTuple | undefined = undefined
   readonly #timers: SessionTimers<R>
 
   constructor(
@@ -439,8 +508,27 @@ export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<St
     c2: number,
     c3: number,
   ) {
-    super(memberId, a, clientHost, profile, c0, c1, c2, c3)
+    super(memberId, a, clientHost, profile, c0, c1, c2, c3, undefined)
     this.#timers = timers
+  }
+
+  /** See MemberSession (kept with the member's state, in one field). */
+  get armed(): boolean {
+    return this.armedFlag
+  }
+  set armed(armed: boolean) {
+    this.armedFlag = armed
+  }
+
+  /**
+   * The member's target assignment (undefined: none recorded). Kept with its tasks (see
+   * packTasks): a stable member's is its assigned tuple, and costs nothing more.
+   */
+  get target(): TasksTuple | undefined {
+    return this.heldTarget
+  }
+  set target(target: TasksTuple | undefined) {
+    this.heldTarget = target
   }
 
   get member(): StreamsGroupMember {
@@ -497,11 +585,22 @@ export class MemberProfiles {
         word1(pid, 0),
         word2(pid, 0),
         word3(pid, 0),
+        m.assignedTasks,
       )
     }
     const place = at >= 0 && at < PLACE && pid.length < PLACE ? at * PLACE + pid.length : pid
     // The member id, client id and process id are the shard's own strings already (see strings.ts).
-    return new StoredMember(m.memberId, m, host, this.#profile(m, null, null), clientId, place, 0, 0)
+    return new StoredMember(
+      m.memberId,
+      m,
+      host,
+      this.#profile(m, null, null),
+      clientId,
+      place,
+      0,
+      0,
+      m.assignedTasks,
+    )
   }
 
   #profile(m: StreamsGroupMember, prefix: string | null, suffix: string | null): MemberProfile {

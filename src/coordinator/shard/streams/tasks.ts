@@ -93,29 +93,31 @@ export class TaskList {
     return this.#pe.length / UNITS
   }
 
-  #id(k: number): string {
-    const ids = this.#ids
+  // The methods below are static: an instance method that is private gives every instance a field
+  // of its own (the class's brand, 8 bytes a list).
+  static #id(l: TaskList, k: number): string {
+    const ids = l.#ids
     return typeof ids === 'string' ? ids : ids[k]!
   }
-  #partition(k: number): number {
-    const s = this.#pe
+  static #partition(l: TaskList, k: number): number {
+    const s = l.#pe
     return (s.charCodeAt(k * UNITS) << 16) | s.charCodeAt(k * UNITS + 1) | 0
   }
-  #epochAt(k: number): number {
-    const s = this.#pe
+  static #epochAt(l: TaskList, k: number): number {
+    const s = l.#pe
     return (s.charCodeAt(k * UNITS + 2) << 16) | s.charCodeAt(k * UNITS + 3) | 0
   }
 
   /** The index of the task, or -1. */
-  #find(subtopologyId: string, partition: number): number {
-    const ids = this.#ids
+  static #find(l: TaskList, subtopologyId: string, partition: number): number {
+    const ids = l.#ids
     if (typeof ids === 'string' && ids !== subtopologyId) return -1
     let lo = 0
-    let hi = this.size - 1
+    let hi = l.size - 1
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1
       const id = typeof ids === 'string' ? ids : ids[mid]!
-      const c = id < subtopologyId ? -1 : id > subtopologyId ? 1 : this.#partition(mid) - partition
+      const c = id < subtopologyId ? -1 : id > subtopologyId ? 1 : TaskList.#partition(l, mid) - partition
       if (c === 0) return mid
       if (c < 0) lo = mid + 1
       else hi = mid - 1
@@ -124,23 +126,24 @@ export class TaskList {
   }
 
   has(subtopologyId: string, partition: number): boolean {
-    return this.#find(subtopologyId, partition) >= 0
+    return TaskList.#find(this, subtopologyId, partition) >= 0
   }
 
   /** The task's assignment epoch (-1 in a list without epochs); undefined when it is not in the list. */
   epoch(subtopologyId: string, partition: number): number | undefined {
-    const k = this.#find(subtopologyId, partition)
-    return k < 0 ? undefined : this.#epochAt(k)
+    const k = TaskList.#find(this, subtopologyId, partition)
+    return k < 0 ? undefined : TaskList.#epochAt(this, k)
   }
 
   /** Calls `fn` for every task in sorted order (`epoch` is -1 in a list without epochs). */
   forEach(fn: (subtopologyId: string, partition: number, epoch: number) => void): void {
     const n = this.size
-    for (let k = 0; k < n; k++) fn(this.#id(k), this.#partition(k), this.#epochAt(k))
+    for (let k = 0; k < n; k++)
+      fn(TaskList.#id(this, k), TaskList.#partition(this, k), TaskList.#epochAt(this, k))
   }
 
-  #sameIds(other: TaskList): boolean {
-    const a = this.#ids
+  static #sameIds(l: TaskList, other: TaskList): boolean {
+    const a = l.#ids
     const b = other.#ids
     if (typeof a === 'string' || typeof b === 'string') return a === b
     if (a.length !== b.length) return false
@@ -153,7 +156,7 @@ export class TaskList {
     if (this === other) return true
     const a = this.#pe
     const b = other.#pe
-    if (a.length !== b.length || !this.#sameIds(other)) return false
+    if (a.length !== b.length || !TaskList.#sameIds(this, other)) return false
     for (let i = 0; i < a.length; i += UNITS)
       if (a.charCodeAt(i) !== b.charCodeAt(i) || a.charCodeAt(i + 1) !== b.charCodeAt(i + 1)) return false
     return true
@@ -161,13 +164,14 @@ export class TaskList {
 
   /** Whether both lists hold the same tasks at the same epochs. */
   sameTasksAndEpochs(other: TaskList): boolean {
-    return this === other || (this.#pe === other.#pe && this.#sameIds(other))
+    return this === other || (this.#pe === other.#pe && TaskList.#sameIds(this, other))
   }
 
   /** Whether every task of this list is in `other`. */
   isSubsetOf(other: TaskList): boolean {
     const n = this.size
-    for (let k = 0; k < n; k++) if (!other.has(this.#id(k), this.#partition(k))) return false
+    for (let k = 0; k < n; k++)
+      if (!other.has(TaskList.#id(this, k), TaskList.#partition(this, k))) return false
     return true
   }
 
@@ -183,7 +187,7 @@ export class TaskList {
   /** The same tasks without epochs (this list when it has none). */
   withoutEpochs(): TaskList {
     const n = this.size
-    for (let k = 0; k < n; k++) if (this.#epochAt(k) !== NO_EPOCH) return this.withEpoch(NO_EPOCH)
+    for (let k = 0; k < n; k++) if (TaskList.#epochAt(this, k) !== NO_EPOCH) return this.withEpoch(NO_EPOCH)
     return this
   }
 
@@ -194,9 +198,9 @@ export class TaskList {
     let last: string | undefined
     const n = this.size
     for (let k = 0; k < n; k++) {
-      const id = this.#id(k)
+      const id = TaskList.#id(this, k)
       if (id !== last) out.set((last = id), (ps = []))
-      ps!.push(this.#partition(k))
+      ps!.push(TaskList.#partition(this, k))
     }
     return out
   }

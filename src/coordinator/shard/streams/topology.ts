@@ -2,6 +2,7 @@
  * The group's topology as recorded (StreamsGroupTopology record value), with the lookups the
  * coordinator needs. Subtopology order is the order the client sent.
  */
+import type { TaggedField } from '../../../protocol/reader.js'
 import type {
   RecordSubtopology,
   RecordTopicInfo,
@@ -12,10 +13,16 @@ import type {
 /** Up to this many subtopologies, StreamsTopology.subtopology searches them in order. */
 const SEARCHED_SUBTOPOLOGIES = 8
 
-export class StreamsTopology {
-  readonly value: StreamsGroupTopologyValue
-  /** `value.epoch` (read by every heartbeat; kept here to save a hop). */
+/**
+ * The topology is its record value too (one object a group instead of two): its fields are the
+ * record's, each empty list the shared one.
+ */
+export class StreamsTopology implements StreamsGroupTopologyValue {
+  /** Read by every heartbeat. */
   readonly epoch: number
+  readonly subtopologies: RecordSubtopology[]
+  /** The record's unknown tagged fields, when it had any (no field otherwise). */
+  declare readonly unknownTaggedFields?: TaggedField[]
   /**
    * Subtopology id → subtopology, for a topology with many subtopologies; a few are searched in
    * order instead (a Map costs about 180 bytes, kept as long as the group).
@@ -23,32 +30,34 @@ export class StreamsTopology {
   readonly #byId: Map<string, RecordSubtopology> | null
 
   constructor(recorded: StreamsGroupTopologyValue) {
-    const value = withSharedEmptyLists(recorded)
-    this.value = value
-    this.epoch = value.epoch
+    this.epoch = recorded.epoch
+    this.subtopologies = recorded.subtopologies.map(withSharedEmptyLists)
+    if (recorded.unknownTaggedFields !== undefined)
+      (this as { unknownTaggedFields?: TaggedField[] }).unknownTaggedFields = recorded.unknownTaggedFields
     this.#byId =
-      value.subtopologies.length > SEARCHED_SUBTOPOLOGIES
-        ? new Map(value.subtopologies.map((s) => [s.subtopologyId, s]))
+      this.subtopologies.length > SEARCHED_SUBTOPOLOGIES
+        ? new Map(this.subtopologies.map((s) => [s.subtopologyId, s]))
         : null
+  }
+
+  /** The record value (StreamsGroupTopology): the topology itself. */
+  get value(): StreamsGroupTopologyValue {
+    return this
   }
 
   subtopology(id: string): RecordSubtopology | undefined {
     if (this.#byId !== null) return this.#byId.get(id)
     // From the end: of two with one id, the later one, as the Map keeps it.
-    const subtopologies = this.value.subtopologies
+    const subtopologies = this.subtopologies
     for (let i = subtopologies.length - 1; i >= 0; i--)
       if (subtopologies[i]!.subtopologyId === id) return subtopologies[i]
     return undefined
   }
 
-  get subtopologies(): readonly RecordSubtopology[] {
-    return this.value.subtopologies
-  }
-
   /** Source, repartition-source and changelog topics: the topics whose metadata the group depends on. */
   requiredTopics(): Set<string> {
     const out = new Set<string>()
-    for (const s of this.value.subtopologies) {
+    for (const s of this.subtopologies) {
       for (const t of s.sourceTopics) out.add(t)
       for (const t of s.repartitionSourceTopics) out.add(t.name)
       for (const t of s.stateChangelogTopics) out.add(t.name)
@@ -59,7 +68,7 @@ export class StreamsTopology {
   /** Every topic named anywhere in the topology (source, repartition sink/source, changelog), deduplicated. */
   allTopicNames(): string[] {
     const out = new Set<string>()
-    for (const s of this.value.subtopologies) {
+    for (const s of this.subtopologies) {
       for (const t of s.sourceTopics) out.add(t)
       for (const t of s.repartitionSinkTopics) out.add(t)
       for (const t of s.repartitionSourceTopics) out.add(t.name)
@@ -81,25 +90,20 @@ const withSharedTopicInfoLists = (list: RecordTopicInfo[]): RecordTopicInfo[] =>
     : list.map((t) => (t.topicConfigs.length === 0 ? { ...t, topicConfigs: EMPTY_LIST } : t))
 
 /**
- * The topology with each of its empty lists the shared empty list. A group keeps its topology for
- * as long as it lives, an empty array costs 32 bytes, and most of a subtopology's seven lists are
- * empty (a stateless subtopology has one source topic and nothing else). Every other field (unknown
- * tagged fields too) is kept as it is.
+ * The subtopology with each of its empty lists the shared empty list. A group keeps its topology
+ * for as long as it lives, an empty array costs 32 bytes, and most of a subtopology's seven lists
+ * are empty (a stateless subtopology has one source topic and nothing else). Every other field
+ * (unknown tagged fields too) is kept as it is.
  */
-function withSharedEmptyLists(v: StreamsGroupTopologyValue): StreamsGroupTopologyValue {
-  return {
-    ...v,
-    subtopologies: v.subtopologies.map((s) => ({
-      ...s,
-      sourceTopics: orShared(s.sourceTopics),
-      sourceTopicRegex: orShared(s.sourceTopicRegex),
-      stateChangelogTopics: withSharedTopicInfoLists(s.stateChangelogTopics),
-      repartitionSinkTopics: orShared(s.repartitionSinkTopics),
-      repartitionSourceTopics: withSharedTopicInfoLists(s.repartitionSourceTopics),
-      copartitionGroups: orShared(s.copartitionGroups),
-    })),
-  }
-}
+const withSharedEmptyLists = (s: RecordSubtopology): RecordSubtopology => ({
+  ...s,
+  sourceTopics: orShared(s.sourceTopics),
+  sourceTopicRegex: orShared(s.sourceTopicRegex),
+  stateChangelogTopics: withSharedTopicInfoLists(s.stateChangelogTopics),
+  repartitionSinkTopics: orShared(s.repartitionSinkTopics),
+  repartitionSourceTopics: withSharedTopicInfoLists(s.repartitionSourceTopics),
+  copartitionGroups: orShared(s.copartitionGroups),
+})
 
 const copyTopicInfo = (t: {
   name: string

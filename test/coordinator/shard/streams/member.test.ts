@@ -10,7 +10,12 @@ import {
   type StreamsGroupMember,
   withAssignment,
 } from '../../../../src/coordinator/shard/streams/member.js'
-import { TaskListBuilder } from '../../../../src/coordinator/shard/streams/tasks.js'
+import {
+  EMPTY_TASK_SET,
+  EMPTY_TASKS_WITH_EPOCHS,
+  TaskListBuilder,
+  type TasksTuple,
+} from '../../../../src/coordinator/shard/streams/tasks.js'
 
 const UUID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0'
 
@@ -211,5 +216,88 @@ test('a stored member as its own slot: a replacement keeps the slot and its sess
     slot.replace(profiles.store(m))
     assert.deepEqual(memberValue(old), m)
     assert.deepEqual(memberValue(slot), m)
+  }
+})
+
+test("a slot's tasks, tasks pending revocation, target, state and armed are independent of each other", () => {
+  const profiles = new MemberProfiles()
+  const timers = { sessionKey: (id: string) => id, sessionOp: () => () => 0 }
+  const m = cases[0]!
+  const slot = profiles.store(m).toSlot(timers)
+  const a = m.assignedTasks
+  const b = new TaskListBuilder().set('0', 1, 5).build()
+  const c = new TaskListBuilder().set('0', 4, 2).build()
+  const pending = { active: c, standby: EMPTY_TASK_SET, warmup: b }
+  // The slot's current-assignment fields (read one by one: a spread copies only its own data fields).
+  const assignment = () => ({
+    memberEpoch: slot.memberEpoch,
+    previousMemberEpoch: slot.previousMemberEpoch,
+    state: slot.state,
+    assignedTasks: slot.assignedTasks,
+    tasksPendingRevocation: slot.tasksPendingRevocation,
+  })
+  // A current-assignment record's update of the slot: these fields changed, the others kept.
+  const reassign = (changes: Partial<ReturnType<typeof assignment>>) =>
+    slot.replace(profiles.store(withAssignment(m, { ...assignment(), ...changes })))
+  const fields = () => ({
+    assigned: slot.assignedTasks,
+    pending: slot.tasksPendingRevocation,
+    target: slot.target,
+    state: slot.state,
+    armed: slot.armed,
+    epochs: [slot.memberEpoch, slot.previousMemberEpoch],
+  })
+  const want = {
+    assigned: a,
+    pending: EMPTY_TASKS_WITH_EPOCHS,
+    target: undefined as TasksTuple | undefined,
+    state: m.state as number,
+    armed: false,
+    epochs: [m.memberEpoch, m.previousMemberEpoch],
+  }
+  // A new slot has no target.
+  assert.deepEqual(fields(), want)
+  const steps: [string, () => void, Partial<typeof want>][] = [
+    ['target: its assigned tasks', () => (slot.target = a), { target: a }],
+    ['armed', () => (slot.armed = true), { armed: true }],
+    ['target: others', () => (slot.target = b), { target: b }],
+    ['target: its assigned tasks again', () => (slot.target = a), { target: a }],
+    [
+      'a member that reconciles: tasks pending revocation, its state',
+      () =>
+        reassign({
+          memberEpoch: 8,
+          previousMemberEpoch: 7,
+          state: MemberState.UNREVOKED_TASKS,
+          assignedTasks: b,
+          tasksPendingRevocation: pending,
+        }),
+      { assigned: b, pending, state: MemberState.UNREVOKED_TASKS, epochs: [8, 7] },
+    ],
+    ['target: its new assigned tasks', () => (slot.target = b), { target: b }],
+    ['not armed', () => (slot.armed = false), { armed: false }],
+    [
+      'reconciled',
+      () =>
+        reassign({
+          memberEpoch: 9,
+          previousMemberEpoch: 8,
+          state: MemberState.STABLE,
+          tasksPendingRevocation: EMPTY_TASKS_WITH_EPOCHS,
+        }),
+      { pending: EMPTY_TASKS_WITH_EPOCHS, state: MemberState.STABLE, epochs: [9, 8] },
+    ],
+    ['armed again', () => (slot.armed = true), { armed: true }],
+    ['assigned other tasks: the target stays', () => reassign({ assignedTasks: c }), { assigned: c }],
+    ['no target', () => (slot.target = undefined), { target: undefined }],
+    ['state unknown', () => reassign({ state: MemberState.UNKNOWN }), { state: MemberState.UNKNOWN }],
+  ]
+  for (const [what, step, changes] of steps) {
+    const before = slot.snapshot()
+    step()
+    Object.assign(want, changes)
+    assert.deepEqual(fields(), want, what)
+    // The value the slot was before is unchanged.
+    assert.ok(!(before instanceof StoredMemberSlot))
   }
 })

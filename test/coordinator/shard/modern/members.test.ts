@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { MemberTable, type ModernMember } from '../../../../src/coordinator/shard/modern/members.js'
+
+const member = (memberId: string, memberEpoch = 1, instanceId: string | null = null): ModernMember => ({
+  memberId,
+  memberEpoch,
+  previousMemberEpoch: 0,
+  instanceId,
+})
+
+const newTable = () =>
+  new MemberTable<ModernMember, string>(
+    'g',
+    (groupId, memberId) => (nowMs) => `${groupId}/${memberId}@${nowMs}`,
+  )
+
+/** Everything the table answers, in its order. */
+function contents(t: MemberTable<ModernMember, string>) {
+  return {
+    size: t.size,
+    keys: [...t.keys()],
+    members: [...t.members.values()].map((m) => [m.memberId, m.memberEpoch]),
+    entries: [...t.entries()].map(([id, s]) => [id, s.member.memberId]),
+    forEach: (() => {
+      const ids: string[] = []
+      t.forEach((s, id) => {
+        ids.push(`${id}=${s.member.memberId}`)
+      })
+      return ids
+    })(),
+  }
+}
+
+function expected(ids: readonly string[], epochs: ReadonlyMap<string, number>) {
+  return {
+    size: ids.length,
+    keys: [...ids],
+    members: ids.map((id) => [id, epochs.get(id)]),
+    entries: ids.map((id) => [id, id]),
+    forEach: ids.map((id) => `${id}=${id}`),
+  }
+}
+
+test('a table keeps its order, lookups and slots as it grows past eight members and shrinks again', () => {
+  const t = newTable()
+  const epochs = new Map<string, number>()
+  const ids: string[] = []
+  const slots = new Map<string, unknown>()
+  // Ids of one length, differing late: a search must compare whole ids.
+  const id = (n: number) => `member-${String(n).padStart(3, '0')}`
+  for (let n = 0; n < 20; n++) {
+    assert.equal(t.put(member(id(n), n)), undefined)
+    ids.push(id(n))
+    epochs.set(id(n), n)
+    slots.set(id(n), t.slot(id(n)))
+    assert.deepEqual(contents(t), expected(ids, epochs))
+    for (const known of ids) {
+      assert.equal(t.has(known), true)
+      assert.equal(t.member(known)?.memberEpoch, epochs.get(known))
+      assert.equal(t.slot(known), slots.get(known), `${known} keeps its slot at ${ids.length} members`)
+    }
+    assert.equal(t.get(id(n + 1)), undefined)
+    assert.equal(t.has(`${id(n)}x`), false)
+  }
+  // Replacing a member keeps its slot and its place.
+  const old = t.put(member(id(4), 100))
+  assert.deepEqual(old, member(id(4), 4))
+  epochs.set(id(4), 100)
+  assert.equal(t.slot(id(4)), slots.get(id(4)))
+  assert.deepEqual(contents(t), expected(ids, epochs))
+  // Removing from the front, the back and the middle, down to none.
+  for (const n of [0, 19, 10, 5, 1, 18, 2, 3, 17, 16, 6, 7, 15, 14, 13, 8, 12, 9, 11, 4]) {
+    assert.equal(t.remove(id(n))?.memberId, id(n))
+    ids.splice(ids.indexOf(id(n)), 1)
+    assert.equal(t.has(id(n)), false)
+    assert.equal(t.remove(id(n)), undefined)
+    assert.deepEqual(contents(t), expected(ids, epochs))
+    for (const known of ids) assert.equal(t.slot(known), slots.get(known))
+  }
+  // Members that come back get new slots, after the ones still there.
+  t.put(member('b'))
+  t.put(member('a'))
+  assert.deepEqual([...t.keys()], ['b', 'a'])
+})
+
+test('a static member is found by its instance id across the growth of the table', () => {
+  const t = newTable()
+  for (let n = 0; n < 12; n++) t.put(member(`m${n}`, 1, n % 3 === 0 ? `i${n}` : null))
+  assert.deepEqual(
+    [0, 3, 6, 9].map((n) => t.staticMemberId(`i${n}`)),
+    ['m0', 'm3', 'm6', 'm9'],
+  )
+  for (let n = 0; n < 12; n++) if (n !== 6) t.remove(`m${n}`)
+  assert.deepEqual([t.staticMemberId('i0'), t.staticMemberId('i6'), t.size], [undefined, 'm6', 1])
+})
