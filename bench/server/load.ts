@@ -106,8 +106,21 @@ export const fmt = (n: number): string => Math.round(n).toLocaleString('en')
  * runs and writes it to <dir>/<name>.cpuprofile (open in Chrome DevTools or speedscope). The
  * same profiler as `node --cpu-prof`, limited to the measured phase. BENCH_PROFILE_INTERVAL_US
  * sets the sampling interval (V8's default is 1000 µs; 100 shows single event-loop turns).
+ *
+ * With BENCH_HEAP_SAMPLE=<dir>, samples what this process allocates while `work` runs, garbage
+ * included (the sampling heap profiler keeping the objects scavenges and mark-compacts collected,
+ * one sample every BENCH_HEAP_SAMPLE_BYTES, default 4096), and writes <dir>/<name>.heap.json in
+ * the soak's format with the answers the load counted (`requests`): `npx tsx
+ * tools/soak/heap-sample.ts --file <that file>` gives the bytes per answered request and where
+ * they were allocated.
  */
 export async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const heapDir = process.env.BENCH_HEAP_SAMPLE
+  if (heapDir) return heapSampled(heapDir, name, () => cpuProfiled(name, work))
+  return cpuProfiled(name, work)
+}
+
+async function cpuProfiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   const dir = process.env.BENCH_PROFILE
   if (!dir) return work()
   const { Session } = await import('node:inspector/promises')
@@ -125,5 +138,53 @@ export async function profiled<T>(name: string, work: () => Promise<T>): Promise
     mkdirSync(dir, { recursive: true })
     writeFileSync(`${dir}/${name.replace(/[^\w.-]+/g, '_')}.cpuprofile`, JSON.stringify(profile))
     session.disconnect()
+  }
+}
+
+async function heapSampled<T>(dir: string, name: string, work: () => Promise<T>): Promise<T> {
+  const { Session } = await import('node:inspector/promises')
+  const { mkdirSync, writeFileSync } = await import('node:fs')
+  const { PerformanceObserver, constants } = await import('node:perf_hooks')
+  let scavenges = 0
+  let markCompacts = 0
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) markCompacts++
+    }
+  })
+  gc.observe({ entryTypes: ['gc'] })
+  const session = new Session()
+  session.connect()
+  await session.post('HeapProfiler.enable')
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: Number(process.env.BENCH_HEAP_SAMPLE_BYTES ?? 4096),
+    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMajorGC: true,
+  })
+  const startedAt = Date.now()
+  let result: T | undefined
+  try {
+    result = await work()
+    return result
+  } finally {
+    const { profile } = await session.post('HeapProfiler.stopSampling')
+    const stoppedAt = Date.now()
+    gc.disconnect()
+    session.disconnect()
+    const answered = (result as { answered?: unknown } | undefined)?.answered
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(
+      `${dir}/${name.replace(/[^\w.-]+/g, '_')}.heap.json`,
+      JSON.stringify({
+        startedAt,
+        stoppedAt,
+        scavenges,
+        markCompacts,
+        ...(typeof answered === 'number' ? { requests: answered } : {}),
+        profile,
+      }),
+    )
   }
 }

@@ -75,17 +75,19 @@ function asBuffer(bytes: Uint8Array): Buffer {
  * its kin), valid for as long as the input is.
  */
 export class Reader {
-  readonly buf: Buffer
-  offset: number
-  readonly end: number
+  /** The input (changed only by {@link Reader.reset}). */
+  buf!: Buffer
+  offset!: number
+  /** Where the input ends (changed only by {@link Reader.reset}). */
+  end!: number
   // Numbers are read through a DataView: on Node 20 its getters are compiler intrinsics, several
   // times faster than Buffer's readInt32BE family (measured in bench/codec).
-  readonly #dv: DataView
+  #dv!: DataView
   // The same bytes as a plain Uint8Array: its slice() copies into a fresh Uint8Array (on the V8 heap
   // when small); see HEAP_BYTES
-  readonly #u8: Uint8Array
+  #u8!: Uint8Array
   // #dv and #u8 cover the whole ArrayBuffer: offset o of `buf` is #base + o in them
-  readonly #base: number
+  #base!: number
   // latin1 string of bytes [#winStart, #winStart + #win.length) of `buf`; see WINDOW
   #win = ''
   #winStart = 0
@@ -96,6 +98,17 @@ export class Reader {
   #bytesAt = 0
 
   constructor(bytes: Uint8Array, offset = 0, end = bytes.byteLength) {
+    this.reset(bytes, offset, end)
+  }
+
+  /**
+   * Starts reading other input, as a new Reader over it would: a caller that decodes one message
+   * after another (the server's router, one request at a time) keeps one Reader instead of making
+   * one per message. Nothing decoded refers to the Reader, so it may be reset as soon as a message
+   * is decoded; what was decoded stays valid as before (strings and bytes are copies, records
+   * fields views of the input).
+   */
+  reset(bytes: Uint8Array, offset = 0, end = bytes.byteLength): this {
     this.buf = asBuffer(bytes)
     const ab = bytes.buffer
     if (ab === cachedAb) {
@@ -114,6 +127,13 @@ export class Reader {
     }
     this.offset = offset
     this.end = end
+    this.#win = ''
+    this.#winStart = 0
+    this.#bytesStart = 0
+    this.#bytesEnd = 0
+    this.#bytesSlab = slab
+    this.#bytesAt = 0
+    return this
   }
 
   get remaining(): number {

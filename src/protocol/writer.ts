@@ -65,6 +65,8 @@ export class Writer {
   // #dv may cover the whole ArrayBuffer behind #buf: offset o of #buf is #base + o in it
   #base: number
   #pos: number
+  /** Where the message starts in #buf (0 unless written into a caller's buffer, see `resetInto`). */
+  #start = 0
   readonly #referenceFrom: number
   /** Records fields referred to, in writing order; null until the first. */
   #refs: Reference[] | null = null
@@ -87,7 +89,45 @@ export class Writer {
 
   /** Bytes of the message so far, referred records fields included. */
   get length(): number {
-    return this.#pos + this.#refBytes
+    return this.#pos - this.#start + this.#refBytes
+  }
+
+  /**
+   * Writes the next message into `buf` from offset `at` on, as a new Writer would write it into a
+   * buffer of its own: a caller that keeps one buffer for many messages (a connection's answers)
+   * reuses the writer and the buffer. `view` is a DataView over the whole of `buf`'s ArrayBuffer,
+   * when the caller keeps one. A message that does not fit moves to a larger buffer of the writer's
+   * own (`buffer` is then no longer `buf`); its offsets stay as they were.
+   */
+  resetInto(buf: Buffer, at: number, view?: DataView): void {
+    this.#buf = buf
+    if (view !== undefined) {
+      this.#dv = view
+      this.#base = buf.byteOffset
+    } else {
+      this.#dv = viewOf(buf)
+      this.#base = this.#dv === cachedDv ? buf.byteOffset : 0
+    }
+    this.#pos = at
+    this.#start = at
+    this.#refs = null
+    this.#refBytes = 0
+    if (this.#sizedRefs !== null) this.#sizedRefs.length = 0
+  }
+
+  /** The buffer the message is in: bytes [start, end) of it, without referred records fields. */
+  get buffer(): Buffer {
+    return this.#buf
+  }
+  get start(): number {
+    return this.#start
+  }
+  get end(): number {
+    return this.#pos
+  }
+  /** Whether a records field was referred to rather than copied (see {@link Writer}). */
+  get refersToRecords(): boolean {
+    return this.#refs !== null
   }
 
   #ensure(n: number): void {
@@ -96,7 +136,7 @@ export class Writer {
     let cap = this.#buf.length * 2
     while (cap < need) cap *= 2
     const next = Buffer.allocUnsafe(cap)
-    this.#buf.copy(next, 0, 0, this.#pos)
+    this.#buf.copy(next, this.#start, this.#start, this.#pos)
     this.#buf = next
     this.#dv = viewOf(next)
     this.#base = this.#dv === cachedDv ? next.byteOffset : 0
@@ -116,7 +156,7 @@ export class Writer {
    */
   finish(): Buffer {
     const refs = this.#refs
-    if (refs === null) return this.#buf.subarray(0, this.#pos)
+    if (refs === null) return this.#buf.subarray(this.#start, this.#pos)
     return Buffer.concat(this.finishChunks(), this.length)
   }
 
@@ -127,9 +167,9 @@ export class Writer {
   finishChunks(): Buffer[] {
     const refs = this.#refs
     const buf = this.#buf
-    if (refs === null) return [buf.subarray(0, this.#pos)]
+    if (refs === null) return [buf.subarray(this.#start, this.#pos)]
     const out: Buffer[] = []
-    let from = 0
+    let from = this.#start
     for (const r of refs) {
       if (r.at > from) out.push(buf.subarray(from, r.at))
       from = r.at

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net'
 import { FrameError } from '../protocol/frames.js'
+import { Writer } from '../protocol/writer.js'
 
 /**
  * One client connection: frames in, responses out, answered in the order they were sent.
@@ -51,9 +52,28 @@ export type DispatchResult =
       readonly release?: () => void
     }
   | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
+  /** The answer is encoded into the {@link AnswerOutput} given with the frame (committed there). */
+  | { readonly kind: 'written' }
   /** The request is consumed and needs no answer (Kafka's produce acks=0 style). */
   | { readonly kind: 'none'; readonly throttleMs?: number }
   | { readonly kind: 'close'; readonly reason: string }
+
+/** What a dispatch returns when it wrote its answer into the connection's {@link AnswerOutput}. */
+export const WRITTEN: DispatchResult = Object.freeze({ kind: 'written' })
+
+/**
+ * Where an answer ready at once may be encoded in place: the connection's answer buffer, from which
+ * the answers of one run of frames leave in one socket write. The connection offers it with a frame
+ * only when nothing is owed before that frame's answer, so an answer written there is in order. A
+ * dispatch uses it before it returns or not at all: `begin`, the answer's bytes, then `commit` (the
+ * answer is the connection's; the dispatch returns {@link WRITTEN}) or `abort` (nothing was written).
+ */
+export interface AnswerOutput {
+  /** A writer positioned for one answer (size prefix included), or null when none fits now. */
+  begin(): Writer | null
+  commit(): void
+  abort(): void
+}
 
 export interface FrameSource {
   /** Adds received bytes. */
@@ -191,7 +211,8 @@ export const PARKED_AFTER_MS = 200
 export interface ConnectionOptions {
   readonly socket: Socket
   readonly frames: FrameSource
-  readonly dispatch: (frame: Uint8Array) => DispatchResult
+  /** `out`: where an answer ready at once may be written (see {@link AnswerOutput}). */
+  readonly dispatch: (frame: Uint8Array, out?: AnswerOutput) => DispatchResult
   /** Shared by every connection of the server; a connection of its own when absent. */
   readonly gate?: RequestGate
   readonly idleTimeoutMs: number
@@ -204,7 +225,9 @@ export interface ConnectionOptions {
 export class Connection {
   readonly #socket: Socket
   readonly #frames: FrameSource
-  readonly #dispatch: (frame: Uint8Array) => DispatchResult
+  readonly #dispatch: (frame: Uint8Array, out?: AnswerOutput) => DispatchResult
+  /** Answers encoded in place; made with the first. */
+  #answers: AnswerBuffer | null = null
   readonly #gate: RequestGate
   readonly #onClose: (reason: string) => void
   readonly #pipelined: (frame: Uint8Array) => boolean
@@ -353,6 +376,7 @@ export class Connection {
         if (!this.#take(frame)) break
       }
     } finally {
+      this.#flushAnswers()
       socket.uncork()
     }
     this.#setPaused(
@@ -395,7 +419,9 @@ export class Connection {
       if (this.#closeAfterDrain !== null && !this.#closed && !this.#busy) this.#end()
       return
     }
-    if (this.#handle(frame)) this.#pump()
+    const goOn = this.#handle(frame)
+    this.#flushAnswers()
+    if (goOn) this.#pump()
   }
 
   /**
@@ -405,7 +431,8 @@ export class Connection {
   #handle(frame: Uint8Array): boolean {
     let result: DispatchResult
     try {
-      result = this.#dispatch(frame)
+      // With nothing owed before it, an answer ready at once may be written in place.
+      result = this.#dispatch(frame, this.#busy || this.#closed ? undefined : this.#answerBuffer())
     } catch (err) {
       // The router answers every expected failure; reaching here is a bug, and the connection
       // cannot know whether a response is owed, so it closes as Kafka does on an internal error.
@@ -506,10 +533,23 @@ export class Connection {
     const deferred = this.#deferred
     if (deferred !== null) {
       this.#deferred = null
-      if (!this.#take(deferred)) return
+      const taken = this.#take(deferred)
+      this.#flushAnswers()
+      if (!taken) return
       goOn = !this.#pausedForWrite && !this.#throttled
     }
     if (goOn) this.#pump()
+  }
+
+  #answerBuffer(): AnswerBuffer {
+    if (this.#answers === null) this.#answers = new AnswerBuffer(this.#socket)
+    return this.#answers
+  }
+
+  /** Hands the answers written in place to the socket (before any other write, and after a run). */
+  #flushAnswers(): void {
+    const answers = this.#answers
+    if (answers !== null && !this.#closed && !answers.flush()) this.#pausedForWrite = true
   }
 
   /** Once closed: answers that will never be written give back the buffers they reference. */
@@ -532,6 +572,8 @@ export class Connection {
 
   /** Writes an answer; true when the connection may go on to the next frame. */
   #complete(result: Exclude<DispatchResult, { kind: 'pending' }>): boolean {
+    // Written in place: it leaves with the answers next to it (#flushAnswers).
+    if (result.kind === 'written') return this.#afterAnswer()
     if (result.kind === 'none') {
       this.#throttle(result.throttleMs)
       return this.#afterAnswer()
@@ -544,6 +586,8 @@ export class Connection {
       result.release?.()
       return false
     }
+    // Answers written in place before this one go first.
+    this.#flushAnswers()
     const bytes = result.bytes
     // The write's callback runs once the kernel has the bytes (or the write failed, or the socket
     // was destroyed): only then may buffers the answer references be given back and reused.
@@ -601,6 +645,7 @@ export class Connection {
   }
 
   #end(): void {
+    this.#flushAnswers()
     this.#socket.end()
     this.#socket.destroySoon()
   }
@@ -618,8 +663,132 @@ export class Connection {
     if (this.#closed) return
     this.#closed = true
     this.#socket.destroy()
+    this.#answers?.close()
     this.#dropAnswers()
     this.#onClose(this.#closeAfterDrain ?? reason)
+  }
+}
+
+/**
+ * Records fields (a Fetch answer's batches) of at least this many bytes are written to the socket
+ * as the log returned them, between the answer's other bytes, instead of being copied into one
+ * buffer with them (the router's `encodeResponseChunks`; an answer written in place that holds one
+ * is encoded that way instead).
+ */
+export const REFERENCE_RECORDS_FROM = 4096
+
+/** The buffer a connection encodes its answers in while it has answers to write (see AnswerBuffer). */
+export const ANSWER_SLAB_BYTES = 16 * 1024
+/** The room an answer starts with in place; one that needs more moves to a buffer of its own. */
+const ANSWER_MIN_ROOM = 1024
+/** Answer buffers no connection holds, kept for the next (more are left to the collector). */
+const FREE_SLABS_KEPT = 32
+
+interface AnswerSlab {
+  readonly buf: Buffer
+  /** A DataView over `buf`, kept with it: a writer moved onto the slab makes none. */
+  readonly view: DataView
+}
+
+/** Answer buffers of connections that had nothing to write; shared by the process's servers. */
+const freeSlabs: AnswerSlab[] = []
+
+function newSlab(): AnswerSlab {
+  const buf = Buffer.allocUnsafeSlow(ANSWER_SLAB_BYTES)
+  return { buf, view: new DataView(buf.buffer, buf.byteOffset, buf.byteLength) }
+}
+
+/**
+ * A connection's answers encoded in place ({@link AnswerOutput}): one writer, reused, writes each
+ * answer into a buffer the connection borrows from a free list while it has answers to write, and
+ * the answers of one run of frames leave in one socket write of that buffer's bytes. Bytes handed to
+ * the socket are not overwritten until the socket has taken them (the write's callback, which also
+ * runs when the write fails or the socket is destroyed); with no write outstanding and nothing left
+ * to write, the buffer goes back to the free list. So a steady flow of answers allocates no buffer,
+ * no view and no result object per answer, and an idle connection holds no buffer.
+ */
+class AnswerBuffer implements AnswerOutput {
+  readonly #socket: Socket
+  readonly #writer = new Writer(0, REFERENCE_RECORDS_FROM)
+  #slab: AnswerSlab | null = null
+  /** Bytes [#from, #to) of the slab are answers not yet handed to the socket. */
+  #from = 0
+  #to = 0
+  /** Writes of the slab's bytes handed to the socket and not yet completed. */
+  #writing = 0
+  /** A write since the last flush found the socket's buffer full. */
+  #full = false
+  #closed = false
+  readonly #written = (): void => {
+    this.#writing--
+    this.#giveBackIfIdle()
+  }
+
+  constructor(socket: Socket) {
+    this.#socket = socket
+  }
+
+  begin(): Writer | null {
+    if (this.#closed) return null
+    let slab = this.#slab
+    if (slab === null) {
+      slab = freeSlabs.pop() ?? newSlab()
+      this.#slab = slab
+      this.#from = 0
+      this.#to = 0
+    } else if (slab.buf.length - this.#to < ANSWER_MIN_ROOM) {
+      // Full: it starts over only once every byte of it has been taken by the socket.
+      if (this.#writing > 0 || this.#from < this.#to) return null
+      this.#from = 0
+      this.#to = 0
+    }
+    this.#writer.resetInto(slab.buf, this.#to, slab.view)
+    return this.#writer
+  }
+
+  commit(): void {
+    const w = this.#writer
+    const slab = this.#slab as AnswerSlab
+    if (w.buffer === slab.buf) {
+      this.#to = w.end
+      return
+    }
+    // The answer outgrew the room: the answers before it go first, then its own buffer.
+    const room = this.flush()
+    if (!this.#socket.write(w.buffer.subarray(w.start, w.end)) || !room) this.#full = true
+    this.#giveBackIfIdle()
+  }
+
+  abort(): void {
+    // Nothing was committed: the bytes after #to are overwritten by the next answer.
+    this.#giveBackIfIdle()
+  }
+
+  /** Hands the answers not yet written to the socket; false when its buffer is full. */
+  flush(): boolean {
+    let room = !this.#full
+    this.#full = false
+    if (this.#from < this.#to) {
+      const bytes = (this.#slab as AnswerSlab).buf.subarray(this.#from, this.#to)
+      this.#from = this.#to
+      this.#writing++
+      if (!this.#socket.write(bytes, this.#written)) room = false
+    }
+    return room
+  }
+
+  /** The connection is closed: what was not written never will be. */
+  close(): void {
+    this.#closed = true
+    this.#from = this.#to
+    this.#giveBackIfIdle()
+  }
+
+  #giveBackIfIdle(): void {
+    const slab = this.#slab
+    if (slab === null || this.#writing > 0 || this.#from < this.#to) return
+    this.#slab = null
+    if (freeSlabs.length < FREE_SLABS_KEPT) freeSlabs.push(slab)
   }
 }
 
@@ -696,8 +865,23 @@ export class SizePrefixedFrames implements FrameSource {
     }
     if (this.#buffered < 4 + size) return null
     this.#lastAssembled = false
-    this.#take(4)
+    this.#skip(4)
     return this.#take(size)
+  }
+
+  /** Drops `n` buffered bytes (a size prefix: no view of them is made). */
+  #skip(n: number): void {
+    this.#buffered -= n
+    while (n > 0) {
+      const first = this.#chunks[0]
+      const k = Math.min(n, first.length - this.#offset)
+      this.#offset += k
+      n -= k
+      if (this.#offset === first.length) {
+        this.#chunks.shift()
+        this.#offset = 0
+      }
+    }
   }
 
   #peekInt32(): number {

@@ -5,7 +5,7 @@ import { SaslAuthenticator } from './auth/authenticator.js'
 import { normalizeHost, runWithClientHost } from './auth/request-scope.js'
 import { type ListenerSecurity, principalFromCertificate } from './auth/security.js'
 import type { Endpoint } from './config.js'
-import { Connection, type RequestGate, SizePrefixedFrames } from './connection.js'
+import { type AnswerOutput, Connection, type RequestGate, SizePrefixedFrames } from './connection.js'
 import type { ConnectionQuotas } from './connection-quotas.js'
 import { type ApiRouter, type ConnectionInfo, pipelinedRequest } from './router.js'
 
@@ -170,10 +170,10 @@ export class Listener {
     }
     const router = this.#router
     const frames = new SizePrefixedFrames(this.#limits.maxFrameSize)
-    let dispatch = (frame: Uint8Array) => router.dispatch(frame, info)
+    let dispatch = (frame: Uint8Array, out?: AnswerOutput) => router.dispatch(frame, info, out)
     if (this.#hostScope) {
       const inner = dispatch
-      dispatch = (frame) => runWithClientHost(host, () => inner(frame))
+      dispatch = (frame, out) => runWithClientHost(host, () => inner(frame, out))
     }
     const sasl = this.#security.sasl
     if (sasl !== null) {
@@ -191,7 +191,7 @@ export class Listener {
         maxFrameSize: this.#limits.maxFrameSize,
       })
       const routed = dispatch
-      dispatch = (frame) => authenticator.dispatch(frame, routed)
+      dispatch = (frame, out) => authenticator.dispatch(frame, routed, out)
     }
     const connection = new Connection({
       socket,

@@ -7,7 +7,7 @@ import { ErrorCode } from '../protocol/errors.js'
 import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
 import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
-import type { DispatchResult } from './connection.js'
+import { type AnswerOutput, type DispatchResult, REFERENCE_RECORDS_FROM, WRITTEN } from './connection.js'
 import type { TopographConfig } from './config.js'
 import type { DataPlane } from './data/data-plane.js'
 import type { ClientQuotas } from './quotas/client-quotas.js'
@@ -218,6 +218,13 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
    * Kafka advertises 0 and still refuses v0-v2 requests). Default: `minVersion`.
    */
   readonly advertisedMinVersion?: number
+  /**
+   * The handler refers to its RequestContext only until `handle` returns, unless it returns a
+   * promise (then until the promise settles): the router may then hand the same context object to a
+   * later request once this one is answered. Only for handlers that keep nothing of the context in
+   * objects that outlive the call (the streams heartbeat).
+   */
+  readonly keepsNoContext?: boolean
   /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
   handle(request: Req, ctx: RequestContext): Res | Unanswered | Promise<Res | Unanswered>
   /**
@@ -235,6 +242,8 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
 }
 
 type KnownKey = keyof ApiMessageTypes
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /**
  * Kafka's client host of a request: "/" and the peer address without the port ("/127.0.0.1"), an
@@ -290,9 +299,16 @@ const API_VERSIONS_KEY = 18
 
 export class ApiRouter {
   readonly #routes = new Map<number, Route>()
+  /**
+   * The reader of every request: a request is decoded whole before its handler runs, and nothing
+   * decoded refers to the reader, so one serves the requests of every connection in turn.
+   */
+  readonly #reader = new Reader(new Uint8Array(0))
   #supported: SupportedApi[] | null = null
   #context: ServerContext | undefined
   #logger: Logger | undefined
+  /** A request context no request refers to any more, for a handler that keeps none (see dispatch). */
+  #freeContext: Mutable<RequestContext> | null = null
 
   /** Adds a handler; a second handler for the same API key is a programming error. */
   register(handler: ApiHandler): void {
@@ -330,15 +346,20 @@ export class ApiRouter {
   bind(context: ServerContext): void {
     this.#context = context
     this.#logger = context.logger
+    this.#freeContext = null
   }
 
-  /** Handles one frame (size prefix removed) from a connection. */
-  dispatch(frame: Uint8Array, conn: ConnectionInfo): DispatchResult {
+  /**
+   * Handles one frame (size prefix removed) from a connection. An answer ready at once is encoded
+   * into `out` when the connection offers it (and no quota or borrowed buffer is involved): the
+   * result is then {@link WRITTEN}.
+   */
+  dispatch(frame: Uint8Array, conn: ConnectionInfo, out?: AnswerOutput): DispatchResult {
     const context = this.#context
     if (context === undefined) throw new Error('router used before bind()')
     if (frame.byteLength < 8)
       return { kind: 'close', reason: `request header truncated (${frame.byteLength} bytes)` }
-    const r = new Reader(frame)
+    const r = this.#reader.reset(frame)
     let apiKey: number
     let apiVersion: number
     let correlationId: number
@@ -390,21 +411,55 @@ export class ApiRouter {
       }
     }
 
-    const ctx: RequestContext = {
-      server: context,
-      apiKey,
-      apiVersion,
-      correlationId,
-      clientId,
-      listenerName: conn.listenerName,
-      principal: conn.principal,
-      remote: conn.remote,
-      unsupportedVersion,
-      loans: null,
+    // A handler that keeps no context gets the one the previous such request left, when it is free.
+    const reused = route.handler.keepsNoContext === true ? this.#freeContext : null
+    let ctx: RequestContext
+    if (reused !== null) {
+      this.#freeContext = null
+      reused.apiKey = apiKey
+      reused.apiVersion = apiVersion
+      reused.correlationId = correlationId
+      reused.clientId = clientId
+      reused.listenerName = conn.listenerName
+      reused.principal = conn.principal
+      reused.remote = conn.remote
+      reused.unsupportedVersion = unsupportedVersion
+      reused.loans = null
+      ctx = reused
+    } else {
+      ctx = {
+        server: context,
+        apiKey,
+        apiVersion,
+        correlationId,
+        clientId,
+        listenerName: conn.listenerName,
+        principal: conn.principal,
+        remote: conn.remote,
+        unsupportedVersion,
+        loans: null,
+      }
     }
+    const answer = this.#answer(route, request, ctx, frame.byteLength, conn, out)
+    // Free again once the request is answered, unless its answer comes later (a promise refers to
+    // the context until then).
+    if (route.handler.keepsNoContext === true && answer.kind !== 'pending') this.#freeContext = ctx
+    return answer
+  }
+
+  /** Runs the handler on a decoded request and encodes what it answers (see `dispatch`). */
+  #answer(
+    route: Route,
+    request: unknown,
+    ctx: RequestContext,
+    frameBytes: number,
+    conn: ConnectionInfo,
+    out: AnswerOutput | undefined,
+  ): DispatchResult {
+    const unsupportedVersion = ctx.unsupportedVersion
     // The KIP-511 fallback is written in the v0 layout.
-    const responseVersion = unsupportedVersion ? 0 : apiVersion
-    if (!unsupportedVersion && oversizedRequestString(request, frame.byteLength) !== null) {
+    const responseVersion = unsupportedVersion ? 0 : ctx.apiVersion
+    if (!unsupportedVersion && oversizedRequestString(request, frameBytes) !== null) {
       return this.#refused(
         route,
         request,
@@ -421,14 +476,14 @@ export class ApiRouter {
       return withLoans(ctx, this.#failed(route, request, ctx, err, conn))
     }
     // Client quotas measure the request only when some quota is set.
-    const usage: RequestUsage | undefined = quotasActive(context.quotas)
+    const usage: RequestUsage | undefined = quotasActive(ctx.server.quotas)
       ? {
-          apiKey,
+          apiKey: ctx.apiKey,
           principal: conn.principal,
-          clientId,
-          requestBytes: frame.byteLength + 4,
+          clientId: ctx.clientId,
+          requestBytes: frameBytes + 4,
           handlerMs: performance.now() - started,
-          unanswered: apiKey === 0 && (request as { acks?: number }).acks === 0,
+          unanswered: ctx.apiKey === 0 && (request as { acks?: number }).acks === 0,
         }
       : undefined
     if (result instanceof Promise) {
@@ -439,6 +494,10 @@ export class ApiRouter {
           (err) => withLoans(ctx, this.#failed(route, request, ctx, err, conn)),
         ),
       }
+    }
+    if (out !== undefined && usage === undefined && ctx.loans === null) {
+      const written = encodeInPlace(out, route, responseVersion, ctx.correlationId, result)
+      if (written) return WRITTEN
     }
     return withLoans(ctx, this.#encode(route, request, ctx, responseVersion, result, conn, usage))
   }
@@ -545,6 +604,37 @@ export class ApiRouter {
 }
 
 /**
+ * Encodes a handler's answer into the connection's answer buffer; false (nothing written) when there
+ * is no room, when it is not an answer to write, when it refers to records fields instead of copying
+ * them, or when it cannot be encoded: the caller then takes the usual path, which answers each of
+ * those as before.
+ */
+function encodeInPlace(
+  out: AnswerOutput,
+  route: Route,
+  version: number,
+  correlationId: number,
+  response: unknown,
+): boolean {
+  if (response === NO_RESPONSE || response instanceof CloseConnection) return false
+  const w = out.begin()
+  if (w === null) return false
+  try {
+    writeResponseFrame(w, route.def, version, correlationId, response, route.write)
+  } catch {
+    out.abort()
+    return false
+  }
+  if (w.refersToRecords) {
+    out.abort()
+    return false
+  }
+  w.patchInt32(w.start, w.length - 4)
+  out.commit()
+  return true
+}
+
+/**
  * The answer with the give-back of what its handler borrowed (ctx.loans), which the connection calls
  * once the answer is written. When nothing is written (a close, no answer), it is called at once.
  */
@@ -573,12 +663,7 @@ function skipTaggedFields(r: Reader): void {
 /** Writes a response body (a handler's `writeResponse`). */
 type BodyWriter = (w: Writer, body: unknown, version: number) => void
 
-/**
- * Records fields (a Fetch answer's batches) of at least this many bytes are written to the socket
- * as the log returned them, between the answer's other bytes, instead of being copied into one
- * buffer with them (see {@link encodeResponseChunks}).
- */
-export const REFERENCE_RECORDS_FROM = 4096
+export { REFERENCE_RECORDS_FROM }
 
 function writeResponseFrame(
   w: Writer,

@@ -7,7 +7,8 @@
  * Prints the bytes allocated in the sampled window (the profiler's estimate: each sample stands for
  * the bytes allocated since the previous one), per second and per heartbeat (at the given rate:
  * the soak's 10,000 members at 5 s send 2,000 a second), the window's scavenges and mark-compacts,
- * then the bytes by the function that allocated them, and by the innermost function of the
+ * or per answered request when the sample counted them (a benchmark's BENCH_HEAP_SAMPLE, see
+ * bench/server/load.ts), then the bytes by the function that allocated them, and by the innermost function of the
  * server's own sources (src/) on the allocation's stack (what the server did that allocated, Node's
  * and V8's internals below it included).
  */
@@ -25,6 +26,8 @@ interface HeapSample {
   readonly stoppedAt: number
   readonly scavenges: number
   readonly markCompacts: number
+  /** Requests answered in the window, when the sampler counted them (bench/server/load.ts). */
+  readonly requests?: number
   readonly profile: { readonly head: HeapNode }
 }
 
@@ -65,10 +68,11 @@ const walk = (n: HeapNode, own: string) => {
 walk(sample.profile.head, '(no src/ frame)')
 
 const kb = (b: number) => (b / 1024).toFixed(1)
-const heartbeats = perSecond * seconds
+const heartbeats = sample.requests ?? perSecond * seconds
+const rate = sample.requests === undefined ? `at ${perSecond}/s` : `of ${sample.requests} answered`
 console.log(
   `${seconds.toFixed(0)} s sampled: ${(total / 1048576).toFixed(1)} MiB allocated, ${(total / 1048576 / seconds).toFixed(2)} MiB/s, ` +
-    `${(total / heartbeats).toFixed(0)} B per heartbeat at ${perSecond}/s; ${sample.scavenges} scavenges, ${sample.markCompacts} mark-compacts`,
+    `${(total / heartbeats).toFixed(0)} B per heartbeat ${rate}; ${sample.scavenges} scavenges, ${sample.markCompacts} mark-compacts`,
 )
 const print = (title: string, m: Map<string, number>) => {
   console.log(`\n${title}\n| KiB | share | B / heartbeat | where |\n| ---: | ---: | ---: | --- |`)

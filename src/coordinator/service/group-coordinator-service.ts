@@ -58,7 +58,7 @@ import type { GroupCoordinatorResult } from '../shard/result.js'
 import { TaskAssignorRegistry } from '../shard/streams/assignor/assignor-selection.js'
 import type { StreamsGroupConfig } from '../shard/streams/config.js'
 import { type TopicsImage, TopicStatusCode } from '../shard/streams/configured-topology.js'
-import type { TaskAssignorSelector } from '../shard/streams/manager.js'
+import type { StreamsHeartbeatContext, TaskAssignorSelector } from '../shard/streams/manager.js'
 import {
   type HeartbeatGateInputs,
   heartbeatGateInputs,
@@ -221,6 +221,10 @@ export class GroupCoordinatorService {
   readonly #streamsEnabled: boolean
   #closed: Promise<void> | undefined
   #conversionCleanup: StreamsToClassicConversionCleanup | undefined
+  /** See #shardHeartbeatContext. */
+  #heartbeatContext:
+    | { -readonly [K in keyof StreamsHeartbeatContext]: StreamsHeartbeatContext[K] }
+    | undefined
   /** KIP-1331: solicitation, push, describe attachment, pre-delete and the cleanup cycle. */
   readonly topologyDescriptions: TopologyDescriptionManager
   /** JoinGroup, SyncGroup, Heartbeat and LeaveGroup (the handlers reach it here). */
@@ -455,13 +459,7 @@ export class GroupCoordinatorService {
       this.shardFor(request.groupId),
       (shard, nowMs): GroupCoordinatorResult<StreamsGroupHeartbeatResponse> => {
         const r = shard.streamsGroupHeartbeat(
-          {
-            nowMs,
-            requestApiVersion: ctx.apiVersion,
-            clientId: ctx.clientId,
-            clientHost: ctx.clientHost,
-            config: this.groupConfigs.streamsConfig(request.groupId),
-          },
+          this.#shardHeartbeatContext(ctx, request.groupId, nowMs),
           request,
         )
         if (this.topologyDescriptions.pluginConfigured) {
@@ -485,6 +483,36 @@ export class GroupCoordinatorService {
       )
     }
     return this.#heartbeatAnswer(ctx, request, produced!, gate)
+  }
+
+  /**
+   * The shard's context for a heartbeat it runs now. The shard reads it only during that call and
+   * keeps none of it (what it keeps, it copies), so one object, filled anew for each heartbeat,
+   * serves them all.
+   */
+  #shardHeartbeatContext(
+    ctx: StreamsHeartbeatRequestContext,
+    groupId: string,
+    nowMs: number,
+  ): StreamsHeartbeatContext {
+    const config = this.groupConfigs.streamsConfig(groupId)
+    const c = this.#heartbeatContext
+    if (c === undefined) {
+      this.#heartbeatContext = {
+        nowMs,
+        requestApiVersion: ctx.apiVersion,
+        clientId: ctx.clientId,
+        clientHost: ctx.clientHost,
+        config,
+      }
+      return this.#heartbeatContext
+    }
+    c.nowMs = nowMs
+    c.requestApiVersion = ctx.apiVersion
+    c.clientId = ctx.clientId
+    c.clientHost = ctx.clientHost
+    c.config = config
+    return c
   }
 
   /** The committed heartbeat's answer: internal topics to create, KIP-1331 solicitation. */

@@ -31,6 +31,7 @@ import { CONSUMER_GROUP_CONFIG_DEFAULTS, type ConsumerGroupConfig } from './cons
 import {
   ConsumerGroupManager,
   type ConsumerHeartbeatContext,
+  type ConsumerHeartbeatResult,
   type ConsumerTopicsImage,
 } from './consumer/manager.js'
 import { isConsumerRecord } from './consumer/records.js'
@@ -120,6 +121,17 @@ const isGroupIdEmpty = (groupId: string | null): boolean => groupId === null || 
 
 function groupMetadataTombstone(groupId: string): CoordinatorRecord {
   return { type: 'GroupMetadata', key: { group: groupId }, value: null }
+}
+
+/** A heartbeat's result with the tombstone of the group its join replaces before its own records. */
+function withTombstoneFirst<T extends { readonly records: readonly CoordinatorRecord[] }>(
+  groupId: string,
+  result: T,
+): T {
+  // The result's records are the heartbeat's own array: handed on as they are unless a tombstone
+  // goes first.
+  if (result.records.length === 0) return result
+  return { ...result, records: [groupMetadataTombstone(groupId), ...result.records] }
 }
 
 export class GroupCoordinatorShard
@@ -316,40 +328,30 @@ export class GroupCoordinatorShard
     ctx: StreamsHeartbeatContext,
     request: StreamsGroupHeartbeatRequest,
   ): ShardHeartbeatResult {
-    return this.#joinReplacing(
-      request.groupId,
-      request.memberEpoch === 0,
-      this.#streams.group(request.groupId),
-      () => this.#streams.streamsGroupHeartbeat(ctx, request),
-    )
+    const groupId = request.groupId
+    const replacing = this.#replacing(groupId, request.memberEpoch === 0, this.#streams.group(groupId))
+    let result: ShardHeartbeatResult
+    try {
+      result = this.#streams.streamsGroupHeartbeat(ctx, request)
+    } finally {
+      this.#joiningGroupId = null
+    }
+    return replacing ? withTombstoneFirst(groupId, result) : result
   }
 
   /**
-   * Runs a modern group's heartbeat. A join on an id that holds a simple group or an empty classic
-   * group (and no group of the heartbeat's type) replaces it: that group's tombstone goes first, and
-   * while the heartbeat runs the id does not count as another group type.
+   * Before a modern group's heartbeat: whether it is a join on an id that holds a simple group or an
+   * empty classic group (and no group of the heartbeat's type), which it then replaces. That group's
+   * tombstone goes first (see {@link withTombstoneFirst}), and while the heartbeat runs the id does
+   * not count as another group type (the caller resets `#joiningGroupId` once it has run).
    */
-  #joinReplacing<T extends { readonly records: readonly CoordinatorRecord[] }>(
-    groupId: string,
-    joining: boolean,
-    own: unknown,
-    heartbeat: () => T,
-  ): T {
+  #replacing(groupId: string, joining: boolean, own: unknown): boolean {
     const replacing =
       joining &&
       own === undefined &&
       (this.#simpleGroups.has(groupId) || (this.classic.hasGroup(groupId) && this.classic.isEmpty(groupId)))
     this.#joiningGroupId = replacing ? groupId : null
-    let result: T
-    try {
-      result = heartbeat()
-    } finally {
-      this.#joiningGroupId = null
-    }
-    // The result's records are the heartbeat's own array: handed on as they are unless a tombstone
-    // goes first.
-    if (!replacing || result.records.length === 0) return result
-    return { ...result, records: [groupMetadataTombstone(groupId), ...result.records] }
+    return replacing
   }
 
   // ---- StreamsGroupDescribe (89) ----
@@ -381,9 +383,14 @@ export class GroupCoordinatorShard
       this.consumer.group(groupId) === undefined &&
       this.classic.hasGroup(groupId) &&
       !this.classic.isEmpty(groupId)
-    const result = this.#joinReplacing(groupId, request.memberEpoch === 0, this.consumer.group(groupId), () =>
-      this.consumer.consumerGroupHeartbeat(ctx, request),
-    )
+    const replacing = this.#replacing(groupId, request.memberEpoch === 0, this.consumer.group(groupId))
+    let joined: ConsumerHeartbeatResult
+    try {
+      joined = this.consumer.consumerGroupHeartbeat(ctx, request)
+    } finally {
+      this.#joiningGroupId = null
+    }
+    const result = replacing ? withTombstoneFirst(groupId, joined) : joined
     if (!upgrading || result.response.errorCode !== ErrorCode.NONE || result.records.length === 0)
       return result
     // Online upgrade: the classic group's tombstone goes first; its parked requests are answered

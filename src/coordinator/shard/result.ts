@@ -62,6 +62,16 @@ export class TimerCollector<R, C = never> {
     if (intents.schedule !== undefined) for (const t of intents.schedule) this.schedule(t)
   }
 
+  /**
+   * Forgets what was asked for, for the next operation: intents returned before keep their lists
+   * (new ones are started), so one collector can serve operations one after the other.
+   */
+  clear(): this {
+    this.#schedule = undefined
+    this.#cancel = undefined
+    return this
+  }
+
   intents(): TimerIntents<R, C> {
     if (this.#schedule === undefined && this.#cancel === undefined) return NO_TIMERS
     return { schedule: this.#schedule ?? [], cancel: this.#cancel ?? [] }

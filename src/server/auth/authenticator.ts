@@ -3,7 +3,7 @@ import { ErrorCode } from '../../protocol/errors.js'
 import { DecodeError } from '../../protocol/errors-codec.js'
 import { apiDefinition } from '../../protocol/generated/registry.js'
 import { Reader } from '../../protocol/reader.js'
-import type { DispatchResult } from '../connection.js'
+import type { AnswerOutput, DispatchResult } from '../connection.js'
 import { encodeResponseFrame } from '../router.js'
 import {
   createMechanismServer,
@@ -101,7 +101,11 @@ export class SaslAuthenticator {
   }
 
   /** Handles one frame; `next` is the API router, used once the request is allowed through. */
-  dispatch(frame: Uint8Array, next: (frame: Uint8Array) => DispatchResult): DispatchResult {
+  dispatch(
+    frame: Uint8Array,
+    next: (frame: Uint8Array, out?: AnswerOutput) => DispatchResult,
+    out?: AnswerOutput,
+  ): DispatchResult {
     switch (this.#state) {
       case 'failed':
         return { kind: 'close', reason: 'authentication failed' }
@@ -121,7 +125,7 @@ export class SaslAuthenticator {
           this.#state = 'handshake'
           return this.#handshake(header)
         }
-        return next(frame)
+        return next(frame, out)
       }
       default:
         break
@@ -142,7 +146,7 @@ export class SaslAuthenticator {
     // handshake-or-versions, handshake
     if (header.apiKey === API_VERSIONS && this.#state === 'handshake-or-versions') {
       this.#state = 'handshake'
-      return next(frame)
+      return next(frame, out)
     }
     if (header.apiKey !== SASL_HANDSHAKE) {
       return { kind: 'close', reason: `Unexpected Kafka request of type ${name} during SASL handshake.` }

@@ -48,6 +48,7 @@ import {
   listModernGroups,
   membersAfterHeartbeat,
   runHeartbeat,
+  type HeartbeatSteps,
 } from '../modern/groups.js'
 import { canComputeAssignment } from '../modern/epochs.js'
 import * as membership from '../modern/membership.js'
@@ -256,6 +257,32 @@ function ownsSubset(
   return true
 }
 
+/** A consumer member's own fields as a heartbeat that carries some of them leaves them. */
+function ownFields(
+  member: ConsumerGroupMember,
+  req: ConsumerGroupHeartbeatRequest,
+): Partial<ConsumerGroupMember> {
+  return {
+    serverAssignorName: req.serverAssignor ?? member.serverAssignorName,
+    subscribedTopicNames:
+      req.subscribedTopicNames !== null ? sortedNames(req.subscribedTopicNames) : member.subscribedTopicNames,
+    subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
+    classicMemberMetadata: null,
+  }
+}
+
+/** Whether the member owns the partitions the heartbeat says it owns (epoch checks). */
+function ownsRequestedSubset(member: ConsumerGroupMember, req: ConsumerGroupHeartbeatRequest): boolean {
+  return ownsSubset(req.topicPartitions, member)
+}
+
+/** A consumer-protocol member may replace a static member still speaking the classic protocol. */
+function releasedOrClassic(owner: ConsumerGroupMember): boolean {
+  return (
+    owner.classicMemberMetadata !== null || owner.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH
+  )
+}
+
 export class ConsumerGroupManager {
   readonly #groups = new Map<string, ConsumerGroup>()
   readonly #armed: ArmedTimers
@@ -329,20 +356,26 @@ export class ConsumerGroupManager {
     ctx: ConsumerHeartbeatContext,
     request: ConsumerGroupHeartbeatRequest,
   ): ConsumerHeartbeatResult {
-    return runHeartbeat(
-      request,
-      () => validateConsumerHeartbeat(request, ctx.requestApiVersion, ctx.config.assignors),
-      () => this.#leave(request, ctx.nowMs),
-      () => this.#heartbeat(ctx, request),
-      (e) => ({
-        records: [],
-        response: createConsumerGroupHeartbeatResponse({
-          errorCode: e.errorCode,
-          errorMessage: e.errorMessage,
-        }),
-        timers: NO_TIMERS,
+    return runHeartbeat(this.#steps, ctx, request)
+  }
+
+  readonly #steps: HeartbeatSteps<
+    ConsumerHeartbeatContext,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerHeartbeatResult
+  > = {
+    validate: (ctx, request) =>
+      validateConsumerHeartbeat(request, ctx.requestApiVersion, ctx.config.assignors),
+    leave: (ctx, request) => this.#leave(request, ctx.nowMs),
+    heartbeat: (ctx, request) => this.#heartbeat(ctx, request),
+    failed: (e) => ({
+      records: [],
+      response: createConsumerGroupHeartbeatResponse({
+        errorCode: e.errorCode,
+        errorMessage: e.errorMessage,
       }),
-    )
+      timers: NO_TIMERS,
+    }),
   }
 
   #heartbeat(ctx: ConsumerHeartbeatContext, req: ConsumerGroupHeartbeatRequest): ConsumerHeartbeatResult {
@@ -380,13 +413,11 @@ export class ConsumerGroupManager {
     const { member, replaced } = membership.heartbeatMember(
       'consumer',
       group,
-      { ...req, memberId },
+      req.memberId === memberId ? req : { ...req, memberId },
       slot?.member,
       newConsumerMember,
-      (m) => ownsSubset(req.topicPartitions, m),
-      (owner) =>
-        owner.classicMemberMetadata !== null ||
-        owner.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+      ownsRequestedSubset,
+      releasedOrClassic,
     )
     if (replaced !== null) {
       const target = group.targetAssignment(replaced.memberId)
@@ -403,15 +434,7 @@ export class ConsumerGroupManager {
       req.subscribedTopicNames !== null ||
       req.subscribedTopicRegex !== null ||
       member.classicMemberMetadata !== null
-    const updated = membership.updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
-      serverAssignorName: req.serverAssignor ?? member.serverAssignorName,
-      subscribedTopicNames:
-        req.subscribedTopicNames !== null
-          ? sortedNames(req.subscribedTopicNames)
-          : member.subscribedTopicNames,
-      subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
-      classicMemberMetadata: null,
-    }))
+    const updated = membership.updatedMember(member, isNewMember, req, ctx, ownFieldsSent, ownFields)
     let namesChanged = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberSubscriptionRecord(groupId, updated))

@@ -4,24 +4,36 @@ import type { ModernMember } from './members.js'
 import { LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH } from './membership.js'
 
 /**
- * Runs a heartbeat: a leave (epoch −1 or −2) or a heartbeat proper, after `validate`; an ApiError
- * becomes the error answer `failed` builds, with no records and no timers.
+ * The steps of one group type's heartbeat, made once per manager: a heartbeat then allocates no
+ * functions of its own to run them.
  */
-export function runHeartbeat<Q extends { readonly memberEpoch: number }, T>(
+export interface HeartbeatSteps<X, Q, T> {
+  /** Throws an ApiError when the request is invalid. */
+  validate(ctx: X, request: Q): void
+  /** A leave (epoch −1 or −2). */
+  leave(ctx: X, request: Q): T
+  heartbeat(ctx: X, request: Q): T
+  /** The error answer, with no records and no timers. */
+  failed(e: ApiError): T
+}
+
+/**
+ * Runs a heartbeat: a leave (epoch −1 or −2) or a heartbeat proper, after `validate`; an ApiError
+ * becomes the error answer `failed` builds.
+ */
+export function runHeartbeat<X, Q extends { readonly memberEpoch: number }, T>(
+  steps: HeartbeatSteps<X, Q, T>,
+  ctx: X,
   request: Q,
-  validate: () => void,
-  leave: () => T,
-  heartbeat: () => T,
-  failed: (e: ApiError) => T,
 ): T {
   try {
-    validate()
+    steps.validate(ctx, request)
     const epoch = request.memberEpoch
     return epoch === LEAVE_GROUP_MEMBER_EPOCH || epoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
-      ? leave()
-      : heartbeat()
+      ? steps.leave(ctx, request)
+      : steps.heartbeat(ctx, request)
   } catch (e) {
-    if (e instanceof ApiError) return failed(e)
+    if (e instanceof ApiError) return steps.failed(e)
     throw e
   }
 }

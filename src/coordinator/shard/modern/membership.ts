@@ -49,33 +49,29 @@ export function staticOwner<M>(group: MemberDirectory<M>, memberId: string, inst
  * `mayReplace` says whether the holder released the id (by default: it left with epoch −2);
  * otherwise UNRELEASED_INSTANCE_ID.
  */
-export function heartbeatMember<M extends ModernMember>(
+export function heartbeatMember<M extends ModernMember, Q extends HeartbeatIdentity>(
   groupType: 'consumer' | 'streams',
   group: MemberDirectory<M>,
-  req: HeartbeatIdentity,
+  req: Q,
   stored: M | undefined,
   create: (memberId: string) => M,
-  ownsSubset: (member: M) => boolean,
-  mayReplace: (owner: M) => boolean = (owner) => owner.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH,
-  renamed: (owner: M, memberId: string) => M = (owner, id) => ({
-    ...owner,
-    memberId: id,
-    memberEpoch: 0,
-    previousMemberEpoch: 0,
-  }),
+  ownsSubset: (member: M, req: Q) => boolean,
+  mayReplace: (owner: M) => boolean = leftStatically,
+  renamed: (owner: M, memberId: string) => M = renamedCopy,
 ): { member: M; replaced: M | null } {
   const { memberId, instanceId } = req
   const joining = req.memberEpoch === 0
-  const check = (m: M): M => {
-    throwIfMemberEpochIsInvalid(groupType, m, req.memberEpoch, () => ownsSubset(m))
-    return m
-  }
   if (instanceId === null) {
     if (joining) return { member: stored ?? create(memberId), replaced: null }
     if (stored === undefined) throw unknownMember(memberId, req.groupId)
-    return { member: check(stored), replaced: null }
+    return { member: checked(groupType, stored, req, ownsSubset), replaced: null }
   }
-  if (!joining) return { member: check(staticOwner(group, memberId, instanceId)), replaced: null }
+  if (!joining) {
+    return {
+      member: checked(groupType, staticOwner(group, memberId, instanceId), req, ownsSubset),
+      replaced: null,
+    }
+  }
   const ownerId = group.staticMemberId(instanceId)
   const owner = ownerId === undefined ? undefined : group.member(ownerId)
   if (owner === undefined) return { member: stored ?? create(memberId), replaced: null }
@@ -86,6 +82,29 @@ export function heartbeatMember<M extends ModernMember>(
     )
   }
   return { member: renamed(owner, memberId), replaced: owner }
+}
+
+/** The member, once its epoch is checked against the request's (Kafka's throwIfMemberEpochIsInvalid). */
+function checked<M extends ModernMember, Q extends HeartbeatIdentity>(
+  groupType: 'consumer' | 'streams',
+  m: M,
+  req: Q,
+  ownsSubset: (member: M, req: Q) => boolean,
+): M {
+  // Nearly every heartbeat carries the member's epoch: the check, and its thunk, only when not.
+  if (req.memberEpoch !== m.memberEpoch)
+    throwIfMemberEpochIsInvalid(groupType, m, req.memberEpoch, () => ownsSubset(m, req))
+  return m
+}
+
+/** By default, a static member's instance id is released when it left with epoch −2. */
+function leftStatically(owner: ModernMember): boolean {
+  return owner.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
+}
+
+/** By default, the member that takes over an instance id is a copy of its holder at epoch 0. */
+function renamedCopy<M extends ModernMember>(owner: M, memberId: string): M {
+  return { ...owner, memberId, memberEpoch: 0, previousMemberEpoch: 0 }
 }
 
 /** The member a leave (epoch −1 or −2) is from, checked as Kafka does. */
@@ -186,16 +205,16 @@ export function replacementRecords<R, M extends ModernMember, T>(
  * the type's own fields: `ownFieldsSent` false) from the same client by a stored member, else a
  * copy with the common fields updated and the type's own fields (`own()`) applied.
  */
-export function updatedMember<M extends CommonMemberFields>(
+export function updatedMember<M extends CommonMemberFields, Q extends CommonHeartbeatFields>(
   member: M,
   isNewMember: boolean,
-  req: CommonHeartbeatFields,
+  req: Q,
   client: { readonly clientId: string; readonly clientHost: string },
   ownFieldsSent: boolean,
-  own: () => Partial<M>,
+  own: (member: M, req: Q) => Partial<M>,
 ): M {
   if (!isNewMember && !ownFieldsSent && carriesNoCommonFields(req, client, member)) return member
-  return { ...member, ...updatedCommonFields(req, client, member), ...own() }
+  return { ...member, ...updatedCommonFields(req, client, member), ...own(member, req) }
 }
 
 /** Replays a member-metadata tombstone: the member must have been fenced and its target removed. */

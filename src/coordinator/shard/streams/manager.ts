@@ -84,6 +84,7 @@ import {
   listModernGroups,
   membersAfterHeartbeat,
   runHeartbeat,
+  type HeartbeatSteps,
 } from '../modern/groups.js'
 import { canComputeAssignment } from '../modern/epochs.js'
 import {
@@ -108,6 +109,10 @@ import {
   type TaskOffset,
 } from './wire.js'
 
+/**
+ * A heartbeat's facts besides its request. Valid during the call only: the caller may fill the same
+ * object for its next heartbeat, so what the shard keeps it copies (strings, the config).
+ */
 export interface StreamsHeartbeatContext {
   readonly nowMs: number
   readonly requestApiVersion: number
@@ -255,21 +260,28 @@ export class StreamsGroupManager {
     ctx: StreamsHeartbeatContext,
     request: StreamsGroupHeartbeatRequest,
   ): StreamsHeartbeatResult {
-    return runHeartbeat(
-      request,
-      () => validateHeartbeatRequest(request),
-      () => this.#leave(request),
-      () => this.#heartbeat(ctx, request),
-      (e) => ({
-        records: [],
-        response: createStreamsGroupHeartbeatResponse({
-          errorCode: e.errorCode,
-          errorMessage: e.errorMessage,
-        }),
-        timers: NO_TIMERS,
-        internalTopicsToCreate: [],
+    return runHeartbeat(this.#steps, ctx, request)
+  }
+
+  readonly #heartbeatTimers = new TimerCollector()
+
+  readonly #steps: HeartbeatSteps<
+    StreamsHeartbeatContext,
+    StreamsGroupHeartbeatRequest,
+    StreamsHeartbeatResult
+  > = {
+    validate: (_ctx, request) => validateHeartbeatRequest(request),
+    leave: (_ctx, request) => this.#leave(request),
+    heartbeat: (ctx, request) => this.#heartbeat(ctx, request),
+    failed: (e) => ({
+      records: [],
+      response: createStreamsGroupHeartbeatResponse({
+        errorCode: e.errorCode,
+        errorMessage: e.errorMessage,
       }),
-    )
+      timers: NO_TIMERS,
+      internalTopicsToCreate: [],
+    }),
   }
 
   #heartbeat(ctx: StreamsHeartbeatContext, req: StreamsGroupHeartbeatRequest): StreamsHeartbeatResult {
@@ -277,7 +289,8 @@ export class StreamsGroupManager {
     const groupId = req.groupId
     const memberId = req.memberId
     const records: StreamsCoordinatorRecord[] = []
-    const timers = new TimerCollector()
+    // One collector for every heartbeat: a heartbeat runs to its end before the next starts.
+    const timers = this.#heartbeatTimers.clear()
     const joining = req.memberEpoch === 0
 
     // 1. Group lookup. A join on a missing group works on a fresh object that is not registered:
@@ -302,12 +315,6 @@ export class StreamsGroupManager {
     const slot = group.slot(memberId)
     // group.state() is EMPTY exactly when there are no members.
     const wasEmpty = slot === undefined && group.size === 0
-    // The tasks the member says it owns, built when first asked for: only a member whose epoch is
-    // not the current one or that reconciles asks (a steady heartbeat never does).
-    let ownedBuilt: TasksTuple | null | undefined
-    const owned = (): TasksTuple | null =>
-      ownedBuilt === undefined ? (ownedBuilt = ownedTuple(req)) : ownedBuilt
-
     // 2. Member lookup (and static replacement).
     const { member, replaced } = heartbeatMember(
       'streams',
@@ -315,9 +322,9 @@ export class StreamsGroupManager {
       req,
       slot?.member,
       newMember,
-      (m) => ownsSubset(m, owned()),
+      ownsRequestedSubset,
       undefined,
-      (owner, id) => ({ ...memberValue(owner), memberId: id, memberEpoch: 0, previousMemberEpoch: 0 }),
+      renamedMember,
     )
     if (replaced !== null) {
       const target = group.targetAssignment(replaced.memberId)
@@ -331,18 +338,7 @@ export class StreamsGroupManager {
       req.topology !== null || req.processId !== null || req.clientTags !== null || req.userEndpoint !== null
     // The copy sets every field the member's getters hold (a stored member's, see StoredMember:
     // an object spread copies only its own data fields).
-    const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, () => ({
-      state: member.state,
-      assignedTasks: member.assignedTasks,
-      tasksPendingRevocation: member.tasksPendingRevocation,
-      topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
-      processId: req.processId ?? member.processId,
-      clientTags:
-        req.clientTags !== null
-          ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
-          : member.clientTags,
-      userEndpoint: joining || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
-    }))
+    const updated: StreamsGroupMember = updatedMember(member, isNewMember, req, ctx, ownFieldsSent, ownFields)
     let bumpGroupEpoch = false
     if (updated !== member && (isNewMember || memberMetadataDiffers(member, updated))) {
       records.push(memberMetadataRecord(groupId, updated))
@@ -509,7 +505,8 @@ export class StreamsGroupManager {
         member: updated,
         targetEpoch,
         target: target ?? currentTarget(group, memberId, replaced),
-        owned: owned(),
+        // The tasks the member says it owns: built only when it reconciles (never when steady).
+        owned: ownedTuple(req),
         ownership: group,
         withholdNewTasks: staleTopology,
       })
@@ -1002,6 +999,36 @@ function currentTarget(
     group.targetAssignments.get(memberId) ??
     EMPTY_TASKS
   )
+}
+
+/** A streams member's own fields as a heartbeat that carries some of them leaves them. */
+function ownFields(
+  member: StreamsGroupMember,
+  req: StreamsGroupHeartbeatRequest,
+): Partial<StreamsGroupMember> {
+  return {
+    // Held by getters on a stored member (see StoredMember), so the spread does not copy them.
+    state: member.state,
+    assignedTasks: member.assignedTasks,
+    tasksPendingRevocation: member.tasksPendingRevocation,
+    topologyEpoch: req.topology !== null ? req.topology.epoch : member.topologyEpoch,
+    processId: req.processId ?? member.processId,
+    clientTags:
+      req.clientTags !== null
+        ? sortedTags(new Map(req.clientTags.map((t) => [t.key, t.value])))
+        : member.clientTags,
+    userEndpoint: req.memberEpoch === 0 || req.userEndpoint !== null ? req.userEndpoint : member.userEndpoint,
+  }
+}
+
+/** {@link ownsSubset} of the tasks the heartbeat says the member owns (the member's epoch checks). */
+function ownsRequestedSubset(member: StreamsGroupMember, req: StreamsGroupHeartbeatRequest): boolean {
+  return ownsSubset(member, ownedTuple(req))
+}
+
+/** A static member joining under a new id: a copy of the holder of its instance id at epoch 0. */
+function renamedMember(owner: StreamsGroupMember, memberId: string): StreamsGroupMember {
+  return { ...memberValue(owner), memberId, memberEpoch: 0, previousMemberEpoch: 0 }
 }
 
 /** Whether the member reported owning no more than it was given (a lost epoch bump may be retried). */
