@@ -288,11 +288,15 @@ for (let run = 0; run < runs; run++) {
   )
   for (const e of [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 3))
     console.log(
-      `  stall at ${f1(e.at - runStart)} ms into the run: ${f1(e.ms)} ms${e.what.slice(STALL.length)}`,
+      `  stall at ${f1(e.at - runStart)} ms into the run (${new Date(e.at).toISOString().slice(11, 23)} UTC): ${f1(e.ms)} ms${e.what.slice(STALL.length)}`,
     )
   console.log(
     `  GCs by kind: ${[...byKind].map(([what, k]) => `${what.slice(3)} ${k.n} (${f1(k.ms)} ms)`).join(', ')}`,
   )
+  for (const e of events.filter((x) => x.what.startsWith('segments ')))
+    console.log(
+      `  segment roll at ${f1(e.at - runStart)} ms into the run (${new Date(e.at).toISOString().slice(11, 23)} UTC): ${e.what}`,
+    )
   const a = allocated
   console.log(
     `  ArrayBuffer bytes allocated: ${f1(mb(a.own + a.pooled + a.socketReads))} MB in all; socket reads' buffers ${f1(mb(a.socketReads))} MB (${a.socketReadsN}), Buffers of their own ${f1(mb(a.own))} MB (${a.ownN}, mean ${Math.round(a.own / Math.max(1, a.ownN))} B), slices of Node's pool ${f1(mb(a.pooled))} MB`,
