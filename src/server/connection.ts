@@ -702,6 +702,29 @@ export class FrameBuffers {
   }
 }
 
+/** What the frame sources share: the bound on a frame's size, which may change between frames. */
+export abstract class BoundedFrames {
+  #maxFrameSize: number
+
+  constructor(maxFrameSize: number) {
+    this.#maxFrameSize = maxFrameSize
+  }
+
+  /** A smaller bound applies before SASL authentication. */
+  set maxFrameSize(n: number) {
+    this.#maxFrameSize = n
+  }
+
+  get maxFrameSize(): number {
+    return this.#maxFrameSize
+  }
+
+  /** The size prefix, or Kafka's refusal when it is negative or above the bound. */
+  protected checkSize(size: number): number {
+    return checkFrameSize(size, this.#maxFrameSize)
+  }
+}
+
 /**
  * Splits a byte stream into size-prefixed frames. Chunks are kept as received; a frame that lies
  * inside one chunk is returned as a view of it (no copy), one that spans chunks is copied once.
@@ -718,22 +741,12 @@ export class FrameBuffers {
  * The chunks must stay as they are while the source holds them (Node's `'data'` chunks do); for
  * bytes read into a buffer the socket reuses see {@link ReadBufferFrames} (read-buffer.ts).
  */
-export class SizePrefixedFrames implements FrameSource {
-  #maxFrameSize: number
+export class SizePrefixedFrames extends BoundedFrames implements FrameSource {
   #chunks: Buffer[] = []
   /** Read position inside #chunks[0]. */
   #offset = 0
   #buffered = 0
   readonly #buffers = new FrameBuffers()
-
-  constructor(maxFrameSize: number) {
-    this.#maxFrameSize = maxFrameSize
-  }
-
-  /** The bound may change between frames (a smaller one applies before SASL authentication). */
-  set maxFrameSize(n: number) {
-    this.#maxFrameSize = n
-  }
 
   get buffered(): number {
     return this.#buffered
@@ -751,7 +764,7 @@ export class SizePrefixedFrames implements FrameSource {
 
   next(): Uint8Array | null {
     if (this.#buffered < 4) return null
-    const size = checkFrameSize(this.#peekInt32(), this.#maxFrameSize)
+    const size = this.checkSize(this.#peekInt32())
     if (this.#buffered < 4 + size) return null
     this.#buffers.viewed()
     this.#take(4)

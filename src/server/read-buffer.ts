@@ -1,7 +1,7 @@
 import { type Server, Socket } from 'node:net'
 import {
   asBuffer,
-  checkFrameSize,
+  BoundedFrames,
   FrameBuffers,
   type FrameSource,
   REUSED_FRAME_MAX_BYTES,
@@ -91,8 +91,7 @@ const CARRY_MIN_BYTES = 1024
  * by `maxFrameSize`) plus one read is ever held, as the connection reads only once it has handled
  * every complete frame.
  */
-export class ReadBufferFrames implements FrameSource {
-  #maxFrameSize: number
+export class ReadBufferFrames extends BoundedFrames implements FrameSource {
   /** The chunk pushed last, until it is released, and the read position in it. */
   #chunk: Buffer | null = null
   #at = 0
@@ -101,15 +100,6 @@ export class ReadBufferFrames implements FrameSource {
   #carryStart = 0
   #carryEnd = 0
   readonly #buffers = new FrameBuffers()
-
-  constructor(maxFrameSize: number) {
-    this.#maxFrameSize = maxFrameSize
-  }
-
-  /** The bound may change between frames (a smaller one applies before SASL authentication). */
-  set maxFrameSize(n: number) {
-    this.#maxFrameSize = n
-  }
 
   /** Bytes received and not yet returned as frames. */
   get buffered(): number {
@@ -135,7 +125,7 @@ export class ReadBufferFrames implements FrameSource {
     if (chunk === null) return null
     const at = this.#at
     if (chunk.length - at < 4) return null
-    const size = checkFrameSize(chunk.readInt32BE(at), this.#maxFrameSize)
+    const size = this.checkSize(chunk.readInt32BE(at))
     if (chunk.length - at - 4 < size) return null
     this.#at = at + 4 + size
     return this.#buffers.copy(chunk, at + 4, size)
@@ -152,7 +142,7 @@ export class ReadBufferFrames implements FrameSource {
   /** The frame at the carry's start, completed from the chunk where it is not complete yet. */
   #nextCarried(): Uint8Array | null {
     if (!this.#fill(4)) return null
-    const size = checkFrameSize((this.#carry as Buffer).readInt32BE(this.#carryStart), this.#maxFrameSize)
+    const size = this.checkSize((this.#carry as Buffer).readInt32BE(this.#carryStart))
     if (!this.#fill(4 + size)) return null
     // Filling may have moved the bytes to a larger carry.
     const carry = this.#carry as Buffer
@@ -189,7 +179,7 @@ export class ReadBufferFrames implements FrameSource {
         carry.copyWithin(0, this.#carryStart, this.#carryEnd)
       } else {
         // Doubling, but never beyond the most it can hold (one frame and one read).
-        const most = this.#maxFrameSize + 4 + READ_BUFFER_BYTES
+        const most = this.maxFrameSize + 4 + READ_BUFFER_BYTES
         const size = Math.max(
           have + n,
           Math.min(most, Math.max(CARRY_MIN_BYTES, 2 ** Math.ceil(Math.log2(have + n)))),

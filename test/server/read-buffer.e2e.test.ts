@@ -5,15 +5,11 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
 import { test } from 'node:test'
 import { Connection, type DispatchResult, FRAMES_PER_TURN } from '../../src/server/connection.js'
 import { READ_BUFFER_BYTES, ReadBufferFrames, readingInto } from '../../src/server/read-buffer.js'
+import { perTurn, sizePrefixed } from '../helpers/frames.js'
 import { startTestServer } from './harness.js'
 import { WireClient } from './wire-client.js'
 
-function frame(payload: Uint8Array): Buffer {
-  const b = Buffer.alloc(4 + payload.length)
-  b.writeInt32BE(payload.length, 0)
-  b.set(payload, 4)
-  return b
-}
+const frame = sizePrefixed
 
 async function until(cond: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms
@@ -216,19 +212,10 @@ test('read buffer: a backlog read in many reads of one turn is served at most FR
   // 400 frames of 20 KiB at once: a connection that stops a run keeps what it has not handled of
   // the read (the buffer is read into again for the next read, of this connection or another).
   const FRAMES = 400
-  let turn = 0
-  let turnScheduled = false
-  const perTurn = new Map<number, number>()
+  const turns = perTurn()
   let corrupt = 0
   const s = await serve((f) => {
-    if (!turnScheduled) {
-      turnScheduled = true
-      setImmediate(() => {
-        turn++
-        turnScheduled = false
-      })
-    }
-    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1)
+    turns.count()
     const id = Buffer.from(f.buffer, f.byteOffset, f.byteLength).readUInt16BE(0)
     for (let i = 2; i < f.length; i++) if (f[i] !== (id & 0xff)) corrupt++
     return { kind: 'response', bytes: frame(f.subarray(0, 2)) }
@@ -249,7 +236,7 @@ test('read buffer: a backlog read in many reads of one turn is served at most FR
       'every answer, in order',
     )
     assert.equal(corrupt, 0, 'no byte of any frame changed')
-    const most = Math.max(...perTurn.values())
+    const most = turns.most()
     assert.ok(most <= FRAMES_PER_TURN, `${most} frames served in one turn`)
   } finally {
     client.destroy()

@@ -5,13 +5,9 @@ import fc from 'fast-check'
 import { FrameError } from '../../src/protocol/frames.js'
 import { REUSED_FRAME_MIN_BYTES } from '../../src/server/connection.js'
 import { ReadBufferFrames } from '../../src/server/read-buffer.js'
+import { sizePrefixed } from '../helpers/frames.js'
 
-function frame(payload: Uint8Array): Buffer {
-  const b = Buffer.alloc(4 + payload.length)
-  b.writeInt32BE(payload.length, 0)
-  b.set(payload, 4)
-  return b
-}
+const frame = sizePrefixed
 
 /**
  * Feeds `stream` as a socket reading into `shared` would: each read overwrites the buffer, the
