@@ -14,7 +14,9 @@
 // V8's --trace-gc and --trace-incremental-marking on during each latency run (a line per collection
 // and per start of incremental marking on stdout, with its reason, after "latency run N begins");
 // bench/server/gc-reasons.ts counts them. Each run also prints the ArrayBuffer bytes the server
-// allocated, by where (socket reads, Buffers of their own, slices of Node's pool).
+// allocated, by where (socket reads' buffers, Buffers of their own, slices of Node's pool), and
+// its three longest stalls with where their time went: on a CPU, waiting for one, or asleep in the
+// kernel (the main thread's /proc schedstat), with the page faults and context switches meanwhile.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
@@ -22,6 +24,8 @@ import { performance } from 'node:perf_hooks'
 import { produceRequest } from '../../test/helpers/data-plane.js'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { profiled } from '../server/load.js'
+import { serverModule } from '../server/target.js'
+import { mainThreadStat, type ThreadStat } from '../server/thread-stat.js'
 import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
@@ -55,12 +59,31 @@ if (fillSeconds > 0)
 const events: TraceEvent[] = []
 const epoch = () => performance.timeOrigin + performance.now()
 
-// Event-loop stalls: a 1 ms timer that fires more than 3 ms late.
+// Event-loop stalls: a 1 ms timer that fires more than 3 ms late. Each stall says where its time
+// went (from the main thread's schedstat and the process's rusage, read at every tick): on a CPU
+// (the server's own work, or the kernel's in a system call), runnable but waiting for a CPU (the
+// machine's), and the rest asleep (blocked in a system call: I/O, a lock, a page fault read from
+// disk), with the page faults and context switches in between.
+const STALL = 'event loop stalled'
 let last = epoch()
+let lastStat: ThreadStat | null = mainThreadStat()
+let lastUsage = process.resourceUsage()
 const tick = setInterval(() => {
   const now = epoch()
-  if (now - last > 4) events.push({ at: last, ms: now - last, what: 'event loop stalled' })
+  const stat = mainThreadStat()
+  const usage = process.resourceUsage()
+  if (now - last > 4) {
+    let where = ''
+    if (stat !== null && lastStat !== null) {
+      const onCpu = (stat.onCpu - lastStat.onCpu) / 1e6
+      const waiting = (stat.waiting - lastStat.waiting) / 1e6
+      where = ` (on CPU ${f1(onCpu)} ms, waiting for a CPU ${f1(waiting)} ms, asleep ${f1(Math.max(0, now - last - onCpu - waiting))} ms; page faults ${usage.majorPageFault - lastUsage.majorPageFault} major, ${usage.minorPageFault - lastUsage.minorPageFault} minor; switches ${usage.voluntaryContextSwitches - lastUsage.voluntaryContextSwitches} voluntary, ${usage.involuntaryContextSwitches - lastUsage.involuntaryContextSwitches} involuntary)`
+    }
+    events.push({ at: last, ms: now - last, what: `${STALL}${where}` })
+  }
   last = now
+  lastStat = stat
+  lastUsage = usage
 }, 1)
 
 // Server-side probes. The file engine calls node:fs through the module's namespace, so the
@@ -93,6 +116,11 @@ for (const name of [
   'closeSync',
   'renameSync',
   'ftruncateSync',
+  'unlinkSync',
+  'existsSync',
+  'readdirSync',
+  'statSync',
+  'fstatSync',
 ]) {
   const original = fsMutable[name]
   fsMutable[name] = function (this: unknown, ...args: unknown[]) {
@@ -147,21 +175,46 @@ const sockets = Socket.prototype as unknown as {
 }
 const readSizes = [4096, 16384, 65536, 262144]
 const readHistogram = new Array<number>(readSizes.length + 1).fill(0)
-const emit = sockets.emit
-sockets.emit = function (event, ...args) {
-  if (event !== 'data' || this.server === undefined) return emit.call(this, event, ...args)
-  const t0 = performance.now()
-  try {
-    return emit.call(this, event, ...args)
-  } finally {
-    const ms = performance.now() - t0
-    const b = (args[0] as Buffer).byteLength
-    allocated.socketReads += (args[0] as Buffer).buffer.byteLength
+/** A socket read's buffer counts once: Node's own are fresh per read, a reused one is seen again. */
+const readBuffers = new WeakSet<ArrayBufferLike>()
+const socketRead = (chunk: Buffer, t0: number) => {
+  const ms = performance.now() - t0
+  const b = chunk.byteLength
+  if (!readBuffers.has(chunk.buffer)) {
+    readBuffers.add(chunk.buffer)
+    allocated.socketReads += chunk.buffer.byteLength
     allocated.socketReadsN++
-    count('socket read', ms, b)
-    const k = readSizes.findIndex((x) => b <= x)
-    readHistogram[k < 0 ? readSizes.length : k]++
-    if (ms > 2) events.push({ at: performance.timeOrigin + t0, ms, what: `socket read of ${b} B served` })
+  }
+  count('socket read', ms, b)
+  const k = readSizes.findIndex((x) => b <= x)
+  readHistogram[k < 0 ? readSizes.length : k]++
+  if (ms > 2) events.push({ at: performance.timeOrigin + t0, ms, what: `socket read of ${b} B served` })
+}
+// Every read reaches the connection's `receive` (a socket that reads into a buffer of the
+// listener's emits no 'data'); a build without it is timed at the socket's 'data' event.
+const connections = (await serverModule('connection.js')).Connection.prototype as {
+  receive?: (this: unknown, chunk: Buffer) => void
+}
+const receive = connections.receive
+if (receive !== undefined) {
+  connections.receive = function (chunk) {
+    const t0 = performance.now()
+    try {
+      receive.call(this, chunk)
+    } finally {
+      socketRead(chunk, t0)
+    }
+  }
+} else {
+  const emit = sockets.emit
+  sockets.emit = function (event, ...args) {
+    if (event !== 'data' || this.server === undefined) return emit.call(this, event, ...args)
+    const t0 = performance.now()
+    try {
+      return emit.call(this, event, ...args)
+    } finally {
+      socketRead(args[0] as Buffer, t0)
+    }
   }
 }
 const writev = sockets._writev
@@ -201,6 +254,7 @@ for (let run = 0; run < runs; run++) {
   calls.clear()
   readHistogram.fill(0)
   for (const k of Object.keys(allocated) as (keyof typeof allocated)[]) allocated[k] = 0
+  const runStart = epoch()
   const m = await traceGcDuring(run + 1, () =>
     profiled(`latency-run${run + 1}`, () =>
       latencyLoad({
@@ -217,7 +271,7 @@ for (let run = 0; run < runs; run++) {
     ),
   )
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
-  const stalls = events.filter((e) => e.what === 'event loop stalled')
+  const stalls = events.filter((e) => e.what.startsWith(STALL))
   const gcs = events.filter((e) => e.what.startsWith('GC'))
   console.log(
     `run ${run + 1} at ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s): p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms, ${slow.length} of ${m.requests} batches over ${SLOW_MS} ms; load ${loadAverage()}`,
@@ -232,12 +286,20 @@ for (let run = 0; run < runs; run++) {
   console.log(
     `  server: ${stalls.length} stalls > 4 ms (longest ${f1(Math.max(0, ...stalls.map((e) => e.ms)))} ms), ${gcs.length} GCs (${f1(gcs.reduce((a, e) => a + e.ms, 0))} ms in all, longest ${f1(Math.max(0, ...gcs.map((e) => e.ms)))} ms)`,
   )
+  for (const e of [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 3))
+    console.log(
+      `  stall at ${f1(e.at - runStart)} ms into the run (${new Date(e.at).toISOString().slice(11, 23)} UTC): ${f1(e.ms)} ms${e.what.slice(STALL.length)}`,
+    )
   console.log(
     `  GCs by kind: ${[...byKind].map(([what, k]) => `${what.slice(3)} ${k.n} (${f1(k.ms)} ms)`).join(', ')}`,
   )
+  for (const e of events.filter((x) => x.what.startsWith('segments ')))
+    console.log(
+      `  segment roll at ${f1(e.at - runStart)} ms into the run (${new Date(e.at).toISOString().slice(11, 23)} UTC): ${e.what}`,
+    )
   const a = allocated
   console.log(
-    `  ArrayBuffer bytes allocated: ${f1(mb(a.own + a.pooled + a.socketReads))} MB in all; socket reads ${f1(mb(a.socketReads))} MB (${a.socketReadsN}), Buffers of their own ${f1(mb(a.own))} MB (${a.ownN}, mean ${Math.round(a.own / Math.max(1, a.ownN))} B), slices of Node's pool ${f1(mb(a.pooled))} MB`,
+    `  ArrayBuffer bytes allocated: ${f1(mb(a.own + a.pooled + a.socketReads))} MB in all; socket reads' buffers ${f1(mb(a.socketReads))} MB (${a.socketReadsN}), Buffers of their own ${f1(mb(a.own))} MB (${a.ownN}, mean ${Math.round(a.own / Math.max(1, a.ownN))} B), slices of Node's pool ${f1(mb(a.pooled))} MB`,
   )
   for (const [name, c] of [...calls].sort((a, b) => b[1].ms - a[1].ms))
     console.log(

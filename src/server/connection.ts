@@ -86,6 +86,12 @@ export interface FrameSource {
   next(): Uint8Array | null
   /** The frame `next` returned last is read after the next call of `next`: its bytes stay its own. */
   keep(): void
+  /**
+   * The bytes pushed since the last call are about to be overwritten (read into a buffer the
+   * socket reuses): the source copies what it still needs of them. A source that is given only
+   * chunks of its own need not have it.
+   */
+  release?(): void
 }
 
 /** Pipelined requests one connection may have in flight at once (see {@link Connection}). */
@@ -220,6 +226,12 @@ export interface ConnectionOptions {
   readonly onClose: (reason: string) => void
   /** Whether a frame may be pipelined (see {@link Connection}); default: none. */
   readonly pipelined?: (frame: Uint8Array) => boolean
+  /**
+   * `'onread'`: the socket reads into a buffer it reuses (net.Socket's `onread`, see
+   * read-buffer.ts), whose callback hands the bytes to {@link Connection.receive}; `frames` must
+   * then copy what it keeps (`release`). Default `'data'`: the socket's `'data'` events.
+   */
+  readonly reads?: 'data' | 'onread'
 }
 
 export class Connection {
@@ -268,7 +280,12 @@ export class Connection {
     const socket = this.#socket
     socket.setNoDelay(true)
     if (options.idleTimeoutMs > 0) socket.setTimeout(options.idleTimeoutMs)
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
+    if (options.reads === 'onread') {
+      if (this.#frames.release === undefined)
+        throw new TypeError('reads into a reused buffer need frames that copy')
+    } else {
+      socket.on('data', (chunk: Buffer) => this.receive(chunk))
+    }
     socket.on('timeout', () => {
       // Kafka counts a connection idle when nothing was read or written for the period; a
       // request still being worked on keeps it open.
@@ -314,10 +331,20 @@ export class Connection {
     })
   }
 
-  #onData(chunk: Buffer): void {
+  /**
+   * Bytes read from the socket. With `reads: 'onread'` they lie in a buffer the socket reads into
+   * again once this returns (other connections too, where the buffer is shared): the frames are
+   * told to copy what they still need of them first.
+   */
+  receive(chunk: Buffer): void {
     if (this.#closeAfterDrain !== null || this.#closed) return
-    this.#frames.push(chunk)
-    this.#pump()
+    const frames = this.#frames
+    frames.push(chunk)
+    try {
+      this.#pump()
+    } finally {
+      frames.release?.()
+    }
   }
 
   /**
@@ -793,11 +820,79 @@ class AnswerBuffer implements AnswerOutput {
 }
 
 /**
- * Frames from this size up to {@link REUSED_FRAME_MAX_BYTES} that span socket reads are assembled
- * in a buffer the connection reuses; smaller ones are slices of Node's shared pool.
+ * Frames from this size up to {@link REUSED_FRAME_MAX_BYTES} that are copied out of what was read
+ * (they span socket reads, or were read into a buffer the socket reuses) are put in a buffer the
+ * connection reuses; smaller ones are slices of Node's shared pool.
  */
 export const REUSED_FRAME_MIN_BYTES = 4 * 1024
 export const REUSED_FRAME_MAX_BYTES = 1024 * 1024
+
+/**
+ * Room for the frames a source copies out of received bytes: one buffer reused for the next such
+ * frame (V8 counts every fresh ArrayBuffer towards starting a full collection), until a frame in
+ * it is kept.
+ */
+export class FrameBuffers {
+  #reused: Buffer | null = null
+  /** The frame handed out last lies in #reused. */
+  #lastReused = false
+
+  /** A frame that is not a copy (a view of a received chunk) is handed out next. */
+  viewed(): void {
+    this.#lastReused = false
+  }
+
+  /** Room for a frame of `n` bytes: the reused buffer where it fits its bounds. */
+  room(n: number): Buffer {
+    this.#lastReused = false
+    if (n < REUSED_FRAME_MIN_BYTES || n > REUSED_FRAME_MAX_BYTES) return Buffer.allocUnsafe(n)
+    let buf = this.#reused
+    if (buf === null || buf.byteLength < n) {
+      // A power of two: frames of about one size (a producer's) fit from the first on.
+      buf = Buffer.allocUnsafeSlow(Math.min(REUSED_FRAME_MAX_BYTES, 2 ** Math.ceil(Math.log2(n))))
+      this.#reused = buf
+    }
+    this.#lastReused = true
+    return buf.subarray(0, n)
+  }
+
+  /** `n` bytes of `source` from `from`, copied into {@link room}. */
+  copy(source: Buffer, from: number, n: number): Buffer {
+    const out = this.room(n)
+    source.copy(out, 0, from, from + n)
+    return out
+  }
+
+  /** The frame handed out last stays as it is: the next one goes to a new buffer. */
+  keep(): void {
+    if (!this.#lastReused) return
+    this.#reused = null
+    this.#lastReused = false
+  }
+}
+
+/** What the frame sources share: the bound on a frame's size, which may change between frames. */
+export abstract class BoundedFrames {
+  #maxFrameSize: number
+
+  constructor(maxFrameSize: number) {
+    this.#maxFrameSize = maxFrameSize
+  }
+
+  /** A smaller bound applies before SASL authentication. */
+  set maxFrameSize(n: number) {
+    this.#maxFrameSize = n
+  }
+
+  get maxFrameSize(): number {
+    return this.#maxFrameSize
+  }
+
+  /** The size prefix, or Kafka's refusal when it is negative or above the bound. */
+  protected checkSize(size: number): number {
+    return checkFrameSize(size, this.#maxFrameSize)
+  }
+}
 
 /**
  * Splits a byte stream into size-prefixed frames. Chunks are kept as received; a frame that lies
@@ -805,33 +900,22 @@ export const REUSED_FRAME_MAX_BYTES = 1024 * 1024
  * At most one frame (bounded by `maxFrameSize`) plus one chunk is ever buffered.
  *
  * A frame that spans chunks (a 16 KiB Produce request read 64 KiB at a time spans two reads every
- * few frames) is copied into one buffer the source keeps and reuses for the next such frame,
- * instead of a fresh ArrayBuffer each (V8 counts those towards starting a full collection). Its
- * bytes are therefore valid until the next frame is returned, which is enough for a request
- * handled at once: the connection reads its next frame only after dispatching this one, and a
- * handler keeps nothing of a frame but views of a Produce's records, which the log consumes in the
- * append. A request answered later calls `keep()`: the buffer is its own and the next frame is
- * assembled in a new one.
+ * few frames) is copied into one buffer the source keeps and reuses for the next such frame
+ * ({@link FrameBuffers}). Its bytes are therefore valid until the next frame is returned, which is
+ * enough for a request handled at once: the connection reads its next frame only after
+ * dispatching this one, and a handler keeps nothing of a frame but views of a Produce's records,
+ * which the log consumes in the append. A request answered later calls `keep()`: the buffer is
+ * its own and the next frame is assembled in a new one.
+ *
+ * The chunks must stay as they are while the source holds them (Node's `'data'` chunks do); for
+ * bytes read into a buffer the socket reuses see {@link ReadBufferFrames} (read-buffer.ts).
  */
-export class SizePrefixedFrames implements FrameSource {
-  #maxFrameSize: number
+export class SizePrefixedFrames extends BoundedFrames implements FrameSource {
   #chunks: Buffer[] = []
   /** Read position inside #chunks[0]. */
   #offset = 0
   #buffered = 0
-  /** Where frames spanning chunks are assembled, until one of them is kept. */
-  #assembly: Buffer | null = null
-  /** The frame returned last lies in #assembly. */
-  #lastAssembled = false
-
-  constructor(maxFrameSize: number) {
-    this.#maxFrameSize = maxFrameSize
-  }
-
-  /** The bound may change between frames (a smaller one applies before SASL authentication). */
-  set maxFrameSize(n: number) {
-    this.#maxFrameSize = n
-  }
+  readonly #buffers = new FrameBuffers()
 
   get buffered(): number {
     return this.#buffered
@@ -839,32 +923,19 @@ export class SizePrefixedFrames implements FrameSource {
 
   push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return
-    this.#chunks.push(
-      Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
-    )
+    this.#chunks.push(asBuffer(chunk))
     this.#buffered += chunk.byteLength
   }
 
   keep(): void {
-    if (!this.#lastAssembled) return
-    this.#assembly = null
-    this.#lastAssembled = false
+    this.#buffers.keep()
   }
 
   next(): Uint8Array | null {
     if (this.#buffered < 4) return null
-    const size = this.#peekInt32()
-    if (size < 0 || size > this.#maxFrameSize) {
-      // Kafka's texts for the same refusal.
-      throw new FrameError(
-        size,
-        size < 0
-          ? `Invalid receive (size = ${size})`
-          : `Invalid receive (size = ${size} larger than ${this.#maxFrameSize})`,
-      )
-    }
+    const size = this.checkSize(this.#peekInt32())
     if (this.#buffered < 4 + size) return null
-    this.#lastAssembled = false
+    this.#buffers.viewed()
     this.#skip(4)
     return this.#take(size)
   }
@@ -914,7 +985,7 @@ export class SizePrefixedFrames implements FrameSource {
       }
       return out
     }
-    const out = this.#assemble(n)
+    const out = this.#buffers.room(n)
     let filled = 0
     while (filled < n) {
       const c = this.#chunks[0]
@@ -929,17 +1000,23 @@ export class SizePrefixedFrames implements FrameSource {
     }
     return out
   }
+}
 
-  /** Room for a frame of `n` bytes that spans chunks: the reused buffer where it fits its bounds. */
-  #assemble(n: number): Buffer {
-    if (n < REUSED_FRAME_MIN_BYTES || n > REUSED_FRAME_MAX_BYTES) return Buffer.allocUnsafe(n)
-    let buf = this.#assembly
-    if (buf === null || buf.byteLength < n) {
-      // A power of two: frames of about one size (a producer's) fit from the first on.
-      buf = Buffer.allocUnsafeSlow(Math.min(REUSED_FRAME_MAX_BYTES, 2 ** Math.ceil(Math.log2(n))))
-      this.#assembly = buf
-    }
-    this.#lastAssembled = true
-    return buf.subarray(0, n)
+/** A Buffer over the same bytes. */
+export function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+}
+
+/** The size prefix, or Kafka's refusal when it is negative or above the bound. */
+export function checkFrameSize(size: number, maxFrameSize: number): number {
+  if (size < 0 || size > maxFrameSize) {
+    // Kafka's texts for the same refusal.
+    throw new FrameError(
+      size,
+      size < 0
+        ? `Invalid receive (size = ${size})`
+        : `Invalid receive (size = ${size} larger than ${maxFrameSize})`,
+    )
   }
+  return size
 }

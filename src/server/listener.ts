@@ -7,6 +7,7 @@ import { type ListenerSecurity, principalFromCertificate } from './auth/security
 import type { Endpoint } from './config.js'
 import { type AnswerOutput, Connection, type RequestGate, SizePrefixedFrames } from './connection.js'
 import type { ConnectionQuotas } from './connection-quotas.js'
+import { READ_BUFFER_BYTES, ReadBufferFrames, readingInto } from './read-buffer.js'
 import { type ApiRouter, type ConnectionInfo, pipelinedRequest } from './router.js'
 
 /** Per-connection limits, from the configuration. */
@@ -32,6 +33,11 @@ export interface ListenerOptions {
 }
 
 const PLAINTEXT: ListenerSecurity = { protocol: 'PLAINTEXT', tls: null, clientAuth: 'none', sasl: null }
+
+/** Where the reads of a socket that reads into the listener's buffer go, once its connection exists. */
+interface ReadTarget {
+  connection: Connection | null
+}
 
 export interface BoundListener {
   readonly listenerName: string
@@ -91,18 +97,33 @@ export class Listener {
       tls === null
         ? null
         : createTlsServer({ ...tls, allowHalfOpen: true, noDelay: true }, (socket) => this.#acceptTls(socket))
-    const serve = (socket: Socket) => {
+    const serve = (socket: Socket, target: ReadTarget | null) => {
       if (tlsServer === null) {
-        this.#accept(socket)
+        this.#accept(socket, null, target)
         socket.resume()
       } else {
         tlsServer.emit('connection', socket)
       }
     }
-    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (socket) => {
+    // A plaintext connection reads into the listener's buffer (TLS sockets decrypt into their own).
+    const readBuffer = tls === null ? Buffer.allocUnsafeSlow(READ_BUFFER_BYTES) : null
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
+      let socket = accepted
+      let target: ReadTarget | null = null
+      if (readBuffer !== null) {
+        const t: ReadTarget = { connection: null }
+        const reading = readingInto(accepted, readBuffer, (n, buf) =>
+          t.connection?.receive(buf.subarray(0, n)),
+        )
+        if (reading !== null) {
+          socket = reading
+          target = t
+        }
+      }
+      const admit = (s: Socket) => serve(s, target)
       const quotas = this.#quotas
-      if (quotas === undefined) serve(socket)
-      else quotas.accept(socket, normalizeHost(socket.remoteAddress), serve)
+      if (quotas === undefined) admit(socket)
+      else quotas.accept(socket, normalizeHost(socket.remoteAddress), admit)
     })
     if (tlsServer !== null) {
       // A failed TLS handshake (bad certificate, plaintext client) ends only that connection.
@@ -158,7 +179,7 @@ export class Listener {
     )
   }
 
-  #accept(socket: Socket, tlsPrincipal: string | null = null): void {
+  #accept(socket: Socket, tlsPrincipal: string | null = null, target: ReadTarget | null = null): void {
     const id = this.#nextId++
     const remote = `${socket.remoteAddress}:${socket.remotePort}`
     const host = normalizeHost(socket.remoteAddress)
@@ -169,7 +190,10 @@ export class Listener {
       remote,
     }
     const router = this.#router
-    const frames = new SizePrefixedFrames(this.#limits.maxFrameSize)
+    const frames =
+      target === null
+        ? new SizePrefixedFrames(this.#limits.maxFrameSize)
+        : new ReadBufferFrames(this.#limits.maxFrameSize)
     let dispatch = (frame: Uint8Array, out?: AnswerOutput) => router.dispatch(frame, info, out)
     if (this.#hostScope) {
       const inner = dispatch
@@ -200,6 +224,7 @@ export class Listener {
       gate: this.#limits.gate,
       idleTimeoutMs: this.#limits.idleTimeoutMs,
       pipelined: pipelinedRequest,
+      reads: target === null ? 'data' : 'onread',
       onClose: (reason) => {
         this.#connections.delete(connection)
         this.#logger.debug(
@@ -209,6 +234,7 @@ export class Listener {
       },
     })
     this.#connections.add(connection)
+    if (target !== null) target.connection = connection
   }
 
   /** Stops accepting, answers what every connection has read, then closes them all. */

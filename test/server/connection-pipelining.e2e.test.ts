@@ -8,6 +8,7 @@ import {
   FRAMES_PER_TURN,
   SizePrefixedFrames,
 } from '../../src/server/connection.js'
+import { perTurn } from '../helpers/frames.js'
 
 function frame(payload: Uint8Array): Buffer {
   const b = Buffer.alloc(4 + payload.length)
@@ -88,9 +89,7 @@ test('Connection: a backlog read in many socket reads of one turn is still serve
   // socket with a backlog several times in one turn of the event loop. A turn ends at the check
   // phase (setImmediate), where the connection resumes a run it cut short.
   const FRAMES = 400
-  let turn = 0
-  let turnScheduled = false
-  const perTurn = new Map<number, number>()
+  const turns = perTurn()
   const server = createServer((socket) => {
     new Connection({
       socket,
@@ -98,14 +97,7 @@ test('Connection: a backlog read in many socket reads of one turn is still serve
       idleTimeoutMs: 0,
       onClose: () => {},
       dispatch: (f) => {
-        if (!turnScheduled) {
-          turnScheduled = true
-          setImmediate(() => {
-            turn++
-            turnScheduled = false
-          })
-        }
-        perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1)
+        turns.count()
         return { kind: 'response', bytes: Buffer.from([0, 0, 0, 2, f[0], f[1]]) }
       },
     })
@@ -136,7 +128,7 @@ test('Connection: a backlog read in many socket reads of one turn is still serve
       Array.from({ length: FRAMES }, (_, i) => i),
       'every answer, in order',
     )
-    const most = Math.max(...perTurn.values())
+    const most = turns.most()
     assert.ok(most <= FRAMES_PER_TURN, `${most} frames served in one turn`)
   } finally {
     client.destroy()
