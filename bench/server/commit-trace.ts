@@ -112,6 +112,24 @@ for (const method of ['append', 'appendBatches']) {
   }
 }
 
+// The SQLite engine's checkpoint holds: the writes wait in the store's queue for the last round of a
+// checkpoint (docs/storage.md). The checkpointer is found through its first `afterCommit`; the 1 ms
+// tick below notes when `holding` turns on and off.
+let checkpointer: { holding: boolean } | undefined
+if (storage === 'sqlite') {
+  const { WalCheckpointer } = (await import(`${base}sqlite-checkpoint.js`)) as {
+    WalCheckpointer: { prototype: { afterCommit: (this: { holding: boolean }, bytes: number) => void } }
+  }
+  const original = WalCheckpointer.prototype.afterCommit
+  WalCheckpointer.prototype.afterCommit = function (this: { holding: boolean }, bytes: number) {
+    checkpointer = this
+    original.call(this, bytes)
+  }
+}
+/** The holds of the current run: how many, and how long in all. */
+const holds = { n: 0, ms: 0, longest: 0 }
+let heldSince: number | undefined
+
 const frame = requestFrame(8, 9, 1, shape === 'streams' ? streamsCommitBody : offsetCommitBody)
 const spec = { frames: [frame], warmupSeconds: 1, connections: 4, depth: 16 }
 
@@ -164,6 +182,16 @@ const tick = setInterval(() => {
   }
   last = now
   lastStat = stat
+  const holding = checkpointer?.holding === true
+  if (holding && heldSince === undefined) heldSince = now
+  else if (!holding && heldSince !== undefined) {
+    const ms = now - heldSince
+    events.push({ at: heldSince, ms, what: 'checkpoint: the writes were held for its last round' })
+    holds.n++
+    holds.ms += ms
+    holds.longest = Math.max(holds.longest, ms)
+    heldSince = undefined
+  }
 }, 1)
 const gc = observeGc(events)
 
@@ -185,6 +213,9 @@ for (let run = 0; run < runs; run++) {
   loopHeld.ms = 0
   loopHeld.cpuMs = 0
   compactions = 0
+  holds.n = 0
+  holds.ms = 0
+  holds.longest = 0
   const from = epoch()
   const load0 = loadavg()[0]
   const faults0 = process.resourceUsage().minorPageFault
@@ -239,7 +270,7 @@ for (let run = 0; run < runs; run++) {
     `  collections: ${[...byKind].map(([k, v]) => `${v.n} ${k.replace(/^GC /, '')} (${f1(v.ms)} ms, longest ${f1(v.longest)})`).join(', ') || 'none'}`,
   )
   console.log(
-    `  store: ${writes.length} writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)${usage === undefined ? '' : `, ${compactions} compactions of a log`}`,
+    `  store: ${writes.length} writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)${usage === undefined ? '' : `, ${compactions} compactions of a log`}${storage === 'sqlite' ? `; writes held for a checkpoint ${holds.n} times, ${f1(holds.ms)} ms in all (longest ${f1(holds.longest)} ms)` : ''}`,
   )
   const episodes: { from: number; to: number; n: number; worst: number }[] = []
   for (const s of slow) {

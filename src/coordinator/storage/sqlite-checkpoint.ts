@@ -78,6 +78,17 @@ const MAX_ROUNDS = 4
 /** Rounds with writes held that did not copy everything before the event loop does it instead. */
 const MAX_HELD_ROUNDS = 3
 
+/**
+ * The first lines of a SQLite worker's message handler (CommonJS source): 'close' closes its
+ * connection `db` and answers `{ kind: 'closed' }`.
+ */
+export const CLOSE_ON_MESSAGE = `  if (m === 'close') {
+    try { db && db.close() } catch {}
+    db = undefined
+    parentPort.postMessage({ kind: 'closed' })
+    return
+  }`
+
 // CommonJS, evaluated in the worker: better-sqlite3 is loaded from the path the main thread resolved,
 // so the worker finds the same copy wherever the process was started.
 const WORKER_SOURCE = `
@@ -95,12 +106,7 @@ try {
   parentPort.postMessage({ kind: 'error', message: String(e && e.message || e) })
 }
 parentPort.on('message', (m) => {
-  if (m === 'close') {
-    try { db && db.close() } catch {}
-    db = undefined
-    parentPort.postMessage({ kind: 'closed' })
-    return
-  }
+${CLOSE_ON_MESSAGE}
   if (db === undefined) return
   try {
     const r = db.pragma('wal_checkpoint(PASSIVE)')[0]
@@ -110,6 +116,25 @@ parentPort.on('message', (m) => {
   }
 })
 `
+
+/**
+ * A worker thread that evaluates `source` (CommonJS) with `workerData` holding `data` and, as
+ * `sqlite` and `nativeBinding`, where to load better-sqlite3 from: the path the main thread
+ * resolved, so the worker finds the same copy wherever the process was started.
+ */
+export function sqliteWorker(source: string, data: Record<string, unknown>): Worker {
+  return new Worker(source, {
+    eval: true,
+    workerData: {
+      ...data,
+      sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
+      // The addon the process was told to load instead of the installed one (the test runner does
+      // that on Node versions other than the one node_modules was built for, with a preload that
+      // patches process.dlopen; preloads do not run in worker threads). Unset: the installed one.
+      nativeBinding: process.env.TOPOGRAPH_BETTER_SQLITE3_ADDON || undefined,
+    },
+  })
+}
 
 export class WalCheckpointer {
   readonly #walPath: string
@@ -136,18 +161,7 @@ export class WalCheckpointer {
     this.#release = release
     let worker: Worker
     try {
-      worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: {
-          sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
-          // The addon the process was told to load instead of the installed one (the test runner does
-          // that on Node versions other than the one node_modules was built for, with a preload that
-          // patches process.dlopen; preloads do not run in worker threads). Unset: the installed one.
-          nativeBinding: process.env.TOPOGRAPH_BETTER_SQLITE3_ADDON || undefined,
-          file: options.file,
-          synchronous: options.synchronous,
-        },
-      })
+      worker = sqliteWorker(WORKER_SOURCE, { file: options.file, synchronous: options.synchronous })
     } catch {
       this.#worker = undefined
       return

@@ -266,22 +266,17 @@ test('sqlite: past the WAL size bound, writes wait for the checkpoint and the WA
   await store.open()
   // A checkpoint that does not come: the writes must stop growing the WAL.
   store.pauseCheckpoints(true)
+  // Appends until one finds the writes held (the store is told of every commit before its append
+  // settles); that one waits.
   let n = 0
-  let pending: Promise<void> | undefined
-  for (; n < 10_000; n++) {
-    let done = false
-    const p = store.append(0, commitOf(n)).then(() => {
-      done = true
-    })
-    await turn()
-    if (!done) {
-      pending = p
-      n++
-      break
-    }
-  }
-  assert.ok(pending !== undefined, 'an append waited')
+  while (!events.includes('writes-held') && n < 10_000) await store.append(0, commitOf(n++))
   assert.ok(events.includes('writes-held'))
+  let done = false
+  const pending = store.append(0, commitOf(n++)).then(() => {
+    done = true
+  })
+  for (let i = 0; i < 20; i++) await turn()
+  assert.equal(done, false, 'an append waited')
   const held = walBytes(dir)
   assert.ok(held > hard && held <= hard + 1024 * 1024, `WAL at ${held} bytes when writes were held`)
   // Whatever comes next waits behind it, in order, and the WAL does not grow.
@@ -539,4 +534,109 @@ test('sqlite: a batch row that does not decode fails the load with STORAGE_READ_
     (e: unknown) => e instanceof StorageError && e.code === 'STORAGE_READ_FAILED',
   )
   await store.close()
+})
+
+runRecordStoreContract('sqlite (writes in a worker thread)', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { writeThread: true })
+  await store.open()
+  return {
+    store,
+    reopen: async () => {
+      const s = new SqliteRecordStore(dir, { writeThread: true })
+      await s.open()
+      return s
+    },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+})
+
+test('sqlite: appends commit in the writer thread; the event loop turns while one waits for a lock', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { writeThread: true })
+  await store.open()
+  assert.equal(store.writesOnThread, true)
+  await store.append(0, [rec('a', '1')])
+  // Another connection holds the write lock: the writer thread waits for it, not the event loop.
+  const other = new Database(join(dir, SQLITE_FILE_NAME))
+  other.exec('BEGIN IMMEDIATE')
+  const settled: string[] = []
+  const first = store.append(0, [rec('b', '1')]).then(() => settled.push('b'))
+  const second = store
+    .appendBatches([
+      { shard: 0, records: [rec('c', '1')] },
+      { shard: 1, records: [rec('x', '1')] },
+    ])
+    .then(() => settled.push('c'))
+  // A load waits for the writes in flight; an append after it waits behind the load.
+  const loaded = store.load(0).then((records) => {
+    settled.push('load')
+    return records
+  })
+  const third = store.append(0, [rec('d', '1')]).then(() => settled.push('d'))
+  for (let i = 0; i < 20; i++) await turn()
+  assert.deepEqual(settled, [], 'nothing settled while the lock was held')
+  other.exec('ROLLBACK')
+  other.close()
+  await Promise.all([first, second, third])
+  // The first write's answer comes first; the second's and the load settle in one turn; the append
+  // made after the load comes last.
+  assert.equal(settled[0], 'b')
+  assert.deepEqual([...settled.slice(1, 3)].sort(), ['c', 'load'])
+  assert.equal(settled[3], 'd')
+  assert.deepEqual(show(await loaded), [
+    ['a', '1'],
+    ['b', '1'],
+    ['c', '1'],
+  ])
+  assert.deepEqual(recordOffsets(dir, 0), [0, 1, 2, 3])
+  assert.deepEqual(recordOffsets(dir, 1), [0])
+  await store.close()
+})
+
+test('sqlite: in the writer thread a failed write fails exactly its operations and burns no offset', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { writeThread: true })
+  await store.open()
+  const injected = new Error('the disk is full')
+  store.failNextAppend(injected)
+  // Both posted before either is answered: the failure belongs to the first.
+  const failed = store.append(0, [rec('a', '1'), rec('b', '1')])
+  const written = store.appendBatches([
+    { shard: 0, records: [rec('c', '1')] },
+    { shard: 1, records: [rec('x', '1')] },
+  ])
+  await assert.rejects(failed, (e: unknown) => e === injected)
+  await written
+  assert.deepEqual(show(await store.load(0)), [['c', '1']])
+  assert.deepEqual(show(await store.load(1)), [['x', '1']])
+  assert.deepEqual(batchRows(dir, 0), [{ base: 0, last: 0, n: 1 }])
+  await store.close()
+})
+
+test('sqlite: when the writer thread dies, appends commit on the event loop at the right offsets', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { writeThread: true })
+  await store.open()
+  await store.append(0, [rec('a', '1'), rec('b', '1')])
+  await store.append(2, [rec('x', '1')])
+  await store.killWriterThread()
+  assert.equal(store.writesOnThread, false)
+  await store.append(0, [rec('c', '1')])
+  await store.appendBatches([
+    { shard: 2, records: [rec('y', '1')] },
+    { shard: 3, records: [rec('z', '1')] },
+  ])
+  assert.deepEqual(recordOffsets(dir, 0), [0, 1, 2])
+  assert.deepEqual(recordOffsets(dir, 2), [0, 1])
+  await store.close()
+  const reopened = new SqliteRecordStore(dir, { writeThread: true })
+  await reopened.open()
+  assert.deepEqual(show(await reopened.load(0)), [
+    ['a', '1'],
+    ['b', '1'],
+    ['c', '1'],
+  ])
+  assert.deepEqual(show(await reopened.load(3)), [['z', '1']])
+  await reopened.close()
 })
