@@ -22,6 +22,7 @@
 // the TypeScript sources (see bench/server/target.ts).
 import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
 import type { WireClient } from '../../test/server/wire-client.js'
+import { adoptAnswer, type HeartbeatingMember, heartbeatBody } from '../../test/helpers/streams-member.js'
 import { runHeartbeatBench } from '../server/heartbeat-bench.js'
 import { statelessTopology } from './member-shape.js'
 
@@ -38,64 +39,27 @@ const TOPIC = 'hb-input'
 /** Response frame offset of ErrorCode: correlation id (4), header tags (1), ThrottleTimeMs (4). */
 const ERROR_CODE_AT = 9
 
-interface TaskIds {
-  subtopologyId: string
-  partitions: number[]
-}
-interface Member {
-  readonly groupId: string
-  readonly memberId: string
+interface Member extends HeartbeatingMember {
   readonly processId: string
-  epoch: number
-  endpointEpoch: number
-  active: TaskIds[]
-  standby: TaskIds[]
-  warmup: TaskIds[]
 }
 
 const topology = statelessTopology(TOPIC)
 
 function steadyBody(m: Member) {
-  return {
-    groupId: m.groupId,
-    memberId: m.memberId,
-    memberEpoch: m.epoch,
-    endpointInformationEpoch: m.endpointEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: -1,
-    topology: null,
-    activeTasks: null,
-    standbyTasks: null,
-    warmupTasks: null,
-    processId: null,
-    userEndpoint: null,
-    clientTags: null,
-    taskOffsets: null,
-    taskEndOffsets: null,
-    shutdownApplication: false,
-  }
+  return heartbeatBody(m)
 }
 
 /** A heartbeat while joining: the topology on the first one, the owned tasks on every one. */
 async function joinHeartbeat(c: WireClient, m: Member): Promise<StreamsGroupHeartbeatResponse> {
   const joining = m.epoch === 0
   const { body } = await c.request<StreamsGroupHeartbeatResponse>(88, 1, {
-    ...steadyBody(m),
-    rebalanceTimeoutMs: joining ? 30_000 : -1,
-    topology: joining ? topology : null,
-    processId: joining ? m.processId : null,
-    clientTags: joining ? [] : null,
+    ...heartbeatBody(m, joining ? { topology, processId: m.processId } : null),
     activeTasks: m.active,
     standbyTasks: m.standby,
     warmupTasks: m.warmup,
   })
   if (body.errorCode !== 0) throw new Error(`${m.memberId}: error ${body.errorCode} ${body.errorMessage}`)
-  m.epoch = body.memberEpoch
-  m.endpointEpoch = body.endpointInformationEpoch
-  if (body.activeTasks !== null) m.active = body.activeTasks
-  if (body.standbyTasks !== null) m.standby = body.standbyTasks
-  if (body.warmupTasks !== null) m.warmup = body.warmupTasks
+  adoptAnswer(m, body)
   return body
 }
 

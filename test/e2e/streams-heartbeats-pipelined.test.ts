@@ -8,7 +8,12 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { MetadataResponse } from '../../src/protocol/generated/messages/MetadataResponse.js'
 import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
-import { simpleTopology } from '../helpers/streams-member.js'
+import {
+  adoptAnswer,
+  type HeartbeatingMember,
+  heartbeatBody,
+  simpleTopology,
+} from '../helpers/streams-member.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 import { decodeResponse, requestFrame, WireClient } from '../server/wire-client.js'
 
@@ -17,19 +22,7 @@ const GROUPS = 6
 const MEMBERS = 4
 const EXTRA_TOPICS = 40
 
-interface TaskIds {
-  subtopologyId: string
-  partitions: number[]
-}
-interface Member {
-  readonly groupId: string
-  readonly memberId: string
-  epoch: number
-  endpointEpoch: number
-  active: TaskIds[]
-  standby: TaskIds[]
-  warmup: TaskIds[]
-}
+type Member = HeartbeatingMember
 
 let server: TestServer
 let client: WireClient
@@ -63,43 +56,25 @@ after(async () => {
   await server?.stop()
 })
 
-function heartbeatBody(m: Member, joining: boolean) {
-  return {
-    groupId: m.groupId,
-    memberId: m.memberId,
-    memberEpoch: m.epoch,
-    endpointInformationEpoch: m.endpointEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: joining ? 30_000 : -1,
-    topology: joining ? simpleTopology([TOPIC]) : null,
-    activeTasks: joining ? [] : null,
-    standbyTasks: joining ? [] : null,
-    warmupTasks: joining ? [] : null,
-    processId: joining ? `process-${m.memberId}` : null,
-    userEndpoint: null,
-    clientTags: joining ? [] : null,
-    taskOffsets: null,
-    taskEndOffsets: null,
-    shutdownApplication: false,
-  }
+/** A steady heartbeat, or a join's with the topology. */
+function requestBody(m: Member, joining: boolean) {
+  return heartbeatBody(
+    m,
+    joining ? { topology: simpleTopology([TOPIC]), processId: `process-${m.memberId}` } : null,
+  )
 }
 
 /** One heartbeat reporting the member's tasks; takes in what the answer says. */
 async function reconcile(m: Member): Promise<StreamsGroupHeartbeatResponse> {
   const joining = m.epoch === 0
   const { body } = await client.request<StreamsGroupHeartbeatResponse>(88, 1, {
-    ...heartbeatBody(m, joining),
+    ...requestBody(m, joining),
     activeTasks: m.active,
     standbyTasks: m.standby,
     warmupTasks: m.warmup,
   })
   assert.equal(body.errorCode, 0, `${m.memberId}: ${body.errorMessage}`)
-  m.epoch = body.memberEpoch
-  m.endpointEpoch = body.endpointInformationEpoch
-  if (body.activeTasks !== null) m.active = body.activeTasks
-  if (body.standbyTasks !== null) m.standby = body.standbyTasks
-  if (body.warmupTasks !== null) m.warmup = body.warmupTasks
+  adoptAnswer(m, body)
   return body
 }
 
@@ -149,12 +124,12 @@ test('pipelined heartbeats of many members on one connection are answered in ord
     const order = members.map((m, i) => ({ m, k: (i * 7 + round * 13) % members.length }))
     order.sort((a, b) => a.k - b.k)
     for (const { m } of order) {
-      add(88, 1, heartbeatBody(m, false), { kind: 'steady', m })
+      add(88, 1, requestBody(m, false), { kind: 'steady', m })
       const n = correlationId
       if (n % 37 === 0) add(3, 12, { topics: null, allowAutoTopicCreation: false }, { kind: 'metadata' })
       if (n % 41 === 0) {
         const memberId = `pipelined-stranger-${n}`
-        add(88, 1, { ...heartbeatBody(m, false), memberId, memberEpoch: 5 }, { kind: 'unknown', memberId })
+        add(88, 1, { ...requestBody(m, false), memberId, memberEpoch: 5 }, { kind: 'unknown', memberId })
       }
       if (n % 53 === 0) {
         const joiner: Member = {
@@ -166,7 +141,7 @@ test('pipelined heartbeats of many members on one connection are answered in ord
           standby: [],
           warmup: [],
         }
-        add(88, 1, heartbeatBody(joiner, true), { kind: 'join', m: joiner })
+        add(88, 1, requestBody(joiner, true), { kind: 'join', m: joiner })
       }
     }
   }

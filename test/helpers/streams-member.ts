@@ -10,6 +10,55 @@ export interface TaskList {
   partitions: number[]
 }
 
+/** What a caller that builds its heartbeats by hand keeps of a member between them. */
+export interface HeartbeatingMember {
+  readonly groupId: string
+  readonly memberId: string
+  epoch: number
+  endpointEpoch: number
+  active: TaskList[]
+  standby: TaskList[]
+  warmup: TaskList[]
+}
+
+/**
+ * A StreamsGroupHeartbeat body for `m`: a steady one (every optional field null) without `join`,
+ * else a join's (the topology and process id, an empty tag list, the owned tasks).
+ */
+export function heartbeatBody(
+  m: HeartbeatingMember,
+  join: { topology: StreamsGroupHeartbeatRequestTopology; processId: string } | null = null,
+) {
+  return {
+    groupId: m.groupId,
+    memberId: m.memberId,
+    memberEpoch: m.epoch,
+    endpointInformationEpoch: m.endpointEpoch,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: join !== null ? 30_000 : -1,
+    topology: join?.topology ?? null,
+    activeTasks: join !== null ? m.active : null,
+    standbyTasks: join !== null ? m.standby : null,
+    warmupTasks: join !== null ? m.warmup : null,
+    processId: join?.processId ?? null,
+    userEndpoint: null,
+    clientTags: join !== null ? [] : null,
+    taskOffsets: null,
+    taskEndOffsets: null,
+    shutdownApplication: false,
+  }
+}
+
+/** Takes in what a successful heartbeat's answer tells the member (epochs, new task lists). */
+export function adoptAnswer(m: HeartbeatingMember, body: StreamsGroupHeartbeatResponse): void {
+  m.epoch = body.memberEpoch
+  m.endpointEpoch = body.endpointInformationEpoch
+  if (body.activeTasks !== null) m.active = body.activeTasks
+  if (body.standbyTasks !== null) m.standby = body.standbyTasks
+  if (body.warmupTasks !== null) m.warmup = body.warmupTasks
+}
+
 export function simpleTopology(
   sourceTopics: string[],
   options: { epoch?: number; changelog?: string; subtopologyId?: string } = {},
