@@ -1,6 +1,6 @@
 // Memory and fairness of a real `topograph start` under requests that used to take it down: a
 // CreateTopics for 2147483647 partitions followed by Metadata (the server used to grow to 4 GB and
-// die), an all-topics Metadata at max.partitions, and 10,000 requests pipelined on one connection
+// die), an all-topics Metadata at max.partitions, and 20,000 requests pipelined on one connection
 // while another connection keeps working. The bounds are generous: they tell a bounded server from
 // one that allocates per partition or per pipelined request, not fast from slow.
 import assert from 'node:assert/strict'
@@ -174,11 +174,11 @@ describe('a real server stays bounded', () => {
     c.socket.destroy()
   })
 
-  it('10,000 requests pipelined on one connection: answered in order; another connection keeps a p99 under 10 ms', async () => {
+  it('20,000 requests pipelined on one connection: answered in order; another connection keeps a p95 under 10 ms', async (t) => {
     const pid = server.child.pid!
-    // The flood runs in a process of its own, so reading its 10,000 answers does not delay this
+    // The flood runs in a process of its own, so reading its 20,000 answers does not delay this
     // process's measurements.
-    const N = 10_000
+    const N = 20_000
     // Each request of the flood asks for a topic of 10 partitions, so that answering a run of
     // them takes long enough to show on the other connection.
     const setup = await connect(server.port)
@@ -227,14 +227,21 @@ describe('a real server stays bounded', () => {
       latencies.push(Math.max(0, elapsed - (runQueueWaitMs(pid) + runQueueWaitMs(process.pid) - waited)))
     }
     assert.equal(await floodExit, 0, `the flood client: ${floodOut}`)
-    assert.match(floodOut, /answered 10000 in order/)
+    assert.match(floodOut, /answered 20000 in order/)
     // A server that answered the flood in long runs would answer few requests of the other
     // connection meanwhile, each late.
     assert.ok(latencies.length >= 30, `${latencies.length} answers while the flood ran`)
     latencies.sort((a, b) => a - b)
-    const p99 = latencies[Math.floor(latencies.length * 0.99)]!
-    assert.ok(p99 < 10, `p99 ${p99.toFixed(2)} ms over ${latencies.length} answers during the flood`)
-    assert.ok(rssMb(pid) < 400, `RSS ${rssMb(pid)} MB`)
+    const at = (q: number) => latencies[Math.floor(latencies.length * q)]!.toFixed(2)
+    const figures = `p50 ${at(0.5)} / p95 ${at(0.95)} / max ${at(0.999999)} ms over ${latencies.length} answers during the flood`
+    t.diagnostic(figures)
+    // A p95, not a p99: the flood lasts for 60–200 answers of this connection, so a p99 would be
+    // the single slowest one, which one collection in the server decides. A server that answered
+    // the flood in long runs would make most answers late, which the p95 shows.
+    assert.ok(Number(at(0.95)) < 10, figures)
+    const rss = rssMb(pid)
+    t.diagnostic(`RSS ${rss} MB after the flood`)
+    assert.ok(rss < 400, `RSS ${rss} MB`)
     other.socket.destroy()
   })
   it('at max.partitions, an all-topics Metadata is answered in bounded memory', async (t) => {
