@@ -9,6 +9,7 @@ import {
   type MemberSession,
   MemberSlot,
   type MemberSlotOf,
+  SlotSession,
   type SessionTimers,
 } from './session.js'
 import { sessionTimeoutKey } from './timers.js'
@@ -104,10 +105,10 @@ class Slots<S extends { readonly member: { readonly memberId: string } }> implem
 }
 
 /** The members of a table as a read-only map, read through its slots (made when asked for). */
-class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
-  readonly #slots: ReadonlyMap<string, MemberSlotOf<M, R>>
+class MembersView<M extends ModernMember> implements ReadonlyMap<string, M> {
+  readonly #slots: ReadonlyMap<string, MemberSlotOf<M>>
 
-  constructor(slots: ReadonlyMap<string, MemberSlotOf<M, R>>) {
+  constructor(slots: ReadonlyMap<string, MemberSlotOf<M>>) {
     this.#slots = slots
   }
   get size(): number {
@@ -140,7 +141,7 @@ class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
  * `S`: the slot class; a group that keeps more with each member (a streams member's target), or
  * keeps its members as their own slots, makes its own by overriding newSlot.
  */
-export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R> = MemberSlot<M, R>>
+export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M> = MemberSlot<M, R>>
   extends Slots<S>
   implements SessionTimers<R>
 {
@@ -157,7 +158,7 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R>
 
   /** In the order members were first replayed (a view made when asked for: one object less a group). */
   get members(): ReadonlyMap<string, M> {
-    return new MembersView<M, R>(this)
+    return new MembersView<M>(this)
   }
   slot(memberId: string): S | undefined {
     return this.get(memberId)
@@ -174,13 +175,16 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R>
   }
 
   /**
-   * The member's session timeout: for a stored member its slot, whose key and operation are made
-   * from the group id and the stored member id (never the caller's string, which may be a fresh
-   * request's) when its timer is armed; for a member not stored yet, a fresh one that is not kept.
+   * The member's session timeout: for a stored member its slot (or, for a slot that makes no key
+   * and operation of its own, a SlotSession over it), whose key and operation are made from the
+   * group id and the stored member id (never the caller's string, which may be a fresh request's)
+   * when its timer is armed; for a member not stored yet, a fresh one that is not kept.
    */
   session(memberId: string): MemberSession<R> {
     const slot = this.get(memberId)
-    if (slot !== undefined) return slot
+    if (slot instanceof MemberSlot) return slot as MemberSlot<M, R>
+    if (slot !== undefined)
+      return new SlotSession(slot, this.sessionKey(slot.memberId), this.sessionOp(slot.memberId))
     // The runtime may keep the key and operation long after this request (see strings.ts).
     const id = kept(memberId)
     return new DetachedSession(this.sessionKey(id), this.sessionOp(id))

@@ -21,7 +21,7 @@ import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEqua
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
 import type { MemberSession as GenericMemberSession, MemberSlotOf } from '../modern/session.js'
-import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
+import { initialRebalanceKey, type StreamsTimer, type StreamsTimerResult } from './timers.js'
 import type {
   DescribedTopicInfo,
   DescribedTopology,
@@ -122,13 +122,13 @@ class ProcessIndex {
 }
 
 /** A streams member's slot: the stored member itself, with its session and its target assignment. */
-type StreamsMemberSlot = StoredMemberSlot<StreamsTimerResult>
+type StreamsMemberSlot = StoredMemberSlot
 
 class StreamsMemberTable extends MemberTable<StreamsGroupMember, StreamsTimerResult, StreamsMemberSlot> {
   protected override newSlot(member: StreamsGroupMember): StreamsMemberSlot {
     if (!(member instanceof StoredMember))
       throw new Error('A slot takes a stored member (MemberProfiles.store).')
-    return member.toSlot(this)
+    return member.toSlot()
   }
 }
 
@@ -232,7 +232,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export type MemberSlot = MemberSlotOf<StreamsGroupMember, StreamsTimerResult>
+export type MemberSlot = MemberSlotOf<StreamsGroupMember>
 
 export class StreamsGroup {
   readonly groupId: string
@@ -313,9 +313,27 @@ export class StreamsGroup {
     return this.#table.slot(memberId)
   }
 
-  /** The member's session timeout (see MemberTable.session). */
+  /**
+   * The member's session timeout (see MemberTable.session: for a stored member, a SlotSession over
+   * its slot, made for the call; the shard's own timers use sessionTimer).
+   */
   session(memberId: string): MemberSession {
     return this.#table.session(memberId)
+  }
+
+  /**
+   * The member's session timer, due in `delayMs`: its key and operation made from the group id and
+   * the stored member id, its slot the watch; for a member not stored yet, a detached session's.
+   */
+  sessionTimer(memberId: string, delayMs: number): StreamsTimer {
+    const table = this.#table
+    const slot = table.slot(memberId)
+    if (slot === undefined) {
+      const s = table.session(memberId)
+      return { key: s.key, delayMs, op: s.op, watch: s }
+    }
+    const id = slot.memberId
+    return { key: table.sessionKey(id), delayMs, op: table.sessionOp(id), watch: slot }
   }
 
   /** The number of members. */
