@@ -102,17 +102,14 @@ test("a slot that makes no timer key and operation of its own: the table's sessi
     deadlineMs = 0
     armed = false
     dueMs = 0
-    member: ModernMember
+    readonly member: ModernMember
+    readonly memberId: string
     constructor(member: ModernMember) {
       this.member = member
+      this.memberId = member.memberId
     }
-    get memberId(): string {
-      return this.member.memberId
-    }
-    replace(member: ModernMember): ModernMember {
-      const old = this.member
-      this.member = member
-      return old
+    replace(): ModernMember {
+      throw new Error('no member is replaced here')
     }
   }
   class BareTable extends MemberTable<ModernMember, string, BareSlot> {
