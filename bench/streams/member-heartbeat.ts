@@ -76,7 +76,7 @@ for (let g = 0; g < members / perGroup; g++) {
 // The runtime marks an armed session timer on its watch; a steady heartbeat then moves the soft
 // deadline instead of asking for a timer.
 for (const d of drivers) {
-  const session = manager.group(d.groupId)!.session(d.memberId)
+  const session = manager.group(d.groupId)!.slot(d.memberId)!
   session.armed = true
   session.dueMs = Number.MAX_SAFE_INTEGER
 }

@@ -13,7 +13,9 @@
 // after full collections (--expose-gc), before the groups exist and after, with nothing but the
 // manager holding them; the difference ÷ members. It counts the code compiled while the first
 // members are built (about 1.8 MB, whatever the number of members), so a second figure is taken
-// after a warm-up: the members dropped and the same number built again in a new manager. Records:
+// after a warm-up: the members dropped and the same number built again in a new manager. A third,
+// the slope, has no fixed cost in it at all: in that second manager, the same number of members
+// again (`members` more, 2 × `members` in all), the heap they add ÷ `members`. Records:
 // every live record of the groups (the latest per key, which is what a compacted log keeps) through
 // the coordinator's record serializer, split into each member's own three (member metadata, current
 // assignment, target assignment member) and the group's (metadata, topology, target assignment
@@ -139,13 +141,21 @@ function heapAfterGc(): number {
  * In a function of its own, so nothing but its result outlives it (a reference left in the
  * caller's frame would keep a dropped manager alive).
  */
-function measureBuild(tag: string, withRecords: boolean) {
+function measureBuild(tag: string, withRecords: boolean, slopeTag: string | null) {
   const manager = newManager()
   const before = heapAfterGc()
   const ids = build(manager, members, tag)
   const after = heapAfterGc()
+  // The slope: `members` more in the same manager (2 × `members` in all), what they add ÷ `members`.
+  let slope = Number.NaN
+  if (slopeTag !== null) {
+    // Group ids of the same length as the first `members`' (so are their strings).
+    build(manager, members, slopeTag)
+    slope = (heapAfterGc() - after) / members
+  }
   return {
     perMember: (after - before) / members,
+    slope,
     groups: ids.length,
     records: withRecords ? recordBytes(manager, ids) : null,
   }
@@ -153,7 +163,7 @@ function measureBuild(tag: string, withRecords: boolean) {
 
 // 1. Heap per member at `members`: the first build (the code that builds members is compiled
 // meanwhile, and counted).
-const first = measureBuild('g', true)
+const first = measureBuild('g', true, null)
 const records = first.records!
 const heapPerMember = first.perMember
 const groupCount = first.groups
@@ -161,7 +171,12 @@ const groupCount = first.groups
 // 1b. The same after a warm-up: the first build dropped, the same number of members built again
 // in a new manager, so what the first build compiled is there before the "before" heap is taken
 // and only the members' state is counted.
-const warmPerMember = measureBuild('w', false).perMember
+// 1c. The slope: in that manager, `members` more; the heap of 2 × `members` members minus the heap
+// of `members`, ÷ `members`. What does not grow with the members (the manager, shared profiles
+// and configs, code) is in neither difference.
+const warm = measureBuild('w', false, 'x')
+const warmPerMember = warm.perMember
+const slopePerMember = warm.slope
 const memberRecords = records.member / members
 const groupRecordsPerMember = records.group / members
 const f = (n: number) => Math.round(n).toLocaleString('en')
@@ -171,19 +186,27 @@ console.log(
 )
 console.log('| Figure | bytes per member |')
 console.log('| --- | ---: |')
-console.log(`| heap (all of the shard's streams state ÷ members) | ${f(heapPerMember)} |`)
 console.log(
-  `| heap after a warm-up (the same build again, code already compiled) ÷ members | ${f(warmPerMember)} |`,
+  `| 1. heap as first measured: all of the shard's streams state ÷ members, with the code compiled while building them | ${f(heapPerMember)} |`,
+)
+console.log(
+  `| 2. heap after a warm-up: the same build again in a new manager (code already compiled) ÷ members | ${f(warmPerMember)} |`,
+)
+console.log(
+  `| 3. slope: heap of ${f(2 * members)} members − heap of ${f(members)}, ÷ ${f(members)} (no fixed cost) | ${f(slopePerMember)} |`,
 )
 console.log(`| the member's own records, serialized (key + value) | ${f(memberRecords)} |`)
 console.log(`| the group's records, serialized, ÷ members | ${f(groupRecordsPerMember)} |`)
-console.log(`| heap ÷ the member's records | ${(heapPerMember / memberRecords).toFixed(2)}× |`)
 console.log(
-  `| heap ÷ (the member's records + its share of the group's) | ${(heapPerMember / (memberRecords + groupRecordsPerMember)).toFixed(2)}× |`,
+  `| heap as first measured ÷ the member's records | ${(heapPerMember / memberRecords).toFixed(2)}× |`,
+)
+console.log(
+  `| heap as first measured ÷ (the member's records + its share of the group's) | ${(heapPerMember / (memberRecords + groupRecordsPerMember)).toFixed(2)}× |`,
 )
 console.log(
   `| heap after a warm-up ÷ the member's records | ${(warmPerMember / memberRecords).toFixed(2)}× |`,
 )
+console.log(`| slope ÷ the member's records | ${(slopePerMember / memberRecords).toFixed(2)}× |`)
 console.log('\n| Record | serialized bytes per member |')
 console.log('| --- | ---: |')
 for (const [type, n] of records.perType) console.log(`| ${type} | ${f(n / members)} |`)

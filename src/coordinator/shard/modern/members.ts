@@ -9,6 +9,7 @@ import {
   type MemberSession,
   MemberSlot,
   type MemberSlotOf,
+  SlotSession,
   type SessionTimers,
 } from './session.js'
 import { sessionTimeoutKey } from './timers.js'
@@ -30,26 +31,29 @@ const SEARCHED_SLOTS = 8
 const NO_SLOTS: readonly never[] = Object.freeze([])
 
 /**
- * The slots of a table by member id (each slot's member's id), as a read-only map, in the order
- * members were first replayed. MemberTable is one (an object less a group).
+ * The slots of a table by member id (each slot's `memberId`, its member's), as a read-only map, in
+ * the order members were first replayed. MemberTable is one (an object less a group).
  *
- * Up to SEARCHED_SLOTS members, the ids and slots alternate in one array of exactly their number,
- * searched in order, comparing only the ids read from the array; above that, a Map. A Map costs a
- * hash table of at least about 260 bytes (about 50 a member at 5 members a group, the size of a
- * Kafka Streams application's group); the array 16 bytes a member. The array is replaced, never
- * changed in place, so an iteration goes on over the slots it began with.
+ * Up to SEARCHED_SLOTS members, the slots are one array of exactly their number, searched in order
+ * by each slot's member id; above that, a Map. A Map costs a hash table of at least about 260 bytes
+ * (about 50 a member at 5 members a group, the size of a Kafka Streams application's group); the
+ * array 8 bytes a member (the ids are the slots' own, not kept a second time). The array is
+ * replaced, never changed in place, so an iteration goes on over the slots it began with.
  */
-class Slots<S extends { readonly member: { readonly memberId: string } }> implements ReadonlyMap<string, S> {
-  #slots: readonly (string | S)[] | Map<string, S> = NO_SLOTS
+class Slots<S extends { readonly memberId: string }> implements ReadonlyMap<string, S> {
+  #slots: readonly S[] | Map<string, S> = NO_SLOTS
 
   get size(): number {
     const slots = this.#slots
-    return slots instanceof Map ? slots.size : slots.length >> 1
+    return slots instanceof Map ? slots.size : slots.length
   }
   get(memberId: string): S | undefined {
     const slots = this.#slots
     if (slots instanceof Map) return slots.get(memberId)
-    for (let i = 0; i < slots.length; i += 2) if (slots[i] === memberId) return slots[i + 1] as S
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!
+      if (slot.memberId === memberId) return slot
+    }
     return undefined
   }
   has(memberId: string): boolean {
@@ -58,27 +62,24 @@ class Slots<S extends { readonly member: { readonly memberId: string } }> implem
   /** Adds the slot of a member not in the table. */
   protected addSlot(slot: S): void {
     const slots = this.#slots
-    const id = slot.member.memberId
-    if (slots instanceof Map) slots.set(id, slot)
-    else if (slots.length < 2 * SEARCHED_SLOTS) this.#slots = slots.concat(id, slot)
+    if (slots instanceof Map) slots.set(slot.memberId, slot)
+    else if (slots.length < SEARCHED_SLOTS) this.#slots = slots.concat(slot)
     else {
       const map = new Map<string, S>()
-      for (let i = 0; i < slots.length; i += 2) map.set(slots[i] as string, slots[i + 1] as S)
-      this.#slots = map.set(id, slot)
+      for (const s of slots) map.set(s.memberId, s)
+      this.#slots = map.set(slot.memberId, slot)
     }
   }
   protected deleteSlot(memberId: string): void {
     const slots = this.#slots
     if (slots instanceof Map) {
       if (!slots.delete(memberId) || slots.size > SEARCHED_SLOTS) return
-      const list: (string | S)[] = []
-      for (const [id, s] of slots) list.push(id, s)
-      this.#slots = list
+      this.#slots = [...slots.values()]
       return
     }
-    for (let i = 0; i < slots.length; i += 2) {
-      if (slots[i] !== memberId) continue
-      this.#slots = slots.length === 2 ? NO_SLOTS : slots.slice(0, i).concat(slots.slice(i + 2))
+    for (let i = 0; i < slots.length; i++) {
+      if (slots[i]!.memberId !== memberId) continue
+      this.#slots = slots.length === 1 ? NO_SLOTS : slots.slice(0, i).concat(slots.slice(i + 1))
       return
     }
   }
@@ -88,7 +89,7 @@ class Slots<S extends { readonly member: { readonly memberId: string } }> implem
   *entries(): MapIterator<[string, S]> {
     const slots = this.#slots
     if (slots instanceof Map) yield* slots.entries()
-    else for (let i = 0; i < slots.length; i += 2) yield [slots[i] as string, slots[i + 1] as S]
+    else for (const s of slots) yield [s.memberId, s]
   }
   *keys(): MapIterator<string> {
     for (const [id] of this) yield id
@@ -96,7 +97,7 @@ class Slots<S extends { readonly member: { readonly memberId: string } }> implem
   *values(): MapIterator<S> {
     const slots = this.#slots
     if (slots instanceof Map) yield* slots.values()
-    else for (let i = 1; i < slots.length; i += 2) yield slots[i] as S
+    else yield* slots
   }
   [Symbol.iterator](): MapIterator<[string, S]> {
     return this.entries()
@@ -104,10 +105,10 @@ class Slots<S extends { readonly member: { readonly memberId: string } }> implem
 }
 
 /** The members of a table as a read-only map, read through its slots (made when asked for). */
-class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
-  readonly #slots: ReadonlyMap<string, MemberSlotOf<M, R>>
+class MembersView<M extends ModernMember> implements ReadonlyMap<string, M> {
+  readonly #slots: ReadonlyMap<string, MemberSlotOf<M>>
 
-  constructor(slots: ReadonlyMap<string, MemberSlotOf<M, R>>) {
+  constructor(slots: ReadonlyMap<string, MemberSlotOf<M>>) {
     this.#slots = slots
   }
   get size(): number {
@@ -140,7 +141,7 @@ class MembersView<M extends ModernMember, R> implements ReadonlyMap<string, M> {
  * `S`: the slot class; a group that keeps more with each member (a streams member's target), or
  * keeps its members as their own slots, makes its own by overriding newSlot.
  */
-export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R> = MemberSlot<M, R>>
+export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M> = MemberSlot<M, R>>
   extends Slots<S>
   implements SessionTimers<R>
 {
@@ -157,7 +158,7 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R>
 
   /** In the order members were first replayed (a view made when asked for: one object less a group). */
   get members(): ReadonlyMap<string, M> {
-    return new MembersView<M, R>(this)
+    return new MembersView<M>(this)
   }
   slot(memberId: string): S | undefined {
     return this.get(memberId)
@@ -174,13 +175,16 @@ export class MemberTable<M extends ModernMember, R, S extends MemberSlotOf<M, R>
   }
 
   /**
-   * The member's session timeout: for a stored member its slot, whose key and operation are made
-   * from the group id and the stored member id (never the caller's string, which may be a fresh
-   * request's) when its timer is armed; for a member not stored yet, a fresh one that is not kept.
+   * The member's session timeout: for a stored member its slot (or, for a slot that makes no key
+   * and operation of its own, a SlotSession over it), whose key and operation are made from the
+   * group id and the stored member id (never the caller's string, which may be a fresh request's)
+   * when its timer is armed; for a member not stored yet, a fresh one that is not kept.
    */
   session(memberId: string): MemberSession<R> {
     const slot = this.get(memberId)
-    if (slot !== undefined) return slot
+    if (slot instanceof MemberSlot) return slot as MemberSlot<M, R>
+    if (slot !== undefined)
+      return new SlotSession(slot, this.sessionKey(slot.memberId), this.sessionOp(slot.memberId))
     // The runtime may keep the key and operation long after this request (see strings.ts).
     const id = kept(memberId)
     return new DetachedSession(this.sessionKey(id), this.sessionOp(id))

@@ -7,21 +7,35 @@ import type { CoordinatorResult, TimerIntent } from '../../runtime/types.js'
 import type { TimerWatch } from '../../runtime/types.js'
 
 /**
+ * The soft state of a member's session: the runtime's watch of its session timer (`armed`, `dueMs`)
+ * and the soft deadline a heartbeat that writes nothing moves instead of re-arming that timer
+ * (see MemberSession).
+ */
+export interface SessionWatch extends TimerWatch {
+  /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
+  deadlineMs: number
+}
+
+/**
  * A member's session timeout. Its timer (key `sessionTimeoutKey(groupId, memberId)`, operation
- * `op`, this object as its watch) is armed through timer intents, applied once a heartbeat's records
- * are durable; the runtime keeps `armed` up to date. A heartbeat that writes nothing while the timer
- * is armed moves `deadlineMs` instead (soft state), and the timer, when it fires before that
- * deadline, re-arms itself for the rest. So a steady heartbeat leaves no timer work behind, and the
- * member still expires one session timeout after its last successful heartbeat.
+ * `op`, this object or the member's slot as its watch) is armed through timer intents, applied once
+ * a heartbeat's records are durable; the runtime keeps `armed` up to date. A heartbeat that writes
+ * nothing while the timer is armed moves `deadlineMs` instead (soft state), and the timer, when it
+ * fires before that deadline, re-arms itself for the rest. So a steady heartbeat leaves no timer
+ * work behind, and the member still expires one session timeout after its last successful
+ * heartbeat.
  *
  * A stored member's key and operation are made when its timer is armed (see MemberSlot), not kept
  * with the member: the runtime holds them while the timer is armed, and a steady heartbeat arms
  * nothing.
  */
-export abstract class MemberSession<R = CoordinatorResult<unknown, void>> implements TimerWatch {
-  abstract readonly key: string
-  abstract readonly op: (nowMs: number) => R
-  /** The session deadline set by the last heartbeat that wrote nothing; 0 before any. */
+export interface MemberSession<R = CoordinatorResult<unknown, void>> extends SessionWatch {
+  readonly key: string
+  readonly op: (nowMs: number) => R
+}
+
+/** The session bookkeeping fields of a session or slot, as a new member starts. */
+export abstract class SessionFields implements SessionWatch {
   deadlineMs = 0
   /** Whether the runtime has this session's timer armed (it keeps this up to date). */
   armed = false
@@ -33,7 +47,10 @@ export abstract class MemberSession<R = CoordinatorResult<unknown, void>> implem
 }
 
 /** The session of a member that is not stored (yet): its key and operation, made for one request. */
-export class DetachedSession<R = CoordinatorResult<unknown, void>> extends MemberSession<R> {
+export class DetachedSession<R = CoordinatorResult<unknown, void>>
+  extends SessionFields
+  implements MemberSession<R>
+{
   readonly key: string
   readonly op: (nowMs: number) => R
 
@@ -41,6 +58,42 @@ export class DetachedSession<R = CoordinatorResult<unknown, void>> extends Membe
     super()
     this.key = key
     this.op = op
+  }
+}
+
+/**
+ * The session of a stored slot that does not make its own key and operation (a streams member's,
+ * which keeps no reference to its table): the slot's bookkeeping, read and written through, with
+ * the key and operation its table made. Made when asked for; the shard's own timers take the slot
+ * itself as their watch.
+ */
+export class SlotSession<R = CoordinatorResult<unknown, void>> implements MemberSession<R> {
+  readonly #slot: SessionWatch
+  readonly key: string
+  readonly op: (nowMs: number) => R
+
+  constructor(slot: SessionWatch, key: string, op: (nowMs: number) => R) {
+    this.#slot = slot
+    this.key = key
+    this.op = op
+  }
+  get deadlineMs(): number {
+    return this.#slot.deadlineMs
+  }
+  set deadlineMs(ms: number) {
+    this.#slot.deadlineMs = ms
+  }
+  get armed(): boolean {
+    return this.#slot.armed
+  }
+  set armed(armed: boolean) {
+    this.#slot.armed = armed
+  }
+  get dueMs(): number {
+    return this.#slot.dueMs
+  }
+  set dueMs(ms: number) {
+    this.#slot.dueMs = ms
   }
 }
 
@@ -52,19 +105,23 @@ export interface SessionTimers<R> {
 
 /**
  * What a member table keeps for each member: the member and its session bookkeeping, found with
- * one lookup. The slot stays the same object while the member is in the table (it is its session
- * timer's watch); `replace` puts the member a record made in it.
+ * one lookup by `memberId` (its member's id). The slot stays the same object while the member is
+ * in the table (it is its session timer's watch); `replace` puts the member a record made in it.
  */
-export interface MemberSlotOf<M, R> extends MemberSession<R> {
+export interface MemberSlotOf<M> extends SessionWatch {
+  readonly memberId: string
   readonly member: M
   /** Makes `member` the slot's member; returns the member it replaces, as a value of its own. */
   replace(member: M): M
 }
 
-/** A stored member with its session bookkeeping, found with one lookup. */
+/**
+ * A stored member with its session bookkeeping, found with one lookup; its session too (it makes
+ * its key and operation through its table).
+ */
 export class MemberSlot<M extends { readonly memberId: string }, R = CoordinatorResult<unknown, void>>
-  extends MemberSession<R>
-  implements MemberSlotOf<M, R>
+  extends SessionFields
+  implements MemberSlotOf<M>, MemberSession<R>
 {
   member: M
   readonly #timers: SessionTimers<R>
@@ -73,6 +130,10 @@ export class MemberSlot<M extends { readonly memberId: string }, R = Coordinator
     super()
     this.member = member
     this.#timers = timers
+  }
+
+  get memberId(): string {
+    return this.member.memberId
   }
 
   replace(member: M): M {
@@ -97,6 +158,29 @@ export interface SessionTimerSink<Rec, C> {
 }
 
 /**
+ * The soft-deadline part of a heartbeat's session (see extendSession): a heartbeat that wrote
+ * nothing while the member's timer is armed moves the soft deadline, and false is returned; else
+ * true: the timer must be scheduled for a full session timeout.
+ */
+export function mustArmSession(
+  session: SessionWatch,
+  nowMs: number,
+  sessionTimeoutMs: number,
+  wroteRecords: boolean,
+): boolean {
+  const deadlineMs = nowMs + sessionTimeoutMs
+  if (!wroteRecords && session.armed && deadlineMs >= session.dueMs) {
+    session.deadlineMs = deadlineMs
+    return false
+  }
+  // A soft deadline later than this one (the group's session timeout was shortened) must not
+  // re-arm the new timer past it. A later one is left alone: if this write fails, the session
+  // still ends at the last successful heartbeat's deadline.
+  if (session.deadlineMs > deadlineMs) session.deadlineMs = deadlineMs
+  return true
+}
+
+/**
  * The session part of a heartbeat: a heartbeat that wrote nothing while the member's timer is armed
  * moves the soft deadline; any other re-arms the timer for a full session timeout.
  */
@@ -107,16 +191,16 @@ export function extendSession<Rec, C>(
   sessionTimeoutMs: number,
   wroteRecords: boolean,
 ): void {
-  const deadlineMs = nowMs + sessionTimeoutMs
-  if (!wroteRecords && session.armed && deadlineMs >= session.dueMs) {
-    session.deadlineMs = deadlineMs
-    return
-  }
-  // A soft deadline later than this one (the group's session timeout was shortened) must not
-  // re-arm the new timer past it. A later one is left alone: if this write fails, the session
-  // still ends at the last successful heartbeat's deadline.
-  if (session.deadlineMs > deadlineMs) session.deadlineMs = deadlineMs
+  if (!mustArmSession(session, nowMs, sessionTimeoutMs, wroteRecords)) return
   timers.schedule({ key: session.key, delayMs: sessionTimeoutMs, op: session.op, watch: session })
+}
+
+/**
+ * When a session timer fires before the soft deadline a later heartbeat set, the time left until
+ * that deadline (the timer re-arms itself for it and the member stays); else 0.
+ */
+export function sessionTimeLeft(session: SessionWatch, nowMs: number): number {
+  return session.deadlineMs <= nowMs ? 0 : session.deadlineMs - nowMs
 }
 
 /**
@@ -128,12 +212,8 @@ export function sessionStillAlive<Rec, C>(
   session: MemberSession<CoordinatorResult<Rec, void, C>>,
   nowMs: number,
 ): boolean {
-  if (session.deadlineMs <= nowMs) return false
-  timers.schedule({
-    key: session.key,
-    delayMs: session.deadlineMs - nowMs,
-    op: session.op,
-    watch: session,
-  })
+  const left = sessionTimeLeft(session, nowMs)
+  if (left === 0) return false
+  timers.schedule({ key: session.key, delayMs: left, op: session.op, watch: session })
   return true
 }

@@ -126,7 +126,7 @@ export function configureTopology(topology: StreamsTopology, image: TopicsImage)
       if (sorted.length > 0 && sorted[sorted.length - 2] === s.subtopologyId) sorted[sorted.length - 1] = c
       else sorted.push(s.subtopologyId, c)
     }
-    const configured = new SortedListMap<ConfiguredSubtopology>(sorted)
+    const configured = new SortedSubtopologies(sorted)
     const toCreate = missingInternalTopics(configured, topology, image)
     const status =
       toCreate.length > 0
@@ -144,13 +144,13 @@ export function configureTopology(topology: StreamsTopology, image: TopicsImage)
         if (n !== s.numberOfTasks) (sourcePartitionCounts ??= new Map()).set(t, n)
       }
     }
-    return {
-      topologyEpoch: topology.epoch,
-      subtopologies: configured,
-      internalTopicsToBeCreated: toCreate,
+    return new ConfiguredTopologyWithSubtopologies(
+      topology.epoch,
+      sorted,
+      toCreate,
       status,
-      sourcePartitionCounts: sourcePartitionCounts ?? NO_PARTITION_COUNTS,
-    }
+      sourcePartitionCounts ?? NO_PARTITION_COUNTS,
+    )
   } catch (e) {
     if (e instanceof TopicConfigurationFailure) {
       return {
@@ -422,29 +422,39 @@ const NO_TOPICS_TO_CREATE: readonly CreatableTopic[] = Object.freeze([])
 const NO_PARTITION_COUNTS: ReadonlyMap<string, number> = new Map()
 
 /**
- * A read-only map over one list of keys and values, sorted by key, found by binary search: what a
- * configured topology keeps of its subtopologies (a Map's hash table costs about 150 bytes even for
- * one entry, kept by every group).
+ * A read-only map over a list of subtopologies sorted by id, found by binary search (a Map's hash
+ * table costs about 150 bytes even for one entry, kept by every group). One subtopology (most
+ * topologies of a few operators have one) is kept as its id and itself, without a list.
  */
-class SortedListMap<V> implements ReadonlyMap<string, V> {
-  /** Key, value, key, value, …: sorted by key (as byString orders), no key twice. */
-  readonly #kv: readonly (string | V)[]
+class SortedSubtopologies implements ReadonlyMap<string, ConfiguredSubtopology> {
+  /** The id of the one subtopology; or id, subtopology, id, subtopology, …: sorted by id, no id twice. */
+  readonly #k: string | readonly (string | ConfiguredSubtopology)[]
+  /** The one subtopology (null with a list). */
+  readonly #v: ConfiguredSubtopology | null
 
-  constructor(kv: (string | V)[]) {
-    // Copied to its exact size (a list grown by push keeps spare room).
-    this.#kv = kv.slice()
+  constructor(kv: readonly (string | ConfiguredSubtopology)[]) {
+    if (kv.length === 2) {
+      this.#k = kv[0] as string
+      this.#v = kv[1] as ConfiguredSubtopology
+    } else {
+      // Copied to its exact size (a list grown by push keeps spare room).
+      this.#k = kv.slice()
+      this.#v = null
+    }
   }
   get size(): number {
-    return this.#kv.length / 2
+    const k = this.#k
+    return typeof k === 'string' ? 1 : k.length / 2
   }
-  get(key: string): V | undefined {
-    const kv = this.#kv
+  get(key: string): ConfiguredSubtopology | undefined {
+    const kv = this.#k
+    if (typeof kv === 'string') return kv === key ? this.#v! : undefined
     let lo = 0
     let hi = kv.length / 2 - 1
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1
       const k = kv[mid * 2] as string
-      if (k === key) return kv[mid * 2 + 1] as V
+      if (k === key) return kv[mid * 2 + 1] as ConfiguredSubtopology
       if (k < key) lo = mid + 1
       else hi = mid - 1
     }
@@ -453,21 +463,56 @@ class SortedListMap<V> implements ReadonlyMap<string, V> {
   has(key: string): boolean {
     return this.get(key) !== undefined
   }
-  forEach(fn: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
+  forEach(
+    fn: (value: ConfiguredSubtopology, key: string, map: ReadonlyMap<string, ConfiguredSubtopology>) => void,
+    thisArg?: unknown,
+  ): void {
     for (const [k, v] of this) fn.call(thisArg, v, k, this)
   }
-  *entries(): MapIterator<[string, V]> {
-    const kv = this.#kv
-    for (let i = 0; i < kv.length; i += 2) yield [kv[i] as string, kv[i + 1] as V]
+  *entries(): MapIterator<[string, ConfiguredSubtopology]> {
+    const kv = this.#k
+    if (typeof kv === 'string') yield [kv, this.#v!]
+    else for (let i = 0; i < kv.length; i += 2) yield [kv[i] as string, kv[i + 1] as ConfiguredSubtopology]
   }
   *keys(): MapIterator<string> {
     for (const [k] of this) yield k
   }
-  *values(): MapIterator<V> {
+  *values(): MapIterator<ConfiguredSubtopology> {
     for (const [, v] of this) yield v
   }
-  [Symbol.iterator](): MapIterator<[string, V]> {
+  [Symbol.iterator](): MapIterator<[string, ConfiguredSubtopology]> {
     return this.entries()
+  }
+}
+
+/**
+ * A configured topology whose subtopologies could be built (ready or not): it is also the sorted map
+ * of its subtopologies (`subtopologies` is the object itself), so a group keeps one object where a
+ * result, a map and the map's list would be three (about 90 bytes a group).
+ */
+class ConfiguredTopologyWithSubtopologies extends SortedSubtopologies implements ConfiguredTopology {
+  readonly topologyEpoch: number
+  readonly internalTopicsToBeCreated: readonly CreatableTopic[]
+  readonly status: TopicConfigurationStatus | null
+  readonly sourcePartitionCounts: ReadonlyMap<string, number>
+
+  constructor(
+    topologyEpoch: number,
+    kv: readonly (string | ConfiguredSubtopology)[],
+    internalTopicsToBeCreated: readonly CreatableTopic[],
+    status: TopicConfigurationStatus | null,
+    sourcePartitionCounts: ReadonlyMap<string, number>,
+  ) {
+    super(kv)
+    this.topologyEpoch = topologyEpoch
+    this.internalTopicsToBeCreated = internalTopicsToBeCreated
+    this.status = status
+    this.sourcePartitionCounts = sourcePartitionCounts
+  }
+
+  /** This object (see the class). */
+  get subtopologies(): ReadonlyMap<string, ConfiguredSubtopology> {
+    return this
   }
 }
 

@@ -20,8 +20,9 @@ import { kept } from './strings.js'
 import { EMPTY_TASKS, type TasksTuple, type TasksTupleWithEpochs, tasksTupleEquals } from './tasks.js'
 import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
+import { unknownMember } from '../modern/membership.js'
 import type { MemberSession as GenericMemberSession, MemberSlotOf } from '../modern/session.js'
-import { initialRebalanceKey, type StreamsTimerResult } from './timers.js'
+import { initialRebalanceKey, type StreamsTimer, type StreamsTimerResult } from './timers.js'
 import type {
   DescribedTopicInfo,
   DescribedTopology,
@@ -122,13 +123,13 @@ class ProcessIndex {
 }
 
 /** A streams member's slot: the stored member itself, with its session and its target assignment. */
-type StreamsMemberSlot = StoredMemberSlot<StreamsTimerResult>
+type StreamsMemberSlot = StoredMemberSlot
 
 class StreamsMemberTable extends MemberTable<StreamsGroupMember, StreamsTimerResult, StreamsMemberSlot> {
   protected override newSlot(member: StreamsGroupMember): StreamsMemberSlot {
     if (!(member instanceof StoredMember))
       throw new Error('A slot takes a stored member (MemberProfiles.store).')
-    return member.toSlot(this)
+    return member.toSlot()
   }
 }
 
@@ -232,7 +233,7 @@ export type SessionTimeoutOp = (groupId: string, memberId: string) => (nowMs: nu
  * A current member as the heartbeat needs it: the member (as its records built it) and its session
  * bookkeeping, in one object found with one lookup.
  */
-export type MemberSlot = MemberSlotOf<StreamsGroupMember, StreamsTimerResult>
+export type MemberSlot = MemberSlotOf<StreamsGroupMember>
 
 export class StreamsGroup {
   readonly groupId: string
@@ -281,11 +282,22 @@ export class StreamsGroup {
     this.#table = new StreamsMemberTable(groupId, sessionTimeoutOp)
   }
 
-  get #otherTargets(): Map<string, TasksTuple> | null {
-    return this.#rare?.otherTargets ?? null
+  // The private methods of this class are static: an instance method or accessor that is private
+  // gives every instance a field of its own (the class's brand, 8 bytes a group).
+
+  /** The targets of members not in the table (see RarelySet), or null. */
+  static #otherTargets(g: StreamsGroup): Map<string, TasksTuple> | null {
+    return g.#rare?.otherTargets ?? null
   }
-  set #otherTargets(targets: Map<string, TasksTuple> | null) {
-    if (targets !== null || this.#rare !== null) (this.#rare ??= new RarelySet()).otherTargets = targets
+  /** The targets of members not in the table, made when there are none. */
+  static #otherTargetsToAdd(g: StreamsGroup): Map<string, TasksTuple> {
+    const rare = (g.#rare ??= new RarelySet())
+    return (rare.otherTargets ??= new Map())
+  }
+  /** Forgets the targets of members not in the table once there are none. */
+  static #dropOtherTargetsIfEmpty(g: StreamsGroup): void {
+    const rare = g.#rare
+    if (rare !== null && rare.otherTargets?.size === 0) rare.otherTargets = null
   }
 
   /** The task offsets each member last reported (soft state), by member id. */
@@ -313,9 +325,27 @@ export class StreamsGroup {
     return this.#table.slot(memberId)
   }
 
-  /** The member's session timeout (see MemberTable.session). */
+  /**
+   * The member's session timeout (see MemberTable.session: for a stored member, a SlotSession over
+   * its slot, made for the call; the shard's own timers use sessionTimer).
+   */
   session(memberId: string): MemberSession {
     return this.#table.session(memberId)
+  }
+
+  /**
+   * The member's session timer, due in `delayMs`: its key and operation made from the group id and
+   * the stored member id, its slot the watch; for a member not stored yet, a detached session's.
+   */
+  sessionTimer(memberId: string, delayMs: number): StreamsTimer {
+    const table = this.#table
+    const slot = table.slot(memberId)
+    if (slot === undefined) {
+      const s = table.session(memberId)
+      return { key: s.key, delayMs, op: s.op, watch: s }
+    }
+    const id = slot.memberId
+    return { key: table.sessionKey(id), delayMs, op: table.sessionOp(id), watch: slot }
   }
 
   /** The number of members. */
@@ -374,7 +404,7 @@ export class StreamsGroup {
   }
   /** The target of every member that has one: the table's members first, in table order. */
   get targetAssignments(): ReadonlyMap<string, TasksTuple> {
-    return new TargetsView(this.#table.slots, this.#slotTargets, this.#otherTargets)
+    return new TargetsView(this.#table.slots, this.#slotTargets, StreamsGroup.#otherTargets(this))
   }
   member(memberId: string): StreamsGroupMember | undefined {
     return this.#table.member(memberId)
@@ -383,13 +413,13 @@ export class StreamsGroup {
     return this.#table.staticMemberId(instanceId)
   }
   targetAssignment(memberId: string): TasksTuple {
-    return this.#target(memberId) ?? EMPTY_TASKS
+    return StreamsGroup.#target(this, memberId) ?? EMPTY_TASKS
   }
   hasTarget(memberId: string): boolean {
-    return this.#target(memberId) !== undefined
+    return StreamsGroup.#target(this, memberId) !== undefined
   }
-  #target(memberId: string): TasksTuple | undefined {
-    return this.#table.slot(memberId)?.target ?? this.#otherTargets?.get(memberId)
+  static #target(g: StreamsGroup, memberId: string): TasksTuple | undefined {
+    return g.#table.slot(memberId)?.target ?? StreamsGroup.#otherTargets(g)?.get(memberId)
   }
 
   /** §5.1, evaluated in order. */
@@ -422,23 +452,23 @@ export class StreamsGroup {
 
   /** The process currently owning `task` as active, if any. */
   activeTaskProcess(subtopologyId: string, partition: number): string | undefined {
-    const s = this.#ownership().active.get(subtopologyId, partition)
+    const s = StreamsGroup.#ownership(this).active.get(subtopologyId, partition)
     return s === undefined || typeof s === 'string' ? s : [...s][0]
   }
   standbyTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#ownership().standby.get(subtopologyId, partition))
+    return processesOf(StreamsGroup.#ownership(this).standby.get(subtopologyId, partition))
   }
   warmupTaskProcesses(subtopologyId: string, partition: number): ReadonlySet<string> {
-    return processesOf(this.#ownership().warmup.get(subtopologyId, partition))
+    return processesOf(StreamsGroup.#ownership(this).warmup.get(subtopologyId, partition))
   }
 
   /** The task → process index, built from the members (in table order) when there is none. */
-  #ownership(): Ownership {
-    if (this.#owners === null) {
-      this.#owners = new Ownership()
-      for (const m of this.#table.members.values()) this.#owners.apply(m, true)
+  static #ownership(g: StreamsGroup): Ownership {
+    if (g.#owners === null) {
+      g.#owners = new Ownership()
+      for (const m of g.#table.members.values()) g.#owners.apply(m, true)
     }
-    return this.#owners
+    return g.#owners
   }
 
   /** Whether the task → process index is built (for tests: a stable group keeps none). */
@@ -461,7 +491,7 @@ export class StreamsGroup {
       groupState: this.state(),
       groupEpoch: this.#groupEpoch,
       assignmentEpoch: this.#assignmentEpoch,
-      topology: this.#describedTopology(),
+      topology: StreamsGroup.#describedTopology(this),
       members: [...this.#table.members.values()].map((m) =>
         asDescribedMember(m, this.targetAssignment(m.memberId), this.taskOffsets.get(m.memberId)),
       ),
@@ -471,10 +501,10 @@ export class StreamsGroup {
   }
 
   /** The configured topology when it is ready, else the topology as the records hold it. */
-  #describedTopology(): DescribedTopology {
-    const topology = this.#topology
+  static #describedTopology(g: StreamsGroup): DescribedTopology {
+    const topology = g.#topology
     if (!topology) throw new Error('There should always be a topology for a streams group.')
-    const configured = this.configuredTopology
+    const configured = g.configuredTopology
     if (configured !== null && isReady(configured) && configured.subtopologies !== null) {
       return {
         epoch: topology.epoch,
@@ -517,7 +547,7 @@ export class StreamsGroup {
     if (request.isTransactional && request.memberEpoch < 0 && request.memberId === '') return
     if (request.memberEpoch < 0 && this.#table.size === 0) return
     const member = this.member(request.memberId)
-    if (!member) throw this.#unknownMember(request.memberId)
+    if (!member) throw unknownMember(request.memberId, this.groupId)
     if (!request.isTransactional && request.apiVersion < 9) {
       throw new ApiError(
         ErrorCode.UNSUPPORTED_VERSION,
@@ -566,7 +596,7 @@ export class StreamsGroup {
   validateOffsetFetch(memberId: string | null, memberEpoch: number): void {
     if (memberId === null && memberEpoch < 0) return
     const member = memberId === null ? undefined : this.member(memberId)
-    if (!member) throw this.#unknownMember(memberId ?? '')
+    if (!member) throw unknownMember(memberId ?? '', this.groupId)
     if (member.memberEpoch !== memberEpoch) {
       throw new ApiError(
         ErrorCode.STALE_MEMBER_EPOCH,
@@ -580,13 +610,6 @@ export class StreamsGroup {
     if (this.#table.size === 0 || !this.#topology) return false
     return this.#topology.subtopologies.some(
       (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
-    )
-  }
-
-  #unknownMember(memberId: string): ApiError {
-    return new ApiError(
-      ErrorCode.UNKNOWN_MEMBER_ID,
-      `Member ${memberId} is not a member of group ${this.groupId}.`,
     )
   }
 
@@ -625,33 +648,32 @@ export class StreamsGroup {
     const changed = epoch !== this.#assignmentEpoch
     this.#assignmentEpoch = epoch
     this.#assignmentTimestamp = timestamp >= MIN_SAFE && timestamp <= MAX_SAFE ? Number(timestamp) : timestamp
-    if (changed) this.#recountUnreconciled()
+    if (changed) StreamsGroup.#recountUnreconciled(this)
   }
 
-  #recountUnreconciled(): void {
+  static #recountUnreconciled(g: StreamsGroup): void {
     let n = 0
-    for (const m of this.#table.members.values()) if (!isReconciledTo(m, this.#assignmentEpoch)) n++
-    this.#unreconciled = n
-    if (n === 0) this.#owners = null
+    for (const m of g.#table.members.values()) if (!isReconciledTo(m, g.#assignmentEpoch)) n++
+    g.#unreconciled = n
+    if (n === 0) g.#owners = null
   }
 
   replayTargetAssignmentMetadataTombstone(): void {
-    if (this.#slotTargets > 0 || this.#otherTargets !== null) {
+    if (this.#slotTargets > 0 || StreamsGroup.#otherTargets(this) !== null) {
       throw new Error(
         `Received target assignment metadata tombstone for group ${this.groupId} with remaining targets.`,
       )
     }
     this.#assignmentEpoch = -1
     this.#assignmentTimestamp = 0
-    this.#recountUnreconciled()
+    StreamsGroup.#recountUnreconciled(this)
   }
 
   replayTargetAssignmentMember(memberId: string, tasks: TasksTuple | null): void {
     const slot = this.#table.slot(memberId)
     if (slot === undefined) {
-      if (tasks !== null) (this.#otherTargets ??= new Map()).set(kept(memberId), tasks)
-      else if (this.#otherTargets?.delete(memberId) && this.#otherTargets.size === 0)
-        this.#otherTargets = null
+      if (tasks !== null) StreamsGroup.#otherTargetsToAdd(this).set(kept(memberId), tasks)
+      else if (StreamsGroup.#otherTargets(this)?.delete(memberId)) StreamsGroup.#dropOtherTargetsIfEmpty(this)
       return
     }
     if (slot.target === undefined && tasks !== null) this.#slotTargets++
@@ -680,12 +702,13 @@ export class StreamsGroup {
     const member = profiles.store(value)
     const old = this.#table.put(member)
     const slot = this.#table.slot(member.memberId)!
-    if (old === undefined && this.#otherTargets !== null) {
+    const others = old === undefined ? StreamsGroup.#otherTargets(this) : null
+    if (others !== null) {
       // A target recorded before the member: now kept in its slot.
-      const target = this.#otherTargets.get(member.memberId)
+      const target = others.get(member.memberId)
       if (target !== undefined) {
-        this.#otherTargets.delete(member.memberId)
-        if (this.#otherTargets.size === 0) this.#otherTargets = null
+        others.delete(member.memberId)
+        StreamsGroup.#dropOtherTargetsIfEmpty(this)
         slot.target = target
         this.#slotTargets++
       }
@@ -702,7 +725,7 @@ export class StreamsGroup {
     const target = slot.target
     const current = member.assignedTasks
     if (target !== undefined && target !== current && tasksTupleEquals(target, current)) slot.target = current
-    this.#afterChange()
+    StreamsGroup.#afterChange(this)
   }
 
   removeMember(memberId: string): void {
@@ -712,17 +735,17 @@ export class StreamsGroup {
     if (target !== undefined) {
       // The target outlives the member until its own tombstone.
       this.#slotTargets--
-      ;(this.#otherTargets ??= new Map()).set(old.memberId, target)
+      StreamsGroup.#otherTargetsToAdd(this).set(old.memberId, target)
     }
     if (!isReconciledTo(old, this.#assignmentEpoch)) this.#unreconciled--
     if (this.#unreconciled === 0) this.#owners = null
     else this.#owners?.apply(old, false)
     this.#rare?.taskOffsets?.delete(memberId)
-    this.#afterChange()
+    StreamsGroup.#afterChange(this)
   }
 
-  #afterChange(): void {
-    if (this.#table.size === 0) this.shutdownRequestMemberId = null
+  static #afterChange(g: StreamsGroup): void {
+    if (g.#table.size === 0) g.shutdownRequestMemberId = null
   }
 }
 

@@ -97,7 +97,7 @@ import {
   replayMemberTombstone,
   updatedMember,
 } from '../modern/membership.js'
-import { extendSession, sessionStillAlive } from '../modern/session.js'
+import { mustArmSession, sessionTimeLeft } from '../modern/session.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type HeartbeatStatus,
@@ -537,9 +537,10 @@ export class StreamsGroupManager {
 
     // 12. Session timeout, shutdown request, task offsets (soft state).
     // A heartbeat that writes nothing while the member's session timer is armed moves the deadline
-    // in soft state (see MemberSession); otherwise the timer is scheduled as before.
-    const session = slot ?? group.session(memberId)
-    extendSession(timers, session, nowMs, config.sessionTimeoutMs, records.length > 0)
+    // in soft state (see MemberSession); otherwise the timer is scheduled, its key and operation
+    // made then (see StreamsGroup.sessionTimer). A member not stored yet has no timer armed.
+    if (slot === undefined || mustArmSession(slot, nowMs, config.sessionTimeoutMs, records.length > 0))
+      this.#schedule(timers, group.sessionTimer(memberId, config.sessionTimeoutMs))
     if (req.shutdownApplication && group.shutdownRequestMemberId === null)
       group.shutdownRequestMemberId = memberId
     if (taskOffsets !== null) group.setTaskOffsets(memberId, taskOffsets)
@@ -660,7 +661,9 @@ export class StreamsGroupManager {
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: timers.intents() }
     // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
-    if (sessionStillAlive(timers, group.session(memberId), nowMs)) {
+    const left = sessionTimeLeft(group.slot(memberId)!, nowMs)
+    if (left > 0) {
+      this.#schedule(timers, group.sessionTimer(memberId, left))
       return { records: [], response: undefined, timers: timers.intents() }
     }
     return {
@@ -730,13 +733,10 @@ export class StreamsGroupManager {
       for (const m of g.members.values()) {
         const groupId = g.groupId
         const memberId = m.memberId
-        const session = g.session(memberId)
-        this.#schedule(timers, {
-          key: session.key,
-          delayMs: (this.#configFor?.(groupId) ?? config).sessionTimeoutMs,
-          op: session.op,
-          watch: session,
-        })
+        this.#schedule(
+          timers,
+          g.sessionTimer(memberId, (this.#configFor?.(groupId) ?? config).sessionTimeoutMs),
+        )
         if (m.state === MemberState.UNREVOKED_TASKS) {
           const epoch = m.memberEpoch
           this.#schedule(timers, {

@@ -5,7 +5,7 @@ import {
   type TasksTuple,
   type TasksTupleWithEpochs,
 } from './tasks.js'
-import type { MemberSlotOf, SessionTimers } from '../modern/session.js'
+import type { MemberSlotOf } from '../modern/session.js'
 import { kept } from './strings.js'
 import type { DescribedAssignment, DescribedMember, Endpoint, TaskOffset } from './wire.js'
 
@@ -377,10 +377,9 @@ export class StoredMember implements StreamsGroupMember {
     return this.withAssignment(this)
   }
 
-  /** This member as the slot of a group's table (`timers`: the table's session timers), no target. */
-  toSlot<R>(timers: SessionTimers<R>): StoredMemberSlot<R> {
+  /** This member as the slot of a group's table, without a target. */
+  toSlot(): StoredMemberSlot {
     return new StoredMemberSlot(
-      timers,
       this.memberId,
       this,
       this.clientHost,
@@ -489,16 +488,16 @@ export class StoredMember implements StreamsGroupMember {
  * own fields, one object a member instead of two. A slot must stay the same object while its timer
  * is armed, so a record's update replaces the member's fields in it (`replace`, which returns the
  * fields it had as an immutable StoredMember); `member` is the slot itself. Code that keeps a member
- * across a replay keeps a `snapshot()`.
+ * across a replay keeps a `snapshot()`. Its session timer's key and operation are made by its group
+ * when the timer is armed (StreamsGroup.sessionTimer): a reference to its table would cost 8 bytes a
+ * member.
  */
-export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<StreamsGroupMember, R> {
-  /** See MemberSession. */
+export class StoredMemberSlot extends StoredMember implements MemberSlotOf<StreamsGroupMember> {
+  /** See SessionWatch. */
   deadlineMs = 0
   dueMs = 0
-  readonly #timers: SessionTimers<R>
 
   constructor(
-    timers: SessionTimers<R>,
     memberId: string,
     a: MemberAssignment,
     clientHost: string,
@@ -509,10 +508,9 @@ export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<St
     c3: number,
   ) {
     super(memberId, a, clientHost, profile, c0, c1, c2, c3, undefined)
-    this.#timers = timers
   }
 
-  /** See MemberSession (kept with the member's state, in one field). */
+  /** See SessionWatch (kept with the member's state, in one field). */
   get armed(): boolean {
     return this.armedFlag
   }
@@ -541,15 +539,6 @@ export class StoredMemberSlot<R> extends StoredMember implements MemberSlotOf<St
     const old = this.snapshot()
     if (member !== this) this.setFrom(member)
     return old
-  }
-
-  /** `sessionTimeoutKey(groupId, memberId)`, made from the stored member id. */
-  get key(): string {
-    return this.#timers.sessionKey(this.memberId)
-  }
-
-  get op(): (nowMs: number) => R {
-    return this.#timers.sessionOp(this.memberId)
   }
 }
 

@@ -8,10 +8,12 @@
  * Why packed: a member keeps a few of these for as long as it lives. A JavaScript Map or Set costs
  * at least about 150 bytes of hash table however few entries it holds (a Map of Maps, two of
  * those), and even a flat array of triples costs 8 bytes an element plus its array object. So the
- * numbers live in a string, four 16-bit code units a task (partition and epoch, each as 32 bits),
- * which V8 keeps at one byte a unit while every unit is below 256 (small partitions and epochs):
- * 16 bytes plus 4 a task. The subtopology ids are kept as strings (the topology's own, shared by
- * the group's members): one when the whole list has one subtopology, else one per task.
+ * numbers live in a string of 16-bit code units, which V8 keeps at one byte a unit while every unit
+ * is below 256 (small partitions and epochs): two units a task (partition, epoch + 1) while every
+ * partition and epoch fits in one, 16 bytes plus 2 a task; else four (partition and epoch, each as
+ * 32 bits) and one unit more, so the two forms differ in the parity of their length. The subtopology
+ * ids are kept as strings (the topology's own, shared by the group's members): one when the whole
+ * list has one subtopology, else one per task.
  */
 import type { TaskIds, TaskIdsWithEpochs } from './wire.js'
 
@@ -20,13 +22,16 @@ const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 /** The epoch of a task in a set that carries none. */
 const NO_EPOCH = -1
 
-/** Code units per task in TaskList's packed numbers: partition (2), epoch (2). */
-const UNITS = 4
+/** Code units per task in TaskList's packed numbers: narrow (partition, epoch + 1) or wide (see pushWide). */
+const NARROW = 2
+const WIDE = 4
 
-/** The packed numbers of one task: each a 32-bit integer as two 16-bit code units, high first. */
-function pushUnits(out: number[], partition: number, epoch: number): void {
-  if ((partition | 0) !== partition || (epoch | 0) !== epoch)
-    throw new RangeError(`A task's partition and epoch are 32-bit integers: ${partition}, ${epoch}`)
+/** Whether a task's partition and epoch fit the narrow form (one 16-bit unit each; epoch + 1). */
+const fitsNarrow = (partition: number, epoch: number): boolean =>
+  partition >= 0 && partition <= 0xffff && epoch >= -1 && epoch <= 0xfffe
+
+/** The packed numbers of one task in the wide form: each a 32-bit integer as two units, high first. */
+function pushWide(out: number[], partition: number, epoch: number): void {
   out.push((partition >>> 16) & 0xffff, partition & 0xffff, (epoch >>> 16) & 0xffff, epoch & 0xffff)
 }
 
@@ -43,7 +48,10 @@ function unitsToString(units: readonly number[]): string {
 export class TaskList {
   /** The subtopology id of every task ('' when empty), or one per task when they differ. */
   readonly #ids: string | readonly string[]
-  /** Partition and epoch of each task, UNITS code units a task (see pushUnits). */
+  /**
+   * Partition and epoch of each task: NARROW code units a task (even length), or WIDE a task and one
+   * unit more (odd length) when a partition or epoch does not fit the narrow form.
+   */
   readonly #pe: string
 
   /**
@@ -54,10 +62,22 @@ export class TaskList {
     const n = triples.length / 3
     const units: number[] = []
     let single = true
+    let narrow = true
     for (let k = 0; k < n; k++) {
-      pushUnits(units, triples[k * 3 + 1] as number, triples[k * 3 + 2] as number)
+      const partition = triples[k * 3 + 1] as number
+      const epoch = triples[k * 3 + 2] as number
+      if ((partition | 0) !== partition || (epoch | 0) !== epoch)
+        throw new RangeError(`A task's partition and epoch are 32-bit integers: ${partition}, ${epoch}`)
+      if (narrow && !fitsNarrow(partition, epoch)) narrow = false
       if (triples[k * 3] !== triples[0]) single = false
     }
+    for (let k = 0; k < n; k++) {
+      const partition = triples[k * 3 + 1] as number
+      const epoch = triples[k * 3 + 2] as number
+      if (narrow) units.push(partition, epoch + 1)
+      else pushWide(units, partition, epoch)
+    }
+    if (!narrow) units.push(0)
     if (n === 0) this.#ids = ''
     else if (single) this.#ids = triples[0] as string
     else this.#ids = Array.from({ length: n }, (_, k) => triples[k * 3] as string)
@@ -90,7 +110,8 @@ export class TaskList {
 
   /** The number of tasks. */
   get size(): number {
-    return this.#pe.length / UNITS
+    const n = this.#pe.length
+    return (n & 1) === 0 ? n / NARROW : (n - 1) / WIDE
   }
 
   // The methods below are static: an instance method that is private gives every instance a field
@@ -101,11 +122,13 @@ export class TaskList {
   }
   static #partition(l: TaskList, k: number): number {
     const s = l.#pe
-    return (s.charCodeAt(k * UNITS) << 16) | s.charCodeAt(k * UNITS + 1) | 0
+    if ((s.length & 1) === 0) return s.charCodeAt(k * NARROW)
+    return (s.charCodeAt(k * WIDE) << 16) | s.charCodeAt(k * WIDE + 1) | 0
   }
   static #epochAt(l: TaskList, k: number): number {
     const s = l.#pe
-    return (s.charCodeAt(k * UNITS + 2) << 16) | s.charCodeAt(k * UNITS + 3) | 0
+    if ((s.length & 1) === 0) return s.charCodeAt(k * NARROW + 1) - 1
+    return (s.charCodeAt(k * WIDE + 2) << 16) | s.charCodeAt(k * WIDE + 3) | 0
   }
 
   /** The index of the task, or -1. */
@@ -154,11 +177,10 @@ export class TaskList {
   /** Whether both lists hold the same tasks (epochs ignored). */
   sameTasks(other: TaskList): boolean {
     if (this === other) return true
-    const a = this.#pe
-    const b = other.#pe
-    if (a.length !== b.length || !TaskList.#sameIds(this, other)) return false
-    for (let i = 0; i < a.length; i += UNITS)
-      if (a.charCodeAt(i) !== b.charCodeAt(i) || a.charCodeAt(i + 1) !== b.charCodeAt(i + 1)) return false
+    const n = this.size
+    if (n !== other.size || !TaskList.#sameIds(this, other)) return false
+    for (let k = 0; k < n; k++)
+      if (TaskList.#partition(this, k) !== TaskList.#partition(other, k)) return false
     return true
   }
 

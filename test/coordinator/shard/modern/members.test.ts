@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { MemberTable, type ModernMember } from '../../../../src/coordinator/shard/modern/members.js'
+import type { MemberSlotOf } from '../../../../src/coordinator/shard/modern/session.js'
 
 const member = (memberId: string, memberEpoch = 1, instanceId: string | null = null): ModernMember => ({
   memberId,
@@ -93,4 +94,49 @@ test('a static member is found by its instance id across the growth of the table
   )
   for (let n = 0; n < 12; n++) if (n !== 6) t.remove(`m${n}`)
   assert.deepEqual([t.staticMemberId('i0'), t.staticMemberId('i6'), t.size], [undefined, 'm6', 1])
+})
+
+test("a slot that makes no timer key and operation of its own: the table's session reads and writes through to it", () => {
+  /** A slot with only the bookkeeping and the member (as a streams member's slot is). */
+  class BareSlot implements MemberSlotOf<ModernMember> {
+    deadlineMs = 0
+    armed = false
+    dueMs = 0
+    readonly member: ModernMember
+    readonly memberId: string
+    constructor(member: ModernMember) {
+      this.member = member
+      this.memberId = member.memberId
+    }
+    replace(): ModernMember {
+      throw new Error('no member is replaced here')
+    }
+  }
+  class BareTable extends MemberTable<ModernMember, string, BareSlot> {
+    protected override newSlot(member: ModernMember): BareSlot {
+      return new BareSlot(member)
+    }
+  }
+  const t = new BareTable('g', (groupId, memberId) => (nowMs) => `${groupId}/${memberId}@${nowMs}`)
+  t.put(member('m1'))
+  const slot = t.slot('m1')!
+  const session = t.session('m1')
+  assert.equal(session.key, 'session-timeout-g-m1')
+  assert.equal(session.op(7), 'g/m1@7')
+  session.armed = true
+  session.dueMs = 45_000
+  session.deadlineMs = 50_000
+  assert.deepEqual([slot.armed, slot.dueMs, slot.deadlineMs], [true, 45_000, 50_000])
+  slot.armed = false
+  slot.deadlineMs = 60_000
+  assert.deepEqual([session.armed, session.deadlineMs], [false, 60_000])
+  // A member not in the table: a session of its own, not kept.
+  const detached = t.session('m2')
+  assert.equal(detached.key, 'session-timeout-g-m2')
+  detached.armed = true
+  assert.equal(t.session('m2').armed, false)
+  // The default slots are their own sessions.
+  const table = newTable()
+  table.put(member('m1'))
+  assert.equal(table.session('m1'), table.slot('m1'))
 })

@@ -173,12 +173,8 @@ test('the profile pool: more distinct profiles than it keeps, every member still
 
 test('a stored member as its own slot: a replacement keeps the slot and its session, hands back the fields it had', () => {
   const profiles = new MemberProfiles()
-  const timers = {
-    sessionKey: (memberId: string) => `session-${memberId}`,
-    sessionOp: (memberId: string) => (nowMs: number) => `${memberId}@${nowMs}`,
-  }
   for (const m of cases) {
-    const slot = profiles.store(m).toSlot(timers)
+    const slot = profiles.store(m).toSlot()
     assert.ok(slot instanceof StoredMemberSlot)
     assert.equal(slot.member, slot)
     assert.deepEqual(memberValue(slot), m)
@@ -211,8 +207,6 @@ test('a stored member as its own slot: a replacement keeps the slot and its sess
       [slot.armed, slot.dueMs, slot.deadlineMs, slot.target],
       [true, 45_000, 50_000, m.assignedTasks],
     )
-    assert.equal(slot.key, `session-${m.memberId}`)
-    assert.equal(slot.op(3), `${m.memberId}@3`)
     slot.replace(profiles.store(m))
     assert.deepEqual(memberValue(old), m)
     assert.deepEqual(memberValue(slot), m)
@@ -221,9 +215,8 @@ test('a stored member as its own slot: a replacement keeps the slot and its sess
 
 test("a slot's tasks, tasks pending revocation, target, state and armed are independent of each other", () => {
   const profiles = new MemberProfiles()
-  const timers = { sessionKey: (id: string) => id, sessionOp: () => () => 0 }
   const m = cases[0]!
-  const slot = profiles.store(m).toSlot(timers)
+  const slot = profiles.store(m).toSlot()
   const a = m.assignedTasks
   const b = new TaskListBuilder().set('0', 1, 5).build()
   const c = new TaskListBuilder().set('0', 4, 2).build()

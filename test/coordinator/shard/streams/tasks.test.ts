@@ -115,4 +115,31 @@ describe('TaskList', () => {
     assert.deepEqual(long.bySubtopology().get('0'), partitions)
     assert.throws(() => new TaskListBuilder().add('0', 2 ** 31).build(), RangeError)
   })
+
+  it('the same tasks compare equal whether their numbers are packed in two units a task or four', () => {
+    // Partitions up to 65535 and epochs from -1 to 65534 take two units a task; one beyond, four.
+    const edges: [number, number][] = [
+      [0, -1],
+      [65535, 65534],
+      [65535, 65535],
+      [65536, 0],
+      [3, -2],
+    ]
+    for (const [p, e] of edges) {
+      const small = new TaskListBuilder().set('0', 1, 1).set('0', p, 1).build()
+      const edge = new TaskListBuilder().set('0', 1, 1).set('0', p, e).build()
+      assert.equal(edge.epoch('0', p), e, `${p}@${e}`)
+      assert.equal(edge.epoch('0', 1), 1)
+      assert.equal(edge.size, small.size)
+      assert.ok(edge.sameTasks(small) && small.sameTasks(edge), `${p}@${e}`)
+      assert.equal(edge.sameTasksAndEpochs(small), e === 1)
+      assert.ok(edge.has('0', p) && small.isSubsetOf(edge) && edge.isSubsetOf(small))
+      assert.deepEqual(
+        edge.bySubtopology().get('0'),
+        [1, p].sort((a, b) => a - b),
+      )
+      // Built again from its record, the same list.
+      assert.ok(taskEpochsFromRecord(taskEpochsToRecord(edge), 0).sameTasksAndEpochs(edge))
+    }
+  })
 })
