@@ -216,7 +216,9 @@ async function main(): Promise<void> {
             const reader = new VarReader(row.records)
             for (let i = 0; i < row.n; i++) {
               const r = readRecord(reader)
-              if (r.key !== null) b.replay(serde.deserialize({ key: r.key, value: r.value }))
+              if (r.key === null) continue
+              const record = serde.deserialize({ key: r.key, value: r.value })
+              if (record !== undefined) b.replay(record)
             }
           }
         }
