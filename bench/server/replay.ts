@@ -1,7 +1,9 @@
 // Restart replay rate of the coordinator: how fast CoordinatorRuntime.load() (SQLite load, decode,
 // replay into shards) gets through a data.dir, next to a raw better-sqlite3 scan of the same rows
 // (one per batch of 10 records) that reads each record's key and value out of them, measured in
-// the same run. Goal: replay >= 50% of the raw scan's rate.
+// the same run. Goal: replay >= 50% of the raw scan's rate. Also measured: the raw scan with the
+// bench's own decode and shard replay added (the part of loading that is the bench's, not the
+// store's or the runtime's), and load + replay next to it.
 // With TOPOGRAPH_TEST_PG_URL set, the same records also go to a PostgreSQL store (a schema of its
 // own, dropped at the end), measured as a peer in the same rounds: its load + replay next to a raw
 // node-postgres scan of the same rows, and next to the SQLite replay.
@@ -161,6 +163,7 @@ async function main(): Promise<void> {
     // 2. Alternate the measurements so all of them see the same cache state.
     const replayMs: number[] = []
     const rawMs: number[] = []
+    const rawReplayMs: number[] = []
     const pgReplayMs: number[] = []
     const pgRawMs: number[] = []
     let checksum = 0
@@ -194,6 +197,35 @@ async function main(): Promise<void> {
         db.close()
         rawMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
         if (rows !== N) throw new Error(`raw scan found ${rows} rows, expected ${N}`)
+      }
+      {
+        // The same raw scan, each record also decoded by the bench's serde and replayed into a
+        // bench shard: what loading does that the raw scan does not (a shard keeps every record),
+        // without the store and the runtime in between.
+        const t0 = process.hrtime.bigint()
+        const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+        const stmt = db.prepare<[number], { n: number; records: Buffer }>(
+          'SELECT record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
+        )
+        // Every shard is kept to the end, as the runtime keeps them.
+        const kept: BenchShard[] = []
+        for (let shard = 0; shard < SHARDS; shard++) {
+          const b = new BenchShard()
+          kept.push(b)
+          for (const row of stmt.all(shard)) {
+            const reader = new VarReader(row.records)
+            for (let i = 0; i < row.n; i++) {
+              const r = readRecord(reader)
+              if (r.key === null) continue
+              const record = serde.deserialize({ key: r.key, value: r.value })
+              if (record !== undefined) b.replay(record)
+            }
+          }
+        }
+        db.close()
+        rawReplayMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
+        const live = kept.reduce((n, b) => n + b.state.size, 0)
+        if (live !== N) throw new Error(`raw scan + replay found ${live} records, expected ${N}`)
       }
       if (pgUrl !== undefined) {
         const url = pgUrl
@@ -232,6 +264,8 @@ async function main(): Promise<void> {
     line('raw SQLite scan:', rate(rawMs))
     line('load + replay:', rate(replayMs))
     ratio('replay / raw scan:', replayMs, rawMs, 0.5)
+    line('raw scan + bench replay:', rate(rawReplayMs))
+    ratio('replay / raw scan + bench replay:', replayMs, rawReplayMs)
     if (pgUrl !== undefined) {
       line('postgres write (batches of 10):', writeRate(pgWriteMs))
       line('raw PostgreSQL scan:', rate(pgRawMs))

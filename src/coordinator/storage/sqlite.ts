@@ -106,14 +106,56 @@ function encodeBatch(
  * Decodes the `count` records of a batch row onto `out`. The keys and values are views into the
  * row's own copy of the BLOB, which nothing else holds: a caller may keep or change them. `deltas`,
  * when given, receives each record's offset delta.
+ *
+ * Loading a shard runs this once per record, so a record as the store writes it (a key, no
+ * headers) is read in place: no reader or record object of its own, and the views are plain
+ * Uint8Arrays over the row's bytes (a Buffer's `subarray` goes through Node's FastBuffer
+ * constructor, a plain one's is V8's own). Anything else (no key, headers, a length that does not
+ * add up) is read again from its start by `readRecord`, which throws or reads it exactly as before.
  */
 function decodeBatch(row: BatchRow, out: CoordinatorRecord[], deltas?: number[]): void {
-  const reader = new VarReader(row.records)
+  const blob = row.records
+  const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength)
+  const reader = new VarReader(bytes)
+  const blobEnd = reader.end
   for (let i = 0; i < row.count; i++) {
-    const r = readRecord(reader)
-    if (r.key === null) throw new BatchFormatError('invalid', 'a coordinator record without a key')
-    out.push({ key: r.key, value: r.value })
-    deltas?.push(r.offsetDelta)
+    const start = reader.pos
+    const length = reader.readVarint()
+    const end = reader.pos + length
+    let key: Uint8Array | null = null
+    let value: Uint8Array | null = null
+    let offsetDelta = 0
+    if (length >= 0 && end <= blobEnd) {
+      // The record's own bounds, as readRecord's body reader has them: a read past them throws
+      // the same error.
+      reader.end = end
+      reader.advance(1) // attributes
+      reader.readVarlong() // timestamp delta
+      offsetDelta = reader.readVarint()
+      const keyLength = reader.readVarint()
+      if (keyLength >= 0) {
+        key = bytes.subarray(reader.pos, reader.pos + keyLength)
+        reader.advance(keyLength)
+        const valueLength = reader.readVarint()
+        if (valueLength >= 0) {
+          value = bytes.subarray(reader.pos, reader.pos + valueLength)
+          reader.advance(valueLength)
+        }
+        if (reader.readVarint() !== 0 || reader.pos !== end) key = null
+      }
+      reader.end = blobEnd
+    }
+    if (key === null) {
+      reader.pos = start
+      reader.end = blobEnd
+      const r = readRecord(reader)
+      if (r.key === null) throw new BatchFormatError('invalid', 'a coordinator record without a key')
+      key = r.key
+      value = r.value
+      offsetDelta = r.offsetDelta
+    }
+    out.push({ key, value })
+    deltas?.push(offsetDelta)
   }
   if (reader.pos !== reader.end)
     throw new BatchFormatError('invalid', 'bytes after the last record of a batch')

@@ -8,7 +8,7 @@ import { createRecordStore } from '../../../src/coordinator/storage/index.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
 import { StorageError } from '../../../src/coordinator/storage/errors.js'
-import { decodeRecords } from '../../../src/log/batch.js'
+import { ByteSink, decodeRecords, writeRecord } from '../../../src/log/batch.js'
 import { rec, runRecordStoreContract, show } from './contract.js'
 
 const dirs: string[] = []
@@ -639,4 +639,56 @@ test('sqlite: when the writer thread dies, appends commit on the event loop at t
   ])
   assert.deepEqual(show(await reopened.load(3)), [['z', '1']])
   await reopened.close()
+})
+
+test('sqlite: a stored record with headers loads as readRecord reads it; a malformed one fails the load', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, [rec('k0', 'v0')])
+  await store.close()
+  const enc = new TextEncoder()
+  const sink = new ByteSink()
+  writeRecord(sink, {
+    timestampDelta: 0,
+    offsetDelta: 0,
+    key: enc.encode('k1'),
+    value: enc.encode('v1'),
+    headers: [{ key: 'h', value: enc.encode('x') }],
+  })
+  writeRecord(sink, { timestampDelta: 0, offsetDelta: 1, key: enc.encode('k2'), value: null })
+  const withHeaders = sink.finish().slice()
+  const noKey = new ByteSink()
+  writeRecord(noKey, { timestampDelta: 0, offsetDelta: 0, key: null, value: enc.encode('v') })
+  const noKeyBytes = noKey.finish().slice()
+  const db = new Database(join(dir, SQLITE_FILE_NAME))
+  const insert = db.prepare(
+    'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
+  )
+  insert.run(1, 0, 1, 2, withHeaders)
+  insert.run(2, 0, 0, 1, noKeyBytes)
+  // Bytes after the last record, and a record cut short.
+  insert.run(3, 0, 0, 1, Buffer.concat([withHeaders, Buffer.from([0])]))
+  insert.run(4, 0, 1, 2, withHeaders.subarray(0, withHeaders.length - 1))
+  db.close()
+  const s = new SqliteRecordStore(dir)
+  await s.open()
+  try {
+    assert.deepEqual(show(await s.load(0)), show([rec('k0', 'v0')]))
+    assert.deepEqual(show(await s.load(1)), show([rec('k1', 'v1'), rec('k2', null)]))
+    await assert.rejects(
+      s.load(2),
+      (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /without a key/.test(e.message),
+    )
+    await assert.rejects(
+      s.load(3),
+      (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /after the last record/.test(e.message),
+    )
+    await assert.rejects(
+      s.load(4),
+      (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /record payload reached EOF/.test(e.message),
+    )
+  } finally {
+    await s.close()
+  }
 })
