@@ -28,6 +28,7 @@ import {
 } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { getHeapStatistics } from 'node:v8'
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
 import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
@@ -156,7 +157,11 @@ export interface MinuteRow {
   /** The load process's own longest loop delay and longest GC pause in the minute (in its latencies). */
   loopMaxMs: number
   loadGcMaxMs: number
-  /** The load process's scavenges and mark-compacts in the minute, and its heap used at the minute's end. */
+  /**
+   * The load process's scavenges and mark-compacts in the minute, and its heap used just after the
+   * minute's last mark-compact (what it keeps, without the garbage a heap used at any other moment
+   * has in it; NaN in a minute without one).
+   */
   loadScavenges: number
   loadMarkCompacts: number
   loadHeapMb: number
@@ -510,12 +515,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   let loadGcMaxMs = 0
   let loadScavenges = 0
   let loadMarkCompacts = 0
+  let loadHeapAfterMarkCompact = Number.NaN
   const loadGc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       if (e.duration > loadGcMaxMs) loadGcMaxMs = e.duration
       const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
       if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) loadScavenges++
-      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) loadMarkCompacts++
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        loadMarkCompacts++
+        // The observer runs soon after the collection: little is allocated in between.
+        loadHeapAfterMarkCompact = getHeapStatistics().used_heap_size
+      }
     }
   })
   loadGc.observe({ entryTypes: ['gc'] })
@@ -1198,7 +1208,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.loadMarkCompacts = loadMarkCompacts
       loadScavenges = 0
       loadMarkCompacts = 0
-      r.loadHeapMb = process.memoryUsage().heapUsed / 1048576
+      r.loadHeapMb = loadHeapAfterMarkCompact / 1048576
+      loadHeapAfterMarkCompact = Number.NaN
       loop.reset()
       o.log(formatRow(r))
     }
@@ -1496,7 +1507,7 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | events |\n' +
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | events |\n' +
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
