@@ -35,9 +35,23 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/**
+ * Where a request's times are written, on the monotonic clock (`performance.now()`): `sentAt` just
+ * before its frame is written to the socket, `receivedAt` when the chunk that completed its answer
+ * was read, before that chunk's answers are decoded and handled. Their difference leaves out what
+ * the load process does around the socket (encoding, decoding, the handlers of the answers that came
+ * in the same chunk and the turns they queue); the time an answer waits in the socket while this
+ * process's loop is busy stays in it. The caller owns the object and may reuse it from send to send.
+ */
+export interface Timing {
+  sentAt: number
+  receivedAt: number
+}
+
 interface Pending {
   readonly apiKey: keyof ApiMessageTypes
   readonly version: number
+  readonly timing: Timing | undefined
   resolve(body: unknown): void
   reject(e: Error): void
 }
@@ -84,6 +98,7 @@ export class PipelinedConnection {
   }
 
   #onData(chunk: Buffer): void {
+    const receivedAt = performance.now()
     this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk])
     let off = 0
     while (this.#buf.length - off >= 4) {
@@ -95,6 +110,7 @@ export class PipelinedConnection {
       const p = this.#pending.get(correlationId)
       if (p === undefined) continue
       this.#pending.delete(correlationId)
+      if (p.timing !== undefined) p.timing.receivedAt = receivedAt
       try {
         p.resolve(decodeResponse(p.apiKey, p.version, frame).body)
       } catch (e) {
@@ -108,12 +124,14 @@ export class PipelinedConnection {
     apiKey: K,
     version: number,
     body: ApiMessageTypes[K]['request'],
+    timing?: Timing,
   ): Promise<ApiMessageTypes[K]['response']> {
     if (this.#closed) return Promise.reject(new ConnectionClosedError())
     const id = this.#correlation++
     const frame = encodeRequestFrame(apiKey, version, id, 'soak', body)
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { apiKey, version, resolve: resolve as (b: unknown) => void, reject })
+      this.#pending.set(id, { apiKey, version, timing, resolve: resolve as (b: unknown) => void, reject })
+      if (timing !== undefined) timing.sentAt = performance.now()
       this.#socket.write(frame)
     })
   }
@@ -187,9 +205,10 @@ export class ReconnectingClient {
     apiKey: K,
     version: number,
     body: ApiMessageTypes[K]['request'],
+    timing?: Timing,
   ): Promise<ApiMessageTypes[K]['response']> {
     if (this.#conn === null) return Promise.reject(new ConnectionClosedError())
-    return this.#conn.request(apiKey, version, body)
+    return this.#conn.request(apiKey, version, body, timing)
   }
 
   stop(): void {

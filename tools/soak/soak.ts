@@ -4,6 +4,18 @@
 // replaced a minute), one plugin outage and one clean restart. This process is the load: a few TCP
 // connections carry every member's heartbeats, pipelined. See tools/soak/main.ts for the command
 // and RELIABILITY.md ("Soak") for what it checks.
+//
+// The heartbeat latency is the server's as nearly as one load process can tell it: the connection
+// stamps a heartbeat just before its frame is written to the socket and when the chunk that holds
+// its answer is read, before anything in that chunk is decoded (`Timing` in client.ts). What this
+// process does around the socket (encoding, decoding, the handlers of the answers ahead in the
+// chunk) is left out; a turn of this loop (its timers, its GC) that keeps an answer waiting in the
+// socket is not, as one loop cannot read while it is busy. So each row shows, beside that p99, the p99 as the member's handler sees it (the
+// rows' measure before 2026-12-03) and this process's own loop delay, GC and heap: a latency that
+// moves with the load-side columns is this process's. What the load keeps for the whole run is in
+// fixed-size or typed storage (tools/soak/measures.ts): a latency histogram a minute, not an array
+// of samples, and the records acked, consumed and read back as counts by producer and sequence
+// number, not maps of strings that grew through the run.
 import {
   closeSync,
   fstatSync,
@@ -16,7 +28,8 @@ import {
 } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
 import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
 import { pluginFiles } from '../../test/helpers/kip1331.js'
@@ -26,7 +39,8 @@ import {
   startTopographProcess,
   type TopographProcess,
 } from '../../test/helpers/topograph-process.js'
-import { ConnectionClosedError, clientBackoffMs, ReconnectingClient } from './client.js'
+import { ConnectionClosedError, clientBackoffMs, ReconnectingClient, type Timing } from './client.js'
+import { LatencyHistogram, SeqCounts } from './measures.js'
 
 export interface SoakOptions {
   readonly minutes: number
@@ -72,9 +86,16 @@ export const ISSUE_DEFAULTS = {
 export interface MinuteRow {
   readonly minute: number
   heartbeats: number
-  latencies: number[]
+  /**
+   * Heartbeat latencies stamped at the socket (`Timing`: the frame written, the chunk with its
+   * answer read), and as the member's handler sees them (from before the request is encoded to the
+   * answer's handler: every delay of this process's loop in it, as the rows before 2026-12-03 had).
+   */
+  latency: LatencyHistogram
+  handled: LatencyHistogram
   p50: number
   p99: number
+  p99Handled: number
   fenced: number
   fencedInFlight: number
   fencedAfterGap: number
@@ -136,6 +157,14 @@ export interface MinuteRow {
   /** The load process's own longest loop delay and longest GC pause in the minute (in its latencies). */
   loopMaxMs: number
   loadGcMaxMs: number
+  /**
+   * The load process's scavenges and mark-compacts in the minute, and its heap used just after the
+   * minute's last mark-compact (what it keeps, without the garbage a heap used at any other moment
+   * has in it; NaN in a minute without one).
+   */
+  loadScavenges: number
+  loadMarkCompacts: number
+  loadHeapMb: number
   events: string[]
 }
 
@@ -298,6 +327,8 @@ interface StreamsMember {
   readonly memberId: string
   readonly processId: string
   readonly client: ReconnectingClient
+  /** Where the connection stamps this member's heartbeat (one in flight at a time), reused. */
+  readonly timing: Timing
   /** The topology epoch of the application version this member runs. */
   readonly topologyEpoch: number
   epoch: number
@@ -396,9 +427,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const newRow = (minute: number): MinuteRow => ({
     minute,
     heartbeats: 0,
-    latencies: [],
+    latency: new LatencyHistogram(),
+    handled: new LatencyHistogram(),
     p50: Number.NaN,
     p99: Number.NaN,
+    p99Handled: Number.NaN,
     fenced: 0,
     fencedInFlight: 0,
     fencedAfterGap: 0,
@@ -444,6 +477,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     loopP99Ms: Number.NaN,
     loopMaxMs: Number.NaN,
     loadGcMaxMs: Number.NaN,
+    loadScavenges: Number.NaN,
+    loadMarkCompacts: Number.NaN,
+    loadHeapMb: Number.NaN,
     events: [],
   })
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
@@ -477,8 +513,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   loop.enable()
   // This process's GC pauses are in every latency measured while they last.
   let loadGcMaxMs = 0
+  let loadScavenges = 0
+  let loadMarkCompacts = 0
+  let loadHeapAfterMarkCompact = Number.NaN
   const loadGc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.duration > loadGcMaxMs) loadGcMaxMs = e.duration
+    for (const e of list.getEntries()) {
+      if (e.duration > loadGcMaxMs) loadGcMaxMs = e.duration
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) loadScavenges++
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        loadMarkCompacts++
+        // The observer runs soon after the collection: little is allocated in between.
+        loadHeapAfterMarkCompact = getHeapStatistics().used_heap_size
+      }
+    }
   })
   loadGc.observe({ entryTypes: ['gc'] })
 
@@ -647,12 +695,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
             processId: joining ? m.processId : null,
             clientTags: joining ? [] : null,
           }),
+          m.timing,
         )
         .then(
           (r) => {
             m.inFlight = false
             const now = performance.now()
-            sentRow.latencies.push(now - sentAt)
+            sentRow.latency.record(m.timing.receivedAt - m.timing.sentAt)
+            sentRow.handled.record(now - sentAt)
             row.heartbeats++
             totals.heartbeats++
             if (leaving) {
@@ -764,6 +814,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         memberId: `soak-member-${g}-${n}`,
         processId: `soak-process-${n}`,
         client: clients[n % clients.length],
+        timing: { sentAt: 0, receivedAt: 0 },
         topologyEpoch: deployed[g],
         epoch: 0,
         active: [],
@@ -806,7 +857,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     o.log(`set-up: ${members.length} members joined (${totals.joins} joins)`)
 
     // 3. Data plane: idempotent producers, and a consumer group (KIP-848) reading what they write.
-    const acked = new Map<string, number>() // "producer:seq" → partition
+    const acked = new SeqCounts() // by producer index and sequence number
     const dataClient = new ReconnectingClient(port, () => {
       if (!restarting) totals.connectionLossesOutsideRestart++
     })
@@ -867,7 +918,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
             )
             const code = r.responses[0].partitionResponses[0].errorCode
             if (code === E.NONE || code === E.DUPLICATE_SEQUENCE_NUMBER) {
-              for (const v of values) acked.set(`p${index}:${v}`, partition)
+              for (let i = 0; i < count; i++) acked.add(index, seq + i)
               row.produced += count
               totals.produced += count
               break
@@ -894,7 +945,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       }
     }
 
-    const consumed = new Map<string, number>() // "producer:seq" → times consumed
+    const consumed = new SeqCounts() // times consumed, by producer index and sequence number
     const consumerLoop = async (index: number) => {
       const memberId = `soak-consumer-${index}`
       let epoch = 0
@@ -1016,8 +1067,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
               if (!positions.has(x.partitionIndex)) continue
               for (const rec of readRecords(x.records)) {
                 if (rec.offset < (positions.get(x.partitionIndex) as number)) continue
-                const k = `${rec.key}:${rec.value}`
-                consumed.set(k, (consumed.get(k) ?? 0) + 1)
+                consumed.addRecord(rec.key, rec.value)
                 row.consumed++
                 totals.consumed++
                 positions.set(x.partitionIndex, rec.offset + 1)
@@ -1100,10 +1150,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       }
     }
     const closeRow = (r: MinuteRow) => {
-      const sorted = r.latencies.sort((a, b) => a - b)
-      r.p50 = quantile(sorted, 0.5)
-      r.p99 = quantile(sorted, 0.99)
-      r.latencies = []
+      r.p50 = r.latency.quantile(0.5)
+      r.p99 = r.latency.quantile(0.99)
+      r.p99Handled = r.handled.quantile(0.99)
+      r.latency.reset()
+      r.handled.reset()
       sampleMemory()
       const rss = r.rssSamples.sort((a, b) => a - b)
       r.rssMb = quantile(rss, 0.5)
@@ -1153,6 +1204,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.loopMaxMs = Math.max(0, loop.max / 1e6 - LOOP_RESOLUTION_MS)
       r.loadGcMaxMs = loadGcMaxMs
       loadGcMaxMs = 0
+      r.loadScavenges = loadScavenges
+      r.loadMarkCompacts = loadMarkCompacts
+      loadScavenges = 0
+      loadMarkCompacts = 0
+      r.loadHeapMb = loadHeapAfterMarkCompact / 1048576
+      loadHeapAfterMarkCompact = Number.NaN
       loop.reset()
       o.log(formatRow(r))
     }
@@ -1295,13 +1352,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     stopProducing = true
     await Promise.all(producerLoops)
     const drainBy = Date.now() + 30_000
-    while (Date.now() < drainBy && [...acked.keys()].some((k) => !consumed.has(k))) await sleep(200)
+    while (Date.now() < drainBy && acked.missingFrom(consumed) > 0) await sleep(200)
     stopping = true
     for (const m of members) clearTimeout(m.timer)
     await Promise.all(consumerLoops)
 
     // 6. Records: every acked record in the log exactly once (read back from offset 0).
-    const inLog = new Map<string, number>()
+    const inLog = new SeqCounts()
     for (let partition = 0; partition < DATA_PARTITIONS; partition++) {
       let at = 0
       for (;;) {
@@ -1333,20 +1390,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         const recs = readRecords(x.records).filter((rec) => rec.offset >= at)
         if (recs.length === 0) break
         for (const rec of recs) {
-          const k = `${rec.key}:${rec.value}`
-          inLog.set(k, (inLog.get(k) ?? 0) + 1)
+          inLog.addRecord(rec.key, rec.value)
           at = rec.offset + 1
         }
       }
     }
-    let lost = 0
-    for (const k of acked.keys()) if (!inLog.has(k)) lost++
-    let duplicated = 0
-    for (const n of inLog.values()) if (n > 1) duplicated += n - 1
-    let notConsumed = 0
-    for (const k of acked.keys()) if (!consumed.has(k)) notConsumed++
-    let consumedTwice = 0
-    for (const n of consumed.values()) if (n > 1) consumedTwice += n - 1
+    const lost = acked.missingFrom(inLog)
+    const duplicated = inLog.extra()
+    const notConsumed = acked.missingFrom(consumed)
+    const consumedTwice = consumed.extra()
 
     // 7. Verdicts.
     const measured = rows.filter((r) => r.minute >= 0 && r.minute < o.minutes)
@@ -1455,11 +1507,11 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | load-side loop p99 / max ms, GC max ms | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${r.events.join('; ')} |`
 }
