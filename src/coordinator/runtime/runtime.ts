@@ -1,6 +1,7 @@
 import type { CoordinatorRecord as StoredRecord, RecordStore, ShardBatch } from '../storage/types.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from './clock.js'
 import { CoordinatorRuntimeError, CoordinatorTimeoutError, CoordinatorWriteError } from './errors.js'
+import { latestRecords } from './latest.js'
 import type {
   CoordinatorResult,
   ReadOperation,
@@ -555,8 +556,15 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     try {
       const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
       const records = await this.#store.load(ctx.id)
+      // Of the keys the serde allows, only the latest record (latest.ts).
+      const replay = this.#latestRecords(records)
       let skipped = 0
+      let superseded = 0
       for (let i = 0; i < records.length; i++) {
+        if (replay[i] === 0) {
+          superseded++
+          continue
+        }
         let record: R | undefined
         try {
           record = this.#serde.deserialize(records[i])
@@ -580,7 +588,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       if (!this.#serving) ctx.loadedAtMs = this.#clock.now()
       this.#onShardReplayed?.(ctx.id, shard)
       this.#log.info(
-        { shard: ctx.id, records: records.length, skipped, elapsedMs: this.#clock.now() - started },
+        {
+          shard: ctx.id,
+          records: records.length,
+          superseded,
+          skipped,
+          elapsedMs: this.#clock.now() - started,
+        },
         'Finished loading of coordinator shard',
       )
     } catch (e) {
@@ -597,6 +611,13 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
       },
     )
+  }
+
+  /** Which records of a loaded log to replay (1) or skip (0): see `RecordSerde.latestOnly`. */
+  #latestRecords(records: readonly StoredRecord[]): Uint8Array {
+    const latestOnly = this.#serde.latestOnly
+    if (latestOnly === undefined) return new Uint8Array(records.length).fill(1)
+    return latestRecords(records, latestOnly.bind(this.#serde))
   }
 
   #context(shardId: number): ShardContext<S, R, C> {
@@ -997,7 +1018,9 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     try {
       const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
       const records = await this.#store.load(ctx.id)
+      const replay = this.#latestRecords(records)
       for (let i = 0; i < records.length; i++) {
+        if (replay[i] === 0) continue
         const record = this.#serde.deserialize(records[i])
         if (record !== undefined) shard.replay(record)
       }

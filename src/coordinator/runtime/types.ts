@@ -31,6 +31,15 @@ export interface RecordSerde<R> {
   release?(records: readonly CoordinatorRecord[]): void
   /** Returns undefined for a record this version does not know; loading skips it. */
   deserialize(record: CoordinatorRecord): R | undefined
+  /**
+   * Whether loading may replay only the latest record of this key (none at all when that one is a
+   * tombstone), skipping the earlier ones unread: true for a key whose records each set or remove
+   * one entry of the shard's state, so that the latest leaves the state as all of them do, also in
+   * the order of the state's other entries. Absent, or false for a key: every record of it is
+   * replayed. (A store may hand `load` a compacted log at any time; this lets the runtime skip the
+   * superseded records a log still holds, which a commit-heavy shard has by the thousands.)
+   */
+  latestOnly?(key: Uint8Array): boolean
 }
 
 /**

@@ -9,11 +9,20 @@ import {
 } from '../../protocol/records.js'
 import type { RecordSerde } from '../runtime/types.js'
 
+/** The record type id of OffsetCommit (Kafka's OffsetCommitKey apiKey). */
+const OFFSET_COMMIT_TYPE_ID = 1
+
 /** Coordinator records in the store: Kafka's key/value framing; unknown record types are skipped. */
 export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
   serialize: (record) => encodeCoordinatorRecord(record),
   serializeAll: (records) => encodeCoordinatorRecords(records),
   release: (records) => releaseEncodedRecords(records),
+  // OffsetCommit records (type 1): each sets or removes one committed offset, and a group's
+  // offsets are read sorted, so loading replays only the latest record of each. The other records
+  // build groups and members whose order of creation shows (members in a group, groups in a
+  // shard), so every one of them is replayed. The simple group an offset makes is made by the
+  // latest record as well (docs/storage.md, "Loading").
+  latestOnly: (key) => key.length >= 2 && key[0] === 0 && key[1] === OFFSET_COMMIT_TYPE_ID,
   deserialize: (stored) => {
     try {
       return decodeCoordinatorRecord(stored.key, stored.value)

@@ -52,8 +52,13 @@ export class KvShard implements ShardStateMachine<KvRecord> {
 const enc = new TextEncoder()
 const dec = new TextDecoder()
 
-/** Keys starting with "?" are written as records of an unknown type, which loading must skip. */
+/**
+ * Keys starting with "?" are written as records of an unknown type, which loading must skip. Keys
+ * starting with "!" are replayed record by record when loading; of the others, loading may replay
+ * only the latest record.
+ */
 export const kvSerde: RecordSerde<KvRecord> = {
+  latestOnly: (key) => key[0] !== 0x21,
   serialize: (r) => ({
     key: enc.encode(r.key),
     value: r.value === null ? null : enc.encode(String(r.value)),

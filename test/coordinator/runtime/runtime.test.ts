@@ -431,6 +431,31 @@ test('loading is replay over SQLite too, across a close and a new process-like r
   }
 })
 
+test('loading replays per key only its latest record, and no key whose latest record is a tombstone, where the serde allows it', async () => {
+  // The log as compaction would leave it, which a store may hand over at any time: the same state,
+  // with a replay for each live key instead of each record. Keys starting with "!" are replayed
+  // record by record (kvSerde.latestOnly refuses them).
+  const store = new MemoryRecordStore()
+  await store.open()
+  const write = (key: string, value: number | null) => kvSerde.serialize({ key, value })
+  await store.append(0, [write('a', 1), write('b', 1), write('a', 2), write('!m', 1)])
+  await store.append(0, [write('c', 1), write('b', null), write('!m', 2)])
+  await store.append(0, [write('a', 3), write('!n', 1), write('!n', null)])
+  const s = await loaded(store, 1, { closeStore: false })
+  const shard = s.shards.get(0)!
+  assert.deepEqual(shard.snapshot(), [
+    ['!m', 2],
+    ['a', 3],
+    ['c', 1],
+  ])
+  assert.equal(
+    shard.replayed,
+    2 + 4,
+    'a=1, b=1, a=2 and b (deleted) are not replayed; !m and !n are, each record',
+  )
+  await s.runtime.close()
+})
+
 test('loading skips records the serde does not know', async () => {
   const store = new MemoryRecordStore()
   await store.open()
