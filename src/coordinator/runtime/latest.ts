@@ -19,8 +19,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * Which records of a shard's log a load replays: every record of a key `latestOnly` does not accept,
  * and of the others per key only the latest record, none of a key whose latest record is a
  * tombstone. For those keys that is the log as `RecordStore.compact` leaves it, in the same order,
- * which a store may hand `load` at any time (docs/storage.md, "Loading"). Returns 1 for a record to
- * replay, 0 for one to skip.
+ * which a store may hand `load` at any time (docs/storage.md, "Superseded records are not
+ * replayed"). Returns 1 for a record to replay, 0 for one to skip.
  *
  * One pass from the end: the first record of a key met there is its latest. Keys are found in an
  * open-addressing table of record positions by a hash of their bytes and compared byte by byte,

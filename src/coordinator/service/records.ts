@@ -21,7 +21,7 @@ export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
   // offsets are read sorted, so loading replays only the latest record of each. The other records
   // build groups and members whose order of creation shows (members in a group, groups in a
   // shard), so every one of them is replayed. The simple group an offset makes is made by the
-  // latest record as well (docs/storage.md, "Loading").
+  // latest record as well (docs/storage.md, "Superseded records are not replayed").
   latestOnly: (key) => key.length >= 2 && key[0] === 0 && key[1] === OFFSET_COMMIT_TYPE_ID,
   deserialize: (stored) => {
     try {
