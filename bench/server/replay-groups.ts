@@ -29,12 +29,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import pg from 'pg'
 import { ManualClock } from '../../src/coordinator/runtime/clock.js'
 import { GroupCoordinatorService } from '../../src/coordinator/service/group-coordinator-service.js'
 import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
 import type { CoordinatorNewTopic, CoordinatorTopic } from '../../src/coordinator/service/topics-image.js'
-import { POSTGRES_RECORDS_TABLE, PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
+import { PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
 import type { RecordStore } from '../../src/coordinator/storage/types.js'
 import { readRecord, VarReader } from '../../src/log/batch.js'
@@ -44,7 +43,14 @@ import type {
   StreamsGroupTopologyDescriptionPlugin,
 } from '../../src/plugin/spi.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
+import { createConsumerGroupHeartbeatRequest } from '../../src/protocol/generated/messages/ConsumerGroupHeartbeatRequest.js'
+import {
+  createStreamsGroupHeartbeatRequest,
+  createStreamsGroupHeartbeatRequestSubtopology,
+} from '../../src/protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
+import { createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode } from '../../src/protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import { parseConfig } from '../../src/server/config.js'
+import { pgPeer, rawPgScan, rawSqliteScan } from './replay-scans.js'
 
 const COMMIT_ROUNDS = Number(process.argv[2] ?? 200)
 const STREAMS_GROUPS = Number(process.argv[3] ?? 40)
@@ -56,7 +62,6 @@ const PARTITIONS = 20
 const CONSUMER_PARTITIONS = 6
 const SHARDS = 50
 const ROUNDS = 7
-const PG_URL = process.env.TOPOGRAPH_TEST_PG_URL
 if (![COMMIT_ROUNDS, STREAMS_GROUPS].every((x) => Number.isInteger(x) && x > 0)) {
   console.error('usage: replay-groups.ts [commitRounds>0] [streamsGroups>0]')
   process.exit(2)
@@ -106,6 +111,11 @@ class HeldDescriptions implements StreamsGroupTopologyDescriptionPlugin {
 }
 
 const ctx = { apiVersion: 1, clientId: 'bench', clientHost: '/127.0.0.1' }
+const SOURCE_NODE = createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode({
+  name: 'KSTREAM-SOURCE-0000000000',
+  nodeType: 1,
+  sourceTopics: [SOURCE.name],
+})
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -151,40 +161,31 @@ async function writeWorkload(store: RecordStore): Promise<number> {
   let ops = 0
   const streamsHb = async (m: StreamsMember, join: boolean, leave = false): Promise<void> => {
     ops++
-    const r = await service.streamsGroupHeartbeat(ctx, {
-      groupId: m.groupId,
-      memberId: m.memberId,
-      memberEpoch: leave ? -1 : join ? 0 : m.epoch,
-      endpointInformationEpoch: -1,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: join ? 30_000 : -1,
-      topology: join
-        ? {
+    const r = await service.streamsGroupHeartbeat(
+      ctx,
+      createStreamsGroupHeartbeatRequest({
+        groupId: m.groupId,
+        memberId: m.memberId,
+        memberEpoch: leave ? -1 : join ? 0 : m.epoch,
+        endpointInformationEpoch: -1,
+        ...(join && {
+          rebalanceTimeoutMs: 30_000,
+          topology: {
             epoch: 1,
             subtopologies: [
-              {
+              createStreamsGroupHeartbeatRequestSubtopology({
                 subtopologyId: '0',
                 sourceTopics: [SOURCE.name],
-                sourceTopicRegex: [],
-                stateChangelogTopics: [],
-                repartitionSinkTopics: [],
-                repartitionSourceTopics: [],
-                copartitionGroups: [],
-              },
+              }),
             ],
-          }
-        : null,
-      activeTasks: join ? [] : null,
-      standbyTasks: join ? [] : null,
-      warmupTasks: join ? [] : null,
-      processId: join ? `${m.memberId}-process` : null,
-      userEndpoint: null,
-      clientTags: null,
-      taskOffsets: null,
-      taskEndOffsets: null,
-      shutdownApplication: false,
-    })
+          },
+          activeTasks: [],
+          standbyTasks: [],
+          warmupTasks: [],
+          processId: `${m.memberId}-process`,
+        }),
+      }),
+    )
     check(`streams heartbeat of ${m.memberId}`, r.errorCode)
     if (!leave) m.epoch = r.memberEpoch
     if (r.topologyDescriptionRequired) {
@@ -194,21 +195,7 @@ async function writeWorkload(store: RecordStore): Promise<number> {
         memberId: m.memberId,
         topologyEpoch: 1,
         topologyDescription: {
-          subtopologies: [
-            {
-              subtopologyId: '0',
-              nodes: [
-                {
-                  name: 'KSTREAM-SOURCE-0000000000',
-                  nodeType: 1,
-                  sourceTopics: [SOURCE.name],
-                  sinkTopic: null,
-                  stores: [],
-                  successors: [],
-                },
-              ],
-            },
-          ],
+          subtopologies: [{ subtopologyId: '0', nodes: [SOURCE_NODE] }],
           globalStores: [],
         },
       })
@@ -239,18 +226,16 @@ async function writeWorkload(store: RecordStore): Promise<number> {
     for (let i = 0; i < CONSUMER_MEMBERS; i++) {
       const c = { groupId: `consumer-app-${g}`, memberId: `consumer-app-${g}-member-${i}`, epoch: 0 }
       ops++
-      const r = await service.consumerGroupHeartbeat(ctx, {
-        groupId: c.groupId,
-        memberId: c.memberId,
-        memberEpoch: 0,
-        instanceId: null,
-        rackId: null,
-        rebalanceTimeoutMs: 30_000,
-        subscribedTopicNames: [CONSUMED.name],
-        subscribedTopicRegex: null,
-        serverAssignor: null,
-        topicPartitions: [],
-      })
+      const r = await service.consumerGroupHeartbeat(
+        ctx,
+        createConsumerGroupHeartbeatRequest({
+          groupId: c.groupId,
+          memberId: c.memberId,
+          rebalanceTimeoutMs: 30_000,
+          subscribedTopicNames: [CONSUMED.name],
+          topicPartitions: [],
+        }),
+      )
       check(`consumer heartbeat of ${c.memberId}`, r.errorCode)
       c.epoch = r.memberEpoch
       consumers.push(c)
@@ -364,18 +349,10 @@ async function writeWorkload(store: RecordStore): Promise<number> {
   for (let g = 0; g < CONSUMER_GROUPS; g += 5) {
     for (const c of consumers.filter((x) => x.groupId === `consumer-app-${g}`)) {
       ops++
-      const r = await service.consumerGroupHeartbeat(ctx, {
-        groupId: c.groupId,
-        memberId: c.memberId,
-        memberEpoch: -1,
-        instanceId: null,
-        rackId: null,
-        rebalanceTimeoutMs: -1,
-        subscribedTopicNames: null,
-        subscribedTopicRegex: null,
-        serverAssignor: null,
-        topicPartitions: null,
-      })
+      const r = await service.consumerGroupHeartbeat(
+        ctx,
+        createConsumerGroupHeartbeatRequest({ groupId: c.groupId, memberId: c.memberId, memberEpoch: -1 }),
+      )
       check(`consumer leave of ${c.memberId}`, r.errorCode)
     }
     deleted.push(`consumer-app-${g}`)
@@ -450,50 +427,18 @@ let checksum = 0
 /** The raw scan of every shard's rows; `decode`: each record also decoded by the coordinator's serde. */
 function rawScan(file: string, decode: boolean): { ms: number; records: number } {
   const t0 = process.hrtime.bigint()
-  const db = new Database(file, { readonly: true })
-  const stmt = db.prepare<[number], { n: number; records: Buffer }>(
-    'SELECT record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-  )
-  let records = 0
-  for (let shard = 0; shard < SHARDS; shard++) {
-    for (const row of stmt.all(shard)) {
-      const reader = new VarReader(row.records)
-      for (let i = 0; i < row.n; i++) {
-        const r = readRecord(reader)
-        records++
-        if (decode) {
-          if (r.key === null) continue
-          const record = coordinatorRecordSerde.deserialize({ key: r.key, value: r.value })
-          if (record !== undefined) checksum++
-        } else {
-          checksum += (r.key?.length ?? 0) + (r.value?.length ?? 0)
-        }
-      }
-    }
-  }
-  db.close()
+  const records = rawSqliteScan(file, SHARDS, (_shard, key, value) => {
+    if (!decode) checksum += (key?.length ?? 0) + (value?.length ?? 0)
+    else if (key !== null && coordinatorRecordSerde.deserialize({ key, value }) !== undefined) checksum++
+  })
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, records }
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-replay-groups-'))
   const file = join(dir, SQLITE_FILE_NAME)
-  const schema = `tg_replay_groups_${process.pid}`
-  let pgUrl: string | undefined
-  if (PG_URL !== undefined && PG_URL !== '') {
-    const u = new URL(PG_URL)
-    u.searchParams.set('options', `-c search_path=${schema}`)
-    pgUrl = u.toString()
-  }
-  const admin = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: PG_URL })
-    await c.connect()
-    try {
-      await c.query(sql)
-    } finally {
-      await c.end()
-    }
-  }
+  const peer = pgPeer('tg_replay_groups')
+  const pgUrl = peer?.url
   try {
     // 1. The workload, through the real service, into SQLite.
     const store = new SqliteRecordStore(dir)
@@ -509,7 +454,7 @@ async function main(): Promise<void> {
     let pgRecords = 0
     if (pgUrl !== undefined) {
       // The same batches, copied row by row (the same records in the same appends).
-      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`)
+      await peer?.create()
       const p = new PostgresRecordStore(pgUrl)
       await p.open()
       const db = new Database(file, { readonly: true })
@@ -570,23 +515,10 @@ async function main(): Promise<void> {
         })
         if (pgLoaded.groups !== groups) throw new Error('PostgreSQL loaded other groups than SQLite')
         pgLoadMs.push(pgLoaded.ms)
-        const t0 = process.hrtime.bigint()
-        const c = new pg.Client({ connectionString: url })
-        await c.connect()
-        let rows = 0
-        for (let shard = 0; shard < SHARDS; shard++) {
-          const r = await c.query<[string, Buffer, Buffer | null]>({
-            text: `SELECT record_offset, key, value FROM ${POSTGRES_RECORDS_TABLE} WHERE shard = $1 ORDER BY record_offset`,
-            values: [shard],
-            rowMode: 'array',
-          })
-          for (const row of r.rows) {
-            rows++
-            checksum += row[1].length + (row[2]?.length ?? 0)
-          }
-        }
-        await c.end()
-        pgRawMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
+        const raw = await rawPgScan(url, SHARDS)
+        pgRawMs.push(raw.ms)
+        checksum += raw.bytes
+        const rows = raw.rows
         if (rows !== pgRecords)
           throw new Error(`raw PostgreSQL scan found ${rows} rows, expected ${pgRecords}`)
       }
@@ -628,7 +560,7 @@ async function main(): Promise<void> {
     if (checksum < 0) console.log(checksum)
   } finally {
     rmSync(dir, { recursive: true, force: true })
-    if (pgUrl !== undefined) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined)
+    await peer?.drop()
   }
 }
 

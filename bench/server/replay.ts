@@ -12,20 +12,17 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
-import pg from 'pg'
 import { CoordinatorRuntime } from '../../src/coordinator/runtime/runtime.js'
 import type { RecordSerde, ShardStateMachine } from '../../src/coordinator/runtime/types.js'
-import { POSTGRES_RECORDS_TABLE, PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
+import { PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
 import type { CoordinatorRecord, RecordStore } from '../../src/coordinator/storage/types.js'
-import { readRecord, VarReader } from '../../src/log/batch.js'
+import { pgPeer, rawPgScan, rawSqliteScan } from './replay-scans.js'
 
 const N = Number(process.argv[2] ?? 200_000)
 const SHARDS = Number(process.argv[3] ?? 50)
 const VALUE_BYTES = Number(process.argv[4] ?? 120)
 const ROUNDS = 7
-const PG_URL = process.env.TOPOGRAPH_TEST_PG_URL
 if (![N, SHARDS, VALUE_BYTES].every((x) => Number.isInteger(x) && x > 0)) {
   console.error('usage: replay.ts [records>0] [shards>0] [valueBytes>0]')
   process.exit(2)
@@ -129,22 +126,8 @@ function ratio(name: string, num: number[], den: number[], goal?: number): void 
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-replay-bench-'))
-  const schema = `tg_replay_bench_${process.pid}`
-  let pgUrl: string | undefined
-  if (PG_URL !== undefined && PG_URL !== '') {
-    const u = new URL(PG_URL)
-    u.searchParams.set('options', `-c search_path=${schema}`)
-    pgUrl = u.toString()
-  }
-  const admin = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: PG_URL })
-    await c.connect()
-    try {
-      await c.query(sql)
-    } finally {
-      await c.end()
-    }
-  }
+  const peer = pgPeer('tg_replay_bench')
+  const pgUrl = peer?.url
   try {
     // 1. The same N records to each store.
     const store = new SqliteRecordStore(dir)
@@ -153,7 +136,7 @@ async function main(): Promise<void> {
     await store.close()
     let pgWriteMs = 0
     if (pgUrl !== undefined) {
-      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`)
+      await peer?.create()
       const p = new PostgresRecordStore(pgUrl)
       await p.open()
       pgWriteMs = await write(p)
@@ -179,22 +162,9 @@ async function main(): Promise<void> {
         // The raw scan: the same rows (one per batch), straight from better-sqlite3, each record's
         // key and value read out of its row, bytes touched.
         const t0 = process.hrtime.bigint()
-        const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-        const stmt = db.prepare<[number], { n: number; records: Buffer }>(
-          'SELECT record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-        )
-        let rows = 0
-        for (let shard = 0; shard < SHARDS; shard++) {
-          for (const row of stmt.all(shard)) {
-            const reader = new VarReader(row.records)
-            for (let i = 0; i < row.n; i++) {
-              const r = readRecord(reader)
-              rows++
-              checksum += (r.key?.length ?? 0) + (r.value?.length ?? 0)
-            }
-          }
-        }
-        db.close()
+        const rows = rawSqliteScan(join(dir, SQLITE_FILE_NAME), SHARDS, (_shard, key, value) => {
+          checksum += (key?.length ?? 0) + (value?.length ?? 0)
+        })
         rawMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
         if (rows !== N) throw new Error(`raw scan found ${rows} rows, expected ${N}`)
       }
@@ -203,26 +173,13 @@ async function main(): Promise<void> {
         // bench shard: what loading does that the raw scan does not (a shard keeps every record),
         // without the store and the runtime in between.
         const t0 = process.hrtime.bigint()
-        const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-        const stmt = db.prepare<[number], { n: number; records: Buffer }>(
-          'SELECT record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-        )
         // Every shard is kept to the end, as the runtime keeps them.
-        const kept: BenchShard[] = []
-        for (let shard = 0; shard < SHARDS; shard++) {
-          const b = new BenchShard()
-          kept.push(b)
-          for (const row of stmt.all(shard)) {
-            const reader = new VarReader(row.records)
-            for (let i = 0; i < row.n; i++) {
-              const r = readRecord(reader)
-              if (r.key === null) continue
-              const record = serde.deserialize({ key: r.key, value: r.value })
-              if (record !== undefined) b.replay(record)
-            }
-          }
-        }
-        db.close()
+        const kept = Array.from({ length: SHARDS }, () => new BenchShard())
+        rawSqliteScan(join(dir, SQLITE_FILE_NAME), SHARDS, (shard, key, value) => {
+          if (key === null) return
+          const record = serde.deserialize({ key, value })
+          if (record !== undefined) kept[shard].replay(record)
+        })
         rawReplayMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
         const live = kept.reduce((n, b) => n + b.state.size, 0)
         if (live !== N) throw new Error(`raw scan + replay found ${live} records, expected ${N}`)
@@ -236,24 +193,10 @@ async function main(): Promise<void> {
             return s
           }),
         )
-        // The raw scan: one connection, the shards one after another, one query each, bytes touched.
-        const t0 = process.hrtime.bigint()
-        const c = new pg.Client({ connectionString: url })
-        await c.connect()
-        let rows = 0
-        for (let shard = 0; shard < SHARDS; shard++) {
-          const r = await c.query<[string, Buffer, Buffer | null]>({
-            text: `SELECT record_offset, key, value FROM ${POSTGRES_RECORDS_TABLE} WHERE shard = $1 ORDER BY record_offset`,
-            values: [shard],
-            rowMode: 'array',
-          })
-          for (const row of r.rows) {
-            rows++
-            checksum += row[1].length + (row[2]?.length ?? 0)
-          }
-        }
-        await c.end()
-        pgRawMs.push(Number(process.hrtime.bigint() - t0) / 1e6)
+        const raw = await rawPgScan(url, SHARDS)
+        pgRawMs.push(raw.ms)
+        checksum += raw.bytes
+        const rows = raw.rows
         if (rows !== N) throw new Error(`raw PostgreSQL scan found ${rows} rows, expected ${N}`)
       }
     }
@@ -279,7 +222,7 @@ async function main(): Promise<void> {
     if (checksum < 0) console.log(checksum) // keeps the raw scans' reads observable
   } finally {
     rmSync(dir, { recursive: true, force: true })
-    if (pgUrl !== undefined) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined)
+    await peer?.drop()
   }
 }
 

@@ -60,26 +60,17 @@ describe('coordinatorRecordSerde.latestOnly', () => {
     const hb = { apiVersion: 1, clientId: 'c', clientHost: '/127.0.0.1' }
     const joined = await first.streamsGroupHeartbeat(hb, joinRequest({ groupId: 'app' }))
     assert.equal(joined.errorCode, 0)
-    const commit = (groupId: string, offset: bigint, partitions: number[], epoch = -1, memberId = '') =>
-      first.commitOffsets(9, {
-        groupId,
-        generationIdOrMemberEpoch: epoch,
-        memberId,
-        groupInstanceId: null,
-        retentionTimeMs: -1n,
-        topics: [
-          {
-            name: 'foo',
-            topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-            partitions: partitions.map((p) => ({
-              partitionIndex: p,
-              committedOffset: offset + BigInt(p),
-              committedLeaderEpoch: -1,
-              committedMetadata: null,
-            })),
-          },
-        ],
-      })
+    const commit = (groupId: string, offset: bigint, partitions: number[], epoch = -1, memberId = '') => {
+      const committed = partitions.map((partitionIndex) => ({
+        partitionIndex,
+        committedOffset: offset + BigInt(partitionIndex),
+        committedLeaderEpoch: -1,
+        committedMetadata: null,
+      }))
+      const topic = { name: 'foo', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: committed }
+      const request = { groupId, memberId, groupInstanceId: null, retentionTimeMs: -1n, topics: [topic] }
+      return first.commitOffsets(9, { ...request, generationIdOrMemberEpoch: epoch })
+    }
     for (let i = 0; i < 30; i++) {
       await commit('simple-a', BigInt(i), i % 3 === 0 ? [1, 0] : [0, 1])
       await commit('simple-b', BigInt(i), [1])
