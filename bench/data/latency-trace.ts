@@ -17,6 +17,8 @@
 // allocated, by where (socket reads' buffers, Buffers of their own, slices of Node's pool), and
 // its three longest stalls with where their time went: on a CPU, waiting for one, or asleep in the
 // kernel (the main thread's /proc schedstat), with the page faults and context switches meanwhile.
+// BENCH_STAGES=1 also prints where each batch's latency went, stage by stage, with the server and
+// the load on one clock (stages.ts), and the load process's own CPU time and collections.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
