@@ -162,7 +162,7 @@ export const SYNC_READ_BYTES = 64 * 1024
  * a few batches behind the log end) is done at once as well, up to this many bytes of such reads
  * per turn of the event loop over every partition of the storage; beyond that it goes to the
  * threadpool. Those bytes were just written, so the copy comes from the page cache (about 0.1 ms
- * for 300 KB), where a threadpool round trip cost 0.6–1.8 ms on a 2-core machine at half load, and
+ * for 300 KB), where a threadpool round trip cost 0.2–2.6 ms on a 2-core machine at half load, and
  * the consumer, later by that much at every Fetch, read more at the next one: it never caught up
  * with the log end (BENCHMARKS.md, "Tail reads at once").
  */
