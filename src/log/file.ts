@@ -1275,7 +1275,7 @@ export interface FileLogStorageOptions {
   readonly logger?: LogLogger
   /** Bytes the pool of Fetch read buffers owns at most (default READ_POOL_BYTES). */
   readonly readBufferBytes?: number
-  /** The tail that reads of may be done at once, and their budget a turn (default TAIL_READ_BYTES; 0: none). */
+  /** Reads within this many bytes of an active segment's end are done at once, this many a turn (TAIL_READ_BYTES; 0: none). */
   readonly tailReadBytes?: number
 }
 
