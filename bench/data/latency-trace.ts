@@ -17,6 +17,8 @@
 // allocated, by where (socket reads' buffers, Buffers of their own, slices of Node's pool), and
 // its three longest stalls with where their time went: on a CPU, waiting for one, or asleep in the
 // kernel (the main thread's /proc schedstat), with the page faults and context switches meanwhile.
+// BENCH_STAGES=1 also prints where each batch's latency went, stage by stage, with the server and
+// the load on one clock (stages.ts), and the load process's own CPU time and collections.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
@@ -27,6 +29,7 @@ import { profiled } from '../server/load.js'
 import { serverModule } from '../server/target.js'
 import { mainThreadStat, type ThreadStat } from '../server/thread-stat.js'
 import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
+import { type StageStore, type Stages, traceStages } from './stages.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
 const rate = Number(process.argv[2] ?? 4370)
@@ -57,6 +60,8 @@ if (fillSeconds > 0)
   })
 
 const events: TraceEvent[] = []
+/** BENCH_STAGES=1: each batch's time at every stage, server and load on one clock (stages.ts). */
+let stages: Stages | null = null
 const epoch = () => performance.timeOrigin + performance.now()
 
 // Event-loop stalls: a 1 ms timer that fires more than 3 ms late. Each stall says where its time
@@ -199,9 +204,11 @@ const receive = connections.receive
 if (receive !== undefined) {
   connections.receive = function (chunk) {
     const t0 = performance.now()
+    if (stages !== null) stages.received(chunk)
     try {
       receive.call(this, chunk)
     } finally {
+      if (stages !== null) stages.receiving = Number.NaN
       socketRead(chunk, t0)
     }
   }
@@ -224,6 +231,7 @@ sockets._writev = function (chunks, cb) {
   if (this.server === undefined) return
   const ms = performance.now() - t0
   // Buffers as such when every chunk is one (the stream's allBuffers), else { chunk }.
+  if (stages !== null) for (const c of chunks) stages.written(Buffer.isBuffer(c) ? c : c.chunk)
   const b = chunks.reduce((a, c) => a + (Buffer.isBuffer(c) ? c : c.chunk).byteLength, 0)
   count(`socket writev (${chunks.length > 4 ? '> 4' : chunks.length} chunks)`, ms, b)
   if (ms > 1) events.push({ at: performance.timeOrigin + t0, ms, what: `writev of ${b} B` })
@@ -233,6 +241,7 @@ sockets._write = function (chunk, enc, cb) {
   const t0 = performance.now()
   write.call(this, chunk, enc, cb)
   if (this.server === undefined) return
+  if (stages !== null) stages.written(chunk)
   const ms = performance.now() - t0
   count(chunk.byteLength > 65536 ? 'socket write > 64 KiB' : 'socket write ≤ 64 KiB', ms, chunk.byteLength)
   if (ms > 1) events.push({ at: performance.timeOrigin + t0, ms, what: `write of ${chunk.byteLength} B` })
@@ -243,6 +252,7 @@ const log = server.context.data.logs.partition(TOPIC, 0)!
 // The partition's store (PartitionLogImpl's, not on the PartitionLog interface) counts segments.
 const store = (log as unknown as { store: { segmentCount: number } }).store
 let segments = store.segmentCount
+if (process.env.BENCH_STAGES === '1') stages = traceStages(log, store as unknown as StageStore, stampAt)
 const rolls = setInterval(() => {
   const n = store.segmentCount
   if (n !== segments) events.push({ at: epoch(), ms: 0, what: `segments ${segments} → ${n}` })
@@ -267,9 +277,12 @@ for (let run = 0; run < runs; run++) {
         rate,
         seconds,
         slowMs: SLOW_MS,
+        stages: stages !== null,
       }),
     ),
   )
+  if (stages !== null && m.stages !== undefined) stages.report(m.stages, SLOW_MS)
+  stages?.clear()
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
   const stalls = events.filter((e) => e.what.startsWith(STALL))
   const gcs = events.filter((e) => e.what.startsWith('GC'))

@@ -13,6 +13,7 @@
 //   polls Fetch from the log end and reads the stamp of every batch it receives. Latency is from the
 //   stamp to the read of the Fetch answer holding the batch, on one clock (this process).
 import { connect, type Socket } from 'node:net'
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { crc32c } from '@node-rs/crc32'
 import type { FetchResponse } from '../../src/protocol/generated/messages/FetchResponse.js'
 import { fetchRequest } from '../../test/helpers/data-plane.js'
@@ -50,6 +51,32 @@ export interface E2eSpec {
   readonly warmupSeconds: number
   /** Report every measured batch slower than this (ms), with its send time (for traces). */
   readonly slowMs?: number
+  /** Report each measured batch's times at every stage of the load (latency-trace.ts). */
+  readonly stages?: boolean
+}
+
+/**
+ * Per measured batch (same index in every array), times in this process's performance.now(): the
+ * send time the open-loop schedule intended, the actual send (the batch's stamp), when the
+ * consumer sent the Fetch that returned it, when the first bytes of that answer were read, when
+ * the whole answer was read (where the latency ends) and when its decoding and walk were done.
+ * `hrMinusNow` turns these into process.hrtime's clock (CLOCK_MONOTONIC, shared by every process
+ * on the machine): add it.
+ */
+export interface BatchStages {
+  readonly hrMinusNow: number
+  readonly intended: Float64Array
+  readonly sent: Float64Array
+  readonly fetchSent: Float64Array
+  readonly firstByte: Float64Array
+  readonly complete: Float64Array
+  readonly parsed: Float64Array
+  /** Batches in the answer that held it. */
+  readonly perAnswer: Uint16Array
+  /** The load process's own collections during the run: count, ms in all, the longest. */
+  readonly gc: { readonly n: number; readonly ms: number; readonly max: number; readonly major: number }
+  /** The load process's CPU time during the run (user + system), ms. */
+  readonly cpuMs: number
 }
 
 export type DataLoadSpec = ClosedSpec | E2eSpec
@@ -69,6 +96,8 @@ export interface DataLoadResult {
   readonly firstErrorCode: number
   /** e2e with `slowMs`: the slower batches, send time as ms since the epoch, and latency. */
   readonly slow?: readonly { readonly at: number; readonly ms: number }[]
+  /** e2e with `stages`. */
+  readonly stages?: BatchStages
 }
 
 const SMALL = 4096
@@ -81,8 +110,12 @@ function frameReader(
   socket: Socket,
   keep: number,
   onFrame: (size: number, body: Buffer | null) => void,
+  onStart?: () => void,
+  /** Frames are gathered in one buffer reused for the next (onFrame keeps nothing of `body`). */
+  reuse = false,
 ): void {
   const head = Buffer.alloc(4)
+  let reused = Buffer.alloc(0)
   let headGot = 0
   let remaining = -1
   let body: Buffer | null = null
@@ -100,8 +133,14 @@ function frameReader(
         headGot = 0
         size = head.readInt32BE(0)
         remaining = size
-        body = size <= keep ? Buffer.allocUnsafe(size) : null
+        if (size > keep) body = null
+        else if (!reuse) body = Buffer.allocUnsafe(size)
+        else {
+          if (reused.length < size) reused = Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(size)))
+          body = reused.subarray(0, size)
+        }
         bodyGot = 0
+        onStart?.()
       }
       const take = Math.min(remaining, chunk.length - i)
       if (body !== null) chunk.copy(body, bodyGot, i, i + take)
@@ -245,11 +284,41 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   const measureFrom = t0 + spec.warmupSeconds * 1000
   const end = measureFrom + spec.seconds * 1000
   let stopping = false
+  // Stages (spec.stages): the schedule's intended send time of each batch, by its stamp; the
+  // consumer's times per measured batch.
+  const intendedOf = spec.stages === true ? new Map<number, number>() : null
+  const st = {
+    intended: [] as number[],
+    sent: [] as number[],
+    fetchSent: [] as number[],
+    firstByte: [] as number[],
+    complete: [] as number[],
+    parsed: [] as number[],
+    perAnswer: [] as number[],
+  }
+  let fetchSentAt = 0
+  let firstByteAt = 0
+  const gc = { n: 0, ms: 0, max: 0, major: 0 }
+  const gcObserver =
+    intendedOf === null
+      ? null
+      : new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) {
+            gc.n++
+            gc.ms += e.duration
+            gc.max = Math.max(gc.max, e.duration)
+            const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+            if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
+          }
+        })
+  gcObserver?.observe({ entryTypes: ['gc'] })
+  const cpu0 = process.cpuUsage()
   let consumerDone: () => void = () => undefined
   const consumerStopped = new Promise<void>((r) => {
     consumerDone = r
   })
   const poll = () => {
+    fetchSentAt = performance.now()
     consumer.write(
       requestFrame(
         1,
@@ -263,39 +332,63 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
       ),
     )
   }
-  frameReader(consumer, Number.POSITIVE_INFINITY, (_size, body) => {
-    const t = performance.now()
-    const res = decodeResponse<FetchResponse>(1, 12, body as Buffer).body
-    const part = res.responses[0]?.partitions[0]
-    if (res.errorCode !== 0 || part === undefined || part.errorCode !== 0) {
-      const code = res.errorCode || (part?.errorCode ?? -1)
-      if (errors === 0) firstErrorCode = code
-      errors++
-    } else if (part.records !== null && part.records.byteLength > 0) {
-      const r = Buffer.from(part.records.buffer, part.records.byteOffset, part.records.byteLength)
-      let pos = 0
-      while (pos + 12 <= r.length) {
-        const len = r.readInt32BE(pos + 8)
-        if (pos + 12 + len > r.length) break
-        const stamp = r.readDoubleLE(pos + spec.stampAt)
-        consumed++
-        if (stamp >= measureFrom && stamp <= end) {
-          latencies.push(t - stamp)
-          counted++
-          if (spec.slowMs !== undefined && t - stamp > spec.slowMs)
-            slow.push({ at: performance.timeOrigin + stamp, ms: t - stamp })
+  frameReader(
+    consumer,
+    Number.POSITIVE_INFINITY,
+    (_size, body) => {
+      const t = performance.now()
+      const res = decodeResponse<FetchResponse>(1, 12, body as Buffer).body
+      const part = res.responses[0]?.partitions[0]
+      if (res.errorCode !== 0 || part === undefined || part.errorCode !== 0) {
+        const code = res.errorCode || (part?.errorCode ?? -1)
+        if (errors === 0) firstErrorCode = code
+        errors++
+      } else if (part.records !== null && part.records.byteLength > 0) {
+        const r = Buffer.from(part.records.buffer, part.records.byteOffset, part.records.byteLength)
+        const from = st.sent.length
+        let pos = 0
+        while (pos + 12 <= r.length) {
+          const len = r.readInt32BE(pos + 8)
+          if (pos + 12 + len > r.length) break
+          const stamp = r.readDoubleLE(pos + spec.stampAt)
+          consumed++
+          if (stamp >= measureFrom && stamp <= end) {
+            latencies.push(t - stamp)
+            counted++
+            if (spec.slowMs !== undefined && t - stamp > spec.slowMs)
+              slow.push({ at: performance.timeOrigin + stamp, ms: t - stamp })
+            if (intendedOf !== null) {
+              st.intended.push(intendedOf.get(stamp) ?? Number.NaN)
+              st.sent.push(stamp)
+              st.fetchSent.push(fetchSentAt)
+              st.firstByte.push(firstByteAt)
+              st.complete.push(t)
+            }
+          }
+          const base = Number(r.readBigInt64BE(pos))
+          offset = base + r.readInt32BE(pos + 23) + 1
+          pos += 12 + len
         }
-        const base = Number(r.readBigInt64BE(pos))
-        offset = base + r.readInt32BE(pos + 23) + 1
-        pos += 12 + len
+        if (intendedOf !== null) {
+          const parsed = performance.now()
+          for (let i = from; i < st.sent.length; i++) {
+            st.parsed.push(parsed)
+            st.perAnswer.push(st.sent.length - from)
+          }
+        }
       }
-    }
-    if (stopping) consumerDone()
-    else poll()
-  })
+      if (stopping) consumerDone()
+      else poll()
+    },
+    () => {
+      firstByteAt = performance.now()
+    },
+    true,
+  )
   poll()
 
   // The producers: an open-loop schedule; each send is the template with a fresh stamp and CRC.
+  const free: Buffer[] = []
   let scheduled = 0
   let next = 0
   const start = performance.now()
@@ -308,10 +401,16 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
       }
       const due = Math.floor(((now - start) / 1000) * spec.rate)
       while (scheduled < due) {
-        const frame = Buffer.from(template)
-        frame.writeDoubleLE(performance.now(), batchAt + spec.stampAt)
+        // A frame of the free list (given back once its socket write completed): the load makes
+        // no garbage of 16 KiB a batch, whose collections would delay its sends and its reads.
+        const frame = free.pop() ?? Buffer.allocUnsafeSlow(template.length)
+        template.copy(frame)
+        const stamp = performance.now()
+        frame.writeDoubleLE(stamp, batchAt + spec.stampAt)
+        // Batch `scheduled` fell due once (now - start) reached (scheduled + 1) / rate.
+        intendedOf?.set(stamp, start + ((scheduled + 1) * 1000) / spec.rate)
         frame.writeUInt32BE(crc32c(frame.subarray(batchAt + 21, batchEnd)) >>> 0, batchAt + 17)
-        producers[next].write(frame)
+        producers[next].write(frame, () => free.push(frame))
         next = next + 1 === producers.length ? 0 : next + 1
         scheduled++
       }
@@ -327,6 +426,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   stopping = true
   await Promise.race([consumerStopped, new Promise((r) => setTimeout(r, 2000))])
   for (const s of [...producers, consumer]) s.destroy()
+  gcObserver?.disconnect()
   if (consumed < scheduled) {
     console.error(`consumed ${consumed} of ${scheduled} batches sent (${producedAnswers} answered)`)
     errors++
@@ -341,6 +441,22 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     errors,
     firstErrorCode,
     ...(spec.slowMs !== undefined ? { slow } : {}),
+    ...(intendedOf !== null
+      ? {
+          stages: {
+            hrMinusNow: Number(process.hrtime.bigint()) / 1e6 - performance.now(),
+            intended: Float64Array.from(st.intended),
+            sent: Float64Array.from(st.sent),
+            fetchSent: Float64Array.from(st.fetchSent),
+            firstByte: Float64Array.from(st.firstByte),
+            complete: Float64Array.from(st.complete),
+            parsed: Float64Array.from(st.parsed),
+            perAnswer: Uint16Array.from(st.perAnswer),
+            gc,
+            cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu0)),
+          },
+        }
+      : {}),
   }
 }
 

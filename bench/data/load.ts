@@ -38,6 +38,7 @@ export function latencyLoad(o: {
   readonly rate: number
   readonly seconds: number
   readonly slowMs?: number
+  readonly stages?: boolean
 }): Promise<Measured> {
   return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, ...o })
 }

@@ -157,6 +157,16 @@ let walkScratchBusy = false
  * a few batches (a consumer at the log end) and about 10–30 µs of copying from the page cache.
  */
 export const SYNC_READ_BYTES = 64 * 1024
+/**
+ * A larger read that lies in the last this-many bytes of a partition's active segment (a consumer
+ * a few batches behind the log end) is done at once as well, up to this many bytes of such reads
+ * per turn of the event loop over every partition of the storage; beyond that it goes to the
+ * threadpool. Those bytes were just written, so the copy comes from the page cache (about 0.1 ms
+ * for 300 KB), where a threadpool round trip cost 0.2–2.6 ms on a 2-core machine at half load, and
+ * the consumer, later by that much at every Fetch, read more at the next one: it never caught up
+ * with the log end (BENCHMARKS.md, "Tail reads at once").
+ */
+export const TAIL_READ_BYTES = 1024 * 1024
 const EMPTY = new Uint8Array(0)
 
 /** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */
@@ -960,8 +970,13 @@ class FilePartitionStore implements PartitionStore {
       // is pinned meanwhile: retention, the cleaner's swap or a close leave its file open until
       // the read is done (an unlinked file stays readable), so the bytes are the segment's.
       // With loans, the buffer is the storage's pool's (given back by the caller).
+      // A read of the active segment's last bytes (a consumer near the log end) is done at once
+      // too, within the turn's budget (TAIL_READ_BYTES): it is in the page cache, just written.
       const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
-      if (len <= SYNC_READ_BYTES) return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
+      const atOnce =
+        len <= SYNC_READ_BYTES ||
+        (si === this.#segments.length - 1 && this.#storage.tailReadAtOnce(seg.size - first.pos, len))
+      if (atOnce) return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
       return this.#readLater(seg, first.pos, buf, maxOffset)
     }
     return EMPTY
@@ -1260,6 +1275,8 @@ export interface FileLogStorageOptions {
   readonly logger?: LogLogger
   /** Bytes the pool of Fetch read buffers owns at most (default READ_POOL_BYTES). */
   readonly readBufferBytes?: number
+  /** Reads within this many bytes of an active segment's end are done at once, this many a turn (TAIL_READ_BYTES; 0: none). */
+  readonly tailReadBytes?: number
 }
 
 /** The file engine over one or more log directories. */
@@ -1290,6 +1307,15 @@ export class FileLogStorage implements LogStorage {
   readonly #removeWaiters: (() => void)[] = []
   /** The buffers Fetch reads of every partition borrow (see ReadOptions.loans). */
   readonly readBuffers: ReadBufferPool
+  /** See TAIL_READ_BYTES. */
+  readonly #tailReadBytes: number
+  /** Bytes of tail reads still allowed at once in this turn of the event loop. */
+  #tailLeft = 0
+  /** A turn with tail reads is under way; it ends at the check phase. */
+  #tailTurn = false
+  readonly #endTailTurn = (): void => {
+    this.#tailTurn = false
+  }
 
   constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
     if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
@@ -1297,6 +1323,7 @@ export class FileLogStorage implements LogStorage {
     this.#fs = opts.fs ?? NODE_FILE_LAYER
     this.#crc32c = opts.crc32c ?? defaultCrc32c
     this.readBuffers = new ReadBufferPool(opts.readBufferBytes)
+    this.#tailReadBytes = opts.tailReadBytes ?? TAIL_READ_BYTES
     this.#recoveryFiles = this.#dirs.map(
       (dir, i) =>
         new CheckpointFile(this.#fs, join(dir, RECOVERY_POINT_FILE), () =>
@@ -1317,6 +1344,23 @@ export class FileLogStorage implements LogStorage {
 
   get cleanShutdown(): boolean {
     return this.#cleanShutdown
+  }
+
+  /**
+   * Whether a read of `len` bytes that starts `fromEnd` bytes before the end of a partition's
+   * active segment may be done at once: it lies in the tail ({@link TAIL_READ_BYTES}) and fits
+   * what is left of this turn's budget, which it then takes. Otherwise it goes to the threadpool.
+   */
+  tailReadAtOnce(fromEnd: number, len: number): boolean {
+    if (fromEnd > this.#tailReadBytes) return false
+    if (!this.#tailTurn) {
+      this.#tailTurn = true
+      this.#tailLeft = this.#tailReadBytes
+      setImmediate(this.#endTailTurn)
+    }
+    if (len > this.#tailLeft) return false
+    this.#tailLeft -= len
+    return true
   }
 
   async open(): Promise<{ readonly cleanShutdown: boolean }> {

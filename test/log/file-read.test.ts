@@ -1,6 +1,8 @@
-// The file engine's large reads run on libuv's threadpool (fs.read), the small ones at once: a
-// consumer catching up must not hold the event loop for the copy of megabytes. These tests pin
-// that the synchronous part of a large read stays small, that the answer is whole and exact, and
+// The file engine's large reads run on libuv's threadpool (fs.read), the small ones and those of
+// the active segment's last MiB at once (within a budget per turn): a consumer catching up must
+// not hold the event loop for the copy of megabytes, and one near the log end must not pay a
+// threadpool round trip at every Fetch. These tests pin which reads are done at once, that the
+// synchronous part of a large read stays small, that the answer is whole and exact, and
 // that a read racing a roll, retention, the cleaner's swap or a topic deletion answers correctly
 // or with Kafka's error. The races are made deterministic by a file layer that holds the
 // threadpool reads until the test lets them go; nothing else is mocked.
@@ -11,7 +13,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
-import { type FileLayer, FileLogStorage, NODE_FILE_LAYER, SYNC_READ_BYTES } from '../../src/log/file.js'
+import {
+  type FileLayer,
+  FileLogStorage,
+  NODE_FILE_LAYER,
+  SYNC_READ_BYTES,
+  TAIL_READ_BYTES,
+} from '../../src/log/file.js'
 import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig, ReadResult } from '../../src/log/types.js'
@@ -73,6 +81,7 @@ async function open(
   dir: string,
   layer: FileLayer,
   configs: Partial<LogConfig> = {},
+  tailReadBytes?: number,
 ): Promise<LogManagerImpl> {
   const m = createLogManager(
     {
@@ -80,7 +89,7 @@ async function open(
       logDirs: [dir],
       defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, configs),
     },
-    { storage: new FileLogStorage([dir], { fs: layer }), noBackgroundJobs: true },
+    { storage: new FileLogStorage([dir], { fs: layer, tailReadBytes }), noBackgroundJobs: true },
   )
   await m.open()
   await m.createPartitions('t', 'id', 0, 1, configs)
@@ -150,6 +159,68 @@ test('file: a read of many MB runs off the event loop and answers every batch, e
   }
 })
 
+/** The next turn of the event loop (after the check phase, where a turn's budget ends). */
+const nextTurn = () => new Promise<void>((r) => setImmediate(r))
+
+test('file: a read of the last MiB of the active segment is done at once, whatever its size', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-tail-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 120) // about 2 MB in one segment
+    const p = m.partition('t', 0)!
+    const expected = await readAll(p, 0)
+    await nextTurn()
+    // 30 batches behind the log end: about 500 KB, more than SYNC_READ_BYTES, in the tail.
+    const from = p.logEndOffset - 16 * 30
+    const before = state.asyncReads
+    const r = await p.read(from, 1 << 20, RU)
+    assert.ok(r.records.byteLength > SYNC_READ_BYTES, `${r.records.byteLength} bytes`)
+    assert.equal(state.asyncReads, before, 'no threadpool read')
+    assert.deepEqual(
+      batchesOf(r),
+      expected.filter((b) => b.baseOffset >= from).map((b) => b.baseOffset),
+    )
+    // The same size further from the end (not in the last MiB): on the threadpool, as before.
+    const far = await p.read(16 * 10, r.records.byteLength, RU)
+    assert.equal(state.asyncReads, before + 1)
+    assert.ok(far.records.byteLength > SYNC_READ_BYTES)
+    assert.equal(batchesOf(far)[0], 16 * 10)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: tail reads at once share a budget per turn of the event loop; the rest go to the threadpool', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-tail-budget-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer)
+    await m.createPartitions('t', 'id', 1, 2, {})
+    const p0 = m.partition('t', 0)!
+    const p1 = m.partition('t', 1)!
+    for (const p of [p0, p1])
+      for (let i = 0; i < 40; i++) assert.equal((await p.append(bigBatch(i), { now: NOW })).errorCode, 0)
+    await nextTurn()
+    // Each read: the whole partition, about 670 KB; two of them are more than TAIL_READ_BYTES.
+    const before = state.asyncReads
+    const [a, b] = await Promise.all([p0.read(0, 1 << 20, RU), p1.read(0, 1 << 20, RU)])
+    assert.ok(a.records.byteLength + b.records.byteLength > TAIL_READ_BYTES)
+    assert.equal(state.asyncReads, before + 1, 'the second read of the turn went to the threadpool')
+    assert.deepEqual(Buffer.from(a.records), Buffer.from(b.records))
+    assert.equal(batchesOf(b).length, 40)
+    // A later turn has its budget again.
+    await nextTurn()
+    const c = await p1.read(0, 1 << 20, RU)
+    assert.equal(state.asyncReads, before + 1, 'at once in a new turn')
+    assert.deepEqual(Buffer.from(c.records), Buffer.from(b.records))
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test('file: reads with loans use the pool, the same bytes as fresh reads; a buffer is lent again only once given back', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-loans-'))
   try {
@@ -195,7 +266,8 @@ test('file: a large read racing appends and a roll returns the batches below the
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-roll-'))
   try {
     const { layer, state, release } = tracingLayer()
-    const m = await open(dir, layer, { segmentBytes: 1 << 20 })
+    // No tail reads at once: the active segment's bytes go to the threadpool too, to race.
+    const m = await open(dir, layer, { segmentBytes: 1 << 20 }, 0)
     await fill(m, 40)
     const p = m.partition('t', 0)!
     const end = p.logEndOffset
