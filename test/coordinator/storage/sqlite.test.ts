@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import Database from 'better-sqlite3'
+import { decompress as zstdDecompress } from 'zstd-napi'
 import { createRecordStore } from '../../../src/coordinator/storage/index.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
@@ -62,7 +63,7 @@ test('sqlite: one WAL-mode file named coordinator.db in data.dir, created with m
   const db = new Database(join(dir, 'coordinator.db'), { readonly: true })
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   assert.equal(db.prepare('SELECT COUNT(*) AS n FROM coordinator_batches').get()?.constructor, Object)
-  assert.equal(db.pragma('user_version', { simple: true }), 2)
+  assert.equal(db.pragma('user_version', { simple: true }), 3)
   db.close()
 })
 
@@ -375,10 +376,14 @@ function recordOffsets(dir: string, shard: number): number[] {
   try {
     const rows = db
       .prepare(
-        'SELECT base_offset AS base, record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
+        'SELECT base_offset AS base, record_count AS n, attributes, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
       )
-      .all(shard) as { base: number; n: number; records: Buffer }[]
-    return rows.flatMap((r) => decodeRecords(r.records, r.n).map((x) => r.base + x.offsetDelta))
+      .all(shard) as { base: number; n: number; attributes: number; records: Buffer }[]
+    return rows.flatMap((r) =>
+      decodeRecords(r.attributes === 4 ? zstdDecompress(r.records) : r.records, r.n).map(
+        (x) => r.base + x.offsetDelta,
+      ),
+    )
   } finally {
     db.close()
   }
@@ -474,7 +479,7 @@ test('sqlite: a file of schema version 1 (a row per record) is migrated at open;
     'a row closed after the large value',
   )
   const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  assert.equal(db.pragma('user_version', { simple: true }), 2)
+  assert.equal(db.pragma('user_version', { simple: true }), 3)
   assert.equal(
     db.prepare("SELECT name FROM sqlite_master WHERE name = 'coordinator_records'").get(),
     undefined,
@@ -690,5 +695,200 @@ test('sqlite: a stored record with headers loads as readRecord reads it; a malfo
     )
   } finally {
     await s.close()
+  }
+})
+
+/** Each row of a shard as stored: its record count, codec (`attributes`) and BLOB length. */
+function storedRows(dir: string, shard: number): { n: number; attributes: number; bytes: number }[] {
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  try {
+    return db
+      .prepare(
+        'SELECT record_count AS n, attributes, length(records) AS bytes FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
+      )
+      .all(shard) as { n: number; attributes: number; bytes: number }[]
+  } finally {
+    db.close()
+  }
+}
+
+/** `n` records of an offset commit's sizes, keys repeating as a group's partitions do. */
+function commitRecords(n: number, from = 0): ReturnType<typeof rec>[] {
+  return Array.from({ length: n }, (_, i) =>
+    rec(`group/topic/${(from + i) % 20}`, `offset-${from + i}-metadata-${'='.repeat(32)}`),
+  )
+}
+
+test('sqlite: a row of 512 bytes or more is stored compressed with zstd; it loads, compacts and reopens', async () => {
+  const dir = tempDir()
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  const large = commitRecords(40)
+  const small = [rec('a', '1'), rec('b', null)]
+  await store.append(0, large)
+  await store.append(0, small)
+  await store.appendBatches([
+    { shard: 0, records: commitRecords(30, 40) },
+    { shard: 1, records: commitRecords(25) },
+  ])
+  const rows = storedRows(dir, 0)
+  assert.deepEqual(
+    rows.map((r) => [r.n, r.attributes]),
+    [
+      [40, 4],
+      [2, 0],
+      [30, 4],
+    ],
+  )
+  // Compressed rows are smaller than their records (each record here takes over 50 bytes).
+  assert.ok(rows[0].bytes < 40 * 50, `${rows[0].bytes} bytes`)
+  assert.deepEqual(
+    storedRows(dir, 1).map((r) => r.attributes),
+    [4],
+  )
+  assert.deepEqual(show(await store.load(0)), show([...large, ...small, ...commitRecords(30, 40)]))
+  assert.deepEqual(
+    recordOffsets(dir, 0),
+    Array.from({ length: 72 }, (_, i) => i),
+  )
+  // Compaction keeps the last record of each of the 20 keys (and `a`), each at its offset.
+  await store.compact(0)
+  const kept = [rec('a', '1'), ...commitRecords(20, 50)]
+  assert.deepEqual(show(await store.load(0)), show(kept))
+  assert.deepEqual(recordOffsets(dir, 0), [40, ...Array.from({ length: 20 }, (_, i) => 52 + i)])
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => [r.n, r.attributes]),
+    [
+      [1, 0],
+      [20, 4],
+    ],
+  )
+  await store.close()
+  // A store that does not compress reads the compressed rows, and writes rows as they are.
+  store = new SqliteRecordStore(dir, { compression: 'none' })
+  await store.open()
+  await store.append(0, commitRecords(40, 100))
+  assert.deepEqual(show(await store.load(0)), show([...kept, ...commitRecords(40, 100)]))
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => r.attributes),
+    [0, 4, 0],
+  )
+  await store.close()
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  assert.deepEqual(show(await store.load(0)), show([...kept, ...commitRecords(40, 100)]))
+  assert.deepEqual(show(await store.load(1)), show(commitRecords(25)))
+  await store.close()
+  assert.throws(
+    () => new SqliteRecordStore(dir, { compression: 'gzip' as 'zstd' }),
+    (e: unknown) => e instanceof StorageError && e.code === 'STORAGE_INVALID_ARGUMENT',
+  )
+})
+
+test('sqlite: the writer thread stores rows compressed as the event loop does', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { writeThread: true })
+  await store.open()
+  assert.equal(store.writesOnThread, true)
+  await store.appendBatches([
+    { shard: 0, records: commitRecords(40) },
+    { shard: 1, records: [rec('a', '1')] },
+    { shard: 0, records: commitRecords(30, 40) },
+  ])
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => [r.n, r.attributes]),
+    [
+      [40, 4],
+      [30, 4],
+    ],
+  )
+  assert.deepEqual(
+    storedRows(dir, 1).map((r) => [r.n, r.attributes]),
+    [[1, 0]],
+  )
+  assert.deepEqual(show(await store.load(0)), show(commitRecords(70)))
+  assert.deepEqual(show(await store.load(1)), [['a', '1']])
+  await store.close()
+})
+
+test('sqlite: a file of schema version 2 (rows without attributes) is migrated at open', async () => {
+  const dir = tempDir()
+  // The file as the previous version wrote it: its table, its version, a row of records as they are.
+  const old = new Database(join(dir, SQLITE_FILE_NAME))
+  old.pragma('journal_mode = WAL')
+  old.exec(`
+    CREATE TABLE IF NOT EXISTS coordinator_batches (
+      shard INTEGER NOT NULL,
+      base_offset INTEGER NOT NULL,
+      last_offset INTEGER NOT NULL,
+      record_count INTEGER NOT NULL,
+      records BLOB NOT NULL,
+      PRIMARY KEY (shard, base_offset)
+    );
+    PRAGMA user_version = 2;
+  `)
+  const written = commitRecords(40)
+  const sink = new ByteSink()
+  written.forEach((r, i) => {
+    writeRecord(sink, { timestampDelta: 0, offsetDelta: i, key: r.key, value: r.value })
+  })
+  old
+    .prepare(
+      'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
+    )
+    .run(0, 0, 39, 40, sink.finish())
+  old.close()
+
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  assert.deepEqual(show(await store.load(0)), show(written))
+  await store.append(0, commitRecords(40, 40))
+  assert.deepEqual(show(await store.load(0)), show(commitRecords(80)))
+  await store.close()
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => [r.n, r.attributes]),
+    [
+      [40, 0],
+      [40, 4],
+    ],
+  )
+  assert.deepEqual(
+    recordOffsets(dir, 0),
+    Array.from({ length: 80 }, (_, i) => i),
+  )
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  assert.equal(db.pragma('user_version', { simple: true }), 3)
+  db.close()
+})
+
+test('sqlite: a compressed row that does not decompress, or an unknown codec, fails the load', async () => {
+  const dir = tempDir()
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, commitRecords(40))
+  await store.append(1, commitRecords(40))
+  await store.append(2, [rec('a', '1')])
+  await store.close()
+  const db = new Database(join(dir, SQLITE_FILE_NAME))
+  // A zstd frame cut short; rows whose attributes name gzip, or bits besides a codec.
+  db.prepare('UPDATE coordinator_batches SET records = substr(records, 1, 20) WHERE shard = 0').run()
+  db.prepare('UPDATE coordinator_batches SET attributes = 1 WHERE shard = 1').run()
+  db.prepare('UPDATE coordinator_batches SET attributes = 16 WHERE shard = 2').run()
+  db.close()
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  try {
+    await assert.rejects(
+      store.load(0),
+      (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /does not decompress/.test(e.message),
+    )
+    for (const shard of [1, 2]) {
+      await assert.rejects(
+        store.load(shard),
+        (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /with attributes/.test(e.message),
+      )
+    }
+  } finally {
+    await store.close()
   }
 })
