@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { Compressor } from 'zstd-napi'
-import { at, buildName, root } from './in-process.js'
+import { at, buildName, cpuRounds, root, streamsCommitRecords } from './in-process.js'
 
 const writes = Number(process.argv[2] ?? 3000)
 const mode = process.argv[3] ?? 'all'
@@ -44,27 +44,8 @@ interface Rec {
   readonly key: Uint8Array
   readonly value: Uint8Array | null
 }
-/** A string of its own with the text of `s` (a decoded request's strings are never shared). */
-const own = (s: string): string => Buffer.from(s).toString()
-// 64 commits of the Streams shape (commit-server.ts's `streamsCommitBody`), as the handler builds them.
-const commits = Array.from({ length: 64 }, (_, c) => {
-  const group = own('bench-streams-commit')
-  const topic = own('bench-streams')
-  const commitTimestamp = BigInt(1_700_000_000_000 + c)
-  return Array.from({ length: 20 }, (_, p) => ({
-    type: 'OffsetCommit',
-    key: { group, topic, partition: p },
-    value: {
-      offset: 5000n + BigInt(c * 20 + p),
-      leaderEpoch: -1,
-      metadata: own('AQAAAY_streams_task_position_x'.padEnd(32, '=')),
-      commitTimestamp,
-      expireTimestamp: -1n,
-      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-    },
-    valueVersion: 3,
-  }))
-})
+// 64 commits of the Streams shape, as the handler builds them.
+const commits = streamsCommitRecords(64)
 const COMMITS_A_WRITE = 16
 /** Four writes of 16 commits each, encoded as the runtime hands them to the store. */
 const batches: Rec[][] = Array.from({ length: 4 }, (_, w) =>
@@ -78,17 +59,7 @@ const plain: Rec[][] = batches.map((b) =>
 const rows: Map<string, number> = new Map()
 /** Runs `step(i)` for i < count, 3 rounds; prints µs of CPU a commit (`perStep` commits a step). */
 async function time(name: string, step: (i: number) => unknown, count: number, perStep = 1): Promise<void> {
-  const rounds: number[] = []
-  for (let r = 0; r < 3; r++) {
-    const t0 = process.cpuUsage()
-    for (let i = 0; i < count; i++) {
-      const done = step(i)
-      if (done instanceof Promise) await done
-    }
-    const d = process.cpuUsage(t0)
-    rounds.push((d.user + d.system) / (count * perStep))
-  }
-  rounds.sort((a, b) => a - b)
+  const rounds = (await cpuRounds(step, count)).map((x) => x / perStep)
   rows.set(name, rounds[1])
   console.log(
     `${name.padEnd(44)} ${rounds[1].toFixed(2).padStart(7)} µs CPU a commit (rounds ${rounds.map((x) => x.toFixed(2)).join(', ')})`,

@@ -356,37 +356,40 @@ test('sqlite: appends of every size keep their order, across a reopen', async ()
   await store.close()
 })
 
-/** The rows of a shard as (base offset, last offset, records), straight from the file. */
-function batchRows(dir: string, shard: number): { base: number; last: number; n: number }[] {
+/** `columns` of every row of a shard, in offset order, straight from the file. */
+function shardRows<T>(dir: string, shard: number, columns: string): T[] {
   const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
   try {
     return db
-      .prepare(
-        'SELECT base_offset AS base, last_offset AS last, record_count AS n FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-      )
-      .all(shard) as { base: number; last: number; n: number }[]
+      .prepare(`SELECT ${columns} FROM coordinator_batches WHERE shard = ? ORDER BY base_offset`)
+      .all(shard) as T[]
   } finally {
     db.close()
   }
 }
 
+/** The rows of a shard as (base offset, last offset, records), straight from the file. */
+function batchRows(dir: string, shard: number): { base: number; last: number; n: number }[] {
+  return shardRows(dir, shard, 'base_offset AS base, last_offset AS last, record_count AS n')
+}
+
+/** Each row of a shard as stored: its record count, codec (`attributes`) and BLOB length. */
+function storedRows(dir: string, shard: number): { n: number; attributes: number; bytes: number }[] {
+  return shardRows(dir, shard, 'record_count AS n, attributes, length(records) AS bytes')
+}
+
 /** Every record's offset in a shard (its row's base offset plus its offset delta), from the file. */
 function recordOffsets(dir: string, shard: number): number[] {
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  try {
-    const rows = db
-      .prepare(
-        'SELECT base_offset AS base, record_count AS n, attributes, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-      )
-      .all(shard) as { base: number; n: number; attributes: number; records: Buffer }[]
-    return rows.flatMap((r) =>
-      decodeRecords(r.attributes === 4 ? zstdDecompress(r.records) : r.records, r.n).map(
-        (x) => r.base + x.offsetDelta,
-      ),
-    )
-  } finally {
-    db.close()
-  }
+  const rows = shardRows<{ base: number; n: number; attributes: number; records: Buffer }>(
+    dir,
+    shard,
+    'base_offset AS base, record_count AS n, attributes, records',
+  )
+  return rows.flatMap((r) =>
+    decodeRecords(r.attributes === 4 ? zstdDecompress(r.records) : r.records, r.n).map(
+      (x) => r.base + x.offsetDelta,
+    ),
+  )
 }
 
 test('sqlite: a file of schema version 1 (a row per record) is migrated at open; every record loads, in order', async () => {
@@ -698,20 +701,6 @@ test('sqlite: a stored record with headers loads as readRecord reads it; a malfo
   }
 })
 
-/** Each row of a shard as stored: its record count, codec (`attributes`) and BLOB length. */
-function storedRows(dir: string, shard: number): { n: number; attributes: number; bytes: number }[] {
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  try {
-    return db
-      .prepare(
-        'SELECT record_count AS n, attributes, length(records) AS bytes FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-      )
-      .all(shard) as { n: number; attributes: number; bytes: number }[]
-  } finally {
-    db.close()
-  }
-}
-
 /** `n` records of an offset commit's sizes, keys repeating as a group's partitions do. */
 function commitRecords(n: number, from = 0): ReturnType<typeof rec>[] {
   return Array.from({ length: n }, (_, i) =>
@@ -813,30 +802,20 @@ test('sqlite: the writer thread stores rows compressed as the event loop does', 
 
 test('sqlite: a file of schema version 2 (rows without attributes) is migrated at open', async () => {
   const dir = tempDir()
-  // The file as the previous version wrote it: its table, its version, a row of records as they are.
-  const old = new Database(join(dir, SQLITE_FILE_NAME))
-  old.pragma('journal_mode = WAL')
-  old.exec(`
-    CREATE TABLE IF NOT EXISTS coordinator_batches (
-      shard INTEGER NOT NULL,
-      base_offset INTEGER NOT NULL,
-      last_offset INTEGER NOT NULL,
-      record_count INTEGER NOT NULL,
-      records BLOB NOT NULL,
-      PRIMARY KEY (shard, base_offset)
-    );
-    PRAGMA user_version = 2;
-  `)
+  // The file as the previous version wrote it: a row of records as they are, no `attributes`
+  // column, version 2.
   const written = commitRecords(40)
-  const sink = new ByteSink()
-  written.forEach((r, i) => {
-    writeRecord(sink, { timestampDelta: 0, offsetDelta: i, key: r.key, value: r.value })
-  })
-  old
-    .prepare(
-      'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
-    )
-    .run(0, 0, 39, 40, sink.finish())
+  const first = new SqliteRecordStore(dir, { compression: 'none' })
+  await first.open()
+  await first.append(0, written)
+  await first.close()
+  const old = new Database(join(dir, SQLITE_FILE_NAME))
+  old.exec('ALTER TABLE coordinator_batches DROP COLUMN attributes; PRAGMA user_version = 2;')
+  const columns = old.prepare<[], { name: string }>('PRAGMA table_info(coordinator_batches)').all()
+  assert.deepEqual(
+    columns.map((c) => c.name),
+    ['shard', 'base_offset', 'last_offset', 'record_count', 'records'],
+  )
   old.close()
 
   const store = new SqliteRecordStore(dir)
@@ -856,9 +835,10 @@ test('sqlite: a file of schema version 2 (rows without attributes) is migrated a
     recordOffsets(dir, 0),
     Array.from({ length: 80 }, (_, i) => i),
   )
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  assert.equal(db.pragma('user_version', { simple: true }), 3)
-  db.close()
+  assert.deepEqual(shardRows(dir, 0, 'COUNT(*) AS n'), [{ n: 2 }])
+  const version = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  assert.equal(version.pragma('user_version', { simple: true }), 3)
+  version.close()
 })
 
 test('sqlite: a compressed row that does not decompress, or an unknown codec, fails the load', async () => {
