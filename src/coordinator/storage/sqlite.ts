@@ -93,15 +93,6 @@ function recordBytes(records: readonly CoordinatorRecord[]): number {
   return n
 }
 
-/** Appends gathered for the next transaction on the event loop (see `#gather`). */
-interface Gathered {
-  readonly batches: readonly ShardBatch[]
-  /** The failure hook's error, taken when the append was called: it fails this append alone. */
-  readonly injected: Error | undefined
-  readonly resolve: () => void
-  readonly reject: (error: unknown) => void
-}
-
 /** One row of `coordinator_batches` as loading and compaction read it. */
 interface BatchRow {
   readonly base: number
@@ -244,9 +235,8 @@ function decodeBatch(row: BatchRow, out: CoordinatorRecord[], deltas?: number[])
  * One SQLite file, `<data.dir>/coordinator.db`, holding every shard's log in one table of batches
  * keyed by (shard, base offset). Offsets are per shard and only grow, so `load` returns append order.
  *
- * better-sqlite3 is synchronous. The appends called in one turn of the event loop are gathered and
- * committed together, in call order, in one transaction at the end of the turn (`#gather`); loads,
- * compactions and `close` commit what is gathered first.
+ * better-sqlite3 is synchronous: an append runs to completion (commit included) before the promise
+ * it returns settles, so appends are applied in call order without any queue here.
  */
 export class SqliteRecordStore implements RecordStore, FaultInjection {
   readonly #path: string
@@ -270,12 +260,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   /** Operations waiting, in call order, while the checkpointer holds the writes. */
   readonly #waiting: (() => void)[] = []
   #stmts: Statements | undefined
-  #appendBatchesTx:
-    | ((batches: readonly ShardBatch[], injected: Error | undefined) => Map<number, number>)
-    | undefined
-  /** Appends called since the last transaction on the event loop, in call order. */
-  #gathered: Gathered[] = []
-  #gatherScheduled = false
+  #appendTx: ((shard: number, records: readonly CoordinatorRecord[]) => void) | undefined
+  #appendBatchesTx: ((batches: readonly ShardBatch[]) => Map<number, number>) | undefined
   #compactTx: ((shard: number) => number) | undefined
   /** Next offset per shard, read lazily from the table on the shard's first append. */
   readonly #nextOffset = new Map<number, number>()
@@ -419,21 +405,24 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         ),
         drop: db.prepare('DELETE FROM coordinator_batches WHERE shard = ? AND base_offset = ?'),
       }
-      // Every append and group commit on the event loop: the batches of one or more calls in one
-      // transaction. The next offsets go into the cache only once it committed (a rollback midway
-      // must not leave a shard's cached offset moved on).
-      this.#appendBatchesTx = db.transaction(
-        (batches: readonly ShardBatch[], injected: Error | undefined) => {
-          const next = new Map<number, number>()
-          for (const b of batches) {
-            const offset = next.get(b.shard) ?? this.#offsetFor(b.shard, stmts)
-            next.set(b.shard, this.#insert(stmts, b.shard, offset, b.records))
-          }
-          // The injected failure fires after the rows are inserted, so the rollback path is exercised.
-          if (injected !== undefined) throw injected
-          return next
-        },
-      )
+      this.#appendTx = db.transaction((shard: number, records: readonly CoordinatorRecord[]) => {
+        // The injected failure fires after the row was inserted, so the rollback path is exercised.
+        const offset = this.#insert(stmts, shard, this.#offsetFor(shard, stmts), records)
+        this.#maybeFail()
+        this.#nextOffset.set(shard, offset)
+      })
+      // A group commit: every shard's batch in one transaction. The next offsets go into the cache
+      // only once it committed (a rollback midway must not leave a shard's cached offset moved on).
+      this.#appendBatchesTx = db.transaction((batches: readonly ShardBatch[]) => {
+        const next = new Map<number, number>()
+        for (const b of batches) {
+          const offset = next.get(b.shard) ?? this.#offsetFor(b.shard, stmts)
+          next.set(b.shard, this.#insert(stmts, b.shard, offset, b.records))
+        }
+        // The injected failure fires after the rows are inserted, so the rollback path is exercised.
+        this.#maybeFail()
+        return next
+      })
       this.#compactTx = db.transaction((shard: number) => this.#compactRows(stmts, shard))
       this.#stmts = stmts
       this.#db = db
@@ -589,16 +578,32 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   }
 
   async append(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
-    if (this.#appendBatchesTx === undefined) throw this.#notOpen()
+    if (this.#appendTx === undefined) throw this.#notOpen()
     checkShard(shard)
     checkRecords(records)
     if (this.#mustWait()) return this.#later(() => this.#appendNow(shard, records))
     return this.#appendNow(shard, records)
   }
 
-  #appendNow(shard: number, records: readonly CoordinatorRecord[]): Promise<void> {
+  #appendNow(shard: number, records: readonly CoordinatorRecord[]): void | Promise<void> {
     if (this.#writer !== undefined) return this.#writeOnThread(this.#writer, [{ shard, records }])
-    return this.#gather([{ shard, records }])
+    const tx = this.#appendTx
+    if (tx === undefined) throw this.#notOpen()
+    const injected = this.#failNext
+    try {
+      tx(shard, records)
+    } catch (cause) {
+      // The transaction rolled back; the cached offset was not advanced (it is set last).
+      if (cause instanceof StorageError || (injected !== undefined && cause === injected)) throw cause
+      throw new StorageError(
+        'STORAGE_WRITE_FAILED',
+        `append to shard ${shard} failed: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      )
+    }
+    this.#checkpointer?.afterCommit(recordBytes(records))
   }
 
   async appendBatches(batches: readonly ShardBatch[]): Promise<void> {
@@ -613,92 +618,24 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     return this.#appendBatchesNow(batches)
   }
 
-  #appendBatchesNow(batches: readonly ShardBatch[]): Promise<void> {
+  #appendBatchesNow(batches: readonly ShardBatch[]): void | Promise<void> {
     if (this.#writer !== undefined) return this.#writeOnThread(this.#writer, batches)
-    return this.#gather(batches)
-  }
-
-  /**
-   * Queues an append (or a group commit) for the next transaction on the event loop, which runs in
-   * a `setImmediate`: after the I/O callbacks of this turn of the loop, so that every append called
-   * in it (the commits of every connection whose requests were read in this turn, of every shard)
-   * shares one transaction. A transaction's own cost (the pages it rewrites whole, its locks and
-   * system calls) dominated small ones: over sockets a Kafka Streams-shaped commit averaged 6
-   * commits a transaction, one connection's read (BENCHMARKS.md, "SQLite: compressed batch rows,
-   * one transaction a turn"). Each promise settles once its transaction committed or rolled back;
-   * the caller's records are read then (the caller keeps them until the promise settles).
-   */
-  #gather(batches: readonly ShardBatch[]): Promise<void> {
-    if (this.#appendBatchesTx === undefined) return Promise.reject(this.#notOpen())
-    const injected = this.#failNext
-    this.#failNext = undefined
-    return new Promise<void>((resolve, reject) => {
-      this.#gathered.push({ batches, injected, resolve, reject })
-      if (!this.#gatherScheduled) {
-        this.#gatherScheduled = true
-        setImmediate(this.#onGathered)
-      }
-    })
-  }
-
-  readonly #onGathered = (): void => {
-    this.#gatherScheduled = false
-    if (this.#gathered.length === 0) return
-    // Held for a checkpoint: the gathered appends were called before anything waiting, so they go
-    // first once the writes are let go.
-    if (this.#mustWait()) this.#waiting.unshift(() => this.#commitGathered())
-    else this.#commitGathered()
-  }
-
-  /**
-   * Commits every gathered append: in one transaction, except that an append the failure hook
-   * fired for is a transaction of its own (it fails alone). Loads, compactions and `close` call it
-   * first, so that they see every append made before them.
-   */
-  #commitGathered(): void {
-    const all = this.#gathered
-    if (all.length === 0) return
-    this.#gathered = []
-    for (let i = 0; i < all.length; ) {
-      let end = i + 1
-      if (all[i].injected === undefined) while (end < all.length && all[end].injected === undefined) end++
-      this.#commitGroup(all, i, end)
-      i = end
-    }
-  }
-
-  /** One transaction of the gathered appends `from` … `to` − 1; settles each one's promise. */
-  #commitGroup(all: readonly Gathered[], from: number, to: number): void {
     const tx = this.#appendBatchesTx
-    let batches: readonly ShardBatch[]
-    if (to - from === 1) batches = all[from].batches
-    else {
-      const joined: ShardBatch[] = []
-      for (let i = from; i < to; i++) for (const b of all[i].batches) joined.push(b)
-      batches = joined
-    }
-    const injected = all[from].injected
+    if (tx === undefined) throw this.#notOpen()
+    const injected = this.#failNext
     let next: Map<number, number>
     try {
-      if (tx === undefined) throw this.#notOpen()
-      next = tx(batches, injected)
+      next = tx(batches)
     } catch (cause) {
-      const error =
-        cause instanceof StorageError || (injected !== undefined && cause === injected)
-          ? cause
-          : new StorageError(
-              'STORAGE_WRITE_FAILED',
-              `${batches.length === 1 ? `append to shard ${batches[0].shard}` : 'group append'} failed: ${(cause as Error).message}`,
-              { cause },
-            )
-      for (let i = from; i < to; i++) all[i].reject(error)
-      return
+      if (cause instanceof StorageError || (injected !== undefined && cause === injected)) throw cause
+      throw new StorageError('STORAGE_WRITE_FAILED', `group append failed: ${(cause as Error).message}`, {
+        cause,
+      })
     }
     for (const [shard, offset] of next) this.#nextOffset.set(shard, offset)
     let bytes = 0
     for (const b of batches) bytes += recordBytes(b.records)
     this.#checkpointer?.afterCommit(bytes)
-    for (let i = from; i < to; i++) all[i].resolve()
   }
 
   /**
@@ -755,7 +692,6 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   }
 
   #loadNow(shard: number): CoordinatorRecord[] {
-    this.#commitGathered()
     const stmts = this.#stmts
     if (stmts === undefined) throw this.#notOpen()
     try {
@@ -782,7 +718,6 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   }
 
   #compactNow(shard: number): void {
-    this.#commitGathered()
     const tx = this.#compactTx
     if (tx === undefined) throw this.#notOpen()
     let written: number
@@ -822,9 +757,9 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     await writer?.close()
     this.#writer = undefined
     this.#runWaiting()
-    this.#commitGathered()
     this.#db = undefined
     this.#stmts = undefined
+    this.#appendTx = undefined
     this.#appendBatchesTx = undefined
     this.#compactTx = undefined
     this.#nextOffset.clear()
@@ -969,6 +904,14 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       }
       db.pragma(`user_version = ${SCHEMA_VERSION}`)
     })()
+  }
+
+  #maybeFail(): void {
+    if (this.#failNext !== undefined) {
+      const error = this.#failNext
+      this.#failNext = undefined
+      throw error
+    }
   }
 
   #notOpen(): StorageError {

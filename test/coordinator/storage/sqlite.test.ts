@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -871,65 +871,4 @@ test('sqlite: a compressed row that does not decompress, or an unknown codec, fa
   } finally {
     await store.close()
   }
-})
-
-/** Commit frames in the WAL (a frame whose header gives the database size after a commit). */
-function commitsInWal(dir: string): number {
-  const wal = readFileSync(join(dir, `${SQLITE_FILE_NAME}-wal`))
-  const pageSize = wal.readUInt32BE(8)
-  let commits = 0
-  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
-    if (wal.readUInt32BE(at + 4) !== 0) commits++
-  }
-  return commits
-}
-
-test('sqlite: the appends of one event-loop turn share one transaction; a failed one fails alone', async () => {
-  const dir = tempDir()
-  // No checkpoint: every commit stays in the WAL, where its frames are counted.
-  const store = new SqliteRecordStore(dir, { walCheckpointBytes: 2 ** 40, walMaxBytes: 2 ** 40 })
-  await store.open()
-  await store.append(0, [rec('first', '1')])
-  const before = commitsInWal(dir)
-  const a = store.append(0, [rec('a', '1')])
-  const b = store.append(1, [rec('b', '1')])
-  const c = store.appendBatches([
-    { shard: 2, records: [rec('c', '1')] },
-    { shard: 0, records: [rec('d', '1')] },
-  ])
-  store.failNextAppend()
-  const failed = store.append(3, [rec('x', '1')])
-  const e = store.append(0, [rec('e', '1')])
-  // Nothing is written before the turn ends.
-  assert.equal(commitsInWal(dir), before)
-  await Promise.all([a, b, c, e])
-  await assert.rejects(failed, { code: 'STORAGE_INJECTED_FAILURE' })
-  // The three appends before the failed one in one transaction, the one after it in another.
-  assert.equal(commitsInWal(dir), before + 2)
-  assert.deepEqual(
-    show(await store.load(0)),
-    show([rec('first', '1'), rec('a', '1'), rec('d', '1'), rec('e', '1')]),
-  )
-  assert.deepEqual(show(await store.load(1)), [['b', '1']])
-  assert.deepEqual(show(await store.load(2)), [['c', '1']])
-  assert.deepEqual(await store.load(3), [])
-  // A load or a compaction called in the same turn as appends sees them; so does a reopen after a
-  // close called in that turn.
-  const f = store.append(4, [rec('f', '1'), rec('g', '1')])
-  assert.deepEqual(show(await store.load(4)), [
-    ['f', '1'],
-    ['g', '1'],
-  ])
-  await f
-  const g = store.append(4, [rec('f', null)])
-  await store.compact(4)
-  await g
-  assert.deepEqual(show(await store.load(4)), [['g', '1']])
-  const h = store.append(5, [rec('h', '1')])
-  await store.close()
-  await h
-  const reopened = new SqliteRecordStore(dir)
-  await reopened.open()
-  assert.deepEqual(show(await reopened.load(5)), [['h', '1']])
-  await reopened.close()
 })
