@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { at, buildName, root } from './in-process.js'
+import { at, buildName, cpuRounds, root, streamsCommitRecords } from './in-process.js'
 
 const n = Number(process.argv[2] ?? 100_000)
 const { MemoryRecordStore } = await at('coordinator/storage/memory.js')
@@ -20,41 +20,12 @@ const { SqliteRecordStore } = await at('coordinator/storage/sqlite.js')
 const { encodeCoordinatorRecords, releaseEncodedRecords } = await at('protocol/records.js')
 const { OffsetMetadataManager } = await at('coordinator/shard/offsets/offset-metadata-manager.js')
 
-/** A string of its own with the text of `s` (a decoded request's strings are never shared). */
-const own = (s: string): string => Buffer.from(s).toString()
-// 256 commits of the Streams shape (requests.ts's `streamsCommitBody`), as the handler builds them.
-const commits = Array.from({ length: 256 }, (_, c) => {
-  const group = own('bench-streams-commit')
-  const topic = own('bench-streams')
-  const commitTimestamp = BigInt(1_700_000_000_000 + c)
-  return Array.from({ length: 20 }, (_, p) => ({
-    type: 'OffsetCommit',
-    key: { group, topic, partition: p },
-    value: {
-      offset: 5000n + BigInt(p),
-      leaderEpoch: -1,
-      metadata: own('AQAAAY_streams_task_position_x'.padEnd(32, '=')),
-      commitTimestamp,
-      expireTimestamp: -1n,
-      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-    },
-    valueVersion: 3,
-  }))
-})
+// 256 commits of the Streams shape, as the handler builds them.
+const commits = streamsCommitRecords(256)
 
 /** Runs `step(i)` for i < count, 3 rounds; prints µs of CPU per commit. */
 async function time(name: string, step: (i: number) => unknown, count = n): Promise<void> {
-  const rounds: number[] = []
-  for (let r = 0; r < 3; r++) {
-    const t0 = process.cpuUsage()
-    for (let i = 0; i < count; i++) {
-      const done = step(i)
-      if (done instanceof Promise) await done
-    }
-    const d = process.cpuUsage(t0)
-    rounds.push((d.user + d.system) / count)
-  }
-  rounds.sort((a, b) => a - b)
+  const rounds = await cpuRounds(step, count)
   console.log(
     `${name}: ${rounds[1].toFixed(2)} µs CPU per commit (rounds ${rounds.map((x) => x.toFixed(2)).join(', ')})`,
   )

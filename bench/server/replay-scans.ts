@@ -3,6 +3,7 @@
 // node-postgres from a schema of the bench's own on the server TOPOGRAPH_TEST_PG_URL names.
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { decompress } from 'zstd-napi'
 import { POSTGRES_RECORDS_TABLE } from '../../src/coordinator/storage/postgres.js'
 import { readRecord, VarReader } from '../../src/log/batch.js'
 
@@ -16,13 +17,14 @@ export function rawSqliteScan(
   visit: (shard: number, key: Uint8Array | null, value: Uint8Array | null) => void,
 ): number {
   const db = new Database(file, { readonly: true })
-  const stmt = db.prepare<[number], { n: number; records: Buffer }>(
-    'SELECT record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
+  const stmt = db.prepare<[number], { n: number; attributes: number; records: Buffer }>(
+    'SELECT record_count AS n, attributes, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
   )
   let records = 0
   for (let shard = 0; shard < shards; shard++) {
     for (const row of stmt.all(shard)) {
-      const reader = new VarReader(row.records)
+      // A row the engine stored compressed (attributes 4: zstd) is decompressed, as loading does.
+      const reader = new VarReader(row.attributes === 4 ? decompress(row.records) : row.records)
       for (let i = 0; i < row.n; i++) {
         const r = readRecord(reader)
         records++

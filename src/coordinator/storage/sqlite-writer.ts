@@ -63,7 +63,7 @@ interface Pending {
 
 // CommonJS, evaluated in the worker: better-sqlite3 is loaded from the path the main thread resolved,
 // as the checkpoint worker does (sqlite-checkpoint.ts). A write is { id, meta, bytes, fail }: `meta`
-// holds three int32s per batch row (shard, record count, end of its records in `bytes`).
+// holds four int32s per batch row (shard, record count, end of its records in `bytes`, attributes).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.sqlite)
@@ -79,24 +79,25 @@ try {
   db.pragma('wal_autocheckpoint = 0')
   db.pragma('journal_size_limit = ' + workerData.journalSizeLimit)
   const insert = db.prepare(
-    'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, attributes, records) VALUES (?, ?, ?, ?, ?, ?)',
   )
   const lastOffset = db.prepare(
     'SELECT last_offset AS last FROM coordinator_batches WHERE shard = ? ORDER BY base_offset DESC LIMIT 1',
   )
   tx = db.transaction((meta, bytes, fail, written) => {
     let start = 0
-    for (let i = 0; i < meta.length; i += 3) {
+    for (let i = 0; i < meta.length; i += 4) {
       const shard = meta[i]
       const count = meta[i + 1]
       const end = meta[i + 2]
+      const attributes = meta[i + 3]
       let offset = written.get(shard)
       if (offset === undefined) offset = next.get(shard)
       if (offset === undefined) {
         const row = lastOffset.get(shard)
         offset = row === undefined ? 0 : row.last + 1
       }
-      if (count > 0) insert.run(shard, offset, offset + count - 1, count, bytes.subarray(start, end))
+      if (count > 0) insert.run(shard, offset, offset + count - 1, count, attributes, bytes.subarray(start, end))
       written.set(shard, offset + count)
       start = end
     }
@@ -204,8 +205,9 @@ export class SqliteWriter {
   }
 
   /**
-   * Posts one write transaction: `meta` holds three int32s per batch row (shard, record count, end
-   * of its records in `bytes`), `bytes` the rows' records in Kafka's record format. Both buffers are
+   * Posts one write transaction: `meta` holds four int32s per batch row (shard, record count, end
+   * of its records in `bytes`, attributes: the codec they are compressed with), `bytes` the rows'
+   * records in Kafka's record format, each row's compressed when its attributes say so. Both buffers are
    * transferred: the caller must not touch them afterwards. Settles once the transaction committed
    * or rolled back; `fail` makes it roll back after its inserts (the store's test hook).
    */

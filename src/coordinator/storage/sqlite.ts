@@ -1,8 +1,18 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { Compressor } from 'zstd-napi'
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../../file-lock.js'
-import { BatchFormatError, ByteSink, readRecord, VarReader, writeRecord } from '../../log/batch.js'
+import {
+  BatchFormatError,
+  ByteSink,
+  COMPRESSION_CODEC_MASK,
+  CompressionCodec,
+  readRecord,
+  VarReader,
+  writeRecord,
+} from '../../log/batch.js'
+import { DecompressionError, decompress } from '../../log/compression.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import { type CheckpointEvent, WalCheckpointer } from './sqlite-checkpoint.js'
 import { SqliteWriter, WriterFailure } from './sqlite-writer.js'
@@ -16,9 +26,20 @@ export const SQLITE_LOCK_FILE_NAME = 'coordinator.lock'
 
 /**
  * The schema version this code writes (`PRAGMA user_version`); a newer file is refused. Version 1
- * kept one row per record (`coordinator_records`); a file of that version is migrated at open.
+ * kept one row per record (`coordinator_records`), version 2 batch rows without `attributes` (all
+ * uncompressed); a file of either is migrated at open.
  */
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
+
+/**
+ * Rows whose records take fewer bytes than this are written uncompressed: the leaf page they land
+ * in is written whole either way, and compressing costs a few µs a row whatever its size.
+ */
+const COMPRESS_MIN_BYTES = 512
+/** zstd's level for batch rows: a fast level (BENCHMARKS.md, "SQLite: compressed batch rows"). */
+const ZSTD_LEVEL = -1
+/** A compressed row inflating past this is refused as corrupt (an append's row is far smaller). */
+const MAX_ROW_BYTES = 1024 * 1024 * 1024
 
 /** WAL size past which the checkpoint worker copies it into the database file; see `open()`. */
 const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024
@@ -47,6 +68,13 @@ export interface SqliteRecordStoreOptions {
    * docs/storage.md). Loads and compactions run on the event loop either way.
    */
   readonly writeThread?: boolean
+  /**
+   * `zstd` (default): a batch row whose records take 512 bytes or more is stored compressed with
+   * zstd when that is smaller, as a Kafka record batch of codec zstd holds its records; `none`: rows
+   * are written as they are. Either way every row's codec is in its `attributes`, so a file holds
+   * both kinds and any setting reads any file.
+   */
+  readonly compression?: 'zstd' | 'none'
 }
 
 /**
@@ -70,15 +98,57 @@ interface BatchRow {
   readonly base: number
   readonly last: number
   readonly count: number
+  /** The records' codec in the low three bits, as a Kafka record batch's attributes have it. */
+  readonly attributes: number
   readonly records: Uint8Array
 }
 
 interface Statements {
-  readonly insert: Database.Statement<[number, number, number, number, Uint8Array]>
+  readonly insert: Database.Statement<[number, number, number, number, number, Uint8Array]>
   readonly load: Database.Statement<[number], BatchRow>
   readonly lastOffset: Database.Statement<[number], { readonly last: number }>
-  readonly rewrite: Database.Statement<[number, Uint8Array, number, number]>
+  readonly rewrite: Database.Statement<[number, number, Uint8Array, number, number]>
   readonly drop: Database.Statement<[number, number]>
+}
+
+/**
+ * A row's records as they are stored: compressed with zstd (`attributes` 4, Kafka's codec id) when
+ * `compressor` is given, the records take at least `COMPRESS_MIN_BYTES` and the result is smaller;
+ * otherwise as they are (`attributes` 0). `bytes` is `encoded` itself or a new buffer.
+ */
+function rowBytes(
+  compressor: Compressor | undefined,
+  encoded: Uint8Array,
+): { readonly attributes: number; readonly bytes: Uint8Array } {
+  if (compressor === undefined || encoded.length < COMPRESS_MIN_BYTES)
+    return { attributes: CompressionCodec.none, bytes: encoded }
+  const compressed = compressor.compress(encoded)
+  if (compressed.length >= encoded.length) return { attributes: CompressionCodec.none, bytes: encoded }
+  return { attributes: CompressionCodec.zstd, bytes: compressed }
+}
+
+/** A zstd compressor at the rows' level, or undefined for `compression: 'none'`. */
+function rowCompressor(compression: 'zstd' | 'none'): Compressor | undefined {
+  if (compression === 'none') return undefined
+  const c = new Compressor()
+  c.setParameters({ compressionLevel: ZSTD_LEVEL })
+  return c
+}
+
+/** The records of a row as written: decompressed when its attributes name a codec. */
+function rowRecords(row: BatchRow): Uint8Array {
+  const codec = row.attributes & COMPRESSION_CODEC_MASK
+  // Only a codec, and only one this store writes: anything else is not a row of this store.
+  if (row.attributes !== codec || (codec !== CompressionCodec.none && codec !== CompressionCodec.zstd))
+    throw new BatchFormatError('invalid', `a batch row with attributes ${row.attributes}`)
+  if (codec === CompressionCodec.none) return row.records
+  try {
+    return decompress(codec, row.records, MAX_ROW_BYTES)
+  } catch (cause) {
+    if (cause instanceof DecompressionError)
+      throw new BatchFormatError('invalid', `a batch row that does not decompress: ${cause.message}`)
+    throw cause
+  }
 }
 
 /**
@@ -114,7 +184,7 @@ function encodeBatch(
  * add up) is read again from its start by `readRecord`, which throws or reads it exactly as before.
  */
 function decodeBatch(row: BatchRow, out: CoordinatorRecord[], deltas?: number[]): void {
-  const blob = row.records
+  const blob = rowRecords(row)
   const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength)
   const reader = new VarReader(bytes)
   const blobEnd = reader.end
@@ -176,6 +246,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   readonly #walMaxBytes: number
   readonly #onCheckpoint: ((event: CheckpointEvent) => void) | undefined
   readonly #writeThread: boolean
+  /** Compresses batch rows (zstd), unless the store was opened with `compression: 'none'`. */
+  readonly #compressor: Compressor | undefined
   #db: Database.Database | undefined
   /** The worker thread that runs the appends, while the store is open with `writeThread`. */
   #writer: SqliteWriter | undefined
@@ -220,6 +292,11 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#walMaxBytes = hard
     this.#onCheckpoint = options.onCheckpoint
     this.#writeThread = options.writeThread ?? false
+    const compression = options.compression ?? 'zstd'
+    if (compression !== 'zstd' && compression !== 'none') {
+      throw new StorageError('STORAGE_INVALID_ARGUMENT', `compression must be 'zstd' or 'none'`)
+    }
+    this.#compressor = rowCompressor(compression)
   }
 
   /** The path of the database file. */
@@ -294,7 +371,10 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       // pages, which keep at most about 1,000 bytes of a row in the page (4 KiB pages) and the rest
       // in overflow pages, so a commit's 2 KB row would take two pages; a rowid table keeps up to
       // about 4,000 bytes in the leaf. The primary key is an index beside it (loading reads it in
-      // order).
+      // order). `attributes` holds the records' codec as a Kafka record batch's attributes do: a
+      // row of 512 bytes or more is stored compressed with zstd (schema version 3), because what a
+      // commit costs here is mostly the bytes it writes, twice (into the WAL, then the checkpoint
+      // into the database file): BENCHMARKS.md, "SQLite: compressed batch rows".
       db.exec(`
         CREATE TABLE IF NOT EXISTS coordinator_batches (
           shard INTEGER NOT NULL,
@@ -302,15 +382,18 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
           last_offset INTEGER NOT NULL,
           record_count INTEGER NOT NULL,
           records BLOB NOT NULL,
+          attributes INTEGER NOT NULL DEFAULT 0,
           PRIMARY KEY (shard, base_offset)
         );
       `)
+      // Before the statements, which name `attributes`: a file of version 2 gets the column here.
+      if (version < SCHEMA_VERSION) this.#migrate(db)
       const stmts: Statements = {
         insert: db.prepare(
-          'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
+          'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, attributes, records) VALUES (?, ?, ?, ?, ?, ?)',
         ),
         load: db.prepare(
-          `SELECT base_offset AS base, last_offset AS last, record_count AS count, records
+          `SELECT base_offset AS base, last_offset AS last, record_count AS count, attributes, records
              FROM coordinator_batches WHERE shard = ? ORDER BY base_offset`,
         ),
         // Batches never overlap: the last one by base offset holds the shard's highest offset.
@@ -318,11 +401,10 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
           'SELECT last_offset AS last FROM coordinator_batches WHERE shard = ? ORDER BY base_offset DESC LIMIT 1',
         ),
         rewrite: db.prepare(
-          'UPDATE coordinator_batches SET record_count = ?, records = ? WHERE shard = ? AND base_offset = ?',
+          'UPDATE coordinator_batches SET record_count = ?, attributes = ?, records = ? WHERE shard = ? AND base_offset = ?',
         ),
         drop: db.prepare('DELETE FROM coordinator_batches WHERE shard = ? AND base_offset = ?'),
       }
-      if (version < SCHEMA_VERSION) this.#migrate(db, stmts)
       this.#appendTx = db.transaction((shard: number, records: readonly CoordinatorRecord[]) => {
         // The injected failure fires after the row was inserted, so the rollback path is exercised.
         const offset = this.#insert(stmts, shard, this.#offsetFor(shard, stmts), records)
@@ -571,15 +653,22 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       bytes += recordBytes(b.records)
       count += b.records.length
     }
-    // At most 23 bytes of framing a record (five varints and two single bytes): the buffer never grows.
+    // At most 23 bytes of framing a record (five varints and two single bytes), and a row is stored
+    // compressed only when that is smaller: the buffer never grows.
     const sink = new ByteSink(bytes + 23 * count + 1)
-    const meta = new Int32Array(3 * batches.length)
+    const meta = new Int32Array(4 * batches.length)
+    const row = this.#sink
     for (let i = 0; i < batches.length; i++) {
-      encodeBatch(sink, batches[i].records)
-      meta[3 * i] = batches[i].shard
-      meta[3 * i + 1] = batches[i].records.length
-      meta[3 * i + 2] = sink.length
+      row.reset()
+      encodeBatch(row, batches[i].records)
+      const stored = rowBytes(this.#compressor, row.view())
+      sink.writeBytes(stored.bytes)
+      meta[4 * i] = batches[i].shard
+      meta[4 * i + 1] = batches[i].records.length
+      meta[4 * i + 2] = sink.length
+      meta[4 * i + 3] = stored.attributes
     }
+    this.#keepSink(row)
     const encoded = sink.reserve(0)
     return writer.write(meta, encoded, injected !== undefined).then(
       () => this.#checkpointer?.afterCommit(bytes),
@@ -689,7 +778,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     const sink = this.#sink
     sink.reset()
     encodeBatch(sink, records)
-    stmts.insert.run(shard, offset, offset + n - 1, n, sink.view())
+    const row = rowBytes(this.#compressor, sink.view())
+    stmts.insert.run(shard, offset, offset + n - 1, n, row.attributes, row.bytes)
     this.#keepSink(sink)
     return offset + n
   }
@@ -745,26 +835,36 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       const sink = this.#sink
       sink.reset()
       encodeBatch(sink, kept, keptDeltas)
-      stmts.rewrite.run(kept.length, sink.view(), shard, row.base)
-      written += sink.length
+      const stored = rowBytes(this.#compressor, sink.view())
+      stmts.rewrite.run(kept.length, stored.attributes, stored.bytes, shard, row.base)
+      written += stored.bytes.length
       this.#keepSink(sink)
     }
     return written
   }
 
   /**
-   * Moves the rows of schema version 1 (`coordinator_records`, one row per record) into batch rows,
-   * in one transaction with the new version number: a crash leaves either file whole. Consecutive
-   * records of a shard go into one row (up to `MIGRATE_BATCH_RECORDS` records or
-   * `MIGRATE_BATCH_BYTES`), each at its own offset (its delta from the row's base offset), so the
-   * order, the offsets and the gaps that compaction left stay as they were.
+   * Brings a file of an older schema version to this one, in one transaction with the new version
+   * number: a crash leaves either file whole.
+   *
+   * - Version 2's batch rows get the `attributes` column, 0 (uncompressed) for every row they hold.
+   * - Version 1's rows (`coordinator_records`, one row per record) move into batch rows.
+   *   Consecutive records of a shard go into one row (up to `MIGRATE_BATCH_RECORDS` records or
+   *   `MIGRATE_BATCH_BYTES`, uncompressed), each at its own offset (its delta from the row's base
+   *   offset), so the order, the offsets and the gaps that compaction left stay as they were.
    */
-  #migrate(db: Database.Database, stmts: Statements): void {
+  #migrate(db: Database.Database): void {
     const old = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'coordinator_records'")
       .get()
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(coordinator_batches)').all()
     db.transaction(() => {
+      if (!columns.some((c) => c.name === 'attributes'))
+        db.exec('ALTER TABLE coordinator_batches ADD COLUMN attributes INTEGER NOT NULL DEFAULT 0')
       if (old !== undefined) {
+        const insert = db.prepare<[number, number, number, number, Uint8Array]>(
+          'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, records) VALUES (?, ?, ?, ?, ?)',
+        )
         const page = db.prepare<
           [number, number],
           { shard: number; offset: number; key: Buffer; value: Buffer | null }
@@ -778,7 +878,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         let last = 0
         let count = 0
         const flush = () => {
-          if (count > 0) stmts.insert.run(shard, base, last, count, sink.view())
+          if (count > 0) insert.run(shard, base, last, count, sink.view())
           sink.reset()
           count = 0
         }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import Database from 'better-sqlite3'
+import { decompress as zstdDecompress } from 'zstd-napi'
 import { createRecordStore } from '../../../src/coordinator/storage/index.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
@@ -62,7 +63,7 @@ test('sqlite: one WAL-mode file named coordinator.db in data.dir, created with m
   const db = new Database(join(dir, 'coordinator.db'), { readonly: true })
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   assert.equal(db.prepare('SELECT COUNT(*) AS n FROM coordinator_batches').get()?.constructor, Object)
-  assert.equal(db.pragma('user_version', { simple: true }), 2)
+  assert.equal(db.pragma('user_version', { simple: true }), 3)
   db.close()
 })
 
@@ -355,33 +356,40 @@ test('sqlite: appends of every size keep their order, across a reopen', async ()
   await store.close()
 })
 
-/** The rows of a shard as (base offset, last offset, records), straight from the file. */
-function batchRows(dir: string, shard: number): { base: number; last: number; n: number }[] {
+/** `columns` of every row of a shard, in offset order, straight from the file. */
+function shardRows<T>(dir: string, shard: number, columns: string): T[] {
   const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
   try {
     return db
-      .prepare(
-        'SELECT base_offset AS base, last_offset AS last, record_count AS n FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-      )
-      .all(shard) as { base: number; last: number; n: number }[]
+      .prepare(`SELECT ${columns} FROM coordinator_batches WHERE shard = ? ORDER BY base_offset`)
+      .all(shard) as T[]
   } finally {
     db.close()
   }
 }
 
+/** The rows of a shard as (base offset, last offset, records), straight from the file. */
+function batchRows(dir: string, shard: number): { base: number; last: number; n: number }[] {
+  return shardRows(dir, shard, 'base_offset AS base, last_offset AS last, record_count AS n')
+}
+
+/** Each row of a shard as stored: its record count, codec (`attributes`) and BLOB length. */
+function storedRows(dir: string, shard: number): { n: number; attributes: number; bytes: number }[] {
+  return shardRows(dir, shard, 'record_count AS n, attributes, length(records) AS bytes')
+}
+
 /** Every record's offset in a shard (its row's base offset plus its offset delta), from the file. */
 function recordOffsets(dir: string, shard: number): number[] {
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  try {
-    const rows = db
-      .prepare(
-        'SELECT base_offset AS base, record_count AS n, records FROM coordinator_batches WHERE shard = ? ORDER BY base_offset',
-      )
-      .all(shard) as { base: number; n: number; records: Buffer }[]
-    return rows.flatMap((r) => decodeRecords(r.records, r.n).map((x) => r.base + x.offsetDelta))
-  } finally {
-    db.close()
-  }
+  const rows = shardRows<{ base: number; n: number; attributes: number; records: Buffer }>(
+    dir,
+    shard,
+    'base_offset AS base, record_count AS n, attributes, records',
+  )
+  return rows.flatMap((r) =>
+    decodeRecords(r.attributes === 4 ? zstdDecompress(r.records) : r.records, r.n).map(
+      (x) => r.base + x.offsetDelta,
+    ),
+  )
 }
 
 test('sqlite: a file of schema version 1 (a row per record) is migrated at open; every record loads, in order', async () => {
@@ -474,7 +482,7 @@ test('sqlite: a file of schema version 1 (a row per record) is migrated at open;
     'a row closed after the large value',
   )
   const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  assert.equal(db.pragma('user_version', { simple: true }), 2)
+  assert.equal(db.pragma('user_version', { simple: true }), 3)
   assert.equal(
     db.prepare("SELECT name FROM sqlite_master WHERE name = 'coordinator_records'").get(),
     undefined,
@@ -690,5 +698,177 @@ test('sqlite: a stored record with headers loads as readRecord reads it; a malfo
     )
   } finally {
     await s.close()
+  }
+})
+
+/** `n` records of an offset commit's sizes, keys repeating as a group's partitions do. */
+function commitRecords(n: number, from = 0): ReturnType<typeof rec>[] {
+  return Array.from({ length: n }, (_, i) =>
+    rec(`group/topic/${(from + i) % 20}`, `offset-${from + i}-metadata-${'='.repeat(32)}`),
+  )
+}
+
+test('sqlite: a row of 512 bytes or more is stored compressed with zstd; it loads, compacts and reopens', async () => {
+  const dir = tempDir()
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  const large = commitRecords(40)
+  const small = [rec('a', '1'), rec('b', null)]
+  await store.append(0, large)
+  await store.append(0, small)
+  await store.appendBatches([
+    { shard: 0, records: commitRecords(30, 40) },
+    { shard: 1, records: commitRecords(25) },
+  ])
+  const rows = storedRows(dir, 0)
+  assert.deepEqual(
+    rows.map((r) => [r.n, r.attributes]),
+    [
+      [40, 4],
+      [2, 0],
+      [30, 4],
+    ],
+  )
+  // Compressed rows are smaller than their records (each record here takes over 50 bytes).
+  assert.ok(rows[0].bytes < 40 * 50, `${rows[0].bytes} bytes`)
+  assert.deepEqual(
+    storedRows(dir, 1).map((r) => r.attributes),
+    [4],
+  )
+  assert.deepEqual(show(await store.load(0)), show([...large, ...small, ...commitRecords(30, 40)]))
+  assert.deepEqual(
+    recordOffsets(dir, 0),
+    Array.from({ length: 72 }, (_, i) => i),
+  )
+  // Compaction keeps the last record of each of the 20 keys (and `a`), each at its offset.
+  await store.compact(0)
+  const kept = [rec('a', '1'), ...commitRecords(20, 50)]
+  assert.deepEqual(show(await store.load(0)), show(kept))
+  assert.deepEqual(recordOffsets(dir, 0), [40, ...Array.from({ length: 20 }, (_, i) => 52 + i)])
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => [r.n, r.attributes]),
+    [
+      [1, 0],
+      [20, 4],
+    ],
+  )
+  await store.close()
+  // A store that does not compress reads the compressed rows, and writes rows as they are.
+  store = new SqliteRecordStore(dir, { compression: 'none' })
+  await store.open()
+  await store.append(0, commitRecords(40, 100))
+  assert.deepEqual(show(await store.load(0)), show([...kept, ...commitRecords(40, 100)]))
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => r.attributes),
+    [0, 4, 0],
+  )
+  await store.close()
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  assert.deepEqual(show(await store.load(0)), show([...kept, ...commitRecords(40, 100)]))
+  assert.deepEqual(show(await store.load(1)), show(commitRecords(25)))
+  await store.close()
+  assert.throws(
+    () => new SqliteRecordStore(dir, { compression: 'gzip' as 'zstd' }),
+    (e: unknown) => e instanceof StorageError && e.code === 'STORAGE_INVALID_ARGUMENT',
+  )
+})
+
+test('sqlite: the writer thread stores rows compressed as the event loop does', async () => {
+  const dir = tempDir()
+  const store = new SqliteRecordStore(dir, { writeThread: true })
+  await store.open()
+  assert.equal(store.writesOnThread, true)
+  await store.appendBatches([
+    { shard: 0, records: commitRecords(40) },
+    { shard: 1, records: [rec('a', '1')] },
+    { shard: 0, records: commitRecords(30, 40) },
+  ])
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => [r.n, r.attributes]),
+    [
+      [40, 4],
+      [30, 4],
+    ],
+  )
+  assert.deepEqual(
+    storedRows(dir, 1).map((r) => [r.n, r.attributes]),
+    [[1, 0]],
+  )
+  assert.deepEqual(show(await store.load(0)), show(commitRecords(70)))
+  assert.deepEqual(show(await store.load(1)), [['a', '1']])
+  await store.close()
+})
+
+test('sqlite: a file of schema version 2 (rows without attributes) is migrated at open', async () => {
+  const dir = tempDir()
+  // The file as the previous version wrote it: a row of records as they are, no `attributes`
+  // column, version 2.
+  const written = commitRecords(40)
+  const first = new SqliteRecordStore(dir, { compression: 'none' })
+  await first.open()
+  await first.append(0, written)
+  await first.close()
+  const old = new Database(join(dir, SQLITE_FILE_NAME))
+  old.exec('ALTER TABLE coordinator_batches DROP COLUMN attributes; PRAGMA user_version = 2;')
+  const columns = old.prepare<[], { name: string }>('PRAGMA table_info(coordinator_batches)').all()
+  assert.deepEqual(
+    columns.map((c) => c.name),
+    ['shard', 'base_offset', 'last_offset', 'record_count', 'records'],
+  )
+  old.close()
+
+  const store = new SqliteRecordStore(dir)
+  await store.open()
+  assert.deepEqual(show(await store.load(0)), show(written))
+  await store.append(0, commitRecords(40, 40))
+  assert.deepEqual(show(await store.load(0)), show(commitRecords(80)))
+  await store.close()
+  assert.deepEqual(
+    storedRows(dir, 0).map((r) => [r.n, r.attributes]),
+    [
+      [40, 0],
+      [40, 4],
+    ],
+  )
+  assert.deepEqual(
+    recordOffsets(dir, 0),
+    Array.from({ length: 80 }, (_, i) => i),
+  )
+  assert.deepEqual(shardRows(dir, 0, 'COUNT(*) AS n'), [{ n: 2 }])
+  const version = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  assert.equal(version.pragma('user_version', { simple: true }), 3)
+  version.close()
+})
+
+test('sqlite: a compressed row that does not decompress, or an unknown codec, fails the load', async () => {
+  const dir = tempDir()
+  let store = new SqliteRecordStore(dir)
+  await store.open()
+  await store.append(0, commitRecords(40))
+  await store.append(1, commitRecords(40))
+  await store.append(2, [rec('a', '1')])
+  await store.close()
+  const db = new Database(join(dir, SQLITE_FILE_NAME))
+  // A zstd frame cut short; rows whose attributes name gzip, or bits besides a codec.
+  db.prepare('UPDATE coordinator_batches SET records = substr(records, 1, 20) WHERE shard = 0').run()
+  db.prepare('UPDATE coordinator_batches SET attributes = 1 WHERE shard = 1').run()
+  db.prepare('UPDATE coordinator_batches SET attributes = 16 WHERE shard = 2').run()
+  db.close()
+  store = new SqliteRecordStore(dir)
+  await store.open()
+  try {
+    await assert.rejects(
+      store.load(0),
+      (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /does not decompress/.test(e.message),
+    )
+    for (const shard of [1, 2]) {
+      await assert.rejects(
+        store.load(shard),
+        (e: StorageError) => e.code === 'STORAGE_READ_FAILED' && /with attributes/.test(e.message),
+      )
+    }
+  } finally {
+    await store.close()
   }
 })
