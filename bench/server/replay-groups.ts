@@ -51,6 +51,7 @@ import {
 import { createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode } from '../../src/protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import { parseConfig } from '../../src/server/config.js'
 import { pgPeer, rawPgScan, rawSqliteScan } from './replay-scans.js'
+import { decompress } from 'zstd-napi'
 
 const COMMIT_ROUNDS = Number(process.argv[2] ?? 200)
 const STREAMS_GROUPS = Number(process.argv[3] ?? 40)
@@ -368,9 +369,12 @@ function recordMix(file: string): Map<number, { n: number; tombstones: number }>
   const db = new Database(file, { readonly: true })
   const mix = new Map<number, { n: number; tombstones: number }>()
   for (const row of db
-    .prepare<[], { n: number; records: Buffer }>('SELECT record_count AS n, records FROM coordinator_batches')
+    .prepare<[], { n: number; attributes: number; records: Buffer }>(
+      'SELECT record_count AS n, attributes, records FROM coordinator_batches',
+    )
     .all()) {
-    const reader = new VarReader(row.records)
+    // A row the engine stored compressed (attributes 4: zstd) is decompressed first.
+    const reader = new VarReader(row.attributes === 4 ? decompress(row.records) : row.records)
     for (let i = 0; i < row.n; i++) {
       const r = readRecord(reader)
       const type = r.key === null ? -1 : (r.key[0] << 8) | r.key[1]
