@@ -34,7 +34,7 @@ import { GroupCoordinatorService } from '../../src/coordinator/service/group-coo
 import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
 import type { CoordinatorNewTopic, CoordinatorTopic } from '../../src/coordinator/service/topics-image.js'
 import { PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
-import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
+import { rowRecords, SQLITE_FILE_NAME, SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
 import type { RecordStore } from '../../src/coordinator/storage/types.js'
 import { readRecord, VarReader } from '../../src/log/batch.js'
 import { guardPlugin } from '../../src/plugin/guard.js'
@@ -51,7 +51,6 @@ import {
 import { createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode } from '../../src/protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import { parseConfig } from '../../src/server/config.js'
 import { pgPeer, rawPgScan, rawSqliteScan } from './replay-scans.js'
-import { decompress } from 'zstd-napi'
 
 const COMMIT_ROUNDS = Number(process.argv[2] ?? 200)
 const STREAMS_GROUPS = Number(process.argv[3] ?? 40)
@@ -373,8 +372,7 @@ function recordMix(file: string): Map<number, { n: number; tombstones: number }>
       'SELECT record_count AS n, attributes, records FROM coordinator_batches',
     )
     .all()) {
-    // A row the engine stored compressed (attributes 4: zstd) is decompressed first.
-    const reader = new VarReader(row.attributes === 4 ? decompress(row.records) : row.records)
+    const reader = new VarReader(rowRecords(row))
     for (let i = 0; i < row.n; i++) {
       const r = readRecord(reader)
       const type = r.key === null ? -1 : (r.key[0] << 8) | r.key[1]

@@ -3,8 +3,8 @@
 // node-postgres from a schema of the bench's own on the server TOPOGRAPH_TEST_PG_URL names.
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { decompress } from 'zstd-napi'
 import { POSTGRES_RECORDS_TABLE } from '../../src/coordinator/storage/postgres.js'
+import { rowRecords } from '../../src/coordinator/storage/sqlite.js'
 import { readRecord, VarReader } from '../../src/log/batch.js'
 
 /**
@@ -23,8 +23,7 @@ export function rawSqliteScan(
   let records = 0
   for (let shard = 0; shard < shards; shard++) {
     for (const row of stmt.all(shard)) {
-      // A row the engine stored compressed (attributes 4: zstd) is decompressed, as loading does.
-      const reader = new VarReader(row.attributes === 4 ? decompress(row.records) : row.records)
+      const reader = new VarReader(rowRecords(row))
       for (let i = 0; i < row.n; i++) {
         const r = readRecord(reader)
         records++

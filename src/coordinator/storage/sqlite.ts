@@ -135,8 +135,11 @@ function rowCompressor(compression: 'zstd' | 'none'): Compressor | undefined {
   return c
 }
 
-/** The records of a row as written: decompressed when its attributes name a codec. */
-function rowRecords(row: BatchRow): Uint8Array {
+/**
+ * The records of a row as written: decompressed when its attributes name a codec. Exported for the
+ * replay benches' raw scans, which read the rows as loading does.
+ */
+export function rowRecords(row: Pick<BatchRow, 'attributes' | 'records'>): Uint8Array {
   const codec = row.attributes & COMPRESSION_CODEC_MASK
   // Only a codec, and only one this store writes: anything else is not a row of this store.
   if (row.attributes !== codec || (codec !== CompressionCodec.none && codec !== CompressionCodec.zstd))
