@@ -61,6 +61,20 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R,
    * the state loading rebuilt, for inspection only (the simulation's replay-equivalence check).
    */
   readonly onShardReplayed?: (shardId: number, shard: S) => void
+  /**
+   * When the writes that became ready are run as batches and go to the store (as Kafka's
+   * `group.coordinator.append.linger.ms` bounds how long a batch waits for more writes):
+   *
+   * - `microtask` (default): in a microtask after the code that queued them, so the operations
+   *   queued in one synchronous run (one connection's read of pipelined requests, the timers that
+   *   fell due together) share a batch, and every chain settles in microtasks (the deterministic
+   *   simulation relies on that);
+   * - `turn`: once the I/O callbacks of the current turn of the event loop have run (a
+   *   `setImmediate`, the check phase of the same turn), so the requests read from every
+   *   connection in one turn share a batch per shard and one store write. A synchronous store
+   *   (SQLite, memory) commits in that same turn, and the answers leave in it.
+   */
+  readonly appendLinger?: 'microtask' | 'turn'
 }
 
 type ShardState = 'unloaded' | 'loading' | 'active' | 'failed' | 'closed'
@@ -181,6 +195,16 @@ const NOTHING: CoordinatorResult<never, void, never> = Object.freeze({ records: 
 
 const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
 
+/**
+ * `appendLinger: 'turn'`: the flush runs once the current turn's I/O callbacks have run. The
+ * SQLite engine commits synchronously, so with flushes in microtasks every connection's read of
+ * requests was a transaction of its own, each paying a transaction's fixed cost and rewriting its
+ * pages whole (BENCHMARKS.md, "OffsetCommit: one batch a turn").
+ */
+function flushInTurn(flush: () => void): void {
+  setImmediate(flush)
+}
+
 function isThenable(v: unknown): boolean {
   return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function'
 }
@@ -235,6 +259,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   /** Shards whose queue has a write at its head, for the next flush. */
   #ready: ShardContext<S, R, C>[] = []
   #flushScheduled = false
+  /** How the flush is scheduled (CoordinatorRuntimeOptions.appendLinger). */
+  readonly #scheduleFlush: (flush: () => void) => void
   #compactionTimer: TimerHandle | undefined
   #closing: Promise<void> | undefined
   /** {@link servingStarted} was called. */
@@ -295,6 +321,15 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     this.#complete = options.complete
     this.#onReload = options.onReload
     this.#onShardReplayed = options.onShardReplayed
+    const linger = options.appendLinger ?? 'microtask'
+    if (linger !== 'microtask' && linger !== 'turn') {
+      throw new CoordinatorRuntimeError(
+        'COORDINATOR_INVALID_ARGUMENT',
+        'COORDINATOR_NOT_AVAILABLE',
+        `appendLinger must be 'microtask' or 'turn', got ${String(linger)}`,
+      )
+    }
+    this.#scheduleFlush = linger === 'turn' ? flushInTurn : queueMicrotask
     for (let id = 0; id < numShards; id++) {
       const ctx: ShardContext<S, R, C> = {
         id,
@@ -751,7 +786,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         this.#ready.push(ctx)
         if (!this.#flushScheduled) {
           this.#flushScheduled = true
-          queueMicrotask(this.#flush)
+          this.#scheduleFlush(this.#flush)
         }
         return
       }
@@ -783,10 +818,12 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
 
   /**
    * Runs the writes at the head of every ready shard's queue, one batch per shard, and starts the
-   * store write. It runs in a microtask after the turn that queued the writes: every operation
-   * queued in that turn (the pipelined requests of one connection that the server dispatched
-   * together, the timers that fell due together) shares one store write, and the batches of the
-   * shards that became ready in it one group commit.
+   * store write. It runs in a microtask after the code that queued the writes (`appendLinger`
+   * `microtask`) or once the I/O callbacks of the event loop's turn have run (`turn`): every
+   * operation queued meanwhile (the pipelined requests of one connection that the server
+   * dispatched together, or of every connection read in the turn; the timers that fell due
+   * together) shares one store write, and the batches of the shards that became ready one group
+   * commit.
    */
   readonly #flush = (): void => {
     this.#flushScheduled = false

@@ -122,6 +122,11 @@ export interface GroupCoordinatorServiceOptions {
   readonly newUuid?: () => string
   /** See CoordinatorRuntimeOptions.onShardReplayed (inspection only). */
   readonly onShardReplayed?: (shardId: number, shard: GroupCoordinatorShard) => void
+  /**
+   * See CoordinatorRuntimeOptions.appendLinger (default `microtask`; the server runs `turn`, the
+   * deterministic simulation the default).
+   */
+  readonly appendLinger?: 'microtask' | 'turn'
 }
 
 export interface StreamsHeartbeatRequestContext {
@@ -300,6 +305,7 @@ export class GroupCoordinatorService {
       onReload: (shardId) =>
         this.classicGroups.shardReloaded((groupId) => this.shardFor(groupId) === shardId),
       onShardReplayed: options.onShardReplayed,
+      appendLinger: options.appendLinger,
     })
     this.topologyDescriptions = new TopologyDescriptionManager({
       plugin: options.topologyDescriptionPlugin ?? null,

@@ -51,6 +51,9 @@ export async function startGroupCoordinator(
       logger: ctx.logger,
       topologyDescriptionPlugin: plugin,
       topologyDescriptionBackoff: testBackoff(configs),
+      // The requests read from every connection in one turn of the event loop share one batch
+      // per shard and one store write (BENCHMARKS.md, "OffsetCommit: one batch a turn").
+      appendLinger: 'turn',
     })
   } catch (e) {
     await plugin?.close()

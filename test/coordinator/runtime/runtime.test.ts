@@ -32,6 +32,7 @@ function setup(
     closeStore?: boolean
     writeTimeoutMs?: number
     readTimeoutMs?: number
+    appendLinger?: 'microtask' | 'turn'
   } = {},
 ): Setup {
   const shards = new Map<number, KvShard>()
@@ -155,6 +156,47 @@ test('group commit: writes of every shard that arrive during a store write go in
   // Each shard's log holds exactly its own record.
   for (const shard of [1, 2, 3]) assert.equal((await store.inner.load(shard)).length, 1)
   await s.runtime.close()
+})
+
+/**
+ * Schedules writes from two callbacks of one turn of the event loop (two immediates run in one
+ * check phase, with the microtasks of the first between them, as two connections' reads are two
+ * I/O callbacks of one poll phase) and returns the store writes they made.
+ */
+async function writesOfOneTurn(appendLinger: 'microtask' | 'turn' | undefined): Promise<string[]> {
+  const store = new GatedStore()
+  await store.open()
+  const s = await loaded(store, 4, appendLinger === undefined ? {} : { appendLinger })
+  const answers = await new Promise<unknown[]>((resolve, reject) => {
+    const ops: Promise<unknown>[] = []
+    setImmediate(() => {
+      ops.push(s.runtime.scheduleWriteOperation('w', 0, incr('a')))
+    })
+    setImmediate(() => {
+      ops.push(s.runtime.scheduleWriteOperation('w', 0, incr('a')))
+      ops.push(s.runtime.scheduleWriteOperation('w', 1, incr('b')))
+      Promise.all(ops).then(resolve, reject)
+    })
+  })
+  assert.deepEqual(answers, [1, 2, 1])
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [['a', 2]])
+  await s.runtime.close()
+  return store.calls.filter((c) => !c.startsWith('load'))
+}
+
+test("appendLinger 'turn': the writes of every callback of one turn share one batch per shard and one store write", async () => {
+  assert.deepEqual(await writesOfOneTurn('turn'), ['batches:0:2,1:1'])
+  // In microtasks (the default), each callback's writes went to the store on their own.
+  const microtask = await writesOfOneTurn(undefined)
+  assert.deepEqual(microtask, await writesOfOneTurn('microtask'))
+  assert.deepEqual(microtask, ['append:0:1', 'batches:0:1,1:1'])
+})
+
+test("appendLinger: anything but 'microtask' or 'turn' is refused", () => {
+  assert.throws(
+    () => setup(new MemoryRecordStore(), 1, { appendLinger: 'later' as 'turn' }),
+    runtimeError('COORDINATOR_INVALID_ARGUMENT', 'COORDINATOR_NOT_AVAILABLE'),
+  )
 })
 
 test('group commit: a failed write fails exactly the operations whose records were in it', async () => {
