@@ -22,6 +22,7 @@ import {
 } from '../../src/coordinator/service/transaction-coordinator-service.js'
 import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-coordinator-shard.js'
 import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
+import type { LoadOptions } from '../../src/coordinator/storage/latest.js'
 import { MemoryRecordStore } from '../../src/coordinator/storage/memory.js'
 import type { CoordinatorRecord, RecordStore } from '../../src/coordinator/storage/types.js'
 import type { MarkerPartitionResult, TxnMarkerIntent } from '../../src/coordinator/txn/index.js'
@@ -164,8 +165,8 @@ class SimStore implements RecordStore {
     }
     return this.#durable.append(shard, records).then(() => this.#faults.onLanded?.(shard, records))
   }
-  load(shard: number): Promise<CoordinatorRecord[]> {
-    return this.#durable.load(shard)
+  load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
+    return this.#durable.load(shard, options)
   }
   compact(shard: number): Promise<void> {
     return this.#durable.compact(shard)

@@ -1,3 +1,4 @@
+import { type LoadOptions, latestOf } from './latest.js'
 import pg from 'pg'
 import { redactPostgresUrl } from '../../config/index.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
@@ -618,11 +619,17 @@ export class PostgresRecordStore implements RecordStore, FaultInjection {
     return this.#fence(s, current)
   }
 
-  load(shard: number): Promise<CoordinatorRecord[]> {
+  load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
     try {
       const s = this.#openSession()
       checkShard(shard)
-      return this.#inShardOrder(shard, () => this.#load(s, shard))
+      const latestOnly = options?.latestOnly
+      return this.#inShardOrder(shard, async () => {
+        const records = await this.#load(s, shard)
+        // node-postgres makes every row's objects as it parses the answer: the superseded ones are
+        // left out after it.
+        return latestOnly === undefined ? records : latestOf(records, latestOnly)
+      })
     } catch (e) {
       return Promise.reject(e)
     }

@@ -1,3 +1,5 @@
+import type { LoadOptions } from './latest.js'
+
 /**
  * The record store: the only durable state of the coordinator. Every shard (one per
  * `offsets.topic.num.partitions` partition) has its own ordered log of key/value records. A record's
@@ -52,8 +54,13 @@ export interface RecordStore {
    * without it gets each batch through `append`.
    */
   appendBatches?(batches: readonly ShardBatch[]): Promise<void>
-  /** Every live record of one shard in append order (tombstones may or may not be included). */
-  load(shard: number): Promise<CoordinatorRecord[]>
+  /**
+   * Every live record of one shard in append order (tombstones may or may not be included). With
+   * `options.latestOnly`, of the keys it accepts only the latest record, none of a key whose latest
+   * record is a tombstone (every built-in engine leaves the others out before it makes their
+   * objects; a store that ignores the option returns them, and loading replays them).
+   */
+  load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]>
   /** Drops records superseded by a later record with the same key, and tombstones. */
   compact(shard: number): Promise<void>
   /** Flushes and releases everything. Safe to call more than once. */
