@@ -39,9 +39,9 @@ export interface RecordSerde<R> {
    * replayed. (A store may hand `load` a compacted log at any time; this lets the store leave out
    * the superseded records a log still holds, which a commit-heavy shard has by the thousands,
    * before it makes any object for them: the runtime hands it to `load` as `latestOnly`.) The key
-   * is the `length` bytes from `offset` in `bytes`, where the store holds them.
+   * is the `length` bytes from `start` in `bytes`, where the store holds them.
    */
-  latestOnly?(bytes: Uint8Array, offset: number, length: number): boolean
+  latestOnly?(bytes: Uint8Array, start: number, length: number): boolean
 }
 
 /**

@@ -2,9 +2,9 @@ import type { CoordinatorRecord } from './types.js'
 
 /**
  * Which keys a load may return by their latest record alone (`LoadOptions.latestOnly`): the key's
- * `length` bytes from `offset` in `bytes`, where the store holds them (no view is made for it).
+ * `length` bytes from `start` in `bytes`, where the store holds them (no view is made for it).
  */
-export type LatestOnly = (bytes: Uint8Array, offset: number, length: number) => boolean
+export type LatestOnly = (bytes: Uint8Array, start: number, length: number) => boolean
 
 /** Options of `RecordStore.load`. */
 export interface LoadOptions {
@@ -20,17 +20,27 @@ export interface LoadOptions {
 /**
  * Where a shard's records lie, as a store finds them before it makes any object for them: record
  * `i`'s key is `keyLength[i]` bytes from `keyStart[i]` in `blobs[blob[i]]`, its value
- * `valueLength[i]` bytes from `valueStart[i]` in the same blob (−1: a tombstone). Grows by
- * doubling; nothing is allocated per record.
+ * `valueLength[i]` bytes from `valueStart[i]` in the same blob (−1: a tombstone). Made for
+ * `capacity` records (a store that knows how many it will add says so), grows by doubling past
+ * them; nothing is allocated per record.
  */
 export class RecordPositions {
   readonly blobs: Uint8Array[] = []
   count = 0
-  blob = new Int32Array(256)
-  keyStart = new Int32Array(256)
-  keyLength = new Int32Array(256)
-  valueStart = new Int32Array(256)
-  valueLength = new Int32Array(256)
+  blob: Int32Array
+  keyStart: Int32Array
+  keyLength: Int32Array
+  valueStart: Int32Array
+  valueLength: Int32Array
+
+  constructor(capacity = 256) {
+    const n = Math.max(1, capacity)
+    this.blob = new Int32Array(n)
+    this.keyStart = new Int32Array(n)
+    this.keyLength = new Int32Array(n)
+    this.valueStart = new Int32Array(n)
+    this.valueLength = new Int32Array(n)
+  }
 
   add(blob: number, keyStart: number, keyLength: number, valueStart: number, valueLength: number): void {
     const i = this.count
@@ -171,7 +181,7 @@ export function latestMask(p: RecordPositions, latestOnly: LatestOnly): Uint8Arr
  * for a store whose records are objects already (the PostgreSQL engine's rows).
  */
 export function latestOf(records: readonly CoordinatorRecord[], latestOnly: LatestOnly): CoordinatorRecord[] {
-  const p = new RecordPositions()
+  const p = new RecordPositions(records.length)
   for (let i = 0; i < records.length; i++) {
     const r = records[i]
     p.blobs.push(r.key)

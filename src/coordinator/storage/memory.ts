@@ -454,7 +454,7 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
     const latestOnly = options?.latestOnly
     if (latestOnly !== undefined) {
       // Where the records lie in the chunks; copies only of the records returned.
-      const p = new RecordPositions()
+      const p = new RecordPositions(log.length)
       for (const chunk of log.chunks) {
         p.blobs.push(chunk.bytes)
         for (let slot = 0; slot < chunk.count; slot++) {

@@ -250,7 +250,9 @@ function scanBatch(
  * changed by a caller.
  */
 function scanRows(rows: readonly BatchRow[], deltas?: number[]): RecordPositions {
-  const p = new RecordPositions()
+  let records = 0
+  for (const row of rows) records += row.count
+  const p = new RecordPositions(records)
   for (const row of rows) {
     const blob = rowRecords(row)
     p.blobs.push(new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength))
