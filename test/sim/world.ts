@@ -22,9 +22,8 @@ import {
 } from '../../src/coordinator/service/transaction-coordinator-service.js'
 import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-coordinator-shard.js'
 import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
-import type { LoadOptions } from '../../src/coordinator/storage/latest.js'
 import { MemoryRecordStore } from '../../src/coordinator/storage/memory.js'
-import type { CoordinatorRecord, RecordStore } from '../../src/coordinator/storage/types.js'
+import type { CoordinatorRecord, LoadOptions, RecordStore } from '../../src/coordinator/storage/types.js'
 import type { MarkerPartitionResult, TxnMarkerIntent } from '../../src/coordinator/txn/index.js'
 import { guardPlugin } from '../../src/plugin/guard.js'
 import {

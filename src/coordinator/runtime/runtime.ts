@@ -1,5 +1,9 @@
-import type { LoadOptions } from '../storage/latest.js'
-import type { CoordinatorRecord as StoredRecord, RecordStore, ShardBatch } from '../storage/types.js'
+import type {
+  LoadOptions,
+  CoordinatorRecord as StoredRecord,
+  RecordStore,
+  ShardBatch,
+} from '../storage/types.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from './clock.js'
 import { CoordinatorRuntimeError, CoordinatorTimeoutError, CoordinatorWriteError } from './errors.js'
 import type {

@@ -1,21 +1,4 @@
-import type { CoordinatorRecord } from './types.js'
-
-/**
- * Which keys a load may return by their latest record alone (`LoadOptions.latestOnly`): the key's
- * `length` bytes from `start` in `bytes`, where the store holds them (no view is made for it).
- */
-export type LatestOnly = (bytes: Uint8Array, start: number, length: number) => boolean
-
-/** Options of `RecordStore.load`. */
-export interface LoadOptions {
-  /**
-   * For the keys it accepts, `load` returns only the key's latest record, at its place in the log,
-   * and nothing of a key whose latest record is a tombstone: for those keys the log as `compact`
-   * leaves it. Every record of the other keys is returned. docs/storage.md, "Superseded records
-   * are not replayed".
-   */
-  readonly latestOnly?: LatestOnly
-}
+import type { CoordinatorRecord, LatestOnly } from './types.js'
 
 /**
  * Where a shard's records lie, as a store finds them before it makes any object for them: record

@@ -1,9 +1,10 @@
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import { type LoadOptions, latestMask, RecordPositions } from './latest.js'
+import { latestMask, RecordPositions } from './latest.js'
 import {
   type CoordinatorRecord,
   type FaultInjection,
   isLaidOut,
+  type LoadOptions,
   type RecordStore,
   type ShardBatch,
 } from './types.js'

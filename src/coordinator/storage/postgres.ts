@@ -1,8 +1,8 @@
-import { type LoadOptions, latestOf } from './latest.js'
+import { latestOf } from './latest.js'
 import pg from 'pg'
 import { redactPostgresUrl } from '../../config/index.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch, LoadOptions } from './types.js'
 
 /** The table of every shard's log, in the first schema of the connection's search_path. */
 export const POSTGRES_RECORDS_TABLE = 'topograph_coordinator_records'

@@ -14,10 +14,10 @@ import {
 } from '../../log/batch.js'
 import { DecompressionError, decompress } from '../../log/compression.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import { type LoadOptions, latestMask, RecordPositions } from './latest.js'
+import { latestMask, RecordPositions } from './latest.js'
 import { type CheckpointEvent, WalCheckpointer } from './sqlite-checkpoint.js'
 import { SqliteWriter, WriterFailure } from './sqlite-writer.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch, LoadOptions } from './types.js'
 
 /** The file name of the store inside `data.dir`. */
 export const SQLITE_FILE_NAME = 'coordinator.db'

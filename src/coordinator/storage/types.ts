@@ -1,5 +1,3 @@
-import type { LoadOptions } from './latest.js'
-
 /**
  * The record store: the only durable state of the coordinator. Every shard (one per
  * `offsets.topic.num.partitions` partition) has its own ordered log of key/value records. A record's
@@ -37,6 +35,23 @@ export function isLaidOut(r: CoordinatorRecord): r is LaidOutRecord {
 export interface ShardBatch {
   readonly shard: number
   readonly records: readonly CoordinatorRecord[]
+}
+
+/**
+ * Which keys a load may return by their latest record alone (`LoadOptions.latestOnly`): the key's
+ * `length` bytes from `start` in `bytes`, where the store holds them (no view is made for it).
+ */
+export type LatestOnly = (bytes: Uint8Array, start: number, length: number) => boolean
+
+/** Options of `RecordStore.load`. */
+export interface LoadOptions {
+  /**
+   * For the keys it accepts, `load` returns only the key's latest record, at its place in the log,
+   * and nothing of a key whose latest record is a tombstone: for those keys the log as `compact`
+   * leaves it. Every record of the other keys is returned. docs/storage.md, "Superseded records
+   * are not replayed".
+   */
+  readonly latestOnly?: LatestOnly
 }
 
 export interface RecordStore {

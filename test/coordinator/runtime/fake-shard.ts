@@ -1,8 +1,8 @@
 // A small key/value shard for the runtime tests: records set a key to a number or delete it (null).
-import type { LoadOptions } from '../../../src/coordinator/storage/latest.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import type {
   CoordinatorRecord,
+  LoadOptions,
   FaultInjection,
   RecordStore,
   ShardBatch,
