@@ -491,11 +491,12 @@ async function main(): Promise<void> {
       await p.open()
       const db = new Database(file, { readonly: true })
       for (const row of db
-        .prepare<[], { shard: number; n: number; records: Buffer }>(
-          'SELECT shard, record_count AS n, records FROM coordinator_batches ORDER BY shard, base_offset',
+        .prepare<[], { shard: number; n: number; attributes: number; records: Buffer }>(
+          'SELECT shard, record_count AS n, attributes, records FROM coordinator_batches ORDER BY shard, base_offset',
         )
         .all()) {
-        const reader = new VarReader(row.records)
+        // Rows stored compressed are read as loading reads them.
+        const reader = new VarReader(rowRecords(row))
         const batch = []
         for (let i = 0; i < row.n; i++) {
           const r = readRecord(reader)
