@@ -599,9 +599,10 @@ async function main(): Promise<void> {
       line('base start:', rate(baseLoadMs))
       const b = median(rawMs) / median(baseLoadMs)
       line('base replay / raw scan:', `${(b * 100).toFixed(1)}%`)
-      line('start runs (ms):', loadMs.map((x) => x.toFixed(1)).join(', '))
       line('base start runs (ms):', baseLoadMs.map((x) => x.toFixed(1)).join(', '))
     }
+    line('start runs (ms):', loadMs.map((x) => x.toFixed(1)).join(', '))
+    line('raw scan runs (ms):', rawMs.map((x) => x.toFixed(1)).join(', '))
     line('start over an empty data.dir:', `${median(emptyMs).toFixed(1)} ms`)
     if (pgUrl !== undefined) {
       line('raw PostgreSQL scan:', rate(pgRawMs))
