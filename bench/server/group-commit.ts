@@ -30,7 +30,7 @@ async function measure(store: RecordStore, grouped: boolean): Promise<number> {
     : {
         open: () => store.open(),
         append: (s, r) => store.append(s, r),
-        load: (s) => store.load(s),
+        load: (s, o) => store.load(s, o),
         compact: (s) => store.compact(s),
         close: () => store.close(),
       }

@@ -12,6 +12,10 @@ export const buildName = build
 /** Imports a module of the server under test (`path` below src/). */
 // biome-ignore lint/suspicious/noExplicitAny: the modules of another checkout are untyped here
 export const at = (path: string): Promise<any> => import(pathToFileURL(join(root, build, path)).href)
+/** Imports a module of the same build (src/ or dist/) of the checkout at `checkout`. */
+// biome-ignore lint/suspicious/noExplicitAny: the modules of another checkout are untyped here
+export const atRoot = (checkout: string, path: string): Promise<any> =>
+  import(pathToFileURL(join(resolve(checkout), build, path)).href)
 
 /** Starts the server on a fresh data.dir under `parent` (memory coordinator storage, no console). */
 export async function startInProcess(prefix: string, parent = tmpdir()) {

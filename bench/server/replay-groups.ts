@@ -24,14 +24,21 @@
 // batches are copied to a PostgreSQL store (a schema of its own, dropped at the end) and its start
 // and raw node-postgres scan are measured in the same rounds.
 //
-//   [TOPOGRAPH_TEST_PG_URL=postgres://…] npx tsx bench/server/replay-groups.ts [commitRounds=200] [streamsGroups=40]
+// The log is written with the modules of src/; what is measured (the start, the scans, the decode)
+// runs the build under test: src/ under tsx, or the compiled modules of dist/ with
+// TOPOGRAPH_BENCH_BUILD=dist (after `npm run build`; a built server runs no tsx helpers), of this
+// checkout or of TOPOGRAPH_BENCH_ROOT=<dir>. TOPOGRAPH_BENCH_BASE=<dir> adds the start of the same
+// build of another checkout (a base before a change) to every round, its order with this one's
+// alternated from round to round, over the same file.
+//
+//   [TOPOGRAPH_TEST_PG_URL=postgres://…] [TOPOGRAPH_BENCH_BUILD=dist] [TOPOGRAPH_BENCH_BASE=<dir>]
+//     node --import tsx bench/server/replay-groups.ts [commitRounds=200] [streamsGroups=40]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { ManualClock } from '../../src/coordinator/runtime/clock.js'
 import { GroupCoordinatorService } from '../../src/coordinator/service/group-coordinator-service.js'
-import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
 import type { CoordinatorNewTopic, CoordinatorTopic } from '../../src/coordinator/service/topics-image.js'
 import { PostgresRecordStore } from '../../src/coordinator/storage/postgres.js'
 import { rowRecords, SQLITE_FILE_NAME, SqliteRecordStore } from '../../src/coordinator/storage/sqlite.js'
@@ -50,6 +57,7 @@ import {
 } from '../../src/protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
 import { createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode } from '../../src/protocol/generated/messages/StreamsGroupTopologyDescriptionUpdateRequest.js'
 import { parseConfig } from '../../src/server/config.js'
+import { at, atRoot, buildName, root } from './in-process.js'
 import { pgPeer, rawPgScan, rawSqliteScan } from './replay-scans.js'
 
 const COMMIT_ROUNDS = Number(process.argv[2] ?? 200)
@@ -404,17 +412,38 @@ const TYPE_NAMES: Record<number, string> = {
   23: 'StreamsGroupTopology',
 }
 
+/** The modules of one build that a start runs (this checkout's, or the base's). */
+// biome-ignore lint/suspicious/noExplicitAny: the modules of another checkout are untyped here
+type Modules = Record<string, any>
+async function modulesOf(get: (path: string) => Promise<Modules>): Promise<Modules> {
+  return {
+    ...(await get('coordinator/runtime/clock.js')),
+    ...(await get('coordinator/service/group-coordinator-service.js')),
+    ...(await get('coordinator/service/records.js')),
+    ...(await get('coordinator/storage/postgres.js')),
+    ...(await get('coordinator/storage/sqlite.js')),
+    ...(await get('plugin/guard.js')),
+    ...(await get('server/config.js')),
+  }
+}
+const built = await modulesOf(at)
+const baseRoot = process.env.TOPOGRAPH_BENCH_BASE
+const base = baseRoot === undefined ? undefined : await modulesOf((path) => atRoot(baseRoot, path))
+
 /** Starts the group coordinator over a store (load, decode, replay, on-loaded), closes it; returns ms and the groups. */
-async function startOver(open: () => Promise<RecordStore>): Promise<{ ms: number; groups: number }> {
+async function startOver(
+  m: Modules,
+  open: (m: Modules) => Promise<RecordStore>,
+): Promise<{ ms: number; groups: number }> {
   const t0 = process.hrtime.bigint()
-  const store = await open()
-  const service = await GroupCoordinatorService.start({
+  const store = await open(m)
+  const service = await m.GroupCoordinatorService.start({
     store,
     closeStore: true,
-    config: parseConfig(CONFIG),
+    config: m.parseConfig(CONFIG),
     topics: new Topics(),
-    clock: new ManualClock(1_764_100_000_000),
-    topologyDescriptionPlugin: guardPlugin(new HeldDescriptions()),
+    clock: new m.ManualClock(1_764_100_000_000),
+    topologyDescriptionPlugin: m.guardPlugin(new HeldDescriptions()),
   })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   const counts = await service.groupCounts()
@@ -431,7 +460,8 @@ function rawScan(file: string, decode: boolean): { ms: number; records: number }
   const t0 = process.hrtime.bigint()
   const records = rawSqliteScan(file, SHARDS, (_shard, key, value) => {
     if (!decode) checksum += (key?.length ?? 0) + (value?.length ?? 0)
-    else if (key !== null && coordinatorRecordSerde.deserialize({ key, value }) !== undefined) checksum++
+    else if (key !== null && built.coordinatorRecordSerde.deserialize({ key, value }) !== undefined)
+      checksum++
   })
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, records }
 }
@@ -461,11 +491,12 @@ async function main(): Promise<void> {
       await p.open()
       const db = new Database(file, { readonly: true })
       for (const row of db
-        .prepare<[], { shard: number; n: number; records: Buffer }>(
-          'SELECT shard, record_count AS n, records FROM coordinator_batches ORDER BY shard, base_offset',
+        .prepare<[], { shard: number; n: number; attributes: number; records: Buffer }>(
+          'SELECT shard, record_count AS n, attributes, records FROM coordinator_batches ORDER BY shard, base_offset',
         )
         .all()) {
-        const reader = new VarReader(row.records)
+        // Rows stored compressed are read as loading reads them.
+        const reader = new VarReader(rowRecords(row))
         const batch = []
         for (let i = 0; i < row.n; i++) {
           const r = readRecord(reader)
@@ -487,22 +518,33 @@ async function main(): Promise<void> {
     const emptyMs: number[] = []
     const emptyDir = mkdtempSync(join(tmpdir(), 'topograph-replay-groups-empty-'))
     let groups = -1
+    const openSqlite = async (m: Modules) => {
+      const s = new m.SqliteRecordStore(dir)
+      await s.open()
+      return s
+    }
+    const baseLoadMs: number[] = []
     for (let round = 0; round < ROUNDS; round++) {
-      const loaded = await startOver(async () => {
-        const s = new SqliteRecordStore(dir)
-        await s.open()
-        return s
-      })
+      const startBase = async () => {
+        if (base === undefined) return
+        const loaded = await startOver(base, openSqlite)
+        if (groups !== -1 && loaded.groups !== groups) throw new Error('the base loaded other groups')
+        baseLoadMs.push(loaded.ms)
+      }
+      // The base first in odd rounds, second in even ones.
+      if (round % 2 === 1) await startBase()
+      const loaded = await startOver(built, openSqlite)
       loadMs.push(loaded.ms)
       if (groups !== -1 && loaded.groups !== groups) throw new Error('the groups differ between loads')
       groups = loaded.groups
+      if (round % 2 === 0) await startBase()
       rawMs.push(rawScan(file, false).ms)
       decodeMs.push(rawScan(file, true).ms)
       // What a start costs with nothing to load: the store's open, the service, 50 empty shards.
       emptyMs.push(
         (
-          await startOver(async () => {
-            const s = new SqliteRecordStore(emptyDir)
+          await startOver(built, async (m) => {
+            const s = new m.SqliteRecordStore(emptyDir)
             await s.open()
             return s
           })
@@ -510,8 +552,8 @@ async function main(): Promise<void> {
       )
       if (pgUrl !== undefined) {
         const url = pgUrl
-        const pgLoaded = await startOver(async () => {
-          const s = new PostgresRecordStore(url)
+        const pgLoaded = await startOver(built, async (m) => {
+          const s = new m.PostgresRecordStore(url)
           await s.open()
           return s
         })
@@ -533,6 +575,9 @@ async function main(): Promise<void> {
     // Rates are records / time, so the ratio of rates is the inverse ratio of the median times.
     const ratio = (num: number[], den: number[]) => `${((median(den) / median(num)) * 100).toFixed(1)}%`
     console.log(
+      `measured: ${root}/${buildName}${baseRoot === undefined ? '' : `, base ${baseRoot}/${buildName}`}`,
+    )
+    console.log(
       `streams groups ${STREAMS_GROUPS} × ${MEMBERS}, consumer groups ${CONSUMER_GROUPS} × ${CONSUMER_MEMBERS}, classic groups ${CLASSIC_GROUPS}, commit rounds ${COMMIT_ROUNDS}, shards ${SHARDS}, rounds ${ROUNDS} (medians)`,
     )
     line('operations written:', `${ops.toLocaleString('en')} in ${(writeMs / 1000).toFixed(1)} s`)
@@ -550,6 +595,14 @@ async function main(): Promise<void> {
     const r = median(rawMs) / median(loadMs)
     line('replay / raw scan:', `${(r * 100).toFixed(1)}% (goal >= 50%) ${r >= 0.5 ? 'OK' : 'BELOW GOAL'}`)
     line('replay / raw scan + decode:', ratio(loadMs, decodeMs))
+    if (base !== undefined) {
+      line('base start:', rate(baseLoadMs))
+      const b = median(rawMs) / median(baseLoadMs)
+      line('base replay / raw scan:', `${(b * 100).toFixed(1)}%`)
+      line('base start runs (ms):', baseLoadMs.map((x) => x.toFixed(1)).join(', '))
+    }
+    line('start runs (ms):', loadMs.map((x) => x.toFixed(1)).join(', '))
+    line('raw scan runs (ms):', rawMs.map((x) => x.toFixed(1)).join(', '))
     line('start over an empty data.dir:', `${median(emptyMs).toFixed(1)} ms`)
     if (pgUrl !== undefined) {
       line('raw PostgreSQL scan:', rate(pgRawMs))

@@ -1,11 +1,18 @@
 // The raw scans the replay benches (replay.ts, replay-groups.ts) measure loading against: the
 // SQLite file's batch rows read with better-sqlite3, and the PostgreSQL peer's rows read with
-// node-postgres from a schema of the bench's own on the server TOPOGRAPH_TEST_PG_URL names.
+// node-postgres from a schema of the bench's own on the server TOPOGRAPH_TEST_PG_URL names. The
+// row decoding comes from the build under test (src/, or dist/ with TOPOGRAPH_BENCH_BUILD=dist: see
+// in-process.ts), as loading's does.
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { POSTGRES_RECORDS_TABLE } from '../../src/coordinator/storage/postgres.js'
-import { rowRecords } from '../../src/coordinator/storage/sqlite.js'
-import { readRecord, VarReader } from '../../src/log/batch.js'
+import type { BatchRecord, VarReader as VarReaderType } from '../../src/log/batch.js'
+import { at } from './in-process.js'
+
+const { POSTGRES_RECORDS_TABLE } = await at('coordinator/storage/postgres.js')
+const { rowRecords } = await at('coordinator/storage/sqlite.js')
+const batch = await at('log/batch.js')
+const VarReader: new (buf: Uint8Array) => VarReaderType = batch.VarReader
+const readRecord: (r: VarReaderType) => BatchRecord = batch.readRecord
 
 /**
  * The raw SQLite scan: every shard's batch rows in order, with the query the store's load uses,

@@ -23,7 +23,7 @@ import {
 import type { GroupCoordinatorShard } from '../../src/coordinator/shard/group-coordinator-shard.js'
 import { coordinatorRecordSerde } from '../../src/coordinator/service/records.js'
 import { MemoryRecordStore } from '../../src/coordinator/storage/memory.js'
-import type { CoordinatorRecord, RecordStore } from '../../src/coordinator/storage/types.js'
+import type { CoordinatorRecord, LoadOptions, RecordStore } from '../../src/coordinator/storage/types.js'
 import type { MarkerPartitionResult, TxnMarkerIntent } from '../../src/coordinator/txn/index.js'
 import { guardPlugin } from '../../src/plugin/guard.js'
 import {
@@ -164,8 +164,8 @@ class SimStore implements RecordStore {
     }
     return this.#durable.append(shard, records).then(() => this.#faults.onLanded?.(shard, records))
   }
-  load(shard: number): Promise<CoordinatorRecord[]> {
-    return this.#durable.load(shard)
+  load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
+    return this.#durable.load(shard, options)
   }
   compact(shard: number): Promise<void> {
     return this.#durable.compact(shard)

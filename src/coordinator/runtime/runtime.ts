@@ -1,7 +1,11 @@
-import type { CoordinatorRecord as StoredRecord, RecordStore, ShardBatch } from '../storage/types.js'
+import type {
+  LoadOptions,
+  CoordinatorRecord as StoredRecord,
+  RecordStore,
+  ShardBatch,
+} from '../storage/types.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from './clock.js'
 import { CoordinatorRuntimeError, CoordinatorTimeoutError, CoordinatorWriteError } from './errors.js'
-import { latestRecords } from './latest.js'
 import type {
   CoordinatorResult,
   ReadOperation,
@@ -236,6 +240,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   readonly #numShards: number
   readonly #newShard: (shardId: number, timer: ShardTimer<R, C>) => S
   readonly #serde: RecordSerde<R>
+  /** What loading asks of the store: the serde's `latestOnly`, when it has one. */
+  readonly #loadOptions: LoadOptions | undefined
   readonly #clock: RuntimeClock
   readonly #log: RuntimeLogger
   readonly #compactionIntervalMs: number | undefined
@@ -296,6 +302,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     this.#numShards = numShards
     this.#newShard = options.newShard
     this.#serde = options.serde
+    const latestOnly = options.serde.latestOnly
+    this.#loadOptions = latestOnly === undefined ? undefined : { latestOnly: latestOnly.bind(options.serde) }
     this.#clock = options.clock ?? systemClock
     this.#log = options.logger ?? silentLogger
     this.#compactionIntervalMs = compactionIntervalMs
@@ -590,16 +598,10 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     const started = this.#clock.now()
     try {
       const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
-      const records = await this.#store.load(ctx.id)
-      // Of the keys the serde allows, only the latest record (latest.ts).
-      const replay = this.#latestRecords(records)
+      // Of the keys the serde allows, only the latest record: the store leaves the others out.
+      const records = await this.#store.load(ctx.id, this.#loadOptions)
       let skipped = 0
-      let superseded = 0
       for (let i = 0; i < records.length; i++) {
-        if (replay[i] === 0) {
-          superseded++
-          continue
-        }
         let record: R | undefined
         try {
           record = this.#serde.deserialize(records[i])
@@ -626,7 +628,6 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         {
           shard: ctx.id,
           records: records.length,
-          superseded,
           skipped,
           elapsedMs: this.#clock.now() - started,
         },
@@ -646,13 +647,6 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         this.#log.error({ shard: ctx.id, err }, 'The on-loaded operation of coordinator shard failed')
       },
     )
-  }
-
-  /** Which records of a loaded log to replay (1) or skip (0): see `RecordSerde.latestOnly`. */
-  #latestRecords(records: readonly StoredRecord[]): Uint8Array {
-    const latestOnly = this.#serde.latestOnly
-    if (latestOnly === undefined) return new Uint8Array(records.length).fill(1)
-    return latestRecords(records, latestOnly.bind(this.#serde))
   }
 
   #context(shardId: number): ShardContext<S, R, C> {
@@ -1054,10 +1048,8 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     }
     try {
       const shard = this.#newShard(ctx.id, this.#timerFor(ctx))
-      const records = await this.#store.load(ctx.id)
-      const replay = this.#latestRecords(records)
+      const records = await this.#store.load(ctx.id, this.#loadOptions)
       for (let i = 0; i < records.length; i++) {
-        if (replay[i] === 0) continue
         const record = this.#serde.deserialize(records[i])
         if (record !== undefined) shard.replay(record)
       }

@@ -36,10 +36,12 @@ export interface RecordSerde<R> {
    * tombstone), skipping the earlier ones unread: true for a key whose records each set or remove
    * one entry of the shard's state, so that the latest leaves the state as all of them do, also in
    * the order of the state's other entries. Absent, or false for a key: every record of it is
-   * replayed. (A store may hand `load` a compacted log at any time; this lets the runtime skip the
-   * superseded records a log still holds, which a commit-heavy shard has by the thousands.)
+   * replayed. (A store may hand `load` a compacted log at any time; this lets the store leave out
+   * the superseded records a log still holds, which a commit-heavy shard has by the thousands,
+   * before it makes any object for them: the runtime hands it to `load` as `latestOnly`.) The key
+   * is the `length` bytes from `start` in `bytes`, where the store holds them.
    */
-  latestOnly?(key: Uint8Array): boolean
+  latestOnly?(bytes: Uint8Array, start: number, length: number): boolean
 }
 
 /**

@@ -22,7 +22,8 @@ export const coordinatorRecordSerde: RecordSerde<CoordinatorRecord> = {
   // build groups and members whose order of creation shows (members in a group, groups in a
   // shard), so every one of them is replayed. The simple group an offset makes is made by the
   // latest record as well (docs/storage.md, "Superseded records are not replayed").
-  latestOnly: (key) => key.length >= 2 && key[0] === 0 && key[1] === OFFSET_COMMIT_TYPE_ID,
+  latestOnly: (bytes, start, length) =>
+    length >= 2 && bytes[start] === 0 && bytes[start + 1] === OFFSET_COMMIT_TYPE_ID,
   deserialize: (stored) => {
     try {
       return decodeCoordinatorRecord(stored.key, stored.value)

@@ -4,7 +4,7 @@ import { SqliteRecordStore } from './sqlite.js'
 import { StorageError } from './errors.js'
 import type { FaultInjection, RecordStore } from './types.js'
 
-export type { CoordinatorRecord, FaultInjection, RecordStore } from './types.js'
+export type { CoordinatorRecord, FaultInjection, LatestOnly, LoadOptions, RecordStore } from './types.js'
 export { StorageError, type StorageErrorCode } from './errors.js'
 export { MemoryRecordStore } from './memory.js'
 export {

@@ -1,8 +1,10 @@
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
+import { latestMask, RecordPositions } from './latest.js'
 import {
   type CoordinatorRecord,
   type FaultInjection,
   isLaidOut,
+  type LoadOptions,
   type RecordStore,
   type ShardBatch,
 } from './types.js'
@@ -445,11 +447,31 @@ export class MemoryRecordStore implements RecordStore, FaultInjection {
       this.#shards.set(shard, log.compacted(this.#pool))
   }
 
-  async load(shard: number): Promise<CoordinatorRecord[]> {
+  async load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
     this.#checkOpen()
     checkShard(shard)
     const log = this.#shards.get(shard)
     if (log === undefined) return []
+    const latestOnly = options?.latestOnly
+    if (latestOnly !== undefined) {
+      // Where the records lie in the chunks; copies only of the records returned.
+      const p = new RecordPositions(log.length)
+      for (const chunk of log.chunks) {
+        p.blobs.push(chunk.bytes)
+        for (let slot = 0; slot < chunk.count; slot++) {
+          const start = chunk.index[3 * slot]
+          const keyLength = chunk.index[3 * slot + 1]
+          p.add(p.blobs.length - 1, start, keyLength, start + keyLength, chunk.index[3 * slot + 2])
+        }
+      }
+      const keep = latestMask(p, latestOnly)
+      const out: CoordinatorRecord[] = []
+      let i = 0
+      for (const chunk of log.chunks)
+        for (let slot = 0; slot < chunk.count; slot++, i++)
+          if (keep[i] === 1) out.push({ key: chunk.key(slot), value: chunk.value(slot) })
+      return out
+    }
     const out: CoordinatorRecord[] = new Array(log.length)
     let i = 0
     for (const chunk of log.chunks)

@@ -1,7 +1,8 @@
+import { latestOf } from './latest.js'
 import pg from 'pg'
 import { redactPostgresUrl } from '../../config/index.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch, LoadOptions } from './types.js'
 
 /** The table of every shard's log, in the first schema of the connection's search_path. */
 export const POSTGRES_RECORDS_TABLE = 'topograph_coordinator_records'
@@ -618,11 +619,17 @@ export class PostgresRecordStore implements RecordStore, FaultInjection {
     return this.#fence(s, current)
   }
 
-  load(shard: number): Promise<CoordinatorRecord[]> {
+  load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
     try {
       const s = this.#openSession()
       checkShard(shard)
-      return this.#inShardOrder(shard, () => this.#load(s, shard))
+      const latestOnly = options?.latestOnly
+      return this.#inShardOrder(shard, async () => {
+        const records = await this.#load(s, shard)
+        // node-postgres makes every row's objects as it parses the answer: the superseded ones are
+        // left out after it.
+        return latestOnly === undefined ? records : latestOf(records, latestOnly)
+      })
     } catch (e) {
       return Promise.reject(e)
     }

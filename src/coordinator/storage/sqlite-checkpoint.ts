@@ -48,6 +48,8 @@ export type CheckpointEvent =
   | { readonly kind: 'writes-held'; readonly walBytes: number }
   | { readonly kind: 'writes-released' }
   | { readonly kind: 'inline'; readonly reason: string }
+  /** The worker thread is started: the first time the WAL passed `softBytes`. */
+  | { readonly kind: 'worker-start'; readonly walBytes: number }
 
 export interface WalCheckpointerOptions {
   /** The database file. */
@@ -141,6 +143,8 @@ export class WalCheckpointer {
   readonly #options: WalCheckpointerOptions
   readonly #frameBytes: number
   #worker: Worker | undefined
+  /** The worker was started (or will never be: closed, or killed by the test hook before it started). */
+  #started = false
   /** A round was posted and its answer has not come back. */
   #running = false
   /** Rounds run since the WAL last started over (or since the writes were held). */
@@ -159,12 +163,27 @@ export class WalCheckpointer {
     this.#walPath = `${options.file}-wal`
     this.#frameBytes = options.pageSize + WAL_FRAME_HEADER_BYTES
     this.#release = release
+  }
+
+  /**
+   * Starts the worker thread the first time the WAL needs a checkpoint, not when the store opens: a
+   * thread's start costs tens of milliseconds of CPU (about 65 ms on the 2-core VM of
+   * BENCHMARKS.md, "Storage replay"), which at the server's start competed with loading the shards,
+   * and a WAL reaches `softBytes` only after megabytes of appends. Messages posted while it starts
+   * wait for it. Returns undefined when it cannot start: the event loop checkpoints.
+   */
+  #ensureWorker(): Worker | undefined {
+    if (this.#started) return this.#worker
+    this.#started = true
+    this.#options.onEvent?.({ kind: 'worker-start', walBytes: this.#walBytes() })
     let worker: Worker
     try {
-      worker = sqliteWorker(WORKER_SOURCE, { file: options.file, synchronous: options.synchronous })
+      worker = sqliteWorker(WORKER_SOURCE, {
+        file: this.#options.file,
+        synchronous: this.#options.synchronous,
+      })
     } catch {
-      this.#worker = undefined
-      return
+      return undefined
     }
     // A store left open must not keep the process alive.
     worker.unref()
@@ -172,6 +191,7 @@ export class WalCheckpointer {
     worker.on('error', () => this.#lost('the checkpoint worker failed'))
     worker.on('exit', () => this.#lost('the checkpoint worker exited'))
     this.#worker = worker
+    return worker
   }
 
   /** Whether the store's writes must wait (in its queue) for the WAL to start over. */
@@ -189,7 +209,7 @@ export class WalCheckpointer {
     this.#sinceStat = 0
     const bytes = this.#walBytes()
     if (bytes <= this.#options.softBytes) return
-    if (this.#worker === undefined) {
+    if (this.#ensureWorker() === undefined) {
       // No worker: the event loop checkpoints, as SQLite's automatic checkpoint did.
       this.#options.checkpointInline()
       this.#options.onEvent?.({ kind: 'inline', reason: 'no checkpoint worker' })
@@ -205,12 +225,15 @@ export class WalCheckpointer {
   pause(paused: boolean): void {
     this.#paused = paused
     if (!paused && !this.#running && (this.#holding || this.#walBytes() > this.#options.softBytes)) {
+      this.#ensureWorker()
       this.#post(this.#walBytes())
     }
   }
 
   /** Test hook: ends the worker thread as if it had died; the event loop checkpoints from then on. */
   async killWorker(): Promise<void> {
+    // Not started yet: it never will be.
+    this.#started = true
     const worker = this.#worker
     if (worker === undefined) return
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
@@ -221,6 +244,7 @@ export class WalCheckpointer {
   /** Stops the worker after its round; its connection closes before the store's does. */
   close(): Promise<void> {
     if (this.#closing !== undefined) return this.#closing
+    this.#started = true
     const worker = this.#worker
     this.#worker = undefined
     this.#holding = false

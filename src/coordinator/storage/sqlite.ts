@@ -14,9 +14,10 @@ import {
 } from '../../log/batch.js'
 import { DecompressionError, decompress } from '../../log/compression.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
+import { latestMask, RecordPositions } from './latest.js'
 import { type CheckpointEvent, WalCheckpointer } from './sqlite-checkpoint.js'
 import { SqliteWriter, WriterFailure } from './sqlite-writer.js'
-import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch } from './types.js'
+import type { CoordinatorRecord, FaultInjection, RecordStore, ShardBatch, LoadOptions } from './types.js'
 
 /** The file name of the store inside `data.dir`. */
 export const SQLITE_FILE_NAME = 'coordinator.db'
@@ -92,6 +93,9 @@ function recordBytes(records: readonly CoordinatorRecord[]): number {
   for (const r of records) n += r.key.length + (r.value?.length ?? 0)
   return n
 }
+
+/** Compaction keeps the latest record of every key. */
+const EVERY_KEY = () => true
 
 /** One row of `coordinator_batches` as loading and compaction read it. */
 interface BatchRow {
@@ -176,27 +180,32 @@ function encodeBatch(
 }
 
 /**
- * Decodes the `count` records of a batch row onto `out`. The keys and values are views into the
- * row's own copy of the BLOB, which nothing else holds: a caller may keep or change them. `deltas`,
- * when given, receives each record's offset delta.
+ * Finds where the `count` records of a batch row's records `bytes` lie and adds them to `p` (blob
+ * `blob`); `deltas`, when given, receives each record's offset delta. Nothing is allocated per
+ * record: the key and value views are made later, for the records wanted.
  *
  * Loading a shard runs this once per record, so a record as the store writes it (a key, no
- * headers) is read in place: no reader or record object of its own, and the views are plain
- * Uint8Arrays over the row's bytes (a Buffer's `subarray` goes through Node's FastBuffer
- * constructor, a plain one's is V8's own). Anything else (no key, headers, a length that does not
- * add up) is read again from its start by `readRecord`, which throws or reads it exactly as before.
+ * headers) is read in place, without a reader or record object of its own. Anything else (no key,
+ * headers, a length that does not add up) is read again from its start by `readRecord`, which
+ * throws or reads it exactly as before.
  */
-function decodeBatch(row: BatchRow, out: CoordinatorRecord[], deltas?: number[]): void {
-  const blob = rowRecords(row)
-  const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength)
+function scanBatch(
+  bytes: Uint8Array,
+  count: number,
+  blob: number,
+  p: RecordPositions,
+  deltas?: number[],
+): void {
   const reader = new VarReader(bytes)
   const blobEnd = reader.end
-  for (let i = 0; i < row.count; i++) {
+  for (let i = 0; i < count; i++) {
     const start = reader.pos
     const length = reader.readVarint()
     const end = reader.pos + length
-    let key: Uint8Array | null = null
-    let value: Uint8Array | null = null
+    let keyStart = -1
+    let keyLength = -1
+    let valueStart = 0
+    let valueLength = -1
     let offsetDelta = 0
     if (length >= 0 && end <= blobEnd) {
       // The record's own bounds, as readRecord's body reader has them: a read past them throws
@@ -205,33 +214,61 @@ function decodeBatch(row: BatchRow, out: CoordinatorRecord[], deltas?: number[])
       reader.advance(1) // attributes
       reader.readVarlong() // timestamp delta
       offsetDelta = reader.readVarint()
-      const keyLength = reader.readVarint()
+      keyLength = reader.readVarint()
       if (keyLength >= 0) {
-        key = bytes.subarray(reader.pos, reader.pos + keyLength)
+        keyStart = reader.pos
         reader.advance(keyLength)
-        const valueLength = reader.readVarint()
-        if (valueLength >= 0) {
-          value = bytes.subarray(reader.pos, reader.pos + valueLength)
-          reader.advance(valueLength)
-        }
-        if (reader.readVarint() !== 0 || reader.pos !== end) key = null
+        valueLength = reader.readVarint()
+        valueStart = reader.pos
+        if (valueLength >= 0) reader.advance(valueLength)
+        if (reader.readVarint() !== 0 || reader.pos !== end) keyStart = -1
       }
       reader.end = blobEnd
     }
-    if (key === null) {
+    if (keyStart === -1) {
       reader.pos = start
       reader.end = blobEnd
       const r = readRecord(reader)
       if (r.key === null) throw new BatchFormatError('invalid', 'a coordinator record without a key')
-      key = r.key
-      value = r.value
+      // readRecord's key and value are views into `bytes`.
+      keyStart = r.key.byteOffset - bytes.byteOffset
+      keyLength = r.key.length
+      valueStart = r.value === null ? 0 : r.value.byteOffset - bytes.byteOffset
+      valueLength = r.value === null ? -1 : r.value.length
       offsetDelta = r.offsetDelta
     }
-    out.push({ key, value })
+    p.add(blob, keyStart, keyLength, valueStart, valueLength)
     deltas?.push(offsetDelta)
   }
   if (reader.pos !== reader.end)
     throw new BatchFormatError('invalid', 'bytes after the last record of a batch')
+}
+
+/**
+ * Finds where the records of `rows` lie (each row's records decompressed). The keys and values lie
+ * in the rows' own copies of their BLOBs, which nothing else holds: views into them may be kept or
+ * changed by a caller.
+ */
+function scanRows(rows: readonly BatchRow[], deltas?: number[]): RecordPositions {
+  let records = 0
+  for (const row of rows) records += row.count
+  const p = new RecordPositions(records)
+  for (const row of rows) {
+    const blob = rowRecords(row)
+    p.blobs.push(new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength))
+    scanBatch(p.blobs[p.blobs.length - 1], row.count, p.blobs.length - 1, p, deltas)
+  }
+  return p
+}
+
+/**
+ * The records at `p` as objects (plain Uint8Array views: a Buffer's `subarray` goes through Node's
+ * FastBuffer constructor, a plain one's is V8's own); with `keep`, only those it marks.
+ */
+function recordsAt(p: RecordPositions, keep?: Uint8Array): CoordinatorRecord[] {
+  const out: CoordinatorRecord[] = []
+  for (let i = 0; i < p.count; i++) if (keep === undefined || keep[i] === 1) out.push(p.record(i))
+  return out
 }
 
 /**
@@ -685,22 +722,25 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     )
   }
 
-  async load(shard: number): Promise<CoordinatorRecord[]> {
+  async load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
     if (this.#stmts === undefined) throw this.#notOpen()
     checkShard(shard)
     // Behind held writes and writes in flight, so that a load never misses an append made before it.
-    const op = () => this.#exclusively(() => this.#loadNow(shard))
+    const op = () => this.#exclusively(() => this.#loadNow(shard, options))
     if (this.#mustWait()) return this.#later(op)
     return op()
   }
 
-  #loadNow(shard: number): CoordinatorRecord[] {
+  #loadNow(shard: number, options: LoadOptions | undefined): CoordinatorRecord[] {
     const stmts = this.#stmts
     if (stmts === undefined) throw this.#notOpen()
     try {
-      const out: CoordinatorRecord[] = []
-      for (const row of stmts.load.all(shard)) decodeBatch(row, out)
-      return out
+      // Every record's place first, then objects only for the records returned: under
+      // `latestOnly` nearly all of a shard's offset commits are superseded, and are left out
+      // before anything is made for them.
+      const p = scanRows(stmts.load.all(shard))
+      const latestOnly = options?.latestOnly
+      return recordsAt(p, latestOnly === undefined ? undefined : latestMask(p, latestOnly))
     } catch (cause) {
       throw new StorageError(
         'STORAGE_READ_FAILED',
@@ -810,23 +850,18 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
    */
   #compactRows(stmts: Statements, shard: number): number {
     const rows = stmts.load.all(shard)
-    const records: CoordinatorRecord[] = []
     const deltas: number[] = []
-    for (const row of rows) decodeBatch(row, records, deltas)
-    // The position of the last record of every key, by the key's bytes.
-    const ids = records.map((r) =>
-      Buffer.from(r.key.buffer, r.key.byteOffset, r.key.byteLength).toString('latin1'),
-    )
-    const last = new Map<string, number>()
-    for (let i = 0; i < ids.length; i++) last.set(ids[i], i)
+    const p = scanRows(rows, deltas)
+    // Live: the last record of its key, and not a tombstone.
+    const live = latestMask(p, EVERY_KEY)
     let written = 0
     let i = 0
     for (const row of rows) {
       const kept: CoordinatorRecord[] = []
       const keptDeltas: number[] = []
       for (let j = 0; j < row.count; j++, i++) {
-        if (records[i].value !== null && last.get(ids[i]) === i) {
-          kept.push(records[i])
+        if (live[i] === 1) {
+          kept.push(p.record(i))
           keptDeltas.push(deltas[i])
         }
       }

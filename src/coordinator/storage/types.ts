@@ -37,6 +37,23 @@ export interface ShardBatch {
   readonly records: readonly CoordinatorRecord[]
 }
 
+/**
+ * Which keys a load may return by their latest record alone (`LoadOptions.latestOnly`): the key's
+ * `length` bytes from `start` in `bytes`, where the store holds them (no view is made for it).
+ */
+export type LatestOnly = (bytes: Uint8Array, start: number, length: number) => boolean
+
+/** Options of `RecordStore.load`. */
+export interface LoadOptions {
+  /**
+   * For the keys it accepts, `load` returns only the key's latest record, at its place in the log,
+   * and nothing of a key whose latest record is a tombstone: for those keys the log as `compact`
+   * leaves it. Every record of the other keys is returned. docs/storage.md, "Superseded records
+   * are not replayed".
+   */
+  readonly latestOnly?: LatestOnly
+}
+
 export interface RecordStore {
   /** Opens the store (creates files and tables when missing). */
   open(): Promise<void>
@@ -52,8 +69,13 @@ export interface RecordStore {
    * without it gets each batch through `append`.
    */
   appendBatches?(batches: readonly ShardBatch[]): Promise<void>
-  /** Every live record of one shard in append order (tombstones may or may not be included). */
-  load(shard: number): Promise<CoordinatorRecord[]>
+  /**
+   * Every live record of one shard in append order (tombstones may or may not be included). With
+   * `options.latestOnly`, of the keys it accepts only the latest record, none of a key whose latest
+   * record is a tombstone (every built-in engine leaves the others out before it makes their
+   * objects; a store that ignores the option returns them, and loading replays them).
+   */
+  load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]>
   /** Drops records superseded by a later record with the same key, and tombstones. */
   compact(shard: number): Promise<void>
   /** Flushes and releases everything. Safe to call more than once. */

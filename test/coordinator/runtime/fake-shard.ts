@@ -2,6 +2,7 @@
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import type {
   CoordinatorRecord,
+  LoadOptions,
   FaultInjection,
   RecordStore,
   ShardBatch,
@@ -58,7 +59,7 @@ const dec = new TextDecoder()
  * only the latest record.
  */
 export const kvSerde: RecordSerde<KvRecord> = {
-  latestOnly: (key) => key[0] !== 0x21,
+  latestOnly: (bytes, offset, length) => length === 0 || bytes[offset] !== 0x21,
   serialize: (r) => ({
     key: enc.encode(r.key),
     value: r.value === null ? null : enc.encode(String(r.value)),
@@ -146,9 +147,9 @@ export class GatedStore implements RecordStore, FaultInjection {
     await this.inner.appendBatches(batches)
   }
 
-  async load(shard: number): Promise<CoordinatorRecord[]> {
+  async load(shard: number, options?: LoadOptions): Promise<CoordinatorRecord[]> {
     this.calls.push(`load:${shard}`)
-    return this.inner.load(shard)
+    return this.inner.load(shard, options)
   }
 
   async compact(shard: number): Promise<void> {

@@ -82,7 +82,7 @@ test('operations on one shard run strictly in scheduling order, even with append
       await new Promise((r) => setTimeout(r, Math.random() * 3))
       await store.append(shard, records)
     },
-    load: (shard) => store.load(shard),
+    load: (shard, options) => store.load(shard, options),
     compact: (shard) => store.compact(shard),
     close: () => store.close(),
   }

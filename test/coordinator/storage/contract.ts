@@ -80,6 +80,25 @@ function compactModel(log: readonly [string, string | null][]): [string, string 
   return log.filter(([k, v], i) => v !== null && last.get(k) === i)
 }
 
+/**
+ * What `load` with `latestOnly` must return of a log: every record of a key `accepts` refuses; of
+ * the others the last record of the key, unless it is a tombstone; in log order.
+ */
+function latestModel(
+  log: readonly [string, string | null][],
+  accepts: (key: string) => boolean,
+): [string, string | null][] {
+  const last = new Map<string, number>()
+  for (let i = 0; i < log.length; i++) last.set(log[i][0], i)
+  return log.filter(([k, v], i) => !accepts(k) || (v !== null && last.get(k) === i))
+}
+
+/** A `latestOnly` that accepts the keys `accepts` accepts, reading each where the store holds it. */
+function latestOnlyOf(accepts: (key: string) => boolean) {
+  return (bytes: Uint8Array, offset: number, length: number): boolean =>
+    accepts(dec.decode(bytes.subarray(offset, offset + length)))
+}
+
 async function rejectsWithCode(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
     assert.ok(e instanceof StorageError, `expected a StorageError, got ${String(e)}`)
@@ -412,6 +431,95 @@ export function runRecordStoreContract(name: string, factory: () => Promise<Cont
           assert.deepEqual(show(await store.load(shard)), compactModel(model))
         }),
         { numRuns: 60 },
+      )
+    })
+
+    test('load with latestOnly: the latest record of the keys it accepts, every record of the others', async () => {
+      await fresh()
+      // Keys starting with "!" are refused. A batch of large values (stored compressed by SQLite)
+      // sits between small ones; tombstones of both kinds of key.
+      const accepts = (k: string) => !k.startsWith('!')
+      const seen: string[] = []
+      const latestOnly = (bytes: Uint8Array, offset: number, length: number): boolean => {
+        const key = dec.decode(bytes.subarray(offset, offset + length))
+        seen.push(key)
+        return accepts(key)
+      }
+      const big = 'v'.repeat(700)
+      const log: [string, string | null][] = [
+        ['a', '1'],
+        ['!m', '1'],
+        ['b', '1'],
+        ['a', '2'],
+        ['!m', '2'],
+        ['c', big],
+        ['b', big],
+        ['a', big],
+        ['!n', null],
+        ['c', null],
+        ['b', '3'],
+        ['!m', null],
+        ['d', '1'],
+      ]
+      for (const batch of [log.slice(0, 5), log.slice(5, 8), log.slice(8, 10), log.slice(10)])
+        await store.append(
+          6,
+          batch.map(([k, v]) => rec(k, v)),
+        )
+      const loaded = show(await store.load(6, { latestOnly }))
+      assert.deepEqual(loaded, latestModel(log, accepts))
+      assert.deepEqual(loaded, [
+        ['!m', '1'],
+        ['!m', '2'],
+        ['a', big],
+        ['!n', null],
+        ['b', '3'],
+        ['!m', null],
+        ['d', '1'],
+      ])
+      assert.deepEqual(seen.sort(), log.map(([k]) => k).sort(), 'latestOnly is asked of every record')
+      // Without the option, every record (at least the latest of every key); other shards unaffected.
+      assert.deepEqual(compactModel(show(await store.load(6))), compactModel(log))
+      assert.deepEqual(await store.load(7, { latestOnly }), [])
+      // The returned records are the store's own copies.
+      const again = await store.load(6, { latestOnly })
+      again[0].key.fill(0)
+      assert.deepEqual(show(await store.load(6, { latestOnly })), loaded)
+      // After a compaction, the same.
+      await store.compact(6)
+      assert.deepEqual(show(await store.load(6, { latestOnly })), latestModel(compactModel(log), accepts))
+    })
+
+    test('property: load with latestOnly is the log the store holds, filtered by the model', async () => {
+      await fresh()
+      let shardSeq = 300
+      const accepts = (k: string) => k !== 'd'
+      const latestOnly = latestOnlyOf(accepts)
+      const op = fc.oneof(
+        fc.record({
+          kind: fc.constant('append' as const),
+          batch: fc.array(
+            fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'ab'), fc.option(fc.string(), { nil: null })),
+            { maxLength: 5 },
+          ),
+        }),
+        fc.record({ kind: fc.constant('compact' as const) }),
+      )
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 20 }), async (ops) => {
+          const shard = shardSeq++
+          for (const o of ops) {
+            if (o.kind === 'append')
+              await store.append(
+                shard,
+                o.batch.map(([k, v]) => rec(k, v)),
+              )
+            else await store.compact(shard)
+            const all = show(await store.load(shard))
+            assert.deepEqual(show(await store.load(shard, { latestOnly })), latestModel(all, accepts))
+          }
+        }),
+        { numRuns: 40 },
       )
     })
 

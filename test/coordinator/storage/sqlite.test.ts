@@ -201,6 +201,48 @@ function walBytes(dir: string): number {
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+test('sqlite: the checkpoint worker starts when the WAL first passes its threshold, not at open', async () => {
+  const dir = tempDir()
+  const soft = 256 * 1024
+  const events: string[] = []
+  const store = new SqliteRecordStore(dir, {
+    walCheckpointBytes: soft,
+    onCheckpoint: (e) => {
+      events.push(e.kind)
+    },
+  })
+  await store.open()
+  // Loads and small appends: the WAL stays under the threshold, and no thread is started.
+  for (let n = 0; n < 8; n++) await store.append(n % 4, commitOf(n))
+  for (let shard = 0; shard < 4; shard++) await store.load(shard)
+  assert.ok(walBytes(dir) < soft)
+  assert.equal(events.length, 0, `events: ${events.join(', ')}`)
+  // Past the threshold: the thread starts once, and its first round comes back.
+  let n = 8
+  const deadline = Date.now() + 60_000
+  while (!events.includes('round-end') && Date.now() < deadline) {
+    await store.append(n % 4, commitOf(n))
+    n++
+    await turn()
+  }
+  assert.equal(events[0], 'worker-start')
+  assert.equal(events.filter((e) => e === 'worker-start').length, 1)
+  assert.ok(events.indexOf('round-start') > 0)
+  assert.ok(events.includes('round-end'), `events: ${events.join(', ')}`)
+  assert.ok(!events.includes('inline'))
+  await store.close()
+  // A store closed before its thread ever started closes as well.
+  const idle = new SqliteRecordStore(tempDir(), {
+    onCheckpoint: (e) => {
+      events.push(`idle ${e.kind}`)
+    },
+  })
+  await idle.open()
+  await idle.append(0, commitOf(0))
+  await idle.close()
+  assert.ok(!events.some((e) => e.startsWith('idle')))
+})
+
 test('sqlite: commits go on, turn after turn, while the worker checkpoints the WAL', async () => {
   const dir = tempDir()
   const soft = 256 * 1024

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { latestRecords } from '../../../src/coordinator/runtime/latest.js'
+import { latestMask, latestOf, RecordPositions } from '../../../src/coordinator/storage/latest.js'
 import type { CoordinatorRecord } from '../../../src/coordinator/storage/types.js'
 
 const enc = new TextEncoder()
 const all = () => true
+
+/** 1 for each record of `records` that `latestOf` returns (they are returned as they are). */
+function latestRecords(
+  records: readonly CoordinatorRecord[],
+  latestOnly: (b: Uint8Array, o: number, n: number) => boolean,
+): number[] {
+  const kept = new Set(latestOf(records, latestOnly))
+  return records.map((r) => (kept.has(r) ? 1 : 0))
+}
 
 /** The model: a record is replayed when no later record has its key and it is not a tombstone. */
 function model(records: readonly CoordinatorRecord[]): number[] {
@@ -16,7 +25,7 @@ function model(records: readonly CoordinatorRecord[]): number[] {
   )
 }
 
-test('latestRecords: per key only its latest record, none of a key whose latest is a tombstone', () => {
+test('latestOf: per key only its latest record, none of a key whose latest is a tombstone', () => {
   const r = (key: string, value: string | null): CoordinatorRecord => ({
     key: enc.encode(key),
     value: value === null ? null : enc.encode(value),
@@ -26,7 +35,7 @@ test('latestRecords: per key only its latest record, none of a key whose latest 
   assert.deepEqual([...latestRecords([], all)], [])
 })
 
-test('property: latestRecords agrees with the model, over many keys (the table grows) and keys that are prefixes of others', () => {
+test('property: latestOf agrees with the model, over many keys (the table grows) and keys that are prefixes of others', () => {
   fc.assert(
     fc.property(
       fc.array(
@@ -50,7 +59,7 @@ test('property: latestRecords agrees with the model, over many keys (the table g
   )
 })
 
-test('latestRecords: keys compared by their bytes, wherever their views lie', () => {
+test('latestOf: keys compared by their bytes, wherever their views lie', () => {
   // The same key bytes in views at different offsets of different buffers are one key.
   const shared = enc.encode('xxgroup-1yy')
   const records: CoordinatorRecord[] = [
@@ -62,12 +71,44 @@ test('latestRecords: keys compared by their bytes, wherever their views lie', ()
   assert.deepEqual([...latestRecords(records, all)], [0, 1, 1, 0])
 })
 
-test('latestRecords: every record of a key latestOnly refuses is replayed, in place', () => {
+test('latestOf: every record of a key latestOnly refuses is replayed, in place', () => {
   const r = (key: string, value: string | null): CoordinatorRecord => ({
     key: enc.encode(key),
     value: value === null ? null : enc.encode(value),
   })
   const log = [r('!m', '1'), r('o', '1'), r('!m', '2'), r('o', '2'), r('!m', null), r('o', null), r('o', '3')]
-  const byKey = (key: Uint8Array) => key[0] !== 0x21
+  const byKey = (bytes: Uint8Array, offset: number, length: number) => length === 0 || bytes[offset] !== 0x21
   assert.deepEqual([...latestRecords(log, byKey)], [1, 0, 1, 0, 1, 0, 1])
+})
+
+test('latestMask: keys compared where they lie, one blob holding many records, across blobs', () => {
+  // Two blobs: "a1b2a3" and "b4a5" as key/value pairs of one byte each; the second "a" key lies
+  // in another blob at another offset. latestOnly sees each key where it lies.
+  const p = new RecordPositions()
+  p.blobs.push(enc.encode('a1b2a3'), enc.encode('xb4a5'))
+  p.add(0, 0, 1, 1, 1)
+  p.add(0, 2, 1, 3, 1)
+  p.add(0, 4, 1, 5, 1)
+  p.add(1, 1, 1, 2, 1)
+  p.add(1, 3, 1, 4, -1)
+  const seen: string[] = []
+  const keep = latestMask(p, (bytes, offset, length) => {
+    seen.push(Buffer.from(bytes.subarray(offset, offset + length)).toString())
+    return true
+  })
+  assert.deepEqual([...keep], [0, 0, 0, 1, 0], 'the last "a" is a tombstone: nothing of "a" is kept')
+  assert.deepEqual(seen, ['a', 'b', 'a', 'b', 'a'])
+  assert.deepEqual(Buffer.from(p.record(3).value ?? []).toString(), '4')
+  assert.equal(p.record(4).value, null)
+})
+
+test('RecordPositions: grows past its first capacity and keeps every position', () => {
+  const p = new RecordPositions(3)
+  p.blobs.push(new Uint8Array(2000))
+  for (let i = 0; i < 1000; i++) p.add(0, i, 1, i + 1, i % 3 === 0 ? -1 : 1)
+  assert.equal(p.count, 1000)
+  for (const i of [0, 2, 3, 4, 511, 999]) {
+    assert.equal(p.keyStart[i], i)
+    assert.equal(p.valueLength[i], i % 3 === 0 ? -1 : 1)
+  }
 })
