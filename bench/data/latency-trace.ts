@@ -141,13 +141,18 @@ for (const name of [
   }
 }
 // Reads on libuv's threadpool (the file engine's large Fetch reads): counted with their bytes and
-// the time from the call to its callback (the event loop is free meanwhile).
+// the time from the call to its callback (the event loop is free meanwhile). The active segment's
+// pages read ahead (READ_AHEAD_BYTES in src/log/file.ts) are counted apart: they read into a plain
+// Uint8Array, Fetch reads into Buffers.
 const readAsync = fsMutable.read
 fsMutable.read = function (this: unknown, ...args: unknown[]) {
   const t0 = performance.now()
   const cb = args[args.length - 1] as (...r: unknown[]) => void
+  const what = Buffer.isBuffer(args[1])
+    ? 'read (threadpool, call to callback)'
+    : 'pages read ahead (threadpool)'
   args[args.length - 1] = (...r: unknown[]) => {
-    count('read (threadpool, call to callback)', performance.now() - t0, (r[1] as number) ?? 0)
+    count(what, performance.now() - t0, (r[1] as number) ?? 0)
     cb(...r)
   }
   return readAsync.apply(this, args)
