@@ -26,7 +26,8 @@ export function runLoad(spec: DataLoadSpec): Promise<Measured> {
 
 /**
  * throughput.ts's latency load: 4 producers at `rate` batches per second in all, one consumer long
- * polling partition 0 of `topic` from `fromOffset`, 1 s of warm-up.
+ * polling partition 0 of `topic` from `fromOffset`, 1 s of warm-up. The producers run in one
+ * forked process and the consumer in another (BENCH_CONSUMER=same puts it in the producers').
  */
 export function latencyLoad(o: {
   readonly port: number
@@ -40,7 +41,8 @@ export function latencyLoad(o: {
   readonly slowMs?: number
   readonly stages?: boolean
 }): Promise<Measured> {
-  return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, ...o })
+  const consumer = process.env.BENCH_CONSUMER === 'same' ? 'same process' : 'own process'
+  return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, consumer, ...o })
 }
 
 /** Two measurements of one load as one: counts and times added, latencies and CPU averaged by answers. */
