@@ -15,7 +15,7 @@ import { produceRequest } from '../../test/helpers/data-plane.js'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
-import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
+import { benchBatch, createTopic, f1, f2, fillLog, latencyLoad, loadAverage, mb, startBench } from './load.js'
 
 const rate = Number(process.argv[2] ?? 4294)
 const seconds = Number(process.argv[3] ?? 4)
@@ -29,17 +29,7 @@ await createTopic(client, TOPIC, 1)
 const { batch, stampAt } = benchBatch()
 const frame = requestFrame(0, 12, 1, produceRequest([{ topic: TOPIC, partition: 0, records: batch }], 1))
 const batchAt = frame.indexOf(Buffer.from(batch))
-if (fillSeconds > 0)
-  await runLoad({
-    mode: 'closed',
-    port,
-    frames: [frame],
-    seconds: fillSeconds,
-    warmupSeconds: 0,
-    connections: 4,
-    depth: 8,
-    errorCodeAt: 4 + 1 + 1 + 1 + TOPIC.length + 1 + 4,
-  })
+await fillLog(port, frame, TOPIC, fillSeconds)
 const log = server.context.data.logs.partition(TOPIC, 0)!
 console.log(
   `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${fillSeconds} s of fill (log ${f1(mb(log.sizeInBytes))} MB)`,

@@ -28,7 +28,7 @@ import { requestFrame } from '../../test/server/wire-client.js'
 import { profiled } from '../server/load.js'
 import { serverModule } from '../server/target.js'
 import { mainThreadStat, type ThreadStat } from '../server/thread-stat.js'
-import { benchBatch, createTopic, f1, f2, latencyLoad, loadAverage, mb, runLoad, startBench } from './load.js'
+import { benchBatch, createTopic, f1, f2, fillLog, latencyLoad, loadAverage, mb, startBench } from './load.js'
 import { type StageStore, type Stages, traceStages } from './stages.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
@@ -46,18 +46,7 @@ await createTopic(client, TOPIC, 1)
 const { batch, stampAt } = benchBatch()
 const frame = requestFrame(0, 12, 1, produceRequest([{ topic: TOPIC, partition: 0, records: batch }], 1))
 const recordsAt = frame.indexOf(Buffer.from(batch))
-const errorCodeAt = 4 + 1 + 1 + 1 + TOPIC.length + 1 + 4
-if (fillSeconds > 0)
-  await runLoad({
-    mode: 'closed',
-    port,
-    frames: [frame],
-    seconds: fillSeconds,
-    warmupSeconds: 0,
-    connections: 4,
-    depth: 8,
-    errorCodeAt,
-  })
+await fillLog(port, frame, TOPIC, fillSeconds)
 
 const events: TraceEvent[] = []
 /** BENCH_STAGES=1: each batch's time at every stage, server and load on one clock (stages.ts). */

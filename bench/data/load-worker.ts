@@ -268,6 +268,26 @@ async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
   return { requests: counted, answered, bytes, seconds, ...quantiles(latencies), errors, firstErrorCode }
 }
 
+/** This process's collections from now on (count, ms in all, the longest, mark-compacts), when asked. */
+function collections(counted: boolean): {
+  gc: { n: number; ms: number; max: number; major: number }
+  gcObserver: PerformanceObserver | null
+} {
+  const gc = { n: 0, ms: 0, max: 0, major: 0 }
+  if (!counted) return { gc, gcObserver: null }
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.n++
+      gc.ms += e.duration
+      gc.max = Math.max(gc.max, e.duration)
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
+    }
+  })
+  gcObserver.observe({ entryTypes: ['gc'] })
+  return { gc, gcObserver }
+}
+
 /** Milliseconds on process.hrtime's clock (CLOCK_MONOTONIC): one clock for every process here. */
 const hrNow = (): number => Number(process.hrtime.bigint()) / 1e6
 
@@ -319,19 +339,7 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
   }
   let fetchSentAt = 0
   let firstByteAt = 0
-  const gc = { n: 0, ms: 0, max: 0, major: 0 }
-  const gcObserver = !stages
-    ? null
-    : new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) {
-          gc.n++
-          gc.ms += e.duration
-          gc.max = Math.max(gc.max, e.duration)
-          const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
-          if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
-        }
-      })
-  gcObserver?.observe({ entryTypes: ['gc'] })
+  const { gc, gcObserver } = collections(stages)
   let cpu0 = process.cpuUsage()
   let stopped: () => void = () => undefined
   const whenStopped = new Promise<void>((r) => {
@@ -492,20 +500,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   const end = measureFrom + spec.seconds * 1000
   // Stages (spec.stages): the schedule's intended send time of each batch, by its stamp.
   const intendedOf = spec.stages === true ? new Map<number, number>() : null
-  const gc = { n: 0, ms: 0, max: 0, major: 0 }
-  const gcObserver =
-    intendedOf === null
-      ? null
-      : new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) {
-            gc.n++
-            gc.ms += e.duration
-            gc.max = Math.max(gc.max, e.duration)
-            const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
-            if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
-          }
-        })
-  gcObserver?.observe({ entryTypes: ['gc'] })
+  const { gc, gcObserver } = collections(intendedOf !== null)
   const cpu0 = process.cpuUsage()
 
   // The producers: an open-loop schedule; each send is the template with a fresh stamp and CRC.

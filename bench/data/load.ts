@@ -45,6 +45,30 @@ export function latencyLoad(o: {
   return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, consumer, ...o })
 }
 
+/**
+ * Fills a partition with a closed-loop Produce load (4 connections × 8 in flight) of one request
+ * frame for `seconds`, as throughput.ts's throughput runs fill the log before its latency runs.
+ */
+export async function fillLog(
+  port: number,
+  frame: Uint8Array,
+  topic: string,
+  seconds: number,
+): Promise<void> {
+  if (seconds <= 0) return
+  await runLoad({
+    mode: 'closed',
+    port,
+    frames: [frame],
+    seconds,
+    warmupSeconds: 0,
+    connections: 4,
+    depth: 8,
+    // ProduceResponse v12: correlation id, header tags, responses (1), name, partitions (1), index.
+    errorCodeAt: 4 + 1 + 1 + 1 + topic.length + 1 + 4,
+  })
+}
+
 /** Two measurements of one load as one: counts and times added, latencies and CPU averaged by answers. */
 export function merged(a: Measured, b: Measured): Measured {
   const n = Math.max(1, a.answered + b.answered)

@@ -90,61 +90,46 @@ function firstTouch(): number {
   return Number(process.hrtime.bigint() - t0) / 1e3 / (b.length / 4096)
 }
 
-const cases: Record<string, () => Sample> = {
-  extend: () => {
-    const f = fresh('extend')
-    const s = time(() => {
-      for (let i = 0; i < perCase; i++) writeSync(f.fd, batch, 0, BATCH, i * BATCH)
-    })
-    done(f)
-    return s
-  },
-  'overwrite, written': () => {
-    const f = fresh('written')
-    for (let i = 0; i < perCase; i++) writeSync(f.fd, batch, 0, BATCH, i * BATCH)
-    const s = time(() => {
-      for (let i = 0; i < perCase; i++) writeSync(f.fd, batch, 0, BATCH, i * BATCH)
-    })
-    done(f)
-    return s
-  },
-  'overwrite, sparse': () => {
-    const f = fresh('sparse')
-    ftruncateSync(f.fd, perCase * BATCH)
-    const s = time(() => {
-      for (let i = 0; i < perCase; i++) writeSync(f.fd, batch, 0, BATCH, i * BATCH)
-    })
-    done(f)
-    return s
-  },
-  'overwrite, sparse, read first': () => {
-    const f = fresh('sparse-read')
-    ftruncateSync(f.fd, perCase * BATCH)
-    readAll(f.fd, perCase * BATCH)
-    const s = time(() => {
-      for (let i = 0; i < perCase; i++) writeSync(f.fd, batch, 0, BATCH, i * BATCH)
-    })
-    done(f)
-    return s
-  },
-  'read of the hole (1 MiB reads), per 16,717 B': () => {
-    const f = fresh('hole')
-    ftruncateSync(f.fd, perCase * BATCH)
-    const s = time(() => readAll(f.fd, perCase * BATCH))
-    done(f)
-    return s
-  },
+/** The file engine's append: one positional write per batch, from the start of the file. */
+function appendAll(fd: number): void {
+  for (let i = 0; i < perCase; i++) writeSync(fd, batch, 0, BATCH, i * BATCH)
 }
-for (const k of [2, 4, 8]) {
-  const list = Array.from({ length: k }, () => batch)
-  cases[`writev × ${k}`] = () => {
-    const f = fresh(`writev-${k}`)
-    const s = time(() => {
-      for (let i = 0; i < perCase; i += k) writevSync(f.fd, list, i * BATCH)
-    })
+
+/** A case: a fresh file made ready by `prepare` (not timed), then `run` on it timed. */
+function onFile(name: string, prepare: (fd: number) => void, run: (fd: number) => void): () => Sample {
+  return () => {
+    const f = fresh(name)
+    prepare(f.fd)
+    const s = time(() => run(f.fd))
     done(f)
     return s
   }
+}
+
+const hole = (fd: number) => ftruncateSync(fd, perCase * BATCH)
+const cases: Record<string, () => Sample> = {
+  extend: onFile('extend', () => {}, appendAll),
+  'overwrite, written': onFile('written', appendAll, appendAll),
+  'overwrite, sparse': onFile('sparse', hole, appendAll),
+  'overwrite, sparse, read first': onFile(
+    'sparse-read',
+    (fd) => {
+      hole(fd)
+      readAll(fd, perCase * BATCH)
+    },
+    appendAll,
+  ),
+  'read of the hole (1 MiB reads), per 16,717 B': onFile('hole', hole, (fd) => readAll(fd, perCase * BATCH)),
+}
+for (const k of [2, 4, 8]) {
+  const list = Array.from({ length: k }, () => batch)
+  cases[`writev × ${k}`] = onFile(
+    `writev-${k}`,
+    () => {},
+    (fd) => {
+      for (let i = 0; i < perCase; i += k) writevSync(fd, list, i * BATCH)
+    },
+  )
 }
 
 const results = new Map<string, Sample[]>()

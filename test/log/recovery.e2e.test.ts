@@ -88,6 +88,31 @@ async function openLog(dir: string, configs: Partial<LogConfig> = {}): Promise<L
   return m
 }
 
+/**
+ * A partition reopened after a kill -9 of append-child.ts: dense offsets, whole batches of
+ * `values` records ("<tag>/b<n>", "<tag>/b<n>/2", …) with valid CRCs; adds each batch's tag to `found`.
+ */
+async function checkRecovered(
+  m: LogManagerImpl,
+  part: number,
+  values: number,
+  found: Set<string>,
+): Promise<void> {
+  const p = m.partition('t', part)!
+  let expectedBase = 0
+  for (const b of await readAll(p, 0)) {
+    assert.equal(b.baseOffset, expectedBase, 'offsets are dense')
+    expectedBase = b.lastOffset + 1
+    assert.equal(b.values.length, values, 'only whole batches')
+    assert.equal(b.values[1], `${b.values[0]}/2`)
+    found.add(b.values[0])
+  }
+  // Every stored byte is a whole batch with a valid CRC.
+  const r = await p.read(0, 1 << 30, { minOneMessage: true, isolationLevel: 'read_uncommitted' })
+  const { positions } = splitBatches(r.records)
+  for (const pos of positions) assert.ok(isCrcValid(r.records, pos, crc32c))
+}
+
 for (const flushMessages of ['9223372036854775807', '1']) {
   test(`kill -9 while appending (flush.messages=${flushMessages === '1' ? '1' : 'default'}): every acknowledged batch survives, none is torn`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topograph-log-kill-'))
@@ -100,22 +125,7 @@ for (const flushMessages of ['9223372036854775807', '1']) {
         assert.ok(!existsSync(join(dir, '.kafka_cleanshutdown')))
         const m = await openLog(dir)
         const found = new Set<string>()
-        for (let part = 0; part < 3; part++) {
-          const p = m.partition('t', part)!
-          const batches = await readAll(p, 0)
-          let expectedBase = 0
-          for (const b of batches) {
-            assert.equal(b.baseOffset, expectedBase, 'offsets are dense')
-            expectedBase = b.lastOffset + 1
-            assert.equal(b.values.length, 2, 'only whole batches')
-            assert.equal(b.values[1], `${b.values[0]}/2`)
-            found.add(b.values[0])
-          }
-          // Every stored byte is a whole batch with a valid CRC.
-          const r = await p.read(0, 1 << 30, { minOneMessage: true, isolationLevel: 'read_uncommitted' })
-          const { positions } = splitBatches(r.records)
-          for (const pos of positions) assert.ok(isCrcValid(r.records, pos, crc32c))
-        }
+        for (let part = 0; part < 3; part++) await checkRecovered(m, part, 2, found)
         for (const a of acknowledged) assert.ok(found.has(a), `acknowledged ${a} is missing`)
         // The next producer sequence continues from the rebuilt producer state.
         await m.close()
@@ -147,19 +157,9 @@ test('kill -9 while appending with pages read ahead: the zeros past the data are
     const m = await openLog(dir, { segmentBytes: 2 * 1024 * 1024 })
     const found = new Set<string>()
     for (let part = 0; part < 3; part++) {
-      const p = m.partition('t', part)!
-      let expectedBase = 0
-      for (const b of await readAll(p, 0)) {
-        assert.equal(b.baseOffset, expectedBase, 'offsets are dense')
-        expectedBase = b.lastOffset + 1
-        assert.equal(b.values.length, 3, 'only whole batches')
-        assert.equal(b.values[1], `${b.values[0]}/2`)
-        found.add(b.values[0])
-      }
-      const r = await p.read(0, 1 << 30, { minOneMessage: true, isolationLevel: 'read_uncommitted' })
-      const { positions } = splitBatches(r.records)
-      for (const pos of positions) assert.ok(isCrcValid(r.records, pos, crc32c))
+      await checkRecovered(m, part, 3, found)
       // Every segment file holds its data and nothing else.
+      const p = m.partition('t', part)!
       const files = readdirSync(join(dir, `t-${part}`)).filter((f) => f.endsWith('.log'))
       const onDisk = files.reduce((n, f) => n + statSync(join(dir, `t-${part}`, f)).size, 0)
       assert.equal(onDisk, p.sizeInBytes)
