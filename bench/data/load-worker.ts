@@ -12,10 +12,11 @@
 //   time (an 8-byte float in the first record's key, CRC recomputed); one consumer connection long
 //   polls Fetch from the log end and reads the stamp of every batch it receives. Latency is from the
 //   stamp to the read of the Fetch answer holding the batch, on one clock: process.hrtime's
-//   (CLOCK_MONOTONIC, the same in every process on the machine). The consumer runs in a process of
-//   its own by default (a fork of this file), as a consumer application would: in the producers'
-//   process a batch's answer waited for the producers' sends on one event loop, and its sends for
-//   the answers' reads (`consumer: 'same process'` keeps the old way).
+//   (CLOCK_MONOTONIC, the same in every process on the machine). With `consumer: 'own process'`
+//   the consumer runs in a process of its own (a fork of this file), as a consumer application
+//   would, instead of on the producers' event loop (where a batch's answer waits for the producers'
+//   sends, and their sends for the answers' reads); on two vCPUs that third process waits for a
+//   CPU instead (BENCHMARKS.md, "The segment write, and the consumer in its own process").
 import { fork } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
@@ -60,8 +61,8 @@ export interface E2eSpec {
   /** Report each measured batch's times at every stage of the load (latency-trace.ts). */
   readonly stages?: boolean
   /**
-   * Where the consumer runs: in a process of its own (the default), so that the producers' sends
-   * and its reads do not wait for each other on one event loop, or in the producers' process.
+   * Where the consumer runs: in the producers' process (the default) or in a process of its own,
+   * so that the producers' sends and its reads do not wait for each other on one event loop.
    */
   readonly consumer?: 'own process' | 'same process'
 }
@@ -493,7 +494,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   }
   // The consumer polls before the first send. Every time below is on hrNow's clock, the
   // consumer's too (in its own process or in this one).
-  const ownProcess = spec.consumer !== 'same process'
+  const ownProcess = spec.consumer === 'own process'
   const consuming = await (ownProcess ? consumerProcess : consumer)(spec)
   const t0 = hrNow()
   const measureFrom = t0 + spec.warmupSeconds * 1000
