@@ -176,11 +176,11 @@ export const TAIL_READ_BYTES = 1024 * 1024
  * which puts zeroed, clean pages in the page cache, up to twice this many bytes past the data. An
  * append then writes into pages already there instead of taking new ones in its `writeSync`. On a
  * VM whose host takes back the guest's free memory (virtio-balloon free page reporting), the first
- * touch of a page costs a host fault, 10–30 µs a 4 KiB page: a 16.7 KB batch that extended the file
- * into new pages cost 45–60 µs of the event loop against 6–9 µs into pages read ahead
- * (bench/log/segment-write.ts, BENCHMARKS.md "The segment write"). The bytes past the data are
- * zeros: a roll and a close cut the file back to its data, and recovery after a crash cuts them
- * as it cuts a torn batch (a zero header is no batch).
+ * touch of a page costs a host fault, 12–31 µs a 4 KiB page: a 16.7 KB batch that extended the
+ * file into new pages cost 45–60 µs of the event loop against 7–11 µs into pages read ahead
+ * (bench/log/segment-write.ts; BENCHMARKS.md, "The segment write, and the consumer in its own
+ * process"). The bytes past the data are zeros: a roll and a close cut the file back to its data,
+ * and recovery after a crash cuts them as it cuts a torn batch (a zero header is no batch).
  */
 export const READ_AHEAD_BYTES = 1024 * 1024
 /** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
