@@ -1464,11 +1464,6 @@ export class FileLogStorage implements LogStorage {
     return this.#cleanShutdown
   }
 
-  /**
-   * Whether a read of `len` bytes that starts `fromEnd` bytes before the end of a partition's
-   * active segment may be done at once: it lies in the tail ({@link TAIL_READ_BYTES}) and fits
-   * what is left of this turn's budget, which it then takes. Otherwise it goes to the threadpool.
-   */
   /** A buffer of at least `len` bytes for reads ahead, shared by all (they write, nobody reads). */
   readAheadScratch(len: number): Uint8Array {
     if (this.#readAheadScratch === null || this.#readAheadScratch.byteLength < len)
@@ -1476,6 +1471,11 @@ export class FileLogStorage implements LogStorage {
     return this.#readAheadScratch
   }
 
+  /**
+   * Whether a read of `len` bytes that starts `fromEnd` bytes before the end of a partition's
+   * active segment may be done at once: it lies in the tail ({@link TAIL_READ_BYTES}) and fits
+   * what is left of this turn's budget, which it then takes. Otherwise it goes to the threadpool.
+   */
   tailReadAtOnce(fromEnd: number, len: number): boolean {
     if (fromEnd > this.#tailReadBytes) return false
     if (!this.#tailTurn) {
