@@ -9,11 +9,18 @@
 //   server answers, in requests and in answer bytes.
 // - `e2e`: produce-to-consume latency. `producers` connections send one Produce frame each on a fixed
 //   schedule of `rate` requests per second in total (1 ms ticks), every batch stamped with its send
-//   time (performance.now(), an 8-byte float in the first record's key, CRC recomputed); one consumer connection long
+//   time (an 8-byte float in the first record's key, CRC recomputed); one consumer connection long
 //   polls Fetch from the log end and reads the stamp of every batch it receives. Latency is from the
-//   stamp to the read of the Fetch answer holding the batch, on one clock (this process).
+//   stamp to the read of the Fetch answer holding the batch, on one clock: process.hrtime's
+//   (CLOCK_MONOTONIC, the same in every process on the machine). With `consumer: 'own process'`
+//   the consumer runs in a process of its own (a fork of this file), as a consumer application
+//   would, instead of on the producers' event loop (where a batch's answer waits for the producers'
+//   sends, and their sends for the answers' reads); on two vCPUs that third process waits for a
+//   CPU instead (BENCHMARKS.md, "The segment write, and the consumer in its own process").
+import { fork } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { crc32c } from '@node-rs/crc32'
 import type { FetchResponse } from '../../src/protocol/generated/messages/FetchResponse.js'
 import { fetchRequest } from '../../test/helpers/data-plane.js'
@@ -53,6 +60,11 @@ export interface E2eSpec {
   readonly slowMs?: number
   /** Report each measured batch's times at every stage of the load (latency-trace.ts). */
   readonly stages?: boolean
+  /**
+   * Where the consumer runs: in the producers' process (the default) or in a process of its own,
+   * so that the producers' sends and its reads do not wait for each other on one event loop.
+   */
+  readonly consumer?: 'own process' | 'same process'
 }
 
 /**
@@ -257,69 +269,86 @@ async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
   return { requests: counted, answered, bytes, seconds, ...quantiles(latencies), errors, firstErrorCode }
 }
 
-async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
-  const template = Buffer.from(spec.produceFrame)
-  const batchAt = spec.batchAt
-  const batchLength = template.readInt32BE(batchAt + 8)
-  const batchEnd = batchAt + 12 + batchLength
-  const producers = await Promise.all(Array.from({ length: spec.producers }, () => open(spec.port)))
+/** This process's collections from now on (count, ms in all, the longest, mark-compacts), when asked. */
+function collections(counted: boolean): {
+  gc: { n: number; ms: number; max: number; major: number }
+  gcObserver: PerformanceObserver | null
+} {
+  const gc = { n: 0, ms: 0, max: 0, major: 0 }
+  if (!counted) return { gc, gcObserver: null }
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.n++
+      gc.ms += e.duration
+      gc.max = Math.max(gc.max, e.duration)
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
+    }
+  })
+  gcObserver.observe({ entryTypes: ['gc'] })
+  return { gc, gcObserver }
+}
+
+/** Milliseconds on process.hrtime's clock (CLOCK_MONOTONIC): one clock for every process here. */
+const hrNow = (): number => Number(process.hrtime.bigint()) / 1e6
+
+/** What the consumer measured: its per-batch times are on hrNow's clock. */
+interface ConsumerOut {
+  readonly consumed: number
+  readonly latencies: number[]
+  readonly slow: { at: number; ms: number }[]
+  readonly errors: number
+  readonly firstErrorCode: number
+  /** With stages: per measured batch, its stamp and the consumer's times (see BatchStages). */
+  readonly st: {
+    sent: number[]
+    fetchSent: number[]
+    firstByte: number[]
+    complete: number[]
+    parsed: number[]
+    perAnswer: number[]
+  }
+  readonly gc: { n: number; ms: number; max: number; major: number }
+  readonly cpuMs: number
+}
+
+/**
+ * The consumer: one connection long polling Fetch from `spec.fromOffset`, reading the stamp of
+ * every batch it receives. Started, it polls until `drain` has seen `scheduled` batches (or 10 s
+ * passed), then stops after its current poll and returns what it measured of the batches stamped
+ * within [measureFrom, end].
+ */
+async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<ConsumerOut> }> {
+  const socket = await open(spec.port)
+  socket.on('error', () => undefined)
+  const stages = spec.stages === true
+  const epochMinusHr = performance.timeOrigin + performance.now() - hrNow()
+  let consumed = 0
   let errors = 0
   let firstErrorCode = 0
-  let producedAnswers = 0
-  for (const p of producers) {
-    p.on('error', () => undefined)
-    frameReader(p, Number.POSITIVE_INFINITY, () => {
-      producedAnswers++
-    })
-  }
-  const consumer = await open(spec.port)
-  consumer.on('error', () => undefined)
-  const latencies: number[] = []
-  const slow: { at: number; ms: number }[] = []
-  let consumed = 0
-  let counted = 0
   let offset = spec.fromOffset
   let correlation = 0
-  const t0 = performance.now()
-  const measureFrom = t0 + spec.warmupSeconds * 1000
-  const end = measureFrom + spec.seconds * 1000
   let stopping = false
-  // Stages (spec.stages): the schedule's intended send time of each batch, by its stamp; the
-  // consumer's times per measured batch.
-  const intendedOf = spec.stages === true ? new Map<number, number>() : null
-  const st = {
-    intended: [] as number[],
+  // Every batch received, in order (the measured window is known only at the end).
+  const all = {
     sent: [] as number[],
+    complete: [] as number[],
     fetchSent: [] as number[],
     firstByte: [] as number[],
-    complete: [] as number[],
     parsed: [] as number[],
     perAnswer: [] as number[],
   }
   let fetchSentAt = 0
   let firstByteAt = 0
-  const gc = { n: 0, ms: 0, max: 0, major: 0 }
-  const gcObserver =
-    intendedOf === null
-      ? null
-      : new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) {
-            gc.n++
-            gc.ms += e.duration
-            gc.max = Math.max(gc.max, e.duration)
-            const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
-            if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
-          }
-        })
-  gcObserver?.observe({ entryTypes: ['gc'] })
-  const cpu0 = process.cpuUsage()
-  let consumerDone: () => void = () => undefined
-  const consumerStopped = new Promise<void>((r) => {
-    consumerDone = r
+  const { gc, gcObserver } = collections(stages)
+  let cpu0 = process.cpuUsage()
+  let stopped: () => void = () => undefined
+  const whenStopped = new Promise<void>((r) => {
+    stopped = r
   })
   const poll = () => {
-    fetchSentAt = performance.now()
-    consumer.write(
+    fetchSentAt = hrNow()
+    socket.write(
       requestFrame(
         1,
         12,
@@ -333,10 +362,10 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     )
   }
   frameReader(
-    consumer,
+    socket,
     Number.POSITIVE_INFINITY,
     (_size, body) => {
-      const t = performance.now()
+      const t = hrNow()
       const res = decodeResponse<FetchResponse>(1, 12, body as Buffer).body
       const part = res.responses[0]?.partitions[0]
       if (res.errorCode !== 0 || part === undefined || part.errorCode !== 0) {
@@ -345,56 +374,144 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
         errors++
       } else if (part.records !== null && part.records.byteLength > 0) {
         const r = Buffer.from(part.records.buffer, part.records.byteOffset, part.records.byteLength)
-        const from = st.sent.length
+        const from = all.sent.length
         let pos = 0
         while (pos + 12 <= r.length) {
           const len = r.readInt32BE(pos + 8)
           if (pos + 12 + len > r.length) break
-          const stamp = r.readDoubleLE(pos + spec.stampAt)
           consumed++
-          if (stamp >= measureFrom && stamp <= end) {
-            latencies.push(t - stamp)
-            counted++
-            if (spec.slowMs !== undefined && t - stamp > spec.slowMs)
-              slow.push({ at: performance.timeOrigin + stamp, ms: t - stamp })
-            if (intendedOf !== null) {
-              st.intended.push(intendedOf.get(stamp) ?? Number.NaN)
-              st.sent.push(stamp)
-              st.fetchSent.push(fetchSentAt)
-              st.firstByte.push(firstByteAt)
-              st.complete.push(t)
-            }
+          all.sent.push(r.readDoubleLE(pos + spec.stampAt))
+          all.complete.push(t)
+          if (stages) {
+            all.fetchSent.push(fetchSentAt)
+            all.firstByte.push(firstByteAt)
           }
           const base = Number(r.readBigInt64BE(pos))
           offset = base + r.readInt32BE(pos + 23) + 1
           pos += 12 + len
         }
-        if (intendedOf !== null) {
-          const parsed = performance.now()
-          for (let i = from; i < st.sent.length; i++) {
-            st.parsed.push(parsed)
-            st.perAnswer.push(st.sent.length - from)
+        if (stages) {
+          const parsed = hrNow()
+          for (let i = from; i < all.sent.length; i++) {
+            all.parsed.push(parsed)
+            all.perAnswer.push(all.sent.length - from)
           }
         }
       }
-      if (stopping) consumerDone()
+      if (stopping) stopped()
       else poll()
     },
     () => {
-      firstByteAt = performance.now()
+      firstByteAt = hrNow()
     },
     true,
   )
   poll()
+  return {
+    drain: async ({ scheduled, measureFrom, end }) => {
+      // Let the last batches be consumed (at most 10 s), then stop after the current poll.
+      const drainUntil = hrNow() + 10_000
+      while (consumed < scheduled && hrNow() < drainUntil) await new Promise((r) => setTimeout(r, 10))
+      stopping = true
+      await Promise.race([whenStopped, new Promise((r) => setTimeout(r, 2000))])
+      socket.destroy()
+      gcObserver?.disconnect()
+      const cpu = process.cpuUsage(cpu0)
+      cpu0 = process.cpuUsage()
+      const latencies: number[] = []
+      const slow: { at: number; ms: number }[] = []
+      const st = {
+        sent: [] as number[],
+        fetchSent: [] as number[],
+        firstByte: [] as number[],
+        complete: [] as number[],
+        parsed: [] as number[],
+        perAnswer: [] as number[],
+      }
+      for (let i = 0; i < all.sent.length; i++) {
+        const stamp = all.sent[i]
+        if (stamp < measureFrom || stamp > end) continue
+        const ms = all.complete[i] - stamp
+        latencies.push(ms)
+        if (spec.slowMs !== undefined && ms > spec.slowMs) slow.push({ at: epochMinusHr + stamp, ms })
+        if (stages) for (const k of Object.keys(st) as (keyof typeof st)[]) st[k].push(all[k][i])
+      }
+      return {
+        consumed,
+        latencies,
+        slow,
+        errors,
+        firstErrorCode,
+        st,
+        gc,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      }
+    },
+  }
+}
+
+/** The end of an e2e load, as the consumer needs it. */
+interface Drain {
+  readonly scheduled: number
+  readonly measureFrom: number
+  readonly end: number
+}
+
+/** The consumer in a process of its own (a forked copy of this file), driven by messages. */
+function consumerProcess(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<ConsumerOut> }> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    serialization: 'advanced',
+  })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('message', () =>
+      resolve({
+        drain: (d) =>
+          new Promise<ConsumerOut>((done, failed) => {
+            child.once('message', (out: ConsumerOut) => done(out))
+            child.once('exit', (code: number | null) => failed(new Error(`consumer exited with ${code}`)))
+            child.send(d)
+          }),
+      }),
+    )
+    child.send({ mode: 'consume', spec })
+  })
+}
+
+async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
+  const template = Buffer.from(spec.produceFrame)
+  const batchAt = spec.batchAt
+  const batchLength = template.readInt32BE(batchAt + 8)
+  const batchEnd = batchAt + 12 + batchLength
+  const producers = await Promise.all(Array.from({ length: spec.producers }, () => open(spec.port)))
+  let producedAnswers = 0
+  for (const p of producers) {
+    p.on('error', () => undefined)
+    frameReader(p, Number.POSITIVE_INFINITY, () => {
+      producedAnswers++
+    })
+  }
+  // The consumer polls before the first send. Every time below is on hrNow's clock, the
+  // consumer's too (in its own process or in this one).
+  const ownProcess = spec.consumer === 'own process'
+  const consuming = await (ownProcess ? consumerProcess : consumer)(spec)
+  const t0 = hrNow()
+  const measureFrom = t0 + spec.warmupSeconds * 1000
+  const end = measureFrom + spec.seconds * 1000
+  // Stages (spec.stages): the schedule's intended send time of each batch, by its stamp.
+  const intendedOf = spec.stages === true ? new Map<number, number>() : null
+  const { gc, gcObserver } = collections(intendedOf !== null)
+  const cpu0 = process.cpuUsage()
 
   // The producers: an open-loop schedule; each send is the template with a fresh stamp and CRC.
   const free: Buffer[] = []
   let scheduled = 0
   let next = 0
-  const start = performance.now()
+  const start = hrNow()
   await new Promise<void>((resolve) => {
     const tick = () => {
-      const now = performance.now()
+      const now = hrNow()
       if (now >= end) {
         resolve()
         return
@@ -405,7 +522,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
         // no garbage of 16 KiB a batch, whose collections would delay its sends and its reads.
         const frame = free.pop() ?? Buffer.allocUnsafeSlow(template.length)
         template.copy(frame)
-        const stamp = performance.now()
+        const stamp = hrNow()
         frame.writeDoubleLE(stamp, batchAt + spec.stampAt)
         // Batch `scheduled` fell due once (now - start) reached (scheduled + 1) / rate.
         intendedOf?.set(stamp, start + ((scheduled + 1) * 1000) / spec.rate)
@@ -418,50 +535,66 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     }
     tick()
   })
-  // Let the last batches be answered and consumed (at most 10 s), then stop the consumer after
-  // its current poll.
-  const drainUntil = performance.now() + 10_000
-  while ((producedAnswers < scheduled || consumed < scheduled) && performance.now() < drainUntil)
-    await new Promise((r) => setTimeout(r, 10))
-  stopping = true
-  await Promise.race([consumerStopped, new Promise((r) => setTimeout(r, 2000))])
-  for (const s of [...producers, consumer]) s.destroy()
+  // Let the last batches be answered (at most 10 s), then the consumer drains.
+  const drainUntil = hrNow() + 10_000
+  while (producedAnswers < scheduled && hrNow() < drainUntil) await new Promise((r) => setTimeout(r, 10))
+  const c = await consuming.drain({ scheduled, measureFrom, end })
+  for (const s of producers) s.destroy()
   gcObserver?.disconnect()
-  if (consumed < scheduled) {
-    console.error(`consumed ${consumed} of ${scheduled} batches sent (${producedAnswers} answered)`)
+  const cpu = process.cpuUsage(cpu0)
+  let errors = c.errors
+  let firstErrorCode = c.firstErrorCode
+  if (c.consumed < scheduled) {
+    console.error(`consumed ${c.consumed} of ${scheduled} batches sent (${producedAnswers} answered)`)
     errors++
     if (firstErrorCode === 0) firstErrorCode = -2
   }
   return {
-    requests: counted,
-    answered: consumed,
+    requests: c.latencies.length,
+    answered: c.consumed,
     bytes: 0,
     seconds: spec.seconds,
-    ...quantiles(latencies),
+    ...quantiles(c.latencies),
     errors,
     firstErrorCode,
-    ...(spec.slowMs !== undefined ? { slow } : {}),
+    ...(spec.slowMs !== undefined ? { slow: c.slow } : {}),
     ...(intendedOf !== null
       ? {
           stages: {
-            hrMinusNow: Number(process.hrtime.bigint()) / 1e6 - performance.now(),
-            intended: Float64Array.from(st.intended),
-            sent: Float64Array.from(st.sent),
-            fetchSent: Float64Array.from(st.fetchSent),
-            firstByte: Float64Array.from(st.firstByte),
-            complete: Float64Array.from(st.complete),
-            parsed: Float64Array.from(st.parsed),
-            perAnswer: Uint16Array.from(st.perAnswer),
-            gc,
-            cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu0)),
+            hrMinusNow: 0,
+            intended: Float64Array.from(c.st.sent, (s) => intendedOf.get(s) ?? Number.NaN),
+            sent: Float64Array.from(c.st.sent),
+            fetchSent: Float64Array.from(c.st.fetchSent),
+            firstByte: Float64Array.from(c.st.firstByte),
+            complete: Float64Array.from(c.st.complete),
+            parsed: Float64Array.from(c.st.parsed),
+            perAnswer: Uint16Array.from(c.st.perAnswer),
+            // The load's own collections and CPU: the producers' process and the consumer's.
+            gc: {
+              n: gc.n + c.gc.n,
+              ms: gc.ms + c.gc.ms,
+              max: Math.max(gc.max, c.gc.max),
+              major: gc.major + c.gc.major,
+            },
+            cpuMs: (cpu.user + cpu.system) / 1000 + (ownProcess ? c.cpuMs : 0),
           },
         }
       : {}),
   }
 }
 
-process.once('message', (spec: DataLoadSpec) => {
-  ;(spec.mode === 'closed' ? closed(spec) : e2e(spec)).then(
+process.once('message', (m: DataLoadSpec | { readonly mode: 'consume'; readonly spec: E2eSpec }) => {
+  if (m.mode === 'consume') {
+    // A consumer process of an e2e load: ready once polling, then drained on the parent's word.
+    consumer(m.spec).then((c) => {
+      process.once('message', (d: Drain) =>
+        c.drain(d).then((out) => process.send?.(out, () => process.exit(0))),
+      )
+      process.send?.({ ready: true })
+    })
+    return
+  }
+  ;(m.mode === 'closed' ? closed(m) : e2e(m)).then(
     (r) => process.send?.(r, () => process.exit(0)),
     (e: unknown) => {
       console.error(e)

@@ -26,7 +26,9 @@ export function runLoad(spec: DataLoadSpec): Promise<Measured> {
 
 /**
  * throughput.ts's latency load: 4 producers at `rate` batches per second in all, one consumer long
- * polling partition 0 of `topic` from `fromOffset`, 1 s of warm-up.
+ * polling partition 0 of `topic` from `fromOffset`, 1 s of warm-up, all in one forked process
+ * (BENCH_CONSUMER=own forks the consumer a process of its own; BENCHMARKS.md, "The segment write,
+ * and the consumer in its own process", says why that is not the default on a 2-vCPU machine).
  */
 export function latencyLoad(o: {
   readonly port: number
@@ -40,7 +42,32 @@ export function latencyLoad(o: {
   readonly slowMs?: number
   readonly stages?: boolean
 }): Promise<Measured> {
-  return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, ...o })
+  const consumer = process.env.BENCH_CONSUMER === 'own' ? 'own process' : 'same process'
+  return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, consumer, ...o })
+}
+
+/**
+ * Fills a partition with a closed-loop Produce load (4 connections × 8 in flight) of one request
+ * frame for `seconds`, as throughput.ts's throughput runs fill the log before its latency runs.
+ */
+export async function fillLog(
+  port: number,
+  frame: Uint8Array,
+  topic: string,
+  seconds: number,
+): Promise<void> {
+  if (seconds <= 0) return
+  await runLoad({
+    mode: 'closed',
+    port,
+    frames: [frame],
+    seconds,
+    warmupSeconds: 0,
+    connections: 4,
+    depth: 8,
+    // ProduceResponse v12: correlation id, header tags, responses (1), name, partitions (1), index.
+    errorCodeAt: 4 + 1 + 1 + 1 + topic.length + 1 + 4,
+  })
 }
 
 /** Two measurements of one load as one: counts and times added, latencies and CPU averaged by answers. */

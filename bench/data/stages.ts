@@ -1,8 +1,8 @@
 // Where each batch's produce-to-consume latency goes, stage by stage (latency-trace.ts with
-// BENCH_STAGES=1). The server runs in this process and is probed in place; the load process reports
-// its own times per batch (load-worker.ts, `stages`). Both are put on process.hrtime's clock
-// (CLOCK_MONOTONIC, one clock for every process on the machine); a batch is known on both sides by
-// its stamp (the 8-byte send time in its first record's key).
+// BENCH_STAGES=1). The server runs in this process and is probed in place; the load (producers
+// and consumer) reports its own times per batch (load-worker.ts, `stages`). Both are put on
+// process.hrtime's clock (CLOCK_MONOTONIC, one clock for every process on the machine); a batch is
+// known on both sides by its stamp (the 8-byte send time in its first record's key).
 //
 // For each measured batch, in order:
 //   late       the open-loop schedule's intended send → the actual send (not in the latency: the
@@ -246,7 +246,7 @@ function report(
     )
   }
   console.log(
-    `    the load process: CPU ${Math.round(load.cpuMs)} ms; collections ${load.gc.n} (${load.gc.major} mark-compacts), ${f2(load.gc.ms)} ms in all, longest ${f2(load.gc.max)} ms`,
+    `    the load processes: CPU ${Math.round(load.cpuMs)} ms; collections ${load.gc.n} (${load.gc.major} mark-compacts), ${f2(load.gc.ms)} ms in all, longest ${f2(load.gc.max)} ms`,
   )
   console.log(
     `    largest stage of a slow batch: ${[...largest]

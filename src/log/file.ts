@@ -12,7 +12,9 @@
  *     "0\n<n>\n<topic> <partition> <offset>\n…" (Kafka's checkpoint file format)
  *   <log.dir>/.kafka_cleanshutdown   written at clean shutdown, removed at open
  *
- * Appends are positional writes to the active segment (page cache; fsync only on flush). The
+ * Appends are positional writes to the active segment (page cache; fsync only on flush), into
+ * pages read ahead once the segment is busy (READ_AHEAD_BYTES: the file is longer than its data
+ * meanwhile, by zeros, cut back at roll and close and by recovery after a crash). The
  * offset and time indexes are kept in memory as sparse arrays while a segment is active and
  * written to their files when it rolls and at clean shutdown (Kafka keeps them memory-mapped and
  * preallocated; the files here always hold exactly their entries). Indexes are never trusted after
@@ -167,6 +169,22 @@ export const SYNC_READ_BYTES = 64 * 1024
  * with the log end (BENCHMARKS.md, "Tail reads at once").
  */
 export const TAIL_READ_BYTES = 1024 * 1024
+/**
+ * Pages of the active segment read ahead of its end, on libuv's threadpool, once the segment takes
+ * this many bytes a second (READ_AHEAD_PACE_MS): the file is made longer than its data with
+ * `ftruncate` (a hole: no disk block, as Kafka's `preallocate` does on Linux) and the hole is read,
+ * which puts zeroed, clean pages in the page cache, up to twice this many bytes past the data. An
+ * append then writes into pages already there instead of taking new ones in its `writeSync`. On a
+ * VM whose host takes back the guest's free memory (virtio-balloon free page reporting), the first
+ * touch of a page costs a host fault, 12–31 µs a 4 KiB page: a 16.7 KB batch that extended the
+ * file into new pages cost 45–60 µs of the event loop against 7–11 µs into pages read ahead
+ * (bench/log/segment-write.ts; BENCHMARKS.md, "The segment write, and the consumer in its own
+ * process"). The bytes past the data are zeros: a roll and a close cut the file back to its data,
+ * and recovery after a crash cuts them as it cuts a torn batch (a zero header is no batch).
+ */
+export const READ_AHEAD_BYTES = 1024 * 1024
+/** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
+export const READ_AHEAD_PACE_MS = 1000
 const EMPTY = new Uint8Array(0)
 
 /** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */
@@ -358,6 +376,14 @@ interface FileSegment {
   readers: number
   /** The segment left the partition (deleted, replaced, closed): its file closes once unread. */
   released: boolean
+  /** The file's length when it was made longer than `size` to read pages ahead (else ≤ size). */
+  preallocated: number
+  /** The end of the pages read ahead (READ_AHEAD_BYTES), and whether a read ahead is in flight. */
+  aheadEnd: number
+  aheadBusy: boolean
+  /** The segment's size and the storage clock when read ahead last looked at its pace. */
+  paceSize: number
+  paceAt: number
 }
 
 /** The header fields a scan needs, read from a buffer. */
@@ -467,6 +493,7 @@ class FilePartitionStore implements PartitionStore {
           size: st.size,
           indexDirty: false,
           flushedSize: st.size,
+          paceSize: st.size,
         }
         this.#segments.push(seg)
         const nextBase = bases[i + 1]
@@ -556,6 +583,11 @@ class FilePartitionStore implements PartitionStore {
       flushedSize: 0,
       readers: 0,
       released: false,
+      preallocated: 0,
+      aheadEnd: 0,
+      aheadBusy: false,
+      paceSize: 0,
+      paceAt: this.#storage.now(),
     }
   }
 
@@ -741,9 +773,11 @@ class FilePartitionStore implements PartitionStore {
     }
     let truncated = 0
     if (corrupt && !trusted) {
-      truncated = seg.size - pos
+      // Zeros at the end are pages read ahead past the data (READ_AHEAD_BYTES), not lost bytes.
+      truncated = this.#endOfNonZero(seg, pos) - pos
       this.#fs.ftruncateSync(seg.fd, pos)
       seg.size = pos
+      seg.preallocated = 0
       seg.flushedSize = Math.min(seg.flushedSize, pos)
     } else if (corrupt) {
       // A trusted segment that does not scan: treat like an untrusted one.
@@ -751,6 +785,21 @@ class FilePartitionStore implements PartitionStore {
     }
     seg.indexDirty = true
     return { truncated, corrupt: corrupt && !trusted }
+  }
+
+  /**
+   * The position after the last byte of `seg` from `from` on that is not zero (`from` when none is),
+   * read backwards from the end: the zeros of pages read ahead are at most a few MiB.
+   */
+  #endOfNonZero(seg: FileSegment, from: number): number {
+    const buf = new Uint8Array(Math.min(CHUNK, Math.max(0, seg.size - from)))
+    for (let end = seg.size; end > from; end -= buf.byteLength) {
+      const start = Math.max(from, end - buf.byteLength)
+      const view = buf.subarray(0, end - start)
+      const got = this.#readFully(seg.fd, view, start)
+      for (let i = got - 1; i >= 0; i--) if (view[i] !== 0) return start + i + 1
+    }
+    return from
   }
 
   /** Adds a batch to the segment's in-memory metadata and sparse indexes. */
@@ -831,6 +880,7 @@ class FilePartitionStore implements PartitionStore {
       // truncates a torn tail anyway).
       try {
         this.#fs.ftruncateSync(seg.fd, pos)
+        seg.preallocated = 0
       } catch {
         // the partition goes offline; recovery at the next start removes the torn bytes
       }
@@ -847,11 +897,63 @@ class FilePartitionStore implements PartitionStore {
       pos,
       batch.byteLength,
     )
+    if (!seg.aheadBusy && seg.size + 2 * this.#storage.readAheadBytes > seg.aheadEnd) this.#readAhead(seg)
+  }
+
+  /**
+   * Reads the pages past the active segment's data ahead, on libuv's threadpool (READ_AHEAD_BYTES),
+   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: up to two chunks past the
+   * data, so that the next chunk is read while appends fill the one before it. The file is made
+   * longer first (a hole) where the read would pass its end; only ever longer than the data, and
+   * here, in the caller's turn, so that no write of data can be ordered before it. The read's
+   * bytes are not used: reading a hole leaves zeroed pages in the page cache, which the appends
+   * then write into. A read racing a write of the same page, or a roll cutting the file back,
+   * changes nothing in the file. The segment is pinned while the read is in flight.
+   */
+  #readAhead(seg: FileSegment): void {
+    const chunk = this.#storage.readAheadBytes
+    if (chunk <= 0 || seg.size - seg.paceSize < chunk) return
+    const now = this.#storage.now()
+    const atPace = now - seg.paceAt <= READ_AHEAD_PACE_MS
+    seg.paceSize = seg.size
+    seg.paceAt = now
+    if (!atPace) return
+    const from = Math.max(seg.aheadEnd, seg.size)
+    const to = seg.size + 2 * chunk
+    if (to > seg.preallocated) {
+      try {
+        this.#fs.ftruncateSync(seg.fd, to)
+      } catch {
+        // Only a hint: the append it follows is done, and the file is as long as it was.
+        return
+      }
+      seg.preallocated = to
+    }
+    seg.aheadBusy = true
+    seg.readers++
+    this.#fs.read(seg.fd, this.#storage.readAheadScratch(to - from), 0, to - from, from, (err) => {
+      seg.aheadBusy = false
+      if (err === null) seg.aheadEnd = Math.max(seg.aheadEnd, to)
+      try {
+        this.#unpin(seg)
+      } catch {
+        // a segment let go meanwhile: a failure to close it is no storage fault
+      }
+    })
+  }
+
+  /** Cuts the file back to its data when it was made longer to read pages ahead. */
+  #trim(seg: FileSegment): void {
+    if (seg.preallocated <= seg.size) return
+    this.#fs.ftruncateSync(seg.fd, seg.size)
+    seg.preallocated = 0
   }
 
   roll(now: number): void {
     const active = this.#segments[this.#segments.length - 1]
     if (active.size === 0) return
+    // A rolled segment holds its data only: recovery trusts the segments below the recovery point.
+    this.#trim(active)
     // The index files of the segment rolled out are written by the next flush (the log flushes
     // right after a roll), their fsyncs off the event loop; until then the segment is indexDirty,
     // so a close writes them, and a crash before leaves the segment to be re-indexed at open.
@@ -1231,6 +1333,11 @@ class FilePartitionStore implements PartitionStore {
     let error: unknown
     for (const seg of this.#segments) {
       try {
+        this.#trim(seg)
+      } catch (e) {
+        error ??= e
+      }
+      try {
         if (seg === this.#segments[this.#segments.length - 1] || seg.indexDirty)
           this.#writeIndexFiles(seg, true)
       } catch (e) {
@@ -1277,6 +1384,10 @@ export interface FileLogStorageOptions {
   readonly readBufferBytes?: number
   /** Reads within this many bytes of an active segment's end are done at once, this many a turn (TAIL_READ_BYTES; 0: none). */
   readonly tailReadBytes?: number
+  /** Bytes of an active segment's pages read ahead at a time (READ_AHEAD_BYTES; 0: none). */
+  readonly readAheadBytes?: number
+  /** A monotonic clock in milliseconds, for the read ahead's pace (performance.now by default). */
+  readonly now?: () => number
 }
 
 /** The file engine over one or more log directories. */
@@ -1316,6 +1427,11 @@ export class FileLogStorage implements LogStorage {
   readonly #endTailTurn = (): void => {
     this.#tailTurn = false
   }
+  /** See READ_AHEAD_BYTES. */
+  readonly readAheadBytes: number
+  readonly now: () => number
+  /** The buffer every read ahead reads into (its bytes are never looked at), made at first use. */
+  #readAheadScratch: Uint8Array | null = null
 
   constructor(logDirs: readonly string[], opts: FileLogStorageOptions = {}) {
     if (logDirs.length === 0) throw new RangeError('log.dirs names no directory')
@@ -1324,6 +1440,8 @@ export class FileLogStorage implements LogStorage {
     this.#crc32c = opts.crc32c ?? defaultCrc32c
     this.readBuffers = new ReadBufferPool(opts.readBufferBytes)
     this.#tailReadBytes = opts.tailReadBytes ?? TAIL_READ_BYTES
+    this.readAheadBytes = opts.readAheadBytes ?? READ_AHEAD_BYTES
+    this.now = opts.now ?? (() => performance.now())
     this.#recoveryFiles = this.#dirs.map(
       (dir, i) =>
         new CheckpointFile(this.#fs, join(dir, RECOVERY_POINT_FILE), () =>
@@ -1344,6 +1462,13 @@ export class FileLogStorage implements LogStorage {
 
   get cleanShutdown(): boolean {
     return this.#cleanShutdown
+  }
+
+  /** A buffer of at least `len` bytes for reads ahead, shared by all (they write, nobody reads). */
+  readAheadScratch(len: number): Uint8Array {
+    if (this.#readAheadScratch === null || this.#readAheadScratch.byteLength < len)
+      this.#readAheadScratch = new Uint8Array(Math.max(len, 2 * this.readAheadBytes))
+    return this.#readAheadScratch
   }
 
   /**

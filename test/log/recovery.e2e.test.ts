@@ -9,6 +9,7 @@ import {
   existsSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -33,8 +34,9 @@ async function runAndKill(
   tag: string,
   flushMessages: string,
   killAfterAcks: number,
+  mode = '',
 ): Promise<number> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, dir, tag, flushMessages], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', child, dir, tag, flushMessages, mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -86,6 +88,31 @@ async function openLog(dir: string, configs: Partial<LogConfig> = {}): Promise<L
   return m
 }
 
+/**
+ * A partition reopened after a kill -9 of append-child.ts: dense offsets, whole batches of
+ * `values` records ("<tag>/b<n>", "<tag>/b<n>/2", …) with valid CRCs; adds each batch's tag to `found`.
+ */
+async function checkRecovered(
+  m: LogManagerImpl,
+  part: number,
+  values: number,
+  found: Set<string>,
+): Promise<void> {
+  const p = m.partition('t', part)!
+  let expectedBase = 0
+  for (const b of await readAll(p, 0)) {
+    assert.equal(b.baseOffset, expectedBase, 'offsets are dense')
+    expectedBase = b.lastOffset + 1
+    assert.equal(b.values.length, values, 'only whole batches')
+    assert.equal(b.values[1], `${b.values[0]}/2`)
+    found.add(b.values[0])
+  }
+  // Every stored byte is a whole batch with a valid CRC.
+  const r = await p.read(0, 1 << 30, { minOneMessage: true, isolationLevel: 'read_uncommitted' })
+  const { positions } = splitBatches(r.records)
+  for (const pos of positions) assert.ok(isCrcValid(r.records, pos, crc32c))
+}
+
 for (const flushMessages of ['9223372036854775807', '1']) {
   test(`kill -9 while appending (flush.messages=${flushMessages === '1' ? '1' : 'default'}): every acknowledged batch survives, none is torn`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topograph-log-kill-'))
@@ -98,22 +125,7 @@ for (const flushMessages of ['9223372036854775807', '1']) {
         assert.ok(!existsSync(join(dir, '.kafka_cleanshutdown')))
         const m = await openLog(dir)
         const found = new Set<string>()
-        for (let part = 0; part < 3; part++) {
-          const p = m.partition('t', part)!
-          const batches = await readAll(p, 0)
-          let expectedBase = 0
-          for (const b of batches) {
-            assert.equal(b.baseOffset, expectedBase, 'offsets are dense')
-            expectedBase = b.lastOffset + 1
-            assert.equal(b.values.length, 2, 'only whole batches')
-            assert.equal(b.values[1], `${b.values[0]}/2`)
-            found.add(b.values[0])
-          }
-          // Every stored byte is a whole batch with a valid CRC.
-          const r = await p.read(0, 1 << 30, { minOneMessage: true, isolationLevel: 'read_uncommitted' })
-          const { positions } = splitBatches(r.records)
-          for (const pos of positions) assert.ok(isCrcValid(r.records, pos, crc32c))
-        }
+        for (let part = 0; part < 3; part++) await checkRecovered(m, part, 2, found)
         for (const a of acknowledged) assert.ok(found.has(a), `acknowledged ${a} is missing`)
         // The next producer sequence continues from the rebuilt producer state.
         await m.close()
@@ -123,6 +135,41 @@ for (const flushMessages of ['9223372036854775807', '1']) {
     }
   })
 }
+
+test('kill -9 while appending with pages read ahead: the zeros past the data are cut, every acknowledged batch survives', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-kill-ahead-'))
+  try {
+    // 500 acknowledgements: each partition rolled its first segment of 2 MiB (about 127 batches)
+    // and is far past the first chunk of the next one (reads ahead start after a chunk).
+    const last = await runAndKill(dir, 'first', '9223372036854775807', 500, 'read-ahead')
+    assert.ok(last >= 499)
+    // The kill left active segments longer than their data: zeros past the last batch.
+    const active = [0, 1, 2].map((part) => {
+      const logs = readdirSync(join(dir, `t-${part}`))
+        .filter((f) => f.endsWith('.log'))
+        .sort()
+      return join(dir, `t-${part}`, logs[logs.length - 1])
+    })
+    assert.ok(
+      active.some((f) => readFileSync(f).at(-1) === 0),
+      'no active segment ends in zeros read ahead',
+    )
+    const m = await openLog(dir, { segmentBytes: 2 * 1024 * 1024 })
+    const found = new Set<string>()
+    for (let part = 0; part < 3; part++) {
+      await checkRecovered(m, part, 3, found)
+      // Every segment file holds its data and nothing else.
+      const p = m.partition('t', part)!
+      const files = readdirSync(join(dir, `t-${part}`)).filter((f) => f.endsWith('.log'))
+      const onDisk = files.reduce((n, f) => n + statSync(join(dir, `t-${part}`, f)).size, 0)
+      assert.equal(onDisk, p.sizeInBytes)
+    }
+    for (let n = 0; n <= last; n++) assert.ok(found.has(`first/b${n}`), `acknowledged first/b${n} is missing`)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
 
 test('a torn tail (partial batch) is truncated at start-up and never served', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-torn-'))

@@ -1,0 +1,57 @@
+// The server's CPU per batch on the produce → fetch path, at a fixed rate: the latency load of
+// throughput.ts (4 producers, one batch of 16 × 1 KiB records per Produce, acks=1; a consumer long
+// polling from the log end, in a process of its own) after a closed-loop fill, with no probes in the
+// server. Per run: the main thread's time on a CPU (the event loop's own work, from
+// /proc/self/task/<pid>/schedstat; on a VM, time the host holds the vCPU inside a call counts too),
+// the whole process's CPU (process.cpuUsage: libuv's threadpool and V8's helper threads included),
+// each per batch consumed, and the latency (p50 / p99 / max). CPU per batch depends much less on
+// the machine's load than the latency does; alternate builds to compare them.
+//
+//   TOPOGRAPH_BENCH_BUILD=dist node --import tsx bench/data/cpu-per-batch.ts [rate=4294] [seconds=4] [runs=3] [fill-seconds=10]
+//
+// The fill (as throughput.ts's throughput runs before its latency runs) leaves gigabytes in the
+// page cache, so that the runs append into pages the kernel has not handed out recently.
+import { produceRequest } from '../../test/helpers/data-plane.js'
+import { requestFrame } from '../../test/server/wire-client.js'
+import { serverBuild } from '../server/target.js'
+import { mainThreadStat } from '../server/thread-stat.js'
+import { benchBatch, createTopic, f1, f2, fillLog, latencyLoad, loadAverage, mb, startBench } from './load.js'
+
+const rate = Number(process.argv[2] ?? 4294)
+const seconds = Number(process.argv[3] ?? 4)
+const runs = Number(process.argv[4] ?? 3)
+const fillSeconds = Number(process.argv[5] ?? 10)
+const TOPIC = 'bench-cpu'
+
+const { server, client } = await startBench()
+const port = server.address.port
+await createTopic(client, TOPIC, 1)
+const { batch, stampAt } = benchBatch()
+const frame = requestFrame(0, 12, 1, produceRequest([{ topic: TOPIC, partition: 0, records: batch }], 1))
+const batchAt = frame.indexOf(Buffer.from(batch))
+await fillLog(port, frame, TOPIC, fillSeconds)
+const log = server.context.data.logs.partition(TOPIC, 0)!
+console.log(
+  `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${fillSeconds} s of fill (log ${f1(mb(log.sizeInBytes))} MB)`,
+)
+for (let run = 0; run < runs; run++) {
+  const thread0 = mainThreadStat()
+  const m = await latencyLoad({
+    port,
+    produceFrame: frame,
+    batchAt,
+    stampAt,
+    topic: TOPIC,
+    fromOffset: log.logEndOffset,
+    rate,
+    seconds,
+  })
+  const thread1 = mainThreadStat()
+  const n = Math.max(1, m.answered)
+  const mainUs = thread0 !== null && thread1 !== null ? (thread1.onCpu - thread0.onCpu) / 1e3 / n : Number.NaN
+  console.log(
+    `run ${run + 1}: ${m.answered} batches; server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms; load ${loadAverage()}`,
+  )
+}
+client.close()
+await server.close()
