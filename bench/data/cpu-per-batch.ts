@@ -11,11 +11,20 @@
 //
 // The fill (as throughput.ts's throughput runs before its latency runs) leaves gigabytes in the
 // page cache, so that the runs append into pages the kernel has not handed out recently.
-import { produceRequest } from '../../test/helpers/data-plane.js'
-import { requestFrame } from '../../test/server/wire-client.js'
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
-import { benchBatch, createTopic, f1, f2, fillLog, latencyLoad, loadAverage, mb, startBench } from './load.js'
+import {
+  benchBatch,
+  createTopic,
+  f1,
+  f2,
+  fillLog,
+  latencyLoad,
+  loadAverage,
+  mb,
+  produceFrame,
+  startBench,
+} from './load.js'
 
 const rate = Number(process.argv[2] ?? 4294)
 const seconds = Number(process.argv[3] ?? 4)
@@ -27,8 +36,7 @@ const { server, client } = await startBench()
 const port = server.address.port
 await createTopic(client, TOPIC, 1)
 const { batch, stampAt } = benchBatch()
-const frame = requestFrame(0, 12, 1, produceRequest([{ topic: TOPIC, partition: 0, records: batch }], 1))
-const batchAt = frame.indexOf(Buffer.from(batch))
+const { frame, batchAt } = produceFrame(TOPIC, batch)
 await fillLog(port, frame, TOPIC, fillSeconds)
 const log = server.context.data.logs.partition(TOPIC, 0)!
 console.log(

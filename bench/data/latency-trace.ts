@@ -23,12 +23,21 @@ import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { produceRequest } from '../../test/helpers/data-plane.js'
-import { requestFrame } from '../../test/server/wire-client.js'
 import { profiled } from '../server/load.js'
 import { serverModule } from '../server/target.js'
 import { mainThreadStat, type ThreadStat } from '../server/thread-stat.js'
-import { benchBatch, createTopic, f1, f2, fillLog, latencyLoad, loadAverage, mb, startBench } from './load.js'
+import {
+  benchBatch,
+  createTopic,
+  f1,
+  f2,
+  fillLog,
+  latencyLoad,
+  loadAverage,
+  mb,
+  produceFrame,
+  startBench,
+} from './load.js'
 import { type StageStore, type Stages, traceStages } from './stages.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
@@ -44,8 +53,7 @@ const { server, client } = bench
 const port = server.address.port
 await createTopic(client, TOPIC, 1)
 const { batch, stampAt } = benchBatch()
-const frame = requestFrame(0, 12, 1, produceRequest([{ topic: TOPIC, partition: 0, records: batch }], 1))
-const recordsAt = frame.indexOf(Buffer.from(batch))
+const { frame, batchAt: recordsAt } = produceFrame(TOPIC, batch)
 await fillLog(port, frame, TOPIC, fillSeconds)
 
 const events: TraceEvent[] = []

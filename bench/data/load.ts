@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { makeBatch } from '../../test/helpers/data-plane.js'
+import { makeBatch, produceRequest } from '../../test/helpers/data-plane.js'
 import { decodeResponse, requestFrame, WireClient } from '../../test/server/wire-client.js'
 import { forkLoad, profiled } from '../server/load.js'
 import { createLogger, parseConfig, type RunningServer, startServer } from '../server/target.js'
@@ -68,6 +68,15 @@ export async function fillLog(
     // ProduceResponse v12: correlation id, header tags, responses (1), name, partitions (1), index.
     errorCodeAt: 4 + 1 + 1 + 1 + topic.length + 1 + 4,
   })
+}
+
+/**
+ * A Produce v12 request frame (acks=1) carrying `batch` to partition 0 of `topic`, and where the
+ * batch starts in it (the load rewrites its stamp there on every send).
+ */
+export function produceFrame(topic: string, batch: Uint8Array): { frame: Uint8Array; batchAt: number } {
+  const frame = requestFrame(0, 12, 1, produceRequest([{ topic, partition: 0, records: batch }], 1))
+  return { frame, batchAt: frame.indexOf(Buffer.from(batch)) }
 }
 
 /** Two measurements of one load as one: counts and times added, latencies and CPU averaged by answers. */
