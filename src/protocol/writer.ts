@@ -87,7 +87,11 @@ export class Writer {
     this.#referenceFrom = referenceRecordsFrom
   }
 
-  /** Bytes of the message so far, referred records fields included. */
+  /**
+   * Bytes of the message so far, referred records fields included. A size, not a position: the
+   * positions `reserveInt32` returns and `patchInt32` takes are in `buffer`, where the message
+   * starts at `start` (not 0 when written into a caller's buffer).
+   */
   get length(): number {
     return this.#pos - this.#start + this.#refBytes
   }

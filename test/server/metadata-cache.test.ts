@@ -14,6 +14,7 @@ import {
 } from '../../src/protocol/generated/messages/MetadataResponse.js'
 import { apiDefinition } from '../../src/protocol/generated/registry.js'
 import { Reader } from '../../src/protocol/reader.js'
+import { Writer } from '../../src/protocol/writer.js'
 import type { AclOperationCodeName } from '../../src/server/auth/acl.js'
 import { AclAuthorizer } from '../../src/server/auth/authorizer.js'
 import { parseConfig } from '../../src/server/config.js'
@@ -28,6 +29,7 @@ import {
   type ServerContext,
 } from '../../src/server/router.js'
 import { TopicCatalog, ZERO_UUID } from '../../src/server/topics/catalog.js'
+import { ANSWER_SLAB_BYTES, type AnswerOutput } from '../../src/server/connection.js'
 import { requestFrame } from './wire-client.js'
 
 const NO_OPERATIONS = -2147483648
@@ -78,6 +80,7 @@ async function fixture(raw: Record<string, string> = {}) {
   } as typeof handler)
   router.bind(server)
   let correlationId = 0
+  const answerBuffer = earlierAnswersBuffer()
 
   /**
    * Asks the router (the cached path) and checks its bytes against the generated writer's encoding
@@ -102,6 +105,22 @@ async function fixture(raw: Record<string, string> = {}) {
     // The uncached encoding: the same response object through the generated writer only.
     const plain = encodeResponseFrame(def, version, id, await answered)
     assert.deepEqual(bytes, plain, `v${version}: the cached answer differs from the generated writer's`)
+    // The same request answered in place, as a connection does when nothing is owed before it:
+    // behind earlier answers in the connection's buffer, which must stay as they were.
+    const again = router.dispatch(
+      frame,
+      { listenerName, principal, remote: '127.0.0.1:40000' },
+      answerBuffer.out,
+    )
+    if (again.kind === 'written') {
+      const inPlace = answerBuffer.take()
+      const expected = encodeResponseFrame(def, version, id, await answered)
+      assert.deepEqual(inPlace, expected, `v${version}: the answer written in place differs`)
+    } else {
+      // Only an answer that is not ready at once (auto-creation) takes the other path.
+      assert.equal(again.kind, 'pending')
+      await again.promise
+    }
     const r = new Reader(bytes.subarray(8 + (version >= 9 ? 1 : 0)))
     return readMetadataResponse(r, version)
   }
@@ -138,6 +157,38 @@ async function fixture(raw: Record<string, string> = {}) {
     assert.equal(o.error, 'NONE', `creating ${name}`)
   }
   return { catalog, metadata, grant, revoke, create }
+}
+
+/**
+ * A connection's answer buffer as the router sees it (AnswerOutput): each answer is written after
+ * bytes of earlier answers still waiting for the socket, which `take` checks are untouched.
+ */
+function earlierAnswersBuffer(): { out: AnswerOutput; take: () => Buffer } {
+  const buf = Buffer.alloc(ANSWER_SLAB_BYTES)
+  const earlier = 37
+  for (let i = 0; i < earlier; i++) buf[i] = 0xa0 + (i % 16)
+  const before = Buffer.from(buf.subarray(0, earlier))
+  const w = new Writer(0)
+  let committed = false
+  const out: AnswerOutput = {
+    begin() {
+      w.resetInto(buf, earlier)
+      committed = false
+      return w
+    },
+    commit() {
+      committed = true
+    },
+    abort() {
+      committed = false
+    },
+  }
+  const take = () => {
+    assert.ok(committed, 'the answer was not committed')
+    assert.deepEqual(buf.subarray(0, earlier), before, 'an earlier answer was written over')
+    return Buffer.from(w.buffer.subarray(w.start, w.end))
+  }
+  return { out, take }
 }
 
 const ALL = { topics: null, allowAutoTopicCreation: false }

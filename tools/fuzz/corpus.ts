@@ -2,7 +2,10 @@
  * The fuzz corpus: every input that found a bug, replayed against a fresh server by the tests
  * (test/fuzz/corpus.e2e.test.ts). One file per input, `<name>.hex`: lines starting with # say what
  * the input is and where it came from; every other line is one frame in hex, size prefix included,
- * sent in order, each on a connection of its own.
+ * sent in order, each on a connection of its own. After a line `#! together`, the frames are sent in
+ * one write on one connection instead (inputs that fail only behind other answers): each must be
+ * answered, its answer must decode, and it must be byte for byte the answer the same frame gets
+ * alone on a connection of its own afterwards (so those frames must not change the server's state).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,7 +16,15 @@ import { expectationOf, FuzzConnection, wellFormedRequest } from './wire.js'
 export interface CorpusEntry {
   readonly name: string
   readonly about: string
+  /** Sent each on a connection of its own. */
   readonly frames: readonly Buffer[]
+  /** Sent after them, together on one connection (`#! together`). */
+  readonly together: readonly Buffer[]
+}
+
+function hexFrame(file: string, line: string): Buffer {
+  if (!/^([0-9a-f]{2})+$/i.test(line)) throw new Error(`${file}: not hex: ${line.slice(0, 40)}`)
+  return Buffer.from(line, 'hex')
 }
 
 export function readCorpus(dir: string): CorpusEntry[] {
@@ -23,17 +34,19 @@ export function readCorpus(dir: string): CorpusEntry[] {
     .map((file) => {
       const lines = readFileSync(join(dir, file), 'utf8').split('\n')
       const about = lines
-        .filter((l) => l.startsWith('#'))
+        .filter((l) => l.startsWith('#') && !l.startsWith('#!'))
         .map((l) => l.replace(/^#\s?/, ''))
         .join(' ')
-      const frames = lines
-        .map((l) => l.trim())
-        .filter((l) => l !== '' && !l.startsWith('#'))
-        .map((l) => {
-          if (!/^([0-9a-f]{2})+$/i.test(l)) throw new Error(`${file}: not hex: ${l.slice(0, 40)}`)
-          return Buffer.from(l, 'hex')
-        })
-      return { name: file.replace(/\.hex$/, ''), about, frames }
+      const frames: Buffer[] = []
+      const together: Buffer[] = []
+      let into = frames
+      for (const raw of lines) {
+        const l = raw.trim()
+        if (l === '#! together') into = together
+        else if (l.startsWith('#!')) throw new Error(`${file}: unknown directive ${l}`)
+        else if (l !== '' && !l.startsWith('#')) into.push(hexFrame(file, l))
+      }
+      return { name: file.replace(/\.hex$/, ''), about, frames, together }
     })
 }
 
@@ -99,6 +112,7 @@ export async function replayEntry(port: number, entry: CorpusEntry, timeoutMs: n
       conn.destroy()
     }
   }
+  if (entry.together.length > 0) problems.push(...(await replayTogether(port, entry.together, timeoutMs)))
   for (const h of healthRequests()) {
     const conn = await FuzzConnection.open(port)
     try {
@@ -117,6 +131,52 @@ export async function replayEntry(port: number, entry: CorpusEntry, timeoutMs: n
       }
     } finally {
       conn.destroy()
+    }
+  }
+  return problems
+}
+
+/**
+ * Frames sent in one write on one connection: each well-formed request answered, in order, with the
+ * bytes the same frame gets alone on a connection of its own afterwards.
+ */
+async function replayTogether(port: number, frames: readonly Buffer[], timeoutMs: number): Promise<string[]> {
+  const problems: string[] = []
+  const requests = frames.map((f, i) => {
+    const valid = wellFormedRequest(f)
+    if (valid === null) throw new Error(`frame ${i} after #! together is not a well-formed request`)
+    return valid
+  })
+  const conn = await FuzzConnection.open(port)
+  let together: Buffer[]
+  try {
+    await conn.write([Buffer.concat(frames)])
+    const o = await conn.take(frames.length, timeoutMs)
+    together = o.responses
+  } finally {
+    conn.destroy()
+  }
+  if (together.length < frames.length)
+    problems.push(`together: ${together.length} of ${frames.length} frames answered`)
+  for (const [i, answer] of together.slice(0, frames.length).entries()) {
+    const { apiKey, version, name } = requests[i]!
+    try {
+      decodeResponse(apiKey, version, answer)
+    } catch (e) {
+      problems.push(
+        `together, frame ${i}: the answer to ${name} v${version} does not decode (${(e as Error).message})`,
+      )
+      continue
+    }
+    const alone = await FuzzConnection.open(port)
+    try {
+      await alone.write([frames[i]!])
+      const o = await alone.take(1, timeoutMs)
+      if (o.responses.length === 0) problems.push(`frame ${i} alone: not answered`)
+      else if (!o.responses[0]!.equals(answer))
+        problems.push(`together, frame ${i}: the answer to ${name} v${version} differs from its answer alone`)
+    } finally {
+      alone.destroy()
     }
   }
   return problems

@@ -158,9 +158,11 @@ function writeResponse(w: Writer, m: MetadataResponse, v: number): void {
       continue
     }
     w.writeRaw(bytes)
-    // The operations are the int32 before the entry's (empty) tagged-field section.
+    // The operations are the int32 before the entry's (empty) tagged-field section. Positions are
+    // in the writer's buffer (`end`), not in the message (`length`): an answer written in place
+    // starts after the connection's earlier answers.
     if (t.topicAuthorizedOperations !== NO_OPERATIONS)
-      w.patchInt32(w.length - (flex ? 5 : 4), t.topicAuthorizedOperations)
+      w.patchInt32(w.end - (flex ? 5 : 4), t.topicAuthorizedOperations)
   }
   if (v >= 8 && v <= 10) w.writeInt32(m.clusterAuthorizedOperations)
   if (v === 13) w.writeInt16(m.errorCode)
