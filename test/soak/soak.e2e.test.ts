@@ -17,6 +17,8 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
     groups: 20,
     minuteMs: 5000,
     connections: 2,
+    // The members on two load threads, one connection each (tools/soak/load-thread.ts).
+    loadThreads: 2,
     producers: 2,
     consumers: 2,
     churnPercent: 5,

@@ -3,13 +3,16 @@
  * producers for a long run, with churn, a plugin outage and a restart.
  *
  *   npm run soak -- [--minutes 30] [--members 10000] [--groups 1000] [--minute-seconds 60]
- *                   [--connections 4] [--producers 2] [--consumers 2] [--churn-percent 1] [--outage-at 10]
+ *                   [--connections 4] [--load-threads 4] [--producers 2] [--consumers 2] [--churn-percent 1] [--outage-at 10]
  *                   [--outage-minutes 2] [--restart-at 20] [--flat-from 5] [--override key=value]...
  *                   [--server-log FILE]
  *
  * Defaults are the reliability criteria's: 10,000 members for 30 minutes, 1 % of the members
  * replaced a minute, a 2-minute plugin outage, one clean restart. `--minute-seconds` compresses a
  * "minute" (the churn, the outage and the restart follow it); `--override` sets a server setting.
+ * `--load-threads N` spreads the streams members over N worker threads of this process, each an
+ * application instance with its own connections (`--connections` is shared out over them, at least
+ * one each) and groups; 0 keeps every member on the main thread.
  * Prints one row per minute and a verdict per criterion; exits 1 when a criterion other than the
  * two flatness ones fails (those depend on the machine and are reported, not enforced).
  */
@@ -23,6 +26,7 @@ const { values } = parseArgs({
     groups: { type: 'string', default: String(ISSUE_DEFAULTS.groups) },
     'minute-seconds': { type: 'string', default: String(ISSUE_DEFAULTS.minuteMs / 1000) },
     connections: { type: 'string', default: String(ISSUE_DEFAULTS.connections) },
+    'load-threads': { type: 'string', default: String(ISSUE_DEFAULTS.loadThreads) },
     producers: { type: 'string', default: String(ISSUE_DEFAULTS.producers) },
     consumers: { type: 'string', default: String(ISSUE_DEFAULTS.consumers) },
     'churn-percent': { type: 'string', default: String(ISSUE_DEFAULTS.churnPercent) },
@@ -59,6 +63,7 @@ const options = {
   groups: int('groups', 1),
   minuteMs: int('minute-seconds', 1) * 1000,
   connections: int('connections', 1),
+  loadThreads: int('load-threads', 0),
   producers: int('producers', 0),
   consumers: int('consumers', 0),
   churnPercent: int('churn-percent', 0),
@@ -74,8 +79,12 @@ if (options.groups > options.members) {
   console.error('--groups must not exceed --members')
   process.exit(2)
 }
+if (options.loadThreads > options.groups) {
+  console.error('--load-threads must not exceed --groups')
+  process.exit(2)
+}
 console.log(
-  `soak: ${options.members} streams members in ${options.groups} groups, ${options.producers} idempotent producers, ` +
+  `soak: ${options.members} streams members in ${options.groups} groups on ${options.loadThreads} load threads, ${options.producers} idempotent producers, ` +
     `${options.consumers} consumers; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
     `${options.outageAt} for ${options.outageMinutes}; restart at minute ${options.restartAt}; server overrides ${JSON.stringify(server)}`,
 )

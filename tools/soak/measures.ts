@@ -2,6 +2,11 @@
 // keeps for thirty minutes neither grows its traced heap nor its garbage per minute: a latency
 // histogram in place of an array of every sample, and per-producer counts by sequence number in
 // place of maps keyed by "p0:123" strings (RELIABILITY.md, "Soak": "The load process's own delay").
+// The streams members run on several threads of the load process (tools/soak/load-thread.ts): each
+// thread counts its own minute (`ThreadMinute`), and the main thread merges the threads' minutes
+// into the row (`mergeThreadMinutes`).
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
 
 /** Buckets per doubling: a bucket is 2^(1/64) wide, so a quantile is within 1.1 % of the sample's. */
 const PER_DOUBLING = 64
@@ -43,6 +48,201 @@ export class LatencyHistogram {
     this.#counts.fill(0)
     this.#n = 0
   }
+
+  /** A copy of the bucket counts, to send to another thread. */
+  counts(): Uint32Array {
+    return this.#counts.slice()
+  }
+
+  /** Adds another histogram's bucket counts (`counts()`), as if its samples had been recorded here. */
+  addCounts(counts: Uint32Array): void {
+    if (counts.length !== this.#counts.length)
+      throw new RangeError(`histogram of ${counts.length} buckets, expected ${this.#counts.length}`)
+    for (let i = 0; i < counts.length; i++) {
+      this.#counts[i] += counts[i]
+      this.#n += counts[i]
+    }
+  }
+}
+
+/** Timer period of a thread's event-loop delay histogram. */
+export const LOOP_RESOLUTION_MS = 10
+
+/**
+ * One thread's own event loop and garbage collection in a minute: its loop delay (99th percentile
+ * and longest, net of the histogram's period), its longest GC pause, its scavenges and
+ * mark-compacts, and its heap used just after the minute's last mark-compact (NaN without one).
+ */
+export interface LoopMinute {
+  readonly p99Ms: number
+  readonly maxMs: number
+  readonly gcMaxMs: number
+  readonly scavenges: number
+  readonly markCompacts: number
+  readonly heapAfterMarkCompactMb: number
+}
+
+/** Watches the event loop and the GC of the thread it is made on (each thread has its own heap). */
+export class LoopMonitor {
+  readonly #loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
+  readonly #gc: PerformanceObserver
+  #gcMaxMs = 0
+  #scavenges = 0
+  #markCompacts = 0
+  #heapAfterMarkCompact = Number.NaN
+
+  constructor() {
+    this.#loop.enable()
+    this.#gc = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (e.duration > this.#gcMaxMs) this.#gcMaxMs = e.duration
+        const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+        if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) this.#scavenges++
+        else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+          this.#markCompacts++
+          // The observer runs soon after the collection: little is allocated in between.
+          this.#heapAfterMarkCompact = getHeapStatistics().used_heap_size
+        }
+      }
+    })
+    this.#gc.observe({ entryTypes: ['gc'] })
+  }
+
+  /** The minute since the last call, and starts the next. */
+  take(): LoopMinute {
+    const minute: LoopMinute = {
+      // The histogram records the time between two firings of its timer: the delay is past that.
+      p99Ms: Math.max(0, this.#loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS),
+      maxMs: Math.max(0, this.#loop.max / 1e6 - LOOP_RESOLUTION_MS),
+      gcMaxMs: this.#gcMaxMs,
+      scavenges: this.#scavenges,
+      markCompacts: this.#markCompacts,
+      heapAfterMarkCompactMb: this.#heapAfterMarkCompact / 1048576,
+    }
+    this.#loop.reset()
+    this.#gcMaxMs = 0
+    this.#scavenges = 0
+    this.#markCompacts = 0
+    this.#heapAfterMarkCompact = Number.NaN
+    return minute
+  }
+
+  stop(): void {
+    this.#loop.disable()
+    this.#gc.disconnect()
+  }
+}
+
+/** What one thread's streams members counted in a minute, as it is posted to the main thread. */
+export interface ThreadMinute {
+  heartbeats: number
+  fenced: number
+  fencedInFlight: number
+  fencedAfterGap: number
+  topologyFenced: number
+  retriable: number
+  otherErrors: number
+  joins: number
+  leaves: number
+  pushesOk: number
+  pushesFailed: number
+  /** Bucket counts of the latency stamped at the socket, and at the handler (`LatencyHistogram.counts`). */
+  latency: Uint32Array
+  handled: Uint32Array
+  /** Heartbeats sent, by 100-ms bucket of the wall clock (ms since the epoch ÷ 100), common to every thread. */
+  sendBuckets: [number, number][]
+  loop: LoopMinute
+}
+
+/** The counts of `ThreadMinute` that add up across threads. */
+export const THREAD_COUNTS = [
+  'heartbeats',
+  'fenced',
+  'fencedInFlight',
+  'fencedAfterGap',
+  'topologyFenced',
+  'retriable',
+  'otherErrors',
+  'joins',
+  'leaves',
+  'pushesOk',
+  'pushesFailed',
+] as const
+
+export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>
+
+/** The minute of every thread as one: counts added, histograms merged, sends added bucket by bucket. */
+export interface MergedMinute extends ThreadCounts {
+  readonly latency: LatencyHistogram
+  readonly handled: LatencyHistogram
+  readonly sendBuckets: Map<number, number>
+  /** The members' threads' loops: the worst thread's p99, longest delay and GC pause; scavenges,
+   * mark-compacts and heap after the last mark-compact added up (the threads' heaps are apart). */
+  readonly loop: LoopMinute
+}
+
+export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute {
+  const latency = new LatencyHistogram()
+  const handled = new LatencyHistogram()
+  const sendBuckets = new Map<number, number>()
+  const counts = Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts
+  for (const part of parts) {
+    for (const k of THREAD_COUNTS) counts[k] += part[k]
+    latency.addCounts(part.latency)
+    handled.addCounts(part.handled)
+    for (const [bucket, n] of part.sendBuckets) sendBuckets.set(bucket, (sendBuckets.get(bucket) ?? 0) + n)
+  }
+  const loops = parts.map((x) => x.loop)
+  const max = (pick: (l: LoopMinute) => number) =>
+    loops.length === 0 ? Number.NaN : Math.max(...loops.map(pick))
+  const heaps = loops.map((l) => l.heapAfterMarkCompactMb).filter((x) => Number.isFinite(x))
+  return {
+    ...counts,
+    latency,
+    handled,
+    sendBuckets,
+    loop: {
+      p99Ms: max((l) => l.p99Ms),
+      maxMs: max((l) => l.maxMs),
+      gcMaxMs: max((l) => l.gcMaxMs),
+      scavenges: loops.reduce((a, l) => a + l.scavenges, 0),
+      markCompacts: loops.reduce((a, l) => a + l.markCompacts, 0),
+      heapAfterMarkCompactMb: heaps.length === 0 ? Number.NaN : heaps.reduce((a, b) => a + b, 0),
+    },
+  }
+}
+
+/**
+ * How bunched a minute's sends are: the most sent in one 100-ms bucket, and the share of the
+ * minute's sends in its busiest tenth of buckets (0.1 for an even load). Buckets in which nothing
+ * was sent count too: the minute has minuteMs / 100 of them.
+ */
+export function bunching(
+  sendBuckets: ReadonlyMap<number, number>,
+  minuteMs: number,
+): { max100ms: number; topTenthShare: number } {
+  const buckets = [...sendBuckets.values()].sort((a, b) => b - a)
+  if (buckets.length === 0) return { max100ms: Number.NaN, topTenthShare: Number.NaN }
+  const tenth = Math.max(1, Math.round(minuteMs / 1000))
+  const sent = buckets.reduce((a, b) => a + b, 0)
+  return { max100ms: buckets[0], topTenthShare: buckets.slice(0, tenth).reduce((a, b) => a + b, 0) / sent }
+}
+
+/**
+ * How the streams members are split over the load's threads, as separate application instances:
+ * group g runs on thread g mod threads (a group's members on one thread, so its rolling upgrades
+ * are that thread's), and the connections are shared out, at least one a thread.
+ */
+export function splitLoad(
+  groups: number,
+  connections: number,
+  threads: number,
+): { groups: number[]; connections: number }[] {
+  if (threads < 1 || threads > groups) throw new RangeError(`${threads} threads for ${groups} groups`)
+  return Array.from({ length: threads }, (_, t) => ({
+    groups: Array.from({ length: Math.ceil((groups - t) / threads) }, (_, i) => t + i * threads),
+    connections: Math.max(1, Math.floor(connections / threads) + (t < connections % threads ? 1 : 0)),
+  }))
 }
 
 /**

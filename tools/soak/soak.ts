@@ -1,21 +1,26 @@
 // The soak: a real `topograph start` process (SQLite coordinator storage, the controllable test
 // plugin on its SQLite backend so descriptions survive the restart) under N streams members across
 // G groups, a consumer group and idempotent producers, for M minutes with churn (1 % of the members
-// replaced a minute), one plugin outage and one clean restart. This process is the load: a few TCP
-// connections carry every member's heartbeats, pipelined. See tools/soak/main.ts for the command
-// and RELIABILITY.md ("Soak") for what it checks.
+// replaced a minute), one plugin outage and one clean restart. This process is the load. Its
+// streams members are spread over `loadThreads` worker threads (tools/soak/load-thread.ts), each
+// an application instance with its own connections and the members of its groups
+// (tools/soak/members.ts); the main thread keeps the server, the data plane, the churn's timing,
+// the outage, the restart, the end check and the rows. See tools/soak/main.ts for the command and
+// RELIABILITY.md ("Soak") for what it checks.
 //
-// The heartbeat latency is the server's as nearly as one load process can tell it: the connection
-// stamps a heartbeat just before its frame is written to the socket and when the chunk that holds
-// its answer is read, before anything in that chunk is decoded (`Timing` in client.ts). What this
-// process does around the socket (encoding, decoding, the handlers of the answers ahead in the
-// chunk) is left out; a turn of this loop (its timers, its GC) that keeps an answer waiting in the
-// socket is not, as one loop cannot read while it is busy. So each row shows, beside that p99, the p99 as the member's handler sees it (the
-// rows' measure before 2026-12-03) and this process's own loop delay, GC and heap: a latency that
-// moves with the load-side columns is this process's. What the load keeps for the whole run is in
-// fixed-size or typed storage (tools/soak/measures.ts): a latency histogram a minute, not an array
-// of samples, and the records acked, consumed and read back as counts by producer and sequence
-// number, not maps of strings that grew through the run.
+// The heartbeat latency is the server's as nearly as the load can tell it: the connection stamps a
+// heartbeat just before its frame is written to the socket and when the chunk that holds its
+// answer is read, before anything in that chunk is decoded (`Timing` in client.ts). What the load
+// does around the socket (encoding, decoding, the handlers of the answers ahead in the chunk) is
+// left out; a turn of the member's own thread (its timers, its GC) that keeps an answer waiting in
+// the socket is not, as a loop cannot read while it is busy. With the members on several threads
+// that wait is one instance's, not every member's at once, as with real application instances.
+// Each row shows, beside that p99, the p99 as the member's handler sees it and the worst member
+// thread's loop delay and GC, and each minute's log line every thread's: a latency that moves with
+// the load-side columns is the load's. Each thread counts its minute in fixed-size storage (a
+// latency histogram, not an array of samples) and the main thread merges them
+// (tools/soak/measures.ts); the records acked, consumed and read back are counts by producer and
+// sequence number.
 import {
   closeSync,
   fstatSync,
@@ -28,8 +33,6 @@ import {
 } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getHeapStatistics } from 'node:v8'
-import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
 import * as p from '../../src/protocol/index.js'
 import { makeBatch, readRecords } from '../../test/helpers/data-plane.js'
 import { pluginFiles } from '../../test/helpers/kip1331.js'
@@ -39,8 +42,19 @@ import {
   startTopographProcess,
   type TopographProcess,
 } from '../../test/helpers/topograph-process.js'
-import { ConnectionClosedError, clientBackoffMs, ReconnectingClient, type Timing } from './client.js'
-import { LatencyHistogram, SeqCounts } from './measures.js'
+import { ConnectionClosedError, ReconnectingClient } from './client.js'
+import { E, RETRIABLE, STREAMS_TOPIC, sleep, wallNow } from './common.js'
+import { inProcessThread, type LoadThread, workerThread } from './load-thread.js'
+import {
+  bunching,
+  type LoopMinute,
+  LoopMonitor,
+  mergeThreadMinutes,
+  SeqCounts,
+  splitLoad,
+  THREAD_COUNTS,
+} from './measures.js'
+import { sinkTopic } from './members.js'
 
 export interface SoakOptions {
   readonly minutes: number
@@ -48,8 +62,13 @@ export interface SoakOptions {
   readonly groups: number
   /** Length of a soak "minute" in ms: 60,000 for the real run, less for the compressed one. */
   readonly minuteMs: number
-  /** Connections carrying the streams members' requests. */
+  /** Connections carrying the streams members' requests, shared out over the load threads (at least one each). */
   readonly connections: number
+  /**
+   * Worker threads of the load process the streams members are spread over, each an application
+   * instance with its own connections and groups (0: every member on the main thread).
+   */
+  readonly loadThreads: number
   readonly producers: number
   readonly consumers: number
   /** Members replaced a minute, in per cent of `members`. */
@@ -74,6 +93,7 @@ export const ISSUE_DEFAULTS = {
   groups: 1_000,
   minuteMs: 60_000,
   connections: 4,
+  loadThreads: 4,
   producers: 2,
   consumers: 2,
   churnPercent: 1,
@@ -88,11 +108,10 @@ export interface MinuteRow {
   heartbeats: number
   /**
    * Heartbeat latencies stamped at the socket (`Timing`: the frame written, the chunk with its
-   * answer read), and as the member's handler sees them (from before the request is encoded to the
-   * answer's handler: every delay of this process's loop in it, as the rows before 2026-12-03 had).
+   * answer read), merged over the load threads, and the p99 as the member's handler sees it (from
+   * before the request is encoded to the answer's handler: every delay of its thread's loop in it,
+   * as the rows before 2026-12-03 had).
    */
-  latency: LatencyHistogram
-  handled: LatencyHistogram
   p50: number
   p99: number
   p99Handled: number
@@ -148,23 +167,28 @@ export interface MinuteRow {
   longWait: number
   longOther: number
   longCpuMaxMs: number
-  /** Heartbeats sent per 100 ms: the busiest 100 ms, and the share of the minute's sends in its busiest tenth. */
-  sendBuckets: Map<number, number>
+  /** Heartbeats sent per 100 ms, over every thread: the busiest 100 ms, and the share of the minute's sends in its busiest tenth. */
   sendsMax100ms: number
   sendsTopTenthShare: number
   loadavg: number
+  /**
+   * The members' threads' own loop delay (p99 and longest) and longest GC pause in the minute, the
+   * worst thread's (in its members' latencies).
+   */
   loopP99Ms: number
-  /** The load process's own longest loop delay and longest GC pause in the minute (in its latencies). */
   loopMaxMs: number
   loadGcMaxMs: number
   /**
-   * The load process's scavenges and mark-compacts in the minute, and its heap used just after the
-   * minute's last mark-compact (what it keeps, without the garbage a heap used at any other moment
-   * has in it; NaN in a minute without one).
+   * The members' threads' scavenges and mark-compacts in the minute, and their heaps used just after
+   * the minute's last mark-compact (what they keep, without the garbage a heap used at any other
+   * moment has in it), added up over the threads; NaN in a minute without one.
    */
   loadScavenges: number
   loadMarkCompacts: number
   loadHeapMb: number
+  /** Each load thread's own loop and GC (`LoopMinute`), and the main thread's (the data plane's). */
+  threadLoops: LoopMinute[]
+  mainLoop: LoopMinute | undefined
   events: string[]
 }
 
@@ -182,40 +206,11 @@ export interface SoakResult {
   readonly pass: boolean
 }
 
-const E = {
-  NONE: 0,
-  REQUEST_TIMED_OUT: 7,
-  COORDINATOR_LOAD_IN_PROGRESS: 14,
-  COORDINATOR_NOT_AVAILABLE: 15,
-  NOT_COORDINATOR: 16,
-  UNKNOWN_MEMBER_ID: 25,
-  REBALANCE_IN_PROGRESS: 27,
-  DUPLICATE_SEQUENCE_NUMBER: 46,
-  FENCED_MEMBER_EPOCH: 110,
-  STALE_MEMBER_EPOCH: 113,
-  STREAMS_TOPOLOGY_FENCED: 132,
-} as const
-const RETRIABLE = new Set<number>([
-  E.REQUEST_TIMED_OUT,
-  E.COORDINATOR_LOAD_IN_PROGRESS,
-  E.COORDINATOR_NOT_AVAILABLE,
-  E.NOT_COORDINATOR,
-  6, // NOT_LEADER_OR_FOLLOWER
-  3, // UNKNOWN_TOPIC_OR_PARTITION (metadata not loaded yet)
-])
-
-const STREAMS_TOPIC = 'soak-streams-input'
 const STREAMS_PARTITIONS = 8
 const DATA_TOPIC = 'soak-data'
 const DATA_PARTITIONS = 4
 const CONSUMER_GROUP = 'soak-consumers'
 const RETRY_MS = 250
-
-const RETRY_BACKOFF_MS = 100
-const RETRY_BACKOFF_MAX_MS = 1000
-
-/** Timer period of the load process's event-loop delay histogram. */
-const LOOP_RESOLUTION_MS = 10
 
 /** One second of the server process, as tools/soak/report-memory.mjs writes it. */
 interface ServerSecond {
@@ -255,104 +250,9 @@ function anonymousKb(pid: number): number | undefined {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
 function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
-}
-
-/** A deterministic generator, so a run's churn picks are the same for the same options. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function streamsTopology(epoch: number): p.StreamsGroupHeartbeatRequestTopology {
-  return p.createStreamsGroupHeartbeatRequestTopology({
-    epoch,
-    subtopologies: [
-      p.createStreamsGroupHeartbeatRequestSubtopology({
-        subtopologyId: '0',
-        sourceTopics: [STREAMS_TOPIC],
-      }),
-    ],
-  })
-}
-
-/** The sink topic of a group's description at a topology epoch: the end check reads it back. */
-const sinkTopic = (groupId: string, epoch: number) => `${groupId}-output-v${epoch}`
-
-/** The description a member pushes when asked: source → aggregate (store) → sink. */
-function description(
-  groupId: string,
-  epoch: number,
-): p.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription {
-  const node = p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode
-  return p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription({
-    subtopologies: [
-      p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology({
-        subtopologyId: '0',
-        nodes: [
-          node({
-            name: 'KSTREAM-SOURCE-0000000000',
-            nodeType: 1,
-            sourceTopics: [STREAMS_TOPIC],
-            successors: ['KSTREAM-AGGREGATE-0000000001'],
-          }),
-          node({
-            name: 'KSTREAM-AGGREGATE-0000000001',
-            nodeType: 2,
-            stores: [`${groupId}-store`],
-            successors: ['KSTREAM-SINK-0000000002'],
-          }),
-          node({ name: 'KSTREAM-SINK-0000000002', nodeType: 3, sinkTopic: sinkTopic(groupId, epoch) }),
-        ],
-      }),
-    ],
-    globalStores: [],
-  })
-}
-
-type Tasks = p.StreamsGroupHeartbeatRequestTaskIds[]
-
-interface StreamsMember {
-  readonly groupId: string
-  readonly memberId: string
-  readonly processId: string
-  readonly client: ReconnectingClient
-  /** Where the connection stamps this member's heartbeat (one in flight at a time), reused. */
-  readonly timing: Timing
-  /** The topology epoch of the application version this member runs. */
-  readonly topologyEpoch: number
-  epoch: number
-  active: Tasks
-  standby: Tasks
-  warmup: Tasks
-  /** The owned tasks changed since the server last heard them. */
-  tasksDirty: boolean
-  intervalMs: number
-  timer: NodeJS.Timeout | undefined
-  /** When the pending timer is due: the time this member's own client would send. */
-  dueAt: number | undefined
-  /** Failed attempts in a row (connection lost, coordinator not available): the back-off's exponent. */
-  failedAttempts: number
-  /** Whether the member must find its coordinator (FindCoordinator) before it heartbeats again. */
-  coordinatorUnknown: boolean
-  inFlight: boolean
-  pushing: boolean
-  /** The server restarted since this member's last answered heartbeat. */
-  unansweredAtRestart: boolean
-  lastAnsweredAt: number
-  /** When this member's last heartbeat was sent. */
-  lastSentAt: number
-  state: 'active' | 'leaving' | 'gone'
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
@@ -398,7 +298,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     get: { '*': { action: 'transient' as const, message: 'backend unavailable' } },
   }
 
-  const random = rng(o.members * 31 + o.groups)
   const rows: MinuteRow[] = []
   const errorCodes: Record<string, number> = {}
   const totals = {
@@ -427,8 +326,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const newRow = (minute: number): MinuteRow => ({
     minute,
     heartbeats: 0,
-    latency: new LatencyHistogram(),
-    handled: new LatencyHistogram(),
     p50: Number.NaN,
     p99: Number.NaN,
     p99Handled: Number.NaN,
@@ -470,7 +367,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     longWait: Number.NaN,
     longOther: Number.NaN,
     longCpuMaxMs: Number.NaN,
-    sendBuckets: new Map(),
     sendsMax100ms: Number.NaN,
     sendsTopTenthShare: Number.NaN,
     loadavg: Number.NaN,
@@ -480,16 +376,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     loadScavenges: Number.NaN,
     loadMarkCompacts: Number.NaN,
     loadHeapMb: Number.NaN,
+    threadLoops: [],
+    mainLoop: undefined,
     events: [],
   })
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
   let row = newRow(-1)
   let restarting = false
   /**
-   * When the restarted server listened again, and how long after that each member whose heartbeat
-   * had failed while it was down sent its first heartbeat that was answered.
+   * How long after the restarted server listened again each member whose heartbeat had failed while
+   * it was down sent its first heartbeat that was answered.
    */
-  let listeningAgainAt: number | undefined
   const restartReturns: number[] = []
   let stopping = false
   let stopProducing = false
@@ -503,32 +400,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     rmSync(dataDir, { recursive: true, force: true })
     throw e
   }
-  const clients: ReconnectingClient[] = []
+  /** The streams members' application instances: one a load thread (or one on this thread). */
+  const threads: LoadThread[] = []
   /** Connections of the data plane, stopped with the others (a live one reconnects forever). */
   const dataClients: ReconnectingClient[] = []
   const admin = new ReconnectingClient(port)
-  const members: StreamsMember[] = []
-  let memberSerial = 0
-  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
-  loop.enable()
-  // This process's GC pauses are in every latency measured while they last.
-  let loadGcMaxMs = 0
-  let loadScavenges = 0
-  let loadMarkCompacts = 0
-  let loadHeapAfterMarkCompact = Number.NaN
-  const loadGc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      if (e.duration > loadGcMaxMs) loadGcMaxMs = e.duration
-      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
-      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) loadScavenges++
-      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
-        loadMarkCompacts++
-        // The observer runs soon after the collection: little is allocated in between.
-        loadHeapAfterMarkCompact = getHeapStatistics().used_heap_size
-      }
-    }
-  })
-  loadGc.observe({ entryTypes: ['gc'] })
+  // This thread's own loop and GC: the data plane's and the rows', and the members' too with
+  // `loadThreads` 0 (then the members' thread reports the same loop).
+  const mainLoop = new LoopMonitor()
+  /** What each thread counted over the run, once stopped. */
+  let threadTotals: Awaited<ReturnType<LoadThread['stop']>>[] | undefined
+  const stopThreads = async () => {
+    if (threadTotals === undefined) threadTotals = await Promise.all(threads.map((t) => t.stop()))
+    return threadTotals
+  }
 
   try {
     await admin.start()
@@ -557,304 +442,25 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
     const dataTopicId = created.topics.find((t) => t.name === DATA_TOPIC)?.topicId as string
 
-    for (let i = 0; i < o.connections; i++) {
-      const c = new ReconnectingClient(port, () => {
-        if (!restarting) totals.connectionLossesOutsideRestart++
-      })
-      await c.start()
-      clients.push(c)
-    }
-
-    // 2. Streams members.
-    // A member's heartbeat timer. A Kafka client runs each member (stream thread) on its own
-    // thread, and resets the member's heartbeat timer when it sends a heartbeat
-    // (`StreamsGroupHeartbeatRequestManager` → `HeartbeatRequestState.resetTimer()`): the next one
-    // is due an interval after that send. Here one event loop sends for every member, so a timer
-    // that fires late because this loop was busy must not move the member's phase (a late timer
-    // here is this process's delay, not the member's): the next heartbeat is due an interval after
-    // the time this one was due. Without that, every stall of this loop merges the phases of the
-    // members whose timers fell in it, for good, and the load bunches up over a run.
-    const schedule = (m: StreamsMember, ms: number) => {
-      clearTimeout(m.timer)
-      m.dueAt = undefined
-      if (m.state !== 'active' || stopping) return
-      m.dueAt = performance.now() + ms
-      m.timer = setTimeout(() => heartbeat(m), ms)
-    }
-    /** After a failed attempt: the member's own back-off, as a Kafka client's. */
-    const retryLater = (m: StreamsMember) =>
-      schedule(m, clientBackoffMs(m.failedAttempts++, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS, Math.random))
-    // A Kafka client that lost its coordinator's connection (or was told NOT_COORDINATOR) marks the
-    // coordinator unknown and sends FindCoordinator before its next heartbeat
-    // (`CoordinatorRequestManager`); the heartbeat follows as soon as the coordinator is known.
-    const findCoordinator = (m: StreamsMember): Promise<boolean> =>
-      m.client
-        .request(10, 4, p.createFindCoordinatorRequest({ keyType: 0, coordinatorKeys: [m.groupId] }))
-        .then(
-          (r) => {
-            const code = r.coordinators[0]?.errorCode ?? -1
-            if (code === E.NONE) {
-              m.coordinatorUnknown = false
-              return true
-            }
-            countError('find-coordinator', code)
-            return false
-          },
-          (e: unknown) => {
-            if (!(e instanceof ConnectionClosedError)) throw e
-            return false
-          },
-        )
-    const rejoin = (m: StreamsMember) => {
-      m.epoch = 0
-      m.active = []
-      m.standby = []
-      m.warmup = []
-      m.tasksDirty = true
-    }
-    const push = (m: StreamsMember) => {
-      if (m.pushing) return
-      m.pushing = true
-      const topologyEpoch = m.topologyEpoch
-      m.client
-        .request(
-          93,
-          0,
-          p.createStreamsGroupTopologyDescriptionUpdateRequest({
-            groupId: m.groupId,
-            memberId: m.memberId,
-            topologyEpoch,
-            topologyDescription: description(m.groupId, topologyEpoch),
-          }),
-        )
-        .then(
-          (r) => {
-            if (r.errorCode === E.NONE) {
-              row.pushesOk++
-              totals.pushesOk++
-            } else {
-              row.pushesFailed++
-              totals.pushesFailed++
-              countError('push', r.errorCode)
-            }
-          },
-          () => {
-            row.pushesFailed++
-            totals.pushesFailed++
-          },
-        )
-        .finally(() => {
-          m.pushing = false
-        })
-    }
-    const heartbeat = async (m: StreamsMember): Promise<void> => {
-      if (m.inFlight || m.state === 'gone') return
-      // The time the member's own client would send this heartbeat (see `schedule`).
-      const dueAt = m.dueAt
-      m.dueAt = undefined
-      m.inFlight = true
-      if (m.coordinatorUnknown) {
-        const found = await findCoordinator(m)
-        if (!found) {
-          m.inFlight = false
-          if (m.state === 'leaving') {
-            // The leave could not be sent: the session timeout removes the member.
-            m.state = 'gone'
-            totals.leavesLost++
-            return
-          }
-          retryLater(m)
-          return
-        }
+    // 2. Streams members: the groups and connections shared out over the load threads, each an
+    // application instance that joins its members, spread over 5 s.
+    const plan = splitLoad(o.groups, o.connections, Math.max(1, o.loadThreads))
+    plan.forEach((part, index) => {
+      const config = {
+        port,
+        index,
+        groups: part.groups,
+        connections: part.connections,
+        members: o.members,
+        totalGroups: o.groups,
+        sessionTimeoutMs,
       }
-      const joining = m.epoch === 0
-      const leaving = m.state === 'leaving'
-      const sendTasks = joining || m.tasksDirty
-      const sentAt = performance.now()
-      const intendedAt = dueAt !== undefined && dueAt <= sentAt ? dueAt : sentAt
-      const bucket = Math.floor(sentAt / 100)
-      row.sendBuckets.set(bucket, (row.sendBuckets.get(bucket) ?? 0) + 1)
-      // A gap between two sends longer than the session is the load's fault, not the server's.
-      const sendGap = sentAt - m.lastSentAt
-      m.lastSentAt = sentAt
-      const sentRow = row
-      return m.client
-        .request(
-          88,
-          1,
-          p.createStreamsGroupHeartbeatRequest({
-            groupId: m.groupId,
-            memberId: m.memberId,
-            memberEpoch: leaving ? -1 : m.epoch,
-            endpointInformationEpoch: 0,
-            rebalanceTimeoutMs: joining ? 30_000 : -1,
-            topology: joining && !leaving ? streamsTopology(m.topologyEpoch) : null,
-            activeTasks: sendTasks && !leaving ? m.active : null,
-            standbyTasks: sendTasks && !leaving ? m.standby : null,
-            warmupTasks: sendTasks && !leaving ? m.warmup : null,
-            processId: joining ? m.processId : null,
-            clientTags: joining ? [] : null,
-          }),
-          m.timing,
-        )
-        .then(
-          (r) => {
-            m.inFlight = false
-            const now = performance.now()
-            sentRow.latency.record(m.timing.receivedAt - m.timing.sentAt)
-            sentRow.handled.record(now - sentAt)
-            row.heartbeats++
-            totals.heartbeats++
-            if (leaving) {
-              m.state = 'gone'
-              row.leaves++
-              totals.leaves++
-              return
-            }
-            if (r.errorCode === E.NONE) {
-              if (joining) {
-                row.joins++
-                totals.joins++
-              }
-              m.lastAnsweredAt = now
-              // A member whose heartbeat failed while the server was down: when it sent the first
-              // heartbeat answered after it (its phase from then on).
-              if (m.unansweredAtRestart && m.failedAttempts > 0 && listeningAgainAt !== undefined)
-                restartReturns.push(sentAt - listeningAgainAt)
-              m.unansweredAtRestart = false
-              m.epoch = r.memberEpoch
-              if (sendTasks) m.tasksDirty = false
-              if (r.activeTasks !== null) {
-                m.active = r.activeTasks
-                m.tasksDirty = true
-              }
-              if (r.standbyTasks !== null) {
-                m.standby = r.standbyTasks
-                m.tasksDirty = true
-              }
-              if (r.warmupTasks !== null) {
-                m.warmup = r.warmupTasks
-                m.tasksDirty = true
-              }
-              if (r.heartbeatIntervalMs > 0) m.intervalMs = r.heartbeatIntervalMs
-              if (r.topologyDescriptionRequired) push(m)
-              m.failedAttempts = 0
-              schedule(m, Math.max(0, intendedAt + m.intervalMs - now))
-              return
-            }
-            if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {
-              countError('heartbeat', r.errorCode)
-              if (m.unansweredAtRestart) {
-                row.fencedInFlight++
-                totals.fencedInFlight++
-              } else if (sendGap > sessionTimeoutMs) {
-                row.fencedAfterGap++
-                totals.fencedAfterGap++
-              } else {
-                row.fenced++
-                totals.fenced++
-                if (totals.fenced <= 20)
-                  o.log(
-                    `fenced: ${m.memberId} of ${m.groupId} epoch ${m.epoch}, error ${r.errorCode} ${r.errorMessage ?? ''}, ` +
-                      `last answer ${((now - m.lastAnsweredAt) / 1000).toFixed(1)} s ago`,
-                  )
-              }
-              m.unansweredAtRestart = false
-              rejoin(m)
-              schedule(m, 0)
-              return
-            }
-            if (r.errorCode === E.STREAMS_TOPOLOGY_FENCED && m.topologyEpoch < deployed[groupOf(m)]) {
-              // A member of the old version rejoining a group its upgrade has moved on: it is
-              // replaced by a member of the new version, as the rolling upgrade would have done.
-              countError('heartbeat', r.errorCode)
-              m.state = 'gone'
-              row.topologyFenced++
-              totals.topologyFenced++
-              void heartbeat(addMember(groupOf(m)))
-              return
-            }
-            if (RETRIABLE.has(r.errorCode)) {
-              row.retriable++
-              if (r.errorCode === E.NOT_COORDINATOR || r.errorCode === E.COORDINATOR_NOT_AVAILABLE) {
-                // The client finds the coordinator again, then heartbeats without a back-off.
-                m.coordinatorUnknown = true
-                m.failedAttempts = 0
-                schedule(m, 0)
-                return
-              }
-            } else {
-              row.otherErrors++
-              countError('heartbeat', r.errorCode)
-            }
-            retryLater(m)
-          },
-          (e: unknown) => {
-            m.inFlight = false
-            if (!(e instanceof ConnectionClosedError)) throw e
-            if (leaving) {
-              // The leave was lost with the connection: the session timeout removes the member.
-              m.state = 'gone'
-              totals.leavesLost++
-              return
-            }
-            m.coordinatorUnknown = true
-            retryLater(m)
-          },
-        )
-    }
-    // The application version each group runs (its topology epoch); a rolling upgrade raises it and
-    // replaces the group's members one by one with members of the new version.
-    const deployed = new Array<number>(o.groups).fill(0)
-    const groupOf = (m: StreamsMember) => Number(m.groupId.slice('soak-group-'.length))
-    const addMember = (g: number): StreamsMember => {
-      const n = memberSerial++
-      const m: StreamsMember = {
-        groupId: `soak-group-${g}`,
-        memberId: `soak-member-${g}-${n}`,
-        processId: `soak-process-${n}`,
-        client: clients[n % clients.length],
-        timing: { sentAt: 0, receivedAt: 0 },
-        topologyEpoch: deployed[g],
-        epoch: 0,
-        active: [],
-        standby: [],
-        warmup: [],
-        tasksDirty: true,
-        intervalMs: 5000,
-        timer: undefined,
-        dueAt: undefined,
-        failedAttempts: 0,
-        coordinatorUnknown: false,
-        inFlight: false,
-        pushing: false,
-        unansweredAtRestart: false,
-        lastAnsweredAt: performance.now(),
-        lastSentAt: performance.now(),
-        state: 'active',
-      }
-      members.push(m)
-      return m
-    }
-
-    // Join everyone, a group at a time in waves, then spread the heartbeats over the interval.
-    const perGroup = Math.floor(o.members / o.groups)
-    const extra = o.members - perGroup * o.groups
-    const joinAll: Promise<void>[] = []
-    for (let g = 0; g < o.groups; g++) {
-      const size = perGroup + (g < extra ? 1 : 0)
-      for (let i = 0; i < size; i++) {
-        const m = addMember(g)
-        joinAll.push(
-          (async () => {
-            await sleep(Math.floor(random() * 5000))
-            await heartbeat(m)
-          })(),
-        )
-      }
-    }
-    await Promise.all(joinAll)
-    o.log(`set-up: ${members.length} members joined (${totals.joins} joins)`)
+      threads.push(o.loadThreads === 0 ? inProcessThread(config, o.log) : workerThread(config, o.log))
+    })
+    const joined = await Promise.all(threads.map((t) => t.join()))
+    o.log(
+      `set-up: ${joined.reduce((x, y) => x + y, 0)} members joined on ${o.loadThreads === 0 ? 'the main thread' : `${threads.length} load threads`} (${joined.join(' / ')})`,
+    )
 
     // 3. Data plane: idempotent producers, and a consumer group (KIP-848) reading what they write.
     const acked = new SeqCounts() // by producer index and sequence number
@@ -1149,12 +755,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         lastServerLine = s
       }
     }
-    const closeRow = (r: MinuteRow) => {
-      r.p50 = r.latency.quantile(0.5)
-      r.p99 = r.latency.quantile(0.99)
-      r.p99Handled = r.handled.quantile(0.99)
-      r.latency.reset()
-      r.handled.reset()
+    // A row closes when every thread has handed over its minute: the threads' counts added, their
+    // latency histograms merged, their sends added by 100-ms bucket of the wall clock.
+    const closeRow = async (r: MinuteRow) => {
+      const parts = await Promise.all(threads.map((t) => t.roll()))
+      const merged = mergeThreadMinutes(parts)
+      for (const k of THREAD_COUNTS) r[k] = merged[k]
+      r.p50 = merged.latency.quantile(0.5)
+      r.p99 = merged.latency.quantile(0.99)
+      r.p99Handled = merged.handled.quantile(0.99)
       sampleMemory()
       const rss = r.rssSamples.sort((a, b) => a - b)
       r.rssMb = quantile(rss, 0.5)
@@ -1189,29 +798,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         if (r.heartbeats > 0)
           r.serverCpuPerHeartbeatUs = (1000 * seconds.reduce((a, x) => a + x.cpuMs, 0)) / r.heartbeats
       }
-      const buckets = [...r.sendBuckets.values()].sort((a, b) => b - a)
-      r.sendBuckets = new Map()
-      if (buckets.length > 0) {
-        // Buckets in which nothing was sent count too: the minute has minuteMs / 100 of them.
-        const tenth = Math.max(1, Math.round(o.minuteMs / 1000))
-        const sent = buckets.reduce((a, b) => a + b, 0)
-        r.sendsMax100ms = buckets[0]
-        r.sendsTopTenthShare = buckets.slice(0, tenth).reduce((a, b) => a + b, 0) / sent
-      }
+      const sends = bunching(merged.sendBuckets, o.minuteMs)
+      r.sendsMax100ms = sends.max100ms
+      r.sendsTopTenthShare = sends.topTenthShare
       r.loadavg = loadavg()[0]
-      // The histogram records the time between two firings of its timer: the delay is past that.
-      r.loopP99Ms = Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)
-      r.loopMaxMs = Math.max(0, loop.max / 1e6 - LOOP_RESOLUTION_MS)
-      r.loadGcMaxMs = loadGcMaxMs
-      loadGcMaxMs = 0
-      r.loadScavenges = loadScavenges
-      r.loadMarkCompacts = loadMarkCompacts
-      loadScavenges = 0
-      loadMarkCompacts = 0
-      r.loadHeapMb = loadHeapAfterMarkCompact / 1048576
-      loadHeapAfterMarkCompact = Number.NaN
-      loop.reset()
+      r.loopP99Ms = merged.loop.p99Ms
+      r.loopMaxMs = merged.loop.maxMs
+      r.loadGcMaxMs = merged.loop.gcMaxMs
+      r.loadScavenges = merged.loop.scavenges
+      r.loadMarkCompacts = merged.loop.markCompacts
+      r.loadHeapMb = merged.loop.heapAfterMarkCompactMb
+      r.threadLoops = parts.map((x) => x.loop)
+      r.mainLoop = mainLoop.take()
       o.log(formatRow(r))
+      o.log(formatLoops(r))
     }
     const sampleMemory = () => {
       readServerLines()
@@ -1225,33 +825,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       if (anon !== undefined) row.anonSamples.push(anon / 1024)
     }
     const sampler = setInterval(sampleMemory, 5000).unref()
-    closeRow(row)
+    await closeRow(row)
     rows.push(row)
     o.log(HEADER)
 
-    // Churn: the members replaced are those of groups in a rolling upgrade (a new application
-    // version, topology epoch + 1, so the new members push a new description); when no group is
-    // mid-upgrade, the next group in turn starts one.
+    // Churn: replacements spread over each minute, handed to the threads in turn; each thread
+    // replaces a member of one of its groups in a rolling upgrade (tools/soak/members.ts).
     const churnPerMinute = Math.max(1, Math.round((o.members * o.churnPercent) / 100))
-    let nextUpgrade = 0
-    const pickLeaver = (): StreamsMember | undefined => {
-      const candidates = (stale: boolean) =>
-        members.filter(
-          (m) =>
-            m.state === 'active' &&
-            m.epoch > 0 &&
-            !m.inFlight &&
-            (!stale || m.topologyEpoch < deployed[groupOf(m)]),
-        )
-      let live = candidates(true)
-      if (live.length === 0) {
-        deployed[nextUpgrade]++
-        nextUpgrade = (nextUpgrade + 1) % o.groups
-        live = candidates(true)
-      }
-      if (live.length === 0) live = candidates(false)
-      return live.length === 0 ? undefined : live[Math.floor(random() * live.length)]
-    }
+    let churned = 0
     for (let minute = 0; minute < o.minutes; minute++) {
       row = newRow(minute)
       rows.push(row)
@@ -1269,13 +850,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         restartDone = (async () => {
           await sleep(Math.floor(o.minuteMs / 4))
           restarting = true
-          for (const m of members) m.unansweredAtRestart = true
+          await Promise.all(threads.map((t) => t.restartBegins()))
           const t0 = performance.now()
           const exit = await server.stop(60_000)
           serverOutput.push(server.output())
           totals.stopExitCode = exit.code ?? -1
           server = await startServer()
-          listeningAgainAt = performance.now()
+          const listeningAgainAt = performance.now()
+          const at = wallNow()
+          await Promise.all(threads.map((t) => t.listeningAgain(at)))
           totals.restartMs = listeningAgainAt - t0
           row.events.push(
             `restart: stopped (exit ${exit.code}) and listening again in ${(totals.restartMs / 1000).toFixed(1)} s`,
@@ -1283,26 +866,22 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           // Stragglers of the old connections are counted with the restart for a few seconds more.
           await sleep(Math.min(5000, o.minuteMs / 2))
           restarting = false
+          await Promise.all(threads.map((t) => t.restartEnds()))
         })()
       }
       for (let k = 0; k < churnPerMinute; k++) {
         const due = minuteStart + ((k + 0.5) * o.minuteMs) / churnPerMinute
         await sleep(Math.max(0, due - Date.now()))
-        const leaver = pickLeaver()
-        if (leaver === undefined) continue
-        clearTimeout(leaver.timer)
-        leaver.state = 'leaving'
-        void heartbeat(leaver)
-        void heartbeat(addMember(groupOf(leaver)))
+        await threads[churned++ % threads.length].replaceOne()
       }
       await sleep(Math.max(0, minuteStart + o.minuteMs - Date.now()))
       if (restartDone !== undefined) {
         await restartDone
+        for (const returns of await Promise.all(threads.map((t) => t.takeRestartReturns())))
+          restartReturns.push(...returns)
         row.events.push(describeReturns(restartReturns))
       }
-      closeRow(row)
-      // Keep the member list to the live ones.
-      for (let i = members.length - 1; i >= 0; i--) if (members[i].state === 'gone') members.splice(i, 1)
+      await closeRow(row)
     }
 
     // 5. The end: every group's description stored and readable (StreamsGroupDescribe v1).
@@ -1354,8 +933,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const drainBy = Date.now() + 30_000
     while (Date.now() < drainBy && acked.missingFrom(consumed) > 0) await sleep(200)
     stopping = true
-    for (const m of members) clearTimeout(m.timer)
     await Promise.all(consumerLoops)
+    // The members stop; what every thread counted over the run joins the totals.
+    const deployed = new Array<number>(o.groups).fill(0)
+    for (const t of await stopThreads()) {
+      for (const k of [
+        'heartbeats',
+        'fenced',
+        'fencedInFlight',
+        'fencedAfterGap',
+        'topologyFenced',
+        'joins',
+        'leaves',
+        'pushesOk',
+        'pushesFailed',
+        'leavesLost',
+        'connectionLossesOutsideRestart',
+      ] as const)
+        totals[k] += t[k]
+      for (const [k, n] of Object.entries(t.errorCodes)) errorCodes[k] = (errorCodes[k] ?? 0) + n
+      for (const [g, epoch] of t.deployed) deployed[g] = epoch
+    }
 
     // 6. Records: every acked record in the log exactly once (read back from offset 0).
     const inLog = new SeqCounts()
@@ -1469,10 +1067,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
   } finally {
     stopping = true
-    loop.disable()
-    loadGc.disconnect()
-    for (const m of members) clearTimeout(m.timer)
-    for (const c of clients) c.stop()
+    mainLoop.stop()
+    await stopThreads().catch((e: unknown) => o.log(`stopping the load threads: ${(e as Error).message}`))
     for (const c of dataClients) c.stop()
     admin.stop()
     const exit = await server.stop(60_000)
@@ -1514,4 +1110,18 @@ export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
   return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${r.events.join('; ')} |`
+}
+
+/**
+ * Each load thread's own loop in the row's minute (p99 and longest delay net of the 10-ms period,
+ * longest GC pause, scavenges / mark-compacts), and the main thread's: the row's load-side columns
+ * show the worst members' thread.
+ */
+export function formatLoops(r: MinuteRow): string {
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—')
+  const one = (name: string, l: LoopMinute) =>
+    `${name} ${f(l.p99Ms)} / ${f(l.maxMs)}, ${f(l.gcMaxMs)} (${l.scavenges} / ${l.markCompacts})`
+  const threads = r.threadLoops.map((l, i) => one(`t${i}`, l))
+  if (r.mainLoop !== undefined) threads.push(one('main', r.mainLoop))
+  return `  minute ${r.minute < 0 ? 'set-up' : r.minute} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts): ${threads.join('; ')}`
 }

@@ -1,0 +1,560 @@
+// The soak's streams members: one `MemberLoad` is one application instance of the load, with its own
+// connections and the members of its groups. The soak runs one on each of its load threads
+// (tools/soak/load-thread.ts), or one on its main thread with `--load-threads 0`, so that an answer
+// to a member waits in its socket only while that instance's own loop is busy, as it would with
+// 10,000 members spread over many application instances rather than on one event loop.
+//
+// Each member keeps its own timing, as the Java client's does (each stream thread has its own
+// consumer), backs off as the client does, and counts what happened to it in the instance's current
+// minute (`ThreadMinute`, taken by `roll`). The heartbeat latency is stamped at the socket
+// (`Timing` in client.ts): just before the request's frame is written and when the chunk that holds
+// its answer is read.
+import * as p from '../../src/protocol/index.js'
+import { ConnectionClosedError, clientBackoffMs, ReconnectingClient, type Timing } from './client.js'
+import { E, RETRIABLE, rng, STREAMS_TOPIC, sleep, wallNow } from './common.js'
+import {
+  LatencyHistogram,
+  LoopMonitor,
+  THREAD_COUNTS,
+  type ThreadCounts,
+  type ThreadMinute,
+} from './measures.js'
+
+const RETRY_BACKOFF_MS = 100
+const RETRY_BACKOFF_MAX_MS = 1000
+
+/** What an instance is given: its groups and connections, and the run's sizes. */
+export interface MemberLoadConfig {
+  readonly port: number
+  /** The load thread's index (0 on the main thread): seeds its generator. */
+  readonly index: number
+  /** The groups this instance runs (`splitLoad`), and its connections. */
+  readonly groups: readonly number[]
+  readonly connections: number
+  /** The run's members and groups: a group has ⌊members / groups⌋ members, the first ones one more. */
+  readonly members: number
+  readonly totalGroups: number
+  readonly sessionTimeoutMs: number
+}
+
+/** What an instance counted over the whole run, and the topology epoch it left each of its groups at. */
+export interface MemberLoadTotals extends ThreadCounts {
+  leavesLost: number
+  connectionLossesOutsideRestart: number
+  errorCodes: Record<string, number>
+  /** [group, topology epoch deployed] for each of the instance's groups. */
+  deployed: [number, number][]
+}
+
+function streamsTopology(epoch: number): p.StreamsGroupHeartbeatRequestTopology {
+  return p.createStreamsGroupHeartbeatRequestTopology({
+    epoch,
+    subtopologies: [
+      p.createStreamsGroupHeartbeatRequestSubtopology({
+        subtopologyId: '0',
+        sourceTopics: [STREAMS_TOPIC],
+      }),
+    ],
+  })
+}
+
+/** The sink topic of a group's description at a topology epoch: the end check reads it back. */
+export const sinkTopic = (groupId: string, epoch: number) => `${groupId}-output-v${epoch}`
+
+/** The description a member pushes when asked: source → aggregate (store) → sink. */
+function description(
+  groupId: string,
+  epoch: number,
+): p.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription {
+  const node = p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode
+  return p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription({
+    subtopologies: [
+      p.createStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology({
+        subtopologyId: '0',
+        nodes: [
+          node({
+            name: 'KSTREAM-SOURCE-0000000000',
+            nodeType: 1,
+            sourceTopics: [STREAMS_TOPIC],
+            successors: ['KSTREAM-AGGREGATE-0000000001'],
+          }),
+          node({
+            name: 'KSTREAM-AGGREGATE-0000000001',
+            nodeType: 2,
+            stores: [`${groupId}-store`],
+            successors: ['KSTREAM-SINK-0000000002'],
+          }),
+          node({ name: 'KSTREAM-SINK-0000000002', nodeType: 3, sinkTopic: sinkTopic(groupId, epoch) }),
+        ],
+      }),
+    ],
+    globalStores: [],
+  })
+}
+
+type Tasks = p.StreamsGroupHeartbeatRequestTaskIds[]
+
+interface StreamsMember {
+  readonly groupId: string
+  readonly group: number
+  readonly memberId: string
+  readonly processId: string
+  readonly client: ReconnectingClient
+  /** Where the connection stamps this member's heartbeat (one in flight at a time), reused. */
+  readonly timing: Timing
+  /** The topology epoch of the application version this member runs. */
+  readonly topologyEpoch: number
+  epoch: number
+  active: Tasks
+  standby: Tasks
+  warmup: Tasks
+  /** The owned tasks changed since the server last heard them. */
+  tasksDirty: boolean
+  intervalMs: number
+  timer: NodeJS.Timeout | undefined
+  /** When the pending timer is due: the time this member's own client would send. */
+  dueAt: number | undefined
+  /** Failed attempts in a row (connection lost, coordinator not available): the back-off's exponent. */
+  failedAttempts: number
+  /** Whether the member must find its coordinator (FindCoordinator) before it heartbeats again. */
+  coordinatorUnknown: boolean
+  inFlight: boolean
+  pushing: boolean
+  /** The server restarted since this member's last answered heartbeat. */
+  unansweredAtRestart: boolean
+  lastAnsweredAt: number
+  /** When this member's last heartbeat was sent. */
+  lastSentAt: number
+  state: 'active' | 'leaving' | 'gone'
+}
+
+/** A minute of this instance, as it fills. */
+interface Minute extends ThreadCounts {
+  readonly latency: LatencyHistogram
+  readonly handled: LatencyHistogram
+  readonly sendBuckets: Map<number, number>
+}
+
+const newMinute = (): Minute => ({
+  ...(Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts),
+  latency: new LatencyHistogram(),
+  handled: new LatencyHistogram(),
+  sendBuckets: new Map(),
+})
+
+export class MemberLoad {
+  readonly #o: MemberLoadConfig
+  readonly #log: (line: string) => void
+  readonly #random: () => number
+  readonly #monitor = new LoopMonitor()
+  readonly #clients: ReconnectingClient[] = []
+  readonly #members: StreamsMember[] = []
+  /** The application version each of this instance's groups runs (its topology epoch), by group. */
+  readonly #deployed = new Map<number, number>()
+  #nextUpgrade = 0
+  #memberSerial = 0
+  #row: Minute = newMinute()
+  readonly #totals: MemberLoadTotals
+  #restarting = false
+  #stopping = false
+  /** When the restarted server listened again (`wallNow`), and when each member came back after it. */
+  #listeningAgainAt: number | undefined
+  #restartReturns: number[] = []
+
+  constructor(config: MemberLoadConfig, log: (line: string) => void) {
+    this.#o = config
+    this.#log = log
+    this.#random = rng(config.members * 31 + config.totalGroups + 7919 * config.index)
+    for (const g of config.groups) this.#deployed.set(g, 0)
+    this.#totals = {
+      ...(Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts),
+      leavesLost: 0,
+      connectionLossesOutsideRestart: 0,
+      errorCodes: {},
+      deployed: [],
+    }
+  }
+
+  /** Opens the connections and joins every member of the instance's groups, spread over 5 s. */
+  async join(): Promise<number> {
+    for (let i = 0; i < this.#o.connections; i++) {
+      const c = new ReconnectingClient(this.#o.port, () => {
+        if (!this.#restarting) this.#totals.connectionLossesOutsideRestart++
+      })
+      await c.start()
+      this.#clients.push(c)
+    }
+    const perGroup = Math.floor(this.#o.members / this.#o.totalGroups)
+    const extra = this.#o.members - perGroup * this.#o.totalGroups
+    const joinAll: Promise<void>[] = []
+    for (const g of this.#o.groups) {
+      const size = perGroup + (g < extra ? 1 : 0)
+      for (let i = 0; i < size; i++) {
+        const m = this.#addMember(g)
+        joinAll.push(
+          (async () => {
+            await sleep(Math.floor(this.#random() * 5000))
+            await this.#heartbeat(m)
+          })(),
+        )
+      }
+    }
+    await Promise.all(joinAll)
+    return this.#members.length
+  }
+
+  /**
+   * Churn: replaces one member, as rolling upgrades do. The member replaced is one of a group in a
+   * rolling upgrade (a new application version, topology epoch + 1, so the new members push a new
+   * description); when no group of this instance is mid-upgrade, its next group in turn starts one.
+   */
+  replaceOne(): void {
+    const leaver = this.#pickLeaver()
+    if (leaver === undefined) return
+    clearTimeout(leaver.timer)
+    leaver.state = 'leaving'
+    void this.#heartbeat(leaver)
+    void this.#heartbeat(this.#addMember(leaver.group))
+  }
+
+  /** The server is about to stop: every member's next answer is its first after the restart. */
+  restartBegins(): void {
+    this.#restarting = true
+    for (const m of this.#members) m.unansweredAtRestart = true
+  }
+
+  listeningAgain(at: number): void {
+    this.#listeningAgainAt = at
+  }
+
+  /** Stragglers of the old connections are counted with the restart until this. */
+  restartEnds(): void {
+    this.#restarting = false
+  }
+
+  /** When each member whose heartbeat failed across the restart sent its first answered one, in ms after listening again. */
+  takeRestartReturns(): number[] {
+    const r = this.#restartReturns
+    this.#restartReturns = []
+    return r
+  }
+
+  /** Ends the current minute (returning what it counted) and starts the next. */
+  roll(): ThreadMinute {
+    const r = this.#row
+    this.#row = newMinute()
+    // Keep the member list to the live ones.
+    for (let i = this.#members.length - 1; i >= 0; i--)
+      if (this.#members[i].state === 'gone') this.#members.splice(i, 1)
+    const counts = Object.fromEntries(THREAD_COUNTS.map((k) => [k, r[k]])) as ThreadCounts
+    return {
+      ...counts,
+      latency: r.latency.counts(),
+      handled: r.handled.counts(),
+      sendBuckets: [...r.sendBuckets],
+      loop: this.#monitor.take(),
+    }
+  }
+
+  /** Stops every member and connection; what the instance counted over the run. */
+  stop(): MemberLoadTotals {
+    this.#stopping = true
+    for (const m of this.#members) clearTimeout(m.timer)
+    for (const c of this.#clients) c.stop()
+    this.#monitor.stop()
+    return { ...this.#totals, deployed: [...this.#deployed] }
+  }
+
+  #countError(what: string, code: number): void {
+    const k = `${what} ${code}`
+    this.#totals.errorCodes[k] = (this.#totals.errorCodes[k] ?? 0) + 1
+  }
+
+  #count(k: (typeof THREAD_COUNTS)[number]): void {
+    this.#row[k]++
+    this.#totals[k]++
+  }
+
+  #addMember(g: number): StreamsMember {
+    const n = this.#memberSerial++
+    // Unique across the load's threads: the thread's index is in the serial's name.
+    const id = `${this.#o.index}-${n}`
+    const m: StreamsMember = {
+      groupId: `soak-group-${g}`,
+      group: g,
+      memberId: `soak-member-${g}-${id}`,
+      processId: `soak-process-${id}`,
+      client: this.#clients[n % this.#clients.length],
+      timing: { sentAt: 0, receivedAt: 0 },
+      topologyEpoch: this.#deployed.get(g) as number,
+      epoch: 0,
+      active: [],
+      standby: [],
+      warmup: [],
+      tasksDirty: true,
+      intervalMs: 5000,
+      timer: undefined,
+      dueAt: undefined,
+      failedAttempts: 0,
+      coordinatorUnknown: false,
+      inFlight: false,
+      pushing: false,
+      unansweredAtRestart: false,
+      lastAnsweredAt: performance.now(),
+      lastSentAt: performance.now(),
+      state: 'active',
+    }
+    this.#members.push(m)
+    return m
+  }
+
+  #pickLeaver(): StreamsMember | undefined {
+    const candidates = (stale: boolean) =>
+      this.#members.filter(
+        (m) =>
+          m.state === 'active' &&
+          m.epoch > 0 &&
+          !m.inFlight &&
+          (!stale || m.topologyEpoch < (this.#deployed.get(m.group) as number)),
+      )
+    let live = candidates(true)
+    if (live.length === 0) {
+      const g = this.#o.groups[this.#nextUpgrade]
+      this.#deployed.set(g, (this.#deployed.get(g) as number) + 1)
+      this.#nextUpgrade = (this.#nextUpgrade + 1) % this.#o.groups.length
+      live = candidates(true)
+    }
+    if (live.length === 0) live = candidates(false)
+    return live.length === 0 ? undefined : live[Math.floor(this.#random() * live.length)]
+  }
+
+  // A member's heartbeat timer. A Kafka client runs each member (stream thread) on its own
+  // thread, and resets the member's heartbeat timer when it sends a heartbeat
+  // (`StreamsGroupHeartbeatRequestManager` → `HeartbeatRequestState.resetTimer()`): the next one
+  // is due an interval after that send. Here one event loop sends for many members, so a timer
+  // that fires late because this loop was busy must not move the member's phase (a late timer
+  // here is this process's delay, not the member's): the next heartbeat is due an interval after
+  // the time this one was due. Without that, every stall of this loop merges the phases of the
+  // members whose timers fell in it, for good, and the load bunches up over a run.
+  #schedule(m: StreamsMember, ms: number): void {
+    clearTimeout(m.timer)
+    m.dueAt = undefined
+    if (m.state !== 'active' || this.#stopping) return
+    m.dueAt = performance.now() + ms
+    m.timer = setTimeout(() => this.#heartbeat(m), ms)
+  }
+
+  /** After a failed attempt: the member's own back-off, as a Kafka client's. */
+  #retryLater(m: StreamsMember): void {
+    this.#schedule(
+      m,
+      clientBackoffMs(m.failedAttempts++, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS, Math.random),
+    )
+  }
+
+  // A Kafka client that lost its coordinator's connection (or was told NOT_COORDINATOR) marks the
+  // coordinator unknown and sends FindCoordinator before its next heartbeat
+  // (`CoordinatorRequestManager`); the heartbeat follows as soon as the coordinator is known.
+  #findCoordinator(m: StreamsMember): Promise<boolean> {
+    return m.client
+      .request(10, 4, p.createFindCoordinatorRequest({ keyType: 0, coordinatorKeys: [m.groupId] }))
+      .then(
+        (r) => {
+          const code = r.coordinators[0]?.errorCode ?? -1
+          if (code === E.NONE) {
+            m.coordinatorUnknown = false
+            return true
+          }
+          this.#countError('find-coordinator', code)
+          return false
+        },
+        (e: unknown) => {
+          if (!(e instanceof ConnectionClosedError)) throw e
+          return false
+        },
+      )
+  }
+
+  #push(m: StreamsMember): void {
+    if (m.pushing) return
+    m.pushing = true
+    const topologyEpoch = m.topologyEpoch
+    m.client
+      .request(
+        93,
+        0,
+        p.createStreamsGroupTopologyDescriptionUpdateRequest({
+          groupId: m.groupId,
+          memberId: m.memberId,
+          topologyEpoch,
+          topologyDescription: description(m.groupId, topologyEpoch),
+        }),
+      )
+      .then(
+        (r) => {
+          if (r.errorCode === E.NONE) this.#count('pushesOk')
+          else {
+            this.#count('pushesFailed')
+            this.#countError('push', r.errorCode)
+          }
+        },
+        () => this.#count('pushesFailed'),
+      )
+      .finally(() => {
+        m.pushing = false
+      })
+  }
+
+  async #heartbeat(m: StreamsMember): Promise<void> {
+    if (m.inFlight || m.state === 'gone') return
+    // The time the member's own client would send this heartbeat (see `#schedule`).
+    const dueAt = m.dueAt
+    m.dueAt = undefined
+    m.inFlight = true
+    if (m.coordinatorUnknown) {
+      const found = await this.#findCoordinator(m)
+      if (!found) {
+        m.inFlight = false
+        if (m.state === 'leaving') {
+          // The leave could not be sent: the session timeout removes the member.
+          m.state = 'gone'
+          this.#totals.leavesLost++
+          return
+        }
+        this.#retryLater(m)
+        return
+      }
+    }
+    const joining = m.epoch === 0
+    const leaving = m.state === 'leaving'
+    const sendTasks = joining || m.tasksDirty
+    const sentAt = performance.now()
+    const intendedAt = dueAt !== undefined && dueAt <= sentAt ? dueAt : sentAt
+    // Bunching is counted on the wall clock, which every thread shares.
+    const sentWall = wallNow()
+    const bucket = Math.floor(sentWall / 100)
+    this.#row.sendBuckets.set(bucket, (this.#row.sendBuckets.get(bucket) ?? 0) + 1)
+    // A gap between two sends longer than the session is the load's fault, not the server's.
+    const sendGap = sentAt - m.lastSentAt
+    m.lastSentAt = sentAt
+    const sentRow = this.#row
+    let r: p.StreamsGroupHeartbeatResponse
+    try {
+      r = await m.client.request(
+        88,
+        1,
+        p.createStreamsGroupHeartbeatRequest({
+          groupId: m.groupId,
+          memberId: m.memberId,
+          memberEpoch: leaving ? -1 : m.epoch,
+          endpointInformationEpoch: 0,
+          rebalanceTimeoutMs: joining ? 30_000 : -1,
+          topology: joining && !leaving ? streamsTopology(m.topologyEpoch) : null,
+          activeTasks: sendTasks && !leaving ? m.active : null,
+          standbyTasks: sendTasks && !leaving ? m.standby : null,
+          warmupTasks: sendTasks && !leaving ? m.warmup : null,
+          processId: joining ? m.processId : null,
+          clientTags: joining ? [] : null,
+        }),
+        m.timing,
+      )
+    } catch (e) {
+      m.inFlight = false
+      if (!(e instanceof ConnectionClosedError)) throw e
+      if (leaving) {
+        // The leave was lost with the connection: the session timeout removes the member.
+        m.state = 'gone'
+        this.#totals.leavesLost++
+        return
+      }
+      m.coordinatorUnknown = true
+      this.#retryLater(m)
+      return
+    }
+    m.inFlight = false
+    const now = performance.now()
+    sentRow.latency.record(m.timing.receivedAt - m.timing.sentAt)
+    sentRow.handled.record(now - sentAt)
+    this.#count('heartbeats')
+    if (leaving) {
+      m.state = 'gone'
+      this.#count('leaves')
+      return
+    }
+    if (r.errorCode === E.NONE) {
+      if (joining) this.#count('joins')
+      m.lastAnsweredAt = now
+      // A member whose heartbeat failed while the server was down: when it sent the first
+      // heartbeat answered after it (its phase from then on).
+      if (m.unansweredAtRestart && m.failedAttempts > 0 && this.#listeningAgainAt !== undefined)
+        this.#restartReturns.push(sentWall - this.#listeningAgainAt)
+      m.unansweredAtRestart = false
+      m.epoch = r.memberEpoch
+      if (sendTasks) m.tasksDirty = false
+      if (r.activeTasks !== null) {
+        m.active = r.activeTasks
+        m.tasksDirty = true
+      }
+      if (r.standbyTasks !== null) {
+        m.standby = r.standbyTasks
+        m.tasksDirty = true
+      }
+      if (r.warmupTasks !== null) {
+        m.warmup = r.warmupTasks
+        m.tasksDirty = true
+      }
+      if (r.heartbeatIntervalMs > 0) m.intervalMs = r.heartbeatIntervalMs
+      if (r.topologyDescriptionRequired) this.#push(m)
+      m.failedAttempts = 0
+      this.#schedule(m, Math.max(0, intendedAt + m.intervalMs - now))
+      return
+    }
+    if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {
+      this.#countError('heartbeat', r.errorCode)
+      if (m.unansweredAtRestart) this.#count('fencedInFlight')
+      else if (sendGap > this.#o.sessionTimeoutMs) this.#count('fencedAfterGap')
+      else {
+        this.#count('fenced')
+        if (this.#totals.fenced <= 20)
+          this.#log(
+            `fenced: ${m.memberId} of ${m.groupId} epoch ${m.epoch}, error ${r.errorCode} ${r.errorMessage ?? ''}, ` +
+              `last answer ${((now - m.lastAnsweredAt) / 1000).toFixed(1)} s ago`,
+          )
+      }
+      m.unansweredAtRestart = false
+      m.epoch = 0
+      m.active = []
+      m.standby = []
+      m.warmup = []
+      m.tasksDirty = true
+      this.#schedule(m, 0)
+      return
+    }
+    if (
+      r.errorCode === E.STREAMS_TOPOLOGY_FENCED &&
+      m.topologyEpoch < (this.#deployed.get(m.group) as number)
+    ) {
+      // A member of the old version rejoining a group its upgrade has moved on: it is
+      // replaced by a member of the new version, as the rolling upgrade would have done.
+      this.#countError('heartbeat', r.errorCode)
+      m.state = 'gone'
+      this.#count('topologyFenced')
+      void this.#heartbeat(this.#addMember(m.group))
+      return
+    }
+    if (RETRIABLE.has(r.errorCode)) {
+      this.#row.retriable++
+      if (r.errorCode === E.NOT_COORDINATOR || r.errorCode === E.COORDINATOR_NOT_AVAILABLE) {
+        // The client finds the coordinator again, then heartbeats without a back-off.
+        m.coordinatorUnknown = true
+        m.failedAttempts = 0
+        this.#schedule(m, 0)
+        return
+      }
+    } else {
+      this.#row.otherErrors++
+      this.#countError('heartbeat', r.errorCode)
+    }
+    this.#retryLater(m)
+  }
+}
