@@ -1,9 +1,19 @@
 // The soak's fixed-size bookkeeping: the latency histogram picks the quantiles the sorted samples
 // would, to within a bucket (2^(1/64)), and the per-producer counts answer what the maps of
-// "p0:123" strings answered (lost, duplicated, not consumed).
+// "p0:123" strings answered (lost, duplicated, not consumed). The load threads' minutes merge into
+// the minute one thread would have counted with every member, and the groups and connections are
+// shared out over the threads without loss.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LatencyHistogram, SeqCounts } from '../../tools/soak/measures.js'
+import {
+  bunching,
+  LatencyHistogram,
+  type LoopMinute,
+  mergeThreadMinutes,
+  SeqCounts,
+  splitLoad,
+  type ThreadMinute,
+} from '../../tools/soak/measures.js'
 
 const BUCKET = 2 ** (1 / 64)
 
@@ -79,4 +89,202 @@ test('SeqCounts: lost, duplicated and not consumed, as the maps of keys answered
   assert.equal(consumed.addRecord('x1', '1'), false)
   assert.equal(consumed.addRecord('p1', 'abc'), false)
   assert.equal(consumed.size, 5000)
+})
+
+/** A seeded generator for the tests' samples. */
+const lcg = (seed: number) => {
+  let s = seed
+  return () => {
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s / 2147483648
+  }
+}
+
+test('LatencyHistogram: counts added from other threads give the quantiles of every sample', () => {
+  const random = lcg(777)
+  const all = new LatencyHistogram()
+  const parts = [new LatencyHistogram(), new LatencyHistogram(), new LatencyHistogram()]
+  const xs: number[] = []
+  for (let i = 0; i < 30_000; i++) {
+    // Each thread has its own spread: the merged tail is the slow thread's.
+    const t = i % 3
+    const x = (t === 2 ? 0.5 : 0.05) * Math.exp(6 * random() ** 3)
+    xs.push(x)
+    all.record(x)
+    parts[t].record(x)
+  }
+  const merged = new LatencyHistogram()
+  for (const h of parts) merged.addCounts(h.counts())
+  assert.equal(merged.count, xs.length)
+  for (const q of [0, 0.5, 0.9, 0.99, 0.999, 1]) {
+    assert.equal(merged.quantile(q), all.quantile(q), `q ${q}`)
+    const want = exact(xs, q)
+    const got = merged.quantile(q)
+    assert.ok(got / want <= BUCKET && want / got <= BUCKET, `q ${q}: ${got} against ${want}`)
+  }
+  // counts() is a copy: resetting the source leaves what was sent alone.
+  const sent = parts[0].counts()
+  parts[0].reset()
+  assert.equal(
+    sent.reduce((a, b) => a + b, 0),
+    10_000,
+  )
+  assert.throws(() => merged.addCounts(new Uint32Array(3)), RangeError)
+})
+
+const loop = (over: Partial<LoopMinute>): LoopMinute => ({
+  p99Ms: 1,
+  maxMs: 5,
+  gcMaxMs: 2,
+  scavenges: 10,
+  markCompacts: 0,
+  heapAfterMarkCompactMb: Number.NaN,
+  ...over,
+})
+
+const threadMinute = (
+  samples: number[],
+  sends: [number, number][],
+  l: LoopMinute,
+  k: number,
+): ThreadMinute => {
+  const latency = new LatencyHistogram()
+  const handled = new LatencyHistogram()
+  for (const x of samples) {
+    latency.record(x)
+    handled.record(x + 0.1)
+  }
+  return {
+    heartbeats: samples.length,
+    fenced: k,
+    fencedInFlight: 2 * k,
+    fencedAfterGap: 0,
+    topologyFenced: 1,
+    retriable: 3,
+    otherErrors: 0,
+    joins: 10 * k,
+    leaves: k,
+    pushesOk: 5,
+    pushesFailed: k,
+    latency: latency.counts(),
+    handled: handled.counts(),
+    sendBuckets: sends,
+    loop: l,
+  }
+}
+
+test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the worst loop', () => {
+  const a = threadMinute(
+    [1, 1, 1, 2],
+    [
+      [100, 3],
+      [101, 1],
+    ],
+    loop({ p99Ms: 2.5, maxMs: 40, gcMaxMs: 3, markCompacts: 1, heapAfterMarkCompactMb: 20 }),
+    1,
+  )
+  const b = threadMinute(
+    [4, 8, 16],
+    [
+      [101, 2],
+      [250, 1],
+    ],
+    loop({ p99Ms: 6, maxMs: 12, gcMaxMs: 9, scavenges: 4 }),
+    2,
+  )
+  const c = threadMinute([], [], loop({ markCompacts: 2, heapAfterMarkCompactMb: 15 }), 0)
+  const m = mergeThreadMinutes([a, b, c])
+  assert.equal(m.heartbeats, 7)
+  assert.equal(m.fenced, 3)
+  assert.equal(m.fencedInFlight, 6)
+  assert.equal(m.topologyFenced, 3)
+  assert.equal(m.retriable, 9)
+  assert.equal(m.joins, 30)
+  assert.equal(m.leaves, 3)
+  assert.equal(m.pushesOk, 15)
+  assert.equal(m.pushesFailed, 3)
+  assert.equal(m.latency.count, 7)
+  assert.equal(m.handled.count, 7)
+  // Rank ⌊7 · 0.5⌋ = 3 of 1, 1, 1, 2, 4, 8, 16 is 2; the highest is 16.
+  assert.ok(Math.abs(m.latency.quantile(0.5) - 2) / 2 < BUCKET - 1)
+  assert.ok(Math.abs(m.latency.quantile(1) - 16) / 16 < BUCKET - 1)
+  assert.deepEqual(
+    [...m.sendBuckets].sort((x, y) => x[0] - y[0]),
+    [
+      [100, 3],
+      [101, 3],
+      [250, 1],
+    ],
+  )
+  // The worst thread's delay and GC pause; the collections and the heaps of every thread added up.
+  assert.equal(m.loop.p99Ms, 6)
+  assert.equal(m.loop.maxMs, 40)
+  assert.equal(m.loop.gcMaxMs, 9)
+  assert.equal(m.loop.scavenges, 24)
+  assert.equal(m.loop.markCompacts, 3)
+  assert.equal(m.loop.heapAfterMarkCompactMb, 35)
+  // No thread: nothing counted, no loop to report.
+  const none = mergeThreadMinutes([])
+  assert.equal(none.heartbeats, 0)
+  assert.ok(Number.isNaN(none.loop.p99Ms))
+  assert.ok(Number.isNaN(none.loop.heapAfterMarkCompactMb))
+  assert.ok(Number.isNaN(none.latency.quantile(0.99)))
+})
+
+test('bunching: the busiest 100 ms and the busiest tenth of the minute, over every thread', () => {
+  // A minute of 60 s has 600 buckets, its busiest tenth 60. 600 sends, even: 10 %.
+  const even = new Map<number, number>()
+  for (let i = 0; i < 600; i++) even.set(i, 1)
+  assert.deepEqual(bunching(even, 60_000), { max100ms: 1, topTenthShare: 0.1 })
+  // Two threads that send in the same buckets bunch as one load: the merged minute shows it.
+  const t0: [number, number][] = Array.from({ length: 60 }, (_, i) => [i, 5])
+  const t1: [number, number][] = [...Array.from({ length: 60 }, (_, i) => [i, 5] as [number, number])]
+  for (let i = 60; i < 600; i++) t1.push([i, 1])
+  const merged = mergeThreadMinutes([
+    threadMinute([], t0, loop({}), 0),
+    threadMinute([], t1, loop({}), 0),
+  ]).sendBuckets
+  const b = bunching(merged, 60_000)
+  assert.equal(b.max100ms, 10)
+  // 600 of the 1,140 sends in the busiest 60 buckets.
+  assert.equal(b.topTenthShare, 600 / 1140)
+  // Buckets without a send count as empty ones: a minute of one busy bucket is all in its tenth.
+  assert.deepEqual(bunching(new Map([[7, 4]]), 60_000), { max100ms: 4, topTenthShare: 1 })
+  const empty = bunching(new Map(), 60_000)
+  assert.ok(Number.isNaN(empty.max100ms) && Number.isNaN(empty.topTenthShare))
+})
+
+test('splitLoad: every group on one thread, the connections shared out, at least one a thread', () => {
+  for (const [groups, connections, threads] of [
+    [1000, 4, 4],
+    [1000, 4, 1],
+    [100, 4, 3],
+    [20, 2, 2],
+    [7, 1, 5],
+    [5, 10, 5],
+  ]) {
+    const plan = splitLoad(groups, connections, threads)
+    assert.equal(plan.length, threads)
+    const seen = plan.flatMap((t) => t.groups).sort((x, y) => x - y)
+    assert.deepEqual(
+      seen,
+      Array.from({ length: groups }, (_, g) => g),
+    )
+    plan.forEach((t, i) => {
+      for (const g of t.groups) assert.equal(g % threads, i)
+      assert.ok(t.connections >= 1)
+    })
+    const total = plan.reduce((a, t) => a + t.connections, 0)
+    assert.equal(total, Math.max(connections, threads), `${groups} ${connections} ${threads}`)
+  }
+  assert.deepEqual(
+    splitLoad(10, 4, 4).map((t) => t.connections),
+    [1, 1, 1, 1],
+  )
+  assert.deepEqual(
+    splitLoad(10, 5, 2).map((t) => t.connections),
+    [3, 2],
+  )
+  assert.throws(() => splitLoad(3, 4, 4), RangeError)
+  assert.throws(() => splitLoad(3, 4, 0), RangeError)
 })

@@ -1,4 +1,5 @@
-// The soak harness itself, compressed: 200 streams members in 20 groups, two idempotent producers
+// The soak harness itself, compressed: 200 streams members in 20 groups on two load threads (worker
+// threads, each its own connection and groups), two idempotent producers
 // and two consumers against a real `topograph start` process for four "minutes" of 5 s, with churn
 // (rolling upgrades, so new descriptions are pushed), a one-minute plugin outage and a clean
 // restart. The criteria that do not depend on the machine's speed must hold: no member fenced
@@ -53,6 +54,9 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
   // round trip through another process takes more than 10 µs, so the stamps were both taken, in
   // order (a missing or reversed stamp counts in the histogram's first bucket, under 1.1 µs).
   for (const r of result.rows) {
+    // Both load threads handed over their minute: their members heartbeated in it.
+    assert.equal(r.threadLoops.length, 2, report)
+    assert.ok(r.mainLoop !== undefined, report)
     assert.ok(r.p50 >= 0.01, `minute ${r.minute} p50 ${r.p50}\n${report}`)
     assert.ok(
       r.p99 <= r.p99Handled,

@@ -100,11 +100,14 @@ export function workerThread(config: MemberLoadConfig, log: (line: string) => vo
     restartEnds: () => call('restartEnds'),
     takeRestartReturns: () => call('takeRestartReturns'),
     roll: () => call('roll'),
+    // The thread ends whether or not it could stop cleanly: a live worker would keep the process up.
     stop: async () => {
-      const totals = await call<MemberLoadTotals>('stop')
-      failure ??= new Error(`load thread ${config.index} stopped`)
-      await worker.terminate()
-      return totals
+      try {
+        return await call<MemberLoadTotals>('stop')
+      } finally {
+        failure ??= new Error(`load thread ${config.index} stopped`)
+        await worker.terminate()
+      }
     },
   }
 }

@@ -84,7 +84,7 @@ if (options.loadThreads > options.groups) {
   process.exit(2)
 }
 console.log(
-  `soak: ${options.members} streams members in ${options.groups} groups on ${options.loadThreads} load threads, ${options.producers} idempotent producers, ` +
+  `soak: ${options.members} streams members in ${options.groups} groups on ${options.loadThreads} load thread${options.loadThreads === 1 ? '' : 's'}, ${options.producers} idempotent producers, ` +
     `${options.consumers} consumers; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
     `${options.outageAt} for ${options.outageMinutes}; restart at minute ${options.restartAt}; server overrides ${JSON.stringify(server)}`,
 )

@@ -54,7 +54,7 @@ import {
   splitLoad,
   THREAD_COUNTS,
 } from './measures.js'
-import { sinkTopic } from './members.js'
+import { type MemberLoadTotals, sinkTopic } from './members.js'
 
 export interface SoakOptions {
   readonly minutes: number
@@ -409,9 +409,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // `loadThreads` 0 (then the members' thread reports the same loop).
   const mainLoop = new LoopMonitor()
   /** What each thread counted over the run, once stopped. */
-  let threadTotals: Awaited<ReturnType<LoadThread['stop']>>[] | undefined
+  let threadTotals: MemberLoadTotals[] | undefined
   const stopThreads = async () => {
-    if (threadTotals === undefined) threadTotals = await Promise.all(threads.map((t) => t.stop()))
+    if (threadTotals === undefined) {
+      // Every thread is stopped even when one fails (its error is thrown once all are).
+      const settled = await Promise.allSettled(threads.map((t) => t.stop()))
+      const failed = settled.find((x) => x.status === 'rejected')
+      if (failed !== undefined) throw failed.reason
+      threadTotals = settled.map((x) => (x as PromiseFulfilledResult<MemberLoadTotals>).value)
+    }
     return threadTotals
   }
 
@@ -459,7 +465,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     })
     const joined = await Promise.all(threads.map((t) => t.join()))
     o.log(
-      `set-up: ${joined.reduce((x, y) => x + y, 0)} members joined on ${o.loadThreads === 0 ? 'the main thread' : `${threads.length} load threads`} (${joined.join(' / ')})`,
+      `set-up: ${joined.reduce((x, y) => x + y, 0)} members joined on ${o.loadThreads === 0 ? 'the main thread' : `${threads.length} load thread${threads.length === 1 ? '' : 's'}`} (${joined.join(' / ')})`,
     )
 
     // 3. Data plane: idempotent producers, and a consumer group (KIP-848) reading what they write.
