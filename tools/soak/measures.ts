@@ -133,28 +133,13 @@ export class LoopMonitor {
   }
 }
 
-/** What one thread's streams members counted in a minute, as it is posted to the main thread. */
-export interface ThreadMinute {
-  heartbeats: number
-  fenced: number
-  fencedInFlight: number
-  fencedAfterGap: number
-  topologyFenced: number
-  retriable: number
-  otherErrors: number
-  joins: number
-  leaves: number
-  pushesOk: number
-  pushesFailed: number
-  /** Bucket counts of the latency stamped at the socket, and at the handler (`LatencyHistogram.counts`). */
-  latency: Uint32Array
-  handled: Uint32Array
-  /** Heartbeats sent, by 100-ms bucket of the wall clock (ms since the epoch ÷ 100), common to every thread. */
-  sendBuckets: [number, number][]
-  loop: LoopMinute
-}
-
-/** The counts of `ThreadMinute` that add up across threads. */
+/**
+ * What a thread's streams members count in a minute, adding up across threads: heartbeats
+ * answered; fences of members that kept heartbeating, of members fenced across the restart before
+ * their first answer after it, and after the load itself sent nothing for longer than the session;
+ * old-version members refused on rejoining an upgraded group (STREAMS_TOPOLOGY_FENCED); retriable
+ * and other errors; joins, leaves and pushes.
+ */
 export const THREAD_COUNTS = [
   'heartbeats',
   'fenced',
@@ -170,6 +155,16 @@ export const THREAD_COUNTS = [
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>
+
+/** What one thread's streams members counted in a minute, as it is posted to the main thread. */
+export interface ThreadMinute extends ThreadCounts {
+  /** Bucket counts of the latency stamped at the socket, and at the handler (`LatencyHistogram.counts`). */
+  latency: Uint32Array
+  handled: Uint32Array
+  /** Heartbeats sent, by 100-ms bucket of the wall clock (ms since the epoch ÷ 100), common to every thread. */
+  sendBuckets: [number, number][]
+  loop: LoopMinute
+}
 
 /** The minute of every thread as one: counts added, histograms merged, sends added bucket by bucket. */
 export interface MergedMinute extends ThreadCounts {

@@ -53,6 +53,7 @@ import {
   SeqCounts,
   splitLoad,
   THREAD_COUNTS,
+  type ThreadCounts,
 } from './measures.js'
 import { type MemberLoadTotals, sinkTopic } from './members.js'
 
@@ -103,9 +104,9 @@ export const ISSUE_DEFAULTS = {
   flatFrom: 5,
 } as const
 
-export interface MinuteRow {
+/** A minute's row: the load threads' counts (`ThreadCounts`, merged) and the rest. */
+export interface MinuteRow extends ThreadCounts {
   readonly minute: number
-  heartbeats: number
   /**
    * Heartbeat latencies stamped at the socket (`Timing`: the frame written, the chunk with its
    * answer read), merged over the load threads, and the p99 as the member's handler sees it (from
@@ -115,17 +116,6 @@ export interface MinuteRow {
   p50: number
   p99: number
   p99Handled: number
-  fenced: number
-  fencedInFlight: number
-  fencedAfterGap: number
-  /** Old-version members refused on rejoining an upgraded group (STREAMS_TOPOLOGY_FENCED). */
-  topologyFenced: number
-  retriable: number
-  otherErrors: number
-  joins: number
-  leaves: number
-  pushesOk: number
-  pushesFailed: number
   produced: number
   consumed: number
   /** Median and highest of the server's RSS samples in the minute (one every 5 s). */
