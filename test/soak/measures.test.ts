@@ -139,6 +139,7 @@ const loop = (over: Partial<LoopMinute>): LoopMinute => ({
   scavenges: 10,
   markCompacts: 0,
   heapAfterMarkCompactMb: Number.NaN,
+  newSpaceMb: 16,
   ...over,
 })
 
@@ -189,7 +190,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
       [101, 2],
       [250, 1],
     ],
-    loop({ p99Ms: 6, maxMs: 12, gcMaxMs: 9, scavenges: 4 }),
+    loop({ p99Ms: 6, maxMs: 12, gcMaxMs: 9, scavenges: 4, newSpaceMb: 32 }),
     2,
   )
   const c = threadMinute([], [], loop({ markCompacts: 2, heapAfterMarkCompactMb: 15 }), 0)
@@ -223,6 +224,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.loop.scavenges, 24)
   assert.equal(m.loop.markCompacts, 3)
   assert.equal(m.loop.heapAfterMarkCompactMb, 35)
+  assert.equal(m.loop.newSpaceMb, 32)
   // No thread: nothing counted, no loop to report.
   const none = mergeThreadMinutes([])
   assert.equal(none.heartbeats, 0)

@@ -6,7 +6,7 @@
 // thread counts its own minute (`ThreadMinute`), and the main thread merges the threads' minutes
 // into the row (`mergeThreadMinutes`).
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
-import { getHeapStatistics } from 'node:v8'
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8'
 
 /** Buckets per doubling: a bucket is 2^(1/64) wide, so a quantile is within 1.1 % of the sample's. */
 const PER_DOUBLING = 64
@@ -80,6 +80,8 @@ export interface LoopMinute {
   readonly scavenges: number
   readonly markCompacts: number
   readonly heapAfterMarkCompactMb: number
+  /** The young generation's committed size at the minute's end: a smaller one scavenges more often. */
+  readonly newSpaceMb: number
 }
 
 /** Watches the event loop and the GC of the thread it is made on (each thread has its own heap). */
@@ -118,6 +120,9 @@ export class LoopMonitor {
       scavenges: this.#scavenges,
       markCompacts: this.#markCompacts,
       heapAfterMarkCompactMb: this.#heapAfterMarkCompact / 1048576,
+      newSpaceMb:
+        (getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? Number.NaN) /
+        1048576,
     }
     this.#loop.reset()
     this.#gcMaxMs = 0
@@ -203,6 +208,7 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
       scavenges: loops.reduce((a, l) => a + l.scavenges, 0),
       markCompacts: loops.reduce((a, l) => a + l.markCompacts, 0),
       heapAfterMarkCompactMb: heaps.length === 0 ? Number.NaN : heaps.reduce((a, b) => a + b, 0),
+      newSpaceMb: max((l) => l.newSpaceMb),
     },
   }
 }

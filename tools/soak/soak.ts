@@ -1110,14 +1110,14 @@ export function formatRow(r: MinuteRow): string {
 
 /**
  * Each load thread's own loop in the row's minute (p99 and longest delay net of the 10-ms period,
- * longest GC pause, scavenges / mark-compacts), and the main thread's: the row's load-side columns
+ * longest GC pause, scavenges / mark-compacts, young generation's size), and the main thread's: the row's load-side columns
  * show the worst members' thread.
  */
 export function formatLoops(r: MinuteRow): string {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—')
   const one = (name: string, l: LoopMinute) =>
-    `${name} ${f(l.p99Ms)} / ${f(l.maxMs)}, ${f(l.gcMaxMs)} (${l.scavenges} / ${l.markCompacts})`
+    `${name} ${f(l.p99Ms)} / ${f(l.maxMs)}, ${f(l.gcMaxMs)} (${l.scavenges} / ${l.markCompacts}, ${f(l.newSpaceMb)})`
   const threads = r.threadLoops.map((l, i) => one(`t${i}`, l))
   if (r.mainLoop !== undefined) threads.push(one('main', r.mainLoop))
-  return `  minute ${r.minute < 0 ? 'set-up' : r.minute} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts): ${threads.join('; ')}`
+  return `  minute ${r.minute < 0 ? 'set-up' : r.minute} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts, new space MB): ${threads.join('; ')}`
 }
