@@ -2,7 +2,7 @@
 // (`--load-threads`), each a `MemberLoad` with its own connections and the members of its groups,
 // as N application instances would be; the main thread keeps the server process, the data plane,
 // the churn's timing, the restart and the end check, and merges the threads' minutes into its rows.
-// With 0 threads the one `MemberLoad` runs on the main thread (the load as it was before 2026-12-03).
+// With 0 threads the one `MemberLoad` runs on the main thread, as the load ran before it had threads.
 import { Worker } from 'node:worker_threads'
 import type { ThreadMinute } from './measures.js'
 import { MemberLoad, type MemberLoadConfig, type MemberLoadTotals } from './members.js'
