@@ -25,6 +25,7 @@ import { crc32c } from '@node-rs/crc32'
 import type { FetchResponse } from '../../src/protocol/generated/messages/FetchResponse.js'
 import { fetchRequest } from '../../test/helpers/data-plane.js'
 import { decodeResponse, requestFrame } from '../../test/server/wire-client.js'
+import { loadExecArgv } from '../server/load.js'
 
 export interface ClosedSpec {
   readonly mode: 'closed'
@@ -110,6 +111,12 @@ export interface DataLoadResult {
   readonly slow?: readonly { readonly at: number; readonly ms: number }[]
   /** e2e with `stages`. */
   readonly stages?: BatchStages
+  /**
+   * e2e: the load's own CPU time (user + system, ms) during the run, from the first send to the
+   * drain: the producers' process (the consumer's too when it runs there) and the consumer's own
+   * process (null when it runs in the producers' one).
+   */
+  readonly loadCpuMs?: { readonly producers: number; readonly consumer: number | null }
 }
 
 const SMALL = 4096
@@ -460,7 +467,7 @@ interface Drain {
 /** The consumer in a process of its own (a forked copy of this file), driven by messages. */
 function consumerProcess(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<ConsumerOut> }> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: loadExecArgv(),
     serialization: 'advanced',
   })
   return new Promise((resolve, reject) => {
@@ -557,6 +564,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     ...quantiles(c.latencies),
     errors,
     firstErrorCode,
+    loadCpuMs: { producers: (cpu.user + cpu.system) / 1000, consumer: ownProcess ? c.cpuMs : null },
     ...(spec.slowMs !== undefined ? { slow: c.slow } : {}),
     ...(intendedOf !== null
       ? {
