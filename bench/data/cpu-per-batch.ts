@@ -34,14 +34,18 @@ const runs = Number(process.argv[4] ?? 3)
 const fillSeconds = Number(process.argv[5] ?? 10)
 const TOPIC = 'bench-cpu'
 
-/** The load's processes' CPU per batch consumed: producers (with the consumer when it runs there), consumer. */
+/**
+ * The load's processes' CPU per batch consumed, user + system (user alone in brackets): the
+ * producers' process (with the consumer when it runs there), and the consumer's own.
+ */
 function loadCpu(m: Awaited<ReturnType<typeof latencyLoad>>): string {
   const n = Math.max(1, m.answered)
   const c = m.loadCpuMs
   if (c === undefined) return '?'
+  const us = (ms: number, user: number) => `${f1((ms * 1e3) / n)} (${f1((user * 1e3) / n)})`
   return c.consumer === null
-    ? `producers and consumer ${f1((c.producers * 1e3) / n)}`
-    : `producers ${f1((c.producers * 1e3) / n)}, consumer ${f1((c.consumer * 1e3) / n)}`
+    ? `producers and consumer ${us(c.producers, c.producersUser)}`
+    : `producers ${us(c.producers, c.producersUser)}, consumer ${us(c.consumer, c.consumerUser ?? 0)}`
 }
 
 const { server, client } = await startBench()

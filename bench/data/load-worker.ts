@@ -116,7 +116,12 @@ export interface DataLoadResult {
    * drain: the producers' process (the consumer's too when it runs there) and the consumer's own
    * process (null when it runs in the producers' one).
    */
-  readonly loadCpuMs?: { readonly producers: number; readonly consumer: number | null }
+  readonly loadCpuMs?: {
+    readonly producers: number
+    readonly producersUser: number
+    readonly consumer: number | null
+    readonly consumerUser: number | null
+  }
 }
 
 const SMALL = 4096
@@ -317,6 +322,7 @@ interface ConsumerOut {
   }
   readonly gc: { n: number; ms: number; max: number; major: number }
   readonly cpuMs: number
+  readonly cpuUserMs: number
 }
 
 /**
@@ -452,6 +458,7 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
         st,
         gc,
         cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuUserMs: cpu.user / 1000,
       }
     },
   }
@@ -564,7 +571,12 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     ...quantiles(c.latencies),
     errors,
     firstErrorCode,
-    loadCpuMs: { producers: (cpu.user + cpu.system) / 1000, consumer: ownProcess ? c.cpuMs : null },
+    loadCpuMs: {
+      producers: (cpu.user + cpu.system) / 1000,
+      producersUser: cpu.user / 1000,
+      consumer: ownProcess ? c.cpuMs : null,
+      consumerUser: ownProcess ? c.cpuUserMs : null,
+    },
     ...(spec.slowMs !== undefined ? { slow: c.slow } : {}),
     ...(intendedOf !== null
       ? {
