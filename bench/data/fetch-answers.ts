@@ -116,24 +116,15 @@ export class FetchAnswerReader {
           break
         }
         case State.Prefix: {
-          const k = Math.min(this.#prefixWant - this.#got, n - i)
-          chunk.copy(this.#prefix, this.#got, i, i + k)
-          this.#got += k
-          i += k
-          this.#frameLeft -= k
-          if (this.#got < this.#prefixWant) break
-          this.#afterPrefix()
+          i += this.#gather(chunk, i, this.#prefix, this.#prefixWant)
+          if (this.#got === this.#prefixWant) this.#afterPrefix()
           break
         }
         case State.BatchHead: {
-          const k = Math.min(this.#headWant - this.#got, n - i)
-          chunk.copy(this.#head, this.#got, i, i + k)
-          this.#got += k
+          const k = this.#gather(chunk, i, this.#head, this.#headWant)
           i += k
-          this.#frameLeft -= k
           this.#recordsLeft -= k
-          if (this.#got < this.#headWant) break
-          this.#afterHead()
+          if (this.#got === this.#headWant) this.#afterHead()
           break
         }
         case State.BatchSkip:
@@ -150,6 +141,15 @@ export class FetchAnswerReader {
         }
       }
     }
+  }
+
+  /** Copies bytes of the frame from `chunk` at `i` into `into`, up to `want` there; returns how many. */
+  #gather(chunk: Buffer, i: number, into: Buffer, want: number): number {
+    const k = Math.min(want - this.#got, chunk.length - i)
+    chunk.copy(into, this.#got, i, i + k)
+    this.#got += k
+    this.#frameLeft -= k
+    return k
   }
 
   /** The answer's first bytes are in #prefix: find its records and walk the bytes after them. */
