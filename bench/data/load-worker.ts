@@ -127,25 +127,22 @@ const SMALL = 4096
 const FRAMES_AHEAD = 64
 
 /**
- * Reads size-prefixed frames from a socket without gathering large ones: `onFrame` gets the frame's
- * size and, for frames of at most `keep` bytes (or all when `keep` is Infinity), its bytes.
+ * Reads size-prefixed frames from a socket's chunks (the function it returns takes them) without
+ * gathering large ones: `onFrame` gets the frame's size and, for frames of at most `keep` bytes (or
+ * all when `keep` is Infinity), its bytes. It copies what it keeps: a chunk may be overwritten once
+ * the function returns.
  */
 function frameReader(
-  socket: Socket,
   keep: number,
   onFrame: (size: number, body: Buffer | null) => void,
-  onStart?: () => void,
-  /** Frames are gathered in one buffer reused for the next (onFrame keeps nothing of `body`). */
-  reuse = false,
-): void {
+): (chunk: Buffer) => void {
   const head = Buffer.alloc(4)
-  let reused = Buffer.alloc(0)
   let headGot = 0
   let remaining = -1
   let body: Buffer | null = null
   let bodyGot = 0
   let size = 0
-  socket.on('data', (chunk: Buffer) => {
+  return (chunk: Buffer) => {
     let i = 0
     while (i < chunk.length) {
       if (remaining < 0) {
@@ -157,14 +154,8 @@ function frameReader(
         headGot = 0
         size = head.readInt32BE(0)
         remaining = size
-        if (size > keep) body = null
-        else if (!reuse) body = Buffer.allocUnsafe(size)
-        else {
-          if (reused.length < size) reused = Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(size)))
-          body = reused.subarray(0, size)
-        }
+        body = size > keep ? null : Buffer.allocUnsafe(size)
         bodyGot = 0
-        onStart?.()
       }
       const take = Math.min(remaining, chunk.length - i)
       if (body !== null) chunk.copy(body, bodyGot, i, i + take)
@@ -176,7 +167,7 @@ function frameReader(
         onFrame(size, body)
       }
     }
-  })
+  }
 }
 
 function quantiles(latencies: number[]): { p50: number; p99: number; max: number } {
@@ -192,9 +183,33 @@ function quantiles(latencies: number[]): { p50: number; p99: number; max: number
   }
 }
 
-function open(port: number): Promise<Socket> {
+/**
+ * The e2e load's sockets read into this one buffer (net.Socket's `onread`), as the server's do:
+ * reads are delivered one at a time on the event loop, and every reader copies what it keeps
+ * before it returns. Otherwise Node allocates a fresh buffer for every read (the consumer's
+ * answers: the whole produce rate in 64 KiB reads), whose collections would pause the load.
+ */
+const READ_BUFFER = Buffer.allocUnsafeSlow(64 * 1024)
+
+/** A loopback connection; with `reads`, read into READ_BUFFER and handed there, not as 'data'. */
+function open(port: number, reads?: (chunk: Buffer) => void): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port }, () => resolve(s))
+    const s = connect(
+      reads === undefined
+        ? { host: '127.0.0.1', port }
+        : {
+            host: '127.0.0.1',
+            port,
+            onread: {
+              buffer: READ_BUFFER,
+              callback: (n: number, buf: Uint8Array) => {
+                reads((buf as Buffer).subarray(0, n))
+                return true
+              },
+            },
+          },
+      () => resolve(s),
+    )
     s.setNoDelay(true)
     s.once('error', reject)
   })
@@ -230,7 +245,7 @@ async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
       socket.write(frames[cursor])
       cursor = cursor + 1 === frames.length ? 0 : cursor + 1
     }
-    frameReader(socket, keep, (size, body) => {
+    const onData = frameReader(keep, (size, body) => {
       const now = performance.now()
       const at = sentAt[head++]
       if (head > 4096) {
@@ -256,6 +271,7 @@ async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
         if (++stopped === sockets.length) finish()
       }
     })
+    socket.on('data', onData)
     socket.on('error', () => undefined)
     ;(socket as Socket & { start?: () => void }).start = () => {
       const now = performance.now()
@@ -332,7 +348,8 @@ interface ConsumerOut {
  * within [measureFrom, end].
  */
 async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<ConsumerOut> }> {
-  const socket = await open(spec.port)
+  let onChunk: (chunk: Buffer) => void = () => undefined
+  const socket = await open(spec.port, (chunk) => onChunk(chunk))
   socket.on('error', () => undefined)
   const stages = spec.stages === true
   const epochMinusHr = performance.timeOrigin + performance.now() - hrNow()
@@ -399,7 +416,7 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
       else poll()
     },
   })
-  socket.on('data', (chunk: Buffer) => reader.push(chunk))
+  onChunk = (chunk) => reader.push(chunk)
   poll()
   return {
     drain: async ({ scheduled, measureFrom, end }) => {
@@ -479,15 +496,19 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   const batchAt = spec.batchAt
   const batchLength = template.readInt32BE(batchAt + 8)
   const batchEnd = batchAt + 12 + batchLength
-  const producers = await Promise.all(Array.from({ length: spec.producers }, () => open(spec.port)))
   let producedAnswers = 0
-  for (const p of producers) {
-    p.on('error', () => undefined)
-    // Answers are counted, not kept.
-    frameReader(p, -1, () => {
-      producedAnswers++
-    })
-  }
+  const producers = await Promise.all(
+    Array.from({ length: spec.producers }, () =>
+      // Answers are counted, not kept.
+      open(
+        spec.port,
+        frameReader(-1, () => {
+          producedAnswers++
+        }),
+      ),
+    ),
+  )
+  for (const p of producers) p.on('error', () => undefined)
   // The consumer polls before the first send. Every time below is on hrNow's clock, the
   // consumer's too (in its own process or in this one).
   const ownProcess = spec.consumer === 'own process'
