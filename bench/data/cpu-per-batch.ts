@@ -1,11 +1,13 @@
 // The server's CPU per batch on the produce → fetch path, at a fixed rate: the latency load of
 // throughput.ts (4 producers, one batch of 16 × 1 KiB records per Produce, acks=1; a consumer long
-// polling from the log end, in a process of its own) after a closed-loop fill, with no probes in the
-// server. Per run: the main thread's time on a CPU (the event loop's own work, from
-// /proc/self/task/<pid>/schedstat; on a VM, time the host holds the vCPU inside a call counts too),
-// the whole process's CPU (process.cpuUsage: libuv's threadpool and V8's helper threads included),
-// each per batch consumed, and the latency (p50 / p99 / max). CPU per batch depends much less on
-// the machine's load than the latency does; alternate builds to compare them.
+// polling from the log end, in the producers' process unless BENCH_CONSUMER=own) after a
+// closed-loop fill, with no probes in the server. Per run: the main thread's time on a CPU (the
+// event loop's own work, from /proc/self/task/<pid>/schedstat; on a VM, time the host holds the
+// vCPU inside a call counts too), the whole process's CPU (process.cpuUsage: libuv's threadpool
+// and V8's helper threads included), each per batch consumed; the load's own CPU per batch (the
+// producers' process, and the consumer's with BENCH_CONSUMER=own); and the latency (p50 / p99 /
+// max). CPU per batch depends much less on the machine's load than the latency does; alternate
+// builds to compare them. BENCH_LOAD_PROFILE=<dir> writes a CPU profile of each load process.
 //
 //   TOPOGRAPH_BENCH_BUILD=dist node --import tsx bench/data/cpu-per-batch.ts [rate=4294] [seconds=4] [runs=3] [fill-seconds=10]
 //
@@ -31,6 +33,20 @@ const seconds = Number(process.argv[3] ?? 4)
 const runs = Number(process.argv[4] ?? 3)
 const fillSeconds = Number(process.argv[5] ?? 10)
 const TOPIC = 'bench-cpu'
+
+/**
+ * The load's processes' CPU per batch consumed, user + system (user alone in brackets): the
+ * producers' process (with the consumer when it runs there), and the consumer's own.
+ */
+function loadCpu(m: Awaited<ReturnType<typeof latencyLoad>>): string {
+  const n = Math.max(1, m.answered)
+  const c = m.loadCpuMs
+  if (c === undefined) return '?'
+  const us = (ms: number, user: number) => `${f1((ms * 1e3) / n)} (${f1((user * 1e3) / n)})`
+  return c.consumer === null
+    ? `producers and consumer ${us(c.producers, c.producersUser)}`
+    : `producers ${us(c.producers, c.producersUser)}, consumer ${us(c.consumer, c.consumerUser ?? 0)}`
+}
 
 const { server, client } = await startBench()
 const port = server.address.port
@@ -58,7 +74,7 @@ for (let run = 0; run < runs; run++) {
   const n = Math.max(1, m.answered)
   const mainUs = thread0 !== null && thread1 !== null ? (thread1.onCpu - thread0.onCpu) / 1e3 / n : Number.NaN
   console.log(
-    `run ${run + 1}: ${m.answered} batches; server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms; load ${loadAverage()}`,
+    `run ${run + 1}: ${m.answered} batches; server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; load's CPU µs per batch: ${loadCpu(m)}; p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms; load ${loadAverage()}`,
   )
 }
 client.close()

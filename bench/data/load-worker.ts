@@ -21,10 +21,9 @@ import { fork } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { crc32c } from '@node-rs/crc32'
-import type { FetchResponse } from '../../src/protocol/generated/messages/FetchResponse.js'
-import { fetchRequest } from '../../test/helpers/data-plane.js'
-import { decodeResponse, requestFrame } from '../../test/server/wire-client.js'
+import { loadExecArgv } from '../server/load.js'
+import { FetchAnswerReader, FetchPoll } from './fetch-answers.js'
+import { StampedCrc } from './stamped-crc.js'
 
 export interface ClosedSpec {
   readonly mode: 'closed'
@@ -110,30 +109,40 @@ export interface DataLoadResult {
   readonly slow?: readonly { readonly at: number; readonly ms: number }[]
   /** e2e with `stages`. */
   readonly stages?: BatchStages
+  /**
+   * e2e: the load's own CPU time (user + system, ms) during the run, from the first send to the
+   * drain: the producers' process (the consumer's too when it runs there) and the consumer's own
+   * process (null when it runs in the producers' one).
+   */
+  readonly loadCpuMs?: {
+    readonly producers: number
+    readonly producersUser: number
+    readonly consumer: number | null
+    readonly consumerUser: number | null
+  }
 }
 
 const SMALL = 4096
+/** Produce frames the e2e load makes before its run (more are made if the sockets hold more). */
+const FRAMES_AHEAD = 64
 
 /**
- * Reads size-prefixed frames from a socket without gathering large ones: `onFrame` gets the frame's
- * size and, for frames of at most `keep` bytes (or all when `keep` is Infinity), its bytes.
+ * Reads size-prefixed frames from a socket's chunks (the function it returns takes them) without
+ * gathering large ones: `onFrame` gets the frame's size and, for frames of at most `keep` bytes (or
+ * all when `keep` is Infinity), its bytes. It copies what it keeps: a chunk may be overwritten once
+ * the function returns.
  */
 function frameReader(
-  socket: Socket,
   keep: number,
   onFrame: (size: number, body: Buffer | null) => void,
-  onStart?: () => void,
-  /** Frames are gathered in one buffer reused for the next (onFrame keeps nothing of `body`). */
-  reuse = false,
-): void {
+): (chunk: Buffer) => void {
   const head = Buffer.alloc(4)
-  let reused = Buffer.alloc(0)
   let headGot = 0
   let remaining = -1
   let body: Buffer | null = null
   let bodyGot = 0
   let size = 0
-  socket.on('data', (chunk: Buffer) => {
+  return (chunk: Buffer) => {
     let i = 0
     while (i < chunk.length) {
       if (remaining < 0) {
@@ -145,14 +154,8 @@ function frameReader(
         headGot = 0
         size = head.readInt32BE(0)
         remaining = size
-        if (size > keep) body = null
-        else if (!reuse) body = Buffer.allocUnsafe(size)
-        else {
-          if (reused.length < size) reused = Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(size)))
-          body = reused.subarray(0, size)
-        }
+        body = size > keep ? null : Buffer.allocUnsafe(size)
         bodyGot = 0
-        onStart?.()
       }
       const take = Math.min(remaining, chunk.length - i)
       if (body !== null) chunk.copy(body, bodyGot, i, i + take)
@@ -164,7 +167,7 @@ function frameReader(
         onFrame(size, body)
       }
     }
-  })
+  }
 }
 
 function quantiles(latencies: number[]): { p50: number; p99: number; max: number } {
@@ -180,9 +183,33 @@ function quantiles(latencies: number[]): { p50: number; p99: number; max: number
   }
 }
 
-function open(port: number): Promise<Socket> {
+/**
+ * The e2e load's sockets read into this one buffer (net.Socket's `onread`), as the server's do:
+ * reads are delivered one at a time on the event loop, and every reader copies what it keeps
+ * before it returns. Otherwise Node allocates a fresh buffer for every read (the consumer's
+ * answers: the whole produce rate in 64 KiB reads), whose collections would pause the load.
+ */
+const READ_BUFFER = Buffer.allocUnsafeSlow(64 * 1024)
+
+/** A loopback connection; with `reads`, read into READ_BUFFER and handed there, not as 'data'. */
+function open(port: number, reads?: (chunk: Buffer) => void): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port }, () => resolve(s))
+    const s = connect(
+      reads === undefined
+        ? { host: '127.0.0.1', port }
+        : {
+            host: '127.0.0.1',
+            port,
+            onread: {
+              buffer: READ_BUFFER,
+              callback: (n: number, buf: Uint8Array) => {
+                reads((buf as Buffer).subarray(0, n))
+                return true
+              },
+            },
+          },
+      () => resolve(s),
+    )
     s.setNoDelay(true)
     s.once('error', reject)
   })
@@ -218,7 +245,7 @@ async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
       socket.write(frames[cursor])
       cursor = cursor + 1 === frames.length ? 0 : cursor + 1
     }
-    frameReader(socket, keep, (size, body) => {
+    const onData = frameReader(keep, (size, body) => {
       const now = performance.now()
       const at = sentAt[head++]
       if (head > 4096) {
@@ -244,6 +271,7 @@ async function closed(spec: ClosedSpec): Promise<DataLoadResult> {
         if (++stopped === sockets.length) finish()
       }
     })
+    socket.on('data', onData)
     socket.on('error', () => undefined)
     ;(socket as Socket & { start?: () => void }).start = () => {
       const now = performance.now()
@@ -310,6 +338,7 @@ interface ConsumerOut {
   }
   readonly gc: { n: number; ms: number; max: number; major: number }
   readonly cpuMs: number
+  readonly cpuUserMs: number
 }
 
 /**
@@ -319,7 +348,8 @@ interface ConsumerOut {
  * within [measureFrom, end].
  */
 async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<ConsumerOut> }> {
-  const socket = await open(spec.port)
+  let onChunk: (chunk: Buffer) => void = () => undefined
+  const socket = await open(spec.port, (chunk) => onChunk(chunk))
   socket.on('error', () => undefined)
   const stages = spec.stages === true
   const epochMinusHr = performance.timeOrigin + performance.now() - hrNow()
@@ -346,66 +376,47 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
   const whenStopped = new Promise<void>((r) => {
     stopped = r
   })
+  // The Fetch encoded once (offset and correlation id patched per poll), and its answers walked
+  // as they arrive, batch headers only (fetch-answers.ts): the consumer measures the server, not
+  // its own decoding.
+  const request = new FetchPoll(spec.topic, spec.partition, 1 << 20, 500, 1)
   const poll = () => {
     fetchSentAt = hrNow()
-    socket.write(
-      requestFrame(
-        1,
-        12,
-        ++correlation,
-        fetchRequest([{ topic: spec.topic, partition: spec.partition, offset, maxBytes: 1 << 20 }], {
-          maxWaitMs: 500,
-          minBytes: 1,
-        }),
-        'bench-consumer',
-      ),
-    )
+    socket.write(request.frame(++correlation, offset))
   }
-  frameReader(
-    socket,
-    Number.POSITIVE_INFINITY,
-    (_size, body) => {
+  let answerFrom = 0
+  const reader = new FetchAnswerReader(spec.stampAt, {
+    start: () => {
+      firstByteAt = hrNow()
+      answerFrom = all.sent.length
+    },
+    batch: (base, lastOffsetDelta, stamp) => {
+      consumed++
+      all.sent.push(stamp)
+      offset = base + lastOffsetDelta + 1
+    },
+    end: (code) => {
       const t = hrNow()
-      const res = decodeResponse<FetchResponse>(1, 12, body as Buffer).body
-      const part = res.responses[0]?.partitions[0]
-      if (res.errorCode !== 0 || part === undefined || part.errorCode !== 0) {
-        const code = res.errorCode || (part?.errorCode ?? -1)
+      if (code !== 0) {
         if (errors === 0) firstErrorCode = code
         errors++
-      } else if (part.records !== null && part.records.byteLength > 0) {
-        const r = Buffer.from(part.records.buffer, part.records.byteOffset, part.records.byteLength)
-        const from = all.sent.length
-        let pos = 0
-        while (pos + 12 <= r.length) {
-          const len = r.readInt32BE(pos + 8)
-          if (pos + 12 + len > r.length) break
-          consumed++
-          all.sent.push(r.readDoubleLE(pos + spec.stampAt))
-          all.complete.push(t)
-          if (stages) {
-            all.fetchSent.push(fetchSentAt)
-            all.firstByte.push(firstByteAt)
-          }
-          const base = Number(r.readBigInt64BE(pos))
-          offset = base + r.readInt32BE(pos + 23) + 1
-          pos += 12 + len
-        }
-        if (stages) {
-          const parsed = hrNow()
-          for (let i = from; i < all.sent.length; i++) {
-            all.parsed.push(parsed)
-            all.perAnswer.push(all.sent.length - from)
-          }
+      }
+      const n = all.sent.length
+      for (let i = answerFrom; i < n; i++) all.complete.push(t)
+      if (stages) {
+        const parsed = hrNow()
+        for (let i = answerFrom; i < n; i++) {
+          all.fetchSent.push(fetchSentAt)
+          all.firstByte.push(firstByteAt)
+          all.parsed.push(parsed)
+          all.perAnswer.push(n - answerFrom)
         }
       }
       if (stopping) stopped()
       else poll()
     },
-    () => {
-      firstByteAt = hrNow()
-    },
-    true,
-  )
+  })
+  onChunk = (chunk) => reader.push(chunk)
   poll()
   return {
     drain: async ({ scheduled, measureFrom, end }) => {
@@ -445,6 +456,7 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
         st,
         gc,
         cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuUserMs: cpu.user / 1000,
       }
     },
   }
@@ -460,7 +472,7 @@ interface Drain {
 /** The consumer in a process of its own (a forked copy of this file), driven by messages. */
 function consumerProcess(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<ConsumerOut> }> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: loadExecArgv(),
     serialization: 'advanced',
   })
   return new Promise((resolve, reject) => {
@@ -484,14 +496,19 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   const batchAt = spec.batchAt
   const batchLength = template.readInt32BE(batchAt + 8)
   const batchEnd = batchAt + 12 + batchLength
-  const producers = await Promise.all(Array.from({ length: spec.producers }, () => open(spec.port)))
   let producedAnswers = 0
-  for (const p of producers) {
-    p.on('error', () => undefined)
-    frameReader(p, Number.POSITIVE_INFINITY, () => {
-      producedAnswers++
-    })
-  }
+  const producers = await Promise.all(
+    Array.from({ length: spec.producers }, () =>
+      // Answers are counted, not kept.
+      open(
+        spec.port,
+        frameReader(-1, () => {
+          producedAnswers++
+        }),
+      ),
+    ),
+  )
+  for (const p of producers) p.on('error', () => undefined)
   // The consumer polls before the first send. Every time below is on hrNow's clock, the
   // consumer's too (in its own process or in this one).
   const ownProcess = spec.consumer === 'own process'
@@ -505,7 +522,18 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   const cpu0 = process.cpuUsage()
 
   // The producers: an open-loop schedule; each send is the template with a fresh stamp and CRC.
-  const free: Buffer[] = []
+  // Frames come from a free list that each socket write's callback refills: the load makes no
+  // garbage of 16 KiB a batch, whose collections would delay its sends and its reads. A frame
+  // given back still holds the template but for its stamp and CRC, which are all a send rewrites.
+  // The first FRAMES_AHEAD are made before the run: fresh memory is a host fault a page on this VM.
+  const crc = new StampedCrc(template.subarray(batchAt + 21, batchEnd), spec.stampAt - 21)
+  const stampAt = batchAt + spec.stampAt
+  const fresh = (): Buffer => {
+    const frame = Buffer.allocUnsafeSlow(template.length)
+    template.copy(frame)
+    return frame
+  }
+  const free: Buffer[] = Array.from({ length: FRAMES_AHEAD }, fresh)
   let scheduled = 0
   let next = 0
   const start = hrNow()
@@ -518,15 +546,12 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
       }
       const due = Math.floor(((now - start) / 1000) * spec.rate)
       while (scheduled < due) {
-        // A frame of the free list (given back once its socket write completed): the load makes
-        // no garbage of 16 KiB a batch, whose collections would delay its sends and its reads.
-        const frame = free.pop() ?? Buffer.allocUnsafeSlow(template.length)
-        template.copy(frame)
+        const frame = free.pop() ?? fresh()
         const stamp = hrNow()
-        frame.writeDoubleLE(stamp, batchAt + spec.stampAt)
+        frame.writeDoubleLE(stamp, stampAt)
         // Batch `scheduled` fell due once (now - start) reached (scheduled + 1) / rate.
         intendedOf?.set(stamp, start + ((scheduled + 1) * 1000) / spec.rate)
-        frame.writeUInt32BE(crc32c(frame.subarray(batchAt + 21, batchEnd)) >>> 0, batchAt + 17)
+        frame.writeUInt32BE(crc.of(frame, stampAt), batchAt + 17)
         producers[next].write(frame, () => free.push(frame))
         next = next + 1 === producers.length ? 0 : next + 1
         scheduled++
@@ -557,6 +582,12 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
     ...quantiles(c.latencies),
     errors,
     firstErrorCode,
+    loadCpuMs: {
+      producers: (cpu.user + cpu.system) / 1000,
+      producersUser: cpu.user / 1000,
+      consumer: ownProcess ? c.cpuMs : null,
+      consumerUser: ownProcess ? c.cpuUserMs : null,
+    },
     ...(spec.slowMs !== undefined ? { slow: c.slow } : {}),
     ...(intendedOf !== null
       ? {

@@ -21,6 +21,17 @@ export function runLoad(spec: LoadSpec): Promise<Measured> {
 }
 
 /**
+ * Node options of a forked load process: TypeScript through tsx, and with BENCH_LOAD_PROFILE=<dir>
+ * a CPU profile of the process written there when it exits (what the load itself costs).
+ */
+export function loadExecArgv(): string[] {
+  const dir = process.env.BENCH_LOAD_PROFILE
+  return dir === undefined || dir === ''
+    ? ['--import', 'tsx']
+    : ['--import', 'tsx', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250']
+}
+
+/**
  * Runs `worker` (a load generator that takes its spec as its first message and answers with its
  * result, which counts the answers it received in `answered`) in a fresh child process, and adds
  * this process's CPU time per answer.
@@ -31,7 +42,7 @@ export function forkLoad<S extends Serializable, R extends { readonly answered: 
 ): Promise<R & { readonly cpuUsPerRequest: number }> {
   return new Promise((resolve, reject) => {
     const cpu0 = process.cpuUsage()
-    const child = fork(worker, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced' })
+    const child = fork(worker, [], { execArgv: loadExecArgv(), serialization: 'advanced' })
     let result: R | undefined
     let cpuUs = 0
     child.once('message', (m: R) => {

@@ -155,6 +155,55 @@ const WALK_WINDOW = 16 * 1024
 const WALK_SCRATCH = new Uint8Array(WALK_WINDOW)
 let walkScratchBusy = false
 /**
+ * The active segment's last this-many batches are known by their offsets and positions
+ * ({@link RecentBatches}), so that finding the batch of an offset near the log end reads nothing.
+ */
+export const RECENT_BATCHES = 32
+
+/**
+ * The last {@link RECENT_BATCHES} batches appended to a segment, in order: base offset, last
+ * offset, position and size. A consumer at the log end looks its fetch offset up twice per batch or
+ * few (a parked Fetch counting the bytes available at every append, then its read), and each
+ * look-up walked batch headers through a read of the walk's window: two 16 KiB reads for batches
+ * larger than the window (the one before the offset, then the one holding it). Batches appended
+ * after the oldest held are all held, so an offset at or after its base is found here or nowhere.
+ */
+class RecentBatches {
+  readonly #base = new Float64Array(RECENT_BATCHES)
+  readonly #last = new Float64Array(RECENT_BATCHES)
+  readonly #pos = new Float64Array(RECENT_BATCHES)
+  readonly #size = new Float64Array(RECENT_BATCHES)
+  /** Batches pushed so far (the newest is at (#pushed - 1) % RECENT_BATCHES). */
+  #pushed = 0
+
+  push(base: number, last: number, pos: number, size: number): void {
+    const i = this.#pushed % RECENT_BATCHES
+    this.#base[i] = base
+    this.#last[i] = last
+    this.#pos[i] = pos
+    this.#size[i] = size
+    this.#pushed++
+  }
+
+  /**
+   * The first batch held whose last offset is ≥ `offset`, when `offset` is at or after the oldest
+   * held batch's base offset and at or before the newest's last offset; null otherwise.
+   */
+  locate(offset: number): { pos: number; base: number; size: number } | null {
+    const n = Math.min(this.#pushed, RECENT_BATCHES)
+    if (n === 0) return null
+    const newest = this.#pushed - 1
+    const slot = (k: number) => k % RECENT_BATCHES
+    const oldest = newest - n + 1
+    if (offset < this.#base[slot(oldest)] || offset > this.#last[slot(newest)]) return null
+    // Last offsets grow with every batch; a consumer at the log end wants one of the newest.
+    let k = newest
+    while (k > oldest && this.#last[slot(k - 1)] >= offset) k--
+    const i = slot(k)
+    return { pos: this.#pos[i], base: this.#base[i], size: this.#size[i] }
+  }
+}
+/**
  * The largest Fetch read done on the event loop; larger ones run on libuv's threadpool. 64 KiB is
  * a few batches (a consumer at the log end) and about 10–30 µs of copying from the page cache.
  */
@@ -384,6 +433,8 @@ interface FileSegment {
   /** The segment's size and the storage clock when read ahead last looked at its pace. */
   paceSize: number
   paceAt: number
+  /** The last batches appended, while the segment is active (made by its first append). */
+  recent: RecentBatches | null
 }
 
 /** The header fields a scan needs, read from a buffer. */
@@ -588,6 +639,7 @@ class FilePartitionStore implements PartitionStore {
       aheadBusy: false,
       paceSize: 0,
       paceAt: this.#storage.now(),
+      recent: null,
     }
   }
 
@@ -888,6 +940,8 @@ class FilePartitionStore implements PartitionStore {
     }
     seg.size = pos + batch.byteLength
     seg.nextOffset = info.lastOffset + 1
+    if (seg.recent === null) seg.recent = new RecentBatches()
+    seg.recent.push(info.baseOffset, info.lastOffset, pos, batch.byteLength)
     this.#index(
       seg,
       info.baseOffset,
@@ -959,6 +1013,7 @@ class FilePartitionStore implements PartitionStore {
     // so a close writes them, and a crash before leaves the segment to be re-indexed at open.
     this.#finalTimeEntry(active)
     active.indexDirty = true
+    active.recent = null
     this.#segments.push(this.#createSegment(active.nextOffset, now))
   }
 
@@ -1026,6 +1081,9 @@ class FilePartitionStore implements PartitionStore {
 
   /** The first batch in `seg` whose last offset is ≥ offset: its position, base offset and size; or null. */
   #locate(seg: FileSegment, offset: number): { pos: number; base: number; size: number } | null {
+    // Near the log end: no read (see RecentBatches).
+    const recent = seg.recent?.locate(offset)
+    if (recent != null) return recent
     const e = seg.offsets.floor(offset)
     // Entries hold (last offset of a batch, its position): the batch holding `offset` starts at
     // the entry whose last offset is ≥ offset, or after the greatest entry below it.
@@ -1057,7 +1115,8 @@ class FilePartitionStore implements PartitionStore {
     for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
       const seg = this.#segments[si]
       if (offset >= seg.nextOffset) continue
-      // Finding the first batch reads its header through the walk's window (one small read).
+      // Finding the first batch reads its header through the walk's window (one small read),
+      // or nothing near the log end (RecentBatches).
       const first = this.#locate(seg, offset)
       if (first === null) continue
       if (first.base >= maxOffset) return EMPTY

@@ -9,9 +9,9 @@ import { Writer } from '../protocol/writer.js'
  * requests one after the other: the next frame is read only once the previous request has been
  * answered and its response handed to the socket. A client that pipelines requests therefore
  * holds the memory of one request at a time, whatever it sends; the socket is paused while a
- * request is in flight, so the rest waits in the kernel's buffers and, beyond them, in the
- * client's. The socket is also paused while its write buffer is full (a client that sends without
- * reading).
+ * request is in flight, from the first bytes that arrive behind it (one read, kept), so the rest
+ * waits in the kernel's buffers and, beyond them, in the client's. The socket is also paused while
+ * its write buffer is full (a client that sends without reading).
  *
  * The one exception is a run of *pipelined* requests (the `pipelined` option: OffsetCommit and
  * OffsetFetch, each one operation in the queue of its group's coordinator shard, which keeps them
@@ -76,6 +76,8 @@ export interface AnswerOutput {
 }
 
 export interface FrameSource {
+  /** Bytes received and not yet returned as frames (unknown when absent: counted as some). */
+  readonly buffered?: number
   /** Adds received bytes. */
   push(chunk: Uint8Array): void
   /**
@@ -406,8 +408,12 @@ export class Connection {
       this.#flushAnswers()
       socket.uncork()
     }
+    // A request answered later (a long poll, a coordinator write) pauses the socket only once bytes
+    // wait behind it: a client mostly sends nothing until its answer (a consumer's next Fetch), and
+    // a pause and a resume cost a request two epoll_ctl calls and a round of Node's stream code.
+    // Bytes that arrive meanwhile are kept, one read at most: that read pauses it (the check above).
     this.#setPaused(
-      !this.#canTakeMore() ||
+      (!this.#canTakeMore() && (this.#frames.buffered ?? 1) > 0) ||
         this.#held !== null ||
         this.#deferred !== null ||
         this.#pausedForWrite ||

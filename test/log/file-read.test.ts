@@ -401,3 +401,63 @@ test('file: the long poll counts bytes before an open transaction without readin
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('file: the batch of an offset near the log end is found without reading headers, and exactly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-recent-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer, { segmentBytes: 1 << 20 })
+    // Batches of 16 records (about 16.7 KB, larger than the walk's window) and of 3 (small ones,
+    // many to a window), interleaved, over a roll.
+    const p = m.partition('t', 0)!
+    const bases: number[] = []
+    for (let i = 0; i < 100; i++) {
+      bases.push(p.logEndOffset)
+      const batch =
+        i % 3 === 2 ? batchOf([{ key: 'a' }, { key: 'b' }, { key: 'c' }], { timestamp: NOW }) : bigBatch(i)
+      assert.equal((await p.append(batch, { now: NOW })).errorCode, 0)
+    }
+    assert.ok((p as PartitionLogImpl).store.segmentCount > 1, 'rolled')
+    const end = p.logEndOffset
+    const expected = await readAll(p, 0)
+    await nextTurn()
+    // Every offset: the first batch answered is the one holding it, and the bytes counted from it
+    // are those a storage opened afresh (which knows no recent batch) counts.
+    const firstOf = async (q: typeof p, offset: number) => batchesOf(await q.read(offset, 1, RU))
+    const seen: { first: number[]; bytes: number }[] = []
+    for (let offset = 0; offset < end; offset++) {
+      const first = await firstOf(p, offset)
+      assert.deepEqual(first, [expected.find((b) => b.lastOffset >= offset)!.baseOffset], `offset ${offset}`)
+      seen.push({ first, bytes: p.bytesAvailable(offset, 'read_uncommitted') })
+    }
+    await m.close()
+    const again = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, {}) },
+      { storage: new FileLogStorage([dir], { fs: layer }), noBackgroundJobs: true },
+    )
+    await again.open()
+    await again.createPartitions('t', 'id', 0, 1, { segmentBytes: 1 << 20 })
+    const q = again.partition('t', 0)!
+    for (let offset = 0; offset < end; offset++) {
+      assert.deepEqual(
+        { first: await firstOf(q, offset), bytes: q.bytesAvailable(offset, 'read_uncommitted') },
+        seen[offset],
+        `offset ${offset} after reopening`,
+      )
+    }
+    // A consumer at the log end: counting the bytes after an append reads nothing, and the
+    // Fetch's read is one read of the batches themselves.
+    const at = q.logEndOffset
+    assert.equal((await q.append(bigBatch(1000), { now: NOW })).errorCode, 0)
+    await nextTurn()
+    state.syncReads.length = 0
+    assert.ok(q.bytesAvailable(at, 'read_uncommitted') > 16_000)
+    assert.deepEqual(state.syncReads, [], 'no read to count the bytes')
+    const r = await q.read(at, 1 << 20, RU)
+    assert.deepEqual(batchesOf(r), [at])
+    assert.deepEqual(state.syncReads, [r.records.byteLength], 'one read, of the batch')
+    await again.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
