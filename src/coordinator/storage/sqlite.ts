@@ -807,6 +807,8 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#compactTx = undefined
     this.#nextOffset.clear()
     db.close()
+    // Only now: closing them earlier would drop this connection's locks on the file.
+    checkpointer?.closeFiles()
     this.#heldLock?.release()
     this.#heldLock = undefined
   }

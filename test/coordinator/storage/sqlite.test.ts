@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -294,6 +294,54 @@ test('sqlite: commits go on, turn after turn, while the worker checkpoints the W
   }
   await store.close()
   assert.ok(!existsSync(join(dir, `${SQLITE_FILE_NAME}-wal`)), 'close copies the WAL back and removes it')
+})
+
+/** The descriptors this process has open (Linux), or undefined elsewhere. */
+function openFds(): number | undefined {
+  try {
+    return readdirSync('/proc/self/fd').length
+  } catch {
+    return undefined
+  }
+}
+
+test('sqlite: rounds with the writes flowing write the files out; the held round does not; close closes them', async () => {
+  const dir = tempDir()
+  const soft = 128 * 1024
+  const rounds: { held: boolean; synced: boolean }[] = []
+  const fdsBefore = openFds()
+  const store = new SqliteRecordStore(dir, {
+    walCheckpointBytes: soft,
+    onCheckpoint: (e) => {
+      if (e.kind === 'round-end') rounds.push({ held: e.writesHeld, synced: e.synced })
+    },
+  })
+  await store.open()
+  // Commits until a round has run with the writes held (the last round of a checkpoint, which
+  // follows at least one with the writes flowing). The deadline only bounds a hang.
+  let n = 0
+  const deadline = Date.now() + 120_000
+  while (!rounds.some((r) => r.held) && Date.now() < deadline) {
+    await store.append(n % 4, commitOf(n))
+    n++
+    await turn()
+  }
+  const held = rounds.filter((r) => r.held)
+  const flowing = rounds.filter((r) => !r.held)
+  assert.ok(held.length > 0 && flowing.length > 0, `rounds: ${JSON.stringify(rounds)}`)
+  assert.ok(
+    flowing.every((r) => r.synced),
+    `every round with the writes flowing wrote the files out: ${JSON.stringify(rounds)}`,
+  )
+  assert.ok(
+    held.every((r) => !r.synced),
+    `a held round leaves the fsyncs to SQLite: ${JSON.stringify(rounds)}`,
+  )
+  for (let shard = 0; shard < 4; shard++) {
+    assert.equal((await store.load(shard)).length, 6 * Math.ceil((n - shard) / 4))
+  }
+  await store.close()
+  if (fdsBefore !== undefined) assert.equal(openFds(), fdsBefore, 'close closed every descriptor it opened')
 })
 
 test('sqlite: past the WAL size bound, writes wait for the checkpoint and the WAL starts over', async () => {
