@@ -10,7 +10,7 @@ import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
 import { StorageError } from '../../../src/coordinator/storage/errors.js'
 import { ByteSink, decodeRecords, writeRecord } from '../../../src/log/batch.js'
-import { rec, runRecordStoreContract, show } from './contract.js'
+import { laidOut, rec, runRecordStoreContract, show } from './contract.js'
 
 const dirs: string[] = []
 function tempDir(): string {
@@ -294,6 +294,55 @@ test('sqlite: commits go on, turn after turn, while the worker checkpoints the W
   }
   await store.close()
   assert.ok(!existsSync(join(dir, `${SQLITE_FILE_NAME}-wal`)), 'close copies the WAL back and removes it')
+})
+
+test('sqlite: records that tell where their bytes lie are stored from there, as their views would be', async () => {
+  const dir = tempDir()
+  const long = 'v'.repeat(300)
+  const entries: [string, string | null][] = [
+    ['g/t/0', 'offset-0'],
+    ['g/t/1', null],
+    ['g/t/2', ''],
+    ['k'.repeat(200), long],
+    ['g/t/3', 'x'.repeat(255)],
+  ]
+  // The store must not read `key` or `value` of these: only where their bytes lie.
+  const { records: viewed } = laidOut(entries, 5)
+  const blind = viewed.map((r) => ({
+    bytes: r.bytes,
+    offset: r.offset,
+    keyLength: r.keyLength,
+    valueLength: r.valueLength,
+    get key(): Uint8Array {
+      throw new Error('key read')
+    },
+    get value(): Uint8Array | null {
+      throw new Error('value read')
+    },
+  }))
+  const plain = entries.map(([k, v]) => rec(k, v))
+  const store = new SqliteRecordStore(dir, { compression: 'none' })
+  await store.open()
+  await store.append(0, blind)
+  await store.append(1, plain)
+  await store.appendBatches([
+    { shard: 2, records: blind },
+    { shard: 3, records: plain },
+  ])
+  for (const shard of [0, 1, 2, 3]) assert.deepEqual(show(await store.load(shard)), entries)
+  await store.close()
+  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
+  const row = (shard: number) =>
+    Buffer.from(
+      (
+        db.prepare('SELECT records FROM coordinator_batches WHERE shard = ?').get(shard) as {
+          records: Uint8Array
+        }
+      ).records,
+    ).toString('hex')
+  assert.equal(row(0), row(1), 'an append stores the bytes writeRecord writes')
+  assert.equal(row(2), row(3), 'a group commit too')
+  db.close()
 })
 
 /** The descriptors this process has open (Linux), or undefined elsewhere. */
