@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
-import { observeGc, type TraceEvent } from './gc-events.js'
+import { describeGcs, observeGc, type TraceEvent } from './gc-events.js'
 import {
   bareServer,
   closeServer,
@@ -63,16 +63,24 @@ const spec = { frames, seconds, warmupSeconds: 1, connections: 4, depth: 16 }
 const { Connection } = (await serverModule('connection.js')) as {
   Connection: { prototype: { receive: (chunk: Buffer) => void } }
 }
-let reads = 0
+/** What the server did in the current run, counted from here on (zeroed before each run). */
+const count = {
+  reads: 0,
+  socketWrites: 0,
+  socketWritevs: 0,
+  chunks: 0,
+  storeWrites: 0,
+  shardBatches: 0,
+  records: 0,
+}
 const receive = Connection.prototype.receive
 Connection.prototype.receive = function (this: unknown, chunk: Buffer) {
-  reads++
+  count.reads++
   return receive.call(this, chunk)
 }
 
 // Socket writes by the server's sockets: single-chunk writes and corked runs (writev).
 const { Socket } = await import('node:net')
-const sockets = { write: 0, writev: 0, chunks: 0 }
 type Writes = {
   _write: (this: unknown, ...a: unknown[]) => void
   _writev: (this: unknown, chunks: unknown[], cb: unknown) => void
@@ -81,13 +89,13 @@ const sp = Socket.prototype as unknown as Writes
 const write1 = sp._write
 const writev = sp._writev
 sp._write = function (this: unknown, ...a: unknown[]) {
-  sockets.write++
-  sockets.chunks++
+  count.socketWrites++
+  count.chunks++
   return write1.apply(this, a)
 }
 sp._writev = function (this: unknown, chunks: unknown[], cb: unknown) {
-  sockets.writev++
-  sockets.chunks += chunks.length
+  count.socketWritevs++
+  count.chunks += chunks.length
   return writev.call(this, chunks, cb)
 }
 
@@ -99,18 +107,17 @@ const engine = (
     ? (await import(`${base}memory.js`)).MemoryRecordStore
     : (await import(`${base}sqlite.js`)).SqliteRecordStore
 ) as { prototype: Record<string, (...a: unknown[]) => Promise<void>> }
-const writes = { n: 0, batches: 0, records: 0 }
 for (const method of ['append', 'appendBatches']) {
   const original = engine.prototype[method]
   engine.prototype[method] = function (this: unknown, ...args: unknown[]) {
-    writes.n++
+    count.storeWrites++
     if (method === 'append') {
-      writes.batches++
-      writes.records += (args[1] as unknown[]).length
+      count.shardBatches++
+      count.records += (args[1] as unknown[]).length
     } else {
       const batches = args[0] as { records: unknown[] }[]
-      writes.batches += batches.length
-      for (const b of batches) writes.records += b.records.length
+      count.shardBatches += batches.length
+      for (const b of batches) count.records += b.records.length
     }
     return original.apply(this, args)
   }
@@ -190,13 +197,7 @@ for (let run = 0; run < runs; run++) {
   const rate = rps(full) / 2
   const bareHalf = await runLoad({ ...spec, port: bare.port, rate })
   const load0 = loadavg()[0]
-  reads = 0
-  sockets.write = 0
-  sockets.writev = 0
-  sockets.chunks = 0
-  writes.n = 0
-  writes.batches = 0
-  writes.records = 0
+  for (const k of Object.keys(count) as (keyof typeof count)[]) count[k] = 0
   gcEvents.length = 0
   const main0 = mainThreadStat()
   let half: Measured | undefined
@@ -224,10 +225,10 @@ for (let run = 0; run < runs; run++) {
       ? Number.NaN
       : (counts.main.get('epoll_wait') ?? 0) + (counts.main.get('epoll_pwait') ?? 0)
   console.log(
-    `  per second: ${fmt(n / wallS)} answers, ${fmt(turns / wallS)} turns (epoll_wait), ${fmt(reads / wallS)} socket reads, ${fmt(writes.n / wallS)} store writes; requests a turn ${f1(n / turns)}, a read ${f1(n / reads)}, a store write ${f1(n / writes.n)} (${f1(writes.batches / writes.n)} shard batches, ${f1(writes.records / writes.n)} records)`,
+    `  per second: ${fmt(n / wallS)} answers, ${fmt(turns / wallS)} turns (epoll_wait), ${fmt(count.reads / wallS)} socket reads, ${fmt(count.storeWrites / wallS)} store writes; requests a turn ${f1(n / turns)}, a read ${f1(n / count.reads)}, a store write ${f1(n / count.storeWrites)} (${f1(count.shardBatches / count.storeWrites)} shard batches, ${f1(count.records / count.storeWrites)} records)`,
   )
   console.log(
-    `  socket writes a second: ${fmt(sockets.write / wallS)} single, ${fmt(sockets.writev / wallS)} corked runs; ${f1(sockets.chunks / (sockets.write + sockets.writev))} chunks a write, ${f1(n / (sockets.write + sockets.writev))} answers a write`,
+    `  socket writes a second: ${fmt(count.socketWrites / wallS)} single, ${fmt(count.socketWritevs / wallS)} corked runs; ${f1(count.chunks / (count.socketWrites + count.socketWritevs))} chunks a write, ${f1(n / (count.socketWrites + count.socketWritevs))} answers a write`,
   )
   if (counts !== null) {
     const per = (map: Map<string, number>) =>
@@ -236,21 +237,12 @@ for (let run = 0; run < runs; run++) {
         .join(', ')
     console.log(`  syscalls a request, main thread: ${per(counts.main)}`)
     console.log(`  syscalls a request, other threads: ${per(counts.others)}`)
-    const tx = writes.n
+    const tx = count.storeWrites
     console.log(
       `  a store write: ${f2((counts.main.get('fcntl') ?? 0) / tx)} fcntl, ${f2((counts.main.get('pwrite64') ?? 0) / tx)} pwrite64 (main thread)`,
     )
   }
-  const kinds = new Map<string, { n: number; ms: number }>()
-  for (const e of gcEvents) {
-    const k = kinds.get(e.what) ?? { n: 0, ms: 0 }
-    k.n++
-    k.ms += e.ms
-    kinds.set(e.what, k)
-  }
-  console.log(
-    `  collections: ${[...kinds].map(([k, v]) => `${v.n} ${k.replace(/^GC /, '')} (${f1(v.ms)} ms)`).join(', ') || 'none'}`,
-  )
+  console.log(`  collections: ${describeGcs(gcEvents)}`)
 }
 gc.disconnect()
 await closeServer(bare.server)
