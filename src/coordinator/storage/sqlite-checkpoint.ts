@@ -20,11 +20,12 @@
  *
  * A round that leaves frames to copy does not fsync the database file (SQLite does that only once
  * it has copied every frame, before the WAL may start over), so without more the last round, run
- * with the writes held, would fsync every page the rounds before it copied: 17–21 ms of writes held
- * on the VM of BENCHMARKS.md. After such a round the worker therefore writes the database file's
- * and the WAL's dirty pages out itself (`fdatasync`, the writes flowing), and the held round's own
- * fsyncs find only the pages of the few frames it copies ("OffsetCommit: the checkpoint's last
- * round"). An extra fsync takes nothing from what SQLite's own give: they still run, in their place.
+ * with the writes held, would fsync every page the rounds before it copied: 17–23 ms of writes held
+ * at a load average of 9–10 on the VM of BENCHMARKS.md. After such a round the worker therefore
+ * writes the database file's and the WAL's dirty pages out itself (`fdatasync`, the writes
+ * flowing), and the held round's own fsyncs find only the pages of the few frames it copies
+ * ("OffsetCommit: the checkpoint's last round"). An extra fsync takes nothing from what SQLite's
+ * own give: they still run, in their place.
  *
  * The WAL's current length is read from its file size: with `journal_size_limit` set to
  * `softBytes`, SQLite truncates the file to that size when it starts the WAL over, so a file larger
