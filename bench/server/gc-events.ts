@@ -34,6 +34,23 @@ export function observeGc(events: TraceEvent[]): PerformanceObserver {
   return gc
 }
 
+/** Collections by kind, e.g. `35 scavenge (150.6 ms, longest 9.1)`, or `none`. */
+export function describeGcs(events: readonly TraceEvent[]): string {
+  const byKind = new Map<string, { n: number; ms: number; longest: number }>()
+  for (const e of events) {
+    if (!e.what.startsWith('GC ')) continue
+    const k = byKind.get(e.what) ?? { n: 0, ms: 0, longest: 0 }
+    k.n++
+    k.ms += e.ms
+    k.longest = Math.max(k.longest, e.ms)
+    byKind.set(e.what, k)
+  }
+  const parts = [...byKind].map(
+    ([k, v]) => `${v.n} ${k.slice(3)} (${v.ms.toFixed(1)} ms, longest ${v.longest.toFixed(1)})`,
+  )
+  return parts.join(', ') || 'none'
+}
+
 /**
  * With BENCH_TRACE_GC=1, V8's --trace-gc and --trace-incremental-marking lines go to stdout while
  * `work` runs (one line per collection and per start of incremental marking, with V8's reason),

@@ -49,6 +49,10 @@ export interface LoadResult {
    * A slow request that follows one of these may be the generator's, not the server's.
    */
   readonly pauses?: readonly { readonly at: number; readonly ms: number; readonly what: string }[]
+  /** The generator's own CPU time (µs, every thread of its process) from its first send to its end. */
+  readonly generatorCpuUs?: number
+  /** p99.9 of the measured latencies (ms). */
+  readonly p999?: number
 }
 
 async function load(spec: LoadSpec): Promise<LoadResult> {
@@ -77,6 +81,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   let answeredTotal = 0
   let errors = 0
   let firstErrorCode = 0
+  const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   const measureFrom = t0 + spec.warmupSeconds * 1000
   const end = measureFrom + spec.seconds * 1000
@@ -206,6 +211,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   clearTimeout(grace)
   gc?.disconnect()
 
+  const cpu = process.cpuUsage(cpu0)
   const seconds = (Math.min(performance.now(), end) - measureFrom) / 1000
   latencies.sort((a, b) => a - b)
   const q = (p: number) =>
@@ -218,9 +224,11 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     seconds,
     p50: q(0.5),
     p99: q(0.99),
+    p999: q(0.999),
     max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],
     errors,
     firstErrorCode,
+    generatorCpuUs: cpu.user + cpu.system,
     ...(spec.slowMs !== undefined ? { slow, pauses } : {}),
   }
 }

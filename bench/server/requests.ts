@@ -97,6 +97,8 @@ type Row = {
   memory: Measured
   /** OffsetCommit rows: the latency at half the throughput just measured (open loop). */
   half?: { sqlite: Measured; memory: Measured }
+  /** OffsetCommit rows: the bare server under the same open loops (the load's own latency). */
+  floor?: { sqlite: Measured; memory: Measured }
 }
 const results = new Map<string, Row[]>()
 const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
@@ -113,12 +115,17 @@ for (let run = 0; run < runs; run++) {
         runLoad({ ...spec, frames: [...frames], port: servers.memory.server.address.port }),
       ),
     }
-    await closeServer(bare.server)
     if (name.startsWith('OffsetCommit')) {
       const half = async (k: 'sqlite' | 'memory') =>
         runLoad({ ...spec, frames: [...frames], port: servers[k].server.address.port, rate: rps(row[k]) / 2 })
       row.half = { sqlite: await half('sqlite'), memory: await half('memory') }
+      // The same open loop against the bare server, at each engine's half rate: the latency the load
+      // generator, the kernel and a server that does nothing give at that rate on this machine.
+      const floor = (k: 'sqlite' | 'memory') =>
+        runLoad({ ...spec, frames: [...frames], port: bare.port, rate: rps(row[k]) / 2 })
+      row.floor = { sqlite: await floor('sqlite'), memory: await floor('memory') }
     }
+    await closeServer(bare.server)
     if (!results.has(name)) results.set(name, [])
     results.get(name)?.push(row)
   }
@@ -150,13 +157,17 @@ function print(res: Map<string, Row[]>): void {
   const halves = [...res].filter(([, rows]) => rows.every((r) => r.half !== undefined))
   if (halves.length > 0) {
     console.log(
-      '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | memory req/s | p50 / p99 ms |',
+      '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | CPU µs/req | bare server at that rate, p50 / p99 ms | memory req/s | p50 / p99 ms | CPU µs/req | bare server at that rate, p50 / p99 ms |',
     )
-    console.log('| --- | ---: | ---: | ---: | ---: |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const [name, rows] of halves) {
       const m = (pick: (r: Row) => number) => median(rows.map(pick))
       const cell = (k: 'sqlite' | 'memory') =>
-        `${f(m((r) => rps(r.half![k])))} | ${ms(m((r) => r.half![k].p50))} / ${ms(m((r) => r.half![k].p99))}`
+        `${f(m((r) => rps(r.half![k])))} | ${ms(m((r) => r.half![k].p50))} / ${ms(m((r) => r.half![k].p99))} | ${m((r) => r.half![k].cpuUsPerRequest).toFixed(1)} | ${
+          rows.every((r) => r.floor !== undefined)
+            ? `${ms(m((r) => r.floor![k].p50))} / ${ms(m((r) => r.floor![k].p99))}`
+            : '–'
+        }`
       console.log(`| ${name} | ${cell('sqlite')} | ${cell('memory')} |`)
     }
   }
