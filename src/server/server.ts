@@ -319,6 +319,8 @@ export async function startServer(
     const close = (): Promise<void> => {
       closing ??= (async () => {
         data.beginShutdown()
+        // Requests parked until other members act are answered now: the listeners wait for them.
+        coordinator.beginShutdown()
         await Promise.all(listeners.map((l) => l.close()))
         for (const f of cleanup.reverse()) {
           try {

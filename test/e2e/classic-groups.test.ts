@@ -420,3 +420,43 @@ test('kill -9 after a stable classic group committed offsets: the group and its 
     rmSync(dataDir, { recursive: true, force: true })
   }
 })
+
+// A JoinGroup parked until the other members rejoin waits up to their rebalance timeout, on timers
+// that stop with the server: the shutdown answers it NOT_COORDINATOR (Kafka on unload) instead of
+// waiting for it, and a join that comes during the shutdown is answered so at once.
+describe('classic groups at server shutdown', { timeout: 60_000 }, () => {
+  test('a parked JoinGroup is answered NOT_COORDINATOR and the server closes', async () => {
+    const ts = await startTestServer({
+      'group.initial.rebalance.delay.ms': '0',
+      'group.max.session.timeout.ms': '600000',
+    })
+    const clients: WireClient[] = []
+    try {
+      const a = new Member(await WireClient.connect(ts.port), 'g-shutdown', 'a', {
+        sessionTimeoutMs: 600_000,
+      })
+      clients.push(a.c)
+      assert.equal((await a.joinNew()).errorCode, ErrorCode.NONE)
+      // b's join starts a rebalance that waits for a to rejoin, for up to a's rebalance timeout.
+      const b = new Member(await WireClient.connect(ts.port), 'g-shutdown', 'b', {
+        sessionTimeoutMs: 600_000,
+      })
+      clients.push(b.c)
+      const first = await b.join()
+      assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED)
+      const parked = b.join()
+      const coordinator = ts.server.context.coordinator
+      while (coordinator.classicGroups.parkedCount === 0) await new Promise((r) => setTimeout(r, 5))
+      let closed = false
+      const closing = ts.stop().then(() => {
+        closed = true
+      })
+      const answer = await parked
+      assert.equal(answer.errorCode, ErrorCode.NOT_COORDINATOR)
+      await closing
+      assert.ok(closed)
+    } finally {
+      for (const c of clients) c.close()
+    }
+  })
+})

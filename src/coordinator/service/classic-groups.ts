@@ -94,6 +94,8 @@ export class ClassicGroupsService {
   readonly #newUuid: () => string
   readonly #parked = new Map<number, Parked>()
   #nextToken = 1
+  /** Set by {@link close}: nothing parks any more. */
+  #closing = false
 
   constructor(host: ClassicGroupsHost, newUuid: () => string) {
     this.#host = host
@@ -229,16 +231,16 @@ export class ClassicGroupsService {
     )
   }
 
-  /** Answers parked requests with COORDINATOR_NOT_AVAILABLE (Kafka on unload). */
+  /**
+   * The coordinator is shutting down: parked JoinGroup and SyncGroup requests are answered
+   * NOT_COORDINATOR now, each in its own API's shape, as Kafka answers them when a shard unloads
+   * (the clients find the coordinator again and rejoin), and requests that come after are answered
+   * so at once instead of parking. The server calls this before it waits for its connections'
+   * answers: a parked join can wait a whole rebalance timeout, on timers that stop at shutdown.
+   */
   close(): void {
-    for (const [token, p] of this.#parked) {
-      p.resolve({
-        api: 'JoinGroup',
-        token,
-        response: createJoinGroupResponse({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE }),
-      })
-    }
-    this.#parked.clear()
+    this.#closing = true
+    for (const [token, p] of [...this.#parked]) this.#answerWithError(token, p.api, ErrorCode.NOT_COORDINATOR)
   }
 
   /** Requests still waiting for an answer (for tests and metrics). */
@@ -272,7 +274,11 @@ export class ClassicGroupsService {
   }
 
   #park(token: number, groupId: string, api: ClassicCompletion['api']): Promise<ClassicCompletion> {
-    return new Promise((resolve) => this.#parked.set(token, { resolve, groupId, api }))
+    const parked = new Promise<ClassicCompletion>((resolve) =>
+      this.#parked.set(token, { resolve, groupId, api }),
+    )
+    if (this.#closing) this.#answerWithError(token, api, ErrorCode.NOT_COORDINATOR)
+    return parked
   }
 
   /**

@@ -929,6 +929,15 @@ export class GroupCoordinatorService {
     this.#runtime.servingStarted()
   }
 
+  /**
+   * The server is shutting down and waits for its connections' answers: requests that wait for
+   * other members (classic JoinGroup and SyncGroup) are answered NOT_COORDINATOR now, as Kafka
+   * answers them on unload, instead of at the end of a rebalance the shutdown would never reach.
+   */
+  beginShutdown(): void {
+    this.classicGroups.close()
+  }
+
   /** Stops the sweep and timers, waits for every operation in flight, then closes the runtime. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
