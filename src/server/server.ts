@@ -38,7 +38,8 @@ import { TopicCatalog } from './topics/catalog.js'
  *
  * Start: cluster identity (data.dir/meta.properties) → record store → topic catalog → partition
  * logs (the data plane) → group coordinator → handlers (every `handlers/NNN-api-name` module, plus
- * `options.handlers`) → extensions → listeners. `close()` reverses it: parked fetches complete,
+ * `options.handlers`) → extensions → listeners. `close()` reverses it: parked fetches complete and
+ * parked classic joins and syncs are answered NOT_COORDINATOR,
  * listeners stop accepting and every connection's in-flight requests are answered, then extensions
  * and the coordinator close, then the logs and the store are flushed and closed.
  */
