@@ -1,6 +1,7 @@
 // Kafka's Java Admin client against a real Topograph process: listOffsets (earliest, latest,
 // max-timestamp, by time, read_committed), describeProducers after idempotent produces, deleteRecords
-// (and what a consumer and listOffsets see after it), createPartitions and describeLogDirs.
+// (and what a consumer and listOffsets see after it), createPartitions, describeLogDirs, and the
+// authorized operations of describeTopics and describeCluster.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import {
@@ -166,6 +167,45 @@ describe('Kafka Java Admin: offsets, producers, deleted records', () => {
     assert.deepEqual(await listOffsets('earliest', [[TOPIC, 1]]), [
       { topic: TOPIC, partition: 1, offset: 3, timestamp: -1, leaderEpoch: 0 },
     ])
+  })
+
+  test('describeTopics and describeCluster with authorized operations', {
+    skip: kafkaJavaSkip,
+    timeout: 120_000,
+  }, async () => {
+    const names = ['ops-a', 'ops-b', 'ops-c']
+    await java.call({ op: 'createTopics', topics: names.map((name) => ({ name, partitions: 2 })) })
+    // No authorizer is configured, so every operation of each resource type is authorized, as
+    // Kafka answers then. The calls are all started before any is awaited; the Admin client sends
+    // them one at a time (one request in flight per connection), each answer read by Kafka's own
+    // decoding of the operations bit field.
+    const topicOps = [
+      'ALTER',
+      'ALTER_CONFIGS',
+      'CREATE',
+      'DELETE',
+      'DESCRIBE',
+      'DESCRIBE_CONFIGS',
+      'READ',
+      'WRITE',
+    ]
+    const clusterOps = [
+      'ALTER',
+      'ALTER_CONFIGS',
+      'CLUSTER_ACTION',
+      'CREATE',
+      'DESCRIBE',
+      'DESCRIBE_CONFIGS',
+      'IDEMPOTENT_WRITE',
+    ]
+    const got = await java.call<{ topics: Record<string, string[]>; cluster: string[] }>({
+      op: 'describeAuthorizedOperations',
+      topics: [...names, TOPIC],
+    })
+    assert.deepEqual(got, {
+      topics: Object.fromEntries([...names, TOPIC].map((n) => [n, topicOps])),
+      cluster: clusterOps,
+    })
   })
 
   test('describeLogDirs: a size for every partition, non-zero where data was written', {

@@ -19,6 +19,9 @@
  *   {"op":"alterTopicConfigs","topic":"t","set":{"k":"v"}}
  *   {"op":"listStreamsGroupOffsets","group":"g"}                   -> [["t",0,offset]]
  *   {"op":"describeTopics","topics":["t"]}                         -> {"t":[0,1,2]}
+ *   {"op":"describeAuthorizedOperations","topics":["a","b"]}
+ *     -> {"topics":{"a":["ALTER",...],"b":[...]},"cluster":["ALTER",...]} (one describeTopics per
+ *        topic and a describeCluster, all started before any is awaited; operation names sorted)
  *   {"op":"describeLogDirs"}                                       -> [{"topic","partition","size"}]
  *
  * A failure answers {"ok":false,"error":{"class":"...","message":"..."}}; the exception behind an
@@ -45,6 +48,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
@@ -53,6 +57,8 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DeletedRecords;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec;
@@ -75,6 +81,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
@@ -150,6 +158,8 @@ public final class ClientDriver {
                 return listStreamsGroupOffsets(req);
             case "describeTopics":
                 return describeTopics(req);
+            case "describeAuthorizedOperations":
+                return describeAuthorizedOperations(req);
             case "describeLogDirs":
                 return describeLogDirs();
             case "alterClientQuotas":
@@ -490,6 +500,34 @@ public final class ClientDriver {
             ArrayNode parts = out.putArray(n);
             d.get(n).partitions().forEach(p -> parts.add(p.partition()));
         }
+        return out;
+    }
+
+    private JsonNode describeAuthorizedOperations(JsonNode req) throws Exception {
+        List<String> names = new ArrayList<>();
+        req.path("topics").forEach(t -> names.add(t.asText()));
+        Map<String, KafkaFuture<TopicDescription>> pending = new LinkedHashMap<>();
+        for (String n : names) {
+            pending.put(n, admin().describeTopics(List.of(n),
+                new DescribeTopicsOptions().includeAuthorizedOperations(true)).allTopicNames()
+                .thenApply(d -> d.get(n)));
+        }
+        KafkaFuture<Set<AclOperation>> cluster = admin()
+            .describeCluster(new DescribeClusterOptions().includeAuthorizedOperations(true))
+            .authorizedOperations();
+        ObjectNode out = JSON.createObjectNode();
+        ObjectNode topics = out.putObject("topics");
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> e : pending.entrySet()) {
+            topics.set(e.getKey(), operationNames(e.getValue().get().authorizedOperations()));
+        }
+        out.set("cluster", operationNames(cluster.get()));
+        return out;
+    }
+
+    private static ArrayNode operationNames(Set<AclOperation> ops) {
+        ArrayNode out = JSON.createArrayNode();
+        if (ops == null) return out;
+        ops.stream().map(Enum::name).sorted().forEach(out::add);
         return out;
     }
 
