@@ -19,7 +19,13 @@
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
-import { kernelCounters, kernelThreadsSince, kernelThreadTicks, samplePageCache, since } from './kernel-state.js'
+import {
+  kernelCounters,
+  kernelThreadsSince,
+  kernelThreadTicks,
+  samplePageCache,
+  since,
+} from './kernel-state.js'
 import {
   benchBatch,
   createTopic,

@@ -70,7 +70,12 @@ export interface KernelCounters {
 }
 
 /** The texts of /proc/vmstat, /proc/diskstats, /proc/stat and /proc/pressure/io as counters. */
-export function parseCounters(vmstat: string, diskstats: string, stat: string, pressure: string): KernelCounters {
+export function parseCounters(
+  vmstat: string,
+  diskstats: string,
+  stat: string,
+  pressure: string,
+): KernelCounters {
   const v = (name: string) => {
     const m = new RegExp(`^${name} (\\d+)`, 'm').exec(vmstat)
     return m === null ? Number.NaN : Number(m[1])

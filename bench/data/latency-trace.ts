@@ -54,7 +54,13 @@ import {
   startBench,
 } from './load.js'
 import { type StageStore, type Stages, traceStages } from './stages.js'
-import { kernelCounters, kernelThreadsSince, kernelThreadTicks, samplePageCache, since } from './kernel-state.js'
+import {
+  kernelCounters,
+  kernelThreadsSince,
+  kernelThreadTicks,
+  samplePageCache,
+  since,
+} from './kernel-state.js'
 import { beforeLatencyRuns, settleBefore } from './throughput-phases.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 

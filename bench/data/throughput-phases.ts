@@ -49,7 +49,8 @@ export interface ThroughputPhases {
   fetch(run: number): Promise<Row>
 }
 
-export const mbps = (m: Measured, bytesPerRequest: number): number => mb(m.requests * bytesPerRequest) / m.seconds
+export const mbps = (m: Measured, bytesPerRequest: number): number =>
+  mb(m.requests * bytesPerRequest) / m.seconds
 
 /** Fetch MB/s of a measure: each answer holds as many whole batches as PARTITION_MAX_BYTES takes. */
 export const fetchedMb = (m: Measured, batchBytes: number): number =>
@@ -165,7 +166,9 @@ export async function throughputPhases(
       const decoded = decodeResponse<FetchResponse>(1, FETCH_VERSION, answer.subarray(4)).body
       const records = decoded.responses[0].partitions[0].records
       if (records === null || records.byteLength !== batchesPerFetch * batchBytes)
-        throw new Error(`Fetch answered ${records?.byteLength} bytes, expected ${batchesPerFetch * batchBytes}`)
+        throw new Error(
+          `Fetch answered ${records?.byteLength} bytes, expected ${batchesPerFetch * batchBytes}`,
+        )
       const recordsStart = answer.indexOf(Buffer.from(records.subarray(0, 64)))
       const segment = join(dataDir, 'logs', `${topic}-0`, '00000000000000000000.log')
       const ceiling = await readCeiling(

@@ -20,6 +20,10 @@
 // writes a CPU profile of the server for each measured Topograph phase; BENCH_ACKS=-1,1 swaps the
 // order of the two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each
 // half-phase (ceiling, Topograph, Topograph, ceiling) as it ends.
+// Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
+// and the load, and what the kernel did meanwhile (kernel-state.ts): the latency's tail at this
+// rate follows the server's CPU per batch (BENCHMARKS.md, "The latency runs after the throughput
+// phases, traced").
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
@@ -38,6 +42,8 @@ import {
   startBench,
 } from './load.js'
 import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases.js'
+import { kernelCounters, pageCache, since } from './kernel-state.js'
+import { mainThreadStat } from '../server/thread-stat.js'
 
 const seconds = Number(process.argv[2] ?? 4)
 const runs = Number(process.argv[3] ?? 3)
@@ -88,6 +94,9 @@ const maxRate = median(produceRows['1'].map((r) => r.topograph.requests / r.topo
 const rate = Math.round(maxRate / 2)
 for (let run = 0; run < runs; run++) {
   const log = server.context.data.logs.partition(TOPIC, 0)!
+  const thread0 = mainThreadStat()
+  const kernel0 = kernelCounters()
+  const t0 = performance.now()
   const m = await latencyLoad({
     port,
     produceFrame: frames[1],
@@ -98,10 +107,20 @@ for (let run = 0; run < runs; run++) {
     rate,
     seconds,
   })
+  const thread1 = mainThreadStat()
+  const kernel = since(kernel0, kernelCounters(), (performance.now() - t0) / 1000)
+  const pages = pageCache()
   if (m.errors > 0) throw new Error(`latency run: ${m.errors} errors, first ${m.firstErrorCode}`)
   latencyRows.push(m)
+  const n = Math.max(1, m.answered)
+  const mainUs = thread0 !== null && thread1 !== null ? (thread1.onCpu - thread0.onCpu) / 1e3 / n : Number.NaN
+  const loadUs =
+    m.loadCpuMs === undefined ? Number.NaN : ((m.loadCpuMs.producers + (m.loadCpuMs.consumer ?? 0)) * 1e3) / n
   console.log(
-    `run ${run + 1} latency at ${rate} batches/s (${f1(mb(rate * batchBytes))} MB/s): p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms over ${m.requests} batches; load ${loadAverage()}`,
+    `run ${run + 1} latency at ${rate} batches/s (${f1(mb(rate * batchBytes))} MB/s): p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms over ${m.requests} batches; CPU µs per batch: server ${f1(m.cpuUsPerRequest)} (main thread ${f1(mainUs)}), load ${f1(loadUs)}; load ${loadAverage()}`,
+  )
+  console.log(
+    `  kernel: Dirty ${f1(pages.dirty)} MB, Writeback ${f1(pages.writeback)} MB at the end; ${kernel}`,
   )
 }
 loads.push(loadAverage())
