@@ -19,13 +19,7 @@
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
-import {
-  kernelCounters,
-  kernelThreadsSince,
-  kernelThreadTicks,
-  samplePageCache,
-  since,
-} from './kernel-state.js'
+import { watchKernel } from './kernel-state.js'
 import {
   benchBatch,
   createTopic,
@@ -73,12 +67,9 @@ console.log(
 for (let run = 0; run < runs; run++) {
   await settleBefore(run + 1)
   const thread0 = mainThreadStat()
-  const kernel0 = kernelCounters()
-  const threads0 = kernelThreadTicks()
+  const stopKernel = watchKernel()
   const gcs: TraceEvent[] = []
   const gc = observeGc(gcs)
-  const stopPageCache = samplePageCache()
-  const t0 = performance.now()
   const m = await latencyLoad({
     port,
     produceFrame: frame,
@@ -90,9 +81,7 @@ for (let run = 0; run < runs; run++) {
     seconds,
   })
   const thread1 = mainThreadStat()
-  const pages = stopPageCache()
-  const kernel = since(kernel0, kernelCounters(), (performance.now() - t0) / 1000)
-  const threads = kernelThreadsSince(threads0, kernelThreadTicks())
+  const { pages, kernel, threads } = stopKernel()
   gc.disconnect()
   const n = Math.max(1, m.answered)
   const mainUs = thread0 !== null && thread1 !== null ? (thread1.onCpu - thread0.onCpu) / 1e3 / n : Number.NaN

@@ -203,3 +203,19 @@ export function kernelThreadTicks(): Map<string, number> {
 export function kernelThreadsSince(a: Map<string, number>, b: Map<string, number>): string {
   return [...b].map(([k, v]) => `${k} ${((v - (a.get(k) ?? 0)) * 10).toFixed(0)} ms`).join(', ')
 }
+
+/**
+ * Everything above for one run: call at its start; the function returned, called at its end,
+ * tells the page cache as sampled meanwhile, the counters' growth and the kernel threads' CPU.
+ */
+export function watchKernel(): () => { pages: string; kernel: string; threads: string } {
+  const t0 = performance.now()
+  const counters = kernelCounters()
+  const threads = kernelThreadTicks()
+  const stopPages = samplePageCache()
+  return () => {
+    const pages = stopPages()
+    const kernel = since(counters, kernelCounters(), (performance.now() - t0) / 1000)
+    return { pages, kernel, threads: kernelThreadsSince(threads, kernelThreadTicks()) }
+  }
+}

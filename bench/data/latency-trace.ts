@@ -54,13 +54,7 @@ import {
   startBench,
 } from './load.js'
 import { type StageStore, type Stages, traceStages } from './stages.js'
-import {
-  kernelCounters,
-  kernelThreadsSince,
-  kernelThreadTicks,
-  samplePageCache,
-  since,
-} from './kernel-state.js'
+import { watchKernel } from './kernel-state.js'
 import { beforeLatencyRuns, settleBefore } from './throughput-phases.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
@@ -296,9 +290,7 @@ for (let run = 0; run < runs; run++) {
   const arrayBuffers = process.memoryUsage().arrayBuffers
   const oldSpace = v8.getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')
   const thread0 = mainThreadStat()
-  const kernel0 = kernelCounters()
-  const threads0 = kernelThreadTicks()
-  const stopPageCache = samplePageCache()
+  const stopKernel = watchKernel()
   const runStart = epoch()
   const m = await traceGcDuring(run + 1, () =>
     profiled(`latency-run${run + 1}`, () =>
@@ -316,12 +308,9 @@ for (let run = 0; run < runs; run++) {
       }),
     ),
   )
-  const dirty = stopPageCache()
-  const kernel1 = kernelCounters()
-  const threads1 = kernelThreadTicks()
+  const kernel = stopKernel()
   const thread1 = mainThreadStat()
   await stopPerf(perf)
-  const runSeconds = (epoch() - runStart) / 1000
   if (stages !== null && m.stages !== undefined) stages.report(m.stages, SLOW_MS)
   stages?.clear()
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
@@ -337,8 +326,8 @@ for (let run = 0; run < runs; run++) {
   console.log(
     `  server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; load's ${lc === undefined ? '?' : f1(((lc.producers + (lc.consumer ?? 0)) * 1e3) / perBatch)}; heap at the start ${f1(mb(heap.used_heap_size))} MB used of ${f1(mb(heap.total_heap_size))} (old space ${f1(mb(oldSpace?.space_used_size ?? 0))} MB), ArrayBuffers ${f1(mb(arrayBuffers))} MB; log ${f1(mb(log.sizeInBytes))} MB in ${store.segmentCount} segments`,
   )
-  console.log(`  kernel: ${dirty}; ${since(kernel0, kernel1, runSeconds)}`)
-  console.log(`  kernel threads' CPU: ${kernelThreadsSince(threads0, threads1)}`)
+  console.log(`  kernel: ${kernel.pages}; ${kernel.kernel}`)
+  console.log(`  kernel threads' CPU: ${kernel.threads}`)
   const slowWrites = events.filter((e) => e.what.startsWith('writeSync '))
   console.log(
     `  segment writeSync over 1 ms: ${slowWrites.length} (${f1(slowWrites.reduce((a, e) => a + e.ms, 0))} ms in all)`,
