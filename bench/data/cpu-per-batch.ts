@@ -13,20 +13,25 @@
 //
 // The fill (as throughput.ts's throughput runs before its latency runs) leaves gigabytes in the
 // page cache, so that the runs append into pages the kernel has not handed out recently.
+// BENCH_BEFORE=throughput[:seconds[:runs]] runs throughput.ts's throughput phases instead of the
+// fill, and BENCH_SETTLE=<run>:<seconds>[:nosync] a `sync` and a pause before run <run>
+// (throughput-phases.ts); each run also prints what the kernel did meanwhile (kernel-state.ts).
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
+import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
+import { watchKernel } from './kernel-state.js'
 import {
   benchBatch,
   createTopic,
   f1,
   f2,
-  fillLog,
   latencyLoad,
   loadAverage,
   mb,
   produceFrame,
   startBench,
 } from './load.js'
+import { beforeLatencyRuns, settleBefore } from './throughput-phases.js'
 
 const rate = Number(process.argv[2] ?? 4294)
 const seconds = Number(process.argv[3] ?? 4)
@@ -48,18 +53,23 @@ function loadCpu(m: Awaited<ReturnType<typeof latencyLoad>>): string {
     : `producers ${us(c.producers, c.producersUser)}, consumer ${us(c.consumer, c.consumerUser ?? 0)}`
 }
 
-const { server, client } = await startBench()
+const bench = await startBench()
+const { server, client } = bench
 const port = server.address.port
 await createTopic(client, TOPIC, 1)
 const { batch, stampAt } = benchBatch()
 const { frame, batchAt } = produceFrame(TOPIC, batch)
-await fillLog(port, frame, TOPIC, fillSeconds)
+await beforeLatencyRuns(bench, TOPIC, frame, fillSeconds)
 const log = server.context.data.logs.partition(TOPIC, 0)!
 console.log(
-  `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${fillSeconds} s of fill (log ${f1(mb(log.sizeInBytes))} MB)`,
+  `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${process.env.BENCH_BEFORE?.startsWith('throughput') ? "throughput.ts's throughput phases" : `${fillSeconds} s of fill`} (log ${f1(mb(log.sizeInBytes))} MB)`,
 )
 for (let run = 0; run < runs; run++) {
+  await settleBefore(run + 1)
   const thread0 = mainThreadStat()
+  const stopKernel = watchKernel()
+  const gcs: TraceEvent[] = []
+  const gc = observeGc(gcs)
   const m = await latencyLoad({
     port,
     produceFrame: frame,
@@ -71,11 +81,16 @@ for (let run = 0; run < runs; run++) {
     seconds,
   })
   const thread1 = mainThreadStat()
+  const { pages, kernel, threads } = stopKernel()
+  gc.disconnect()
   const n = Math.max(1, m.answered)
   const mainUs = thread0 !== null && thread1 !== null ? (thread1.onCpu - thread0.onCpu) / 1e3 / n : Number.NaN
   console.log(
     `run ${run + 1}: ${m.answered} batches; server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; load's CPU µs per batch: ${loadCpu(m)}; p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms; load ${loadAverage()}`,
   )
+  console.log(`  server GCs: ${describeGcs(gcs)}`)
+  console.log(`  kernel: ${pages}; ${kernel}`)
+  console.log(`  kernel threads' CPU: ${threads}`)
 }
 client.close()
 await server.close()

@@ -19,10 +19,26 @@
 // kernel (the main thread's /proc schedstat), with the page faults and context switches meanwhile.
 // BENCH_STAGES=1 also prints where each batch's latency went, stage by stage, with the server and
 // the load on one clock (stages.ts), and the load process's own CPU time and collections.
+//
+// What comes before the latency runs, and between them (throughput-phases.ts):
+// - BENCH_BEFORE=throughput[:seconds[:runs]] runs throughput.ts's throughput phases (its warm-up,
+//   then per run Produce acks=1 and acks=-1 and Fetch, each against its ceiling; default 4 s and 3
+//   runs, as `throughput.ts 4 3`) instead of the fill, on the same server and partition, so that
+//   the latency runs start from what throughput.ts leaves for its own at the same rate.
+// - BENCH_SETTLE=<run>:<seconds>[:nosync] runs `sync` (not with nosync) and then waits that many
+//   seconds before latency run <run> (1-based): runs before it and from it compare the two.
+// Each run also prints the server's CPU per batch (main thread and process), its heap, and what
+// the kernel did meanwhile (kernel-state.ts): dirty and writeback pages against the thresholds at
+// which it throttles writers, pages written, the disks' MB/s, iowait and steal, I/O pressure.
+// BENCH_PERF=<dir> records, for each run, the kernel stacks of every switch into uninterruptible
+// sleep (D) and the kernel's throttling of dirtying writers (writeback:balance_dirty_pages) on the
+// whole machine, with `perf record -a -g`, into <dir>/latency-run<N>.perf.data (`perf script -i`).
+import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import v8 from 'node:v8'
 import { profiled } from '../server/load.js'
 import { serverModule } from '../server/target.js'
 import { mainThreadStat, type ThreadStat } from '../server/thread-stat.js'
@@ -31,7 +47,6 @@ import {
   createTopic,
   f1,
   f2,
-  fillLog,
   latencyLoad,
   loadAverage,
   mb,
@@ -39,6 +54,8 @@ import {
   startBench,
 } from './load.js'
 import { type StageStore, type Stages, traceStages } from './stages.js'
+import { watchKernel } from './kernel-state.js'
+import { beforeLatencyRuns, settleBefore } from './throughput-phases.js'
 import { observeGc, type TraceEvent, traceGcDuring } from '../server/gc-events.js'
 
 const rate = Number(process.argv[2] ?? 4370)
@@ -54,7 +71,8 @@ const port = server.address.port
 await createTopic(client, TOPIC, 1)
 const { batch, stampAt } = benchBatch()
 const { frame, batchAt: recordsAt } = produceFrame(TOPIC, batch)
-await fillLog(port, frame, TOPIC, fillSeconds)
+await beforeLatencyRuns(bench, TOPIC, frame, fillSeconds)
+const perfDir = process.env.BENCH_PERF
 
 const events: TraceEvent[] = []
 /** BENCH_STAGES=1: each batch's time at every stage, server and load on one clock (stages.ts). */
@@ -266,6 +284,13 @@ for (let run = 0; run < runs; run++) {
   calls.clear()
   readHistogram.fill(0)
   for (const k of Object.keys(allocated) as (keyof typeof allocated)[]) allocated[k] = 0
+  await settleBefore(run + 1)
+  const perf = await startPerf(run + 1)
+  const heap = v8.getHeapStatistics()
+  const arrayBuffers = process.memoryUsage().arrayBuffers
+  const oldSpace = v8.getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')
+  const thread0 = mainThreadStat()
+  const stopKernel = watchKernel()
   const runStart = epoch()
   const m = await traceGcDuring(run + 1, () =>
     profiled(`latency-run${run + 1}`, () =>
@@ -283,6 +308,9 @@ for (let run = 0; run < runs; run++) {
       }),
     ),
   )
+  const kernel = stopKernel()
+  const thread1 = mainThreadStat()
+  await stopPerf(perf)
   if (stages !== null && m.stages !== undefined) stages.report(m.stages, SLOW_MS)
   stages?.clear()
   const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
@@ -290,6 +318,19 @@ for (let run = 0; run < runs; run++) {
   const gcs = events.filter((e) => e.what.startsWith('GC'))
   console.log(
     `run ${run + 1} at ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s): p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms, ${slow.length} of ${m.requests} batches over ${SLOW_MS} ms; load ${loadAverage()}`,
+  )
+  const perBatch = Math.max(1, m.answered)
+  const mainUs =
+    thread0 !== null && thread1 !== null ? (thread1.onCpu - thread0.onCpu) / 1e3 / perBatch : Number.NaN
+  const lc = m.loadCpuMs
+  console.log(
+    `  server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; load's ${lc === undefined ? '?' : f1(((lc.producers + (lc.consumer ?? 0)) * 1e3) / perBatch)}; heap at the start ${f1(mb(heap.used_heap_size))} MB used of ${f1(mb(heap.total_heap_size))} (old space ${f1(mb(oldSpace?.space_used_size ?? 0))} MB), ArrayBuffers ${f1(mb(arrayBuffers))} MB; log ${f1(mb(log.sizeInBytes))} MB in ${store.segmentCount} segments`,
+  )
+  console.log(`  kernel: ${kernel.pages}; ${kernel.kernel}`)
+  console.log(`  kernel threads' CPU: ${kernel.threads}`)
+  const slowWrites = events.filter((e) => e.what.startsWith('writeSync '))
+  console.log(
+    `  segment writeSync over 1 ms: ${slowWrites.length} (${f1(slowWrites.reduce((a, e) => a + e.ms, 0))} ms in all)`,
   )
   const byKind = new Map<string, { n: number; ms: number }>()
   for (const g of gcs) {
@@ -347,3 +388,42 @@ clearInterval(rolls)
 gc.disconnect()
 client.close()
 await server.close()
+
+/**
+ * BENCH_PERF=<dir>: `perf record` on the whole machine for one run, of every switch into
+ * uninterruptible sleep (prev_state D) and every writeback:balance_dirty_pages, with kernel
+ * stacks; null without BENCH_PERF.
+ */
+async function startPerf(run: number): Promise<ChildProcess | null> {
+  if (perfDir === undefined) return null
+  fs.mkdirSync(perfDir, { recursive: true })
+  const child = spawn(
+    'perf',
+    [
+      'record',
+      '-q',
+      '-a',
+      '-g',
+      '-o',
+      `${perfDir}/latency-run${run}.perf.data`,
+      '-e',
+      'sched:sched_switch',
+      '--filter',
+      'prev_state == 2',
+      '-e',
+      'writeback:balance_dirty_pages',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  )
+  console.log(`  perf: recording latency run ${run} into ${perfDir} (the server is pid ${process.pid})`)
+  // perf needs a moment to open its events on every CPU.
+  await new Promise((r) => setTimeout(r, 500))
+  return child
+}
+
+async function stopPerf(child: ChildProcess | null): Promise<void> {
+  if (child === null || child.exitCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGINT')
+  await exited
+}

@@ -222,16 +222,28 @@ export const TAIL_READ_BYTES = 1024 * 1024
  * Pages of the active segment read ahead of its end, on libuv's threadpool, once the segment takes
  * this many bytes a second (READ_AHEAD_PACE_MS): the file is made longer than its data with
  * `ftruncate` (a hole: no disk block, as Kafka's `preallocate` does on Linux) and the hole is read,
- * which puts zeroed, clean pages in the page cache, up to twice this many bytes past the data. An
- * append then writes into pages already there instead of taking new ones in its `writeSync`. On a
- * VM whose host takes back the guest's free memory (virtio-balloon free page reporting), the first
- * touch of a page costs a host fault, 12–31 µs a 4 KiB page: a 16.7 KB batch that extended the
- * file into new pages cost 45–60 µs of the event loop against 7–11 µs into pages read ahead
- * (bench/log/segment-write.ts; BENCHMARKS.md, "The segment write, and the consumer in its own
- * process"). The bytes past the data are zeros: a roll and a close cut the file back to its data,
- * and recovery after a crash cuts them as it cuts a torn batch (a zero header is no batch).
+ * which puts zeroed, clean pages in the page cache, up to READ_AHEAD_CHUNKS times this many bytes
+ * past the data. An append then writes into pages already there instead of taking new ones in its
+ * `writeSync`. On a VM whose host takes back the guest's free memory (virtio-balloon free page
+ * reporting), the first touch of a page costs a host fault, 12–31 µs a 4 KiB page: a 16.7 KB
+ * batch that extended the file into new pages cost 45–60 µs of the event loop against 7–11 µs
+ * into pages read ahead (bench/log/segment-write.ts; BENCHMARKS.md, "The segment write, and the
+ * consumer in its own process"). The bytes past the data are zeros: a roll and a close cut the
+ * file back to its data, and recovery after a crash cuts them as it cuts a torn batch (a zero
+ * header is no batch).
  */
 export const READ_AHEAD_BYTES = 1024 * 1024
+/**
+ * How far past the data the pages are read ahead, in READ_AHEAD_BYTES: a read ahead covers
+ * [data + 1 chunk, data + this many chunks), never the chunk right after the data. A read of a hole
+ * keeps its new pages locked until it has zeroed them, and an append that reaches such a page waits
+ * for it inside its `writeSync`. Reads that began at the data's end or at the end of the last read
+ * (two chunks ahead at most) left the appends about a chunk's time (6 ms at 175 MB/s) before they
+ * reached a read in flight, and the main thread waited on page locks 7–149 times a 4-s run where
+ * zeroing was slow (BENCHMARKS.md, "The latency runs after the throughput phases, traced"). Three
+ * chunks between the data and a read in flight give them three times as long.
+ */
+export const READ_AHEAD_CHUNKS = 4
 /** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
 export const READ_AHEAD_PACE_MS = 1000
 const EMPTY = new Uint8Array(0)
@@ -951,13 +963,15 @@ class FilePartitionStore implements PartitionStore {
       pos,
       batch.byteLength,
     )
-    if (!seg.aheadBusy && seg.size + 2 * this.#storage.readAheadBytes > seg.aheadEnd) this.#readAhead(seg)
+    if (!seg.aheadBusy && seg.size + READ_AHEAD_CHUNKS * this.#storage.readAheadBytes > seg.aheadEnd)
+      this.#readAhead(seg)
   }
 
   /**
    * Reads the pages past the active segment's data ahead, on libuv's threadpool (READ_AHEAD_BYTES),
-   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: up to two chunks past the
-   * data, so that the next chunk is read while appends fill the one before it. The file is made
+   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: from one chunk past the data
+   * up to READ_AHEAD_CHUNKS past it, so that chunks are read well before the appends reach them,
+   * and never the pages the next appends write into (see READ_AHEAD_CHUNKS). The file is made
    * longer first (a hole) where the read would pass its end; only ever longer than the data, and
    * here, in the caller's turn, so that no write of data can be ordered before it. The read's
    * bytes are not used: reading a hole leaves zeroed pages in the page cache, which the appends
@@ -972,8 +986,8 @@ class FilePartitionStore implements PartitionStore {
     seg.paceSize = seg.size
     seg.paceAt = now
     if (!atPace) return
-    const from = Math.max(seg.aheadEnd, seg.size)
-    const to = seg.size + 2 * chunk
+    const from = Math.max(seg.aheadEnd, seg.size + chunk)
+    const to = seg.size + READ_AHEAD_CHUNKS * chunk
     if (to > seg.preallocated) {
       try {
         this.#fs.ftruncateSync(seg.fd, to)

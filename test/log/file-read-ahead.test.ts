@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
-import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
+import { type FileLayer, FileLogStorage, NODE_FILE_LAYER, READ_AHEAD_CHUNKS } from '../../src/log/file.js'
 import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig, LogLogger } from '../../src/log/types.js'
@@ -116,9 +116,9 @@ test('file: an active segment taking appends at pace reads pages ahead; reads, a
     assert.ok(state.started >= 2, `reads ahead: ${state.started}`)
     const [active] = segmentFiles(dir)
     const data = p.sizeInBytes
-    // The file is longer than its data, by zeros, up to two chunks past it.
+    // The file is longer than its data, by zeros, up to READ_AHEAD_CHUNKS chunks past it.
     assert.ok(statSync(active).size > data)
-    assert.ok(statSync(active).size <= data + 2 * AHEAD)
+    assert.ok(statSync(active).size <= data + READ_AHEAD_CHUNKS * AHEAD)
     assert.ok(zerosFrom(active, data))
     const batches = await readAll(p, 0)
     assert.equal(batches.length, 20)
@@ -216,6 +216,45 @@ test('file: after a crash the zeros read ahead are cut, not counted as lost; a t
       // Appends go on right after the data.
       assert.equal((await q.append(bigBatch(20), { now: NOW })).baseOffset, 20 * 16)
       await r.close()
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a read ahead never covers the chunk the next appends write into', async () => {
+  // A read of a hole keeps its new pages locked until it has zeroed them; an append reaching one
+  // waits for it inside its writeSync, on the event loop. So every read ahead starts at least a
+  // chunk past the data as it was when the read was asked.
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-lead-'))
+  try {
+    const reads: { from: number; to: number; dataEnd: number }[] = []
+    // Where each file's written data ends.
+    const ends = new Map<number, number>()
+    const layer: FileLayer = {
+      ...NODE_FILE_LAYER,
+      writeSync(fd, buffer, offset, length, position) {
+        const n = fs.writeSync(fd, buffer, offset, length, position)
+        ends.set(fd, Math.max(ends.get(fd) ?? 0, position + n))
+        return n
+      },
+      read(fd, buffer, offset, length, position, cb) {
+        if (!Buffer.isBuffer(buffer))
+          reads.push({ from: position, to: position + length, dataEnd: ends.get(fd) ?? 0 })
+        fs.read(fd, buffer, offset, length, position, cb)
+      },
+    }
+    const m = await open(dir, { layer })
+    // Reads ahead in flight or not when the next append comes: both orders happen here.
+    for (let i = 0; i < 40; i++) {
+      await append(m, i, 1)
+      if (i % 3 === 0) await new Promise((r) => setImmediate(r))
+    }
+    await m.close()
+    assert.ok(reads.length >= 3, `reads ahead: ${reads.length}`)
+    for (const r of reads) {
+      assert.ok(r.from >= r.dataEnd + AHEAD, `read ahead from ${r.from}, data to ${r.dataEnd}`)
+      assert.ok(r.to <= r.dataEnd + READ_AHEAD_CHUNKS * AHEAD, `read ahead to ${r.to}, data to ${r.dataEnd}`)
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
