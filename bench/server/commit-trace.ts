@@ -284,7 +284,11 @@ for (let run = 0; run < runs; run++) {
   episodes.sort((a, b) => b.n - a.n)
   for (const e of episodes.slice(0, 6)) {
     const around = inRun.filter((x) => x.at + x.ms >= e.from - 50 && x.at <= e.to + e.worst)
-    console.log(`  episode: ${e.n} slow requests over ${f1(e.to - e.from)} ms, worst ${f1(e.worst)} ms`)
+    // The episode's start by the wall clock, to set beside a system-call trace (strace -tt).
+    const clock = new Date(e.from).toISOString().slice(11, 23)
+    console.log(
+      `  episode at ${clock}: ${e.n} slow requests over ${f1(e.to - e.from)} ms, worst ${f1(e.worst)} ms`,
+    )
     for (const x of around.filter((x) => x.ms >= 1 || !x.what.startsWith('GC')).slice(0, 8))
       console.log(`    ${f1(x.at - e.from)} ms: ${x.what}${x.ms > 0 ? ` (${f1(x.ms)} ms)` : ''}`)
     if (around.length === 0) console.log('    (nothing in the server process)')

@@ -133,6 +133,8 @@ const SYSCALLS = [
   'pwrite64',
   'pread64',
   'fsync',
+  'fdatasync',
+  'ftruncate',
   'futex',
 ] as const
 type Counts = { main: Map<string, number>; others: Map<string, number> }

@@ -11,8 +11,10 @@
 // the TypeScript sources (see target.ts).
 //
 // With several runs it prints every run and then the medians (throughput, latency and ratio are
-// each the median of the per-run figures).
-import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
+// each the median of the per-run figures). BENCH_ENGINES=sqlite (or memory) runs one engine's server
+// only, which gives more before/after pairs of that engine in a short quiet window (its rows then
+// run without the other engine's runs between its own).
+import { type BenchServer, offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
@@ -56,10 +58,19 @@ const requests = (
   ] as const
 ).filter(([name]) => only === undefined || name.includes(only))
 
-const servers = { sqlite: await startBenchServer('sqlite'), memory: await startBenchServer('memory') }
+type Engine = 'sqlite' | 'memory'
+const engines = (process.env.BENCH_ENGINES ?? 'sqlite,memory').split(',') as Engine[]
+if (engines.length === 0 || engines.some((e) => e !== 'sqlite' && e !== 'memory')) {
+  console.error('BENCH_ENGINES: a comma-separated list of sqlite and memory')
+  process.exit(2)
+}
+const servers = new Map<Engine, BenchServer>()
+for (const e of engines) servers.set(e, await startBenchServer(e))
+/** The port of an engine's server (one that runs). */
+const portOf = (k: Engine) => (servers.get(k) as BenchServer).server.address.port
 
 // Every OffsetCommit must succeed: check the answer once before timing.
-for (const { server } of Object.values(servers)) {
+for (const { server } of servers.values()) {
   const c = await WireClient.connect(server.address.port)
   const { body } = await c.request<{ topics: { partitions: { errorCode: number }[] }[] }>(
     8,
@@ -84,7 +95,7 @@ for (const { server } of Object.values(servers)) {
 
 /** The bytes Topograph answers to `frame`, as a complete frame for the bare server. */
 async function answerOf(frame: Buffer): Promise<Buffer> {
-  const probe = await WireClient.connect(servers.sqlite.server.address.port)
+  const probe = await WireClient.connect(portOf(engines[0]))
   probe.write(frame)
   const f = (await probe.nextFrame()) as Buffer
   probe.close()
@@ -93,12 +104,12 @@ async function answerOf(frame: Buffer): Promise<Buffer> {
 
 type Row = {
   bare: Measured
-  sqlite: Measured
-  memory: Measured
+  sqlite?: Measured
+  memory?: Measured
   /** OffsetCommit rows: the latency at half the throughput just measured (open loop). */
-  half?: { sqlite: Measured; memory: Measured }
+  half?: { sqlite?: Measured; memory?: Measured }
   /** OffsetCommit rows: the bare server under the same open loops (the load's own latency). */
-  floor?: { sqlite: Measured; memory: Measured }
+  floor?: { sqlite?: Measured; memory?: Measured }
 }
 const results = new Map<string, Row[]>()
 const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
@@ -106,24 +117,31 @@ for (let run = 0; run < runs; run++) {
   for (const [name, frames] of requests) {
     // The bare server answers every frame with the answer to the first (the same bytes for each).
     const bare = await bareServer(await answerOf(frames[0]))
-    const row: Row = {
-      bare: await runLoad({ ...spec, frames: [...frames], port: bare.port }),
-      sqlite: await profiled(`${name}-sqlite-run${run + 1}`, () =>
-        runLoad({ ...spec, frames: [...frames], port: servers.sqlite.server.address.port }),
-      ),
-      memory: await profiled(`${name}-memory-run${run + 1}`, () =>
-        runLoad({ ...spec, frames: [...frames], port: servers.memory.server.address.port }),
-      ),
-    }
+    const row: Row = { bare: await runLoad({ ...spec, frames: [...frames], port: bare.port }) }
+    for (const k of engines)
+      row[k] = await profiled(`${name}-${k}-run${run + 1}`, () =>
+        runLoad({ ...spec, frames: [...frames], port: portOf(k) }),
+      )
     if (name.startsWith('OffsetCommit')) {
-      const half = async (k: 'sqlite' | 'memory') =>
-        runLoad({ ...spec, frames: [...frames], port: servers[k].server.address.port, rate: rps(row[k]) / 2 })
-      row.half = { sqlite: await half('sqlite'), memory: await half('memory') }
+      const measured = (k: Engine) => row[k] as Measured
+      row.half = {}
+      for (const k of engines)
+        row.half[k] = await runLoad({
+          ...spec,
+          frames: [...frames],
+          port: portOf(k),
+          rate: rps(measured(k)) / 2,
+        })
       // The same open loop against the bare server, at each engine's half rate: the latency the load
       // generator, the kernel and a server that does nothing give at that rate on this machine.
-      const floor = (k: 'sqlite' | 'memory') =>
-        runLoad({ ...spec, frames: [...frames], port: bare.port, rate: rps(row[k]) / 2 })
-      row.floor = { sqlite: await floor('sqlite'), memory: await floor('memory') }
+      row.floor = {}
+      for (const k of engines)
+        row.floor[k] = await runLoad({
+          ...spec,
+          frames: [...frames],
+          port: bare.port,
+          rate: rps(measured(k)) / 2,
+        })
     }
     await closeServer(bare.server)
     if (!results.has(name)) results.set(name, [])
@@ -147,12 +165,16 @@ function print(res: Map<string, Row[]>): void {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const [name, rows] of res) {
     const m = (pick: (r: Row) => number) => median(rows.map(pick))
-    const cell = (k: 'bare' | 'sqlite' | 'memory') =>
-      `${f(m((r) => rps(r[k])))} | ${ms(m((r) => r[k].p50))} / ${ms(m((r) => r[k].p99))}`
-    const ratio = (k: 'sqlite' | 'memory') => `${(100 * m((r) => rps(r[k]) / rps(r.bare))).toFixed(0)} %`
-    console.log(
-      `| ${name} | ${cell('bare')} | ${cell('sqlite')} | ${ratio('sqlite')} | ${cell('memory')} | ${ratio('memory')} |`,
-    )
+    const cell = (k: 'bare' | Engine) => {
+      const at = (r: Row) => r[k] as Measured
+      return `${f(m((r) => rps(at(r))))} | ${ms(m((r) => at(r).p50))} / ${ms(m((r) => at(r).p99))}`
+    }
+    // An engine whose server did not run (BENCH_ENGINES) shows dashes.
+    const engine = (k: Engine) =>
+      engines.includes(k)
+        ? `${cell(k)} | ${(100 * m((r) => rps(r[k] as Measured) / rps(r.bare))).toFixed(0)} %`
+        : '– | – | –'
+    console.log(`| ${name} | ${cell('bare')} | ${engine('sqlite')} | ${engine('memory')} |`)
   }
   const halves = [...res].filter(([, rows]) => rows.every((r) => r.half !== undefined))
   if (halves.length > 0) {
@@ -162,12 +184,16 @@ function print(res: Map<string, Row[]>): void {
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const [name, rows] of halves) {
       const m = (pick: (r: Row) => number) => median(rows.map(pick))
-      const cell = (k: 'sqlite' | 'memory') =>
-        `${f(m((r) => rps(r.half![k])))} | ${ms(m((r) => r.half![k].p50))} / ${ms(m((r) => r.half![k].p99))} | ${m((r) => r.half![k].cpuUsPerRequest).toFixed(1)} | ${
+      const cell = (k: Engine) => {
+        if (!engines.includes(k)) return '– | – | – | –'
+        const half = (r: Row) => r.half?.[k] as Measured
+        const floor = (r: Row) => r.floor?.[k] as Measured
+        return `${f(m((r) => rps(half(r))))} | ${ms(m((r) => half(r).p50))} / ${ms(m((r) => half(r).p99))} | ${m((r) => half(r).cpuUsPerRequest).toFixed(1)} | ${
           rows.every((r) => r.floor !== undefined)
-            ? `${ms(m((r) => r.floor![k].p50))} / ${ms(m((r) => r.floor![k].p99))}`
+            ? `${ms(m((r) => floor(r).p50))} / ${ms(m((r) => floor(r).p99))}`
             : '–'
         }`
+      }
       console.log(`| ${name} | ${cell('sqlite')} | ${cell('memory')} |`)
     }
   }
@@ -178,13 +204,12 @@ function print(res: Map<string, Row[]>): void {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
   for (const [name, rows] of res) {
     const m = (pick: (r: Row) => number) => median(rows.map(pick))
-    const us = (k: 'bare' | 'sqlite' | 'memory') => m((r) => r[k].cpuUsPerRequest).toFixed(1)
-    const ratio = (k: 'sqlite' | 'memory') =>
-      `${(100 * m((r) => r.bare.cpuUsPerRequest / r[k].cpuUsPerRequest)).toFixed(0)} %`
-    console.log(
-      `| ${name} | ${us('bare')} | ${us('sqlite')} | ${ratio('sqlite')} | ${us('memory')} | ${ratio('memory')} |`,
-    )
+    const us = (k: 'bare' | Engine) => m((r) => (r[k] as Measured).cpuUsPerRequest).toFixed(1)
+    const ratio = (k: Engine) =>
+      `${(100 * m((r) => r.bare.cpuUsPerRequest / (r[k] as Measured).cpuUsPerRequest)).toFixed(0)} %`
+    const engine = (k: Engine) => (engines.includes(k) ? `${us(k)} | ${ratio(k)}` : '– | –')
+    console.log(`| ${name} | ${us('bare')} | ${engine('sqlite')} | ${engine('memory')} |`)
   }
 }
 
-for (const s of Object.values(servers)) await s.close()
+for (const s of servers.values()) await s.close()
