@@ -35,6 +35,8 @@ export interface CliIo {
   readonly createLogger: (config: TopographConfig) => Logger
   /** Ends the process at once (a second stop signal while shutting down). */
   readonly forceExit: (code: number) => void
+  /** How often a shutdown that has not completed says so (default 15 s). */
+  readonly shutdownWarnMs?: number
 }
 
 /** The package version, read from the package.json above this file (works from src/ and dist/). */
@@ -185,15 +187,25 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
 
     if (stopRequested === null) await new Promise<void>((resolve) => (wake = resolve))
     logger.info({ signal: stopRequested }, 'Shutting down')
-    await demo
-      ?.close()
-      .catch((e: unknown) => logger.warn({ err: e }, 'Demo applications did not leave cleanly'))
+    // Once the listeners are closed, a close still waiting (on a paused connection's answer, say)
+    // may hold nothing that keeps the event loop alive, and the process would end mid-shutdown
+    // with its stores open and no word said. This timer keeps it up and says what it waits for.
+    const shutdownStarted = Date.now()
+    const keepAlive = setInterval(() => {
+      const seconds = Math.round((Date.now() - shutdownStarted) / 1000)
+      logger.warn({ seconds }, 'Shutdown still in progress; a second stop signal exits without waiting')
+    }, io.shutdownWarnMs ?? 15_000)
     try {
+      await demo
+        ?.close()
+        .catch((e: unknown) => logger.warn({ err: e }, 'Demo applications did not leave cleanly'))
       await server.close()
     } catch (e) {
       logger.error({ err: e }, 'Error during shutdown')
       io.stderr(`topograph: shutdown failed: ${describeError(e)}\n`)
       return 1
+    } finally {
+      clearInterval(keepAlive)
     }
     logger.info({}, 'Shut down completed')
     return 0

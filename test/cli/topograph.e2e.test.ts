@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
@@ -57,6 +58,32 @@ describe('topograph as a child process', () => {
     const r = runCli(['start', '--config', 'no/such/file.properties'])
     assert.equal(r.status, 1)
     assert.match(r.stderr, /^topograph: Cannot read configuration file no\/such\/file\.properties: .*ENOENT/)
+  })
+
+  it('a shutdown that does not complete keeps the process up, says so, and a second signal ends it', async () => {
+    // The stand-in server's close() never settles and holds nothing that keeps the event loop
+    // alive (as a connection parked on a paused socket did once): the process must neither end on
+    // its own mid-shutdown nor wait unseen.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/cli-stuck-close.ts'], {
+      cwd: new URL('../../', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += String(d)))
+    child.stderr.on('data', (d) => (err += String(d)))
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+    try {
+      await waitFor(() => out.includes('Awaiting socket connections'), 30_000)
+      child.kill('SIGTERM')
+      await waitFor(() => out.includes('Shutdown still in progress'), 10_000)
+      assert.equal(child.exitCode, null, `exited on its own: ${err}`)
+      child.kill('SIGTERM')
+      assert.equal(await exited, 1)
+      assert.match(err, /stopped by a second SIGTERM before shutdown completed/)
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })
 
@@ -128,6 +155,12 @@ function harness(server: Partial<ServerModule> & { closeError?: Error; startErro
       forceExit: (code) => void forcedExit.push(code),
     },
   }
+}
+
+async function waitFor(cond: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+  assert.ok(cond(), 'condition not reached')
 }
 
 async function until(cond: () => boolean): Promise<void> {

@@ -490,12 +490,21 @@ await controlDone
 clearInterval(beat)
 // Shutting the server down (every partition's files written and synced, the data removed) is not
 // watched: the watchdog gives it ten minutes before it would call the event loop stalled.
-shared[0] = Date.now() + 600_000
+const shutdownLimitMs = 600_000
+shared[0] = Date.now() + shutdownLimitMs
 clearInterval(sampler)
 const elapsed = (performance.now() - started) / 1000
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`
 const endRss = process.memoryUsage.rss()
+// A close that never settles may hold nothing that keeps this process alive (the watchdog's worker
+// does not): the process would end with its await unsettled (Node's exit code 13) and no summary.
+// This timer keeps it up until the limit and reports the shutdown as a finding.
+const shutdownGuard = setTimeout(() => {
+  report('shutdown', null, `the server's close() did not complete within ${shutdownLimitMs / 1000} s`)
+  process.exit(1)
+}, shutdownLimitMs)
 await server.close()
+clearTimeout(shutdownGuard)
 rmSync(dataDir, { recursive: true, force: true })
 
 const byKind = new Map<string, number>()
