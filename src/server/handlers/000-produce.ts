@@ -27,7 +27,7 @@
 // is this node, so -1 never waits and never fails with NOT_ENOUGH_REPLICAS or REQUEST_TIMED_OUT).
 // The KIP-951 CurrentLeader / NodeEndpoints tags go only with NOT_LEADER_OR_FOLLOWER, which one
 // node never answers, so they stay at their defaults.
-import type { AppendOptions, AppendResult } from '../../log/index.js'
+import type { AppendOptions, AppendResult, PartitionLog } from '../../log/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { ProduceRequest } from '../../protocol/generated/messages/ProduceRequest.js'
 import {
@@ -291,6 +291,83 @@ function framingError(records: Uint8Array | null): number | null {
 
 const slotKeyOf = (s: Slot): string => s.key
 
+/**
+ * The log's options for a Produce append. The records are a view of the request's frame, which
+ * nothing reads after the handler: the log rewrites a batch it keeps as it is in place instead of
+ * copying it.
+ */
+function appendOptions(now: number, produceVersion: number, transactionVerified?: boolean): AppendOptions {
+  return { now, produceVersion, origin: 'client', transactionVerified, recordsOwned: true }
+}
+
+// The handler's paths that wait (an fsync, the transaction coordinator) keep what they need in
+// closures of their own, so that the handler's run for a batch appended at once makes none.
+
+/** A partition's answer once its append's fsync is done. */
+function answerLater(
+  appended: Promise<AppendResult>,
+  metrics: RequestContext['server']['data']['metrics'],
+  name: string,
+  index: number,
+  bytes: number,
+): Promise<ProduceResponsePartitionProduceResponse> {
+  return appended.then((r) => answerOf(metrics, name, index, bytes, r))
+}
+
+/** A transactional partition for the verifier: appended (or refused) once the coordinator answers. */
+function verifiedLater(
+  log: PartitionLog,
+  records: Uint8Array,
+  options: AppendOptions,
+  metrics: RequestContext['server']['data']['metrics'],
+  name: string,
+  slot: Slot,
+): Unverified {
+  const index = slot.index
+  const bytes = records.byteLength
+  return {
+    topic: name,
+    partition: index,
+    slot,
+    settle: (code) => {
+      if (code !== ErrorCode.NONE) return answerOf(metrics, name, index, bytes, code)
+      const appended = log.append(records, options)
+      return appended instanceof Promise
+        ? answerLater(appended, metrics, name, index, bytes)
+        : answerOf(metrics, name, index, bytes, appended)
+    },
+  }
+}
+
+/** The request's outcome once the partitions' answers that wait have come. */
+function finishLater(
+  acks: number,
+  slots: readonly Slot[],
+  byId: boolean,
+): Promise<ProduceResponse | typeof NO_RESPONSE | CloseConnection> {
+  return Promise.all(slots.map((s) => s.answer)).then((answers) =>
+    finished(acks, slots, byId, answers as ProduceResponsePartitionProduceResponse[]),
+  )
+}
+
+/** The request's outcome once every partition has its answer (acks 0: none, or a close). */
+function finished(
+  acks: number,
+  slots: readonly Slot[],
+  byId: boolean,
+  answers: ProduceResponsePartitionProduceResponse[],
+): ProduceResponse | typeof NO_RESPONSE | CloseConnection {
+  if (acks === 0) {
+    const bad = answers.find((a) => a.errorCode !== ErrorCode.NONE)
+    return bad === undefined
+      ? NO_RESPONSE
+      : new CloseConnection(
+          `Produce with acks=0 failed with error code ${bad.errorCode}; closing the connection`,
+        )
+  }
+  return response(slots, byId, answers)
+}
+
 function response(
   slots: readonly Slot[],
   byId: boolean,
@@ -391,15 +468,6 @@ export const handler = defineHandler({
         const records = p.records ?? new Uint8Array(0)
         const name = topic.name
         const index = p.index
-        // The records are a view of this request's frame, which nothing reads after the handler:
-        // the log rewrites a batch it keeps as it is in place instead of copying it.
-        const options = (transactionVerified: boolean | undefined): AppendOptions => ({
-          now,
-          produceVersion: ctx.apiVersion,
-          origin: 'client',
-          transactionVerified,
-          recordsOwned: true,
-        })
         const txn = request.transactionalId !== null ? transactionOf(records) : null
         const ongoing = txn !== null && log.hasOngoingTransaction(Number(txn.producerId), txn.producerEpoch)
         if (txn === null || ongoing) {
@@ -407,58 +475,38 @@ export const handler = defineHandler({
           // request whose partitions all appended is answered at once, in the connection's run. A
           // transactional batch whose producer has its transaction open here at this epoch needs
           // no coordinator (Kafka's verification guard): it appends in the same turn as the check.
-          const appended = log.append(records, ongoing ? options(true) : (unverified ??= options(undefined)))
+          const appended = log.append(
+            records,
+            ongoing
+              ? appendOptions(now, ctx.apiVersion, true)
+              : (unverified ??= appendOptions(now, ctx.apiVersion)),
+          )
           slot.answer =
             appended instanceof Promise
-              ? appended.then((r) => answerOf(metrics, name, index, records.byteLength, r))
+              ? answerLater(appended, metrics, name, index, records.byteLength)
               : answerOf(metrics, name, index, records.byteLength, appended)
         } else {
-          const answer = (r: AppendResult | number) => answerOf(metrics, name, index, records.byteLength, r)
-          const append = (transactionVerified: boolean | undefined) =>
-            log.append(records, options(transactionVerified))
           verifier ??= new TransactionVerifier(ctx, request.transactionalId!)
-          verifier.add(txn, {
-            topic: name,
-            partition: p.index,
-            slot,
-            settle: (code) => {
-              if (code !== ErrorCode.NONE) return answer(code)
-              const appended = append(true)
-              return appended instanceof Promise ? appended.then(answer) : answer(appended)
-            },
-          })
+          verifier.add(
+            txn,
+            verifiedLater(log, records, appendOptions(now, ctx.apiVersion, true), metrics, name, slot),
+          )
         }
       }
     }
 
-    const finish = (answers: ProduceResponsePartitionProduceResponse[]) => {
-      if (acks === 0) {
-        const bad = answers.find((a) => a.errorCode !== ErrorCode.NONE)
-        return bad === undefined
-          ? NO_RESPONSE
-          : new CloseConnection(
-              `Produce with acks=0 failed with error code ${bad.errorCode}; closing the connection`,
-            )
-      }
-      return response(slots, byId, answers)
-    }
     if (verifier !== undefined) {
       // The transactional partitions get their answers once the coordinator has answered.
-      return verifier
-        .run()
-        .then(() => Promise.all(slots.map((s) => s.answer)))
-        .then((answers) => finish(answers as ProduceResponsePartitionProduceResponse[]))
+      return verifier.run().then(() => finishLater(acks, slots, byId))
     }
     let settled = true
     for (const s of slots) if (s.answer instanceof Promise) settled = false
     if (settled) {
       const answers: ProduceResponsePartitionProduceResponse[] = []
       for (const s of slots) answers.push(s.answer as ProduceResponsePartitionProduceResponse)
-      return finish(answers)
+      return finished(acks, slots, byId, answers)
     }
-    return Promise.all(slots.map((s) => s.answer)).then((answers) =>
-      finish(answers as ProduceResponsePartitionProduceResponse[]),
-    )
+    return finishLater(acks, slots, byId)
   },
   errorResponse(request, errorCode, ctx) {
     return errorResponse(request, errorCode, ctx.apiVersion >= 13)
