@@ -7,7 +7,9 @@
 // and V8's helper threads included), each per batch consumed; the load's own CPU per batch (the
 // producers' process, and the consumer's with BENCH_CONSUMER=own); and the latency (p50 / p99 /
 // max). CPU per batch depends much less on the machine's load than the latency does; alternate
-// builds to compare them. BENCH_LOAD_PROFILE=<dir> writes a CPU profile of each load process.
+// builds to compare them. BENCH_LOAD_PROFILE=<dir> writes a CPU profile of each load process;
+// BENCH_PROFILE=<dir> and BENCH_HEAP_SAMPLE=<dir> profile the server's process during each run
+// (`profiled` in bench/server/load.ts).
 //
 //   TOPOGRAPH_BENCH_BUILD=dist node --import tsx bench/data/cpu-per-batch.ts [rate=4294] [seconds=4] [runs=3] [fill-seconds=10]
 //
@@ -18,6 +20,7 @@
 // (throughput-phases.ts); each run also prints what the kernel did meanwhile (kernel-state.ts).
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
+import { profiled } from '../server/load.js'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
 import { watchKernel } from './kernel-state.js'
 import {
@@ -70,16 +73,18 @@ for (let run = 0; run < runs; run++) {
   const stopKernel = watchKernel()
   const gcs: TraceEvent[] = []
   const gc = observeGc(gcs)
-  const m = await latencyLoad({
-    port,
-    produceFrame: frame,
-    batchAt,
-    stampAt,
-    topic: TOPIC,
-    fromOffset: log.logEndOffset,
-    rate,
-    seconds,
-  })
+  const m = await profiled(`latency-run${run + 1}`, () =>
+    latencyLoad({
+      port,
+      produceFrame: frame,
+      batchAt,
+      stampAt,
+      topic: TOPIC,
+      fromOffset: log.logEndOffset,
+      rate,
+      seconds,
+    }),
+  )
   const thread1 = mainThreadStat()
   const { pages, kernel, threads } = stopKernel()
   gc.disconnect()

@@ -105,6 +105,13 @@ export class PartitionLogImpl implements PartitionLog {
   readonly #crc32c: Crc32c
   readonly #producers: ProducerStateManager
   readonly #listeners = new Set<(event: PartitionEvent) => void>()
+  /**
+   * The listeners as an array, made when the set has changed since the last emit: every append
+   * emits, and copying the set each time was garbage per batch.
+   */
+  #listenersCopy: readonly ((event: PartitionEvent) => void)[] | null = null
+  /** "<topic>-<partition>", as Kafka names a partition in messages. */
+  readonly #topicPartition: string
   readonly #expirationMs: number
   readonly #maxDecompressed: number
   readonly #onStorageError: ((error: unknown) => void) | undefined
@@ -124,6 +131,7 @@ export class PartitionLogImpl implements PartitionLog {
   constructor(o: PartitionLogOptions) {
     this.topic = o.topic
     this.partition = o.partition
+    this.#topicPartition = `${o.topic}-${o.partition}`
     this.topicId = o.topicId
     this.#store = o.store
     this.#config = o.config
@@ -335,14 +343,20 @@ export class PartitionLogImpl implements PartitionLog {
 
   addListener(listener: (event: PartitionEvent) => void): () => void {
     this.#listeners.add(listener)
+    this.#listenersCopy = null
     return () => {
-      this.#listeners.delete(listener)
+      if (this.#listeners.delete(listener)) this.#listenersCopy = null
     }
   }
 
-  /** Tells listeners; a throwing listener does not stop the others. */
+  /**
+   * Tells listeners; a throwing listener does not stop the others. Those registered when it starts
+   * are told, also one that an earlier one removes; one added meanwhile is not.
+   */
   emit(event: PartitionEvent): void {
-    for (const l of [...this.#listeners]) {
+    if (this.#listeners.size === 0) return
+    this.#listenersCopy ??= [...this.#listeners]
+    for (const l of this.#listenersCopy) {
       try {
         l(event)
       } catch {
@@ -376,7 +390,7 @@ export class PartitionLogImpl implements PartitionLog {
     const v = validateRecords(records, {
       config: this.#config,
       now,
-      topicPartition: `${this.topic}-${this.partition}`,
+      topicPartition: this.#topicPartition,
       produceVersion: opts.produceVersion ?? 9,
       origin: opts.origin ?? 'client',
       crc32c: this.#crc32c,

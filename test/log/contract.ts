@@ -733,6 +733,26 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(p.bytesAvailable(4, 'read_uncommitted'), 0)
     })
 
+    test('an emit tells the listeners registered when it started: removed meanwhile too, added not', async () => {
+      const { p } = await fresh()
+      const told: string[] = []
+      let offB: () => void = () => {}
+      let added = false
+      p.addListener(() => {
+        told.push('a')
+        offB()
+        if (!added) {
+          added = true
+          p.addListener(() => told.push('c'))
+        }
+      })
+      offB = p.addListener(() => told.push('b'))
+      await p.append(batchOf(records(1)), { now: NOW })
+      assert.deepEqual(told, ['a', 'b'], 'b removed by a is still told; c added by a is not')
+      await p.append(batchOf(records(1)), { now: NOW })
+      assert.deepEqual(told, ['a', 'b', 'a', 'c'], 'the next emit tells the listeners as they are then')
+    })
+
     test('reopen: data, log start offset and producer state survive a clean close', async () => {
       const storage = h.storage()
       const { m, p, topic } = await fresh({ segmentBytes: 300 }, storage)

@@ -48,46 +48,64 @@ export function partitionLog(ctx: RequestContext, topic: string, index: number):
   return ctx.server.data.partition(topic, index)
 }
 
-/** One cached authorization answer per (operation, topic) within a request. */
+/**
+ * One cached authorization answer per (operation, topic) within a request. Most requests name one
+ * topic (a Produce of one batch, a consumer's Fetch): the first answer is kept in fields, and a map
+ * is made only for a second pair.
+ */
 export class TopicAuthorizations {
   readonly #ctx: RequestContext
-  readonly #cache = new Map<string, boolean>()
+  #operation: string | null = null
+  #topic = ''
+  #ok = false
+  #more: Map<string, boolean> | null = null
   constructor(ctx: RequestContext) {
     this.#ctx = ctx
   }
   allowed(operation: 'READ' | 'WRITE' | 'DESCRIBE' | 'DELETE' | 'ALTER', topic: string): boolean {
+    if (this.#operation === null) {
+      this.#operation = operation
+      this.#topic = topic
+      this.#ok = this.#authorize(operation, topic)
+      return this.#ok
+    }
+    if (operation === this.#operation && topic === this.#topic) return this.#ok
     const key = `${operation}\u0000${topic}`
-    let ok = this.#cache.get(key)
+    this.#more ??= new Map()
+    let ok = this.#more.get(key)
     if (ok === undefined) {
-      ok = this.#ctx.server.authorizer.authorize(this.#ctx.principal, operation, 'TOPIC', topic)
-      this.#cache.set(key, ok)
+      ok = this.#authorize(operation, topic)
+      this.#more.set(key, ok)
     }
     return ok
+  }
+  #authorize(operation: 'READ' | 'WRITE' | 'DESCRIBE' | 'DELETE' | 'ALTER', topic: string): boolean {
+    return this.#ctx.server.authorizer.authorize(this.#ctx.principal, operation, 'TOPIC', topic)
   }
 }
 
 /**
- * Groups per-partition answers into topic entries: consecutive answers of the same topic share an
- * entry, as Kafka's response builders group them.
+ * Groups per-partition answers into topic entries: consecutive items of the same topic (`topicOf`)
+ * share an entry, as Kafka's response builders group them. `partitionOf` gives an item's answer (with
+ * its index in `items`), `makeTopic` the entry from its topic, its answers and its first item.
  */
-export function groupByTopic<K, P, T>(
-  answers: readonly { readonly topic: K; readonly partition: P }[],
-  makeTopic: (topic: K, partitions: P[]) => T,
+export function groupByTopic<I, K, P, T>(
+  items: readonly I[],
+  topicOf: (item: I) => K,
+  partitionOf: (item: I, index: number) => P,
+  makeTopic: (topic: K, partitions: P[], first: I) => T,
 ): T[] {
   const out: T[] = []
-  let current: K | undefined
-  let partitions: P[] = []
-  let started = false
-  for (const a of answers) {
-    if (!started || a.topic !== current) {
-      if (started) out.push(makeTopic(current as K, partitions))
-      current = a.topic
-      partitions = []
-      started = true
-    }
-    partitions.push(a.partition)
+  let start = 0
+  while (start < items.length) {
+    const first = items[start]
+    const topic = topicOf(first)
+    const partitions: P[] = [partitionOf(first, start)]
+    let i = start + 1
+    for (; i < items.length && topicOf(items[i]) === topic; i++) partitions.push(partitionOf(items[i], i))
+    out.push(makeTopic(topic, partitions, first))
+    start = i
   }
-  if (started) out.push(makeTopic(current as K, partitions))
   return out
 }
 

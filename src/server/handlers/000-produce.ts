@@ -27,7 +27,7 @@
 // is this node, so -1 never waits and never fails with NOT_ENOUGH_REPLICAS or REQUEST_TIMED_OUT).
 // The KIP-951 CurrentLeader / NodeEndpoints tags go only with NOT_LEADER_OR_FOLLOWER, which one
 // node never answers, so they stay at their defaults.
-import type { AppendResult } from '../../log/index.js'
+import type { AppendOptions, AppendResult, PartitionLog } from '../../log/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { ProduceRequest } from '../../protocol/generated/messages/ProduceRequest.js'
 import {
@@ -53,6 +53,15 @@ interface Slot {
   answer: ProduceResponsePartitionProduceResponse | Promise<ProduceResponsePartitionProduceResponse> | null
 }
 
+/**
+ * The parts every answer without record errors shares: an answer is encoded and dropped, never
+ * changed, so one frozen empty list and one leader (the KIP-951 default) serve them all.
+ */
+const NO_RECORD_ERRORS = Object.freeze(
+  [],
+) as unknown as ProduceResponsePartitionProduceResponse['recordErrors']
+const NO_LEADER = Object.freeze({ leaderId: -1, leaderEpoch: -1 })
+
 function failed(
   index: number,
   errorCode: number,
@@ -64,9 +73,9 @@ function failed(
     baseOffset: -1n,
     logAppendTimeMs: -1n,
     logStartOffset: -1n,
-    recordErrors: [],
+    recordErrors: NO_RECORD_ERRORS,
     errorMessage,
-    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+    currentLeader: NO_LEADER,
   }
 }
 
@@ -77,13 +86,43 @@ function fromAppend(index: number, r: AppendResult): ProduceResponsePartitionPro
     baseOffset: toBigInt(r.baseOffset),
     logAppendTimeMs: toBigInt(r.logAppendTime),
     logStartOffset: toBigInt(r.logStartOffset),
-    recordErrors: r.recordErrors.map((e) => ({
-      batchIndex: e.batchIndex,
-      batchIndexErrorMessage: e.message,
-    })),
+    recordErrors:
+      r.recordErrors.length === 0
+        ? NO_RECORD_ERRORS
+        : r.recordErrors.map((e) => ({
+            batchIndex: e.batchIndex,
+            batchIndexErrorMessage: e.message,
+          })),
     errorMessage: r.errorMessage,
-    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+    currentLeader: NO_LEADER,
   }
+}
+
+/**
+ * Step 7's answer for a partition: the append's result (or the error code of a refused
+ * transactional partition), counted in the topic's meters.
+ */
+function answerOf(
+  metrics: RequestContext['server']['data']['metrics'],
+  name: string,
+  index: number,
+  bytes: number,
+  r: AppendResult | number,
+): ProduceResponsePartitionProduceResponse {
+  if (typeof r === 'number') {
+    metrics.record('failedProduce', name)
+    return failed(index, r, r === ErrorCode.INVALID_TXN_STATE ? NOT_ADDED : null)
+  }
+  if (r.errorCode === ErrorCode.NONE) {
+    if (!r.duplicate) {
+      metrics.record('bytesIn', name, bytes)
+      metrics.record('messagesIn', name, r.lastOffset - r.baseOffset + 1)
+    }
+  } else {
+    metrics.record('failedProduce', name)
+    metrics.record('bytesRejected', name, bytes)
+  }
+  return fromAppend(index, r)
 }
 
 const NOT_ADDED = 'Partition was not added to the transaction'
@@ -215,6 +254,13 @@ function produceErrorOf(code: number, v: number): number {
   }
 }
 
+/** Step 1's test: whether any partition's first batch is transactional. */
+function anyTransactional(request: ProduceRequest): boolean {
+  for (const t of request.topicData)
+    for (const p of t.partitionData) if (firstBatchTransactional(p.records)) return true
+  return false
+}
+
 /** Whether the first batch of `records` is transactional (ProduceRequest's own test). */
 function firstBatchTransactional(records: Uint8Array | null): boolean {
   if (records === null || records.byteLength < 23) return false
@@ -243,21 +289,102 @@ function framingError(records: Uint8Array | null): number | null {
   return null
 }
 
+const slotKeyOf = (s: Slot): string => s.key
+
+/**
+ * The log's options for a Produce append. The records are a view of the request's frame, which
+ * nothing reads after the handler: the log rewrites a batch it keeps as it is in place instead of
+ * copying it.
+ */
+function appendOptions(now: number, produceVersion: number, transactionVerified?: boolean): AppendOptions {
+  return { now, produceVersion, origin: 'client', transactionVerified, recordsOwned: true }
+}
+
+// The handler's paths that wait (an fsync, the transaction coordinator) keep what they need in
+// closures of their own, so that the handler's run for a batch appended at once makes none.
+
+/** A partition's answer once its append's fsync is done. */
+function answerLater(
+  appended: Promise<AppendResult>,
+  metrics: RequestContext['server']['data']['metrics'],
+  name: string,
+  index: number,
+  bytes: number,
+): Promise<ProduceResponsePartitionProduceResponse> {
+  return appended.then((r) => answerOf(metrics, name, index, bytes, r))
+}
+
+/** A transactional partition for the verifier: appended (or refused) once the coordinator answers. */
+function verifiedLater(
+  log: PartitionLog,
+  records: Uint8Array,
+  options: AppendOptions,
+  metrics: RequestContext['server']['data']['metrics'],
+  name: string,
+  slot: Slot,
+): Unverified {
+  const index = slot.index
+  const bytes = records.byteLength
+  return {
+    topic: name,
+    partition: index,
+    slot,
+    settle: (code) => {
+      if (code !== ErrorCode.NONE) return answerOf(metrics, name, index, bytes, code)
+      const appended = log.append(records, options)
+      return appended instanceof Promise
+        ? answerLater(appended, metrics, name, index, bytes)
+        : answerOf(metrics, name, index, bytes, appended)
+    },
+  }
+}
+
+/** The request's outcome once the partitions' answers that wait have come. */
+function finishLater(
+  acks: number,
+  slots: readonly Slot[],
+  byId: boolean,
+): Promise<ProduceResponse | typeof NO_RESPONSE | CloseConnection> {
+  return Promise.all(slots.map((s) => s.answer)).then((answers) =>
+    finished(acks, slots, byId, answers as ProduceResponsePartitionProduceResponse[]),
+  )
+}
+
+/** The request's outcome once every partition has its answer (acks 0: none, or a close). */
+function finished(
+  acks: number,
+  slots: readonly Slot[],
+  byId: boolean,
+  answers: ProduceResponsePartitionProduceResponse[],
+): ProduceResponse | typeof NO_RESPONSE | CloseConnection {
+  if (acks === 0) {
+    const bad = answers.find((a) => a.errorCode !== ErrorCode.NONE)
+    return bad === undefined
+      ? NO_RESPONSE
+      : new CloseConnection(
+          `Produce with acks=0 failed with error code ${bad.errorCode}; closing the connection`,
+        )
+  }
+  return response(slots, byId, answers)
+}
+
 function response(
   slots: readonly Slot[],
   byId: boolean,
   answers: readonly ProduceResponsePartitionProduceResponse[],
 ): ProduceResponse {
-  return createProduceResponse({
-    responses: groupByTopic(
-      slots.map((s, i) => ({ topic: s.key, partition: { slot: s, answer: answers[i] } })),
-      (_key, ps) => ({
-        name: byId ? '' : ps[0].slot.name,
-        topicId: ps[0].slot.topicId,
-        partitionResponses: ps.map((p) => p.answer),
-      }),
-    ),
-  })
+  const m = createProduceResponse()
+  m.responses = groupByTopic(
+    slots,
+    slotKeyOf,
+    (_s, i) => answers[i],
+    (_key, partitionResponses, first) => ({
+      name: byId ? '' : first.name,
+      topicId: first.topicId,
+      partitionResponses,
+    }),
+  )
+  return m
 }
 
 function errorResponse(request: ProduceRequest, errorCode: number, byId: boolean): ProduceResponse {
@@ -283,10 +410,7 @@ export const handler = defineHandler({
     const metrics = data.metrics
 
     // 1. Transactional batches need an authorized transactional id.
-    const transactional = request.topicData.some((t) =>
-      t.partitionData.some((p) => firstBatchTransactional(p.records)),
-    )
-    if (transactional) {
+    if (anyTransactional(request)) {
       const id = request.transactionalId
       if (id === null || !server.authorizer.authorize(ctx.principal, 'WRITE', 'TRANSACTIONAL_ID', id)) {
         if (acks === 0)
@@ -300,6 +424,8 @@ export const handler = defineHandler({
     const now = Date.now()
     const slots: Slot[] = []
     let verifier: TransactionVerifier | undefined
+    // The log's options for an append that needs no coordinator (made with the first).
+    let unverified: AppendOptions | undefined
     for (const t of request.topicData) {
       const topic = resolveTopic(ctx, byId, t.name, t.topicId)
       for (const p of t.partitionData) {
@@ -341,81 +467,46 @@ export const handler = defineHandler({
         }
         const records = p.records ?? new Uint8Array(0)
         const name = topic.name
-        // The records are a view of this request's frame, which nothing reads after the handler:
-        // the log rewrites a batch it keeps as it is in place instead of copying it.
-        const append = (transactionVerified: boolean | undefined) =>
-          log.append(records, {
-            now,
-            produceVersion: ctx.apiVersion,
-            origin: 'client',
-            transactionVerified,
-            recordsOwned: true,
-          })
+        const index = p.index
         const txn = request.transactionalId !== null ? transactionOf(records) : null
-        const answer = (r: AppendResult | number): ProduceResponsePartitionProduceResponse => {
-          if (typeof r === 'number') {
-            metrics.record('failedProduce', name)
-            return failed(p.index, r, r === ErrorCode.INVALID_TXN_STATE ? NOT_ADDED : null)
-          }
-          if (r.errorCode === ErrorCode.NONE) {
-            if (!r.duplicate) {
-              metrics.record('bytesIn', name, records.byteLength)
-              metrics.record('messagesIn', name, r.lastOffset - r.baseOffset + 1)
-            }
-          } else {
-            metrics.record('failedProduce', name)
-            metrics.record('bytesRejected', name, records.byteLength)
-          }
-          return fromAppend(p.index, r)
-        }
         const ongoing = txn !== null && log.hasOngoingTransaction(Number(txn.producerId), txn.producerEpoch)
         if (txn === null || ongoing) {
           // The log appends in this turn (a promise only when an fsync must come first), so a
           // request whose partitions all appended is answered at once, in the connection's run. A
           // transactional batch whose producer has its transaction open here at this epoch needs
           // no coordinator (Kafka's verification guard): it appends in the same turn as the check.
-          const appended = append(ongoing ? true : undefined)
-          slot.answer = appended instanceof Promise ? appended.then(answer) : answer(appended)
+          const appended = log.append(
+            records,
+            ongoing
+              ? appendOptions(now, ctx.apiVersion, true)
+              : (unverified ??= appendOptions(now, ctx.apiVersion)),
+          )
+          slot.answer =
+            appended instanceof Promise
+              ? answerLater(appended, metrics, name, index, records.byteLength)
+              : answerOf(metrics, name, index, records.byteLength, appended)
         } else {
           verifier ??= new TransactionVerifier(ctx, request.transactionalId!)
-          verifier.add(txn, {
-            topic: name,
-            partition: p.index,
-            slot,
-            settle: (code) => {
-              if (code !== ErrorCode.NONE) return answer(code)
-              const appended = append(true)
-              return appended instanceof Promise ? appended.then(answer) : answer(appended)
-            },
-          })
+          verifier.add(
+            txn,
+            verifiedLater(log, records, appendOptions(now, ctx.apiVersion, true), metrics, name, slot),
+          )
         }
       }
     }
 
-    const finish = (answers: ProduceResponsePartitionProduceResponse[]) => {
-      if (acks === 0) {
-        const bad = answers.find((a) => a.errorCode !== ErrorCode.NONE)
-        return bad === undefined
-          ? NO_RESPONSE
-          : new CloseConnection(
-              `Produce with acks=0 failed with error code ${bad.errorCode}; closing the connection`,
-            )
-      }
-      return response(slots, byId, answers)
-    }
     if (verifier !== undefined) {
       // The transactional partitions get their answers once the coordinator has answered.
-      return verifier
-        .run()
-        .then(() => Promise.all(slots.map((s) => s.answer)))
-        .then((answers) => finish(answers as ProduceResponsePartitionProduceResponse[]))
+      return verifier.run().then(() => finishLater(acks, slots, byId))
     }
-    if (slots.every((s) => !(s.answer instanceof Promise))) {
-      return finish(slots.map((s) => s.answer as ProduceResponsePartitionProduceResponse))
+    let settled = true
+    for (const s of slots) if (s.answer instanceof Promise) settled = false
+    if (settled) {
+      const answers: ProduceResponsePartitionProduceResponse[] = []
+      for (const s of slots) answers.push(s.answer as ProduceResponsePartitionProduceResponse)
+      return finished(acks, slots, byId, answers)
     }
-    return Promise.all(slots.map((s) => s.answer)).then((answers) =>
-      finish(answers as ProduceResponsePartitionProduceResponse[]),
-    )
+    return finishLater(acks, slots, byId)
   },
   errorResponse(request, errorCode, ctx) {
     return errorResponse(request, errorCode, ctx.apiVersion >= 13)

@@ -76,6 +76,9 @@ function failed(partitionIndex: number, errorCode: number): FetchResponsePartiti
   })
 }
 
+const topicKeyOf = (a: Answer): string => a.wanted.key
+const dataOf = (a: Answer): FetchResponsePartitionData => a.data
+
 function response(
   answers: readonly Answer[],
   byId: boolean,
@@ -84,14 +87,11 @@ function response(
   return createFetchResponse({
     errorCode,
     sessionId: 0,
-    responses: groupByTopic(
-      answers.map((a) => ({ topic: a.wanted.key, partition: a })),
-      (_key, ps) => ({
-        topic: byId ? '' : ps[0].wanted.name,
-        topicId: ps[0].wanted.topicId,
-        partitions: ps.map((a) => a.data),
-      }),
-    ),
+    responses: groupByTopic(answers, topicKeyOf, dataOf, (_key, partitions, first) => ({
+      topic: byId ? '' : first.wanted.name,
+      topicId: first.wanted.topicId,
+      partitions,
+    })),
   })
 }
 
