@@ -25,6 +25,7 @@ import {
   profiled,
   rps,
   runLoad,
+  startLoadProcesses,
   withSizePrefix,
 } from './load.js'
 
@@ -64,6 +65,8 @@ if (engines.length === 0 || engines.some((e) => e !== 'sqlite' && e !== 'memory'
   console.error('BENCH_ENGINES: a comma-separated list of sqlite and memory')
   process.exit(2)
 }
+// The load process starts before the servers: no fork of this process after they hold anything.
+startLoadProcesses()
 const servers = new Map<Engine, BenchServer>()
 for (const e of engines) servers.set(e, await startBenchServer(e))
 /** The port of an engine's server (one that runs). */
