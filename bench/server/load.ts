@@ -1,4 +1,4 @@
-// Shared pieces of the server benchmarks: the forked load generator (load-worker.ts), the bare
+// Shared pieces of the server benchmarks: the load generator's process (load-worker.ts), the bare
 // framing server that is the ceiling, and small helpers for reporting.
 import { type ChildProcess, fork, type Serializable } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
