@@ -25,12 +25,7 @@
  * writes the database file's and the WAL's dirty pages out itself (`fdatasync`, the writes
  * flowing), and the held round's own fsyncs find only the pages of the few frames it copies
  * ("OffsetCommit: the checkpoint's last round"). An extra fsync takes nothing from what SQLite's
- * own give: they still run, in their place. It is skipped while the event loop has had no spare
- * time lately (its utilization, sampled on a timer of its own, at 0.9 or more): writing the pages
- * out while commits saturate the loop cost it about 10 µs of CPU a Kafka Streams-shaped commit,
- * most likely the block device's completions, all raised on one vCPU of that VM and charged to
- * whatever runs there ("OffsetCommit: the checkpoint's writes and the loop's spare time"). The
- * held round then writes them, as before the extra fsync existed.
+ * own give: they still run, in their place.
  *
  * The WAL's current length is read from its file size: with `journal_size_limit` set to
  * `softBytes`, SQLite truncates the file to that size when it starts the WAL over, so a file larger
@@ -38,7 +33,6 @@
  */
 import { closeSync, openSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { type EventLoopUtilization, performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 
 /** What the worker answers after each `PRAGMA wal_checkpoint(PASSIVE)`. */
@@ -79,12 +73,6 @@ export interface WalCheckpointerOptions {
   readonly pageSize: number
   /** Called to checkpoint on the event loop when no worker can (it failed to start or died). */
   readonly checkpointInline: () => void
-  /**
-   * How busy the event loop has been lately, 0 to 1 (default: a {@link LoopSampler} started with
-   * the worker). At {@link SYNC_MAX_LOOP_UTILIZATION} or more a round with the writes flowing
-   * skips the write-out.
-   */
-  readonly loopUtilization?: () => number
   readonly onEvent?: (event: CheckpointEvent) => void
 }
 
@@ -102,43 +90,6 @@ const TAIL_FRAMES = 256
 const MAX_ROUNDS = 4
 /** Rounds with writes held that did not copy everything before the event loop does it instead. */
 const MAX_HELD_ROUNDS = 3
-/** How often the event loop's utilization is sampled for the write-out (see the top of this file). */
-const LOOP_SAMPLE_MS = 250
-/** The loop's recent utilization from which a round with the writes flowing skips the write-out. */
-export const SYNC_MAX_LOOP_UTILIZATION = 0.9
-
-/**
- * The event loop's utilization over the last one to two sample intervals, sampled by an unreferenced
- * timer of its own. Sampled where the store's commits happen instead, a loop that was saturated by
- * other work (another server in the process) and then had time again read as busy until the next
- * commits came: the write-out stayed off when it had become cheap (BENCHMARKS.md, "OffsetCommit:
- * the checkpoint's writes and the loop's spare time").
- */
-export class LoopSampler {
-  #older: EventLoopUtilization
-  #newer: EventLoopUtilization
-  readonly #timer: NodeJS.Timeout
-
-  constructor(intervalMs = LOOP_SAMPLE_MS) {
-    this.#older = performance.eventLoopUtilization()
-    this.#newer = this.#older
-    this.#timer = setInterval(() => {
-      this.#older = this.#newer
-      this.#newer = performance.eventLoopUtilization()
-    }, intervalMs)
-    this.#timer.unref()
-  }
-
-  /** The share of the time since the older sample the loop spent running callbacks; 0 before it ran. */
-  utilization(): number {
-    const u = performance.eventLoopUtilization(performance.eventLoopUtilization(), this.#older).utilization
-    return Number.isFinite(u) ? u : 0
-  }
-
-  stop(): void {
-    clearInterval(this.#timer)
-  }
-}
 
 /**
  * The first lines of a SQLite worker's message handler (CommonJS source): 'close' closes its
@@ -233,8 +184,6 @@ export class WalCheckpointer {
   #walFd = -1
   /** Called when the writes held are released. */
   readonly #release: () => void
-  /** Samples the event loop while the worker runs, unless the options measure it. */
-  #sampler: LoopSampler | undefined
 
   constructor(options: WalCheckpointerOptions, release: () => void) {
     this.#options = options
@@ -273,7 +222,6 @@ export class WalCheckpointer {
     } catch {
       return undefined
     }
-    if (this.#options.loopUtilization === undefined) this.#sampler = new LoopSampler()
     // A store left open must not keep the process alive.
     worker.unref()
     worker.on('message', (m: WorkerMessage) => this.#onMessage(m))
@@ -334,8 +282,6 @@ export class WalCheckpointer {
   close(): Promise<void> {
     if (this.#closing !== undefined) return this.#closing
     this.#started = true
-    this.#sampler?.stop()
-    this.#sampler = undefined
     const worker = this.#worker
     this.#worker = undefined
     this.#holding = false
@@ -407,7 +353,7 @@ export class WalCheckpointer {
     this.#options.onEvent?.({ kind: 'round-start', walBytes: bytes, writesHeld: this.#holding })
     // While a round runs the worker keeps the process alive: writes may be waiting for it.
     this.#worker.ref()
-    this.#worker.postMessage(this.#holding || !this.#loopHasTime() ? 'round' : 'round+sync')
+    this.#worker.postMessage(this.#holding ? 'round' : 'round+sync')
   }
 
   #onMessage(m: WorkerMessage): void {
@@ -456,19 +402,11 @@ export class WalCheckpointer {
     this.#post(bytes)
   }
 
-  /** Whether the event loop has had spare time lately: a round with the writes flowing writes the files out. */
-  #loopHasTime(): boolean {
-    const u = this.#options.loopUtilization?.() ?? this.#sampler?.utilization() ?? 0
-    return u < SYNC_MAX_LOOP_UTILIZATION
-  }
-
   /** The worker is gone: from now on the event loop checkpoints, and held writes go on. */
   #lost(_reason: string): void {
     if (this.#worker === undefined) return
     const worker = this.#worker
     this.#worker = undefined
-    this.#sampler?.stop()
-    this.#sampler = undefined
     this.#running = false
     void worker.terminate().catch(() => {})
     if (this.#holding) {

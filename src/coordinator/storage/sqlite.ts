@@ -73,12 +73,6 @@ export interface SqliteRecordStoreOptions {
   /** Told what the checkpointer does (tests and benchmarks). */
   readonly onCheckpoint?: (event: CheckpointEvent) => void
   /**
-   * How busy the event loop has been lately, 0 to 1 (tests); by default the checkpointer samples it
-   * on a timer of its own. A checkpoint round with the writes flowing writes the files out only
-   * below 0.9 (sqlite-checkpoint.ts).
-   */
-  readonly loopUtilization?: () => number
-  /**
    * Whether append transactions run in a worker thread (sqlite-writer.ts) or on the event loop
    * (default `false`: the thread was not shown to lower the CPU a request or the p99 at half load,
    * docs/storage.md). Loads and compactions run on the event loop either way.
@@ -345,7 +339,6 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
   readonly #walCheckpointBytes: number
   readonly #walMaxBytes: number
   readonly #onCheckpoint: ((event: CheckpointEvent) => void) | undefined
-  readonly #loopUtilization: (() => number) | undefined
   readonly #writeThread: boolean
   /** Compresses batch rows (zstd), unless the store was opened with `compression: 'none'`. */
   readonly #compressor: Compressor | undefined
@@ -392,7 +385,6 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
     this.#walCheckpointBytes = soft
     this.#walMaxBytes = hard
     this.#onCheckpoint = options.onCheckpoint
-    this.#loopUtilization = options.loopUtilization
     this.#writeThread = options.writeThread ?? false
     const compression = options.compression ?? 'zstd'
     if (compression !== 'zstd' && compression !== 'none') {
@@ -551,7 +543,6 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
         hardBytes: this.#walMaxBytes,
         pageSize: db.pragma('page_size', { simple: true }) as number,
         checkpointInline: () => this.#checkpointInline(),
-        loopUtilization: this.#loopUtilization,
         onEvent: this.#onCheckpoint,
       },
       () => this.#runWaiting(),

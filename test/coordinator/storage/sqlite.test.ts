@@ -8,7 +8,6 @@ import { decompress as zstdDecompress } from 'zstd-napi'
 import { createRecordStore } from '../../../src/coordinator/storage/index.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
 import { SQLITE_FILE_NAME, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
-import { LoopSampler, SYNC_MAX_LOOP_UTILIZATION } from '../../../src/coordinator/storage/sqlite-checkpoint.js'
 import { StorageError } from '../../../src/coordinator/storage/errors.js'
 import { ByteSink, decodeRecords, writeRecord } from '../../../src/log/batch.js'
 import { laidOut, rec, runRecordStoreContract, show } from './contract.js'
@@ -376,8 +375,6 @@ test('sqlite: rounds with the writes flowing write the files out; the held round
   const rounds: { held: boolean; synced: boolean }[] = []
   const store = new SqliteRecordStore(dir, {
     walCheckpointBytes: soft,
-    // The event loop has had spare time (the gate's other side is the next test).
-    loopUtilization: () => 0,
     onCheckpoint: (e) => {
       if (e.kind === 'round-end') rounds.push({ held: e.writesHeld, synced: e.synced })
     },
@@ -409,72 +406,6 @@ test('sqlite: rounds with the writes flowing write the files out; the held round
   await store.close()
   const left = fdsUnder(realpathSync(dir))
   if (left !== undefined) assert.deepEqual(left, [], 'close closed every descriptor it opened')
-})
-
-test('sqlite: while the event loop has had no spare time, rounds leave the write-out to the held round', async () => {
-  const dir = tempDir()
-  const rounds: { held: boolean; synced: boolean }[] = []
-  let utilization = 0.95
-  const store = new SqliteRecordStore(dir, {
-    walCheckpointBytes: 128 * 1024,
-    loopUtilization: () => utilization,
-    onCheckpoint: (e) => {
-      if (e.kind === 'round-end') rounds.push({ held: e.writesHeld, synced: e.synced })
-    },
-  })
-  await store.open()
-  const deadline = Date.now() + 120_000
-  let n = 0
-  const untilHeld = async () => {
-    const before = rounds.filter((r) => r.held).length
-    while (rounds.filter((r) => r.held).length === before && Date.now() < deadline) {
-      await store.append(n % 4, commitOf(n))
-      n++
-      await turn()
-    }
-  }
-  await untilHeld()
-  const busy = rounds.splice(0)
-  assert.ok(busy.some((r) => !r.held) && busy.some((r) => r.held), `rounds: ${JSON.stringify(busy)}`)
-  assert.ok(
-    busy.every((r) => !r.synced),
-    `no round wrote the files out while the loop was busy: ${JSON.stringify(busy)}`,
-  )
-  // Just below the threshold the loop counts as having time again.
-  utilization = SYNC_MAX_LOOP_UTILIZATION - 0.01
-  await untilHeld()
-  const flowing = rounds.filter((r) => !r.held)
-  assert.ok(
-    flowing.length > 0 && flowing.every((r) => r.synced),
-    `with spare time every flowing round wrote the files out: ${JSON.stringify(rounds)}`,
-  )
-  for (let shard = 0; shard < 4; shard++) {
-    assert.equal((await store.load(shard)).length, 6 * Math.ceil((n - shard) / 4))
-  }
-  await store.close()
-})
-
-test('sqlite: the loop sampler reads a saturated event loop as busy and a waiting one as not', async () => {
-  const sampler = new LoopSampler(40)
-  try {
-    // Callbacks back to back for 300 ms: the loop never waits for I/O.
-    const end = performance.now() + 300
-    while (performance.now() < end) {
-      const spin = performance.now() + 2
-      while (performance.now() < spin) {
-        // busy
-      }
-      await turn()
-    }
-    const busy = sampler.utilization()
-    assert.ok(busy >= SYNC_MAX_LOOP_UTILIZATION, `utilization while saturated: ${busy}`)
-    // Then the loop waits: within two intervals the sampler has forgotten the busy time.
-    await new Promise((r) => setTimeout(r, 150))
-    const idle = sampler.utilization()
-    assert.ok(idle < SYNC_MAX_LOOP_UTILIZATION, `utilization while waiting: ${idle}`)
-  } finally {
-    sampler.stop()
-  }
 })
 
 test('sqlite: past the WAL size bound, writes wait for the checkpoint and the WAL starts over', async () => {
