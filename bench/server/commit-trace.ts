@@ -33,7 +33,7 @@ import { runInNewContext } from 'node:vm'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
-import { fmt, rps, runLoad } from './load.js'
+import { fmt, rps, runLoad, startLoadProcesses } from './load.js'
 import { serverBuild } from './target.js'
 import { mainThreadStat } from './thread-stat.js'
 
@@ -148,6 +148,8 @@ async function filled(kind: 'sqlite' | 'memory') {
   return { bench, port, half }
 }
 
+// The load process starts before the servers: no fork of this process after they hold anything.
+startLoadProcesses()
 const other =
   process.env.BENCH_BESIDE === '1' ? await filled(storage === 'memory' ? 'sqlite' : 'memory') : undefined
 const traced = await filled(storage)

@@ -233,12 +233,15 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   }
 }
 
-process.once('message', (spec: LoadSpec) => {
+// One load a message, as long as the parent keeps the channel open (load.ts keeps this process
+// between loads, so that the server's process does not fork again); its closing ends this one.
+process.on('message', (spec: LoadSpec) => {
   load(spec).then(
-    (r) => process.send?.(r, () => process.exit(0)),
+    (r) => process.send?.(r),
     (e: unknown) => {
       console.error(e)
       process.exit(1)
     },
   )
 })
+process.once('disconnect', () => process.exit(0))

@@ -1,6 +1,6 @@
-// Shared pieces of the server benchmarks: the forked load generator (load-worker.ts), the bare
+// Shared pieces of the server benchmarks: the load generator's process (load-worker.ts), the bare
 // framing server that is the ceiling, and small helpers for reporting.
-import { fork, type Serializable } from 'node:child_process'
+import { type ChildProcess, fork, type Serializable } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { LoadResult, LoadSpec } from './load-worker.js'
@@ -12,12 +12,65 @@ export type Measured = LoadResult & { readonly cpuUsPerRequest: number }
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 
 /**
- * Runs one load in a fresh child process (loopback only) and returns what it measured, with the CPU
- * time this process (the server under load) spent per answered request. Unlike requests per second,
- * that figure hardly moves when other work on the machine takes the cores away.
+ * Runs one load in a child process (loopback only) and returns what it measured, with the CPU time
+ * this process (the server under load) spent per answered request. Unlike requests per second, that
+ * figure hardly moves when other work on the machine takes the cores away.
+ *
+ * The child is kept between loads ({@link startLoadProcesses}): a `fork()` of this process, which
+ * runs the servers, makes every page of its memory copy-on-write, and the server then takes a page
+ * fault on the first write to each page after every fork, about 20 µs each on the VM of
+ * BENCHMARKS.md. A SQLite page cache that grows past a power of two rewrites every cached page's
+ * header at once, so a fork before a run cost one commit 7–25 ms of the event loop's CPU
+ * ("OffsetCommit: the forks of the load generator"). A server's clients are other processes; it
+ * never forks. BENCH_LOAD_FORK=each forks a fresh child for every load, as before.
  */
 export function runLoad(spec: LoadSpec): Promise<Measured> {
-  return forkLoad<LoadSpec, LoadResult>(WORKER, spec)
+  if (process.env.BENCH_LOAD_FORK === 'each') return forkLoad<LoadSpec, LoadResult>(WORKER, spec)
+  return keptLoad(spec)
+}
+
+/** Load processes that ran a load and wait, unreferenced, for the next. */
+const idle: ChildProcess[] = []
+
+/**
+ * Starts `n` load processes now (the servers of a benchmark should be started after this, so that
+ * the only forks happen while this process is small and before anything is measured); `runLoad`
+ * starts one when none is idle.
+ */
+export function startLoadProcesses(n = 1): void {
+  if (process.env.BENCH_LOAD_FORK === 'each') return
+  for (let i = 0; i < n; i++) idle.push(unreferenced(fork(WORKER, [], loadForkOptions())))
+}
+
+function loadForkOptions() {
+  return { execArgv: loadExecArgv(), serialization: 'advanced' as const }
+}
+
+/** An idle load process must not keep this one alive; it exits when this one does (its channel closes). */
+function unreferenced(child: ChildProcess): ChildProcess {
+  child.unref()
+  child.channel?.unref()
+  return child
+}
+
+function keptLoad(spec: LoadSpec): Promise<Measured> {
+  const child = idle.pop() ?? fork(WORKER, [], loadForkOptions())
+  child.ref()
+  child.channel?.ref()
+  return new Promise((resolve, reject) => {
+    const cpu0 = process.cpuUsage()
+    const onExit = (code: number | null) => reject(new Error(`load generator exited with ${code}`))
+    child.once('exit', onExit)
+    child.once('error', reject)
+    child.once('message', (m: LoadResult) => {
+      const cpu = process.cpuUsage(cpu0)
+      child.off('exit', onExit)
+      child.off('error', reject)
+      idle.push(unreferenced(child))
+      resolve({ ...m, cpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, m.answered) })
+    })
+    child.send(spec)
+  })
 }
 
 /**
@@ -42,13 +95,15 @@ export function forkLoad<S extends Serializable, R extends { readonly answered: 
 ): Promise<R & { readonly cpuUsPerRequest: number }> {
   return new Promise((resolve, reject) => {
     const cpu0 = process.cpuUsage()
-    const child = fork(worker, [], { execArgv: loadExecArgv(), serialization: 'advanced' })
+    const child = fork(worker, [], loadForkOptions())
     let result: R | undefined
     let cpuUs = 0
     child.once('message', (m: R) => {
       const cpu = process.cpuUsage(cpu0)
       cpuUs = cpu.user + cpu.system
       result = m
+      // A load process may wait for another spec (load-worker.ts): this one is done with it.
+      if (child.connected) child.disconnect()
     })
     child.once('error', reject)
     child.once('exit', (code) => {

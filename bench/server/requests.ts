@@ -2,8 +2,9 @@
 // server (coordinator.storage=sqlite, the default, and memory for comparison), next to a bare Node
 // server written only for this benchmark (it frames requests and answers fixed bytes, the ceiling
 // for any server on this runtime), all measured in the same run. The servers run in this process's
-// one JavaScript thread (one core); the load comes from a forked child process over loopback
-// (load-worker.ts): 4 connections × 16 requests in flight, 1 s warm-up, then `seconds` measured.
+// one JavaScript thread (one core); the load comes from a child process over loopback
+// (load-worker.ts; started before the servers and kept, see load.ts): 4 connections × 16 requests in
+// flight, 1 s warm-up, then `seconds` measured.
 //
 //   node --import tsx bench/server/requests.ts [seconds=3] [runs=1]
 //
@@ -25,6 +26,7 @@ import {
   profiled,
   rps,
   runLoad,
+  startLoadProcesses,
   withSizePrefix,
 } from './load.js'
 
@@ -64,6 +66,8 @@ if (engines.length === 0 || engines.some((e) => e !== 'sqlite' && e !== 'memory'
   console.error('BENCH_ENGINES: a comma-separated list of sqlite and memory')
   process.exit(2)
 }
+// The load process starts before the servers: no fork of this process after they hold anything.
+startLoadProcesses()
 const servers = new Map<Engine, BenchServer>()
 for (const e of engines) servers.set(e, await startBenchServer(e))
 /** The port of an engine's server (one that runs). */
