@@ -52,6 +52,10 @@ if (
   process.exit(2)
 }
 const SLOW_MS = 5
+/** The load reports every request slower than this, so that the slowest 1 % is complete. */
+const TAIL_FLOOR_MS = 1.5
+/** An event-loop tick later than this (ms) is a stall (BENCH_STALL_MS; the generator's too). */
+const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 4)
 const f1 = (n: number) => n.toFixed(1)
 
 const events: TraceEvent[] = []
@@ -171,7 +175,7 @@ const stalls: Stall[] = []
 const tick = setInterval(() => {
   const now = epoch()
   const stat = mainThreadStat()
-  if (now - last > 4) {
+  if (now - last > STALL_MS) {
     const onCpuMs = stat === null || lastStat === null ? Number.NaN : (stat.onCpu - lastStat.onCpu) / 1e6
     const waitingMs =
       stat === null || lastStat === null ? Number.NaN : (stat.waiting - lastStat.waiting) / 1e6
@@ -223,7 +227,9 @@ for (let run = 0; run < runs; run++) {
   const faults0 = process.resourceUsage().minorPageFault
   const cpu0 = process.cpuUsage()
   const main0 = mainThreadStat()
-  const m = await traceGcDuring(run + 1, () => runLoad({ ...spec, port, seconds, rate, slowMs: SLOW_MS }))
+  const m = await traceGcDuring(run + 1, () =>
+    runLoad({ ...spec, port, seconds, rate, slowMs: TAIL_FLOOR_MS, pauseMs: STALL_MS }),
+  )
   const faults = process.resourceUsage().minorPageFault - faults0
   // The process's CPU time in the run, the main thread's and the other threads' (V8's helpers,
   // libuv's threadpool, a SQLite checkpoint worker).
@@ -234,7 +240,8 @@ for (let run = 0; run < runs; run++) {
   const to = epoch()
   // Collections observed after the run (the forced one below) are not the run's.
   const inRun: TraceEvent[] = events.filter((e) => e.at >= from && e.at <= to)
-  const slow = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
+  const over = [...(m.slow ?? [])].sort((a, b) => a.at - b.at)
+  const slow = over.filter((s) => s.ms > SLOW_MS)
   // The load generator's own pauses (its held-back sends and its collections), on the same clock.
   const pauses = m.pauses ?? []
   for (const x of pauses) inRun.push({ at: x.at, ms: x.ms, what: `load generator: ${x.what}` })
@@ -255,7 +262,7 @@ for (let run = 0; run < runs; run++) {
   const mem = process.memoryUsage()
   const heap1 = heapAfterFullGc()
   console.log(
-    `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s, load average ${load0.toFixed(1)}–${loadavg()[0].toFixed(1)}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req, ${(faults / m.answered).toFixed(2)} page faults/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; heap left per request ${f1((heap1 - heap0) / m.answered)} B (${mb(heap0)} → ${mb(heap1)} after full collections)`,
+    `run ${run + 1} (${storage}, ${shape}) at ${fmt(rate)} req/s, load average ${load0.toFixed(1)}–${loadavg()[0].toFixed(1)}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (stamped at the tick ${(m.p99Tick ?? Number.NaN).toFixed(2)}, from the schedule ${(m.p99Scheduled ?? Number.NaN).toFixed(2)}), max ${m.max.toFixed(2)} ms, ${slow.length} of ${m.requests} over ${SLOW_MS} ms, ${f1(m.cpuUsPerRequest)} µs CPU/req, ${(faults / m.answered).toFixed(2)} page faults/req; heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; heap left per request ${f1((heap1 - heap0) / m.answered)} B (${mb(heap0)} → ${mb(heap1)} after full collections)`,
   )
   const longest = (xs: readonly { ms: number }[]) => f1(Math.max(0, ...xs.map((e) => e.ms)))
   const sum = (xs: readonly Stall[], pick: (s: Stall) => number) => f1(xs.reduce((a, e) => a + pick(e), 0))
@@ -263,10 +270,19 @@ for (let run = 0; run < runs; run++) {
     `  CPU: ${f1(processMs)} ms in the run, ${f1(mainMs)} ms of it the main thread's, ${f1(processMs - mainMs)} ms other threads'`,
   )
   console.log(
-    `  server: ${stalls.length} stalls > 4 ms, ${sum(stalls, (e) => e.ms)} ms in all (longest ${longest(stalls)} ms): ${sum(stalls, (e) => e.onCpuMs)} ms on CPU, ${sum(stalls, (e) => e.waitingMs)} ms waiting for a CPU; ${busy.length} on CPU for 80 % or more of it (longest ${longest(busy)} ms)`,
+    `  server: ${stalls.length} stalls > ${STALL_MS} ms, ${sum(stalls, (e) => e.ms)} ms in all (longest ${longest(stalls)} ms): ${sum(stalls, (e) => e.onCpuMs)} ms on CPU, ${sum(stalls, (e) => e.waitingMs)} ms waiting for a CPU; ${busy.length} on CPU for 80 % or more of it (longest ${longest(busy)} ms)`,
   )
   console.log(
-    `  load generator: ${held.length} times sends held back > 4 ms (longest ${longest(held)} ms), ${generatorGcs.length} of its collections ≥ 1 ms (longest ${longest(generatorGcs)} ms)`,
+    `  load generator: ${held.length} times sends held back > ${STALL_MS} ms (longest ${longest(held)} ms), ${generatorGcs.length} of its collections ≥ 1 ms (longest ${longest(generatorGcs)} ms)${m.generatorThread === undefined ? '' : `; its main thread ${f1(m.generatorThread.onCpuMs)} ms on a CPU, ${f1(m.generatorThread.waitingMs)} ms waiting for one`}`,
+  )
+  if (main0 !== null && main1 !== null)
+    console.log(
+      `  server main thread: ${f1((main1.waiting - main0.waiting) / 1e6)} ms waiting for a CPU in the run`,
+    )
+  printTail(
+    over.filter((s) => s.ms >= m.p99),
+    inRun,
+    stalls,
   )
   console.log(
     `  collections: ${[...byKind].map(([k, v]) => `${v.n} ${k.replace(/^GC /, '')} (${f1(v.ms)} ms, longest ${f1(v.longest)})`).join(', ') || 'none'}`,
@@ -296,6 +312,49 @@ for (let run = 0; run < runs; run++) {
     if (around.length === 0) console.log('    (nothing in the server process)')
   }
 }
+/**
+ * What the slowest 1 % of a run's requests (those at or above its p99) overlapped, from the send
+ * stamp to the answer's read: how many overlapped each kind of event (a request can overlap several),
+ * and each request once, by the first of the kinds in this order that it overlapped.
+ */
+function printTail(
+  tail: readonly { at: number; ms: number }[],
+  inRun: readonly TraceEvent[],
+  serverStalls: readonly Stall[],
+): void {
+  const kinds: [string, { at: number; ms: number }[]][] = [
+    ['writes held for a checkpoint round', inRun.filter((e) => e.what.startsWith('checkpoint'))],
+    ['a store write > 2 ms', inRun.filter((e) => e.what.startsWith('store'))],
+    ['a server stall, mostly on a CPU', serverStalls.filter((e) => e.onCpuMs >= e.waitingMs)],
+    ['a server stall, mostly waiting for a CPU', serverStalls.filter((e) => e.onCpuMs < e.waitingMs)],
+    ['a server collection ≥ 1 ms', inRun.filter((e) => e.what.startsWith('GC') && e.ms >= 1)],
+    ['a generator collection ≥ 1 ms', inRun.filter((e) => e.what.startsWith('load generator: GC'))],
+    ['the generator holding sends back', inRun.filter((e) => e.what.endsWith('sends held back'))],
+  ]
+  const overlaps = (r: { at: number; ms: number }, e: { at: number; ms: number }) =>
+    e.at <= r.at + r.ms && e.at + e.ms >= r.at
+  const any = kinds.map(() => 0)
+  const first = kinds.map(() => 0)
+  let none = 0
+  for (const r of tail) {
+    let found = false
+    kinds.forEach(([, events], i) => {
+      if (!events.some((e) => overlaps(r, e))) return
+      any[i]++
+      if (!found) first[i]++
+      found = true
+    })
+    if (!found) none++
+  }
+  const pct = (n: number) => `${Math.round((100 * n) / Math.max(1, tail.length))} %`
+  const mean = tail.reduce((a, r) => a + r.ms, 0) / Math.max(1, tail.length)
+  console.log(`  the slowest 1 % (${tail.length} requests, mean ${f1(mean)} ms) overlapped:`)
+  kinds.forEach(([name], i) => {
+    console.log(`    ${name}: ${pct(any[i])} (first in this order: ${pct(first[i])})`)
+  })
+  console.log(`    none of these: ${pct(none)}`)
+}
+
 clearInterval(tick)
 gc.disconnect()
 await traced.bench.close()

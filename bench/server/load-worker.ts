@@ -9,9 +9,18 @@
 //   each answer arrives; measures the most the server answers.
 // - open loop (`rate` set): requests sent on a fixed schedule of `rate` per second in total,
 //   whatever the answers do (at most `maxInFlight` per connection); measures latency at a load.
-// Latency is from the write of a request to the read of its complete response.
+// Latency is from the write of a request to the read of the chunk that completes its response:
+// each request is stamped just before its own `socket.write`, each answer when the chunk holding
+// its end was read, before anything in that chunk is parsed. Until the open loop stamped every
+// request of a tick with the tick's start, a request written after others of its tick (a burst
+// after held-back sends: a hundred or more) was charged the generator's time spent writing those
+// before it; that measure is still reported beside (`p99Tick`), and so is the open loop's latency
+// from each request's place in the schedule (`p99Scheduled`, which also charges a late tick). What
+// no stamp on this side can remove is an answer that waits in the socket while this process is busy
+// or off a CPU (`generatorThread` says how long its thread waited for one).
 import { connect, type Socket } from 'node:net'
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
+import { mainThreadStat } from './thread-stat.js'
 
 export interface LoadSpec {
   readonly port: number
@@ -27,6 +36,8 @@ export interface LoadSpec {
   readonly errorCodeAt?: number
   /** Report every measured request slower than this (ms), with its send time (for traces). */
   readonly slowMs?: number
+  /** With `slowMs`: the generator's tick lateness (ms) reported as sends held back (default 4). */
+  readonly pauseMs?: number
 }
 
 export interface LoadResult {
@@ -44,8 +55,8 @@ export interface LoadResult {
   readonly slow?: readonly { readonly at: number; readonly ms: number }[]
   /**
    * With `slowMs`: the generator's own pauses, ms since the epoch and length: open-loop sends held
-   * back (its 1 ms tick came more than 4 ms late, so the requests due meanwhile leave at once, as a
-   * burst, and are timed from then) and its own garbage collections of 1 ms or more (any mode).
+   * back (its 1 ms tick came more than `pauseMs` late, so the requests due meanwhile leave at once,
+   * as a burst, each timed from its write) and its own garbage collections of 1 ms or more (any mode).
    * A slow request that follows one of these may be the generator's, not the server's.
    */
   readonly pauses?: readonly { readonly at: number; readonly ms: number; readonly what: string }[]
@@ -53,6 +64,15 @@ export interface LoadResult {
   readonly generatorCpuUs?: number
   /** p99.9 of the measured latencies (ms). */
   readonly p999?: number
+  /** p99 (ms) with every request of a tick stamped at the tick's start, the measure used until now. */
+  readonly p99Tick?: number
+  /** Open loop: p99 (ms) from the time the schedule set for each request (a late tick counts). */
+  readonly p99Scheduled?: number
+  /**
+   * With `slowMs`: the generator's main thread over the run (its schedstat, ms): on a CPU, and
+   * runnable but waiting for one. Time it waited is time its answers sat unread in its sockets.
+   */
+  readonly generatorThread?: { readonly onCpuMs: number; readonly waitingMs: number }
 }
 
 async function load(spec: LoadSpec): Promise<LoadResult> {
@@ -60,6 +80,8 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   const maxRequests = spec.maxRequests ?? Number.MAX_SAFE_INTEGER
   const maxInFlight = spec.maxInFlight ?? 10_000
   const latencies: number[] = []
+  const latenciesTick: number[] = []
+  const latenciesScheduled: number[] = []
   const slow: { at: number; ms: number }[] = []
   const pauses: { at: number; ms: number; what: string }[] = []
   const gc =
@@ -82,6 +104,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   let errors = 0
   let firstErrorCode = 0
   const cpu0 = process.cpuUsage()
+  const thread0 = spec.slowMs === undefined ? null : mainThreadStat()
   const t0 = performance.now()
   const measureFrom = t0 + spec.warmupSeconds * 1000
   const end = measureFrom + spec.seconds * 1000
@@ -89,13 +112,20 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
 
   interface Conn {
     readonly socket: Socket
+    /** Per request in flight, in order: stamped at its write. */
     readonly sent: number[]
+    /** … at the start of the tick (or the read) that sent it. */
+    readonly tick: number[]
+    /** … at its time in the open loop's schedule (the tick's start in the closed loop). */
+    readonly scheduled: number[]
     head: number
   }
   const conns: Conn[] = []
   const inFlight = (c: Conn) => c.sent.length - c.head
-  const send = (c: Conn, now: number) => {
-    c.sent.push(now)
+  const send = (c: Conn, now: number, scheduledAt: number) => {
+    c.tick.push(now)
+    c.scheduled.push(scheduledAt)
+    c.sent.push(performance.now())
     sentTotal++
     c.socket.write(frames[cursor])
     cursor = cursor + 1 === frames.length ? 0 : cursor + 1
@@ -123,7 +153,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
         new Promise<void>((resolve, reject) => {
           const socket = connect({ host: '127.0.0.1', port: spec.port })
           socket.setNoDelay(true)
-          const c: Conn = { socket, sent: [], head: 0 }
+          const c: Conn = { socket, sent: [], tick: [], scheduled: [], head: 0 }
           conns.push(c)
           let buf: Buffer = Buffer.alloc(0)
           socket.once('connect', () => resolve())
@@ -144,9 +174,13 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
                 }
               }
               off += 4 + size
-              const sentAt = c.sent[c.head++]
+              const sentAt = c.sent[c.head]
+              const tickAt = c.tick[c.head]
+              const scheduledAt = c.scheduled[c.head++]
               if (sentAt >= measureFrom && now <= measureEnd) {
                 latencies.push(now - sentAt)
+                latenciesTick.push(now - tickAt)
+                latenciesScheduled.push(now - scheduledAt)
                 counted++
                 if (spec.slowMs !== undefined && now - sentAt > spec.slowMs)
                   slow.push({ at: performance.timeOrigin + sentAt, ms: now - sentAt })
@@ -157,10 +191,12 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
             buf = off === buf.length ? Buffer.alloc(0) : buf.subarray(off)
             if (c.head > 4096) {
               c.sent.splice(0, c.head)
+              c.tick.splice(0, c.head)
+              c.scheduled.splice(0, c.head)
               c.head = 0
             }
             if (!open) {
-              for (let i = 0; i < answered && now < end && sentTotal < maxRequests; i++) send(c, now)
+              for (let i = 0; i < answered && now < end && sentTotal < maxRequests; i++) send(c, now, now)
             }
             closeIfDrained(c)
           })
@@ -177,7 +213,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     await new Promise<void>((resolve) => {
       const tick = () => {
         const now = performance.now()
-        if (spec.slowMs !== undefined && now - lastTick > 4)
+        if (spec.slowMs !== undefined && now - lastTick > (spec.pauseMs ?? 4))
           pauses.push({ at: performance.timeOrigin + lastTick, ms: now - lastTick, what: 'sends held back' })
         lastTick = now
         if (now >= end || sentTotal >= maxRequests) {
@@ -189,8 +225,10 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
         while (scheduled < due && sentTotal < maxRequests) {
           const c = conns[next]
           next = next + 1 === conns.length ? 0 : next + 1
+          // The time the schedule set for this request: it falls due once `due` passes its index.
+          const scheduledAt = start + ((scheduled + 1) * 1000) / rate
           scheduled++
-          if (inFlight(c) < maxInFlight) send(c, now)
+          if (inFlight(c) < maxInFlight) send(c, now, scheduledAt)
         }
         // A 1 ms timer rather than a spin, so the generator leaves the other core to the server.
         setTimeout(tick, 1)
@@ -199,7 +237,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     })
   } else {
     const now = performance.now()
-    for (const c of conns) for (let i = 0; i < spec.depth; i++) send(c, now)
+    for (const c of conns) for (let i = 0; i < spec.depth; i++) send(c, now, now)
   }
   // Stop waiting for stragglers after a grace period; they are not counted anyway.
   const grace = setTimeout(() => {
@@ -212,12 +250,14 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   gc?.disconnect()
 
   const cpu = process.cpuUsage(cpu0)
+  const thread1 = thread0 === null ? null : mainThreadStat()
   const seconds = (Math.min(performance.now(), end) - measureFrom) / 1000
   latencies.sort((a, b) => a - b)
-  const q = (p: number) =>
-    latencies.length === 0
-      ? Number.NaN
-      : latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]
+  latenciesTick.sort((a, b) => a - b)
+  latenciesScheduled.sort((a, b) => a - b)
+  const quantile = (xs: readonly number[], p: number) =>
+    xs.length === 0 ? Number.NaN : xs[Math.min(xs.length - 1, Math.floor(xs.length * p))]
+  const q = (p: number) => quantile(latencies, p)
   return {
     requests: counted,
     answered: answeredTotal,
@@ -225,11 +265,21 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     p50: q(0.5),
     p99: q(0.99),
     p999: q(0.999),
+    p99Tick: quantile(latenciesTick, 0.99),
+    ...(open ? { p99Scheduled: quantile(latenciesScheduled, 0.99) } : {}),
     max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],
     errors,
     firstErrorCode,
     generatorCpuUs: cpu.user + cpu.system,
     ...(spec.slowMs !== undefined ? { slow, pauses } : {}),
+    ...(thread0 !== null && thread1 !== null
+      ? {
+          generatorThread: {
+            onCpuMs: (thread1.onCpu - thread0.onCpu) / 1e6,
+            waitingMs: (thread1.waiting - thread0.waiting) / 1e6,
+          },
+        }
+      : {}),
   }
 }
 
