@@ -30,6 +30,7 @@ import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import v8 from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { Worker } from 'node:worker_threads'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
@@ -130,6 +131,25 @@ if (storage === 'sqlite') {
     original.call(this, bytes)
   }
 }
+/**
+ * Each checkpoint round, from the main thread's post to the worker (the message 'round' with the
+ * writes held, 'round+sync' with them flowing) to its answer handled on the main thread: the
+ * worker's checkpoint plus the time both threads took to get to the messages. The held rounds'
+ * share of a hold is what a faster round could take off it.
+ */
+const rounds: { held: number[]; flowing: number[] } = { held: [], flowing: [] }
+if (storage === 'sqlite') {
+  const post = Worker.prototype.postMessage
+  Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
+    if (message === 'round' || message === 'round+sync') {
+      const at = epoch()
+      this.once('message', () => {
+        ;(message === 'round' ? rounds.held : rounds.flowing).push(epoch() - at)
+      })
+    }
+    return (post as (...a: unknown[]) => void).call(this, message, ...rest)
+  }
+}
 /** The holds of the current run: how many, and how long in all. */
 const holds = { n: 0, ms: 0, longest: 0 }
 let heldSince: number | undefined
@@ -222,6 +242,8 @@ for (let run = 0; run < runs; run++) {
   holds.n = 0
   holds.ms = 0
   holds.longest = 0
+  rounds.held.length = 0
+  rounds.flowing.length = 0
   const from = epoch()
   const load0 = loadavg()[0]
   const faults0 = process.resourceUsage().minorPageFault
@@ -288,7 +310,7 @@ for (let run = 0; run < runs; run++) {
     `  collections: ${[...byKind].map(([k, v]) => `${v.n} ${k.replace(/^GC /, '')} (${f1(v.ms)} ms, longest ${f1(v.longest)})`).join(', ') || 'none'}`,
   )
   console.log(
-    `  store: ${writes.length} writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)${usage === undefined ? '' : `, ${compactions} compactions of a log`}${storage === 'sqlite' ? `; writes held for a checkpoint ${holds.n} times, ${f1(holds.ms)} ms in all (longest ${f1(holds.longest)} ms)` : ''}`,
+    `  store: ${writes.length} writes > 2 ms (longest ${longest(writes)} ms; longest on the event loop ${f1(loopHeld.ms)} ms, most CPU during one ${f1(loopHeld.cpuMs)} ms)${usage === undefined ? '' : `, ${compactions} compactions of a log`}${storage === 'sqlite' ? `; writes held for a checkpoint ${holds.n} times, ${f1(holds.ms)} ms in all (longest ${f1(holds.longest)} ms); held rounds posted to answered ${rounds.held.map(f1).join(', ') || 'none'} ms; rounds with the writes flowing ${rounds.flowing.length} (longest ${longest(rounds.flowing.map((ms) => ({ ms })))} ms)` : ''}`,
   )
   const episodes: { from: number; to: number; n: number; worst: number }[] = []
   for (const s of slow) {
