@@ -11,13 +11,15 @@
 //   whatever the answers do (at most `maxInFlight` per connection); measures latency at a load.
 // Latency is from the write of a request to the read of the chunk that completes its response:
 // each request is stamped just before its own `socket.write`, each answer when the chunk holding
-// its end was read, before anything in that chunk is parsed. Until the open loop stamped every
-// request of a tick with the tick's start, a request written after others of its tick (a burst
+// its end was read, before anything in that chunk is parsed. The open loop used to stamp every
+// request of a tick with the tick's start, so a request written after others of its tick (a burst
 // after held-back sends: a hundred or more) was charged the generator's time spent writing those
-// before it; that measure is still reported beside (`p99Tick`), and so is the open loop's latency
-// from each request's place in the schedule (`p99Scheduled`, which also charges a late tick). What
-// no stamp on this side can remove is an answer that waits in the socket while this process is busy
-// or off a CPU (`generatorThread` says how long its thread waited for one).
+// before it. When tracing (`slowMs`), that measure is reported beside (`p99Tick`), and so is the
+// latency from each request's place in the schedule (`p99Scheduled`, which also charges a late
+// tick); not otherwise, because keeping them costs the generator enough to move the tail it
+// measures (BENCHMARKS.md, "OffsetCommit: the half-load tail's slowest 1 %"). What no stamp on this
+// side can remove is an answer that waits in the socket while this process is busy or off a CPU
+// (`generatorThread` says how long its thread waited for one).
 import { connect, type Socket } from 'node:net'
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { mainThreadStat } from './thread-stat.js'
@@ -64,9 +66,9 @@ export interface LoadResult {
   readonly generatorCpuUs?: number
   /** p99.9 of the measured latencies (ms). */
   readonly p999?: number
-  /** Open loop: p99 (ms) with every request of a tick stamped at the tick's start (the measure until now). */
+  /** Open loop with `slowMs`: p99 (ms), every request of a tick stamped at the tick's start (the old measure). */
   readonly p99Tick?: number
-  /** Open loop: p99 (ms) from the time the schedule set for each request (a late tick counts). */
+  /** Open loop with `slowMs`: p99 (ms) from the time the schedule set for each request (a late tick counts). */
   readonly p99Scheduled?: number
   /**
    * With `slowMs`: the generator's main thread over the run (its schedstat, ms): on a CPU, and
@@ -123,8 +125,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   const conns: Conn[] = []
   const inFlight = (c: Conn) => c.sent.length - c.head
   const send = (c: Conn, now: number, scheduledAt: number) => {
-    // The other stamps only in the open loop, where the goals' latency is measured.
-    if (open) {
+    if (stamps) {
       c.tick.push(now)
       c.scheduled.push(scheduledAt)
     }
@@ -134,6 +135,8 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     cursor = cursor + 1 === frames.length ? 0 : cursor + 1
   }
   const open = spec.rate !== undefined
+  /** The other stamps, kept only when tracing (`slowMs`): their arrays cost the generator. */
+  const stamps = open && spec.slowMs !== undefined
 
   let finish: () => void = () => undefined
   const done = new Promise<void>((resolve) => {
@@ -180,7 +183,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
               const sentAt = c.sent[c.head]
               if (sentAt >= measureFrom && now <= measureEnd) {
                 latencies.push(now - sentAt)
-                if (open) {
+                if (stamps) {
                   latenciesTick.push(now - c.tick[c.head])
                   latenciesScheduled.push(now - c.scheduled[c.head])
                 }
@@ -269,7 +272,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     p50: q(0.5),
     p99: q(0.99),
     p999: q(0.999),
-    ...(open
+    ...(stamps
       ? { p99Tick: quantile(latenciesTick, 0.99), p99Scheduled: quantile(latenciesScheduled, 0.99) }
       : {}),
     max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],

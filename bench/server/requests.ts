@@ -183,19 +183,16 @@ function print(res: Map<string, Row[]>): void {
   const halves = [...res].filter(([, rows]) => rows.every((r) => r.half !== undefined))
   if (halves.length > 0) {
     console.log(
-      '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | p99 tick / schedule ms | CPU µs/req | bare server at that rate, p50 / p99 ms | memory req/s | p50 / p99 ms | p99 tick / schedule ms | CPU µs/req | bare server at that rate, p50 / p99 ms |',
+      '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | CPU µs/req | bare server at that rate, p50 / p99 ms | memory req/s | p50 / p99 ms | CPU µs/req | bare server at that rate, p50 / p99 ms |',
     )
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const [name, rows] of halves) {
       const m = (pick: (r: Row) => number) => median(rows.map(pick))
       const cell = (k: Engine) => {
-        if (!engines.includes(k)) return '– | – | – | – | –'
+        if (!engines.includes(k)) return '– | – | – | –'
         const half = (r: Row) => r.half?.[k] as Measured
         const floor = (r: Row) => r.floor?.[k] as Measured
-        // The p99 by the load's other stamps (load-worker.ts): every request of a tick stamped at
-        // the tick's start (the measure before), and from its place in the schedule.
-        const other = `${ms(m((r) => half(r).p99Tick ?? Number.NaN))} / ${ms(m((r) => half(r).p99Scheduled ?? Number.NaN))}`
-        return `${f(m((r) => rps(half(r))))} | ${ms(m((r) => half(r).p50))} / ${ms(m((r) => half(r).p99))} | ${other} | ${m((r) => half(r).cpuUsPerRequest).toFixed(1)} | ${
+        return `${f(m((r) => rps(half(r))))} | ${ms(m((r) => half(r).p50))} / ${ms(m((r) => half(r).p99))} | ${m((r) => half(r).cpuUsPerRequest).toFixed(1)} | ${
           rows.every((r) => r.floor !== undefined)
             ? `${ms(m((r) => floor(r).p50))} / ${ms(m((r) => floor(r).p99))}`
             : '–'
