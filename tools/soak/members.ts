@@ -513,6 +513,7 @@ export class MemberLoad {
       // after the send, here after the time the send was due, see `#schedule`). The server's
       // spreading of phases answers with changed intervals, so both cases occur.
       const changed = r.heartbeatIntervalMs > 0 && r.heartbeatIntervalMs !== m.intervalMs
+      if (changed && m.intervalMs > 0) this.#count('intervalsMoved')
       if (changed) m.intervalMs = r.heartbeatIntervalMs
       if (r.topologyDescriptionRequired) this.#push(m)
       m.failedAttempts = 0
