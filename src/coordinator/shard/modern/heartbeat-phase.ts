@@ -27,6 +27,7 @@
  * shard's current time; no record is written and nothing is kept, so a reloaded shard answers as the
  * old one would have.
  */
+import { fmix32 } from '../../runtime/hash.js'
 import { FNV1A_32_SEED, hashString } from './string-hash.js'
 
 /** The settings the answered interval depends on (both groups' configs have them). */
@@ -41,15 +42,6 @@ export interface HeartbeatSpreadConfig {
 
 /** A member is on its phase within this fraction of the interval (100 ms of 5 s). */
 const ON_PHASE_DIVISOR = 50
-
-/** MurmurHash3's 32-bit finaliser: every bit of the input moves the low bits the modulo keeps. */
-function fmix32(h: number): number {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  return h ^ (h >>> 16)
-}
 
 /** The member's phase: the times `t` of the shard's clock with `t mod intervalMs` equal to it. */
 export function heartbeatPhaseMs(memberId: string, intervalMs: number): number {

@@ -21,8 +21,31 @@ function onPhase(memberId: string, at: number): boolean {
   return Math.min(off, INTERVAL_MS - off) <= onPhaseToleranceMs(INTERVAL_MS)
 }
 
-/** A response without its HeartbeatIntervalMs, to compare the rest. */
-const rest = <T extends { heartbeatIntervalMs: number }>(r: T) => ({ ...r, heartbeatIntervalMs: undefined })
+/** What a heartbeat's result holds, for either group type. */
+interface Answered {
+  readonly records: readonly unknown[]
+  readonly timers?: { readonly schedule?: readonly { key: string; delayMs: number }[] }
+  readonly response: { readonly heartbeatIntervalMs: number; readonly memberEpoch: number }
+}
+
+/**
+ * One heartbeat answered with the spreading and without: the same records and timers, the same
+ * answer but for the interval, the group's interval without it. Returns when the member, answered
+ * with the spreading, comes back.
+ */
+function comesBackAt(spread: Answered, exact: Answered): { at: number; epoch: number } {
+  assert.deepEqual(spread.records, exact.records)
+  const timers = (r: Answered) => r.timers?.schedule?.map((t) => [t.key, t.delayMs])
+  assert.deepEqual(timers(spread), timers(exact))
+  assert.deepEqual(
+    { ...spread.response, heartbeatIntervalMs: undefined },
+    { ...exact.response, heartbeatIntervalMs: undefined },
+  )
+  assert.equal(exact.response.heartbeatIntervalMs, INTERVAL_MS)
+  const answered = spread.response.heartbeatIntervalMs
+  assert.ok(answered >= INTERVAL_MS / 2 && answered <= (3 * INTERVAL_MS) / 2, `${answered}`)
+  return { at: JOINED_AT + answered, epoch: spread.response.memberEpoch }
+}
 
 /** The tenths of the interval the times fall in (how many distinct ones). */
 const tenthsUsed = (times: readonly number[]) =>
@@ -39,19 +62,10 @@ describe('heartbeat phases in the shard', () => {
       const next = new Map<string, { at: number; epoch: number }>()
       for (const memberId of MEMBERS) {
         const join = streams.joinRequest({ memberId, processId: memberId })
-        const a = await spread.heartbeat(join, streams.NO_DELAY)
-        const b = await exact.heartbeat(join, off)
-        // The same records and timers, the same answer but for the interval.
-        assert.deepEqual(a.records, b.records)
-        assert.deepEqual(
-          a.timers.schedule?.map((t) => [t.key, t.delayMs]),
-          b.timers.schedule?.map((t) => [t.key, t.delayMs]),
+        next.set(
+          memberId,
+          comesBackAt(await spread.heartbeat(join, streams.NO_DELAY), await exact.heartbeat(join, off)),
         )
-        assert.deepEqual(rest(a.response), rest(b.response))
-        assert.equal(b.response.heartbeatIntervalMs, INTERVAL_MS)
-        const answered = a.response.heartbeatIntervalMs
-        assert.ok(answered >= INTERVAL_MS / 2 && answered <= (3 * INTERVAL_MS) / 2, `${answered}`)
-        next.set(memberId, { at: JOINED_AT + answered, epoch: a.response.memberEpoch })
       }
       // Told to come back together, they would all fall in one tenth; told by the spreading, each
       // comes back at its own phase.
@@ -85,16 +99,10 @@ describe('heartbeat phases in the shard', () => {
     for (const memberId of MEMBERS) {
       const a = spread.heartbeat(consumer.join(memberId), JOINED_AT)
       const b = exact.heartbeat(consumer.join(memberId), JOINED_AT)
-      assert.deepEqual(a.result.records, b.result.records)
-      assert.deepEqual(
-        a.result.timers?.schedule?.map((t) => [t.key, t.delayMs]),
-        b.result.timers?.schedule?.map((t) => [t.key, t.delayMs]),
+      next.set(
+        memberId,
+        comesBackAt({ ...a.result, response: a.response }, { ...b.result, response: b.response }),
       )
-      assert.deepEqual(rest(a.response), rest(b.response))
-      assert.equal(b.response.heartbeatIntervalMs, INTERVAL_MS)
-      const answered = a.response.heartbeatIntervalMs
-      assert.ok(answered >= INTERVAL_MS / 2 && answered <= (3 * INTERVAL_MS) / 2, `${answered}`)
-      next.set(memberId, { at: JOINED_AT + answered, epoch: a.response.memberEpoch })
     }
     for (const [memberId, { at }] of next) assert.ok(onPhase(memberId, at), memberId)
     assert.ok(tenthsUsed([...next.values()].map((n) => n.at)) >= 6)
