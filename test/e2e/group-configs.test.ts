@@ -32,6 +32,8 @@ before(async () => {
     'group.consumer.min.session.timeout.ms': '500',
     'group.consumer.heartbeat.interval.ms': '100',
     'group.consumer.min.heartbeat.interval.ms': '100',
+    // Every answer carries the group's interval itself, as in Kafka, so the tests can see it.
+    'group.heartbeat.spread.enable': 'false',
   })
   wire = await WireClient.connect(server.port)
   admin = Admin.create({

@@ -167,6 +167,7 @@ const threadMinute = (
     leaves: k,
     pushesOk: 5,
     pushesFailed: k,
+    intervalsMoved: 4 * k,
     latency: latency.counts(),
     handled: handled.counts(),
     sendBuckets: sends,
@@ -204,6 +205,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.leaves, 3)
   assert.equal(m.pushesOk, 15)
   assert.equal(m.pushesFailed, 3)
+  assert.equal(m.intervalsMoved, 12)
   assert.equal(m.latency.count, 7)
   assert.equal(m.handled.count, 7)
   // Rank ⌊7 · 0.5⌋ = 3 of 1, 1, 1, 2, 4, 8, 16 is 2; the highest is 16.

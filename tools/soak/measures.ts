@@ -143,7 +143,9 @@ export class LoopMonitor {
  * answered; fences of members that kept heartbeating, of members fenced across the restart before
  * their first answer after it, and after the load itself sent nothing for longer than the session;
  * old-version members refused on rejoining an upgraded group (STREAMS_TOPOLOGY_FENCED); retriable
- * and other errors; joins, leaves and pushes.
+ * and other errors; joins, leaves and pushes; answers whose heartbeat interval differed from the
+ * one the member held (the server moving it toward its heartbeat phase; a member's first answer
+ * not counted).
  */
 export const THREAD_COUNTS = [
   'heartbeats',
@@ -157,6 +159,7 @@ export const THREAD_COUNTS = [
   'leaves',
   'pushesOk',
   'pushesFailed',
+  'intervalsMoved',
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>

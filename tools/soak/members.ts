@@ -110,6 +110,10 @@ interface StreamsMember {
   warmup: Tasks
   /** The owned tasks changed since the server last heard them. */
   tasksDirty: boolean
+  /**
+   * The heartbeat interval the member holds: the last answer's, 0 before the first (as the Java
+   * client's `HeartbeatRequestState` starts), so the first answer always counts as a change.
+   */
   intervalMs: number
   timer: NodeJS.Timeout | undefined
   /** When the pending timer is due: the time this member's own client would send. */
@@ -292,7 +296,7 @@ export class MemberLoad {
       standby: [],
       warmup: [],
       tasksDirty: true,
-      intervalMs: 5000,
+      intervalMs: 0,
       timer: undefined,
       dueAt: undefined,
       failedAttempts: 0,
@@ -503,10 +507,18 @@ export class MemberLoad {
         m.warmup = r.warmupTasks
         m.tasksDirty = true
       }
-      if (r.heartbeatIntervalMs > 0) m.intervalMs = r.heartbeatIntervalMs
+      // The Java client's rule (`HeartbeatRequestState.updateHeartbeatIntervalMs`): an answer
+      // whose interval differs from the one the member holds resets the timer to it from the
+      // answer's arrival; the same interval leaves the timer as the send set it (an interval
+      // after the send, here after the time the send was due, see `#schedule`). The server's
+      // spreading of phases answers with changed intervals, so both cases occur.
+      const changed = r.heartbeatIntervalMs > 0 && r.heartbeatIntervalMs !== m.intervalMs
+      if (changed && m.intervalMs > 0) this.#count('intervalsMoved')
+      if (changed) m.intervalMs = r.heartbeatIntervalMs
       if (r.topologyDescriptionRequired) this.#push(m)
       m.failedAttempts = 0
-      this.#schedule(m, Math.max(0, intendedAt + m.intervalMs - now))
+      const from = changed ? m.timing.receivedAt : intendedAt
+      this.#schedule(m, Math.max(0, from + m.intervalMs - now))
       return
     }
     if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {

@@ -29,3 +29,16 @@ export function shardFor(key: string, numShards: number): number {
   const abs = h === -0x80000000 ? 0 : Math.abs(h)
   return abs % numShards
 }
+
+/**
+ * MurmurHash3's 32-bit finaliser (`fmix32`): every bit of the input moves every bit of the output,
+ * so a hash built of steps that mix the low bits poorly (FNV-1a's) or a sum of mixed words can be
+ * taken modulo a small number.
+ */
+export function fmix32(h: number): number {
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  return h ^ (h >>> 16)
+}

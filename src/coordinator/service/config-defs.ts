@@ -93,6 +93,12 @@ export const GROUP_COORDINATOR_KEYS = [
     'low',
     'Most groups that may set group-level configs (IncrementalAlterConfigs on GROUP resources); an alteration that would set configs on one more group is refused with POLICY_VIOLATION. Topograph only.',
   ),
+  boolKey(
+    'group.heartbeat.spread.enable',
+    true,
+    'low',
+    "Spread the heartbeats of consumer and streams group members over the heartbeat interval: each member has a phase within the interval (from a hash of its member id), and a heartbeat's answer carries the interval (between half and one and a half of the group's) that brings the member's next heartbeat onto it; a member on its phase gets the group's interval. false answers the group's interval exactly, as Kafka does. Topograph only.",
+  ),
 ] as const satisfies readonly ConfigKeyDef<string, unknown>[]
 
 /** offset.metadata.max.bytes (the server's table lists it after the topic defaults). */

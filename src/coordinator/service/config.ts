@@ -3,7 +3,7 @@
  * server's TopographConfig satisfies this interface), and the StreamsGroupConfig built from them.
  */
 import { CLASSIC_GROUP_CONFIG_DEFAULTS, type ClassicGroupConfig } from '../shard/classic/manager.js'
-import type { StreamsGroupConfig } from '../shard/streams/config.js'
+import { STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from '../shard/streams/config.js'
 import { CONSUMER_GROUP_CONFIG_DEFAULTS, type ConsumerGroupConfig } from '../shard/consumer/config.js'
 
 export interface GroupCoordinatorConfig {
@@ -55,6 +55,8 @@ export interface GroupCoordinatorConfig {
   readonly groupMaxSessionTimeoutMs?: number
   readonly groupInitialRebalanceDelayMs?: number
   readonly groupMaxSize?: number
+  /** group.heartbeat.spread.enable (consumer and streams groups); absent: true. */
+  readonly groupHeartbeatSpreadEnable?: boolean
   /** max.group.configs: the most groups that set group-level configs; absent: 10000. */
   readonly maxGroupConfigs?: number
   /**
@@ -88,6 +90,8 @@ export function streamsGroupConfigFrom(c: GroupCoordinatorConfig): StreamsGroupC
     heartbeatIntervalMs: c.groupStreamsHeartbeatIntervalMs,
     minHeartbeatIntervalMs: c.groupStreamsMinHeartbeatIntervalMs,
     maxHeartbeatIntervalMs: c.groupStreamsMaxHeartbeatIntervalMs,
+    heartbeatSpreadEnable:
+      c.groupHeartbeatSpreadEnable ?? STREAMS_GROUP_CONFIG_DEFAULTS.heartbeatSpreadEnable,
     maxSize: c.groupStreamsMaxSize,
     numStandbyReplicas: c.groupStreamsNumStandbyReplicas,
     maxStandbyReplicas: c.groupStreamsMaxStandbyReplicas,
@@ -125,6 +129,7 @@ export function consumerGroupConfigFrom(c: GroupCoordinatorConfig): BrokerConsum
     minSessionTimeoutMs: c.groupConsumerMinSessionTimeoutMs ?? 45000,
     maxSessionTimeoutMs: c.groupConsumerMaxSessionTimeoutMs ?? 60000,
     heartbeatIntervalMs: c.groupConsumerHeartbeatIntervalMs ?? d.heartbeatIntervalMs,
+    heartbeatSpreadEnable: c.groupHeartbeatSpreadEnable ?? d.heartbeatSpreadEnable,
     minHeartbeatIntervalMs: c.groupConsumerMinHeartbeatIntervalMs ?? 5000,
     maxHeartbeatIntervalMs: c.groupConsumerMaxHeartbeatIntervalMs ?? 15000,
     maxSize: c.groupConsumerMaxSize ?? d.maxSize,

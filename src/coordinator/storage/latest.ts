@@ -1,4 +1,5 @@
 import type { CoordinatorRecord, LatestOnly } from './types.js'
+import { fmix32 } from '../runtime/hash.js'
 
 /**
  * Where a shard's records lie, as a store finds them before it makes any object for them: record
@@ -82,11 +83,7 @@ function hashKey(bytes: Uint8Array, start: number, length: number): number {
     k = (k << 15) | (k >>> 17)
     h ^= Math.imul(k, 0x1b873593)
   }
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  return h ^ (h >>> 16)
+  return fmix32(h)
 }
 
 /**

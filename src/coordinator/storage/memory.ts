@@ -1,3 +1,4 @@
+import { fmix32 } from '../runtime/hash.js'
 import { checkRecords, checkShard, injectedFailure, StorageError } from './errors.js'
 import { latestMask, RecordPositions } from './latest.js'
 import {
@@ -113,12 +114,7 @@ export function keyHash(view: DataView, bytes: Uint8Array, start: number, n: num
     h = (Math.imul((h << 13) | (h >>> 19), 5) + 0xe6546b64) | 0
   }
   for (; i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193)
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h & 0x3fffffff
+  return fmix32(h) & 0x3fffffff
 }
 
 /** In `LatestRecords.byHash`: several keys share this hash; they are in `byKey`. */

@@ -162,7 +162,8 @@ async function memberCount(service: GroupCoordinatorService, groupId: string) {
 
 describe('group-level configs in streams heartbeats', () => {
   it('HeartbeatIntervalMs, TaskOffsetIntervalMs and AcceptableRecoveryLag come from the group, read on every heartbeat', async () => {
-    const { service } = await open()
+    // Without the spreading, the answered interval is the group's own.
+    const { service } = await open({ 'group.heartbeat.spread.enable': 'false' })
     try {
       const a = new Member(service, 'ga', 'a1', 'p1')
       const b = new Member(service, 'gb', 'b1', 'p1')
@@ -378,7 +379,7 @@ describe('group-level configs in streams heartbeats', () => {
   })
 
   it('a group’s configs outlive the group: deleted, then created again, it finds them', async () => {
-    const { service } = await open()
+    const { service } = await open({ 'group.heartbeat.spread.enable': 'false' })
     try {
       await setConfigs(service, 'g', { 'streams.heartbeat.interval.ms': '300' })
       const m = new Member(service, 'g', 'm1', 'p1')

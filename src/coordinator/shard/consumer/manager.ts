@@ -51,6 +51,7 @@ import {
   type HeartbeatSteps,
 } from '../modern/groups.js'
 import { canComputeAssignment } from '../modern/epochs.js'
+import { answeredHeartbeatIntervalMs } from '../modern/heartbeat-phase.js'
 import * as membership from '../modern/membership.js'
 import { extendSession, sessionStillAlive } from '../modern/session.js'
 import {
@@ -471,7 +472,7 @@ export class ConsumerGroupManager {
     const response = createConsumerGroupHeartbeatResponse({
       memberId,
       memberEpoch: reconciled.memberEpoch,
-      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      heartbeatIntervalMs: answeredHeartbeatIntervalMs(config, memberId, nowMs),
     })
     const isFullRequest =
       req.rebalanceTimeoutMs !== -1 &&

@@ -16,6 +16,11 @@ export interface StreamsGroupConfig {
   readonly minHeartbeatIntervalMs: number
   /** group.streams.max.heartbeat.interval.ms */
   readonly maxHeartbeatIntervalMs: number
+  /**
+   * group.heartbeat.spread.enable (Topograph only): each answer's interval moves the member toward
+   * its own phase (modern/heartbeat-phase.ts); false answers heartbeatIntervalMs, as Kafka does.
+   */
+  readonly heartbeatSpreadEnable: boolean
   /** group.streams.max.size */
   readonly maxSize: number
   /** group.streams.num.standby.replicas */
@@ -57,6 +62,7 @@ export const STREAMS_GROUP_CONFIG_DEFAULTS: StreamsGroupConfig = Object.freeze({
   heartbeatIntervalMs: 5000,
   minHeartbeatIntervalMs: 5000,
   maxHeartbeatIntervalMs: 15000,
+  heartbeatSpreadEnable: true,
   maxSize: 2147483647,
   numStandbyReplicas: 0,
   maxStandbyReplicas: 2,

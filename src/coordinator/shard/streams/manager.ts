@@ -87,6 +87,7 @@ import {
   type HeartbeatSteps,
 } from '../modern/groups.js'
 import { canComputeAssignment } from '../modern/epochs.js'
+import { answeredHeartbeatIntervalMs } from '../modern/heartbeat-phase.js'
 import {
   commonFieldsFromRecord,
   heartbeatMember,
@@ -566,7 +567,7 @@ export class StreamsGroupManager {
     }
     response.memberId = memberId
     response.memberEpoch = reconciled.memberEpoch
-    response.heartbeatIntervalMs = config.heartbeatIntervalMs
+    response.heartbeatIntervalMs = answeredHeartbeatIntervalMs(config, memberId, nowMs)
     response.taskOffsetIntervalMs = config.taskOffsetIntervalMs
     response.acceptableRecoveryLag = config.acceptableRecoveryLag
     response.endpointInformationEpoch = groupExisted ? group.endpointEpoch : 0

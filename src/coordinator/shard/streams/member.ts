@@ -6,6 +6,7 @@ import {
   type TasksTupleWithEpochs,
 } from './tasks.js'
 import type { MemberSlotOf } from '../modern/session.js'
+import { FNV1A_32_SEED, hashNumber, hashString } from '../modern/string-hash.js'
 import { kept } from './strings.js'
 import type { DescribedAssignment, DescribedMember, Endpoint, TaskOffset } from './wire.js'
 
@@ -158,17 +159,9 @@ export class MemberProfile {
   }
 }
 
-/** A 32-bit FNV-1a step over a string (null distinct from every string), then its length. */
-function hashString(h: number, s: string | null): number {
-  if (s === null) return Math.imul(h ^ 0x5bd1e995, 0x01000193)
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  return Math.imul(h ^ s.length, 0x01000193)
-}
-const hashNumber = (h: number, n: number): number => Math.imul(h ^ (n | 0), 0x01000193)
-
 /** The hash MemberProfiles files a profile under (equal profiles, equal hashes). */
 function profileHash(m: StreamsGroupMember, prefix: string | null, suffix: string | null): number {
-  let h = 0x811c9dc5
+  let h = FNV1A_32_SEED
   h = hashString(h, m.instanceId)
   h = hashString(h, m.rackId)
   h = hashNumber(h, m.rebalanceTimeoutMs)

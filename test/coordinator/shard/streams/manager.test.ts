@@ -10,11 +10,14 @@ import { Harness, heartbeatRequest, joinRequest, NO_DELAY, newManager, topicsIma
 
 const TOPOLOGY_0 = joinRequest().topology!
 
+/** Kafka's defaults exactly: every heartbeat answered with the group's interval. */
+const KAFKA_DEFAULTS = { ...STREAMS_GROUP_CONFIG_DEFAULTS, heartbeatSpreadEnable: false }
+
 describe('worked example: one member on a new group with default configs (§3.17)', () => {
   it('joins at epoch 1 with empty tasks, gets tasks after the initial delay, then stays put', async () => {
     const h = await Harness.start(topicsImage({ foo: 2 }))
     const hash = computeMetadataHash(['foo'], h.image)
-    const r1 = await h.heartbeat(joinRequest())
+    const r1 = await h.heartbeat(joinRequest(), KAFKA_DEFAULTS)
 
     assert.deepEqual(r1.records, [
       {
