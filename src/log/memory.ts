@@ -6,6 +6,7 @@
 import { concatBytes } from './batch.js'
 import type {
   AppendBatchInfo,
+  AppendBatchSpan,
   LogStorage,
   OpenedPartition,
   PartitionStore,
@@ -116,6 +117,17 @@ class MemoryPartitionStore implements PartitionStore {
     if (info.maxTimestamp > s.maxTimestamp) {
       s.maxTimestamp = info.maxTimestamp
       s.offsetOfMaxTimestamp = info.offsetOfMaxTimestamp
+    }
+  }
+
+  appendBatches(chunks: readonly Uint8Array[], spans: readonly AppendBatchSpan[]): void {
+    let total = 0
+    for (const c of chunks) total += c.byteLength
+    const bytes = chunks.length === 1 ? chunks[0] : concatBytes(chunks, total)
+    let at = 0
+    for (const span of spans) {
+      this.append(bytes.subarray(at, at + span.size), span)
+      at += span.size
     }
   }
 
