@@ -104,8 +104,9 @@ class MemoryPartitionStore implements PartitionStore {
     const segs = this.#data.segments
     const s = segs[segs.length - 1]
     s.batches.push({
-      // A copy: the batch may be a view of a request's frame (PartitionStore.append).
-      bytes: batch.slice(),
+      // A copy: the batch may be a view of a request's frame or of a buffer staging writes
+      // (PartitionStore.append), a Buffer whose own slice() would be a view.
+      bytes: Uint8Array.prototype.slice.call(batch),
       baseOffset: info.baseOffset,
       lastOffset: info.lastOffset,
       maxTimestamp: info.maxTimestamp,
