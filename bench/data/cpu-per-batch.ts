@@ -90,7 +90,7 @@ function countTurns(log: object): { report(): string } {
     const f = store[name]
     if (typeof f !== 'function') continue
     store[name] = function (this: unknown, ...args: unknown[]) {
-      count(name === 'append' ? 1 : (args[0] as unknown[]).length)
+      count(name === 'append' ? 1 : (args[1] as unknown[]).length)
       return f.apply(this, args)
     }
   }

@@ -185,3 +185,61 @@ test('Connection: a frame whose request is answered later keeps its bytes while 
     await new Promise<void>((r) => server.close(() => r()))
   }
 })
+
+test('Connection: a request answered later that is done with its frame (frameFree) leaves its buffer to the next frame', async () => {
+  // As above, but each dispatch says it reads nothing of its frame any more (a Produce whose log
+  // copied its batch): the frames spanning reads are assembled in the one reused buffer, no new
+  // buffer per request.
+  const frames = new SizePrefixedFrames(1 << 20)
+  const seen: Uint8Array[] = []
+  const pending: ((r: DispatchResult) => void)[] = []
+  const server = createServer((socket) => {
+    new Connection({
+      socket,
+      frames,
+      idleTimeoutMs: 0,
+      onClose: () => {},
+      pipelined: () => true,
+      dispatch: (f) => {
+        seen.push(f)
+        return {
+          kind: 'pending',
+          frameFree: true,
+          promise: new Promise<DispatchResult>((resolve) => pending.push(resolve)),
+        }
+      },
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const port = (server.address() as { port: number }).port
+  const client = connect(port, '127.0.0.1')
+  let received = 0
+  client.on('data', (b: Buffer) => {
+    received += b.length
+  })
+  const until = async (cond: () => boolean) => {
+    const deadline = Date.now() + 20_000
+    while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+    assert.ok(cond())
+  }
+  const payload = (i: number) => Buffer.alloc(8000, i + 1)
+  try {
+    for (let i = 0; i < 3; i++) {
+      const bytes = frame(payload(i))
+      client.write(bytes.subarray(0, 5000))
+      await until(() => frames.buffered >= 5000)
+      client.write(bytes.subarray(5000))
+      await until(() => seen.length === i + 1)
+    }
+    assert.ok(
+      seen.every((f) => f.buffer === seen[0].buffer),
+      'every frame was assembled in the same buffer',
+    )
+    assert.deepEqual(Buffer.from(seen[2]), payload(2))
+    for (const answer of pending) answer({ kind: 'response', bytes: Buffer.from([0, 0, 0, 1, 9]) })
+    await until(() => received === 15)
+  } finally {
+    client.destroy()
+    await new Promise<void>((r) => server.close(() => r()))
+  }
+})
