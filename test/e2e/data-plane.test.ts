@@ -256,6 +256,9 @@ describe('acks', () => {
     }
     const own = await WireClient.connect(ts.port)
     try {
+      // Warm: the first Produce of a partition takes longer than the rest.
+      await produce(own, [{ topic: 'turn', partition: 0, records: makeBatch(recs(1, 'w')) }], { acks: 1 })
+      writes.length = 0
       const bad = makeBatch(recs(1, 'x'))
       bad[bad.length - 1] ^= 1 // CRC
       const batches = [makeBatch(recs(2, 'a')), bad, makeBatch(recs(1, 'b')), makeBatch(recs(3, 'c'))]
@@ -281,15 +284,21 @@ describe('acks', () => {
         answers.push([r.correlationId, part.errorCode, part.baseOffset])
       }
       assert.deepEqual(answers, [
-        [200, 0, 0n],
+        [200, 0, 1n],
         [201, ErrorCode.CORRUPT_MESSAGE, -1n],
-        [202, 0, 2n],
-        [203, 0, 3n],
+        [202, 0, 3n],
+        [203, 0, 4n],
       ])
       const lo = decodeResponse<p.ListOffsetsResponse>(2, 7, (await own.nextFrame())!)
       assert.equal(lo.correlationId, 300)
-      assert.equal(lo.body.topics[0].partitions[0].offset, 6n)
-      assert.deepEqual(writes, [3], 'the three batches in one segment write')
+      assert.equal(lo.body.topics[0].partitions[0].offset, 7n)
+      // One write for the three unless the connection's turn budget (1 ms) cut the run between
+      // them, as it may on a loaded machine; without pipelining each write would hold one batch.
+      assert.equal(
+        writes.reduce((a, b) => a + b, 0),
+        3,
+      )
+      assert.ok(Math.max(...writes) >= 2, `batches per segment write: ${writes}`)
     } finally {
       own.close()
       store.append = append
