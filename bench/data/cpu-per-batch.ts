@@ -18,6 +18,8 @@
 // BENCH_BEFORE=throughput[:seconds[:runs]] runs throughput.ts's throughput phases instead of the
 // fill, and BENCH_SETTLE=<run>:<seconds>[:nosync] a `sync` and a pause before run <run>
 // (throughput-phases.ts); each run also prints what the kernel did meanwhile (kernel-state.ts).
+// BENCH_TURNS=1 counts, per turn of the event loop, the batches the partition's store appended and
+// the segment writes they took (a wrapper around the store; it costs a little CPU of its own).
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
 import { profiled } from '../server/load.js'
@@ -56,6 +58,65 @@ function loadCpu(m: Awaited<ReturnType<typeof latencyLoad>>): string {
     : `producers ${us(c.producers, c.producersUser)}, consumer ${us(c.consumer, c.consumerUser ?? 0)}`
 }
 
+/**
+ * BENCH_TURNS: wraps the store of `log` (PartitionLogImpl's `store`) to count, per turn of the event
+ * loop, the batches it appended and its write calls (`append` one each, `appendBatches` one for
+ * several, where the engine has it). A turn ends at the check phase (a setImmediate made by the
+ * turn's first append).
+ */
+function countTurns(log: object): { report(): string } {
+  const store = (log as { store: Record<string, unknown> }).store
+  let batches = 0
+  let writes = 0
+  let open = false
+  const perTurn = new Map<number, number>()
+  const writesPerTurn = new Map<number, number>()
+  const endTurn = (): void => {
+    perTurn.set(batches, (perTurn.get(batches) ?? 0) + 1)
+    writesPerTurn.set(writes, (writesPerTurn.get(writes) ?? 0) + 1)
+    batches = 0
+    writes = 0
+    open = false
+  }
+  const count = (n: number): void => {
+    batches += n
+    writes++
+    if (!open) {
+      open = true
+      setImmediate(endTurn)
+    }
+  }
+  for (const name of ['append', 'appendBatches']) {
+    const f = store[name]
+    if (typeof f !== 'function') continue
+    store[name] = function (this: unknown, ...args: unknown[]) {
+      count(name === 'append' ? 1 : (args[1] as unknown[]).length)
+      return f.apply(this, args)
+    }
+  }
+  const histogram = (m: Map<number, number>): string =>
+    [...m]
+      .sort((a, b) => a[0] - b[0])
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ')
+  return {
+    report() {
+      let n = 0
+      let b = 0
+      let w = 0
+      for (const [k, v] of perTurn) {
+        n += v
+        b += k * v
+      }
+      for (const [k, v] of writesPerTurn) w += k * v
+      const out = `${n} turns with appends, ${f2(b / Math.max(1, n))} batches and ${f2(w / Math.max(1, n))} writes a turn; batches a turn (count:turns) ${histogram(perTurn)}; writes a turn ${histogram(writesPerTurn)}`
+      perTurn.clear()
+      writesPerTurn.clear()
+      return out
+    },
+  }
+}
+
 const bench = await startBench()
 const { server, client } = bench
 const port = server.address.port
@@ -64,6 +125,7 @@ const { batch, stampAt } = benchBatch()
 const { frame, batchAt } = produceFrame(TOPIC, batch)
 await beforeLatencyRuns(bench, TOPIC, frame, fillSeconds)
 const log = server.context.data.logs.partition(TOPIC, 0)!
+const turns = process.env.BENCH_TURNS === '1' ? countTurns(log) : null
 console.log(
   `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${process.env.BENCH_BEFORE?.startsWith('throughput') ? "throughput.ts's throughput phases" : `${fillSeconds} s of fill`} (log ${f1(mb(log.sizeInBytes))} MB)`,
 )
@@ -93,6 +155,7 @@ for (let run = 0; run < runs; run++) {
   console.log(
     `run ${run + 1}: ${m.answered} batches; server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; load's CPU µs per batch: ${loadCpu(m)}; p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms; load ${loadAverage()}`,
   )
+  if (turns !== null) console.log(`  turns: ${turns.report()}`)
   console.log(`  server GCs: ${describeGcs(gcs)}`)
   console.log(`  kernel: ${pages}; ${kernel}`)
   console.log(`  kernel threads' CPU: ${threads}`)

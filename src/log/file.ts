@@ -41,6 +41,7 @@ import { crc32c as defaultCrc32c } from './compression.js'
 import { ReadBufferPool } from './read-buffers.js'
 import type {
   AppendBatchInfo,
+  AppendBatchSpan,
   LogStorage,
   OpenedPartition,
   PartitionStore,
@@ -56,6 +57,8 @@ export interface FileLayer {
   openSync(path: string, flags: string): number
   closeSync(fd: number): void
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
+  /** One positional write of several buffers back to back (`pwritev`); returns the bytes written. */
+  writevSync(fd: number, buffers: readonly Uint8Array[], position: number): number
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
   /** A read on libuv's threadpool (Fetch reads larger than SYNC_READ_BYTES). */
   read(
@@ -933,27 +936,78 @@ class FilePartitionStore implements PartitionStore {
 
   append(batch: Uint8Array, info: AppendBatchInfo): void {
     const seg = this.#segments[this.#segments.length - 1]
+    this.#appended(seg, this.#writeAtEnd(seg, batch), batch.byteLength, info)
+    this.#afterAppend(seg)
+  }
+
+  appendBatches(chunks: readonly Uint8Array[], spans: readonly AppendBatchSpan[]): void {
+    const seg = this.#segments[this.#segments.length - 1]
+    let pos = chunks.length === 1 ? this.#writeAtEnd(seg, chunks[0]) : this.#writeChunksAtEnd(seg, chunks)
+    for (const span of spans) {
+      this.#appended(seg, pos, span.size, span)
+      pos += span.size
+    }
+    this.#afterAppend(seg)
+  }
+
+  /** Writes `bytes` after the segment's data (one positional write); returns where they start. */
+  #writeAtEnd(seg: FileSegment, bytes: Uint8Array): number {
     const pos = seg.size
     let written = 0
     try {
-      while (written < batch.byteLength) {
-        written += this.#fs.writeSync(seg.fd, batch, written, batch.byteLength - written, pos + written)
+      while (written < bytes.byteLength) {
+        written += this.#fs.writeSync(seg.fd, bytes, written, bytes.byteLength - written, pos + written)
       }
     } catch (e) {
-      // Nothing partial stays behind a failed append: cut the file back (best effort; recovery
-      // truncates a torn tail anyway).
-      try {
-        this.#fs.ftruncateSync(seg.fd, pos)
-        seg.preallocated = 0
-      } catch {
-        // the partition goes offline; recovery at the next start removes the torn bytes
-      }
+      this.#cutBack(seg, pos)
       throw e
     }
-    seg.size = pos + batch.byteLength
+    return pos
+  }
+
+  /**
+   * Writes `chunks` back to back after the segment's data, in one `pwritev` (the rest of a short
+   * one chunk by chunk); returns where they start.
+   */
+  #writeChunksAtEnd(seg: FileSegment, chunks: readonly Uint8Array[]): number {
+    const pos = seg.size
+    try {
+      let written = this.#fs.writevSync(seg.fd, chunks, pos)
+      let at = pos
+      for (const chunk of chunks) {
+        const end = at + chunk.byteLength
+        // The part of this chunk a short write left.
+        for (let done = Math.max(0, written - (at - pos)); done < chunk.byteLength; ) {
+          const n = this.#fs.writeSync(seg.fd, chunk, done, chunk.byteLength - done, at + done)
+          done += n
+          written += n
+        }
+        at = end
+      }
+    } catch (e) {
+      this.#cutBack(seg, pos)
+      throw e
+    }
+    return pos
+  }
+
+  /** Nothing partial stays behind a failed append: the file is cut back to `pos`. */
+  #cutBack(seg: FileSegment, pos: number): void {
+    // Best effort; recovery truncates a torn tail anyway.
+    try {
+      this.#fs.ftruncateSync(seg.fd, pos)
+      seg.preallocated = 0
+    } catch {
+      // the partition goes offline; recovery at the next start removes the torn bytes
+    }
+  }
+
+  /** The bookkeeping of a batch written at `pos`: size, next offset, recent batches, indexes. */
+  #appended(seg: FileSegment, pos: number, size: number, info: AppendBatchInfo): void {
+    seg.size = pos + size
     seg.nextOffset = info.lastOffset + 1
     if (seg.recent === null) seg.recent = new RecentBatches()
-    seg.recent.push(info.baseOffset, info.lastOffset, pos, batch.byteLength)
+    seg.recent.push(info.baseOffset, info.lastOffset, pos, size)
     this.#index(
       seg,
       info.baseOffset,
@@ -961,8 +1015,11 @@ class FilePartitionStore implements PartitionStore {
       info.maxTimestamp,
       info.offsetOfMaxTimestamp,
       pos,
-      batch.byteLength,
+      size,
     )
+  }
+
+  #afterAppend(seg: FileSegment): void {
     if (!seg.aheadBusy && seg.size + READ_AHEAD_CHUNKS * this.#storage.readAheadBytes > seg.aheadEnd)
       this.#readAhead(seg)
   }

@@ -6,6 +6,7 @@
 import { concatBytes } from './batch.js'
 import type {
   AppendBatchInfo,
+  AppendBatchSpan,
   LogStorage,
   OpenedPartition,
   PartitionStore,
@@ -103,8 +104,9 @@ class MemoryPartitionStore implements PartitionStore {
     const segs = this.#data.segments
     const s = segs[segs.length - 1]
     s.batches.push({
-      // A copy: the batch may be a view of a request's frame (PartitionStore.append).
-      bytes: batch.slice(),
+      // A copy: the batch may be a view of a request's frame or of a buffer staging writes
+      // (PartitionStore.append), a Buffer whose own slice() would be a view.
+      bytes: Uint8Array.prototype.slice.call(batch),
       baseOffset: info.baseOffset,
       lastOffset: info.lastOffset,
       maxTimestamp: info.maxTimestamp,
@@ -116,6 +118,17 @@ class MemoryPartitionStore implements PartitionStore {
     if (info.maxTimestamp > s.maxTimestamp) {
       s.maxTimestamp = info.maxTimestamp
       s.offsetOfMaxTimestamp = info.offsetOfMaxTimestamp
+    }
+  }
+
+  appendBatches(chunks: readonly Uint8Array[], spans: readonly AppendBatchSpan[]): void {
+    let total = 0
+    for (const c of chunks) total += c.byteLength
+    const bytes = chunks.length === 1 ? chunks[0] : concatBytes(chunks, total)
+    let at = 0
+    for (const span of spans) {
+      this.append(bytes.subarray(at, at + span.size), span)
+      at += span.size
     }
   }
 

@@ -5,7 +5,9 @@
  *
  * Appends are synchronous up to the store write (validation, producer checks, offset assignment,
  * the write to the page cache), so appends of a partition apply in call order and a reader never
- * sees a half-appended batch; only an fsync demanded by flush.messages is awaited.
+ * sees a half-appended batch; only an fsync demanded by flush.messages is awaited. Appends asked
+ * with `coalesce` take everything but the write in the caller's turn and are written together, one
+ * store write for the turn's appends to the partition (see {@link Stage}).
  */
 import { ErrorCode } from '../protocol/errors.js'
 import {
@@ -27,7 +29,7 @@ import { decompress } from './compression.js'
 import { hasCompact, hasDelete } from './config.js'
 import { ControlRecordType, type TxnMarker } from './marker.js'
 import { ProducerStateManager } from './producer-state.js'
-import type { PartitionStore, SegmentInfo } from './storage.js'
+import type { AppendBatchSpan, PartitionStore, SegmentInfo } from './storage.js'
 import type {
   AbortedTransaction,
   AppendOptions,
@@ -96,6 +98,104 @@ function storageErrorAppend(errorCode: number = ErrorCode.KAFKA_STORAGE_ERROR): 
   }
 }
 
+/**
+ * The buffer staged batches are copied into ({@link StageArena}); a batch larger than this is
+ * written at once, without staging.
+ */
+export const STAGE_ARENA_BYTES = 1024 * 1024
+
+/**
+ * Where the staged batches of every partition are copied, back to back in the order they come:
+ * one buffer for the process, reused from its start once every stage with bytes in it is written
+ * (at the end of each turn, usually). A batch that does not fit goes to a new buffer; the old one
+ * is let go once its stages are written. So staging allocates nothing while a turn's batches fit
+ * the buffer, however many partitions they go to.
+ */
+class StageArena {
+  static current = new StageArena()
+  readonly buf = Buffer.allocUnsafeSlow(STAGE_ARENA_BYTES)
+  used = 0
+  /** Stages with bytes in this buffer not yet written. */
+  stages = 0
+
+  /** A copy of `bytes` in the current buffer, which `stage` now has bytes in. */
+  static copy(bytes: Uint8Array, stage: Stage): Buffer {
+    let arena = StageArena.current
+    if (arena.used + bytes.byteLength > STAGE_ARENA_BYTES) {
+      arena = new StageArena()
+      StageArena.current = arena
+    }
+    if (!stage.arenas.includes(arena)) {
+      stage.arenas.push(arena)
+      arena.stages++
+    }
+    const at = arena.used
+    arena.buf.set(bytes, at)
+    arena.used = at + bytes.byteLength
+    return arena.buf.subarray(at, arena.used)
+  }
+
+  /** `stage` is written (or never will be): its bytes are no longer needed. */
+  static release(stage: Stage): void {
+    for (const arena of stage.arenas) if (--arena.stages === 0) arena.used = 0
+  }
+}
+
+/**
+ * Coalesced appends of one partition (AppendOptions.coalesce) waiting for their write: validated,
+ * given their offsets, applied to the producer state, copied ({@link StageArena}), and written to
+ * the store together once the turn's socket reads are done (a setImmediate), or earlier when
+ * something must see them written first (a roll, an fsync, a marker, an append that is not
+ * coalesced, a producer snapshot, close). Until then nothing of them is visible: the log end
+ * offset, the high watermark, reads and listeners are the store's, the written data's. Offsets are
+ * taken past them, and the producer state already holds them, so a retried batch among them is a
+ * duplicate, answered once they are written.
+ */
+interface Stage {
+  /** The staged bytes in order: one chunk while they lie back to back in one buffer. */
+  readonly chunks: Uint8Array[]
+  readonly arenas: StageArena[]
+  /** Bytes staged. */
+  size: number
+  readonly spans: AppendBatchSpan[]
+  /** The offset after the last staged batch. */
+  nextOffset: number
+  messages: number
+  /** When the first append was staged (flush.ms). */
+  readonly now: number
+  /** Settled with NONE once written (and fsynced when flush.messages asks), else the error code. */
+  readonly written: Promise<number>
+  readonly settle: (errorCode: number) => void
+}
+
+function newStage(nextOffset: number, now: number): Stage {
+  let settle!: (errorCode: number) => void
+  const written = new Promise<number>((resolve) => {
+    settle = resolve
+  })
+  return { chunks: [], arenas: [], size: 0, spans: [], nextOffset, messages: 0, now, written, settle }
+}
+
+/** Copies a batch into the stage's bytes, next to its previous chunk when they touch. */
+function stageCopy(stage: Stage, bytes: Uint8Array): Buffer {
+  const copy = StageArena.copy(bytes, stage)
+  const chunks = stage.chunks
+  const last = chunks[chunks.length - 1]
+  if (
+    last !== undefined &&
+    last.buffer === copy.buffer &&
+    last.byteOffset + last.byteLength === copy.byteOffset
+  )
+    chunks[chunks.length - 1] = new Uint8Array(
+      last.buffer,
+      last.byteOffset,
+      last.byteLength + copy.byteLength,
+    )
+  else chunks.push(copy)
+  stage.size += copy.byteLength
+  return copy
+}
+
 export class PartitionLogImpl implements PartitionLog {
   readonly topic: string
   readonly partition: number
@@ -125,6 +225,13 @@ export class PartitionLogImpl implements PartitionLog {
   /** Aborted transactions (Kafka's transaction index), by marker offset. */
   #aborted: AbortedTxn[] = []
   #snapshotChain: Promise<void> = Promise.resolve()
+  /** Coalesced appends not yet written, or null. */
+  #stage: Stage | null = null
+  #writeScheduled = false
+  readonly #writeOut = (): void => {
+    this.#writeScheduled = false
+    this.#writeStage()
+  }
   /** Set while the cleaner rewrites a segment: retention leaves that partition alone. */
   cleaning = false
 
@@ -381,6 +488,8 @@ export class PartitionLogImpl implements PartitionLog {
   markDeleted(): void {
     this.#deleted = true
     this.#online = false
+    // Staged appends are never written: they answer UNKNOWN_TOPIC_OR_PARTITION.
+    this.#writeStage()
     this.emit('deleted')
   }
 
@@ -410,14 +519,14 @@ export class PartitionLogImpl implements PartitionLog {
       }
     }
     // Producer-state checks need the offsets the batches would get.
-    let next = this.#store.logEndOffset
+    let next = this.#nextOffset()
     const client = (opts.origin ?? 'client') === 'client'
     for (const b of v.batches) {
       if (client) {
         const check = this.#producers.check(b.header, next, opts.transactionVerified)
         if (check.kind === 'duplicate') {
           const d = check.batch
-          return {
+          const duplicate: AppendResult = {
             errorCode: ErrorCode.NONE,
             baseOffset: d.lastOffset - d.offsetDelta,
             lastOffset: d.lastOffset,
@@ -427,6 +536,13 @@ export class PartitionLogImpl implements PartitionLog {
             errorMessage: null,
             duplicate: true,
           }
+          // The original is staged, not yet written: the duplicate is answered as it will be.
+          const stage = this.#stage
+          if (stage !== null && d.lastOffset >= this.#store.logEndOffset)
+            return stage.written.then((code) =>
+              code === ErrorCode.NONE ? duplicate : storageErrorAppend(code),
+            )
+          return duplicate
         }
         if (check.kind === 'error') return this.#producerError(check.errorCode)
       } else if (isControl(b.header.attributes) && b.header.producerId >= 0) {
@@ -441,7 +557,110 @@ export class PartitionLogImpl implements PartitionLog {
       }
       next += b.header.lastOffsetDelta + 1
     }
+    if (opts.coalesce === true) return this.#stageBatches(v.batches, now, v.logAppendTime)
     return this.#write(v.batches, now, v.logAppendTime, null)
+  }
+
+  /** The offset the next append gets: past the written data and the staged appends. */
+  #nextOffset(): number {
+    return this.#stage === null ? this.#store.logEndOffset : this.#stage.nextOffset
+  }
+
+  /**
+   * Stages checked batches for the turn's write (see {@link Stage}): offsets, the copy, producer
+   * state; the result once they are written. A request larger than a stage is written at once.
+   */
+  #stageBatches(
+    batches: readonly ValidatedBatch[],
+    now: number,
+    logAppendTime: number,
+  ): AppendResult | Promise<AppendResult> {
+    for (const b of batches)
+      if (b.bytes.byteLength > STAGE_ARENA_BYTES) return this.#write(batches, now, logAppendTime, null)
+    const baseOffset = this.#nextOffset()
+    let stage: Stage | null = null
+    try {
+      for (const b of batches) {
+        const h = b.header
+        this.#maybeRoll(now, h.maxTimestamp, b.bytes.byteLength, h.lastOffsetDelta)
+        // A roll writes the stage first.
+        if (!this.#online) return storageErrorAppend(this.#unavailable())
+        if (this.#stage === null) {
+          this.#stage = newStage(this.#store.logEndOffset, now)
+          if (!this.#writeScheduled) {
+            this.#writeScheduled = true
+            setImmediate(this.#writeOut)
+          }
+        }
+        stage = this.#stage
+        const off = stage.nextOffset
+        const copy = stageCopy(stage, b.bytes)
+        setBaseOffset(copy, 0, off)
+        setPartitionLeaderEpoch(copy, 0, LEADER_EPOCH)
+        const lastOffset = off + h.lastOffsetDelta
+        stage.spans.push({
+          baseOffset: off,
+          lastOffset,
+          maxTimestamp: h.maxTimestamp,
+          offsetOfMaxTimestamp: off + b.offsetDeltaOfMaxTimestamp,
+          size: copy.byteLength,
+        })
+        stage.nextOffset = lastOffset + 1
+        stage.messages += h.recordsCount
+        this.#producers.update(h, off, h.maxTimestamp)
+      }
+    } catch (e) {
+      this.fail(e)
+      return storageErrorAppend()
+    }
+    if (stage === null) return this.#write(batches, now, logAppendTime, null)
+    const appended: AppendResult = {
+      errorCode: ErrorCode.NONE,
+      baseOffset,
+      lastOffset: stage.nextOffset - 1,
+      logAppendTime,
+      logStartOffset: this.#logStartOffset,
+      recordErrors: [],
+      errorMessage: null,
+      duplicate: false,
+    }
+    return stage.written.then((code) => (code === ErrorCode.NONE ? appended : storageErrorAppend(code)))
+  }
+
+  /**
+   * Writes the staged appends in one store write, then makes them visible (listeners) and applies
+   * the flush policy; their results follow. A failed write takes the partition offline and fails
+   * every append of the stage; the store leaves nothing of it behind. False when the partition is
+   * offline (or deleted) afterwards.
+   */
+  #writeStage(): boolean {
+    const stage = this.#stage
+    if (stage === null) return this.#online
+    this.#stage = null
+    if (!this.#online) {
+      StageArena.release(stage)
+      stage.settle(this.#unavailable())
+      return false
+    }
+    try {
+      this.#store.appendBatches(stage.chunks, stage.spans)
+    } catch (e) {
+      StageArena.release(stage)
+      this.fail(e)
+      stage.settle(ErrorCode.KAFKA_STORAGE_ERROR)
+      return false
+    }
+    StageArena.release(stage)
+    this.emit('append')
+    if (this.#unflushedMessages === 0) this.#oldestUnflushedMs = stage.now
+    this.#unflushedMessages += stage.messages
+    if (this.#unflushedMessages >= this.#config.flushMessages) {
+      this.flush().then(
+        () => stage.settle(ErrorCode.NONE),
+        () => stage.settle(ErrorCode.KAFKA_STORAGE_ERROR),
+      )
+    } else stage.settle(ErrorCode.NONE)
+    return true
   }
 
   /**
@@ -492,6 +711,8 @@ export class PartitionLogImpl implements PartitionLog {
     logAppendTime: number,
     marker: { type: number; coordinatorEpoch: number } | null,
   ): AppendResult | Promise<AppendResult> {
+    // Staged appends came first: they are written before this one.
+    if (!this.#writeStage()) return storageErrorAppend(this.#unavailable())
     const baseOffset = this.#store.logEndOffset
     let messages = 0
     try {
@@ -558,25 +779,33 @@ export class PartitionLogImpl implements PartitionLog {
     }
   }
 
-  /** Rolls the active segment when the incoming batch would not fit or it is too old (Kafka's shouldRoll). */
+  /**
+   * Rolls the active segment when the incoming batch would not fit or it is too old (Kafka's
+   * shouldRoll). Staged appends count as the active segment's (they are written to it first).
+   */
   #maybeRoll(now: number, incomingMaxTimestamp: number, incoming: number, lastOffsetDelta: number): void {
     const active = this.#store.activeSegment()
-    if (active.sizeInBytes === 0) return
+    const stage = this.#stage
+    const size = active.sizeInBytes + (stage === null ? 0 : stage.size)
+    if (size === 0) return
     const c = this.#config
+    const first =
+      active.firstBatchTimestamp >= 0 || stage === null || active.sizeInBytes > 0
+        ? active.firstBatchTimestamp
+        : stage.spans[0].maxTimestamp
     // Kafka's timeWaitedForRoll: from the first batch's timestamp to the incoming batch's, or from
     // the segment's creation to now when the segment has no timestamp.
-    const waited =
-      active.firstBatchTimestamp >= 0
-        ? incomingMaxTimestamp - active.firstBatchTimestamp
-        : now - active.createdMs
+    const waited = first >= 0 ? incomingMaxTimestamp - first : now - active.createdMs
     const jitter = c.segmentJitterMs > 0 ? this.#jitter(active.baseOffset, c.segmentJitterMs) : 0
-    const tooBig = active.sizeInBytes > c.segmentBytes - incoming
+    const tooBig = size > c.segmentBytes - incoming
     const tooOld = waited > c.segmentMs - jitter
-    const overflow = this.#store.logEndOffset + lastOffsetDelta - active.baseOffset > 2147483647
-    // Kafka preallocates each index to segment.index.bytes: 8-byte offset entries, 12-byte time entries.
+    const overflow = this.#nextOffset() + lastOffsetDelta - active.baseOffset > 2147483647
+    // Kafka preallocates each index to segment.index.bytes: 8-byte offset entries, 12-byte time
+    // entries. A staged batch adds at most one entry to each.
+    const staged = stage === null ? 0 : stage.spans.length
     const indexFull =
-      (active.offsetIndexEntries ?? 0) >= Math.floor(c.segmentIndexBytes / 8) ||
-      (active.timeIndexEntries ?? 0) >= Math.floor(c.segmentIndexBytes / 12)
+      (active.offsetIndexEntries ?? 0) + staged >= Math.floor(c.segmentIndexBytes / 8) ||
+      (active.timeIndexEntries ?? 0) + staged >= Math.floor(c.segmentIndexBytes / 12)
     if (tooBig || tooOld || overflow || indexFull) this.roll(now)
   }
 
@@ -587,6 +816,7 @@ export class PartitionLogImpl implements PartitionLog {
 
   /** Rolls now: new active segment, producer snapshot at its base, older data flushed in the background. */
   roll(now: number): void {
+    if (!this.#writeStage()) return
     const before = this.#store.segmentCount
     this.#store.roll(now)
     if (this.#store.segmentCount === before) return
@@ -596,6 +826,8 @@ export class PartitionLogImpl implements PartitionLog {
 
   /** A producer snapshot (with the aborted list) at the log end, taken now, written in order. */
   #snapshotAtLogEnd(): void {
+    // The producer state holds the staged appends: they are written first.
+    if (!this.#writeStage()) return
     const offset = this.#store.logEndOffset
     const snap = this.#producers.snapshot(this.#crc32c)
     const aborted = this.#encodeAborted()
@@ -606,6 +838,7 @@ export class PartitionLogImpl implements PartitionLog {
 
   /** fsync everything appended so far (calls are serialised). */
   flush(): Promise<void> {
+    this.#writeStage()
     const messages = this.#unflushedMessages
     this.#unflushedMessages = 0
     this.#oldestUnflushedMs = -1
@@ -947,6 +1180,7 @@ export class PartitionLogImpl implements PartitionLog {
 
   /** Writes a producer snapshot at the log end and flushes (clean shutdown). */
   async close(): Promise<void> {
+    this.#writeStage()
     if (this.#deleted) return
     if (this.#online) {
       try {

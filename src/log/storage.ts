@@ -75,6 +75,11 @@ export interface AppendBatchInfo {
   readonly offsetOfMaxTimestamp: number
 }
 
+/** One batch of several written together (`PartitionStore.appendBatches`): its facts and its length. */
+export interface AppendBatchSpan extends AppendBatchInfo {
+  readonly size: number
+}
+
 /** The new content of a segment the cleaner rewrites. */
 export interface SegmentRewrite {
   /** The batches of the new segment, in order, produced while the engine writes them. */
@@ -127,6 +132,14 @@ export interface PartitionStore {
    * the bytes keeps a copy.
    */
   append(batch: Uint8Array, info: AppendBatchInfo): void
+  /**
+   * Appends batches (offsets assigned) to the active segment as one write: their bytes back to
+   * back in `chunks`, in order (a batch may span chunks), described by `spans` in the same order
+   * (their sizes add up to the chunks' length). All of them, or, when it throws, none: the segment
+   * is cut back to its size before the call. The chunks are valid only during the call, as
+   * `append`'s batch.
+   */
+  appendBatches(chunks: readonly Uint8Array[], spans: readonly AppendBatchSpan[]): void
   /** Starts a new active segment at the log end offset (nothing when the active one is empty). */
   roll(now: number): void
   /**

@@ -143,6 +143,16 @@ export interface AppendOptions {
    * unchanged.
    */
   readonly recordsOwned?: boolean
+  /**
+   * True to have the batches written together with the partition's other coalesced appends of
+   * this turn of the event loop, one store write for them all (the Produce handler), instead of
+   * one write each. Everything else is done when `append` returns (validation, offsets, producer
+   * state: a retried batch of the same turn is a duplicate); the result is then a promise, settled
+   * once the batches are written (and fsynced when `flush.messages` asks). Until then they are not
+   * visible: not in the log end offset, the high watermark, reads or listeners. A failed write
+   * fails every append of it with KAFKA_STORAGE_ERROR and takes the partition offline.
+   */
+  readonly coalesce?: boolean
 }
 
 export interface AppendResult {
@@ -269,7 +279,8 @@ export interface PartitionLog {
    *
    * The append is done when this returns: the result is a value, so a caller answers in the same
    * turn. Only when the flush policy (`flush.messages`) asks for an fsync before the
-   * acknowledgement is it a promise, settled once the fsync is done.
+   * acknowledgement, or the append is coalesced (`AppendOptions.coalesce`), is it a promise,
+   * settled once the fsync, or the write, is done.
    */
   append(records: Uint8Array, opts: AppendOptions): AppendResult | Promise<AppendResult>
   /**

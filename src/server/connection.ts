@@ -15,11 +15,13 @@ import { Writer } from '../protocol/writer.js'
  *
  * The one exception is a run of *pipelined* requests (the `pipelined` option: OffsetCommit and
  * OffsetFetch, each one operation in the queue of its group's coordinator shard, which keeps them
- * in order): while only such requests are in flight, the next frame, if it is one too, is
- * dispatched without waiting, up to {@link PIPELINED_PER_CONNECTION} in flight. Their answers are
- * still written in the order the requests came; any other frame waits until every answer before it
- * is written. A client committing offsets back to back thus shares store writes and socket writes
- * across its requests instead of paying a round trip through the event loop for each.
+ * in order; Produce without a transactional id, whose appends take their offsets in its dispatch):
+ * while only such requests are in flight, the next frame, if it is one too, is dispatched without
+ * waiting, up to {@link PIPELINED_PER_CONNECTION} in flight. Their answers are still written in the
+ * order the requests came; any other frame waits until every answer before it is written. A client
+ * committing offsets or producing back to back thus shares store writes (a coordinator batch, a
+ * segment write) and socket writes across its requests instead of paying a round trip through the
+ * event loop for each.
  *
  * Server-wide, at most `queued.max.requests` requests are worked on at once (the {@link RequestGate}
  * every connection of a server shares, as Kafka's request queue is shared by its network threads):
@@ -51,7 +53,15 @@ export type DispatchResult =
        */
       readonly release?: () => void
     }
-  | { readonly kind: 'pending'; readonly promise: Promise<DispatchResult> }
+  | {
+      readonly kind: 'pending'
+      readonly promise: Promise<DispatchResult>
+      /**
+       * True when the request reads nothing of its frame any more (its dispatch copied what it
+       * needs): the frame's bytes may be reused for the next frame. Otherwise they stay its own.
+       */
+      readonly frameFree?: boolean
+    }
   /** The answer is encoded into the {@link AnswerOutput} given with the frame (committed there). */
   | { readonly kind: 'written' }
   /** The request is consumed and needs no answer (Kafka's produce acks=0 style). */
@@ -473,9 +483,9 @@ export class Connection {
       this.#finishOrClose(`unexpected error: ${(err as Error).message}`)
       return false
     }
-    // A request answered later may still read its frame (a Produce's records are views of it)
-    // while the next frames are read.
-    if (result.kind === 'pending') this.#frames.keep()
+    // A request answered later may still read its frame (a transactional Produce's records are
+    // views of it) while the next frames are read, unless its dispatch says it is done with it.
+    if (result.kind === 'pending' && result.frameFree !== true) this.#frames.keep()
     if (result.kind === 'pending' || this.#busy) {
       // Answered later, or behind answers still owed: it waits for its turn to be written.
       const slot: Slot = { result: null, permit: this.#permit, pipelined: this.#pipelined(frame) }

@@ -17,12 +17,49 @@ import type { TopicCatalog } from './topics/catalog.js'
 /**
  * Whether a request may be pipelined on its connection (see `Connection`): OffsetCommit (8) and
  * OffsetFetch (9), whose work is one operation in the queue of their group's coordinator shard, so
- * the shard keeps them in the order they were sent.
+ * the shard keeps them in the order they were sent; and Produce (0) without a transactional id,
+ * whose appends all start in its dispatch (offsets, producer state) and which waits only for the
+ * turn's write of its partitions (`AppendOptions.coalesce`), so the requests of one socket read
+ * share that write. A transactional Produce may wait for the transaction coordinator before it
+ * appends: it is not pipelined, so no later request of its connection appends before it.
  */
 export function pipelinedRequest(frame: Uint8Array): boolean {
   if (frame.byteLength < 2) return false
   const apiKey = (frame[0] << 8) | frame[1]
-  return apiKey === 8 || apiKey === 9
+  return apiKey === 8 || apiKey === 9 || (apiKey === 0 && withoutTransactionalId(frame))
+}
+
+/**
+ * Whether a Produce frame (v3 up) names no transactional id: the request header (a flexible one
+ * from v9, with its tagged fields), then the body's first field. False when it cannot tell.
+ */
+function withoutTransactionalId(frame: Uint8Array): boolean {
+  const version = (frame[2] << 8) | frame[3]
+  if (version < 3 || frame.byteLength < 10) return false
+  const clientIdLength = (frame[8] << 8) | frame[9]
+  let at = 10 + (clientIdLength === 0xffff ? 0 : clientIdLength)
+  const varint = (): number => {
+    let v = 0
+    for (let shift = 0; shift < 28 && at < frame.byteLength; shift += 7) {
+      const b = frame[at++]
+      v |= (b & 0x7f) << shift
+      if ((b & 0x80) === 0) return v
+    }
+    return -1
+  }
+  if (version >= 9) {
+    // The header's tagged fields, then a compact nullable string: length + 1, 0 for null.
+    const tags = varint()
+    if (tags < 0) return false
+    for (let i = 0; i < tags; i++) {
+      const tag = varint()
+      const size = varint()
+      if (tag < 0 || size < 0) return false
+      at += size
+    }
+    return varint() === 0
+  }
+  return at + 2 <= frame.byteLength && frame[at] === 0xff && frame[at + 1] === 0xff
 }
 
 /**
@@ -225,6 +262,13 @@ export interface ApiHandler<Req = unknown, Res = unknown> {
    * objects that outlive the call (the streams heartbeat).
    */
   readonly keepsNoContext?: boolean
+  /**
+   * True when the request, answered later (a promise), reads nothing of its frame once `handle` has
+   * returned: the connection may then reuse the frame's bytes for its next frame instead of leaving
+   * them to this request (`DispatchResult` `frameFree`). Values decoded from the frame that are views
+   * of it (a Produce's records) count as reading it.
+   */
+  frameFreeWhenPending?(request: Req): boolean
   /** Sync handlers answer without a promise (the fast path); async ones may await storage. */
   handle(request: Req, ctx: RequestContext): Res | Unanswered | Promise<Res | Unanswered>
   /**
@@ -489,6 +533,7 @@ export class ApiRouter {
     if (result instanceof Promise) {
       return {
         kind: 'pending',
+        frameFree: route.handler.frameFreeWhenPending?.(request) === true,
         promise: result.then(
           (res) => withLoans(ctx, this.#encode(route, request, ctx, responseVersion, res, conn, usage)),
           (err) => withLoans(ctx, this.#failed(route, request, ctx, err, conn)),

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { crc32c } from '@node-rs/crc32'
+import type { PartitionStore } from '../../src/log/storage.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import type * as p from '../../src/protocol/index.js'
 import {
@@ -46,8 +47,9 @@ before(async () => {
       { name: 'compacted', configs: { 'cleanup.policy': 'compact' } },
       { name: 'small', configs: { 'max.message.bytes': '200' } },
       { name: 'lat', configs: { 'message.timestamp.type': 'LogAppendTime' } },
+      { name: 'turn' },
     ]),
-    Array(13).fill(0),
+    Array(14).fill(0),
   )
 })
 
@@ -235,6 +237,72 @@ describe('acks', () => {
       )
     } finally {
       own.close()
+    }
+  })
+
+  it('Produce requests of one socket read are pipelined: one segment write, answered in order after it', async () => {
+    const log = ts.server.context.data.logs.partition('turn', 0)!
+    const store = (log as unknown as { store: PartitionStore }).store
+    const writes: number[] = []
+    const append = store.append.bind(store)
+    const appendBatches = store.appendBatches.bind(store)
+    store.append = (batch, info) => {
+      writes.push(1)
+      append(batch, info)
+    }
+    store.appendBatches = (chunks, spans) => {
+      writes.push(spans.length)
+      appendBatches(chunks, spans)
+    }
+    const own = await WireClient.connect(ts.port)
+    try {
+      // Warm: the first Produce of a partition takes longer than the rest.
+      await produce(own, [{ topic: 'turn', partition: 0, records: makeBatch(recs(1, 'w')) }], { acks: 1 })
+      writes.length = 0
+      const bad = makeBatch(recs(1, 'x'))
+      bad[bad.length - 1] ^= 1 // CRC
+      const batches = [makeBatch(recs(2, 'a')), bad, makeBatch(recs(1, 'b')), makeBatch(recs(3, 'c'))]
+      const frames = batches.map((b, i) =>
+        requestFrame(0, 9, 200 + i, produceRequest([{ topic: 'turn', partition: 0, records: b }], 1)),
+      )
+      // A request that is not pipelined, behind them: answered after them, and it sees them.
+      frames.push(
+        requestFrame(2, 7, 300, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [
+            { name: 'turn', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] },
+          ],
+        }),
+      )
+      own.write(Buffer.concat(frames))
+      const answers: [number, number, bigint][] = []
+      for (let i = 0; i < 4; i++) {
+        const f = (await own.nextFrame())!
+        const r = decodeResponse<p.ProduceResponse>(0, 9, f)
+        const part = r.body.responses[0].partitionResponses[0]
+        answers.push([r.correlationId, part.errorCode, part.baseOffset])
+      }
+      assert.deepEqual(answers, [
+        [200, 0, 1n],
+        [201, ErrorCode.CORRUPT_MESSAGE, -1n],
+        [202, 0, 3n],
+        [203, 0, 4n],
+      ])
+      const lo = decodeResponse<p.ListOffsetsResponse>(2, 7, (await own.nextFrame())!)
+      assert.equal(lo.correlationId, 300)
+      assert.equal(lo.body.topics[0].partitions[0].offset, 7n)
+      // One write for the three unless the connection's turn budget (1 ms) cut the run between
+      // them, as it may on a loaded machine; without pipelining each write would hold one batch.
+      assert.equal(
+        writes.reduce((a, b) => a + b, 0),
+        3,
+      )
+      assert.ok(Math.max(...writes) >= 2, `batches per segment write: ${writes}`)
+    } finally {
+      own.close()
+      store.append = append
+      store.appendBatches = appendBatches
     }
   })
 

@@ -18,8 +18,8 @@ import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../src/log/co
 import { txnMarker } from '../../src/log/marker.js'
 import type { LogManagerImpl } from '../../src/log/manager.js'
 import { createLogManager } from '../../src/log/manager.js'
-import type { LogStorage } from '../../src/log/storage.js'
-import type { LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
+import type { LogStorage, PartitionStore } from '../../src/log/storage.js'
+import type { AppendResult, LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { batchOf, dec, enc, hex, markerOf, records } from './helpers.js'
 
@@ -207,6 +207,184 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
         ErrorCode.CORRUPT_MESSAGE,
       )
       assert.equal(hex(bad), before)
+    })
+
+    /** Counts the store writes of `p` (PartitionLogImpl's store): batches per write. */
+    function countWrites(p: PartitionLog): number[] {
+      const store = (p as unknown as { store: PartitionStore }).store
+      const writes: number[] = []
+      const append = store.append.bind(store)
+      const appendBatches = store.appendBatches.bind(store)
+      // An engine may write a batch of several through its own append (the memory engine).
+      let inBatches = false
+      store.append = (batch, info) => {
+        if (!inBatches) writes.push(1)
+        append(batch, info)
+      }
+      store.appendBatches = (chunks, spans) => {
+        writes.push(spans.length)
+        inBatches = true
+        try {
+          appendBatches(chunks, spans)
+        } finally {
+          inBatches = false
+        }
+      }
+      return writes
+    }
+
+    const C = { now: NOW, coalesce: true } as const
+
+    test('coalesced appends: offsets in arrival order, one store write for the turn, visible and answered only once written', async () => {
+      const { p } = await fresh()
+      await p.append(batchOf(records(1, 'w')), { now: NOW })
+      const writes = countWrites(p)
+      const events: string[] = []
+      p.addListener((e) => events.push(`${e}@${p.logEndOffset}`))
+      const seenAtAnswer: number[] = []
+      const results = [2, 3, 1].map((n, i) => {
+        const r = p.append(batchOf(records(n, `c${i}`)), C)
+        assert.ok(r instanceof Promise, 'a coalesced append answers once written')
+        return r.then((a) => {
+          seenAtAnswer.push(p.logEndOffset)
+          return a
+        })
+      })
+      // Taken, not written: nothing of them is visible yet.
+      assert.equal(p.logEndOffset, 1)
+      assert.equal(p.highWatermark, 1)
+      assert.equal(p.bytesAvailable(1, 'read_uncommitted'), 0)
+      assert.equal((await p.read(1, 1 << 20, RU)).records.byteLength, 0)
+      assert.deepEqual(writes, [])
+      assert.deepEqual(events, [])
+      const answers = await Promise.all(results)
+      assert.deepEqual(
+        answers.map((a) => [a.errorCode, a.baseOffset, a.lastOffset, a.duplicate]),
+        [
+          [0, 1, 2, false],
+          [0, 3, 5, false],
+          [0, 6, 6, false],
+        ],
+      )
+      assert.deepEqual(writes, [3], 'one write of the three batches')
+      assert.deepEqual(events, ['append@7'], 'listeners hear the write once, when it is visible')
+      assert.deepEqual(seenAtAnswer, [7, 7, 7], 'answered after the write')
+      assert.deepEqual(
+        (await readAll(p, 0)).map((x) => [x.baseOffset, x.values]),
+        [
+          [0, ['wv0']],
+          [1, ['c0v0', 'c0v1']],
+          [3, ['c1v0', 'c1v1', 'c1v2']],
+          [6, ['c2v0']],
+        ],
+      )
+      // A refused batch is answered at once and stages nothing.
+      const refused = p.append(new Uint8Array(10), C)
+      assert.ok(!(refused instanceof Promise))
+      assert.equal(refused.errorCode, ErrorCode.INVALID_RECORD)
+    })
+
+    test('coalesced appends: a retried batch of the same turn is a duplicate, written once, answered after the original', async () => {
+      const { p } = await fresh()
+      const writes = countWrites(p)
+      const b0 = batchOf(records(2, 'a'), { producerId: 9, producerEpoch: 0, baseSequence: 0 })
+      const first = p.append(b0, C)
+      const retry = p.append(b0, C)
+      const gap = p.append(batchOf(records(1), { producerId: 9, producerEpoch: 0, baseSequence: 7 }), C)
+      const next = p.append(batchOf(records(1, 'b'), { producerId: 9, producerEpoch: 0, baseSequence: 2 }), C)
+      assert.ok(!(gap instanceof Promise), 'the sequence check sees the staged batch')
+      assert.equal(gap.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+      let written = -1
+      const dup = await (retry as Promise<AppendResult>).then((d) => {
+        written = p.logEndOffset
+        return d
+      })
+      assert.equal(written, 3, 'the duplicate is answered once its original is written')
+      assert.deepEqual([dup.errorCode, dup.baseOffset, dup.lastOffset, dup.duplicate], [0, 0, 1, true])
+      assert.deepEqual([(await first).baseOffset, (await next).baseOffset], [0, 2])
+      assert.deepEqual(writes, [2])
+      assert.deepEqual(
+        (await readAll(p, 0)).map((x) => x.values),
+        [['av0', 'av1'], ['bv0']],
+      )
+    })
+
+    test('coalesced appends: whatever must see them written writes them first (an append, a marker, a roll, an fsync, DeleteRecords)', async () => {
+      const { p } = await fresh({ segmentBytes: 400 })
+      const writes = countWrites(p)
+      // An append that is not coalesced comes after the staged ones, at once.
+      const staged = p.append(batchOf(records(1, 'a')), C)
+      const direct = p.append(batchOf(records(1, 'b')), { now: NOW })
+      assert.ok(!(direct instanceof Promise))
+      assert.equal(direct.baseOffset, 1)
+      assert.equal(p.logEndOffset, 2)
+      assert.equal((await staged).baseOffset, 0)
+      assert.deepEqual(writes, [1, 1])
+      // A roll (segment.bytes) writes the staged batches into the segment they were sized for.
+      const big = () => batchOf([{ key: 'k', value: 'x'.repeat(120) }])
+      const rolls = [p.append(big(), C), p.append(big(), C), p.append(big(), C)]
+      const answers = await Promise.all(rolls)
+      assert.deepEqual(
+        answers.map((a) => [a.errorCode, a.baseOffset]),
+        [
+          [0, 2],
+          [0, 3],
+          [0, 4],
+        ],
+      )
+      const segs = (p as unknown as { store: PartitionStore }).store.segments()
+      for (const s of segs)
+        assert.ok(s.sizeInBytes <= 400, `segment ${s.baseOffset} holds ${s.sizeInBytes} bytes`)
+      assert.ok(segs.length >= 2)
+      assert.deepEqual(
+        (await readAll(p, 0)).map((x) => x.baseOffset),
+        [0, 1, 2, 3, 4],
+      )
+      // DeleteRecords to the high watermark stops at the written data.
+      const pending = p.append(batchOf(records(1, 'd')), C)
+      const del = await p.deleteRecordsBefore(-1)
+      assert.equal(del.lowWatermark, 5)
+      assert.equal((await pending).baseOffset, 5)
+      assert.equal(p.logStartOffset, 5)
+      // A marker is written after the staged batches.
+      const txn = p.append(
+        batchOf(records(1, 't'), { producerId: 3, producerEpoch: 0, baseSequence: 0, transactional: true }),
+        C,
+      )
+      const marker = p.appendMarker(
+        txnMarker(
+          { producerId: 3, producerEpoch: 0, committed: true, coordinatorEpoch: 0, timestamp: NOW },
+          crc32c,
+        ),
+        { now: NOW, transactionVersion: 0 },
+      )
+      assert.ok(!(marker instanceof Promise))
+      assert.deepEqual([marker.errorCode, marker.baseOffset], [0, 7])
+      assert.equal((await txn).baseOffset, 6)
+      assert.equal(p.lastStableOffset, 8)
+      // flush.messages=1: a coalesced append answers after its write and the fsync.
+      const flushed = (await fresh({ flushMessages: 1 })).p
+      const fw = countWrites(flushed)
+      const f = await Promise.all([
+        flushed.append(batchOf(records(1)), C),
+        flushed.append(batchOf(records(1)), C),
+      ])
+      assert.deepEqual(
+        f.map((a) => [a.errorCode, a.baseOffset]),
+        [
+          [0, 0],
+          [0, 1],
+        ],
+      )
+      assert.deepEqual(fw, [2])
+    })
+
+    test('coalesced appends of a partition deleted before their write answer UNKNOWN_TOPIC_OR_PARTITION', async () => {
+      const { m, p, topic } = await fresh()
+      const staged = p.append(batchOf(records(1)), C)
+      await m.deleteTopic(topic)
+      const r = await staged
+      assert.equal(r.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     })
 
     test('golden batch of §2.6 appended at offset 7: only baseOffset and leader epoch change', async () => {

@@ -114,3 +114,106 @@ for (const fault of ['enospc-write', 'partial-write', 'eio-fsync'] as const) {
     }
   })
 }
+
+for (const fault of ['enospc', 'partial'] as const) {
+  test(`coalesced appends, ${fault} write: exactly the appends of the failed write fail, nothing of it stays, the other partition's write of the turn succeeds`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topograph-log-fault-'))
+    try {
+      // Fails the next segment write of at least 100 bytes once (a pwritev: the staged batches of
+      // a partition lie apart when another partition's were staged between them).
+      let armed = false
+      let vectored = 0
+      const err = (): NodeJS.ErrnoException =>
+        Object.assign(new Error('ENOSPC: injected'), { code: 'ENOSPC' })
+      const layer: FileLayer = {
+        ...NODE_FILE_LAYER,
+        writeSync(fd, buffer, offset, length, position) {
+          if (armed && length >= 100) {
+            armed = false
+            if (fault === 'partial') fs.writeSync(fd, buffer, offset, 20, position)
+            throw err()
+          }
+          return fs.writeSync(fd, buffer, offset, length, position)
+        },
+        writevSync(fd, buffers, position) {
+          vectored++
+          if (armed) {
+            armed = false
+            if (fault === 'partial') fs.writeSync(fd, buffers[0], 0, 20, position)
+            throw err()
+          }
+          return fs.writevSync(fd, buffers as Uint8Array[], position)
+        },
+      }
+      const m = await open(dir, layer)
+      const p = m.partition('t', 0)!
+      const q = m.partition('t', 1)!
+      const C = { now: NOW, coalesce: true } as const
+      for (let i = 0; i < 3; i++)
+        assert.equal((await p.append(batchOf(records(2, `ok${i}`), { timestamp: NOW }), C)).errorCode, 0)
+      const events: string[] = []
+      p.addListener((e) => events.push(e))
+      const a1 = p.append(batchOf(records(2, 'lost1'), { timestamp: NOW }), C)
+      const b1 = q.append(batchOf(records(2, 'kept'), { timestamp: NOW }), C)
+      const a2 = p.append(batchOf(records(2, 'lost2'), { timestamp: NOW }), C)
+      armed = true
+      const [r1, r2, rb] = await Promise.all([a1, a2, b1])
+      assert.equal(vectored, 1, "p's two batches went in one pwritev")
+      assert.deepEqual(
+        [r1.errorCode, r2.errorCode, rb.errorCode],
+        [ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.NONE],
+      )
+      assert.equal(p.online, false)
+      assert.deepEqual(events, ['offline'], 'no append was ever visible')
+      assert.equal(p.logEndOffset, 6)
+      assert.equal(q.online, true)
+      await m.close()
+
+      const m2 = await open(dir, NODE_FILE_LAYER)
+      const values = (await readAll(m2.partition('t', 0)!, 0)).map((b) => b.values.join(','))
+      assert.deepEqual(values, ['ok0v0,ok0v1', 'ok1v0,ok1v1', 'ok2v0,ok2v1'])
+      assert.deepEqual(
+        (await readAll(m2.partition('t', 1)!, 0)).map((b) => b.values.join(',')),
+        ['keptv0,keptv1'],
+      )
+      await m2.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+}
+
+test('coalesced appends: a short pwritev is completed, every batch whole', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-fault-'))
+  try {
+    const layer: FileLayer = {
+      ...NODE_FILE_LAYER,
+      // Writes the first 30 bytes of the first buffer only.
+      writevSync: (fd, buffers, position) => fs.writeSync(fd, buffers[0], 0, 30, position),
+    }
+    const m = await open(dir, layer)
+    const p = m.partition('t', 0)!
+    const q = m.partition('t', 1)!
+    const C = { now: NOW, coalesce: true } as const
+    const all = [
+      p.append(batchOf(records(2, 'a'), { timestamp: NOW }), C),
+      q.append(batchOf(records(1, 'x'), { timestamp: NOW }), C),
+      p.append(batchOf(records(3, 'b'), { timestamp: NOW }), C),
+    ]
+    assert.deepEqual(
+      (await Promise.all(all)).map((r) => [r.errorCode, r.baseOffset]),
+      [
+        [0, 0],
+        [0, 0],
+        [0, 2],
+      ],
+    )
+    assert.deepEqual(
+      (await readAll(p, 0)).map((b) => b.values.join(',')),
+      ['av0,av1', 'bv0,bv1,bv2'],
+    )
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

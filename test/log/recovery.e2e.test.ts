@@ -113,13 +113,18 @@ async function checkRecovered(
   for (const pos of positions) assert.ok(isCrcValid(r.records, pos, crc32c))
 }
 
-for (const flushMessages of ['9223372036854775807', '1']) {
-  test(`kill -9 while appending (flush.messages=${flushMessages === '1' ? '1' : 'default'}): every acknowledged batch survives, none is torn`, async () => {
+for (const [flushMessages, mode] of [
+  ['9223372036854775807', ''],
+  ['1', ''],
+  ['9223372036854775807', 'coalesce'],
+  ['1', 'coalesce'],
+]) {
+  test(`kill -9 while appending (flush.messages=${flushMessages === '1' ? '1' : 'default'}${mode === '' ? '' : `, ${mode}d`}): every acknowledged batch survives, none is torn`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topograph-log-kill-'))
     try {
       const acknowledged: string[] = []
       for (const tag of ['first', 'second']) {
-        const last = await runAndKill(dir, tag, flushMessages, 300)
+        const last = await runAndKill(dir, tag, flushMessages, 300, mode)
         assert.ok(last >= 299)
         for (let n = 0; n <= last; n++) acknowledged.push(`${tag}/b${n}`)
         assert.ok(!existsSync(join(dir, '.kafka_cleanshutdown')))

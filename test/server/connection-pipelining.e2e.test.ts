@@ -136,10 +136,15 @@ test('Connection: a backlog read in many socket reads of one turn is still serve
   }
 })
 
-test('Connection: a frame whose request is answered later keeps its bytes while later frames spanning reads are assembled', async () => {
-  // Pipelined requests answered later, each frame sent in two socket writes so that it spans two
-  // reads: the connection reuses one buffer for such frames only while nothing reads them after
-  // their dispatch. Here every request reads its frame again once all three are in flight.
+/**
+ * Three pipelined requests answered later, each frame sent in two socket writes so that it spans
+ * two reads, their dispatches saying `frameFree` or not; `check` runs on the dispatched frames
+ * once all three are in flight, then every request is answered.
+ */
+async function framesSpanningReads(
+  frameFree: boolean,
+  check: (seen: readonly Uint8Array[], payload: (i: number) => Buffer) => void,
+): Promise<void> {
   const frames = new SizePrefixedFrames(1 << 20)
   const seen: Uint8Array[] = []
   const pending: ((r: DispatchResult) => void)[] = []
@@ -152,7 +157,8 @@ test('Connection: a frame whose request is answered later keeps its bytes while 
       pipelined: () => true,
       dispatch: (f) => {
         seen.push(f)
-        return { kind: 'pending', promise: new Promise<DispatchResult>((resolve) => pending.push(resolve)) }
+        const promise = new Promise<DispatchResult>((resolve) => pending.push(resolve))
+        return { kind: 'pending', frameFree, promise }
       },
     })
   })
@@ -177,11 +183,31 @@ test('Connection: a frame whose request is answered later keeps its bytes while 
       client.write(bytes.subarray(5000))
       await until(() => seen.length === i + 1)
     }
-    for (let i = 0; i < 3; i++) assert.deepEqual(Buffer.from(seen[i]), payload(i), `frame ${i} intact`)
+    check(seen, payload)
     for (const answer of pending) answer({ kind: 'response', bytes: Buffer.from([0, 0, 0, 1, 9]) })
     await until(() => received === 15)
   } finally {
     client.destroy()
     await new Promise<void>((r) => server.close(() => r()))
   }
+}
+
+test('Connection: a frame whose request is answered later keeps its bytes while later frames spanning reads are assembled', async () => {
+  // The connection reuses one buffer for such frames only while nothing reads them after their
+  // dispatch. Here every request reads its frame again once all three are in flight.
+  await framesSpanningReads(false, (seen, payload) => {
+    for (let i = 0; i < 3; i++) assert.deepEqual(Buffer.from(seen[i]), payload(i), `frame ${i} intact`)
+  })
+})
+
+test('Connection: a request answered later that is done with its frame (frameFree) leaves its buffer to the next frame', async () => {
+  // Each dispatch says it reads nothing of its frame any more (a Produce whose log copied its
+  // batch): the frames are assembled in the one reused buffer, no new buffer per request.
+  await framesSpanningReads(true, (seen, payload) => {
+    assert.ok(
+      seen.every((f) => f.buffer === seen[0].buffer),
+      'every frame was assembled in the same buffer',
+    )
+    assert.deepEqual(Buffer.from(seen[2]), payload(2))
+  })
 })

@@ -12,7 +12,10 @@
 //   7. The log validates and appends (framing, offsets, size, CRC, records, timestamps,
 //      recompression, producer state: rows 5–24); appends of one partition run in call order, and
 //      every append of this request is started before any is awaited, so a connection's requests
-//      reach each partition in the order they arrived.
+//      reach each partition in the order they arrived. The log writes the appends of one turn to a
+//      partition together (docs/log.md, "Append"): a partition is answered once its batch is
+//      written, and a connection's Produce requests without a transactional id are pipelined
+//      (router.ts, `pipelinedRequest`), so those of one socket read share the write.
 //   8. Before 7, a transactional batch's partition must be in its producer's transaction
 //      (transactions.md §5.2): v12+ (transaction version 2) adds it to the transaction, earlier
 //      versions ask whether it was added; the coordinator's answer is translated as §5.3 says,
@@ -294,10 +297,11 @@ const slotKeyOf = (s: Slot): string => s.key
 /**
  * The log's options for a Produce append. The records are a view of the request's frame, which
  * nothing reads after the handler: the log rewrites a batch it keeps as it is in place instead of
- * copying it.
+ * copying it. The appends of a turn to a partition are written together (`coalesce`), so a
+ * partition's answer comes once its write is done (a promise).
  */
 function appendOptions(now: number, produceVersion: number, transactionVerified?: boolean): AppendOptions {
-  return { now, produceVersion, origin: 'client', transactionVerified, recordsOwned: true }
+  return { now, produceVersion, origin: 'client', transactionVerified, recordsOwned: true, coalesce: true }
 }
 
 // The handler's paths that wait (an fsync, the transaction coordinator) keep what they need in
@@ -345,6 +349,9 @@ function finishLater(
   slots: readonly Slot[],
   byId: boolean,
 ): Promise<ProduceResponse | typeof NO_RESPONSE | CloseConnection> {
+  // One partition (a producer's usual request, answered once its write is done): no Promise.all.
+  const only = slots.length === 1 ? slots[0].answer : null
+  if (only instanceof Promise) return only.then((answer) => finished(acks, slots, byId, [answer]))
   return Promise.all(slots.map((s) => s.answer)).then((answers) =>
     finished(acks, slots, byId, answers as ProduceResponsePartitionProduceResponse[]),
   )
@@ -402,6 +409,10 @@ export const handler = defineHandler({
   minVersion: 3,
   maxVersion: 13,
   advertisedMinVersion: 0,
+  // Without a transactional id every append starts in `handle`, and the log copies what it writes
+  // later (AppendOptions.coalesce); a transactional batch may be appended once the coordinator has
+  // answered, from the frame.
+  frameFreeWhenPending: (request) => request.transactionalId === null,
   handle(request, ctx) {
     const server = ctx.server
     const data = server.data
@@ -471,8 +482,8 @@ export const handler = defineHandler({
         const txn = request.transactionalId !== null ? transactionOf(records) : null
         const ongoing = txn !== null && log.hasOngoingTransaction(Number(txn.producerId), txn.producerEpoch)
         if (txn === null || ongoing) {
-          // The log appends in this turn (a promise only when an fsync must come first), so a
-          // request whose partitions all appended is answered at once, in the connection's run. A
+          // The log takes the append in this turn (offsets, producer state) and answers once the
+          // turn's write of the partition is done; a refused batch is answered at once. A
           // transactional batch whose producer has its transaction open here at this epoch needs
           // no coordinator (Kafka's verification guard): it appends in the same turn as the check.
           const appended = log.append(
