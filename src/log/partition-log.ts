@@ -652,9 +652,7 @@ export class PartitionLogImpl implements PartitionLog {
     }
     StageArena.release(stage)
     this.emit('append')
-    if (this.#unflushedMessages === 0) this.#oldestUnflushedMs = stage.now
-    this.#unflushedMessages += stage.messages
-    if (this.#unflushedMessages >= this.#config.flushMessages) {
+    if (this.#counted(stage.now, stage.messages)) {
       this.flush().then(
         () => stage.settle(ErrorCode.NONE),
         () => stage.settle(ErrorCode.KAFKA_STORAGE_ERROR),
@@ -742,9 +740,7 @@ export class PartitionLogImpl implements PartitionLog {
     }
     const lastOffset = this.#store.logEndOffset - 1
     this.emit('append')
-    // Flush policy (flush.messages; flush.ms is checked by the manager's scheduler).
-    if (this.#unflushedMessages === 0) this.#oldestUnflushedMs = now
-    this.#unflushedMessages += messages
+    const mustFlush = this.#counted(now, messages)
     const appended: AppendResult = {
       errorCode: ErrorCode.NONE,
       baseOffset,
@@ -757,13 +753,23 @@ export class PartitionLogImpl implements PartitionLog {
     }
     // Everything above ran in the caller's turn; only an fsync the acknowledgement must wait for
     // makes the answer a promise.
-    if (this.#unflushedMessages >= this.#config.flushMessages) {
+    if (mustFlush) {
       return this.flush().then(
         () => appended,
         () => storageErrorAppend(),
       )
     }
     return appended
+  }
+
+  /**
+   * Counts written messages for the flush policy (flush.messages; flush.ms is checked by the
+   * manager's scheduler): true when their acknowledgement must wait for an fsync.
+   */
+  #counted(now: number, messages: number): boolean {
+    if (this.#unflushedMessages === 0) this.#oldestUnflushedMs = now
+    this.#unflushedMessages += messages
+    return this.#unflushedMessages >= this.#config.flushMessages
   }
 
   #producerError(errorCode: number): AppendResult {
