@@ -81,8 +81,20 @@ export class StreamsTopology implements StreamsGroupTopologyValue {
 /** The one empty list of every kept topology (frozen: nothing may add to it). */
 const EMPTY_LIST: never[] = Object.freeze([]) as unknown as never[]
 
-/** The list, or the shared empty list when it is empty. */
-const orShared = <T>(list: T[]): T[] => (list.length === 0 ? EMPTY_LIST : list)
+/**
+ * The shared empty list when the list is empty, else a copy. The copy is for the hidden classes: a
+ * list decoded from the store is holey (the decoder sizes the array, then fills it) and one copied
+ * from a request is packed, and V8 keeps the kind of array a field holds in the map of the object
+ * holding it, so a topology reloaded after a restart would have other maps than a live one.
+ */
+const orShared = <T>(list: T[]): T[] => (list.length === 0 ? EMPTY_LIST : packed(list))
+
+/** A packed copy of a list (a spread, `slice` or `Array.from` of a holey array is holey). */
+function packed<T>(list: readonly T[]): T[] {
+  const out: T[] = []
+  for (let i = 0; i < list.length; i++) out.push(list[i]!)
+  return out
+}
 
 const withSharedTopicInfoLists = (list: RecordTopicInfo[]): RecordTopicInfo[] =>
   list.length === 0
@@ -95,15 +107,21 @@ const withSharedTopicInfoLists = (list: RecordTopicInfo[]): RecordTopicInfo[] =>
  * are empty (a stateless subtopology has one source topic and nothing else). Every other field
  * (unknown tagged fields too) is kept as it is.
  */
-const withSharedEmptyLists = (s: RecordSubtopology): RecordSubtopology => ({
-  ...s,
-  sourceTopics: orShared(s.sourceTopics),
-  sourceTopicRegex: orShared(s.sourceTopicRegex),
-  stateChangelogTopics: withSharedTopicInfoLists(s.stateChangelogTopics),
-  repartitionSinkTopics: orShared(s.repartitionSinkTopics),
-  repartitionSourceTopics: withSharedTopicInfoLists(s.repartitionSourceTopics),
-  copartitionGroups: orShared(s.copartitionGroups),
-})
+function withSharedEmptyLists(s: RecordSubtopology): RecordSubtopology {
+  // Every field named, not a spread of `s`: an object a spread builds takes its size from the
+  // spread's first objects, so the first topologies of a process got other maps than the later ones.
+  const kept: RecordSubtopology = {
+    subtopologyId: s.subtopologyId,
+    sourceTopics: orShared(s.sourceTopics),
+    sourceTopicRegex: orShared(s.sourceTopicRegex),
+    stateChangelogTopics: withSharedTopicInfoLists(s.stateChangelogTopics),
+    repartitionSinkTopics: orShared(s.repartitionSinkTopics),
+    repartitionSourceTopics: withSharedTopicInfoLists(s.repartitionSourceTopics),
+    copartitionGroups: orShared(s.copartitionGroups),
+  }
+  if (s.unknownTaggedFields !== undefined) kept.unknownTaggedFields = s.unknownTaggedFields
+  return kept
+}
 
 const copyTopicInfo = (t: {
   name: string
