@@ -168,6 +168,9 @@ const threadMinute = (
     pushesOk: 5,
     pushesFailed: k,
     intervalsMoved: 4 * k,
+    steadySends: 20 * k,
+    earlyTimers: 15 * k,
+    phaseCreepUs: -7 * k,
     latency: latency.counts(),
     handled: handled.counts(),
     sendBuckets: sends,
@@ -206,6 +209,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.pushesOk, 15)
   assert.equal(m.pushesFailed, 3)
   assert.equal(m.intervalsMoved, 12)
+  assert.equal(m.phaseCreepUs, -21)
   assert.equal(m.latency.count, 7)
   assert.equal(m.handled.count, 7)
   // Rank ⌊7 · 0.5⌋ = 3 of 1, 1, 1, 2, 4, 8, 16 is 2; the highest is 16.

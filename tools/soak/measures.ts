@@ -160,6 +160,12 @@ export const THREAD_COUNTS = [
   'pushesOk',
   'pushesFailed',
   'intervalsMoved',
+  /** Heartbeats a member's timer sent at the end of an interval its last answer left unchanged. */
+  'steadySends',
+  /** Of those, the ones whose timer fired before the member's due time. */
+  'earlyTimers',
+  /** Over those, the send times' moves against the interval (µs, added): the load's phase creep. */
+  'phaseCreepUs',
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>

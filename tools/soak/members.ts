@@ -94,6 +94,29 @@ function description(
 
 type Tasks = p.StreamsGroupHeartbeatRequestTaskIds[]
 
+/**
+ * Where a member's next interval starts, as the Java client's `HeartbeatRequestState` has it: an
+ * answer whose interval differs from the one the member holds restarts the timer at the answer's
+ * arrival (`updateHeartbeatIntervalMs`); otherwise the timer was restarted when the heartbeat was
+ * sent (`resetTimer()`), which for a heartbeat its timer sent is the time it fell due (`dueAt`),
+ * whether this loop's timer fired after it or before it. After it: a late timer is this load
+ * process's delay, not the member's (see `MemberLoad.#schedule`). Before it: Node counts a timer
+ * from its loop's cached time, in whole milliseconds, so most of them fire up to about a millisecond
+ * and a half early; the Java client's never does (`canSendRequest` waits for `isExpired()`), and
+ * taking the early send's time would move every member's phase earlier by that much an interval
+ * (about a millisecond every 10 s: 100 ms, the coordinator's tolerance for a heartbeat phase, in
+ * 15–20 minutes). `dueAt` is undefined for a heartbeat no timer sent (a join, a retry at once).
+ */
+export function nextIntervalStart(
+  intervalChanged: boolean,
+  receivedAt: number,
+  dueAt: number | undefined,
+  sentAt: number,
+): number {
+  if (intervalChanged) return receivedAt
+  return dueAt ?? sentAt
+}
+
 interface StreamsMember {
   readonly groupId: string
   readonly group: number
@@ -129,6 +152,12 @@ interface StreamsMember {
   lastAnsweredAt: number
   /** When this member's last heartbeat was sent. */
   lastSentAt: number
+  /**
+   * When the member's last heartbeat was sent (`wallNow`) if its answer left the interval as it was,
+   * else NaN: the next heartbeat its timer sends measures how far the member's phase moved in that
+   * interval (`phaseCreepUs`).
+   */
+  plainIntervalFromWall: number
   state: 'active' | 'leaving' | 'gone'
 }
 
@@ -275,8 +304,12 @@ export class MemberLoad {
   }
 
   #count(k: (typeof THREAD_COUNTS)[number]): void {
-    this.#row[k]++
-    this.#totals[k]++
+    this.#add(k, 1)
+  }
+
+  #add(k: (typeof THREAD_COUNTS)[number], n: number): void {
+    this.#row[k] += n
+    this.#totals[k] += n
   }
 
   #addMember(g: number): StreamsMember {
@@ -306,6 +339,7 @@ export class MemberLoad {
       unansweredAtRestart: false,
       lastAnsweredAt: performance.now(),
       lastSentAt: performance.now(),
+      plainIntervalFromWall: Number.NaN,
       state: 'active',
     }
     this.#members.push(m)
@@ -433,9 +467,17 @@ export class MemberLoad {
     const leaving = m.state === 'leaving'
     const sendTasks = joining || m.tasksDirty
     const sentAt = performance.now()
-    const intendedAt = dueAt !== undefined && dueAt <= sentAt ? dueAt : sentAt
     // Bunching is counted on the wall clock, which every thread shares.
     const sentWall = wallNow()
+    // How far the member's phase moved in the unchanged interval this send ends: its timer's
+    // lateness now less its lateness then, so 0 on average for a client whose timer keeps its phase
+    // (the coordinator moves a member back once it is 100 ms off its phase).
+    if (dueAt !== undefined && !joining && !leaving && !Number.isNaN(m.plainIntervalFromWall)) {
+      this.#count('steadySends')
+      this.#add('phaseCreepUs', Math.round(1000 * (sentWall - m.plainIntervalFromWall - m.intervalMs)))
+      if (sentAt < dueAt) this.#count('earlyTimers')
+    }
+    m.plainIntervalFromWall = Number.NaN
     const bucket = Math.floor(sentWall / 100)
     this.#row.sendBuckets.set(bucket, (this.#row.sendBuckets.get(bucket) ?? 0) + 1)
     // A gap between two sends longer than the session is the load's fault, not the server's.
@@ -517,7 +559,8 @@ export class MemberLoad {
       if (changed) m.intervalMs = r.heartbeatIntervalMs
       if (r.topologyDescriptionRequired) this.#push(m)
       m.failedAttempts = 0
-      const from = changed ? m.timing.receivedAt : intendedAt
+      if (!changed) m.plainIntervalFromWall = sentWall
+      const from = nextIntervalStart(changed, m.timing.receivedAt, dueAt, sentAt)
       this.#schedule(m, Math.max(0, from + m.intervalMs - now))
       return
     }
