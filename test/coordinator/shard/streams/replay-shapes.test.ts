@@ -15,22 +15,8 @@ test('state replayed from the store has the maps of state built live', async () 
   // Builds streams groups with live heartbeats through the real runtime, replays the records as a
   // load decodes them from the store into a fresh manager, and collects every path of the state
   // whose object has another map in the two managers.
-  const image = topicsImage({ input: 8 })
+  const image = topicsImage({ foo: 8 })
   const h = await Harness.start(image)
-  const topology = {
-    epoch: 0,
-    subtopologies: [
-      {
-        subtopologyId: '0',
-        sourceTopics: ['input'],
-        sourceTopicRegex: [],
-        stateChangelogTopics: [],
-        repartitionSinkTopics: [],
-        repartitionSourceTopics: [],
-        copartitionGroups: [],
-      },
-    ],
-  }
   // Groups of 10 and of 3 members (a table's slots in a Map, and in an array), reconciled; enough of
   // them that the live process has made objects past the first few of each kind.
   const sizes = [10, ...Array.from({ length: 11 }, () => 3)]
@@ -42,7 +28,6 @@ test('state replayed from the store has the maps of state built live', async () 
           groupId: `g${g}`,
           memberId: `member-${g}-${i}`,
           processId: `process-${g}-${i}`,
-          topology,
         }),
       )
       epochs.set(`member-${g}-${i}`, r.response.memberEpoch)
