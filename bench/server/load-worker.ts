@@ -20,8 +20,14 @@
 // measures (BENCHMARKS.md, "OffsetCommit: the half-load tail's slowest 1 %"). What no stamp on this
 // side can remove is an answer that waits in the socket while this process is busy or off a CPU
 // (`generatorThread` says how long its thread waited for one).
+//
+// The bookkeeping per request is a clock read at its write and two stores into typed arrays: a ring
+// of send stamps per connection (load-samples.ts) and one list of latencies sized for the run up
+// front. No array is spliced, none grows unless the run outlasts its estimate, and no object is made
+// per request, so the generator's own collections and copies stay out of the tail it measures.
 import { connect, type Socket } from 'node:net'
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
+import { Samples, Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
 
 export interface LoadSpec {
@@ -71,19 +77,30 @@ export interface LoadResult {
   /** Open loop with `slowMs`: p99 (ms) from the time the schedule set for each request (a late tick counts). */
   readonly p99Scheduled?: number
   /**
-   * With `slowMs`: the generator's main thread over the run (its schedstat, ms): on a CPU, and
+   * The generator's main thread over the run (its schedstat, ms; Linux only): on a CPU, and
    * runnable but waiting for one. Time it waited is time its answers sat unread in its sockets.
    */
   readonly generatorThread?: { readonly onCpuMs: number; readonly waitingMs: number }
 }
 
+const EMPTY = Buffer.alloc(0)
+
 async function load(spec: LoadSpec): Promise<LoadResult> {
   const frames = spec.frames.map((f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength))
   const maxRequests = spec.maxRequests ?? Number.MAX_SAFE_INTEGER
   const maxInFlight = spec.maxInFlight ?? 10_000
-  const latencies: number[] = []
-  const latenciesTick: number[] = []
-  const latenciesScheduled: number[] = []
+  const open = spec.rate !== undefined
+  // Sized for the measured requests up front, so that nothing grows while the load runs: an open
+  // loop sends `rate` a second; a closed loop's count is not known, and starts at 2^19 (4 MiB).
+  const expected = Math.min(
+    maxRequests,
+    open ? Math.ceil((spec.rate as number) * spec.seconds * 1.05) + 1024 : 1 << 19,
+  )
+  /** The other stamps, kept only when tracing (`slowMs`): they cost the generator. */
+  const stamps = open && spec.slowMs !== undefined
+  const latencies = new Samples(expected)
+  const latenciesTick = new Samples(stamps ? expected : 0)
+  const latenciesScheduled = new Samples(stamps ? expected : 0)
   const slow: { at: number; ms: number }[] = []
   const pauses: { at: number; ms: number; what: string }[] = []
   const gc =
@@ -106,7 +123,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   let errors = 0
   let firstErrorCode = 0
   const cpu0 = process.cpuUsage()
-  const thread0 = spec.slowMs === undefined ? null : mainThreadStat()
+  const thread0 = mainThreadStat()
   const t0 = performance.now()
   const measureFrom = t0 + spec.warmupSeconds * 1000
   const end = measureFrom + spec.seconds * 1000
@@ -115,17 +132,18 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   interface Conn {
     readonly socket: Socket
     /** Per request in flight, in order: stamped at its write. */
-    readonly sent: number[]
-    /** Open loop: … at the start of the tick that sent it. */
-    readonly tick: number[]
-    /** Open loop: … at its time in the schedule. */
-    readonly scheduled: number[]
-    head: number
+    readonly sent: Stamps
+    /** Open loop, tracing: … at the start of the tick that sent it (in step with `sent`). */
+    readonly tick: Stamps | null
+    /** Open loop, tracing: … at its time in the schedule (in step with `sent`). */
+    readonly scheduled: Stamps | null
   }
   const conns: Conn[] = []
-  const inFlight = (c: Conn) => c.sent.length - c.head
+  // A connection never has more in flight than this: the open loop skips a send beyond
+  // `maxInFlight`, the closed loop sends one as each answer arrives.
+  const ringSize = open ? Math.min(maxInFlight, 1 << 16) : spec.depth
   const send = (c: Conn, now: number, scheduledAt: number) => {
-    if (stamps) {
+    if (c.tick !== null && c.scheduled !== null) {
       c.tick.push(now)
       c.scheduled.push(scheduledAt)
     }
@@ -134,9 +152,6 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     c.socket.write(frames[cursor])
     cursor = cursor + 1 === frames.length ? 0 : cursor + 1
   }
-  const open = spec.rate !== undefined
-  /** The other stamps, kept only when tracing (`slowMs`): their arrays cost the generator. */
-  const stamps = open && spec.slowMs !== undefined
 
   let finish: () => void = () => undefined
   const done = new Promise<void>((resolve) => {
@@ -144,7 +159,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   })
   let closed = 0
   const closeIfDrained = (c: Conn) => {
-    if (inFlight(c) === 0 && (performance.now() >= end || sentTotal >= maxRequests)) {
+    if (c.sent.inFlight === 0 && (performance.now() >= end || sentTotal >= maxRequests)) {
       if (!c.socket.destroyed) {
         c.socket.destroy()
         if (++closed === conns.length) finish()
@@ -159,9 +174,14 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
         new Promise<void>((resolve, reject) => {
           const socket = connect({ host: '127.0.0.1', port: spec.port })
           socket.setNoDelay(true)
-          const c: Conn = { socket, sent: [], tick: [], scheduled: [], head: 0 }
+          const c: Conn = {
+            socket,
+            sent: new Stamps(ringSize),
+            tick: stamps ? new Stamps(ringSize) : null,
+            scheduled: stamps ? new Stamps(ringSize) : null,
+          }
           conns.push(c)
-          let buf: Buffer = Buffer.alloc(0)
+          let buf: Buffer = EMPTY
           socket.once('connect', () => resolve())
           socket.on('error', reject)
           socket.on('data', (chunk: Buffer) => {
@@ -180,28 +200,24 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
                 }
               }
               off += 4 + size
-              const sentAt = c.sent[c.head]
+              const sentAt = c.sent.peek()
               if (sentAt >= measureFrom && now <= measureEnd) {
                 latencies.push(now - sentAt)
-                if (stamps) {
-                  latenciesTick.push(now - c.tick[c.head])
-                  latenciesScheduled.push(now - c.scheduled[c.head])
+                if (c.tick !== null && c.scheduled !== null) {
+                  latenciesTick.push(now - c.tick.peek())
+                  latenciesScheduled.push(now - c.scheduled.peek())
                 }
                 counted++
                 if (spec.slowMs !== undefined && now - sentAt > spec.slowMs)
                   slow.push({ at: performance.timeOrigin + sentAt, ms: now - sentAt })
               }
-              c.head++
+              c.sent.shift()
+              c.tick?.shift()
+              c.scheduled?.shift()
               answered++
               answeredTotal++
             }
-            buf = off === buf.length ? Buffer.alloc(0) : buf.subarray(off)
-            if (c.head > 4096) {
-              c.sent.splice(0, c.head)
-              c.tick.splice(0, c.head)
-              c.scheduled.splice(0, c.head)
-              c.head = 0
-            }
+            buf = off === buf.length ? EMPTY : buf.subarray(off)
             if (!open) {
               for (let i = 0; i < answered && now < end && sentTotal < maxRequests; i++) send(c, now, now)
             }
@@ -235,7 +251,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
           // The time the schedule set for this request: it falls due once `due` passes its index.
           const scheduledAt = start + ((scheduled + 1) * 1000) / rate
           scheduled++
-          if (inFlight(c) < maxInFlight) send(c, now, scheduledAt)
+          if (c.sent.inFlight < maxInFlight) send(c, now, scheduledAt)
         }
         // A 1 ms timer rather than a spin, so the generator leaves the other core to the server.
         setTimeout(tick, 1)
@@ -259,12 +275,10 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   const cpu = process.cpuUsage(cpu0)
   const thread1 = thread0 === null ? null : mainThreadStat()
   const seconds = (Math.min(performance.now(), end) - measureFrom) / 1000
-  latencies.sort((a, b) => a - b)
-  latenciesTick.sort((a, b) => a - b)
-  latenciesScheduled.sort((a, b) => a - b)
-  const quantile = (xs: readonly number[], p: number) =>
+  const sorted = latencies.sorted()
+  const quantile = (xs: Float64Array, p: number) =>
     xs.length === 0 ? Number.NaN : xs[Math.min(xs.length - 1, Math.floor(xs.length * p))]
-  const q = (p: number) => quantile(latencies, p)
+  const q = (p: number) => quantile(sorted, p)
   return {
     requests: counted,
     answered: answeredTotal,
@@ -273,9 +287,12 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     p99: q(0.99),
     p999: q(0.999),
     ...(stamps
-      ? { p99Tick: quantile(latenciesTick, 0.99), p99Scheduled: quantile(latenciesScheduled, 0.99) }
+      ? {
+          p99Tick: quantile(latenciesTick.sorted(), 0.99),
+          p99Scheduled: quantile(latenciesScheduled.sorted(), 0.99),
+        }
       : {}),
-    max: latencies.length === 0 ? Number.NaN : latencies[latencies.length - 1],
+    max: sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1],
     errors,
     firstErrorCode,
     generatorCpuUs: cpu.user + cpu.system,

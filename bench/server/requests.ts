@@ -186,20 +186,37 @@ function print(res: Map<string, Row[]>): void {
       '\n| Request, at half the measured throughput | sqlite req/s | p50 / p99 ms | CPU µs/req | bare server at that rate, p50 / p99 ms | memory req/s | p50 / p99 ms | CPU µs/req | bare server at that rate, p50 / p99 ms |',
     )
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    // The load generator's own CPU at those half loads, printed after: it shares the two cores with
+    // the server, and what it spends shows in the tail it measures.
+    const generator: string[] = []
     for (const [name, rows] of halves) {
       const m = (pick: (r: Row) => number) => median(rows.map(pick))
+      const half = (k: Engine) => (r: Row) => r.half?.[k] as Measured
       const cell = (k: Engine) => {
         if (!engines.includes(k)) return '– | – | – | –'
-        const half = (r: Row) => r.half?.[k] as Measured
         const floor = (r: Row) => r.floor?.[k] as Measured
-        return `${f(m((r) => rps(half(r))))} | ${ms(m((r) => half(r).p50))} / ${ms(m((r) => half(r).p99))} | ${m((r) => half(r).cpuUsPerRequest).toFixed(1)} | ${
+        const at = half(k)
+        return `${f(m((r) => rps(at(r))))} | ${ms(m((r) => at(r).p50))} / ${ms(m((r) => at(r).p99))} | ${m((r) => at(r).cpuUsPerRequest).toFixed(1)} | ${
           rows.every((r) => r.floor !== undefined)
             ? `${ms(m((r) => floor(r).p50))} / ${ms(m((r) => floor(r).p99))}`
             : '–'
         }`
       }
+      const generatorCell = (k: Engine) => {
+        if (!engines.includes(k)) return '–'
+        const at = half(k)
+        const all = m((r) => (at(r).generatorCpuUs ?? Number.NaN) / at(r).answered)
+        const main = m((r) => (1000 * (at(r).generatorThread?.onCpuMs ?? Number.NaN)) / at(r).answered)
+        return `${all.toFixed(1)} (${main.toFixed(1)})`
+      }
       console.log(`| ${name} | ${cell('sqlite')} | ${cell('memory')} |`)
+      generator.push(`| ${name} | ${generatorCell('sqlite')} | ${generatorCell('memory')} |`)
     }
+    console.log(
+      '\n| Request, at half the measured throughput | load generator CPU µs/req (main thread): sqlite | memory |',
+    )
+    console.log('| --- | ---: | ---: |')
+    for (const line of generator) console.log(line)
   }
   // Server CPU time per answered request; bare ÷ Topograph is the ratio the machine's load hardly moves.
   console.log(
