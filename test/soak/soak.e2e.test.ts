@@ -8,6 +8,7 @@
 // the long run's, reported there and not asserted here.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { THREAD_COUNTS } from '../../tools/soak/measures.js'
 import { runSoak } from '../../tools/soak/soak.js'
 
 test('a compressed soak passes every functional criterion', { timeout: 300_000 }, async () => {
@@ -63,6 +64,15 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
       `minute ${r.minute}: p99 ${r.p99} > at the handler ${r.p99Handled}\n${report}`,
     )
   }
+  // Every thread count of the run's totals holds at least what the minutes' rows counted.
+  for (const k of THREAD_COUNTS) {
+    const inRows = result.rows.reduce((n, r) => n + r[k], 0)
+    assert.ok(
+      result.totals[k] >= inRows,
+      `totals ${k} ${result.totals[k]} < ${inRows} in the rows\n${report}`,
+    )
+  }
+  assert.ok(result.totals.steadySends > 0, report)
   assert.ok(result.totals.leaves > 0, report)
   assert.ok(result.totals.joins > 200, report)
   assert.ok(result.totals.acked > 0, report)

@@ -296,6 +296,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     fencedInFlight: 0,
     fencedAfterGap: 0,
     topologyFenced: 0,
+    retriable: 0,
+    otherErrors: 0,
     connectionLossesOutsideRestart: 0,
     joins: 0,
     leaves: 0,
@@ -941,19 +943,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     // The members stop; what every thread counted over the run joins the totals.
     const deployed = new Array<number>(o.groups).fill(0)
     for (const t of await stopThreads()) {
-      for (const k of [
-        'heartbeats',
-        'fenced',
-        'fencedInFlight',
-        'fencedAfterGap',
-        'topologyFenced',
-        'joins',
-        'leaves',
-        'pushesOk',
-        'pushesFailed',
-        'leavesLost',
-        'connectionLossesOutsideRestart',
-      ] as const)
+      for (const k of [...THREAD_COUNTS, 'leavesLost', 'connectionLossesOutsideRestart'] as const)
         totals[k] += t[k]
       for (const [k, n] of Object.entries(t.errorCodes)) errorCodes[k] = (errorCodes[k] ?? 0) + n
       for (const [g, epoch] of t.deployed) deployed[g] = epoch
