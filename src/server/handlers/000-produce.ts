@@ -343,6 +343,24 @@ function verifiedLater(
   }
 }
 
+/**
+ * The outcome of a request of one partition (a producer's usual request) once its append is written:
+ * one promise for the partition's answer and the request's.
+ */
+function finishOneLater(
+  appended: Promise<AppendResult>,
+  acks: number,
+  slots: readonly Slot[],
+  byId: boolean,
+  metrics: RequestContext['server']['data']['metrics'],
+  name: string,
+  bytes: number,
+): Promise<ProduceResponse | typeof NO_RESPONSE | CloseConnection> {
+  return appended.then((r) =>
+    finished(acks, slots, byId, [answerOf(metrics, name, slots[0].index, bytes, r)]),
+  )
+}
+
 /** The request's outcome once the partitions' answers that wait have come. */
 function finishLater(
   acks: number,
@@ -355,6 +373,11 @@ function finishLater(
   return Promise.all(slots.map((s) => s.answer)).then((answers) =>
     finished(acks, slots, byId, answers as ProduceResponsePartitionProduceResponse[]),
   )
+}
+
+/** Whether the request names one partition of one topic. */
+function onlyPartition(request: ProduceRequest): boolean {
+  return request.topicData.length === 1 && request.topicData[0].partitionData.length === 1
 }
 
 /** The request's outcome once every partition has its answer (acks 0: none, or a close). */
@@ -492,6 +515,9 @@ export const handler = defineHandler({
               ? appendOptions(now, ctx.apiVersion, true)
               : (unverified ??= appendOptions(now, ctx.apiVersion)),
           )
+          if (appended instanceof Promise && slots.length === 1 && onlyPartition(request)) {
+            return finishOneLater(appended, acks, slots, byId, metrics, name, records.byteLength)
+          }
           slot.answer =
             appended instanceof Promise
               ? answerLater(appended, metrics, name, index, records.byteLength)
