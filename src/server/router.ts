@@ -44,29 +44,35 @@ function withoutTransactionalId(frame: Uint8Array): boolean {
   const version = (frame[2] << 8) | frame[3]
   if (version < 3 || frame.byteLength < 10) return false
   const clientIdLength = (frame[8] << 8) | frame[9]
-  let at = 10 + (clientIdLength === 0xffff ? 0 : clientIdLength)
-  const varint = (): number => {
-    let v = 0
-    for (let shift = 0; shift < 28 && at < frame.byteLength; shift += 7) {
-      const b = frame[at++]
-      v |= (b & 0x7f) << shift
-      if ((b & 0x80) === 0) return v
-    }
-    return -1
-  }
+  const at = 10 + (clientIdLength === 0xffff ? 0 : clientIdLength)
   if (version >= 9) {
     // The header's tagged fields, then a compact nullable string: length + 1, 0 for null.
-    const tags = varint()
+    varintEnd = at
+    const tags = readVarint(frame)
     if (tags < 0) return false
     for (let i = 0; i < tags; i++) {
-      const tag = varint()
-      const size = varint()
+      const tag = readVarint(frame)
+      const size = readVarint(frame)
       if (tag < 0 || size < 0) return false
-      at += size
+      varintEnd += size
     }
-    return varint() === 0
+    return readVarint(frame) === 0
   }
   return at + 2 <= frame.byteLength && frame[at] === 0xff && frame[at + 1] === 0xff
+}
+
+/** Where {@link readVarint} reads next (module state: this runs for every Produce, with no closure). */
+let varintEnd = 0
+
+/** The unsigned varint of `frame` at `varintEnd`, which it moves past it; -1 when it is cut short. */
+function readVarint(frame: Uint8Array): number {
+  let v = 0
+  for (let shift = 0; shift < 28 && varintEnd < frame.byteLength; shift += 7) {
+    const b = frame[varintEnd++]
+    v |= (b & 0x7f) << shift
+    if ((b & 0x80) === 0) return v
+  }
+  return -1
 }
 
 /**

@@ -64,6 +64,14 @@ const NO_RECORD_ERRORS = Object.freeze(
   [],
 ) as unknown as ProduceResponsePartitionProduceResponse['recordErrors']
 const NO_LEADER = Object.freeze({ leaderId: -1, leaderEpoch: -1 })
+const NO_NODE_ENDPOINTS = Object.freeze([]) as unknown as ProduceResponse['nodeEndpoints']
+const MINUS_ONE = -1n
+const ZERO = 0n
+
+/** A log number as a wire int64, without a new BigInt for the common -1 and 0. */
+function int64(v: number): bigint {
+  return v === -1 ? MINUS_ONE : v === 0 ? ZERO : toBigInt(v)
+}
 
 function failed(
   index: number,
@@ -86,9 +94,9 @@ function fromAppend(index: number, r: AppendResult): ProduceResponsePartitionPro
   return {
     index,
     errorCode: r.errorCode,
-    baseOffset: toBigInt(r.baseOffset),
-    logAppendTimeMs: toBigInt(r.logAppendTime),
-    logStartOffset: toBigInt(r.logStartOffset),
+    baseOffset: int64(r.baseOffset),
+    logAppendTimeMs: int64(r.logAppendTime),
+    logStartOffset: int64(r.logStartOffset),
     recordErrors:
       r.recordErrors.length === 0
         ? NO_RECORD_ERRORS
@@ -401,8 +409,17 @@ function finished(
 function response(
   slots: readonly Slot[],
   byId: boolean,
-  answers: readonly ProduceResponsePartitionProduceResponse[],
+  answers: ProduceResponsePartitionProduceResponse[],
 ): ProduceResponse {
+  if (slots.length === 1) {
+    // A producer's usual request: the same message, built without the grouping's arrays and closures.
+    const only = slots[0]
+    return {
+      responses: [{ name: byId ? '' : only.name, topicId: only.topicId, partitionResponses: answers }],
+      throttleTimeMs: 0,
+      nodeEndpoints: NO_NODE_ENDPOINTS,
+    }
+  }
   const m = createProduceResponse()
   m.responses = groupByTopic(
     slots,
