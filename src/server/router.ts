@@ -556,34 +556,13 @@ export class ApiRouter {
       const frameFree = route.handler.frameFreeWhenPending?.(request) === true
       return new PendingAnswer(this, result, frameFree, route, request, ctx, responseVersion, conn, usage)
     }
-    return this.#answered(route, request, ctx, responseVersion, result, conn, usage, out)
-  }
-
-  /**
-   * A handler's answer: encoded into `out` when it is offered (and no quota or borrowed buffer is
-   * involved), else into a frame of its own.
-   */
-  #answered(
-    route: Route,
-    request: unknown,
-    ctx: RequestContext,
-    version: number,
-    response: unknown,
-    conn: ConnectionInfo,
-    usage: RequestUsage | undefined,
-    out: AnswerOutput | undefined,
-  ): Settled {
-    if (out !== undefined && usage === undefined && ctx.loans === null) {
-      const written = encodeInPlace(out, route, version, ctx.correlationId, response)
-      if (written) return WRITTEN
-    }
-    return withLoans(ctx, this.#encode(route, request, ctx, version, response, conn, usage))
+    return withLoans(ctx, this.#encode(route, request, ctx, responseVersion, result, conn, usage, out))
   }
 
   static {
     // PendingAnswer answers through the router's own steps, as the synchronous path does.
     answerPending = (router, p, value, out) =>
-      router.#answered(p.route, p.request, p.ctx, p.version, value, p.conn, p.usage, out)
+      withLoans(p.ctx, router.#encode(p.route, p.request, p.ctx, p.version, value, p.conn, p.usage, out))
     failPending = (router, p, err) => withLoans(p.ctx, router.#failed(p.route, p.request, p.ctx, err, p.conn))
   }
 
@@ -595,7 +574,12 @@ export class ApiRouter {
     response: unknown,
     conn: ConnectionInfo,
     usage?: RequestUsage,
+    out?: AnswerOutput,
   ): Settled {
+    // Into `out` when it is offered (and no quota or borrowed buffer is involved).
+    if (out !== undefined && usage === undefined && ctx.loans === null) {
+      if (encodeInPlace(out, route, version, ctx.correlationId, response)) return WRITTEN
+    }
     if (response === NO_RESPONSE) {
       if (usage === undefined) return { kind: 'none' }
       return { kind: 'none', throttleMs: recordRequest(this.#context!.quotas, usage, null, Date.now()) }
