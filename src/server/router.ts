@@ -418,7 +418,8 @@ export class ApiRouter {
   /**
    * Handles one frame (size prefix removed) from a connection. An answer ready at once is encoded
    * into `out` when the connection offers it (and no quota or borrowed buffer is involved): the
-   * result is then {@link WRITTEN}.
+   * result is then {@link WRITTEN}. A handler's promise comes back as a {@link PendingAnswer}, which
+   * the connection encodes the same way once the answer's turn to be written has come.
    */
   dispatch(frame: Uint8Array, conn: ConnectionInfo, out?: AnswerOutput): DispatchResult {
     const context = this.#context
