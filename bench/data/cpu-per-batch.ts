@@ -20,6 +20,9 @@
 // (throughput-phases.ts); each run also prints what the kernel did meanwhile (kernel-state.ts).
 // BENCH_TURNS=1 counts, per turn of the event loop, the batches the partition's store appended and
 // the segment writes they took (a wrapper around the store; it costs a little CPU of its own).
+// BENCH_ANSWERS=1 counts the socket writes of the producers' connections and the Produce answers
+// each carried (a wrapper around net.Socket's `_write` and `_writev` in this process, the server's).
+import { Socket } from 'node:net'
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
 import { profiled } from '../server/load.js'
@@ -117,6 +120,75 @@ function countTurns(log: object): { report(): string } {
   }
 }
 
+/**
+ * BENCH_ANSWERS: wraps net.Socket's `_write` and `_writev` (this process's sockets: the server's,
+ * and the bench's own client, which writes only while the topic is made) to count, per socket write
+ * of a producer's connection, the answers it carried. A connection counts as a producer's while
+ * every answer it wrote was smaller than `small` bytes (a Produce answer; the consumer's Fetch
+ * answers hold a batch). Answers are counted by their size prefixes, so a chunk with several
+ * answers encoded in one buffer counts each.
+ */
+function countAnswers(small: number): { report(): string } {
+  const proto = Socket.prototype as unknown as Record<string, (...args: unknown[]) => unknown>
+  const consumers = new WeakSet<object>()
+  const perWrite = new Map<number, number>()
+  let chunks = 0
+  const frames = (b: Uint8Array): number => {
+    let n = 0
+    for (let at = 0; at + 4 <= b.byteLength; n++) {
+      const size = (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]
+      if (size < 0 || size >= small) return -1
+      at += 4 + size
+    }
+    return n
+  }
+  const count = (socket: object, buffers: Uint8Array[]): void => {
+    if (consumers.has(socket)) return
+    let n = 0
+    for (const b of buffers) {
+      const k = frames(b)
+      if (k < 0) {
+        consumers.add(socket)
+        return
+      }
+      n += k
+    }
+    perWrite.set(n, (perWrite.get(n) ?? 0) + 1)
+    chunks += buffers.length
+  }
+  const write = proto._write
+  const writev = proto._writev
+  proto._write = function (this: object, ...args: unknown[]) {
+    count(this, [args[0] as Uint8Array])
+    return write.apply(this, args)
+  }
+  proto._writev = function (this: object, ...args: unknown[]) {
+    count(
+      this,
+      (args[0] as { chunk: Uint8Array }[]).map((c) => c.chunk),
+    )
+    return writev.apply(this, args)
+  }
+  return {
+    report() {
+      let writes = 0
+      let answers = 0
+      for (const [k, v] of perWrite) {
+        writes += v
+        answers += k * v
+      }
+      const histogram = [...perWrite]
+        .sort((a, b) => a[0] - b[0])
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' ')
+      const out = `${writes} socket writes to producers, ${f2(answers / Math.max(1, writes))} answers and ${f2(chunks / Math.max(1, writes))} buffers a write; answers a write (count:writes) ${histogram}`
+      perWrite.clear()
+      chunks = 0
+      return out
+    },
+  }
+}
+
 const bench = await startBench()
 const { server, client } = bench
 const port = server.address.port
@@ -126,6 +198,7 @@ const { frame, batchAt } = produceFrame(TOPIC, batch)
 await beforeLatencyRuns(bench, TOPIC, frame, fillSeconds)
 const log = server.context.data.logs.partition(TOPIC, 0)!
 const turns = process.env.BENCH_TURNS === '1' ? countTurns(log) : null
+const answers = process.env.BENCH_ANSWERS === '1' ? countAnswers(1024) : null
 console.log(
   `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${process.env.BENCH_BEFORE?.startsWith('throughput') ? "throughput.ts's throughput phases" : `${fillSeconds} s of fill`} (log ${f1(mb(log.sizeInBytes))} MB)`,
 )
@@ -156,6 +229,7 @@ for (let run = 0; run < runs; run++) {
     `run ${run + 1}: ${m.answered} batches; server CPU µs per batch: main thread ${f1(mainUs)}, process ${f1(m.cpuUsPerRequest)}; load's CPU µs per batch: ${loadCpu(m)}; p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms; load ${loadAverage()}`,
   )
   if (turns !== null) console.log(`  turns: ${turns.report()}`)
+  if (answers !== null) console.log(`  answers: ${answers.report()}`)
   console.log(`  server GCs: ${describeGcs(gcs)}`)
   console.log(`  kernel: ${pages}; ${kernel}`)
   console.log(`  kernel threads' CPU: ${threads}`)

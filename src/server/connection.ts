@@ -61,6 +61,11 @@ export type DispatchResult =
        * needs): the frame's bytes may be reused for the next frame. Otherwise they stay its own.
        */
       readonly frameFree?: boolean
+      /**
+       * The same answer, to be encoded by the connection when its turn to be written comes (see
+       * {@link LaterAnswer}); the connection then leaves `promise` alone.
+       */
+      readonly later?: LaterAnswer
     }
   /** The answer is encoded into the {@link AnswerOutput} given with the frame (committed there). */
   | { readonly kind: 'written' }
@@ -68,8 +73,32 @@ export type DispatchResult =
   | { readonly kind: 'none'; readonly throttleMs?: number }
   | { readonly kind: 'close'; readonly reason: string }
 
+/** An answer as the connection writes it. */
+export type Settled = Exclude<DispatchResult, { kind: 'pending' }>
+
+/**
+ * A request answered later whose answer the connection encodes itself once the answer's turn to be
+ * written has come (the router's, for every handler that returns a promise): in place, after the
+ * answers before it, so the answers that settle together (the Produce requests one segment write
+ * releases, the commits of one coordinator batch) leave a connection in one buffer and one socket
+ * write, with no promise, buffer or result of their own.
+ */
+export interface LaterAnswer {
+  /** Settles with what the handler answered (not yet encoded). */
+  readonly value: Promise<unknown>
+  /**
+   * The answer to `value`: written into `out` when given and it fits there ({@link WRITTEN}), else
+   * as `promise` would have resolved. Called once, with the answers before it written.
+   */
+  answer(value: unknown, out: AnswerOutput | undefined): Settled
+  /** The answer to a `value` that rejected. */
+  fail(err: unknown): Settled
+  /** The answer to a settled `value` will never be written (the connection closed): give back what it holds. */
+  drop(): void
+}
+
 /** What a dispatch returns when it wrote its answer into the connection's {@link AnswerOutput}. */
-export const WRITTEN: DispatchResult = Object.freeze({ kind: 'written' })
+export const WRITTEN: Settled = Object.freeze({ kind: 'written' })
 
 /**
  * Where an answer ready at once may be encoded in place: the connection's answer buffer, from which
@@ -109,9 +138,14 @@ export interface FrameSource {
 /** Pipelined requests one connection may have in flight at once (see {@link Connection}). */
 export const PIPELINED_PER_CONNECTION = 16
 
-/** A request dispatched and not yet answered; answers are written in dispatch order. */
+/**
+ * A request dispatched and not yet answered; answers are written in dispatch order. It is ready to
+ * be written once it has a `result`, or a `later` answer whose value came (encoded when written).
+ */
 interface Slot {
-  result: Exclude<DispatchResult, { kind: 'pending' }> | null
+  result: Settled | null
+  later: LaterAnswer | null
+  value: unknown
   permit: Permit | null
   readonly pipelined: boolean
 }
@@ -488,11 +522,18 @@ export class Connection {
     if (result.kind === 'pending' && result.frameFree !== true) this.#frames.keep()
     if (result.kind === 'pending' || this.#busy) {
       // Answered later, or behind answers still owed: it waits for its turn to be written.
-      const slot: Slot = { result: null, permit: this.#permit, pipelined: this.#pipelined(frame) }
+      const slot: Slot = {
+        result: null,
+        later: null,
+        value: undefined,
+        permit: this.#permit,
+        pipelined: this.#pipelined(frame),
+      }
       this.#permit = null
       this.#slots.push(slot)
-      if (result.kind === 'pending') this.#settle(slot, result.promise)
-      else this.#settled(slot, result)
+      if (result.kind !== 'pending') this.#settled(slot, result)
+      else if (result.later !== undefined) this.#settleLater(slot, result.later)
+      else this.#settle(slot, result.promise)
       // A refused frame: nothing after it is read; it is answered (or closes) in its turn.
       const refusal =
         result.kind === 'close' ? result.reason : result.kind === 'response' ? result.closeAfter : undefined
@@ -509,7 +550,8 @@ export class Connection {
   #settle(slot: Slot, promise: Promise<DispatchResult>): void {
     promise.then(
       (r) => {
-        if (r.kind === 'pending') return this.#settle(slot, r.promise)
+        if (r.kind === 'pending')
+          return r.later !== undefined ? this.#settleLater(slot, r.later) : this.#settle(slot, r.promise)
         this.#settled(slot, r)
         this.#holdWrites()
         this.#answer()
@@ -524,9 +566,27 @@ export class Connection {
     )
   }
 
+  /** As {@link #settle}, for an answer the connection encodes when its turn comes. */
+  #settleLater(slot: Slot, later: LaterAnswer): void {
+    later.value.then(
+      (value) => {
+        slot.value = value
+        slot.later = later
+        this.#releaseSlotPermit(slot)
+        this.#holdWrites()
+        this.#answer()
+      },
+      (err: unknown) => {
+        this.#settled(slot, later.fail(err))
+        this.#answer()
+      },
+    )
+  }
+
   /**
-   * Answers that settle in one run of the microtask queue (a batch of coordinator writes completes
-   * them together) leave in one socket write: the socket stays corked until the queue has run.
+   * Answers that settle in one run of the microtask queue (a batch of coordinator writes or one
+   * segment write completes them together) leave in one socket write: the socket stays corked, and
+   * the answers encoded in place are handed to it, once the queue has run.
    */
   #holdWrites(): void {
     if (this.#writesHeld || this.#closed) return
@@ -537,11 +597,16 @@ export class Connection {
 
   readonly #releaseWrites = (): void => {
     this.#writesHeld = false
+    this.#flushAnswers()
     this.#socket.uncork()
   }
 
-  #settled(slot: Slot, result: Exclude<DispatchResult, { kind: 'pending' }>): void {
+  #settled(slot: Slot, result: Settled): void {
     slot.result = result
+    this.#releaseSlotPermit(slot)
+  }
+
+  #releaseSlotPermit(slot: Slot): void {
     const permit = slot.permit
     slot.permit = null
     if (permit !== null) this.#gate.release(permit)
@@ -561,15 +626,17 @@ export class Connection {
     const socket = this.#socket
     socket.cork()
     try {
-      while (slots.length > 0 && slots[0].result !== null) {
-        const result = (slots.shift() as Slot).result as Exclude<DispatchResult, { kind: 'pending' }>
-        goOn = this.#complete(result)
+      while (slots.length > 0 && (slots[0].result !== null || slots[0].later !== null)) {
+        const slot = slots.shift() as Slot
+        goOn = this.#complete(slot.result ?? this.#encodeLater(slot))
         if (this.#closed) {
           this.#dropAnswers()
           return
         }
       }
     } finally {
+      // Answers encoded in place while writes are held leave together when they are released.
+      if (!this.#writesHeld) this.#flushAnswers()
       socket.uncork()
     }
     if (slots.length > 0 || this.#closeAfterDrain !== null) return
@@ -582,6 +649,20 @@ export class Connection {
       goOn = !this.#pausedForWrite && !this.#throttled
     }
     if (goOn) this.#pump()
+  }
+
+  /** A later answer at the head of the line: nothing is owed before it, so it may go in place. */
+  #encodeLater(slot: Slot): Settled {
+    const later = slot.later as LaterAnswer
+    const value = slot.value
+    slot.later = null
+    slot.value = undefined
+    try {
+      return later.answer(value, this.#answerBuffer())
+    } catch (err) {
+      // As in #handle: the router answers every expected failure.
+      return { kind: 'close', reason: `unexpected error: ${(err as Error).message}` }
+    }
   }
 
   #answerBuffer(): AnswerBuffer {
@@ -601,7 +682,8 @@ export class Connection {
     let kept = 0
     for (const slot of slots) {
       const result = slot.result
-      if (result === null) slots[kept++] = slot
+      if (slot.later !== null) slot.later.drop()
+      else if (result === null) slots[kept++] = slot
       else if (result.kind === 'response') result.release?.()
     }
     slots.length = kept
@@ -614,7 +696,7 @@ export class Connection {
   }
 
   /** Writes an answer; true when the connection may go on to the next frame. */
-  #complete(result: Exclude<DispatchResult, { kind: 'pending' }>): boolean {
+  #complete(result: Settled): boolean {
     // Written in place: it leaves with the answers next to it (#flushAnswers).
     if (result.kind === 'written') return this.#afterAnswer()
     if (result.kind === 'none') {

@@ -7,7 +7,14 @@ import { ErrorCode } from '../protocol/errors.js'
 import { apiDefinition, type ApiDefinition, type ApiMessageTypes } from '../protocol/generated/registry.js'
 import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
-import { type AnswerOutput, type DispatchResult, REFERENCE_RECORDS_FROM, WRITTEN } from './connection.js'
+import {
+  type AnswerOutput,
+  type DispatchResult,
+  type LaterAnswer,
+  REFERENCE_RECORDS_FROM,
+  type Settled,
+  WRITTEN,
+} from './connection.js'
 import type { TopographConfig } from './config.js'
 import type { DataPlane } from './data/data-plane.js'
 import type { ClientQuotas } from './quotas/client-quotas.js'
@@ -37,29 +44,35 @@ function withoutTransactionalId(frame: Uint8Array): boolean {
   const version = (frame[2] << 8) | frame[3]
   if (version < 3 || frame.byteLength < 10) return false
   const clientIdLength = (frame[8] << 8) | frame[9]
-  let at = 10 + (clientIdLength === 0xffff ? 0 : clientIdLength)
-  const varint = (): number => {
-    let v = 0
-    for (let shift = 0; shift < 28 && at < frame.byteLength; shift += 7) {
-      const b = frame[at++]
-      v |= (b & 0x7f) << shift
-      if ((b & 0x80) === 0) return v
-    }
-    return -1
-  }
+  const at = 10 + (clientIdLength === 0xffff ? 0 : clientIdLength)
   if (version >= 9) {
     // The header's tagged fields, then a compact nullable string: length + 1, 0 for null.
-    const tags = varint()
+    varintEnd = at
+    const tags = readVarint(frame)
     if (tags < 0) return false
     for (let i = 0; i < tags; i++) {
-      const tag = varint()
-      const size = varint()
+      const tag = readVarint(frame)
+      const size = readVarint(frame)
       if (tag < 0 || size < 0) return false
-      at += size
+      varintEnd += size
     }
-    return varint() === 0
+    return readVarint(frame) === 0
   }
   return at + 2 <= frame.byteLength && frame[at] === 0xff && frame[at + 1] === 0xff
+}
+
+/** Where {@link readVarint} reads next (module state: this runs for every Produce, with no closure). */
+let varintEnd = 0
+
+/** The unsigned varint of `frame` at `varintEnd`, which it moves past it; -1 when it is cut short. */
+function readVarint(frame: Uint8Array): number {
+  let v = 0
+  for (let shift = 0; shift < 28 && varintEnd < frame.byteLength; shift += 7) {
+    const b = frame[varintEnd++]
+    v |= (b & 0x7f) << shift
+    if ((b & 0x80) === 0) return v
+  }
+  return -1
 }
 
 /**
@@ -341,6 +354,15 @@ interface Route {
 
 const API_VERSIONS_KEY = 18
 
+/** The router's steps a {@link PendingAnswer} answers through (set by the router's static block). */
+let answerPending: (
+  router: ApiRouter,
+  p: PendingAnswer,
+  value: unknown,
+  out: AnswerOutput | undefined,
+) => Settled
+let failPending: (router: ApiRouter, p: PendingAnswer, err: unknown) => Settled
+
 export class ApiRouter {
   readonly #routes = new Map<number, Route>()
   /**
@@ -396,7 +418,8 @@ export class ApiRouter {
   /**
    * Handles one frame (size prefix removed) from a connection. An answer ready at once is encoded
    * into `out` when the connection offers it (and no quota or borrowed buffer is involved): the
-   * result is then {@link WRITTEN}.
+   * result is then {@link WRITTEN}. A handler's promise comes back as a {@link PendingAnswer}, which
+   * the connection encodes the same way once the answer's turn to be written has come.
    */
   dispatch(frame: Uint8Array, conn: ConnectionInfo, out?: AnswerOutput): DispatchResult {
     const context = this.#context
@@ -531,20 +554,17 @@ export class ApiRouter {
         }
       : undefined
     if (result instanceof Promise) {
-      return {
-        kind: 'pending',
-        frameFree: route.handler.frameFreeWhenPending?.(request) === true,
-        promise: result.then(
-          (res) => withLoans(ctx, this.#encode(route, request, ctx, responseVersion, res, conn, usage)),
-          (err) => withLoans(ctx, this.#failed(route, request, ctx, err, conn)),
-        ),
-      }
+      const frameFree = route.handler.frameFreeWhenPending?.(request) === true
+      return new PendingAnswer(this, result, frameFree, route, request, ctx, responseVersion, conn, usage)
     }
-    if (out !== undefined && usage === undefined && ctx.loans === null) {
-      const written = encodeInPlace(out, route, responseVersion, ctx.correlationId, result)
-      if (written) return WRITTEN
-    }
-    return withLoans(ctx, this.#encode(route, request, ctx, responseVersion, result, conn, usage))
+    return withLoans(ctx, this.#encode(route, request, ctx, responseVersion, result, conn, usage, out))
+  }
+
+  static {
+    // PendingAnswer answers through the router's own steps, as the synchronous path does.
+    answerPending = (router, p, value, out) =>
+      withLoans(p.ctx, router.#encode(p.route, p.request, p.ctx, p.version, value, p.conn, p.usage, out))
+    failPending = (router, p, err) => withLoans(p.ctx, router.#failed(p.route, p.request, p.ctx, err, p.conn))
   }
 
   #encode(
@@ -555,7 +575,12 @@ export class ApiRouter {
     response: unknown,
     conn: ConnectionInfo,
     usage?: RequestUsage,
-  ): DispatchResult {
+    out?: AnswerOutput,
+  ): Settled {
+    // Into `out` when it is offered (and no quota or borrowed buffer is involved).
+    if (out !== undefined && usage === undefined && ctx.loans === null) {
+      if (encodeInPlace(out, route, version, ctx.correlationId, response)) return WRITTEN
+    }
     if (response === NO_RESPONSE) {
       if (usage === undefined) return { kind: 'none' }
       return { kind: 'none', throttleMs: recordRequest(this.#context!.quotas, usage, null, Date.now()) }
@@ -604,7 +629,7 @@ export class ApiRouter {
     ctx: RequestContext,
     err: ApiError,
     conn: ConnectionInfo,
-  ): DispatchResult {
+  ): Settled {
     this.#logger?.debug(
       { apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId, remote: conn.remote },
       `Invalid ${route.def.name} v${ctx.apiVersion} request (correlationId ${ctx.correlationId}): ${err.message}`,
@@ -620,13 +645,7 @@ export class ApiRouter {
     return this.#encode(route, undefined, ctx, ctx.apiVersion, response, conn)
   }
 
-  #failed(
-    route: Route,
-    request: unknown,
-    ctx: RequestContext,
-    err: unknown,
-    conn: ConnectionInfo,
-  ): DispatchResult {
+  #failed(route: Route, request: unknown, ctx: RequestContext, err: unknown, conn: ConnectionInfo): Settled {
     if (err instanceof ApiError && request !== undefined) {
       return this.#refused(route, request, ctx, err, conn)
     }
@@ -645,6 +664,72 @@ export class ApiRouter {
       return { kind: 'close', reason: `handler failed: ${(e as Error)?.message}` }
     }
     return this.#encode(route, undefined, ctx, ctx.apiVersion, response, conn)
+  }
+}
+
+const NOTHING_TO_WRITE: Settled = Object.freeze({ kind: 'none' })
+
+/**
+ * A request whose handler returned a promise. The connection takes it as a {@link LaterAnswer} and
+ * encodes the answer once the answer's turn to be written has come, in place next to the answers
+ * around it; `promise` gives the encoded answer to any other caller. Either way the answer is the
+ * one the router would have made at once: the same encoding, refusals, quotas and loans.
+ */
+class PendingAnswer implements LaterAnswer {
+  readonly kind = 'pending'
+  readonly value: Promise<unknown>
+  readonly frameFree: boolean
+  readonly router: ApiRouter
+  readonly route: Route
+  readonly request: unknown
+  readonly ctx: RequestContext
+  readonly version: number
+  readonly conn: ConnectionInfo
+  readonly usage: RequestUsage | undefined
+
+  constructor(
+    router: ApiRouter,
+    value: Promise<unknown>,
+    frameFree: boolean,
+    route: Route,
+    request: unknown,
+    ctx: RequestContext,
+    version: number,
+    conn: ConnectionInfo,
+    usage: RequestUsage | undefined,
+  ) {
+    this.router = router
+    this.value = value
+    this.frameFree = frameFree
+    this.route = route
+    this.request = request
+    this.ctx = ctx
+    this.version = version
+    this.conn = conn
+    this.usage = usage
+  }
+
+  get later(): LaterAnswer {
+    return this
+  }
+
+  get promise(): Promise<DispatchResult> {
+    return this.value.then(
+      (v) => this.answer(v, undefined),
+      (err) => this.fail(err),
+    )
+  }
+
+  answer(value: unknown, out: AnswerOutput | undefined): Settled {
+    return answerPending(this.router, this, value, out)
+  }
+
+  fail(err: unknown): Settled {
+    return failPending(this.router, this, err)
+  }
+
+  drop(): void {
+    withLoans(this.ctx, NOTHING_TO_WRITE)
   }
 }
 
@@ -683,7 +768,7 @@ function encodeInPlace(
  * The answer with the give-back of what its handler borrowed (ctx.loans), which the connection calls
  * once the answer is written. When nothing is written (a close, no answer), it is called at once.
  */
-function withLoans(ctx: RequestContext, result: DispatchResult): DispatchResult {
+function withLoans(ctx: RequestContext, result: Settled): Settled {
   const loans = ctx.loans
   if (loans === null) return result
   ctx.loans = null

@@ -4,6 +4,7 @@
 // ListOffsets, DeleteRecords, OffsetForLeaderEpoch, the idempotent producer's retries, bad batches
 // (the other partitions and the connection unaffected), topic ids, fetch sessions and versions.
 import assert from 'node:assert/strict'
+import { Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { crc32c } from '@node-rs/crc32'
 import type { PartitionStore } from '../../src/log/storage.js'
@@ -47,7 +48,7 @@ before(async () => {
       { name: 'compacted', configs: { 'cleanup.policy': 'compact' } },
       { name: 'small', configs: { 'max.message.bytes': '200' } },
       { name: 'lat', configs: { 'message.timestamp.type': 'LogAppendTime' } },
-      { name: 'turn' },
+      { name: 'turn', partitions: 2 },
     ]),
     Array(14).fill(0),
   )
@@ -303,6 +304,55 @@ describe('acks', () => {
       own.close()
       store.append = append
       store.appendBatches = appendBatches
+    }
+  })
+
+  it('the Produce answers one segment write releases leave the connection in one socket write', async () => {
+    // Every server-side socket write (its local port is the server's), with the correlation ids of
+    // the answer frames it carries.
+    const writes: number[][] = []
+    const write = Socket.prototype.write
+    Socket.prototype.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+      if (this.localPort === ts.port && chunk instanceof Uint8Array) {
+        const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+        const ids: number[] = []
+        for (let at = 0; at + 8 <= b.length; at += 4 + b.readInt32BE(at)) ids.push(b.readInt32BE(at + 4))
+        writes.push(ids)
+      }
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
+    } as typeof write
+    const own = await WireClient.connect(ts.port)
+    try {
+      await produce(own, [{ topic: 'turn', partition: 1, records: makeBatch(recs(1, 'w')) }], { acks: 1 })
+      writes.length = 0
+      const frames = [1, 2, 3, 4].map((n, i) =>
+        requestFrame(
+          0,
+          9,
+          400 + i,
+          produceRequest([{ topic: 'turn', partition: 1, records: makeBatch(recs(n, 'a')) }], 1),
+        ),
+      )
+      own.write(Buffer.concat(frames))
+      const answers: [number, number, bigint][] = []
+      for (let i = 0; i < 4; i++) {
+        const r = decodeResponse<p.ProduceResponse>(0, 9, (await own.nextFrame())!)
+        const part = r.body.responses[0].partitionResponses[0]
+        answers.push([r.correlationId, part.errorCode, part.baseOffset])
+      }
+      assert.deepEqual(answers, [
+        [400, 0, 1n],
+        [401, 0, 2n],
+        [402, 0, 4n],
+        [403, 0, 7n],
+      ])
+      // One write of one buffer, unless the connection's turn budget (1 ms) cut the run between
+      // them, as it may on a loaded machine: then each segment write's answers leave together.
+      assert.ok(writes.length < 4, `answers a socket write: ${JSON.stringify(writes)}`)
+      assert.deepEqual(writes.flat(), [400, 401, 402, 403])
+    } finally {
+      Socket.prototype.write = write
+      own.close()
     }
   })
 

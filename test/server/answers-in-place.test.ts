@@ -10,6 +10,9 @@ import {
   type AnswerOutput,
   Connection,
   type DispatchResult,
+  type LaterAnswer,
+  RequestGate,
+  type Settled,
   SizePrefixedFrames,
   WRITTEN,
 } from '../../src/server/connection.js'
@@ -149,4 +152,122 @@ test('answers written in place leave in order, and bytes handed to the socket st
     ),
   )
   assert.ok(reused, 'the answer buffer is reused')
+})
+
+/**
+ * A request answered later as the router answers it: its value settles when the test says, and the
+ * connection encodes it (`answer`) when its turn comes. Counts what the connection asked of it.
+ */
+class Later implements LaterAnswer {
+  readonly kind = 'pending'
+  readonly frameFree = true
+  readonly value: Promise<unknown>
+  readonly id: number
+  settle!: (v: unknown) => void
+  reject!: (e: unknown) => void
+  inPlace = 0
+  ownBuffer = 0
+  dropped = 0
+  failed = 0
+  constructor(id: number) {
+    this.id = id
+    this.value = new Promise((resolve, reject) => {
+      this.settle = resolve
+      this.reject = reject
+    })
+  }
+  get later(): LaterAnswer {
+    return this
+  }
+  get promise(): Promise<DispatchResult> {
+    return this.value.then((v) => this.answer(v, undefined))
+  }
+  answer(value: unknown, out: AnswerOutput | undefined): Settled {
+    const a = answer(this.id, value as number)
+    const w = out?.begin() ?? null
+    if (w !== null) {
+      w.writeInt32(0)
+      w.writeRaw(a.subarray(4))
+      w.patchInt32(w.start, w.length - 4)
+      out!.commit()
+      this.inPlace++
+      return WRITTEN
+    }
+    this.ownBuffer++
+    return { kind: 'response', bytes: a }
+  }
+  fail(): Settled {
+    this.failed++
+    return { kind: 'response', bytes: answer(this.id, 0) }
+  }
+  drop(): void {
+    this.dropped++
+  }
+}
+
+function laterConnection(socket: HeldSocket, laters: Map<number, Later>): Connection {
+  return new Connection({
+    socket: socket as unknown as Socket,
+    frames: new SizePrefixedFrames(1000),
+    idleTimeoutMs: 0,
+    onClose: () => {},
+    gate: new RequestGate(100),
+    pipelined: () => true,
+    dispatch: (f: Uint8Array): DispatchResult => {
+      const id = Buffer.from(f.buffer, f.byteOffset, f.byteLength).readUInt16BE(0)
+      const later = new Later(id)
+      laters.set(id, later)
+      return later
+    },
+  })
+}
+
+test('later answers that settle together are encoded in place, in order, and leave in one socket write', async () => {
+  const socket = new HeldSocket()
+  const laters = new Map<number, Later>()
+  laterConnection(socket, laters)
+  const ids = [1, 2, 3, 4, 5]
+  socket.emit('data', Buffer.concat(ids.map((id) => frame(id, 0))))
+  await new Promise((r) => setImmediate(r))
+  assert.deepEqual([...laters.keys()], ids, 'all five in flight together')
+  // Settled in one run of the microtask queue, out of order (as one segment write releases them).
+  for (const id of [3, 1, 5, 2, 4]) laters.get(id)!.settle(40 + id)
+  await new Promise((r) => setImmediate(r))
+  assert.equal(socket.writes.length, 1, 'one socket write for the five answers')
+  assert.deepEqual(socket.bytes(), Buffer.concat(ids.map((id) => answer(id, 40 + id))), 'in order')
+  for (const l of laters.values())
+    assert.deepEqual([l.inPlace, l.ownBuffer], [1, 0], `answer ${l.id} in place`)
+
+  // One that rejects is answered by `fail`, in its place among the others.
+  laters.clear()
+  socket.completeAll()
+  socket.emit('data', Buffer.concat([frame(6, 0), frame(7, 0), frame(8, 0)]))
+  await new Promise((r) => setImmediate(r))
+  laters.get(8)!.settle(48)
+  laters.get(7)!.reject(new Error('no'))
+  laters.get(6)!.settle(46)
+  await new Promise((r) => setImmediate(r))
+  assert.deepEqual(
+    socket.bytes(),
+    Buffer.concat([...ids.map((id) => answer(id, 40 + id)), answer(6, 46), answer(7, 0), answer(8, 48)]),
+  )
+  assert.equal(laters.get(7)!.failed, 1)
+})
+
+test('a later answer whose value comes after the connection closed is dropped, never encoded', async () => {
+  const socket = new HeldSocket()
+  const laters = new Map<number, Later>()
+  laterConnection(socket, laters)
+  socket.emit('data', Buffer.concat([frame(1, 0), frame(2, 0)]))
+  await new Promise((r) => setImmediate(r))
+  // 2 settles first: it waits for 1, and is dropped at the close; 1 settles after the close.
+  laters.get(2)!.settle(10)
+  await new Promise((r) => setImmediate(r))
+  socket.emit('close')
+  laters.get(1)!.settle(10)
+  await new Promise((r) => setImmediate(r))
+  for (const l of laters.values()) {
+    assert.deepEqual([l.dropped, l.inPlace, l.ownBuffer], [1, 0, 0], `answer ${l.id} dropped once, unwritten`)
+  }
+  assert.equal(socket.writes.length, 0)
 })
