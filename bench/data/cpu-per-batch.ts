@@ -22,6 +22,8 @@
 // the segment writes they took (a wrapper around the store; it costs a little CPU of its own).
 // BENCH_ANSWERS=1 counts the socket writes of the producers' connections and the Produce answers
 // each carried (a wrapper around net.Socket's `_write` and `_writev` in this process, the server's).
+// Each run also prints the server's heap, open files, segments and threads' CPU (server-state.ts);
+// BENCH_RUN_TRACE=1 adds its threadpool file calls and the event loop's delay.
 import { Socket } from 'node:net'
 import { serverBuild } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
@@ -40,6 +42,15 @@ import {
   startBench,
 } from './load.js'
 import { beforeLatencyRuns, settleBefore } from './throughput-phases.js'
+import {
+  describeIdle,
+  describeStates,
+  describeThreads,
+  partitionDir,
+  serverState,
+  threadCpu,
+  traceFileCalls,
+} from './server-state.js'
 
 const rate = Number(process.argv[2] ?? 4294)
 const seconds = Number(process.argv[3] ?? 4)
@@ -202,12 +213,19 @@ const answers = process.env.BENCH_ANSWERS === '1' ? countAnswers(1024) : null
 console.log(
   `build ${serverBuild}, ${rate} batches/s (${f1(mb(rate * batch.byteLength))} MB/s), ${runs} run(s) of ${seconds} s after ${process.env.BENCH_BEFORE?.startsWith('throughput') ? "throughput.ts's throughput phases" : `${fillSeconds} s of fill`} (log ${f1(mb(log.sizeInBytes))} MB)`,
 )
+const fileCalls = await traceFileCalls()
+const dir = partitionDir(bench.dataDir, TOPIC)
+let ended = serverState(dir)
 for (let run = 0; run < runs; run++) {
   await settleBefore(run + 1)
+  const state0 = serverState(dir)
+  const idle = describeIdle(ended, state0)
   const thread0 = mainThreadStat()
+  const threads0 = threadCpu()
   const stopKernel = watchKernel()
   const gcs: TraceEvent[] = []
   const gc = observeGc(gcs)
+  const traced = fileCalls?.run()
   const m = await profiled(`latency-run${run + 1}`, () =>
     latencyLoad({
       port,
@@ -218,9 +236,12 @@ for (let run = 0; run < runs; run++) {
       fromOffset: log.logEndOffset,
       rate,
       seconds,
+      ...(traced !== undefined ? { slowMs: 10 } : {}),
     }),
   )
   const thread1 = mainThreadStat()
+  const threads1 = threadCpu()
+  ended = serverState(dir)
   const { pages, kernel, threads } = stopKernel()
   gc.disconnect()
   const n = Math.max(1, m.answered)
@@ -231,6 +252,9 @@ for (let run = 0; run < runs; run++) {
   if (turns !== null) console.log(`  turns: ${turns.report()}`)
   if (answers !== null) console.log(`  answers: ${answers.report()}`)
   console.log(`  server GCs: ${describeGcs(gcs)}`)
+  if (traced !== undefined) console.log(`  ${traced(m.slow ?? [])}`)
+  console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
+  console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)
   console.log(`  kernel: ${pages}; ${kernel}`)
   console.log(`  kernel threads' CPU: ${threads}`)
 }

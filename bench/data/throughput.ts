@@ -23,7 +23,15 @@
 // Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
 // and the load, and what the kernel did meanwhile (kernel-state.ts): the latency's tail at this
 // rate follows the server's CPU per batch (BENCHMARKS.md, "The latency runs after the throughput
-// phases, traced").
+// phases, traced"). Then the server's collections by kind, its heap by space, open files,
+// segments and page faults at the run's start and end, and its threads' CPU a batch
+// (server-state.ts); BENCH_RUN_TRACE=1 adds its threadpool file calls (fsync, Fetch reads, pages
+// read ahead) and the event loop's delay.
+// Before every latency run the new pages that the machine freed shortly before are taken and held
+// (drainFreedPages in server-state.ts), so that every run appends into the same kind of page; the
+// throughput phases delete their ceilings' files, and the first run after them appended into their
+// pages, which cost a fraction of a new one on this VM (BENCHMARKS.md, "Runs 2–3 at half load:
+// the pages the phases freed"). BENCH_DRAIN=0 leaves them, as before.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
@@ -44,6 +52,17 @@ import {
 import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases.js'
 import { kernelCounters, pageCache, since } from './kernel-state.js'
 import { mainThreadStat } from '../server/thread-stat.js'
+import {
+  describeIdle,
+  describeStates,
+  describeThreads,
+  drainFreedPages,
+  partitionDir,
+  serverState,
+  threadCpu,
+  traceFileCalls,
+  withGcs,
+} from './server-state.js'
 
 const seconds = Number(process.argv[2] ?? 4)
 const runs = Number(process.argv[3] ?? 3)
@@ -61,6 +80,7 @@ if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
 }
 const TOPIC = 'bench-data'
 
+const fileCalls = await traceFileCalls()
 const loads: string[] = [loadAverage()]
 const wire = [await loopbackMBps()]
 const bench = await startBench()
@@ -92,22 +112,43 @@ if (produceOnly) {
 // Latency at half of the median acks=1 throughput.
 const maxRate = median(produceRows['1'].map((r) => r.topograph.requests / r.topograph.seconds))
 const rate = Math.round(maxRate / 2)
+const dir = partitionDir(dataDir, TOPIC)
+/** BENCH_DRAIN=0: no freed pages taken before the latency runs (see drainFreedPages). */
+const drain = process.env.BENCH_DRAIN !== '0'
+const held: (() => void)[] = []
+let ended = serverState(dir)
 for (let run = 0; run < runs; run++) {
+  const idle = describeIdle(ended, serverState(dir))
+  if (drain) {
+    const d = drainFreedPages(dataDir)
+    held.push(d.release)
+    console.log(
+      `before run ${run + 1}: took ${d.taken} MiB of new pages, µs a page ${f2(d.cheapUs)} until one step cost ${f2(d.lastUs)}`,
+    )
+  }
   const log = server.context.data.logs.partition(TOPIC, 0)!
+  const state0 = serverState(dir)
   const thread0 = mainThreadStat()
+  const threads0 = threadCpu()
   const kernel0 = kernelCounters()
   const t0 = performance.now()
-  const m = await latencyLoad({
-    port,
-    produceFrame: frames[1],
-    batchAt: recordsAt,
-    stampAt,
-    topic: TOPIC,
-    fromOffset: log.logEndOffset,
-    rate,
-    seconds,
-  })
+  const traced = fileCalls?.run()
+  const { value: m, gcs } = await withGcs(() =>
+    latencyLoad({
+      port,
+      produceFrame: frames[1],
+      batchAt: recordsAt,
+      stampAt,
+      topic: TOPIC,
+      fromOffset: log.logEndOffset,
+      rate,
+      seconds,
+      ...(traced !== undefined ? { slowMs: 10 } : {}),
+    }),
+  )
   const thread1 = mainThreadStat()
+  const threads1 = threadCpu()
+  ended = serverState(dir)
   const kernel = since(kernel0, kernelCounters(), (performance.now() - t0) / 1000)
   const pages = pageCache()
   if (m.errors > 0) throw new Error(`latency run: ${m.errors} errors, first ${m.firstErrorCode}`)
@@ -122,7 +163,12 @@ for (let run = 0; run < runs; run++) {
   console.log(
     `  kernel: Dirty ${f1(pages.dirty)} MB, Writeback ${f1(pages.writeback)} MB at the end; ${kernel}`,
   )
+  console.log(`  server GCs: ${gcs}`)
+  if (traced !== undefined) console.log(`  ${traced(m.slow ?? [])}`)
+  console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
+  console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)
 }
+for (const release of held) release()
 loads.push(loadAverage())
 wire.push(await loopbackMBps())
 
