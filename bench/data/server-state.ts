@@ -170,7 +170,7 @@ export async function traceFileCalls(): Promise<{
         const list = [...byKind]
           .map(
             ([k, v]) =>
-              `${k} ${v.n} (${v.ms.toFixed(0)} ms, longest ${v.longest.toFixed(0)}, ${(v.bytes / 1e6).toFixed(0)} MB, ${(v.ms / Math.max(1e-9, v.bytes / MB)).toFixed(2)} ms a MiB)`,
+              `${k} ${v.n} (${v.ms.toFixed(0)} ms, longest ${v.longest.toFixed(0)}${v.bytes > 0 ? `, ${(v.bytes / 1e6).toFixed(0)} MB, ${(v.ms / (v.bytes / MB)).toFixed(2)} ms a MiB` : ''})`,
           )
           .join(', ')
         const spans = fsyncs

@@ -123,7 +123,7 @@ for (let run = 0; run < runs; run++) {
     const d = drainFreedPages(dataDir)
     held.push(d.release)
     console.log(
-      `before run ${run + 1}: took ${d.taken} MiB of new pages, µs a page ${f2(d.cheapUs)} until one step cost ${f2(d.lastUs)}`,
+      `before run ${run + 1}: took ${d.taken} MiB of new pages (${Number.isNaN(d.cheapUs) ? 'none cheap' : `${f2(d.cheapUs)} µs a page`} until a step cost ${f2(d.lastUs)} µs a page)`,
     )
   }
   const log = server.context.data.logs.partition(TOPIC, 0)!
