@@ -216,6 +216,7 @@ console.log(
 const fileCalls = await traceFileCalls()
 const dir = partitionDir(bench.dataDir, TOPIC)
 let ended = serverState(dir)
+const latency = { port, produceFrame: frame, batchAt, stampAt, topic: TOPIC, rate, seconds }
 for (let run = 0; run < runs; run++) {
   await settleBefore(run + 1)
   const state0 = serverState(dir)
@@ -227,17 +228,7 @@ for (let run = 0; run < runs; run++) {
   const gc = observeGc(gcs)
   const traced = fileCalls?.run()
   const m = await profiled(`latency-run${run + 1}`, () =>
-    latencyLoad({
-      port,
-      produceFrame: frame,
-      batchAt,
-      stampAt,
-      topic: TOPIC,
-      fromOffset: log.logEndOffset,
-      rate,
-      seconds,
-      ...(traced !== undefined ? { slowMs: 10 } : {}),
-    }),
+    latencyLoad({ ...latency, fromOffset: log.logEndOffset, slowMs: traced === undefined ? undefined : 10 }),
   )
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()

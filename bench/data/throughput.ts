@@ -116,6 +116,7 @@ const dir = partitionDir(dataDir, TOPIC)
 /** BENCH_DRAIN=0: no freed pages taken before the latency runs (see drainFreedPages). */
 const drain = process.env.BENCH_DRAIN !== '0'
 const held: (() => void)[] = []
+const latency = { port, produceFrame: frames[1], batchAt: recordsAt, stampAt, topic: TOPIC, rate, seconds }
 let ended = serverState(dir)
 for (let run = 0; run < runs; run++) {
   const idle = describeIdle(ended, serverState(dir))
@@ -134,17 +135,7 @@ for (let run = 0; run < runs; run++) {
   const t0 = performance.now()
   const traced = fileCalls?.run()
   const { value: m, gcs } = await withGcs(() =>
-    latencyLoad({
-      port,
-      produceFrame: frames[1],
-      batchAt: recordsAt,
-      stampAt,
-      topic: TOPIC,
-      fromOffset: log.logEndOffset,
-      rate,
-      seconds,
-      ...(traced !== undefined ? { slowMs: 10 } : {}),
-    }),
+    latencyLoad({ ...latency, fromOffset: log.logEndOffset, slowMs: traced === undefined ? undefined : 10 }),
   )
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()
