@@ -260,20 +260,26 @@ function takePages(fd: number, at: number, mib: number, buf: Buffer): PageCost {
  * guest memory back (virtio-balloon free page reporting), a page the guest freed a few seconds ago
  * (a deleted file's page cache) is still the host's memory and costs about half a µs to zero; a
  * page the host took back costs a host fault, 7 µs and more a 4 KiB page, which a 16.7 KB batch
- * pays four times. The throughput phases delete their ceilings' files (gigabytes each), so the
- * first latency run after them appended into cheap pages and the runs after it did not.
+ * pays four times. The throughput phases delete their ceilings' files (gigabytes each), so a
+ * latency run soon after them may append into cheap pages.
  *
- * `drainFreedPages` takes those cheap pages before a run, in 64 MiB steps of a scratch file in
+ * `drainFreedPages` takes those cheap pages before a run, in `step` MiB steps of a scratch file in
  * `dir`, until a step costs what a page the host took back does (or `maxMib` is reached), and keeps
  * them until `release` (the scratch file is unlinked at once, its pages held by the open file), so
- * that every latency run appends into the same kind of page. Returns what it took.
+ * that every latency run appends into the same kind of page. Returns what it took and what a page
+ * cost; one small step is a probe of what a new page costs now.
  */
 export function drainFreedPages(
   dir: string,
   maxMib = 8192,
+  step = 64,
 ): { taken: number; cheapUs: number; lastUs: number; release(): void } {
-  const STEP = 64
-  /** Above this, a page is one the host took back (cheap ones cost 0.2–1.4 µs here, host faults 7–8). */
+  const STEP = Math.min(step, maxMib)
+  /**
+   * Above this, a page is one the host took back (cheap ones cost 0.2–1.4 µs here, host faults
+   * 3.5–8). A step of both kinds costs between: 3.73 µs before a run whose read ahead cost 2.1 ms a
+   * MiB, against 6.8–7.6 µs and 2.7–3.1 ms after it, in the quiet window.
+   */
   const HOST_FAULT_US = 3
   const path = join(dir, `freed-pages-${process.pid}-${Date.now()}`)
   const fd = openSync(path, 'w+')

@@ -27,11 +27,12 @@
 // segments and page faults at the run's start and end, and its threads' CPU a batch
 // (server-state.ts); BENCH_RUN_TRACE=1 adds its threadpool file calls (fsync, Fetch reads, pages
 // read ahead) and the event loop's delay.
-// Before every latency run the new pages that the machine freed shortly before are taken and held
-// (drainFreedPages in server-state.ts), so that every run appends into the same kind of page; the
-// throughput phases delete their ceilings' files, and the first run after them appended into their
-// pages, which cost a fraction of a new one on this VM (BENCHMARKS.md, "Runs 2–3 at half load:
-// the pages the phases freed"). BENCH_DRAIN=0 leaves them, as before.
+// Before every latency run it takes 16 MiB of new page-cache pages and prints what one cost
+// (drainFreedPages in server-state.ts): on this VM a page the machine freed seconds before costs a
+// fraction of one its host took back, and the throughput phases delete their ceilings' files.
+// BENCH_DRAIN=1 takes such cheap pages until they run out, and holds them to the end, so that
+// every run appends into the same kind of page (BENCHMARKS.md, "Runs 2–3 at half load: the
+// pages the phases freed", says what it showed).
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
@@ -113,18 +114,18 @@ if (produceOnly) {
 const maxRate = median(produceRows['1'].map((r) => r.topograph.requests / r.topograph.seconds))
 const rate = Math.round(maxRate / 2)
 const dir = partitionDir(dataDir, TOPIC)
-/** BENCH_DRAIN=0: no freed pages taken before the latency runs (see drainFreedPages). */
-const drain = process.env.BENCH_DRAIN !== '0'
+/** BENCH_DRAIN=1: the freed pages taken before every latency run (see drainFreedPages). */
+const drain = process.env.BENCH_DRAIN === '1'
 const held: (() => void)[] = []
 const latency = { port, produceFrame: frames[1], batchAt: recordsAt, stampAt, topic: TOPIC, rate, seconds }
 let ended = serverState(dir)
 for (let run = 0; run < runs; run++) {
   const idle = describeIdle(ended, serverState(dir))
-  if (drain) {
-    const d = drainFreedPages(dataDir)
+  {
+    const d = drain ? drainFreedPages(dataDir) : drainFreedPages(dataDir, 16, 16)
     held.push(d.release)
     console.log(
-      `before run ${run + 1}: took ${d.taken} MiB of new pages (${Number.isNaN(d.cheapUs) ? 'none cheap' : `${f2(d.cheapUs)} µs a page`} until a step cost ${f2(d.lastUs)} µs a page)`,
+      `before run ${run + 1}: took ${d.taken} MiB of new pages, the last step at ${f2(d.lastUs)} µs a page (the steps under a host fault's price: ${Number.isNaN(d.cheapUs) ? 'none' : `${f2(d.cheapUs)} µs a page`})`,
     )
   }
   const log = server.context.data.logs.partition(TOPIC, 0)!
