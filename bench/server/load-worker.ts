@@ -38,7 +38,7 @@
 import { connect, type Socket } from 'node:net'
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { Samples, Stamps } from './load-samples.js'
+import { KeptArrays, type Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
 
 export interface LoadSpec {
@@ -106,6 +106,8 @@ export interface LoadResult {
 }
 
 const EMPTY = Buffer.alloc(0)
+/** This process's loads run one at a time: each takes the arrays the one before it used. */
+const kept = new KeptArrays()
 
 export async function load(spec: LoadSpec): Promise<LoadResult> {
   const frames = spec.frames.map((f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength))
@@ -120,9 +122,9 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   )
   /** The other stamps, kept only when tracing (`slowMs`): they cost the generator. */
   const stamps = open && spec.slowMs !== undefined
-  const latencies = new Samples(expected)
-  const latenciesTick = new Samples(stamps ? expected : 0)
-  const latenciesScheduled = new Samples(stamps ? expected : 0)
+  const latencies = kept.samples(0, expected)
+  const latenciesTick = kept.samples(1, stamps ? expected : 0)
+  const latenciesScheduled = kept.samples(2, stamps ? expected : 0)
   const slow: { at: number; ms: number }[] = []
   const pauses: { at: number; ms: number; what: string }[] = []
   const gcs = { over1ms: 0, longestMs: 0, major: 0 }
@@ -218,11 +220,12 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
         new Promise<void>((resolve, reject) => {
           const socket = connect({ host: '127.0.0.1', port: spec.port })
           socket.setNoDelay(true)
+          const i = conns.length
           const c: Conn = {
             socket,
-            sent: new Stamps(ringSize),
-            tick: stamps ? new Stamps(ringSize) : null,
-            scheduled: stamps ? new Stamps(ringSize) : null,
+            sent: kept.stamps(3 * i, ringSize),
+            tick: stamps ? kept.stamps(3 * i + 1, ringSize) : null,
+            scheduled: stamps ? kept.stamps(3 * i + 2, ringSize) : null,
           }
           conns.push(c)
           let buf: Buffer = EMPTY

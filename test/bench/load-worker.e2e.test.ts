@@ -1,7 +1,7 @@
-// The server benchmarks' load generator (bench/server/load-worker.ts): how its open loop puts the
-// requests on the wire. One write per request made the generator's own system calls, and the
-// segments and acknowledgements of each, part of the half-load tail it measures against a server
-// that does nothing (BENCHMARKS.md, "OffsetCommit: the ceiling's floor").
+// The server benchmarks' load generator (bench/server/load-worker.ts) over loopback sockets: how
+// its open loop puts the requests on the wire. One write per request made the generator's own
+// system calls, and the segments and acknowledgements of each, part of the half-load tail it
+// measures against a server that does nothing (BENCHMARKS.md, "OffsetCommit: the ceiling's floor").
 import assert from 'node:assert/strict'
 import { Socket } from 'node:net'
 import { test } from 'node:test'
