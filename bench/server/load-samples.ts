@@ -17,6 +17,15 @@ export class Samples {
     }
     this.values[this.length++] = x
   }
+  /** Its array's size: how many values it takes before it grows. */
+  get capacity(): number {
+    return this.values.length
+  }
+  /** Empty again; its array is kept and overwritten. */
+  clear(): this {
+    this.length = 0
+    return this
+  }
   /** The values so far sorted ascending, in place: a view that later pushes may detach. */
   sorted(): Float64Array {
     return this.values.subarray(0, this.length).sort()
@@ -40,6 +49,16 @@ export class Stamps {
     this.ring = new Float64Array(size)
     this.mask = size - 1
   }
+  /** Its ring's size: how many stamps it holds before it grows. */
+  get capacity(): number {
+    return this.ring.length
+  }
+  /** Empty again; its ring is kept and overwritten. */
+  clear(): this {
+    this.pushed = 0
+    this.shifted = 0
+    return this
+  }
   get inFlight(): number {
     return this.pushed - this.shifted
   }
@@ -62,4 +81,39 @@ export class Stamps {
     this.ring = grown
     this.mask = mask
   }
+}
+
+/**
+ * The arrays of one load, kept for the next: a load process runs every load of a benchmark one after
+ * another (load.ts), and arrays of up to megabytes made afresh for each load (the latencies of a
+ * closed loop start at 4 MiB) went straight to the old generation, whose growth then brought full
+ * collections of the generator into later loads. A slot's array is kept while it is large enough.
+ */
+export class KeptArrays {
+  readonly #samples: Samples[] = []
+  readonly #stamps: Stamps[] = []
+
+  /** Slot `slot`'s samples, emptied, with room for at least `capacity` values. */
+  samples(slot: number, capacity: number): Samples {
+    return kept(this.#samples, slot, capacity, (n) => new Samples(n))
+  }
+
+  /** Slot `slot`'s stamps, emptied, with room for at least `capacity` in flight. */
+  stamps(slot: number, capacity: number): Stamps {
+    return kept(this.#stamps, slot, capacity, (n) => new Stamps(n))
+  }
+}
+
+/** `slots[slot]` emptied if it holds `capacity`, else a new one made by `make` and kept there. */
+function kept<T extends { readonly capacity: number; clear(): T }>(
+  slots: T[],
+  slot: number,
+  capacity: number,
+  make: (capacity: number) => T,
+): T {
+  const old = slots[slot]
+  if (old !== undefined && old.capacity >= capacity) return old.clear()
+  const fresh = make(capacity)
+  slots[slot] = fresh
+  return fresh
 }

@@ -10,24 +10,35 @@
 // - open loop (`rate` set): requests sent on a fixed schedule of `rate` per second in total,
 //   whatever the answers do (at most `maxInFlight` per connection); measures latency at a load.
 // Latency is from the write of a request to the read of the chunk that completes its response:
-// each request is stamped just before its own `socket.write`, each answer when the chunk holding
-// its end was read, before anything in that chunk is parsed. The open loop used to stamp every
-// request of a tick with the tick's start, so a request written after others of its tick (a burst
-// after held-back sends: a hundred or more) was charged the generator's time spent writing those
-// before it. When tracing (`slowMs`), that measure is reported beside (`p99Tick`), and so is the
-// latency from each request's place in the schedule (`p99Scheduled`, which also charges a late
-// tick); not otherwise, because keeping them costs the generator enough to move the tail it
-// measures (BENCHMARKS.md, "OffsetCommit: the half-load tail's slowest 1 %"). What no stamp on this
-// side can remove is an answer that waits in the socket while this process is busy or off a CPU
-// (`generatorThread` says how long its thread waited for one).
+// each request is stamped just before the write that carries it, each answer when the chunk holding
+// its end was read, before anything in that chunk is parsed.
+//
+// The open loop writes the requests one tick sends to one connection in one system call (`writes:
+// 'tick'`, corked), all stamped just before it. Written one by one (`writes: 'each'`, as before),
+// each request was its own system call and its own TCP segment: about twice the generator's CPU a
+// request, answers left unread in its sockets meanwhile, and a segment each counted against the
+// connection's congestion window (BBR's, a few dozen segments on loopback), so that after a late
+// tick the rest waited in the kernel for acknowledgements (BENCHMARKS.md, "OffsetCommit: the
+// ceiling's floor"). The server sees the same requests at the same times; a Kafka client's requests
+// to one broker share a connection and leave as the client writes them, several to a write.
+//
+// Earlier still, the open loop stamped every request of a tick with the tick's start, so a request
+// written after others of its tick (a burst after held-back sends: a hundred or more) was charged
+// the generator's time spent writing those before it. When tracing (`slowMs`), that measure is
+// reported beside (`p99Tick`), and so is the latency from each request's place in the schedule
+// (`p99Scheduled`, which also charges a late tick); not otherwise, because keeping them costs the
+// generator enough to move the tail it measures (BENCHMARKS.md, "OffsetCommit: the half-load tail's
+// slowest 1 %"). What no stamp on this side can remove is an answer that waits in the socket while
+// this process is busy or off a CPU (`generatorThread` says how long its thread waited for one).
 //
 // The bookkeeping per request is a clock read at its write and two stores into typed arrays: a ring
 // of send stamps per connection (load-samples.ts) and one list of latencies sized for the run up
 // front. No array is spliced, none grows unless the run outlasts its estimate, and no object is made
 // per request, so the generator's own collections and copies stay out of the tail it measures.
 import { connect, type Socket } from 'node:net'
-import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
-import { Samples, Stamps } from './load-samples.js'
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
+import { pathToFileURL } from 'node:url'
+import { KeptArrays, type Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
 
 export interface LoadSpec {
@@ -46,6 +57,11 @@ export interface LoadSpec {
   readonly slowMs?: number
   /** With `slowMs`: the generator's tick lateness (ms) reported as sends held back (default 4). */
   readonly pauseMs?: number
+  /**
+   * Open loop: `tick` (the default) writes the requests a tick sends to one connection in one
+   * system call, each stamped just before it; `each` makes a write of every request.
+   */
+  readonly writes?: 'tick' | 'each'
 }
 
 export interface LoadResult {
@@ -81,11 +97,19 @@ export interface LoadResult {
    * runnable but waiting for one. Time it waited is time its answers sat unread in its sockets.
    */
   readonly generatorThread?: { readonly onCpuMs: number; readonly waitingMs: number }
+  /** The socket writes that carried the requests (one per request, or per connection and tick). */
+  readonly writes: number
+  /** Open loop: the longest time between two of the generator's 1 ms ticks (ms). */
+  readonly longestTickMs?: number
+  /** The generator's own collections over the run: of 1 ms or more, the longest, and full ones. */
+  readonly generatorGc: { readonly over1ms: number; readonly longestMs: number; readonly major: number }
 }
 
 const EMPTY = Buffer.alloc(0)
+/** This process's loads run one at a time: each takes the arrays the one before it used. */
+const kept = new KeptArrays()
 
-async function load(spec: LoadSpec): Promise<LoadResult> {
+export async function load(spec: LoadSpec): Promise<LoadResult> {
   const frames = spec.frames.map((f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength))
   const maxRequests = spec.maxRequests ?? Number.MAX_SAFE_INTEGER
   const maxInFlight = spec.maxInFlight ?? 10_000
@@ -98,24 +122,29 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   )
   /** The other stamps, kept only when tracing (`slowMs`): they cost the generator. */
   const stamps = open && spec.slowMs !== undefined
-  const latencies = new Samples(expected)
-  const latenciesTick = new Samples(stamps ? expected : 0)
-  const latenciesScheduled = new Samples(stamps ? expected : 0)
+  const latencies = kept.samples(0, expected)
+  const latenciesTick = kept.samples(1, stamps ? expected : 0)
+  const latenciesScheduled = kept.samples(2, stamps ? expected : 0)
   const slow: { at: number; ms: number }[] = []
   const pauses: { at: number; ms: number; what: string }[] = []
-  const gc =
-    spec.slowMs === undefined
-      ? undefined
-      : new PerformanceObserver((list) => {
-          for (const e of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[])
-            if (e.duration >= 1)
-              pauses.push({
-                at: performance.timeOrigin + e.startTime,
-                ms: e.duration,
-                what: `GC kind ${e.detail?.kind ?? '?'}`,
-              })
+  const gcs = { over1ms: 0, longestMs: 0, major: 0 }
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
+      if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcs.major++
+      if (e.duration > gcs.longestMs) gcs.longestMs = e.duration
+      if (e.duration < 1) continue
+      gcs.over1ms++
+      if (spec.slowMs !== undefined)
+        pauses.push({
+          at: performance.timeOrigin + e.startTime,
+          ms: e.duration,
+          what: `GC kind ${e.detail?.kind ?? '?'}`,
         })
-  gc?.observe({ entryTypes: ['gc'] })
+    }
+  })
+  gc.observe({ entryTypes: ['gc'] })
+  let writes = 0
+  let longestTickMs = 0
   let cursor = 0
   let sentTotal = 0
   let counted = 0
@@ -149,8 +178,25 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     }
     c.sent.push(performance.now())
     sentTotal++
+    writes++
     c.socket.write(frames[cursor])
     cursor = cursor + 1 === frames.length ? 0 : cursor + 1
+  }
+  const batched = open && spec.writes !== 'each'
+  /** Open loop, `writes: 'tick'`: how many requests this tick sends to each connection. */
+  const due = new Int32Array(spec.connections)
+  /** Writes the `n` requests this tick sends to `c` in one system call, all stamped just before it. */
+  const writeDue = (c: Conn, n: number) => {
+    const at = performance.now()
+    c.socket.cork()
+    for (let k = 0; k < n; k++) {
+      c.sent.push(at)
+      c.socket.write(frames[cursor])
+      cursor = cursor + 1 === frames.length ? 0 : cursor + 1
+    }
+    sentTotal += n
+    writes++
+    c.socket.uncork()
   }
 
   let finish: () => void = () => undefined
@@ -174,11 +220,12 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
         new Promise<void>((resolve, reject) => {
           const socket = connect({ host: '127.0.0.1', port: spec.port })
           socket.setNoDelay(true)
+          const i = conns.length
           const c: Conn = {
             socket,
-            sent: new Stamps(ringSize),
-            tick: stamps ? new Stamps(ringSize) : null,
-            scheduled: stamps ? new Stamps(ringSize) : null,
+            sent: kept.stamps(3 * i, ringSize),
+            tick: stamps ? kept.stamps(3 * i + 1, ringSize) : null,
+            scheduled: stamps ? kept.stamps(3 * i + 2, ringSize) : null,
           }
           conns.push(c)
           let buf: Buffer = EMPTY
@@ -236,6 +283,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     await new Promise<void>((resolve) => {
       const tick = () => {
         const now = performance.now()
+        if (now - lastTick > longestTickMs) longestTickMs = now - lastTick
         if (spec.slowMs !== undefined && now - lastTick > (spec.pauseMs ?? 4))
           pauses.push({ at: performance.timeOrigin + lastTick, ms: now - lastTick, what: 'sends held back' })
         lastTick = now
@@ -244,15 +292,33 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
           resolve()
           return
         }
-        const due = Math.floor(((now - start) / 1000) * rate)
-        while (scheduled < due && sentTotal < maxRequests) {
-          const c = conns[next]
+        const dueNow = Math.floor(((now - start) / 1000) * rate)
+        let sending = 0
+        while (scheduled < dueNow && sentTotal + sending < maxRequests) {
+          const i = next
+          const c = conns[i]
           next = next + 1 === conns.length ? 0 : next + 1
-          // The time the schedule set for this request: it falls due once `due` passes its index.
+          // The time the schedule set for this request: it falls due once `dueNow` passes its index.
           const scheduledAt = start + ((scheduled + 1) * 1000) / rate
           scheduled++
-          if (c.sent.inFlight < maxInFlight) send(c, now, scheduledAt)
+          if (c.sent.inFlight + due[i] >= maxInFlight) continue
+          if (!batched) {
+            send(c, now, scheduledAt)
+            continue
+          }
+          due[i]++
+          sending++
+          if (c.tick !== null && c.scheduled !== null) {
+            c.tick.push(now)
+            c.scheduled.push(scheduledAt)
+          }
         }
+        if (batched)
+          for (let i = 0; i < conns.length; i++)
+            if (due[i] > 0) {
+              writeDue(conns[i], due[i])
+              due[i] = 0
+            }
         // A 1 ms timer rather than a spin, so the generator leaves the other core to the server.
         setTimeout(tick, 1)
       }
@@ -270,7 +336,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   }, 10_000)
   await done
   clearTimeout(grace)
-  gc?.disconnect()
+  gc.disconnect()
 
   const cpu = process.cpuUsage(cpu0)
   const thread1 = thread0 === null ? null : mainThreadStat()
@@ -296,6 +362,9 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
     errors,
     firstErrorCode,
     generatorCpuUs: cpu.user + cpu.system,
+    writes,
+    ...(open ? { longestTickMs } : {}),
+    generatorGc: gcs,
     ...(spec.slowMs !== undefined ? { slow, pauses } : {}),
     ...(thread0 !== null && thread1 !== null
       ? {
@@ -308,15 +377,18 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   }
 }
 
-// One load a message, as long as the parent keeps the channel open (load.ts keeps this process
-// between loads, so that the server's process does not fork again); its closing ends this one.
-process.on('message', (spec: LoadSpec) => {
-  load(spec).then(
-    (r) => process.send?.(r),
-    (e: unknown) => {
-      console.error(e)
-      process.exit(1)
-    },
-  )
-})
-process.once('disconnect', () => process.exit(0))
+// Run as the load process (load.ts forks this file): one load a message, as long as the parent
+// keeps the channel open (load.ts keeps this process between loads, so that the server's process
+// does not fork again); its closing ends this one. Imported (by tests), it only exports `load`.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.on('message', (spec: LoadSpec) => {
+    load(spec).then(
+      (r) => process.send?.(r),
+      (e: unknown) => {
+        console.error(e)
+        process.exit(1)
+      },
+    )
+  })
+  process.once('disconnect', () => process.exit(0))
+}

@@ -3,6 +3,7 @@
 import { type ChildProcess, fork, type Serializable } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { READ_BUFFER_BYTES, readingInto } from '../../src/server/read-buffer.js'
 import type { LoadResult, LoadSpec } from './load-worker.js'
 
 export type { LoadResult, LoadSpec } from './load-worker.js'
@@ -118,29 +119,56 @@ export function forkLoad<S extends Serializable, R extends { readonly answered: 
  * A Node TCP server that only frames requests and answers each with the same fixed bytes (a
  * complete size-prefixed response frame), the answers to one read in one write: the most any
  * server on this runtime can answer.
+ *
+ * It reads every connection into one buffer, as Topograph's listener does (`readingInto`,
+ * src/server/read-buffer.ts), and only counts the frames in each read. Reading `'data'` events, it
+ * made a fresh ArrayBuffer of each read, about 32 MB a second at the Streams-shaped half rate, and
+ * V8 counted those towards collecting the whole heap of the process that also holds the Topograph
+ * servers: their full collections then fell into the bare server's own runs, and its latency, the
+ * floor of the half-load rows, was theirs (BENCHMARKS.md, "OffsetCommit: the ceiling's floor").
  */
 export async function bareServer(answer: Uint8Array): Promise<{ server: Server; port: number }> {
   const out = Buffer.from(answer)
-  const server = createServer({ noDelay: true }, (socket) => {
-    let buf: Buffer = Buffer.alloc(0)
-    socket.on('data', (chunk: Buffer) => {
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
-      let off = 0
+  // Reads are handed over one at a time on the event loop, and nothing of one is kept past it.
+  const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES)
+  const server = createServer({ noDelay: true, pauseOnConnect: true }, (accepted) => {
+    /** Bytes of the current frame's body still to come, and of its size prefix read so far. */
+    let body = 0
+    let prefixRead = 0
+    let size = 0
+    const onRead = (nread: number, bytes: Buffer) => {
       let n = 0
-      while (buf.length - off >= 4) {
-        const size = buf.readInt32BE(off)
-        if (buf.length - off < 4 + size) break
-        off += 4 + size
-        n++
+      let i = 0
+      while (i < nread) {
+        if (body > 0) {
+          const k = Math.min(body, nread - i)
+          body -= k
+          i += k
+          if (body === 0) n++
+          continue
+        }
+        size = (size << 8) | bytes[i++]
+        if (++prefixRead < 4) continue
+        prefixRead = 0
+        body = size
+        size = 0
+        if (body === 0) n++
       }
-      buf = off === buf.length ? Buffer.alloc(0) : buf.subarray(off)
+      if (n === 0) return
       // The answers to one read leave in one write, as Topograph's connection does for responses
       // it has at hand (cork), so the ceiling pays no more syscalls than the server it bounds.
       socket.cork()
-      for (let i = 0; i < n; i++) socket.write(out)
+      for (let k = 0; k < n; k++) socket.write(out)
       socket.uncork()
-    })
+    }
+    const reading = readingInto(accepted, buffer, onRead)
+    const socket = reading ?? accepted
+    if (reading === null) socket.on('data', (chunk: Buffer) => onRead(chunk.length, chunk))
+    socket.setNoDelay(true)
     socket.on('error', () => undefined)
+    // A socket re-created around its handle allows half-open connections: close when the client does.
+    socket.on('end', () => socket.destroy())
+    socket.resume()
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return { server, port: (server.address() as { port: number }).port }

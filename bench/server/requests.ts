@@ -11,6 +11,11 @@
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server from dist/ (after `npm run build`) instead of
 // the TypeScript sources (see target.ts).
 //
+// The OffsetCommit rows also run open loops at half the measured throughput, against Topograph and
+// against the bare server (the floor: what the generator, the kernel and a server doing nothing give
+// at that rate); after each row a line per such run says what overlapped it (collections on either
+// side, waits for a CPU, the generator's longest tick).
+//
 // With several runs it prints every run and then the medians (throughput, latency and ratio are
 // each the median of the per-run figures). BENCH_ENGINES=sqlite (or memory) runs one engine's server
 // only, which gives more before/after pairs of that engine in a short quiet window (its rows then
@@ -21,6 +26,7 @@ import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
   bareServer,
   closeServer,
+  type LoadSpec,
   type Measured,
   median,
   profiled,
@@ -29,6 +35,8 @@ import {
   startLoadProcesses,
   withSizePrefix,
 } from './load.js'
+import { constants, PerformanceObserver } from 'node:perf_hooks'
+import { mainThreadStat } from './thread-stat.js'
 
 const seconds = Number(process.argv[2] ?? 3)
 const runs = Number(process.argv[3] ?? 1)
@@ -106,17 +114,77 @@ async function answerOf(frame: Buffer): Promise<Buffer> {
   return withSizePrefix(f)
 }
 
+/**
+ * What else happened during one half-load run, for telling a spike's cause: this process's
+ * collections (it runs the servers), its main thread's wait for a CPU, and the generator's own
+ * pauses. Observing costs nothing between collections (no timer is added to the servers' loop).
+ */
+interface Overlap {
+  readonly serverGcOver1ms: number
+  readonly serverGcLongestMs: number
+  readonly serverMajor: number
+  readonly serverWaitingMs: number
+}
+async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: Overlap }> {
+  const gc = { over1ms: 0, longestMs: 0, major: 0 }
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++
+      if (e.duration >= 1) gc.over1ms++
+      if (e.duration > gc.longestMs) gc.longestMs = e.duration
+    }
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  const stat0 = mainThreadStat()
+  try {
+    const m = await runLoad(spec)
+    const stat1 = mainThreadStat()
+    const waiting = stat0 === null || stat1 === null ? Number.NaN : (stat1.waiting - stat0.waiting) / 1e6
+    return {
+      ...m,
+      overlap: {
+        serverGcOver1ms: gc.over1ms,
+        serverGcLongestMs: gc.longestMs,
+        serverMajor: gc.major,
+        serverWaitingMs: waiting,
+      },
+    }
+  } finally {
+    observer.disconnect()
+  }
+}
+
+/** One line per half-load run of a row: its p99 and what overlapped it. */
+function printOverlaps(name: string, row: Row): void {
+  const line = (what: string, m: (Measured & { overlap?: Overlap }) | undefined) => {
+    if (m?.overlap === undefined) return
+    const o = m.overlap
+    const g = m.generatorGc
+    console.log(
+      `  ${name}, ${what}: p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)}; server: ${o.serverGcOver1ms} collections ≥ 1 ms (longest ${o.serverGcLongestMs.toFixed(1)}), ${o.serverMajor} full, main thread waited ${o.serverWaitingMs.toFixed(0)} ms for a CPU; generator: longest tick ${(m.longestTickMs ?? Number.NaN).toFixed(1)} ms, ${g.over1ms} collections ≥ 1 ms (longest ${g.longestMs.toFixed(1)}), ${g.major} full, waited ${(m.generatorThread?.waitingMs ?? Number.NaN).toFixed(0)} ms, ${(m.answered / Math.max(1, m.writes)).toFixed(1)} requests a write`,
+    )
+  }
+  for (const k of engines) {
+    line(`${k} half load`, row.half?.[k])
+    line(`bare server at the ${k} half rate`, row.floor?.[k])
+  }
+}
+
 type Row = {
   bare: Measured
   sqlite?: Measured
   memory?: Measured
   /** OffsetCommit rows: the latency at half the throughput just measured (open loop). */
-  half?: { sqlite?: Measured; memory?: Measured }
+  half?: { sqlite?: Measured & { overlap?: Overlap }; memory?: Measured & { overlap?: Overlap } }
   /** OffsetCommit rows: the bare server under the same open loops (the load's own latency). */
-  floor?: { sqlite?: Measured; memory?: Measured }
+  floor?: { sqlite?: Measured & { overlap?: Overlap }; memory?: Measured & { overlap?: Overlap } }
 }
 const results = new Map<string, Row[]>()
-const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16 }
+// BENCH_LOAD_WRITES=each: the open loops write every request on its own (load-worker.ts), as
+// before they wrote a tick's requests to a connection together.
+const writes = process.env.BENCH_LOAD_WRITES === 'each' ? ('each' as const) : ('tick' as const)
+const spec = { seconds, warmupSeconds: 1, connections: 4, depth: 16, writes }
 for (let run = 0; run < runs; run++) {
   for (const [name, frames] of requests) {
     // The bare server answers every frame with the answer to the first (the same bytes for each).
@@ -130,7 +198,7 @@ for (let run = 0; run < runs; run++) {
       const measured = (k: Engine) => row[k] as Measured
       row.half = {}
       for (const k of engines)
-        row.half[k] = await runLoad({
+        row.half[k] = await observed({
           ...spec,
           frames: [...frames],
           port: portOf(k),
@@ -140,7 +208,7 @@ for (let run = 0; run < runs; run++) {
       // generator, the kernel and a server that does nothing give at that rate on this machine.
       row.floor = {}
       for (const k of engines)
-        row.floor[k] = await runLoad({
+        row.floor[k] = await observed({
           ...spec,
           frames: [...frames],
           port: bare.port,
@@ -148,6 +216,7 @@ for (let run = 0; run < runs; run++) {
         })
     }
     await closeServer(bare.server)
+    if (row.half !== undefined) printOverlaps(name, row)
     if (!results.has(name)) results.set(name, [])
     results.get(name)?.push(row)
   }
@@ -157,7 +226,7 @@ for (let run = 0; run < runs; run++) {
   }
 }
 if (runs > 1) console.log(`medians of ${runs} runs:`)
-console.log(`server build: ${serverBuild}`)
+console.log(`server build: ${serverBuild}; open-loop writes: ${writes}`)
 print(results)
 
 function print(res: Map<string, Row[]>): void {

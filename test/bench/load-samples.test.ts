@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { Samples, Stamps } from '../../bench/server/load-samples.js'
+import { KeptArrays, Samples, Stamps } from '../../bench/server/load-samples.js'
 
 test('Stamps: answers take the stamps in send order, across wraps and growth', () => {
   fc.assert(
@@ -59,4 +59,40 @@ test('Samples: keeps every value past its first size, sorted ascending as number
     [...samples.sorted()],
     [...values].sort((a, b) => a - b),
   )
+})
+
+test('KeptArrays: the next load takes the same arrays, emptied, while they are large enough', () => {
+  const kept = new KeptArrays()
+  const first = kept.samples(0, 1000)
+  for (let i = 0; i < 700; i++) first.push(700 - i)
+  const second = kept.samples(0, 1000)
+  assert.equal(second, first)
+  assert.equal(second.length, 0)
+  second.push(3)
+  second.push(1)
+  assert.deepEqual([...second.sorted()], [1, 3])
+  // Another slot has arrays of its own; a larger need gets a larger array, kept from then on.
+  assert.notEqual(kept.samples(1, 1000), first)
+  const larger = kept.samples(0, 5000)
+  assert.notEqual(larger, first)
+  assert.ok(larger.capacity >= 5000)
+  assert.equal(kept.samples(0, 16), larger)
+})
+
+test('KeptArrays: kept stamps start empty and come back in send order, wrapped before or not', () => {
+  const kept = new KeptArrays()
+  const ring = kept.stamps(0, 16)
+  // Leave the ring wrapped and with stamps in flight, as a load that ended with answers missing.
+  for (let i = 0; i < 30; i++) ring.push(i)
+  for (let i = 0; i < 25; i++) ring.shift()
+  const again = kept.stamps(0, 16)
+  assert.equal(again, ring)
+  assert.equal(again.inFlight, 0)
+  assert.ok(Number.isNaN(again.peek()))
+  for (let i = 0; i < 20; i++) again.push(100 + i)
+  for (let i = 0; i < 20; i++) {
+    assert.equal(again.peek(), 100 + i)
+    again.shift()
+  }
+  assert.notEqual(kept.stamps(0, 1 << 10), ring)
 })
