@@ -8,11 +8,14 @@ import { test } from 'node:test'
 import {
   bunching,
   LatencyHistogram,
+  LoopMonitor,
   type LoopMinute,
   mergeThreadMinutes,
   SeqCounts,
+  speedProbeUs,
   splitLoad,
   type ThreadMinute,
+  threadSchedstat,
 } from '../../tools/soak/measures.js'
 
 const BUCKET = 2 ** (1 / 64)
@@ -140,6 +143,8 @@ const loop = (over: Partial<LoopMinute>): LoopMinute => ({
   markCompacts: 0,
   heapAfterMarkCompactMb: Number.NaN,
   newSpaceMb: 16,
+  cpuMs: 300,
+  runWaitMs: 20,
   ...over,
 })
 
@@ -194,7 +199,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
       [101, 2],
       [250, 1],
     ],
-    loop({ p99Ms: 6, maxMs: 12, gcMaxMs: 9, scavenges: 4, newSpaceMb: 32 }),
+    loop({ p99Ms: 6, maxMs: 12, gcMaxMs: 9, scavenges: 4, newSpaceMb: 32, cpuMs: 500, runWaitMs: 45 }),
     2,
   )
   const c = threadMinute([], [], loop({ markCompacts: 2, heapAfterMarkCompactMb: 15 }), 0)
@@ -231,6 +236,9 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.loop.markCompacts, 3)
   assert.equal(m.loop.heapAfterMarkCompactMb, 35)
   assert.equal(m.loop.newSpaceMb, 32)
+  // The threads' CPU and their waits for a core, added up.
+  assert.equal(m.loop.cpuMs, 1100)
+  assert.equal(m.loop.runWaitMs, 85)
   // No thread: nothing counted, no loop to report.
   const none = mergeThreadMinutes([])
   assert.equal(none.heartbeats, 0)
@@ -295,4 +303,45 @@ test('splitLoad: every group on one thread, the connections shared out, at least
   )
   assert.throws(() => splitLoad(3, 4, 4), RangeError)
   assert.throws(() => splitLoad(3, 4, 0), RangeError)
+})
+
+test('threadSchedstat: the CPU of this thread grows with its work, its wait never shrinks', (t) => {
+  const before = threadSchedstat()
+  if (before === undefined) {
+    t.skip('no /proc/thread-self/schedstat here')
+    return
+  }
+  // The kernel adds up a running thread's time at its scheduler ticks: 50 ms of spinning holds
+  // some, however much of it the thread waited for a core.
+  const spinUntil = performance.now() + 50
+  while (performance.now() < spinUntil) {}
+  const after = threadSchedstat() as { cpuMs: number; waitMs: number }
+  assert.ok(after.cpuMs > before.cpuMs, `${after.cpuMs - before.cpuMs} ms`)
+  assert.ok(after.waitMs >= before.waitMs)
+})
+
+test('speedProbeUs: the fixed work takes time, more for more work', () => {
+  speedProbeUs()
+  const small = Math.min(...Array.from({ length: 5 }, () => speedProbeUs(100_000)))
+  const large = Math.min(speedProbeUs(2_000_000), speedProbeUs(2_000_000), speedProbeUs(2_000_000))
+  assert.ok(small > 0, `${small} µs`)
+  assert.ok(large > 5 * small, `${large} µs for 20 times the work of ${small} µs`)
+})
+
+test('LoopMonitor: a minute has the CPU of the thread and its wait for a core', (t) => {
+  const monitor = new LoopMonitor()
+  try {
+    const spinUntil = performance.now() + 50
+    while (performance.now() < spinUntil) {}
+    const minute = monitor.take()
+    if (threadSchedstat() === undefined) {
+      assert.ok(Number.isNaN(minute.cpuMs))
+      t.skip('no /proc/thread-self/schedstat here')
+      return
+    }
+    assert.ok(minute.cpuMs > 0, `${minute.cpuMs} ms`)
+    assert.ok(minute.runWaitMs >= 0)
+  } finally {
+    monitor.stop()
+  }
 })

@@ -3,7 +3,9 @@
 // as N application instances would be; the main thread keeps the server process, the data plane,
 // the churn's timing, the restart and the end check, and merges the threads' minutes into its rows.
 // With 0 threads the one `MemberLoad` runs on the main thread, as the load ran before it had threads.
-import { Worker } from 'node:worker_threads'
+import { setFlagsFromString } from 'node:v8'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
+import { cliNodeOptions } from '../../test/helpers/topograph-process.js'
 import type { ThreadMinute } from './measures.js'
 import { MemberLoad, type MemberLoadConfig, type MemberLoadTotals } from './members.js'
 
@@ -60,8 +62,34 @@ export function inProcessThread(config: MemberLoadConfig, log: (line: string) =>
   }
 }
 
+/**
+ * The young generation's flags of the CLI's `#!` line (`--min-semi-space-size`,
+ * `--max-semi-space-size`: the server's fixed size), for the load threads' heaps. V8 reads its flags
+ * when it makes a heap, so flags set on this process before a worker starts size that worker's heap
+ * (the main thread's stays as it was). Left to itself, V8 sizes each thread's young generation by the
+ * thread's allocation and resizes it as that moves: 2,500 members' threads went between 4 and 32 MB
+ * in the first minutes of a run (twice the scavenges, and mark-compacts), and a thread of 500 members
+ * stays at 1 MB, scavenging every two seconds, so that every member's heartbeat timer (due 5 s
+ * later) outlives two scavenges and is promoted. The load's pauses are in the latencies it measures
+ * (RELIABILITY.md, "Soak").
+ */
+export function loadThreadHeapFlags(): string[] {
+  return cliNodeOptions().filter((o) => /^--(min|max)-semi-space-size=/.test(o))
+}
+
+let heapFlagsSet = false
+
+/** A worker thread of the load, its heap sized by {@link loadThreadHeapFlags}. */
+export function loadWorker(entry: URL | string, options: WorkerOptions): Worker {
+  if (!heapFlagsSet) {
+    for (const flag of loadThreadHeapFlags()) setFlagsFromString(flag)
+    heapFlagsSet = true
+  }
+  return new Worker(entry, options)
+}
+
 export function workerThread(config: MemberLoadConfig, log: (line: string) => void): LoadThread {
-  const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), { workerData: config })
+  const worker = loadWorker(new URL('./load-worker.mjs', import.meta.url), { workerData: config })
   const pending = new Map<number, { resolve(x: unknown): void; reject(e: Error): void }>()
   let nextId = 1
   let failure: Error | undefined

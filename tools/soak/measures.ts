@@ -5,6 +5,7 @@
 // The streams members run on several threads of the load process (tools/soak/load-thread.ts): each
 // thread counts its own minute (`ThreadMinute`), and the main thread merges the threads' minutes
 // into the row (`mergeThreadMinutes`).
+import { readFileSync } from 'node:fs'
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8'
 
@@ -65,6 +66,46 @@ export class LatencyHistogram {
   }
 }
 
+/**
+ * The calling thread's time on a CPU and its time runnable but waiting for one, in ms since the
+ * thread started (Linux's /proc/thread-self/schedstat, in ns there); undefined where there is none.
+ * The wait is the machine's contention as this thread meets it: other threads of this process or of
+ * the server, or anything else, holding both cores when it had work.
+ */
+export function threadSchedstat(): { cpuMs: number; waitMs: number } | undefined {
+  let text: string
+  try {
+    text = readFileSync('/proc/thread-self/schedstat', 'utf8')
+  } catch {
+    return undefined
+  }
+  const [cpu, wait] = text.split(' ')
+  const cpuMs = Number(cpu) / 1e6
+  const waitMs = Number(wait) / 1e6
+  return Number.isFinite(cpuMs) && Number.isFinite(waitMs) ? { cpuMs, waitMs } : undefined
+}
+
+let probeSink = 0
+
+/**
+ * The time (µs, monotonic clock) this thread takes for a fixed piece of integer work: how fast the
+ * machine runs it just now. A guest without steal-time accounting (this machine's /proc/stat shows
+ * none) counts the time the host took its virtual CPU away as CPU time of the thread that was
+ * running, so a slower machine (the host preempting it, neighbours sharing its caches) reads as more
+ * CPU for the same work: the unit of the server's CPU per heartbeat. Taken a few times in a row, the
+ * fastest is the machine's speed, the others add the waits for a core.
+ */
+export function speedProbeUs(iterations = 100_000): number {
+  const from = performance.now()
+  let x = probeSink | 1
+  for (let i = 0; i < iterations; i++) {
+    x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d)
+    x = Math.imul(x ^ (x >>> 12), 0x297a2d39) ^ i
+  }
+  probeSink = x
+  return 1000 * (performance.now() - from)
+}
+
 /** Timer period of a thread's event-loop delay histogram. */
 export const LOOP_RESOLUTION_MS = 10
 
@@ -82,6 +123,9 @@ export interface LoopMinute {
   readonly heapAfterMarkCompactMb: number
   /** The young generation's committed size at the minute's end: a smaller one scavenges more often. */
   readonly newSpaceMb: number
+  /** The thread's time on a CPU in the minute, and runnable but waiting for one (`threadSchedstat`; NaN without). */
+  readonly cpuMs: number
+  readonly runWaitMs: number
 }
 
 /** Watches the event loop and the GC of the thread it is made on (each thread has its own heap). */
@@ -92,6 +136,7 @@ export class LoopMonitor {
   #scavenges = 0
   #markCompacts = 0
   #heapAfterMarkCompact = Number.NaN
+  #sched = threadSchedstat()
 
   constructor() {
     this.#loop.enable()
@@ -112,6 +157,9 @@ export class LoopMonitor {
 
   /** The minute since the last call, and starts the next. */
   take(): LoopMinute {
+    const sched = threadSchedstat()
+    const before = this.#sched
+    this.#sched = sched
     const minute: LoopMinute = {
       // The histogram records the time between two firings of its timer: the delay is past that.
       p99Ms: Math.max(0, this.#loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS),
@@ -123,6 +171,8 @@ export class LoopMonitor {
       newSpaceMb:
         (getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? Number.NaN) /
         1048576,
+      cpuMs: sched === undefined || before === undefined ? Number.NaN : sched.cpuMs - before.cpuMs,
+      runWaitMs: sched === undefined || before === undefined ? Number.NaN : sched.waitMs - before.waitMs,
     }
     this.#loop.reset()
     this.#gcMaxMs = 0
@@ -186,7 +236,8 @@ export interface MergedMinute extends ThreadCounts {
   readonly handled: LatencyHistogram
   readonly sendBuckets: Map<number, number>
   /** The members' threads' loops: the worst thread's p99, longest delay and GC pause; scavenges,
-   * mark-compacts and heap after the last mark-compact added up (the threads' heaps are apart). */
+   * mark-compacts, heap after the last mark-compact, CPU and waits for a core added up (the threads'
+   * heaps are apart). */
   readonly loop: LoopMinute
 }
 
@@ -218,6 +269,8 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
       markCompacts: loops.reduce((a, l) => a + l.markCompacts, 0),
       heapAfterMarkCompactMb: heaps.length === 0 ? Number.NaN : heaps.reduce((a, b) => a + b, 0),
       newSpaceMb: max((l) => l.newSpaceMb),
+      cpuMs: loops.reduce((a, l) => a + l.cpuMs, 0),
+      runWaitMs: loops.reduce((a, l) => a + l.runWaitMs, 0),
     },
   }
 }

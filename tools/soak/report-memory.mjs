@@ -3,7 +3,8 @@
 // the process's memory (`process.memoryUsage()`: RSS, heap used and total, external, array
 // buffers; the young generation's committed size), its event loop's delay in that second (highest
 // and 99th percentile of the probe's gaps below, its period taken off), its event-loop utilisation and CPU time (all
-// threads), the garbage collector's pauses in that second (count, total and longest, and apart the
+// threads; the main thread's own, and its time runnable but waiting for a core, from
+// /proc/thread-self/schedstat), the garbage collector's pauses in that second (count, total and longest, and apart the
 // scavenges and the mark-compacts), and its long turns (below). The soak reads the lines of each
 // minute, and reads /proc/<pid>/smaps_rollup itself (no cost to this process). The timers are
 // unref'd: they never keep the process alive.
@@ -196,7 +197,10 @@ if (file !== undefined && file !== '') {
 
   let elu = performance.eventLoopUtilization()
   let cpu = process.cpuUsage()
+  let mainCpuAt = schedCpuMs
+  let mainWaitAt = schedWaitMs
   const write = () => {
+    readSched()
     const m = process.memoryUsage()
     const now = performance.eventLoopUtilization()
     const cpuNow = process.cpuUsage()
@@ -220,6 +224,9 @@ if (file !== undefined && file !== '') {
       loopP99Ms: loopP99,
       elu: performance.eventLoopUtilization(now, elu).utilization,
       cpuMs: (cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000,
+      // The main thread alone: its time on a CPU, and runnable but waiting for one (schedstat).
+      mainCpuMs: schedCpuMs - mainCpuAt,
+      mainWaitMs: schedWaitMs - mainWaitAt,
       gcCount,
       gcMs,
       gcMaxMs,
@@ -236,6 +243,8 @@ if (file !== undefined && file !== '') {
     }
     elu = now
     cpu = cpuNow
+    mainCpuAt = schedCpuMs
+    mainWaitAt = schedWaitMs
     gcCount = 0
     gcMs = 0
     gcMaxMs = 0

@@ -51,6 +51,7 @@ import {
   LoopMonitor,
   mergeThreadMinutes,
   SeqCounts,
+  speedProbeUs,
   splitLoad,
   THREAD_COUNTS,
   type ThreadCounts,
@@ -137,6 +138,12 @@ export interface MinuteRow extends ThreadCounts {
   serverElu: number
   /** The server process's CPU time in the minute (every thread), per heartbeat answered, in µs. */
   serverCpuPerHeartbeatUs: number
+  /**
+   * The server's main thread alone: its CPU time per heartbeat answered (µs), and its time in the
+   * minute runnable but waiting for a core (ms): what the machine's contention added to its turns.
+   */
+  serverMainCpuPerHeartbeatUs: number
+  serverMainWaitMs: number
   /** The server's garbage collection in the minute: longest pause and total. */
   gcMaxMs: number
   gcTotalMs: number
@@ -176,6 +183,15 @@ export interface MinuteRow extends ThreadCounts {
   loadScavenges: number
   loadMarkCompacts: number
   loadHeapMb: number
+  /** The members' threads' CPU time and their time waiting for a core in the minute, added up (ms). */
+  loadCpuMs: number
+  loadRunWaitMs: number
+  /**
+   * The machine's speed as the load's main thread gets it (`speedProbeUs`, three runs a second): the
+   * median of each second's fastest run, and the 90th percentile of every run, in µs.
+   */
+  speedProbeUs: number
+  speedProbeP90Us: number
   /** Each load thread's own loop and GC (`LoopMinute`), and the main thread's (the data plane's). */
   threadLoops: LoopMinute[]
   mainLoop: LoopMinute | undefined
@@ -215,6 +231,8 @@ interface ServerSecond {
   readonly loopP99Ms: number
   readonly elu: number
   readonly cpuMs: number
+  readonly mainCpuMs?: number
+  readonly mainWaitMs?: number
   readonly gcCount: number
   readonly gcMs: number
   readonly gcMaxMs: number
@@ -355,6 +373,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     serverLoopMaxMs: Number.NaN,
     serverElu: Number.NaN,
     serverCpuPerHeartbeatUs: Number.NaN,
+    serverMainCpuPerHeartbeatUs: Number.NaN,
+    serverMainWaitMs: Number.NaN,
     gcMaxMs: Number.NaN,
     gcTotalMs: Number.NaN,
     scavenges: Number.NaN,
@@ -376,6 +396,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     loadScavenges: Number.NaN,
     loadMarkCompacts: Number.NaN,
     loadHeapMb: Number.NaN,
+    loadCpuMs: Number.NaN,
+    loadRunWaitMs: Number.NaN,
+    speedProbeUs: Number.NaN,
+    speedProbeP90Us: Number.NaN,
     threadLoops: [],
     mainLoop: undefined,
     events: [],
@@ -801,8 +825,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         r.longWait = sum((x) => x.longWait)
         r.longOther = sum((x) => x.longOther)
         r.longCpuMaxMs = Math.max(0, ...seconds.map((x) => x.longCpuMaxMs ?? 0))
-        if (r.heartbeats > 0)
+        if (r.heartbeats > 0) {
           r.serverCpuPerHeartbeatUs = (1000 * seconds.reduce((a, x) => a + x.cpuMs, 0)) / r.heartbeats
+          if (seconds.every((x) => x.mainCpuMs !== undefined))
+            r.serverMainCpuPerHeartbeatUs = (1000 * sum((x) => x.mainCpuMs as number)) / r.heartbeats
+        }
+        if (seconds.every((x) => x.mainWaitMs !== undefined))
+          r.serverMainWaitMs = sum((x) => x.mainWaitMs as number)
       }
       const sends = bunching(merged.sendBuckets, o.minuteMs)
       r.sendsMax100ms = sends.max100ms
@@ -814,6 +843,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.loadScavenges = merged.loop.scavenges
       r.loadMarkCompacts = merged.loop.markCompacts
       r.loadHeapMb = merged.loop.heapAfterMarkCompactMb
+      r.loadCpuMs = merged.loop.cpuMs
+      r.loadRunWaitMs = merged.loop.runWaitMs
+      const fastest = speedFastest.sort((a, b) => a - b)
+      const every = speedAll.sort((a, b) => a - b)
+      r.speedProbeUs = quantile(fastest, 0.5)
+      r.speedProbeP90Us = quantile(every, 0.9)
+      speedFastest = []
+      speedAll = []
       r.threadLoops = parts.map((x) => x.loop)
       r.mainLoop = mainLoop.take()
       o.log(formatRow(r))
@@ -831,6 +868,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       if (anon !== undefined) row.anonSamples.push(anon / 1024)
     }
     const sampler = setInterval(sampleMemory, 5000).unref()
+    // The machine's speed, three runs of the fixed work a second (about 0.3 ms of this thread's time).
+    let speedFastest: number[] = []
+    let speedAll: number[] = []
+    const speedProbe = setInterval(() => {
+      const runs = [speedProbeUs(), speedProbeUs(), speedProbeUs()]
+      speedFastest.push(Math.min(...runs))
+      speedAll.push(...runs)
+    }, 1000).unref()
     await closeRow(row)
     rows.push(row)
     o.log(HEADER)
@@ -932,6 +977,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
     const describedAt = Date.now()
     clearInterval(sampler)
+    clearInterval(speedProbe)
 
     // Stop the load and let the data plane drain: the consumers read up to what was acked.
     stopProducing = true
@@ -1097,13 +1143,13 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | speed probe µs (fastest median / p90) | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${r.events.join('; ')} |`
 }
 
 /**
@@ -1114,8 +1160,8 @@ export function formatRow(r: MinuteRow): string {
 export function formatLoops(r: MinuteRow): string {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—')
   const one = (name: string, l: LoopMinute) =>
-    `${name} ${f(l.p99Ms)} / ${f(l.maxMs)}, ${f(l.gcMaxMs)} (${l.scavenges} / ${l.markCompacts}, ${f(l.newSpaceMb)})`
+    `${name} ${f(l.p99Ms)} / ${f(l.maxMs)}, ${f(l.gcMaxMs)} (${l.scavenges} / ${l.markCompacts}, ${f(l.newSpaceMb)}; ${f(l.cpuMs)} / ${f(l.runWaitMs)})`
   const threads = r.threadLoops.map((l, i) => one(`t${i}`, l))
   if (r.mainLoop !== undefined) threads.push(one('main', r.mainLoop))
-  return `  minute ${r.minute < 0 ? 'set-up' : r.minute} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts, new space MB): ${threads.join('; ')}`
+  return `  minute ${r.minute < 0 ? 'set-up' : r.minute} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts, new space MB; CPU / waited for a core ms): ${threads.join('; ')}`
 }
