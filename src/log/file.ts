@@ -249,6 +249,21 @@ export const READ_AHEAD_BYTES = 1024 * 1024
 export const READ_AHEAD_CHUNKS = 4
 /** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
 export const READ_AHEAD_PACE_MS = 1000
+
+/**
+ * The active segment's data is written back to disk in the background each time this many bytes
+ * were appended since the last write-back started: an fsync on libuv's threadpool, at most one in
+ * flight per partition, never awaited by an append. Without it the kernel holds a segment's data
+ * dirty until its age or the dirty limits say otherwise (30 s and a tenth of memory by default:
+ * gigabytes), so the fsync of the flush that follows a roll wrote the whole 1 GiB segment at once,
+ * 0.57–0.94 s of the disk and of CPU time on a two-vCPU machine, and the server fell behind
+ * meanwhile (BENCHMARKS.md, "The roll's flush written back as the segment grows"). A write-back
+ * is not a flush: it moves neither the recovery point nor what a flush counts as fsynced, and
+ * `flush.messages` / `flush.ms` keep their meaning. It only leaves a flush little to write. Its
+ * failure is one, though: the kernel may drop the pages it failed to write, so the partition goes
+ * offline as after a failed flush.
+ */
+export const WRITE_BACK_BYTES = 16 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
 
 /** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */
@@ -448,6 +463,8 @@ interface FileSegment {
   /** The segment's size and the storage clock when read ahead last looked at its pace. */
   paceSize: number
   paceAt: number
+  /** The segment's size when its last write-back started (WRITE_BACK_BYTES). */
+  writtenBack: number
   /** The last batches appended, while the segment is active (made by its first append). */
   recent: RecentBatches | null
 }
@@ -480,6 +497,8 @@ class FilePartitionStore implements PartitionStore {
   readonly #settings: FilePartitionSettings
   #segments: FileSegment[] = []
   #closed = false
+  /** A write-back (WRITE_BACK_BYTES) is in flight. */
+  #writeBackBusy = false
 
   constructor(
     storage: FileLogStorage,
@@ -560,6 +579,7 @@ class FilePartitionStore implements PartitionStore {
           indexDirty: false,
           flushedSize: st.size,
           paceSize: st.size,
+          writtenBack: st.size,
         }
         this.#segments.push(seg)
         const nextBase = bases[i + 1]
@@ -654,6 +674,7 @@ class FilePartitionStore implements PartitionStore {
       aheadBusy: false,
       paceSize: 0,
       paceAt: this.#storage.now(),
+      writtenBack: 0,
       recent: null,
     }
   }
@@ -1065,6 +1086,35 @@ class FilePartitionStore implements PartitionStore {
         // a segment let go meanwhile: a failure to close it is no storage fault
       }
     })
+  }
+
+  /**
+   * Starts a write-back of the active segment (WRITE_BACK_BYTES) once it took `writeBackBytes`
+   * since the last one started and none is in flight; null when it starts none. The segment is
+   * pinned meanwhile, so retention, DeleteRecords or a close let its file go only after the fsync
+   * ends; a failure on a segment that left the partition meanwhile is no storage fault.
+   */
+  writeBack(): Promise<void> | null {
+    const bytes = this.#storage.writeBackBytes
+    if (bytes <= 0 || this.#writeBackBusy || this.#closed || this.#segments.length === 0) return null
+    const seg = this.#segments[this.#segments.length - 1]
+    if (seg.size - seg.writtenBack < bytes) return null
+    seg.writtenBack = seg.size
+    this.#writeBackBusy = true
+    seg.readers++
+    return new Promise((resolvePromise, reject) =>
+      this.#fs.fsync(seg.fd, (err) => {
+        this.#writeBackBusy = false
+        const live = this.#segments.includes(seg) && !this.#closed
+        try {
+          this.#unpin(seg)
+        } catch {
+          // a segment let go meanwhile: a failure to close it is no storage fault
+        }
+        if (err !== null && live) reject(err)
+        else resolvePromise()
+      }),
+    )
   }
 
   /** Cuts the file back to its data when it was made longer to read pages ahead. */
@@ -1516,6 +1566,8 @@ export interface FileLogStorageOptions {
   readonly tailReadBytes?: number
   /** Bytes of an active segment's pages read ahead at a time (READ_AHEAD_BYTES; 0: none). */
   readonly readAheadBytes?: number
+  /** Bytes appended between two background write-backs of an active segment (WRITE_BACK_BYTES; 0: none). */
+  readonly writeBackBytes?: number
   /** A monotonic clock in milliseconds, for the read ahead's pace (performance.now by default). */
   readonly now?: () => number
 }
@@ -1559,6 +1611,8 @@ export class FileLogStorage implements LogStorage {
   }
   /** See READ_AHEAD_BYTES. */
   readonly readAheadBytes: number
+  /** See WRITE_BACK_BYTES. */
+  readonly writeBackBytes: number
   readonly now: () => number
   /** The buffer every read ahead reads into (its bytes are never looked at), made at first use. */
   #readAheadScratch: Uint8Array | null = null
@@ -1571,6 +1625,7 @@ export class FileLogStorage implements LogStorage {
     this.readBuffers = new ReadBufferPool(opts.readBufferBytes)
     this.#tailReadBytes = opts.tailReadBytes ?? TAIL_READ_BYTES
     this.readAheadBytes = opts.readAheadBytes ?? READ_AHEAD_BYTES
+    this.writeBackBytes = opts.writeBackBytes ?? WRITE_BACK_BYTES
     this.now = opts.now ?? (() => performance.now())
     this.#recoveryFiles = this.#dirs.map(
       (dir, i) =>

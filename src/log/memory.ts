@@ -240,6 +240,10 @@ class MemoryPartitionStore implements PartitionStore {
 
   async flush(): Promise<void> {}
 
+  writeBack(): null {
+    return null
+  }
+
   async writeProducerSnapshot(offset: number, bytes: Uint8Array, aborted: Uint8Array): Promise<void> {
     this.#data.snapshot = { offset, bytes: bytes.slice(), aborted: aborted.slice() }
   }

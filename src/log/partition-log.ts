@@ -651,6 +651,7 @@ export class PartitionLogImpl implements PartitionLog {
       return false
     }
     StageArena.release(stage)
+    this.#writeBack()
     this.emit('append')
     if (this.#counted(stage.now, stage.messages)) {
       this.flush().then(
@@ -739,6 +740,7 @@ export class PartitionLogImpl implements PartitionLog {
       return storageErrorAppend()
     }
     const lastOffset = this.#store.logEndOffset - 1
+    this.#writeBack()
     this.emit('append')
     const mustFlush = this.#counted(now, messages)
     const appended: AppendResult = {
@@ -760,6 +762,15 @@ export class PartitionLogImpl implements PartitionLog {
       )
     }
     return appended
+  }
+
+  /**
+   * Lets the store write the active segment back in the background (PartitionStore.writeBack):
+   * never awaited, no flush, but a failure of it takes the partition offline as a failed flush does.
+   */
+  #writeBack(): void {
+    const p = this.#store.writeBack()
+    if (p !== null) p.catch((e: unknown) => this.fail(e))
   }
 
   /**

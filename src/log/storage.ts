@@ -177,6 +177,13 @@ export interface PartitionStore {
   /** Makes everything appended durable (fsync) and moves the recovery point to the log end. */
   flush(): Promise<void>
   /**
+   * Starts writing the active segment's data back to disk in the background when the engine sees
+   * fit (the file engine: WRITE_BACK_BYTES), so that a later flush has little left to write; null
+   * when it starts nothing. Not a flush: the recovery point stays. The promise rejects on an I/O
+   * failure, which the caller treats as a failed flush. Called after every write.
+   */
+  writeBack(): Promise<void> | null
+  /**
    * Stores a producer-state snapshot taken at `offset` (older ones may be dropped), with the
    * aborted transactions whose marker is below `offset` (34-byte AbortedTxn entries).
    */
