@@ -21,7 +21,8 @@
 // order of the two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each
 // half-phase (ceiling, Topograph, Topograph, ceiling) as it ends.
 // Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
-// and the load, and what the kernel did meanwhile (kernel-state.ts): the latency's tail at this
+// and the load, and what the kernel did meanwhile (kernel-state.ts; the page cache's dirty and
+// writeback pages at the end and their peaks during the run): the latency's tail at this
 // rate follows the server's CPU per batch (BENCHMARKS.md, "The latency runs after the throughput
 // phases, traced"). Then the server's collections by kind, its heap by space, open files,
 // segments and page faults at the run's start and end, and its threads' CPU a batch
@@ -135,9 +136,16 @@ for (let run = 0; run < runs; run++) {
   const kernel0 = kernelCounters()
   const t0 = performance.now()
   const traced = fileCalls?.run()
+  // The page cache's dirty and writeback peaks during the run (what a roll's flush has to write).
+  const peak = { dirty: 0, writeback: 0 }
+  const sampler = setInterval(() => {
+    const c = pageCache()
+    peak.dirty = Math.max(peak.dirty, c.dirty)
+    peak.writeback = Math.max(peak.writeback, c.writeback)
+  }, 50)
   const { value: m, gcs } = await withGcs(() =>
     latencyLoad({ ...latency, fromOffset: log.logEndOffset, slowMs: traced === undefined ? undefined : 10 }),
-  )
+  ).finally(() => clearInterval(sampler))
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()
   ended = serverState(dir)
@@ -153,7 +161,7 @@ for (let run = 0; run < runs; run++) {
     `run ${run + 1} latency at ${rate} batches/s (${f1(mb(rate * batchBytes))} MB/s): p50 ${f2(m.p50)} ms, p99 ${f2(m.p99)} ms, max ${f2(m.max)} ms over ${m.requests} batches; CPU µs per batch: server ${f1(m.cpuUsPerRequest)} (main thread ${f1(mainUs)}), load ${f1(loadUs)}; load ${loadAverage()}`,
   )
   console.log(
-    `  kernel: Dirty ${f1(pages.dirty)} MB, Writeback ${f1(pages.writeback)} MB at the end; ${kernel}`,
+    `  kernel: Dirty ${f1(pages.dirty)} MB, Writeback ${f1(pages.writeback)} MB at the end (peaks ${f1(peak.dirty)} and ${f1(peak.writeback)} MB, sampled every 50 ms); ${kernel}`,
   )
   console.log(`  server GCs: ${gcs}`)
   if (traced !== undefined) console.log(`  ${traced(m.slow ?? [])}`)
