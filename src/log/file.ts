@@ -12,7 +12,8 @@
  *     "0\n<n>\n<topic> <partition> <offset>\n…" (Kafka's checkpoint file format)
  *   <log.dir>/.kafka_cleanshutdown   written at clean shutdown, removed at open
  *
- * Appends are positional writes to the active segment (page cache; fsync only on flush), into
+ * Appends are positional writes to the active segment (page cache; fsync only on flush, and in
+ * the background every WRITE_BACK_BYTES, which is no flush), into
  * pages read ahead once the segment is busy (READ_AHEAD_BYTES: the file is longer than its data
  * meanwhile, by zeros, cut back at roll and close and by recovery after a crash). The
  * offset and time indexes are kept in memory as sparse arrays while a segment is active and
