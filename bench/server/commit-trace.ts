@@ -29,11 +29,10 @@
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import v8 from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { Worker } from 'node:worker_threads'
 import { requestFrame } from '../../test/server/wire-client.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
-import { observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
+import { collectFully, observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
 import { fmt, rps, runLoad, startLoadProcesses } from './load.js'
 import { serverBuild } from './target.js'
 import { mainThreadStat } from './thread-stat.js'
@@ -223,10 +222,8 @@ const gc = observeGc(events)
 
 // A full collection on demand, outside the measured runs: the heap that is left is what the server
 // keeps.
-v8.setFlagsFromString('--expose-gc')
-const fullGc = runInNewContext('gc') as () => void
 const heapAfterFullGc = () => {
-  fullGc()
+  collectFully()
   return v8.getHeapStatistics().used_heap_size
 }
 

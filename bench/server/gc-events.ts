@@ -2,6 +2,7 @@
 // load runs (bench/data/latency-trace.ts, bench/server/commit-trace.ts).
 import { constants, type PerformanceEntry, PerformanceObserver, performance } from 'node:perf_hooks'
 import v8 from 'node:v8'
+import { runInNewContext } from 'node:vm'
 
 /** One thing the server did, on the wall clock: when it started, how long it took, what it was. */
 export interface TraceEvent {
@@ -68,4 +69,17 @@ export async function traceGcDuring<T>(run: number, work: () => Promise<T>): Pro
     v8.setFlagsFromString('--no-trace-gc')
     v8.setFlagsFromString('--no-trace-incremental-marking')
   }
+}
+
+let gc: (() => void) | undefined
+/**
+ * A full collection now (V8's `gc`, exposed on first use), outside a measured run: what earlier
+ * loads of the process left in the old generation is gone before the next one starts.
+ */
+export function collectFully(): void {
+  if (gc === undefined) {
+    v8.setFlagsFromString('--expose-gc')
+    gc = runInNewContext('gc') as () => void
+  }
+  gc()
 }

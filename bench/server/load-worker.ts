@@ -38,6 +38,7 @@
 import { connect, type Socket } from 'node:net'
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
+import { collectFully } from './gc-events.js'
 import { KeptArrays, type Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
 
@@ -53,6 +54,8 @@ export interface LoadSpec {
   readonly maxRequests?: number
   /** Byte offset in each response frame (after the size prefix) of an int16 error code to check. */
   readonly errorCodeAt?: number
+  /** A full collection of the load process before the load starts (requests.ts's half loads). */
+  readonly collectFirst?: boolean
   /** Report every measured request slower than this (ms), with its send time (for traces). */
   readonly slowMs?: number
   /** With `slowMs`: the generator's tick lateness (ms) reported as sends held back (default 4). */
@@ -110,6 +113,7 @@ const EMPTY = Buffer.alloc(0)
 const kept = new KeptArrays()
 
 export async function load(spec: LoadSpec): Promise<LoadResult> {
+  if (spec.collectFirst === true) collectFully()
   const frames = spec.frames.map((f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength))
   const maxRequests = spec.maxRequests ?? Number.MAX_SAFE_INTEGER
   const maxInFlight = spec.maxInFlight ?? 10_000

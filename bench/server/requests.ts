@@ -20,6 +20,10 @@
 // each the median of the per-run figures). BENCH_ENGINES=sqlite (or memory) runs one engine's server
 // only, which gives more before/after pairs of that engine in a short quiet window (its rows then
 // run without the other engine's runs between its own).
+//
+// Every half-load run (Topograph's and the bare server's) begins with a full collection of this
+// process and of the load process, before its warm-up second: what the runs before it promoted
+// does not fall due in it. BENCH_GC_BEFORE=0 leaves them out.
 import { type BenchServer, offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
@@ -36,6 +40,7 @@ import {
   withSizePrefix,
 } from './load.js'
 import { constants, PerformanceObserver } from 'node:perf_hooks'
+import { collectFully } from './gc-events.js'
 import { mainThreadStat } from './thread-stat.js'
 
 const seconds = Number(process.argv[2] ?? 3)
@@ -126,6 +131,11 @@ interface Overlap {
   readonly serverWaitingMs: number
 }
 async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: Overlap }> {
+  // Each half-load run starts without the old-generation garbage of the runs before it (other rows,
+  // the other engine's server, the closed loops), in both processes: a full collection it has is
+  // then its own.
+  const collect = process.env.BENCH_GC_BEFORE !== '0'
+  if (collect) collectFully()
   const gc = { over1ms: 0, longestMs: 0, major: 0 }
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -138,7 +148,7 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
   observer.observe({ entryTypes: ['gc'] })
   const stat0 = mainThreadStat()
   try {
-    const m = await runLoad(spec)
+    const m = await runLoad({ ...spec, collectFirst: collect })
     const stat1 = mainThreadStat()
     const waiting = stat0 === null || stat1 === null ? Number.NaN : (stat1.waiting - stat0.waiting) / 1e6
     return {

@@ -4,6 +4,7 @@
 // measures against a server that does nothing (BENCHMARKS.md, "OffsetCommit: the ceiling's floor").
 import assert from 'node:assert/strict'
 import { Socket } from 'node:net'
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { test } from 'node:test'
 import { bareServer, closeServer } from '../../bench/server/load.js'
 import { load } from '../../bench/server/load-worker.js'
@@ -77,4 +78,39 @@ test("open loop, writes: 'each': one write per request, as before", async () => 
   assert.equal(frames.uncorked, result.answered)
   assert.equal(uncorks, 0)
   assert.equal(result.writes, result.answered)
+})
+
+/** The major collections of this process while `load` runs a short open loop against the bare server. */
+async function majorCollectionsDuring(collectFirst: boolean | undefined): Promise<number> {
+  const bare = await bareServer(answer)
+  let major = 0
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[])
+      if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  try {
+    await load({
+      port: bare.port,
+      frames: [request],
+      seconds: 0.1,
+      warmupSeconds: 0,
+      connections: 1,
+      depth: 1,
+      rate: 1_000,
+      ...(collectFirst === undefined ? {} : { collectFirst }),
+    })
+    // Entries are delivered after the collection: one more turn for the observer's callback.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    return major
+  } finally {
+    observer.disconnect()
+    await closeServer(bare.server)
+  }
+}
+
+test('collectFirst: the load process collects its whole heap before the load starts', async () => {
+  assert.ok((await majorCollectionsDuring(true)) >= 1)
+  // Without it, a short load of a small heap makes no full collection.
+  assert.equal(await majorCollectionsDuring(undefined), 0)
 })
