@@ -11,6 +11,7 @@ import {
   parseStealTicks,
   SwitchCounter,
   stealMs,
+  syscallProbeNs,
 } from '../../tools/soak/machine.js'
 
 test('memoryProbeNs: a walk over 64 MB takes longer a step than one over 16 KB', () => {
@@ -25,6 +26,14 @@ test('memoryProbeNs: a walk over 64 MB takes longer a step than one over 16 KB',
 test('clockProbeNs: a clock read takes time', () => {
   const ns = clockProbeNs()
   assert.ok(ns > 0 && ns < 100_000, `${ns} ns`)
+})
+
+test('syscallProbeNs: a system call takes longer than a clock read through the vDSO', () => {
+  const syscall = Math.min(...Array.from({ length: 3 }, () => syscallProbeNs()))
+  const clock = Math.min(...Array.from({ length: 3 }, () => clockProbeNs()))
+  assert.ok(syscall > 0 && syscall < 1_000_000, `${syscall} ns`)
+  if (process.platform === 'linux')
+    assert.ok(syscall > clock, `${syscall} ns a system call, ${clock} ns a clock read`)
 })
 
 test('parseStealTicks: the eighth number of the cpu line', () => {

@@ -63,6 +63,18 @@ export function clockProbeNs(calls = 5_000): number {
 }
 
 /**
+ * ns per `process.getuid()`: a system call that does no work (glibc does not cache it), so its time is
+ * the kernel's entry and exit as this guest pays them (page-table isolation, the host's exits).
+ */
+export function syscallProbeNs(calls = 2_000): number {
+  let uid = 0
+  const from = performance.now()
+  for (let k = 0; k < calls; k++) uid += process.getuid?.() ?? 0
+  const ns = (1e6 * (performance.now() - from)) / calls
+  return uid >= 0 ? ns : Number.NaN
+}
+
+/**
  * A loopback TCP connection to an echo server in the same process: `roundTripUs()` writes 64 bytes
  * and resolves when they are back, so one round trip is two writes, two reads and the loop's polls
  * for them, on the kernel's loopback path. The fastest of a few is the path's cost; the others add

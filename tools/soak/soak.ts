@@ -45,7 +45,14 @@ import {
 import { ConnectionClosedError, ReconnectingClient } from './client.js'
 import { E, RETRIABLE, STREAMS_TOPIC, sleep, wallNow } from './common.js'
 import { inProcessThread, type LoadThread, workerThread } from './load-thread.js'
-import { clockProbeNs, LoopbackProbe, memoryProbeNs, SwitchCounter, stealMs } from './machine.js'
+import {
+  clockProbeNs,
+  LoopbackProbe,
+  memoryProbeNs,
+  SwitchCounter,
+  stealMs,
+  syscallProbeNs,
+} from './machine.js'
 import {
   bunching,
   type LoopMinute,
@@ -200,11 +207,12 @@ export interface MinuteRow extends ThreadCounts {
    * What the speed probe does not feel (tools/soak/machine.ts), sampled every 5 s on the load's main
    * thread, each the median of the minute's samples of the fastest of a few runs: ns per step of a
    * dependent walk over 64 MB (memory latency), µs per loopback write and read round trip, ns per
-   * clock read; and the host's steal time in the minute (ms, as the guest counts it).
+   * clock read, ns per empty system call; and the host's steal time in the minute (ms, as the guest counts it).
    */
   memoryProbeNs: number
   loopbackUs: number
   clockNs: number
+  syscallNs: number
   stealMs: number
   /** Context switches in the minute, voluntary and nonvoluntary, over every thread of the server and of the load process. */
   serverSwitches: { voluntary: number; nonvoluntary: number }
@@ -424,6 +432,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     memoryProbeNs: Number.NaN,
     loopbackUs: Number.NaN,
     clockNs: Number.NaN,
+    syscallNs: Number.NaN,
     stealMs: Number.NaN,
     serverSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     loadSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
@@ -883,7 +892,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.memoryProbeNs = median(machineSamples.memoryNs)
       r.loopbackUs = median(machineSamples.loopbackUs)
       r.clockNs = median(machineSamples.clockNs)
-      machineSamples = { memoryNs: [], loopbackUs: [], clockNs: [] }
+      r.syscallNs = median(machineSamples.syscallNs)
+      machineSamples = { memoryNs: [], loopbackUs: [], clockNs: [], syscallNs: [] }
       const steal = stealMs()
       if (steal !== undefined && stealAt !== undefined) r.stealMs = steal - stealAt
       stealAt = steal
@@ -916,12 +926,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       speedAll.push(...runs)
     }, 1000).unref()
     // What the speed probe does not feel (tools/soak/machine.ts): the memory walk (three runs of
-    // about 2 ms), the clock reads and five loopback round trips every 5 s, the fastest of each.
-    let machineSamples: { memoryNs: number[]; loopbackUs: number[]; clockNs: number[] } = {
-      memoryNs: [],
-      loopbackUs: [],
-      clockNs: [],
-    }
+    // about 4 ms), the clock reads, the empty system calls (three runs of about 3 ms) and five
+    // loopback round trips every 5 s, the fastest of each.
+    let machineSamples: { memoryNs: number[]; loopbackUs: number[]; clockNs: number[]; syscallNs: number[] } =
+      {
+        memoryNs: [],
+        loopbackUs: [],
+        clockNs: [],
+        syscallNs: [],
+      }
     memoryProbeNs(1) // builds the 64 MB walk before the first minute
     const loopback = await LoopbackProbe.open()
     let stealAt = stealMs()
@@ -934,6 +947,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       try {
         machineSamples.memoryNs.push(Math.min(memoryProbeNs(), memoryProbeNs(), memoryProbeNs()))
         machineSamples.clockNs.push(Math.min(clockProbeNs(), clockProbeNs(), clockProbeNs()))
+        machineSamples.syscallNs.push(Math.min(syscallProbeNs(), syscallProbeNs(), syscallProbeNs()))
         let fastest = Number.POSITIVE_INFINITY
         for (let k = 0; k < 5; k++) fastest = Math.min(fastest, await loopback.roundTripUs())
         machineSamples.loopbackUs.push(fastest)
@@ -1210,13 +1224,13 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | steal ms | context switches server vol / nonvol, load vol / nonvol | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | context switches server vol / nonvol, load vol / nonvol | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.stealMs, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.events.join('; ')} |`
 }
 
 /**
