@@ -1,8 +1,7 @@
-#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16 --expose-gc
+#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16
 // The Node options on the line above fix the young generation's size (README, "Configuration"): V8
 // shrinks it when the allocation rate drops and grows it back later, and the server's resident
-// memory moved by some 20 MB with it. `--expose-gc` lets start-up collect the garbage of its loads
-// once before it listens (src/server/server.ts, `collectLoadGarbage`). scripts/start.sh and the soak start the server with the
+// memory moved by some 20 MB with it. scripts/start.sh and the soak start the server with the
 // options of this line (test/helpers/topograph-process.ts, `cliNodeOptions`).
 // `topograph start [--config FILE] [--override key=value]...`: loads the configuration, starts the
 // server in the foreground and stops it gracefully on SIGTERM or SIGINT (exit status 0).

@@ -107,28 +107,6 @@ export async function loadHandlerModules(): Promise<HandlerModule[]> {
   return modules
 }
 
-/**
- * One full collection once start-up has loaded every log, where the process allows it (Node's
- * `--expose-gc`, on the CLI's `#!` line). Replaying the logs keeps every record read alive until its
- * log is replayed, so the young generation promotes them, and the state built from them, into the
- * old generation mixed with what the replay threw away; nothing collects the old generation until
- * it has grown enough, a minute or two after the clients are back, and until then the server
- * scavenges through a larger and more scattered heap (RELIABILITY.md, "Soak"). Collecting here
- * costs one pause before any client is served. Returns the heap used before and after and the
- * pause (ms), or undefined where the process allows no full collection.
- */
-export function collectLoadGarbage():
-  | { heapUsedBefore: number; heapUsedAfter: number; ms: number }
-  | undefined {
-  const gc = (globalThis as { gc?: unknown }).gc
-  if (typeof gc !== 'function') return undefined
-  const heapUsedBefore = process.memoryUsage().heapUsed
-  const from = performance.now()
-  gc()
-  const ms = performance.now() - from
-  return { heapUsedBefore, heapUsedAfter: process.memoryUsage().heapUsed, ms }
-}
-
 export async function startServer(
   config: TopographConfig,
   options: StartServerOptions = {},
@@ -242,18 +220,6 @@ export async function startServer(
         maxAclBytes: config.maxAclBytes,
       })
     }
-
-    // The loads' garbage: see collectLoadGarbage.
-    const collected = collectLoadGarbage()
-    if (collected !== undefined)
-      logger.info(
-        {
-          heapUsedBeforeMb: Math.round(collected.heapUsedBefore / 104857.6) / 10,
-          heapUsedAfterMb: Math.round(collected.heapUsedAfter / 104857.6) / 10,
-          pauseMs: Math.round(collected.ms),
-        },
-        'Collected the garbage of the loads',
-      )
 
     // 5. Listeners.
     const gate = new RequestGate(config.queuedMaxRequests)

@@ -1,5 +1,5 @@
-// `topograph start` runs with a young generation of fixed size and with a full collection allowed
-// after its loads (README, "Configuration"): the Node options sit on the CLI's #! line, and `npm start` (scripts/start.sh) takes them from there.
+// `topograph start` runs with a young generation of fixed size (README, "Configuration"): the Node
+// options sit on the CLI's #! line, and `npm start` (scripts/start.sh) takes them from there.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
@@ -14,10 +14,6 @@ test("the CLI's #! line fixes the young generation: the same minimum and maximum
   }
   assert.ok(size('max-semi-space-size') > 0)
   assert.equal(size('min-semi-space-size'), size('max-semi-space-size'))
-})
-
-test("the CLI's #! line allows start-up its one full collection after loading (--expose-gc)", () => {
-  assert.ok(cliNodeOptions().includes('--expose-gc'), cliNodeOptions().join(' '))
 })
 
 test('npm start runs the built CLI with the options of its #! line', () => {
