@@ -210,7 +210,15 @@ if (file !== undefined && file !== '') {
     const loopP99 = delayCount === 0 ? 0 : seen[Math.min(delayCount - 1, Math.floor(delayCount * 0.99))]
     delayCount = 0
     let newSpace = 0
-    for (const s of getHeapSpaceStatistics()) if (s.space_name === 'new_space') newSpace = s.space_size
+    let oldSpace = 0
+    let oldSpaceUsed = 0
+    for (const s of getHeapSpaceStatistics()) {
+      if (s.space_name === 'new_space') newSpace = s.space_size
+      else if (s.space_name === 'old_space') {
+        oldSpace = s.space_size
+        oldSpaceUsed = s.space_used_size
+      }
+    }
     const line = {
       at: Date.now(),
       pid: process.pid,
@@ -218,6 +226,8 @@ if (file !== undefined && file !== '') {
       heapUsed: m.heapUsed,
       heapTotal: m.heapTotal,
       newSpace,
+      oldSpace,
+      oldSpaceUsed,
       external: m.external,
       arrayBuffers: m.arrayBuffers,
       loopMaxMs: loopMax,

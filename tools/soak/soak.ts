@@ -46,6 +46,14 @@ import { ConnectionClosedError, ReconnectingClient } from './client.js'
 import { E, RETRIABLE, STREAMS_TOPIC, sleep, wallNow } from './common.js'
 import { inProcessThread, type LoadThread, workerThread } from './load-thread.js'
 import {
+  clockProbeNs,
+  LoopbackProbe,
+  memoryProbeNs,
+  SwitchCounter,
+  stealMs,
+  syscallProbeNs,
+} from './machine.js'
+import {
   bunching,
   type LoopMinute,
   LoopMonitor,
@@ -154,6 +162,9 @@ export interface MinuteRow extends ThreadCounts {
   markCompactMs: number
   /** Median of the young generation's committed size (new space). */
   newSpaceMb: number
+  /** Medians of the old generation's used and committed sizes (old space): what replay or promotion left there. */
+  oldSpaceMb: number
+  oldSpaceCommittedMb: number
   /**
    * The server's long turns in the minute (10 ms or more beyond its 10-ms probe's period, see
    * tools/soak/report-memory.mjs): on the CPU (the server's own work, its GC counted apart), waiting
@@ -192,6 +203,20 @@ export interface MinuteRow extends ThreadCounts {
    */
   speedProbeUs: number
   speedProbeP90Us: number
+  /**
+   * What the speed probe does not feel (tools/soak/machine.ts), sampled every 5 s on the load's main
+   * thread, each the median of the minute's samples of the fastest of a few runs: ns per step of a
+   * dependent walk over 64 MB (memory latency), µs per loopback write and read round trip, ns per
+   * clock read, ns per empty system call; and the host's steal time in the minute (ms, as the guest counts it).
+   */
+  memoryProbeNs: number
+  loopbackUs: number
+  clockNs: number
+  syscallNs: number
+  stealMs: number
+  /** Context switches in the minute, voluntary and nonvoluntary, over every thread of the server and of the load process. */
+  serverSwitches: { voluntary: number; nonvoluntary: number }
+  loadSwitches: { voluntary: number; nonvoluntary: number }
   /** Each load thread's own loop and GC (`LoopMinute`), and the main thread's (the data plane's). */
   threadLoops: LoopMinute[]
   mainLoop: LoopMinute | undefined
@@ -241,6 +266,8 @@ interface ServerSecond {
   readonly markCompacts: number
   readonly markCompactMs: number
   readonly newSpace: number
+  readonly oldSpaceUsed?: number
+  readonly oldSpace?: number
   readonly longCpu: number
   readonly longCpuGc: number
   readonly longWait: number
@@ -382,6 +409,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     markCompacts: Number.NaN,
     markCompactMs: Number.NaN,
     newSpaceMb: Number.NaN,
+    oldSpaceMb: Number.NaN,
+    oldSpaceCommittedMb: Number.NaN,
     longCpu: Number.NaN,
     longCpuGc: Number.NaN,
     longWait: Number.NaN,
@@ -400,6 +429,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     loadRunWaitMs: Number.NaN,
     speedProbeUs: Number.NaN,
     speedProbeP90Us: Number.NaN,
+    memoryProbeNs: Number.NaN,
+    loopbackUs: Number.NaN,
+    clockNs: Number.NaN,
+    syscallNs: Number.NaN,
+    stealMs: Number.NaN,
+    serverSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
+    loadSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     threadLoops: [],
     mainLoop: undefined,
     events: [],
@@ -820,6 +856,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         r.markCompacts = sum((x) => x.markCompacts)
         r.markCompactMs = sum((x) => x.markCompactMs)
         r.newSpaceMb = median(seconds.map((x) => (x.newSpace ?? Number.NaN) / 1048576))
+        r.oldSpaceMb = median(seconds.map((x) => (x.oldSpaceUsed ?? Number.NaN) / 1048576))
+        r.oldSpaceCommittedMb = median(seconds.map((x) => (x.oldSpace ?? Number.NaN) / 1048576))
         r.longCpu = sum((x) => x.longCpu)
         r.longCpuGc = sum((x) => x.longCpuGc)
         r.longWait = sum((x) => x.longWait)
@@ -851,6 +889,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.speedProbeP90Us = quantile(every, 0.9)
       speedFastest = []
       speedAll = []
+      r.memoryProbeNs = median(machineSamples.memoryNs)
+      r.loopbackUs = median(machineSamples.loopbackUs)
+      r.clockNs = median(machineSamples.clockNs)
+      r.syscallNs = median(machineSamples.syscallNs)
+      machineSamples = { memoryNs: [], loopbackUs: [], clockNs: [], syscallNs: [] }
+      const steal = stealMs()
+      if (steal !== undefined && stealAt !== undefined) r.stealMs = steal - stealAt
+      stealAt = steal
+      if (lastServerLine !== undefined) serverSwitches.follow(lastServerLine.pid)
+      r.serverSwitches = serverSwitches.take()
+      r.loadSwitches = loadSwitches.take()
       r.threadLoops = parts.map((x) => x.loop)
       r.mainLoop = mainLoop.take()
       o.log(formatRow(r))
@@ -876,6 +925,36 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       speedFastest.push(Math.min(...runs))
       speedAll.push(...runs)
     }, 1000).unref()
+    // What the speed probe does not feel (tools/soak/machine.ts): the memory walk (three runs of
+    // about 4 ms), the clock reads, the empty system calls (three runs of about 3 ms) and five
+    // loopback round trips every 5 s, the fastest of each.
+    let machineSamples: { memoryNs: number[]; loopbackUs: number[]; clockNs: number[]; syscallNs: number[] } =
+      {
+        memoryNs: [],
+        loopbackUs: [],
+        clockNs: [],
+        syscallNs: [],
+      }
+    memoryProbeNs(1) // builds the 64 MB walk before the first minute
+    const loopback = await LoopbackProbe.open()
+    let stealAt = stealMs()
+    const serverSwitches = new SwitchCounter(lastServerLine?.pid ?? -1)
+    const loadSwitches = new SwitchCounter(process.pid)
+    let machineProbing = false
+    const machineProbe = setInterval(async () => {
+      if (machineProbing) return
+      machineProbing = true
+      try {
+        machineSamples.memoryNs.push(Math.min(memoryProbeNs(), memoryProbeNs(), memoryProbeNs()))
+        machineSamples.clockNs.push(Math.min(clockProbeNs(), clockProbeNs(), clockProbeNs()))
+        machineSamples.syscallNs.push(Math.min(syscallProbeNs(), syscallProbeNs(), syscallProbeNs()))
+        let fastest = Number.POSITIVE_INFINITY
+        for (let k = 0; k < 5; k++) fastest = Math.min(fastest, await loopback.roundTripUs())
+        machineSamples.loopbackUs.push(fastest)
+      } finally {
+        machineProbing = false
+      }
+    }, 5000).unref()
     await closeRow(row)
     rows.push(row)
     o.log(HEADER)
@@ -978,6 +1057,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const describedAt = Date.now()
     clearInterval(sampler)
     clearInterval(speedProbe)
+    clearInterval(machineProbe)
+    loopback.close()
 
     // Stop the load and let the data plane drain: the consumers read up to what was acked.
     stopProducing = true
@@ -1143,13 +1224,13 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | speed probe µs (fastest median / p90) | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | context switches server vol / nonvol, load vol / nonvol | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.events.join('; ')} |`
 }
 
 /**

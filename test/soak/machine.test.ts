@@ -1,0 +1,65 @@
+// The soak's machine probes: the memory walk is slower over a buffer larger than the caches than
+// over one inside them, the clock probe measures something, and the steal and context switch counts
+// read Linux's files as they are written (the loopback probe is in machine.e2e.test.ts).
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { test } from 'node:test'
+import {
+  clockProbeNs,
+  memoryProbeNs,
+  parseContextSwitches,
+  parseStealTicks,
+  SwitchCounter,
+  stealMs,
+  syscallProbeNs,
+} from '../../tools/soak/machine.js'
+
+test('memoryProbeNs: a walk over 64 MB takes longer a step than one over 16 KB', () => {
+  memoryProbeNs(1, 4096)
+  const cached = Math.min(...Array.from({ length: 5 }, () => memoryProbeNs(200_000, 4096)))
+  memoryProbeNs(1)
+  const uncached = Math.min(...Array.from({ length: 3 }, () => memoryProbeNs(200_000)))
+  assert.ok(cached > 0, `${cached} ns`)
+  assert.ok(uncached > 3 * cached, `${uncached} ns a step over 64 MB against ${cached} over 16 KB`)
+})
+
+test('clockProbeNs: a clock read takes time', () => {
+  const ns = clockProbeNs()
+  assert.ok(ns > 0 && ns < 100_000, `${ns} ns`)
+})
+
+test('syscallProbeNs: a system call takes longer than a clock read through the vDSO', () => {
+  const syscall = Math.min(...Array.from({ length: 3 }, () => syscallProbeNs()))
+  const clock = Math.min(...Array.from({ length: 3 }, () => clockProbeNs()))
+  assert.ok(syscall > 0 && syscall < 1_000_000, `${syscall} ns`)
+  if (process.platform === 'linux')
+    assert.ok(syscall > clock, `${syscall} ns a system call, ${clock} ns a clock read`)
+})
+
+test('parseStealTicks: the eighth number of the cpu line', () => {
+  const stat = 'cpu  2601677 16418 1101269 8492021 51580 0 152250 734 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1\n'
+  assert.equal(parseStealTicks(stat), 734)
+  assert.equal(parseStealTicks('cpu  1 2 3 4\n'), undefined)
+  assert.equal(parseStealTicks('intr 1\n'), undefined)
+  if (existsSync('/proc/stat')) assert.ok((stealMs() as number) >= 0)
+})
+
+test('parseContextSwitches: both counts of a status file', () => {
+  const status = 'Name:\tnode\nvoluntary_ctxt_switches:\t123\nnonvoluntary_ctxt_switches:\t45\n'
+  assert.deepEqual(parseContextSwitches(status), { voluntary: 123, nonvoluntary: 45 })
+  assert.equal(parseContextSwitches('Name:\tnode\n'), undefined)
+})
+
+test('SwitchCounter: a thread that sleeps switches voluntarily, and a gone process reads NaN', async (t) => {
+  if (!existsSync(`/proc/${process.pid}/task`)) {
+    t.skip('no /proc here')
+    return
+  }
+  const counter = new SwitchCounter(process.pid)
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  const d = counter.take()
+  assert.ok(d.voluntary >= 5, `${d.voluntary} voluntary switches`)
+  assert.ok(d.nonvoluntary >= 0)
+  counter.follow(2 ** 22 + 1) // above the largest pid Linux hands out
+  assert.ok(Number.isNaN(counter.take().voluntary))
+})
