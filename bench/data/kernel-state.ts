@@ -163,6 +163,20 @@ export function samplePageCache(everyMs = 100): () => string {
   }
 }
 
+/**
+ * The fields of a /proc/<pid>/stat (or task) line after the command name, which may itself hold
+ * spaces and parentheses: index 0 is the state (the line's 3rd field), so the line's field n is
+ * index n - 3.
+ */
+export function statFields(text: string): string[] {
+  return text.slice(text.lastIndexOf(')') + 2).split(' ')
+}
+
+/** utime + stime (the line's 14th and 15th fields), in clock ticks (100 a second). */
+export function statTicks(fields: readonly string[]): number {
+  return Number(fields[11]) + Number(fields[12])
+}
+
 /** The kernel threads whose CPU time a run reports, by the start of their names. */
 const KERNEL_THREADS = ['kdamond', 'kswapd', 'jbd2', 'kworker', 'ksoftirqd'] as const
 
@@ -187,14 +201,10 @@ export function kernelThreadTicks(): Map<string, number> {
     } catch {
       continue
     }
-    const nameFrom = text.indexOf('(')
-    const close = text.lastIndexOf(')')
-    const name = text.slice(nameFrom + 1, close)
+    const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'))
     const kind = KERNEL_THREADS.find((k) => name.startsWith(k))
     if (kind === undefined) continue
-    // Fields after the name: state is the 3rd field of the line, utime and stime the 14th and 15th.
-    const f = text.slice(close + 2).split(' ')
-    out.set(kind, (out.get(kind) ?? 0) + Number(f[11]) + Number(f[12]))
+    out.set(kind, (out.get(kind) ?? 0) + statTicks(statFields(text)))
   }
   return out
 }

@@ -7,6 +7,7 @@ import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync
 import { join } from 'node:path'
 import v8 from 'node:v8'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
+import { statFields, statTicks } from './kernel-state.js'
 
 export interface ServerState {
   readonly at: number
@@ -45,9 +46,8 @@ export function serverState(partitionDir: string): ServerState {
   const spaces = new Map(stats.map((s) => [s.space_name, s.space_used_size]))
   const newSize = stats.find((s) => s.space_name === 'new_space')?.space_size ?? 0
   const mem = process.memoryUsage()
-  // /proc/self/stat: minflt and majflt are the 10th and 12th fields (8th and 10th after the name).
-  const stat = readFileSync('/proc/self/stat', 'latin1')
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // /proc/self/stat: minflt and majflt are the line's 10th and 12th fields.
+  const f = statFields(readFileSync('/proc/self/stat', 'latin1'))
   const cpu = process.cpuUsage()
   return {
     at: performance.now(),
@@ -208,10 +208,7 @@ export function threadCpu(): Map<number, number> {
   }
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1')
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      // utime and stime, in clock ticks (100 a second).
-      out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10)
+      out.set(Number(tid), statTicks(statFields(readFileSync(`/proc/self/task/${tid}/stat`, 'latin1'))) * 10)
     } catch {
       // the thread ended
     }
