@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { loadExecArgv } from '../server/load.js'
 import { FetchAnswerReader, FetchPoll } from './fetch-answers.js'
 import { StampedCrc } from './stamped-crc.js'
+import { bucketOf, consumerBuckets, type LoadBucket, type LoadTimeline } from './timeline.js'
 
 export interface ClosedSpec {
   readonly mode: 'closed'
@@ -64,6 +65,11 @@ export interface E2eSpec {
    * so that the producers' sends and its reads do not wait for each other on one event loop.
    */
   readonly consumer?: 'own process' | 'same process'
+  /**
+   * The first `buckets` × `bucketMs` ms from the schedule's start (warm-up included), bucket by
+   * bucket (timeline.ts): the result's `timeline`.
+   */
+  readonly timeline?: { readonly bucketMs: number; readonly buckets: number }
 }
 
 /**
@@ -114,6 +120,7 @@ export interface DataLoadResult {
    * drain: the producers' process (the consumer's too when it runs there) and the consumer's own
    * process (null when it runs in the producers' one).
    */
+  readonly timeline?: LoadTimeline
   readonly loadCpuMs?: {
     readonly producers: number
     readonly producersUser: number
@@ -339,6 +346,8 @@ interface ConsumerOut {
   readonly gc: { n: number; ms: number; max: number; major: number }
   readonly cpuMs: number
   readonly cpuUserMs: number
+  /** With spec.timeline: the consumer's side of its buckets. */
+  readonly buckets: LoadBucket[] | null
 }
 
 /**
@@ -370,6 +379,8 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
   }
   let fetchSentAt = 0
   let firstByteAt = 0
+  // With a timeline: each answer's end and the batches it held.
+  const answers: { at: number; batches: number }[] | null = spec.timeline === undefined ? null : []
   const { gc, gcObserver } = collections(stages)
   let cpu0 = process.cpuUsage()
   let stopped: () => void = () => undefined
@@ -403,6 +414,7 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
       }
       const n = all.sent.length
       for (let i = answerFrom; i < n; i++) all.complete.push(t)
+      answers?.push({ at: t, batches: n - answerFrom })
       if (stages) {
         const parsed = hrNow()
         for (let i = answerFrom; i < n; i++) {
@@ -419,7 +431,7 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
   onChunk = (chunk) => reader.push(chunk)
   poll()
   return {
-    drain: async ({ scheduled, measureFrom, end }) => {
+    drain: async ({ scheduled, measureFrom, end, start }) => {
       // Let the last batches be consumed (at most 10 s), then stop after the current poll.
       const drainUntil = hrNow() + 10_000
       while (consumed < scheduled && hrNow() < drainUntil) await new Promise((r) => setTimeout(r, 10))
@@ -457,6 +469,18 @@ async function consumer(spec: E2eSpec): Promise<{ drain: (d: Drain) => Promise<C
         gc,
         cpuMs: (cpu.user + cpu.system) / 1000,
         cpuUserMs: cpu.user / 1000,
+        buckets:
+          spec.timeline === undefined || answers === null
+            ? null
+            : consumerBuckets(
+                all.sent,
+                all.complete,
+                answers,
+                start,
+                spec.timeline.bucketMs,
+                spec.timeline.buckets,
+                spec.slowMs ?? 10,
+              ),
       }
     },
   }
@@ -467,6 +491,8 @@ interface Drain {
   readonly scheduled: number
   readonly measureFrom: number
   readonly end: number
+  /** The schedule's start (the timeline's origin). */
+  readonly start: number
 }
 
 /** The consumer in a process of its own (a forked copy of this file), driven by messages. */
@@ -537,12 +563,26 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   let scheduled = 0
   let next = 0
   const start = hrNow()
+  // With a timeline, what each tick saw: the producers' unsent bytes and the gap since the last tick.
+  const tl = spec.timeline
+  const ticks = tl === undefined ? null : Array.from({ length: tl.buckets }, () => ({ unsent: 0, gap: 0 }))
+  let lastTick = start
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = hrNow()
       if (now >= end) {
         resolve()
         return
+      }
+      if (ticks !== null && tl !== undefined) {
+        const k = bucketOf(now, start, tl.bucketMs, tl.buckets)
+        if (k >= 0) {
+          let unsent = 0
+          for (const p of producers) unsent += p.writableLength
+          ticks[k].unsent = Math.max(ticks[k].unsent, unsent)
+          ticks[k].gap = Math.max(ticks[k].gap, now - lastTick)
+        }
+        lastTick = now
       }
       const due = Math.floor(((now - start) / 1000) * spec.rate)
       while (scheduled < due) {
@@ -563,7 +603,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
   // Let the last batches be answered (at most 10 s), then the consumer drains.
   const drainUntil = hrNow() + 10_000
   while (producedAnswers < scheduled && hrNow() < drainUntil) await new Promise((r) => setTimeout(r, 10))
-  const c = await consuming.drain({ scheduled, measureFrom, end })
+  const c = await consuming.drain({ scheduled, measureFrom, end, start })
   for (const s of producers) s.destroy()
   gcObserver?.disconnect()
   const cpu = process.cpuUsage(cpu0)
@@ -589,6 +629,16 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
       consumerUser: ownProcess ? c.cpuUserMs : null,
     },
     ...(spec.slowMs !== undefined ? { slow: c.slow } : {}),
+    ...(tl !== undefined && ticks !== null && c.buckets !== null
+      ? {
+          timeline: {
+            startEpochMs: performance.timeOrigin + performance.now() - hrNow() + start,
+            bucketMs: tl.bucketMs,
+            measureFromMs: measureFrom - start,
+            buckets: c.buckets.map((b, k) => ({ ...b, unsentMax: ticks[k].unsent, tickGapMs: ticks[k].gap })),
+          },
+        }
+      : {}),
     ...(intendedOf !== null
       ? {
           stages: {

@@ -41,6 +41,7 @@ export function latencyLoad(o: {
   readonly seconds: number
   readonly slowMs?: number
   readonly stages?: boolean
+  readonly timeline?: { readonly bucketMs: number; readonly buckets: number }
 }): Promise<Measured> {
   const consumer = process.env.BENCH_CONSUMER === 'own' ? 'own process' : 'same process'
   return runLoad({ mode: 'e2e', partition: 0, producers: 4, warmupSeconds: 1, consumer, ...o })

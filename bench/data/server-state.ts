@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import v8 from 'node:v8'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
 import { statFields, statTicks } from './kernel-state.js'
+import { describeTimeline, type LoadTimeline, serverBuckets } from './timeline.js'
 
 export interface ServerState {
   readonly at: number
@@ -90,15 +91,17 @@ export function describeIdle(a: ServerState, b: ServerState): string {
   return `${f0(ms)} ms, server CPU ${f0(cpu)} ms (${f0((100 * cpu) / Math.max(1, ms))} % of a core)`
 }
 
-/** Collections while `work` runs, and what it returned. */
-export async function withGcs<T>(work: () => Promise<T>): Promise<{ value: T; gcs: string }> {
+/** Collections while `work` runs (described, and each), and what it returned. */
+export async function withGcs<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; gcs: string; events: readonly TraceEvent[] }> {
   const events: TraceEvent[] = []
   const observer = observeGc(events)
   try {
     const value = await work()
     // Entries are delivered asynchronously: let the last ones arrive.
     await new Promise((r) => setImmediate(r))
-    return { value, gcs: describeGcs(events) }
+    return { value, gcs: describeGcs(events), events }
   } finally {
     observer.disconnect()
   }
@@ -118,17 +121,27 @@ interface Interval {
  * BENCH_RUN_TRACE=1: the server process's threadpool file calls (node:fs `fsync`, `read`, `write`,
  * replaced in place before the server opens its files) as intervals from call to callback, so a run
  * can tell whether its slow batches were sent while the flush of a rolled segment (its fsync) or
- * reads ran; and the event loop's delay (monitorEventLoopDelay). Returns null without it.
+ * reads ran; and the event loop's delay (monitorEventLoopDelay). Given the load's timeline of the
+ * run's first seconds (timeline.ts) and the server's collections, the run's record adds, bucket by
+ * bucket, the event loop's delay (a 5 ms timer), the collections and the threadpool calls. Returns
+ * null without it.
  */
 export async function traceFileCalls(): Promise<{
-  /** Starts a run's record; the function returned ends it with one line, given the run's slow batches. */
-  run(): (slow: readonly { at: number; ms: number }[]) => string
+  /**
+   * Starts a run's record; the function returned ends it with one line, given the run's slow
+   * batches, and with the timeline one more line a bucket.
+   */
+  run(): (
+    slow: readonly { at: number; ms: number }[],
+    first?: { readonly timeline: LoadTimeline; readonly gcs: readonly TraceEvent[] },
+  ) => string
 } | null> {
   if (process.env.BENCH_RUN_TRACE !== '1') return null
   const fs = (await import('node:fs')).default as unknown as Record<string, (...a: unknown[]) => unknown>
   const { syncBuiltinESMExports } = await import('node:module')
   const { monitorEventLoopDelay } = await import('node:perf_hooks')
   let calls: { kind: string; bytes: number; i: Interval }[] = []
+  const wall = () => performance.timeOrigin + performance.now()
   for (const name of ['fsync', 'read', 'write']) {
     const original = fs[name]
     fs[name] = function (this: unknown, ...args: unknown[]) {
@@ -152,8 +165,17 @@ export async function traceFileCalls(): Promise<{
       const delay = monitorEventLoopDelay({ resolution: 10 })
       delay.enable()
       const t0 = performance.timeOrigin + performance.now()
-      return (slow) => {
+      // The timeline's loop delays: a 5 ms timer's lateness, kept when over 1 ms.
+      const delays: { at: number; ms: number }[] = []
+      let last = wall()
+      const timer = setInterval(() => {
+        const now = wall()
+        if (now - last - 5 > 1) delays.push({ at: last + 5, ms: now - last - 5 })
+        last = now
+      }, 5)
+      return (slow, first) => {
         delay.disable()
+        clearInterval(timer)
         const byKind = new Map<string, { n: number; ms: number; longest: number; bytes: number }>()
         for (const c of calls) {
           const k = byKind.get(c.kind) ?? { n: 0, ms: 0, longest: 0, bytes: 0 }
@@ -178,7 +200,14 @@ export async function traceFileCalls(): Promise<{
           .join(', ')
         const slowAt =
           slow.length === 0 ? '' : `; slow batches sent at ${histogram(slow.map((s) => (s.at - t0) / 1000))}`
-        return `threadpool calls: ${list || 'none'}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
+        const line = `threadpool calls: ${list || 'none'}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
+        if (first === undefined) return line
+        const s = (epochMs: number) => ((epochMs - t0) / 1000).toFixed(2)
+        const { startEpochMs, measureFromMs } = first.timeline
+        const where = `  (on that clock the load's schedule began at ${s(startEpochMs)} s and its measured part at ${s(startEpochMs + measureFromMs)} s)`
+        const byCall = calls.map((c) => ({ kind: c.kind, from: c.i.from, to: c.i.to }))
+        const server = serverBuckets(first.timeline, delays, first.gcs, byCall)
+        return [line, where, ...describeTimeline(first.timeline, server)].join('\n')
       }
     },
   }

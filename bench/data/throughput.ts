@@ -27,7 +27,9 @@
 // phases, traced"). Then the server's collections by kind, its heap by space, open files,
 // segments and page faults at the run's start and end, and its threads' CPU a batch
 // (server-state.ts); BENCH_RUN_TRACE=1 adds its threadpool file calls (fsync, Fetch reads, pages
-// read ahead) and the event loop's delay.
+// read ahead) and the event loop's delay, and the run's warm-up and first measured 1.5 s by 50 ms:
+// the load's sends, latencies, consumer lag, Fetch answers and unsent bytes next to the server's
+// loop delay, collections and threadpool calls (timeline.ts).
 // Before every latency run it takes 16 MiB of new page-cache pages and prints what one cost
 // (drainFreedPages in server-state.ts): on this VM a page the machine freed seconds before costs a
 // fraction of one its host took back, and the throughput phases delete their ceilings' files.
@@ -81,6 +83,8 @@ if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
   process.exit(2)
 }
 const TOPIC = 'bench-data'
+/** BENCH_RUN_TRACE=1: each latency run's warm-up and first 1.5 measured seconds, by 50 ms (timeline.ts). */
+const FIRST_SECONDS = { bucketMs: 50, buckets: 50 }
 
 const fileCalls = await traceFileCalls()
 const loads: string[] = [loadAverage()]
@@ -143,8 +147,16 @@ for (let run = 0; run < runs; run++) {
     peak.dirty = Math.max(peak.dirty, c.dirty)
     peak.writeback = Math.max(peak.writeback, c.writeback)
   }, 50)
-  const { value: m, gcs } = await withGcs(() =>
-    latencyLoad({ ...latency, fromOffset: log.logEndOffset, slowMs: traced === undefined ? undefined : 10 }),
+  const {
+    value: m,
+    gcs,
+    events,
+  } = await withGcs(() =>
+    latencyLoad({
+      ...latency,
+      fromOffset: log.logEndOffset,
+      ...(traced === undefined ? {} : { slowMs: 10, timeline: FIRST_SECONDS }),
+    }),
   ).finally(() => clearInterval(sampler))
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()
@@ -164,7 +176,10 @@ for (let run = 0; run < runs; run++) {
     `  kernel: Dirty ${f1(pages.dirty)} MB, Writeback ${f1(pages.writeback)} MB at the end (peaks ${f1(peak.dirty)} and ${f1(peak.writeback)} MB, sampled every 50 ms); ${kernel}`,
   )
   console.log(`  server GCs: ${gcs}`)
-  if (traced !== undefined) console.log(`  ${traced(m.slow ?? [])}`)
+  if (traced !== undefined)
+    console.log(
+      `  ${traced(m.slow ?? [], m.timeline === undefined ? undefined : { timeline: m.timeline, gcs: events })}`,
+    )
   console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
   console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)
 }
