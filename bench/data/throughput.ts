@@ -36,6 +36,9 @@
 // BENCH_DRAIN=1 takes such cheap pages until they run out, and holds them to the end, so that
 // every run appends into the same kind of page (BENCHMARKS.md, "Runs 2–3 at half load: the
 // pages the phases freed", says what it showed).
+// The server runs in this process as `topograph start` runs it: started without the Node options
+// of the CLI's `#!` line (a young generation fixed at 16 MB a semi-space), the script runs itself
+// again with them.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
@@ -55,6 +58,7 @@ import {
 } from './load.js'
 import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases.js'
 import { kernelCounters, pageCache, since } from './kernel-state.js'
+import { runAsTheCli } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
 import {
   describeIdle,
@@ -67,6 +71,9 @@ import {
   traceFileCalls,
   withGcs,
 } from './server-state.js'
+
+// The server runs in this process: with the Node options `topograph start` runs it with.
+runAsTheCli()
 
 const seconds = Number(process.argv[2] ?? 4)
 const runs = Number(process.argv[3] ?? 3)

@@ -3,11 +3,13 @@
 // tsx keeps function names by wrapping closures in a helper, which costs several per cent on the
 // request path; the compiled build is what a deployment runs. The benchmark scripts themselves and
 // the load generator stay TypeScript either way.
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type * as ConfigModule from '../../src/server/config.js'
 import type * as LoggerModule from '../../src/server/logger.js'
 import type * as ServerModule from '../../src/server/server.js'
+import { cliNodeOptions } from '../../test/helpers/topograph-process.js'
 
 export type { RunningServer } from '../../src/server/server.js'
 
@@ -33,3 +35,28 @@ export const createLogger = logger.createLogger
 /** Imports another module of the server under test (`path` below src/server/, e.g. 'router.js'). */
 // biome-ignore lint/suspicious/noExplicitAny: a module of whichever build runs, untyped here
 export const serverModule = (path: string): Promise<any> => import(`${base}${path}`)
+
+/**
+ * The Node options this process lacks of those `topograph start` runs the server with (the CLI's
+ * `#!` line: a young generation of fixed size). The benchmarks start the server in their own
+ * process, which otherwise runs with V8's defaults: a young generation that starts at 1 MB a
+ * semi-space and grows with what survives (to 16–32 MB after the throughput phases), not the server
+ * users run.
+ */
+export function missingCliNodeOptions(execArgv: readonly string[] = process.execArgv): string[] {
+  return cliNodeOptions().filter((o) => !execArgv.includes(o))
+}
+
+/**
+ * Runs this benchmark again with the Node options of `topograph start` ({@link
+ * missingCliNodeOptions}) unless it has them, and exits with that run's status; returns only in a
+ * process that has them. Call it before the server starts.
+ */
+export function runAsTheCli(): void {
+  const missing = missingCliNodeOptions()
+  if (missing.length === 0) return
+  const r = spawnSync(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  })
+  process.exit(r.status ?? 1)
+}
