@@ -24,6 +24,10 @@
 // Every half-load run (Topograph's and the bare server's) begins with a full collection of this
 // process and of the load process, before its warm-up second: what the runs before it promoted
 // does not fall due in it. BENCH_GC_BEFORE=0 leaves them out.
+//
+// The servers' process runs with the Node options of `topograph start` (the young generation's fixed
+// size, as-the-cli.ts); BENCH_CLI_NODE_OPTIONS=0 leaves them out.
+import { cliOptionsInEffect } from './as-the-cli.js'
 import { type BenchServer, offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
@@ -236,7 +240,9 @@ for (let run = 0; run < runs; run++) {
   }
 }
 if (runs > 1) console.log(`medians of ${runs} runs:`)
-console.log(`server build: ${serverBuild}; open-loop writes: ${writes}`)
+console.log(
+  `server build: ${serverBuild}; servers' Node options: ${cliOptionsInEffect.join(' ') || "Node's own"}; open-loop writes: ${writes}`,
+)
 print(results)
 
 function print(res: Map<string, Row[]>): void {
