@@ -5,9 +5,9 @@
 // and exits with the child's status, before anything else of the benchmark is loaded.
 // BENCH_CLI_NODE_OPTIONS=0 runs on with Node's own young-generation sizing, as before.
 //
-// Without them V8 sizes the young generation itself: it started at 1 MB a semi-space and grew it
-// under load, to a different size in each cell of a run, and the servers ran with a heap no
-// deployment has. The load process is not affected (load.ts gives it its own options).
+// Without them V8 sizes the young generation itself, starting it small, growing it under load and
+// shrinking it when the allocation rate drops: the servers ran with a heap no deployment has. The
+// load process is not affected (load.ts gives it its own options).
 import { spawn } from 'node:child_process'
 import { cliNodeOptions } from '../../test/helpers/topograph-process.js'
 

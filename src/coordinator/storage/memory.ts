@@ -291,8 +291,8 @@ export interface MemoryLogUsage {
  * A shard's log compacts itself (as `compact` does) once more than half of it, and at least a
  * chunk's worth of records (8,192), are superseded: a steady commit load that rewrites the same
  * offsets keeps the log at most about twice its live size, or one chunk beyond it, instead of
- * growing without bound. The chunks a compaction
- * empties are kept (up to {@link POOLED_CHUNKS}) for the next appends of any shard.
+ * growing without bound. The chunks a compaction empties are kept (up to {@link POOLED_CHUNKS})
+ * for the next appends of any shard.
  *
  * The data belongs to the instance, not to `open()`: closing and opening the same instance again
  * finds the records still there.
