@@ -1,13 +1,13 @@
 // Where the OffsetCommit latency tail at half load comes from: requests.ts's one-group commit
-// (2 topics × 3 partitions; `streams`: the Streams-shaped one) against one Topograph server, first
-// closed loop for `fill-seconds` (as the throughput run before the half-load run of requests.ts
-// fills the store), then open loop at `rate` requests a second (`half`: half of what the closed loop
-// reached) while the server process records, on one clock with the load's send stamps, every
-// event-loop stall (a 1 ms interval timer that fired more than 4 ms late, with the main thread's
-// time on a CPU and waiting for one in it, from its schedstat), every garbage collection and every
-// store write that took more than 2 ms. The slow requests are grouped into episodes (sent within
-// 5 ms of each other) and each episode is printed with what the server was doing from 50 ms before
-// its first send to its last answer.
+// (2 topics × 3 partitions; `streams`: the Streams-shaped one; `sixteen`: the same commit from 16
+// groups on 16 shards) against one Topograph server, first closed loop for `fill-seconds` (as the
+// throughput run before the half-load run of requests.ts fills the store), then open loop at `rate`
+// requests a second (`half`: half of what the closed loop reached) while the server process
+// records, on one clock with the load's send stamps, every event-loop stall (a 1 ms interval timer
+// that fired more than 4 ms late, with the main thread's time on a CPU and waiting for one in it,
+// from its schedstat), every garbage collection and every store write that took more than 2 ms.
+// The slow requests are grouped into episodes (sent within 5 ms of each other) and each episode is
+// printed with what the server was doing from 50 ms before its first send to its last answer.
 //
 // The load generator reports its own pauses on the same clock (open-loop sends it held back because
 // its 1 ms tick came late, which then leave as a burst, and its collections of 1 ms or more): they
@@ -19,7 +19,7 @@
 // full collection, after the run less before it, per answered request) and, with memory storage,
 // the log's compactions.
 //
-//   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams]
+//   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams|sixteen]
 //
 // TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts). BENCH_TRACE_GC=1 prints
 // V8's --trace-gc and --trace-incremental-marking lines of each run (bench/server/gc-reasons.ts
@@ -48,7 +48,9 @@ if (
   !(rateArg === 'half' || Number(rateArg) > 0) ||
   !(seconds > 0)
 ) {
-  console.error('usage: commit-trace.ts [sqlite|memory] [rate] [seconds] [runs] [fill-seconds] [one|streams]')
+  console.error(
+    'usage: commit-trace.ts [sqlite|memory] [rate] [seconds] [runs] [fill-seconds] [one|streams|sixteen]',
+  )
   process.exit(2)
 }
 const SLOW_MS = 5
@@ -153,8 +155,15 @@ if (storage === 'sqlite') {
 const holds = { n: 0, ms: 0, longest: 0 }
 let heldSince: number | undefined
 
-const frame = requestFrame(8, 9, 1, shape === 'streams' ? streamsCommitBody : offsetCommitBody)
-const spec = { frames: [frame], warmupSeconds: 1, connections: 4, depth: 16 }
+// `sixteen`: the one-group commit from 16 groups (16 shards), round-robin, as requests.ts's
+// 16-group row sends it.
+const frames =
+  shape === 'sixteen'
+    ? Array.from({ length: 16 }, (_, g) =>
+        requestFrame(8, 9, 1, { ...offsetCommitBody, groupId: `bench-commit-${g}` }),
+      )
+    : [requestFrame(8, 9, 1, shape === 'streams' ? streamsCommitBody : offsetCommitBody)]
+const spec = { frames, warmupSeconds: 1, connections: 4, depth: 16 }
 
 /** A server filled closed loop for `fillSeconds`; its half-load rate is half of what that reached. */
 async function filled(kind: 'sqlite' | 'memory') {

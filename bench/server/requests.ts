@@ -24,6 +24,10 @@
 // Every half-load run (Topograph's and the bare server's) begins with a full collection of this
 // process and of the load process, before its warm-up second: what the runs before it promoted
 // does not fall due in it. BENCH_GC_BEFORE=0 leaves them out.
+//
+// The servers' process runs with the Node options of `topograph start` (the young generation's fixed
+// size, as-the-cli.ts); BENCH_CLI_NODE_OPTIONS=0 leaves them out.
+import { cliOptionsInEffect } from './as-the-cli.js'
 import { type BenchServer, offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
@@ -136,6 +140,29 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
   // then its own.
   const collect = process.env.BENCH_GC_BEFORE !== '0'
   if (collect) collectFully()
+  const gc = await collectionsDuring(async () => {
+    const stat0 = mainThreadStat()
+    const m = await runLoad({ ...spec, collectFirst: collect })
+    const stat1 = mainThreadStat()
+    const waiting = stat0 === null || stat1 === null ? Number.NaN : (stat1.waiting - stat0.waiting) / 1e6
+    return { m, waiting }
+  })
+  const { m, waiting } = gc.result
+  return {
+    ...m,
+    overlap: {
+      serverGcOver1ms: gc.over1ms,
+      serverGcLongestMs: gc.longestMs,
+      serverMajor: gc.major,
+      serverWaitingMs: waiting,
+    },
+  }
+}
+
+/** This process's collections while `work` runs: how many took 1 ms or more, the longest, the full ones. */
+async function collectionsDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; over1ms: number; longestMs: number; major: number }> {
   const gc = { over1ms: 0, longestMs: 0, major: 0 }
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -146,20 +173,9 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
     }
   })
   observer.observe({ entryTypes: ['gc'] })
-  const stat0 = mainThreadStat()
   try {
-    const m = await runLoad({ ...spec, collectFirst: collect })
-    const stat1 = mainThreadStat()
-    const waiting = stat0 === null || stat1 === null ? Number.NaN : (stat1.waiting - stat0.waiting) / 1e6
-    return {
-      ...m,
-      overlap: {
-        serverGcOver1ms: gc.over1ms,
-        serverGcLongestMs: gc.longestMs,
-        serverMajor: gc.major,
-        serverWaitingMs: waiting,
-      },
-    }
+    const result = await work()
+    return { result, ...gc }
   } finally {
     observer.disconnect()
   }
@@ -200,10 +216,22 @@ for (let run = 0; run < runs; run++) {
     // The bare server answers every frame with the answer to the first (the same bytes for each).
     const bare = await bareServer(await answerOf(frames[0]))
     const row: Row = { bare: await runLoad({ ...spec, frames: [...frames], port: bare.port }) }
-    for (const k of engines)
-      row[k] = await profiled(`${name}-${k}-run${run + 1}`, () =>
-        runLoad({ ...spec, frames: [...frames], port: portOf(k) }),
+    // The closed loops are not preceded by a full collection: what the runs before left in this
+    // process's heap may fall due in them. Their collections (the warm-up second's included) are
+    // counted, for telling a slow closed loop's cause.
+    const closed: string[] = []
+    for (const k of engines) {
+      const gc = await collectionsDuring(() =>
+        profiled(`${name}-${k}-run${run + 1}`, () =>
+          runLoad({ ...spec, frames: [...frames], port: portOf(k) }),
+        ),
       )
+      row[k] = gc.result
+      closed.push(
+        `${k} ${gc.result.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${gc.major} full collections (${gc.over1ms} ≥ 1 ms, longest ${gc.longestMs.toFixed(1)})`,
+      )
+    }
+    console.log(`  ${name}, closed loops: ${closed.join('; ')}`)
     if (name.startsWith('OffsetCommit')) {
       const measured = (k: Engine) => row[k] as Measured
       row.half = {}
@@ -236,7 +264,9 @@ for (let run = 0; run < runs; run++) {
   }
 }
 if (runs > 1) console.log(`medians of ${runs} runs:`)
-console.log(`server build: ${serverBuild}; open-loop writes: ${writes}`)
+console.log(
+  `server build: ${serverBuild}; servers' Node options: ${cliOptionsInEffect.join(' ') || "Node's own"}; open-loop writes: ${writes}`,
+)
 print(results)
 
 function print(res: Map<string, Row[]>): void {

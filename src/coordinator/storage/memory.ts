@@ -18,8 +18,14 @@ const CHUNK_RECORDS = 1 << CHUNK_RECORDS_BITS
 /**
  * A shard's log is compacted on its own once it holds more superseded records than live ones, and
  * at least this many: the copy of the live records is then paid for by at least as many appends.
+ * One chunk's worth: a shard with few live keys (a group's offsets) then spans at most about two
+ * chunks, and each compaction empties about as many as the shard takes until the next one. With
+ * 65,536 a shard of 6 live offsets held nine chunks; 16 such shards compacting at about the same
+ * time emptied 128 chunks at once, more than the pool keeps, and took as many fresh ones again,
+ * and with that fresh external memory V8 ran a full collection about every second (BENCHMARKS.md,
+ * "OffsetCommit: the 16-group cell's full collections").
  */
-const AUTO_COMPACT_MIN_SUPERSEDED = 65_536
+const AUTO_COMPACT_MIN_SUPERSEDED = CHUNK_RECORDS
 /**
  * Standard-size chunks a store keeps for reuse once compaction has dropped them. A fresh chunk's
  * memory is mapped by the operating system page by page as it is first written (a page fault per
@@ -282,10 +288,11 @@ export interface MemoryLogUsage {
  * `coordinator.storage=memory`. Records are copied in and out, so callers may reuse their buffers and
  * mutating a loaded record never changes the store, as with the SQLite engine.
  *
- * A shard's log compacts itself (as `compact` does) once more than half of it, and at least
- * 65,536 records, are superseded: a steady commit load that rewrites the same offsets keeps the log
- * at most about twice its live size instead of growing without bound. The chunks a compaction
- * empties are kept (up to {@link POOLED_CHUNKS}) for the next appends of any shard.
+ * A shard's log compacts itself (as `compact` does) once more than half of it, and at least a
+ * chunk's worth of records (8,192), are superseded: a steady commit load that rewrites the same
+ * offsets keeps the log at most about twice its live size, or one chunk beyond it, instead of
+ * growing without bound. The chunks a compaction empties are kept (up to {@link POOLED_CHUNKS})
+ * for the next appends of any shard.
  *
  * The data belongs to the instance, not to `open()`: closing and opening the same instance again
  * finds the records still there.

@@ -38,14 +38,49 @@ test('memory: a steady rewrite of the same keys keeps the log at about twice its
     )
     most = Math.max(most, store.usage(3).records)
   }
-  // Compaction runs once 65,536 records are superseded, so the log never holds many more.
-  assert.ok(most <= 65_536 + 6 + 6, `the log held ${most} records`)
+  // Compaction runs once 8,192 records (a chunk's worth) are superseded, so the log never holds
+  // many more.
+  assert.ok(most <= 8192 + 6 + 6, `the log held ${most} records`)
   // `load` may still return superseded records; the latest of every key is the last commit's.
   assert.deepEqual(
     [...new Map(show(await store.load(3)))],
     [0, 1, 2, 3, 4, 5].map((p) => [`offset-${p}`, '49999']),
   )
   assert.equal(store.usage(3).liveKeys, 6)
+  await store.close()
+})
+
+test('memory: many shards with a few live keys each hold about a chunk of superseded records', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  // What 16 groups on 16 shards committing 6 offsets each, round-robin, write: 3,000 commits a
+  // shard, 18,000 records.
+  let most = 0
+  let chunks = 0
+  for (let i = 0; i < 3_000; i++) {
+    for (let shard = 0; shard < 16; shard++) {
+      await store.append(
+        shard,
+        [0, 1, 2, 3, 4, 5].map((p) => rec(`g${shard}-offset-${p}`, String(i))),
+      )
+    }
+    for (let shard = 0; shard < 16; shard++) {
+      const u = store.usage(shard)
+      most = Math.max(most, u.records)
+      chunks = Math.max(chunks, u.chunks)
+    }
+  }
+  // Compaction runs once a chunk's worth (8,192) of records is superseded: a log never spans more
+  // than two chunks here, 32 of them for the 16 shards (with 65,536 superseded records a shard
+  // before compaction, nine chunks each, 144 MiB for 96 live offsets).
+  assert.ok(most <= 8192 + 6 + 6, `a log held ${most} records`)
+  assert.ok(chunks <= 2, `a log spanned ${chunks} chunks`)
+  for (let shard = 0; shard < 16; shard++) {
+    assert.deepEqual(
+      [...new Map(show(await store.load(shard)))],
+      [0, 1, 2, 3, 4, 5].map((p) => [`g${shard}-offset-${p}`, '2999']),
+    )
+  }
   await store.close()
 })
 
@@ -109,13 +144,19 @@ test('memory: the log grows in chunks and a failed append across a chunk boundar
 test('memory: chunks that compaction empties are reused, and nothing of what they held shows', async () => {
   const store = new MemoryRecordStore()
   await store.open()
-  // Three chunks of shard 0, all but two records superseded by the end.
-  for (let round = 0; round < 3; round++) {
-    await store.append(
-      0,
-      Array.from({ length: 8192 }, (_, i) => rec(i % 2 === 0 ? 'even' : 'odd', `${round}-${i}`)),
-    )
-  }
+  // Three chunks of shard 0: 8,192 records, their tombstones, and 8,192 records of other keys. No
+  // more are superseded than live, so the log does not compact on its own; `compact` keeps the
+  // last chunk's records.
+  await store.append(
+    0,
+    Array.from({ length: 8192 }, (_, i) => rec(`a${i}`, `${i}`)),
+  )
+  await store.append(
+    0,
+    Array.from({ length: 8192 }, (_, i) => rec(`a${i}`, null)),
+  )
+  const kept = Array.from({ length: 8192 }, (_, i) => rec(`b${i}`, `${i}`))
+  await store.append(0, kept)
   assert.equal(store.usage(0).chunks, 3)
   assert.equal(store.pooledChunks, 0)
   await store.compact(0)
@@ -130,10 +171,10 @@ test('memory: chunks that compaction empties are reused, and nothing of what the
     show(await store.load(1)),
     many.map((_, i) => [`k${i}`, `v${i}`]),
   )
-  assert.deepEqual(show(await store.load(0)), [
-    ['even', '2-8190'],
-    ['odd', '2-8191'],
-  ])
+  assert.deepEqual(
+    show(await store.load(0)),
+    kept.map((_, i) => [`b${i}`, `${i}`]),
+  )
   // A reused chunk is still compacted like any other.
   await store.append(1, [rec('k0', null)])
   await store.compact(1)
