@@ -73,7 +73,7 @@ import {
 } from './server-state.js'
 
 // The server runs in this process: with the Node options `topograph start` runs it with.
-runAsTheCli()
+await runAsTheCli()
 
 const seconds = Number(process.argv[2] ?? 4)
 const runs = Number(process.argv[3] ?? 3)

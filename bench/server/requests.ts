@@ -26,10 +26,10 @@
 // does not fall due in it. BENCH_GC_BEFORE=0 leaves them out.
 //
 // The servers' process runs with the Node options of `topograph start` (the young generation's fixed
-// size, as-the-cli.ts); BENCH_CLI_NODE_OPTIONS=0 leaves them out.
-import { cliOptionsInEffect } from './as-the-cli.js'
+// size: runAsTheCli in target.ts runs the script again with them); BENCH_CLI_NODE_OPTIONS=0 leaves
+// them out.
 import { type BenchServer, offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
-import { serverBuild } from './target.js'
+import { runAsTheCli, serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
 import {
   bareServer,
@@ -46,6 +46,9 @@ import {
 import { constants, PerformanceObserver } from 'node:perf_hooks'
 import { collectFully } from './gc-events.js'
 import { mainThreadStat } from './thread-stat.js'
+
+/** The servers' Node options from the CLI's `#!` line; in a process without them this runs again. */
+const cliOptionsInEffect = await runAsTheCli()
 
 const seconds = Number(process.argv[2] ?? 3)
 const runs = Number(process.argv[3] ?? 1)

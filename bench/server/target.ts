@@ -3,7 +3,7 @@
 // tsx keeps function names by wrapping closures in a helper, which costs several per cent on the
 // request path; the compiled build is what a deployment runs. The benchmark scripts themselves and
 // the load generator stay TypeScript either way.
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type * as ConfigModule from '../../src/server/config.js'
@@ -48,15 +48,23 @@ export function missingCliNodeOptions(execArgv: readonly string[] = process.exec
 }
 
 /**
- * Runs this benchmark again with the Node options of `topograph start` ({@link
- * missingCliNodeOptions}) unless it has them, and exits with that run's status; returns only in a
- * process that has them. Call it before the server starts.
+ * Runs this benchmark again in a child process with the Node options of `topograph start` ({@link
+ * missingCliNodeOptions}) unless it has them, and exits with the child's status; returns only in a
+ * process that has them, or when BENCH_CLI_NODE_OPTIONS=0 (Node's own young-generation sizing, as
+ * before). Await it before the server starts. The options in effect, for the benchmark's output.
  */
-export function runAsTheCli(): void {
+export async function runAsTheCli(): Promise<readonly string[]> {
+  if (process.env.BENCH_CLI_NODE_OPTIONS === '0') return []
   const missing = missingCliNodeOptions()
-  if (missing.length === 0) return
-  const r = spawnSync(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
+  if (missing.length === 0) return cliNodeOptions()
+  const child = spawn(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
   })
-  process.exit(r.status ?? 1)
+  // Ctrl-C reaches the child through the terminal's process group; a SIGTERM sent to this process
+  // alone is passed on.
+  process.on('SIGTERM', () => child.kill('SIGTERM'))
+  const code = await new Promise<number>((resolve) =>
+    child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128))),
+  )
+  process.exit(code)
 }

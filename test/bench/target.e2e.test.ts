@@ -18,7 +18,7 @@ test("runAsTheCli: the benchmark runs again with the CLI's fixed young generatio
       script,
       `import { getHeapSpaceStatistics } from 'node:v8'
        import { runAsTheCli } from '${target}'
-       runAsTheCli()
+       await runAsTheCli()
        const newSpace = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_size / 1048576
        console.log(JSON.stringify({ argv: process.argv.slice(2), newSpace }))
        process.exitCode = 3`,
