@@ -1241,10 +1241,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
  * on, without the restart's minute): the larger of its highest and lowest minute's distance from the
  * median, as a share of the median. Minutes without the figure (NaN) are left out.
  */
-export function flatness(
-  rows: readonly MinuteRow[],
+export function flatness<R extends Pick<MinuteRow, 'minute'>>(
+  rows: readonly R[],
   o: Pick<SoakOptions, 'flatFrom' | 'restartAt' | 'minutes'>,
-  pick: (r: MinuteRow) => number,
+  pick: (r: R) => number,
 ): { pass: boolean; detail: string } {
   const xs = rows
     .filter((r) => r.minute >= o.flatFrom && r.minute !== o.restartAt)
@@ -1270,7 +1270,7 @@ export function flatness(
  * benchmarks' ratios to their ceiling.
  */
 export function flatnessVerdicts(
-  rows: readonly MinuteRow[],
+  rows: readonly Pick<MinuteRow, 'minute' | 'p99' | 'ceilingP99' | 'rssMb'>[],
   o: Pick<SoakOptions, 'flatFrom' | 'restartAt' | 'minutes'>,
 ): Verdict[] {
   const p99 = flatness(rows, o, (r) => r.p99)
@@ -1278,8 +1278,8 @@ export function flatnessVerdicts(
     { criterion: 'heartbeat p99 flat within ±10 %', pass: p99.pass, detail: `${p99.detail} ms` },
   ]
   if (rows.some((r) => Number.isFinite(r.ceilingP99))) {
-    const ratio = flatness(rows, o, (r) => r.p99OverCeiling)
-    const above = flatness(rows, o, (r) => r.p99AboveCeiling)
+    const ratio = flatness(rows, o, (r) => r.p99 / r.ceilingP99)
+    const above = flatness(rows, o, (r) => r.p99 - r.ceilingP99)
     verdicts.push(
       {
         criterion: 'heartbeat p99 against the same-minute ceiling flat within ±10 %',
