@@ -17,7 +17,7 @@
  * bare server in a process of its own from N members on the same threads, for each row's ceiling
  * (tools/soak/ceiling.ts); 0 runs none.
  * Prints one row per minute and a verdict per criterion; exits 1 when a criterion other than the
- * two flatness ones fails (those depend on the machine and are reported, not enforced).
+ * flatness ones fails (those depend on the machine and are reported, not enforced).
  */
 import { parseArgs } from 'node:util'
 import { formatRow, HEADER, ISSUE_DEFAULTS, runSoak } from './soak.js'
