@@ -444,18 +444,11 @@ export class MemberLoad {
       .request(
         88,
         1,
+        // The defaults are a steady member's: no topology, no tasks, no process (the same bytes).
         p.createStreamsGroupHeartbeatRequest({
           groupId: c.groupId,
           memberId: c.memberId,
           memberEpoch: CEILING_MEMBER_EPOCH,
-          endpointInformationEpoch: 0,
-          rebalanceTimeoutMs: -1,
-          topology: null,
-          activeTasks: null,
-          standbyTasks: null,
-          warmupTasks: null,
-          processId: null,
-          clientTags: null,
         }),
         c.timing,
       )

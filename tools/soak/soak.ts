@@ -118,7 +118,7 @@ export const ISSUE_DEFAULTS = {
   outageMinutes: 2,
   restartAt: 20,
   flatFrom: 5,
-  ceilingMembers: 1_000,
+  ceilingMembers: 2_000,
 } as const
 
 /** A minute's row: the load threads' counts (`ThreadCounts`, merged) and the rest. */
