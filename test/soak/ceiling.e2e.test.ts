@@ -4,14 +4,27 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import * as p from '../../src/protocol/index.js'
-import { CEILING_MEMBER_EPOCH, startCeiling } from '../../tools/soak/ceiling.js'
+import { CEILING_MEMBER_EPOCH, type CeilingProcess, startCeiling } from '../../tools/soak/ceiling.js'
 import { ReconnectingClient, type Timing } from '../../tools/soak/client.js'
 
-test('the ceiling answers every pipelined heartbeat, matched in order', { timeout: 60_000 }, async () => {
+/** Runs `body` with a ceiling's process and a connection to it, and stops both. */
+async function withCeiling(
+  inOrder: boolean,
+  body: (c: { ceiling: CeilingProcess; client: ReconnectingClient }) => Promise<void>,
+) {
   const ceiling = await startCeiling(5000)
-  const client = new ReconnectingClient(ceiling.port, undefined, true)
+  const client = new ReconnectingClient(ceiling.port, undefined, inOrder)
   try {
     await client.start()
+    await body({ ceiling, client })
+  } finally {
+    client.stop()
+    await ceiling.stop()
+  }
+}
+
+test('the ceiling answers every pipelined heartbeat, matched in order', { timeout: 60_000 }, () =>
+  withCeiling(true, async ({ ceiling, client }) => {
     const timings: Timing[] = []
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => {
@@ -35,31 +48,20 @@ test('the ceiling answers every pipelined heartbeat, matched in order', { timeou
     }
     for (const t of timings) assert.ok(t.receivedAt > t.sentAt && t.sentAt > 0)
     assert.ok((await ceiling.cpuMs()) > 0)
-  } finally {
-    client.stop()
-    await ceiling.stop()
-  }
-})
+  }),
+)
 
-test("without in-order matching, the ceiling's fixed correlation id answers no request", {
-  timeout: 60_000,
-}, async () => {
-  const ceiling = await startCeiling(5000)
-  const client = new ReconnectingClient(ceiling.port)
-  try {
-    await client.start()
+test("matched by correlation id, the ceiling's fixed one answers no request", { timeout: 60_000 }, () =>
+  withCeiling(false, async ({ client }) => {
     const r = client.request(
       88,
       1,
       p.createStreamsGroupHeartbeatRequest({ groupId: 'g', memberId: 'm', memberEpoch: 1 }),
     )
-    const late = await Promise.race([
+    const first = await Promise.race([
       r.then(() => 'answered'),
       new Promise((x) => setTimeout(() => x('waiting'), 500)),
     ])
-    assert.equal(late, 'waiting')
-  } finally {
-    client.stop()
-    await ceiling.stop()
-  }
-})
+    assert.equal(first, 'waiting')
+  }),
+)
