@@ -156,9 +156,11 @@ const threadMinute = (
 ): ThreadMinute => {
   const latency = new LatencyHistogram()
   const handled = new LatencyHistogram()
+  const ceiling = new LatencyHistogram()
   for (const x of samples) {
     latency.record(x)
     handled.record(x + 0.1)
+    ceiling.record(x / 2)
   }
   return {
     heartbeats: samples.length,
@@ -176,8 +178,11 @@ const threadMinute = (
     steadySends: 20 * k,
     earlyTimers: 15 * k,
     phaseCreepUs: -7 * k,
+    ceilingHeartbeats: samples.length,
+    ceilingFailures: k,
     latency: latency.counts(),
     handled: handled.counts(),
+    ceiling: ceiling.counts(),
     sendBuckets: sends,
     loop: l,
   }
@@ -217,6 +222,11 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.phaseCreepUs, -21)
   assert.equal(m.latency.count, 7)
   assert.equal(m.handled.count, 7)
+  // The ceiling's latencies merge as the members' do: half of each, so its highest is 8.
+  assert.equal(m.ceilingHeartbeats, 7)
+  assert.equal(m.ceilingFailures, 3)
+  assert.equal(m.ceiling.count, 7)
+  assert.ok(Math.abs(m.ceiling.quantile(1) - 8) / 8 < BUCKET - 1)
   // Rank ⌊7 · 0.5⌋ = 3 of 1, 1, 1, 2, 4, 8, 16 is 2; the highest is 16.
   assert.ok(Math.abs(m.latency.quantile(0.5) - 2) / 2 < BUCKET - 1)
   assert.ok(Math.abs(m.latency.quantile(1) - 16) / 16 < BUCKET - 1)

@@ -5,11 +5,13 @@
 // restart. The criteria that do not depend on the machine's speed must hold: no member fenced
 // while it kept heartbeating, no record lost or duplicated, every group's description stored and
 // readable at the end, a clean restart, no unexpected error. The flatness criteria (p99, RSS) are
-// the long run's, reported there and not asserted here.
+// the long run's, reported there and not asserted here. Beside the members, 40 ceiling members on
+// the same threads heartbeat the bare server in its own process (tools/soak/ceiling.ts): every row
+// has the ceiling's latency and Topograph's p99 against it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { THREAD_COUNTS } from '../../tools/soak/measures.js'
-import { runSoak } from '../../tools/soak/soak.js'
+import { formatRow, HEADER, runSoak } from '../../tools/soak/soak.js'
 
 test('a compressed soak passes every functional criterion', { timeout: 300_000 }, async () => {
   const lines: string[] = []
@@ -28,6 +30,7 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
     outageMinutes: 1,
     restartAt: 2,
     flatFrom: 1,
+    ceilingMembers: 40,
     // Short heartbeats so that every member heartbeats many times a minute; the default session
     // timeout (45 s), as the members' sessions are armed when their shard loads, before the listener
     // is up, and loading takes tens of seconds on a loaded machine (RELIABILITY.md, "Soak").
@@ -54,6 +57,32 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
   // never above the latency its handler sees, sample by sample and so quantile by quantile; and a
   // round trip through another process takes more than 10 µs, so the stamps were both taken, in
   // order (a missing or reversed stamp counts in the histogram's first bucket, under 1.1 µs).
+  // The ceiling: its members heartbeated it in every minute (at 500 ms, 40 members answer about
+  // 400 times in a 5-s minute), none failed (it never restarts), its row columns are filled and
+  // Topograph's p99 is set against the same minute's, and its flatness verdict is reported.
+  assert.match(HEADER, /ceiling: heartbeats, p50 \/ p99 ms \| p99 ÷ ceiling p99 \|/)
+  for (const r of result.rows) {
+    assert.ok(
+      r.ceilingHeartbeats >= 200,
+      `minute ${r.minute}: ${r.ceilingHeartbeats} ceiling heartbeats\n${report}`,
+    )
+    assert.equal(r.ceilingFailures, 0, report)
+    assert.ok(r.ceilingP50 > 0 && r.ceilingP50 <= r.ceilingP99, report)
+    assert.equal(r.p99OverCeiling, r.p99 / r.ceilingP99)
+    assert.ok(Number.isFinite(r.ceilingCpuPerHeartbeatUs) && r.ceilingCpuPerHeartbeatUs > 0, report)
+    assert.match(
+      formatRow(r),
+      new RegExp(
+        `\\| ${r.ceilingHeartbeats}, ${r.ceilingP50.toFixed(2)} / ${r.ceilingP99.toFixed(2)} \\| ${r.p99OverCeiling.toFixed(2)} \\|`,
+      ),
+    )
+  }
+  assert.ok(
+    result.verdicts.some(
+      (v) => v.criterion === 'heartbeat p99 against the same-minute ceiling flat within ±10 %',
+    ),
+    report,
+  )
   for (const r of result.rows) {
     // Both load threads handed over their minute: their members heartbeated in it.
     assert.equal(r.threadLoops.length, 2, report)

@@ -58,14 +58,16 @@ interface Pending {
 
 export class PipelinedConnection {
   readonly #socket: Socket
+  readonly #inOrder: boolean
   readonly #pending = new Map<number, Pending>()
   #correlation = 1
   #buf: Buffer = Buffer.alloc(0)
   #closed = false
   readonly closed: Promise<void>
 
-  private constructor(socket: Socket) {
+  private constructor(socket: Socket, inOrder: boolean) {
     this.#socket = socket
+    this.#inOrder = inOrder
     socket.setNoDelay(true)
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()))
     socket.on('error', () => undefined)
@@ -78,12 +80,17 @@ export class PipelinedConnection {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk))
   }
 
-  static open(port: number): Promise<PipelinedConnection> {
+  /**
+   * `inOrder` takes each answer for the oldest request in flight, whatever its correlation id, as a
+   * Kafka broker answers a connection's requests in the order they came: for a server that answers
+   * every request with the same bytes (the soak's ceiling, tools/soak/ceiling.ts).
+   */
+  static open(port: number, inOrder = false): Promise<PipelinedConnection> {
     return new Promise((resolve, reject) => {
       const s = connect({ host: '127.0.0.1', port })
       s.once('connect', () => {
         s.off('error', reject)
-        resolve(new PipelinedConnection(s))
+        resolve(new PipelinedConnection(s, inOrder))
       })
       s.once('error', reject)
     })
@@ -106,10 +113,12 @@ export class PipelinedConnection {
       if (this.#buf.length - off < 4 + size) break
       const frame = this.#buf.subarray(off + 4, off + 4 + size)
       off += 4 + size
-      const correlationId = frame.readInt32BE(0)
-      const p = this.#pending.get(correlationId)
+      const correlationId = this.#inOrder
+        ? (this.#pending.keys().next().value as number | undefined)
+        : frame.readInt32BE(0)
+      const p = correlationId === undefined ? undefined : this.#pending.get(correlationId)
       if (p === undefined) continue
-      this.#pending.delete(correlationId)
+      this.#pending.delete(correlationId as number)
       if (p.timing !== undefined) p.timing.receivedAt = receivedAt
       try {
         p.resolve(decodeResponse(p.apiKey, p.version, frame).body)
@@ -159,10 +168,12 @@ export class ReconnectingClient {
   constructor(
     readonly port: number,
     readonly onLoss: () => void = () => undefined,
+    /** Answers matched to requests in order (`PipelinedConnection.open`). */
+    readonly inOrder = false,
   ) {}
 
   async start(): Promise<void> {
-    this.#conn = await PipelinedConnection.open(this.port)
+    this.#conn = await PipelinedConnection.open(this.port, this.inOrder)
     this.#watch(this.#conn)
   }
 
@@ -181,7 +192,7 @@ export class ReconnectingClient {
     this.#opening = true
     const attempt = () => {
       if (this.#stopped) return
-      PipelinedConnection.open(this.port).then(
+      PipelinedConnection.open(this.port, this.inOrder).then(
         (c) => {
           this.#opening = false
           this.#failedOpens = 0

@@ -34,7 +34,11 @@ port.on('message', async (call: LoadCall) => {
         break
       case 'roll': {
         const minute = load.roll()
-        transfer.push(minute.latency.buffer as ArrayBuffer, minute.handled.buffer as ArrayBuffer)
+        transfer.push(
+          minute.latency.buffer as ArrayBuffer,
+          minute.handled.buffer as ArrayBuffer,
+          minute.ceiling.buffer as ArrayBuffer,
+        )
         result = minute
         break
       }

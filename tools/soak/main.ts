@@ -4,7 +4,8 @@
  *
  *   npm run soak -- [--minutes 30] [--members 10000] [--groups 1000] [--minute-seconds 60]
  *                   [--connections 4] [--load-threads 4] [--producers 2] [--consumers 2] [--churn-percent 1] [--outage-at 10]
- *                   [--outage-minutes 2] [--restart-at 20] [--flat-from 5] [--override key=value]...
+ *                   [--outage-minutes 2] [--restart-at 20] [--flat-from 5] [--ceiling-members 2000]
+ *                   [--override key=value]...
  *                   [--server-log FILE]
  *
  * Defaults are the reliability criteria's: 10,000 members for 30 minutes, 1 % of the members
@@ -12,9 +13,11 @@
  * "minute" (the churn, the outage and the restart follow it); `--override` sets a server setting.
  * `--load-threads N` spreads the streams members over N worker threads of this process, each an
  * application instance with its own connections (`--connections` is shared out over them, at least
- * one each) and groups; 0 keeps every member on the main thread.
+ * one each) and groups; 0 keeps every member on the main thread. `--ceiling-members N` heartbeats a
+ * bare server in a process of its own from N members on the same threads, for each row's ceiling
+ * (tools/soak/ceiling.ts); 0 runs none.
  * Prints one row per minute and a verdict per criterion; exits 1 when a criterion other than the
- * two flatness ones fails (those depend on the machine and are reported, not enforced).
+ * flatness ones fails (those depend on the machine and are reported, not enforced).
  */
 import { parseArgs } from 'node:util'
 import { formatRow, HEADER, ISSUE_DEFAULTS, runSoak } from './soak.js'
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     'outage-minutes': { type: 'string', default: String(ISSUE_DEFAULTS.outageMinutes) },
     'restart-at': { type: 'string', default: String(ISSUE_DEFAULTS.restartAt) },
     'flat-from': { type: 'string', default: String(ISSUE_DEFAULTS.flatFrom) },
+    'ceiling-members': { type: 'string', default: String(ISSUE_DEFAULTS.ceilingMembers) },
     override: { type: 'string', multiple: true, default: [] },
     'server-log': { type: 'string' },
   },
@@ -71,6 +75,7 @@ const options = {
   outageMinutes: int('outage-minutes', 0),
   restartAt: int('restart-at', 0),
   flatFrom: int('flat-from', 0),
+  ceilingMembers: int('ceiling-members', 0),
   server,
   log: (line: string) => console.log(line),
   serverLogFile: values['server-log'],
@@ -85,7 +90,7 @@ if (options.loadThreads > options.groups) {
 }
 console.log(
   `soak: ${options.members} streams members in ${options.groups} groups on ${options.loadThreads} load thread${options.loadThreads === 1 ? '' : 's'}, ${options.producers} idempotent producers, ` +
-    `${options.consumers} consumers; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
+    `${options.consumers} consumers; ${options.ceilingMembers} ceiling members; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
     `${options.outageAt} for ${options.outageMinutes}; restart at minute ${options.restartAt}; server overrides ${JSON.stringify(server)}`,
 )
 const t0 = Date.now()

@@ -216,6 +216,9 @@ export const THREAD_COUNTS = [
   'earlyTimers',
   /** Over those, the send times' moves against the interval (µs, added): the load's phase creep. */
   'phaseCreepUs',
+  /** Heartbeats of the ceiling members answered by the ceiling (tools/soak/ceiling.ts), and failed. */
+  'ceilingHeartbeats',
+  'ceilingFailures',
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>
@@ -225,6 +228,8 @@ export interface ThreadMinute extends ThreadCounts {
   /** Bucket counts of the latency stamped at the socket, and at the handler (`LatencyHistogram.counts`). */
   latency: Uint32Array
   handled: Uint32Array
+  /** Bucket counts of the ceiling members' latency, stamped at the socket as the members' is. */
+  ceiling: Uint32Array
   /** Heartbeats sent, by 100-ms bucket of the wall clock (ms since the epoch ÷ 100), common to every thread. */
   sendBuckets: [number, number][]
   loop: LoopMinute
@@ -234,6 +239,7 @@ export interface ThreadMinute extends ThreadCounts {
 export interface MergedMinute extends ThreadCounts {
   readonly latency: LatencyHistogram
   readonly handled: LatencyHistogram
+  readonly ceiling: LatencyHistogram
   readonly sendBuckets: Map<number, number>
   /** The members' threads' loops: the worst thread's p99, longest delay and GC pause; scavenges,
    * mark-compacts, heap after the last mark-compact, CPU and waits for a core added up (the threads'
@@ -244,12 +250,14 @@ export interface MergedMinute extends ThreadCounts {
 export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute {
   const latency = new LatencyHistogram()
   const handled = new LatencyHistogram()
+  const ceiling = new LatencyHistogram()
   const sendBuckets = new Map<number, number>()
   const counts = Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts
   for (const part of parts) {
     for (const k of THREAD_COUNTS) counts[k] += part[k]
     latency.addCounts(part.latency)
     handled.addCounts(part.handled)
+    ceiling.addCounts(part.ceiling)
     for (const [bucket, n] of part.sendBuckets) sendBuckets.set(bucket, (sendBuckets.get(bucket) ?? 0) + n)
   }
   const loops = parts.map((x) => x.loop)
@@ -260,6 +268,7 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
     ...counts,
     latency,
     handled,
+    ceiling,
     sendBuckets,
     loop: {
       p99Ms: max((l) => l.p99Ms),

@@ -10,6 +10,7 @@
 // (`Timing` in client.ts): just before the request's frame is written and when the chunk that holds
 // its answer is read.
 import * as p from '../../src/protocol/index.js'
+import { CEILING_MEMBER_EPOCH } from './ceiling.js'
 import { ConnectionClosedError, clientBackoffMs, ReconnectingClient, type Timing } from './client.js'
 import { E, RETRIABLE, rng, STREAMS_TOPIC, sleep, wallNow } from './common.js'
 import {
@@ -35,6 +36,13 @@ export interface MemberLoadConfig {
   readonly members: number
   readonly totalGroups: number
   readonly sessionTimeoutMs: number
+  /**
+   * The ceiling (tools/soak/ceiling.ts): its port, the ceiling members this instance runs beside
+   * its real ones (none without a port), and the heartbeat interval they keep (the server's).
+   */
+  readonly ceilingPort?: number
+  readonly ceilingMembers: number
+  readonly ceilingIntervalMs: number
 }
 
 /** What an instance counted over the whole run, and the topology epoch it left each of its groups at. */
@@ -161,10 +169,23 @@ interface StreamsMember {
   state: 'active' | 'leaving' | 'gone'
 }
 
+/**
+ * A member of the ceiling (tools/soak/ceiling.ts): it heartbeats the bare server at the interval,
+ * from its own phase, for the whole run, with the request of a real member in a steady group.
+ */
+interface CeilingMember {
+  readonly groupId: string
+  readonly memberId: string
+  readonly timing: Timing
+  timer: NodeJS.Timeout | undefined
+  dueAt: number
+}
+
 /** A minute of this instance, as it fills. */
 interface Minute extends ThreadCounts {
   readonly latency: LatencyHistogram
   readonly handled: LatencyHistogram
+  readonly ceiling: LatencyHistogram
   readonly sendBuckets: Map<number, number>
 }
 
@@ -172,6 +193,7 @@ const newMinute = (): Minute => ({
   ...(Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts),
   latency: new LatencyHistogram(),
   handled: new LatencyHistogram(),
+  ceiling: new LatencyHistogram(),
   sendBuckets: new Map(),
 })
 
@@ -182,6 +204,8 @@ export class MemberLoad {
   readonly #monitor = new LoopMonitor()
   readonly #clients: ReconnectingClient[] = []
   readonly #members: StreamsMember[] = []
+  readonly #ceiling: CeilingMember[] = []
+  #ceilingClient: ReconnectingClient | undefined
   /** The application version each of this instance's groups runs (its topology epoch), by group. */
   readonly #deployed = new Map<number, number>()
   #nextUpgrade = 0
@@ -208,8 +232,27 @@ export class MemberLoad {
     }
   }
 
-  /** Opens the connections and joins every member of the instance's groups, spread over 5 s. */
+  /**
+   * Opens the connections and joins every member of the instance's groups, spread over 5 s; the
+   * ceiling members start first, each at a random phase of the interval.
+   */
   async join(): Promise<number> {
+    if (this.#o.ceilingPort !== undefined && this.#o.ceilingMembers > 0) {
+      const client = new ReconnectingClient(this.#o.ceilingPort, undefined, true)
+      await client.start()
+      this.#ceilingClient = client
+      for (let i = 0; i < this.#o.ceilingMembers; i++) {
+        const c: CeilingMember = {
+          groupId: `soak-ceiling-group-${this.#o.index}-${i % 10}`,
+          memberId: `soak-ceiling-member-${this.#o.index}-${i}`,
+          timing: { sentAt: 0, receivedAt: 0 },
+          timer: undefined,
+          dueAt: performance.now() + this.#random() * this.#o.ceilingIntervalMs,
+        }
+        this.#ceiling.push(c)
+        this.#scheduleCeiling(c)
+      }
+    }
     for (let i = 0; i < this.#o.connections; i++) {
       const c = new ReconnectingClient(this.#o.port, () => {
         if (!this.#restarting) this.#totals.connectionLossesOutsideRestart++
@@ -284,6 +327,7 @@ export class MemberLoad {
       ...counts,
       latency: r.latency.counts(),
       handled: r.handled.counts(),
+      ceiling: r.ceiling.counts(),
       sendBuckets: [...r.sendBuckets],
       loop: this.#monitor.take(),
     }
@@ -293,7 +337,9 @@ export class MemberLoad {
   stop(): MemberLoadTotals {
     this.#stopping = true
     for (const m of this.#members) clearTimeout(m.timer)
+    for (const c of this.#ceiling) clearTimeout(c.timer)
     for (const c of this.#clients) c.stop()
+    this.#ceilingClient?.stop()
     this.#monitor.stop()
     return { ...this.#totals, deployed: [...this.#deployed] }
   }
@@ -380,6 +426,44 @@ export class MemberLoad {
     if (m.state !== 'active' || this.#stopping) return
     m.dueAt = performance.now() + ms
     m.timer = setTimeout(() => this.#heartbeat(m), ms)
+  }
+
+  #scheduleCeiling(c: CeilingMember): void {
+    if (this.#stopping) return
+    c.timer = setTimeout(() => this.#ceilingHeartbeat(c), Math.max(0, c.dueAt - performance.now()))
+  }
+
+  // A ceiling member's heartbeat: the request a real member sends in a steady group, its latency
+  // stamped at the socket in the same way, and the next one due an interval after this one was due
+  // (the real members' timing, `#schedule`). A failure is counted and waits for the next interval.
+  #ceilingHeartbeat(c: CeilingMember): void {
+    const client = this.#ceilingClient as ReconnectingClient
+    const row = this.#row
+    c.dueAt += this.#o.ceilingIntervalMs
+    client
+      .request(
+        88,
+        1,
+        // The defaults are a steady member's: no topology, no tasks, no process (the same bytes).
+        p.createStreamsGroupHeartbeatRequest({
+          groupId: c.groupId,
+          memberId: c.memberId,
+          memberEpoch: CEILING_MEMBER_EPOCH,
+        }),
+        c.timing,
+      )
+      .then(
+        (r) => {
+          if (r.errorCode !== E.NONE) throw new Error(`the ceiling answered error ${r.errorCode}`)
+          row.ceiling.record(c.timing.receivedAt - c.timing.sentAt)
+          this.#count('ceilingHeartbeats')
+        },
+        (e: unknown) => {
+          if (!(e instanceof ConnectionClosedError)) throw e
+          this.#count('ceilingFailures')
+        },
+      )
+      .finally(() => this.#scheduleCeiling(c))
   }
 
   /** After a failed attempt: the member's own back-off, as a Kafka client's. */
