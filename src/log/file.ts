@@ -213,15 +213,31 @@ class RecentBatches {
  */
 export const SYNC_READ_BYTES = 64 * 1024
 /**
- * A larger read that lies in the last this-many bytes of a partition's active segment (a consumer
- * a few batches behind the log end) is done at once as well, up to this many bytes of such reads
- * per turn of the event loop over every partition of the storage; beyond that it goes to the
- * threadpool. Those bytes were just written, so the copy comes from the page cache (about 0.1 ms
- * for 300 KB), where a threadpool round trip cost 0.2–2.6 ms on a 2-core machine at half load, and
- * the consumer, later by that much at every Fetch, read more at the next one: it never caught up
- * with the log end (BENCHMARKS.md, "Tail reads at once").
+ * A larger read that starts in the last TAIL_WINDOW_BYTES of a partition's active segment (a
+ * consumer near the log end, or some megabytes behind it after a stall) is done at once as well,
+ * up to this many bytes of such reads per turn of the event loop over every partition of the
+ * storage; beyond that it goes to the threadpool. Those bytes were written lately, so the copy
+ * comes from the page cache (about 0.1 ms for 300 KB), where a threadpool round trip cost
+ * 0.2–2.6 ms on a 2-core machine at half load, and the consumer, later by that much at every
+ * Fetch, read more at the next one: it never caught up with the log end (BENCHMARKS.md, "Tail
+ * reads at once").
  */
 export const TAIL_READ_BYTES = 1024 * 1024
+/**
+ * How far back from the end of a partition's active segment a read may start and still be done
+ * at once (within TAIL_READ_BYTES a turn). A consumer that a stall of 10–25 ms (a collection, a
+ * late timer) left more than 1 MiB behind read only on the threadpool, one answer at a time
+ * behind read-aheads and write-back fsyncs (0–13 answers in 50 ms against 33–70 once caught up),
+ * so it caught up over hundreds of milliseconds (BENCHMARKS.md, "The half-load run's first
+ * second, traced"). The window is WRITE_BACK_BYTES: a write-back starts whenever the segment took
+ * that many bytes since the last one started, so the bytes in it are either not written back yet
+ * (dirty pages, which the kernel cannot drop unwritten) or written back by the latest write-back
+ * (the clean pages it would drop last). At half load it is about 1,000 batches of 16.7 KB,
+ * 70–110 ms of appends: several times what such a stall leaves. A consumer further back reads on
+ * the threadpool until it is in the window; the per-turn budget holds what a read at once costs
+ * the event loop should a page have been dropped after all.
+ */
+export const TAIL_WINDOW_BYTES = 16 * 1024 * 1024
 /**
  * Pages of the active segment read ahead of its end, on libuv's threadpool, once the segment takes
  * this many bytes a second (READ_AHEAD_PACE_MS): the file is made longer than its data with
@@ -1253,8 +1269,9 @@ class FilePartitionStore implements PartitionStore {
       // is pinned meanwhile: retention, the cleaner's swap or a close leave its file open until
       // the read is done (an unlinked file stays readable), so the bytes are the segment's.
       // With loans, the buffer is the storage's pool's (given back by the caller).
-      // A read of the active segment's last bytes (a consumer near the log end) is done at once
-      // too, within the turn's budget (TAIL_READ_BYTES): it is in the page cache, just written.
+      // A read that starts in the active segment's last 16 MiB (a consumer near the log end, or
+      // catching up after a stall) is done at once too, within the turn's budget
+      // (TAIL_READ_BYTES): it is in the page cache, written lately (TAIL_WINDOW_BYTES).
       const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
       const atOnce =
         len <= SYNC_READ_BYTES ||
@@ -1563,8 +1580,10 @@ export interface FileLogStorageOptions {
   readonly logger?: LogLogger
   /** Bytes the pool of Fetch read buffers owns at most (default READ_POOL_BYTES). */
   readonly readBufferBytes?: number
-  /** Reads within this many bytes of an active segment's end are done at once, this many a turn (TAIL_READ_BYTES; 0: none). */
+  /** Bytes of reads at once a turn, from an active segment's last tailWindowBytes (TAIL_READ_BYTES; 0: none). */
   readonly tailReadBytes?: number
+  /** How far back from an active segment's end a read may start and be done at once (TAIL_WINDOW_BYTES). */
+  readonly tailWindowBytes?: number
   /** Bytes of an active segment's pages read ahead at a time (READ_AHEAD_BYTES; 0: none). */
   readonly readAheadBytes?: number
   /** Bytes appended between two background write-backs of an active segment (WRITE_BACK_BYTES; 0: none). */
@@ -1603,6 +1622,8 @@ export class FileLogStorage implements LogStorage {
   readonly readBuffers: ReadBufferPool
   /** See TAIL_READ_BYTES. */
   readonly #tailReadBytes: number
+  /** See TAIL_WINDOW_BYTES. */
+  readonly #tailWindowBytes: number
   /** Bytes of tail reads still allowed at once in this turn of the event loop. */
   #tailLeft = 0
   /** A turn with tail reads is under way; it ends at the check phase. */
@@ -1625,6 +1646,7 @@ export class FileLogStorage implements LogStorage {
     this.#crc32c = opts.crc32c ?? defaultCrc32c
     this.readBuffers = new ReadBufferPool(opts.readBufferBytes)
     this.#tailReadBytes = opts.tailReadBytes ?? TAIL_READ_BYTES
+    this.#tailWindowBytes = opts.tailWindowBytes ?? TAIL_WINDOW_BYTES
     this.readAheadBytes = opts.readAheadBytes ?? READ_AHEAD_BYTES
     this.writeBackBytes = opts.writeBackBytes ?? WRITE_BACK_BYTES
     this.now = opts.now ?? (() => performance.now())
@@ -1659,11 +1681,12 @@ export class FileLogStorage implements LogStorage {
 
   /**
    * Whether a read of `len` bytes that starts `fromEnd` bytes before the end of a partition's
-   * active segment may be done at once: it lies in the tail ({@link TAIL_READ_BYTES}) and fits
-   * what is left of this turn's budget, which it then takes. Otherwise it goes to the threadpool.
+   * active segment may be done at once: it starts in the window ({@link TAIL_WINDOW_BYTES}) and
+   * fits what is left of this turn's budget ({@link TAIL_READ_BYTES}), which it then takes.
+   * Otherwise it goes to the threadpool.
    */
   tailReadAtOnce(fromEnd: number, len: number): boolean {
-    if (fromEnd > this.#tailReadBytes) return false
+    if (fromEnd > this.#tailWindowBytes) return false
     if (!this.#tailTurn) {
       this.#tailTurn = true
       this.#tailLeft = this.#tailReadBytes

@@ -1,7 +1,8 @@
-// The file engine's large reads run on libuv's threadpool (fs.read), the small ones and those of
-// the active segment's last MiB at once (within a budget per turn): a consumer catching up must
-// not hold the event loop for the copy of megabytes, and one near the log end must not pay a
-// threadpool round trip at every Fetch. These tests pin which reads are done at once, that the
+// The file engine's large reads run on libuv's threadpool (fs.read), the small ones and those that
+// start in the active segment's last 16 MiB at once (within a budget per turn): a consumer
+// catching up from far back must not hold the event loop for the copy of megabytes, and one near
+// the log end, or a few MB behind it after a stall, must not pay a threadpool round trip at every
+// Fetch. These tests pin which reads are done at once, that the
 // synchronous part of a large read stays small, that the answer is whole and exact, and
 // that a read racing a roll, retention, the cleaner's swap or a topic deletion answers correctly
 // or with Kafka's error. The races are made deterministic by a file layer that holds the
@@ -16,9 +17,11 @@ import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from
 import {
   type FileLayer,
   FileLogStorage,
+  type FileLogStorageOptions,
   NODE_FILE_LAYER,
   SYNC_READ_BYTES,
   TAIL_READ_BYTES,
+  TAIL_WINDOW_BYTES,
 } from '../../src/log/file.js'
 import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
@@ -81,7 +84,7 @@ async function open(
   dir: string,
   layer: FileLayer,
   configs: Partial<LogConfig> = {},
-  tailReadBytes?: number,
+  tail: Pick<FileLogStorageOptions, 'tailReadBytes' | 'tailWindowBytes'> = {},
 ): Promise<LogManagerImpl> {
   const m = createLogManager(
     {
@@ -89,7 +92,7 @@ async function open(
       logDirs: [dir],
       defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, configs),
     },
-    { storage: new FileLogStorage([dir], { fs: layer, tailReadBytes }), noBackgroundJobs: true },
+    { storage: new FileLogStorage([dir], { fs: layer, ...tail }), noBackgroundJobs: true },
   )
   await m.open()
   await m.createPartitions('t', 'id', 0, 1, configs)
@@ -162,30 +165,121 @@ test('file: a read of many MB runs off the event loop and answers every batch, e
 /** The next turn of the event loop (after the check phase, where a turn's budget ends). */
 const nextTurn = () => new Promise<void>((r) => setImmediate(r))
 
-test('file: a read of the last MiB of the active segment is done at once, whatever its size', async () => {
+/** The base offset of the last batch (of 16 records) that starts at least `bytes` before the log end; reads no batch. */
+function offsetBehind(p: PartitionLogImpl, bytes: number): number {
+  for (let o = p.logEndOffset - 16; o > 0; o -= 16)
+    if (p.bytesAvailable(o, 'read_uncommitted') >= bytes) return o
+  return 0
+}
+
+test("file: a read that starts in the active segment's last 16 MiB is done at once, whatever its size; one further back on the threadpool", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-tail-'))
   try {
     const { layer, state } = tracingLayer()
     const m = await open(dir, layer)
-    await fill(m, 120) // about 2 MB in one segment
-    const p = m.partition('t', 0)!
+    await fill(m, 1100) // about 18.4 MB in one segment: more than the window
+    const p = m.partition('t', 0)! as PartitionLogImpl
     const expected = await readAll(p, 0)
+    const from = (offset: number) => expected.filter((b) => b.baseOffset >= offset).map((b) => b.baseOffset)
+    assert.equal(TAIL_WINDOW_BYTES, 16 << 20)
+    // 30 batches behind the log end: about 500 KB, more than SYNC_READ_BYTES, in the window.
     await nextTurn()
-    // 30 batches behind the log end: about 500 KB, more than SYNC_READ_BYTES, in the tail.
-    const from = p.logEndOffset - 16 * 30
+    const near = p.logEndOffset - 16 * 30
     const before = state.asyncReads
-    const r = await p.read(from, 1 << 20, RU)
+    const r = await p.read(near, 1 << 20, RU)
     assert.ok(r.records.byteLength > SYNC_READ_BYTES, `${r.records.byteLength} bytes`)
     assert.equal(state.asyncReads, before, 'no threadpool read')
-    assert.deepEqual(
-      batchesOf(r),
-      expected.filter((b) => b.baseOffset >= from).map((b) => b.baseOffset),
-    )
-    // The same size further from the end (not in the last MiB): on the threadpool, as before.
-    const far = await p.read(16 * 10, r.records.byteLength, RU)
+    assert.deepEqual(batchesOf(r), from(near))
+    // About 8 MB behind (a consumer after a stall): a full 1 MiB answer, at once, exactly.
+    await nextTurn()
+    const behind = offsetBehind(p, 8 << 20)
+    const mid = await p.read(behind, 1 << 20, RU)
+    assert.equal(state.asyncReads, before, 'no threadpool read')
+    assert.ok(mid.records.byteLength > (1 << 20) - 17_000, `${mid.records.byteLength} bytes`)
+    assert.deepEqual(batchesOf(mid), from(behind).slice(0, batchesOf(mid).length))
+    // Further back than the window: on the threadpool, as before.
+    await nextTurn()
+    const far = await p.read(16 * 10, 1 << 20, RU)
     assert.equal(state.asyncReads, before + 1)
     assert.ok(far.records.byteLength > SYNC_READ_BYTES)
-    assert.equal(batchesOf(far)[0], 16 * 10)
+    assert.deepEqual(batchesOf(far), from(16 * 10).slice(0, batchesOf(far).length))
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test("file: the window for reads at once is the storage's tailWindowBytes, and only the active segment's", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-window-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer, { segmentBytes: 4 << 20 }, { tailWindowBytes: 2 << 20 })
+    await fill(m, 460) // about 7.7 MB: a rolled segment of 4 MiB, an active one of about 3.5 MB
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    assert.equal(p.store.segmentCount, 2)
+    const active = p.store.segments()[1].baseOffset
+    await nextTurn()
+    const before = state.asyncReads
+    // 1.5 MB behind the end: in the 2 MiB window.
+    const inside = offsetBehind(p, 1_500_000)
+    assert.ok(inside > active)
+    assert.equal(batchesOf(await p.read(inside, 1 << 20, RU))[0], inside)
+    assert.equal(state.asyncReads, before, 'at once')
+    // 2.5 MB behind: in the active segment, outside the window.
+    await nextTurn()
+    const outside = offsetBehind(p, 2_500_000)
+    assert.ok(outside > active)
+    assert.equal(batchesOf(await p.read(outside, 1 << 20, RU))[0], outside)
+    assert.equal(state.asyncReads, before + 1, 'on the threadpool')
+    // The rolled segment's last batches are fewer bytes behind the log end than the window, but
+    // the window is the active segment's: on the threadpool.
+    await nextTurn()
+    const rolled = active - 16 * 40
+    assert.equal(batchesOf(await p.read(rolled, 1 << 20, RU))[0], rolled)
+    assert.equal(state.asyncReads, before + 2, 'on the threadpool')
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a consumer megabytes behind catches up at once, one budget a turn, every batch exactly once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-catch-up-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(dir, layer)
+    await fill(m, 800) // about 13.4 MB in one segment, in the window
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const expected = (await readAll(p, 0)).map((b) => b.baseOffset)
+    const start = offsetBehind(p, 12 << 20)
+    await nextTurn()
+    const before = state.asyncReads
+    const seen: number[] = []
+    let next = start
+    let reads = 0
+    while (next < p.logEndOffset) {
+      const r = await p.read(next, 1 << 20, RU)
+      assert.ok(r.records.byteLength <= 1 << 20)
+      const got = batchesOf(r)
+      seen.push(...got)
+      next = got[got.length - 1] + 16
+      reads++
+      await nextTurn()
+    }
+    assert.equal(state.asyncReads, before, 'every read at once')
+    assert.ok(reads >= 12, `${reads} reads`)
+    assert.deepEqual(
+      seen,
+      expected.filter((o) => o >= start),
+    )
+    // Two full answers in one turn: the second is over the turn's budget, on the threadpool.
+    const a = offsetBehind(p, 4 << 20)
+    const b = offsetBehind(p, 2 << 20)
+    const [ra, rb] = await Promise.all([p.read(a, 1 << 20, RU), p.read(b, 1 << 20, RU)])
+    assert.ok(ra.records.byteLength + rb.records.byteLength > TAIL_READ_BYTES)
+    assert.equal(state.asyncReads, before + 1, 'the second read of the turn went to the threadpool')
+    assert.equal(batchesOf(ra)[0], a)
+    assert.equal(batchesOf(rb)[0], b)
     await m.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -267,7 +361,7 @@ test('file: a large read racing appends and a roll returns the batches below the
   try {
     const { layer, state, release } = tracingLayer()
     // No tail reads at once: the active segment's bytes go to the threadpool too, to race.
-    const m = await open(dir, layer, { segmentBytes: 1 << 20 }, 0)
+    const m = await open(dir, layer, { segmentBytes: 1 << 20 }, { tailReadBytes: 0 })
     await fill(m, 40)
     const p = m.partition('t', 0)!
     const end = p.logEndOffset
