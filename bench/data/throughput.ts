@@ -39,6 +39,10 @@
 // The server runs in this process as `topograph start` runs it: started without the Node options
 // of the CLI's `#!` line (a young generation fixed at 16 MB a semi-space), the script runs itself
 // again with them.
+// BENCH_LATENCY_RATE=<batches/s> runs the latency at that rate instead of half the measured
+// maximum (printed with the half it replaces), so that two builds can be compared at one rate;
+// the throughput phases still run before it, as they leave the log and the page cache as the
+// latency runs at half load find them.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { rmSync } from 'node:fs'
@@ -85,6 +89,13 @@ if (acksOrder.some((a) => a !== 1 && a !== -1)) {
   console.error('BENCH_ACKS: a list of 1 and -1')
   process.exit(2)
 }
+/** BENCH_LATENCY_RATE=<batches/s>: the latency runs' rate (default: half the measured maximum). */
+const fixedRate =
+  process.env.BENCH_LATENCY_RATE === undefined ? undefined : Number(process.env.BENCH_LATENCY_RATE)
+if (fixedRate !== undefined && !(Number.isInteger(fixedRate) && fixedRate > 0)) {
+  console.error('BENCH_LATENCY_RATE: batches a second, a whole number above 0')
+  process.exit(2)
+}
 if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
   console.error('usage: throughput.ts [seconds>0] [runs>=1]')
   process.exit(2)
@@ -122,9 +133,14 @@ if (produceOnly) {
   rmSync(dataDir, { recursive: true, force: true })
   process.exit(0)
 }
-// Latency at half of the median acks=1 throughput.
+// Latency at half of the median acks=1 throughput, or at BENCH_LATENCY_RATE.
 const maxRate = median(produceRows['1'].map((r) => r.topograph.requests / r.topograph.seconds))
-const rate = Math.round(maxRate / 2)
+const rate = fixedRate ?? Math.round(maxRate / 2)
+const rateSource =
+  fixedRate === undefined
+    ? `half of ${Math.round(maxRate)}`
+    : `fixed by BENCH_LATENCY_RATE; half of the measured ${Math.round(maxRate)} would be ${Math.round(maxRate / 2)}`
+console.log(`latency runs at ${rate} batches/s (${rateSource})`)
 const dir = partitionDir(dataDir, TOPIC)
 /** BENCH_DRAIN=1: the freed pages taken before every latency run (see drainFreedPages). */
 const drain = process.env.BENCH_DRAIN === '1'
@@ -216,7 +232,7 @@ line('Produce acks=1', produceRows['1'], (x) => mbps(x, batchBytes))
 line('Produce acks=-1', produceRows['-1'], (x) => mbps(x, batchBytes))
 line('Fetch, 1 MiB per partition', fetchRows, (m) => fetchedMb(m, batchBytes))
 console.log(
-  `\nProduce-to-consume latency at ${rate} batches/s (${f1(mb(rate * batchBytes))} MB/s, half of ${Math.round(maxRate)}): p50 ${f2(median(latencyRows.map((r) => r.p50)))} ms, p99 ${f2(median(latencyRows.map((r) => r.p99)))} ms (runs: ${latencyRows.map((r) => f2(r.p99)).join(', ')}), max ${f2(Math.max(...latencyRows.map((r) => r.max)))} ms`,
+  `\nProduce-to-consume latency at ${rate} batches/s (${f1(mb(rate * batchBytes))} MB/s, ${rateSource}): p50 ${f2(median(latencyRows.map((r) => r.p50)))} ms, p99 ${f2(median(latencyRows.map((r) => r.p99)))} ms (runs: ${latencyRows.map((r) => f2(r.p99)).join(', ')}), max ${f2(Math.max(...latencyRows.map((r) => r.max)))} ms`,
 )
 
 client.close()
