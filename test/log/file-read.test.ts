@@ -172,107 +172,107 @@ function offsetBehind(p: PartitionLogImpl, bytes: number): number {
   return 0
 }
 
-test("file: a read that starts in the active segment's last 16 MiB is done at once, whatever its size; one further back on the threadpool", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-tail-'))
-  try {
-    const { layer, state } = tracingLayer()
-    const m = await open(dir, layer)
-    await fill(m, 1100) // about 18.4 MB in one segment: more than the window
-    const p = m.partition('t', 0)! as PartitionLogImpl
-    const expected = await readAll(p, 0)
-    const from = (offset: number) => expected.filter((b) => b.baseOffset >= offset).map((b) => b.baseOffset)
-    assert.equal(TAIL_WINDOW_BYTES, 16 << 20)
-    // 30 batches behind the log end: about 500 KB, more than SYNC_READ_BYTES, in the window.
-    await nextTurn()
-    const near = p.logEndOffset - 16 * 30
-    const before = state.asyncReads
-    const r = await p.read(near, 1 << 20, RU)
-    assert.ok(r.records.byteLength > SYNC_READ_BYTES, `${r.records.byteLength} bytes`)
-    assert.equal(state.asyncReads, before, 'no threadpool read')
-    assert.deepEqual(batchesOf(r), from(near))
-    // About 8 MB behind (a consumer after a stall): a full 1 MiB answer, at once, exactly.
-    await nextTurn()
-    const behind = offsetBehind(p, 8 << 20)
-    const mid = await p.read(behind, 1 << 20, RU)
-    assert.equal(state.asyncReads, before, 'no threadpool read')
-    assert.ok(mid.records.byteLength > (1 << 20) - 17_000, `${mid.records.byteLength} bytes`)
-    assert.deepEqual(batchesOf(mid), from(behind).slice(0, batchesOf(mid).length))
-    // Further back than the window: on the threadpool, as before.
-    await nextTurn()
-    const far = await p.read(16 * 10, 1 << 20, RU)
-    assert.equal(state.asyncReads, before + 1)
-    assert.ok(far.records.byteLength > SYNC_READ_BYTES)
-    assert.deepEqual(batchesOf(far), from(16 * 10).slice(0, batchesOf(far).length))
-    await m.close()
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
-
-test("file: the window for reads at once is the storage's tailWindowBytes, and only the active segment's", async () => {
+/**
+ * A file log of `batches` bigBatch batches in partition t-0, through the tracing layer; `readAt`
+ * reads 1 MiB from an offset in a turn of its own and says how many threadpool reads it took.
+ */
+async function withTracedLog(
+  batches: number,
+  configs: Partial<LogConfig>,
+  tail: Pick<FileLogStorageOptions, 'tailReadBytes' | 'tailWindowBytes'>,
+  body: (
+    p: PartitionLogImpl,
+    state: ReturnType<typeof tracingLayer>['state'],
+    readAt: (offset: number) => Promise<{ r: ReadResult; pooled: number }>,
+  ) => Promise<void>,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-window-'))
   try {
     const { layer, state } = tracingLayer()
-    const m = await open(dir, layer, { segmentBytes: 4 << 20 }, { tailWindowBytes: 2 << 20 })
-    await fill(m, 460) // about 7.7 MB: a rolled segment of 4 MiB, an active one of about 3.5 MB
+    const m = await open(dir, layer, configs, tail)
+    await fill(m, batches)
     const p = m.partition('t', 0)! as PartitionLogImpl
-    assert.equal(p.store.segmentCount, 2)
-    const active = p.store.segments()[1].baseOffset
-    await nextTurn()
-    const before = state.asyncReads
-    // 1.5 MB behind the end: in the 2 MiB window.
-    const inside = offsetBehind(p, 1_500_000)
-    assert.ok(inside > active)
-    assert.equal(batchesOf(await p.read(inside, 1 << 20, RU))[0], inside)
-    assert.equal(state.asyncReads, before, 'at once')
-    // 2.5 MB behind: in the active segment, outside the window.
-    await nextTurn()
-    const outside = offsetBehind(p, 2_500_000)
-    assert.ok(outside > active)
-    assert.equal(batchesOf(await p.read(outside, 1 << 20, RU))[0], outside)
-    assert.equal(state.asyncReads, before + 1, 'on the threadpool')
-    // The rolled segment's last batches are fewer bytes behind the log end than the window, but
-    // the window is the active segment's: on the threadpool.
-    await nextTurn()
-    const rolled = active - 16 * 40
-    assert.equal(batchesOf(await p.read(rolled, 1 << 20, RU))[0], rolled)
-    assert.equal(state.asyncReads, before + 2, 'on the threadpool')
+    const readAt = async (offset: number) => {
+      await nextTurn()
+      const before = state.asyncReads
+      const r = await p.read(offset, 1 << 20, RU)
+      assert.equal(batchesOf(r)[0], offset)
+      return { r, pooled: state.asyncReads - before }
+    }
+    await body(p, state, readAt)
     await m.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-})
+}
 
-test('file: a consumer megabytes behind catches up at once, one budget a turn, every batch exactly once', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-catch-up-'))
-  try {
-    const { layer, state } = tracingLayer()
-    const m = await open(dir, layer)
-    await fill(m, 800) // about 13.4 MB in one segment, in the window
-    const p = m.partition('t', 0)! as PartitionLogImpl
+test("file: a read that starts in the active segment's last 16 MiB is done at once, whatever its size; one further back on the threadpool", () =>
+  // About 18.4 MB in one segment: more than the window.
+  withTracedLog(1100, {}, {}, async (p, _state, readAt) => {
+    const expected = (await readAll(p, 0)).map((b) => b.baseOffset)
+    const exact = (r: ReadResult) => {
+      const got = batchesOf(r)
+      assert.deepEqual(got, expected.slice(expected.indexOf(got[0]), expected.indexOf(got[0]) + got.length))
+    }
+    assert.equal(TAIL_WINDOW_BYTES, 16 << 20)
+    // 30 batches behind the log end: about 500 KB, more than SYNC_READ_BYTES, in the window.
+    const near = await readAt(p.logEndOffset - 16 * 30)
+    assert.ok(near.r.records.byteLength > SYNC_READ_BYTES, `${near.r.records.byteLength} bytes`)
+    assert.equal(near.pooled, 0, 'no threadpool read')
+    assert.equal(batchesOf(near.r).length, 30)
+    exact(near.r)
+    // About 8 MB behind (a consumer after a stall): a full 1 MiB answer, at once, exactly.
+    const mid = await readAt(offsetBehind(p, 8 << 20))
+    assert.equal(mid.pooled, 0, 'no threadpool read')
+    assert.ok(mid.r.records.byteLength > (1 << 20) - 17_000, `${mid.r.records.byteLength} bytes`)
+    exact(mid.r)
+    // Further back than the window: on the threadpool, as before.
+    const far = await readAt(16 * 10)
+    assert.equal(far.pooled, 1)
+    exact(far.r)
+  }))
+
+test("file: the window for reads at once is the storage's tailWindowBytes, and only the active segment's", () =>
+  // About 7.7 MB: a rolled segment of 4 MiB, an active one of about 3.5 MB; a window of 2 MiB.
+  withTracedLog(460, { segmentBytes: 4 << 20 }, { tailWindowBytes: 2 << 20 }, async (p, _state, readAt) => {
+    assert.equal(p.store.segmentCount, 2)
+    const active = p.store.segments()[1].baseOffset
+    // 1.5 MB behind the end: in the window.
+    assert.ok(offsetBehind(p, 1_500_000) > active)
+    assert.equal((await readAt(offsetBehind(p, 1_500_000))).pooled, 0, 'at once')
+    // 2.5 MB behind: in the active segment, outside the window.
+    assert.ok(offsetBehind(p, 2_500_000) > active)
+    assert.equal((await readAt(offsetBehind(p, 2_500_000))).pooled, 1, 'on the threadpool')
+    // The rolled segment's last batches are fewer bytes behind the log end than the window, but
+    // the window is the active segment's: on the threadpool.
+    assert.equal((await readAt(active - 16 * 40)).pooled, 1, 'on the threadpool')
+  }))
+
+test('file: a consumer megabytes behind catches up at once, one budget a turn, every batch exactly once', () =>
+  // About 13.4 MB in one segment, in the window.
+  withTracedLog(800, {}, {}, async (p, state, readAt) => {
     const expected = (await readAll(p, 0)).map((b) => b.baseOffset)
     const start = offsetBehind(p, 12 << 20)
-    await nextTurn()
-    const before = state.asyncReads
     const seen: number[] = []
     let next = start
     let reads = 0
     while (next < p.logEndOffset) {
-      const r = await p.read(next, 1 << 20, RU)
+      const { r, pooled } = await readAt(next)
+      assert.equal(pooled, 0, `the read from ${next} at once`)
       assert.ok(r.records.byteLength <= 1 << 20)
       const got = batchesOf(r)
       seen.push(...got)
       next = got[got.length - 1] + 16
       reads++
-      await nextTurn()
     }
-    assert.equal(state.asyncReads, before, 'every read at once')
     assert.ok(reads >= 12, `${reads} reads`)
     assert.deepEqual(
       seen,
       expected.filter((o) => o >= start),
     )
     // Two full answers in one turn: the second is over the turn's budget, on the threadpool.
+    await nextTurn()
+    const before = state.asyncReads
     const a = offsetBehind(p, 4 << 20)
     const b = offsetBehind(p, 2 << 20)
     const [ra, rb] = await Promise.all([p.read(a, 1 << 20, RU), p.read(b, 1 << 20, RU)])
@@ -280,11 +280,7 @@ test('file: a consumer megabytes behind catches up at once, one budget a turn, e
     assert.equal(state.asyncReads, before + 1, 'the second read of the turn went to the threadpool')
     assert.equal(batchesOf(ra)[0], a)
     assert.equal(batchesOf(rb)[0], b)
-    await m.close()
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }))
 
 test('file: tail reads at once share a budget per turn of the event loop; the rest go to the threadpool', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-tail-budget-'))
