@@ -41,7 +41,7 @@ import { pathToFileURL } from 'node:url'
 import { collectFully } from './gc-events.js'
 import { KeptArrays, type Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
-import { speedProbeUs } from '../../tools/soak/measures.js'
+import { SpeedRounds, speedProbeUs } from '../../tools/soak/measures.js'
 
 export interface LoadSpec {
   readonly port: number
@@ -407,24 +407,15 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   }
 }
 
-/** Runs the speed probe every 250 ms until stopped (its code optimized first, outside the rounds). */
+/** Runs the speed probe's rounds every 250 ms until stopped (its code optimized first, outside the rounds). */
 function startSpeedProbe(): { stop(): SpeedProbe } {
   for (let i = 0; i < 20; i++) speedProbeUs(10_000)
-  const fastest: number[] = []
-  const every: number[] = []
-  const timer = setInterval(() => {
-    const runs = [speedProbeUs(), speedProbeUs(), speedProbeUs()]
-    fastest.push(Math.min(...runs))
-    every.push(...runs)
-  }, 250)
+  const rounds = new SpeedRounds()
+  const timer = setInterval(() => rounds.round(), 250)
   return {
     stop() {
       clearInterval(timer)
-      const at = (xs: number[], q: number) =>
-        xs.length === 0
-          ? Number.NaN
-          : xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]
-      return { fastestUs: at(fastest, 0.5), p90Us: at(every, 0.9), rounds: fastest.length }
+      return rounds.take()
     },
   }
 }
