@@ -41,6 +41,7 @@ import { pathToFileURL } from 'node:url'
 import { collectFully } from './gc-events.js'
 import { KeptArrays, type Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
+import { SpeedRounds, speedProbeUs } from '../../tools/soak/measures.js'
 
 export interface LoadSpec {
   readonly port: number
@@ -65,6 +66,19 @@ export interface LoadSpec {
    * system call, each stamped just before it; `each` makes a write of every request.
    */
   readonly writes?: 'tick' | 'each'
+  /**
+   * The machine's speed beside the load: three runs of the soak's fixed integer work
+   * (`speedProbeUs`, about 0.3 ms each) every 250 ms of the run, warm-up included, on this process's
+   * main thread. For closed loops: an open loop's tail would feel the probe's pauses.
+   */
+  readonly speedProbe?: boolean
+}
+
+/** `speedProbe`: the median of each round's fastest run (the machine's speed) and the 90th percentile of every run (µs). */
+export interface SpeedProbe {
+  readonly fastestUs: number
+  readonly p90Us: number
+  readonly rounds: number
 }
 
 export interface LoadResult {
@@ -102,10 +116,16 @@ export interface LoadResult {
   readonly generatorThread?: { readonly onCpuMs: number; readonly waitingMs: number }
   /** The socket writes that carried the requests (one per request, or per connection and tick). */
   readonly writes: number
+  /**
+   * The socket reads that brought the answers: answers ÷ reads is about how many the server answered
+   * with one write, which a closed loop's server CPU a request depends on (its cost per turn shared).
+   */
+  readonly reads: number
   /** Open loop: the longest time between two of the generator's 1 ms ticks (ms). */
   readonly longestTickMs?: number
   /** The generator's own collections over the run: of 1 ms or more, the longest, and full ones. */
   readonly generatorGc: { readonly over1ms: number; readonly longestMs: number; readonly major: number }
+  readonly speedProbe?: SpeedProbe
 }
 
 const EMPTY = Buffer.alloc(0)
@@ -148,6 +168,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   })
   gc.observe({ entryTypes: ['gc'] })
   let writes = 0
+  let reads = 0
   let longestTickMs = 0
   let cursor = 0
   let sentTotal = 0
@@ -155,6 +176,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   let answeredTotal = 0
   let errors = 0
   let firstErrorCode = 0
+  const probe = spec.speedProbe === true ? startSpeedProbe() : undefined
   const cpu0 = process.cpuUsage()
   const thread0 = mainThreadStat()
   const t0 = performance.now()
@@ -236,6 +258,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
           socket.once('connect', () => resolve())
           socket.on('error', reject)
           socket.on('data', (chunk: Buffer) => {
+            reads++
             buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
             let off = 0
             let answered = 0
@@ -341,6 +364,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   await done
   clearTimeout(grace)
   gc.disconnect()
+  const speed = probe?.stop()
 
   const cpu = process.cpuUsage(cpu0)
   const thread1 = thread0 === null ? null : mainThreadStat()
@@ -367,8 +391,10 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
     firstErrorCode,
     generatorCpuUs: cpu.user + cpu.system,
     writes,
+    reads,
     ...(open ? { longestTickMs } : {}),
     generatorGc: gcs,
+    ...(speed !== undefined ? { speedProbe: speed } : {}),
     ...(spec.slowMs !== undefined ? { slow, pauses } : {}),
     ...(thread0 !== null && thread1 !== null
       ? {
@@ -378,6 +404,19 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
           },
         }
       : {}),
+  }
+}
+
+/** Runs the speed probe's rounds every 250 ms until stopped (its code optimized first, outside the rounds). */
+function startSpeedProbe(): { stop(): SpeedProbe } {
+  for (let i = 0; i < 20; i++) speedProbeUs(10_000)
+  const rounds = new SpeedRounds()
+  const timer = setInterval(() => rounds.round(), 250)
+  return {
+    stop() {
+      clearInterval(timer)
+      return rounds.take()
+    },
   }
 }
 

@@ -28,6 +28,13 @@
 // The servers' process runs with the Node options of `topograph start` (the young generation's fixed
 // size: runAsTheCli in target.ts runs the script again with them); BENCH_CLI_NODE_OPTIONS=0 leaves
 // them out.
+//
+// What a closed loop's CPU per request may owe to the machine or to the process: each closed loop
+// (the bare server's too) runs with the machine's speed probed beside it in the load process
+// (`speedProbeUs` of the soak, the fastest of three runs every 250 ms: more µs is a slower machine),
+// and the servers' process logs V8's deoptimizations (deopt-log.ts; BENCH_DEOPTS=0 leaves the log
+// out). A line per row gives, for each closed loop, the server's CPU a request (its main thread's
+// beside), the generator's, the probe's and the deoptimizations during it.
 import { type BenchServer, offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { runAsTheCli, serverBuild } from './target.js'
 import { requestFrame, WireClient } from '../../test/server/wire-client.js'
@@ -46,9 +53,21 @@ import {
 import { constants, PerformanceObserver } from 'node:perf_hooks'
 import { collectFully } from './gc-events.js'
 import { mainThreadStat } from './thread-stat.js'
+import { DeoptLog, type Deopts, deoptLogOptions, describeDeopts } from './deopt-log.js'
 
 /** The servers' Node options from the CLI's `#!` line; in a process without them this runs again. */
-const cliOptionsInEffect = await runAsTheCli()
+const cliOptionsInEffect = await runAsTheCli(
+  process.env.BENCH_DEOPTS === '0' || process.execArgv.includes('--log-deopt') ? [] : deoptLogOptions(),
+)
+const deoptLog = DeoptLog.ofThisProcess()
+/** Node options the servers' process was given besides the CLI's, tsx and the deoptimization log (e.g. a V8 flag under trial). */
+const otherNodeOptions = process.execArgv.filter(
+  (o, i, all) =>
+    !cliOptionsInEffect.includes(o) &&
+    !deoptLogOptions().some((d) => d === o || (d.startsWith('--logfile=') && o.startsWith('--logfile='))) &&
+    o !== '--import' &&
+    !(o === 'tsx' && all[i - 1] === '--import'),
+)
 
 const seconds = Number(process.argv[2] ?? 3)
 const runs = Number(process.argv[3] ?? 1)
@@ -136,6 +155,7 @@ interface Overlap {
   readonly serverGcLongestMs: number
   readonly serverMajor: number
   readonly serverWaitingMs: number
+  readonly deopts: Deopts | undefined
 }
 async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: Overlap }> {
   // Each half-load run starts without the old-generation garbage of the runs before it (other rows,
@@ -143,6 +163,7 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
   // then its own.
   const collect = process.env.BENCH_GC_BEFORE !== '0'
   if (collect) collectFully()
+  deoptLog?.take()
   const gc = await collectionsDuring(async () => {
     const stat0 = mainThreadStat()
     const m = await runLoad({ ...spec, collectFirst: collect })
@@ -158,6 +179,7 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
       serverGcLongestMs: gc.longestMs,
       serverMajor: gc.major,
       serverWaitingMs: waiting,
+      deopts: deoptLog?.take(),
     },
   }
 }
@@ -184,6 +206,36 @@ async function collectionsDuring<T>(
   }
 }
 
+/** A closed loop with what tells the machine from the process: its collections, the main thread's CPU, the deoptimizations. */
+interface ClosedLoop {
+  readonly m: Measured
+  readonly gc: { over1ms: number; longestMs: number; major: number }
+  /** The servers' main thread on a CPU, µs a request (schedstat; NaN off Linux). */
+  readonly mainCpuUsPerRequest: number
+  readonly deopts: Deopts | undefined
+}
+async function closedLoop(work: () => Promise<Measured>): Promise<ClosedLoop> {
+  deoptLog?.take()
+  const stat0 = mainThreadStat()
+  const gc = await collectionsDuring(work)
+  const stat1 = mainThreadStat()
+  const m = gc.result
+  return {
+    m,
+    gc,
+    mainCpuUsPerRequest:
+      stat0 === null || stat1 === null
+        ? Number.NaN
+        : (stat1.onCpu - stat0.onCpu) / 1000 / Math.max(1, m.answered),
+    deopts: deoptLog?.take(),
+  }
+}
+/** `18.2 µs CPU/req (main thread 15.1), 9.3 answers a read, generator 4.1, speed probe 266 µs (p90 281), 0 deopts`. */
+function describeClosed(c: ClosedLoop): string {
+  const p = c.m.speedProbe
+  return `${c.m.cpuUsPerRequest.toFixed(1)} µs CPU/req (main thread ${c.mainCpuUsPerRequest.toFixed(1)}), ${(c.m.answered / Math.max(1, c.m.reads)).toFixed(1)} answers a read, generator ${((c.m.generatorCpuUs ?? Number.NaN) / Math.max(1, c.m.answered)).toFixed(1)}, speed probe ${(p?.fastestUs ?? Number.NaN).toFixed(0)} µs (p90 ${(p?.p90Us ?? Number.NaN).toFixed(0)}), ${c.deopts === undefined ? 'deopts not logged' : describeDeopts(c.deopts)}`
+}
+
 /** One line per half-load run of a row: its p99 and what overlapped it. */
 function printOverlaps(name: string, row: Row): void {
   const line = (what: string, m: (Measured & { overlap?: Overlap }) | undefined) => {
@@ -191,7 +243,7 @@ function printOverlaps(name: string, row: Row): void {
     const o = m.overlap
     const g = m.generatorGc
     console.log(
-      `  ${name}, ${what}: p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)}; server: ${o.serverGcOver1ms} collections ≥ 1 ms (longest ${o.serverGcLongestMs.toFixed(1)}), ${o.serverMajor} full, main thread waited ${o.serverWaitingMs.toFixed(0)} ms for a CPU; generator: longest tick ${(m.longestTickMs ?? Number.NaN).toFixed(1)} ms, ${g.over1ms} collections ≥ 1 ms (longest ${g.longestMs.toFixed(1)}), ${g.major} full, waited ${(m.generatorThread?.waitingMs ?? Number.NaN).toFixed(0)} ms, ${(m.answered / Math.max(1, m.writes)).toFixed(1)} requests a write`,
+      `  ${name}, ${what}: p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)}; server: ${o.serverGcOver1ms} collections ≥ 1 ms (longest ${o.serverGcLongestMs.toFixed(1)}), ${o.serverMajor} full, main thread waited ${o.serverWaitingMs.toFixed(0)} ms for a CPU, ${o.deopts === undefined ? 'deopts not logged' : describeDeopts(o.deopts)}; generator: longest tick ${(m.longestTickMs ?? Number.NaN).toFixed(1)} ms, ${g.over1ms} collections ≥ 1 ms (longest ${g.longestMs.toFixed(1)}), ${g.major} full, waited ${(m.generatorThread?.waitingMs ?? Number.NaN).toFixed(0)} ms, ${(m.answered / Math.max(1, m.writes)).toFixed(1)} requests a write`,
     )
   }
   for (const k of engines) {
@@ -218,23 +270,29 @@ for (let run = 0; run < runs; run++) {
   for (const [name, frames] of requests) {
     // The bare server answers every frame with the answer to the first (the same bytes for each).
     const bare = await bareServer(await answerOf(frames[0]))
-    const row: Row = { bare: await runLoad({ ...spec, frames: [...frames], port: bare.port }) }
+    const bareLoop = await closedLoop(() =>
+      runLoad({ ...spec, frames: [...frames], port: bare.port, speedProbe: true }),
+    )
+    const row: Row = { bare: bareLoop.m }
     // The closed loops are not preceded by a full collection: what the runs before left in this
     // process's heap may fall due in them. Their collections (the warm-up second's included) are
     // counted, for telling a slow closed loop's cause.
     const closed: string[] = []
+    const machine: string[] = [`bare ${describeClosed(bareLoop)}`]
     for (const k of engines) {
-      const gc = await collectionsDuring(() =>
+      const loop = await closedLoop(() =>
         profiled(`${name}-${k}-run${run + 1}`, () =>
-          runLoad({ ...spec, frames: [...frames], port: portOf(k) }),
+          runLoad({ ...spec, frames: [...frames], port: portOf(k), speedProbe: true }),
         ),
       )
-      row[k] = gc.result
+      row[k] = loop.m
       closed.push(
-        `${k} ${gc.result.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${gc.major} full collections (${gc.over1ms} ≥ 1 ms, longest ${gc.longestMs.toFixed(1)})`,
+        `${k} ${loop.m.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${loop.gc.major} full collections (${loop.gc.over1ms} ≥ 1 ms, longest ${loop.gc.longestMs.toFixed(1)})`,
       )
+      machine.push(`${k} ${describeClosed(loop)}`)
     }
     console.log(`  ${name}, closed loops: ${closed.join('; ')}`)
+    console.log(`  ${name}, closed loops' machine and code: ${machine.join('; ')}`)
     if (name.startsWith('OffsetCommit')) {
       const measured = (k: Engine) => row[k] as Measured
       row.half = {}
@@ -268,7 +326,7 @@ for (let run = 0; run < runs; run++) {
 }
 if (runs > 1) console.log(`medians of ${runs} runs:`)
 console.log(
-  `server build: ${serverBuild}; servers' Node options: ${cliOptionsInEffect.join(' ') || "Node's own"}; open-loop writes: ${writes}`,
+  `server build: ${serverBuild}; servers' Node options: ${cliOptionsInEffect.join(' ') || "Node's own"}${otherNodeOptions.length > 0 ? `, and ${otherNodeOptions.join(' ')}` : ''}; open-loop writes: ${writes}; deoptimizations: ${deoptLog === undefined ? 'not logged' : (process.execArgv.find((o) => o.startsWith('--logfile=')) ?? '').slice('--logfile='.length)}`,
 )
 print(results)
 

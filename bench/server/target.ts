@@ -52,19 +52,40 @@ export function missingCliNodeOptions(execArgv: readonly string[] = process.exec
  * missingCliNodeOptions}) unless it has them, and exits with the child's status; returns only in a
  * process that has them, or when BENCH_CLI_NODE_OPTIONS=0 (Node's own young-generation sizing, as
  * before). Await it before the server starts. The options in effect, for the benchmark's output.
+ *
+ * `benchOptions` are Node options of the benchmark's own (e.g. V8's deoptimization log,
+ * deopt-log.ts) that the process does not have yet: given any, it runs again with them too. With
+ * `--log-deopt` V8 also prints every deoptimization to standard output (a `[bailout …` line); the
+ * child's output is then passed on without those lines (the log has them).
  */
-export async function runAsTheCli(): Promise<readonly string[]> {
-  if (process.env.BENCH_CLI_NODE_OPTIONS === '0') return []
-  const missing = missingCliNodeOptions()
-  if (missing.length === 0) return cliNodeOptions()
-  const child = spawn(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-  })
+export async function runAsTheCli(benchOptions: readonly string[] = []): Promise<readonly string[]> {
+  const own = process.env.BENCH_CLI_NODE_OPTIONS !== '0'
+  const missing = own ? missingCliNodeOptions() : []
+  if (missing.length === 0 && benchOptions.length === 0) return own ? cliNodeOptions() : []
+  const filtered = benchOptions.includes('--log-deopt')
+  const child = spawn(
+    process.execPath,
+    [...missing, ...benchOptions, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: ['inherit', filtered ? 'pipe' : 'inherit', 'inherit'] },
+  )
+  if (filtered && child.stdout !== null) {
+    let partial = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n')
+      partial = lines.pop() ?? ''
+      const kept = lines.filter((l) => !l.startsWith('[bailout'))
+      if (kept.length > 0) process.stdout.write(`${kept.join('\n')}\n`)
+    })
+    child.stdout.on('end', () => {
+      if (partial !== '' && !partial.startsWith('[bailout')) process.stdout.write(partial)
+    })
+  }
   // Ctrl-C reaches the child through the terminal's process group; a SIGTERM sent to this process
   // alone is passed on.
   process.on('SIGTERM', () => child.kill('SIGTERM'))
   const code = await new Promise<number>((resolve) =>
-    child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128))),
+    child.on('close', (status, signal) => resolve(status ?? (signal === null ? 1 : 128))),
   )
   process.exit(code)
 }

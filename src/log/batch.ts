@@ -352,7 +352,7 @@ export function sizeOfVarlong(value: number): number {
 }
 
 /** Writes a zig-zag varint into `buf` at `pos` (room assumed); returns the position after it. */
-function putVarint(buf: Uint8Array, pos: number, value: number): number {
+export function putVarint(buf: Uint8Array, pos: number, value: number): number {
   let v = ((value << 1) ^ (value >> 31)) >>> 0
   while (v >= 0x80) {
     buf[pos++] = (v & 0x7f) | 0x80

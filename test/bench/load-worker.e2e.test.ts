@@ -114,3 +114,30 @@ test('collectFirst: the load process collects its whole heap before the load sta
   // Without it, a short load of a small heap makes no full collection.
   assert.equal(await majorCollectionsDuring(undefined), 0)
 })
+
+test("closed loop, speedProbe: the machine's speed beside the load, and the answers' reads counted", async () => {
+  const bare = await bareServer(answer)
+  try {
+    const spec = {
+      port: bare.port,
+      frames: [request],
+      seconds: 0.6,
+      warmupSeconds: 0.1,
+      connections: 2,
+      depth: 4,
+    }
+    const probed = await load({ ...spec, speedProbe: true })
+    assert.ok(probed.speedProbe !== undefined)
+    // A round every 250 ms of the 0.7 s run, each of three runs of the fixed work.
+    assert.ok(probed.speedProbe.rounds >= 2, `${probed.speedProbe.rounds} rounds`)
+    assert.ok(probed.speedProbe.fastestUs > 0)
+    assert.ok(probed.speedProbe.p90Us >= probed.speedProbe.fastestUs)
+    // Every answer came in some read, and a read brings at most what the connections had in flight.
+    assert.ok(probed.reads > 0 && probed.reads <= probed.answered)
+    assert.ok(probed.answered / probed.reads <= spec.connections * spec.depth)
+    const plain = await load(spec)
+    assert.equal(plain.speedProbe, undefined)
+  } finally {
+    await closeServer(bare.server)
+  }
+})

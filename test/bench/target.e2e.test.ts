@@ -36,3 +36,33 @@ test("runAsTheCli: the benchmark runs again with the CLI's fixed young generatio
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test("runAsTheCli with a benchmark's own options: the run has them too, and V8's deoptimization lines stay out of its output", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-run-as-cli-'))
+  try {
+    const script = join(dir, 'bench.mts')
+    const log = join(dir, 'v8.log')
+    const target = pathToFileURL(join(import.meta.dirname, '../../bench/server/target.ts')).href
+    const deoptLog = pathToFileURL(join(import.meta.dirname, '../../bench/server/deopt-log.ts')).href
+    writeFileSync(
+      script,
+      `import { runAsTheCli } from '${target}'
+       import { DeoptLog, deoptLogOptions } from '${deoptLog}'
+       await runAsTheCli(process.execArgv.includes('--log-deopt') ? [] : deoptLogOptions(${JSON.stringify(log)}))
+       // A function optimized for one shape, then called with another: V8 deoptimizes it.
+       const f = (o: { x: unknown }) => (o.x as number) + 1
+       let s = 0
+       for (let i = 0; i < 200_000; i++) s += f({ x: i })
+       for (let i = 0; i < 1_000; i++) s += Number(f({ y: 1, x: 'a' } as { x: unknown }))
+       console.log(JSON.stringify({ deopts: DeoptLog.ofThisProcess()?.take().total, s: s > 0 }))`,
+    )
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const lines = r.stdout.trim().split('\n')
+    assert.equal(lines.length, 1, r.stdout)
+    const out = JSON.parse(lines[0]) as { deopts: number }
+    assert.ok(out.deopts > 0, r.stdout)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

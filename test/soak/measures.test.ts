@@ -12,6 +12,7 @@ import {
   type LoopMinute,
   mergeThreadMinutes,
   SeqCounts,
+  SpeedRounds,
   speedProbeUs,
   splitLoad,
   type ThreadMinute,
@@ -336,6 +337,20 @@ test('speedProbeUs: the fixed work takes time, more for more work', () => {
   const large = Math.min(speedProbeUs(2_000_000), speedProbeUs(2_000_000), speedProbeUs(2_000_000))
   assert.ok(small > 0, `${small} µs`)
   assert.ok(large > 5 * small, `${large} µs for 20 times the work of ${small} µs`)
+})
+
+test('SpeedRounds: the rounds since the last take, the median fastest at most the 90th percentile', () => {
+  const rounds = new SpeedRounds()
+  const none = rounds.take()
+  assert.equal(none.rounds, 0)
+  assert.ok(Number.isNaN(none.fastestUs) && Number.isNaN(none.p90Us))
+  for (let i = 0; i < 5; i++) rounds.round()
+  const five = rounds.take()
+  assert.equal(five.rounds, 5)
+  assert.ok(five.fastestUs > 0)
+  assert.ok(five.p90Us >= five.fastestUs, `${five.p90Us} against ${five.fastestUs}`)
+  rounds.round()
+  assert.equal(rounds.take().rounds, 1)
 })
 
 test('LoopMonitor: a minute has the CPU of the thread and its wait for a core', (t) => {

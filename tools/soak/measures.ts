@@ -106,6 +106,34 @@ export function speedProbeUs(iterations = 100_000): number {
   return 1000 * (performance.now() - from)
 }
 
+/**
+ * Rounds of {@link speedProbeUs}, three runs a round, taken on a timer beside a load: the median of
+ * the rounds' fastest runs is the machine's speed over them, the 90th percentile of every run adds
+ * the waits for a core.
+ */
+export class SpeedRounds {
+  #fastest: number[] = []
+  #every: number[] = []
+
+  round(): void {
+    const runs = [speedProbeUs(), speedProbeUs(), speedProbeUs()]
+    this.#fastest.push(Math.min(...runs))
+    this.#every.push(...runs)
+  }
+
+  /** The rounds since the last call (µs; NaN without any), which start again. */
+  take(): { readonly fastestUs: number; readonly p90Us: number; readonly rounds: number } {
+    const at = (xs: number[], q: number) =>
+      xs.length === 0
+        ? Number.NaN
+        : xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]
+    const r = { fastestUs: at(this.#fastest, 0.5), p90Us: at(this.#every, 0.9), rounds: this.#fastest.length }
+    this.#fastest = []
+    this.#every = []
+    return r
+  }
+}
+
 /** Timer period of a thread's event-loop delay histogram. */
 export const LOOP_RESOLUTION_MS = 10
 

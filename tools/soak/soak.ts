@@ -61,7 +61,7 @@ import {
   LoopMonitor,
   mergeThreadMinutes,
   SeqCounts,
-  speedProbeUs,
+  SpeedRounds,
   splitLoad,
   THREAD_COUNTS,
   type ThreadCounts,
@@ -933,12 +933,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.loadHeapMb = merged.loop.heapAfterMarkCompactMb
       r.loadCpuMs = merged.loop.cpuMs
       r.loadRunWaitMs = merged.loop.runWaitMs
-      const fastest = speedFastest.sort((a, b) => a - b)
-      const every = speedAll.sort((a, b) => a - b)
-      r.speedProbeUs = quantile(fastest, 0.5)
-      r.speedProbeP90Us = quantile(every, 0.9)
-      speedFastest = []
-      speedAll = []
+      const speed = speedRounds.take()
+      r.speedProbeUs = speed.fastestUs
+      r.speedProbeP90Us = speed.p90Us
       r.memoryProbeNs = median(machineSamples.memoryNs)
       r.loopbackUs = median(machineSamples.loopbackUs)
       r.clockNs = median(machineSamples.clockNs)
@@ -968,13 +965,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
     const sampler = setInterval(sampleMemory, 5000).unref()
     // The machine's speed, three runs of the fixed work a second (about 0.3 ms of this thread's time).
-    let speedFastest: number[] = []
-    let speedAll: number[] = []
-    const speedProbe = setInterval(() => {
-      const runs = [speedProbeUs(), speedProbeUs(), speedProbeUs()]
-      speedFastest.push(Math.min(...runs))
-      speedAll.push(...runs)
-    }, 1000).unref()
+    const speedRounds = new SpeedRounds()
+    const speedProbe = setInterval(() => speedRounds.round(), 1000).unref()
     // What the speed probe does not feel (tools/soak/machine.ts): the memory walk (three runs of
     // about 4 ms), the clock reads, the empty system calls (three runs of about 3 ms) and five
     // loopback round trips every 5 s, the fastest of each.

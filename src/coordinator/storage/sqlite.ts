@@ -8,6 +8,7 @@ import {
   ByteSink,
   COMPRESSION_CODEC_MASK,
   CompressionCodec,
+  putVarint,
   readRecord,
   sizeOfVarint,
   VarReader,
@@ -210,27 +211,30 @@ function writeLaidOut(sink: ByteSink, r: LaidOutRecord, offsetDelta: number): vo
     keyLength +
     sizeOfVarint(valueLength) +
     Math.max(valueLength, 0)
-  sink.writeVarint(length)
-  sink.writeByte(0)
-  sink.writeByte(0)
-  sink.writeVarint(offsetDelta)
-  sink.writeVarint(keyLength)
-  copyInto(sink, r.bytes, r.offset, keyLength)
-  sink.writeVarint(valueLength)
-  if (valueLength > 0) copyInto(sink, r.bytes, r.offset + keyLength, valueLength)
-  sink.writeByte(0)
+  // The whole record reserved at once and written in place: a reservation per field was a third of
+  // this function's time in a SQLite Streams-shaped commit's profile.
+  const size = sizeOfVarint(length) + length
+  const buf = sink.reserve(size)
+  let at = putVarint(buf, sink.length, length)
+  buf[at++] = 0 // attributes
+  buf[at++] = 0 // timestamp delta
+  at = putVarint(buf, at, offsetDelta)
+  at = putVarint(buf, at, keyLength)
+  at = copyBytes(buf, at, r.bytes, r.offset, keyLength)
+  at = putVarint(buf, at, valueLength)
+  if (valueLength > 0) at = copyBytes(buf, at, r.bytes, r.offset + keyLength, valueLength)
+  buf[at] = 0 // header count
+  sink.advance(size)
 }
 
 /** Bytes copied one by one below this (a view to copy through would cost more than the loop). */
 const COPY_BY_VIEW_BYTES = 256
 
-/** Appends `length` bytes of `from` from `start` to `sink`. */
-function copyInto(sink: ByteSink, from: Uint8Array, start: number, length: number): void {
-  const buf = sink.reserve(length)
-  const at = sink.length
-  if (length >= COPY_BY_VIEW_BYTES) buf.set(from.subarray(start, start + length), at)
-  else for (let i = 0; i < length; i++) buf[at + i] = from[start + i]
-  sink.advance(length)
+/** Copies `length` bytes of `from` from `start` into `to` at `at`; returns the position after them. */
+function copyBytes(to: Uint8Array, at: number, from: Uint8Array, start: number, length: number): number {
+  if (length >= COPY_BY_VIEW_BYTES) to.set(from.subarray(start, start + length), at)
+  else for (let i = 0; i < length; i++) to[at + i] = from[start + i]
+  return at + length
 }
 
 /**
