@@ -3,7 +3,7 @@
  * producers for a long run, with churn, a plugin outage and a restart.
  *
  *   npm run soak -- [--minutes 30] [--members 10000] [--groups 1000] [--minute-seconds 60]
- *                   [--connections 4] [--load-threads 4] [--producers 2] [--consumers 2] [--churn-percent 1] [--outage-at 10]
+ *                   [--connections 4] [--load-threads 2] [--producers 2] [--consumers 2] [--churn-percent 1] [--outage-at 10]
  *                   [--outage-minutes 2] [--restart-at 20] [--flat-from 5] [--ceiling-members 2000]
  *                   [--override key=value]...
  *                   [--server-log FILE]
