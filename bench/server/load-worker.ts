@@ -41,7 +41,7 @@ import { pathToFileURL } from 'node:url'
 import { collectFully } from './gc-events.js'
 import { KeptArrays, type Stamps } from './load-samples.js'
 import { mainThreadStat } from './thread-stat.js'
-import { SpeedRounds, speedProbeUs } from '../../tools/soak/measures.js'
+import { type SpeedProbe, SpeedRounds, speedProbeUs } from '../../tools/soak/measures.js'
 
 export interface LoadSpec {
   readonly port: number
@@ -72,13 +72,6 @@ export interface LoadSpec {
    * main thread. For closed loops: an open loop's tail would feel the probe's pauses.
    */
   readonly speedProbe?: boolean
-}
-
-/** `speedProbe`: the median of each round's fastest run (the machine's speed) and the 90th percentile of every run (µs). */
-export interface SpeedProbe {
-  readonly fastestUs: number
-  readonly p90Us: number
-  readonly rounds: number
 }
 
 export interface LoadResult {

@@ -106,6 +106,19 @@ export function speedProbeUs(iterations = 100_000): number {
   return 1000 * (performance.now() - from)
 }
 
+/** The sample at rank ⌊n·q⌋ of ascending `sorted` (NaN when empty). */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
+}
+
+/** {@link SpeedRounds}' figures: the median of each round's fastest run (the machine's speed) and the 90th percentile of every run (µs). */
+export interface SpeedProbe {
+  readonly fastestUs: number
+  readonly p90Us: number
+  readonly rounds: number
+}
+
 /**
  * Rounds of {@link speedProbeUs}, three runs a round, taken on a timer beside a load: the median of
  * the rounds' fastest runs is the machine's speed over them, the 90th percentile of every run adds
@@ -122,12 +135,18 @@ export class SpeedRounds {
   }
 
   /** The rounds since the last call (µs; NaN without any), which start again. */
-  take(): { readonly fastestUs: number; readonly p90Us: number; readonly rounds: number } {
-    const at = (xs: number[], q: number) =>
-      xs.length === 0
-        ? Number.NaN
-        : xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]
-    const r = { fastestUs: at(this.#fastest, 0.5), p90Us: at(this.#every, 0.9), rounds: this.#fastest.length }
+  take(): SpeedProbe {
+    const r = {
+      fastestUs: quantile(
+        this.#fastest.sort((a, b) => a - b),
+        0.5,
+      ),
+      p90Us: quantile(
+        this.#every.sort((a, b) => a - b),
+        0.9,
+      ),
+      rounds: this.#fastest.length,
+    }
     this.#fastest = []
     this.#every = []
     return r

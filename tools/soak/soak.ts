@@ -60,6 +60,7 @@ import {
   type LoopMinute,
   LoopMonitor,
   mergeThreadMinutes,
+  quantile,
   SeqCounts,
   SpeedRounds,
   splitLoad,
@@ -303,11 +304,6 @@ function anonymousKb(pid: number): number | undefined {
   } catch {
     return undefined
   }
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
