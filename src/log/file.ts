@@ -224,21 +224,6 @@ export const SYNC_READ_BYTES = 64 * 1024
  */
 export const TAIL_READ_BYTES = 1024 * 1024
 /**
- * How far back from the end of a partition's active segment a read may start and still be done
- * at once (within TAIL_READ_BYTES a turn). A consumer that a stall of 10–25 ms (a collection, a
- * late timer) left more than 1 MiB behind read only on the threadpool, one answer at a time
- * behind read-aheads and write-back fsyncs (0–13 answers in 50 ms against 33–70 once caught up),
- * so it caught up over hundreds of milliseconds (BENCHMARKS.md, "The half-load run's first
- * second, traced"). The window is WRITE_BACK_BYTES: a write-back starts whenever the segment took
- * that many bytes since the last one started, so the bytes in it are either not written back yet
- * (dirty pages, which the kernel cannot drop unwritten) or written back by the latest write-back
- * (the clean pages it would drop last). At half load it is about 1,000 batches of 16.7 KB,
- * 70–110 ms of appends: several times what such a stall leaves. A consumer further back reads on
- * the threadpool until it is in the window; the per-turn budget holds what a read at once costs
- * the event loop should a page have been dropped after all.
- */
-export const TAIL_WINDOW_BYTES = 16 * 1024 * 1024
-/**
  * Pages of the active segment read ahead of its end, on libuv's threadpool, once the segment takes
  * this many bytes a second (READ_AHEAD_PACE_MS): the file is made longer than its data with
  * `ftruncate` (a hole: no disk block, as Kafka's `preallocate` does on Linux) and the hole is read,
@@ -281,6 +266,21 @@ export const READ_AHEAD_PACE_MS = 1000
  * offline as after a failed flush.
  */
 export const WRITE_BACK_BYTES = 16 * 1024 * 1024
+/**
+ * How far back from the end of a partition's active segment a read may start and still be done
+ * at once (within TAIL_READ_BYTES a turn). A consumer that a stall of 10–25 ms (a collection, a
+ * late timer) left more than 1 MiB behind read only on the threadpool, one answer at a time
+ * behind read-aheads and write-back fsyncs (0–13 answers in 50 ms against 33–70 once caught up),
+ * so it caught up over hundreds of milliseconds (BENCHMARKS.md, "The half-load run's first
+ * second, traced"). The window is WRITE_BACK_BYTES: a write-back starts whenever the segment took
+ * that many bytes since the last one started, so the bytes in it are either not written back yet
+ * (dirty pages, which the kernel cannot drop unwritten) or written back by the latest write-back
+ * (the clean pages it would drop last). At half load it is about 1,000 batches of 16.7 KB,
+ * 70–110 ms of appends: several times what such a stall leaves. A consumer further back reads on
+ * the threadpool until it is in the window; the per-turn budget holds what a read at once costs
+ * the event loop should a page have been dropped after all.
+ */
+export const TAIL_WINDOW_BYTES = WRITE_BACK_BYTES
 const EMPTY = new Uint8Array(0)
 
 /** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */
