@@ -22,21 +22,41 @@ import { batchOf } from './helpers.js'
 const AHEAD = 64 * 1024
 const NOW = Date.now()
 
-/** node:fs, counting the reads ahead (threadpool reads into a plain Uint8Array) and when they end. */
-function countingLayer() {
+/**
+ * node:fs, with every read ahead (a threadpool read into a plain Uint8Array) held until the test
+ * releases it: whether a read ahead is in flight when the next append comes is the test's choice,
+ * never the machine's speed.
+ */
+function gatedLayer(onAhead: (fd: number, position: number, length: number) => void = () => {}): {
+  layer: FileLayer
+  state: { started: number; ended: number }
+  release: () => Promise<void>
+} {
   const state = { started: 0, ended: 0 }
+  const held: (() => Promise<void>)[] = []
   const layer: FileLayer = {
     ...NODE_FILE_LAYER,
     read(fd, buffer, offset, length, position, cb) {
-      const ahead = !Buffer.isBuffer(buffer)
-      if (ahead) state.started++
-      fs.read(fd, buffer, offset, length, position, (err, n) => {
-        if (ahead) state.ended++
-        cb(err, n)
-      })
+      if (Buffer.isBuffer(buffer)) return fs.read(fd, buffer, offset, length, position, cb)
+      state.started++
+      onAhead(fd, position, length)
+      held.push(
+        () =>
+          new Promise<void>((resolve) => {
+            fs.read(fd, buffer, offset, length, position, (err, n) => {
+              state.ended++
+              cb(err, n)
+              resolve()
+            })
+          }),
+      )
     },
   }
-  return { layer, state }
+  /** Lets every read ahead held so far run, and waits until each has ended. */
+  async function release(): Promise<void> {
+    while (held.length > 0) await Promise.all(held.splice(0).map((run) => run()))
+  }
+  return { layer, state, release }
 }
 
 async function open(
@@ -82,12 +102,6 @@ async function append(m: LogManagerImpl, from: number, n: number): Promise<void>
   }
 }
 
-/** Waits until every read ahead started has ended (a bound, not a timing: fails after 2,000 turns). */
-async function settled(state: { started: number; ended: number }): Promise<void> {
-  for (let i = 0; i < 2000 && state.ended < state.started; i++) await new Promise((r) => setTimeout(r, 1))
-  assert.equal(state.ended, state.started, 'reads ahead still in flight')
-}
-
 function segmentFiles(dir: string): string[] {
   return readdirSync(join(dir, 't-0'))
     .filter((f) => f.endsWith('.log'))
@@ -104,14 +118,13 @@ function zerosFrom(path: string, from: number): boolean {
 test('file: an active segment taking appends at pace reads pages ahead; reads, a roll and a close see only the data', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-'))
   try {
-    const { layer, state } = countingLayer()
+    const { layer, state, release } = gatedLayer()
     const m = await open(dir, { layer })
     const p = m.partition('t', 0) as PartitionLogImpl
-    // Each read ahead ends before the next append: on a loaded machine the threadpool can lag
-    // behind the appends, which then write past the pages read ahead (correct, and not this test).
+    // Each read ahead ends before the next append.
     for (let i = 0; i < 20; i++) {
       await append(m, i, 1)
-      await settled(state)
+      await release()
     }
     assert.ok(state.started >= 2, `reads ahead: ${state.started}`)
     const [active] = segmentFiles(dir)
@@ -128,7 +141,7 @@ test('file: an active segment taking appends at pace reads pages ahead; reads, a
     // A roll cuts the rolled segment back to its data.
     p.roll(NOW)
     await append(m, 20, 10)
-    await settled(state)
+    await release()
     const [rolled, newActive] = segmentFiles(dir)
     assert.equal(statSync(rolled).size, data)
     assert.ok(statSync(newActive).size > p.sizeInBytes - data)
@@ -148,7 +161,7 @@ test('file: an active segment taking appends at pace reads pages ahead; reads, a
 test('file: a segment that takes its appends slower than the pace reads nothing ahead', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-slow-'))
   try {
-    const { layer, state } = countingLayer()
+    const { layer, state } = gatedLayer()
     // Two seconds pass between two looks of the clock: never a chunk within the pace.
     let t = 0
     const m = await open(dir, {
@@ -171,10 +184,14 @@ test('file: a segment that takes its appends slower than the pace reads nothing 
 test('file: after a crash the zeros read ahead are cut, not counted as lost; a torn batch before them is', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-crash-'))
   try {
-    const { layer, state } = countingLayer()
+    const { layer, state, release } = gatedLayer()
     const m = await open(dir, { layer })
-    await append(m, 0, 20)
-    await settled(state)
+    // Each read ahead ends before the next append, so the file stays ahead of the data.
+    for (let i = 0; i < 20; i++) {
+      await append(m, i, 1)
+      await release()
+    }
+    assert.ok(state.started >= 2, `reads ahead: ${state.started}`)
     const data = m.partition('t', 0)!.sizeInBytes
     // Two crash images (the files as a kill -9 leaves them: no clean-shutdown marker), one with
     // half a batch written past the data, in the zeros.
@@ -231,25 +248,25 @@ test('file: a read ahead never covers the chunk the next appends write into', as
     const reads: { from: number; to: number; dataEnd: number }[] = []
     // Where each file's written data ends.
     const ends = new Map<number, number>()
+    const { layer: gated, release } = gatedLayer((fd, position, length) =>
+      reads.push({ from: position, to: position + length, dataEnd: ends.get(fd) ?? 0 }),
+    )
     const layer: FileLayer = {
-      ...NODE_FILE_LAYER,
+      ...gated,
       writeSync(fd, buffer, offset, length, position) {
         const n = fs.writeSync(fd, buffer, offset, length, position)
         ends.set(fd, Math.max(ends.get(fd) ?? 0, position + n))
         return n
       },
-      read(fd, buffer, offset, length, position, cb) {
-        if (!Buffer.isBuffer(buffer))
-          reads.push({ from: position, to: position + length, dataEnd: ends.get(fd) ?? 0 })
-        fs.read(fd, buffer, offset, length, position, cb)
-      },
     }
     const m = await open(dir, { layer })
-    // Reads ahead in flight or not when the next append comes: both orders happen here.
+    // Reads ahead in flight when the next appends come (held over two appends out of three), and
+    // ended before them (released after every third).
     for (let i = 0; i < 40; i++) {
       await append(m, i, 1)
-      if (i % 3 === 0) await new Promise((r) => setImmediate(r))
+      if (i % 3 === 2) await release()
     }
+    await release()
     await m.close()
     assert.ok(reads.length >= 3, `reads ahead: ${reads.length}`)
     for (const r of reads) {
