@@ -428,7 +428,9 @@ export class Connection {
         if (this.#pausedForWrite || this.#closeAfterDrain !== null || this.#closed || this.#throttled) break
         const n = this.#turnFrames
         if (n >= FRAMES_PER_TURN || (n > 0 && performance.now() >= this.#turnDeadline)) {
-          this.#schedulePump()
+          // The rest waits for the next turn; with nothing buffered there is no rest, and the
+          // socket reads on unpaused.
+          if ((this.#frames.buffered ?? 1) > 0) this.#schedulePump()
           break
         }
         if (!this.#canTakeMore()) break

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
-import { test } from 'node:test'
+import { type TestContext, test } from 'node:test'
 import { Connection, type DispatchResult, SizePrefixedFrames } from '../../src/server/connection.js'
 
 /** A socket that records pauses, resumes and writes. */
@@ -50,6 +50,18 @@ function answer(id: number): Buffer {
 
 const turn = () => new Promise<void>((r) => setImmediate(r))
 
+/**
+ * The connection bounds the work of a turn by time (MS_PER_TURN) as well as by frames. These tests
+ * are about pausing, not about that bound, so the clock stands still unless a test moves it.
+ */
+function clock(t: TestContext, msPerLook = 0): void {
+  let now = 0
+  t.mock.method(performance, 'now', () => {
+    now += msPerLook
+    return now
+  })
+}
+
 function connect() {
   const socket = new CountingSocket()
   const pending = new Map<number, () => void>()
@@ -82,7 +94,8 @@ function connect() {
   return { socket, dispatched, answerLater }
 }
 
-test('a long poll with nothing sent behind it does not pause the socket', async () => {
+test('a long poll with nothing sent behind it does not pause the socket', async (t) => {
+  clock(t)
   const { socket, answerLater } = connect()
   for (let id = 0; id < 20; id += 2) {
     socket.emit('data', frame(id))
@@ -98,7 +111,8 @@ test('a long poll with nothing sent behind it does not pause the socket', async 
   )
 })
 
-test('bytes sent behind a long poll pause the socket and wait for its answer, in order', async () => {
+test('bytes sent behind a long poll pause the socket and wait for its answer, in order', async (t) => {
+  clock(t)
   const { socket, dispatched, answerLater } = connect()
   socket.emit('data', frame(0))
   await turn()
@@ -120,4 +134,26 @@ test('bytes sent behind a long poll pause the socket and wait for its answer, in
   assert.deepEqual(dispatched, [0, 1, 3, 2, 5])
   assert.deepEqual(socket.written, [0, 1, 3, 2, 5].map(answer))
   assert.equal(socket.paused, false)
+})
+
+test('a turn whose time is up pauses the socket only while frames are left for the next turn', async (t) => {
+  // A slow machine: every look at the clock is two milliseconds later, past MS_PER_TURN.
+  clock(t, 2)
+  const { socket, dispatched } = connect()
+  // Nothing left behind the answered frame: the socket keeps reading.
+  socket.emit('data', frame(1))
+  await turn()
+  await turn()
+  assert.deepEqual(dispatched, [1])
+  assert.equal(socket.pauses, 0, 'nothing left to read, nothing to pause for')
+  // A frame left over when the time is up waits for the next turn, the socket paused meanwhile.
+  socket.emit('data', Buffer.concat([frame(3), frame(5)]))
+  assert.deepEqual(dispatched, [1, 3])
+  assert.equal(socket.paused, true)
+  await turn()
+  await turn()
+  assert.deepEqual(dispatched, [1, 3, 5])
+  assert.equal(socket.paused, false)
+  assert.equal(socket.pauses, 1)
+  assert.deepEqual(socket.written, [1, 3, 5].map(answer))
 })
