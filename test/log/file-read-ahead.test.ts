@@ -59,6 +59,37 @@ function gatedLayer(onAhead: (fd: number, position: number, length: number) => v
   return { layer, state, release }
 }
 
+/**
+ * gatedLayer, recording each read ahead asked (its range, and where the file's written data ended
+ * when it was asked).
+ */
+function recordedLayer(): {
+  layer: FileLayer
+  reads: { from: number; to: number; dataEnd: number }[]
+  state: { started: number; ended: number }
+  release: () => Promise<void>
+} {
+  const reads: { from: number; to: number; dataEnd: number }[] = []
+  // Where each file's written data ends.
+  const ends = new Map<number, number>()
+  const {
+    layer: gated,
+    state,
+    release,
+  } = gatedLayer((fd, position, length) =>
+    reads.push({ from: position, to: position + length, dataEnd: ends.get(fd) ?? 0 }),
+  )
+  const layer: FileLayer = {
+    ...gated,
+    writeSync(fd, buffer, offset, length, position) {
+      const n = fs.writeSync(fd, buffer, offset, length, position)
+      ends.set(fd, Math.max(ends.get(fd) ?? 0, position + n))
+      return n
+    },
+  }
+  return { layer, reads, state, release }
+}
+
 async function open(
   dir: string,
   opts: { layer?: FileLayer; now?: () => number; logger?: LogLogger; configs?: Partial<LogConfig> } = {},
@@ -245,20 +276,7 @@ test('file: a read ahead is one chunk, READ_AHEAD_CHUNKS - 1 chunks past the dat
   // that ends READ_AHEAD_CHUNKS past the data as it was when the read was asked.
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-lead-'))
   try {
-    const reads: { from: number; to: number; dataEnd: number }[] = []
-    // Where each file's written data ends.
-    const ends = new Map<number, number>()
-    const { layer: gated, release } = gatedLayer((fd, position, length) =>
-      reads.push({ from: position, to: position + length, dataEnd: ends.get(fd) ?? 0 }),
-    )
-    const layer: FileLayer = {
-      ...gated,
-      writeSync(fd, buffer, offset, length, position) {
-        const n = fs.writeSync(fd, buffer, offset, length, position)
-        ends.set(fd, Math.max(ends.get(fd) ?? 0, position + n))
-        return n
-      },
-    }
+    const { layer, reads, release } = recordedLayer()
     const m = await open(dir, { layer })
     // Reads ahead in flight when the next appends come (held over two appends out of three), and
     // ended before them (released after every third).
@@ -289,23 +307,7 @@ test('file: after a read ahead that ended late, the next is again the one chunk 
   // between are the appends' own, and every batch reads back whole.
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-late-'))
   try {
-    const reads: { from: number; to: number; dataEnd: number }[] = []
-    const ends = new Map<number, number>()
-    const {
-      layer: gated,
-      state,
-      release,
-    } = gatedLayer((fd, position, length) =>
-      reads.push({ from: position, to: position + length, dataEnd: ends.get(fd) ?? 0 }),
-    )
-    const layer: FileLayer = {
-      ...gated,
-      writeSync(fd, buffer, offset, length, position) {
-        const n = fs.writeSync(fd, buffer, offset, length, position)
-        ends.set(fd, Math.max(ends.get(fd) ?? 0, position + n))
-        return n
-      },
-    }
+    const { layer, reads, state, release } = recordedLayer()
     const m = await open(dir, { layer })
     const p = m.partition('t', 0) as PartitionLogImpl
     // Appends until the first read ahead is asked; it is held.
