@@ -7,6 +7,7 @@ import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync
 import { join } from 'node:path'
 import v8 from 'node:v8'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
+import { mainThreadStat } from '../server/thread-stat.js'
 import { statFields, statTicks } from './kernel-state.js'
 import {
   type CallSpan,
@@ -192,14 +193,10 @@ export async function traceFileCalls(): Promise<{
     }
   }
   syncBuiltinESMExports()
-  /** The main thread's ms on a CPU and waiting for one so far (/proc/thread-self/schedstat), or null. */
+  /** The main thread's ms on a CPU and waiting for one so far (its schedstat), or null off Linux. */
   const sched = (): { ran: number; waited: number } | null => {
-    try {
-      const [ran, waited] = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ').map(Number)
-      return { ran: ran / 1e6, waited: waited / 1e6 }
-    } catch {
-      return null
-    }
+    const t = mainThreadStat()
+    return t === null ? null : { ran: t.onCpu / 1e6, waited: t.waiting / 1e6 }
   }
   return {
     run() {

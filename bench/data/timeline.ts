@@ -163,8 +163,8 @@ export function describeTimeline(timeline: LoadTimeline, server: readonly Server
 
 /**
  * One late firing of the server's 5 ms timer (the loop's delay): when it was due and how late it
- * fired (ms since the epoch), and what the main thread's scheduler statistics
- * (`/proc/thread-self/schedstat`) say it did from the firing before to this one: ms on a CPU, and
+ * fired (ms since the epoch), and what the main thread's scheduler statistics (its schedstat,
+ * bench/server/thread-stat.ts) say it did from the firing before to this one: ms on a CPU, and
  * ms runnable but waiting for one. The rest of that interval it slept (a system call waiting on a
  * lock, a page or the disk).
  */
