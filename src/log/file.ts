@@ -239,19 +239,14 @@ export const TAIL_READ_BYTES = 1024 * 1024
  */
 export const READ_AHEAD_BYTES = 1024 * 1024
 /**
- * How far past the data the pages are read ahead, in READ_AHEAD_BYTES: a read ahead covers one
- * chunk, the last of [data, data + this many chunks), never a chunk nearer the data. A read of a
- * hole keeps its new pages locked until it has zeroed them, and an append that reaches such a page
- * waits for it inside its `writeSync`. Reads that began at the data's end or at the end of the last
- * read (two chunks ahead at most) left the appends about a chunk's time (6 ms at 175 MB/s) before
- * they reached a read in flight, and the main thread waited on page locks 7–149 times a 4-s run
- * where zeroing was slow (BENCHMARKS.md, "The latency runs after the throughput phases, traced").
- * Three chunks between the data and a read in flight give them three times as long. A read that
- * ended late (the appends took more than a chunk meanwhile) is not caught up with one long read
- * starting a chunk past the data, which the appends reach while it zeroes (3 MiB reads took 30 ms
- * there at 200 MB/s); the next read is again the one chunk three past the data, and the appends
- * take the pages between as new ones (BENCHMARKS.md, "Every loop stall of the latency runs,
- * classified").
+ * How far past the data the pages are read ahead, in READ_AHEAD_BYTES: a read ahead covers
+ * [data + 1 chunk, data + this many chunks), never the chunk right after the data. A read of a hole
+ * keeps its new pages locked until it has zeroed them, and an append that reaches such a page waits
+ * for it inside its `writeSync`. Reads that began at the data's end or at the end of the last read
+ * (two chunks ahead at most) left the appends about a chunk's time (6 ms at 175 MB/s) before they
+ * reached a read in flight, and the main thread waited on page locks 7–149 times a 4-s run where
+ * zeroing was slow (BENCHMARKS.md, "The latency runs after the throughput phases, traced"). Three
+ * chunks between the data and a read in flight give them three times as long.
  */
 export const READ_AHEAD_CHUNKS = 4
 /** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
@@ -1069,10 +1064,9 @@ class FilePartitionStore implements PartitionStore {
 
   /**
    * Reads the pages past the active segment's data ahead, on libuv's threadpool (READ_AHEAD_BYTES),
-   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: the one chunk that ends
-   * READ_AHEAD_CHUNKS past the data (less where pages up to it were read already), so that chunks
-   * are read well before the appends reach them, and never the pages the next appends write into,
-   * even after a read that ended late (see READ_AHEAD_CHUNKS). The file is made
+   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: from one chunk past the data
+   * up to READ_AHEAD_CHUNKS past it, so that chunks are read well before the appends reach them,
+   * and never the pages the next appends write into (see READ_AHEAD_CHUNKS). The file is made
    * longer first (a hole) where the read would pass its end; only ever longer than the data, and
    * here, in the caller's turn, so that no write of data can be ordered before it. The read's
    * bytes are not used: reading a hole leaves zeroed pages in the page cache, which the appends
@@ -1087,9 +1081,8 @@ class FilePartitionStore implements PartitionStore {
     seg.paceSize = seg.size
     seg.paceAt = now
     if (!atPace) return
+    const from = Math.max(seg.aheadEnd, seg.size + chunk)
     const to = seg.size + READ_AHEAD_CHUNKS * chunk
-    const from = Math.max(seg.aheadEnd, to - chunk)
-    if (from >= to) return
     if (to > seg.preallocated) {
       try {
         this.#fs.ftruncateSync(seg.fd, to)
