@@ -1,4 +1,4 @@
-// The first seconds of a latency run in short buckets, from the start of the load's schedule: what the load
+// A latency run in short buckets, from the start of the load's schedule: what the load
 // saw (batches sent, their latency, the consumer's lag and its Fetch answers, the producers' bytes
 // not yet handed to the kernel, the load's own timer delay) next to what the server did (its event
 // loop's delay, its collections, its threadpool file calls). throughput.ts prints it with
