@@ -7,8 +7,17 @@ import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync
 import { join } from 'node:path'
 import v8 from 'node:v8'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
+import { mainThreadStat } from '../server/thread-stat.js'
 import { statFields, statTicks } from './kernel-state.js'
-import { describeTimeline, type LoadTimeline, serverBuckets } from './timeline.js'
+import {
+  type CallSpan,
+  classifyStalls,
+  describeStalls,
+  describeTimeline,
+  type LoadTimeline,
+  type LoopStall,
+  serverBuckets,
+} from './timeline.js'
 
 export interface ServerState {
   readonly at: number
@@ -121,19 +130,22 @@ interface Interval {
  * BENCH_RUN_TRACE=1: the server process's threadpool file calls (node:fs `fsync`, `read`, `write`,
  * replaced in place before the server opens its files) as intervals from call to callback, so a run
  * can tell whether its slow batches were sent while the flush of a rolled segment (its fsync) or
- * reads ran; and the event loop's delay (monitorEventLoopDelay). Given the load's timeline of the
- * run's first seconds (timeline.ts) and the server's collections, the run's record adds, bucket by
- * bucket, the event loop's delay (a 5 ms timer), the collections and the threadpool calls. Returns
- * null without it.
+ * reads ran; its synchronous file calls on the event loop (`writeSync`, `writevSync`,
+ * `ftruncateSync`: an append's write, the file made longer for a read ahead) from call to return;
+ * and the event loop's delay (monitorEventLoopDelay, and a 5 ms timer that reads the main thread's
+ * scheduler statistics at every firing). Given the load's timeline of the run (timeline.ts) and the
+ * server's collections, the run's record adds, bucket by bucket, the event loop's delay, the
+ * collections and the threadpool calls, and every stall of the loop over 5 ms with what overlapped
+ * it and its cause (classifyStalls). Returns null without it.
  */
 export async function traceFileCalls(): Promise<{
   /**
    * Starts a run's record; the function returned ends it with one line, given the run's slow
-   * batches, and with the timeline one more line a bucket.
+   * batches, and with its collections (and the load's timeline) the stalls and the buckets.
    */
   run(): (
     slow: readonly { at: number; ms: number }[],
-    first?: { readonly timeline: LoadTimeline; readonly gcs: readonly TraceEvent[] },
+    trace?: { readonly timeline?: LoadTimeline; readonly gcs: readonly TraceEvent[] },
   ) => string
 } | null> {
   if (process.env.BENCH_RUN_TRACE !== '1') return null
@@ -141,6 +153,7 @@ export async function traceFileCalls(): Promise<{
   const { syncBuiltinESMExports } = await import('node:module')
   const { monitorEventLoopDelay } = await import('node:perf_hooks')
   let calls: { kind: string; bytes: number; i: Interval }[] = []
+  let syncCalls: CallSpan[] = []
   const wall = () => performance.timeOrigin + performance.now()
   for (const name of ['fsync', 'read', 'write']) {
     const original = fs[name]
@@ -158,31 +171,71 @@ export async function traceFileCalls(): Promise<{
       return original.apply(this, args)
     }
   }
+  // The loop's own file calls: kept when they took 0.5 ms or more (an append's write takes tens of µs).
+  for (const name of ['writeSync', 'writevSync', 'ftruncateSync']) {
+    const original = fs[name]
+    fs[name] = function (this: unknown, ...args: unknown[]) {
+      const from = wall()
+      try {
+        return original.apply(this, args)
+      } finally {
+        const to = wall()
+        if (to - from >= 0.5) {
+          const bytes =
+            name === 'writeSync'
+              ? ((args[2] as number | undefined) ?? 0)
+              : name === 'writevSync'
+                ? (args[1] as Uint8Array[]).reduce((n, b) => n + b.byteLength, 0)
+                : 0
+          syncCalls.push({ kind: name, bytes, from, to })
+        }
+      }
+    }
+  }
   syncBuiltinESMExports()
+  /** The main thread's ms on a CPU and waiting for one so far (its schedstat), or null off Linux. */
+  const sched = (): { ran: number; waited: number } | null => {
+    const t = mainThreadStat()
+    return t === null ? null : { ran: t.onCpu / 1e6, waited: t.waiting / 1e6 }
+  }
   return {
     run() {
       calls = []
+      syncCalls = []
       const delay = monitorEventLoopDelay({ resolution: 10 })
       delay.enable()
       const t0 = performance.timeOrigin + performance.now()
-      // The timeline's loop delays: a 5 ms timer's lateness, kept when over 1 ms.
-      const delays: { at: number; ms: number }[] = []
+      // The loop's delays: a 5 ms timer's lateness, kept when over 1 ms, with the main thread's
+      // CPU and wait since the firing before.
+      const delays: LoopStall[] = []
       let last = wall()
+      let lastSched = sched()
       const timer = setInterval(() => {
         const now = wall()
-        if (now - last - 5 > 1) delays.push({ at: last + 5, ms: now - last - 5 })
+        const s = sched()
+        if (now - last - 5 > 1)
+          delays.push({
+            at: last + 5,
+            ms: now - last - 5,
+            ranMs: s === null || lastSched === null ? Number.NaN : s.ran - lastSched.ran,
+            waitedMs: s === null || lastSched === null ? Number.NaN : s.waited - lastSched.waited,
+          })
         last = now
+        lastSched = s
       }, 5)
-      return (slow, first) => {
+      return (slow, trace) => {
         delay.disable()
         clearInterval(timer)
         const byKind = new Map<string, { n: number; ms: number; longest: number; bytes: number }>()
-        for (const c of calls) {
+        const all = [
+          ...calls.map((c) => ({ kind: c.kind, bytes: c.bytes, ms: c.i.to - c.i.from })),
+          ...syncCalls.map((c) => ({ kind: `${c.kind} ≥ 0.5 ms`, bytes: c.bytes, ms: c.to - c.from })),
+        ]
+        for (const c of all) {
           const k = byKind.get(c.kind) ?? { n: 0, ms: 0, longest: 0, bytes: 0 }
-          const ms = c.i.to - c.i.from
           k.n++
-          k.ms += ms
-          k.longest = Math.max(k.longest, ms)
+          k.ms += c.ms
+          k.longest = Math.max(k.longest, c.ms)
           k.bytes += c.bytes
           byKind.set(c.kind, k)
         }
@@ -201,13 +254,20 @@ export async function traceFileCalls(): Promise<{
         const slowAt =
           slow.length === 0 ? '' : `; slow batches sent at ${histogram(slow.map((s) => (s.at - t0) / 1000))}`
         const line = `threadpool calls: ${list || 'none'}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
-        if (first === undefined) return line
+        if (trace === undefined) return line
         const s = (epochMs: number) => ((epochMs - t0) / 1000).toFixed(2)
-        const { startEpochMs, measureFromMs } = first.timeline
+        const pool = calls.map((c) => ({ kind: c.kind, bytes: c.bytes, from: c.i.from, to: c.i.to }))
+        const timeline = trace.timeline
+        const stalls = describeStalls(
+          classifyStalls(delays, trace.gcs, syncCalls, pool, timeline),
+          5,
+          (epochMs) => (epochMs - t0 < 0 ? '-' : s(epochMs)),
+        )
+        if (timeline === undefined) return [line, ...stalls].join('\n')
+        const { startEpochMs, measureFromMs } = timeline
         const where = `  (on that clock the load's schedule began at ${s(startEpochMs)} s and its measured part at ${s(startEpochMs + measureFromMs)} s)`
-        const byCall = calls.map((c) => ({ kind: c.kind, from: c.i.from, to: c.i.to }))
-        const server = serverBuckets(first.timeline, delays, first.gcs, byCall)
-        return [line, where, ...describeTimeline(first.timeline, server)].join('\n')
+        const server = serverBuckets(timeline, delays, trace.gcs, pool)
+        return [line, where, ...stalls, ...describeTimeline(timeline, server)].join('\n')
       }
     },
   }

@@ -27,9 +27,11 @@
 // phases, traced"). Then the server's collections by kind, its heap by space, open files,
 // segments and page faults at the run's start and end, and its threads' CPU a batch
 // (server-state.ts); BENCH_RUN_TRACE=1 adds its threadpool file calls (fsync, Fetch reads, pages
-// read ahead) and the event loop's delay, and the run's warm-up and first measured 1.5 s by 50 ms:
-// the load's sends, latencies, consumer lag, Fetch answers and unsent bytes next to the server's
-// loop delay, collections and threadpool calls (timeline.ts).
+// read ahead), its synchronous file calls and the event loop's delay, every stall of the loop over
+// 5 ms with what overlapped it and its cause (collections, the loop's file calls, the main thread
+// waiting for a CPU or asleep, its own work), and the whole run by 50 ms: the load's sends,
+// latencies, consumer lag, Fetch answers and unsent bytes next to the server's loop delay,
+// collections and threadpool calls (timeline.ts).
 // Before every latency run it takes 16 MiB of new page-cache pages and prints what one cost
 // (drainFreedPages in server-state.ts): on this VM a page the machine freed seconds before costs a
 // fraction of one its host took back, and the throughput phases delete their ceilings' files.
@@ -101,8 +103,11 @@ if (!(seconds > 0) || !Number.isInteger(runs) || runs < 1) {
   process.exit(2)
 }
 const TOPIC = 'bench-data'
-/** BENCH_RUN_TRACE=1: each latency run's warm-up and first 1.5 measured seconds, by 50 ms (timeline.ts). */
-const FIRST_SECONDS = { bucketMs: 50, buckets: 50 }
+/**
+ * BENCH_RUN_TRACE=1: each latency run by 50 ms, its 1 s warm-up and all its measured seconds and a
+ * half second after them, where the last batches' answers arrive (timeline.ts).
+ */
+const WHOLE_RUN = { bucketMs: 50, buckets: Math.ceil(((1 + seconds + 0.5) * 1000) / 50) }
 
 const fileCalls = await traceFileCalls()
 const loads: string[] = [loadAverage()]
@@ -178,7 +183,7 @@ for (let run = 0; run < runs; run++) {
     latencyLoad({
       ...latency,
       fromOffset: log.logEndOffset,
-      ...(traced === undefined ? {} : { slowMs: 10, timeline: FIRST_SECONDS }),
+      ...(traced === undefined ? {} : { slowMs: 10, timeline: WHOLE_RUN }),
     }),
   ).finally(() => clearInterval(sampler))
   const thread1 = mainThreadStat()
@@ -201,7 +206,7 @@ for (let run = 0; run < runs; run++) {
   console.log(`  server GCs: ${gcs}`)
   if (traced !== undefined)
     console.log(
-      `  ${traced(m.slow ?? [], m.timeline === undefined ? undefined : { timeline: m.timeline, gcs: events })}`,
+      `  ${traced(m.slow ?? [], { ...(m.timeline === undefined ? {} : { timeline: m.timeline }), gcs: events })}`,
     )
   console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
   console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)

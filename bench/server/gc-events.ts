@@ -9,6 +9,8 @@ export interface TraceEvent {
   readonly at: number
   readonly ms: number
   readonly what: string
+  /** A collection's flags (Node's NODE_PERFORMANCE_GC_FLAGS_*), named: `forced`, `all external memory`, … */
+  readonly flags?: string
 }
 
 /** The `kind` of a gc performance entry (Node's NODE_PERFORMANCE_GC_* constants). */
@@ -19,15 +21,34 @@ const GC_KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
 }
 
+/** The flags of a gc performance entry (Node's NODE_PERFORMANCE_GC_FLAGS_*), by bit. */
+const GC_FLAGS: [number, string][] = [
+  [constants.NODE_PERFORMANCE_GC_FLAGS_CONSTRUCT_RETAINED, 'construct retained'],
+  [constants.NODE_PERFORMANCE_GC_FLAGS_FORCED, 'forced'],
+  [constants.NODE_PERFORMANCE_GC_FLAGS_SYNCHRONOUS_PHANTOM_PROCESSING, 'synchronous phantom processing'],
+  [constants.NODE_PERFORMANCE_GC_FLAGS_ALL_AVAILABLE_GARBAGE, 'all available garbage'],
+  [constants.NODE_PERFORMANCE_GC_FLAGS_ALL_EXTERNAL_MEMORY, 'all external memory'],
+  [constants.NODE_PERFORMANCE_GC_FLAGS_SCHEDULE_IDLE, 'schedule idle'],
+]
+
+/** A gc entry's flags by name, `+`-joined (`forced+all external memory`), or undefined when none is set. */
+export function gcFlags(flags: number): string | undefined {
+  const names = GC_FLAGS.filter(([bit]) => (flags & bit) !== 0).map(([, name]) => name)
+  return names.length === 0 ? undefined : names.join('+')
+}
+
 /** Pushes every collection into `events` until the returned observer is disconnected. */
 export function observeGc(events: TraceEvent[]): PerformanceObserver {
   const gc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      const kind = ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) as number
+      const detail = (e as PerformanceEntry & { detail?: { kind?: number; flags?: number } }).detail
+      const kind = (detail?.kind ?? 0) as number
+      const flags = gcFlags(detail?.flags ?? 0)
       events.push({
         at: performance.timeOrigin + e.startTime,
         ms: e.duration,
         what: `GC ${GC_KINDS[kind] ?? kind}`,
+        ...(flags === undefined ? {} : { flags }),
       })
     }
   })

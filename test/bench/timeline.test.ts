@@ -2,7 +2,14 @@
 // BENCH_RUN_TRACE=1 to tell where the slow batches of a run's first second come from.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bucketOf, consumerBuckets, describeTimeline, serverBuckets } from '../../bench/data/timeline.js'
+import {
+  bucketOf,
+  classifyStalls,
+  consumerBuckets,
+  describeStalls,
+  describeTimeline,
+  serverBuckets,
+} from '../../bench/data/timeline.js'
 
 test('bucketOf: from the start, by bucket, -1 outside', () => {
   assert.equal(bucketOf(1000, 1000, 50, 4), 0)
@@ -80,4 +87,61 @@ test('serverBuckets: the longest loop delay, collections and threadpool calls pl
   assert.equal(lines.length, 3)
   assert.match(lines[1], /^ {3} {4}0 \|/)
   assert.match(lines[2], /^ {2}\* {3}10 \|.*\|\| 0\.0 \| scavenge 4\.3 \| fsync 1\/50, read 2\/3$/)
+})
+
+test('classifyStalls: what overlapped each stall, and the largest share as its cause', () => {
+  // Buckets of 10 ms from 5000; the load's tick gap 3 ms in bucket 1, 9 ms in bucket 2; slow
+  // batches sent 2 in bucket 1, 5 in bucket 3.
+  const buckets = consumerBuckets([], [], [], 0, 10, 40, 10)
+  buckets[1].tickGapMs = 3
+  buckets[2].tickGapMs = 9
+  buckets[1].slow = 2
+  buckets[3].slow = 5
+  const timeline = { startEpochMs: 5000, bucketMs: 10, measureFromMs: 0, buckets }
+  const stalls = classifyStalls(
+    [
+      // 1: due at 5015, 10 ms late: interval 5010–5025, a scavenge of 8 ms inside it.
+      { at: 5015, ms: 10, ranMs: 14, waitedMs: 0 },
+      // 2: due at 5105, 12 ms late: interval 5100–5117, a writeSync of 9 ms, the thread asleep in it.
+      { at: 5105, ms: 12, ranMs: 5, waitedMs: 1 },
+      // 3: due at 5205, 20 ms late: interval 5200–5225, runnable and waiting 18 ms of it.
+      { at: 5205, ms: 20, ranMs: 4, waitedMs: 18 },
+      // 4: due at 5305, 8 ms late: interval 5300–5313, asleep outside any file call.
+      { at: 5305, ms: 8, ranMs: 2, waitedMs: 0 },
+      // 5: due at 5355, 7 ms late: interval 5350–5362, running its own work.
+      { at: 5355, ms: 7, ranMs: 12, waitedMs: 0 },
+    ],
+    [
+      { at: 5012, ms: 8, what: 'GC scavenge' },
+      { at: 5380, ms: 2, what: 'GC mark-sweep-compact', flags: 'forced' },
+    ],
+    [{ kind: 'writeSync', bytes: 16384, from: 5104, to: 5113 }],
+    [
+      { kind: 'read ahead', bytes: 3 * 1048576, from: 5090, to: 5135 },
+      { kind: 'fsync', bytes: 0, from: 5400, to: 5450 },
+    ],
+    timeline,
+  )
+  assert.deepEqual(
+    stalls.map((s) => s.cause),
+    ['GC', 'file call', 'no CPU', 'asleep', 'running'],
+  )
+  assert.deepEqual(stalls[0].gcs, ['scavenge 8.0'])
+  assert.equal(stalls[0].gcMs, 8)
+  assert.equal(stalls[0].loadTickGapMs, 9)
+  assert.equal(stalls[0].slowAfter, 7)
+  assert.equal(stalls[1].longestSync, 'writeSync 9.0 (16 KB)')
+  assert.equal(stalls[1].asleepMs, 11)
+  assert.deepEqual(stalls[1].inFlight, ['read ahead 45.0 ms (3.0 MiB) from -10.0'])
+  assert.deepEqual(stalls[2].inFlight, [])
+  const lines = describeStalls(stalls, 7.5, (ms) => ((ms - 5000) / 1000).toFixed(3))
+  assert.equal(lines.length, 2 + 4)
+  assert.match(
+    lines[0],
+    /stalls over 7\.5 ms: 4 by cause: no CPU 1 \(20\.0 ms late in all, longest 20\.0\), file call 1 .*, GC 1 .*, asleep 1 .*; with a read ahead in flight 1, an fsync 0, a Fetch read 0$/,
+  )
+  assert.match(
+    lines[3],
+    /^ {2}0\.105 \| 12\.0 \| file call \| 5\.0 \/ 1\.0 \/ 11\.0 of 17\.0 \| - \| 9\.0 \(writeSync 9\.0 \(16 KB\)\) \| read ahead/,
+  )
 })
