@@ -331,18 +331,9 @@ test('sqlite: records that tell where their bytes lie are stored from there, as 
   ])
   for (const shard of [0, 1, 2, 3]) assert.deepEqual(show(await store.load(shard)), entries)
   await store.close()
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  const row = (shard: number) =>
-    Buffer.from(
-      (
-        db.prepare('SELECT records FROM coordinator_batches WHERE shard = ?').get(shard) as {
-          records: Uint8Array
-        }
-      ).records,
-    ).toString('hex')
-  assert.equal(row(0), row(1), 'an append stores the bytes writeRecord writes')
-  assert.equal(row(2), row(3), 'a group commit too')
-  db.close()
+  const row = rowsInHex(dir, 4)
+  assert.equal(row[0], row[1], 'an append stores the bytes writeRecord writes')
+  assert.equal(row[2], row[3], 'a group commit too')
 })
 
 test('sqlite: records laid out in two buffers, at odd offsets and of every length mod 4, are stored as their views would be', async () => {
@@ -373,18 +364,16 @@ test('sqlite: records laid out in two buffers, at odd offsets and of every lengt
   )
   for (const shard of [0, 1]) assert.deepEqual(show(await store.load(shard)), expected)
   await store.close()
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  const row = (shard: number) =>
-    Buffer.from(
-      (
-        db.prepare('SELECT records FROM coordinator_batches WHERE shard = ?').get(shard) as {
-          records: Uint8Array
-        }
-      ).records,
-    ).toString('hex')
-  assert.equal(row(0), row(1), 'an append stores the bytes writeRecord writes')
-  db.close()
+  const row = rowsInHex(dir, 2)
+  assert.equal(row[0], row[1], 'an append stores the bytes writeRecord writes')
 })
+
+/** The records blob of the one batch row of each of shards 0 … `shards`-1, in hex. */
+function rowsInHex(dir: string, shards: number): string[] {
+  return Array.from({ length: shards }, (_, shard) =>
+    Buffer.from(shardRows<{ records: Uint8Array }>(dir, shard, 'records')[0].records).toString('hex'),
+  )
+}
 
 /** The descriptors this process has open (Linux), or undefined elsewhere. */
 /**
