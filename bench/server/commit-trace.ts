@@ -29,8 +29,8 @@
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import v8 from 'node:v8'
-import { Worker } from 'node:worker_threads'
 import { requestFrame } from '../../test/server/wire-client.js'
+import { type CheckpointRounds, recordCheckpointRounds } from './checkpoint-rounds.js'
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { collectFully, observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
 import { fmt, rps, runLoad, startLoadProcesses } from './load.js'
@@ -132,25 +132,9 @@ if (storage === 'sqlite') {
     original.call(this, bytes)
   }
 }
-/**
- * Each checkpoint round, from the main thread's post to the worker (the message 'round' with the
- * writes held, 'round+sync' with them flowing) to its answer handled on the main thread: the
- * worker's checkpoint plus the time both threads took to get to the messages. The held rounds'
- * share of a hold is what a faster round could take off it.
- */
-const rounds: { held: number[]; flowing: number[] } = { held: [], flowing: [] }
-if (storage === 'sqlite') {
-  const post = Worker.prototype.postMessage
-  Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
-    if (message === 'round' || message === 'round+sync') {
-      const at = epoch()
-      this.once('message', () => {
-        ;(message === 'round' ? rounds.held : rounds.flowing).push(epoch() - at)
-      })
-    }
-    return (post as (...a: unknown[]) => void).call(this, message, ...rest)
-  }
-}
+/** Each checkpoint round, posted to answered (checkpoint-rounds.ts). */
+const rounds: CheckpointRounds =
+  storage === 'sqlite' ? recordCheckpointRounds(epoch) : { held: [], flowing: [] }
 /** The holds of the current run: how many, and how long in all. */
 const holds = { n: 0, ms: 0, longest: 0 }
 let heldSince: number | undefined

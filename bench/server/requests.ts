@@ -14,7 +14,8 @@
 // The OffsetCommit rows also run open loops at half the measured throughput, against Topograph and
 // against the bare server (the floor: what the generator, the kernel and a server doing nothing give
 // at that rate); after each row a line per such run says what overlapped it (collections on either
-// side, waits for a CPU, the generator's longest tick).
+// side, waits for a CPU, the SQLite checkpoint rounds that held the writes, the generator's longest
+// tick).
 //
 // With several runs it prints every run and then the medians (throughput, latency and ratio are
 // each the median of the per-run figures). BENCH_ENGINES=sqlite (or memory) runs one engine's server
@@ -51,6 +52,7 @@ import {
   withSizePrefix,
 } from './load.js'
 import { constants, PerformanceObserver } from 'node:perf_hooks'
+import { recordCheckpointRounds } from './checkpoint-rounds.js'
 import { collectFully } from './gc-events.js'
 import { mainThreadStat } from './thread-stat.js'
 import { DeoptLog, type Deopts, deoptLogOptions, describeDeopts } from './deopt-log.js'
@@ -156,7 +158,11 @@ interface Overlap {
   readonly serverMajor: number
   readonly serverWaitingMs: number
   readonly deopts: Deopts | undefined
+  /** ms of each SQLite checkpoint round run with the writes held, warm-up second included. */
+  readonly heldRounds: number[]
 }
+/** The SQLite servers' checkpoint rounds (checkpoint-rounds.ts), for the half-load lines. */
+const checkpointRounds = recordCheckpointRounds(() => performance.now())
 async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: Overlap }> {
   // Each half-load run starts without the old-generation garbage of the runs before it (other rows,
   // the other engine's server, the closed loops), in both processes: a full collection it has is
@@ -164,6 +170,7 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
   const collect = process.env.BENCH_GC_BEFORE !== '0'
   if (collect) collectFully()
   deoptLog?.take()
+  const held0 = checkpointRounds.held.length
   const gc = await collectionsDuring(async () => {
     const stat0 = mainThreadStat()
     const m = await runLoad({ ...spec, collectFirst: collect })
@@ -180,6 +187,7 @@ async function observed(spec: LoadSpec): Promise<Measured & { readonly overlap: 
       serverMajor: gc.major,
       serverWaitingMs: waiting,
       deopts: deoptLog?.take(),
+      heldRounds: checkpointRounds.held.slice(held0),
     },
   }
 }
@@ -243,7 +251,7 @@ function printOverlaps(name: string, row: Row): void {
     const o = m.overlap
     const g = m.generatorGc
     console.log(
-      `  ${name}, ${what}: p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)}; server: ${o.serverGcOver1ms} collections ≥ 1 ms (longest ${o.serverGcLongestMs.toFixed(1)}), ${o.serverMajor} full, main thread waited ${o.serverWaitingMs.toFixed(0)} ms for a CPU, ${o.deopts === undefined ? 'deopts not logged' : describeDeopts(o.deopts)}; generator: longest tick ${(m.longestTickMs ?? Number.NaN).toFixed(1)} ms, ${g.over1ms} collections ≥ 1 ms (longest ${g.longestMs.toFixed(1)}), ${g.major} full, waited ${(m.generatorThread?.waitingMs ?? Number.NaN).toFixed(0)} ms, ${(m.answered / Math.max(1, m.writes)).toFixed(1)} requests a write`,
+      `  ${name}, ${what}: p99 ${m.p99.toFixed(2)} ms, max ${m.max.toFixed(2)}; server: ${o.serverGcOver1ms} collections ≥ 1 ms (longest ${o.serverGcLongestMs.toFixed(1)}), ${o.serverMajor} full, main thread waited ${o.serverWaitingMs.toFixed(0)} ms for a CPU, ${o.heldRounds.length} checkpoint rounds with the writes held${o.heldRounds.length === 0 ? '' : ` (${o.heldRounds.map((ms) => ms.toFixed(1)).join(', ')} ms)`}, ${o.deopts === undefined ? 'deopts not logged' : describeDeopts(o.deopts)}; generator: longest tick ${(m.longestTickMs ?? Number.NaN).toFixed(1)} ms, ${g.over1ms} collections ≥ 1 ms (longest ${g.longestMs.toFixed(1)}), ${g.major} full, waited ${(m.generatorThread?.waitingMs ?? Number.NaN).toFixed(0)} ms, ${(m.answered / Math.max(1, m.writes)).toFixed(1)} requests a write`,
     )
   }
   for (const k of engines) {

@@ -165,6 +165,39 @@ describe('encodeCoordinatorRecords', () => {
     releaseEncodedRecords(held)
   })
 
+  it('writes metadata of every length around the copied ones, with a non-ASCII character anywhere', () => {
+    const commit = (metadata: string): OffsetCommit => ({
+      type: 'OffsetCommit',
+      key: { group: 'bench-streams-commit', topic: 'bench-streams', partition: 3 },
+      value: {
+        offset: 5003n,
+        leaderEpoch: -1,
+        metadata,
+        commitTimestamp: 1_700_000_000_000n,
+        expireTimestamp: -1n,
+        topicId: ZERO_UUID,
+      },
+      valueVersion: 3,
+    })
+    const metadatas: string[] = []
+    for (let n = 0; n <= 70; n++) {
+      const ascii = 'AQAAAY_streams_task_position_x='.repeat(3).slice(0, n)
+      metadatas.push(ascii)
+      // One character past ASCII (one byte of Latin-1, or three of UTF-8) at the start, at an odd
+      // and an even place and at the end.
+      for (const at of new Set([0, 1, 2, Math.floor(n / 2), n - 1]))
+        if (at >= 0 && at < n)
+          for (const c of ['é', '\u20ac', '\x7f'])
+            metadatas.push(ascii.slice(0, at) + c + ascii.slice(at + 1))
+    }
+    const batch = encodeCoordinatorRecords(metadatas.map(commit))
+    for (let i = 0; i < metadatas.length; i++) {
+      const one = encodeCoordinatorRecord(commit(metadatas[i]))
+      assert.equal(hex(batch[i].value), hex(one.value), JSON.stringify(metadatas[i]))
+    }
+    releaseEncodedRecords(batch)
+  })
+
   it('refuses what encodeCoordinatorRecord refuses, with the same error', () => {
     const base: OffsetCommit = {
       type: 'OffsetCommit',

@@ -220,20 +220,67 @@ function writeLaidOut(sink: ByteSink, r: LaidOutRecord, offsetDelta: number): vo
   buf[at++] = 0 // timestamp delta
   at = putVarint(buf, at, offsetDelta)
   at = putVarint(buf, at, keyLength)
-  at = copyBytes(buf, at, r.bytes, r.offset, keyLength)
+  const to = viewOf(buf)
+  const from = r.bytes
+  const fromView = sourceView(from)
+  at = copyBytes(buf, to, at, from, fromView, r.offset, keyLength)
   at = putVarint(buf, at, valueLength)
-  if (valueLength > 0) at = copyBytes(buf, at, r.bytes, r.offset + keyLength, valueLength)
+  if (valueLength > 0) at = copyBytes(buf, to, at, from, fromView, r.offset + keyLength, valueLength)
   buf[at] = 0 // header count
   sink.advance(size)
 }
 
-/** Bytes copied one by one below this (a view to copy through would cost more than the loop). */
+/** Bytes copied four at a time below this (a view to copy through would cost more than the loop). */
 const COPY_BY_VIEW_BYTES = 256
 
-/** Copies `length` bytes of `from` from `start` into `to` at `at`; returns the position after them. */
-function copyBytes(to: Uint8Array, at: number, from: Uint8Array, start: number, length: number): number {
-  if (length >= COPY_BY_VIEW_BYTES) to.set(from.subarray(start, start + length), at)
-  else for (let i = 0; i < length; i++) to[at + i] = from[start + i]
+/**
+ * Views of the last sink buffer and the last source buffer copied: a row's records come from one
+ * or two slabs into one sink buffer, so each view is made once for many records.
+ */
+let copyTarget: Uint8Array | undefined
+let copyTargetView: DataView | undefined
+let copySource: Uint8Array | undefined
+let copySourceView: DataView | undefined
+
+function viewOf(buf: Uint8Array): DataView {
+  if (buf !== copyTarget || copyTargetView === undefined) {
+    copyTarget = buf
+    copyTargetView = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+  }
+  return copyTargetView
+}
+
+function sourceView(buf: Uint8Array): DataView {
+  if (buf !== copySource || copySourceView === undefined) {
+    copySource = buf
+    copySourceView = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+  }
+  return copySourceView
+}
+
+/**
+ * Copies `length` bytes of `from` at `start` to `to` at `at` (`toView` and `fromView` over the
+ * same memory); returns the end. Below {@link COPY_BY_VIEW_BYTES} a 32-bit word a step: the byte
+ * loop this replaced was most of `writeLaidOut`'s time in a Streams-shaped commit's profile, and
+ * words take a record's key and value in about a third of its time.
+ */
+function copyBytes(
+  to: Uint8Array,
+  toView: DataView,
+  at: number,
+  from: Uint8Array,
+  fromView: DataView,
+  start: number,
+  length: number,
+): number {
+  if (length >= COPY_BY_VIEW_BYTES) {
+    to.set(from.subarray(start, start + length), at)
+    return at + length
+  }
+  const words = length & ~3
+  let i = 0
+  for (; i < words; i += 4) toView.setInt32(at + i, fromView.getInt32(start + i))
+  for (; i < length; i++) to[at + i] = from[start + i]
   return at + length
 }
 

@@ -331,19 +331,49 @@ test('sqlite: records that tell where their bytes lie are stored from there, as 
   ])
   for (const shard of [0, 1, 2, 3]) assert.deepEqual(show(await store.load(shard)), entries)
   await store.close()
-  const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true })
-  const row = (shard: number) =>
-    Buffer.from(
-      (
-        db.prepare('SELECT records FROM coordinator_batches WHERE shard = ?').get(shard) as {
-          records: Uint8Array
-        }
-      ).records,
-    ).toString('hex')
-  assert.equal(row(0), row(1), 'an append stores the bytes writeRecord writes')
-  assert.equal(row(2), row(3), 'a group commit too')
-  db.close()
+  const row = rowsInHex(dir, 4)
+  assert.equal(row[0], row[1], 'an append stores the bytes writeRecord writes')
+  assert.equal(row[2], row[3], 'a group commit too')
 })
+
+test('sqlite: records laid out in two buffers, at odd offsets and of every length mod 4, are stored as their views would be', async () => {
+  const dir = tempDir()
+  // Keys and values of 0 to 11 bytes (every remainder of a four-byte word), and a 300-byte value.
+  const entries: [string, string | null][] = []
+  for (let n = 0; n < 12; n++) entries.push([`k${'x'.repeat(n)}`, 'v'.repeat(n)])
+  entries.push(['g/t/0', null], ['g/t/1', 'w'.repeat(300)])
+  // Two buffers, the second a view at an odd offset of a larger one, records taken in turn.
+  const first = laidOut(entries.slice(0, 7), 3).records
+  const { bytes: inner } = laidOut(entries.slice(7), 1)
+  const outer = new Uint8Array(inner.byteLength + 5)
+  outer.set(inner, 5)
+  const second = laidOut(entries.slice(7), 1).records.map((r) => ({ ...r, bytes: outer.subarray(5) }))
+  const mixed = [...first.slice(0, 3), ...second.slice(0, 4), ...first.slice(3), ...second.slice(4)]
+  const expected = [
+    ...entries.slice(0, 3),
+    ...entries.slice(7, 11),
+    ...entries.slice(3, 7),
+    ...entries.slice(11),
+  ]
+  const store = new SqliteRecordStore(dir, { compression: 'none' })
+  await store.open()
+  await store.append(0, mixed)
+  await store.append(
+    1,
+    expected.map(([k, v]) => rec(k, v)),
+  )
+  for (const shard of [0, 1]) assert.deepEqual(show(await store.load(shard)), expected)
+  await store.close()
+  const row = rowsInHex(dir, 2)
+  assert.equal(row[0], row[1], 'an append stores the bytes writeRecord writes')
+})
+
+/** The records blob of the one batch row of each of shards 0 … `shards`-1, in hex. */
+function rowsInHex(dir: string, shards: number): string[] {
+  return Array.from({ length: shards }, (_, shard) =>
+    Buffer.from(shardRows<{ records: Uint8Array }>(dir, shard, 'records')[0].records).toString('hex'),
+  )
+}
 
 /** The descriptors this process has open (Linux), or undefined elsewhere. */
 /**
