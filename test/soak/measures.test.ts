@@ -181,6 +181,10 @@ const threadMinute = (
     phaseCreepUs: -7 * k,
     ceilingHeartbeats: samples.length,
     ceilingFailures: k,
+    sendsMs1: 100 * k,
+    sendsMs2: 10 * k,
+    sendsMs3: 3 * k,
+    sendsMs4Plus: k,
     latency: latency.counts(),
     handled: handled.counts(),
     ceiling: ceiling.counts(),
@@ -221,6 +225,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.pushesFailed, 3)
   assert.equal(m.intervalsMoved, 12)
   assert.equal(m.phaseCreepUs, -21)
+  assert.deepEqual([m.sendsMs1, m.sendsMs2, m.sendsMs3, m.sendsMs4Plus], [300, 30, 9, 3])
   assert.equal(m.latency.count, 7)
   assert.equal(m.handled.count, 7)
   // The ceiling's latencies merge as the members' do: half of each, so its highest is 8.

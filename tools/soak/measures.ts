@@ -266,6 +266,14 @@ export const THREAD_COUNTS = [
   /** Heartbeats of the ceiling members answered by the ceiling (tools/soak/ceiling.ts), and failed. */
   'ceilingHeartbeats',
   'ceilingFailures',
+  /**
+   * The thread's heartbeat sends (members' and ceiling members') by how many of them went out in
+   * their millisecond: alone, with one other, with two others, with three or more (`SendBursts`).
+   */
+  'sendsMs1',
+  'sendsMs2',
+  'sendsMs3',
+  'sendsMs4Plus',
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>
