@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { rng } from '../../tools/soak/common.js'
+import type { ThreadCounts } from '../../tools/soak/measures.js'
 import { SendBursts, SendSlots } from '../../tools/soak/send-slots.js'
+import { burstShares } from '../../tools/soak/soak.js'
 
 test('SendBursts: sends counted by the size of their millisecond', () => {
   const b = new SendBursts()
@@ -68,4 +70,11 @@ test('SendSlots: phases drawn at random leave the thread one by one where random
   assert.ok(shared(atRandom) > 1800, `${shared(atRandom)} of 4,000 at random share their ms`)
   assert.ok(shared(placed) < 200, `${shared(placed)} of 4,000 placed share their ms`)
   assert.equal(Math.max(...placed), 2)
+})
+
+test('burstShares: the row shows the share of the minute’s sends of each size', () => {
+  const counts = (ms1: number, ms2: number, ms3: number, ms4: number) =>
+    ({ sendsMs1: ms1, sendsMs2: ms2, sendsMs3: ms3, sendsMs4Plus: ms4 }) as ThreadCounts
+  assert.equal(burstShares(counts(170, 190, 170, 470)), '17.0 / 19.0 / 17.0 / 47.0 %')
+  assert.equal(burstShares(counts(0, 0, 0, 0)), '—')
 })
