@@ -8,6 +8,14 @@ import type { ThreadCounts } from '../../tools/soak/measures.js'
 import { SendBursts, SendSlots } from '../../tools/soak/send-slots.js'
 import { burstShares } from '../../tools/soak/soak.js'
 
+test('SendBursts: each send told how many went out before it in its millisecond', () => {
+  const b = new SendBursts()
+  assert.deepEqual(
+    [3.1, 3.5, 3.9, 4.0, 6.2, 6.3].map((t) => b.note(t)),
+    [0, 1, 2, 0, 0, 1],
+  )
+})
+
 test('SendBursts: sends counted by the size of their millisecond', () => {
   const b = new SendBursts()
   // ms 10: one; ms 11: three; ms 12: one; ms 14: five (counted as ≥4).

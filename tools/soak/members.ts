@@ -198,6 +198,8 @@ interface Minute extends ThreadCounts {
   readonly latency: LatencyHistogram
   readonly handled: LatencyHistogram
   readonly ceiling: LatencyHistogram
+  readonly firstInMs: LatencyHistogram
+  readonly laterInMs: LatencyHistogram
   readonly sendBuckets: Map<number, number>
 }
 
@@ -206,6 +208,8 @@ const newMinute = (): Minute => ({
   latency: new LatencyHistogram(),
   handled: new LatencyHistogram(),
   ceiling: new LatencyHistogram(),
+  firstInMs: new LatencyHistogram(),
+  laterInMs: new LatencyHistogram(),
   sendBuckets: new Map(),
 })
 
@@ -356,6 +360,8 @@ export class MemberLoad {
       latency: r.latency.counts(),
       handled: r.handled.counts(),
       ceiling: r.ceiling.counts(),
+      firstInMs: r.firstInMs.counts(),
+      laterInMs: r.laterInMs.counts(),
       sendBuckets: [...r.sendBuckets],
       loop: this.#monitor.take(),
     }
@@ -604,7 +610,7 @@ export class MemberLoad {
     const leaving = m.state === 'leaving'
     const sendTasks = joining || m.tasksDirty
     const sentAt = performance.now()
-    this.#bursts.note(sentAt)
+    const sentBefore = this.#bursts.note(sentAt)
     // Bunching is counted on the wall clock, which every thread shares.
     const sentWall = wallNow()
     // How far the member's phase moved in the unchanged interval this send ends: its timer's
@@ -657,7 +663,11 @@ export class MemberLoad {
     }
     m.inFlight = false
     const now = performance.now()
-    sentRow.latency.record(m.timing.receivedAt - m.timing.sentAt)
+    const took = m.timing.receivedAt - m.timing.sentAt
+    sentRow.latency.record(took)
+    // Sent after others of its millisecond: their sending and answering may be in its latency.
+    if (sentBefore === 0) sentRow.firstInMs.record(took)
+    else sentRow.laterInMs.record(took)
     sentRow.handled.record(now - sentAt)
     this.#count('heartbeats')
     if (leaving) {

@@ -73,16 +73,14 @@ export class SendBursts {
     this.counts = new Array<number>(sizes).fill(0)
   }
 
-  /** A send at `now` (ms, monotonic). */
-  note(now: number): void {
+  /** A send at `now` (ms, monotonic); how many of the thread's sends went out before it in its millisecond. */
+  note(now: number): number {
     const ms = Math.floor(now)
-    if (ms === this.#ms) {
-      this.#n++
-      return
-    }
+    if (ms === this.#ms) return this.#n++
     this.flush()
     this.#ms = ms
     this.#n = 1
+    return 0
   }
 
   /** Counts the millisecond in progress. */
