@@ -158,11 +158,14 @@ const threadMinute = (
   const latency = new LatencyHistogram()
   const handled = new LatencyHistogram()
   const ceiling = new LatencyHistogram()
-  for (const x of samples) {
+  const firstInMs = new LatencyHistogram()
+  const laterInMs = new LatencyHistogram()
+  samples.forEach((x, i) => {
     latency.record(x)
     handled.record(x + 0.1)
     ceiling.record(x / 2)
-  }
+    ;(i % 2 === 0 ? firstInMs : laterInMs).record(x)
+  })
   return {
     heartbeats: samples.length,
     fenced: k,
@@ -181,9 +184,15 @@ const threadMinute = (
     phaseCreepUs: -7 * k,
     ceilingHeartbeats: samples.length,
     ceilingFailures: k,
+    sendsMs1: 100 * k,
+    sendsMs2: 10 * k,
+    sendsMs3: 3 * k,
+    sendsMs4Plus: k,
     latency: latency.counts(),
     handled: handled.counts(),
     ceiling: ceiling.counts(),
+    firstInMs: firstInMs.counts(),
+    laterInMs: laterInMs.counts(),
     sendBuckets: sends,
     loop: l,
   }
@@ -221,6 +230,7 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.pushesFailed, 3)
   assert.equal(m.intervalsMoved, 12)
   assert.equal(m.phaseCreepUs, -21)
+  assert.deepEqual([m.sendsMs1, m.sendsMs2, m.sendsMs3, m.sendsMs4Plus], [300, 30, 9, 3])
   assert.equal(m.latency.count, 7)
   assert.equal(m.handled.count, 7)
   // The ceiling's latencies merge as the members' do: half of each, so its highest is 8.
@@ -228,6 +238,11 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.ceilingFailures, 3)
   assert.equal(m.ceiling.count, 7)
   assert.ok(Math.abs(m.ceiling.quantile(1) - 8) / 8 < BUCKET - 1)
+  // Split by place in the ms: a's 1 and 1 and b's 4 and 16 first, a's 1 and 2 and b's 8 after others.
+  assert.equal(m.firstInMs.count, 4)
+  assert.equal(m.laterInMs.count, 3)
+  assert.ok(Math.abs(m.firstInMs.quantile(1) - 16) / 16 < BUCKET - 1)
+  assert.ok(Math.abs(m.laterInMs.quantile(1) - 8) / 8 < BUCKET - 1)
   // Rank ⌊7 · 0.5⌋ = 3 of 1, 1, 1, 2, 4, 8, 16 is 2; the highest is 16.
   assert.ok(Math.abs(m.latency.quantile(0.5) - 2) / 2 < BUCKET - 1)
   assert.ok(Math.abs(m.latency.quantile(1) - 16) / 16 < BUCKET - 1)

@@ -38,10 +38,12 @@ export class ConnectionClosedError extends Error {
 /**
  * Where a request's times are written, on the monotonic clock (`performance.now()`): `sentAt` just
  * before its frame is written to the socket, `receivedAt` when the chunk that completed its answer
- * was read, before that chunk's answers are decoded and handled. Their difference leaves out what
- * the load process does around the socket (encoding, decoding, the handlers of the answers that came
- * in the same chunk and the turns they queue); the time an answer waits in the socket while this
- * process's loop is busy stays in it. The caller owns the object and may reuse it from send to send.
+ * was read, before any answer read in the same turn of the loop is decoded and handled, on this
+ * connection or another of the thread (`#onData` only stamps and matches; `drainAnswers` decodes
+ * once the loop has read every socket that was ready). Their difference leaves out what the load
+ * process does around the socket (encoding, decoding, the handlers of the answers that came in the
+ * same turn and the work they queue); the time an answer waits in the socket while this process's
+ * loop is busy stays in it. The caller owns the object and may reuse it from send to send.
  */
 export interface Timing {
   sentAt: number
@@ -54,6 +56,32 @@ interface Pending {
   readonly timing: Timing | undefined
   resolve(body: unknown): void
   reject(e: Error): void
+}
+
+/**
+ * Answers read and stamped but not yet decoded, over every connection of this thread, in the order
+ * they were read. Node runs the handlers a read resolves (the promise reactions) before it calls the
+ * next ready socket's read callback of the same poll, so decoding in the read callback would stamp a
+ * second connection's answers only after the first connection's answers were decoded and handled.
+ * The reads stamp, and one `setImmediate` (after the poll phase) decodes what they left here.
+ */
+const undecoded: { readonly p: Pending; readonly frame: Buffer }[] = []
+let drainScheduled = false
+
+function drainAnswers(): void {
+  drainScheduled = false
+  // Answers read while these are handled wait for the next drain, after their own reads' poll.
+  const batch = undecoded.splice(0, undecoded.length)
+  for (const { p, frame } of batch) {
+    let body: unknown
+    try {
+      body = decodeResponse(p.apiKey, p.version, frame).body
+    } catch (e) {
+      p.reject(e as Error)
+      continue
+    }
+    p.resolve(body)
+  }
 }
 
 export class PipelinedConnection {
@@ -120,13 +148,13 @@ export class PipelinedConnection {
       if (p === undefined) continue
       this.#pending.delete(correlationId as number)
       if (p.timing !== undefined) p.timing.receivedAt = receivedAt
-      try {
-        p.resolve(decodeResponse(p.apiKey, p.version, frame).body)
-      } catch (e) {
-        p.reject(e as Error)
-      }
+      undecoded.push({ p, frame })
     }
     this.#buf = off === this.#buf.length ? Buffer.alloc(0) : this.#buf.subarray(off)
+    if (!drainScheduled && undecoded.length > 0) {
+      drainScheduled = true
+      setImmediate(drainAnswers)
+    }
   }
 
   request<K extends keyof ApiMessageTypes>(

@@ -4,7 +4,7 @@
  *
  *   npm run soak -- [--minutes 30] [--members 10000] [--groups 1000] [--minute-seconds 60]
  *                   [--connections 4] [--load-threads 2] [--producers 2] [--consumers 2] [--churn-percent 1] [--outage-at 10]
- *                   [--outage-minutes 2] [--restart-at 20] [--flat-from 5] [--ceiling-members 2000]
+ *                   [--outage-minutes 2] [--restart-at 20] [--flat-from 5] [--ceiling-members 2000] [--spread-sends]
  *                   [--override key=value]...
  *                   [--server-log FILE]
  *
@@ -15,7 +15,8 @@
  * application instance with its own connections (`--connections` is shared out over them, at least
  * one each) and groups; 0 keeps every member on the main thread. `--ceiling-members N` heartbeats a
  * bare server in a process of its own from N members on the same threads, for each row's ceiling
- * (tools/soak/ceiling.ts); 0 runs none.
+ * (tools/soak/ceiling.ts); 0 runs none. `--spread-sends` moves each phase a load thread keeps by at most
+ * a few ms onto the least-taken milliseconds of the interval (tools/soak/send-slots.ts).
  * Prints one row per minute and a verdict per criterion; exits 1 when a criterion other than the
  * flatness ones fails (those depend on the machine and are reported, not enforced).
  */
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     'restart-at': { type: 'string', default: String(ISSUE_DEFAULTS.restartAt) },
     'flat-from': { type: 'string', default: String(ISSUE_DEFAULTS.flatFrom) },
     'ceiling-members': { type: 'string', default: String(ISSUE_DEFAULTS.ceilingMembers) },
+    'spread-sends': { type: 'boolean', default: false },
     override: { type: 'string', multiple: true, default: [] },
     'server-log': { type: 'string' },
   },
@@ -76,6 +78,7 @@ const options = {
   restartAt: int('restart-at', 0),
   flatFrom: int('flat-from', 0),
   ceilingMembers: int('ceiling-members', 0),
+  spreadSends: values['spread-sends'] === true,
   server,
   log: (line: string) => console.log(line),
   serverLogFile: values['server-log'],
@@ -90,7 +93,7 @@ if (options.loadThreads > options.groups) {
 }
 console.log(
   `soak: ${options.members} streams members in ${options.groups} groups on ${options.loadThreads} load thread${options.loadThreads === 1 ? '' : 's'}, ${options.producers} idempotent producers, ` +
-    `${options.consumers} consumers; ${options.ceilingMembers} ceiling members; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
+    `${options.consumers} consumers; ${options.ceilingMembers} ceiling members${options.spreadSends ? ', sends spread' : ''}; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
     `${options.outageAt} for ${options.outageMinutes}; restart at minute ${options.restartAt}; server overrides ${JSON.stringify(server)}`,
 )
 const t0 = Date.now()

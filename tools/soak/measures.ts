@@ -266,6 +266,14 @@ export const THREAD_COUNTS = [
   /** Heartbeats of the ceiling members answered by the ceiling (tools/soak/ceiling.ts), and failed. */
   'ceilingHeartbeats',
   'ceilingFailures',
+  /**
+   * The thread's heartbeat sends (members' and ceiling members') by how many of them went out in
+   * their millisecond: alone, with one other, with two others, with three or more (`SendBursts`).
+   */
+  'sendsMs1',
+  'sendsMs2',
+  'sendsMs3',
+  'sendsMs4Plus',
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>
@@ -277,6 +285,12 @@ export interface ThreadMinute extends ThreadCounts {
   handled: Uint32Array
   /** Bucket counts of the ceiling members' latency, stamped at the socket as the members' is. */
   ceiling: Uint32Array
+  /**
+   * The members' latency (stamped at the socket) split by the heartbeat's place in its millisecond
+   * of the thread's sends (`SendBursts.note`): the first, or after others of the same millisecond.
+   */
+  firstInMs: Uint32Array
+  laterInMs: Uint32Array
   /** Heartbeats sent, by 100-ms bucket of the wall clock (ms since the epoch ÷ 100), common to every thread. */
   sendBuckets: [number, number][]
   loop: LoopMinute
@@ -287,6 +301,8 @@ export interface MergedMinute extends ThreadCounts {
   readonly latency: LatencyHistogram
   readonly handled: LatencyHistogram
   readonly ceiling: LatencyHistogram
+  readonly firstInMs: LatencyHistogram
+  readonly laterInMs: LatencyHistogram
   readonly sendBuckets: Map<number, number>
   /** The members' threads' loops: the worst thread's p99, longest delay and GC pause; scavenges,
    * mark-compacts, heap after the last mark-compact, CPU and waits for a core added up (the threads'
@@ -298,6 +314,8 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
   const latency = new LatencyHistogram()
   const handled = new LatencyHistogram()
   const ceiling = new LatencyHistogram()
+  const firstInMs = new LatencyHistogram()
+  const laterInMs = new LatencyHistogram()
   const sendBuckets = new Map<number, number>()
   const counts = Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts
   for (const part of parts) {
@@ -305,6 +323,8 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
     latency.addCounts(part.latency)
     handled.addCounts(part.handled)
     ceiling.addCounts(part.ceiling)
+    firstInMs.addCounts(part.firstInMs)
+    laterInMs.addCounts(part.laterInMs)
     for (const [bucket, n] of part.sendBuckets) sendBuckets.set(bucket, (sendBuckets.get(bucket) ?? 0) + n)
   }
   const loops = parts.map((x) => x.loop)
@@ -316,6 +336,8 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
     latency,
     handled,
     ceiling,
+    firstInMs,
+    laterInMs,
     sendBuckets,
     loop: {
       p99Ms: max((l) => l.p99Ms),

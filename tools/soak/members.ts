@@ -20,6 +20,7 @@ import {
   type ThreadCounts,
   type ThreadMinute,
 } from './measures.js'
+import { SendBursts, SendSlots } from './send-slots.js'
 
 const RETRY_BACKOFF_MS = 100
 const RETRY_BACKOFF_MAX_MS = 1000
@@ -43,7 +44,16 @@ export interface MemberLoadConfig {
   readonly ceilingPort?: number
   readonly ceilingMembers: number
   readonly ceilingIntervalMs: number
+  /**
+   * Moves each phase this instance keeps (members' and ceiling members') by at most
+   * `SPREAD_REACH_MS` onto the least-taken millisecond of the interval near it (`SendSlots`), so
+   * that its timers do not send several heartbeats back to back; the intervals are unchanged.
+   */
+  readonly spreadSends?: boolean
 }
+
+/** How far a phase may be moved to spread the sends: a tenth of the coordinator's tolerance at 5 s. */
+export const SPREAD_REACH_MS = 10
 
 /** What an instance counted over the whole run, and the topology epoch it left each of its groups at. */
 export interface MemberLoadTotals extends ThreadCounts {
@@ -149,6 +159,8 @@ interface StreamsMember {
   timer: NodeJS.Timeout | undefined
   /** When the pending timer is due: the time this member's own client would send. */
   dueAt: number | undefined
+  /** The millisecond slot of the interval the member's phase holds (`SendSlots`), when spread. */
+  slot: number | undefined
   /** Failed attempts in a row (connection lost, coordinator not available): the back-off's exponent. */
   failedAttempts: number
   /** Whether the member must find its coordinator (FindCoordinator) before it heartbeats again. */
@@ -186,6 +198,8 @@ interface Minute extends ThreadCounts {
   readonly latency: LatencyHistogram
   readonly handled: LatencyHistogram
   readonly ceiling: LatencyHistogram
+  readonly firstInMs: LatencyHistogram
+  readonly laterInMs: LatencyHistogram
   readonly sendBuckets: Map<number, number>
 }
 
@@ -194,6 +208,8 @@ const newMinute = (): Minute => ({
   latency: new LatencyHistogram(),
   handled: new LatencyHistogram(),
   ceiling: new LatencyHistogram(),
+  firstInMs: new LatencyHistogram(),
+  laterInMs: new LatencyHistogram(),
   sendBuckets: new Map(),
 })
 
@@ -217,9 +233,15 @@ export class MemberLoad {
   /** When the restarted server listened again (`wallNow`), and when each member came back after it. */
   #listeningAgainAt: number | undefined
   #restartReturns: number[] = []
+  readonly #bursts = new SendBursts()
+  readonly #slots: SendSlots | undefined
 
   constructor(config: MemberLoadConfig, log: (line: string) => void) {
     this.#o = config
+    this.#slots =
+      config.spreadSends === true && config.ceilingIntervalMs >= 1
+        ? new SendSlots(config.ceilingIntervalMs, SPREAD_REACH_MS)
+        : undefined
     this.#log = log
     this.#random = rng(config.members * 31 + config.totalGroups + 7919 * config.index)
     for (const g of config.groups) this.#deployed.set(g, 0)
@@ -249,6 +271,7 @@ export class MemberLoad {
           timer: undefined,
           dueAt: performance.now() + this.#random() * this.#o.ceilingIntervalMs,
         }
+        if (this.#slots !== undefined) c.dueAt = this.#slots.place(c.dueAt).at
         this.#ceiling.push(c)
         this.#scheduleCeiling(c)
       }
@@ -317,17 +340,28 @@ export class MemberLoad {
 
   /** Ends the current minute (returning what it counted) and starts the next. */
   roll(): ThreadMinute {
+    const bursts = this.#bursts.take()
+    this.#add('sendsMs1', bursts[0])
+    this.#add('sendsMs2', bursts[1])
+    this.#add('sendsMs3', bursts[2])
+    this.#add('sendsMs4Plus', bursts[3])
     const r = this.#row
     this.#row = newMinute()
     // Keep the member list to the live ones.
-    for (let i = this.#members.length - 1; i >= 0; i--)
-      if (this.#members[i].state === 'gone') this.#members.splice(i, 1)
+    for (let i = this.#members.length - 1; i >= 0; i--) {
+      const m = this.#members[i]
+      if (m.state !== 'gone') continue
+      this.#releaseSlot(m)
+      this.#members.splice(i, 1)
+    }
     const counts = Object.fromEntries(THREAD_COUNTS.map((k) => [k, r[k]])) as ThreadCounts
     return {
       ...counts,
       latency: r.latency.counts(),
       handled: r.handled.counts(),
       ceiling: r.ceiling.counts(),
+      firstInMs: r.firstInMs.counts(),
+      laterInMs: r.laterInMs.counts(),
       sendBuckets: [...r.sendBuckets],
       loop: this.#monitor.take(),
     }
@@ -378,6 +412,7 @@ export class MemberLoad {
       intervalMs: 0,
       timer: undefined,
       dueAt: undefined,
+      slot: undefined,
       failedAttempts: 0,
       coordinatorUnknown: false,
       inFlight: false,
@@ -428,6 +463,29 @@ export class MemberLoad {
     m.timer = setTimeout(() => this.#heartbeat(m), ms)
   }
 
+  #releaseSlot(m: StreamsMember): void {
+    if (m.slot !== undefined) this.#slots?.release(m.slot)
+    m.slot = undefined
+  }
+
+  /**
+   * When a member's next heartbeat is due: `due` itself, or with `spreadSends` the time on the slot
+   * its phase holds; a phase that moved (a changed interval, a retry, a join) takes the least-taken
+   * slot near it (`SendSlots.place`), a steady one keeps its slot, an interval later.
+   */
+  #spreadDue(m: StreamsMember, due: number): number {
+    const slots = this.#slots
+    if (slots === undefined || m.intervalMs !== slots.intervalMs) {
+      this.#releaseSlot(m)
+      return due
+    }
+    if (m.slot !== undefined && slots.slotOf(due) === m.slot) return due
+    this.#releaseSlot(m)
+    const placed = slots.place(due)
+    m.slot = placed.slot
+    return placed.at
+  }
+
   #scheduleCeiling(c: CeilingMember): void {
     if (this.#stopping) return
     c.timer = setTimeout(() => this.#ceilingHeartbeat(c), Math.max(0, c.dueAt - performance.now()))
@@ -439,6 +497,7 @@ export class MemberLoad {
   #ceilingHeartbeat(c: CeilingMember): void {
     const client = this.#ceilingClient as ReconnectingClient
     const row = this.#row
+    this.#bursts.note(performance.now())
     c.dueAt += this.#o.ceilingIntervalMs
     client
       .request(
@@ -551,6 +610,7 @@ export class MemberLoad {
     const leaving = m.state === 'leaving'
     const sendTasks = joining || m.tasksDirty
     const sentAt = performance.now()
+    const sentBefore = this.#bursts.note(sentAt)
     // Bunching is counted on the wall clock, which every thread shares.
     const sentWall = wallNow()
     // How far the member's phase moved in the unchanged interval this send ends: its timer's
@@ -603,7 +663,11 @@ export class MemberLoad {
     }
     m.inFlight = false
     const now = performance.now()
-    sentRow.latency.record(m.timing.receivedAt - m.timing.sentAt)
+    const took = m.timing.receivedAt - m.timing.sentAt
+    sentRow.latency.record(took)
+    // Sent after others of its millisecond: their sending and answering may be in its latency.
+    if (sentBefore === 0) sentRow.firstInMs.record(took)
+    else sentRow.laterInMs.record(took)
     sentRow.handled.record(now - sentAt)
     this.#count('heartbeats')
     if (leaving) {
@@ -645,7 +709,7 @@ export class MemberLoad {
       m.failedAttempts = 0
       if (!changed) m.plainIntervalFromWall = sentWall
       const from = nextIntervalStart(changed, m.timing.receivedAt, dueAt, sentAt)
-      this.#schedule(m, Math.max(0, from + m.intervalMs - now))
+      this.#schedule(m, Math.max(0, this.#spreadDue(m, from + m.intervalMs) - now))
       return
     }
     if (r.errorCode === E.FENCED_MEMBER_EPOCH || r.errorCode === E.UNKNOWN_MEMBER_ID) {
