@@ -31,6 +31,12 @@ export interface CoordinatorRuntimeOptions<S extends ShardStateMachine<R, C>, R,
   /** Time and timers; default {@link systemClock}. */
   readonly clock?: RuntimeClock
   readonly logger?: RuntimeLogger
+  /**
+   * The Kafka topic whose partitions the shards stand for (`__consumer_offsets`,
+   * `__transaction_state`): log lines name shard N as `<topic>-N`, as Kafka's do. Default
+   * `coordinator-shard`.
+   */
+  readonly logTopic?: string
   /** Compacts every active shard this often (default: never; `compact(shardId)` still works). */
   readonly compactionIntervalMs?: number
   /** Whether `close()` closes the store too (default true). False when the store is shared. */
@@ -244,6 +250,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
   readonly #loadOptions: LoadOptions | undefined
   readonly #clock: RuntimeClock
   readonly #log: RuntimeLogger
+  readonly #logTopic: string
   readonly #compactionIntervalMs: number | undefined
   readonly #closeStore: boolean
   readonly #writeTimeoutMs: number | undefined
@@ -306,6 +313,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     this.#loadOptions = latestOnly === undefined ? undefined : { latestOnly: latestOnly.bind(options.serde) }
     this.#clock = options.clock ?? systemClock
     this.#log = options.logger ?? silentLogger
+    this.#logTopic = options.logTopic ?? 'coordinator-shard'
     this.#compactionIntervalMs = compactionIntervalMs
     this.#closeStore = options.closeStore ?? true
     const writeTimeoutMs = options.writeTimeoutMs
@@ -631,12 +639,12 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
           skipped,
           elapsedMs: this.#clock.now() - started,
         },
-        'Finished loading of coordinator shard',
+        `Finished loading of metadata from ${this.#logTopic}-${ctx.id}`,
       )
     } catch (e) {
       ctx.state = 'failed'
       ctx.failure = e
-      this.#log.error({ shard: ctx.id, err: e }, 'Failed to load coordinator shard')
+      this.#log.error({ shard: ctx.id, err: e }, `Failed to load metadata from ${this.#logTopic}-${ctx.id}`)
       throw e
     }
     if (ctx.shard?.onLoaded === undefined) return undefined

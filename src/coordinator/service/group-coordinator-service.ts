@@ -295,6 +295,7 @@ export class GroupCoordinatorService {
       serde: coordinatorRecordSerde,
       clock: this.#clock,
       logger: this.#log,
+      logTopic: '__consumer_offsets',
       closeStore: options.closeStore ?? false,
       // Kafka's write timeout of every group coordinator write.
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,

@@ -231,6 +231,7 @@ export class TransactionCoordinatorService {
       serde: transactionRecordSerde,
       clock: this.#clock,
       logger: this.#log,
+      logTopic: '__transaction_state',
       closeStore: false,
       writeTimeoutMs: options.writeTimeoutMs,
       readTimeoutMs: options.writeTimeoutMs,

@@ -376,3 +376,34 @@ describe('GroupCoordinatorService write timeout', () => {
     }
   })
 })
+
+describe('loading', () => {
+  it("names each loaded shard as its partition of __consumer_offsets, as Kafka's log does", async () => {
+    const lines: string[] = []
+    const logger = {
+      debug() {},
+      info: (obj: object, msg: string) => lines.push(`${msg} ${JSON.stringify(obj)}`),
+      warn() {},
+      error() {},
+    }
+    const store = new MemoryRecordStore()
+    await store.open()
+    const topics = new FakeTopics({ foo: 2 })
+    const service = await GroupCoordinatorService.start({
+      store,
+      config: config(),
+      topics,
+      clock: new ManualClock(0),
+      logger,
+    })
+    try {
+      const loaded = lines.filter((l) => l.startsWith('Finished loading'))
+      assert.deepEqual(
+        loaded.map((l) => l.split(' {')[0]),
+        [0, 1, 2].map((p) => `Finished loading of metadata from __consumer_offsets-${p}`),
+      )
+    } finally {
+      await service.close()
+    }
+  })
+})

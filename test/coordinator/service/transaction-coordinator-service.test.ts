@@ -476,3 +476,34 @@ describe('PrefetchingProducerIds', () => {
     assert.equal(errors.length, 1)
   })
 })
+
+describe('loading', () => {
+  it("names each loaded shard as its partition of __transaction_state, as Kafka's log does", async () => {
+    const lines: string[] = []
+    const logger = {
+      debug() {},
+      info: (obj: object, msg: string) => lines.push(`${msg} ${JSON.stringify(obj)}`),
+      warn() {},
+      error() {},
+    }
+    const store = new MemoryRecordStore()
+    await store.open()
+    const service = await TransactionCoordinatorService.start({
+      store,
+      config: { transactionStateLogNumPartitions: 3, offsetsTopicNumPartitions: 7 },
+      producerIds: new Ids(),
+      markers: new RecordingMarkerWriter(),
+      clock: new ManualClock(T0),
+      logger,
+    })
+    try {
+      const loaded = lines.filter((l) => l.startsWith('Finished loading'))
+      assert.deepEqual(
+        loaded.map((l) => l.split(' {')[0]),
+        [0, 1, 2].map((p) => `Finished loading of metadata from __transaction_state-${p}`),
+      )
+    } finally {
+      await service.close()
+    }
+  })
+})
