@@ -167,6 +167,9 @@ describe('console HTTP API against a real server', () => {
     assert.equal(page.status, 200)
     assert.match(page.type, /text\/html/)
     assert.match(page.body, /<script type="module" src="app.js">/)
+    // A page without an icon of its own makes every browser ask for /favicon.ico, a 404 in the
+    // browser's console on each load.
+    assert.match(page.body, /<link rel="icon" href="data:[^"]*" \/>/)
     const js = await get('/app.js')
     assert.equal(js.status, 200)
     assert.match(js.type, /text\/javascript/)
