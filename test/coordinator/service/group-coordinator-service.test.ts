@@ -9,6 +9,7 @@ import {
 import { MemoryRecordStore } from '../../../src/coordinator/storage/index.js'
 import { parseConfig } from '../../../src/server/config.js'
 import { heartbeatRequest, joinRequest } from '../shard/streams/harness.js'
+import { infoMessages } from '../../helpers/info-messages.js'
 
 class FakeTopics {
   readonly topics = new Map<string, CoordinatorTopic>()
@@ -379,13 +380,7 @@ describe('GroupCoordinatorService write timeout', () => {
 
 describe('loading', () => {
   it("names each loaded shard as its partition of __consumer_offsets, as Kafka's log does", async () => {
-    const lines: string[] = []
-    const logger = {
-      debug() {},
-      info: (obj: object, msg: string) => lines.push(`${msg} ${JSON.stringify(obj)}`),
-      warn() {},
-      error() {},
-    }
+    const { logger, messages } = infoMessages()
     const store = new MemoryRecordStore()
     await store.open()
     const topics = new FakeTopics({ foo: 2 })
@@ -397,9 +392,8 @@ describe('loading', () => {
       logger,
     })
     try {
-      const loaded = lines.filter((l) => l.startsWith('Finished loading'))
       assert.deepEqual(
-        loaded.map((l) => l.split(' {')[0]),
+        messages.filter((m) => m.startsWith('Finished loading')),
         [0, 1, 2].map((p) => `Finished loading of metadata from __consumer_offsets-${p}`),
       )
     } finally {

@@ -22,6 +22,7 @@ import type { RecordStore } from '../../../src/coordinator/storage/types.js'
 import type { MarkerPartitionResult, TxnMarkerIntent } from '../../../src/coordinator/txn/index.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { decodeTransactionLogRecord } from '../../../src/protocol/transaction-log.js'
+import { infoMessages } from '../../helpers/info-messages.js'
 
 const T0 = 1_700_000_000_000
 
@@ -479,13 +480,7 @@ describe('PrefetchingProducerIds', () => {
 
 describe('loading', () => {
   it("names each loaded shard as its partition of __transaction_state, as Kafka's log does", async () => {
-    const lines: string[] = []
-    const logger = {
-      debug() {},
-      info: (obj: object, msg: string) => lines.push(`${msg} ${JSON.stringify(obj)}`),
-      warn() {},
-      error() {},
-    }
+    const { logger, messages } = infoMessages()
     const store = new MemoryRecordStore()
     await store.open()
     const service = await TransactionCoordinatorService.start({
@@ -497,9 +492,8 @@ describe('loading', () => {
       logger,
     })
     try {
-      const loaded = lines.filter((l) => l.startsWith('Finished loading'))
       assert.deepEqual(
-        loaded.map((l) => l.split(' {')[0]),
+        messages.filter((m) => m.startsWith('Finished loading')),
         [0, 1, 2].map((p) => `Finished loading of metadata from __transaction_state-${p}`),
       )
     } finally {
