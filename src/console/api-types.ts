@@ -2,6 +2,7 @@
  * The console's HTTP JSON API (docs/console.md). The browser bundle imports these types only.
  */
 import type {
+  ClassicGroupDescription,
   ConsumerGroupDescription,
   StreamsGroupDescription,
   StreamsGroupTopologyDescription,
@@ -125,9 +126,15 @@ export interface DescriptionDownload {
   readonly topologyDescription: StreamsGroupTopologyDescription
 }
 
-/** One row of `GET /api/consumer-groups`. The numbers are null when the group could not be described. */
+/**
+ * One row of `GET /api/consumer-groups`: a consumer group (KIP-848) or a classic group. The numbers
+ * are null when the group could not be described; a classic group has no group epoch, and its
+ * assignor is the protocol it chose (null when it has none, as a group with offsets only).
+ */
 export interface ConsumerGroupSummary {
   readonly groupId: string
+  /** `consumer` or `classic` */
+  readonly groupType: string
   readonly groupState: string | null
   readonly groupEpoch: number | null
   readonly assignorName: string | null
@@ -135,7 +142,7 @@ export interface ConsumerGroupSummary {
   readonly error: ApiError | null
 }
 
-/** `GET /api/consumer-groups`: the consumer groups (KIP-848), sorted by id. */
+/** `GET /api/consumer-groups`: the consumer groups (KIP-848) and classic groups, sorted by id. */
 export interface ConsumerGroupsResponse {
   readonly groups: readonly ConsumerGroupSummary[]
   readonly fetchedAt: string
@@ -146,9 +153,7 @@ export interface ConsumerPartitionLag extends PartitionLag {
   readonly memberId: string | null
 }
 
-/** `GET /api/consumer-groups/{groupId}` */
-export interface ConsumerGroupResponse {
-  readonly group: ConsumerGroupDescription
+interface ConsumerGroupPage {
   /**
    * Every partition of the topics the group subscribes to, is assigned or has committed for, sorted
    * by topic and partition; null when the offsets could not be read
@@ -158,3 +163,8 @@ export interface ConsumerGroupResponse {
   readonly offsetsError: ApiError | null
   readonly fetchedAt: string
 }
+
+/** `GET /api/consumer-groups/{groupId}`: a consumer group (KIP-848) or a classic group. */
+export type ConsumerGroupResponse =
+  | (ConsumerGroupPage & { readonly groupType: 'consumer'; readonly group: ConsumerGroupDescription })
+  | (ConsumerGroupPage & { readonly groupType: 'classic'; readonly group: ClassicGroupDescription })

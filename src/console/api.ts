@@ -270,20 +270,34 @@ export class ConsoleApi {
     return rows.sort(byTopicPartition)
   }
 
-  /** The consumer groups (KIP-848) with their state, epoch, assignor and member count. */
+  /**
+   * The consumer groups (KIP-848) and classic groups with their type, state, epoch, assignor and
+   * member count. A classic group is described with DescribeGroups: it has no epoch, its assignor is
+   * the protocol it chose, and one with offsets only is Empty with no members.
+   */
   async consumerGroups(): Promise<ConsumerGroupsResponse> {
     const source = this.#source
     if (source.listConsumerGroups === undefined || source.describeConsumerGroups === undefined) {
       return { groups: [], fetchedAt: this.#now().toISOString() }
     }
     const listings = await source.listConsumerGroups()
-    const ids = [...new Set(listings.map((g) => g.groupId))]
-    const described = await source.describeConsumerGroups(ids)
+    const typeOf = new Map(
+      listings.map((g) => [g.groupId, g.groupType === 'classic' ? 'classic' : 'consumer']),
+    )
+    const ids = [...typeOf.keys()]
+    const classicIds =
+      source.describeClassicGroups === undefined ? [] : ids.filter((id) => typeOf.get(id) === 'classic')
+    const [described, classic] = await Promise.all([
+      source.describeConsumerGroups(ids.filter((id) => !classicIds.includes(id))),
+      classicIds.length === 0 ? new Map() : source.describeClassicGroups!(classicIds),
+    ])
     const groups = ids.map((groupId): ConsumerGroupSummary => {
-      const outcome = described.get(groupId)
+      const groupType = typeOf.get(groupId)!
+      const outcome = described.get(groupId) ?? classic.get(groupId)
       if (outcome === undefined || 'error' in outcome) {
         return {
           groupId,
+          groupType,
           groupState: listings.find((g) => g.groupId === groupId)?.groupState ?? null,
           groupEpoch: null,
           assignorName: null,
@@ -297,9 +311,10 @@ export class ConsoleApi {
       const g = outcome.value
       return {
         groupId,
+        groupType,
         groupState: g.groupState,
-        groupEpoch: g.groupEpoch,
-        assignorName: g.assignorName,
+        groupEpoch: 'groupEpoch' in g ? g.groupEpoch : null,
+        assignorName: 'assignorName' in g ? g.assignorName : g.protocol === '' ? null : g.protocol,
         memberCount: g.members.length,
         error: null,
       }
@@ -311,8 +326,10 @@ export class ConsoleApi {
   }
 
   /**
-   * One consumer group: its description, and the lag of every partition of the topics its members
-   * subscribe to (by name), are assigned, or it has committed for, with the member owning each.
+   * One consumer group or classic group: its description, and the lag of every partition of the
+   * topics its members subscribe to (by name), are assigned, or it has committed for, with the
+   * member owning each. A group ConsumerGroupDescribe does not know is asked for with DescribeGroups;
+   * when that does not know it either (`Dead`), the first answer stands.
    */
   async consumerGroup(groupId: string): Promise<ConsumerGroupResponse> {
     const source = this.#source
@@ -322,21 +339,24 @@ export class ConsoleApi {
         message: 'This console has no consumer group view.',
       })
     }
-    const outcome = (await source.describeConsumerGroups([groupId])).get(groupId)
-    if (outcome === undefined) {
-      throw new ConsoleApiError(502, { errorName: 'UNKNOWN', message: `No description of group ${groupId}` })
-    }
-    if ('error' in outcome) {
-      const body = apiError(outcome.error)
-      throw new ConsoleApiError(body.errorName === 'GROUP_ID_NOT_FOUND' ? 404 : 502, body)
-    }
-    const group = outcome.value
+    const group = await this.#describeOne(groupId, source.describeConsumerGroups, (first) =>
+      first.errorName === 'GROUP_ID_NOT_FOUND' && source.describeClassicGroups !== undefined
+        ? this.#describeOne(groupId, source.describeClassicGroups, () => null).then((c) =>
+            c.groupState === 'Dead' ? null : c,
+          )
+        : null,
+    )
     const owner = new Map<string, string>()
     const topics = new Set<string>()
     for (const m of group.members) {
-      for (const t of m.subscribedTopicNames) topics.add(t)
-      for (const p of [...m.assignment, ...m.targetAssignment]) topics.add(p.topic)
-      for (const p of m.assignment) owner.set(`${p.topic}-${p.partition}`, m.memberId)
+      if ('subscribedTopicNames' in m) {
+        for (const t of m.subscribedTopicNames) topics.add(t)
+        for (const p of m.targetAssignment) topics.add(p.topic)
+      }
+      for (const p of m.assignment) {
+        topics.add(p.topic)
+        owner.set(`${p.topic}-${p.partition}`, m.memberId)
+      }
     }
     let offsets: ConsumerPartitionLag[] | null = null
     let offsetsError: ApiError | null = null
@@ -346,7 +366,32 @@ export class ConsoleApi {
     } catch (e) {
       offsetsError = apiError(e)
     }
-    return { group, offsets, offsetsError, fetchedAt: this.#now().toISOString() }
+    const page = { offsets, offsetsError, fetchedAt: this.#now().toISOString() }
+    return 'groupEpoch' in group
+      ? { groupType: 'consumer', group, ...page }
+      : { groupType: 'classic', group, ...page }
+  }
+
+  /**
+   * One group described by `describe`; a failure answers 404 (GROUP_ID_NOT_FOUND) or 502, unless
+   * `otherwise` finds the group another way.
+   */
+  async #describeOne<T, U = never>(
+    groupId: string,
+    describe: (ids: readonly string[]) => Promise<ReadonlyMap<string, { value: T } | { error: Error }>>,
+    otherwise: (error: ApiError) => Promise<U | null> | null,
+  ): Promise<T | U> {
+    const outcome = (await describe([groupId])).get(groupId)
+    if (outcome === undefined) {
+      throw new ConsoleApiError(502, { errorName: 'UNKNOWN', message: `No description of group ${groupId}` })
+    }
+    if ('error' in outcome) {
+      const body = apiError(outcome.error)
+      const found = await otherwise(body)
+      if (found !== null) return found
+      throw new ConsoleApiError(body.errorName === 'GROUP_ID_NOT_FOUND' ? 404 : 502, body)
+    }
+    return outcome.value
   }
 
   async descriptionDownload(groupId: string): Promise<DescriptionDownload> {

@@ -5,6 +5,7 @@
  */
 import {
   type Admin,
+  type ClassicGroupDescription,
   type ConsumerGroupDescription,
   type GroupListing,
   OffsetSpec,
@@ -13,6 +14,7 @@ import {
 
 export type DescribeOutcome = { readonly value: StreamsGroupDescription } | { readonly error: Error }
 export type ConsumerDescribeOutcome = { readonly value: ConsumerGroupDescription } | { readonly error: Error }
+export type ClassicDescribeOutcome = { readonly value: ClassicGroupDescription } | { readonly error: Error }
 
 /** The log start and end offsets of one partition; null where that partition's ListOffsets failed. */
 export interface PartitionOffsets {
@@ -55,10 +57,15 @@ export interface ConsoleSource {
   listStreamsGroups(): Promise<readonly GroupListing[]>
   /** Each group described with its topology description; one outcome per requested id. */
   describeStreamsGroups(groupIds: readonly string[]): Promise<ReadonlyMap<string, DescribeOutcome>>
-  /** Every consumer group (KIP-848) of the cluster. Absent: the console shows none. */
+  /**
+   * Every consumer group (KIP-848) and classic group of the cluster, each with its `groupType`.
+   * Absent: the console shows none.
+   */
   listConsumerGroups?(): Promise<readonly GroupListing[]>
   /** Each consumer group described; one outcome per requested id. */
   describeConsumerGroups?(groupIds: readonly string[]): Promise<ReadonlyMap<string, ConsumerDescribeOutcome>>
+  /** Each classic group described (DescribeGroups); one outcome per requested id. */
+  describeClassicGroups?(groupIds: readonly string[]): Promise<ReadonlyMap<string, ClassicDescribeOutcome>>
   /**
    * The partitions of topics (every topic when `topics` is null) with their log start and end
    * offsets, one outcome per topic, sorted by name. Absent: the console shows no offsets.
@@ -101,7 +108,7 @@ export function adminConsoleSource(admin: Admin, opts: AdminSourceOptions = {}):
         ),
       )
     },
-    listConsumerGroups: () => admin.listGroups({ types: ['consumer'], timeoutMs }),
+    listConsumerGroups: () => admin.listGroups({ types: ['consumer', 'classic'], timeoutMs }),
     describeConsumerGroups: async (groupIds) => {
       if (groupIds.length === 0) return new Map()
       const settled = await admin.describeConsumerGroups(groupIds, { timeoutMs }).settled()
@@ -110,6 +117,10 @@ export function adminConsoleSource(admin: Admin, opts: AdminSourceOptions = {}):
           'value' in v ? [k, v] : [k, { error: v.error }],
         ),
       )
+    },
+    describeClassicGroups: async (groupIds) => {
+      if (groupIds.length === 0) return new Map()
+      return admin.describeClassicGroups(groupIds, { timeoutMs }).settled()
     },
     topicOffsets: async (topics) => {
       const names = [...new Set(topics ?? (await admin.listTopics({ timeoutMs })))].sort()

@@ -117,7 +117,7 @@ describe('console: consumer groups against a real server', () => {
     const cells = await page.$$eval('.consumer-groups tr[data-group-id="billing-app"] td', (tds) =>
       tds.map((td) => td.textContent),
     )
-    assert.deepEqual(cells, ['billing-app', 'Stable', '2', 'uniform', '2'])
+    assert.deepEqual(cells, ['billing-app', 'consumer', 'Stable', '2', 'uniform', '2'])
     // The streams section is still there, empty.
     assert.match((await page.textContent('.groups-view > .streams-groups')) ?? '', /No streams groups yet/)
     await page.screenshot({ path: join(ARTIFACTS, 'consumer-groups-list.png') })

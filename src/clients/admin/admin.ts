@@ -31,6 +31,8 @@ import {
 } from './offsets.js'
 import { deleteTopics, describeTopics, type TopicDescription } from './topics.js'
 import {
+  type ClassicGroupDescription,
+  classicGroupFromWire,
   type ConsumerGroupDescription,
   consumerGroupFromWire,
   type DescribeConsumerGroupsOptions,
@@ -333,6 +335,21 @@ export class Admin {
         includeAuthorizedOperations: opts.includeAuthorizedOperations ?? false,
       })
       return res.groups.map((g) => ({ row: g, describe: () => consumerGroupFromWire(g, node) }))
+    })
+  }
+
+  /**
+   * Describes classic groups with DescribeGroups, batched per coordinator: state, protocol type and
+   * protocol, and per member its client and (for protocol type `consumer`) assigned partitions. A
+   * group the coordinator does not have is described in state `Dead`, as Kafka does.
+   */
+  describeClassicGroups(
+    groupIds: readonly string[],
+    opts: CallOptions = {},
+  ): KeyedResult<ClassicGroupDescription> {
+    return this.#describeGroups(groupIds, opts, 'describeClassicGroups', async (node, groups) => {
+      const res = await this.#client.sendTo(node, 15, { groups, includeAuthorizedOperations: false })
+      return res.groups.map((g) => ({ row: g, describe: () => classicGroupFromWire(g, node) }))
     })
   }
 

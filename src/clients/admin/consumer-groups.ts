@@ -4,6 +4,8 @@
  * carries).
  */
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
+import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
+import { ConsumerProtocolError, decodeAssignment } from '../../protocol/consumer-protocol.js'
 import type { BrokerNode } from '../network/client.js'
 import type { TopicPartition } from './offsets.js'
 
@@ -80,5 +82,67 @@ export function consumerGroupFromWire(
     })),
     coordinator,
     authorizedOperations: g.authorizedOperations === -2147483648 ? null : g.authorizedOperations,
+  }
+}
+
+/** A member of a classic group, as DescribeGroups describes it. */
+export interface ClassicGroupMemberDescription {
+  readonly memberId: string
+  readonly instanceId: string | null
+  readonly clientId: string
+  readonly clientHost: string
+  /**
+   * The partitions the member was assigned in its last SyncGroup, sorted by topic and partition:
+   * read from the consumer protocol's assignment when the group's protocol type is `consumer`,
+   * empty otherwise or when the bytes do not decode.
+   */
+  readonly assignment: readonly TopicPartition[]
+}
+
+/** A classic group (JoinGroup/SyncGroup), as Kafka's admin describes it with DescribeGroups. */
+export interface ClassicGroupDescription {
+  readonly groupId: string
+  /** `Empty`, `PreparingRebalance`, `CompletingRebalance`, `Stable`, `Dead` (no such group) */
+  readonly groupState: string
+  /** `consumer` for Kafka's consumers, `connect`, …; empty for a group with offsets only */
+  readonly protocolType: string
+  /** the protocol the group chose (the assignor of a consumer group, `range`); empty when none */
+  readonly protocol: string
+  readonly members: readonly ClassicGroupMemberDescription[]
+  readonly coordinator: BrokerNode
+}
+
+function classicAssignment(protocolType: string, bytes: Uint8Array): TopicPartition[] {
+  if (protocolType !== 'consumer' || bytes.length === 0) return []
+  try {
+    return partitionsOf({
+      topicPartitions: decodeAssignment(bytes).assignedPartitions.map((t) => ({
+        topicName: t.topic,
+        partitions: t.partitions,
+      })),
+    })
+  } catch (e) {
+    if (e instanceof ConsumerProtocolError) return []
+    throw e
+  }
+}
+
+export function classicGroupFromWire(
+  g: DescribeGroupsResponseDescribedGroup,
+  coordinator: BrokerNode,
+): ClassicGroupDescription {
+  return {
+    groupId: g.groupId,
+    groupState: g.groupState,
+    protocolType: g.protocolType,
+    protocol: g.protocolData,
+    members: g.members.map((m) => ({
+      memberId: m.memberId,
+      instanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      assignment: classicAssignment(g.protocolType, m.memberAssignment),
+    })),
+    coordinator,
   }
 }

@@ -15,6 +15,8 @@ export type {
   TopicPartitionOffset,
 } from './admin.js'
 export type {
+  ClassicGroupDescription,
+  ClassicGroupMemberDescription,
   ConsumerGroupDescription,
   ConsumerGroupMemberDescription,
   ConsumerGroupMemberType,

@@ -1,9 +1,15 @@
 /// <reference lib="dom" />
 /**
- * Consumer groups (KIP-848): the list next to the streams groups, and one group's page with its
- * epochs, members (assignment and target) and the lag of each partition with the member owning it.
+ * Consumer groups (KIP-848) and classic groups: the list next to the streams groups, and one group's
+ * page with its epochs (consumer groups), members (assignment, and target for a consumer group) and
+ * the lag of each partition with the member owning it.
  */
-import type { ConsumerGroupMemberDescription } from '../../clients/admin/index.js'
+import type {
+  ClassicGroupDescription,
+  ClassicGroupMemberDescription,
+  ConsumerGroupDescription,
+  ConsumerGroupMemberDescription,
+} from '../../clients/admin/index.js'
 import type { ConsumerGroupResponse, ConsumerGroupsResponse, ConsumerGroupSummary } from '../api-types.js'
 import { h } from './dom.js'
 import { lagSection } from './lag-table.js'
@@ -18,6 +24,7 @@ function summaryRow(g: ConsumerGroupSummary): HTMLElement {
     'tr',
     { 'data-group-id': g.groupId, class: g.error === null ? null : 'has-error' },
     h('td', {}, h('a', { href: consumerGroupHref(g.groupId), class: 'group-link' }, g.groupId)),
+    h('td', { 'data-col': 'type' }, g.groupType),
     h('td', { 'data-col': 'state' }, g.groupState ?? '—'),
     h('td', { class: 'num', 'data-col': 'group-epoch' }, num(g.groupEpoch)),
     h('td', { 'data-col': 'assignor' }, g.assignorName ?? '—'),
@@ -48,6 +55,7 @@ export function renderConsumerGroups(container: HTMLElement, data: ConsumerGroup
           'tr',
           {},
           h('th', {}, 'Group'),
+          h('th', {}, 'Type'),
           h('th', {}, 'State'),
           h('th', { class: 'num' }, 'Group epoch'),
           h('th', {}, 'Assignor'),
@@ -86,45 +94,80 @@ function memberRow(m: ConsumerGroupMemberDescription): HTMLElement {
   )
 }
 
-export function renderConsumerGroup(container: HTMLElement, data: ConsumerGroupResponse): void {
-  const g = data.group
-  container.replaceChildren(
-    h('p', {}, h('a', { href: '#/' }, '← Groups')),
-    h('h2', {}, g.groupId, ' ', h('span', { class: 'group-type' }, 'consumer group')),
+function classicMemberRow(m: ClassicGroupMemberDescription): HTMLElement {
+  return h(
+    'tr',
+    { 'data-member-id': m.memberId },
+    h('td', { class: 'mono' }, m.memberId),
+    h('td', { 'data-col': 'client' }, `${m.clientId} ${m.clientHost}`),
+    h('td', { 'data-col': 'instance' }, m.instanceId ?? '—'),
+    h('td', { 'data-col': 'assignment' }, formatPartitions(m.assignment)),
+  )
+}
+
+function membersTable(headers: readonly string[], rows: readonly HTMLElement[]): HTMLElement {
+  return rows.length === 0
+    ? h('p', { class: 'hint' }, 'No members.')
+    : h(
+        'table',
+        { class: 'members' },
+        h(
+          'thead',
+          {},
+          h('tr', {}, ...headers.map((t) => h('th', { class: t === 'Epoch' ? 'num' : null }, t))),
+        ),
+        h('tbody', {}, ...rows),
+      )
+}
+
+const detail = (label: string, field: string, value: string): HTMLElement[] => [
+  h('dt', {}, label),
+  h('dd', { 'data-field': field }, value),
+]
+
+function consumerDetails(g: ConsumerGroupDescription): HTMLElement[] {
+  return [
     h(
       'dl',
       { class: 'details' },
-      h('dt', {}, 'State'),
-      h('dd', { 'data-field': 'state' }, g.groupState),
-      h('dt', {}, 'Group epoch'),
-      h('dd', { 'data-field': 'group-epoch' }, String(g.groupEpoch)),
-      h('dt', {}, 'Assignment epoch'),
-      h('dd', { 'data-field': 'assignment-epoch' }, String(g.targetAssignmentEpoch)),
-      h('dt', {}, 'Assignor'),
-      h('dd', { 'data-field': 'assignor' }, g.assignorName),
+      ...detail('State', 'state', g.groupState),
+      ...detail('Group epoch', 'group-epoch', String(g.groupEpoch)),
+      ...detail('Assignment epoch', 'assignment-epoch', String(g.targetAssignmentEpoch)),
+      ...detail('Assignor', 'assignor', g.assignorName),
     ),
     h('h3', {}, `Members (${g.members.length})`),
-    g.members.length === 0
-      ? h('p', { class: 'hint' }, 'No members.')
-      : h(
-          'table',
-          { class: 'members' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              h('th', {}, 'Member'),
-              h('th', {}, 'Client'),
-              h('th', { class: 'num' }, 'Epoch'),
-              h('th', {}, 'Subscription'),
-              h('th', {}, 'Assignment'),
-              h('th', {}, 'Target'),
-            ),
-          ),
-          h('tbody', {}, ...g.members.map(memberRow)),
-        ),
+    membersTable(
+      ['Member', 'Client', 'Epoch', 'Subscription', 'Assignment', 'Target'],
+      g.members.map(memberRow),
+    ),
+  ]
+}
+
+function classicDetails(g: ClassicGroupDescription): HTMLElement[] {
+  return [
+    h(
+      'dl',
+      { class: 'details' },
+      ...detail('State', 'state', g.groupState),
+      ...detail('Protocol type', 'protocol-type', g.protocolType || '—'),
+      ...detail('Assignor', 'assignor', g.protocol || '—'),
+    ),
+    h('h3', {}, `Members (${g.members.length})`),
+    membersTable(['Member', 'Client', 'Instance', 'Assignment'], g.members.map(classicMemberRow)),
+  ]
+}
+
+export function renderConsumerGroup(container: HTMLElement, data: ConsumerGroupResponse): void {
+  container.replaceChildren(
+    h('p', {}, h('a', { href: '#/' }, '← Groups')),
+    h(
+      'h2',
+      {},
+      data.group.groupId,
+      ' ',
+      h('span', { class: 'group-type' }, data.groupType === 'classic' ? 'classic group' : 'consumer group'),
+    ),
+    ...(data.groupType === 'classic' ? classicDetails(data.group) : consumerDetails(data.group)),
     ...lagSection(data.offsets, data.offsetsError, true),
   )
 }

@@ -70,7 +70,7 @@ import {
   decodeSubscription,
   encodeAssignment,
   type TopicPartitions,
-} from './consumer-protocol.js'
+} from '../../../protocol/consumer-protocol.js'
 import {
   type ArmedTimers,
   type CoordinatorResult,

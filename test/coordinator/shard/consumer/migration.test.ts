@@ -10,7 +10,7 @@ import {
   decodeAssignment,
   encodeAssignment,
   encodeSubscription,
-} from '../../../../src/coordinator/shard/consumer/consumer-protocol.js'
+} from '../../../../src/protocol/consumer-protocol.js'
 import type { GroupCoordinatorShard } from '../../../../src/coordinator/shard/index.js'
 import type { GroupCoordinatorResult } from '../../../../src/coordinator/shard/result.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'

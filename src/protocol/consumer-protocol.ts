@@ -6,8 +6,8 @@
  * ignored, as Kafka's clients do. The coordinator reads them to move classic members into a consumer
  * group and writes assignments back for them (online migration, KIP-848).
  */
-import { Reader } from '../../../protocol/reader.js'
-import { Writer } from '../../../protocol/writer.js'
+import { Reader } from './reader.js'
+import { Writer } from './writer.js'
 
 const HIGHEST_VERSION = 3
 

@@ -1,0 +1,235 @@
+// Classic groups in the console page, in headless Chromium against a real in-process Topograph
+// server that starts the console itself: a classic member joins over TCP (JoinGroup, SyncGroup with
+// the leader's assignment of both partitions), commits an offset behind records produced for real,
+// and a second group has committed offsets only (no member: Empty). The page lists both among the
+// consumer groups with their type, and each group's page shows its state, members with their
+// assignment, and the committed offset and lag of each partition, as kafka-consumer-groups
+// --describe does. Screenshots go to .tmp/console/.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Page } from 'playwright-core'
+import { parseConfig, type RunningServer, startServer } from '../../src/index.js'
+import { ErrorCode } from '../../src/protocol/errors.js'
+import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js'
+import { createLogger } from '../../src/server/logger.js'
+import { createTopics, makeBatch, produce } from '../helpers/data-plane.js'
+import { WireClient } from '../server/wire-client.js'
+import { ARTIFACTS, type Browser, launchBrowser } from './browser.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
+type AnyBody = any
+
+let dataDir: string
+let server: RunningServer
+let consoleUrl: string
+let browser: Browser
+const clients: WireClient[] = []
+let memberId = ''
+
+async function commit(
+  c: WireClient,
+  groupId: string,
+  generation: number,
+  member: string,
+  offsets: [number, bigint][],
+): Promise<void> {
+  const { body } = await c.request<AnyBody>(8, 9, {
+    groupId,
+    generationIdOrMemberEpoch: generation,
+    memberId: member,
+    groupInstanceId: null,
+    topics: [
+      {
+        name: 'payments',
+        partitions: offsets.map(([partitionIndex, committedOffset]) => ({
+          partitionIndex,
+          committedOffset,
+          committedLeaderEpoch: -1,
+          committedMetadata: '',
+        })),
+      },
+    ],
+  })
+  for (const p of body.topics[0].partitions) assert.equal(p.errorCode, 0)
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'topograph-console-classic-'))
+  const lines: string[] = []
+  server = await startServer(
+    parseConfig({
+      listeners: 'PLAINTEXT://127.0.0.1:0',
+      'data.dir': dataDir,
+      'coordinator.storage': 'memory',
+      'group.initial.rebalance.delay.ms': '0',
+      'console.listener': 'http://127.0.0.1:0',
+    }),
+    { logger: createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } }) },
+  )
+  const started = lines
+    .map((l) => JSON.parse(l) as { msg?: string; url?: string })
+    .find((l) => l.msg?.startsWith('Console listening on') === true)
+  assert.ok(started?.url !== undefined, 'the server started no console')
+  consoleUrl = started.url
+  const port = server.address.port
+  const c = await WireClient.connect(port)
+  clients.push(c)
+  assert.deepEqual(await createTopics(c, [{ name: 'payments', partitions: 2 }]), [0])
+  // 6 records in each partition.
+  for (let p = 0; p < 2; p++) {
+    const batch = makeBatch(
+      Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: 0 })),
+    )
+    const [r] = await produce(c, [{ topic: 'payments', partition: p, records: batch }])
+    assert.equal(r!.errorCode, 0)
+  }
+  // A classic member of `ledger`: JoinGroup (MEMBER_ID_REQUIRED, then the join), SyncGroup as the
+  // leader with both partitions assigned to itself.
+  const m = await WireClient.connect(port)
+  clients.push(m)
+  const joinGroup = async (): Promise<AnyBody> =>
+    (
+      await m.request<AnyBody>(11, 9, {
+        groupId: 'ledger',
+        sessionTimeoutMs: 30_000,
+        rebalanceTimeoutMs: 30_000,
+        memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: [
+          {
+            name: 'range',
+            metadata: encodeSubscription(
+              {
+                topics: ['payments'],
+                userData: null,
+                ownedPartitions: [],
+                generationId: -1,
+                rackId: null,
+              },
+              0,
+            ),
+          },
+        ],
+        reason: null,
+      })
+    ).body
+  const first = await joinGroup()
+  assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED)
+  memberId = first.memberId
+  const joined = await joinGroup()
+  assert.equal(joined.errorCode, 0)
+  assert.equal(joined.leader, memberId)
+  const assignment = encodeAssignment(
+    { assignedPartitions: [{ topic: 'payments', partitions: [0, 1] }], userData: null },
+    0,
+  )
+  const synced = await m.request<AnyBody>(14, 5, {
+    groupId: 'ledger',
+    generationId: joined.generationId,
+    memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [{ memberId, assignment }],
+  })
+  assert.equal(synced.body.errorCode, 0)
+  await commit(m, 'ledger', joined.generationId, memberId, [[0, 4n]])
+  // `audit` has offsets only: committed outside any generation, as a simple consumer does.
+  await commit(c, 'audit', -1, '', [
+    [0, 1n],
+    [1, 6n],
+  ])
+  browser = await launchBrowser()
+})
+
+after(async () => {
+  for (const c of clients) c.close()
+  await browser?.close()
+  await server?.close()
+  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+})
+
+async function open(hash: string): Promise<Page> {
+  const page = await browser.context.newPage()
+  page.setDefaultTimeout(20_000)
+  await page.goto(`${consoleUrl}/?refresh=300${hash}`)
+  return page
+}
+
+const cells = (page: Page, groupId: string): Promise<(string | null)[]> =>
+  page.$$eval(`.consumer-groups tr[data-group-id="${groupId}"] td`, (tds) => tds.map((td) => td.textContent))
+
+async function lagRows(page: Page): Promise<(string | null | undefined)[][]> {
+  return page.$$eval('table.lag-table tbody tr', (trs) =>
+    trs.map((tr) => [
+      tr.getAttribute('data-partition'),
+      tr.querySelector('[data-col="member"]')?.textContent,
+      tr.querySelector('[data-col="committed"]')?.textContent,
+      tr.querySelector('[data-col="log-end"]')?.textContent,
+      tr.querySelector('[data-col="lag"]')?.textContent,
+    ]),
+  )
+}
+
+describe('console: classic groups against a real server', () => {
+  it('lists the classic groups, with and without members, with their type', async () => {
+    const page = await open('#/')
+    await page.waitForSelector('.consumer-groups tr[data-group-id="audit"]')
+    assert.deepEqual(await cells(page, 'ledger'), ['ledger', 'classic', 'Stable', '—', 'range', '1'])
+    assert.deepEqual(await cells(page, 'audit'), ['audit', 'classic', 'Empty', '—', '—', '0'])
+    await page.screenshot({ path: join(ARTIFACTS, 'classic-groups-list.png') })
+    await page.click('.consumer-groups tr[data-group-id="ledger"] a.group-link')
+    await page.waitForSelector('.consumer-group-view table.members')
+    assert.equal(new URL(page.url()).hash, '#/consumer-group/ledger')
+    await page.close()
+  })
+
+  it('shows a classic group’s members with their assignment and the lag per partition', async () => {
+    const page = await open('#/consumer-group/ledger')
+    await page.waitForSelector('.consumer-group-view table.lag-table tbody tr')
+    assert.equal(await page.textContent('.consumer-group-view .group-type'), 'classic group')
+    assert.equal(await page.textContent('[data-field="state"]'), 'Stable')
+    assert.equal(await page.textContent('[data-field="protocol-type"]'), 'consumer')
+    assert.equal(await page.textContent('[data-field="assignor"]'), 'range')
+    const members = await page.$$eval('table.members tbody tr', (trs) =>
+      trs.map((tr) => [
+        tr.getAttribute('data-member-id'),
+        tr.querySelector('[data-col="assignment"]')?.textContent,
+      ]),
+    )
+    assert.deepEqual(members, [[memberId, 'payments 0,1']])
+    assert.deepEqual(await lagRows(page), [
+      ['0', memberId, '4', '6', '2'],
+      ['1', memberId, '—', '6', '6'],
+    ])
+    assert.equal(await page.textContent('[data-testid="total-lag"]'), '8')
+    await page.screenshot({ path: join(ARTIFACTS, 'classic-group.png'), fullPage: true })
+    await page.close()
+  })
+
+  it('shows a classic group with offsets only as Empty, with its lag', async () => {
+    const page = await open('#/consumer-group/audit')
+    await page.waitForSelector('.consumer-group-view table.lag-table tbody tr')
+    assert.equal(await page.textContent('[data-field="state"]'), 'Empty')
+    assert.match((await page.textContent('.consumer-group-view')) ?? '', /No members\./)
+    assert.deepEqual(await lagRows(page), [
+      ['0', '—', '1', '6', '5'],
+      ['1', '—', '6', '6', '0'],
+    ])
+    await page.close()
+  })
+
+  it('an unknown group still shows the coordinator’s answer', async () => {
+    const page = await open('#/consumer-group/nope')
+    await page.waitForSelector('#main p.empty')
+    assert.match(
+      (await page.textContent('#main p.empty')) ?? '',
+      /GROUP_ID_NOT_FOUND: Group nope not found\./,
+    )
+    await page.close()
+  })
+})
