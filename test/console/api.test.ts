@@ -1,10 +1,15 @@
 // ConsoleApi's topics and lag over a ConsoleSource that gives answers a live cluster gives only by
 // accident: a topic that cannot be described, a partition whose ListOffsets failed, log directories
 // that cannot be described, nothing committed, a committed topic the topology does not read, and a
-// source without the offset methods.
+// source without the offset methods. Classic groups: listed with their type and described with
+// DescribeGroups, a group page falling back to it, and an id neither describe knows.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { KafkaError, type StreamsGroupDescription } from '../../src/clients/admin/index.js'
+import {
+  type ClassicGroupDescription,
+  KafkaError,
+  type StreamsGroupDescription,
+} from '../../src/clients/admin/index.js'
 import { ConsoleApi, type ConsoleApiError } from '../../src/console/api.js'
 import type { CommittedOffset, ConsoleSource, TopicOffsetsOutcome } from '../../src/console/source.js'
 import { group } from './fixtures.js'
@@ -191,5 +196,97 @@ describe('console API: lag', () => {
     })
     const bare = await new ConsoleApi(source({ groups: [group('app')], withOffsets: false })).group('app')
     assert.deepEqual([bare.offsets, bare.offsetsError], [null, null])
+  })
+})
+
+describe('console API: classic groups', () => {
+  const coordinator = { nodeId: 1, host: 'h', port: 9092 }
+  const notConsumer = (id: string) =>
+    new KafkaError(`Group ${id} is not a consumer group.`, { errorName: 'GROUP_ID_NOT_FOUND' })
+  const classic = (id: string, state: string): ClassicGroupDescription => ({
+    groupId: id,
+    groupState: state,
+    protocolType: state === 'Dead' ? '' : 'consumer',
+    protocol: state === 'Stable' ? 'range' : '',
+    members:
+      state === 'Stable'
+        ? [
+            {
+              memberId: 'm1',
+              instanceId: null,
+              clientId: 'c',
+              clientHost: '/h',
+              assignment: [{ topic: 't', partition: 1 }],
+            },
+          ]
+        : [],
+    coordinator,
+  })
+  const src = (classicAsked: (readonly string[])[]): ConsoleSource => ({
+    ...source({
+      topics: [
+        {
+          topic: 't',
+          partitions: [0, 1].map((partition) => ({ partition, logStartOffset: 0, logEndOffset: 9 })),
+        },
+      ],
+      committed: [{ topic: 't', partition: 0, offset: 4 }],
+    }),
+    listConsumerGroups: async () => [
+      { groupId: 'ledger', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' },
+      { groupId: 'audit', protocolType: '', groupState: 'Empty', groupType: 'classic' },
+    ],
+    describeConsumerGroups: async (ids) => new Map(ids.map((id) => [id, { error: notConsumer(id) }])),
+    describeClassicGroups: async (ids) => {
+      classicAsked.push(ids)
+      return new Map(
+        ids.map((id) => [
+          id,
+          { value: classic(id, id === 'ledger' ? 'Stable' : id === 'audit' ? 'Empty' : 'Dead') },
+        ]),
+      )
+    },
+  })
+
+  it('lists classic groups with their type, protocol and members, described with DescribeGroups', async () => {
+    const asked: (readonly string[])[] = []
+    const r = await new ConsoleApi(src(asked), { now: () => NOW }).consumerGroups()
+    assert.deepEqual(asked, [['ledger', 'audit']])
+    assert.deepEqual(
+      r.groups.map((g) => [
+        g.groupId,
+        g.groupType,
+        g.groupState,
+        g.groupEpoch,
+        g.assignorName,
+        g.memberCount,
+      ]),
+      [
+        ['audit', 'classic', 'Empty', null, null, 0],
+        ['ledger', 'classic', 'Stable', null, 'range', 1],
+      ],
+    )
+  })
+
+  it('a group page falls back to DescribeGroups; owners come from the assignment; Dead is not found', async () => {
+    const api = new ConsoleApi(src([]), { now: () => NOW })
+    const r = await api.consumerGroup('ledger')
+    assert.equal(r.groupType, 'classic')
+    assert.deepEqual(
+      r.offsets?.map((o) => [o.partition, o.memberId, o.committedOffset, o.lag]),
+      [
+        [0, null, 4, 5],
+        [1, 'm1', null, 9],
+      ],
+    )
+    const empty = await api.consumerGroup('audit')
+    assert.deepEqual([empty.group.groupState, empty.group.members.length], ['Empty', 0])
+    await assert.rejects(api.consumerGroup('nope'), (e: ConsoleApiError) => {
+      assert.deepEqual(
+        [e.status, e.body],
+        [404, { errorName: 'GROUP_ID_NOT_FOUND', message: 'Group nope is not a consumer group.' }],
+      )
+      return true
+    })
   })
 })

@@ -16,9 +16,8 @@ import type { StreamsMember } from '../../src/clients/streams/member.js'
 import { formatTasks } from '../../src/console/assignments.js'
 import { loadConsoleAssets, packageRoot } from '../../src/console/assets.js'
 import { topologyGraph } from '../../src/console/model.js'
-import { parseConfig, type RunningServer, startServer } from '../../src/index.js'
-import { createLogger } from '../../src/server/logger.js'
-import { ARTIFACTS, type Browser, launchBrowser } from './browser.js'
+import type { RunningServer } from '../../src/index.js'
+import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
 import { describeApp } from './fixtures.js'
 
 const DEMO_GROUPS = ['demo-inventory', 'demo-orders'] as const
@@ -40,27 +39,13 @@ let browser: Browser
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'topograph-console-real-'))
-  const lines: string[] = []
-  server = await startServer(
-    parseConfig({
-      listeners: 'PLAINTEXT://127.0.0.1:0',
-      'data.dir': dataDir,
-      'coordinator.storage': 'memory',
-      'group.streams.initial.rebalance.delay.ms': '0',
-      'group.streams.assignment.interval.ms': '0',
-      'group.streams.heartbeat.interval.ms': '200',
-      'group.streams.min.heartbeat.interval.ms': '200',
-      'group.streams.topology.description.plugin.class': 'memory',
-      'console.listener': 'http://127.0.0.1:0',
-    }),
-    { logger: createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } }) },
-  )
-  // The console is the server's own (step 6 of startServer); its bound address is in its log line.
-  const started = lines
-    .map((l) => JSON.parse(l) as { msg?: string; url?: string })
-    .find((l) => l.msg?.startsWith('Console listening on') === true)
-  assert.ok(started?.url !== undefined, 'the server started no console')
-  consoleUrl = started.url
+  ;({ server, consoleUrl } = await startServerWithConsole(dataDir, {
+    'group.streams.initial.rebalance.delay.ms': '0',
+    'group.streams.assignment.interval.ms': '0',
+    'group.streams.heartbeat.interval.ms': '200',
+    'group.streams.min.heartbeat.interval.ms': '200',
+    'group.streams.topology.description.plugin.class': 'memory',
+  }))
   const bootstrapServers = `127.0.0.1:${server.address.port}`
   demo = await startDemo({ bootstrapServers, instances: 2 })
   admin = Admin.create({ bootstrapServers, clientId: 'console-browser-test' })
@@ -75,12 +60,7 @@ after(async () => {
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
 })
 
-async function open(hash: string): Promise<Page> {
-  const page = await browser.context.newPage()
-  page.setDefaultTimeout(20_000)
-  await page.goto(`${consoleUrl}/?refresh=300${hash}`)
-  return page
-}
+const open = (hash: string): Promise<Page> => openConsolePage(browser, consoleUrl, hash)
 
 const attrs = (page: Page, selector: string, name: string): Promise<string[]> =>
   page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name)

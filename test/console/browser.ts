@@ -1,8 +1,12 @@
 // Headless Debian Chromium driven by playwright-core, with a fresh profile; closed by `close()`.
+// Also: a real in-process server with its own console, and a page of that console.
+import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type BrowserContext, chromium } from 'playwright-core'
+import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { parseConfig, type RunningServer, startServer } from '../../src/index.js'
+import { createLogger } from '../../src/server/logger.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -50,4 +54,39 @@ export async function launchBrowser(): Promise<Browser> {
       }
     },
   }
+}
+
+/**
+ * A server on a free port with memory storage under `dataDir` and its own console on a free port,
+ * with `config` on top; the console's bound address is read from its log line.
+ */
+export async function startServerWithConsole(
+  dataDir: string,
+  config: Readonly<Record<string, string>>,
+): Promise<{ server: RunningServer; consoleUrl: string }> {
+  const lines: string[] = []
+  const server = await startServer(
+    parseConfig({
+      listeners: 'PLAINTEXT://127.0.0.1:0',
+      'data.dir': dataDir,
+      'coordinator.storage': 'memory',
+      'console.listener': 'http://127.0.0.1:0',
+      ...config,
+    }),
+    { logger: createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } }) },
+  )
+  // The console is the server's own (step 6 of startServer); its bound address is in its log line.
+  const started = lines
+    .map((l) => JSON.parse(l) as { msg?: string; url?: string })
+    .find((l) => l.msg?.startsWith('Console listening on') === true)
+  assert.ok(started?.url !== undefined, 'the server started no console')
+  return { server, consoleUrl: started.url }
+}
+
+/** A new page of the console at `hash`, refreshing every 300 ms. */
+export async function openConsolePage(browser: Browser, consoleUrl: string, hash: string): Promise<Page> {
+  const page = await browser.context.newPage()
+  page.setDefaultTimeout(20_000)
+  await page.goto(`${consoleUrl}/?refresh=300${hash}`)
+  return page
 }

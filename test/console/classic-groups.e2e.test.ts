@@ -11,13 +11,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
-import { parseConfig, type RunningServer, startServer } from '../../src/index.js'
+import type { RunningServer } from '../../src/index.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js'
-import { createLogger } from '../../src/server/logger.js'
 import { createTopics, makeBatch, produce } from '../helpers/data-plane.js'
 import { WireClient } from '../server/wire-client.js'
-import { ARTIFACTS, type Browser, launchBrowser } from './browser.js'
+import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
@@ -58,22 +57,9 @@ async function commit(
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'topograph-console-classic-'))
-  const lines: string[] = []
-  server = await startServer(
-    parseConfig({
-      listeners: 'PLAINTEXT://127.0.0.1:0',
-      'data.dir': dataDir,
-      'coordinator.storage': 'memory',
-      'group.initial.rebalance.delay.ms': '0',
-      'console.listener': 'http://127.0.0.1:0',
-    }),
-    { logger: createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } }) },
-  )
-  const started = lines
-    .map((l) => JSON.parse(l) as { msg?: string; url?: string })
-    .find((l) => l.msg?.startsWith('Console listening on') === true)
-  assert.ok(started?.url !== undefined, 'the server started no console')
-  consoleUrl = started.url
+  ;({ server, consoleUrl } = await startServerWithConsole(dataDir, {
+    'group.initial.rebalance.delay.ms': '0',
+  }))
   const port = server.address.port
   const c = await WireClient.connect(port)
   clients.push(c)
@@ -153,12 +139,7 @@ after(async () => {
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
 })
 
-async function open(hash: string): Promise<Page> {
-  const page = await browser.context.newPage()
-  page.setDefaultTimeout(20_000)
-  await page.goto(`${consoleUrl}/?refresh=300${hash}`)
-  return page
-}
+const open = (hash: string): Promise<Page> => openConsolePage(browser, consoleUrl, hash)
 
 const cells = (page: Page, groupId: string): Promise<(string | null)[]> =>
   page.$$eval(`.consumer-groups tr[data-group-id="${groupId}"] td`, (tds) => tds.map((td) => td.textContent))

@@ -11,12 +11,11 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
 import { Admin } from '../../src/clients/admin/index.js'
-import { parseConfig, type RunningServer, startServer } from '../../src/index.js'
-import { createLogger } from '../../src/server/logger.js'
+import type { RunningServer } from '../../src/index.js'
 import { ConsumerMember } from '../helpers/consumer-member.js'
 import { createTopics, makeBatch, produce } from '../helpers/data-plane.js'
 import { WireClient } from '../server/wire-client.js'
-import { ARTIFACTS, type Browser, launchBrowser } from './browser.js'
+import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
 
 let dataDir: string
 let server: RunningServer
@@ -29,22 +28,9 @@ let b: ConsumerMember
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'topograph-console-consumer-'))
-  const lines: string[] = []
-  server = await startServer(
-    parseConfig({
-      listeners: 'PLAINTEXT://127.0.0.1:0',
-      'data.dir': dataDir,
-      'coordinator.storage': 'memory',
-      'group.consumer.assignment.interval.ms': '0',
-      'console.listener': 'http://127.0.0.1:0',
-    }),
-    { logger: createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } }) },
-  )
-  const started = lines
-    .map((l) => JSON.parse(l) as { msg?: string; url?: string })
-    .find((l) => l.msg?.startsWith('Console listening on') === true)
-  assert.ok(started?.url !== undefined, 'the server started no console')
-  consoleUrl = started.url
+  ;({ server, consoleUrl } = await startServerWithConsole(dataDir, {
+    'group.consumer.assignment.interval.ms': '0',
+  }))
   const port = server.address.port
   const c = await WireClient.connect(port)
   clients.push(c)
@@ -103,12 +89,7 @@ after(async () => {
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
 })
 
-async function open(hash: string): Promise<Page> {
-  const page = await browser.context.newPage()
-  page.setDefaultTimeout(20_000)
-  await page.goto(`${consoleUrl}/?refresh=300${hash}`)
-  return page
-}
+const open = (hash: string): Promise<Page> => openConsolePage(browser, consoleUrl, hash)
 
 describe('console: consumer groups against a real server', () => {
   it('lists the consumer group next to the streams groups', async () => {
