@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core'
 import type { RunningServer } from '../../src/index.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js'
-import { createTopics, makeBatch, produce } from '../helpers/data-plane.js'
+import { createFilledTopic } from '../helpers/data-plane.js'
 import { WireClient } from '../server/wire-client.js'
 import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
 
@@ -63,15 +63,7 @@ before(async () => {
   const port = server.address.port
   const c = await WireClient.connect(port)
   clients.push(c)
-  assert.deepEqual(await createTopics(c, [{ name: 'payments', partitions: 2 }]), [0])
-  // 6 records in each partition.
-  for (let p = 0; p < 2; p++) {
-    const batch = makeBatch(
-      Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: 0 })),
-    )
-    const [r] = await produce(c, [{ topic: 'payments', partition: p, records: batch }])
-    assert.equal(r!.errorCode, 0)
-  }
+  await createFilledTopic(c, 'payments', 2, 6)
   // A classic member of `ledger`: JoinGroup (MEMBER_ID_REQUIRED, then the join), SyncGroup as the
   // leader with both partitions assigned to itself.
   const m = await WireClient.connect(port)

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core'
 import { Admin } from '../../src/clients/admin/index.js'
 import type { RunningServer } from '../../src/index.js'
 import { ConsumerMember } from '../helpers/consumer-member.js'
-import { createTopics, makeBatch, produce } from '../helpers/data-plane.js'
+import { createFilledTopic } from '../helpers/data-plane.js'
 import { WireClient } from '../server/wire-client.js'
 import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
 
@@ -34,15 +34,7 @@ before(async () => {
   const port = server.address.port
   const c = await WireClient.connect(port)
   clients.push(c)
-  assert.deepEqual(await createTopics(c, [{ name: 'orders', partitions: 4 }]), [0])
-  // 5 records in each partition.
-  for (let p = 0; p < 4; p++) {
-    const batch = makeBatch(
-      Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: 0 })),
-    )
-    const [r] = await produce(c, [{ topic: 'orders', partition: p, records: batch }])
-    assert.equal(r!.errorCode, 0)
-  }
+  await createFilledTopic(c, 'orders', 4, 5)
   const member = async (id: string) => {
     const wc = await WireClient.connect(port)
     clients.push(wc)

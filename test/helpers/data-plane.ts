@@ -284,3 +284,24 @@ export async function createTopics(
   })
   return res.body.topics.map((t) => t.errorCode)
 }
+
+/**
+ * Creates `topic` with `partitions` partitions and produces `perPartition` records (`k<i>`/`v<i>`,
+ * timestamp 0) into each, failing on any error code.
+ */
+export async function createFilledTopic(
+  c: WireClient,
+  topic: string,
+  partitions: number,
+  perPartition: number,
+): Promise<void> {
+  const created = await createTopics(c, [{ name: topic, partitions }])
+  if (created[0] !== 0) throw new Error(`CreateTopics ${topic} answered ${created[0]}`)
+  for (let p = 0; p < partitions; p++) {
+    const records = makeBatch(
+      Array.from({ length: perPartition }, (_, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: 0 })),
+    )
+    const [r] = await produce(c, [{ topic, partition: p, records }])
+    if (r?.errorCode !== 0) throw new Error(`Produce ${topic}-${p} answered ${r?.errorCode}`)
+  }
+}
