@@ -111,16 +111,11 @@ export class ConsoleApi {
   }
 
   async group(groupId: string): Promise<GroupResponse> {
-    const described = await this.#source.describeStreamsGroups([groupId])
-    const outcome = described.get(groupId)
-    if (outcome === undefined) {
-      throw new ConsoleApiError(502, { errorName: 'UNKNOWN', message: `No description of group ${groupId}` })
-    }
-    if ('error' in outcome) {
-      const body = apiError(outcome.error)
-      throw new ConsoleApiError(body.errorName === 'GROUP_ID_NOT_FOUND' ? 404 : 502, body)
-    }
-    const group = outcome.value
+    const group = await this.#describeOne(
+      groupId,
+      (ids) => this.#source.describeStreamsGroups(ids),
+      () => null,
+    )
     this.#remember(group)
     let offsets: PartitionLag[] | null = null
     let offsetsError: ApiError | null = null
@@ -339,9 +334,11 @@ export class ConsoleApi {
         message: 'This console has no consumer group view.',
       })
     }
-    const group = await this.#describeOne(groupId, source.describeConsumerGroups, (first) =>
-      first.errorName === 'GROUP_ID_NOT_FOUND' && source.describeClassicGroups !== undefined
-        ? this.#describeOne(groupId, source.describeClassicGroups, () => null).then((c) =>
+    const describeConsumer = source.describeConsumerGroups.bind(source)
+    const describeClassic = source.describeClassicGroups?.bind(source)
+    const group = await this.#describeOne(groupId, describeConsumer, (first) =>
+      first.errorName === 'GROUP_ID_NOT_FOUND' && describeClassic !== undefined
+        ? this.#describeOne(groupId, describeClassic, () => null).then((c) =>
             c.groupState === 'Dead' ? null : c,
           )
         : null,

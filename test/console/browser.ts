@@ -90,3 +90,16 @@ export async function openConsolePage(browser: Browser, consoleUrl: string, hash
   await page.goto(`${consoleUrl}/?refresh=300${hash}`)
   return page
 }
+
+/** The lag table's rows: partition, owning member, committed offset, log end offset and lag. */
+export function lagTableRows(page: Page): Promise<(string | null | undefined)[][]> {
+  return page.$$eval('table.lag-table tbody tr', (trs) =>
+    trs.map((tr) => [
+      tr.getAttribute('data-partition'),
+      tr.querySelector('[data-col="member"]')?.textContent,
+      tr.querySelector('[data-col="committed"]')?.textContent,
+      tr.querySelector('[data-col="log-end"]')?.textContent,
+      tr.querySelector('[data-col="lag"]')?.textContent,
+    ]),
+  )
+}

@@ -16,7 +16,14 @@ import { ErrorCode } from '../../src/protocol/errors.js'
 import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js'
 import { createFilledTopic } from '../helpers/data-plane.js'
 import { WireClient } from '../server/wire-client.js'
-import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
+import {
+  ARTIFACTS,
+  type Browser,
+  lagTableRows,
+  launchBrowser,
+  openConsolePage,
+  startServerWithConsole,
+} from './browser.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
@@ -136,18 +143,6 @@ const open = (hash: string): Promise<Page> => openConsolePage(browser, consoleUr
 const cells = (page: Page, groupId: string): Promise<(string | null)[]> =>
   page.$$eval(`.consumer-groups tr[data-group-id="${groupId}"] td`, (tds) => tds.map((td) => td.textContent))
 
-async function lagRows(page: Page): Promise<(string | null | undefined)[][]> {
-  return page.$$eval('table.lag-table tbody tr', (trs) =>
-    trs.map((tr) => [
-      tr.getAttribute('data-partition'),
-      tr.querySelector('[data-col="member"]')?.textContent,
-      tr.querySelector('[data-col="committed"]')?.textContent,
-      tr.querySelector('[data-col="log-end"]')?.textContent,
-      tr.querySelector('[data-col="lag"]')?.textContent,
-    ]),
-  )
-}
-
 describe('console: classic groups against a real server', () => {
   it('lists the classic groups, with and without members, with their type', async () => {
     const page = await open('#/')
@@ -175,7 +170,7 @@ describe('console: classic groups against a real server', () => {
       ]),
     )
     assert.deepEqual(members, [[memberId, 'payments 0,1']])
-    assert.deepEqual(await lagRows(page), [
+    assert.deepEqual(await lagTableRows(page), [
       ['0', memberId, '4', '6', '2'],
       ['1', memberId, '—', '6', '6'],
     ])
@@ -189,7 +184,7 @@ describe('console: classic groups against a real server', () => {
     await page.waitForSelector('.consumer-group-view table.lag-table tbody tr')
     assert.equal(await page.textContent('[data-field="state"]'), 'Empty')
     assert.match((await page.textContent('.consumer-group-view')) ?? '', /No members\./)
-    assert.deepEqual(await lagRows(page), [
+    assert.deepEqual(await lagTableRows(page), [
       ['0', '—', '1', '6', '5'],
       ['1', '—', '6', '6', '0'],
     ])

@@ -15,7 +15,14 @@ import type { RunningServer } from '../../src/index.js'
 import { ConsumerMember } from '../helpers/consumer-member.js'
 import { createFilledTopic } from '../helpers/data-plane.js'
 import { WireClient } from '../server/wire-client.js'
-import { ARTIFACTS, type Browser, launchBrowser, openConsolePage, startServerWithConsole } from './browser.js'
+import {
+  ARTIFACTS,
+  type Browser,
+  lagTableRows,
+  launchBrowser,
+  openConsolePage,
+  startServerWithConsole,
+} from './browser.js'
 
 let dataDir: string
 let server: RunningServer
@@ -126,15 +133,7 @@ describe('console: consumer groups against a real server', () => {
     )
     const owner = new Map(d.members.flatMap((m) => m.assignment.map((p) => [p.partition, m.memberId])))
     const committedPartition = a.partitions()[0]!
-    const lag = await page.$$eval('table.lag-table tbody tr', (trs) =>
-      trs.map((tr) => [
-        tr.getAttribute('data-partition'),
-        tr.querySelector('[data-col="member"]')?.textContent,
-        tr.querySelector('[data-col="committed"]')?.textContent,
-        tr.querySelector('[data-col="log-end"]')?.textContent,
-        tr.querySelector('[data-col="lag"]')?.textContent,
-      ]),
-    )
+    const lag = await lagTableRows(page)
     assert.deepEqual(
       lag,
       [0, 1, 2, 3].map((p) => [
