@@ -190,14 +190,4 @@ describe('console: classic groups against a real server', () => {
     ])
     await page.close()
   })
-
-  it('an unknown group still shows the coordinator’s answer', async () => {
-    const page = await open('#/consumer-group/nope')
-    await page.waitForSelector('#main p.empty')
-    assert.match(
-      (await page.textContent('#main p.empty')) ?? '',
-      /GROUP_ID_NOT_FOUND: Group nope not found\./,
-    )
-    await page.close()
-  })
 })
