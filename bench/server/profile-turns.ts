@@ -71,6 +71,8 @@ for (let i = 0; i < n; i++) {
   if (isIdle(profile.samples[i])) {
     if (open !== null) {
       open.to = i
+      // The stretch lasts until this sample: a gap before it is the stretch's last sample's.
+      open.maxGap = Math.max(open.maxGap, profile.timeDeltas[i])
       stretches.push(open)
       open = null
     }
