@@ -17,7 +17,8 @@
 // is Topograph's MB/s over the ceiling's, and the report gives the median over the runs. The
 // servers run in this process's one JavaScript thread; the load comes from a forked child.
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server (bench/server/target.ts); BENCH_PROFILE=<dir>
-// writes a CPU profile of the server for each measured Topograph phase; BENCH_ACKS=-1,1 swaps the
+// writes a CPU profile of the server for each measured Topograph phase and each latency run
+// (bench/server/profile-turns.ts shows what ran in its long turns); BENCH_ACKS=-1,1 swaps the
 // order of the two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each
 // half-phase (ceiling, Topograph, Topograph, ceiling) as it ends.
 // Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
@@ -64,6 +65,7 @@ import {
 } from './load.js'
 import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases.js'
 import { kernelCounters, pageCache, since } from './kernel-state.js'
+import { profiled } from '../server/load.js'
 import { runAsTheCli } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
 import {
@@ -180,11 +182,13 @@ for (let run = 0; run < runs; run++) {
     gcs,
     events,
   } = await withGcs(() =>
-    latencyLoad({
-      ...latency,
-      fromOffset: log.logEndOffset,
-      ...(traced === undefined ? {} : { slowMs: 10, timeline: WHOLE_RUN }),
-    }),
+    profiled(`latency-run${run + 1}`, () =>
+      latencyLoad({
+        ...latency,
+        fromOffset: log.logEndOffset,
+        ...(traced === undefined ? {} : { slowMs: 10, timeline: WHOLE_RUN }),
+      }),
+    ),
   ).finally(() => clearInterval(sampler))
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()

@@ -5,9 +5,12 @@
 // promise continuations `processTicksAndRejections`), self time by function and inclusive time of
 // Topograph's functions inside them. A sample gap (the sampler itself descheduled) longer than
 // `gap-ms` inside a stretch is counted apart: that stretch is the machine's, not the server's.
-// Record with `BENCH_PROFILE_INTERVAL_US=100` so that a turn holds enough samples.
+// Record with `BENCH_PROFILE_INTERVAL_US=100` so that a turn holds enough samples. With `each`
+// (a fifth argument) every such stretch is also listed on its own: when it began (ms into the
+// profile), its length and longest sample gap, what started it and its three heaviest frames by
+// self time with the Topograph function they ran under.
 //
-//   npx tsx bench/server/profile-turns.ts <file.cpuprofile> [min-ms=4] [top=20] [gap-ms=2]
+//   npx tsx bench/server/profile-turns.ts <file.cpuprofile> [min-ms=4] [top=20] [gap-ms=2] [each]
 import { readFileSync } from 'node:fs'
 
 interface Node {
@@ -22,9 +25,9 @@ interface Profile {
   startTime: number
   endTime: number
 }
-const [file, minArg, topArg, gapArg] = process.argv.slice(2)
+const [file, minArg, topArg, gapArg, eachArg] = process.argv.slice(2)
 if (!file) {
-  console.error('usage: profile-turns.ts <file.cpuprofile> [min-ms=4] [top=20] [gap-ms=2]')
+  console.error('usage: profile-turns.ts <file.cpuprofile> [min-ms=4] [top=20] [gap-ms=2] [each]')
   process.exit(2)
 }
 const minUs = Number(minArg ?? 4) * 1000
@@ -68,6 +71,8 @@ for (let i = 0; i < n; i++) {
   if (isIdle(profile.samples[i])) {
     if (open !== null) {
       open.to = i
+      // The stretch lasts until this sample: a gap before it is the stretch's last sample's.
+      open.maxGap = Math.max(open.maxGap, profile.timeDeltas[i])
       stretches.push(open)
       open = null
     }
@@ -130,3 +135,33 @@ function summarize(title: string, set: readonly Stretch[]): void {
   show('inclusive time, functions in src/', inclusive)
 }
 summarize(`stretches ≥ ${minUs / 1000} ms without a gap`, served)
+
+if (eachArg === 'each') {
+  console.log(
+    `\nevery stretch ≥ ${minUs / 1000} ms: at ms | ms | longest gap ms | started by | heaviest self frames (under)`,
+  )
+  /** The innermost Topograph function above a sample's frame. */
+  const under = (id: number): string => {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const c = byId.get(cur) as Node
+      if (c.callFrame.url.includes('/src/')) return label(c)
+    }
+    return '-'
+  }
+  for (const s of long) {
+    const self = new Map<string, number>()
+    for (let i = s.from; i < s.to; i++) {
+      const id = profile.samples[i]
+      const k = `${label(byId.get(id) as Node)} (${under(id)})`
+      self.set(k, (self.get(k) ?? 0) + weight(i))
+    }
+    const heavy = [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([k, v]) => `${f1(v / 1000)} ${k}`)
+      .join('; ')
+    console.log(
+      `${f1((times[s.from] - profile.startTime) / 1000)} | ${f1(us(s) / 1000)} | ${f1(s.maxGap / 1000)} | ${entry(profile.samples[s.from])} | ${heavy}`,
+    )
+  }
+}

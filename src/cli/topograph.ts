@@ -1,8 +1,12 @@
-#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16
+#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16 --heap-growing-percent=100
 // The Node options on the line above fix the young generation's size (README, "Configuration"): V8
 // shrinks it when the allocation rate drops and grows it back later, and the server's resident
-// memory moved by some 20 MB with it. scripts/start.sh and the soak start the server with the
-// options of this line (test/helpers/topograph-process.ts, `cliNodeOptions`).
+// memory moved by some 20 MB with it. They also let the old generation grow to twice what a full
+// collection leaves before the next one starts: V8 set the limit at about 1.5 times that and
+// started marking again after a few scavenges, a mark-sweep-compact every 0.3–1.5 s under a steady
+// produce load (BENCHMARKS.md, "The full collections of the latency runs"). scripts/start.sh and
+// the soak start the server with the options of this line (test/helpers/topograph-process.ts,
+// `cliNodeOptions`).
 // `topograph start [--config FILE] [--override key=value]...`: loads the configuration, starts the
 // server in the foreground and stops it gracefully on SIGTERM or SIGINT (exit status 0).
 // Exit status 1: the configuration cannot be honoured or the server failed; 2: bad command line.
