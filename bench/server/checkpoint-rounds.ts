@@ -14,16 +14,22 @@ export interface CheckpointRounds {
 
 /**
  * Records every checkpoint round of every SQLite store of this process from now on (through
- * `Worker.prototype.postMessage`), with `now` as the clock.
+ * `Worker.prototype.postMessage`), with `now` as the clock; `onRound`, when given, also gets each
+ * round's post time on that clock, its time and whether the writes were held for it.
  */
-export function recordCheckpointRounds(now: () => number): CheckpointRounds {
+export function recordCheckpointRounds(
+  now: () => number,
+  onRound?: (at: number, ms: number, held: boolean) => void,
+): CheckpointRounds {
   const rounds: CheckpointRounds = { held: [], flowing: [] }
   const post = Worker.prototype.postMessage
   Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
     if (message === 'round' || message === 'round+sync') {
       const at = now()
       this.once('message', () => {
-        ;(message === 'round' ? rounds.held : rounds.flowing).push(now() - at)
+        const ms = now() - at
+        ;(message === 'round' ? rounds.held : rounds.flowing).push(ms)
+        onRound?.(at, ms, message === 'round')
       })
     }
     return (post as (...a: unknown[]) => void).call(this, message, ...rest)

@@ -2,8 +2,9 @@
 // a loop of this process (process.cpuUsage, 3 rounds, median): encoding the records
 // (`encodeCoordinatorRecords`), the memory engine's append and the SQLite engine's append (16
 // commits a write, as a pipelining connection's batch arrives; SQLite's figure includes its
-// checkpoint worker's CPU, and it runs a tenth as many commits), and replaying the records into an offsets manager. Every commit has
-// its own group, topic and metadata strings, as decoding a request gives them.
+// checkpoint worker's CPU, and it runs a tenth as many commits), and replaying the records into an
+// offsets manager and into a group coordinator shard (its simple-group bookkeeping too). Every
+// commit has its own group, topic and metadata strings, as decoding a request gives them.
 //
 //   node --import tsx bench/server/commit-stages.ts [commits=100000]
 //
@@ -19,6 +20,7 @@ const { MemoryRecordStore } = await at('coordinator/storage/memory.js')
 const { SqliteRecordStore } = await at('coordinator/storage/sqlite.js')
 const { encodeCoordinatorRecords, releaseEncodedRecords } = await at('protocol/records.js')
 const { OffsetMetadataManager } = await at('coordinator/shard/offsets/offset-metadata-manager.js')
+const { GroupCoordinatorShard } = await at('coordinator/shard/index.js')
 
 // 256 commits of the Streams shape, as the handler builds them.
 const commits = streamsCommitRecords(256)
@@ -50,4 +52,13 @@ const offsets = new OffsetMetadataManager()
 await time('replay into the offsets', (i) => {
   const c = commits[i & 255]
   for (let j = 0; j < 20; j++) offsets.replay(c[j])
+})
+// No topics and no assignor: offsets of a group with no group protocol (a simple group) need neither.
+const shard = new GroupCoordinatorShard({
+  topics: { topic: () => undefined, topicById: () => undefined },
+  assignors: { select: () => undefined },
+})
+await time('replay into a shard', (i) => {
+  const c = commits[i & 255]
+  for (let j = 0; j < 20; j++) shard.replay(c[j])
 })

@@ -134,7 +134,13 @@ if (storage === 'sqlite') {
 }
 /** Each checkpoint round, posted to answered (checkpoint-rounds.ts). */
 const rounds: CheckpointRounds =
-  storage === 'sqlite' ? recordCheckpointRounds(epoch) : { held: [], flowing: [] }
+  storage === 'sqlite'
+    ? recordCheckpointRounds(epoch, (at, ms, held) => {
+        // A round with the writes flowing takes a core beside the event loop's: its span is an
+        // event (the held ones are noted by the tick below).
+        if (!held) events.push({ at, ms, what: 'a checkpoint round with the writes flowing' })
+      })
+    : { held: [], flowing: [] }
 /** The holds of the current run: how many, and how long in all. */
 const holds = { n: 0, ms: 0, longest: 0 }
 let heldSince: number | undefined
@@ -337,6 +343,7 @@ function printTail(
   const kinds: [string, { at: number; ms: number }[]][] = [
     ['writes held for a checkpoint round', inRun.filter((e) => e.what.startsWith('checkpoint'))],
     ['a store write > 2 ms', inRun.filter((e) => e.what.startsWith('store'))],
+    ['a checkpoint round with the writes flowing', inRun.filter((e) => e.what.startsWith('a checkpoint'))],
     ['a server stall, mostly on a CPU', serverStalls.filter((e) => e.onCpuMs >= e.waitingMs)],
     ['a server stall, mostly waiting for a CPU', serverStalls.filter((e) => e.onCpuMs < e.waitingMs)],
     ['a server collection ≥ 1 ms', inRun.filter((e) => e.what.startsWith('GC') && e.ms >= 1)],

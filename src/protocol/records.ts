@@ -186,8 +186,8 @@ function newSlab(): Slab {
 
 let slab = newSlab()
 let slabUsed = 0
-/** Full slabs by their ArrayBuffer, in the order they filled. */
-const retiredSlabs = new Map<ArrayBufferLike, Slab>()
+/** Full slabs by their buffer, in the order they filled. */
+const retiredSlabs = new Map<Buffer, Slab>()
 const freeSlabs: Slab[] = []
 
 /** Moves on to an empty slab: a freed one if any, else a new one. */
@@ -196,10 +196,10 @@ function nextSlab(): void {
   if (full.live === 0) {
     if (freeSlabs.length < FREE_SLABS) freeSlabs.push(full)
   } else {
-    retiredSlabs.set(full.bytes.buffer, full)
+    retiredSlabs.set(full.bytes, full)
     if (retiredSlabs.size > RETIRED_SLABS) {
       // Its records were never all handed back: it stays as it is until the GC takes it.
-      const oldest = retiredSlabs.keys().next().value as ArrayBufferLike
+      const oldest = retiredSlabs.keys().next().value as Buffer
       retiredSlabs.delete(oldest)
     }
   }
@@ -213,21 +213,36 @@ function nextSlab(): void {
  * not carved from a slab are ignored. Each record is handed back at most once.
  */
 export function releaseEncodedRecords(records: readonly EncodedCoordinatorRecord[]): void {
-  const current = slab.bytes.buffer
+  // Records carved one after another come back together: a run of records of one slab is counted
+  // and handed back at once (one lookup of its slab a run, not one a record).
+  let run: Buffer | undefined
+  let count = 0
   for (let i = 0; i < records.length; i++) {
     const r = records[i]
     if (!(r instanceof SlabRecord)) continue
-    const buffer = r.bytes.buffer
-    if (buffer === current) {
-      slab.live--
+    if (r.bytes === run) {
+      count++
       continue
     }
-    const s = retiredSlabs.get(buffer)
-    if (s === undefined) continue
-    if (--s.live === 0) {
-      retiredSlabs.delete(buffer)
-      if (freeSlabs.length < FREE_SLABS) freeSlabs.push(s)
-    }
+    if (run !== undefined) releaseSlabRecords(run, count)
+    run = r.bytes
+    count = 1
+  }
+  if (run !== undefined) releaseSlabRecords(run, count)
+}
+
+/** Hands back `count` records carved from the slab whose buffer is `bytes`. */
+function releaseSlabRecords(bytes: Buffer, count: number): void {
+  if (bytes === slab.bytes) {
+    slab.live -= count
+    return
+  }
+  const s = retiredSlabs.get(bytes)
+  if (s === undefined) return
+  s.live -= count
+  if (s.live === 0) {
+    retiredSlabs.delete(bytes)
+    if (freeSlabs.length < FREE_SLABS) freeSlabs.push(s)
   }
 }
 
@@ -254,8 +269,8 @@ function encodeOffsetCommitFast(rec: OffsetCommitRec): SlabRecord | undefined {
       typeof v.metadata !== 'string' ||
       (version === 3 && (v.leaderEpoch | 0) !== v.leaderEpoch) ||
       !isInt64(v.offset) ||
-      !isInt64(v.commitTimestamp) ||
-      (version === 1 && !isInt64(v.expireTimestamp))
+      !isInt64Timestamp(v.commitTimestamp) ||
+      (version === 1 && !isInt64Timestamp(v.expireTimestamp))
     )
       return undefined
     metadataChars = v.metadata.length
@@ -313,7 +328,7 @@ function encodeOffsetCommitFast(rec: OffsetCommitRec): SlabRecord | undefined {
   if (n < 0) n = buf.write(s, p + 2, 'utf8')
   dv.setInt16(p, n)
   p += 2 + n
-  dv.setBigInt64(p, v.commitTimestamp)
+  writeCommitTimestamp(dv, p, v.commitTimestamp)
   p += 8
   if (version === 1) {
     dv.setBigInt64(p, v.expireTimestamp)
@@ -327,8 +342,44 @@ const OFFSET_COMMIT_MAX_VALUE_VERSION = BY_TYPE.get('OffsetCommit')!.maxValueVer
 /** Metadata strings shorter than this are copied when ASCII (two characters a store). */
 const METADATA_COPIED_BY_CHAR = 64
 
+/** The commit timestamp last written, and its two 32-bit halves. */
+let commitTimestamp = -1n
+let commitTimestampHigh = -1
+let commitTimestampLow = -1
+
+/**
+ * Writes the commit timestamp at `p`, big-endian. The records of one commit share their timestamp:
+ * after the first, its halves are written as two int32s (DataView's bigint store is a call into
+ * the runtime, the int32 ones are not).
+ */
+function writeCommitTimestamp(dv: DataView, p: number, t: bigint): void {
+  if (t !== commitTimestamp) {
+    dv.setBigInt64(p, t)
+    commitTimestamp = t
+    commitTimestampHigh = dv.getInt32(p)
+    commitTimestampLow = dv.getInt32(p + 4)
+    return
+  }
+  dv.setInt32(p, commitTimestampHigh)
+  dv.setInt32(p + 4, commitTimestampLow)
+}
+
 function isInt64(v: unknown): boolean {
   return typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX
+}
+
+/** The last timestamp {@link isInt64Timestamp} found an int64. */
+let int64Timestamp = 0n
+
+/**
+ * {@link isInt64} for a timestamp: the records of one commit share theirs, so after the first an
+ * equal bigint (in range, being equal to one that is) needs no comparison with the bounds.
+ */
+function isInt64Timestamp(v: unknown): boolean {
+  if (v === int64Timestamp) return true
+  if (!isInt64(v)) return false
+  int64Timestamp = v as bigint
+  return true
 }
 
 /**

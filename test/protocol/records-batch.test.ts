@@ -198,6 +198,41 @@ describe('encodeCoordinatorRecords', () => {
     releaseEncodedRecords(batch)
   })
 
+  it('writes timestamps shared by a run of records, and ones that change from record to record', () => {
+    const commit = (partition: number, commitTimestamp: bigint, expireTimestamp: bigint): OffsetCommit => ({
+      type: 'OffsetCommit',
+      key: { group: 'g', topic: 't', partition },
+      value: {
+        offset: BigInt(partition),
+        leaderEpoch: -1,
+        metadata: 'm',
+        commitTimestamp,
+        expireTimestamp,
+        topicId: ZERO_UUID,
+      },
+      valueVersion: expireTimestamp >= 0n ? 1 : 3,
+    })
+    const stamps = [1_700_000_000_000n, -1n, 0n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 32n, 2n ** 32n - 1n]
+    const records: OffsetCommit[] = []
+    for (const a of stamps)
+      for (const b of stamps) {
+        // A run sharing one timestamp, then one of another, then the first again.
+        for (let i = 0; i < 3; i++) records.push(commit(i, a, -1n))
+        records.push(commit(3, b, -1n), commit(4, a, -1n))
+        // Retention (value version 1): commit and expire timestamps alternate within each record.
+        if (b >= 0n) records.push(commit(5, a, b), commit(6, a, b), commit(7, b, a < 0n ? 0n : a))
+      }
+    const batch = encodeCoordinatorRecords(records)
+    for (let i = 0; i < records.length; i++) {
+      const one = encodeCoordinatorRecord(records[i])
+      assert.equal(hex(batch[i].value), hex(one.value), `record ${i}`)
+    }
+    releaseEncodedRecords(batch)
+    // A timestamp out of range after an equal-looking one in range is still refused.
+    encodeCoordinatorRecords([commit(0, 2n ** 63n - 1n, -1n)])
+    assert.throws(() => encodeCoordinatorRecords([commit(0, 2n ** 63n, -1n)]), /int64 out of range/)
+  })
+
   it('refuses what encodeCoordinatorRecord refuses, with the same error', () => {
     const base: OffsetCommit = {
       type: 'OffsetCommit',

@@ -145,6 +145,13 @@ export class GroupCoordinatorShard
   readonly #offsets: OffsetMetadataManager
   /** Simple groups: ids with offsets but no group protocol (Kafka: empty classic groups, protocol ""). */
   readonly #simpleGroups = new Set<string>()
+  /**
+   * An id found in `#simpleGroups` by the last replay of an offset (the string the record carried),
+   * or undefined; cleared whenever an id leaves the set. The records of one commit share their
+   * group's string, so each after the first is known a simple group without a lookup (a lookup
+   * compares the id character by character with the set's equal, but not the same, string).
+   */
+  #lastSimpleGroup: string | undefined = undefined
   /** Set while a join runs, so a simple group with that id may be replaced by the streams group. */
   #joiningGroupId: string | null = null
   readonly #onStreamsGroupRemoved: ((groupId: string) => void) | undefined
@@ -242,6 +249,12 @@ export class GroupCoordinatorShard
 
   // ---- replay ----
 
+  /** The id is no simple group from now on. */
+  #forgetSimpleGroup(groupId: string): void {
+    this.#simpleGroups.delete(groupId)
+    this.#lastSimpleGroup = undefined
+  }
+
   replay(record: CoordinatorRecord): void {
     switch (record.type) {
       case 'OffsetCommit':
@@ -249,20 +262,23 @@ export class GroupCoordinatorShard
         this.#offsets.replay(record)
         // Offsets (committed or pending transactional ones) of an id with no group create the
         // simple group, as Kafka's replay does (already one: nothing to look up).
-        if (
-          record.value !== null &&
-          !this.#simpleGroups.has(record.key.group) &&
-          this.#streams.group(record.key.group) === undefined &&
-          this.consumer.group(record.key.group) === undefined &&
-          !this.classic.hasGroup(record.key.group)
-        ) {
-          this.#simpleGroups.add(record.key.group)
+        if (record.value !== null && record.key.group !== this.#lastSimpleGroup) {
+          const group = record.key.group
+          if (this.#simpleGroups.has(group)) this.#lastSimpleGroup = group
+          else if (
+            this.#streams.group(group) === undefined &&
+            this.consumer.group(group) === undefined &&
+            !this.classic.hasGroup(group)
+          ) {
+            this.#simpleGroups.add(group)
+            this.#lastSimpleGroup = group
+          }
         }
         return
       case 'GroupMetadata':
         // A tombstone deletes the classic or simple group; a value is a classic group's checkpoint,
         // which also turns a simple group with that id into the classic group.
-        this.#simpleGroups.delete(record.key.group)
+        this.#forgetSimpleGroup(record.key.group)
         this.classic.replay(record)
         return
       case 'StreamsGroupMetadata':
@@ -271,7 +287,7 @@ export class GroupCoordinatorShard
       case 'StreamsGroupTargetAssignmentMember':
       case 'StreamsGroupCurrentMemberAssignment':
       case 'StreamsGroupTopology':
-        if (record.value !== null) this.#simpleGroups.delete(record.key.groupId)
+        if (record.value !== null) this.#forgetSimpleGroup(record.key.groupId)
         this.#streams.replay(record)
         if (
           record.type === 'StreamsGroupMetadata' &&
@@ -283,7 +299,7 @@ export class GroupCoordinatorShard
         return
       default:
         if (isConsumerRecord(record)) {
-          if (record.value !== null) this.#simpleGroups.delete(record.key.groupId)
+          if (record.value !== null) this.#forgetSimpleGroup(record.key.groupId)
           this.consumer.replay(record)
           return
         }

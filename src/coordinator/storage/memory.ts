@@ -123,17 +123,25 @@ export function keyHash(view: DataView, bytes: Uint8Array, start: number, n: num
   return fmix32(h) & 0x3fffffff
 }
 
-/** In `LatestRecords.byHash`: several keys share this hash; they are in `byKey`. */
-const COLLIDED = -1
+/** In `LatestRecords`' table: several keys share this hash; they are in `byKey`. */
+const COLLIDED = 0xffffffff
+/** Entries of a new `LatestRecords` table (a power of two). */
+const FIRST_TABLE_ENTRIES = 16
 
 /**
  * The position (`chunk * CHUNK_RECORDS + slot`) of the latest record of every key of a log. Keys
  * are found by a hash of their bytes and compared byte by byte, so recording a record costs a short
- * loop and a map lookup by integer; only keys whose hash another key shares are kept by their bytes
- * as a string (turning every key into a string and hashing that cost several times more per record).
+ * loop and a probe of a table of integers; only keys whose hash another key shares are kept by their
+ * bytes as a string (turning every key into a string and hashing that cost several times more per
+ * record). The table is open-addressed in one typed array, two numbers an entry (the hash plus one,
+ * 0 for a free entry, and the position): a record whose key is already there is one probe and one
+ * store, where a Map took a lookup and then a second one to set the entry. Entries are never
+ * removed (compaction builds a new one), and the table doubles once half of it is taken.
  */
 class LatestRecords {
-  readonly byHash = new Map<number, number>()
+  #table = new Uint32Array(2 * FIRST_TABLE_ENTRIES)
+  /** Taken entries of the table (distinct hashes). */
+  #taken = 0
   readonly byKey = new Map<string, number>()
   /** Distinct keys. */
   size = 0
@@ -143,37 +151,65 @@ class LatestRecords {
     const chunk = chunks[c]
     const position = c * CHUNK_RECORDS + slot
     const h = chunk.keyHash(slot)
-    const previous = this.byHash.get(h)
-    if (previous === undefined) {
-      this.byHash.set(h, position)
-      this.size++
-      return
+    const table = this.#table
+    const mask = (table.length >>> 1) - 1
+    let e = h & mask
+    for (;;) {
+      const tag = table[2 * e]
+      if (tag === 0) break
+      if (tag === h + 1) {
+        const previous = table[2 * e + 1]
+        if (previous === COLLIDED) {
+          const id = chunk.keyId(slot)
+          if (!this.byKey.has(id)) this.size++
+          this.byKey.set(id, position)
+          return
+        }
+        const pc = chunks[previous >>> CHUNK_RECORDS_BITS]
+        const ps = previous & (CHUNK_RECORDS - 1)
+        if (chunk.sameKey(slot, pc, ps)) {
+          table[2 * e + 1] = position
+          return
+        }
+        // A second key with this hash: both are kept by their bytes from now on.
+        table[2 * e + 1] = COLLIDED
+        this.byKey.set(pc.keyId(ps), previous)
+        this.byKey.set(chunk.keyId(slot), position)
+        this.size++
+        return
+      }
+      e = (e + 1) & mask
     }
-    if (previous === COLLIDED) {
-      const id = chunk.keyId(slot)
-      if (!this.byKey.has(id)) this.size++
-      this.byKey.set(id, position)
-      return
-    }
-    const pc = chunks[previous >>> CHUNK_RECORDS_BITS]
-    const ps = previous & (CHUNK_RECORDS - 1)
-    if (chunk.sameKey(slot, pc, ps)) {
-      this.byHash.set(h, position)
-      return
-    }
-    // A second key with this hash: both are kept by their bytes from now on.
-    this.byHash.set(h, COLLIDED)
-    this.byKey.set(pc.keyId(ps), previous)
-    this.byKey.set(chunk.keyId(slot), position)
+    table[2 * e] = h + 1
+    table[2 * e + 1] = position
     this.size++
+    if (++this.#taken * 2 > mask + 1) this.#grow()
   }
 
   /** Every key's latest position, in no particular order. */
   positions(): number[] {
     const out: number[] = []
-    for (const p of this.byHash.values()) if (p !== COLLIDED) out.push(p)
+    const table = this.#table
+    for (let e = 0; e < table.length; e += 2)
+      if (table[e] !== 0 && table[e + 1] !== COLLIDED) out.push(table[e + 1])
     for (const p of this.byKey.values()) out.push(p)
     return out
+  }
+
+  /** The table at twice its size, every entry placed again. */
+  #grow(): void {
+    const old = this.#table
+    const table = new Uint32Array(2 * old.length)
+    const mask = (table.length >>> 1) - 1
+    for (let i = 0; i < old.length; i += 2) {
+      const tag = old[i]
+      if (tag === 0) continue
+      let e = (tag - 1) & mask
+      while (table[2 * e] !== 0) e = (e + 1) & mask
+      table[2 * e] = tag
+      table[2 * e + 1] = old[i + 1]
+    }
+    this.#table = table
   }
 }
 

@@ -228,6 +228,41 @@ describe('GroupCoordinatorShard offsets', () => {
     )
   })
 
+  it('an id whose simple group a record removed is a simple group again with its next offsets', () => {
+    const shard = newShard()
+    const log: CoordinatorRecord[] = []
+    // Two partitions a commit: the second record of each finds the group a simple one already.
+    const twice = commit({
+      topics: [
+        {
+          name: 'foo',
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          partitions: [0, 1].map((partitionIndex) => ({
+            partitionIndex,
+            committedOffset: 7n,
+            committedLeaderEpoch: -1,
+            committedMetadata: '',
+          })),
+        },
+      ],
+    })
+    const ctx9 = { apiVersion: 9, nowMs: 0, maxMetadataSize: 4096 }
+    apply(shard, log, shard.commitOffsets(ctx9, twice))
+    assert.equal(shard.isSimpleGroup('simple'), true)
+    shard.replay({ type: 'GroupMetadata', key: { group: 'simple' }, value: null })
+    assert.equal(shard.isSimpleGroup('simple'), false)
+    apply(shard, log, shard.commitOffsets(ctx9, twice))
+    assert.equal(shard.isSimpleGroup('simple'), true, 'the offsets after the tombstone make it again')
+    // The same with another id's offsets between: each id is looked up for itself.
+    apply(shard, log, shard.commitOffsets(ctx9, { ...twice, groupId: 'other' }))
+    shard.replay({ type: 'GroupMetadata', key: { group: 'simple' }, value: null })
+    apply(shard, log, shard.commitOffsets(ctx9, { ...twice, groupId: 'other' }))
+    assert.equal(shard.isSimpleGroup('simple'), false)
+    assert.equal(shard.isSimpleGroup('other'), true)
+    apply(shard, log, shard.commitOffsets(ctx9, twice))
+    assert.equal(shard.isSimpleGroup('simple'), true)
+  })
+
   it('OffsetDelete tombstones existing offsets, refuses subscribed topics, answers unknown groups', () => {
     const shard = newShard()
     const log: CoordinatorRecord[] = []

@@ -230,6 +230,28 @@ test('memory: keys that share a hash keep their own latest records', async () =>
   await store.close()
 })
 
+test('memory: thousands of keys, each rewritten, keep their own latest records', async () => {
+  // Far more keys than the first table of latest records holds: it grows many times over.
+  const store = new MemoryRecordStore()
+  await store.open()
+  const keys = Array.from({ length: 5000 }, (_, i) => `offset-${i % 7}-${i}`)
+  // Two rounds: fewer superseded records than the log compacts itself at.
+  for (let round = 0; round < 2; round++)
+    await store.append(
+      1,
+      keys.map((k, i) => rec(k, round === 1 && i % 5 === 0 ? null : `${k}@${round}`)),
+    )
+  assert.equal(store.usage(1).liveKeys, 5000)
+  assert.equal(store.usage(1).records, 10000)
+  await store.compact(1)
+  assert.deepEqual(
+    show(await store.load(1)),
+    keys.filter((_, i) => i % 5 !== 0).map((k) => [k, `${k}@1`]),
+  )
+  assert.equal(store.usage(1).liveKeys, 4000)
+  await store.close()
+})
+
 test('memory: keys of any length that differ in one byte, anywhere, are different keys', async () => {
   // The engine hashes and compares keys four bytes at a time, then the last one to three bytes
   // one by one: every length up to 13 and every position of the difference.

@@ -76,9 +76,12 @@ export class PendingTransactionalOffsets {
     return this.#open.get(group)?.get(topic)?.has(partition) ?? false
   }
 
-  /** Whether any producer has a pending offset in the group. */
+  /**
+   * Whether any producer has a pending offset in the group. Asked for every committed offset
+   * replayed: with no transaction open anywhere (the usual case) it looks nothing up.
+   */
   hasGroup(group: string): boolean {
-    return this.#open.has(group)
+    return this.#open.size !== 0 && this.#open.has(group)
   }
 
   groupIds(): string[] {
