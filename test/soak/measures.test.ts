@@ -188,7 +188,6 @@ const threadMinute = (
     sendsMs2: 10 * k,
     sendsMs3: 3 * k,
     sendsMs4Plus: k,
-    socketWrites: 50 * k,
     latency: latency.counts(),
     handled: handled.counts(),
     ceiling: ceiling.counts(),

@@ -37,8 +37,7 @@ export class ConnectionClosedError extends Error {
 
 /**
  * Where a request's times are written, on the monotonic clock (`performance.now()`): `sentAt` just
- * before its frame is written to the socket (with the other frames of its connection made in the
- * same turn of the loop, `PipelinedConnection.request`), `receivedAt` when the chunk that completed its answer
+ * before its frame is written to the socket, `receivedAt` when the chunk that completed its answer
  * was read, before any answer read in the same turn of the loop is decoded and handled, on this
  * connection or another of the thread (`#onData` only stamps and matches; `drainAnswers` decodes
  * once the loop has read every socket that was ready). Their difference leaves out what the load
@@ -89,11 +88,6 @@ export class PipelinedConnection {
   readonly #socket: Socket
   readonly #inOrder: boolean
   readonly #pending = new Map<number, Pending>()
-  /** Frames made since the last write, with where each is stamped, written together by `#flush`. */
-  #unwritten: { readonly frame: Buffer; readonly timing: Timing | undefined }[] = []
-  readonly #flushNow = () => this.#flush()
-  /** Socket writes made: one per turn of the loop that made requests on this connection. */
-  writes = 0
   #correlation = 1
   #buf: Buffer = Buffer.alloc(0)
   #closed = false
@@ -174,24 +168,9 @@ export class PipelinedConnection {
     const frame = encodeRequestFrame(apiKey, version, id, 'soak', body)
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { apiKey, version, timing, resolve: resolve as (b: unknown) => void, reject })
-      this.#unwritten.push({ frame, timing })
-      if (this.#unwritten.length === 1) setImmediate(this.#flushNow)
+      if (timing !== undefined) timing.sentAt = performance.now()
+      this.#socket.write(frame)
     })
-  }
-
-  // The frames a turn of the loop made on this connection (the heartbeats of every timer that fired
-  // in it, the requests its answers' handlers made) go out in one write, after the turn's timers and
-  // reads: a write to a loopback socket costs the writer the kernel's whole delivery, the reader's
-  // side included, and a write per frame was the largest share of a load thread's CPU. Each frame's
-  // `sentAt` is stamped just before the write.
-  #flush(): void {
-    const batch = this.#unwritten
-    this.#unwritten = []
-    if (this.#closed) return
-    const sentAt = performance.now()
-    for (const u of batch) if (u.timing !== undefined) u.timing.sentAt = sentAt
-    this.writes++
-    this.#socket.write(batch.length === 1 ? batch[0].frame : Buffer.concat(batch.map((u) => u.frame)))
   }
 
   close(): void {
@@ -211,8 +190,6 @@ export class ReconnectingClient {
   #opening = false
   #stopped = false
   #failedOpens = 0
-  /** Socket writes of the connections closed so far. */
-  #closedWrites = 0
   /** How many times the connection was lost. */
   losses = 0
 
@@ -230,11 +207,10 @@ export class ReconnectingClient {
 
   #watch(c: PipelinedConnection): void {
     c.closed.then(() => {
-      this.#closedWrites += c.writes
-      if (this.#conn === c) this.#conn = null
       if (this.#stopped) return
       this.losses++
       this.onLoss()
+      this.#conn = null
       this.#reopen()
     })
   }
@@ -258,11 +234,6 @@ export class ReconnectingClient {
       )
     }
     attempt()
-  }
-
-  /** Socket writes made over every connection this client opened (`PipelinedConnection.writes`). */
-  get writes(): number {
-    return this.#closedWrites + (this.#conn?.writes ?? 0)
   }
 
   get connected(): boolean {

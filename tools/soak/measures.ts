@@ -274,8 +274,6 @@ export const THREAD_COUNTS = [
   'sendsMs2',
   'sendsMs3',
   'sendsMs4Plus',
-  /** The thread's socket writes (members' and ceiling members' connections): one per turn that sent. */
-  'socketWrites',
 ] as const
 
 export type ThreadCounts = Record<(typeof THREAD_COUNTS)[number], number>

@@ -235,8 +235,6 @@ export class MemberLoad {
   #restartReturns: number[] = []
   readonly #bursts = new SendBursts()
   readonly #slots: SendSlots | undefined
-  /** The socket writes counted up to the last minute's end (`#writes`). */
-  #writesAt = 0
 
   constructor(config: MemberLoadConfig, log: (line: string) => void) {
     this.#o = config
@@ -347,9 +345,6 @@ export class MemberLoad {
     this.#add('sendsMs2', bursts[1])
     this.#add('sendsMs3', bursts[2])
     this.#add('sendsMs4Plus', bursts[3])
-    const writes = this.#writes()
-    this.#add('socketWrites', writes - this.#writesAt)
-    this.#writesAt = writes
     const r = this.#row
     this.#row = newMinute()
     // Keep the member list to the live ones.
@@ -381,11 +376,6 @@ export class MemberLoad {
     this.#ceilingClient?.stop()
     this.#monitor.stop()
     return { ...this.#totals, deployed: [...this.#deployed] }
-  }
-
-  /** Socket writes made by this instance's connections, the ceiling's included. */
-  #writes(): number {
-    return this.#clients.reduce((n, c) => n + c.writes, this.#ceilingClient?.writes ?? 0)
   }
 
   #countError(what: string, code: number): void {
