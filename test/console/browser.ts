@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { parseConfig, type RunningServer, startServer } from '../../src/index.js'
 import { createLogger } from '../../src/server/logger.js'
+import { createFilledTopic } from '../helpers/data-plane.js'
+import { WireClient } from '../server/wire-client.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -81,6 +83,52 @@ export async function startServerWithConsole(
     .find((l) => l.msg?.startsWith('Console listening on') === true)
   assert.ok(started?.url !== undefined, 'the server started no console')
   return { server, consoleUrl: started.url }
+}
+
+/** A server with its console in a new temporary folder, and clients connected to it. */
+export interface ConsoleServer {
+  server: RunningServer
+  consoleUrl: string
+  /** The first client; it created and filled the topic. */
+  client: WireClient
+  /** Another client connected to the server, closed by `close()`. */
+  connect(): Promise<WireClient>
+  /** Closes the clients and the server, and removes the folder. */
+  close(): Promise<void>
+}
+
+/**
+ * `startServerWithConsole` in a new temporary folder named after `name`, with `topic` created and
+ * `perPartition` records produced for real to each of its `partitions` partitions.
+ */
+export async function startConsoleServerWithTopic(
+  name: string,
+  config: Readonly<Record<string, string>>,
+  topic: string,
+  partitions: number,
+  perPartition: number,
+): Promise<ConsoleServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), `topograph-console-${name}-`))
+  const clients: WireClient[] = []
+  const { server, consoleUrl } = await startServerWithConsole(dataDir, config)
+  const connect = async () => {
+    const c = await WireClient.connect(server.address.port)
+    clients.push(c)
+    return c
+  }
+  const client = await connect()
+  await createFilledTopic(client, topic, partitions, perPartition)
+  return {
+    server,
+    consoleUrl,
+    client,
+    connect,
+    close: async () => {
+      for (const c of clients) c.close()
+      await server.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** A new page of the console at `hash`, refreshing every 300 ms. */

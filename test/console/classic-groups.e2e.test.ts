@@ -6,33 +6,27 @@
 // assignment, and the committed offset and lag of each partition, as kafka-consumer-groups
 // --describe does. Screenshots go to .tmp/console/.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
-import type { RunningServer } from '../../src/index.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js'
-import { createFilledTopic } from '../helpers/data-plane.js'
-import { WireClient } from '../server/wire-client.js'
+import type { WireClient } from '../server/wire-client.js'
 import {
   ARTIFACTS,
   type Browser,
+  type ConsoleServer,
   lagTableRows,
   launchBrowser,
   openConsolePage,
-  startServerWithConsole,
+  startConsoleServerWithTopic,
 } from './browser.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
 
-let dataDir: string
-let server: RunningServer
-let consoleUrl: string
+let served: ConsoleServer
 let browser: Browser
-const clients: WireClient[] = []
 let memberId = ''
 
 async function commit(
@@ -63,18 +57,17 @@ async function commit(
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'topograph-console-classic-'))
-  ;({ server, consoleUrl } = await startServerWithConsole(dataDir, {
-    'group.initial.rebalance.delay.ms': '0',
-  }))
-  const port = server.address.port
-  const c = await WireClient.connect(port)
-  clients.push(c)
-  await createFilledTopic(c, 'payments', 2, 6)
+  served = await startConsoleServerWithTopic(
+    'classic',
+    { 'group.initial.rebalance.delay.ms': '0' },
+    'payments',
+    2,
+    6,
+  )
+  const c = served.client
   // A classic member of `ledger`: JoinGroup (MEMBER_ID_REQUIRED, then the join), SyncGroup as the
   // leader with both partitions assigned to itself.
-  const m = await WireClient.connect(port)
-  clients.push(m)
+  const m = await served.connect()
   const joinGroup = async (): Promise<AnyBody> =>
     (
       await m.request<AnyBody>(11, 9, {
@@ -132,13 +125,11 @@ before(async () => {
 })
 
 after(async () => {
-  for (const c of clients) c.close()
   await browser?.close()
-  await server?.close()
-  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+  await served?.close()
 })
 
-const open = (hash: string): Promise<Page> => openConsolePage(browser, consoleUrl, hash)
+const open = (hash: string): Promise<Page> => openConsolePage(browser, served.consoleUrl, hash)
 
 const cells = (page: Page, groupId: string): Promise<(string | null)[]> =>
   page.$$eval(`.consumer-groups tr[data-group-id="${groupId}"] td`, (tds) => tds.map((td) => td.textContent))

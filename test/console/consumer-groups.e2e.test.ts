@@ -5,48 +5,37 @@
 // with the member owning it. The expected values come from the admin client. Screenshots go to
 // .tmp/console/.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
 import { Admin } from '../../src/clients/admin/index.js'
-import type { RunningServer } from '../../src/index.js'
 import { ConsumerMember } from '../helpers/consumer-member.js'
-import { createFilledTopic } from '../helpers/data-plane.js'
-import { WireClient } from '../server/wire-client.js'
 import {
   ARTIFACTS,
   type Browser,
+  type ConsoleServer,
   lagTableRows,
   launchBrowser,
   openConsolePage,
-  startServerWithConsole,
+  startConsoleServerWithTopic,
 } from './browser.js'
 
-let dataDir: string
-let server: RunningServer
-let consoleUrl: string
+let served: ConsoleServer
 let admin: Admin
 let browser: Browser
-const clients: WireClient[] = []
 let a: ConsumerMember
 let b: ConsumerMember
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'topograph-console-consumer-'))
-  ;({ server, consoleUrl } = await startServerWithConsole(dataDir, {
-    'group.consumer.assignment.interval.ms': '0',
-  }))
-  const port = server.address.port
-  const c = await WireClient.connect(port)
-  clients.push(c)
-  await createFilledTopic(c, 'orders', 4, 5)
-  const member = async (id: string) => {
-    const wc = await WireClient.connect(port)
-    clients.push(wc)
-    return new ConsumerMember(wc, 'billing-app', id, ['orders'])
-  }
+  served = await startConsoleServerWithTopic(
+    'consumer',
+    { 'group.consumer.assignment.interval.ms': '0' },
+    'orders',
+    4,
+    5,
+  )
+  const member = async (id: string) =>
+    new ConsumerMember(await served.connect(), 'billing-app', id, ['orders'])
   a = await member('member-a')
   b = await member('member-b')
   await a.heartbeat()
@@ -76,19 +65,20 @@ before(async () => {
     ],
   })
   assert.equal(commit.body.topics[0]!.partitions[0]!.errorCode, 0)
-  admin = Admin.create({ bootstrapServers: `127.0.0.1:${port}`, clientId: 'console-consumer-test' })
+  admin = Admin.create({
+    bootstrapServers: `127.0.0.1:${served.server.address.port}`,
+    clientId: 'console-consumer-test',
+  })
   browser = await launchBrowser()
 })
 
 after(async () => {
-  for (const c of clients) c.close()
   await browser?.close()
   await admin?.close()
-  await server?.close()
-  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+  await served?.close()
 })
 
-const open = (hash: string): Promise<Page> => openConsolePage(browser, consoleUrl, hash)
+const open = (hash: string): Promise<Page> => openConsolePage(browser, served.consoleUrl, hash)
 
 describe('console: consumer groups against a real server', () => {
   it('lists the consumer group next to the streams groups', async () => {
