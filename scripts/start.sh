@@ -9,8 +9,7 @@ if [ ! -f dist/src/cli/topograph.js ] || [ -n "$(find src -newer dist/src/cli/to
   echo "== building"
   npm run -s build
 fi
-# The Node options of the CLI's own #! line: the young generation's fixed size and the old
-# generation's growth (README, "Configuration").
+# The Node options of the CLI's own #! line: the young generation's fixed size (README, "Configuration").
 node_options=$(sed -n '1s/^#!.* node //p' dist/src/cli/topograph.js)
 # shellcheck disable=SC2086 # one word per option
 exec node $node_options dist/src/cli/topograph.js start --config config/server.properties --demo "$@"

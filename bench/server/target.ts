@@ -38,7 +38,7 @@ export const serverModule = (path: string): Promise<any> => import(`${base}${pat
 
 /**
  * The Node options this process lacks of those `topograph start` runs the server with (the CLI's
- * `#!` line: a young generation of fixed size, the old generation's growth). The benchmarks start the server in their own
+ * `#!` line: a young generation of fixed size). The benchmarks start the server in their own
  * process, which otherwise runs with V8's defaults: a young generation that starts at 1 MB a
  * semi-space and grows with what survives (to 16–32 MB after the throughput phases), not the server
  * users run.

@@ -1,10 +1,9 @@
-#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16 --heap-growing-percent=100
+#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16
 // The Node options on the line above fix the young generation's size (README, "Configuration"): V8
 // shrinks it when the allocation rate drops and grows it back later, and the server's resident
-// memory moved by some 20 MB with it. They also let the old generation grow to twice what a full
-// collection leaves before the next one starts: V8 set the limit at about 1.5 times that and
-// started marking again after a few scavenges, a mark-sweep-compact every 0.3–1.5 s under a steady
-// produce load (BENCHMARKS.md, "The full collections of the latency runs"). scripts/start.sh and
+// memory moved by some 20 MB with it. The old generation's growth is left to V8:
+// `--heap-growing-percent=100` made full collections ten times rarer under a produce load but raised
+// the soak's resident-memory peaks by some 25 MB (RELIABILITY.md, "Soak"). scripts/start.sh and
 // the soak start the server with the options of this line (test/helpers/topograph-process.ts,
 // `cliNodeOptions`).
 // `topograph start [--config FILE] [--override key=value]...`: loads the configuration, starts the

@@ -1,6 +1,5 @@
-// `topograph start` runs with a young generation of fixed size and an old generation that grows to
-// twice what a full collection leaves (README, "Configuration"): the Node options sit on the CLI's
-// #! line, and `npm start` (scripts/start.sh) takes them from there.
+// `topograph start` runs with a young generation of fixed size (README, "Configuration"): the Node
+// options sit on the CLI's #! line, and `npm start` (scripts/start.sh) takes them from there.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
@@ -15,11 +14,6 @@ test("the CLI's #! line fixes the young generation: the same minimum and maximum
   }
   assert.ok(size('max-semi-space-size') > 0)
   assert.equal(size('min-semi-space-size'), size('max-semi-space-size'))
-})
-
-test("the CLI's #! line lets the old generation grow to twice what a full collection leaves", () => {
-  const options = cliNodeOptions()
-  assert.ok(options.includes('--heap-growing-percent=100'), options.join(' '))
 })
 
 test('npm start runs the built CLI with the options of its #! line', () => {
