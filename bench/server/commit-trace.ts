@@ -21,7 +21,9 @@
 //
 //   node --import tsx bench/server/commit-trace.ts [sqlite|memory] [rate=half] [seconds=4] [runs=3] [fill-seconds=4] [shape=one|streams|sixteen]
 //
-// TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts). BENCH_TRACE_GC=1 prints
+// TOPOGRAPH_BENCH_BUILD=dist traces the compiled server (see target.ts). The server runs with the
+// Node options of `topograph start` (a young generation of fixed size), as requests.ts's do, unless
+// BENCH_CLI_NODE_OPTIONS=0. BENCH_TRACE_GC=1 prints
 // V8's --trace-gc and --trace-incremental-marking lines of each run (bench/server/gc-reasons.ts
 // counts them by kind and reason). BENCH_BESIDE=1 runs the other engine's server in the same process
 // too, filled the same way and loaded at half its rate just before each traced run, as requests.ts
@@ -34,7 +36,7 @@ import { type CheckpointRounds, recordCheckpointRounds } from './checkpoint-roun
 import { offsetCommitBody, startBenchServer, streamsCommitBody } from './commit-server.js'
 import { collectFully, observeGc, type TraceEvent, traceGcDuring } from './gc-events.js'
 import { fmt, rps, runLoad, startLoadProcesses } from './load.js'
-import { serverBuild } from './target.js'
+import { runAsTheCli, serverBuild } from './target.js'
 import { mainThreadStat } from './thread-stat.js'
 
 const storage = (process.argv[2] ?? 'memory') as 'sqlite' | 'memory'
@@ -53,6 +55,8 @@ if (
   )
   process.exit(2)
 }
+const cliOptions = await runAsTheCli()
+console.log(`server's Node options: ${cliOptions.join(' ') || "Node's own"}`)
 const SLOW_MS = 5
 /** The load reports every request slower than this, so that the slowest 1 % is complete. */
 const TAIL_FLOOR_MS = 1.5
