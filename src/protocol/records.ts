@@ -302,28 +302,36 @@ function encodeOffsetCommitFast(rec: OffsetCommitRec): SlabRecord | undefined {
     dv.setInt32(p, v.leaderEpoch)
     p += 4
   }
-  // The metadata: an ASCII string of fewer than 64 characters copied two characters a store,
+  // The metadata: an ASCII string of fewer than 64 characters copied four characters a store,
   // anything else through Buffer's UTF-8 encoder, whose call costs about as much as copying 20
   // characters one by one, or 40 two at a time (a Kafka Streams commit's metadata is 30 or more).
+  // Four a store instead of two took encoding a Streams-shaped commit from about 1.80 to 1.60 µs
+  // (one check and one store for four characters).
   const s = v.metadata
   let n = -1
   if (metadataChars < METADATA_COPIED_BY_CHAR) {
     n = metadataChars
-    // Two characters a store; a non-ASCII one sends the whole string to the encoder.
-    const pairs = metadataChars & ~1
+    // A non-ASCII character sends the whole string to the encoder.
+    const quads = metadataChars & ~3
     let i = 0
-    for (; i < pairs; i += 2) {
-      const c = s.charCodeAt(i)
-      const d = s.charCodeAt(i + 1)
-      if ((c | d) >= 0x80) break
-      dv.setUint16(p + 2 + i, (c << 8) | d)
+    for (; i < quads; i += 4) {
+      const a = s.charCodeAt(i)
+      const b = s.charCodeAt(i + 1)
+      const c = s.charCodeAt(i + 2)
+      const d = s.charCodeAt(i + 3)
+      if ((a | b | c | d) >= 0x80) break
+      dv.setInt32(p + 2 + i, (a << 24) | (b << 16) | (c << 8) | d)
     }
-    if (i < pairs) n = -1
-    else if (i < metadataChars) {
-      const c = s.charCodeAt(i)
-      if (c >= 0x80) n = -1
-      else buf[p + 2 + i] = c
-    }
+    if (i < quads) n = -1
+    else
+      for (; i < metadataChars; i++) {
+        const c = s.charCodeAt(i)
+        if (c >= 0x80) {
+          n = -1
+          break
+        }
+        buf[p + 2 + i] = c
+      }
   }
   if (n < 0) n = buf.write(s, p + 2, 'utf8')
   dv.setInt16(p, n)
@@ -339,7 +347,7 @@ function encodeOffsetCommitFast(rec: OffsetCommitRec): SlabRecord | undefined {
 }
 
 const OFFSET_COMMIT_MAX_VALUE_VERSION = BY_TYPE.get('OffsetCommit')!.maxValueVersion
-/** Metadata strings shorter than this are copied when ASCII (two characters a store). */
+/** Metadata strings shorter than this are copied when ASCII (four characters a store). */
 const METADATA_COPIED_BY_CHAR = 64
 
 /** The commit timestamp last written, and its two 32-bit halves. */

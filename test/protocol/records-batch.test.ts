@@ -183,12 +183,10 @@ describe('encodeCoordinatorRecords', () => {
     for (let n = 0; n <= 70; n++) {
       const ascii = 'AQAAAY_streams_task_position_x='.repeat(3).slice(0, n)
       metadatas.push(ascii)
-      // One character past ASCII (one byte of Latin-1, or three of UTF-8) at the start, at an odd
-      // and an even place and at the end.
-      for (const at of new Set([0, 1, 2, Math.floor(n / 2), n - 1]))
-        if (at >= 0 && at < n)
-          for (const c of ['é', '\u20ac', '\x7f'])
-            metadatas.push(ascii.slice(0, at) + c + ascii.slice(at + 1))
+      // One character past ASCII (one byte of Latin-1, or three of UTF-8) at every place: each of
+      // the four of a store, and each of the last one to three copied one by one.
+      for (let at = 0; at < n; at++)
+        for (const c of ['é', '\u20ac', '\x7f']) metadatas.push(ascii.slice(0, at) + c + ascii.slice(at + 1))
     }
     const batch = encodeCoordinatorRecords(metadatas.map(commit))
     for (let i = 0; i < metadatas.length; i++) {
