@@ -262,9 +262,14 @@ export class GroupCoordinatorShard
         this.#offsets.replay(record)
         // Offsets (committed or pending transactional ones) of an id with no group create the
         // simple group, as Kafka's replay does (already one: nothing to look up).
-        if (record.value !== null && record.key.group !== this.#lastSimpleGroup) {
+        if (record.value !== null) {
           const group = record.key.group
-          if (this.#simpleGroups.has(group)) this.#lastSimpleGroup = group
+          if (group === this.#lastSimpleGroup) {
+            // This record's string from now on: the next records of its commit share it, and the
+            // same string compares at once where an equal one (the last commit's, decoded from
+            // another request) is compared character by character, for every record.
+            this.#lastSimpleGroup = group
+          } else if (this.#simpleGroups.has(group)) this.#lastSimpleGroup = group
           else if (
             this.#streams.group(group) === undefined &&
             this.consumer.group(group) === undefined &&
