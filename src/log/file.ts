@@ -249,16 +249,6 @@ export const READ_AHEAD_BYTES = 1024 * 1024
  * chunks between the data and a read in flight give them three times as long.
  */
 export const READ_AHEAD_CHUNKS = 4
-/**
- * How far past the data the file is made longer when a read ahead would pass its end, in
- * READ_AHEAD_BYTES: one `ftruncate` on the event loop for every READ_AHEAD_EXTEND_CHUNKS -
- * READ_AHEAD_CHUNKS chunks appended instead of one a chunk. The call changes the inode (on ext4
- * through its journal) and took 3.1–10.6 ms of six long turns of the event loop in the latency
- * runs on a loaded machine (BENCHMARKS.md, "The full collections of the latency runs, and their
- * long turns profiled"). The length costs nothing but the inode's size (a hole has no block);
- * recovery after a crash reads the zeros past the data backwards, so they stay a few MiB.
- */
-export const READ_AHEAD_EXTEND_CHUNKS = 16
 /** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
 export const READ_AHEAD_PACE_MS = 1000
 
@@ -937,8 +927,7 @@ class FilePartitionStore implements PartitionStore {
 
   /**
    * The position after the last byte of `seg` from `from` on that is not zero (`from` when none is),
-   * read backwards from the end: the zeros past the data are at most READ_AHEAD_EXTEND_CHUNKS
-   * chunks (16 MiB by default).
+   * read backwards from the end: the zeros of pages read ahead are at most a few MiB.
    */
   #endOfNonZero(seg: FileSegment, from: number): number {
     const buf = new Uint8Array(Math.min(CHUNK, Math.max(0, seg.size - from)))
@@ -1111,9 +1100,8 @@ class FilePartitionStore implements PartitionStore {
    * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: from one chunk past the data
    * up to READ_AHEAD_CHUNKS past it, so that chunks are read well before the appends reach them,
    * and never the pages the next appends write into (see READ_AHEAD_CHUNKS). The file is made
-   * longer first (a hole, READ_AHEAD_EXTEND_CHUNKS past the data) where the read would pass its
-   * end; only ever longer than the data, and here, in the caller's turn, so that no write of data
-   * can be ordered before it. The read's
+   * longer first (a hole) where the read would pass its end; only ever longer than the data, and
+   * here, in the caller's turn, so that no write of data can be ordered before it. The read's
    * bytes are not used: reading a hole leaves zeroed pages in the page cache, which the appends
    * then write into. A read racing a write of the same page, or a roll cutting the file back,
    * changes nothing in the file. The segment is pinned while the read is in flight.
@@ -1129,14 +1117,13 @@ class FilePartitionStore implements PartitionStore {
     const from = Math.max(seg.aheadEnd, seg.size + chunk)
     const to = seg.size + READ_AHEAD_CHUNKS * chunk
     if (to > seg.preallocated) {
-      const length = seg.size + READ_AHEAD_EXTEND_CHUNKS * chunk
       try {
-        this.#fs.ftruncateSync(seg.fd, length)
+        this.#fs.ftruncateSync(seg.fd, to)
       } catch {
         // Only a hint: the append it follows is done, and the file is as long as it was.
         return
       }
-      seg.preallocated = length
+      seg.preallocated = to
     }
     seg.aheadBusy = true
     seg.readers++

@@ -12,13 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
-import {
-  type FileLayer,
-  FileLogStorage,
-  NODE_FILE_LAYER,
-  READ_AHEAD_CHUNKS,
-  READ_AHEAD_EXTEND_CHUNKS,
-} from '../../src/log/file.js'
+import { type FileLayer, FileLogStorage, NODE_FILE_LAYER, READ_AHEAD_CHUNKS } from '../../src/log/file.js'
 import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig, LogLogger } from '../../src/log/types.js'
@@ -135,9 +129,9 @@ test('file: an active segment taking appends at pace reads pages ahead; reads, a
     assert.ok(state.started >= 2, `reads ahead: ${state.started}`)
     const [active] = segmentFiles(dir)
     const data = p.sizeInBytes
-    // The file is longer than its data, by zeros, up to READ_AHEAD_EXTEND_CHUNKS chunks past it.
+    // The file is longer than its data, by zeros, up to READ_AHEAD_CHUNKS chunks past it.
     assert.ok(statSync(active).size > data)
-    assert.ok(statSync(active).size <= data + READ_AHEAD_EXTEND_CHUNKS * AHEAD)
+    assert.ok(statSync(active).size <= data + READ_AHEAD_CHUNKS * AHEAD)
     assert.ok(zerosFrom(active, data))
     const batches = await readAll(p, 0)
     assert.equal(batches.length, 20)
@@ -279,57 +273,6 @@ test('file: a read ahead never covers the chunk the next appends write into', as
       assert.ok(r.from >= r.dataEnd + AHEAD, `read ahead from ${r.from}, data to ${r.dataEnd}`)
       assert.ok(r.to <= r.dataEnd + READ_AHEAD_CHUNKS * AHEAD, `read ahead to ${r.to}, data to ${r.dataEnd}`)
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
-
-test('file: the file is made longer for the reads ahead many chunks at a time, not at every read', async () => {
-  // Making the file longer (ftruncate) is a journal update that waits for a commit under way, on
-  // the event loop; it comes once every READ_AHEAD_EXTEND_CHUNKS - READ_AHEAD_CHUNKS chunks
-  // appended, and always to READ_AHEAD_EXTEND_CHUNKS chunks past the data.
-  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-ahead-extend-'))
-  try {
-    const lengths: { length: number; dataEnd: number }[] = []
-    let dataEnd = 0
-    const { layer: gated, state, release } = gatedLayer()
-    const layer: FileLayer = {
-      ...gated,
-      writeSync(fd, buffer, offset, length, position) {
-        const n = fs.writeSync(fd, buffer, offset, length, position)
-        dataEnd = Math.max(dataEnd, position + n)
-        return n
-      },
-      writevSync(fd, buffers, position) {
-        const n = fs.writevSync(fd, buffers as Uint8Array[], position)
-        dataEnd = Math.max(dataEnd, position + n)
-        return n
-      },
-      ftruncateSync(fd, length) {
-        if (length > dataEnd) lengths.push({ length, dataEnd })
-        fs.ftruncateSync(fd, length)
-      },
-    }
-    const m = await open(dir, { layer })
-    // About 3.3 MB: some 50 chunks, each read ahead ended before the next append.
-    for (let i = 0; i < 200; i++) {
-      await append(m, i, 1)
-      await release()
-    }
-    const data = m.partition('t', 0)!.sizeInBytes
-    assert.ok(state.started >= 40, `reads ahead: ${state.started}`)
-    assert.ok(lengths.length >= 1)
-    // At most once every 8 chunks appended (once a chunk would be some 50 times).
-    assert.ok(
-      lengths.length <= 1 + Math.floor(data / (8 * AHEAD)),
-      `the file made longer ${lengths.length} times for ${state.started} reads ahead`,
-    )
-    for (const l of lengths) assert.equal(l.length, l.dataEnd + READ_AHEAD_EXTEND_CHUNKS * AHEAD)
-    const [active] = segmentFiles(dir)
-    assert.ok(zerosFrom(active, data))
-    assert.equal((await readAll(m.partition('t', 0)!, 0)).length, 200)
-    await m.close()
-    assert.equal(statSync(active).size, data)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
