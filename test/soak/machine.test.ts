@@ -1,16 +1,19 @@
 // The soak's machine probes: the memory walk is slower over a buffer larger than the caches than
-// over one inside them, the clock probe measures something, and the steal and context switch counts
-// read Linux's files as they are written (the loopback probe is in machine.e2e.test.ts).
+// over one inside them, the clock probe measures something, and the CPU time, refault and context
+// switch counts read Linux's files as they are written (the loopback probe is in
+// machine.e2e.test.ts).
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { test } from 'node:test'
 import {
   clockProbeNs,
   memoryProbeNs,
+  fileRefaults,
+  machineCpuMs,
   parseContextSwitches,
-  parseStealTicks,
+  parseCpuTicks,
+  parseFileRefaults,
   SwitchCounter,
-  stealMs,
   syscallProbeNs,
 } from '../../tools/soak/machine.js'
 
@@ -36,12 +39,29 @@ test('syscallProbeNs: a system call takes longer than a clock read through the v
     assert.ok(syscall > clock, `${syscall} ns a system call, ${clock} ns a clock read`)
 })
 
-test('parseStealTicks: the eighth number of the cpu line', () => {
-  const stat = 'cpu  2601677 16418 1101269 8492021 51580 0 152250 734 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1\n'
-  assert.equal(parseStealTicks(stat), 734)
-  assert.equal(parseStealTicks('cpu  1 2 3 4\n'), undefined)
-  assert.equal(parseStealTicks('intr 1\n'), undefined)
-  if (existsSync('/proc/stat')) assert.ok((stealMs() as number) >= 0)
+test('parseCpuTicks: busy is user, nice, system, irq and softirq; softirq and steal apart', () => {
+  const stat =
+    'cpu  2601677 16418 1101269 8492021 51580 17 152250 734 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1\n'
+  assert.deepEqual(parseCpuTicks(stat), {
+    busy: 2601677 + 16418 + 1101269 + 17 + 152250,
+    softirq: 152250,
+    steal: 734,
+  })
+  assert.equal(parseCpuTicks('cpu  1 2 3 4\n'), undefined)
+  assert.equal(parseCpuTicks('cpu  1 2 3 4 5 6 x 8\n'), undefined)
+  assert.equal(parseCpuTicks('intr 1\n'), undefined)
+  if (existsSync('/proc/stat')) {
+    const m = machineCpuMs()
+    assert.ok(m !== undefined && m.busyMs > 0 && m.softirqMs >= 0 && m.stealMs >= 0, JSON.stringify(m))
+    assert.ok(m.busyMs >= m.softirqMs)
+  }
+})
+
+test('parseFileRefaults: the workingset_refault_file line, not its neighbours', () => {
+  const vmstat = 'workingset_refault_anon 7\nworkingset_refault_file 644454\nworkingset_refault_file_x 1\n'
+  assert.equal(parseFileRefaults(vmstat), 644454)
+  assert.equal(parseFileRefaults('workingset_refault_anon 7\n'), undefined)
+  if (existsSync('/proc/vmstat')) assert.ok((fileRefaults() as number) >= 0)
 })
 
 test('parseContextSwitches: both counts of a status file', () => {

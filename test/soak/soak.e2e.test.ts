@@ -9,6 +9,7 @@
 // the same threads heartbeat the bare server in its own process (tools/soak/ceiling.ts): every row
 // has the ceiling's latency and Topograph's p99 against it.
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { test } from 'node:test'
 import { THREAD_COUNTS } from '../../tools/soak/measures.js'
 import { formatRow, HEADER, ISSUE_DEFAULTS, runSoak } from '../../tools/soak/soak.js'
@@ -93,6 +94,13 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
       r.p99 <= r.p99Handled,
       `minute ${r.minute}: p99 ${r.p99} > at the handler ${r.p99Handled}\n${report}`,
     )
+    // The machine's CPU time in the minute, where Linux counts it: the soak's own processes ran in
+    // it, so what ran beside them is less than all of it.
+    if (existsSync('/proc/stat')) {
+      assert.ok(r.machineBusyMs > 0, `minute ${r.minute}: machine busy ${r.machineBusyMs}\n${report}`)
+      assert.ok(r.outsideSoakMs < r.machineBusyMs, report)
+      assert.ok(r.softirqMs >= 0 && r.softirqMs <= r.machineBusyMs, report)
+    }
   }
   // Every thread count of the run's totals holds at least what the minutes' rows counted.
   for (const k of THREAD_COUNTS) {

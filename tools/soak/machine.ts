@@ -2,9 +2,11 @@
 // compute-bound speed probe (`speedProbeUs`) does not feel. A walk over a buffer larger than the
 // caches (memory latency and the caches shared with the host's other guests), a clock read (the
 // cost of `process.hrtime`), a write and read round trip on the loopback (the kernel's path every
-// heartbeat takes twice), the host's steal time as the guest counts it, and the context switches
-// of a process's threads. The soak runs them on the load's main thread every few seconds and puts
-// their medians beside each minute's CPU per heartbeat (RELIABILITY.md, "Soak").
+// heartbeat takes twice), the machine's CPU time (the host's steal as the guest counts it, softirq,
+// and all of it, for what runs beside the soak's processes), the file pages read back after
+// reclaim, and the context switches of a process's threads. The soak runs them on the load's main
+// thread every few seconds and puts their medians beside each minute's CPU per heartbeat
+// (RELIABILITY.md, "Soak").
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type Server, type Socket, connect } from 'node:net'
 
@@ -133,23 +135,55 @@ export class LoopbackProbe {
   }
 }
 
-/** The machine's steal time in ticks (the `cpu` line of /proc/stat, its eighth number); undefined without one. */
-export function parseStealTicks(procStat: string): number | undefined {
+/**
+ * The machine's CPU time so far by kind, in ticks (the `cpu` line of /proc/stat: user, nice, system,
+ * idle, iowait, irq, softirq, steal, ...): `busy`, every CPU's time running anything (user, nice,
+ * system, irq and softirq; guest time is in user already), `softirq` apart, and the host's `steal`;
+ * undefined without a line that has them.
+ */
+export function parseCpuTicks(
+  procStat: string,
+): { busy: number; softirq: number; steal: number } | undefined {
   const line = procStat.split('\n').find((l) => l.startsWith('cpu '))
   if (line === undefined) return undefined
-  const fields = line.trim().split(/\s+/)
-  const steal = Number(fields[8])
-  return fields.length > 8 && Number.isFinite(steal) ? steal : undefined
+  const n = line.trim().split(/\s+/).slice(1, 9).map(Number)
+  if (n.length < 8 || !n.every(Number.isFinite)) return undefined
+  const [user, nice, system, , , irq, softirq, steal] = n
+  return { busy: user + nice + system + irq + softirq, softirq, steal }
 }
 
 /** Ticks of /proc/stat in ms: Linux counts them in USER_HZ, 100 a second on every architecture it exports. */
 export const TICK_MS = 10
 
-/** The host's steal time so far in ms, as this guest counts it (0 on a guest that does not); undefined without /proc/stat. */
-export function stealMs(): number | undefined {
+/**
+ * The machine's CPU time so far in ms (`parseCpuTicks`): busy, softirq, and the host's steal as this
+ * guest counts it (0 on a guest that does not); undefined without /proc/stat.
+ */
+export function machineCpuMs(): { busyMs: number; softirqMs: number; stealMs: number } | undefined {
   try {
-    const ticks = parseStealTicks(readFileSync('/proc/stat', 'utf8'))
-    return ticks === undefined ? undefined : ticks * TICK_MS
+    const t = parseCpuTicks(readFileSync('/proc/stat', 'utf8'))
+    return t === undefined
+      ? undefined
+      : { busyMs: t.busy * TICK_MS, softirqMs: t.softirq * TICK_MS, stealMs: t.steal * TICK_MS }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The file pages read back in after the kernel dropped them (`workingset_refault_file` of
+ * /proc/vmstat: page cache reclaimed, here by the guest's proactive reclaim, and faulted in again);
+ * undefined without the counter.
+ */
+export function parseFileRefaults(vmstat: string): number | undefined {
+  const m = /^workingset_refault_file (\d+)$/m.exec(vmstat)
+  return m === null ? undefined : Number(m[1])
+}
+
+/** `parseFileRefaults` of this machine so far; undefined without /proc/vmstat. */
+export function fileRefaults(): number | undefined {
+  try {
+    return parseFileRefaults(readFileSync('/proc/vmstat', 'utf8'))
   } catch {
     return undefined
   }

@@ -52,7 +52,8 @@ import {
   LoopbackProbe,
   memoryProbeNs,
   SwitchCounter,
-  stealMs,
+  fileRefaults,
+  machineCpuMs,
   syscallProbeNs,
 } from './machine.js'
 import {
@@ -244,6 +245,18 @@ export interface MinuteRow extends ThreadCounts {
   clockNs: number
   syscallNs: number
   stealMs: number
+  /**
+   * The machine's CPU time in the minute, every CPU's (ms, /proc/stat: user, nice, system, irq and
+   * softirq), and what of it the soak's own processes did not take (the server's CPU from its lines,
+   * the ceiling's, the load process's own, every thread): the guest's kernel threads (its proactive
+   * reclaim among them), softirq work no process was charged for, anything else running. In a
+   * restart's minute the old server's last second is in it. Beside them the machine's softirq time
+   * and the file pages read back in after the kernel dropped them (`fileRefaults` in machine.ts).
+   */
+  machineBusyMs: number
+  outsideSoakMs: number
+  softirqMs: number
+  fileRefaults: number
   /** Context switches in the minute, voluntary and nonvoluntary, over every thread of the server and of the load process. */
   serverSwitches: { voluntary: number; nonvoluntary: number }
   loadSwitches: { voluntary: number; nonvoluntary: number }
@@ -481,6 +494,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     clockNs: Number.NaN,
     syscallNs: Number.NaN,
     stealMs: Number.NaN,
+    machineBusyMs: Number.NaN,
+    outsideSoakMs: Number.NaN,
+    softirqMs: Number.NaN,
+    fileRefaults: Number.NaN,
     serverSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     loadSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     threadLoops: [],
@@ -881,6 +898,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     // A row closes when every thread has handed over its minute: the threads' counts added, their
     // latency histograms merged, their sends added by 100-ms bucket of the wall clock.
     let ceilingCpuAt = ceiling === undefined ? 0 : await ceiling.cpuMs()
+    // The machine's CPU time, the load process's own and the file refaults, from one row's close
+    // to the next.
+    let machineAt = machineCpuMs()
+    let loadCpuAt = process.cpuUsage()
+    let refaultsAt = fileRefaults()
     const closeRow = async (r: MinuteRow) => {
       const parts = await Promise.all(threads.map((t) => t.roll()))
       const merged = mergeThreadMinutes(parts)
@@ -894,12 +916,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.p99LaterInMs = merged.laterInMs.quantile(0.99)
       r.p99OverCeiling = r.p99 / r.ceilingP99
       r.p99AboveCeiling = r.p99 - r.ceilingP99
+      let ceilingMinuteCpuMs = 0
       if (ceiling !== undefined) {
         const cpuMs = await ceiling.cpuMs()
+        ceilingMinuteCpuMs = cpuMs - ceilingCpuAt
         if (r.ceilingHeartbeats > 0)
-          r.ceilingCpuPerHeartbeatUs = (1000 * (cpuMs - ceilingCpuAt)) / r.ceilingHeartbeats
+          r.ceilingCpuPerHeartbeatUs = (1000 * ceilingMinuteCpuMs) / r.ceilingHeartbeats
         ceilingCpuAt = cpuMs
       }
+      const machineNow = machineCpuMs()
+      const loadNow = process.cpuUsage()
+      const refaultsNow = fileRefaults()
       sampleMemory()
       const rss = r.rssSamples.sort((a, b) => a - b)
       r.rssMb = quantile(rss, 0.5)
@@ -941,6 +968,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         if (seconds.every((x) => x.mainWaitMs !== undefined))
           r.serverMainWaitMs = sum((x) => x.mainWaitMs as number)
       }
+      if (machineNow !== undefined && machineAt !== undefined) {
+        r.machineBusyMs = machineNow.busyMs - machineAt.busyMs
+        r.softirqMs = machineNow.softirqMs - machineAt.softirqMs
+        r.stealMs = machineNow.stealMs - machineAt.stealMs
+        const loadMs = (loadNow.user + loadNow.system - loadCpuAt.user - loadCpuAt.system) / 1000
+        const serverMs = seconds.reduce((a, x) => a + x.cpuMs, 0)
+        r.outsideSoakMs = r.machineBusyMs - loadMs - serverMs - ceilingMinuteCpuMs
+      }
+      machineAt = machineNow
+      loadCpuAt = loadNow
+      if (refaultsNow !== undefined && refaultsAt !== undefined) r.fileRefaults = refaultsNow - refaultsAt
+      refaultsAt = refaultsNow
       const sends = bunching(merged.sendBuckets, o.minuteMs)
       r.sendsMax100ms = sends.max100ms
       r.sendsTopTenthShare = sends.topTenthShare
@@ -961,9 +1000,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.clockNs = median(machineSamples.clockNs)
       r.syscallNs = median(machineSamples.syscallNs)
       machineSamples = { memoryNs: [], loopbackUs: [], clockNs: [], syscallNs: [] }
-      const steal = stealMs()
-      if (steal !== undefined && stealAt !== undefined) r.stealMs = steal - stealAt
-      stealAt = steal
       if (lastServerLine !== undefined) serverSwitches.follow(lastServerLine.pid)
       r.serverSwitches = serverSwitches.take()
       r.loadSwitches = loadSwitches.take()
@@ -999,7 +1035,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       }
     memoryProbeNs(1) // builds the 64 MB walk before the first minute
     const loopback = await LoopbackProbe.open()
-    let stealAt = stealMs()
     const serverSwitches = new SwitchCounter(lastServerLine?.pid ?? -1)
     const loadSwitches = new SwitchCounter(process.pid)
     let machineProbing = false
@@ -1332,8 +1367,8 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | context switches server vol / nonvol, load vol / nonvol | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults | context switches server vol / nonvol, load vol / nonvol | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 /** The load threads' CPU time per heartbeat they sent (members' and ceiling members'), in µs. */
 export function loadCpuPerSend(
@@ -1355,7 +1390,7 @@ export function burstShares(r: ThreadCounts): string {
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.events.join('; ')} |`
 }
 
 /**
