@@ -421,58 +421,25 @@ class CheckpointFile {
   }
 }
 
-/**
- * A growable pair of number arrays (sparse index entries), in Float64Arrays: their bytes live
- * outside V8's heap, so neither a segment's index nor its copies as it grows are old-generation
- * objects that V8's full collections count and mark. As JS arrays, the two offset arrays of a
- * 1 GiB segment of 16.7 KB batches (some 64,000 entries) were large objects of 0.6 MB each, made
- * anew at every growth; a heap snapshot of the latency runs' process held 14 of them, 8.3 MB of
- * its 54 MB (BENCHMARKS.md, "The read ahead's file length, and the segment indexes off the
- * heap"). Offsets and timestamps are below 2^53, exact in a double. Empty until the first entry.
- */
-export class IndexArrays {
-  #length = 0
-
-  /** No entries and no room: one pair for every empty index (a partition's idle segments). */
-  static readonly #EMPTY = new Float64Array(0)
-  keys: Float64Array = IndexArrays.#EMPTY
-  values: Float64Array = IndexArrays.#EMPTY
-
+/** A growable pair of number arrays (sparse index entries). */
+class IndexArrays {
+  keys: number[] = []
+  values: number[] = []
   get length(): number {
-    return this.#length
+    return this.keys.length
   }
-
   push(k: number, v: number): void {
-    const n = this.#length
-    if (n === this.keys.length) this.#resize(Math.max(16, n * 2))
-    this.keys[n] = k
-    this.values[n] = v
-    this.#length = n + 1
+    this.keys.push(k)
+    this.values.push(v)
   }
-
-  /** Gives back the room past the entries (a segment that rolled takes no more). */
-  trim(): void {
-    if (this.keys.length > this.#length) this.#resize(this.#length)
-  }
-
-  #resize(capacity: number): void {
-    const keys = new Float64Array(capacity)
-    const values = new Float64Array(capacity)
-    keys.set(this.keys.subarray(0, this.#length))
-    values.set(this.values.subarray(0, this.#length))
-    this.keys = keys
-    this.values = values
-  }
-
   /** Index of the greatest key ≤ k, or -1. */
   floor(k: number): number {
-    const keys = this.keys
     let lo = 0
-    let hi = this.#length - 1
+    let hi = this.keys.length - 1
     let found = -1
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
-      if (keys[mid] <= k) {
+      if (this.keys[mid] <= k) {
         found = mid
         lo = mid + 1
       } else hi = mid - 1
@@ -1183,8 +1150,6 @@ class FilePartitionStore implements PartitionStore {
     // right after a roll), their fsyncs off the event loop; until then the segment is indexDirty,
     // so a close writes them, and a crash before leaves the segment to be re-indexed at open.
     this.#finalTimeEntry(active)
-    active.offsets.trim()
-    active.times.trim()
     active.indexDirty = true
     active.recent = null
     this.#segments.push(this.#createSegment(active.nextOffset, now))
