@@ -264,12 +264,10 @@ export class GroupCoordinatorShard
         // simple group, as Kafka's replay does (already one: nothing to look up).
         if (record.value !== null) {
           const group = record.key.group
-          if (group === this.#lastSimpleGroup) {
-            // This record's string from now on: the next records of its commit share it, and the
-            // same string compares at once where an equal one (the last commit's, decoded from
-            // another request) is compared character by character, for every record.
-            this.#lastSimpleGroup = group
-          } else if (this.#simpleGroups.has(group)) this.#lastSimpleGroup = group
+          // Taken on even when equal: the next records of this commit share this string, which
+          // compares at once, where an equal one decoded from another request is compared
+          // character by character, for every record.
+          if (group === this.#lastSimpleGroup || this.#simpleGroups.has(group)) this.#lastSimpleGroup = group
           else if (
             this.#streams.group(group) === undefined &&
             this.consumer.group(group) === undefined &&
