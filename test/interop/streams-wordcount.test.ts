@@ -32,6 +32,17 @@ const OUTPUT = 'wc-output'
 const REPARTITION = `${APP}-wordcount-group-by-word-repartition`
 const CHANGELOG = `${APP}-wordcount-store-changelog`
 const VOCABULARY = ['apple', 'Banana', 'cherry', 'DATE', 'elder', 'fig', 'grape', 'apple']
+/** log.roll.ms of the test's server. */
+const ROLL_MS = 1000
+/**
+ * How far apart the two phases' input records are stamped. Streams stamps each changelog record
+ * with the timestamp of the input record behind it, and a segment rolls only at an append whose
+ * timestamp is log.roll.ms past the segment's first batch (Kafka's LogSegment.shouldRoll), never by
+ * the clock alone. With the phases' records stamped as they are produced, the steps between them
+ * can take less than log.roll.ms: the changelog then takes all of phase 2 into its first segment,
+ * which stays active with nothing after it to roll it, and is never cleaned.
+ */
+const PHASE_GAP_MS = 30 * ROLL_MS
 
 /** Kafka's WordCount example's split: lower case, split on white space. */
 const words = (line: string): string[] =>
@@ -130,9 +141,10 @@ describe('Kafka Streams WordCount, two instances, one killed', () => {
       'group.streams.heartbeat.interval.ms': '1000',
       'group.streams.min.heartbeat.interval.ms': '1000',
       'group.streams.initial.rebalance.delay.ms': '0',
-      // segments roll after a second, so that the cleaner may clean all but the last one, and the
-      // cleaner looks for work every half second and cleans any dirty share
-      'log.roll.ms': '1000',
+      // segments roll after a second of record time (PHASE_GAP_MS), so that the cleaner may clean
+      // all but the last one, and the cleaner looks for work every half second and cleans any
+      // dirty share
+      'log.roll.ms': String(ROLL_MS),
       'log.cleaner.backoff.ms': '500',
       'log.cleaner.min.cleanable.ratio': '0.01',
     })
@@ -155,12 +167,13 @@ describe('Kafka Streams WordCount, two instances, one killed', () => {
     }
   })
 
-  const produceLines = async (ls: readonly string[], from: number): Promise<void> => {
+  const produceLines = async (ls: readonly string[], from: number, timestamp: number): Promise<void> => {
     const records: ProduceRecord[] = ls.map((value, n) => ({
       topic: INPUT,
       partition: (from + n) % 2,
       key: `line-${from + n}`,
       value,
+      timestamp,
     }))
     await java.produce(records)
   }
@@ -235,7 +248,9 @@ describe('Kafka Streams WordCount, two instances, one killed', () => {
 
     // 1. Exact counts: each update of a word's count is in the output, in order.
     const phase1 = lines(0, 60)
-    await produceLines(phase1, 0)
+    // Both phases are stamped in the past, PHASE_GAP_MS apart (see PHASE_GAP_MS).
+    const phase1Timestamp = Date.now() - 2 * PHASE_GAP_MS
+    await produceLines(phase1, 0, phase1Timestamp)
     const counts1 = counts(phase1)
     const words1 = [...counts1.values()].reduce((a, b) => a + b, 0)
     const out1 = await readOutput(words1)
@@ -292,7 +307,7 @@ describe('Kafka Streams WordCount, two instances, one killed', () => {
     const [victim, survivor] = instances as [ManagedProcess, ManagedProcess]
     assert.equal((await victim.kill()).signal, 'SIGKILL')
     const phase2 = lines(60, 40)
-    await produceLines(phase2, 60)
+    await produceLines(phase2, 60, phase1Timestamp + PHASE_GAP_MS)
     const all = counts([...phase1, ...phase2])
     const totalWords = [...all.values()].reduce((a, b) => a + b, 0)
     const out2 = await readOutput(totalWords)
@@ -313,7 +328,8 @@ describe('Kafka Streams WordCount, two instances, one killed', () => {
     assert.ok(survivor.running, survivor.tail())
 
     // 5. The changelog holds one record per count update; after the cleaner ran, fewer records are
-    // left and the latest value of every key is there.
+    // left and the latest value of every key is there. Phase 2's first record in each changelog
+    // partition rolled phase 1's segment (PHASE_GAP_MS), which the cleaner may then compact.
     const written = (await endOffsets(CHANGELOG)).reduce((a, [, , o]) => a + o, 0)
     assert.equal(written, totalWords)
     let retained: JavaRecord[] = []

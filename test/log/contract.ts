@@ -1279,6 +1279,27 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.ok(batchesIn(r.records)[0].baseOffset >= 0)
     })
 
+    test('compaction: a segment rolls by segment.ms only at an append stamped that long after its first batch, never by the clock; only then is it cleaned', async () => {
+      const { m, p } = await fresh({
+        segmentMs: 1000,
+        cleanupPolicy: ['compact'],
+        minCleanableDirtyRatio: 0.01,
+      })
+      // Ten updates of two keys, all stamped NOW, appended over a minute of the broker's clock.
+      for (const [i, value] of ['a0', 'b1', 'a2', 'b3', 'a4', 'b5', 'a6', 'b7', 'a8', 'b9'].entries())
+        await p.append(batchOf([{ key: value[0], value }], { timestamp: NOW }), { now: NOW + i * 6000 })
+      // Stamped segment.ms after the first batch, not past it: the same segment, which stays
+      // active however long the cleaner waits.
+      await p.append(batchOf([{ key: 'a', value: 'a10' }], { timestamp: NOW + 1000 }), { now: NOW + 120_000 })
+      await m.runCleaner(NOW + 240_000)
+      const values = async (): Promise<string[]> => (await readAll(p, 0)).flatMap((b) => b.values)
+      assert.equal((await values()).length, 11, 'the active segment is never cleaned')
+      // Stamped past segment.ms: it rolls, and the segment rolled out is cleaned.
+      await p.append(batchOf([{ key: 'b', value: 'b11' }], { timestamp: NOW + 1001 }), { now: NOW + 240_000 })
+      await m.runCleaner(NOW + 240_000)
+      assert.deepEqual(await values(), ['b9', 'a10', 'b11'])
+    })
+
     test('compaction: tombstones stay for delete.retention.ms, then go; a producer keeps its last batch', async () => {
       const { m, p, topic } = await fresh(
         {
