@@ -252,6 +252,55 @@ test('memory: thousands of keys, each rewritten, keep their own latest records',
   await store.close()
 })
 
+test('memory: keys that come back in another order, or next to new keys, keep their own latest records', async () => {
+  // The engine first tries, for each record, the key that followed the previous record's the last
+  // time. Sequences that repeat, then change order, then put new keys (of the same length, one byte
+  // apart, and keys that share a hash) where known ones followed, and grow the table meanwhile.
+  const seen = new Map<number, string>()
+  const colliding: string[] = []
+  for (let i = 0; colliding.length < 2; i++) {
+    const key = `g${i}`
+    const other = seen.get(keyHash(key))
+    if (other !== undefined) colliding.push(other, key)
+    else seen.set(keyHash(key), key)
+  }
+  const name = (i: number) => `group-a/topic/${String(i).padStart(3, '0')}`
+  const ten = Array.from({ length: 10 }, (_, i) => name(i))
+  const rounds: string[][] = [
+    ten,
+    ten,
+    ten.slice(5).concat(ten.slice(0, 5)),
+    ten.map((_, i) => ten[i ^ 1]),
+    // New keys where known ones followed: one byte apart from the keys they replace.
+    ten.map((k, i) => (i % 3 === 0 ? name(100 + i) : k)),
+    ten,
+    [ten[0], colliding[0], ten[1], colliding[1], ten[2]],
+    [ten[0], colliding[0], ten[1], colliding[1], ten[2]],
+    [ten[0], colliding[1], ten[1], colliding[0], ten[2]],
+    // Enough new keys to grow the table several times, with the known ones among them.
+    Array.from({ length: 200 }, (_, i) => (i % 20 < 10 ? ten[i % 10] : name(200 + i))),
+    ten,
+    ten.slice().reverse(),
+  ]
+  const store = new MemoryRecordStore()
+  await store.open()
+  const latest = new Map<string, string>()
+  for (let r = 0; r < rounds.length; r++) {
+    await store.append(
+      0,
+      rounds[r].map((k, i) => rec(k, `${r}.${i}`)),
+    )
+    for (let i = 0; i < rounds[r].length; i++) {
+      latest.delete(rounds[r][i])
+      latest.set(rounds[r][i], `${r}.${i}`)
+    }
+    assert.equal(store.usage(0).liveKeys, latest.size, `round ${r}`)
+  }
+  await store.compact(0)
+  assert.deepEqual(show(await store.load(0)), [...latest])
+  await store.close()
+})
+
 test('memory: keys of any length that differ in one byte, anywhere, are different keys', async () => {
   // The engine hashes and compares keys four bytes at a time, then the last one to three bytes
   // one by one: every length up to 13 and every position of the difference.
