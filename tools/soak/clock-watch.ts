@@ -3,13 +3,16 @@
 // up after the host paused the whole virtual machine), and a minute measured by it would be as much
 // shorter or longer. A thread of its own in the load process (tools/soak/clock-worker.ts) ticks
 // every 10 ms and reads both clocks at each tick: a step of the wall clock against the monotonic one
-// is a wall-clock step, and a tick more than 100 ms after the one before is a gap of the whole
-// process (a thread that does nothing else only misses its ticks when no thread of the process runs:
-// the host paused the machine, or the machine paused the process). The main thread adds what it
-// saw to the minute's row, so that a minute hit by the host is labelled as such; it is reported,
-// never left out of a verdict.
+// is a wall-clock step, and a tick more than 100 ms after the one before is a gap. A thread that does
+// nothing else misses its ticks only when it gets no core: either it was runnable and waited for
+// one (its own wait in /proc/thread-self/schedstat covers at least half of the gap: the guest's own
+// contention, other threads holding both cores), or nothing in the guest ran it although it was due
+// (the host held the virtual machine, or the whole process was stopped): a stall of the whole
+// process. The main thread adds what it saw to the minute's row, so that a minute hit by the host
+// is labelled as such; it is reported, never left out of a verdict.
 
 import { Worker } from 'node:worker_threads'
+import { threadSchedstat } from './measures.js'
 
 /** The tick thread's period (ms). */
 export const CLOCK_TICK_MS = 10
@@ -22,20 +25,25 @@ export const CLOCK_READ_SPREAD_MS = 1
 
 /** Something the clock watch saw between two ticks. */
 export interface ClockEvent {
-  readonly kind: 'wall-step' | 'gap'
+  /** `gap`: a stall of the whole process; `wait`: a gap in which the tick thread waited for a core. */
+  readonly kind: 'wall-step' | 'gap' | 'wait'
   /** The wall clock (ms since the epoch) at the tick that saw it. */
   readonly wallAt: number
   /**
    * A wall-clock step: how far the wall clock moved against the monotonic clock (ms, positive
-   * forward). A gap: the monotonic time between the two ticks (ms).
+   * forward). A gap or a wait: the monotonic time between the two ticks (ms).
    */
   readonly ms: number
+  /** A gap or a wait: how long of it the tick thread was runnable and waited for a core (ms; NaN unknown). */
+  readonly waitedMs?: number
 }
 
 /** Both clocks read together, or the monotonic one alone when the thread was held between the reads. */
 export interface ClockReading {
   readonly mono: number
   readonly wall?: number
+  /** The reading thread's time runnable but waiting for a core since it started (ms), where known. */
+  readonly waitMs?: number
 }
 
 /**
@@ -47,12 +55,14 @@ export function readClocks(
   mono: () => number = () => performance.now(),
   wall: () => number = Date.now,
   spreadMs = CLOCK_READ_SPREAD_MS,
+  waitMs: () => number | undefined = () => threadSchedstat()?.waitMs,
 ): ClockReading {
+  const waited = waitMs()
   const before = mono()
   const w = wall()
   const after = mono()
   const at = (before + after) / 2
-  return after - before <= spreadMs ? { mono: at, wall: w } : { mono: at }
+  return after - before <= spreadMs ? { mono: at, wall: w, waitMs: waited } : { mono: at, waitMs: waited }
 }
 
 /** Ticks of both clocks in, steps of the wall clock and gaps of the monotonic one out. */
@@ -61,6 +71,7 @@ export class ClockWatch {
   readonly #stepMs: number
   #lastMono = Number.NaN
   #lastOffset = Number.NaN
+  #lastWait = Number.NaN
 
   constructor(o: { gapMs?: number; stepMs?: number } = {}) {
     this.#gapMs = o.gapMs ?? CLOCK_GAP_MS
@@ -72,8 +83,11 @@ export class ClockWatch {
     const events: ClockEvent[] = []
     const gap = r.mono - this.#lastMono
     const wallAt = r.wall ?? this.#lastOffset + r.mono
-    if (gap > this.#gapMs) events.push({ kind: 'gap', wallAt, ms: gap })
+    const waitedMs = (r.waitMs ?? Number.NaN) - this.#lastWait
+    if (gap > this.#gapMs)
+      events.push({ kind: waitedMs >= gap / 2 ? 'wait' : 'gap', wallAt, ms: gap, waitedMs })
     this.#lastMono = r.mono
+    this.#lastWait = r.waitMs ?? Number.NaN
     if (r.wall === undefined) return events
     const offset = r.wall - r.mono
     const step = offset - this.#lastOffset
@@ -91,6 +105,9 @@ export interface ClockSummary {
   /** Gaps of the whole process, and the longest (ms; 0 without any). */
   readonly gaps: number
   readonly longestGapMs: number
+  /** Gaps in which the tick thread waited for a core (the guest's own contention), and the longest. */
+  readonly waits: number
+  readonly longestWaitMs: number
   /** One line for each (at most a few, then how many more), for the row's events. */
   readonly notes: string[]
 }
@@ -103,6 +120,8 @@ const utc = (wall: number) => (Number.isFinite(wall) ? new Date(wall).toISOStrin
 export function describeClockEvent(e: ClockEvent): string {
   if (e.kind === 'wall-step')
     return `host: the wall clock stepped ${e.ms > 0 ? '+' : '−'}${Math.abs(e.ms).toFixed(0)} ms against the monotonic clock (${utc(e.wallAt)} UTC)`
+  if (e.kind === 'wait')
+    return `the load process's tick thread waited ${(e.waitedMs ?? Number.NaN).toFixed(0)} ms of ${e.ms.toFixed(0)} for a core (${utc(e.wallAt)} UTC)`
   return `host: the whole load process stalled ${e.ms.toFixed(0)} ms (its tick thread's ${CLOCK_TICK_MS}-ms ticks, until ${utc(e.wallAt)} UTC)`
 }
 
@@ -120,13 +139,18 @@ export class ClockMinute {
     this.#events = []
     const steps = events.filter((e) => e.kind === 'wall-step')
     const gaps = events.filter((e) => e.kind === 'gap')
-    const notes = events.slice(0, NOTES).map(describeClockEvent)
-    if (events.length > NOTES) notes.push(`${events.length - NOTES} more clock events`)
+    const waits = events.filter((e) => e.kind === 'wait')
+    // The host's events first: they are the ones a row must name.
+    const named = [...steps, ...gaps].sort((a, b) => a.wallAt - b.wallAt)
+    const notes = named.slice(0, NOTES).map(describeClockEvent)
+    if (named.length > NOTES) notes.push(`${named.length - NOTES} more of the host's clock events`)
     return {
       wallSteps: steps.length,
       wallStepMs: steps.reduce((a, e) => a + e.ms, 0),
       gaps: gaps.length,
       longestGapMs: gaps.reduce((a, e) => Math.max(a, e.ms), 0),
+      waits: waits.length,
+      longestWaitMs: waits.reduce((a, e) => Math.max(a, e.ms), 0),
       notes,
     }
   }

@@ -267,12 +267,14 @@ export interface MinuteRow extends ThreadCounts {
   /**
    * What the load process's clock tick thread saw in the minute (tools/soak/clock-watch.ts): steps
    * of the wall clock against the monotonic one (count, sum in ms) and gaps of the whole process
-   * (count, longest in ms): the host's hand in the minute, labelled in the events too.
+   * (count, longest in ms): the host's hand in the minute, labelled in the events too; apart, the
+   * gaps in which the tick thread waited for a core (the guest's own contention, not labelled).
    */
   wallSteps: number
   wallStepMs: number
   processGaps: number
   processGapMaxMs: number
+  tickWaits: number
   events: string[]
 }
 
@@ -516,6 +518,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     wallStepMs: 0,
     processGaps: 0,
     processGapMaxMs: 0,
+    tickWaits: 0,
     events: [],
   })
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
@@ -927,6 +930,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       r.wallStepMs = clock.wallStepMs
       r.processGaps = clock.gaps
       r.processGapMaxMs = clock.longestGapMs
+      r.tickWaits = clock.waits
       r.events.push(...clock.notes)
       const parts = await Promise.all(threads.map((t) => t.roll()))
       const merged = mergeThreadMinutes(parts)
@@ -1418,7 +1422,7 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults | context switches server vol / nonvol, load vol / nonvol | wall-clock steps n / ms, whole-process gaps n / longest ms | events |\n' +
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults | context switches server vol / nonvol, load vol / nonvol | wall-clock steps n / ms, whole-process gaps n / longest ms, tick thread waits for a core n | events |\n' +
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 /** The load threads' CPU time per heartbeat they sent (members' and ceiling members'), in µs. */
@@ -1441,7 +1445,7 @@ export function burstShares(r: ThreadCounts): string {
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.wallSteps} / ${f(r.wallStepMs, 0)}, ${r.processGaps} / ${f(r.processGapMaxMs, 0)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.wallSteps} / ${f(r.wallStepMs, 0)}, ${r.processGaps} / ${f(r.processGapMaxMs, 0)}, ${r.tickWaits} | ${r.events.join('; ')} |`
 }
 
 /**
