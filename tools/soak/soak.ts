@@ -44,6 +44,7 @@ import {
   type TopographProcess,
 } from '../../test/helpers/topograph-process.js'
 import { splitCeiling, startCeiling } from './ceiling.js'
+import { ClockMinute, startClockThread } from './clock-watch.js'
 import { ConnectionClosedError, ReconnectingClient } from './client.js'
 import { E, RETRIABLE, STREAMS_TOPIC, sleep, wallNow } from './common.js'
 import { inProcessThread, type LoadThread, workerThread } from './load-thread.js'
@@ -263,6 +264,17 @@ export interface MinuteRow extends ThreadCounts {
   /** Each load thread's own loop and GC (`LoopMinute`), and the main thread's (the data plane's). */
   threadLoops: LoopMinute[]
   mainLoop: LoopMinute | undefined
+  /**
+   * What the load process's clock tick thread saw in the minute (tools/soak/clock-watch.ts): steps
+   * of the wall clock against the monotonic one (count, sum in ms) and gaps of the whole process
+   * (count, longest in ms): the host's hand in the minute, labelled in the events too; apart, the
+   * gaps in which the tick thread waited for a core (the guest's own contention, not labelled).
+   */
+  wallSteps: number
+  wallStepMs: number
+  processGaps: number
+  processGapMaxMs: number
+  tickWaits: number
   events: string[]
 }
 
@@ -502,6 +514,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     loadSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     threadLoops: [],
     mainLoop: undefined,
+    wallSteps: 0,
+    wallStepMs: 0,
+    processGaps: 0,
+    processGapMaxMs: 0,
+    tickWaits: 0,
     events: [],
   })
   // Minute -1 is the set-up (joining every member); the measured minutes are 0..M-1.
@@ -535,6 +552,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // This thread's own loop and GC: the data plane's and the rows', and the members' too with
   // `loadThreads` 0 (then the members' thread reports the same loop).
   const mainLoop = new LoopMonitor()
+  // The host's hand in each minute: wall-clock steps and gaps of the whole load process, seen by a
+  // tick thread of its own (tools/soak/clock-watch.ts) and added to the minute's row.
+  const clockMinute = new ClockMinute()
+  const clockThread = startClockThread((e) => clockMinute.add(e))
   /** What each thread counted over the run, once stopped. */
   let threadTotals: MemberLoadTotals[] | undefined
   const stopThreads = async () => {
@@ -701,7 +722,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       let nextHeartbeat = 0
       let nextCommit = 0
       while (!stopping) {
-        const now = Date.now()
+        const now = performance.now()
         try {
           if (now >= nextHeartbeat) {
             const joining = epoch === 0
@@ -819,8 +840,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
                 positions.set(x.partitionIndex, rec.offset + 1)
               }
             }
-          if (Date.now() >= nextCommit && epoch > 0) {
-            nextCommit = Date.now() + 1000
+          if (performance.now() >= nextCommit && epoch > 0) {
+            nextCommit = performance.now() + 1000
             const changed = [...positions].filter(([q, at]) => committed.get(q) !== at)
             if (changed.length > 0) {
               const c = await dataClient.request(
@@ -904,6 +925,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let loadCpuAt = process.cpuUsage()
     let refaultsAt = fileRefaults()
     const closeRow = async (r: MinuteRow) => {
+      const clock = clockMinute.take()
+      r.wallSteps = clock.wallSteps
+      r.wallStepMs = clock.wallStepMs
+      r.processGaps = clock.gaps
+      r.processGapMaxMs = clock.longestGapMs
+      r.tickWaits = clock.waits
+      r.events.push(...clock.notes)
       const parts = await Promise.all(threads.map((t) => t.roll()))
       const merged = mergeThreadMinutes(parts)
       for (const k of THREAD_COUNTS) r[k] = merged[k]
@@ -1063,7 +1091,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     for (let minute = 0; minute < o.minutes; minute++) {
       row = newRow(minute)
       rows.push(row)
-      const minuteStart = Date.now()
+      const minuteStart = performance.now()
       if (minute === o.outageAt) {
         plugin.control(outage)
         row.events.push('plugin outage begins')
@@ -1098,10 +1126,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       }
       for (let k = 0; k < churnPerMinute; k++) {
         const due = minuteStart + ((k + 0.5) * o.minuteMs) / churnPerMinute
-        await sleep(Math.max(0, due - Date.now()))
+        await sleep(Math.max(0, due - performance.now()))
         await threads[churned++ % threads.length].replaceOne()
       }
-      await sleep(Math.max(0, minuteStart + o.minuteMs - Date.now()))
+      await sleep(Math.max(0, minuteStart + o.minuteMs - performance.now()))
       if (restartDone !== undefined) {
         await restartDone
         for (const returns of await Promise.all(threads.map((t) => t.takeRestartReturns())))
@@ -1142,16 +1170,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       }
       return statuses
     }
-    const endBy = Date.now() + Math.max(60_000, 2 * o.minuteMs)
+    const endBy = performance.now() + Math.max(60_000, 2 * o.minuteMs)
     let statuses = await describeAll()
     const available = () =>
       [...statuses.values()].filter((s) => s.error === 0 && s.status === 3 && s.hasDescription && s.matches)
         .length
-    while (available() < o.groups && Date.now() < endBy) {
+    while (available() < o.groups && performance.now() < endBy) {
       await sleep(2000)
       statuses = await describeAll()
     }
-    const describedAt = Date.now()
+    const describedAt = performance.now()
     clearInterval(sampler)
     clearInterval(speedProbe)
     clearInterval(machineProbe)
@@ -1160,8 +1188,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     // Stop the load and let the data plane drain: the consumers read up to what was acked.
     stopProducing = true
     await Promise.all(producerLoops)
-    const drainBy = Date.now() + 30_000
-    while (Date.now() < drainBy && acked.missingFrom(consumed) > 0) await sleep(200)
+    const drainBy = performance.now() + 30_000
+    while (performance.now() < drainBy && acked.missingFrom(consumed) > 0) await sleep(200)
     stopping = true
     await Promise.all(consumerLoops)
     // The members stop; what every thread counted over the run joins the totals.
@@ -1269,6 +1297,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   } finally {
     stopping = true
     mainLoop.stop()
+    await clockThread.stop()
     await stopThreads().catch((e: unknown) => o.log(`stopping the load threads: ${(e as Error).message}`))
     for (const c of dataClients) c.stop()
     admin.stop()
@@ -1317,12 +1346,17 @@ export function flatness<R extends Pick<MinuteRow, 'minute'>>(
  * benchmarks' ratios to their ceiling.
  */
 export function flatnessVerdicts(
-  rows: readonly Pick<MinuteRow, 'minute' | 'p99' | 'ceilingP99' | 'rssMb'>[],
+  rows: readonly (Pick<MinuteRow, 'minute' | 'p99' | 'ceilingP99' | 'rssMb'> &
+    Partial<Pick<MinuteRow, 'wallSteps' | 'processGaps'>>)[],
   o: Pick<SoakOptions, 'flatFrom' | 'restartAt' | 'minutes'>,
 ): Verdict[] {
   const p99 = flatness(rows, o, (r) => r.p99)
   const verdicts: Verdict[] = [
-    { criterion: 'heartbeat p99 flat within ±10 %', pass: p99.pass, detail: `${p99.detail} ms` },
+    {
+      criterion: 'heartbeat p99 flat within ±10 %',
+      pass: p99.pass,
+      detail: `${p99.detail} ms${hostMinutes(rows, o)}`,
+    },
   ]
   if (rows.some((r) => Number.isFinite(r.ceilingP99))) {
     const ratio = flatness(rows, o, (r) => r.p99 / r.ceilingP99)
@@ -1341,8 +1375,29 @@ export function flatnessVerdicts(
     )
   }
   const rss = flatness(rows, o, (r) => r.rssMb)
-  verdicts.push({ criterion: 'server RSS flat within ±10 %', pass: rss.pass, detail: `${rss.detail} MB` })
+  verdicts.push({
+    criterion: 'server RSS flat within ±10 %',
+    pass: rss.pass,
+    detail: `${rss.detail} MB${hostMinutes(rows, o)}`,
+  })
   return verdicts
+}
+
+/**
+ * The minutes of the flatness window in which the clock watch saw the host (a wall-clock step or a
+ * gap of the whole load process), as a note for a verdict: they are counted in it, not left out.
+ */
+export function hostMinutes(
+  rows: readonly (Pick<MinuteRow, 'minute'> & Partial<Pick<MinuteRow, 'wallSteps' | 'processGaps'>>)[],
+  o: Pick<SoakOptions, 'flatFrom' | 'restartAt'>,
+): string {
+  const hit = rows
+    .filter((r) => r.minute >= o.flatFrom && r.minute !== o.restartAt)
+    .filter((r) => (r.wallSteps ?? 0) > 0 || (r.processGaps ?? 0) > 0)
+    .map((r) => r.minute)
+  return hit.length === 0
+    ? ''
+    : `; the host stepped the wall clock or stalled the load process in minute${hit.length > 1 ? 's' : ''} ${hit.join(', ')} (counted)`
 }
 
 /**
@@ -1367,8 +1422,8 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults | context switches server vol / nonvol, load vol / nonvol | events |\n' +
-  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults | context switches server vol / nonvol, load vol / nonvol | wall-clock steps n / ms, whole-process gaps n / longest ms, tick thread waits for a core n | events |\n' +
+  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 /** The load threads' CPU time per heartbeat they sent (members' and ceiling members'), in µs. */
 export function loadCpuPerSend(
@@ -1390,7 +1445,7 @@ export function burstShares(r: ThreadCounts): string {
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.wallSteps} / ${f(r.wallStepMs, 0)}, ${r.processGaps} / ${f(r.processGapMaxMs, 0)}, ${r.tickWaits} | ${r.events.join('; ')} |`
 }
 
 /**
