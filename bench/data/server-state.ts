@@ -174,6 +174,9 @@ export async function traceFileCalls(): Promise<{
   const { monitorEventLoopDelay } = await import('node:perf_hooks')
   let calls: { kind: string; bytes: number; i: Interval }[] = []
   let syncCalls: CallSpan[] = []
+  /** Where each file's data written on the loop ends, and how far past it each read ahead reached (MiB). */
+  const dataEnd = new Map<number, number>()
+  let reaches: number[] = []
   const wall = () => performance.timeOrigin + performance.now()
   for (const name of ['fsync', 'read', 'write']) {
     const original = fs[name]
@@ -184,6 +187,8 @@ export async function traceFileCalls(): Promise<{
       // The pages read ahead past the active segment's data read into a plain Uint8Array (the
       // file engine's scratch), a Fetch into Buffers.
       const kind = name === 'read' && !Buffer.isBuffer(args[1]) ? 'read ahead' : name
+      if (kind === 'read ahead')
+        reaches.push(((args[4] as number) + bytes - (dataEnd.get(args[0] as number) ?? 0)) / MB)
       args[args.length - 1] = (...r: unknown[]) => {
         calls.push({ kind, bytes, i: { from, to: performance.timeOrigin + performance.now() } })
         cb(...r)
@@ -197,7 +202,14 @@ export async function traceFileCalls(): Promise<{
     fs[name] = function (this: unknown, ...args: unknown[]) {
       const from = wall()
       try {
-        return original.apply(this, args)
+        const n = original.apply(this, args)
+        // An append's write, at the end of the file's data: where the data now ends.
+        const at = name === 'writeSync' ? args[4] : name === 'writevSync' ? args[2] : undefined
+        if (typeof at === 'number' && typeof n === 'number') {
+          const fd = args[0] as number
+          dataEnd.set(fd, at + n)
+        }
+        return n
       } finally {
         const to = wall()
         if (to - from >= 0.5) {
@@ -222,6 +234,7 @@ export async function traceFileCalls(): Promise<{
     run() {
       calls = []
       syncCalls = []
+      reaches = []
       const delay = monitorEventLoopDelay({ resolution: 10 })
       delay.enable()
       const t0 = performance.timeOrigin + performance.now()
@@ -273,7 +286,12 @@ export async function traceFileCalls(): Promise<{
           .join(', ')
         const slowAt =
           slow.length === 0 ? '' : `; slow batches sent at ${histogram(slow.map((s) => (s.at - t0) / 1000))}`
-        const line = `threadpool calls: ${list || 'none'}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
+        const within = (lo: number, hi: number) => reaches.filter((r) => r > lo && r <= hi).length
+        const reach =
+          reaches.length === 0
+            ? ''
+            : `; reads ahead ending past the data by ≤ 4 MiB ${within(Number.NEGATIVE_INFINITY, 4)}, 4–8 MiB ${within(4, 8)}, more ${within(8, Number.POSITIVE_INFINITY)} (furthest ${Math.max(...reaches).toFixed(1)} MiB)`
+        const line = `threadpool calls: ${list || 'none'}${reach}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
         if (trace === undefined) return line
         const s = (epochMs: number) => ((epochMs - t0) / 1000).toFixed(2)
         const pool = calls.map((c) => ({ kind: c.kind, bytes: c.bytes, from: c.i.from, to: c.i.to }))
