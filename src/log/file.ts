@@ -252,10 +252,10 @@ export const READ_AHEAD_CHUNKS = 4
 /**
  * How far past the data a partition whose reads ahead fell behind reads, in READ_AHEAD_BYTES. A
  * read ahead that still runs when the appends have taken half the chunks read ahead of them
- * doubles the lead (READ_AHEAD_CHUNKS, 8, 16) for the reads that follow, so that the reads that follow run further ahead and
- * the next slow one (a read of a hole runs 25–72 ms where the threadpool waits for a CPU and each
- * new page is a host fault, while 200 MB/s of appends fill a chunk in 5 ms) is over before the
- * appends reach its pages. Each read stays at most READ_AHEAD_CHUNKS − 1 chunks long, so the
+ * doubles the lead (READ_AHEAD_CHUNKS, 8, 16) for the reads that follow, so that the next slow one
+ * (a read of a hole runs 25–72 ms where the threadpool waits for a CPU and each new page is a host
+ * fault, while 200 MB/s of appends fill a chunk in 5 ms) is over before the appends reach its
+ * pages. Each read stays at most READ_AHEAD_CHUNKS − 1 chunks long, so the
  * lead is made up by several reads, one after another, not one long read whose locked pages the
  * appends would reach. READ_AHEAD_CALM_READS reads in a row that kept up halve it again.
  */
@@ -1087,12 +1087,12 @@ class FilePartitionStore implements PartitionStore {
    * (one chunk past the data at least) up to the lead past it (READ_AHEAD_CHUNKS, more after reads
    * that fell behind: READ_AHEAD_MAX_CHUNKS), at most READ_AHEAD_CHUNKS − 1 chunks at a time, so
    * that chunks are read well before the appends reach them, and never the pages the next appends
-   * write into (see READ_AHEAD_CHUNKS). The file is made
-   * longer first (a hole) where the read would pass its end; only ever longer than the data, and
-   * here, in the caller's turn, so that no write of data can be ordered before it. The read's
-   * bytes are not used: reading a hole leaves zeroed pages in the page cache, which the appends
-   * then write into. A read racing a write of the same page, or a roll cutting the file back,
-   * changes nothing in the file. The segment is pinned while the read is in flight.
+   * write into (see READ_AHEAD_CHUNKS). The file is made longer first (a hole) where the read
+   * would pass its end; only ever longer than the data, and here, in the caller's turn, so that no
+   * write of data can be ordered before it. The read's bytes are not used: reading a hole leaves
+   * zeroed pages in the page cache, which the appends then write into. A read racing a write of
+   * the same page, or a roll cutting the file back, changes nothing in the file. The segment is
+   * pinned while the read is in flight.
    */
   #readAhead(seg: FileSegment): void {
     const chunk = this.#storage.readAheadBytes
