@@ -249,19 +249,6 @@ export const READ_AHEAD_BYTES = 1024 * 1024
  * chunks between the data and a read in flight give them three times as long.
  */
 export const READ_AHEAD_CHUNKS = 4
-/**
- * How far past the data a partition whose reads ahead fell behind reads, in READ_AHEAD_BYTES. A
- * read ahead that still runs when the appends have taken half the chunks read ahead of them
- * doubles the lead (READ_AHEAD_CHUNKS, 8, 16) for the reads that follow, so that the next slow one
- * (a read of a hole runs 25–72 ms where the threadpool waits for a CPU and each new page is a host
- * fault, while 200 MB/s of appends fill a chunk in 5 ms) is over before the appends reach its
- * pages. Each read stays at most READ_AHEAD_CHUNKS − 1 chunks long, so the
- * lead is made up by several reads, one after another, not one long read whose locked pages the
- * appends would reach. READ_AHEAD_CALM_READS reads in a row that kept up halve it again.
- */
-export const READ_AHEAD_MAX_CHUNKS = 16
-/** Reads ahead in a row that ended before the appends took half the lead, before it is halved. */
-export const READ_AHEAD_CALM_READS = 256
 /** A segment reads pages ahead while it takes READ_AHEAD_BYTES within this many milliseconds. */
 export const READ_AHEAD_PACE_MS = 1000
 
@@ -529,12 +516,6 @@ class FilePartitionStore implements PartitionStore {
   #closed = false
   /** A write-back (WRITE_BACK_BYTES) is in flight. */
   #writeBackBusy = false
-  /**
-   * How far past the data the active segment's pages are read ahead, in chunks (READ_AHEAD_CHUNKS
-   * to READ_AHEAD_MAX_CHUNKS), and the reads in a row since it last changed that kept up.
-   */
-  #aheadLead = READ_AHEAD_CHUNKS
-  #aheadCalm = 0
 
   constructor(
     storage: FileLogStorage,
@@ -1077,22 +1058,20 @@ class FilePartitionStore implements PartitionStore {
   }
 
   #afterAppend(seg: FileSegment): void {
-    if (!seg.aheadBusy && seg.size + this.#aheadLead * this.#storage.readAheadBytes > seg.aheadEnd)
+    if (!seg.aheadBusy && seg.size + READ_AHEAD_CHUNKS * this.#storage.readAheadBytes > seg.aheadEnd)
       this.#readAhead(seg)
   }
 
   /**
    * Reads the pages past the active segment's data ahead, on libuv's threadpool (READ_AHEAD_BYTES),
-   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: from the end of the last read
-   * (one chunk past the data at least) up to the lead past it (READ_AHEAD_CHUNKS, more after reads
-   * that fell behind: READ_AHEAD_MAX_CHUNKS), at most READ_AHEAD_CHUNKS − 1 chunks at a time, so
-   * that chunks are read well before the appends reach them, and never the pages the next appends
-   * write into (see READ_AHEAD_CHUNKS). The file is made longer first (a hole) where the read
-   * would pass its end; only ever longer than the data, and here, in the caller's turn, so that no
-   * write of data can be ordered before it. The read's bytes are not used: reading a hole leaves
-   * zeroed pages in the page cache, which the appends then write into. A read racing a write of
-   * the same page, or a roll cutting the file back, changes nothing in the file. The segment is
-   * pinned while the read is in flight.
+   * when the segment took a chunk's worth within READ_AHEAD_PACE_MS: from one chunk past the data
+   * up to READ_AHEAD_CHUNKS past it, so that chunks are read well before the appends reach them,
+   * and never the pages the next appends write into (see READ_AHEAD_CHUNKS). The file is made
+   * longer first (a hole) where the read would pass its end; only ever longer than the data, and
+   * here, in the caller's turn, so that no write of data can be ordered before it. The read's
+   * bytes are not used: reading a hole leaves zeroed pages in the page cache, which the appends
+   * then write into. A read racing a write of the same page, or a roll cutting the file back,
+   * changes nothing in the file. The segment is pinned while the read is in flight.
    */
   #readAhead(seg: FileSegment): void {
     const chunk = this.#storage.readAheadBytes
@@ -1103,8 +1082,7 @@ class FilePartitionStore implements PartitionStore {
     seg.paceAt = now
     if (!atPace) return
     const from = Math.max(seg.aheadEnd, seg.size + chunk)
-    const to = Math.min(seg.size + this.#aheadLead * chunk, from + (READ_AHEAD_CHUNKS - 1) * chunk)
-    if (to <= from) return
+    const to = seg.size + READ_AHEAD_CHUNKS * chunk
     if (to > seg.preallocated) {
       try {
         this.#fs.ftruncateSync(seg.fd, to)
@@ -1116,34 +1094,15 @@ class FilePartitionStore implements PartitionStore {
     }
     seg.aheadBusy = true
     seg.readers++
-    const askedAt = seg.size
     this.#fs.read(seg.fd, this.#storage.readAheadScratch(to - from), 0, to - from, from, (err) => {
       seg.aheadBusy = false
-      if (err === null) {
-        seg.aheadEnd = Math.max(seg.aheadEnd, to)
-        this.#readAheadEnded(seg.size - askedAt, chunk)
-      }
+      if (err === null) seg.aheadEnd = Math.max(seg.aheadEnd, to)
       try {
         this.#unpin(seg)
       } catch {
         // a segment let go meanwhile: a failure to close it is no storage fault
       }
     })
-  }
-
-  /**
-   * A read ahead ended with `appended` bytes appended since it was asked: more than half the lead
-   * doubles the lead (READ_AHEAD_MAX_CHUNKS at most), READ_AHEAD_CALM_READS reads in a row with
-   * less halve it (READ_AHEAD_CHUNKS at least).
-   */
-  #readAheadEnded(appended: number, chunk: number): void {
-    if (appended > (this.#aheadLead * chunk) / 2) {
-      this.#aheadLead = Math.min(READ_AHEAD_MAX_CHUNKS, 2 * this.#aheadLead)
-      this.#aheadCalm = 0
-    } else if (this.#aheadLead > READ_AHEAD_CHUNKS && ++this.#aheadCalm >= READ_AHEAD_CALM_READS) {
-      this.#aheadLead = Math.max(READ_AHEAD_CHUNKS, this.#aheadLead / 2)
-      this.#aheadCalm = 0
-    }
   }
 
   /**
