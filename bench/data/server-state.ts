@@ -3,7 +3,16 @@
 // the next one slower (BENCHMARKS.md, "Runs 2–3 at half load: the pages the phases freed"): its
 // heap by space, the files it has open, the partition's segments, its page faults, its threads' CPU
 // and its collections by kind; and the new pages the machine freed shortly before a run.
-import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, unlinkSync } from 'node:fs'
+import {
+  appendFileSync,
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import v8 from 'node:v8'
 import { describeGcs, observeGc, type TraceEvent } from '../server/gc-events.js'
@@ -11,6 +20,7 @@ import { mainThreadStat } from '../server/thread-stat.js'
 import { statFields, statTicks } from './kernel-state.js'
 import {
   type CallSpan,
+  type ClassifiedStall,
   classifyStalls,
   describeStalls,
   describeTimeline,
@@ -145,7 +155,17 @@ export async function traceFileCalls(): Promise<{
    */
   run(): (
     slow: readonly { at: number; ms: number }[],
-    trace?: { readonly timeline?: LoadTimeline; readonly gcs: readonly TraceEvent[] },
+    trace?: {
+      readonly timeline?: LoadTimeline
+      readonly gcs: readonly TraceEvent[]
+      /**
+       * Appends each stall over 5 ms to this file as a long turn in the format
+       * tools/soak/long-turns.ts reads beside a CPU profile of this process (BENCH_PROFILE): its
+       * kind is the stall's cause (`running`, `GC`, `no CPU`, `asleep`, `file call`), its span the
+       * interval from the timer's firing before to the late one, on the monotonic clock in µs.
+       */
+      readonly turnsFile?: string
+    },
   ) => string
 } | null> {
   if (process.env.BENCH_RUN_TRACE !== '1') return null
@@ -154,6 +174,9 @@ export async function traceFileCalls(): Promise<{
   const { monitorEventLoopDelay } = await import('node:perf_hooks')
   let calls: { kind: string; bytes: number; i: Interval }[] = []
   let syncCalls: CallSpan[] = []
+  /** Where each file's data written on the loop ends, and how far past it each read ahead reached (MiB). */
+  const dataEnd = new Map<number, number>()
+  let reaches: number[] = []
   const wall = () => performance.timeOrigin + performance.now()
   for (const name of ['fsync', 'read', 'write']) {
     const original = fs[name]
@@ -164,6 +187,8 @@ export async function traceFileCalls(): Promise<{
       // The pages read ahead past the active segment's data read into a plain Uint8Array (the
       // file engine's scratch), a Fetch into Buffers.
       const kind = name === 'read' && !Buffer.isBuffer(args[1]) ? 'read ahead' : name
+      if (kind === 'read ahead')
+        reaches.push(((args[4] as number) + bytes - (dataEnd.get(args[0] as number) ?? 0)) / MB)
       args[args.length - 1] = (...r: unknown[]) => {
         calls.push({ kind, bytes, i: { from, to: performance.timeOrigin + performance.now() } })
         cb(...r)
@@ -177,7 +202,14 @@ export async function traceFileCalls(): Promise<{
     fs[name] = function (this: unknown, ...args: unknown[]) {
       const from = wall()
       try {
-        return original.apply(this, args)
+        const n = original.apply(this, args)
+        // An append's write, at the end of the file's data: where the data now ends.
+        const at = name === 'writeSync' ? args[4] : name === 'writevSync' ? args[2] : undefined
+        if (typeof at === 'number' && typeof n === 'number') {
+          const fd = args[0] as number
+          dataEnd.set(fd, at + n)
+        }
+        return n
       } finally {
         const to = wall()
         if (to - from >= 0.5) {
@@ -202,6 +234,7 @@ export async function traceFileCalls(): Promise<{
     run() {
       calls = []
       syncCalls = []
+      reaches = []
       const delay = monitorEventLoopDelay({ resolution: 10 })
       delay.enable()
       const t0 = performance.timeOrigin + performance.now()
@@ -253,16 +286,19 @@ export async function traceFileCalls(): Promise<{
           .join(', ')
         const slowAt =
           slow.length === 0 ? '' : `; slow batches sent at ${histogram(slow.map((s) => (s.at - t0) / 1000))}`
-        const line = `threadpool calls: ${list || 'none'}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
+        const within = (lo: number, hi: number) => reaches.filter((r) => r > lo && r <= hi).length
+        const reach =
+          reaches.length === 0
+            ? ''
+            : `; reads ahead ending past the data by ≤ 4 MiB ${within(Number.NEGATIVE_INFINITY, 4)}, 4–8 MiB ${within(4, 8)}, more ${within(8, Number.POSITIVE_INFINITY)} (furthest ${Math.max(...reaches).toFixed(1)} MiB)`
+        const line = `threadpool calls: ${list || 'none'}${reach}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
         if (trace === undefined) return line
         const s = (epochMs: number) => ((epochMs - t0) / 1000).toFixed(2)
         const pool = calls.map((c) => ({ kind: c.kind, bytes: c.bytes, from: c.i.from, to: c.i.to }))
         const timeline = trace.timeline
-        const stalls = describeStalls(
-          classifyStalls(delays, trace.gcs, syncCalls, pool, timeline),
-          5,
-          (epochMs) => (epochMs - t0 < 0 ? '-' : s(epochMs)),
-        )
+        const classified = classifyStalls(delays, trace.gcs, syncCalls, pool, timeline)
+        if (trace.turnsFile !== undefined) writeTurns(trace.turnsFile, classified, 5)
+        const stalls = describeStalls(classified, 5, (epochMs) => (epochMs - t0 < 0 ? '-' : s(epochMs)))
         if (timeline === undefined) return [line, ...stalls].join('\n')
         const { startEpochMs, measureFromMs } = timeline
         const where = `  (on that clock the load's schedule began at ${s(startEpochMs)} s and its measured part at ${s(startEpochMs + measureFromMs)} s)`
@@ -271,6 +307,32 @@ export async function traceFileCalls(): Promise<{
       }
     },
   }
+}
+
+/**
+ * The stalls over `overMs` as long turns (tools/soak/long-turns.ts's input, one JSON object a
+ * line): `at` in ms since this process started, `hrUs` the interval's start on the monotonic clock
+ * (process.hrtime, the CPU profile's clock) in µs.
+ */
+function writeTurns(file: string, stalls: readonly ClassifiedStall[], overMs: number): void {
+  // performance.now() is the monotonic clock since the process's time origin.
+  const hrOffsetUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000
+  const lines = stalls
+    .filter((s) => s.stall.ms > overMs)
+    .map((s) => {
+      const from = s.stall.at - 5 - performance.timeOrigin
+      return JSON.stringify({
+        pid: process.pid,
+        kind: s.cause,
+        at: from,
+        hrUs: Math.round(from * 1000 + hrOffsetUs),
+        ms: s.intervalMs,
+        cpuMs: s.stall.ranMs,
+        waitMs: s.stall.waitedMs,
+        gcMs: s.gcMs,
+      })
+    })
+  appendFileSync(file, lines.map((l) => `${l}\n`).join(''))
 }
 
 /** Seconds, in half-second bins: `1.0:12 1.5:40`. */

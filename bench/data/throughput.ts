@@ -18,7 +18,8 @@
 // servers run in this process's one JavaScript thread; the load comes from a forked child.
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server (bench/server/target.ts); BENCH_PROFILE=<dir>
 // writes a CPU profile of the server for each measured Topograph phase and each latency run
-// (bench/server/profile-turns.ts shows what ran in its long turns); BENCH_ACKS=-1,1 swaps the
+// (bench/server/profile-turns.ts shows what ran in its long turns; with BENCH_RUN_TRACE=1 the
+// run's loop stalls are written beside it for tools/soak/long-turns.ts); BENCH_ACKS=-1,1 swaps the
 // order of the two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each
 // half-phase (ceiling, Topograph, Topograph, ceiling) as it ends.
 // Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
@@ -112,6 +113,12 @@ const TOPIC = 'bench-data'
 const WHOLE_RUN = { bucketMs: 50, buckets: Math.ceil(((1 + seconds + 0.5) * 1000) / 50) }
 
 const fileCalls = await traceFileCalls()
+/**
+ * BENCH_PROFILE=<dir> with BENCH_RUN_TRACE=1: each latency run's stalls over 5 ms beside its CPU
+ * profile, as long turns (`npx tsx tools/soak/long-turns.ts --turns <dir>/latency-run1.turns.jsonl
+ * --profile <dir>/latency-run1.cpuprofile --kinds running` shows what ran in them).
+ */
+const profileDir = process.env.BENCH_PROFILE || undefined
 const loads: string[] = [loadAverage()]
 const wire = [await loopbackMBps()]
 const bench = await startBench()
@@ -210,7 +217,11 @@ for (let run = 0; run < runs; run++) {
   console.log(`  server GCs: ${gcs}`)
   if (traced !== undefined)
     console.log(
-      `  ${traced(m.slow ?? [], { ...(m.timeline === undefined ? {} : { timeline: m.timeline }), gcs: events })}`,
+      `  ${traced(m.slow ?? [], {
+        ...(m.timeline === undefined ? {} : { timeline: m.timeline }),
+        gcs: events,
+        ...(profileDir === undefined ? {} : { turnsFile: `${profileDir}/latency-run${run + 1}.turns.jsonl` }),
+      })}`,
     )
   console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
   console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)

@@ -5,6 +5,12 @@
  *
  *   npx tsx tools/soak/long-turns.ts --turns FILE --profiles DIR [--kinds cpu,cpu-gc] [--top 20]
  *                                    [--from-s S] [--list]
+ *   npx tsx tools/soak/long-turns.ts --turns FILE --profile FILE ...
+ *
+ * `--profile FILE` takes one profile of one process, whatever its name, with every turn of the
+ * file: bench/data/throughput.ts writes its latency runs' loop stalls that way (BENCH_PROFILE with
+ * BENCH_RUN_TRACE=1), their kinds the stalls' causes (`running`, `GC`, `no CPU`, `asleep`,
+ * `file call`).
  *
  * Prints, per process: the long turns by kind (on-CPU, on-CPU in GC, waiting for a core, other),
  * then for the turns of the chosen kinds (default: on-CPU, both) the samples by leaf function, by
@@ -51,14 +57,17 @@ const { values } = parseArgs({
   options: {
     turns: { type: 'string' },
     profiles: { type: 'string' },
+    profile: { type: 'string' },
     kinds: { type: 'string', default: 'cpu,cpu-gc' },
     top: { type: 'string', default: '20' },
     'from-s': { type: 'string', default: '0' },
     list: { type: 'boolean', default: false },
   },
 })
-if (values.turns === undefined || values.profiles === undefined) {
-  console.error('usage: long-turns --turns FILE --profiles DIR [--kinds cpu,cpu-gc] [--top 20]')
+if (values.turns === undefined || (values.profiles === undefined) === (values.profile === undefined)) {
+  console.error(
+    'usage: long-turns --turns FILE (--profiles DIR | --profile FILE) [--kinds cpu,cpu-gc] [--top 20]',
+  )
   process.exit(2)
 }
 const kinds = new Set(values.kinds.split(','))
@@ -92,9 +101,17 @@ function printTop(title: string, m: Map<string, number>, total: number): void {
 // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread, the one whose
 // turns the server's preload measures (the others are workers: tsx's loader, SQLite's checkpoint).
 const mainThread = (f: string) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0'
-for (const name of readdirSync(values.profiles).filter(mainThread)) {
-  const pid = Number(name.split('.')[3])
-  const mine = turns.filter((t) => t.pid === pid)
+const profiles: { name: string; path: string; mine: Turn[] }[] =
+  values.profile !== undefined
+    ? [{ name: values.profile, path: values.profile, mine: turns }]
+    : readdirSync(values.profiles as string)
+        .filter(mainThread)
+        .map((name) => ({
+          name,
+          path: join(values.profiles as string, name),
+          mine: turns.filter((t) => t.pid === Number(name.split('.')[3])),
+        }))
+for (const { name, path, mine } of profiles) {
   const byKind = new Map<string, number>()
   for (const t of mine) countInto(byKind, t.kind)
   console.log(`\n${name}: ${mine.length} long turns (${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')})`)
@@ -107,7 +124,7 @@ for (const name of readdirSync(values.profiles).filter(mainThread)) {
       `GC in them ${chosen.reduce((a, t) => a + t.gcMs, 0).toFixed(0)} ms`,
   )
 
-  const profile = JSON.parse(readFileSync(join(values.profiles, name), 'utf8')) as Profile
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile
   const byId = new Map<number, ProfileNode>()
   const parent = new Map<number, number>()
   for (const n of profile.nodes) {
