@@ -113,6 +113,7 @@ if (values.sched !== undefined) {
       ran: number
       waited: number
       idle: number
+      unseen: number
       stolen: number
     }
   >()
@@ -126,6 +127,7 @@ if (values.sched !== undefined) {
       ran: 0,
       waited: 0,
       idle: 0,
+      unseen: 0,
       stolen: 0,
     }
     byKind.set(t.kind, k)
@@ -133,6 +135,9 @@ if (values.sched !== undefined) {
     k.ran += held.mainRanUs
     k.waited += held.mainWaitedUs
     k.idle += held.mainWaitedIdleUs
+    // On a CPU by the kernel's switches but not by the thread's own schedstat, which leaves out
+    // the time the host took the vCPU (steal): a stolen vCPU looks like running from the trace.
+    if (Number.isFinite(t.cpuMs)) k.unseen += Math.max(0, held.mainRanUs - t.cpuMs * 1000)
     const groups = new Map<string, number>()
     const cpus = held.cpus.map((by, cpu) => {
       for (const [h, us] of by) {
@@ -160,7 +165,7 @@ if (values.sched !== undefined) {
   for (const [kind, k] of byKind) {
     const all = [...k.us.values()].reduce((a, b) => a + b, 0)
     console.log(
-      `\n${kind}: ${k.n} turns, both CPUs ${ms(all)} ms; the main thread ran ${ms(k.ran)} ms and waited for a CPU ${ms(k.waited)} ms in them (a CPU idle meanwhile ${ms(k.idle)} ms)${steal.length === 0 ? '' : `; steal ${k.stolen} ms (both vCPUs, by 10 ms ticks)`}`,
+      `\n${kind}: ${k.n} turns, both CPUs ${ms(all)} ms; the main thread ran ${ms(k.ran)} ms and waited for a CPU ${ms(k.waited)} ms in them (a CPU idle meanwhile ${ms(k.idle)} ms; on a CPU by the trace, not by its schedstat ${ms(k.unseen)} ms)${steal.length === 0 ? '' : `; steal ${k.stolen} ms (both vCPUs, by 10 ms ticks)`}`,
     )
     for (const [g, us] of [...k.us].sort((a, b) => b[1] - a[1]))
       console.log(
