@@ -19,9 +19,10 @@
 // TOPOGRAPH_BENCH_BUILD=dist runs the compiled server (bench/server/target.ts); BENCH_PROFILE=<dir>
 // writes a CPU profile of the server for each measured Topograph phase and each latency run
 // (bench/server/profile-turns.ts shows what ran in its long turns; with BENCH_RUN_TRACE=1 the
-// run's loop stalls are written beside it for tools/soak/long-turns.ts); BENCH_ACKS=-1,1 swaps the
-// order of the two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each
-// half-phase (ceiling, Topograph, Topograph, ceiling) as it ends.
+// run's loop stalls are written beside it for tools/soak/long-turns.ts, and with BENCH_TURNS=<dir>
+// without a profile, for the kernel's scheduler trace); BENCH_ACKS=-1,1 swaps the order of the
+// two Produce loads in each run; BENCH_PHASES=1 prints the CPU per request of each half-phase
+// (ceiling, Topograph, Topograph, ceiling) as it ends.
 // Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
 // and the load, and what the kernel did meanwhile (kernel-state.ts; the page cache's dirty and
 // writeback pages at the end and their peaks during the run): the latency's tail at this
@@ -119,6 +120,12 @@ const fileCalls = await traceFileCalls()
  * --profile <dir>/latency-run1.cpuprofile --kinds running` shows what ran in them).
  */
 const profileDir = process.env.BENCH_PROFILE || undefined
+/**
+ * BENCH_TURNS=<dir> with BENCH_RUN_TRACE=1: the same stall files without the CPU profile, to set
+ * beside the kernel's scheduler trace of the runs (`npx tsx tools/soak/long-turns.ts --turns
+ * <dir>/latency-run1.turns.jsonl --sched <perf script output>`, tools/soak/sched.ts).
+ */
+const turnsDir = process.env.BENCH_TURNS || profileDir
 const loads: string[] = [loadAverage()]
 const wire = [await loopbackMBps()]
 const bench = await startBench()
@@ -220,7 +227,7 @@ for (let run = 0; run < runs; run++) {
       `  ${traced(m.slow ?? [], {
         ...(m.timeline === undefined ? {} : { timeline: m.timeline }),
         gcs: events,
-        ...(profileDir === undefined ? {} : { turnsFile: `${profileDir}/latency-run${run + 1}.turns.jsonl` }),
+        ...(turnsDir === undefined ? {} : { turnsFile: `${turnsDir}/latency-run${run + 1}.turns.jsonl` }),
       })}`,
     )
   console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)

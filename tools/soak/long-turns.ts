@@ -6,11 +6,20 @@
  *   npx tsx tools/soak/long-turns.ts --turns FILE --profiles DIR [--kinds cpu,cpu-gc] [--top 20]
  *                                    [--from-s S] [--list]
  *   npx tsx tools/soak/long-turns.ts --turns FILE --profile FILE ...
+ *   npx tsx tools/soak/long-turns.ts --turns FILE --sched FILE [--steal FILE] [--load-pid PID]
+ *                                    [--kinds 'no CPU,running']
  *
  * `--profile FILE` takes one profile of one process, whatever its name, with every turn of the
  * file: bench/data/throughput.ts writes its latency runs' loop stalls that way (BENCH_PROFILE with
  * BENCH_RUN_TRACE=1), their kinds the stalls' causes (`running`, `GC`, `no CPU`, `asleep`,
  * `file call`).
+ *
+ * `--sched FILE` sets the turns beside the kernel's scheduler trace of the same run instead
+ * (tools/soak/sched.ts): for every chosen turn, who held each CPU inside it, the server's main
+ * thread on a CPU and waiting for one by the kernel's account, and each vCPU's steal; then the
+ * CPUs' time inside the chosen turns by kind of turn and group of holder, and by holder
+ * (`--list` prints each turn). `--load-pid` names the load's process (the server's
+ * forked child in bench/data/throughput.ts).
  *
  * Prints, per process: the long turns by kind (on-CPU, on-CPU in GC, waiting for a core, other),
  * then for the turns of the chosen kinds (default: on-CPU, both) the samples by leaf function, by
@@ -23,6 +32,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { group, heldDuring, readSched, readSteal, stealDuring } from './sched.js'
 
 interface Turn {
   readonly pid: number
@@ -58,15 +68,19 @@ const { values } = parseArgs({
     turns: { type: 'string' },
     profiles: { type: 'string' },
     profile: { type: 'string' },
+    sched: { type: 'string' },
+    steal: { type: 'string' },
+    'load-pid': { type: 'string' },
     kinds: { type: 'string', default: 'cpu,cpu-gc' },
     top: { type: 'string', default: '20' },
     'from-s': { type: 'string', default: '0' },
     list: { type: 'boolean', default: false },
   },
 })
-if (values.turns === undefined || (values.profiles === undefined) === (values.profile === undefined)) {
+const sources = [values.profiles, values.profile, values.sched].filter((v) => v !== undefined)
+if (values.turns === undefined || sources.length !== 1) {
   console.error(
-    'usage: long-turns --turns FILE (--profiles DIR | --profile FILE) [--kinds cpu,cpu-gc] [--top 20]',
+    'usage: long-turns --turns FILE (--profiles DIR | --profile FILE | --sched FILE [--steal FILE]) [--kinds cpu,cpu-gc] [--top 20]',
   )
   process.exit(2)
 }
@@ -78,6 +92,94 @@ const turns: Turn[] = readFileSync(values.turns, 'utf8')
   .split('\n')
   .filter((l) => l !== '')
   .map((l) => JSON.parse(l) as Turn)
+
+if (values.sched !== undefined) {
+  const trace = readSched(readFileSync(values.sched, 'utf8'))
+  const steal = values.steal === undefined ? [] : readSteal(readFileSync(values.steal, 'utf8'))
+  const serverPid = turns[0]?.pid ?? -1
+  const loadPid = Number(values['load-pid'] ?? -1)
+  const chosen = turns.filter((t) => kinds.has(t.kind) && t.at >= fromMs && t.hrUs >= trace.from)
+  console.log(
+    `server ${serverPid}, load ${loadPid}: ${chosen.length} turns of ${[...kinds].join(', ')} inside the trace (${turns.length} in all)`,
+  )
+  const total = new Map<string, number>()
+  /** By kind: both CPUs' µs by group, and how many turns each group held the most in (main and idle aside). */
+  const byKind = new Map<
+    string,
+    {
+      n: number
+      us: Map<string, number>
+      most: Map<string, number>
+      ran: number
+      waited: number
+      idle: number
+      unseen: number
+      stolen: number
+    }
+  >()
+  const ms = (us: number) => (us / 1000).toFixed(1)
+  for (const t of chosen) {
+    const held = heldDuring(trace, t.hrUs, t.hrUs + t.ms * 1000, serverPid, loadPid)
+    const k = byKind.get(t.kind) ?? {
+      n: 0,
+      us: new Map(),
+      most: new Map(),
+      ran: 0,
+      waited: 0,
+      idle: 0,
+      unseen: 0,
+      stolen: 0,
+    }
+    byKind.set(t.kind, k)
+    k.n++
+    k.ran += held.mainRanUs
+    k.waited += held.mainWaitedUs
+    k.idle += held.mainWaitedIdleUs
+    // On a CPU by the kernel's switches but not by the thread's own schedstat, which leaves out
+    // the time the host took the vCPU (steal): a stolen vCPU looks like running from the trace.
+    if (Number.isFinite(t.cpuMs)) k.unseen += Math.max(0, held.mainRanUs - t.cpuMs * 1000)
+    const groups = new Map<string, number>()
+    const cpus = held.cpus.map((by, cpu) => {
+      for (const [h, us] of by) {
+        countInto(total, h, us)
+        countInto(k.us, group(h), us)
+        countInto(groups, group(h), us)
+      }
+      const list = [...by]
+        .sort((a, b) => b[1] - a[1])
+        .map(([h, us]) => `${h} ${ms(us)}`)
+        .join(', ')
+      return `CPU${cpu}: ${list}`
+    })
+    const others = [...groups]
+      .filter(([g]) => g !== 'server main' && g !== 'idle')
+      .sort((a, b) => b[1] - a[1])
+    if (others.length > 0) countInto(k.most, others[0][0])
+    const stolen = stealDuring(steal, t.hrUs, t.hrUs + t.ms * 1000)
+    k.stolen += stolen.reduce((a, b) => a + b, 0)
+    if (values.list)
+      console.log(
+        `  at ${(t.at / 1000).toFixed(2)} s: ${t.kind} ${t.ms.toFixed(1)} ms (schedstat: CPU ${t.cpuMs.toFixed(1)}, waiting ${t.waitMs.toFixed(1)}; kernel trace: ran ${ms(held.mainRanUs)}, waited ${ms(held.mainWaitedUs)}, a CPU idle meanwhile ${ms(held.mainWaitedIdleUs)})${stolen.length === 0 ? '' : `; steal ${stolen.join(' / ')} ms`}\n    ${cpus.join('\n    ')}`,
+      )
+  }
+  for (const [kind, k] of byKind) {
+    const all = [...k.us.values()].reduce((a, b) => a + b, 0)
+    console.log(
+      `\n${kind}: ${k.n} turns, both CPUs ${ms(all)} ms; the main thread ran ${ms(k.ran)} ms and waited for a CPU ${ms(k.waited)} ms in them (a CPU idle meanwhile ${ms(k.idle)} ms; on a CPU by the trace, not by its schedstat ${ms(k.unseen)} ms)${steal.length === 0 ? '' : `; steal ${k.stolen} ms (both vCPUs, by 10 ms ticks)`}`,
+    )
+    for (const [g, us] of [...k.us].sort((a, b) => b[1] - a[1]))
+      console.log(
+        `    ${g.padEnd(22)} ${ms(us).padStart(8)} ms ${((100 * us) / all).toFixed(1).padStart(5)} %  held the most (main, idle aside) in ${k.most.get(g) ?? 0}`,
+      )
+  }
+  const all = [...total.values()].reduce((a, b) => a + b, 0)
+  printTop(
+    'both CPUs inside the chosen turns, ms by holder',
+    new Map([...total].map(([h, us]) => [h, Math.round(us / 1000)])),
+    all / 1000,
+  )
+  process.exit(0)
+}
 
 const isOwn = (url: string) => url.includes('/src/') && !url.includes('node_modules')
 const short = (n: ProfileNode) => {
