@@ -73,8 +73,11 @@ export async function joinGroup(c: WireClient, g: number): Promise<Member[]> {
   throw new Error(`group ${g} did not become stable`)
 }
 
-/** A server on `dataDir` with coordinator.storage=sqlite and {@link JOIN_CONFIG}. */
-export function serverOn(dataDir: string): Promise<RunningServer> {
+/** A server on `dataDir` with coordinator.storage=sqlite, {@link JOIN_CONFIG} and `config`. */
+export function serverOn(
+  dataDir: string,
+  config: Readonly<Record<string, string>> = {},
+): Promise<RunningServer> {
   return startServer(
     parseConfig({
       listeners: 'PLAINTEXT://127.0.0.1:0',
@@ -82,17 +85,19 @@ export function serverOn(dataDir: string): Promise<RunningServer> {
       'coordinator.storage': 'sqlite',
       'console.listener': 'none',
       ...JOIN_CONFIG,
+      ...config,
     }),
     { logger: createLogger({ level: 'silent' }) },
   )
 }
 
-/** A server on the empty `dataDir` with the topic and the first `groups` groups joined by requests. */
+/** A server on the empty `dataDir` ({@link serverOn}) with the topic and the first `groups` groups joined by requests. */
 export async function joinedServer(
   dataDir: string,
   groups = GROUPS,
+  config: Readonly<Record<string, string>> = {},
 ): Promise<{ server: RunningServer; dataDir: string; members: Member[] }> {
-  const server = await serverOn(dataDir)
+  const server = await serverOn(dataDir, config)
   const port = server.address.port
   const admin = await WireClient.connect(port)
   await admin.request(19, 7, {
