@@ -15,12 +15,8 @@ import {
   topicsImage,
 } from '../../test/coordinator/shard/streams/harness.js'
 
-const members = Number(process.argv[2] ?? 1000)
-const minutes = Number(process.argv[3] ?? 6)
-if (!(members > 0) || !(minutes > 0)) {
-  console.error('usage: session-bursts.ts [members>0] [minutes>0]')
-  process.exit(2)
-}
+const [members, minutes] = [1000, 6].map((d, i) => Number(process.argv[2 + i] ?? d)) as [number, number]
+if (!(members > 0 && minutes > 0)) throw new Error('usage: session-bursts.ts [members>0] [minutes>0]')
 const h = await Harness.start(topicsImage({ foo: 2 }))
 const epochs: number[] = []
 for (let i = 0; i < members; i++) {
