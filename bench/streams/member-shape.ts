@@ -4,6 +4,9 @@
 // id, "<application.id>-<process id>-StreamThread-<n>-consumer").
 import { StickyTaskAssignor } from '../../src/coordinator/shard/streams/assignor/index.js'
 import {
+  STREAMS_GROUP_CONFIG_DEFAULTS,
+  type StreamsCoordinatorRecord,
+  type StreamsGroupConfig,
   type StreamsGroupHeartbeatRequest,
   StreamsGroupManager,
   type TaskIds,
@@ -137,4 +140,112 @@ export function untilStable<D extends MemberDriver>(
     const owned = members.reduce((n, d) => n + d.active.reduce((k, t) => k + t.partitions.length, 0), 0)
     if (round > 0 && !changed && owned === PARTITIONS) break
   }
+}
+
+/**
+ * The steady heartbeats' benchmarks: the client host, and a config with quick assignments and a
+ * session timeout no run reaches.
+ */
+const HOST = '/10.0.0.7'
+const STEADY_CONFIG: StreamsGroupConfig = {
+  ...STREAMS_GROUP_CONFIG_DEFAULTS,
+  initialRebalanceDelayMs: 0,
+  assignmentIntervalMs: 0,
+  sessionTimeoutMs: 600_000,
+}
+
+/** A member and its group. */
+export interface GroupMemberDriver extends MemberDriver {
+  readonly groupId: string
+}
+
+/**
+ * One heartbeat of `d` straight into `manager`, its records replayed as the runtime replays a
+ * write's (and pushed to `kept` when given); returns whether the answer changed anything. The
+ * steady heartbeat answers endpoint epoch 0 (no member has an endpoint); a join sends -1.
+ */
+export function managerHeartbeat(
+  manager: StreamsGroupManager,
+  d: GroupMemberDriver,
+  nowMs: number,
+  clientId: string,
+  kept?: StreamsCoordinatorRecord[],
+): boolean {
+  const result = manager.streamsGroupHeartbeat(
+    { nowMs, requestApiVersion: 1, clientId, clientHost: HOST, config: STEADY_CONFIG },
+    memberRequest(d.groupId, d, d.epoch === 0 ? -1 : 0),
+  )
+  for (const r of result.records) {
+    manager.replay(r)
+    kept?.push(r)
+  }
+  const res = result.response
+  if (res.errorCode !== 0) throw new Error(`${d.memberId}: error ${res.errorCode} ${res.errorMessage}`)
+  const changed = res.activeTasks !== null || res.memberEpoch !== d.epoch || result.records.length > 0
+  d.epoch = res.memberEpoch
+  if (res.activeTasks !== null) d.active = res.activeTasks
+  return changed
+}
+
+/**
+ * Marks each member's session timer armed, as the runtime marks it on its watch: a steady heartbeat
+ * then moves the soft deadline instead of asking for a timer.
+ */
+export function armSessions(manager: StreamsGroupManager, drivers: readonly GroupMemberDriver[]): void {
+  for (const d of drivers) {
+    const session = manager.group(d.groupId)!.slot(d.memberId)!
+    session.armed = true
+    session.dueMs = Number.MAX_SAFE_INTEGER
+  }
+}
+
+/** Shuffles `xs` in place into a fixed order (from the ids' byte stream). */
+export function shuffleInPlace<T>(xs: T[]): void {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = (bytes(4).readUInt32LE(0) % (i + 1)) | 0
+    ;[xs[i], xs[j]] = [xs[j]!, xs[i]!]
+  }
+}
+
+/**
+ * `members` stable members in groups of `perGroup` on `manager`, joined and reconciled by their
+ * heartbeats from `nowMs` on (one ms each); their records pushed to `kept` when given.
+ */
+export function stableMembers(
+  manager: StreamsGroupManager,
+  members: number,
+  perGroup: number,
+  nowMs: number,
+  kept?: StreamsCoordinatorRecord[],
+): { drivers: GroupMemberDriver[]; nowMs: number } {
+  const drivers: GroupMemberDriver[] = []
+  let now = nowMs
+  for (let g = 0; g < members / perGroup; g++) {
+    const groupId = `${APPLICATION}-g${g}`
+    const group: GroupMemberDriver[] = newMembers(perGroup).map((d) => ({ ...d, groupId }))
+    untilStable(groupId, group, (d) => managerHeartbeat(manager, d, now++, d.clientId, kept))
+    drivers.push(...group)
+  }
+  return { drivers, nowMs: now }
+}
+
+/**
+ * The steady heartbeats' benchmarks' arguments (members, group size, heartbeats a sample, samples),
+ * each defaulting to `defaults`' own; prints the usage of `script` and exits 2 when one is wrong.
+ */
+export function steadyArgs(
+  script: string,
+  defaults: readonly [members: number, perGroup: number, count: number, samples: number],
+): [members: number, perGroup: number, count: number, samples: number] {
+  const [members, perGroup, count, samples] = defaults.map((d, i) => Number(process.argv[2 + i] ?? d)) as [
+    number,
+    number,
+    number,
+    number,
+  ]
+  if (!(members > 0) || !(perGroup > 0) || members % perGroup !== 0 || !(count > 0) || !(samples > 0)) {
+    console.error(`usage: ${script} [members>0] [perGroup>0, divides members] [count>0] [samples>0]`)
+    process.exit(2)
+  }
+  return [members, perGroup, count, samples]
 }

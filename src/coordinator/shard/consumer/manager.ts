@@ -53,7 +53,7 @@ import {
 import { canComputeAssignment } from '../modern/epochs.js'
 import { answeredHeartbeatIntervalMs } from '../modern/heartbeat-phase.js'
 import * as membership from '../modern/membership.js'
-import { extendSession, sessionStillAlive } from '../modern/session.js'
+import { extendSession, sessionFirePeriodMs, sessionStillAlive } from '../modern/session.js'
 import {
   classicJoinTimeoutKey,
   classicSyncTimeoutKey,
@@ -988,7 +988,8 @@ export class ConsumerGroupManager {
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: NO_TIMERS }
-    if (sessionStillAlive(timers, group.session(memberId), nowMs)) {
+    const periodMs = sessionFirePeriodMs(this.#config(groupId))
+    if (sessionStillAlive(timers, group.session(memberId), nowMs, member.memberId, periodMs)) {
       return { records: [], response: undefined, timers: timers.intents() }
     }
     return {

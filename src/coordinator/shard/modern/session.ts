@@ -5,6 +5,7 @@
  */
 import type { CoordinatorResult, TimerIntent } from '../../runtime/types.js'
 import type { TimerWatch } from '../../runtime/types.js'
+import { heartbeatPhaseMs } from './heartbeat-phase.js'
 
 /**
  * The soft state of a member's session: the runtime's watch of its session timer (`armed`, `dueMs`)
@@ -204,16 +205,55 @@ export function sessionTimeLeft(session: SessionWatch, nowMs: number): number {
 }
 
 /**
- * When a session timer fires before the soft deadline a later heartbeat set, it re-arms itself for
- * the rest and the member stays: returns true then.
+ * The period of a steady member's session timer: the session timeout less the heartbeat interval
+ * (at least 1 ms). A steady member's soft deadline is never less than that ahead of a firing.
+ */
+export function sessionFirePeriodMs(config: {
+  readonly sessionTimeoutMs: number
+  readonly heartbeatIntervalMs: number
+}): number {
+  return Math.max(1, config.sessionTimeoutMs - config.heartbeatIntervalMs)
+}
+
+/**
+ * When a session timer that fired before its soft deadline fires next, in ms from `nowMs` (0: the
+ * session is over). Not the deadline itself: the last time at or before it that falls on the
+ * member's own phase of `periodMs` (a hash of its member id, as its heartbeat phase), when that is
+ * still ahead; the deadline otherwise. Re-armed for the deadline, every member's timer fires one
+ * session timeout after a heartbeat of its, so the timers of members whose sessions started
+ * together (every member of a shard loaded after a restart, whose timers are armed at the same
+ * moment, or a join storm's) keep firing together, a burst every 40 s or so that the heartbeats'
+ * jitter spreads only over many minutes. On their phases they fire evenly over the period from
+ * their second firing on, as often as before (once a period), and a member still expires at its
+ * deadline: a firing at or after it finds no time left.
+ */
+export function sessionRearmDelayMs(
+  session: SessionWatch,
+  nowMs: number,
+  memberId: string,
+  periodMs: number,
+): number {
+  const left = sessionTimeLeft(session, nowMs)
+  if (left === 0 || periodMs < 2) return left
+  const deadlineMs = session.deadlineMs
+  const onPhaseMs =
+    deadlineMs - ((((deadlineMs - heartbeatPhaseMs(memberId, periodMs)) % periodMs) + periodMs) % periodMs)
+  return onPhaseMs > nowMs ? onPhaseMs - nowMs : left
+}
+
+/**
+ * When a session timer fires before the soft deadline a later heartbeat set, it re-arms itself
+ * ({@link sessionRearmDelayMs}) and the member stays: returns true then.
  */
 export function sessionStillAlive<Rec, C>(
   timers: SessionTimerSink<Rec, C>,
   session: MemberSession<CoordinatorResult<Rec, void, C>>,
   nowMs: number,
+  memberId: string,
+  periodMs: number,
 ): boolean {
-  const left = sessionTimeLeft(session, nowMs)
-  if (left === 0) return false
-  timers.schedule({ key: session.key, delayMs: left, op: session.op, watch: session })
+  const delayMs = sessionRearmDelayMs(session, nowMs, memberId, periodMs)
+  if (delayMs === 0) return false
+  timers.schedule({ key: session.key, delayMs, op: session.op, watch: session })
   return true
 }

@@ -6,7 +6,7 @@
  * request, endpoint epoch, task offsets) is updated directly, as in Kafka.
  */
 import type { TaskAssignor } from './assignor/index.js'
-import { assignmentConfigs, type StreamsGroupConfig } from './config.js'
+import { assignmentConfigs, STREAMS_GROUP_CONFIG_DEFAULTS, type StreamsGroupConfig } from './config.js'
 import {
   type ConfiguredTopology,
   type CreatableTopic,
@@ -98,7 +98,7 @@ import {
   replayMemberTombstone,
   updatedMember,
 } from '../modern/membership.js'
-import { mustArmSession, sessionTimeLeft } from '../modern/session.js'
+import { mustArmSession, sessionFirePeriodMs, sessionRearmDelayMs } from '../modern/session.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type HeartbeatStatus,
@@ -661,10 +661,12 @@ export class StreamsGroupManager {
     const timers = new TimerCollector()
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: timers.intents() }
-    // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm for the rest.
-    const left = sessionTimeLeft(group.slot(memberId)!, nowMs)
-    if (left > 0) {
-      this.#schedule(timers, group.sessionTimer(memberId, left))
+    // A heartbeat that wrote nothing moved the deadline past this timer's: re-arm, on the member's
+    // phase (see sessionRearmDelayMs).
+    const periodMs = sessionFirePeriodMs(this.#configFor?.(groupId) ?? STREAMS_GROUP_CONFIG_DEFAULTS)
+    const delayMs = sessionRearmDelayMs(group.slot(memberId)!, nowMs, memberId, periodMs)
+    if (delayMs > 0) {
+      this.#schedule(timers, group.sessionTimer(memberId, delayMs))
       return { records: [], response: undefined, timers: timers.intents() }
     }
     return {
