@@ -274,6 +274,9 @@ export function* fileLines(path: string): Generator<string> {
   }
 }
 
+/** A system call's entry in the kernel's stack: its name follows the prefix. */
+const SYSCALL = /^(__x64_sys_|__do_sys_|__se_sys_|ksys_|__sys_)/
+
 /**
  * A page fault the tracer's own stack walk took (a read of the user stack from the kernel that
  * faulted and was fixed up), not the program's.
@@ -287,9 +290,9 @@ export function tracersFault(event: string, trace: string): boolean {
  * a page not yet there: which call, which kernel function), or in the program's own code.
  */
 export function faultSite(stack: readonly string[]): string {
-  const sys = stack.find((f) => /^(__x64_sys_|__do_sys_|__se_sys_|ksys_|__sys_)/.test(f))
+  const sys = stack.find((f) => SYSCALL.test(f))
   const at = stack.find((f) => !/^(exc_page_fault|asm_exc_page_fault)/.test(f)) ?? '?'
-  if (sys !== undefined) return `in syscall ${sys.replace(/^(__x64_sys_|__do_sys_|__se_sys_|ksys_|__sys_)/, '')} (${at})`
+  if (sys !== undefined) return `in syscall ${sys.replace(SYSCALL, '')} (${at})`
   return `in ${userSide(stack)}`
 }
 
@@ -351,9 +354,9 @@ export function whatRan(stack: readonly string[]): string {
         : 'other'
     return `page fault (${kind}): ${kernelDetail(stack)} in ${user}`
   }
-  const sys = stack.find((f) => /^(__x64_sys_|__do_sys_|__se_sys_|ksys_|__sys_)/.test(f))
+  const sys = stack.find((f) => SYSCALL.test(f))
   if (stack.includes('entry_SYSCALL_64_after_hwframe') || sys !== undefined)
-    return `syscall ${sys?.replace(/^(__x64_sys_|__do_sys_|__se_sys_|ksys_|__sys_)/, '') ?? '?'}: ${kernelDetail(stack)}`
+    return `syscall ${sys?.replace(SYSCALL, '') ?? '?'}: ${kernelDetail(stack)}`
   const entry = stack.find((f) => /^asm_/.test(f))
   if (entry !== undefined) return `kernel ${entry.replace(/^asm_(sysvec_|common_)?/, '')}`
   return user
