@@ -280,15 +280,10 @@ const short = (n: ProfileNode) => {
 
 /** The samples (in time order) from `from` to `to`, µs on the monotonic clock. */
 function between(samples: readonly Sample[], from: number, to: number): Sample[] {
-  let lo = 0
-  let hi = samples.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (samples[mid].at < from) lo = mid + 1
-    else hi = mid
-  }
+  const first = samples.findIndex((x) => x.at >= from)
   const out: Sample[] = []
-  for (let i = lo; i < samples.length && samples[i].at < to; i++) out.push(samples[i])
+  for (let i = Math.max(0, first); first >= 0 && i < samples.length && samples[i].at < to; i++)
+    out.push(samples[i])
   return out
 }
 
