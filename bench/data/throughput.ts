@@ -50,7 +50,7 @@
 // latency runs at half load find them.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
-import { rmSync } from 'node:fs'
+import { appendFileSync, rmSync } from 'node:fs'
 import {
   createTopic,
   f1,
@@ -123,7 +123,9 @@ const profileDir = process.env.BENCH_PROFILE || undefined
 /**
  * BENCH_TURNS=<dir> with BENCH_RUN_TRACE=1: the same stall files without the CPU profile, to set
  * beside the kernel's scheduler trace of the runs (`npx tsx tools/soak/long-turns.ts --turns
- * <dir>/latency-run1.turns.jsonl --sched <perf script output>`, tools/soak/sched.ts).
+ * <dir>/latency-run1.turns.jsonl --sched <perf script output>`, tools/soak/sched.ts), and each
+ * run's span on the monotonic clock and its batches in <dir>/latency-runs.jsonl, to set beside a
+ * sampled profile of the server's threads (long-turns.ts `--stacks`, `--runs`).
  */
 const turnsDir = process.env.BENCH_TURNS || profileDir
 const loads: string[] = [loadAverage()]
@@ -183,6 +185,7 @@ for (let run = 0; run < runs; run++) {
   const threads0 = threadCpu()
   const kernel0 = kernelCounters()
   const t0 = performance.now()
+  const fromUs = Number(process.hrtime.bigint() / 1000n)
   const traced = fileCalls?.run()
   // The page cache's dirty and writeback peaks during the run (what a roll's flush has to write).
   const peak = { dirty: 0, writeback: 0 }
@@ -206,6 +209,11 @@ for (let run = 0; run < runs; run++) {
   ).finally(() => clearInterval(sampler))
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()
+  if (turnsDir !== undefined && traced !== undefined)
+    appendFileSync(
+      `${turnsDir}/latency-runs.jsonl`,
+      `${JSON.stringify({ pid: process.pid, run: run + 1, fromUs, toUs: Number(process.hrtime.bigint() / 1000n), batches: m.answered })}\n`,
+    )
   ended = serverState(dir)
   const kernel = since(kernel0, kernelCounters(), (performance.now() - t0) / 1000)
   const pages = pageCache()

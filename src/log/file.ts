@@ -421,25 +421,55 @@ class CheckpointFile {
   }
 }
 
-/** A growable pair of number arrays (sparse index entries). */
-class IndexArrays {
-  keys: number[] = []
-  values: number[] = []
+/** Entries in one chunk of a segment's index (IndexArrays): a power of two. */
+export const INDEX_CHUNK_ENTRIES = 4096
+const CHUNK_SHIFT = Math.log2(INDEX_CHUNK_ENTRIES)
+const CHUNK_MASK = INDEX_CHUNK_ENTRIES - 1
+
+/**
+ * A growable pair of number arrays (sparse index entries), held in chunks of INDEX_CHUNK_ENTRIES
+ * entries that are never copied. An active segment takes an entry for every batch larger than
+ * index.interval.bytes; as one JS array, grown by copying into one half as large again, each index
+ * became a large object whose growths each took hundreds of new pages on the event loop at once
+ * (BENCHMARKS.md, "The latency runs' running stalls sampled with the kernel's stacks").
+ */
+export class IndexArrays {
+  readonly #keys: number[][] = []
+  readonly #values: number[][] = []
+  #length = 0
   get length(): number {
-    return this.keys.length
+    return this.#length
+  }
+  /** The longest chunk's length: never more than INDEX_CHUNK_ENTRIES. */
+  get longestChunk(): number {
+    let n = 0
+    for (const c of this.#keys) n = Math.max(n, c.length)
+    return n
   }
   push(k: number, v: number): void {
-    this.keys.push(k)
-    this.values.push(v)
+    const c = this.#length >> CHUNK_SHIFT
+    if (c === this.#keys.length) {
+      this.#keys.push([])
+      this.#values.push([])
+    }
+    this.#keys[c].push(k)
+    this.#values[c].push(v)
+    this.#length++
+  }
+  key(i: number): number {
+    return this.#keys[i >> CHUNK_SHIFT][i & CHUNK_MASK]
+  }
+  value(i: number): number {
+    return this.#values[i >> CHUNK_SHIFT][i & CHUNK_MASK]
   }
   /** Index of the greatest key ≤ k, or -1. */
   floor(k: number): number {
     let lo = 0
-    let hi = this.keys.length - 1
+    let hi = this.#length - 1
     let found = -1
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
-      if (this.keys[mid] <= k) {
+      if (this.key(mid) <= k) {
         found = mid
         lo = mid + 1
       } else hi = mid - 1
@@ -721,8 +751,8 @@ class FilePartitionStore implements PartitionStore {
       seg.times.push(ts, seg.baseOffset + tdv.getInt32(p + 8))
     }
     if (seg.times.length > 0) {
-      seg.maxTimestamp = seg.times.keys[seg.times.length - 1]
-      seg.offsetOfMaxTimestamp = seg.times.values[seg.times.length - 1]
+      seg.maxTimestamp = seg.times.key(seg.times.length - 1)
+      seg.offsetOfMaxTimestamp = seg.times.value(seg.times.length - 1)
     }
     // The first batch's timestamp and the end of the segment.
     if (seg.size > 0) {
@@ -730,7 +760,7 @@ class FilePartitionStore implements PartitionStore {
       if (this.#readFully(seg.fd, head, 0) < RECORD_BATCH_OVERHEAD) return false
       seg.firstBatchTimestamp = scanHeader(head, 0).maxTs
     }
-    const start = seg.offsets.length > 0 ? seg.offsets.values[seg.offsets.length - 1] : 0
+    const start = seg.offsets.length > 0 ? seg.offsets.value(seg.offsets.length - 1) : 0
     let next = seg.baseOffset
     let maxTs = seg.maxTimestamp
     let maxTsOffset = seg.offsetOfMaxTimestamp
@@ -926,7 +956,7 @@ class FilePartitionStore implements PartitionStore {
       seg.offsets.push(last, pos)
       if (
         seg.maxTimestamp >= 0 &&
-        (seg.times.length === 0 || seg.maxTimestamp > seg.times.keys[seg.times.length - 1])
+        (seg.times.length === 0 || seg.maxTimestamp > seg.times.key(seg.times.length - 1))
       ) {
         seg.times.push(seg.maxTimestamp, seg.offsetOfMaxTimestamp)
       }
@@ -1159,7 +1189,7 @@ class FilePartitionStore implements PartitionStore {
   #finalTimeEntry(seg: FileSegment): void {
     if (seg.maxTimestamp < 0) return
     const n = seg.times.length
-    if (n === 0 || seg.times.keys[n - 1] < seg.maxTimestamp)
+    if (n === 0 || seg.times.key(n - 1) < seg.maxTimestamp)
       seg.times.push(seg.maxTimestamp, seg.offsetOfMaxTimestamp)
   }
 
@@ -1197,17 +1227,17 @@ class FilePartitionStore implements PartitionStore {
     const ib = new Uint8Array(seg.offsets.length * 8)
     const idv = new DataView(ib.buffer)
     for (let i = 0; i < seg.offsets.length; i++) {
-      idv.setInt32(i * 8, seg.offsets.keys[i] - seg.baseOffset)
-      idv.setInt32(i * 8 + 4, seg.offsets.values[i])
+      idv.setInt32(i * 8, seg.offsets.key(i) - seg.baseOffset)
+      idv.setInt32(i * 8 + 4, seg.offsets.value(i))
     }
     const tb = new Uint8Array(seg.times.length * 12)
     const tdv = new DataView(tb.buffer)
     for (let i = 0; i < seg.times.length; i++) {
-      const ts = seg.times.keys[i]
+      const ts = seg.times.key(i)
       const hi = Math.floor(ts / 4294967296)
       tdv.setInt32(i * 12, hi)
       tdv.setUint32(i * 12 + 4, ts - hi * 4294967296)
-      tdv.setInt32(i * 12 + 8, seg.times.values[i] - seg.baseOffset)
+      tdv.setInt32(i * 12 + 8, seg.times.value(i) - seg.baseOffset)
     }
     return { ib, tb }
   }
@@ -1225,7 +1255,7 @@ class FilePartitionStore implements PartitionStore {
     const e = seg.offsets.floor(offset)
     // Entries hold (last offset of a batch, its position): the batch holding `offset` starts at
     // the entry whose last offset is ≥ offset, or after the greatest entry below it.
-    const start = e >= 0 ? seg.offsets.values[e] : 0
+    const start = e >= 0 ? seg.offsets.value(e) : 0
     let found: { pos: number; base: number; size: number } | null = null
     this.#walk(
       seg,
@@ -1373,7 +1403,7 @@ class FilePartitionStore implements PartitionStore {
     // Entries (max timestamp so far, its offset): the greatest one below the target tells where
     // every earlier record is older than the target.
     const i = seg.times.floor(timestamp - 1)
-    return i < 0 ? segmentBaseOffset : seg.times.values[i]
+    return i < 0 ? segmentBaseOffset : seg.times.value(i)
   }
 
   deleteOldestSegments(count: number): void {

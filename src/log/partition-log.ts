@@ -105,24 +105,35 @@ function storageErrorAppend(errorCode: number = ErrorCode.KAFKA_STORAGE_ERROR): 
 export const STAGE_ARENA_BYTES = 1024 * 1024
 
 /**
+ * The arenas kept for reuse once their stages are written, besides the current one: a turn whose
+ * batches pass one arena's bytes (a backlog read at once) takes these before it makes new ones.
+ */
+export const STAGE_ARENA_SPARES = 3
+
+/**
  * Where the staged batches of every partition are copied, back to back in the order they come:
  * one buffer for the process, reused from its start once every stage with bytes in it is written
- * (at the end of each turn, usually). A batch that does not fit goes to a new buffer; the old one
- * is let go once its stages are written. So staging allocates nothing while a turn's batches fit
- * the buffer, however many partitions they go to.
+ * (at the end of each turn, usually). A batch that does not fit goes to another buffer, a spare
+ * one if an earlier such turn left one (up to STAGE_ARENA_SPARES are kept), else a new one. So
+ * staging allocates nothing while a turn's batches fit the buffers it has, however many
+ * partitions they go to: a new buffer's pages are each a page fault on the event loop the first
+ * time they are written, over 200 of them for one buffer, and they came in the turns that read a
+ * backlog (BENCHMARKS.md, "The latency runs' running stalls sampled with the kernel's stacks").
  */
-class StageArena {
+export class StageArena {
   static current = new StageArena()
+  /** Arenas not current whose stages are all written. */
+  static readonly spares: StageArena[] = []
   readonly buf = Buffer.allocUnsafeSlow(STAGE_ARENA_BYTES)
   used = 0
   /** Stages with bytes in this buffer not yet written. */
   stages = 0
 
   /** A copy of `bytes` in the current buffer, which `stage` now has bytes in. */
-  static copy(bytes: Uint8Array, stage: Stage): Buffer {
+  static copy(bytes: Uint8Array, stage: Pick<Stage, 'arenas'>): Buffer {
     let arena = StageArena.current
     if (arena.used + bytes.byteLength > STAGE_ARENA_BYTES) {
-      arena = new StageArena()
+      arena = StageArena.spares.pop() ?? new StageArena()
       StageArena.current = arena
     }
     if (!stage.arenas.includes(arena)) {
@@ -136,8 +147,14 @@ class StageArena {
   }
 
   /** `stage` is written (or never will be): its bytes are no longer needed. */
-  static release(stage: Stage): void {
-    for (const arena of stage.arenas) if (--arena.stages === 0) arena.used = 0
+  static release(stage: Pick<Stage, 'arenas'>): void {
+    for (const arena of stage.arenas) {
+      if (--arena.stages > 0) continue
+      arena.used = 0
+      // An arena leaves `current` only with stages in it: it comes here once, when they are written.
+      if (arena !== StageArena.current && StageArena.spares.length < STAGE_ARENA_SPARES)
+        StageArena.spares.push(arena)
+    }
   }
 }
 

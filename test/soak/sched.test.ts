@@ -2,7 +2,15 @@
 // CPU inside an interval, and the server's main thread's time on a CPU and waiting for one.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { heldDuring, holder, readSched, readSteal, stealDuring } from '../../tools/soak/sched.js'
+import {
+  heldDuring,
+  holder,
+  readSamples,
+  readSched,
+  readSteal,
+  stealDuring,
+  whatRan,
+} from '../../tools/soak/sched.js'
 
 // `perf script -F comm,tid,pid,cpu,time,event,trace --ns` lines; the server is pid 100 (its
 // threadpool thread 104), the load pid 200, times in s on the monotonic clock.
@@ -89,4 +97,57 @@ test('stealDuring: ticks of 10 ms between the samples around the interval', () =
   assert.deepEqual(stealDuring(s, 12000, 20000), [10, 0])
   assert.deepEqual(stealDuring(s, 12000, 25000), [40, 0])
   assert.deepEqual(stealDuring(s, 1000, 31000), [40, 10])
+})
+
+// `perf script -F comm,tid,pid,time,period,event,trace,ip,sym --ns` of cpu-clock samples and page
+// faults with their call stacks, leaf first.
+const STACKS = [
+  'node 100/100 1.000100000:     200040         cpu-clock/freq=4999/: ',
+  '\tffffffff8123 clear_page_erms',
+  '\tffffffff8124 do_anonymous_page',
+  '\tffffffff8125 handle_mm_fault',
+  '\tffffffff8126 exc_page_fault',
+  '\tffffffff8127 asm_exc_page_fault',
+  '\t    55aa01 JS:*appendBatches file:///srv/dist/src/log/file.js:797:18',
+  '\t    55aa02 JS:*append file:///srv/dist/src/log/partition-log.js:384:5',
+  '',
+  'node 100/104 1.000200000:     200040         cpu-clock/freq=4999/: ',
+  '\tffffffff8130 __pi_memset',
+  '\tffffffff8131 filemap_read',
+  '\tffffffff8132 __x64_sys_pread64',
+  '\tffffffff8133 do_syscall_64',
+  '\tffffffff8134 entry_SYSCALL_64_after_hwframe',
+  '\t     f6417 __libc_pread',
+  '',
+  'node 100/100 1.000300000:          1 exceptions:page_fault_kernel: address=0x0 ip=__get_user_nocheck_8 error_code=0x0',
+  '',
+  'node 100/100 1.000400000:          1   exceptions:page_fault_user: address=0x7f00 ip=0x55aa error_code=0x6',
+  '\tffffffff8126 exc_page_fault',
+  '\tffffffff8127 asm_exc_page_fault',
+  '\t    55aa01 JS:*stageCopy file:///srv/dist/src/log/partition-log.js:92:3',
+  '',
+  'node 100/105 1.000500000:     200040         cpu-clock/freq=4999/: ',
+  '\t    66bb01 v8::internal::ScavengerCollector::CollectGarbage',
+  '\t    66bb02 v8::internal::Heap::CollectGarbage',
+  '',
+].join('\n')
+
+test('readSamples: each sample by what it ran, without the tracer’s own page faults', () => {
+  const samples = readSamples(STACKS.split('\n'))
+  assert.deepEqual(
+    samples.map((s) => [s.tid, s.event, s.period, s.what]),
+    [
+      [
+        100,
+        'cpu-clock',
+        200040,
+        'page fault (anonymous): clearing a new page in JS *appendBatches file.js:797',
+      ],
+      [104, 'cpu-clock', 200040, 'syscall pread64: __pi_memset'],
+      [100, 'exceptions:page_fault_user', 1, 'in JS *stageCopy partition-log.js:92'],
+      [105, 'cpu-clock', 200040, 'V8 GC (ScavengerCollector)'],
+    ],
+  )
+  assert.equal(samples[0].at, 1_000_100)
+  assert.equal(whatRan(['uv__io_poll', 'uv_run']), 'native uv__io_poll')
 })

@@ -7,7 +7,7 @@
  *                                    [--from-s S] [--list]
  *   npx tsx tools/soak/long-turns.ts --turns FILE --profile FILE ...
  *   npx tsx tools/soak/long-turns.ts --turns FILE --sched FILE [--steal FILE] [--load-pid PID]
- *                                    [--kinds 'no CPU,running']
+ *                                    [--kinds 'no CPU,running'] [--stacks FILE [--runs FILE]]
  *
  * `--profile FILE` takes one profile of one process, whatever its name, with every turn of the
  * file: bench/data/throughput.ts writes its latency runs' loop stalls that way (BENCH_PROFILE with
@@ -19,7 +19,12 @@
  * thread on a CPU and waiting for one by the kernel's account, and each vCPU's steal; then the
  * CPUs' time inside the chosen turns by kind of turn and group of holder, and by holder
  * (`--list` prints each turn). `--load-pid` names the load's process (the server's
- * forked child in bench/data/throughput.ts).
+ * forked child in bench/data/throughput.ts). `--stacks FILE` adds a sampled profile of the
+ * server's threads with kernel stacks and page faults taken beside the trace (sched.ts's
+ * readSamples): what the main thread ran inside each turn and by kind of turn (JavaScript, V8's
+ * GC, a page fault and what in it, a system call); `--runs FILE` (throughput.ts's
+ * latency-runs.jsonl) then gives, for each run, the server's threads' CPU µs a batch by what they
+ * ran, the main thread, the threadpool and the other threads apart.
  *
  * Prints, per process: the long turns by kind (on-CPU, on-CPU in GC, waiting for a core, other),
  * then for the turns of the chosen kinds (default: on-CPU, both) the samples by leaf function, by
@@ -32,7 +37,16 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { group, heldDuring, readSched, readSteal, stealDuring } from './sched.js'
+import {
+  fileLines,
+  group,
+  heldDuring,
+  readSamples,
+  readSched,
+  readSteal,
+  type Sample,
+  stealDuring,
+} from './sched.js'
 
 interface Turn {
   readonly pid: number
@@ -75,6 +89,8 @@ const { values } = parseArgs({
     top: { type: 'string', default: '20' },
     'from-s': { type: 'string', default: '0' },
     list: { type: 'boolean', default: false },
+    stacks: { type: 'string' },
+    runs: { type: 'string' },
   },
 })
 const sources = [values.profiles, values.profile, values.sched].filter((v) => v !== undefined)
@@ -118,6 +134,11 @@ if (values.sched !== undefined) {
     }
   >()
   const ms = (us: number) => (us / 1000).toFixed(1)
+  const samples = values.stacks === undefined ? [] : readSamples(fileLines(values.stacks))
+  const cpuSamples = samples.filter((x) => x.event === 'cpu-clock')
+  const faults = samples.filter((x) => x.event.startsWith('exceptions:page_fault'))
+  /** By kind of turn: the main thread's sampled µs by what it ran, and its page faults. */
+  const ranBy = new Map<string, { us: Map<string, number>; faults: number }>()
   for (const t of chosen) {
     const held = heldDuring(trace, t.hrUs, t.hrUs + t.ms * 1000, serverPid, loadPid)
     const k = byKind.get(t.kind) ?? {
@@ -157,9 +178,28 @@ if (values.sched !== undefined) {
     if (others.length > 0) countInto(k.most, others[0][0])
     const stolen = stealDuring(steal, t.hrUs, t.hrUs + t.ms * 1000)
     k.stolen += stolen.reduce((a, b) => a + b, 0)
+    let ran = ''
+    if (values.stacks !== undefined) {
+      const to = t.hrUs + t.ms * 1000
+      const r = ranBy.get(t.kind) ?? { us: new Map<string, number>(), faults: 0 }
+      ranBy.set(t.kind, r)
+      const mine = new Map<string, number>()
+      for (const x of between(cpuSamples, t.hrUs, to))
+        if (x.tid === serverPid) countInto(mine, x.what, x.period / 1000)
+      for (const [what, us] of mine) countInto(r.us, what, us)
+      const nFaults = between(faults, t.hrUs, to).filter((x) => x.tid === serverPid).length
+      r.faults += nFaults
+      ran = `\n    main thread sampled: ${
+        [...mine]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 5)
+          .map(([w, us]) => `${w} ${ms(us)}`)
+          .join('; ') || 'nothing'
+      }; page faults ${nFaults}`
+    }
     if (values.list)
       console.log(
-        `  at ${(t.at / 1000).toFixed(2)} s: ${t.kind} ${t.ms.toFixed(1)} ms (schedstat: CPU ${t.cpuMs.toFixed(1)}, waiting ${t.waitMs.toFixed(1)}; kernel trace: ran ${ms(held.mainRanUs)}, waited ${ms(held.mainWaitedUs)}, a CPU idle meanwhile ${ms(held.mainWaitedIdleUs)})${stolen.length === 0 ? '' : `; steal ${stolen.join(' / ')} ms`}\n    ${cpus.join('\n    ')}`,
+        `  at ${(t.at / 1000).toFixed(2)} s: ${t.kind} ${t.ms.toFixed(1)} ms (schedstat: CPU ${t.cpuMs.toFixed(1)}, waiting ${t.waitMs.toFixed(1)}; kernel trace: ran ${ms(held.mainRanUs)}, waited ${ms(held.mainWaitedUs)}, a CPU idle meanwhile ${ms(held.mainWaitedIdleUs)})${stolen.length === 0 ? '' : `; steal ${stolen.join(' / ')} ms`}\n    ${cpus.join('\n    ')}${ran}`,
       )
   }
   for (const [kind, k] of byKind) {
@@ -178,6 +218,54 @@ if (values.sched !== undefined) {
     new Map([...total].map(([h, us]) => [h, Math.round(us / 1000)])),
     all / 1000,
   )
+  for (const [kind, r] of ranBy) {
+    const sum = [...r.us.values()].reduce((a, b) => a + b, 0)
+    printTop(
+      `${kind}: the main thread's sampled ms by what it ran (${ms(sum)} ms; page faults ${r.faults})`,
+      new Map([...r.us].map(([w, us]) => [w, Number(ms(us))])),
+      sum / 1000,
+    )
+  }
+  if (values.runs !== undefined) {
+    const runs = readFileSync(values.runs, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { run: number; fromUs: number; toUs: number; batches: number })
+    for (const run of runs) {
+      const n = Math.max(1, run.batches)
+      const byThreads = new Map<string, Map<string, number>>()
+      const faultsBy = new Map<string, number>()
+      const faultSites = new Map<string, Map<string, number>>()
+      const threadsOf = (tid: number) =>
+        tid === serverPid ? 'main thread' : trace.fileThreads.has(tid) ? 'threadpool' : 'other threads'
+      // The server's threads only: the load processes it forks during the profile are followed too.
+      for (const x of between(cpuSamples, run.fromUs, run.toUs)) {
+        if (x.pid !== serverPid) continue
+        const g = threadsOf(x.tid)
+        const m = byThreads.get(g) ?? new Map<string, number>()
+        byThreads.set(g, m)
+        countInto(m, x.what, x.period / 1000 / n)
+      }
+      for (const x of between(faults, run.fromUs, run.toUs)) {
+        if (x.pid !== serverPid) continue
+        countInto(faultsBy, threadsOf(x.tid), 1 / n)
+        const m = faultSites.get(threadsOf(x.tid)) ?? new Map<string, number>()
+        faultSites.set(threadsOf(x.tid), m)
+        countInto(m, x.what, 1 / n)
+      }
+      console.log(`\nrun ${run.run}: ${run.batches} batches; the server's threads, sampled CPU µs a batch`)
+      for (const [g, m] of [...byThreads].sort((a, b) => a[0].localeCompare(b[0]))) {
+        const sum = [...m.values()].reduce((a, b) => a + b, 0)
+        console.log(
+          `  ${g}: ${sum.toFixed(1)} µs a batch, page faults ${(faultsBy.get(g) ?? 0).toFixed(2)} a batch`,
+        )
+        for (const [w, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top))
+          console.log(`    ${us.toFixed(2).padStart(7)}  ${w}`)
+        for (const [w, k] of [...(faultSites.get(g) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 4))
+          console.log(`    page faults ${k.toFixed(2)} a batch ${w}`)
+      }
+    }
+  }
   process.exit(0)
 }
 
@@ -188,6 +276,15 @@ const short = (n: ProfileNode) => {
   const line = f.lineNumber > 0 ? `:${f.lineNumber + 1}` : ''
   const file = f.url === '' ? '' : ` ${f.url.slice(f.url.lastIndexOf('/') + 1)}${line}`
   return `${f.functionName === '' ? '(anonymous)' : f.functionName}${file}`
+}
+
+/** The samples (in time order) from `from` to `to`, µs on the monotonic clock. */
+function between(samples: readonly Sample[], from: number, to: number): Sample[] {
+  const first = samples.findIndex((x) => x.at >= from)
+  const out: Sample[] = []
+  for (let i = Math.max(0, first); first >= 0 && i < samples.length && samples[i].at < to; i++)
+    out.push(samples[i])
+  return out
 }
 
 function countInto(m: Map<string, number>, k: string, n = 1): void {

@@ -14,6 +14,8 @@
  * ticks, 10 ms each).
  */
 
+import { closeSync, openSync, readSync } from 'node:fs'
+
 interface Span {
   readonly from: number
   readonly to: number
@@ -195,4 +197,167 @@ export function stealDuring(
   while (b + 1 < samples.length && samples[b].at < to) b++
   if (samples.length === 0) return []
   return samples[b].ticks.map((t, cpu) => 10 * (t - samples[a].ticks[cpu]))
+}
+
+/**
+ * One sample of `perf record -e cpu-clock/freq=4999/ -e exceptions:page_fault_user -e
+ * exceptions:page_fault_kernel -g -p <server pid> -k mono`, as `perf script -F
+ * comm,tid,pid,time,period,event,trace,ip,sym --ns` prints it: the thread, the monotonic clock in
+ * µs, the event, its period (ns of CPU for cpu-clock), and what its call stack ran ({@link
+ * whatRan}; JIT frames named where the server ran with `--perf-basic-prof`).
+ */
+export interface Sample {
+  readonly tid: number
+  readonly pid: number
+  readonly at: number
+  readonly event: string
+  readonly period: number
+  readonly what: string
+}
+
+const SAMPLE = /^\s*(.+?)\s+(\d+)\/(\d+)\s+(\d+\.\d+):\s+(\d+)\s+(\S+):(?:\s+(.*))?$/
+const FRAME = /^\s+[0-9a-f]+\s+(.*)$/
+
+/**
+ * The samples of a `perf script` output, line by line (a second's profile with every page fault
+ * is over 50 MB of text), in time order; the tracer's own page faults left out ({@link
+ * tracersFault}).
+ */
+export function readSamples(lines: Iterable<string>): Sample[] {
+  const out: Sample[] = []
+  let head: { m: RegExpExecArray; stack: string[] } | undefined
+  const close = () => {
+    if (head === undefined) return
+    const { m, stack } = head
+    const event = m[6].split('/')[0]
+    if (!tracersFault(event, m[7] ?? ''))
+      out.push({
+        pid: Number(m[2]),
+        tid: Number(m[3]),
+        at: Number(m[4]) * 1e6,
+        period: Number(m[5]),
+        event,
+        what: event.startsWith('exceptions:page_fault') ? faultSite(stack) : whatRan(stack),
+      })
+    head = undefined
+  }
+  for (const l of lines) {
+    const m = SAMPLE.exec(l)
+    if (m !== null) {
+      close()
+      head = { m, stack: [] }
+      continue
+    }
+    const f = FRAME.exec(l)
+    if (f !== null) head?.stack.push(f[1])
+  }
+  close()
+  return out.sort((a, b) => a.at - b.at)
+}
+
+/** A file's lines, read a chunk at a time (the text can exceed a string's length). */
+export function* fileLines(path: string): Generator<string> {
+  const fd = openSync(path, 'r')
+  const chunk = Buffer.allocUnsafe(1 << 24)
+  let rest = ''
+  try {
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null)
+      if (n === 0) break
+      const lines = (rest + chunk.toString('utf8', 0, n)).split('\n')
+      rest = lines.pop() ?? ''
+      yield* lines
+    }
+    if (rest !== '') yield rest
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** A system call's entry in the kernel's stack: its name follows the prefix. */
+const SYSCALL = /^(__x64_sys_|__do_sys_|__se_sys_|ksys_|__sys_)/
+
+/**
+ * A page fault the tracer's own stack walk took (a read of the user stack from the kernel that
+ * faulted and was fixed up), not the program's.
+ */
+export function tracersFault(event: string, trace: string): boolean {
+  return event === 'exceptions:page_fault_kernel' && /ip=(__get_user|copy_from_user_nmi)/.test(trace)
+}
+
+/**
+ * Where a page fault was taken: in the kernel on the program's behalf (a system call writing into
+ * a page not yet there: which call, which kernel function), or in the program's own code.
+ */
+export function faultSite(stack: readonly string[]): string {
+  const sys = stack.find((f) => SYSCALL.test(f))
+  const at = stack.find((f) => !/^(exc_page_fault|asm_exc_page_fault)/.test(f)) ?? '?'
+  if (sys !== undefined) return `in syscall ${sys.replace(SYSCALL, '')} (${at})`
+  return `in ${userSide(stack)}`
+}
+
+const GC =
+  /v8::internal::(Heap::|Scavenger|ScavengeJob|MarkCompact|MinorMarkCompact|Sweeper|IncrementalMarking|ConcurrentMarking|GCTracer|ArrayBufferSweeper|MemoryAllocator|PagedSpace|NewSpace|SemiSpace)/
+const JIT = /^(JS|LazyCompile|Function|Builtin|BytecodeHandler|Stub|Interpreted|RegExp|Script|Eval|Handler):/
+
+/** The program's side of a stack: V8's GC, JavaScript (its innermost own frame), or native code. */
+function userSide(stack: readonly string[]): string {
+  const user = stack.filter((f) => !/^(asm_|exc_|entry_|do_syscall|__x64_sys|ret_from)/.test(f))
+  if (stack.some((f) => GC.test(f))) {
+    const f = stack.find((x) => GC.test(x)) ?? ''
+    return `V8 GC (${/v8::internal::(\w+)/.exec(f)?.[1] ?? '?'})`
+  }
+  const js = user.filter((f) => JIT.test(f))
+  if (js.length > 0) {
+    const own = js.find((f) => /\/(src|dist)\//.test(f) && !f.includes('node_modules')) ?? js[0]
+    // JS:*name file:///…/dist/src/x.js:12:3 → *name x.js:12
+    const [name, where = ''] = own.replace(JIT, '').split(' ')
+    return `JS ${name} ${where.slice(where.lastIndexOf('/') + 1).replace(/:\d+$/, '')}`.trim()
+  }
+  const leaf = user.find((f) => !f.startsWith('[unknown]'))
+  return `native ${leaf === undefined ? '[unknown]' : leaf.replace(/\(.*$/, '').slice(0, 60)}`
+}
+
+/** The kernel's part, what it did that took time: reclaim, clearing or copying pages, allocation. */
+function kernelDetail(stack: readonly string[]): string {
+  if (stack.some((f) => /^(try_to_free_pages|shrink_|__alloc_pages_direct_reclaim)/.test(f)))
+    return 'direct reclaim'
+  if (stack.some((f) => /^(__alloc_pages_direct_compact|compact_zone)/.test(f))) return 'compaction'
+  if (stack.some((f) => /^clear_page/.test(f))) return 'clearing a new page'
+  if (
+    stack.some((f) =>
+      /^(copy_user|copyout|copyin|_copy_to_iter|_copy_from_iter|copy_page_to_iter|rep_movs)/.test(f),
+    )
+  )
+    return 'copying'
+  if (
+    stack.some((f) => /^(__alloc_pages|alloc_pages|__folio_alloc|folio_alloc|get_page_from_freelist)/.test(f))
+  )
+    return 'page allocation'
+  return stack[0]?.replace(/\.(isra|constprop|part)\..*$/, '') ?? '?'
+}
+
+/**
+ * What a cpu-clock sample ran: a page fault (anonymous or file, and what in it took the time), a
+ * system call (which, and what in it), another kernel entry (an interrupt), or the program's own
+ * code (V8's GC, JavaScript, native), each with the program's side after `in`.
+ */
+export function whatRan(stack: readonly string[]): string {
+  const user = userSide(stack)
+  if (stack.includes('asm_exc_page_fault')) {
+    const kind = stack.some((f) =>
+      /^(do_anonymous_page|do_huge_pmd_anonymous_page|do_wp_page|wp_page_copy)/.test(f),
+    )
+      ? 'anonymous'
+      : stack.some((f) => /^(filemap_fault|do_read_fault|do_shared_fault|do_cow_fault|__do_fault)/.test(f))
+        ? 'file'
+        : 'other'
+    return `page fault (${kind}): ${kernelDetail(stack)} in ${user}`
+  }
+  const sys = stack.find((f) => SYSCALL.test(f))
+  if (stack.includes('entry_SYSCALL_64_after_hwframe') || sys !== undefined)
+    return `syscall ${sys?.replace(SYSCALL, '') ?? '?'}: ${kernelDetail(stack)}`
+  const entry = stack.find((f) => /^asm_/.test(f))
+  if (entry !== undefined) return `kernel ${entry.replace(/^asm_(sysvec_|common_)?/, '')}`
+  return user
 }
