@@ -362,6 +362,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       nodeArgs: [
         // As `topograph start` runs installed or by `npm start` (the young generation's fixed size).
         ...cliNodeOptions(),
+        // SOAK_SERVER_NODE_ARGS: more Node or V8 options for each server process, space-separated
+        // (a probe's `--trace-gc`, or a heap option tried before it goes on the CLI's #! line).
+        ...(process.env.SOAK_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
         '--import',
         './tools/soak/report-memory.mjs',
         // SOAK_SERVER_CPU_PROF=DIR: a CPU profile of each server process in DIR (one per process),
