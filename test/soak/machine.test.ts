@@ -70,13 +70,17 @@ test('parseContextSwitches: both counts of a status file', () => {
   assert.equal(parseContextSwitches('Name:\tnode\n'), undefined)
 })
 
-test('SwitchCounter: a thread that sleeps switches voluntarily, and a gone process reads NaN', async (t) => {
+test('SwitchCounter: a thread that sleeps switches voluntarily, and a gone process reads NaN', (t) => {
   if (!existsSync(`/proc/${process.pid}/task`)) {
     t.skip('no /proc here')
     return
   }
   const counter = new SwitchCounter(process.pid)
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  // A futex wait with a timeout always blocks, so each is a voluntary switch. A timer does not do
+  // as well on a busy machine: a thread kept off a core past the timer's due time finds it expired
+  // and never sleeps in epoll_wait.
+  const cell = new Int32Array(new SharedArrayBuffer(4))
+  for (let i = 0; i < 5; i++) Atomics.wait(cell, 0, 0, 5)
   const d = counter.take()
   assert.ok(d.voluntary >= 5, `${d.voluntary} voluntary switches`)
   assert.ok(d.nonvoluntary >= 0)
