@@ -302,11 +302,9 @@ const JIT = /^(JS|LazyCompile|Function|Builtin|BytecodeHandler|Stub|Interpreted|
 
 /** The program's side of a stack: V8's GC, JavaScript (its innermost own frame), or native code. */
 function userSide(stack: readonly string[]): string {
+  const gc = stack.find((f) => GC.test(f))
+  if (gc !== undefined) return `V8 GC (${/v8::internal::(\w+)/.exec(gc)?.[1] ?? '?'})`
   const user = stack.filter((f) => !/^(asm_|exc_|entry_|do_syscall|__x64_sys|ret_from)/.test(f))
-  if (stack.some((f) => GC.test(f))) {
-    const f = stack.find((x) => GC.test(x)) ?? ''
-    return `V8 GC (${/v8::internal::(\w+)/.exec(f)?.[1] ?? '?'})`
-  }
   const js = user.filter((f) => JIT.test(f))
   if (js.length > 0) {
     const own = js.find((f) => /\/(src|dist)\//.test(f) && !f.includes('node_modules')) ?? js[0]
