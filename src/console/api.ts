@@ -3,7 +3,11 @@
  * per group so that a group whose stored description lags its topology epoch still has a drawing,
  * flagged as being of another epoch.
  */
-import type { StreamsGroupDescription, StreamsGroupTopologyDescription } from '../clients/admin/index.js'
+import {
+  isConsumerProtocolType,
+  type StreamsGroupDescription,
+  type StreamsGroupTopologyDescription,
+} from '../clients/admin/index.js'
 import type {
   ApiError,
   ConsumerGroupResponse,
@@ -275,7 +279,8 @@ export class ConsoleApi {
     if (source.listConsumerGroups === undefined || source.describeConsumerGroups === undefined) {
       return { groups: [], fetchedAt: this.#now().toISOString() }
     }
-    const listings = await source.listConsumerGroups()
+    // As kafka-consumer-groups lists them: a classic group of another protocol type is left out.
+    const listings = (await source.listConsumerGroups()).filter((g) => isConsumerProtocolType(g.protocolType))
     const typeOf = new Map(
       listings.map((g) => [g.groupId, g.groupType === 'classic' ? 'classic' : 'consumer']),
     )
@@ -338,9 +343,15 @@ export class ConsoleApi {
     const describeClassic = source.describeClassicGroups?.bind(source)
     const group = await this.#describeOne(groupId, describeConsumer, (first) =>
       first.errorName === 'GROUP_ID_NOT_FOUND' && describeClassic !== undefined
-        ? this.#describeOne(groupId, describeClassic, () => null).then((c) =>
-            c.groupState === 'Dead' ? null : c,
-          )
+        ? this.#describeOne(groupId, describeClassic, () => null).then((c) => {
+            if (c.groupState === 'Dead') return null
+            if (isConsumerProtocolType(c.protocolType)) return c
+            // What kafka-consumer-groups --describe answers for such a group.
+            throw new ConsoleApiError(404, {
+              errorName: 'GROUP_ID_NOT_FOUND',
+              message: `GroupId ${groupId} is not a consumer group (${c.protocolType}).`,
+            })
+          })
         : null,
     )
     const owner = new Map<string, string>()

@@ -11,6 +11,9 @@ import { Writer } from './writer.js'
 
 const HIGHEST_VERSION = 3
 
+/** The protocol type of the groups whose metadata and assignments are this protocol's. */
+export const CONSUMER_PROTOCOL_TYPE = 'consumer'
+
 export interface TopicPartitions {
   readonly topic: string
   readonly partitions: readonly number[]

@@ -289,4 +289,53 @@ describe('console API: classic groups', () => {
       return true
     })
   })
+
+  // Kafka's kafka-consumer-groups lists classic groups of protocol type `consumer` or none only
+  // (ListGroupsOptions.forConsumerGroups), and its describe of another one (Kafka Connect's
+  // `connect`) fails with "GroupId … is not a consumer group (connect).": the bytes of such a group's
+  // assignments are not the consumer protocol's, so there are no partitions to show.
+  it('leaves out classic groups of another protocol type, as kafka-consumer-groups does', async () => {
+    const asked: (readonly string[])[] = []
+    const workers: ClassicGroupDescription = {
+      ...classic('workers', 'Stable'),
+      protocolType: 'connect',
+      protocol: 'sessioned',
+      members: [{ memberId: 'w1', instanceId: null, clientId: 'c', clientHost: '/h', assignment: [] }],
+    }
+    const base = src(asked)
+    const api = new ConsoleApi(
+      {
+        ...base,
+        listConsumerGroups: async () => [
+          ...(await base.listConsumerGroups!()),
+          { groupId: 'workers', protocolType: 'connect', groupState: 'Stable', groupType: 'classic' },
+        ],
+        describeClassicGroups: async (ids) => {
+          const r = new Map(await base.describeClassicGroups!(ids))
+          if (ids.includes('workers')) r.set('workers', { value: workers })
+          return r
+        },
+      },
+      { now: () => NOW },
+    )
+    const listed = await api.consumerGroups()
+    assert.deepEqual(
+      listed.groups.map((g) => g.groupId),
+      ['audit', 'ledger'],
+    )
+    assert.deepEqual(asked, [['ledger', 'audit']])
+    await assert.rejects(api.consumerGroup('workers'), (e: ConsoleApiError) => {
+      assert.deepEqual(
+        [e.status, e.body],
+        [
+          404,
+          {
+            errorName: 'GROUP_ID_NOT_FOUND',
+            message: 'GroupId workers is not a consumer group (connect).',
+          },
+        ],
+      )
+      return true
+    })
+  })
 })

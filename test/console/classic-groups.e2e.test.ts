@@ -4,7 +4,8 @@
 // and a second group has committed offsets only (no member: Empty). The page lists both among the
 // consumer groups with their type, and each group's page shows its state, members with their
 // assignment, and the committed offset and lag of each partition, as kafka-consumer-groups
-// --describe does. Screenshots go to .tmp/console/.
+// --describe does. A third group, of protocol type `connect`, is neither listed nor described, as
+// kafka-consumer-groups does neither. Screenshots go to .tmp/console/.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -116,6 +117,35 @@ before(async () => {
   })
   assert.equal(synced.body.errorCode, 0)
   await commit(m, 'ledger', joined.generationId, memberId, [[0, 4n]])
+  // `workers` is a classic group of another protocol type, as Kafka Connect's workers form: its
+  // metadata and assignment bytes are Connect's own, not the consumer protocol's.
+  const w = await served.connect()
+  const joinWorkers = async (id: string): Promise<AnyBody> =>
+    (
+      await w.request<AnyBody>(11, 9, {
+        groupId: 'workers',
+        sessionTimeoutMs: 30_000,
+        rebalanceTimeoutMs: 30_000,
+        memberId: id,
+        groupInstanceId: null,
+        protocolType: 'connect',
+        protocols: [{ name: 'sessioned', metadata: new Uint8Array([0, 1, 2, 3]) }],
+        reason: null,
+      })
+    ).body
+  const worker = (await joinWorkers('')).memberId
+  const workersJoined = await joinWorkers(worker)
+  assert.equal(workersJoined.errorCode, 0)
+  const workersSynced = await w.request<AnyBody>(14, 5, {
+    groupId: 'workers',
+    generationId: workersJoined.generationId,
+    memberId: worker,
+    groupInstanceId: null,
+    protocolType: 'connect',
+    protocolName: 'sessioned',
+    assignments: [{ memberId: worker, assignment: new Uint8Array([0, 1, 0, 0, 0, 0, 0, 0]) }],
+  })
+  assert.equal(workersSynced.body.errorCode, 0)
   // `audit` has offsets only: committed outside any generation, as a simple consumer does.
   await commit(c, 'audit', -1, '', [
     [0, 1n],
@@ -140,6 +170,12 @@ describe('console: classic groups against a real server', () => {
     await page.waitForSelector('.consumer-groups tr[data-group-id="audit"]')
     assert.deepEqual(await cells(page, 'ledger'), ['ledger', 'classic', 'Stable', '—', 'range', '1'])
     assert.deepEqual(await cells(page, 'audit'), ['audit', 'classic', 'Empty', '—', '—', '0'])
+    assert.deepEqual(
+      await page.$$eval('.consumer-groups tr[data-group-id]', (trs) =>
+        trs.map((tr) => tr.getAttribute('data-group-id')),
+      ),
+      ['audit', 'ledger'],
+    )
     await page.screenshot({ path: join(ARTIFACTS, 'classic-groups-list.png') })
     await page.click('.consumer-groups tr[data-group-id="ledger"] a.group-link')
     await page.waitForSelector('.consumer-group-view table.members')
@@ -179,6 +215,16 @@ describe('console: classic groups against a real server', () => {
       ['0', '—', '1', '6', '5'],
       ['1', '—', '6', '6', '0'],
     ])
+    await page.close()
+  })
+
+  it('leaves out a classic group of another protocol type, as kafka-consumer-groups does', async () => {
+    const page = await open('#/consumer-group/workers')
+    await page.waitForSelector('#main p.empty')
+    assert.match(
+      (await page.textContent('#main p.empty')) ?? '',
+      /GroupId workers is not a consumer group \(connect\)\./,
+    )
     await page.close()
   })
 })

@@ -348,6 +348,39 @@ test('Metadata cache: auto-creation answers UNKNOWN_TOPIC_OR_PARTITION, then the
   assert.equal(summary(await f.metadata(12, ALL)), 'a:0:3 fresh:0:2')
 })
 
+// Kafka's AutoTopicCreationManager creates the coordinators' topics with their own partition
+// counts and log configs (GroupCoordinatorService.groupMetadataTopicConfigs,
+// TransactionCoordinator.transactionStateTopicConfigs), not with num.partitions: `kcat -L -t
+// __consumer_offsets` against Kafka shows offsets.topic.num.partitions partitions.
+test("Metadata cache: auto-creation gives the coordinators' topics their partition counts and configs", async () => {
+  const f = await fixture({
+    'offsets.topic.num.partitions': '5',
+    'transaction.state.log.num.partitions': '4',
+  })
+  const first = await f.metadata(12, {
+    ...byName('__consumer_offsets', '__transaction_state', 'plain'),
+    allowAutoTopicCreation: true,
+  })
+  assert.equal(summary(first), '__consumer_offsets:3:0 __transaction_state:3:0 plain:3:0')
+  const second = await f.metadata(12, byName('__consumer_offsets', '__transaction_state', 'plain'))
+  assert.equal(summary(second), '__consumer_offsets:0:5 __transaction_state:0:4 plain:0:2')
+  assert.deepEqual(
+    second.topics.map((t) => t.isInternal),
+    [true, true, false],
+  )
+  assert.deepEqual(f.catalog.byName('__consumer_offsets')?.configs, {
+    'cleanup.policy': 'compact',
+    'compression.type': 'producer',
+    'segment.bytes': '104857600',
+  })
+  assert.deepEqual(f.catalog.byName('__transaction_state')?.configs, {
+    'cleanup.policy': 'compact',
+    'compression.type': 'uncompressed',
+    'segment.bytes': '104857600',
+  })
+  assert.deepEqual(f.catalog.byName('plain')?.configs, {})
+})
+
 test('Metadata cache: the cached answer equals the generated encoding after random catalog and ACL changes', async () => {
   const names = ['t0', 't1', 't2', 't3', '__consumer_offsets']
   const principals = ['User:admin', 'User:alice', 'User:bob']

@@ -36,6 +36,7 @@ import {
   type ConsumerGroupDescription,
   consumerGroupFromWire,
   type DescribeConsumerGroupsOptions,
+  isConsumerProtocolType,
 } from './consumer-groups.js'
 import { deleteRecords, describeLogDirs, type LogDirDescription, type RecordsToDelete } from './log-dirs.js'
 import {
@@ -356,7 +357,7 @@ export class Admin {
   /** Lists the consumer groups (KIP-848 and classic groups of protocol type `consumer`), as Kafka's admin does. */
   async listConsumerGroups(opts: Omit<ListGroupsOptions, 'types'> = {}): Promise<GroupListing[]> {
     const groups = await this.listGroups({ ...opts, types: ['consumer', 'classic'] })
-    return groups.filter((g) => g.protocolType === 'consumer' || g.protocolType === '')
+    return groups.filter((g) => isConsumerProtocolType(g.protocolType))
   }
 
   /** One describe call per coordinator for every group, with the coordinator errors retried. */

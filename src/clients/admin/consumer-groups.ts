@@ -5,7 +5,11 @@
  */
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../protocol/generated/messages/ConsumerGroupDescribeResponse.js'
 import type { DescribeGroupsResponseDescribedGroup } from '../../protocol/generated/messages/DescribeGroupsResponse.js'
-import { ConsumerProtocolError, decodeAssignment } from '../../protocol/consumer-protocol.js'
+import {
+  CONSUMER_PROTOCOL_TYPE,
+  ConsumerProtocolError,
+  decodeAssignment,
+} from '../../protocol/consumer-protocol.js'
 import type { BrokerNode } from '../network/client.js'
 import type { TopicPartition } from './offsets.js'
 
@@ -112,8 +116,17 @@ export interface ClassicGroupDescription {
   readonly coordinator: BrokerNode
 }
 
+/**
+ * Whether a classic group of this protocol type is a consumer group to Kafka's admin and
+ * `kafka-consumer-groups`: `consumer`, or none (a group with committed offsets only). Others (Kafka
+ * Connect's `connect`, …) are not listed as consumer groups, and their assignments are not read.
+ */
+export function isConsumerProtocolType(protocolType: string): boolean {
+  return protocolType === CONSUMER_PROTOCOL_TYPE || protocolType === ''
+}
+
 function classicAssignment(protocolType: string, bytes: Uint8Array): TopicPartition[] {
-  if (protocolType !== 'consumer' || bytes.length === 0) return []
+  if (!isConsumerProtocolType(protocolType) || bytes.length === 0) return []
   try {
     return partitionsOf({
       topicPartitions: decodeAssignment(bytes).assignedPartitions.map((t) => ({

@@ -22,6 +22,7 @@ export type {
   ConsumerGroupMemberType,
   DescribeConsumerGroupsOptions,
 } from './consumer-groups.js'
+export { isConsumerProtocolType } from './consumer-groups.js'
 export { Config, ConfigResourceResult, ConfigResourceTypes } from './configs.js'
 export type {
   AlterConfigOp,

@@ -4,12 +4,17 @@
 // always true before v4), with num.partitions and default.replication.factor, as Kafka's
 // AutoTopicCreationManager does: the principal needs CREATE on the cluster or on the topic (else
 // TOPIC_AUTHORIZATION_FAILED), and the answer for the topic is UNKNOWN_TOPIC_OR_PARTITION, as
-// Kafka answers while the creation is under way; the client's next Metadata request finds it. A
+// Kafka answers while the creation is under way; the client's next Metadata request finds it. The
+// coordinators' topics (`__consumer_offsets`, `__transaction_state`) are created as Kafka creates
+// them: offsets.topic.num.partitions / transaction.state.log.num.partitions partitions, compacted,
+// with Kafka's compression and segment size for them (nothing is written to them here: the
+// coordinators keep their records in the coordinator store). A
 // creation that fails is logged at WARN. Without auto-creation an unknown topic gets
 // UNKNOWN_TOPIC_OR_PARTITION. A topic entry with a null name is INVALID_REQUEST for the whole
 // request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
 // names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
 // MetadataRequest.getErrorResponse).
+import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../../coordinator/txn/index.js'
 import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
@@ -25,7 +30,13 @@ import { Writer } from '../../protocol/writer.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
 import { type AdvertisedNode, defineHandler, type RequestContext } from '../router.js'
-import { invalidTopicNameReason, isInternalTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
+import {
+  invalidTopicNameReason,
+  isInternalTopic,
+  type NewTopic,
+  type TopicInfo,
+  ZERO_UUID,
+} from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
 
@@ -192,10 +203,37 @@ function errorEntry(errorCode: number, name: string | null, topicId: string): To
   }
 }
 
+/** Kafka's offsets.topic.segment.bytes and transaction.state.log.segment.bytes (both default). */
+const COORDINATOR_TOPIC_SEGMENT_BYTES = '104857600'
+
+/**
+ * The topic auto-creation asks for, as Kafka's AutoTopicCreationManager: the defaults, but a
+ * coordinator's topic with its partition count and the log configs Kafka's coordinator gives it.
+ */
+function autoCreated(name: string, ctx: RequestContext): NewTopic {
+  const topic = (numPartitions: number, compression: string): NewTopic => ({
+    name,
+    numPartitions,
+    replicationFactor: -1,
+    assignments: [],
+    configs: [
+      { name: 'cleanup.policy', value: 'compact' },
+      { name: 'compression.type', value: compression },
+      { name: 'segment.bytes', value: COORDINATOR_TOPIC_SEGMENT_BYTES },
+    ],
+  })
+  const config = ctx.server.config
+  if (name === GROUP_METADATA_TOPIC_NAME) return topic(config.offsetsTopicNumPartitions, 'producer')
+  if (name === TRANSACTION_STATE_TOPIC_NAME) {
+    return topic(config.transactionStateLogNumPartitions, 'uncompressed')
+  }
+  return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }
+}
+
 /** Creates the topics with the defaults; failures are logged, as Kafka's auto-creation logs them. */
 async function autoCreateTopics(ctx: RequestContext, names: readonly string[]): Promise<void> {
   const outcomes = await ctx.server.topics.createTopics(
-    names.map((name) => ({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] })),
+    names.map((name) => autoCreated(name, ctx)),
     false,
   )
   for (const o of outcomes) {
