@@ -36,6 +36,7 @@ import {
   createStreamsGroupHeartbeatResponse,
   type StreamsGroupHeartbeatResponse,
 } from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
+import { GROUP_METADATA_TOPIC_NAME } from '../../protocol/topics.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from '../runtime/clock.js'
 import { shardFor } from '../runtime/hash.js'
 import { CoordinatorRuntime } from '../runtime/runtime.js'
@@ -295,7 +296,7 @@ export class GroupCoordinatorService {
       serde: coordinatorRecordSerde,
       clock: this.#clock,
       logger: this.#log,
-      logTopic: '__consumer_offsets',
+      logTopic: GROUP_METADATA_TOPIC_NAME,
       closeStore: options.closeStore ?? false,
       // Kafka's write timeout of every group coordinator write.
       writeTimeoutMs: options.config.offsetsCommitTimeoutMs,

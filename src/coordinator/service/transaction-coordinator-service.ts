@@ -15,6 +15,7 @@
  *   the periodic timeout and expiration operations (the shard's `onLoaded`).
  */
 import { ErrorCode } from '../../protocol/errors.js'
+import { TRANSACTION_STATE_TOPIC_NAME } from '../../protocol/topics.js'
 import { type RuntimeClock, systemClock, type TimerHandle } from '../runtime/clock.js'
 import { CoordinatorRuntimeError } from '../runtime/errors.js'
 import { CoordinatorRuntime } from '../runtime/runtime.js'
@@ -231,7 +232,7 @@ export class TransactionCoordinatorService {
       serde: transactionRecordSerde,
       clock: this.#clock,
       logger: this.#log,
-      logTopic: '__transaction_state',
+      logTopic: TRANSACTION_STATE_TOPIC_NAME,
       closeStore: false,
       writeTimeoutMs: options.writeTimeoutMs,
       readTimeoutMs: options.writeTimeoutMs,

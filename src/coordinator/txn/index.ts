@@ -3,8 +3,6 @@ export {
   REMOVE_EXPIRED_TRANSACTIONAL_IDS_TIMER,
   compileTransactionalIdPattern,
   describeTransactionError,
-  GROUP_METADATA_TOPIC_NAME,
-  TRANSACTION_STATE_TOPIC_NAME,
   TransactionCoordinatorShard,
   transactionShardFor,
   type AddOffsetsInput,

@@ -16,6 +16,7 @@
  * CONCURRENT_TRANSACTIONS wherever Kafka checks for a pending transition.
  */
 import { ErrorCode } from '../../protocol/errors.js'
+import { GROUP_METADATA_TOPIC_NAME } from '../../protocol/topics.js'
 import { shardFor } from '../runtime/hash.js'
 import type { CoordinatorResult, ShardStateMachine, TimerIntent } from '../runtime/types.js'
 import {
@@ -46,11 +47,6 @@ import {
 } from './state.js'
 
 const S = TransactionState
-
-/** Kafka's `__consumer_offsets`: AddOffsetsToTxn adds the group's partition of it. */
-export const GROUP_METADATA_TOPIC_NAME = '__consumer_offsets'
-/** Kafka's `__transaction_state`. */
-export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state'
 
 /**
  * Hands out producer ids (Kafka's `ProducerIdManager.generateProducerId`): unique across the

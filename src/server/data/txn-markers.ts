@@ -7,13 +7,10 @@
  * (`offsetsMarker`).
  */
 import { ErrorCode } from '../../protocol/errors.js'
+import { GROUP_METADATA_TOPIC_NAME } from '../../protocol/topics.js'
 import { crc32c, type TxnMarker, txnMarker } from '../../log/index.js'
 import type { TransactionMarkerWriter } from '../../coordinator/service/transaction-coordinator-service.js'
-import {
-  GROUP_METADATA_TOPIC_NAME,
-  type MarkerPartitionResult,
-  type TxnMarkerIntent,
-} from '../../coordinator/txn/index.js'
+import type { MarkerPartitionResult, TxnMarkerIntent } from '../../coordinator/txn/index.js'
 import type { DataPlane } from './data-plane.js'
 
 /**

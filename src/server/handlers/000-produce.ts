@@ -38,9 +38,9 @@ import {
   type ProduceResponse,
   type ProduceResponsePartitionProduceResponse,
 } from '../../protocol/generated/messages/ProduceResponse.js'
+import { isInternalTopic } from '../../protocol/topics.js'
 import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt } from '../data/requests.js'
 import { CloseConnection, defineHandler, NO_RESPONSE, type RequestContext } from '../router.js'
-import { isInternalTopic } from '../topics/catalog.js'
 
 const ADMIN_CLIENT_ID = '__admin_client'
 const TRANSACTIONAL_FLAG = 0x10

@@ -14,7 +14,6 @@
 // request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
 // names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
 // MetadataRequest.getErrorResponse).
-import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../../coordinator/txn/index.js'
 import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
@@ -26,17 +25,16 @@ import {
   writeMetadataResponseMetadataResponseBroker,
   writeMetadataResponseMetadataResponseTopic,
 } from '../../protocol/generated/messages/MetadataResponse.js'
+import {
+  GROUP_METADATA_TOPIC_NAME,
+  isInternalTopic,
+  TRANSACTION_STATE_TOPIC_NAME,
+} from '../../protocol/topics.js'
 import { Writer } from '../../protocol/writer.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
 import { type AdvertisedNode, defineHandler, type RequestContext } from '../router.js'
-import {
-  invalidTopicNameReason,
-  isInternalTopic,
-  type NewTopic,
-  type TopicInfo,
-  ZERO_UUID,
-} from '../topics/catalog.js'
+import { invalidTopicNameReason, type NewTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
 

@@ -14,9 +14,9 @@ import {
   type DeleteRecordsResponse,
   type DeleteRecordsResponseDeleteRecordsPartitionResult,
 } from '../../protocol/generated/messages/DeleteRecordsResponse.js'
+import { isInternalTopic } from '../../protocol/topics.js'
 import { partitionLog, TopicAuthorizations, toBigInt, toNumber } from '../data/requests.js'
 import { defineHandler } from '../router.js'
-import { isInternalTopic } from '../topics/catalog.js'
 
 type Result = DeleteRecordsResponseDeleteRecordsPartitionResult
 

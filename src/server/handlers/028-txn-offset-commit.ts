@@ -24,13 +24,13 @@
 //      markers are still to come.)
 // Below v2 COORDINATOR_LOAD_IN_PROGRESS is answered as COORDINATOR_NOT_AVAILABLE.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
-import { GROUP_METADATA_TOPIC_NAME } from '../../coordinator/txn/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/TxnOffsetCommitRequest.js'
 import {
   createTxnOffsetCommitResponse,
   type TxnOffsetCommitResponse,
 } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
+import { GROUP_METADATA_TOPIC_NAME } from '../../protocol/topics.js'
 import { checkCommitTopics } from '../data/commit-topics.js'
 import { defineHandler, type RequestContext } from '../router.js'
 

@@ -11,14 +11,13 @@ import { coordinatorFrom, type StreamsHeartbeatRequestContext } from '../../coor
 import { isValidTopicName } from '../../coordinator/shard/streams/validation.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
+import { isInternalTopic } from '../../protocol/topics.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type StreamsGroupHeartbeatResponse,
 } from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
 import { unauthorizedTopics } from '../auth/authorized-operations.js'
 import { clientHostOf, defineHandler, type RequestContext } from '../router.js'
-
-const KAFKA_INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
 
 /** Source, repartition sink, repartition source and changelog topics of the request's topology. */
 function topologyTopics(request: StreamsGroupHeartbeatRequest): string[] {
@@ -89,7 +88,7 @@ function heartbeat(
   // 3. DESCRIBE on every topic of the topology, once its names passed Kafka's name checks.
   if (request.topology !== null) {
     const topics = topologyTopics(request)
-    const checkable = topics.every((t) => !KAFKA_INTERNAL_TOPICS.has(t) && isValidTopicName(t))
+    const checkable = topics.every((t) => !isInternalTopic(t) && isValidTopicName(t))
     if (checkable && unauthorizedTopics(ctx, 'DESCRIBE', topics).length > 0) {
       return createStreamsGroupHeartbeatResponse({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })
     }

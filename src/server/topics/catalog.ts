@@ -116,7 +116,6 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 const MAX_NAME_LENGTH = 249
 const LEGAL_NAME = /^[a-zA-Z0-9._-]+$/
 const CLUSTER_METADATA_TOPIC = '__cluster_metadata'
-const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
 
 /** Kafka's topic-name rule; returns the reason a name is illegal, or null. */
 export function invalidTopicNameReason(name: string): string | null {
@@ -130,10 +129,6 @@ export function invalidTopicNameReason(name: string): string | null {
     return `'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`
   }
   return null
-}
-
-export function isInternalTopic(name: string): boolean {
-  return INTERNAL_TOPICS.has(name)
 }
 
 /** A random topic id as Kafka draws it: never the zero id, never one whose text starts with '-'. */

@@ -17,12 +17,9 @@ import {
   type TransactionMarkerWriter,
 } from '../../../src/coordinator/service/transaction-coordinator-service.js'
 import { SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
-import {
-  GROUP_METADATA_TOPIC_NAME,
-  type MarkerPartitionResult,
-  type TxnMarkerIntent,
-} from '../../../src/coordinator/txn/index.js'
+import type { MarkerPartitionResult, TxnMarkerIntent } from '../../../src/coordinator/txn/index.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
+import { GROUP_METADATA_TOPIC_NAME } from '../../../src/protocol/topics.js'
 import { parseConfig } from '../../../src/server/config.js'
 
 const OFFSETS_PARTITIONS = 3

@@ -11,6 +11,7 @@
  * the shard loads, and applies a checkpoint this manager wrote to the live group (the assignment of
  * a SyncGroup takes effect only then, once it is stored).
  */
+import { CONSUMER_PROTOCOL_TYPE } from '../../../protocol/consumer-protocol.js'
 import { ErrorCode } from '../../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
 import type { DescribeGroupsResponseDescribedGroup } from '../../../protocol/generated/messages/DescribeGroupsResponse.js'
@@ -148,7 +149,6 @@ export interface ListedClassicGroup {
 }
 
 const UNKNOWN_MEMBER_ID = ''
-const CONSUMER_PROTOCOL_TYPE = 'consumer'
 
 /** Collects what one operation produces. */
 class Out {

@@ -64,6 +64,7 @@ import type { ClassicCompletion } from '../classic/types.js'
 import type { ClassicGroupManager } from '../classic/manager.js'
 import type { ClassicProtocol } from '../classic/group.js'
 import {
+  CONSUMER_PROTOCOL_TYPE,
   ConsumerProtocolError,
   consumerProtocolVersion,
   decodeAssignment,
@@ -1873,8 +1874,6 @@ function versionOf(metadata: Uint8Array): number {
     return 0
   }
 }
-
-const CONSUMER_PROTOCOL_TYPE = 'consumer'
 
 /** A classic member's session timeout (the group's for a member that never joined classically). */
 function classicSessionTimeout(member: ConsumerGroupMember, config: ConsumerGroupConfig): number {

@@ -4,11 +4,11 @@
  * in Kafka's order, with Kafka's messages.
  */
 import { ErrorCode } from '../../../protocol/errors.js'
+import { isInternalTopic } from '../../../protocol/topics.js'
 import { ApiError, invalidRequest, invalidTopology } from '../api-error.js'
 import { validateCommonHeartbeat } from '../modern/membership.js'
 import type { StreamsGroupHeartbeatRequest } from './wire.js'
 
-const KAFKA_INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state'])
 const LEGAL_TOPIC_CHARS = /^[A-Za-z0-9._-]+$/
 
 export function isValidTopicName(name: string): boolean {
@@ -26,7 +26,7 @@ export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): voi
       for (const t of s.repartitionSourceTopics) names.add(t.name)
       for (const t of s.stateChangelogTopics) names.add(t.name)
     }
-    const internal = [...names].filter((n) => KAFKA_INTERNAL_TOPICS.has(n))
+    const internal = [...names].filter(isInternalTopic)
     if (internal.length > 0) {
       throw invalidTopology(
         `Use of Kafka internal topics ${internal.join(',')} in a Kafka Streams topology is prohibited.`,
