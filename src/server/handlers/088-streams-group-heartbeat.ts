@@ -8,10 +8,9 @@
 // CREATE on the cluster or on each of them, else the MISSING_INTERNAL_TOPICS status says which
 // topics were refused (§3.5).
 import { coordinatorFrom, type StreamsHeartbeatRequestContext } from '../../coordinator/service/index.js'
-import { isValidTopicName } from '../../coordinator/shard/streams/validation.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
-import { isInternalTopic } from '../../protocol/topics.js'
+import { isInternalTopic, isValidTopicName } from '../../protocol/topics.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type StreamsGroupHeartbeatResponse,

@@ -4,18 +4,10 @@
  * in Kafka's order, with Kafka's messages.
  */
 import { ErrorCode } from '../../../protocol/errors.js'
-import { isInternalTopic } from '../../../protocol/topics.js'
+import { isInternalTopic, isValidTopicName } from '../../../protocol/topics.js'
 import { ApiError, invalidRequest, invalidTopology } from '../api-error.js'
 import { validateCommonHeartbeat } from '../modern/membership.js'
 import type { StreamsGroupHeartbeatRequest } from './wire.js'
-
-const LEGAL_TOPIC_CHARS = /^[A-Za-z0-9._-]+$/
-
-export function isValidTopicName(name: string): boolean {
-  return (
-    name.length > 0 && name !== '.' && name !== '..' && name.length <= 249 && LEGAL_TOPIC_CHARS.test(name)
-  )
-}
 
 export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): void {
   if (req.topology !== null) {
