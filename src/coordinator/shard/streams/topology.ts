@@ -64,18 +64,6 @@ export class StreamsTopology implements StreamsGroupTopologyValue {
     }
     return out
   }
-
-  /** Every topic named anywhere in the topology (source, repartition sink/source, changelog), deduplicated. */
-  allTopicNames(): string[] {
-    const out = new Set<string>()
-    for (const s of this.subtopologies) {
-      for (const t of s.sourceTopics) out.add(t)
-      for (const t of s.repartitionSinkTopics) out.add(t)
-      for (const t of s.repartitionSourceTopics) out.add(t.name)
-      for (const t of s.stateChangelogTopics) out.add(t.name)
-    }
-    return [...out]
-  }
 }
 
 /**
