@@ -8,8 +8,8 @@
 import { AlterConfigOpType, MAX_CONFIG_VALUE_LENGTH } from '../../config/index.js'
 import { LOG_CONFIG_KEYS } from '../../log/index.js'
 import { ErrorCode } from '../../protocol/errors.js'
+import { invalidTopicNameReason } from '../../protocol/topics.js'
 import type { TopicCatalog } from '../topics/catalog.js'
-import { invalidTopicNameReason } from '../topics/catalog.js'
 import { checkTopicConfig, checkTopicConfigSet, TOPIC_CONFIGS } from '../topics/topic-configs.js'
 import { ConfigSource, configTypeId, type DescribedConfig } from './codes.js'
 

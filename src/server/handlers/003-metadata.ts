@@ -27,6 +27,7 @@ import {
 } from '../../protocol/generated/messages/MetadataResponse.js'
 import {
   GROUP_METADATA_TOPIC_NAME,
+  invalidTopicNameReason,
   isInternalTopic,
   TRANSACTION_STATE_TOPIC_NAME,
 } from '../../protocol/topics.js'
@@ -34,7 +35,7 @@ import { Writer } from '../../protocol/writer.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
 import { type AdvertisedNode, defineHandler, type RequestContext } from '../router.js'
-import { invalidTopicNameReason, type NewTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
+import { type NewTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
 

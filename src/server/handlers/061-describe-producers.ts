@@ -13,9 +13,9 @@ import {
   createDescribeProducersResponse,
   type DescribeProducersResponsePartitionResponse,
 } from '../../protocol/generated/messages/DescribeProducersResponse.js'
+import { invalidTopicNameReason } from '../../protocol/topics.js'
 import { partitionLog, TopicAuthorizations, toBigInt } from '../data/requests.js'
 import { defineHandler } from '../router.js'
-import { invalidTopicNameReason } from '../topics/catalog.js'
 
 type Result = DescribeProducersResponsePartitionResponse
 

@@ -8,28 +8,16 @@
 // CREATE on the cluster or on each of them, else the MISSING_INTERNAL_TOPICS status says which
 // topics were refused (§3.5).
 import { coordinatorFrom, type StreamsHeartbeatRequestContext } from '../../coordinator/service/index.js'
-import { isValidTopicName } from '../../coordinator/shard/streams/validation.js'
+import { topologyTopicNames } from '../../coordinator/shard/streams/topology.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/StreamsGroupHeartbeatRequest.js'
-import { isInternalTopic } from '../../protocol/topics.js'
+import { isInternalTopic, isValidTopicName } from '../../protocol/topics.js'
 import {
   createStreamsGroupHeartbeatResponse,
   type StreamsGroupHeartbeatResponse,
 } from '../../protocol/generated/messages/StreamsGroupHeartbeatResponse.js'
 import { unauthorizedTopics } from '../auth/authorized-operations.js'
 import { clientHostOf, defineHandler, type RequestContext } from '../router.js'
-
-/** Source, repartition sink, repartition source and changelog topics of the request's topology. */
-function topologyTopics(request: StreamsGroupHeartbeatRequest): string[] {
-  const names = new Set<string>()
-  for (const s of request.topology?.subtopologies ?? []) {
-    for (const t of s.sourceTopics) names.add(t)
-    for (const t of s.repartitionSinkTopics) names.add(t)
-    for (const t of s.repartitionSourceTopics) names.add(t.name)
-    for (const t of s.stateChangelogTopics) names.add(t.name)
-  }
-  return [...names]
-}
 
 /** Of the internal topics to create, those the principal may not create (none with CREATE on the cluster). */
 function refusedCreations(ctx: RequestContext, names: readonly string[]): string[] {
@@ -87,7 +75,7 @@ function heartbeat(
   }
   // 3. DESCRIBE on every topic of the topology, once its names passed Kafka's name checks.
   if (request.topology !== null) {
-    const topics = topologyTopics(request)
+    const topics = topologyTopicNames(request.topology.subtopologies)
     const checkable = topics.every((t) => !isInternalTopic(t) && isValidTopicName(t))
     if (checkable && unauthorizedTopics(ctx, 'DESCRIBE', topics).length > 0) {
       return createStreamsGroupHeartbeatResponse({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })

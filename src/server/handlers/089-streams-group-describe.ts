@@ -6,29 +6,17 @@
 // (KIP-1331: NOT_STORED / ERROR / AVAILABLE; NOT_STORED without a plugin); the topology outcome
 // never changes a group's ErrorCode.
 import { coordinatorFrom } from '../../coordinator/service/index.js'
+import { topologyTopicNames } from '../../coordinator/shard/streams/topology.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
   createStreamsGroupDescribeResponse,
   createStreamsGroupDescribeResponseDescribedGroup,
-  type StreamsGroupDescribeResponseDescribedGroup,
 } from '../../protocol/generated/messages/StreamsGroupDescribeResponse.js'
 import { groupAuthorizedOperations } from '../auth/authorized-operations.js'
 import { defineHandler } from '../router.js'
 
 const row = (groupId: string, errorCode: number) =>
   createStreamsGroupDescribeResponseDescribedGroup({ groupId, errorCode })
-
-/** The topics a described group's topology names: source, repartition sink, repartition source, changelog. */
-function topologyTopics(d: StreamsGroupDescribeResponseDescribedGroup): string[] {
-  const names = new Set<string>()
-  for (const s of d.topology?.subtopologies ?? []) {
-    for (const t of s.sourceTopics) names.add(t)
-    for (const t of s.repartitionSinkTopics) names.add(t)
-    for (const t of s.repartitionSourceTopics) names.add(t.name)
-    for (const t of s.stateChangelogTopics) names.add(t.name)
-  }
-  return [...names]
-}
 
 export const handler = defineHandler({
   apiKey: 89,
@@ -59,7 +47,8 @@ export const handler = defineHandler({
           // A group whose topology names a topic the principal may not describe is replaced (the
           // topics of the description alone are not checked). Without an authorizer every topic
           // passes.
-          if (topologyTopics(d).some((t) => !authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', t))) {
+          const topics = topologyTopicNames(d.topology?.subtopologies ?? [])
+          if (topics.some((t) => !authorizer.authorize(ctx.principal, 'DESCRIBE', 'TOPIC', t))) {
             return {
               ...row(d.groupId, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
               errorMessage: 'The described group uses topics that the client is not authorized to describe.',

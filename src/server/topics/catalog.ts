@@ -1,6 +1,7 @@
 import { LocalError } from '../../errors.js'
 import { randomUUID } from 'node:crypto'
 import type { CoordinatorRecord, RecordStore } from '../../coordinator/storage/types.js'
+import { invalidTopicNameReason } from '../../protocol/topics.js'
 import { checkTopicConfig } from './topic-configs.js'
 
 /**
@@ -113,23 +114,7 @@ export const DEFAULT_MAX_PARTITIONS = 100_000
 export const MAX_PARTITIONS_PER_REQUEST = 10_000
 
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
-const MAX_NAME_LENGTH = 249
-const LEGAL_NAME = /^[a-zA-Z0-9._-]+$/
 const CLUSTER_METADATA_TOPIC = '__cluster_metadata'
-
-/** Kafka's topic-name rule; returns the reason a name is illegal, or null. */
-export function invalidTopicNameReason(name: string): string | null {
-  if (name.length === 0) return 'the empty string is not allowed'
-  if (name === '.') return "'.' is not allowed"
-  if (name === '..') return "'..' is not allowed"
-  if (name.length > MAX_NAME_LENGTH) {
-    return `the length of '${name}' is longer than the max allowed length ${MAX_NAME_LENGTH}`
-  }
-  if (!LEGAL_NAME.test(name)) {
-    return `'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`
-  }
-  return null
-}
 
 /** A random topic id as Kafka draws it: never the zero id, never one whose text starts with '-'. */
 export function randomTopicId(): string {

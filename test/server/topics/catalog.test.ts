@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/memory.js'
-import {
-  invalidTopicNameReason,
-  type NewTopic,
-  TOPIC_CATALOG_LOG_ID,
-  TopicCatalog,
-} from '../../../src/server/topics/catalog.js'
+import { type NewTopic, TOPIC_CATALOG_LOG_ID, TopicCatalog } from '../../../src/server/topics/catalog.js'
 
 const topic = (name: string, extra: Partial<NewTopic> = {}): NewTopic => ({
   name,
@@ -24,17 +19,6 @@ async function fresh() {
   const newTopicId = () => Buffer.alloc(16, ++n).toString('base64url')
   return { store, catalog: await TopicCatalog.load(store, { nodeId: 1, newTopicId }), newTopicId }
 }
-
-test("Kafka's topic name rules", () => {
-  assert.equal(invalidTopicNameReason('ok.name_1-x'), null)
-  assert.equal(invalidTopicNameReason(''), 'the empty string is not allowed')
-  assert.equal(invalidTopicNameReason('.'), "'.' is not allowed")
-  assert.equal(invalidTopicNameReason('..'), "'..' is not allowed")
-  assert.equal(invalidTopicNameReason('a'.repeat(249)), null)
-  assert.match(invalidTopicNameReason('a'.repeat(250)) ?? '', /longer than the max allowed length 249/)
-  assert.match(invalidTopicNameReason('a b') ?? '', /characters other than ASCII alphanumerics/)
-  assert.match(invalidTopicNameReason('é') ?? '', /characters other than/)
-})
 
 test('creates with defaults, replays from the store, deletes with a tombstone', async () => {
   const { store, catalog, newTopicId } = await fresh()

@@ -64,18 +64,33 @@ export class StreamsTopology implements StreamsGroupTopologyValue {
     }
     return out
   }
+}
 
-  /** Every topic named anywhere in the topology (source, repartition sink/source, changelog), deduplicated. */
-  allTopicNames(): string[] {
-    const out = new Set<string>()
-    for (const s of this.subtopologies) {
-      for (const t of s.sourceTopics) out.add(t)
-      for (const t of s.repartitionSinkTopics) out.add(t)
-      for (const t of s.repartitionSourceTopics) out.add(t.name)
-      for (const t of s.stateChangelogTopics) out.add(t.name)
-    }
-    return [...out]
+/**
+ * What names topics in a subtopology, alike in the heartbeat request, the topology record and the
+ * describe response.
+ */
+export interface TopicNamingSubtopology {
+  readonly sourceTopics: readonly string[]
+  readonly repartitionSinkTopics: readonly string[]
+  readonly repartitionSourceTopics: readonly { readonly name: string }[]
+  readonly stateChangelogTopics: readonly { readonly name: string }[]
+}
+
+/**
+ * Every topic a topology names, each once, in order of first mention: per subtopology its source,
+ * repartition sink, repartition source and changelog topics (Kafka's KafkaApis gathers a heartbeat
+ * topology's topics so before its name and DESCRIBE checks).
+ */
+export function topologyTopicNames(subtopologies: readonly TopicNamingSubtopology[]): string[] {
+  const names = new Set<string>()
+  for (const s of subtopologies) {
+    for (const t of s.sourceTopics) names.add(t)
+    for (const t of s.repartitionSinkTopics) names.add(t)
+    for (const t of s.repartitionSourceTopics) names.add(t.name)
+    for (const t of s.stateChangelogTopics) names.add(t.name)
   }
+  return [...names]
 }
 
 /** The one empty list of every kept topology (frozen: nothing may add to it). */

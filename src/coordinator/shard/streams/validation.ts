@@ -4,35 +4,22 @@
  * in Kafka's order, with Kafka's messages.
  */
 import { ErrorCode } from '../../../protocol/errors.js'
-import { isInternalTopic } from '../../../protocol/topics.js'
+import { isInternalTopic, isValidTopicName } from '../../../protocol/topics.js'
 import { ApiError, invalidRequest, invalidTopology } from '../api-error.js'
 import { validateCommonHeartbeat } from '../modern/membership.js'
+import { topologyTopicNames } from './topology.js'
 import type { StreamsGroupHeartbeatRequest } from './wire.js'
-
-const LEGAL_TOPIC_CHARS = /^[A-Za-z0-9._-]+$/
-
-export function isValidTopicName(name: string): boolean {
-  return (
-    name.length > 0 && name !== '.' && name !== '..' && name.length <= 249 && LEGAL_TOPIC_CHARS.test(name)
-  )
-}
 
 export function validateHeartbeatRequest(req: StreamsGroupHeartbeatRequest): void {
   if (req.topology !== null) {
-    const names = new Set<string>()
-    for (const s of req.topology.subtopologies) {
-      for (const t of s.sourceTopics) names.add(t)
-      for (const t of s.repartitionSinkTopics) names.add(t)
-      for (const t of s.repartitionSourceTopics) names.add(t.name)
-      for (const t of s.stateChangelogTopics) names.add(t.name)
-    }
-    const internal = [...names].filter(isInternalTopic)
+    const names = topologyTopicNames(req.topology.subtopologies)
+    const internal = names.filter(isInternalTopic)
     if (internal.length > 0) {
       throw invalidTopology(
         `Use of Kafka internal topics ${internal.join(',')} in a Kafka Streams topology is prohibited.`,
       )
     }
-    const invalid = [...names].filter((n) => !isValidTopicName(n))
+    const invalid = names.filter((n) => !isValidTopicName(n))
     if (invalid.length > 0)
       throw invalidTopology(`Topic names ${invalid.join(',')} are not valid topic names.`)
     if (req.topology.subtopologies.some((s) => s.sourceTopicRegex.length > 0)) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { topologyRecord } from '../../../../src/coordinator/shard/streams/records.js'
-import { StreamsTopology } from '../../../../src/coordinator/shard/streams/topology.js'
+import { StreamsTopology, topologyTopicNames } from '../../../../src/coordinator/shard/streams/topology.js'
 import type { StreamsGroupTopologyValue } from '../../../../src/coordinator/shard/streams/wire.js'
 import { decodeCoordinatorRecord, encodeCoordinatorRecord } from '../../../../src/protocol/records.js'
 
@@ -74,4 +74,23 @@ test("a topology's empty lists are one shared empty list, which nothing can chan
   assert.throws(() => (empty as string[]).push('x'))
   // The lists with entries are kept as they are.
   assert.deepEqual(b.subtopologies[0]!.repartitionSinkTopics, ['r'])
+})
+
+test('a topology names its topics once each, in order of first mention', () => {
+  const info = (name: string) => ({ name, partitions: 0, replicationFactor: 0, topicConfigs: [] })
+  const names = topologyTopicNames([
+    subtopology('0', {
+      sourceTopics: ['in', 'in2'],
+      repartitionSinkTopics: ['rep'],
+      stateChangelogTopics: [info('log-0')],
+    }),
+    subtopology('1', {
+      sourceTopics: ['in2'],
+      repartitionSourceTopics: [info('rep'), info('rep-b')],
+      repartitionSinkTopics: ['out'],
+      stateChangelogTopics: [info('log-1'), info('log-0')],
+    }),
+  ])
+  assert.deepEqual(names, ['in', 'in2', 'rep', 'log-0', 'out', 'rep-b', 'log-1'])
+  assert.deepEqual(topologyTopicNames([]), [])
 })
