@@ -146,7 +146,7 @@ export function describeClockWatch(o: {
   const withStalls =
     s === undefined
       ? 'overlaps with the run trace only (BENCH_RUN_TRACE=1)'
-      : `overlapping the server's loop stalls over ${CLOCK_WATCH_GAP_MS} ms ${gaps.filter((g) => overlaps(g, s.server)).length}, the load's tick gaps over ${CLOCK_WATCH_GAP_MS} ms ${gaps.filter((g) => overlaps(g, s.load)).length}, either ${gaps.filter((g) => overlaps(g, s.server) || overlaps(g, s.load)).length}`
+      : `overlapping the server's loop stalls over ${CLOCK_WATCH_GAP_MS} ms ${gaps.filter((g) => overlaps(g, s.server)).length}, the load's tick gaps over ${CLOCK_WATCH_GAP_MS} ms ${gaps.filter((g) => overlaps(g, s.load)).length}, either ${gaps.filter((g) => overlaps(g, s.server) || overlaps(g, s.load)).length} (held ${gaps.filter((g) => g.held && (overlaps(g, s.server) || overlaps(g, s.load))).length})`
   return `${head}; gaps over ${CLOCK_WATCH_GAP_MS} ms: ${gaps.length}, longest ${longest.toFixed(1)} ms, at ${listed.join(', ')} from the measured part's start; the whole process held (not waiting for a core) in ${held}; ${withStalls}`
 }
 

@@ -115,7 +115,7 @@ test("describeClockWatch: the gaps from the measured part's start, the held ones
   })
   assert.match(
     line,
-    /; overlapping the server's loop stalls over 5 ms 1, the load's tick gaps over 5 ms 2, either 2$/,
+    /; overlapping the server's loop stalls over 5 ms 1, the load's tick gaps over 5 ms 2, either 2 \(held 1\)$/,
   )
 })
 
