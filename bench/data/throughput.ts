@@ -52,8 +52,8 @@
 // real-time priority (`chrt -f 50`, as root) or else at nice -10 (clock-gaps.ts, the soak's tick
 // loop): each run prints one line `clock watch (…)` with its ticks, its own CPU, its ticks more than
 // 5 ms late (when each was due, from the run's measured part; `held` when it was not waiting for a
-// core: at that priority nothing in the guest holds it, so the host held the whole virtual
-// machine), and with BENCH_RUN_TRACE=1 how many of them overlap the server's loop stalls over 5 ms
+// core: at that priority nothing in the guest holds it, so the host held its virtual CPU or the
+// whole machine), and with BENCH_RUN_TRACE=1 how many of them overlap the server's loop stalls over 5 ms
 // or the load's tick gaps over 5 ms. BENCH_CLOCK_WATCH=0 runs without it.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
