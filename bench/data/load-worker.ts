@@ -121,6 +121,8 @@ export interface DataLoadResult {
    * process (null when it runs in the producers' one).
    */
   readonly timeline?: LoadTimeline
+  /** e2e: the measured part, on the monotonic clock that every process shares (process.hrtime, ms). */
+  readonly measuredMono?: { readonly from: number; readonly to: number }
   readonly loadCpuMs?: {
     readonly producers: number
     readonly producersUser: number
@@ -629,6 +631,7 @@ async function e2e(spec: E2eSpec): Promise<DataLoadResult> {
       consumerUser: ownProcess ? c.cpuUserMs : null,
     },
     ...(spec.slowMs !== undefined ? { slow: c.slow } : {}),
+    measuredMono: { from: measureFrom, to: end },
     ...(tl !== undefined && ticks !== null && c.buckets !== null
       ? {
           timeline: {

@@ -165,6 +165,8 @@ export async function traceFileCalls(): Promise<{
        * interval from the timer's firing before to the late one, on the monotonic clock in µs.
        */
       readonly turnsFile?: string
+      /** Gets the run's loop stalls (each firing of the 5 ms timer more than 1 ms late). */
+      readonly onStalls?: (stalls: readonly LoopStall[]) => void
     },
   ) => string
 } | null> {
@@ -293,6 +295,7 @@ export async function traceFileCalls(): Promise<{
             : `; reads ahead ending past the data by ≤ 4 MiB ${within(Number.NEGATIVE_INFINITY, 4)}, 4–8 MiB ${within(4, 8)}, more ${within(8, Number.POSITIVE_INFINITY)} (furthest ${Math.max(...reaches).toFixed(1)} MiB)`
         const line = `threadpool calls: ${list || 'none'}${reach}; fsyncs over 50 ms at ${spans || 'none'}; batches over 10 ms: ${slow.length}, ${slowDuring} sent during such an fsync${slowAt}; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`
         if (trace === undefined) return line
+        trace.onStalls?.(delays)
         const s = (epochMs: number) => ((epochMs - t0) / 1000).toFixed(2)
         const pool = calls.map((c) => ({ kind: c.kind, bytes: c.bytes, from: c.i.from, to: c.i.to }))
         const timeline = trace.timeline

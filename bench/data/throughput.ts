@@ -48,6 +48,13 @@
 // maximum (printed with the half it replaces), so that two builds can be compared at one rate;
 // the throughput phases still run before it, as they leave the log and the page cache as the
 // latency runs at half load find them.
+// Beside the latency runs a clock watch ticks every 10 ms in a small process of its own, at a
+// real-time priority (`chrt -f 50`, as root) or else at nice -10 (clock-gaps.ts, the soak's tick
+// loop): each run prints one line `clock watch (…)` with its ticks, its own CPU, its ticks more than
+// 5 ms late (when each was due, from the run's measured part; `held` when it was not waiting for a
+// core: at that priority nothing in the guest holds it, so the host held its virtual CPU or the
+// whole machine), and with BENCH_RUN_TRACE=1 how many of them overlap the server's loop stalls over 5 ms
+// or the load's tick gaps over 5 ms. BENCH_CLOCK_WATCH=0 runs without it.
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { appendFileSync, rmSync } from 'node:fs'
@@ -67,6 +74,15 @@ import {
 } from './load.js'
 import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases.js'
 import { kernelCounters, pageCache, since } from './kernel-state.js'
+import {
+  type ClockCount,
+  describeClockWatch,
+  loadStallSpans,
+  serverStallSpans,
+  startClockWatch,
+  watchGaps,
+} from './clock-gaps.js'
+import type { LoopStall } from './timeline.js'
 import { profiled } from '../server/load.js'
 import { runAsTheCli } from '../server/target.js'
 import { mainThreadStat } from '../server/thread-stat.js'
@@ -169,6 +185,9 @@ const dir = partitionDir(dataDir, TOPIC)
 const drain = process.env.BENCH_DRAIN === '1'
 const held: (() => void)[] = []
 const latency = { port, produceFrame: frames[1], batchAt: recordsAt, stampAt, topic: TOPIC, rate, seconds }
+/** BENCH_CLOCK_WATCH=0: no clock watch beside the latency runs (clock-gaps.ts). */
+const clockWatch = process.env.BENCH_CLOCK_WATCH === '0' ? null : await startClockWatch()
+if (clockWatch === null && process.env.BENCH_CLOCK_WATCH !== '0') console.log('clock watch: could not start')
 let ended = serverState(dir)
 for (let run = 0; run < runs; run++) {
   const idle = describeIdle(ended, serverState(dir))
@@ -180,6 +199,7 @@ for (let run = 0; run < runs; run++) {
     )
   }
   const log = server.context.data.logs.partition(TOPIC, 0)!
+  const watch0: ClockCount | undefined = await clockWatch?.count()
   const state0 = serverState(dir)
   const thread0 = mainThreadStat()
   const threads0 = threadCpu()
@@ -207,6 +227,7 @@ for (let run = 0; run < runs; run++) {
       }),
     ),
   ).finally(() => clearInterval(sampler))
+  const watch1: ClockCount | undefined = await clockWatch?.count()
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()
   if (turnsDir !== undefined && traced !== undefined)
@@ -230,17 +251,47 @@ for (let run = 0; run < runs; run++) {
     `  kernel: Dirty ${f1(pages.dirty)} MB, Writeback ${f1(pages.writeback)} MB at the end (peaks ${f1(peak.dirty)} and ${f1(peak.writeback)} MB, sampled every 50 ms); ${kernel}`,
   )
   console.log(`  server GCs: ${gcs}`)
+  let stalls: readonly LoopStall[] | undefined
   if (traced !== undefined)
     console.log(
       `  ${traced(m.slow ?? [], {
         ...(m.timeline === undefined ? {} : { timeline: m.timeline }),
         gcs: events,
+        onStalls: (s) => {
+          stalls = s
+        },
         ...(turnsDir === undefined ? {} : { turnsFile: `${turnsDir}/latency-run${run + 1}.turns.jsonl` }),
       })}`,
     )
   console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
   console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)
+  if (clockWatch !== null && watch0 !== undefined && watch1 !== undefined) {
+    // The server's stalls are on this process's epoch clock, the watch and the load on the monotonic one.
+    const epochToMono = Number(process.hrtime.bigint()) / 1e6 - (performance.timeOrigin + performance.now())
+    const measured = m.measuredMono ?? { from: watch0.atMono, to: watch1.atMono }
+    console.log(
+      `  ${describeClockWatch({
+        scheduling: clockWatch.scheduling,
+        ticks: watch1.ticks - watch0.ticks,
+        cpuMs: watch1.cpuMs - watch0.cpuMs,
+        gaps: watchGaps(clockWatch.gaps, watch0.atMono, watch1.atMono),
+        measuredFromMono: measured.from,
+        ...(stalls === undefined
+          ? {}
+          : {
+              stalls: {
+                server: serverStallSpans(stalls, epochToMono),
+                load:
+                  m.timeline === undefined
+                    ? []
+                    : loadStallSpans(m.timeline, measured.from - m.timeline.measureFromMs),
+              },
+            }),
+      })}`,
+    )
+  }
 }
+clockWatch?.stop()
 for (const release of held) release()
 loads.push(loadAverage())
 wire.push(await loopbackMBps())

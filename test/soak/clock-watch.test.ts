@@ -1,8 +1,15 @@
 // The soak's clock watch (tools/soak/clock-watch.ts): steps of the wall clock against the monotonic
 // one and gaps of the whole process, from given readings, and the minute's summary and labels.
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import { ClockMinute, ClockWatch, describeClockEvent, readClocks } from '../../tools/soak/clock-watch.js'
+import { mock, test } from 'node:test'
+import {
+  type ClockEvent,
+  ClockMinute,
+  ClockWatch,
+  describeClockEvent,
+  readClocks,
+  tickClocks,
+} from '../../tools/soak/clock-watch.js'
 import { flatnessVerdicts, hostMinutes } from '../../tools/soak/soak.js'
 
 const WALL0 = Date.UTC(2026, 11, 5, 5, 33, 0)
@@ -63,6 +70,55 @@ test('a gap in which the tick thread waited for a core is a wait, not a stall of
   ])
   // Without the thread's wait (no schedstat) a gap is a stall.
   assert.equal(w.tick({ mono: 2300, wall: WALL0 + 2300 })[0].kind, 'gap')
+})
+
+test("with the tick's period given, a gap's wait is set against the time past the period", () => {
+  // The latency runs' watch: a 10 ms tick, a gap when a tick is more than 5 ms late.
+  const w = new ClockWatch({ gapMs: 15, periodMs: 10 })
+  w.tick({ mono: 1000, wall: WALL0 + 1000, waitMs: 0 })
+  // 15 ms is not a gap; 16 is.
+  assert.deepEqual(w.tick({ mono: 1015, wall: WALL0 + 1015, waitMs: 0 }), [])
+  // 30 ms, 12 of it waiting for a core: 10 + 20 late, the wait is more than half of the 20.
+  assert.deepEqual(w.tick({ mono: 1045, wall: WALL0 + 1045, waitMs: 12 }), [
+    { kind: 'wait', wallAt: WALL0 + 1045, ms: 30, waitedMs: 12 },
+  ])
+  // The same wait without the period would be under half of the 30: a stall of the process.
+  const soak = new ClockWatch({ gapMs: 15 })
+  soak.tick({ mono: 1000, wall: WALL0 + 1000, waitMs: 0 })
+  assert.equal(soak.tick({ mono: 1030, wall: WALL0 + 1030, waitMs: 12 })[0].kind, 'gap')
+  // 26 ms, 2 of it waiting: the process held.
+  assert.deepEqual(w.tick({ mono: 1071, wall: WALL0 + 1071, waitMs: 14 }), [
+    { kind: 'gap', wallAt: WALL0 + 1071, ms: 26, waitedMs: 2 },
+  ])
+})
+
+test('tickClocks reads the given clock at each tick, counts the ticks and posts each event with its reading', (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] })
+  const monos = [0, 10, 20, 55, 65]
+  const seen: { e: ClockEvent; mono: number }[] = []
+  const ticking = tickClocks((e, r) => seen.push({ e, mono: r.mono }), {
+    tickMs: 10,
+    gapMs: 15,
+    periodMs: 10,
+    mono: () => monos[0],
+  })
+  // readClocks reads the clock twice a tick; each tick's both reads see the same time here.
+  const advance = () => {
+    monos.shift()
+    t.mock.timers.tick(10)
+  }
+  assert.equal(ticking.ticks(), 1)
+  for (let i = 0; i < 4; i++) advance()
+  assert.equal(ticking.ticks(), 5)
+  // The wall clock is the real one here: only the monotonic clock's gap is this test's.
+  const gaps = seen.filter((s) => s.e.kind !== 'wall-step')
+  assert.equal(gaps.length, 1)
+  assert.equal(gaps[0].e.ms, 35)
+  assert.equal(gaps[0].mono, 55)
+  ticking.stop()
+  t.mock.timers.tick(100)
+  assert.equal(ticking.ticks(), 5)
+  mock.timers.reset()
 })
 
 test('a reading without the wall clock counts gaps and keeps the last offset', () => {

@@ -65,17 +65,32 @@ export function readClocks(
   return after - before <= spreadMs ? { mono: at, wall: w, waitMs: waited } : { mono: at, waitMs: waited }
 }
 
+/** A clock watch's thresholds: the soak's by default. */
+export interface ClockWatchOptions {
+  /** Ticks further apart than this (ms, monotonic) are a gap or a wait. */
+  readonly gapMs?: number
+  /** A move of the wall clock against the monotonic one larger than this (ms) is a step. */
+  readonly stepMs?: number
+  /**
+   * The part of a gap that is the tick's own period (ms; 0 by default): a gap is a wait when the
+   * tick thread waited for a core for at least half of the time past it.
+   */
+  readonly periodMs?: number
+}
+
 /** Ticks of both clocks in, steps of the wall clock and gaps of the monotonic one out. */
 export class ClockWatch {
   readonly #gapMs: number
   readonly #stepMs: number
+  readonly #periodMs: number
   #lastMono = Number.NaN
   #lastOffset = Number.NaN
   #lastWait = Number.NaN
 
-  constructor(o: { gapMs?: number; stepMs?: number } = {}) {
+  constructor(o: ClockWatchOptions = {}) {
     this.#gapMs = o.gapMs ?? CLOCK_GAP_MS
     this.#stepMs = o.stepMs ?? CLOCK_STEP_MS
+    this.#periodMs = o.periodMs ?? 0
   }
 
   /** One tick's reading; what it saw since the tick before (nothing at the first). */
@@ -85,7 +100,12 @@ export class ClockWatch {
     const wallAt = r.wall ?? this.#lastOffset + r.mono
     const waitedMs = (r.waitMs ?? Number.NaN) - this.#lastWait
     if (gap > this.#gapMs)
-      events.push({ kind: waitedMs >= gap / 2 ? 'wait' : 'gap', wallAt, ms: gap, waitedMs })
+      events.push({
+        kind: waitedMs >= (gap - this.#periodMs) / 2 ? 'wait' : 'gap',
+        wallAt,
+        ms: gap,
+        waitedMs,
+      })
     this.#lastMono = r.mono
     this.#lastWait = r.waitMs ?? Number.NaN
     if (r.wall === undefined) return events
@@ -153,6 +173,31 @@ export class ClockMinute {
       longestWaitMs: waits.reduce((a, e) => Math.max(a, e.ms), 0),
       notes,
     }
+  }
+}
+
+/**
+ * The tick loop: reads the clocks every `tickMs` (CLOCK_TICK_MS by default) on this thread's event
+ * loop, which must do nothing else, and hands each event to `post` with the reading that saw it.
+ * `mono` is the monotonic clock it reads (this process's `performance.now()` by default;
+ * `process.hrtime` for a clock that other processes share). `ticks()` counts the readings so far.
+ */
+export function tickClocks(
+  post: (e: ClockEvent, at: ClockReading) => void,
+  o: ClockWatchOptions & { readonly tickMs?: number; readonly mono?: () => number } = {},
+): { ticks(): number; stop(): void } {
+  const watch = new ClockWatch(o)
+  const read = () => (o.mono === undefined ? readClocks() : readClocks(o.mono))
+  let ticks = 1
+  watch.tick(read())
+  const timer = setInterval(() => {
+    ticks++
+    const r = read()
+    for (const e of watch.tick(r)) post(e, r)
+  }, o.tickMs ?? CLOCK_TICK_MS)
+  return {
+    ticks: () => ticks,
+    stop: () => clearInterval(timer),
   }
 }
 

@@ -1,0 +1,211 @@
+// The latency runs' clock watch: the soak's tick loop (tools/soak/clock-watch.ts) in a small process
+// of its own (clock-process.ts), at a real-time priority (`chrt -f 50`) where it may and at nice -10
+// where not, beside each latency run of throughput.ts. A thread that does nothing but tick every
+// 10 ms at a real-time priority takes a core from any ordinary thread the moment its timer is due;
+// when it is still late by more than 5 ms, and its own schedstat shows it did not wait for a core,
+// nothing in the guest held it: the host held the virtual CPU its timer was on, or the whole
+// virtual machine (one watch cannot tell which; this VM reports no steal time). Each run's line gives the watch's ticks, its gaps over 5 ms (a tick that late) with their
+// times from the run's measured part, and, with BENCH_RUN_TRACE=1, how many of them overlap a loop
+// stall of the server over 5 ms or a tick gap of the load over 5 ms (timeline.ts), so that a run
+// whose tail the machine made can be told from one the server made.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import type { LoadTimeline } from './timeline.js'
+
+/** The watch's tick (ms) and how late a tick must be to count as a gap (ms past the tick). */
+export const CLOCK_WATCH_TICK_MS = 10
+export const CLOCK_WATCH_GAP_MS = 5
+/** The load's own timer (load-worker.ts ticks every 1 ms): its gaps count from there. */
+const LOAD_TICK_MS = 1
+
+/** What the watch's process sends. */
+export type ClockProcessMessage =
+  | { readonly type: 'ready'; readonly scheduling: string }
+  /** A gap: the tick at `atMono` came `ms` after the one before, `waitedMs` of it waiting for a core. */
+  | {
+      readonly type: 'gap'
+      readonly kind: 'gap' | 'wait'
+      readonly atMono: number
+      readonly ms: number
+      readonly waitedMs: number
+    }
+  | { readonly type: 'count'; readonly ticks: number; readonly atMono: number; readonly cpuMs: number }
+
+export type ClockGapMessage = Extract<ClockProcessMessage, { type: 'gap' }>
+export type ClockCount = Extract<ClockProcessMessage, { type: 'count' }>
+
+/** A process's scheduling from its /proc/<pid>/stat: `SCHED_FIFO 50`, `SCHED_RR 10` or `nice -10`. */
+export function schedulingOf(stat: string): string {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // Fields 19 (nice), 40 (rt_priority) and 41 (policy) of proc(5), counted from field 3 here.
+  const nice = f[16]
+  const rt = f[37]
+  const policy = f[38]
+  if (policy === '1') return `SCHED_FIFO ${rt}`
+  if (policy === '2') return `SCHED_RR ${rt}`
+  if (policy === '0') return `nice ${nice}`
+  return `policy ${policy}, nice ${nice}`
+}
+
+/** A late tick of the watch on the shared monotonic clock (ms): when it was due and how late it came. */
+export interface WatchGap {
+  readonly dueMono: number
+  readonly lateMs: number
+  /** How long of the gap the watch waited for a core (ms; NaN unknown). */
+  readonly waitedMs: number
+  /** Not waiting for a core for half of its lateness: the whole process held although due. */
+  readonly held: boolean
+}
+
+/** The watch's gaps whose late tick came in (from, to]. */
+export function watchGaps(messages: readonly ClockGapMessage[], from: number, to: number): WatchGap[] {
+  return messages
+    .filter((m) => m.atMono > from && m.atMono <= to)
+    .map((m) => ({
+      dueMono: m.atMono - m.ms + CLOCK_WATCH_TICK_MS,
+      lateMs: m.ms - CLOCK_WATCH_TICK_MS,
+      waitedMs: m.waitedMs,
+      held: m.kind === 'gap',
+    }))
+}
+
+/** An interval on the shared monotonic clock (ms). */
+export interface Span {
+  readonly from: number
+  readonly to: number
+}
+
+/**
+ * The server's loop stalls over `overMs` (the 5 ms timer's firings: due at `at`, `ms` late, on this
+ * process's epoch clock) as the spans they were late, on the monotonic clock: `epochToMono` is
+ * what to add (process.hrtime's ms minus performance.timeOrigin + performance.now()).
+ */
+export function serverStallSpans(
+  stalls: readonly { readonly at: number; readonly ms: number }[],
+  epochToMono: number,
+  overMs = CLOCK_WATCH_GAP_MS,
+): Span[] {
+  return stalls
+    .filter((s) => s.ms > overMs)
+    .map((s) => ({ from: s.at + epochToMono, to: s.at + s.ms + epochToMono }))
+}
+
+/**
+ * The load's tick gaps over `overMs` past its 1 ms tick, from its timeline whose first bucket
+ * starts at `startMono`: a bucket keeps only its longest gap and the gap ended somewhere in it, so
+ * each span reaches from the gap's length before the bucket's start to the bucket's end.
+ */
+export function loadStallSpans(
+  timeline: LoadTimeline,
+  startMono: number,
+  overMs = CLOCK_WATCH_GAP_MS,
+): Span[] {
+  const spans: Span[] = []
+  timeline.buckets.forEach((b, k) => {
+    if (b.tickGapMs - LOAD_TICK_MS <= overMs) return
+    const from = startMono + k * timeline.bucketMs
+    spans.push({ from: from - b.tickGapMs + LOAD_TICK_MS, to: from + timeline.bucketMs })
+  })
+  return spans
+}
+
+const overlaps = (g: WatchGap, spans: readonly Span[]) =>
+  spans.some((s) => Math.min(s.to, g.dueMono + g.lateMs) > Math.max(s.from, g.dueMono))
+
+/** The gaps listed in a line at most; the rest are counted. */
+const LISTED = 8
+
+/**
+ * One run's line: the watch's scheduling, ticks and CPU, its gaps (how many, the longest, each at
+ * s from `measuredFromMono`), how many had the whole process held, and how many overlap the
+ * server's and the load's stalls (`stalls` undefined: no run trace).
+ */
+export function describeClockWatch(o: {
+  readonly scheduling: string
+  readonly ticks: number
+  readonly cpuMs: number
+  readonly gaps: readonly WatchGap[]
+  readonly measuredFromMono: number
+  readonly stalls?: { readonly server: readonly Span[]; readonly load: readonly Span[] }
+}): string {
+  const { gaps } = o
+  const head = `clock watch (${o.scheduling}, a tick every ${CLOCK_WATCH_TICK_MS} ms): ${o.ticks} ticks, its CPU ${o.cpuMs.toFixed(0)} ms`
+  if (gaps.length === 0) return `${head}; gaps over ${CLOCK_WATCH_GAP_MS} ms: none`
+  const longest = gaps.reduce((a, g) => Math.max(a, g.lateMs), 0)
+  const at = (g: WatchGap) => ((g.dueMono - o.measuredFromMono) / 1000).toFixed(2)
+  const listed = gaps
+    .slice(0, LISTED)
+    .map(
+      (g) =>
+        `${at(g)} s (${g.lateMs.toFixed(1)} ms, ${g.held ? 'held' : `waited ${g.waitedMs.toFixed(1)} ms for a core`})`,
+    )
+  if (gaps.length > LISTED) listed.push(`${gaps.length - LISTED} more`)
+  const held = gaps.filter((g) => g.held).length
+  const s = o.stalls
+  const withStalls =
+    s === undefined
+      ? 'overlaps with the run trace only (BENCH_RUN_TRACE=1)'
+      : `overlapping the server's loop stalls over ${CLOCK_WATCH_GAP_MS} ms ${gaps.filter((g) => overlaps(g, s.server)).length}, the load's tick gaps over ${CLOCK_WATCH_GAP_MS} ms ${gaps.filter((g) => overlaps(g, s.load)).length}, either ${gaps.filter((g) => overlaps(g, s.server) || overlaps(g, s.load)).length} (held ${gaps.filter((g) => g.held && (overlaps(g, s.server) || overlaps(g, s.load))).length})`
+  return `${head}; gaps over ${CLOCK_WATCH_GAP_MS} ms: ${gaps.length}, longest ${longest.toFixed(1)} ms, at ${listed.join(', ')} from the measured part's start; the whole process held (not waiting for a core) in ${held}; ${withStalls}`
+}
+
+const PROCESS = fileURLToPath(new URL('./clock-process.ts', import.meta.url))
+
+/** The watch's process, as throughput.ts uses it. */
+export interface ClockWatchProcess {
+  /** Its scheduling as it started (`SCHED_FIFO 50`, `nice -10`, …). */
+  readonly scheduling: string
+  /** Every gap it sent so far. */
+  readonly gaps: readonly ClockGapMessage[]
+  /** Its ticks so far, its CPU and the time of the answer. */
+  count(): Promise<ClockCount>
+  stop(): void
+}
+
+function launch(command: string, args: string[], nice: boolean): Promise<ClockWatchProcess | null> {
+  return new Promise((resolve) => {
+    const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    if (nice && child.pid !== undefined)
+      try {
+        setPriority(child.pid, -10)
+      } catch {
+        // Not allowed: the watch runs at the default priority, and its line says so.
+      }
+    const gaps: ClockGapMessage[] = []
+    const waiting: ((c: ClockCount) => void)[] = []
+    let scheduling = ''
+    child.on('message', (m: ClockProcessMessage) => {
+      if (m.type === 'gap') gaps.push(m)
+      else if (m.type === 'count') waiting.shift()?.(m)
+      else {
+        scheduling = m.scheduling
+        resolve({
+          scheduling,
+          gaps,
+          count: () =>
+            new Promise((r) => {
+              waiting.push(r)
+              child.send('count')
+            }),
+          stop: () => {
+            if (child.connected) child.disconnect()
+          },
+        })
+      }
+    })
+    child.once('error', () => resolve(null))
+    child.once('exit', () => {
+      if (scheduling === '') resolve(null)
+    })
+  })
+}
+
+/**
+ * Starts the watch's process: under `chrt -f 50` (root), else at nice -10 where allowed, else as it
+ * is; null when it cannot start at all.
+ */
+export async function startClockWatch(): Promise<ClockWatchProcess | null> {
+  const node = [process.execPath, '--import', 'tsx', PROCESS]
+  return (await launch('chrt', ['-f', '50', ...node], false)) ?? launch(node[0], node.slice(1), true)
+}
