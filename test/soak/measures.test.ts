@@ -4,6 +4,9 @@
 // the minute one thread would have counted with every member, and the groups and connections are
 // shared out over the threads without loss.
 import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import {
   bunching,
@@ -12,6 +15,7 @@ import {
   type LoopMinute,
   mergeThreadMinutes,
   SeqCounts,
+  SlowHeartbeats,
   SpeedRounds,
   speedProbeUs,
   splitLoad,
@@ -384,4 +388,33 @@ test('LoopMonitor: a minute has the CPU of the thread and its wait for a core', 
   } finally {
     monitor.stop()
   }
+})
+
+test('SlowHeartbeats: the heartbeats at or above the bound, with their wall-clock send times', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'soak-slow-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'slow.jsonl')
+  const slow = new SlowHeartbeats(file, 0.4)
+  slow.note(1000, 0.39, false)
+  slow.note(1000.5, 0.4, false)
+  slow.note(2000, 1.25, true)
+  slow.flush()
+  slow.note(3000, 0.2, true)
+  slow.flush()
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  assert.deepEqual(
+    lines.map((l) => [l.ms, l.c]),
+    [
+      [0.4, undefined],
+      [1.25, 1],
+    ],
+  )
+  assert.ok(Math.abs(lines[0].at - (performance.timeOrigin + 1000.5)) < 0.01)
+  // Without a file nothing is kept or written.
+  const none = new SlowHeartbeats(undefined, 0)
+  none.note(1, 5, false)
+  none.flush()
 })

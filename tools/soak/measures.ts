@@ -5,7 +5,7 @@
 // The streams members run on several threads of the load process (tools/soak/load-thread.ts): each
 // thread counts its own minute (`ThreadMinute`), and the main thread merges the threads' minutes
 // into the row (`mergeThreadMinutes`).
-import { readFileSync } from 'node:fs'
+import { appendFileSync, readFileSync } from 'node:fs'
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8'
 
@@ -63,6 +63,42 @@ export class LatencyHistogram {
       this.#counts[i] += counts[i]
       this.#n += counts[i]
     }
+  }
+}
+
+/**
+ * The slow heartbeats one by one, for setting them beside the server's own records of the same
+ * moments (its page faults, its collections, its long turns). With SOAK_SLOW_HEARTBEATS_FILE=FILE,
+ * every heartbeat (a member's or a ceiling member's) that took SOAK_SLOW_HEARTBEAT_MS or more
+ * (default 0.4) is kept as one JSON line `{"at": wall-clock ms when sent, "ms": latency, "c": 1 for
+ * a ceiling member's}`, appended at each `flush` (a load thread's minute) or every 1,000 of them;
+ * without it `note` does nothing.
+ */
+export class SlowHeartbeats {
+  readonly #file: string | undefined
+  readonly #atLeastMs: number
+  #lines: string[] = []
+
+  constructor(
+    file = process.env.SOAK_SLOW_HEARTBEATS_FILE,
+    atLeastMs = Number(process.env.SOAK_SLOW_HEARTBEAT_MS ?? '0.4'),
+  ) {
+    this.#file = file === '' ? undefined : file
+    this.#atLeastMs = atLeastMs
+  }
+
+  /** A heartbeat sent at `sentAt` (performance.now()) that took `ms`. */
+  note(sentAt: number, ms: number, ceiling: boolean): void {
+    if (this.#file === undefined || !(ms >= this.#atLeastMs)) return
+    const at = (performance.timeOrigin + sentAt).toFixed(3)
+    this.#lines.push(`{"at":${at},"ms":${ms.toFixed(3)}${ceiling ? ',"c":1' : ''}}`)
+    if (this.#lines.length >= 1000) this.flush()
+  }
+
+  flush(): void {
+    if (this.#file === undefined || this.#lines.length === 0) return
+    appendFileSync(this.#file, `${this.#lines.join('\n')}\n`)
+    this.#lines = []
   }
 }
 

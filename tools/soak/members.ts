@@ -16,6 +16,7 @@ import { E, RETRIABLE, rng, STREAMS_TOPIC, sleep, wallNow } from './common.js'
 import {
   LatencyHistogram,
   LoopMonitor,
+  SlowHeartbeats,
   THREAD_COUNTS,
   type ThreadCounts,
   type ThreadMinute,
@@ -234,6 +235,8 @@ export class MemberLoad {
   #listeningAgainAt: number | undefined
   #restartReturns: number[] = []
   readonly #bursts = new SendBursts()
+  /** SOAK_SLOW_HEARTBEATS_FILE: each slow heartbeat with its time, for the server's records beside it. */
+  readonly #slow = new SlowHeartbeats()
   readonly #slots: SendSlots | undefined
 
   constructor(config: MemberLoadConfig, log: (line: string) => void) {
@@ -340,6 +343,7 @@ export class MemberLoad {
 
   /** Ends the current minute (returning what it counted) and starts the next. */
   roll(): ThreadMinute {
+    this.#slow.flush()
     const bursts = this.#bursts.take()
     this.#add('sendsMs1', bursts[0])
     this.#add('sendsMs2', bursts[1])
@@ -515,6 +519,7 @@ export class MemberLoad {
         (r) => {
           if (r.errorCode !== E.NONE) throw new Error(`the ceiling answered error ${r.errorCode}`)
           row.ceiling.record(c.timing.receivedAt - c.timing.sentAt)
+          this.#slow.note(c.timing.sentAt, c.timing.receivedAt - c.timing.sentAt, true)
           this.#count('ceilingHeartbeats')
         },
         (e: unknown) => {
@@ -665,6 +670,7 @@ export class MemberLoad {
     const now = performance.now()
     const took = m.timing.receivedAt - m.timing.sentAt
     sentRow.latency.record(took)
+    this.#slow.note(m.timing.sentAt, took, false)
     // Sent after others of its millisecond: their sending and answering may be in its latency.
     if (sentBefore === 0) sentRow.firstInMs.record(took)
     else sentRow.laterInMs.record(took)

@@ -28,6 +28,13 @@
 // (default 60) for SOAK_SERVER_HEAP_SAMPLE_S seconds (default 60), one sample every 32 KiB on
 // average, and writes DIR/heap-<pid>.json with the profile and the window's GC counts;
 // tools/soak/heap-sample.ts attributes it.
+//
+// Pauses: SOAK_SERVER_GC_FILE=FILE appends every GC pause of the main isolate, one JSON line with
+// its pid, its start on the wall clock in ms (`at`, as the load's SOAK_SLOW_HEARTBEATS_FILE stamps
+// its heartbeats), its length and its kind (perf_hooks' constants: 1 a scavenge, 4 a mark-compact's
+// pause, 8 an incremental marking step, 16 weak callbacks), with each second's line. The pauses
+// name the main isolate only: the concurrent marking and the parallel scavenge's helpers are in them
+// only as far as the main thread waits for them.
 import { appendFileSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
@@ -36,6 +43,7 @@ import { getHeapSpaceStatistics } from 'node:v8'
 
 const file = process.env.SOAK_SERVER_MEMORY_FILE
 const turnsFile = process.env.SOAK_SERVER_TURNS_FILE
+const gcFile = process.env.SOAK_SERVER_GC_FILE
 if (file !== undefined && file !== '') {
   let gcCount = 0
   let gcMs = 0
@@ -48,6 +56,8 @@ if (file !== undefined && file !== '') {
   let totalMarkCompacts = 0
   /** GC pauses of the last seconds (start, end in performance.now() ms, kind), for the long turns. */
   const pauses = []
+  /** SOAK_SERVER_GC_FILE: this second's pauses, one JSON line each. */
+  let gcLines = []
   const gc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gcCount++
@@ -66,6 +76,10 @@ if (file !== undefined && file !== '') {
         markCompactMs += e.duration
       }
       pauses.push(e.startTime, e.startTime + e.duration, kind ?? 0)
+      if (gcFile !== undefined && gcFile !== '')
+        gcLines.push(
+          `{"pid":${process.pid},"at":${(performance.timeOrigin + e.startTime).toFixed(3)},"ms":${e.duration.toFixed(3)},"kind":${kind ?? 0}}`,
+        )
     }
   })
   gc.observe({ entryTypes: ['gc'] })
@@ -269,6 +283,10 @@ if (file !== undefined && file !== '') {
     turns.cpuMaxMs = 0
     turns.cpuMs = 0
     appendFileSync(file, `${JSON.stringify(line)}\n`)
+    if (gcLines.length > 0) {
+      appendFileSync(gcFile, `${gcLines.join('\n')}\n`)
+      gcLines = []
+    }
   }
   setInterval(write, 1000).unref()
   write()
