@@ -4,8 +4,9 @@
 // 10 ms at a real-time priority takes a core from any ordinary thread the moment its timer is due;
 // when it is still late by more than 5 ms, and its own schedstat shows it did not wait for a core,
 // nothing in the guest held it: the host held the virtual CPU its timer was on, or the whole
-// virtual machine (one watch cannot tell which; this VM reports no steal time). Each run's line gives the watch's ticks, its gaps over 5 ms (a tick that late) with their
-// times from the run's measured part, and, with BENCH_RUN_TRACE=1, how many of them overlap a loop
+// virtual machine (one watch cannot tell which; this VM reports no steal time). Each run's line
+// gives the watch's ticks, its gaps over 5 ms (a tick that late) with their times from the run's
+// measured part, and, with BENCH_RUN_TRACE=1, how many of them overlap a loop
 // stall of the server over 5 ms or a tick gap of the load over 5 ms (timeline.ts), so that a run
 // whose tail the machine made can be told from one the server made.
 import { type ChildProcess, spawn } from 'node:child_process'
