@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { statFields } from './kernel-state.js'
 import type { LoadTimeline } from './timeline.js'
 
 /** The watch's tick (ms) and how late a tick must be to count as a gap (ms past the tick). */
@@ -38,7 +39,7 @@ export type ClockCount = Extract<ClockProcessMessage, { type: 'count' }>
 
 /** A process's scheduling from its /proc/<pid>/stat: `SCHED_FIFO 50`, `SCHED_RR 10` or `nice -10`. */
 export function schedulingOf(stat: string): string {
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const f = statFields(stat)
   // Fields 19 (nice), 40 (rt_priority) and 41 (policy) of proc(5), counted from field 3 here.
   const nice = f[16]
   const rt = f[37]
