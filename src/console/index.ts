@@ -35,10 +35,23 @@ export interface StartConsoleOptions {
 export interface RunningConsole {
   /** the bound address (the port actually taken when port 0 was asked for) */
   readonly address: { readonly host: string; readonly port: number }
-  /** the console's base URL, `http://host:port` */
+  /** the console's base URL, `http://host:port`, with the listener's host as given (consoleUrl) */
   readonly url: string
   /** Stops listening, ends open connections and closes the admin client. Safe to call twice. */
   close(): Promise<void>
+}
+
+/**
+ * The console's base URL, as a user would type it into a browser: the listener's host as it was
+ * given (`localhost` stays `localhost`, not the address it resolved to), the address actually bound
+ * when none was given (every interface), and the port actually bound (port 0 picks one).
+ */
+export function consoleUrl(
+  listenerHost: string,
+  bound: { readonly host: string; readonly port: number },
+): string {
+  const host = listenerHost === '' ? bound.host : listenerHost
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`
 }
 
 async function defaultRegistry(): Promise<MetricsRegistry> {
@@ -80,8 +93,7 @@ export async function startConsole(opts: StartConsoleOptions): Promise<RunningCo
   }
   const bound = server.address() as AddressInfo
   const address = { host: bound.address, port: bound.port }
-  const hostForUrl = address.host.includes(':') ? `[${address.host}]` : address.host
-  const url = `http://${hostForUrl}:${address.port}`
+  const url = consoleUrl(opts.listener.host, address)
   logger.info?.({ url, bootstrapServers: opts.bootstrapServers }, `Console listening on ${url}`)
   // Build the UI eagerly so the first page load does not wait; a failure shows on that load.
   assets().catch(() => undefined)

@@ -728,6 +728,22 @@ export const CONFIG_DEFS = [
     'The finalized transaction.version feature level ApiVersions reports (KIP-890): 2 makes every EndTxn bump the epoch and lets Produce v12+ and TxnOffsetCommit v5+ add partitions to the transaction implicitly; 0 and 1 keep the original protocol (1 writes the transaction log value at version 1). Kafka sets it with kafka-features; Topograph only as a configuration key.',
   ),
 
+  // --- Share coordinator's topic (docs/data-plane.md, auto-creation) --------------------------------
+  intKey(
+    'share.coordinator.state.topic.num.partitions',
+    50,
+    { min: 1 },
+    'high',
+    'Partitions of __share_group_state when a Metadata request creates it. No share coordinator runs here; the topic stays empty.',
+  ),
+  intKey(
+    'share.coordinator.state.topic.segment.bytes',
+    104857600,
+    { min: 1 },
+    'high',
+    'segment.bytes of __share_group_state when a Metadata request creates it.',
+  ),
+
   // --- Security (docs/security.md) -----------------------------------------------------------------
   enumKey(
     'ssl.keystore.type',

@@ -1,9 +1,11 @@
 // `topograph console` and `topograph demo` as modules (src/cli/console-command.ts, src/cli/demo.ts):
-// argument handling, and a console run against a real server stopped by a signal.
+// argument handling, and a console run against a real server stopped by a signal; the URL
+// `topograph start` announces for its own console.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { parseConsoleArgs, runConsoleCommand } from '../../src/cli/console-command.js'
 import { runDemo } from '../../src/cli/demo.js'
+import { createLogger } from '../../src/server/logger.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 
 function io() {
@@ -96,6 +98,38 @@ describe('topograph console', () => {
     await assert.rejects(fetch(`${url}/api/groups`, { signal: AbortSignal.timeout(2000) }))
   })
 
+  // A listener given as `localhost` is announced as `localhost` (what the user would paste into a
+  // browser), not as the address the name resolved to.
+  it('prints its URL with the listener host as given', async () => {
+    let stop = null as ((signal: string) => void) | null
+    const err: string[] = []
+    let printed!: (text: string) => void
+    const announced = new Promise<string>((resolve) => (printed = resolve))
+    const exit = runConsoleCommand(
+      ['--bootstrap-server', `127.0.0.1:${server.port}`, '--listener', 'http://localhost:0'],
+      {
+        stdout: (text) => printed(text),
+        stderr: (text) => void err.push(text),
+        onStopSignal: (h) => {
+          stop = h
+          return () => {
+            stop = null
+          }
+        },
+      },
+    )
+    const text = await Promise.race([announced, exit.then((code) => `exit ${code}: ${err.join('')}`)])
+    try {
+      assert.match(text, /^Console for 127\.0\.0\.1:\d+ at http:\/\/localhost:\d+\n$/)
+      const url = /at (http:\/\/\S+)/.exec(text)![1]!
+      const res = await fetch(`${url}/api/groups`, { signal: AbortSignal.timeout(10_000) })
+      assert.equal(res.status, 200)
+    } finally {
+      stop?.('SIGTERM')
+    }
+    assert.equal(await exit, 0)
+  })
+
   it('exits 1 when the listener cannot be opened', async () => {
     const t = io()
     const code = await runConsoleCommand(
@@ -104,6 +138,25 @@ describe('topograph console', () => {
     )
     assert.equal(code, 1)
     assert.match(t.err.join(''), /Cannot listen on http:\/\/127.0.0.1:\d+: .*EADDRINUSE/)
+  })
+})
+
+describe('topograph start', () => {
+  // The server's console, on console.listener, is announced as the console command announces it.
+  it("logs the console's URL with the console.listener host as given", async () => {
+    const lines: string[] = []
+    const started = await startTestServer(
+      { 'coordinator.storage': 'memory', 'console.listener': 'http://localhost:0' },
+      { logger: createLogger({ level: 'info', destination: { write: (line) => void lines.push(line) } }) },
+    )
+    try {
+      const messages = lines.map((line) => (JSON.parse(line) as { msg: string }).msg)
+      const announced = messages.filter((m) => m.startsWith('Console listening on '))
+      assert.equal(announced.length, 1, messages.join('\n'))
+      assert.match(announced[0]!, /^Console listening on http:\/\/localhost:\d+$/)
+    } finally {
+      await started.stop()
+    }
   })
 })
 

@@ -381,6 +381,28 @@ test("Metadata cache: auto-creation gives the coordinators' topics their partiti
   assert.deepEqual(f.catalog.byName('plain')?.configs, {})
 })
 
+// Kafka 4.x creates the share coordinator's topic the same way (DefaultAutoTopicCreationManager,
+// ShareCoordinatorService.shareGroupStateTopicConfigs): share.coordinator.state.topic.num.partitions
+// partitions, cleanup.policy=delete, compression.type=producer,
+// share.coordinator.state.topic.segment.bytes, retention.ms=-1.
+test("Metadata cache: auto-creation gives the share coordinator's topic its partition count and configs", async () => {
+  const f = await fixture({
+    'share.coordinator.state.topic.num.partitions': '3',
+    'share.coordinator.state.topic.segment.bytes': '2097152',
+  })
+  const first = await f.metadata(12, { ...byName('__share_group_state'), allowAutoTopicCreation: true })
+  assert.equal(summary(first), '__share_group_state:3:0')
+  const second = await f.metadata(12, byName('__share_group_state'))
+  assert.equal(summary(second), '__share_group_state:0:3')
+  assert.equal(second.topics[0]?.isInternal, true)
+  assert.deepEqual(f.catalog.byName('__share_group_state')?.configs, {
+    'cleanup.policy': 'delete',
+    'compression.type': 'producer',
+    'retention.ms': '-1',
+    'segment.bytes': '2097152',
+  })
+})
+
 test('Metadata cache: the cached answer equals the generated encoding after random catalog and ACL changes', async () => {
   const names = ['t0', 't1', 't2', 't3', '__consumer_offsets']
   const principals = ['User:admin', 'User:alice', 'User:bob']

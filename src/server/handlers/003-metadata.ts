@@ -5,15 +5,16 @@
 // AutoTopicCreationManager does: the principal needs CREATE on the cluster or on the topic (else
 // TOPIC_AUTHORIZATION_FAILED), and the answer for the topic is UNKNOWN_TOPIC_OR_PARTITION, as
 // Kafka answers while the creation is under way; the client's next Metadata request finds it. The
-// coordinators' topics (`__consumer_offsets`, `__transaction_state`) are created as Kafka creates
-// them: offsets.topic.num.partitions / transaction.state.log.num.partitions partitions, compacted,
-// with Kafka's compression and segment size for them (nothing is written to them here: the
-// coordinators keep their records in the coordinator store). A
-// creation that fails is logged at WARN. Without auto-creation an unknown topic gets
-// UNKNOWN_TOPIC_OR_PARTITION. A topic entry with a null name is INVALID_REQUEST for the whole
-// request: before v12 with Kafka's message, from v12 when the entry has no topic id either (nothing
-// names the topic). The error answer echoes every requested topic, a null name as "" (Kafka's
-// MetadataRequest.getErrorResponse).
+// coordinators' topics (`__consumer_offsets`, `__transaction_state`, `__share_group_state`) are
+// created as Kafka creates them: offsets.topic.num.partitions /
+// transaction.state.log.num.partitions / share.coordinator.state.topic.num.partitions partitions,
+// with the cleanup policy, compression, segment size and retention Kafka's coordinators give them
+// (nothing is written to them here: the coordinators keep their records in the coordinator store,
+// and no share coordinator runs). A creation that fails is logged at WARN. Without auto-creation
+// an unknown topic gets UNKNOWN_TOPIC_OR_PARTITION. A topic entry with a null name is
+// INVALID_REQUEST for the whole request: before v12 with Kafka's message, from v12 when the entry
+// has no topic id either (nothing names the topic). The error answer echoes every requested topic,
+// a null name as "" (Kafka's MetadataRequest.getErrorResponse).
 import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import {
@@ -29,6 +30,7 @@ import {
   GROUP_METADATA_TOPIC_NAME,
   invalidTopicNameReason,
   isInternalTopic,
+  SHARE_GROUP_STATE_TOPIC_NAME,
   TRANSACTION_STATE_TOPIC_NAME,
 } from '../../protocol/topics.js'
 import { Writer } from '../../protocol/writer.js'
@@ -203,30 +205,48 @@ function errorEntry(errorCode: number, name: string | null, topicId: string): To
 }
 
 /** Kafka's offsets.topic.segment.bytes and transaction.state.log.segment.bytes (both default). */
-const COORDINATOR_TOPIC_SEGMENT_BYTES = '104857600'
+const COORDINATOR_TOPIC_SEGMENT_BYTES = 104857600
 
 /**
  * The topic auto-creation asks for, as Kafka's AutoTopicCreationManager: the defaults, but a
- * coordinator's topic with its partition count and the log configs Kafka's coordinator gives it.
+ * coordinator's topic with its partition count and the log configs Kafka's coordinator gives it
+ * (GroupCoordinatorService.groupMetadataTopicConfigs,
+ * TransactionCoordinator.transactionStateTopicConfigs,
+ * ShareCoordinatorService.shareGroupStateTopicConfigs, without the replication-only
+ * min.insync.replicas).
  */
 function autoCreated(name: string, ctx: RequestContext): NewTopic {
-  const topic = (numPartitions: number, compression: string): NewTopic => ({
+  const topic = (numPartitions: number, configs: Readonly<Record<string, string>>): NewTopic => ({
     name,
     numPartitions,
     replicationFactor: -1,
     assignments: [],
-    configs: [
-      { name: 'cleanup.policy', value: 'compact' },
-      { name: 'compression.type', value: compression },
-      { name: 'segment.bytes', value: COORDINATOR_TOPIC_SEGMENT_BYTES },
-    ],
+    configs: Object.entries(configs).map(([key, value]) => ({ name: key, value })),
+  })
+  const compacted = (compression: string, segmentBytes: number) => ({
+    'cleanup.policy': 'compact',
+    'compression.type': compression,
+    'segment.bytes': String(segmentBytes),
   })
   const config = ctx.server.config
-  if (name === GROUP_METADATA_TOPIC_NAME) return topic(config.offsetsTopicNumPartitions, 'producer')
-  if (name === TRANSACTION_STATE_TOPIC_NAME) {
-    return topic(config.transactionStateLogNumPartitions, 'uncompressed')
+  switch (name) {
+    case GROUP_METADATA_TOPIC_NAME:
+      return topic(config.offsetsTopicNumPartitions, compacted('producer', COORDINATOR_TOPIC_SEGMENT_BYTES))
+    case TRANSACTION_STATE_TOPIC_NAME:
+      return topic(
+        config.transactionStateLogNumPartitions,
+        compacted('uncompressed', COORDINATOR_TOPIC_SEGMENT_BYTES),
+      )
+    case SHARE_GROUP_STATE_TOPIC_NAME:
+      return topic(config.shareCoordinatorStateTopicNumPartitions, {
+        'cleanup.policy': 'delete',
+        'compression.type': 'producer',
+        'segment.bytes': String(config.shareCoordinatorStateTopicSegmentBytes),
+        'retention.ms': '-1',
+      })
+    default:
+      return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }
   }
-  return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }
 }
 
 /** Creates the topics with the defaults; failures are logged, as Kafka's auto-creation logs them. */
