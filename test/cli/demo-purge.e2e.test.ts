@@ -12,6 +12,7 @@ import { Fetcher } from '../../src/clients/dataplane/fetcher.js'
 import type { GroupResponse } from '../../src/console/api-types.js'
 import { type RunningConsole, startConsole } from '../../src/console/index.js'
 import { eventually } from '../helpers/interop.js'
+import { FAST_GROUPS } from '../helpers/kip1331.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 
 const GROUP = 'demo-orders'
@@ -58,13 +59,7 @@ function assertNothingUncommittedDeleted(seen: readonly PartitionOffsets[]): voi
 }
 
 before(async () => {
-  server = await startTestServer({
-    'coordinator.storage': 'memory',
-    'group.streams.initial.rebalance.delay.ms': '0',
-    'group.streams.assignment.interval.ms': '0',
-    'group.streams.heartbeat.interval.ms': '500',
-    'group.streams.min.heartbeat.interval.ms': '500',
-  })
+  server = await startTestServer({ 'coordinator.storage': 'memory', ...FAST_GROUPS })
   bootstrap = `127.0.0.1:${server.port}`
   admin = Admin.create({ bootstrapServers: bootstrap, clientId: 'demo-purge-test' })
 })
