@@ -367,13 +367,15 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
     maybePurge()
   }
 
-  // As Kafka Streams' StreamThread.maybeCommit: once more than the purge interval has passed, and
-  // the previous DeleteRecords has been answered, delete what purgeableOffsets allows. Not
-  // awaited; a failure is not reported (the next purge asks again, with newer offsets).
+  // As Kafka Streams' StreamThread.maybeCommit: once more than the purge interval has passed since
+  // the last try, try again; the try sends nothing while the previous DeleteRecords is unanswered,
+  // else it deletes what purgeableOffsets allows. Not awaited; a failure is not reported (the next
+  // purge asks again, with newer offsets).
   const maybePurge = (): void => {
     const now = Date.now()
-    if (now - lastPurge <= purgeIntervalMs || purging !== null) return
+    if (now - lastPurge <= purgeIntervalMs) return
     lastPurge = now
+    if (purging !== null) return
     const records = purgeableOffsets(assigned(), committed, repartition)
     if (records.length === 0) return
     purging = d.admin
