@@ -4,13 +4,20 @@
  * that reads the partitions of its active tasks, writes what the topology writes (the repartition
  * topic, the joined orders, low-stock alerts, the stores' changelogs) and commits its offsets as a
  * member of its group, so that `kafka-streams-groups --describe --offsets` and the console show
- * real end offsets and lag.
+ * real end offsets and lag. As Kafka Streams does, each member deletes the records of its
+ * repartition topic partitions up to the offsets it has committed (`purgeIntervalMs`).
  *
  * The processing is a hand-written stand-in for what Kafka Streams would run for these topologies,
  * enough to move data; tables live in memory, shared by an application's members in this process.
  * Everything goes over the wire with Topograph's own clients.
  */
-import { type Admin, KafkaError, OffsetSpec, UnsupportedVersionError } from '../clients/admin/index.js'
+import {
+  type Admin,
+  KafkaError,
+  OffsetSpec,
+  type RecordsToDelete,
+  UnsupportedVersionError,
+} from '../clients/admin/index.js'
 import type { Fetcher, TopicPartitionPosition } from '../clients/dataplane/fetcher.js'
 import type { Producer, ProducerRecord } from '../clients/dataplane/producer.js'
 import type { IncomingRecord } from '../clients/dataplane/records.js'
@@ -201,6 +208,32 @@ export function taskSourceTopics(topology: Topology, applicationId: string): Map
   )
 }
 
+/** The repartition topics an application's tasks read (their full names). */
+export function repartitionSourceTopics(topology: Topology, applicationId: string): Set<string> {
+  const t = heartbeatTopology(topology, { applicationId })
+  return new Set(t.subtopologies.flatMap((s) => s.repartitionSourceTopics.map((r) => r.name)))
+}
+
+/**
+ * What a member may purge, by Kafka Streams' rule (TaskManager.maybePurgeCommittedRecords,
+ * StreamTask.purgeableOffsets): for each partition of its active tasks that is a repartition
+ * topic's, the records before the offset this member last committed for it. A partition it owns
+ * but has not committed yet (a task just assigned) gives nothing; other topics give nothing.
+ */
+export function purgeableOffsets(
+  active: readonly { readonly topic: string; readonly partition: number }[],
+  committed: ReadonlyMap<string, number>,
+  repartitionTopics: ReadonlySet<string>,
+): RecordsToDelete[] {
+  const out: RecordsToDelete[] = []
+  for (const { topic, partition } of active) {
+    if (!repartitionTopics.has(topic)) continue
+    const offset = committed.get(tpKey(topic, partition)) ?? -1
+    if (offset > -1) out.push({ topic, partition, offset })
+  }
+  return out
+}
+
 export interface ProcessorDeps {
   readonly member: StreamsMember
   readonly applicationId: string
@@ -212,6 +245,11 @@ export interface ProcessorDeps {
   readonly log: (line: string) => void
   /** how often offsets are committed (1000 ms) */
   readonly commitIntervalMs?: number
+  /**
+   * at least how long between two purges of the repartition topics (Kafka Streams'
+   * `repartition.purge.interval.ms`, 30000 ms)
+   */
+  readonly purgeIntervalMs?: number
 }
 
 export interface TaskProcessor {
@@ -229,11 +267,18 @@ const tpKey = (topic: string, partition: number): string => `${topic}-${partitio
  */
 export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
   const sources = taskSourceTopics(d.topology, d.applicationId)
+  const repartition = repartitionSourceTopics(d.topology, d.applicationId)
   const positions = new Map<string, TopicPartitionPosition>()
+  /** the offsets this member has committed, for the partitions it still owns */
+  const committed = new Map<string, number>()
   const commitIntervalMs = d.commitIntervalMs ?? 1000
+  const purgeIntervalMs = d.purgeIntervalMs ?? 30_000
   let processed = 0
   let stopped = false
   let lastCommit = 0
+  let lastPurge = 0
+  /** the DeleteRecords call in flight, if any: the next purge waits for it */
+  let purging: Promise<unknown> | null = null
   let dirty = false
   let failures = 0
   let wake: (() => void) | null = null
@@ -278,6 +323,7 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
     const wanted = assigned()
     const wantedKeys = new Set(wanted.map((p) => tpKey(p.topic, p.partition)))
     for (const k of [...positions.keys()]) if (!wantedKeys.has(k)) positions.delete(k)
+    for (const k of [...committed.keys()]) if (!wantedKeys.has(k)) committed.delete(k)
     const fresh = wanted.filter((p) => !positions.has(tpKey(p.topic, p.partition)))
     if (fresh.length > 0) await startPositions(fresh)
     if (positions.size === 0) {
@@ -308,14 +354,36 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
     if (moved.length > 0) dirty = true
     if (dirty && Date.now() - lastCommit >= commitIntervalMs) {
       lastCommit = Date.now()
+      const offsets = [...positions.values()]
       try {
-        await d.fetcher.commit(d.applicationId, d.member, [...positions.values()])
+        await d.fetcher.commit(d.applicationId, d.member, offsets)
         dirty = false
+        for (const p of offsets) committed.set(tpKey(p.topic, p.partition), p.offset)
       } catch (e) {
         // the member's epoch moved on (a rebalance): the next round commits with the new one
         if (!(e instanceof KafkaError) || !e.retriable) log_(d.log, `${d.member.memberId}: commit`, e)
       }
     }
+    maybePurge()
+  }
+
+  // As Kafka Streams' StreamThread.maybeCommit: once more than the purge interval has passed since
+  // the last try, try again; the try sends nothing while the previous DeleteRecords is unanswered,
+  // else it deletes what purgeableOffsets allows. Not awaited; a failure is not reported (the next
+  // purge asks again, with newer offsets).
+  const maybePurge = (): void => {
+    const now = Date.now()
+    if (now - lastPurge <= purgeIntervalMs) return
+    lastPurge = now
+    if (purging !== null) return
+    const records = purgeableOffsets(assigned(), committed, repartition)
+    if (records.length === 0) return
+    purging = d.admin
+      .deleteRecords(records)
+      .settled()
+      .finally(() => {
+        purging = null
+      })
   }
 
   const running = (async () => {
@@ -341,6 +409,7 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
       stopped = true
       wake?.()
       await running
+      await purging
     },
   }
 }

@@ -16,8 +16,10 @@
  * The members heartbeat and push their topology descriptions (KIP-1331). A feeder writes customers,
  * orders, products and stock movements into the input topics, and each member processes the
  * partitions of its active tasks and commits its offsets (demo-data.ts), so that the console and
- * `kafka-streams-groups --describe --offsets` show end offsets and lag. Against a cluster that does
- * not serve Produce/Fetch the members still join and push, without data.
+ * `kafka-streams-groups --describe --offsets` show end offsets and lag; as Kafka Streams does, they
+ * delete the repartition topic's records up to their committed offsets (`purgeIntervalMs`).
+ * Against a cluster that does not serve Produce/Fetch the members still join and push, without
+ * data.
  * Runs until SIGINT/SIGTERM, then every member leaves its group.
  */
 import { Admin, KafkaError, type NewTopic } from '../clients/admin/index.js'
@@ -167,6 +169,11 @@ export async function startDemo(opts: {
   readonly data?: boolean
   /** how often the feeder writes (1000 ms) */
   readonly feedIntervalMs?: number
+  /**
+   * at least how long between two purges of a member's repartition topic partitions (Kafka
+   * Streams' `repartition.purge.interval.ms`, 30000 ms)
+   */
+  readonly purgeIntervalMs?: number
 }): Promise<RunningDemo> {
   const apps = opts.applications ?? [ordersApplication(), inventoryApplication()]
   const log = opts.log ?? (() => undefined)
@@ -226,6 +233,7 @@ export async function startDemo(opts: {
               producer,
               admin,
               log,
+              purgeIntervalMs: opts.purgeIntervalMs,
             }),
           )
         }
