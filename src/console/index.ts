@@ -41,16 +41,20 @@ export interface RunningConsole {
   close(): Promise<void>
 }
 
+/** Hosts that mean every interface: a listener on them is reached at localhost from the machine. */
+const EVERY_INTERFACE = new Set(['', '0.0.0.0', '::'])
+
 /**
  * The console's base URL, as a user would type it into a browser: the listener's host as it was
- * given (`localhost` stays `localhost`, not the address it resolved to), the address actually bound
- * when none was given (every interface), and the port actually bound (port 0 picks one).
+ * given (`localhost` stays `localhost`, not the address it resolved to), `localhost` for a listener
+ * on every interface (no host, `0.0.0.0`, `::`: browsers do not load pages from those addresses),
+ * and the port actually bound (port 0 picks one).
  */
 export function consoleUrl(
   listenerHost: string,
   bound: { readonly host: string; readonly port: number },
 ): string {
-  const host = listenerHost === '' ? bound.host : listenerHost
+  const host = EVERY_INTERFACE.has(listenerHost) ? 'localhost' : listenerHost
   return `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`
 }
 

@@ -18,7 +18,11 @@ test('consoleUrl: an IPv6 host in brackets', () => {
   assert.equal(consoleUrl('::1', { host: '::1', port: 8080 }), 'http://[::1]:8080')
 })
 
-test('consoleUrl: no host given (every interface) names the bound address', () => {
-  assert.equal(consoleUrl('', { host: '::', port: 8080 }), 'http://[::]:8080')
-  assert.equal(consoleUrl('', { host: '0.0.0.0', port: 8080 }), 'http://0.0.0.0:8080')
+test('consoleUrl: every interface (no host, 0.0.0.0 or ::) is announced as localhost', () => {
+  // A browser on the same machine reaches every interface's listener at localhost; it refuses
+  // http://0.0.0.0 and http://[::] (not addresses a page can be loaded from).
+  assert.equal(consoleUrl('', { host: '::', port: 8080 }), 'http://localhost:8080')
+  assert.equal(consoleUrl('', { host: '0.0.0.0', port: 8080 }), 'http://localhost:8080')
+  assert.equal(consoleUrl('0.0.0.0', { host: '0.0.0.0', port: 8081 }), 'http://localhost:8081')
+  assert.equal(consoleUrl('::', { host: '::', port: 8082 }), 'http://localhost:8082')
 })
