@@ -72,10 +72,17 @@ export interface Feeder {
 
 /**
  * Writes the reference data once (customers, products), then every `intervalMs` a few orders and
- * one stock movement per warehouse. Stops on its own, with one log line, when the cluster does not
+ * one stock movement per warehouse, each only when its topic is among `topics` (those of the
+ * applications that run: a topic nobody created is never written, as its send would wait for it
+ * until the delivery timeout). Stops on its own, with one log line, when the cluster does not
  * serve Produce.
  */
-export function startFeeder(producer: Producer, log: (line: string) => void, intervalMs = 1000): Feeder {
+export function startFeeder(
+  producer: Producer,
+  log: (line: string) => void,
+  opts: { readonly topics: ReadonlySet<string>; readonly intervalMs?: number },
+): Feeder {
+  const intervalMs = opts.intervalMs ?? 1000
   const random = rng(42)
   let written = 0
   let orderId = 0
@@ -108,7 +115,9 @@ export function startFeeder(producer: Producer, log: (line: string) => void, int
       const stock = { sku, quantity: Math.floor(random() * 20) }
       records.push({ topic: `inventory-${w}`, key: bytes(sku), value: bytes(JSON.stringify(stock)) })
     }
-    await send(records)
+    // Drawn for every topic, written for the fed ones: the same data whichever applications run.
+    const fed = records.filter((r) => opts.topics.has(r.topic))
+    if (fed.length > 0) await send(fed)
   }
   const loop = (first: boolean): void => {
     running = tick(first).then(
@@ -116,6 +125,8 @@ export function startFeeder(producer: Producer, log: (line: string) => void, int
         if (!stopped) timer = setTimeout(() => loop(false), intervalMs)
       },
       (e: unknown) => {
+        // stopping closes the producer under a send still waiting for its answer
+        if (stopped) return
         if (isUnsupported(e)) {
           log('the cluster does not serve Produce: the demo applications run without data')
           return

@@ -156,6 +156,10 @@ export interface RunningDemo {
   /** one per member, in the order of `members` (none when started with `data: false`) */
   readonly processors: readonly TaskProcessor[]
   readonly feeder: Feeder | null
+  /**
+   * Stops the feeder and the processing, closes their connections (a send or fetch still waiting
+   * for its answer fails at once), then every member leaves its group.
+   */
   close(): Promise<void>
 }
 
@@ -163,6 +167,7 @@ export interface RunningDemo {
 export async function startDemo(opts: {
   readonly bootstrapServers: string
   readonly instances?: number
+  /** both by default; the feeder writes only into the topics of those given */
   readonly applications?: readonly DemoApplication[]
   readonly log?: (line: string) => void
   /** feed the input topics and process (true) */
@@ -197,10 +202,13 @@ export async function startDemo(opts: {
   const fetchers: Fetcher[] = []
   let feeder: Feeder | null = null
   const closeAll = async (): Promise<void> => {
-    await Promise.allSettled(processors.map((p) => p.stop()))
-    await feeder?.stop()
-    await Promise.allSettled(members.map((m) => m.close()))
+    // Stop the loops, then close the clients they write and read with: a send, fetch or purge still
+    // waiting for its answer fails at once instead of holding close() until its timeout. Then the
+    // members leave their groups.
+    const stopping = [...processors.map((p) => p.stop()), feeder?.stop()]
     await Promise.allSettled([...fetchers.map((f) => f.close()), producer?.close(), admin.close()])
+    await Promise.allSettled(stopping)
+    await Promise.allSettled(members.map((m) => m.close()))
   }
   try {
     for (const app of apps) {
@@ -239,7 +247,11 @@ export async function startDemo(opts: {
         }
       }
     }
-    if (producer !== null) feeder = startFeeder(producer, log, opts.feedIntervalMs)
+    if (producer !== null)
+      feeder = startFeeder(producer, log, {
+        topics: new Set(apps.flatMap((a) => a.topics.map((t) => t.name))),
+        intervalMs: opts.feedIntervalMs,
+      })
   } catch (e) {
     await closeAll()
     throw e

@@ -2,7 +2,8 @@
 // delete the records of the repartition topic they have committed past, as Kafka Streams does, so
 // the topic's log start offset moves up, never past the group's committed offset, and every record
 // from the committed offset to the log end is still there to be read. Afterwards
-// kafka-streams-groups --describe --offsets and the console's lag agree with those offsets.
+// kafka-streams-groups --describe --offsets and the console's lag agree with those offsets. The
+// internal topics carry the configs Kafka Streams gives them.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type RunningDemo, startDemo } from '../../src/cli/demo.js'
@@ -80,6 +81,31 @@ describe('the demo purges its repartition topic', () => {
       feedIntervalMs: 100,
       purgeIntervalMs: 200,
     })
+
+    // The coordinator created the internal topics with the configs Kafka Streams asks for: the
+    // repartition topic kept until purged, in 50 MiB segments; the store's changelog compacted.
+    const topicConfigs = async (topic: string, keys: readonly string[]) => {
+      const resource = { type: 'TOPIC', name: topic } as const
+      const config = await admin.describeConfigs([resource]).get(resource)
+      return keys.map((k) => [k, config.get(k)?.value, config.get(k)?.source])
+    }
+    assert.deepEqual(
+      await topicConfigs(REPARTITION, [
+        'cleanup.policy',
+        'retention.ms',
+        'segment.bytes',
+        'message.timestamp.type',
+      ]),
+      [
+        ['cleanup.policy', 'delete', 'DYNAMIC_TOPIC_CONFIG'],
+        ['retention.ms', '-1', 'DYNAMIC_TOPIC_CONFIG'],
+        ['segment.bytes', '52428800', 'DYNAMIC_TOPIC_CONFIG'],
+        ['message.timestamp.type', 'CreateTime', 'DYNAMIC_TOPIC_CONFIG'],
+      ],
+    )
+    assert.deepEqual(await topicConfigs(`${GROUP}-customers-store-changelog`, ['cleanup.policy']), [
+      ['cleanup.policy', 'compact', 'DYNAMIC_TOPIC_CONFIG'],
+    ])
 
     // Every repartition partition with commits gets purged: its log start leaves 0.
     let seen: PartitionOffsets[] = []

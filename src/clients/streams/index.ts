@@ -3,6 +3,7 @@ export type {
   DescribedGlobalStore,
   DescribedNode,
   DescribedSubtopology,
+  StateStoreOptions,
   TopicNameExtractor,
 } from './topology.js'
 export { heartbeatTopology, internalTopicDecorator, topologyDescriptionToWire } from './wire.js'

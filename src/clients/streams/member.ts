@@ -93,6 +93,11 @@ export interface StreamsMemberOptions extends SecurityOptions {
   readonly topologyEpoch?: number
   /** replication.factor for internal topics (-1 = broker default) */
   readonly replicationFactor?: number
+  /**
+   * Kafka Streams' `topic.*` configs, without the prefix: configs of every internal topic, over
+   * the library's defaults and under a store's `logConfig`
+   */
+  readonly topicConfigs?: Readonly<Record<string, string>>
   readonly clientId?: string
   readonly requestTimeoutMs?: number
   /** retry.backoff.ms (100) */
@@ -470,6 +475,7 @@ export class StreamsMember extends EventEmitter {
         applicationId: this.#groupId,
         epoch: o.topologyEpoch,
         replicationFactor: o.replicationFactor,
+        topicConfigs: o.topicConfigs,
       })
       req.processId = this.#processId
       req.userEndpoint =

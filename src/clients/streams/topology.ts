@@ -45,6 +45,19 @@ export interface DescribedGlobalStore {
   readonly processor: DescribedNode
 }
 
+/** How a state store is kept: changelogged or not, and its changelog topic's own configs. */
+export interface StateStoreOptions {
+  readonly logging: boolean
+  /** the changelog topic's configs (Kafka Streams' `withLoggingEnabled(config)`) */
+  readonly logConfig?: Readonly<Record<string, string>>
+}
+
+interface StoreDef {
+  readonly global: boolean
+  readonly logged: boolean
+  readonly logConfig: Readonly<Record<string, string>>
+}
+
 /** Thrown for an invalid topology (Kafka's TopologyException). */
 export class TopologyError extends Error {
   override name = 'TopologyError'
@@ -105,7 +118,7 @@ export class TopologyDescription {
 /** Processor-API topology builder. Node names must be unique. */
 export class Topology {
   readonly #nodes = new Map<string, NodeDef>()
-  readonly #stores = new Map<string, { global: boolean; logged: boolean }>()
+  readonly #stores = new Map<string, StoreDef>()
   readonly #internalTopics = new Map<string, { partitions: number }>()
   readonly #copartition: string[][] = []
   #nameIndex = 0
@@ -168,13 +181,17 @@ export class Topology {
       : this.#add({ kind: 'sink', name, parents, extractor: topic, stores: [], global: false })
   }
 
-  /** Registers a state store (changelogged by default) and connects it to processors. */
+  /**
+   * Registers a state store (changelogged by default) and connects it to processors. `logConfig`
+   * is Kafka Streams' `withLoggingEnabled(config)`: the changelog topic's own configs, which win
+   * over the member's `topicConfigs` and the library's defaults.
+   */
   addStateStore(storeName: string, ...processorNames: string[]): this
-  addStateStore(storeName: string, opts: { readonly logging: boolean }, ...processorNames: string[]): this
-  addStateStore(storeName: string, ...rest: Array<string | { readonly logging: boolean }>): this {
+  addStateStore(storeName: string, opts: StateStoreOptions, ...processorNames: string[]): this
+  addStateStore(storeName: string, ...rest: Array<string | StateStoreOptions>): this {
     if (this.#stores.has(storeName)) throw new TopologyError(`StateStore ${storeName} is already added.`)
-    const opts = typeof rest[0] === 'object' ? (rest.shift() as { logging: boolean }) : { logging: true }
-    this.#stores.set(storeName, { global: false, logged: opts.logging })
+    const opts = typeof rest[0] === 'object' ? (rest.shift() as StateStoreOptions) : { logging: true }
+    this.#stores.set(storeName, { global: false, logged: opts.logging, logConfig: { ...opts.logConfig } })
     for (const p of rest as string[]) this.connectProcessorAndStateStores(p, storeName)
     return this
   }
@@ -197,7 +214,7 @@ export class Topology {
   addGlobalStore(storeName: string, sourceName: string, topic: string, processorName: string): this {
     if (this.#stores.has(storeName)) throw new TopologyError(`StateStore ${storeName} is already added.`)
     this.#add({ kind: 'source', name: sourceName, parents: [], topics: [topic], stores: [], global: true })
-    this.#stores.set(storeName, { global: true, logged: false })
+    this.#stores.set(storeName, { global: true, logged: false, logConfig: {} })
     this.#nodes.set(processorName, {
       kind: 'processor',
       name: processorName,
@@ -223,7 +240,7 @@ export class Topology {
   /** @internal facts the wire conversion needs */
   get internals(): {
     readonly repartitionTopics: ReadonlyMap<string, { partitions: number }>
-    readonly stores: ReadonlyMap<string, { global: boolean; logged: boolean }>
+    readonly stores: ReadonlyMap<string, StoreDef>
     readonly copartitionGroups: readonly (readonly string[])[]
     readonly nodeGroups: ReadonlyArray<{ id: number; nodes: string[]; global: boolean }>
     node(name: string): {

@@ -69,6 +69,40 @@ export interface HeartbeatTopologyOptions {
   readonly epoch?: number
   /** replication.factor for internal topics (-1 = broker default) */
   readonly replicationFactor?: number
+  /** Kafka Streams' `topic.*` configs, without the prefix: every internal topic's configs */
+  readonly topicConfigs?: Readonly<Record<string, string>>
+}
+
+/**
+ * The configs Kafka Streams puts on every internal topic (InternalTopicConfig), on repartition
+ * topics (RepartitionTopicConfig: kept until the members purge them, in 50 MiB segments) and on
+ * the changelogs of key-value stores (UnwindowedUnversionedChangelogTopicConfig). This client has
+ * no windowed or versioned stores, whose changelogs Kafka Streams also gives `retention.ms` or
+ * `min.compaction.lag.ms` from the store's retention.
+ */
+const INTERNAL_TOPIC_DEFAULTS = { 'message.timestamp.type': 'CreateTime' }
+const REPARTITION_TOPIC_DEFAULTS: Readonly<Record<string, string>> = {
+  ...INTERNAL_TOPIC_DEFAULTS,
+  'cleanup.policy': 'delete',
+  'segment.bytes': '52428800',
+  'retention.ms': '-1',
+}
+const CHANGELOG_TOPIC_DEFAULTS: Readonly<Record<string, string>> = {
+  ...INTERNAL_TOPIC_DEFAULTS,
+  'cleanup.policy': 'compact',
+}
+
+/**
+ * An internal topic's configs as Kafka Streams lays them: the library's defaults, then the
+ * application's `topic.*` configs, then the topic's own; sorted by key as Kafka's heartbeat sends
+ * them.
+ */
+function internalTopicConfigs(
+  ...layers: readonly Readonly<Record<string, string>>[]
+): { key: string; value: string }[] {
+  return Object.entries(Object.assign({}, ...layers) as Record<string, string>)
+    .sort(([a], [b]) => byCodeUnits(a, b))
+    .map(([key, value]) => ({ key, value }))
 }
 
 /** The heartbeat `Topology` (sorted lists; internal topics prefixed with the application id). */
@@ -79,6 +113,7 @@ export function heartbeatTopology(
   const { repartitionTopics, stores, copartitionGroups, nodeGroups, node } = topology.internals
   const decorate = internalTopicDecorator(topology, opts.applicationId)
   const rf = opts.replicationFactor ?? -1
+  const appConfigs = opts.topicConfigs ?? {}
   const subtopologies: StreamsGroupHeartbeatRequestSubtopology[] = []
   for (const g of nodeGroups) {
     if (g.global) continue
@@ -86,7 +121,7 @@ export function heartbeatTopology(
     const sourceRegex = new Set<string>()
     const repartitionSources = new Set<string>()
     const repartitionSinks = new Set<string>()
-    const changelogs = new Set<string>()
+    const changelogs = new Map<string, Readonly<Record<string, string>>>()
     for (const name of g.nodes) {
       const n = node(name)
       if (n.kind === 'source') {
@@ -95,8 +130,10 @@ export function heartbeatTopology(
       } else if (n.kind === 'sink' && n.sinkTopic !== undefined && repartitionTopics.has(n.sinkTopic)) {
         repartitionSinks.add(n.sinkTopic)
       }
-      for (const s of n.stores)
-        if (stores.get(s)?.logged === true) changelogs.add(`${opts.applicationId}-${s}-changelog`)
+      for (const s of n.stores) {
+        const store = stores.get(s)
+        if (store?.logged === true) changelogs.set(`${opts.applicationId}-${s}-changelog`, store.logConfig)
+      }
     }
     const sortedSources = [...sourceTopics].sort(byCodeUnits)
     const sortedRepartition = [...repartitionSources].map((t) => decorate(t)!).sort(byCodeUnits)
@@ -105,14 +142,19 @@ export function heartbeatTopology(
       sourceTopics: sortedSources,
       sourceTopicRegex: [...sourceRegex].sort(byCodeUnits),
       stateChangelogTopics: [...changelogs]
-        .sort(byCodeUnits)
-        .map((name) => ({ name, partitions: 0, replicationFactor: rf, topicConfigs: [] })),
+        .sort(([a], [b]) => byCodeUnits(a, b))
+        .map(([name, own]) => ({
+          name,
+          partitions: 0,
+          replicationFactor: rf,
+          topicConfigs: internalTopicConfigs(CHANGELOG_TOPIC_DEFAULTS, appConfigs, own),
+        })),
       repartitionSinkTopics: [...repartitionSinks].map((t) => decorate(t)!).sort(byCodeUnits),
       repartitionSourceTopics: sortedRepartition.map((name) => ({
         name,
         partitions: repartitionTopics.get(name.slice(opts.applicationId.length + 1))?.partitions ?? 0,
         replicationFactor: rf,
-        topicConfigs: [],
+        topicConfigs: internalTopicConfigs(REPARTITION_TOPIC_DEFAULTS, appConfigs),
       })),
       copartitionGroups: copartitionGroups
         .filter((cg) => cg.some((t) => sourceTopics.has(t) || repartitionSources.has(t)))

@@ -182,7 +182,7 @@ describe('wire conversion', () => {
     })
   })
 
-  it('builds the heartbeat topology with repartition and changelog topics and copartition groups', () => {
+  it('builds the heartbeat topology with repartition and changelog topics, their default configs and copartition groups', () => {
     const t = new Topology()
       .addSource('src', 'orders', 'customers')
       .addProcessor('join', ['src'])
@@ -200,7 +200,15 @@ describe('wire conversion', () => {
           sourceTopics: ['customers', 'orders'],
           sourceTopicRegex: [],
           stateChangelogTopics: [
-            { name: 'app-join-store-changelog', partitions: 0, replicationFactor: -1, topicConfigs: [] },
+            {
+              name: 'app-join-store-changelog',
+              partitions: 0,
+              replicationFactor: -1,
+              topicConfigs: [
+                { key: 'cleanup.policy', value: 'compact' },
+                { key: 'message.timestamp.type', value: 'CreateTime' },
+              ],
+            },
           ],
           repartitionSinkTopics: ['app-rekey'],
           repartitionSourceTopics: [],
@@ -213,10 +221,61 @@ describe('wire conversion', () => {
           stateChangelogTopics: [],
           repartitionSinkTopics: [],
           repartitionSourceTopics: [
-            { name: 'app-rekey', partitions: 4, replicationFactor: -1, topicConfigs: [] },
+            {
+              name: 'app-rekey',
+              partitions: 4,
+              replicationFactor: -1,
+              topicConfigs: [
+                { key: 'cleanup.policy', value: 'delete' },
+                { key: 'message.timestamp.type', value: 'CreateTime' },
+                { key: 'retention.ms', value: '-1' },
+                { key: 'segment.bytes', value: '52428800' },
+              ],
+            },
           ],
           copartitionGroups: [],
         },
+      ],
+    })
+  })
+
+  it("lays the member's topic configs over the defaults, and a store's log config over both", () => {
+    const t = new Topology()
+      .addSource('src', 'orders')
+      .addProcessor('count', ['src'])
+      .addStateStore('kept', { logging: true, logConfig: { 'cleanup.policy': 'compact,delete' } }, 'count')
+      .addStateStore('plain', 'count')
+      .addStateStore('unlogged', { logging: false }, 'count')
+      .addSink('sink', 'rekey', 'count')
+      .addSource('rsrc', 'rekey')
+      .addRepartitionTopic('rekey')
+    const hb = heartbeatTopology(t, {
+      applicationId: 'app',
+      topicConfigs: { 'retention.ms': '86400000', 'min.insync.replicas': '2', 'cleanup.policy': 'delete' },
+    })
+    const configs = (list: readonly { name: string; topicConfigs: { key: string; value: string }[] }[]) =>
+      Object.fromEntries(list.map((x) => [x.name, x.topicConfigs.map((c) => `${c.key}=${c.value}`)]))
+    assert.deepEqual(configs(hb.subtopologies[0]!.stateChangelogTopics), {
+      'app-kept-changelog': [
+        'cleanup.policy=compact,delete',
+        'message.timestamp.type=CreateTime',
+        'min.insync.replicas=2',
+        'retention.ms=86400000',
+      ],
+      'app-plain-changelog': [
+        'cleanup.policy=delete',
+        'message.timestamp.type=CreateTime',
+        'min.insync.replicas=2',
+        'retention.ms=86400000',
+      ],
+    })
+    assert.deepEqual(configs(hb.subtopologies[1]!.repartitionSourceTopics), {
+      'app-rekey': [
+        'cleanup.policy=delete',
+        'message.timestamp.type=CreateTime',
+        'min.insync.replicas=2',
+        'retention.ms=86400000',
+        'segment.bytes=52428800',
       ],
     })
   })

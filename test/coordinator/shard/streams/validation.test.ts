@@ -120,6 +120,56 @@ describe('topology epoch upgrades (Topograph D4)', () => {
   })
 })
 
+describe('internal topic configs in the topology', () => {
+  it('are part of the topology: other configs at the same epoch are refused, at the next one taken', async () => {
+    const h = await Harness.start(topicsImage({ foo: 2 }))
+    const changelog = (topicConfigs: { key: string; value: string }[]) => ({
+      name: 'app-store-changelog',
+      partitions: 0,
+      replicationFactor: -1,
+      topicConfigs,
+    })
+    const bare = { epoch: 0, subtopologies: [sub({ stateChangelogTopics: [changelog([])] })] }
+    const compacted = [
+      { key: 'cleanup.policy', value: 'compact' },
+      { key: 'message.timestamp.type', value: 'CreateTime' },
+    ]
+    const first = await h.heartbeat(joinRequest({ topology: bare }), NO_DELAY)
+    assert.equal(first.response.errorCode, 0)
+    const same = await h.heartbeat(
+      joinRequest({
+        memberId: 'm2',
+        processId: 'p2',
+        topology: { epoch: 0, subtopologies: [sub({ stateChangelogTopics: [changelog(compacted)] })] },
+      }),
+      NO_DELAY,
+    )
+    assert.equal(same.response.errorCode, ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH)
+    assert.equal(
+      same.response.errorMessage,
+      "The topology differs from the group's topology at the same epoch 0; a changed topology needs epoch 1.",
+    )
+    assert.deepEqual(same.records, [])
+    const next = { epoch: 1, subtopologies: [sub({ stateChangelogTopics: [changelog(compacted)] })] }
+    const up = await h.heartbeat(joinRequest({ memberId: 'm2', processId: 'p2', topology: next }), NO_DELAY)
+    assert.equal(up.response.errorCode, 0)
+    assert.deepEqual(up.records[1], { type: 'StreamsGroupTopology', key: { groupId: 'g' }, value: next })
+    // The topic to create carries the configs.
+    assert.deepEqual(up.internalTopicsToCreate, [
+      {
+        name: 'app-store-changelog',
+        numPartitions: 2,
+        replicationFactor: -1,
+        configs: [
+          { name: 'cleanup.policy', value: 'compact' },
+          { name: 'message.timestamp.type', value: 'CreateTime' },
+        ],
+      },
+    ])
+    await h.assertReplayEquivalent()
+  })
+})
+
 describe('request validation messages (§2.1)', () => {
   const cases: [string, Parameters<typeof joinRequest>[0], number, string][] = [
     [
