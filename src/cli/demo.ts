@@ -40,11 +40,25 @@ import {
 export interface DemoApplication {
   readonly applicationId: string
   readonly topology: Topology
+  /**
+   * the topology epoch its members send: raised whenever the topology they send changes, so that a
+   * group kept in a data.dir with the earlier topology takes the new one (see TOPOLOGY_EPOCH)
+   */
+  readonly topologyEpoch: number
   /** the input and output topics it needs (internal topics are created by the coordinator) */
   readonly topics: readonly NewTopic[]
   /** what it does with a record (demo-data.ts); absent: its members only join */
   readonly logic?: () => RecordHandler
 }
+
+/**
+ * The demo applications' topology epoch. Epoch 0 was the topology without internal topic configs;
+ * epoch 1 carries Kafka Streams' default internal topic configs. A group stored with epoch 0 takes
+ * epoch 1 as a topology update, whether its old members left or are still in it (they are told
+ * their topology is stale until their sessions time out); a changed topology at the same epoch
+ * would be refused (STREAMS_INVALID_TOPOLOGY_EPOCH).
+ */
+export const TOPOLOGY_EPOCH = 1
 
 /** The orders application: a repartition and a join. */
 export function ordersApplication(partitions = 3): DemoApplication {
@@ -72,6 +86,7 @@ export function ordersApplication(partitions = 3): DemoApplication {
   return {
     applicationId: 'demo-orders',
     topology: t,
+    topologyEpoch: TOPOLOGY_EPOCH,
     topics: ['orders', 'customers', 'enriched-orders'].map((name) => ({ name, numPartitions: partitions })),
     logic: () => ordersLogic('demo-orders'),
   }
@@ -102,6 +117,7 @@ export function inventoryApplication(
   return {
     applicationId: 'demo-inventory',
     topology: t,
+    topologyEpoch: TOPOLOGY_EPOCH,
     topics: ['products', 'inventory-berlin', 'inventory-lisbon', 'alerts-berlin', 'alerts-lisbon'].map(
       (name) => ({ name, numPartitions: partitions }),
     ),
@@ -219,6 +235,7 @@ export async function startDemo(opts: {
           bootstrapServers: opts.bootstrapServers,
           applicationId: app.applicationId,
           topology: app.topology,
+          topologyEpoch: app.topologyEpoch,
           clientId: `${app.applicationId}-${i + 1}`,
           onError: (e: KafkaError) => log(`${app.applicationId}-${i + 1}: ${e.message}`),
         })
