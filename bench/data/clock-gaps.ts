@@ -238,10 +238,9 @@ export interface ClockWatchProcess {
  * Puts the watch's main thread, and only it, at a real-time priority (`chrt -f -p 50` names one
  * thread), else at nice -10 (`setpriority` of a thread id is that thread's), where allowed. Started
  * under `chrt -f 50` every thread of the process ran at that priority: V8's helpers and the module
- * loader's thread too, pinned to the watch's CPU, so that a collection whose main thread waited for
- * a helper on the same CPU at the same priority spun until the kernel's real-time throttling let
- * others run: the watch took 13 s of CPU in a 15-s latency run, its ticks late by up to 69 ms (and
- * 92–243 ms in a run unpinned, against 49–73 ms before its first collection).
+ * loader's thread too, pinned to the watch's CPU; a thread that waits for another by spinning at
+ * that priority keeps the CPU from it until the kernel's real-time throttling lets others run, and
+ * the watch took 13 s of CPU in a 15-s latency run, its ticks late by up to 69 ms.
  */
 function raise(pid: number): void {
   if (spawnSync('chrt', ['-f', '-p', '50', String(pid)], { stdio: 'ignore' }).status === 0) return
