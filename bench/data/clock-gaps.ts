@@ -4,12 +4,15 @@
 // 10 ms at a real-time priority takes a core from any ordinary thread the moment its timer is due;
 // when it is still late by more than 5 ms, and its own schedstat shows it did not wait for a core,
 // nothing in the guest held it: the host held the virtual CPU its timer was on, or the whole
-// virtual machine (one watch cannot tell which; this VM reports no steal time). Each run's line
+// virtual machine (one watch cannot tell which; this VM reports no steal time: BENCH_CLOCK_WATCH=
+// per-cpu runs one watch pinned to each CPU, and a held gap of one while the other ticked says the
+// host held that virtual CPU alone, held gaps of all at once the whole machine). Each run's line
 // gives the watch's ticks, its gaps over 5 ms (a tick that late) with their times from the run's
 // measured part, and, with BENCH_RUN_TRACE=1, how many of them overlap a loop
 // stall of the server over 5 ms or a tick gap of the load over 5 ms (timeline.ts), so that a run
 // whose tail the machine made can be told from one the server made.
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { statFields } from './kernel-state.js'
@@ -23,7 +26,7 @@ const LOAD_TICK_MS = 1
 
 /** What the watch's process sends. */
 export type ClockProcessMessage =
-  | { readonly type: 'ready'; readonly scheduling: string }
+  | { readonly type: 'ready' }
   /** A gap: the tick at `atMono` came `ms` after the one before, `waitedMs` of it waiting for a core. */
   | {
       readonly type: 'gap'
@@ -115,6 +118,66 @@ export function loadStallSpans(
 const overlaps = (g: WatchGap, spans: readonly Span[]) =>
   spans.some((s) => Math.min(s.to, g.dueMono + g.lateMs) > Math.max(s.from, g.dueMono))
 
+/** The span a gap was late: from when its tick was due to when it came. */
+const lateSpan = (g: WatchGap): Span => ({ from: g.dueMono, to: g.dueMono + g.lateMs })
+
+/**
+ * Watches pinned one to each CPU: the spans in which every one of them was held at once (the
+ * intersections of their held gaps), and each watch's held gaps that overlap no gap of any other
+ * watch (its CPU held while the others ticked on time).
+ */
+export function heldAcross(watches: readonly (readonly WatchGap[])[]): {
+  readonly together: Span[]
+  readonly alone: number[]
+} {
+  let together: Span[] | null = null
+  for (const gaps of watches) {
+    const held = gaps.filter((g) => g.held).map(lateSpan)
+    together =
+      together === null
+        ? held
+        : together.flatMap((a) =>
+            held
+              .map((b) => ({ from: Math.max(a.from, b.from), to: Math.min(a.to, b.to) }))
+              .filter((s) => s.to > s.from),
+          )
+  }
+  const alone = watches.map(
+    (gaps, i) =>
+      gaps.filter((g) => g.held && watches.every((other, j) => j === i || !overlaps(g, other.map(lateSpan))))
+        .length,
+  )
+  return { together: watches.length < 2 ? [] : (together ?? []), alone }
+}
+
+/**
+ * The line of watches pinned one to each CPU: how many of each one's gaps were held, how many of
+ * those while every other watch ticked, and the spans in which all were held at once (how many,
+ * the longest, each at s from `measuredFromMono`).
+ */
+export function describeHeldAcross(o: {
+  readonly cpus: readonly number[]
+  readonly gaps: readonly (readonly WatchGap[])[]
+  readonly measuredFromMono: number
+}): string {
+  const { together, alone } = heldAcross(o.gaps)
+  const cpus = o.cpus.join(', ')
+  const perCpu = o.cpus
+    .map(
+      (cpu, i) =>
+        `CPU ${cpu} ${o.gaps[i].filter((g) => g.held).length} (${alone[i]} while the others ticked)`,
+    )
+    .join(', ')
+  const head = `clock watches on CPUs ${cpus}: held gaps ${perCpu}; all held at once`
+  if (together.length === 0) return `${head}: never`
+  const longest = together.reduce((a, s) => Math.max(a, s.to - s.from), 0)
+  const listed = together
+    .slice(0, LISTED)
+    .map((s) => `${((s.from - o.measuredFromMono) / 1000).toFixed(2)} s (${(s.to - s.from).toFixed(1)} ms)`)
+  if (together.length > LISTED) listed.push(`${together.length - LISTED} more`)
+  return `${head}: ${together.length}, longest ${longest.toFixed(1)} ms, at ${listed.join(', ')} from the measured part's start`
+}
+
 /** The gaps listed in a line at most; the rest are counted. */
 const LISTED = 8
 
@@ -125,6 +188,8 @@ const LISTED = 8
  */
 export function describeClockWatch(o: {
   readonly scheduling: string
+  /** The CPU the watch was pinned to, if it was. */
+  readonly cpu?: number
   readonly ticks: number
   readonly cpuMs: number
   readonly gaps: readonly WatchGap[]
@@ -132,7 +197,8 @@ export function describeClockWatch(o: {
   readonly stalls?: { readonly server: readonly Span[]; readonly load: readonly Span[] }
 }): string {
   const { gaps } = o
-  const head = `clock watch (${o.scheduling}, a tick every ${CLOCK_WATCH_TICK_MS} ms): ${o.ticks} ticks, its CPU ${o.cpuMs.toFixed(0)} ms`
+  const on = o.cpu === undefined ? '' : ` on CPU ${o.cpu}`
+  const head = `clock watch${on} (${o.scheduling}, a tick every ${CLOCK_WATCH_TICK_MS} ms): ${o.ticks} ticks, its CPU ${o.cpuMs.toFixed(0)} ms`
   if (gaps.length === 0) return `${head}; gaps over ${CLOCK_WATCH_GAP_MS} ms: none`
   const longest = gaps.reduce((a, g) => Math.max(a, g.lateMs), 0)
   const at = (g: WatchGap) => ((g.dueMono - o.measuredFromMono) / 1000).toFixed(2)
@@ -156,8 +222,11 @@ const PROCESS = fileURLToPath(new URL('./clock-process.ts', import.meta.url))
 
 /** The watch's process, as throughput.ts uses it. */
 export interface ClockWatchProcess {
-  /** Its scheduling as it started (`SCHED_FIFO 50`, `nice -10`, …). */
+  readonly pid: number
+  /** Its main thread's scheduling (`SCHED_FIFO 50`, `nice -10`, …). */
   readonly scheduling: string
+  /** The CPU it is pinned to, if it is. */
+  readonly cpu?: number
   /** Every gap it sent so far. */
   readonly gaps: readonly ClockGapMessage[]
   /** Its ticks so far, its CPU and the time of the answer. */
@@ -165,25 +234,43 @@ export interface ClockWatchProcess {
   stop(): void
 }
 
-function launch(command: string, args: string[], nice: boolean): Promise<ClockWatchProcess | null> {
+/**
+ * Puts the watch's main thread, and only it, at a real-time priority (`chrt -f -p 50` names one
+ * thread), else at nice -10 (`setpriority` of a thread id is that thread's), where allowed. Started
+ * under `chrt -f 50` every thread of the process ran at that priority: V8's helpers and the module
+ * loader's thread too, pinned to the watch's CPU; a thread that waits for another by spinning at
+ * that priority keeps the CPU from it until the kernel's real-time throttling lets others run, and
+ * the watch took 13 s of CPU in a 15-s latency run, its ticks late by up to 69 ms.
+ */
+function raise(pid: number): void {
+  if (spawnSync('chrt', ['-f', '-p', '50', String(pid)], { stdio: 'ignore' }).status === 0) return
+  try {
+    setPriority(pid, -10)
+  } catch {
+    // Not allowed: the watch runs at the default priority, and its line says so.
+  }
+}
+
+function launch(cpu: number | undefined): Promise<ClockWatchProcess | null> {
+  // Pinned (`taskset`, which runs the watch in its own process); V8 without background threads,
+  // so that nothing of the watch's own runs beside its tick loop (`--single-threaded`).
+  const pin = cpu === undefined ? [] : ['taskset', '-c', String(cpu)]
+  const [command, ...args] = [...pin, process.execPath, '--single-threaded', '--import', 'tsx', PROCESS]
   return new Promise((resolve) => {
     const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    if (nice && child.pid !== undefined)
-      try {
-        setPriority(child.pid, -10)
-      } catch {
-        // Not allowed: the watch runs at the default priority, and its line says so.
-      }
     const gaps: ClockGapMessage[] = []
     const waiting: ((c: ClockCount) => void)[] = []
-    let scheduling = ''
+    let ready = false
     child.on('message', (m: ClockProcessMessage) => {
       if (m.type === 'gap') gaps.push(m)
       else if (m.type === 'count') waiting.shift()?.(m)
-      else {
-        scheduling = m.scheduling
+      else if (child.pid !== undefined) {
+        ready = true
+        raise(child.pid)
         resolve({
-          scheduling,
+          pid: child.pid,
+          scheduling: schedulingOf(readFileSync(`/proc/${child.pid}/stat`, 'utf8')),
+          ...(cpu === undefined ? {} : { cpu }),
           gaps,
           count: () =>
             new Promise((r) => {
@@ -198,16 +285,15 @@ function launch(command: string, args: string[], nice: boolean): Promise<ClockWa
     })
     child.once('error', () => resolve(null))
     child.once('exit', () => {
-      if (scheduling === '') resolve(null)
+      if (!ready) resolve(null)
     })
   })
 }
 
 /**
- * Starts the watch's process: under `chrt -f 50` (root), else at nice -10 where allowed, else as it
- * is; null when it cannot start at all.
+ * Starts the watch's process, its main thread at a real-time priority where allowed (raise);
+ * given a CPU, pinned to it; null when it cannot start at all.
  */
-export async function startClockWatch(): Promise<ClockWatchProcess | null> {
-  const node = [process.execPath, '--import', 'tsx', PROCESS]
-  return (await launch('chrt', ['-f', '50', ...node], false)) ?? launch(node[0], node.slice(1), true)
+export function startClockWatch(cpu?: number): Promise<ClockWatchProcess | null> {
+  return launch(cpu)
 }

@@ -1,16 +1,11 @@
 // The latency runs' clock watch (bench/data/clock-gaps.ts) in a process of its own, started by
-// throughput.ts at a real-time priority where it may: the soak's tick loop (tools/soak/clock-watch.ts)
-// on this process's main thread, reading the monotonic clock that every process of the machine
-// shares (process.hrtime). It sends each gap as it sees it, and answers a `count` message with its
-// ticks so far, its own CPU and the time; it exits when its parent goes.
-import { readFileSync } from 'node:fs'
+// throughput.ts, which puts this process's main thread alone at a real-time priority where it may:
+// the soak's tick loop (tools/soak/clock-watch.ts) on this main thread, reading the monotonic clock
+// that every process of the machine shares (process.hrtime). It sends each gap as it sees it, and
+// answers a `count` message with its ticks so far, its own CPU and the time; it exits when its
+// parent goes.
 import { type ClockEvent, type ClockReading, tickClocks } from '../../tools/soak/clock-watch.js'
-import {
-  CLOCK_WATCH_GAP_MS,
-  CLOCK_WATCH_TICK_MS,
-  type ClockProcessMessage,
-  schedulingOf,
-} from './clock-gaps.js'
+import { CLOCK_WATCH_GAP_MS, CLOCK_WATCH_TICK_MS, type ClockProcessMessage } from './clock-gaps.js'
 
 const send = (m: ClockProcessMessage) => process.send?.(m)
 const mono = () => Number(process.hrtime.bigint()) / 1e6
@@ -35,4 +30,4 @@ process.on('disconnect', () => {
   watch.stop()
   process.exit(0)
 })
-send({ type: 'ready', scheduling: schedulingOf(readFileSync('/proc/self/stat', 'utf8')) })
+send({ type: 'ready' })

@@ -54,10 +54,14 @@
 // 5 ms late (when each was due, from the run's measured part; `held` when it was not waiting for a
 // core: at that priority nothing in the guest holds it, so the host held its virtual CPU or the
 // whole machine), and with BENCH_RUN_TRACE=1 how many of them overlap the server's loop stalls over 5 ms
-// or the load's tick gaps over 5 ms. BENCH_CLOCK_WATCH=0 runs without it.
+// or the load's tick gaps over 5 ms. BENCH_CLOCK_WATCH=0 runs without it; BENCH_CLOCK_WATCH=per-cpu
+// runs one watch pinned to each CPU (`taskset -c`), a line each, and a line of their held gaps:
+// how many came while the other watches ticked (that virtual CPU held alone) and when all were held
+// at once (the whole machine).
 //
 //   node --import tsx bench/data/throughput.ts [seconds=4] [runs=3]
 import { appendFileSync, rmSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import {
   createTopic,
   f1,
@@ -76,7 +80,9 @@ import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases
 import { kernelCounters, pageCache, since } from './kernel-state.js'
 import {
   type ClockCount,
+  type ClockWatchProcess,
   describeClockWatch,
+  describeHeldAcross,
   loadStallSpans,
   serverStallSpans,
   startClockWatch,
@@ -185,9 +191,20 @@ const dir = partitionDir(dataDir, TOPIC)
 const drain = process.env.BENCH_DRAIN === '1'
 const held: (() => void)[] = []
 const latency = { port, produceFrame: frames[1], batchAt: recordsAt, stampAt, topic: TOPIC, rate, seconds }
-/** BENCH_CLOCK_WATCH=0: no clock watch beside the latency runs (clock-gaps.ts). */
-const clockWatch = process.env.BENCH_CLOCK_WATCH === '0' ? null : await startClockWatch()
-if (clockWatch === null && process.env.BENCH_CLOCK_WATCH !== '0') console.log('clock watch: could not start')
+/** BENCH_CLOCK_WATCH=0: no clock watch beside the latency runs; per-cpu: one pinned to each CPU. */
+const watchMode = process.env.BENCH_CLOCK_WATCH
+const clockWatches: ClockWatchProcess[] = []
+if (watchMode === 'per-cpu') {
+  for (let cpu = 0; cpu < availableParallelism(); cpu++) {
+    const w = await startClockWatch(cpu)
+    if (w === null) console.log(`clock watch on CPU ${cpu}: could not start`)
+    else clockWatches.push(w)
+  }
+} else if (watchMode !== '0') {
+  const w = await startClockWatch()
+  if (w === null) console.log('clock watch: could not start')
+  else clockWatches.push(w)
+}
 let ended = serverState(dir)
 for (let run = 0; run < runs; run++) {
   const idle = describeIdle(ended, serverState(dir))
@@ -199,7 +216,7 @@ for (let run = 0; run < runs; run++) {
     )
   }
   const log = server.context.data.logs.partition(TOPIC, 0)!
-  const watch0: ClockCount | undefined = await clockWatch?.count()
+  const watch0: ClockCount[] = await Promise.all(clockWatches.map((w) => w.count()))
   const state0 = serverState(dir)
   const thread0 = mainThreadStat()
   const threads0 = threadCpu()
@@ -227,7 +244,7 @@ for (let run = 0; run < runs; run++) {
       }),
     ),
   ).finally(() => clearInterval(sampler))
-  const watch1: ClockCount | undefined = await clockWatch?.count()
+  const watch1: ClockCount[] = await Promise.all(clockWatches.map((w) => w.count()))
   const thread1 = mainThreadStat()
   const threads1 = threadCpu()
   if (turnsDir !== undefined && traced !== undefined)
@@ -265,16 +282,21 @@ for (let run = 0; run < runs; run++) {
     )
   console.log(`  server: ${describeStates(state0, ended, m.answered)}; since the last run: ${idle}`)
   console.log(`  server ${describeThreads(threads0, threads1, m.answered)}`)
-  if (clockWatch !== null && watch0 !== undefined && watch1 !== undefined) {
-    // The server's stalls are on this process's epoch clock, the watch and the load on the monotonic one.
-    const epochToMono = Number(process.hrtime.bigint()) / 1e6 - (performance.timeOrigin + performance.now())
-    const measured = m.measuredMono ?? { from: watch0.atMono, to: watch1.atMono }
+  // The server's stalls are on this process's epoch clock, the watches and the load on the monotonic one.
+  const epochToMono = Number(process.hrtime.bigint()) / 1e6 - (performance.timeOrigin + performance.now())
+  const runGaps = clockWatches.map((w, i) => watchGaps(w.gaps, watch0[i].atMono, watch1[i].atMono))
+  const measured =
+    m.measuredMono ??
+    (clockWatches.length === 0 ? undefined : { from: watch0[0].atMono, to: watch1[0].atMono })
+  clockWatches.forEach((clockWatch, i) => {
+    if (measured === undefined) return
     console.log(
       `  ${describeClockWatch({
         scheduling: clockWatch.scheduling,
-        ticks: watch1.ticks - watch0.ticks,
-        cpuMs: watch1.cpuMs - watch0.cpuMs,
-        gaps: watchGaps(clockWatch.gaps, watch0.atMono, watch1.atMono),
+        ...(clockWatch.cpu === undefined ? {} : { cpu: clockWatch.cpu }),
+        ticks: watch1[i].ticks - watch0[i].ticks,
+        cpuMs: watch1[i].cpuMs - watch0[i].cpuMs,
+        gaps: runGaps[i],
         measuredFromMono: measured.from,
         ...(stalls === undefined
           ? {}
@@ -289,9 +311,17 @@ for (let run = 0; run < runs; run++) {
             }),
       })}`,
     )
-  }
+  })
+  if (measured !== undefined && clockWatches.length > 1 && clockWatches.every((w) => w.cpu !== undefined))
+    console.log(
+      `  ${describeHeldAcross({
+        cpus: clockWatches.map((w) => w.cpu ?? -1),
+        gaps: runGaps,
+        measuredFromMono: measured.from,
+      })}`,
+    )
 }
-clockWatch?.stop()
+for (const w of clockWatches) w.stop()
 for (const release of held) release()
 loads.push(loadAverage())
 wire.push(await loopbackMBps())

@@ -5,6 +5,8 @@ import { test } from 'node:test'
 import {
   type ClockGapMessage,
   describeClockWatch,
+  describeHeldAcross,
+  heldAcross,
   loadStallSpans,
   schedulingOf,
   serverStallSpans,
@@ -136,5 +138,54 @@ test('describeClockWatch: at most eight gaps listed, the rest counted', () => {
   assert.match(
     line,
     /gaps over 5 ms: 11, longest 16\.0 ms, at 0\.00 s .* 7\.00 s \(13\.0 ms, held\), 3 more from/,
+  )
+})
+
+test('describeClockWatch: a pinned watch names its CPU', () => {
+  assert.match(
+    describeClockWatch({
+      scheduling: 'SCHED_FIFO 50',
+      cpu: 1,
+      ticks: 600,
+      cpuMs: 40,
+      gaps: [],
+      measuredFromMono: 0,
+    }),
+    /^clock watch on CPU 1 \(SCHED_FIFO 50, a tick every 10 ms\): 600 ticks/,
+  )
+})
+
+const late = (dueMono: number, lateMs: number, held = true) => ({
+  dueMono,
+  lateMs,
+  waitedMs: held ? 0 : lateMs,
+  held,
+})
+
+test('heldAcross: the spans all watches were held at once, and the held gaps while the others ticked', () => {
+  const cpu0 = [late(1000, 11), late(2000, 8), late(3000, 6), late(4000, 9, false)]
+  const cpu1 = [late(1005, 10), late(2003, 7, false), late(4002, 6)]
+  const { together, alone } = heldAcross([cpu0, cpu1])
+  // 1000–1011 and 1005–1015 overlap in 1005–1011; CPU 0's gap at 2000 overlaps CPU 1's wait (not
+  // held: not together, and not alone either); CPU 0's at 3000 overlaps nothing of CPU 1; CPU 1's
+  // at 4002 overlaps CPU 0's wait at 4000–4009.
+  assert.deepEqual(together, [{ from: 1005, to: 1011 }])
+  assert.deepEqual(alone, [1, 0])
+  // Gaps that only touch (one ends as the other begins) are not at once.
+  assert.deepEqual(heldAcross([[late(0, 10)], [late(10, 10)]]), { together: [], alone: [1, 1] })
+  // One watch: nothing is "at once", and every held gap is alone.
+  assert.deepEqual(heldAcross([cpu0]), { together: [], alone: [3] })
+})
+
+test('describeHeldAcross: the held gaps of each CPU and the spans of all held at once', () => {
+  const cpu0 = [late(1000, 11), late(3000, 6)]
+  const cpu1 = [late(1005, 10)]
+  assert.equal(
+    describeHeldAcross({ cpus: [0, 1], gaps: [cpu0, cpu1], measuredFromMono: 500 }),
+    "clock watches on CPUs 0, 1: held gaps CPU 0 2 (1 while the others ticked), CPU 1 1 (0 while the others ticked); all held at once: 1, longest 6.0 ms, at 0.51 s (6.0 ms) from the measured part's start",
+  )
+  assert.equal(
+    describeHeldAcross({ cpus: [0, 1], gaps: [[late(3000, 6)], []], measuredFromMono: 0 }),
+    'clock watches on CPUs 0, 1: held gaps CPU 0 1 (1 while the others ticked), CPU 1 0 (0 while the others ticked); all held at once: never',
   )
 })
