@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Registry } from 'prom-client'
-import { inventoryApplication, ordersApplication, type RunningDemo, startDemo } from '../../src/cli/demo.js'
+import {
+  inventoryApplication,
+  ordersApplication,
+  type RunningDemo,
+  startDemo,
+  TOPOLOGY_EPOCH,
+} from '../../src/cli/demo.js'
 import {
   startConsole,
   type GroupResponse,
@@ -89,7 +95,7 @@ describe('console HTTP API against a real server', () => {
     )
     for (const g of data.groups) {
       assert.equal(g.error, null)
-      assert.equal(g.topologyEpoch, 0)
+      assert.equal(g.topologyEpoch, TOPOLOGY_EPOCH)
       assert.ok((g.groupEpoch ?? 0) >= 1)
       assert.equal(g.topologyDescriptionStatus, 'AVAILABLE')
     }
@@ -140,7 +146,7 @@ describe('console HTTP API against a real server', () => {
       )
       assert.deepEqual(JSON.parse(r.body), {
         groupId,
-        topologyEpoch: 0,
+        topologyEpoch: TOPOLOGY_EPOCH,
         current: true,
         topologyDescription: JSON.parse(JSON.stringify(describeApp(app))),
       })
