@@ -693,6 +693,13 @@ export const CONFIG_DEFS = [
     'Number of transaction coordinator shards. A transactional id lives in shard abs(hashCode(transactionalId)) % n, with Java String.hashCode; do not change it once transactional ids exist.',
   ),
   intKey(
+    'transaction.state.log.segment.bytes',
+    104857600,
+    { min: 1 },
+    'high',
+    'segment.bytes of __transaction_state when a Metadata request creates it (the coordinator keeps its records in the coordinator store, not in that topic).',
+  ),
+  intKey(
     'transaction.max.timeout.ms',
     900000,
     { min: 1 },

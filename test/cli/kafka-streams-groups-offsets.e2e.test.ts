@@ -232,9 +232,13 @@ describe('against a topograph process, group Empty', { timeout: 180_000 }, () =>
     await members[0]!.leave()
   })
 
-  it('--describe prints nothing for a group without members', async () => {
-    const r = await run(['--bootstrap-server', server, '--describe', '--group', 'shop'])
-    assert.deepEqual(r, { code: 0, stdout: '', stderr: '' })
+  // Its offsets stay committed (ORIGINAL); Kafka's tool prints no table for a group without members.
+  it('--describe [--offsets] [--verbose] prints nothing for a group without members', async () => {
+    assert.deepEqual(await committed('shop'), ORIGINAL)
+    for (const extra of [[], ['--offsets'], ['--offsets', '--verbose']]) {
+      const r = await run(['--bootstrap-server', server, '--describe', '--group', 'shop', ...extra])
+      assert.deepEqual(r, { code: 0, stdout: '', stderr: '' }, extra.join(' '))
+    }
   })
 
   it('--to-offset: dry run plans, execute commits; offsets above the log end become 0 with WARN lines', async () => {

@@ -31,6 +31,8 @@ describe('parseConfig defaults', () => {
     assert.equal(c.dataDir, './data')
     assert.equal(c.coordinatorStorage, 'sqlite')
     assert.equal(c.offsetsTopicNumPartitions, 50)
+    assert.equal(c.offsetsTopicSegmentBytes, 104857600)
+    assert.equal(c.transactionStateLogSegmentBytes, 104857600)
     assert.equal(c.shareCoordinatorStateTopicNumPartitions, 50)
     assert.equal(c.shareCoordinatorStateTopicSegmentBytes, 104857600)
     assert.equal(c.offsetsRetentionMinutes, 10080)
@@ -132,6 +134,10 @@ describe('parseConfig values', () => {
     ['connections.max.idle.ms', '10s', 'Not a number of type LONG'],
     ['connections.max.idle.ms', '9007199254740992', 'Not a number of type LONG'],
     ['offsets.topic.num.partitions', '0', 'Value must be at least 1'],
+    ['offsets.topic.segment.bytes', '0', 'Value must be at least 1'],
+    ['offsets.topic.segment.bytes', '2147483648', 'Not a number of type INT'],
+    ['transaction.state.log.segment.bytes', '0', 'Value must be at least 1'],
+    ['transaction.state.log.segment.bytes', '2147483648', 'Not a number of type INT'],
     ['share.coordinator.state.topic.num.partitions', '0', 'Value must be at least 1'],
     ['share.coordinator.state.topic.segment.bytes', '0', 'Value must be at least 1'],
     ['share.coordinator.state.topic.segment.bytes', '2147483648', 'Not a number of type INT'],

@@ -381,6 +381,21 @@ test("Metadata cache: auto-creation gives the coordinators' topics their partiti
   assert.deepEqual(f.catalog.byName('plain')?.configs, {})
 })
 
+// The segment size comes from offsets.topic.segment.bytes and transaction.state.log.segment.bytes
+// (GroupCoordinatorConfig, TransactionLogConfig), not a fixed 100 MiB.
+test("Metadata cache: auto-creation gives the coordinators' topics their configured segment.bytes", async () => {
+  const f = await fixture({
+    'offsets.topic.segment.bytes': '1048576',
+    'transaction.state.log.segment.bytes': '2097152',
+  })
+  await f.metadata(12, {
+    ...byName('__consumer_offsets', '__transaction_state'),
+    allowAutoTopicCreation: true,
+  })
+  assert.equal(f.catalog.byName('__consumer_offsets')?.configs['segment.bytes'], '1048576')
+  assert.equal(f.catalog.byName('__transaction_state')?.configs['segment.bytes'], '2097152')
+})
+
 // Kafka 4.x creates the share coordinator's topic the same way (DefaultAutoTopicCreationManager,
 // ShareCoordinatorService.shareGroupStateTopicConfigs): share.coordinator.state.topic.num.partitions
 // partitions, cleanup.policy=delete, compression.type=producer,

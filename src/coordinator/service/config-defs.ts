@@ -42,6 +42,13 @@ export const GROUP_COORDINATOR_KEYS = [
     'Number of coordinator shards. A group lives in shard abs(hashCode(groupId)) % n, with Java String.hashCode; do not change it once groups exist.',
   ),
   intKey(
+    'offsets.topic.segment.bytes',
+    104857600,
+    { min: 1 },
+    'high',
+    'segment.bytes of __consumer_offsets when a Metadata request creates it (the coordinator keeps its records in the coordinator store, not in that topic).',
+  ),
+  intKey(
     'offsets.retention.minutes',
     10080,
     { min: 1 },

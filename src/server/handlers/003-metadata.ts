@@ -204,9 +204,6 @@ function errorEntry(errorCode: number, name: string | null, topicId: string): To
   }
 }
 
-/** Kafka's offsets.topic.segment.bytes and transaction.state.log.segment.bytes (both default). */
-const COORDINATOR_TOPIC_SEGMENT_BYTES = 104857600
-
 /**
  * The topic auto-creation asks for, as Kafka's AutoTopicCreationManager: the defaults, but a
  * coordinator's topic with its partition count and the log configs Kafka's coordinator gives it
@@ -231,11 +228,11 @@ function autoCreated(name: string, ctx: RequestContext): NewTopic {
   const config = ctx.server.config
   switch (name) {
     case GROUP_METADATA_TOPIC_NAME:
-      return topic(config.offsetsTopicNumPartitions, compacted('producer', COORDINATOR_TOPIC_SEGMENT_BYTES))
+      return topic(config.offsetsTopicNumPartitions, compacted('producer', config.offsetsTopicSegmentBytes))
     case TRANSACTION_STATE_TOPIC_NAME:
       return topic(
         config.transactionStateLogNumPartitions,
-        compacted('uncompressed', COORDINATOR_TOPIC_SEGMENT_BYTES),
+        compacted('uncompressed', config.transactionStateLogSegmentBytes),
       )
     case SHARE_GROUP_STATE_TOPIC_NAME:
       return topic(config.shareCoordinatorStateTopicNumPartitions, {
