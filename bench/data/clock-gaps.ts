@@ -251,7 +251,11 @@ function raise(pid: number): void {
   }
 }
 
-function launch(cpu: number | undefined): Promise<ClockWatchProcess | null> {
+/**
+ * Starts the watch's process, its main thread at a real-time priority where allowed (raise);
+ * given a CPU, pinned to it; null when it cannot start at all.
+ */
+export function startClockWatch(cpu?: number): Promise<ClockWatchProcess | null> {
   // Pinned (`taskset`, which runs the watch in its own process); V8 without background threads,
   // so that nothing of the watch's own runs beside its tick loop (`--single-threaded`).
   const pin = cpu === undefined ? [] : ['taskset', '-c', String(cpu)]
@@ -288,12 +292,4 @@ function launch(cpu: number | undefined): Promise<ClockWatchProcess | null> {
       if (!ready) resolve(null)
     })
   })
-}
-
-/**
- * Starts the watch's process, its main thread at a real-time priority where allowed (raise);
- * given a CPU, pinned to it; null when it cannot start at all.
- */
-export function startClockWatch(cpu?: number): Promise<ClockWatchProcess | null> {
-  return launch(cpu)
 }
