@@ -1,9 +1,10 @@
 // What the kernel holds for the machine while a latency run goes on, for the data-plane benchmarks:
 // the page cache's dirty and writeback pages and the thresholds at which the kernel throttles
 // writers (/proc/meminfo, /proc/vmstat), what the disks wrote (/proc/diskstats), where the CPUs'
-// time went (/proc/stat: iowait, steal) and the I/O pressure (/proc/pressure/io). Read with a pread
-// of files kept open, through node:fs functions taken at load: a benchmark that times node:fs calls
-// by replacing them in place (latency-trace.ts) does not count these.
+// time went (/proc/stat: iowait, steal), the I/O pressure (/proc/pressure/io) and the free pages
+// handed back to the host (free page reporting). Read with a pread of files kept open, through
+// node:fs functions taken at load: a benchmark that times node:fs calls by replacing them in place
+// (latency-trace.ts) does not count these.
 import { openSync, readdirSync, readFileSync, readSync } from 'node:fs'
 
 const pread = readSync
@@ -138,6 +139,67 @@ export function since(a: KernelCounters, b: KernelCounters, seconds: number): st
     `I/O pressure some ${((b.ioSome - a.ioSome) / 1e3).toFixed(0)} ms, full ${((b.ioFull - a.ioFull) / 1e3).toFixed(0)} ms`,
     `dirty thresholds: background ${(b.backgroundThreshold * PAGE_MB).toFixed(0)} MB, throttling from ${throttledFromMb(b).toFixed(0)} MB, limit ${(b.dirtyThreshold * PAGE_MB).toFixed(0)} MB`,
   ].join('; ')
+}
+
+/**
+ * The guest's free page reporting (virtio-balloon, /sys/module/page_reporting): free blocks of
+ * 2^order pages are handed back to the host, and the next touch of such a page is a fault in the
+ * host. `order` above the largest block the buddy allocator keeps (/proc/buddyinfo) reports none.
+ */
+export interface PageReporting {
+  readonly order: number
+  /** The largest order of a free block (the last column of /proc/buddyinfo). */
+  readonly largestOrder: number
+  /** How long a block stays free before it is reported (0: at the next pass), where the kernel says. */
+  readonly minFreeMs: number
+  /** KiB reported since boot. */
+  readonly reportedKib: number
+}
+
+const REPORTING = '/sys/module/page_reporting/parameters'
+
+/** The texts of page_reporting's parameters and /proc/buddyinfo as PageReporting (null: none). */
+export function parsePageReporting(
+  order: string,
+  minFreeMs: string,
+  reportedKib: string,
+  buddyinfo: string,
+): PageReporting | null {
+  if (order.trim() === '') return null
+  const columns = (buddyinfo.split('\n')[0] ?? '').trim().split(/\s+/).length - 4
+  return {
+    order: Number(order),
+    largestOrder: columns > 0 ? columns - 1 : Number.NaN,
+    minFreeMs: minFreeMs.trim() === '' ? Number.NaN : Number(minFreeMs),
+    reportedKib: reportedKib.trim() === '' ? Number.NaN : Number(reportedKib),
+  }
+}
+
+/** The machine's free page reporting now (null where the kernel has none). */
+export function pageReporting(): PageReporting | null {
+  return parsePageReporting(
+    read(`${REPORTING}/page_reporting_order`),
+    read(`${REPORTING}/min_free_ms`),
+    read(`${REPORTING}/reported_kib`),
+    read('/proc/buddyinfo'),
+  )
+}
+
+/** Whether the host takes free pages back: `free page reporting on (…)`, `off (…)` or `: none`. */
+export function pageReportingSetting(r: PageReporting | null): string {
+  if (r === null) return 'free page reporting: none'
+  return r.order > r.largestOrder
+    ? `free page reporting off (order ${r.order}, above the largest free block's ${r.largestOrder})`
+    : `free page reporting on (blocks of order ${r.order}${Number.isNaN(r.minFreeMs) ? '' : `, free ${r.minFreeMs} ms before`})`
+}
+
+/** Whether the host takes free pages back, and how much it took between two readings. */
+export function describePageReporting(a: PageReporting | null, b: PageReporting | null): string {
+  if (a === null || b === null) return pageReportingSetting(null)
+  const taken = Number.isNaN(b.reportedKib - a.reportedKib)
+    ? ''
+    : `, ${((b.reportedKib - a.reportedKib) / 1024).toFixed(0)} MiB handed to the host`
+  return `${pageReportingSetting(b)}${taken}`
 }
 
 /**

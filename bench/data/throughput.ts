@@ -25,7 +25,8 @@
 // (ceiling, Topograph, Topograph, ceiling) as it ends.
 // Each latency run also prints the CPU a batch cost the server (its process, and its main thread)
 // and the load, and what the kernel did meanwhile (kernel-state.ts; the page cache's dirty and
-// writeback pages at the end and their peaks during the run): the latency's tail at this
+// writeback pages at the end and their peaks during the run; whether free pages are handed back to
+// the host, free page reporting, and how much was during the run): the latency's tail at this
 // rate follows the server's CPU per batch (BENCHMARKS.md, "The latency runs after the throughput
 // phases, traced"). Then the server's collections by kind, its heap by space, open files,
 // segments and page faults at the run's start and end, and its threads' CPU a batch
@@ -77,7 +78,7 @@ import {
   startBench,
 } from './load.js'
 import { fetchedMb, mbps, type Row, throughputPhases } from './throughput-phases.js'
-import { kernelCounters, pageCache, since } from './kernel-state.js'
+import { describePageReporting, kernelCounters, pageCache, pageReporting, since } from './kernel-state.js'
 import {
   type ClockCount,
   type ClockWatchProcess,
@@ -221,6 +222,7 @@ for (let run = 0; run < runs; run++) {
   const thread0 = mainThreadStat()
   const threads0 = threadCpu()
   const kernel0 = kernelCounters()
+  const reporting0 = pageReporting()
   const t0 = performance.now()
   const fromUs = Number(process.hrtime.bigint() / 1000n)
   const traced = fileCalls?.run()
@@ -253,7 +255,7 @@ for (let run = 0; run < runs; run++) {
       `${JSON.stringify({ pid: process.pid, run: run + 1, fromUs, toUs: Number(process.hrtime.bigint() / 1000n), batches: m.answered })}\n`,
     )
   ended = serverState(dir)
-  const kernel = since(kernel0, kernelCounters(), (performance.now() - t0) / 1000)
+  const kernel = `${since(kernel0, kernelCounters(), (performance.now() - t0) / 1000)}; ${describePageReporting(reporting0, pageReporting())}`
   const pages = pageCache()
   if (m.errors > 0) throw new Error(`latency run: ${m.errors} errors, first ${m.firstErrorCode}`)
   latencyRows.push(m)

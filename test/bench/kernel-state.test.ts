@@ -4,7 +4,14 @@
 // readings, so they are checked against texts laid out as Linux lays out its /proc files.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseCounters, parseMeminfo, since, throttledFromMb } from '../../bench/data/kernel-state.js'
+import {
+  describePageReporting,
+  parseCounters,
+  parseMeminfo,
+  parsePageReporting,
+  since,
+  throttledFromMb,
+} from '../../bench/data/kernel-state.js'
 
 const MEMINFO = `MemTotal:       24683548 kB
 MemFree:        21863132 kB
@@ -78,4 +85,28 @@ test('since: what grew between two readings, per second for the disks', () => {
   assert.match(line, /CPU iowait 10\.0 %, steal 0\.0 %/)
   assert.match(line, /I\/O pressure some 3 ms, full 1 ms/)
   assert.match(line, /throttling from 3448 MB/)
+})
+
+const BUDDYINFO = `Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3
+Node 0, zone    DMA32      1      2      2      2      1      2      0      3      3      1    753
+`
+
+test('free page reporting: on below the largest free block, off above it, MiB handed back', () => {
+  const a = parsePageReporting('9\n', '0\n', '1048576\n', BUDDYINFO)
+  const b = parsePageReporting('9\n', '0\n', '1572864\n', BUDDYINFO)
+  assert.deepEqual(a, { order: 9, largestOrder: 10, minFreeMs: 0, reportedKib: 1048576 })
+  assert.equal(
+    describePageReporting(a, b),
+    'free page reporting on (blocks of order 9, free 0 ms before), 512 MiB handed to the host',
+  )
+  const off = parsePageReporting('11\n', '', '1572864\n', BUDDYINFO)
+  assert.equal(
+    describePageReporting(b, off),
+    "free page reporting off (order 11, above the largest free block's 10), 0 MiB handed to the host",
+  )
+})
+
+test('free page reporting: a kernel without it says so', () => {
+  assert.equal(parsePageReporting('', '', '', BUDDYINFO), null)
+  assert.equal(describePageReporting(null, null), 'free page reporting: none')
 })

@@ -101,6 +101,10 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
       assert.ok(r.outsideSoakMs < r.machineBusyMs, report)
       assert.ok(r.softirqMs >= 0 && r.softirqMs <= r.machineBusyMs, report)
     }
+    // The free pages handed back to the host in the minute, where the guest reports them.
+    if (existsSync('/sys/module/page_reporting/parameters/reported_kib'))
+      assert.ok(r.toHostMib >= 0, `minute ${r.minute}: handed to the host ${r.toHostMib}\n${report}`)
+    else assert.ok(Number.isNaN(r.toHostMib), report)
   }
   // Every thread count of the run's totals holds at least what the minutes' rows counted.
   for (const k of THREAD_COUNTS) {

@@ -43,6 +43,7 @@ import {
   startTopographProcess,
   type TopographProcess,
 } from '../../test/helpers/topograph-process.js'
+import { pageReporting, pageReportingSetting } from '../../bench/data/kernel-state.js'
 import { splitCeiling, startCeiling } from './ceiling.js'
 import { ClockMinute, startClockThread } from './clock-watch.js'
 import { ConnectionClosedError, ReconnectingClient } from './client.js'
@@ -252,12 +253,15 @@ export interface MinuteRow extends ThreadCounts {
    * the ceiling's, the load process's own, every thread): the guest's kernel threads (its proactive
    * reclaim among them), softirq work no process was charged for, anything else running. In a
    * restart's minute the old server's last second is in it. Beside them the machine's softirq time
-   * and the file pages read back in after the kernel dropped them (`fileRefaults` in machine.ts).
+   * and the file pages read back in after the kernel dropped them (`fileRefaults` in machine.ts),
+   * and the MiB of free pages the guest handed back to the host (free page reporting: a page taken
+   * again after that costs a fault in the host; `pageReporting` in bench/data/kernel-state.ts).
    */
   machineBusyMs: number
   outsideSoakMs: number
   softirqMs: number
   fileRefaults: number
+  toHostMib: number
   /** Context switches in the minute, voluntary and nonvoluntary, over every thread of the server and of the load process. */
   serverSwitches: { voluntary: number; nonvoluntary: number }
   loadSwitches: { voluntary: number; nonvoluntary: number }
@@ -513,6 +517,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     outsideSoakMs: Number.NaN,
     softirqMs: Number.NaN,
     fileRefaults: Number.NaN,
+    toHostMib: Number.NaN,
     serverSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     loadSwitches: { voluntary: Number.NaN, nonvoluntary: Number.NaN },
     threadLoops: [],
@@ -927,6 +932,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let machineAt = machineCpuMs()
     let loadCpuAt = process.cpuUsage()
     let refaultsAt = fileRefaults()
+    let reportingAt = pageReporting()
     const closeRow = async (r: MinuteRow) => {
       const clock = clockMinute.take()
       r.wallSteps = clock.wallSteps
@@ -958,6 +964,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const machineNow = machineCpuMs()
       const loadNow = process.cpuUsage()
       const refaultsNow = fileRefaults()
+      const reportingNow = pageReporting()
       sampleMemory()
       const rss = r.rssSamples.sort((a, b) => a - b)
       r.rssMb = quantile(rss, 0.5)
@@ -1011,6 +1018,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       loadCpuAt = loadNow
       if (refaultsNow !== undefined && refaultsAt !== undefined) r.fileRefaults = refaultsNow - refaultsAt
       refaultsAt = refaultsNow
+      if (reportingNow !== null && reportingAt !== null)
+        r.toHostMib = (reportingNow.reportedKib - reportingAt.reportedKib) / 1024
+      reportingAt = reportingNow
       const sends = bunching(merged.sendBuckets, o.minuteMs)
       r.sendsMax100ms = sends.max100ms
       r.sendsTopTenthShare = sends.topTenthShare
@@ -1085,6 +1095,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }, 5000).unref()
     await closeRow(row)
     rows.push(row)
+    o.log(`machine: ${pageReportingSetting(pageReporting())}`)
     o.log(HEADER)
 
     // Churn: replacements spread over each minute, handed to the threads in turn; each thread
@@ -1425,7 +1436,7 @@ export function describeReturns(msAfterListening: readonly number[]): string {
 }
 
 export const HEADER =
-  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults | context switches server vol / nonvol, load vol / nonvol | wall-clock steps n / ms, whole-process gaps n / longest ms, tick thread waits for a core n | events |\n' +
+  '| min | heartbeats | p50 ms | p99 ms | p99 ms at the handler | ceiling: heartbeats, p50 / p99 ms | p99 ÷ ceiling p99 | p99 − ceiling p99 ms | ceiling CPU µs / heartbeat | load-side loop p99 / max ms, GC max ms | load-side scavenges / mark-compacts, heap MB after the last | load-side CPU / waited for a core ms | load-side CPU µs / heartbeat sent | fenced | fenced (across restart / gap / old version) | retriable | other errors | joins | leaves | pushes ok / failed | intervals moved | load timers early, phase creep µs / interval | produced | consumed | RSS MB (median / max) | heap MB (used / total) | external MB | anon MB | server loop max ms | server ELU | server CPU µs / heartbeat | server main thread CPU µs / heartbeat, waited for a core ms | GC ms (max / total) | scavenges n / ms, mark-compacts n / ms | new space MB | old space MB (used / committed) | long turns on-CPU / GC / waiting / other (longest on-CPU ms) | sends per 100 ms (max / busiest tenth) | sends in a ms with 0 / 1 / 2 / ≥3 others of their thread | p99 ms of heartbeats sent first / after others in their ms | load | speed probe µs (fastest median / p90) | memory walk ns / step | loopback round trip µs | clock read ns | system call ns | steal ms | machine CPU ms: busy / outside the soak processes / softirq | file refaults, MiB handed to the host | context switches server vol / nonvol, load vol / nonvol | wall-clock steps n / ms, whole-process gaps n / longest ms, tick thread waits for a core n | events |\n' +
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
 
 /** The load threads' CPU time per heartbeat they sent (members' and ceiling members'), in µs. */
@@ -1448,7 +1459,7 @@ export function burstShares(r: ThreadCounts): string {
 export function formatRow(r: MinuteRow): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—')
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—')
-  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.wallSteps} / ${f(r.wallStepMs, 0)}, ${r.processGaps} / ${f(r.processGapMaxMs, 0)}, ${r.tickWaits} | ${r.events.join('; ')} |`
+  return `| ${r.minute < 0 ? 'set-up' : r.minute} | ${r.heartbeats} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.p99Handled, 2)} | ${r.ceilingHeartbeats}${r.ceilingFailures > 0 ? ` (${r.ceilingFailures} failed)` : ''}, ${f(r.ceilingP50, 2)} / ${f(r.ceilingP99, 2)} | ${f(r.p99OverCeiling, 2)} | ${f(r.p99AboveCeiling, 2)} | ${f(r.ceilingCpuPerHeartbeatUs, 0)} | ${f(r.loopP99Ms)} / ${f(r.loopMaxMs)}, ${f(r.loadGcMaxMs)} | ${f(r.loadScavenges, 0)} / ${f(r.loadMarkCompacts, 0)}, ${f(r.loadHeapMb)} | ${f(r.loadCpuMs, 0)} / ${f(r.loadRunWaitMs, 0)} | ${loadCpuPerSend(r)} | ${r.fenced} | ${r.fencedInFlight} / ${r.fencedAfterGap} / ${r.topologyFenced} | ${r.retriable} | ${r.otherErrors} | ${r.joins} | ${r.leaves} | ${r.pushesOk} / ${r.pushesFailed} | ${r.intervalsMoved} | ${pct(r.earlyTimers / r.steadySends)}, ${f(r.phaseCreepUs / r.steadySends, 0)} | ${r.produced} | ${r.consumed} | ${f(r.rssMb)} / ${f(r.rssMaxMb)} | ${f(r.heapMb)} / ${f(r.heapTotalMb)} | ${f(r.externalMb)} | ${f(r.anonMb)} | ${f(r.serverLoopMaxMs)} | ${pct(r.serverElu)} | ${f(r.serverCpuPerHeartbeatUs, 0)} | ${f(r.serverMainCpuPerHeartbeatUs, 0)}, ${f(r.serverMainWaitMs, 0)} | ${f(r.gcMaxMs)} / ${f(r.gcTotalMs, 0)} | ${f(r.scavenges, 0)} / ${f(r.scavengeMs, 0)}, ${f(r.markCompacts, 0)} / ${f(r.markCompactMs, 0)} | ${f(r.newSpaceMb)} | ${f(r.oldSpaceMb)} / ${f(r.oldSpaceCommittedMb)} | ${f(r.longCpu, 0)} / ${f(r.longCpuGc, 0)} / ${f(r.longWait, 0)} / ${f(r.longOther, 0)} (${f(r.longCpuMaxMs)}) | ${Number.isFinite(r.sendsMax100ms) ? r.sendsMax100ms : '—'} / ${pct(r.sendsTopTenthShare)} | ${burstShares(r)} | ${f(r.p99FirstInMs, 2)} / ${f(r.p99LaterInMs, 2)} | ${f(r.loadavg, 2)} | ${f(r.speedProbeUs, 0)} / ${f(r.speedProbeP90Us, 0)} | ${f(r.memoryProbeNs, 1)} | ${f(r.loopbackUs, 1)} | ${f(r.clockNs, 1)} | ${f(r.syscallNs, 0)} | ${f(r.stealMs, 0)} | ${f(r.machineBusyMs, 0)} / ${f(r.outsideSoakMs, 0)} / ${f(r.softirqMs, 0)} | ${f(r.fileRefaults, 0)}, ${f(r.toHostMib, 0)} | ${f(r.serverSwitches.voluntary, 0)} / ${f(r.serverSwitches.nonvoluntary, 0)}, ${f(r.loadSwitches.voluntary, 0)} / ${f(r.loadSwitches.nonvoluntary, 0)} | ${r.wallSteps} / ${f(r.wallStepMs, 0)}, ${r.processGaps} / ${f(r.processGapMaxMs, 0)}, ${r.tickWaits} | ${r.events.join('; ')} |`
 }
 
 /**
