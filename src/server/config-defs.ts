@@ -345,6 +345,12 @@ export const CONFIG_DEFS = [
     'medium',
     'Least severe level written to the JSON log on stdout. Topograph only.',
   ),
+  boolKey(
+    'request.log.enable',
+    false,
+    'low',
+    "Write one INFO line to the JSON log for every answered request, whatever log.level says: its API and version, correlation id, client id and address, the milliseconds from its read to its answer, and the error codes inside the answer (as Kafka's request logger at DEBUG). Topograph only.",
+  ),
 
   // --- Storage -----------------------------------------------------------------------------------
   stringKey(

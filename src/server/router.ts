@@ -19,6 +19,7 @@ import type { TopographConfig } from './config.js'
 import type { DataPlane } from './data/data-plane.js'
 import type { ClientQuotas } from './quotas/client-quotas.js'
 import { quotasActive, type RequestUsage, recordRequest } from './quotas/throttle.js'
+import { RequestLog } from './request-log.js'
 import type { TopicCatalog } from './topics/catalog.js'
 
 /**
@@ -242,6 +243,11 @@ export interface RequestContext {
    * no answer is written. Null when the handler borrowed nothing.
    */
   loans: (() => void)[] | null
+  /**
+   * `performance.now()` when the request had been decoded, for the request log
+   * (`request.log.enable`); 0 when the request log is off.
+   */
+  receivedMs: number
 }
 
 /**
@@ -373,6 +379,8 @@ export class ApiRouter {
   #supported: SupportedApi[] | null = null
   #context: ServerContext | undefined
   #logger: Logger | undefined
+  /** The request log when `request.log.enable` is set (request-log.ts), else null. */
+  #requestLog: RequestLog | null = null
   /** A request context no request refers to any more, for a handler that keeps none (see dispatch). */
   #freeContext: Mutable<RequestContext> | null = null
 
@@ -412,6 +420,7 @@ export class ApiRouter {
   bind(context: ServerContext): void {
     this.#context = context
     this.#logger = context.logger
+    this.#requestLog = context.config.requestLogEnable ? new RequestLog(context.logger) : null
     this.#freeContext = null
   }
 
@@ -492,6 +501,7 @@ export class ApiRouter {
       reused.remote = conn.remote
       reused.unsupportedVersion = unsupportedVersion
       reused.loans = null
+      reused.receivedMs = this.#requestLog === null ? 0 : performance.now()
       ctx = reused
     } else {
       ctx = {
@@ -505,6 +515,7 @@ export class ApiRouter {
         remote: conn.remote,
         unsupportedVersion,
         loans: null,
+        receivedMs: this.#requestLog === null ? 0 : performance.now(),
       }
     }
     const answer = this.#answer(route, request, ctx, frame.byteLength, conn, out)
@@ -568,6 +579,42 @@ export class ApiRouter {
   }
 
   #encode(
+    route: Route,
+    request: unknown,
+    ctx: RequestContext,
+    version: number,
+    response: unknown,
+    conn: ConnectionInfo,
+    usage?: RequestUsage,
+    out?: AnswerOutput,
+  ): Settled {
+    const log = this.#requestLog
+    if (log === null) return this.#encodeAnswer(route, request, ctx, version, response, conn, usage, out)
+    const lines = log.lines
+    const settled = this.#encodeAnswer(route, request, ctx, version, response, conn, usage, out)
+    // An answer that could not be encoded is refused with another (#refused → #encode), which
+    // logged what was sent instead: this request has its line already.
+    if (log.lines === lines) {
+      log.completed({
+        api: route.def.name,
+        apiKey: ctx.apiKey,
+        apiVersion: ctx.apiVersion,
+        correlationId: ctx.correlationId,
+        clientId: ctx.clientId,
+        listener: ctx.listenerName,
+        principal: ctx.principal,
+        remote: conn.remote,
+        ms: performance.now() - ctx.receivedMs,
+        outcome: settled.kind === 'close' ? 'closed' : settled.kind === 'none' ? 'no answer' : 'answered',
+        reason: settled.kind === 'close' ? settled.reason : undefined,
+        throttleMs: settled.kind === 'response' || settled.kind === 'none' ? settled.throttleMs : undefined,
+        response: settled.kind === 'response' || settled.kind === 'written' ? response : undefined,
+      })
+    }
+    return settled
+  }
+
+  #encodeAnswer(
     route: Route,
     request: unknown,
     ctx: RequestContext,

@@ -54,6 +54,19 @@ export async function freeLoopbackPort(): Promise<number> {
  * every test running at the same time). Resolves once the listener is up;
  * rejects (with the output so far) when the process exits first or `startTimeoutMs` passes.
  */
+/** The processes started here that have not exited yet. */
+const live = new Set<ChildProcess>()
+
+/**
+ * Sends `signal` to every process started here that has not exited, and returns how many there
+ * were: for a long-running tool (tools/soak/main.ts) stopped by a signal, whose own exit would
+ * otherwise leave its server running.
+ */
+export function signalLiveTopographProcesses(signal: NodeJS.Signals = 'SIGTERM'): number {
+  for (const child of live) child.kill(signal)
+  return live.size
+}
+
 export async function startTopographProcess(
   settings: Readonly<Record<string, string>>,
   options: {
@@ -84,8 +97,10 @@ export async function startTopographProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...(options.env ?? {}) },
   })
+  live.add(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
+      live.delete(child)
       if (ownDataDir !== undefined) rmSync(ownDataDir, { recursive: true, force: true })
       resolve({ code, signal })
     }),

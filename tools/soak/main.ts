@@ -18,9 +18,11 @@
  * (tools/soak/ceiling.ts); 0 runs none. `--spread-sends` moves each phase a load thread keeps by at most
  * a few ms onto the least-taken milliseconds of the interval (tools/soak/send-slots.ts).
  * Prints one row per minute and a verdict per criterion; exits 1 when a criterion other than the
- * flatness ones fails (those depend on the machine and are reported, not enforced).
+ * flatness ones fails (those depend on the machine and are reported, not enforced). Stopped by
+ * SIGINT or SIGTERM, it sends its server SIGTERM and exits 130 or 143.
  */
 import { parseArgs } from 'node:util'
+import { signalLiveTopographProcesses } from '../../test/helpers/topograph-process.js'
 import { formatRow, HEADER, ISSUE_DEFAULTS, runSoak } from './soak.js'
 
 const { values } = parseArgs({
@@ -96,6 +98,16 @@ console.log(
     `${options.consumers} consumers; ${options.ceilingMembers} ceiling members${options.spreadSends ? ', sends spread' : ''}; ${options.minutes} minutes of ${options.minuteMs / 1000} s; plugin outage at minute ` +
     `${options.outageAt} for ${options.outageMinutes}; restart at minute ${options.restartAt}; server overrides ${JSON.stringify(server)}`,
 )
+// Stopped by a signal (a Ctrl-C reaches the whole process group, a `kill` only this process): the
+// server gets SIGTERM too instead of being left running (the ceiling's process exits when this one
+// does, its IPC channel closed).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    const n = signalLiveTopographProcesses('SIGTERM')
+    console.error(`soak: ${signal}: stopping ${n} server process${n === 1 ? '' : 'es'}`)
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  })
+}
 const t0 = performance.now()
 const result = await runSoak(options)
 console.log(`\n${HEADER}`)
