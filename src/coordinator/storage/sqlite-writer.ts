@@ -52,6 +52,8 @@ export interface SqliteWriterOptions {
   readonly synchronous: 'NORMAL' | 'FULL'
   /** The store's `journal_size_limit`: the connection that starts the WAL over cuts its file back. */
   readonly journalSizeLimit: number
+  /** The store's `cache_size` (KiB when negative): this connection appends, so it caches what it writes. */
+  readonly cacheSize: number
   /** Told once when the worker is gone (failed or exited) while the store still used it. */
   readonly onLost: (reason: string) => void
 }
@@ -78,6 +80,7 @@ try {
   db.pragma('synchronous = ' + workerData.synchronous)
   db.pragma('wal_autocheckpoint = 0')
   db.pragma('journal_size_limit = ' + workerData.journalSizeLimit)
+  db.pragma('cache_size = ' + workerData.cacheSize)
   const insert = db.prepare(
     'INSERT INTO coordinator_batches (shard, base_offset, last_offset, record_count, attributes, records) VALUES (?, ?, ?, ?, ?, ?)',
   )
@@ -161,6 +164,7 @@ export class SqliteWriter {
           file: options.file,
           synchronous: options.synchronous,
           journalSizeLimit: options.journalSizeLimit,
+          cacheSize: options.cacheSize,
         })
       } catch (error) {
         reject(error)

@@ -108,6 +108,18 @@ function recordBytes(records: readonly CoordinatorRecord[]): number {
   return n
 }
 
+/**
+ * The page cache of each connection that reads or writes the store's rows, as SQLite's `cache_size`
+ * (negative: KiB). better-sqlite3 builds SQLite with a default of −16000, not SQLite's own −2000, and
+ * the connection that appends keeps every page its appends create: without this setting its cache
+ * grows with the database for as long as the process runs, up to about 3,700 pages of 4 KiB
+ * (RELIABILITY.md, "Soak"). An append needs only the right-hand path of the table's and the primary
+ * key's B-trees; loading and compaction read each row once, from the operating system's page cache
+ * when it is not in this one. The checkpoint worker's connection copies WAL frames without its page
+ * cache, so it sets none.
+ */
+export const PAGE_CACHE_SIZE = -2000
+
 /** Compaction keeps the latest record of every key. */
 const EVERY_KEY = () => true
 
@@ -500,6 +512,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
       // the WAL starts over (which is also how the checkpointer reads the WAL's length).
       db.pragma('wal_autocheckpoint = 0')
       db.pragma(`journal_size_limit = ${this.#walCheckpointBytes}`)
+      db.pragma(`cache_size = ${PAGE_CACHE_SIZE}`)
       const version = db.pragma('user_version', { simple: true }) as number
       if (version > SCHEMA_VERSION) {
         throw new StorageError(
@@ -604,6 +617,7 @@ export class SqliteRecordStore implements RecordStore, FaultInjection {
           file: this.#path,
           synchronous: this.#synchronous === 'full' ? 'FULL' : 'NORMAL',
           journalSizeLimit: this.#walCheckpointBytes,
+          cacheSize: PAGE_CACHE_SIZE,
           onLost: () => this.#writerLost(),
         })
       } catch {

@@ -28,6 +28,14 @@ export const SQLITE_DEFAULT_FILE = 'topology-descriptions.db'
  */
 const BUSY_TIMEOUT_MS = 50
 
+/**
+ * The connection's page cache (`cache_size`, negative: KiB): SQLite's own default. better-sqlite3
+ * builds SQLite with −16000, and a connection keeps every page it writes or reads, so without this
+ * the cache would grow with the table toward 16 MB; a description is read once per describe of a
+ * group, from the operating system's page cache when it is not in this one.
+ */
+const PAGE_CACHE_SIZE = -2000
+
 interface Statements {
   readonly upsert: Database.Statement<[string, number, string]>
   readonly select: Database.Statement<[string, number], { description: string }>
@@ -64,6 +72,7 @@ export class SqliteTopologyDescriptionPlugin implements StreamsGroupTopologyDesc
       // description is re-pushed (getTopology null → the coordinator re-solicits), so that is fine.
       db.pragma('synchronous = NORMAL')
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+      db.pragma(`cache_size = ${PAGE_CACHE_SIZE}`)
       db.exec(`CREATE TABLE IF NOT EXISTS topology_descriptions (
         group_id TEXT PRIMARY KEY NOT NULL,
         topology_epoch INTEGER NOT NULL,
