@@ -22,7 +22,7 @@ import { CLOSE_ON_MESSAGE, sqliteWorker } from './sqlite-checkpoint.js'
 /** What the worker answers: a committed write's number, or a failure. */
 type WriterMessage =
   | number
-  | { readonly kind: 'ready' }
+  | { readonly kind: 'ready'; readonly cacheSize: number }
   | { readonly kind: 'closed' }
   | { readonly kind: 'open-failed'; readonly message: string }
   | {
@@ -107,7 +107,7 @@ try {
     // The injected failure fires after the rows were inserted, so the rollback keeps them out.
     if (fail) throw INJECTED
   })
-  parentPort.postMessage({ kind: 'ready' })
+  parentPort.postMessage({ kind: 'ready', cacheSize: db.pragma('cache_size', { simple: true }) })
 } catch (e) {
   parentPort.postMessage({ kind: 'open-failed', message: String((e && e.message) || e) })
 }
@@ -140,6 +140,8 @@ ${CLOSE_ON_MESSAGE}
 
 /** The worker thread that runs the SQLite engine's append transactions. */
 export class SqliteWriter {
+  /** The `cache_size` the thread's connection read back after its pragmas (KiB when negative). */
+  readonly cacheSize: number
   readonly #worker: Worker
   readonly #onLost: (reason: string) => void
   /** Writes posted and not answered yet, in the order they were posted (the worker's order). */
@@ -150,7 +152,8 @@ export class SqliteWriter {
   #gone = false
   #closing: Promise<void> | undefined
 
-  private constructor(worker: Worker, onLost: (reason: string) => void) {
+  private constructor(worker: Worker, onLost: (reason: string) => void, cacheSize: number) {
+    this.cacheSize = cacheSize
     this.#worker = worker
     this.#onLost = onLost
   }
@@ -174,7 +177,7 @@ export class SqliteWriter {
       const starting = (m: WriterMessage) => {
         if (typeof m === 'number' || writer !== undefined) return
         if (m.kind === 'ready') {
-          const started = new SqliteWriter(worker, options.onLost)
+          const started = new SqliteWriter(worker, options.onLost, m.cacheSize)
           writer = started
           worker.off('message', starting)
           worker.on('message', (msg: WriterMessage) => started.#onMessage(msg))
