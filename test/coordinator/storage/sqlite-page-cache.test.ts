@@ -16,13 +16,10 @@ import { after, describe, test } from 'node:test'
 import { PAGE_CACHE_SIZE, SqliteRecordStore } from '../../../src/coordinator/storage/sqlite.js'
 import { SqliteWriter } from '../../../src/coordinator/storage/sqlite-writer.js'
 import type { CoordinatorRecord } from '../../../src/coordinator/storage/types.js'
-import { nativeAnonymousKiB } from '../../helpers/native-memory.js'
+import { PAGE_CACHE_GROWTH_LIMIT_KIB as LIMIT_KIB, nativeAnonymousKiB } from '../../helpers/native-memory.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'topograph-page-cache-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
-
-/** Growth allowed past the warm-up: the bound's 2 MB and room for the allocator's own. */
-const LIMIT_KIB = 6 * 1024
 
 /** 20 records of offset-commit size, each append's values different so rows do not compress away. */
 function batch(n: number): CoordinatorRecord[] {
