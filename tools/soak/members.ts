@@ -530,6 +530,18 @@ export class MemberLoad {
       .finally(() => this.#scheduleCeiling(c))
   }
 
+  /**
+   * After a failed heartbeat (its connection lost, or an error answer it does not rejoin for): the
+   * Java client forgets what it last sent (`HeartbeatState.reset()` in
+   * `StreamsGroupHeartbeatRequestManager`'s `onFailure` and `onErrorResponse`), so its next
+   * heartbeat carries the owned tasks again. A heartbeat lost with its connection may have been
+   * taken, its answer moving the member's epoch on; the coordinator takes the retry at the epoch
+   * before only with the owned tasks in it, and fences it without them.
+   */
+  #forgetSent(m: StreamsMember): void {
+    m.tasksDirty = true
+  }
+
   /** After a failed attempt: the member's own back-off, as a Kafka client's. */
   #retryLater(m: StreamsMember): void {
     this.#schedule(
@@ -663,6 +675,7 @@ export class MemberLoad {
         return
       }
       m.coordinatorUnknown = true
+      this.#forgetSent(m)
       this.#retryLater(m)
       return
     }
@@ -751,6 +764,7 @@ export class MemberLoad {
       void this.#heartbeat(this.#addMember(m.group))
       return
     }
+    this.#forgetSent(m)
     if (RETRIABLE.has(r.errorCode)) {
       this.#row.retriable++
       if (r.errorCode === E.NOT_COORDINATOR || r.errorCode === E.COORDINATOR_NOT_AVAILABLE) {
