@@ -21,9 +21,9 @@ interface Seen {
  * A coordinator stand-in: FindCoordinator names itself; the join gets epoch 1 and task 0_0; the
  * member's next heartbeat (reporting the task) is answered; the one after it, a steady heartbeat
  * without tasks, is taken with a new epoch, 2, and its answer lost with the connection
- * (`dropAnswer`), or answered with an error and not taken (`answerError`); every heartbeat after that is answered
- * when it carries the current epoch, or the one before with its owned tasks, and FENCED_MEMBER_EPOCH
- * otherwise, as the coordinator's epoch check does.
+ * (`dropAnswer`), or answered with an error and not taken (`answerError`). Every heartbeat after
+ * that is answered when it carries the current epoch, or the one before with its owned tasks, and
+ * FENCED_MEMBER_EPOCH otherwise, as the coordinator's epoch check does.
  */
 function coordinator(fault: { dropAnswer: true } | { answerError: number }) {
   const seen: Seen[] = []
