@@ -274,7 +274,10 @@ const tpKey = (topic: string, partition: number): string => `${topic}-${partitio
 /**
  * The processing loop of one member: fetch the partitions of its active tasks (long poll), hand
  * every record to the application's handler, write what it returns, then commit the positions.
- * Partitions a member newly owns start at the group's committed offset (or the log start).
+ * Partitions a member newly owns start at the group's committed offset (or the log start). A
+ * commit holds the partitions whose records were processed since the last one: a partition it
+ * owns and has read nothing of is never committed (Kafka Streams commits only the partitions its
+ * tasks have consumed), so it keeps the group's committed offset, or none.
  */
 export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
   const sources = taskSourceTopics(d.topology, d.applicationId)
@@ -290,7 +293,8 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
   let lastPurge = 0
   /** the DeleteRecords call in flight, if any: the next purge waits for it */
   let purging: Promise<unknown> | null = null
-  let dirty = false
+  /** the partitions whose position moved since this member last committed it */
+  const uncommitted = new Set<string>()
   let failures = 0
   let wake: (() => void) | null = null
   const pause = (ms: number): Promise<void> =>
@@ -335,6 +339,7 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
     const wantedKeys = new Set(wanted.map((p) => tpKey(p.topic, p.partition)))
     for (const k of [...positions.keys()]) if (!wantedKeys.has(k)) positions.delete(k)
     for (const k of [...committed.keys()]) if (!wantedKeys.has(k)) committed.delete(k)
+    for (const k of [...uncommitted]) if (!wantedKeys.has(k)) uncommitted.delete(k)
     const fresh = wanted.filter((p) => !positions.has(tpKey(p.topic, p.partition)))
     if (fresh.length > 0) await startPositions(fresh)
     if (positions.size === 0) {
@@ -352,7 +357,10 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
     for (const f of fetched) {
       if (f.error !== null) {
         // out of range (records deleted): start again from the log start offset
-        if (f.error.errorName === 'OFFSET_OUT_OF_RANGE') positions.delete(tpKey(f.topic, f.partition))
+        if (f.error.errorName === 'OFFSET_OUT_OF_RANGE') {
+          positions.delete(tpKey(f.topic, f.partition))
+          uncommitted.delete(tpKey(f.topic, f.partition))
+        }
         continue
       }
       for (const r of f.records) out.push(...d.handler(f.topic, r))
@@ -361,15 +369,25 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
         moved.push({ topic: f.topic, partition: f.partition, offset: f.nextOffset })
     }
     if (out.length > 0) await d.producer.send(out)
-    for (const p of moved) positions.set(tpKey(p.topic, p.partition), p)
-    if (moved.length > 0) dirty = true
-    if (dirty && Date.now() - lastCommit >= commitIntervalMs) {
+    for (const p of moved) {
+      const k = tpKey(p.topic, p.partition)
+      positions.set(k, p)
+      uncommitted.add(k)
+    }
+    if (uncommitted.size > 0 && Date.now() - lastCommit >= commitIntervalMs) {
       lastCommit = Date.now()
-      const offsets = [...positions.values()]
+      const offsets: TopicPartitionPosition[] = []
+      for (const k of uncommitted) {
+        const p = positions.get(k)
+        if (p !== undefined) offsets.push(p)
+      }
       try {
         await d.fetcher.commit(d.applicationId, d.member, offsets)
-        dirty = false
-        for (const p of offsets) committed.set(tpKey(p.topic, p.partition), p.offset)
+        for (const p of offsets) {
+          const k = tpKey(p.topic, p.partition)
+          committed.set(k, p.offset)
+          if (positions.get(k)?.offset === p.offset) uncommitted.delete(k)
+        }
       } catch (e) {
         // the member's epoch moved on (a rebalance): the next round commits with the new one
         if (!(e instanceof KafkaError) || !e.retriable) log_(d.log, `${d.member.memberId}: commit`, e)
