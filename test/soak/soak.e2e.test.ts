@@ -12,10 +12,11 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { test } from 'node:test'
 import { THREAD_COUNTS } from '../../tools/soak/measures.js'
-import { formatRow, HEADER, ISSUE_DEFAULTS, runSoak } from '../../tools/soak/soak.js'
+import { formatLoops, formatRow, HEADER, ISSUE_DEFAULTS, runSoak } from '../../tools/soak/soak.js'
 
 test('a compressed soak passes every functional criterion', { timeout: 300_000 }, async () => {
   const lines: string[] = []
+  const startedAt = Date.now()
   const result = await runSoak({
     minutes: 4,
     members: 200,
@@ -55,6 +56,15 @@ test('a compressed soak passes every functional criterion', { timeout: 300_000 }
   // plane moved records, and the server was restarted.
   assert.equal(result.rows.length, 4)
   for (const r of result.rows) assert.ok(r.heartbeats > 0, `minute ${r.minute} had no heartbeats\n${report}`)
+  // Each row says when its minute ended, on the wall clock, in order, within the run.
+  for (const [i, r] of result.rows.entries()) {
+    assert.ok(
+      r.closedAt > startedAt && r.closedAt <= Date.now(),
+      `minute ${r.minute} ended ${r.closedAt}\n${report}`,
+    )
+    if (i > 0) assert.ok(r.closedAt > result.rows[i - 1]!.closedAt, `minute ${r.minute}\n${report}`)
+    assert.match(formatLoops(r), / \(ended \d\d:\d\d:\d\d\.\d UTC\) load loops,/)
+  }
   // The latency stamped at the socket leaves out what the load process does around it, so it is
   // never above the latency its handler sees, sample by sample and so quantile by quantile; and a
   // round trip through another process takes more than 10 µs, so the stamps were both taken, in

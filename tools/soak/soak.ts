@@ -137,6 +137,11 @@ export const ISSUE_DEFAULTS = {
 export interface MinuteRow extends ThreadCounts {
   readonly minute: number
   /**
+   * When the minute ended, on the wall clock (`Date.now()` as its row began to close), printed in
+   * the row's load-loops line: to set the row beside what was sampled outside the soak.
+   */
+  closedAt: number
+  /**
    * Heartbeat latencies stamped at the socket (`Timing`: the frame written, the chunk with its
    * answer read), merged over the load threads, and the p99 as the member's handler sees it (from
    * before the request is encoded to the answer's handler: every delay of its thread's loop in it,
@@ -432,6 +437,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   }
   const newRow = (minute: number): MinuteRow => ({
     minute,
+    closedAt: Number.NaN,
     heartbeats: 0,
     p50: Number.NaN,
     p99: Number.NaN,
@@ -934,6 +940,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let refaultsAt = fileRefaults()
     let reportingAt = pageReporting()
     const closeRow = async (r: MinuteRow) => {
+      r.closedAt = Date.now()
       const clock = clockMinute.take()
       r.wallSteps = clock.wallSteps
       r.wallStepMs = clock.wallStepMs
@@ -1473,5 +1480,8 @@ export function formatLoops(r: MinuteRow): string {
     `${name} ${f(l.p99Ms)} / ${f(l.maxMs)}, ${f(l.gcMaxMs)} (${l.scavenges} / ${l.markCompacts}, ${f(l.newSpaceMb)}; ${f(l.cpuMs)} / ${f(l.runWaitMs)})`
   const threads = r.threadLoops.map((l, i) => one(`t${i}`, l))
   if (r.mainLoop !== undefined) threads.push(one('main', r.mainLoop))
-  return `  minute ${r.minute < 0 ? 'set-up' : r.minute} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts, new space MB; CPU / waited for a core ms): ${threads.join('; ')}`
+  const ended = Number.isFinite(r.closedAt)
+    ? ` (ended ${new Date(r.closedAt).toISOString().slice(11, 21)} UTC)`
+    : ''
+  return `  minute ${r.minute < 0 ? 'set-up' : r.minute}${ended} load loops, p99 / max ms, GC max ms (scavenges / mark-compacts, new space MB; CPU / waited for a core ms): ${threads.join('; ')}`
 }
