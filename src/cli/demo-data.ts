@@ -383,11 +383,9 @@ export function startTaskProcessor(d: ProcessorDeps): TaskProcessor {
       }
       try {
         await d.fetcher.commit(d.applicationId, d.member, offsets)
-        for (const p of offsets) {
-          const k = tpKey(p.topic, p.partition)
-          committed.set(k, p.offset)
-          if (positions.get(k)?.offset === p.offset) uncommitted.delete(k)
-        }
+        // Only a round moves positions, and rounds run one at a time: what was sent is what is held.
+        uncommitted.clear()
+        for (const p of offsets) committed.set(tpKey(p.topic, p.partition), p.offset)
       } catch (e) {
         // the member's epoch moved on (a rebalance): the next round commits with the new one
         if (!(e instanceof KafkaError) || !e.retriable) log_(d.log, `${d.member.memberId}: commit`, e)
