@@ -264,23 +264,29 @@ export const READ_AHEAD_PACE_MS = 1000
  * `flush.messages` / `flush.ms` keep their meaning. It only leaves a flush little to write. Its
  * failure is one, though: the kernel may drop the pages it failed to write, so the partition goes
  * offline as after a failed flush.
+ *
+ * 4 MiB, not more: an append's write can block while its segment's fsync runs (5–19 ms with
+ * write-backs of 16 MiB, whose fsyncs took about 11 ms; ext4's `data=ordered` commits the journal
+ * at an fsync), and on the event loop that holds every connection. Side by side in the same
+ * windows, the latency runs had 13 loop stalls in a synchronous write with a write-back in flight
+ * in 18 runs at 16 MiB and 3 (all in one run, on a slow disk) in 18 at 4 MiB, for about 3.5 times
+ * the fsyncs (BENCHMARKS.md, "Smaller write-backs, and appends on the threadpool while one runs").
  */
-export const WRITE_BACK_BYTES = 16 * 1024 * 1024
+export const WRITE_BACK_BYTES = 4 * 1024 * 1024
 /**
  * How far back from the end of a partition's active segment a read may start and still be done
  * at once (within TAIL_READ_BYTES a turn). A consumer that a stall of 10–25 ms (a collection, a
  * late timer) left more than 1 MiB behind read only on the threadpool, one answer at a time
  * behind read-aheads and write-back fsyncs (0–13 answers in 50 ms against 33–70 once caught up),
  * so it caught up over hundreds of milliseconds (BENCHMARKS.md, "The half-load run's first
- * second, traced"). The window is WRITE_BACK_BYTES: a write-back starts whenever the segment took
- * that many bytes since the last one started, so the bytes in it are either not written back yet
- * (dirty pages, which the kernel cannot drop unwritten) or written back by the latest write-back
- * (the clean pages it would drop last). At half load it is about 1,000 batches of 16.7 KB,
- * 70–110 ms of appends: several times what such a stall leaves. A consumer further back reads on
- * the threadpool until it is in the window; the per-turn budget holds what a read at once costs
- * the event loop should a page have been dropped after all.
+ * second, traced"). The bytes in the window are the segment's newest: not written back yet
+ * (dirty pages, which the kernel cannot drop unwritten) or written back by the last few
+ * write-backs (WRITE_BACK_BYTES; the clean pages it would drop last). At half load it is about
+ * 1,000 batches of 16.7 KB, 70–110 ms of appends: several times what such a stall leaves. A
+ * consumer further back reads on the threadpool until it is in the window; the per-turn budget
+ * holds what a read at once costs the event loop should a page have been dropped after all.
  */
-export const TAIL_WINDOW_BYTES = WRITE_BACK_BYTES
+export const TAIL_WINDOW_BYTES = 16 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
 
 /** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */

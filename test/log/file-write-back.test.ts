@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
-import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
+import { type FileLayer, FileLogStorage, NODE_FILE_LAYER, WRITE_BACK_BYTES } from '../../src/log/file.js'
 import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig } from '../../src/log/types.js'
@@ -27,7 +27,8 @@ const NOW = Date.now()
 function holdingLayer() {
   const paths = new Map<number, string>()
   const held: { fd: number; cb: (err: NodeJS.ErrnoException | null) => void }[] = []
-  const state = { segmentFsyncs: 0, fail: false }
+  /** passFsyncs: let segment fsyncs through (a close at the end of a test). */
+  const state = { segmentFsyncs: 0, fail: false, passFsyncs: false }
   const layer: FileLayer = {
     ...NODE_FILE_LAYER,
     open(path, flags, cb) {
@@ -37,7 +38,7 @@ function holdingLayer() {
       })
     },
     fsync(fd, cb) {
-      if (!(paths.get(fd) ?? '').endsWith('.log')) return fs.fsync(fd, cb)
+      if (!(paths.get(fd) ?? '').endsWith('.log') || state.passFsyncs) return fs.fsync(fd, cb)
       state.segmentFsyncs++
       if (state.fail) return cb(Object.assign(new Error('EIO: injected'), { code: 'EIO' }))
       held.push({ fd, cb })
@@ -173,3 +174,30 @@ test('file: a write-back whose segment retention deletes meanwhile fails nothing
     assert.ok(p.online, 'a failure on a deleted segment is no storage fault')
     assert.throws(() => fs.fstatSync(fd), 'closed once the write-back ended')
   }))
+
+test('file: by default a write-back starts once the active segment took WRITE_BACK_BYTES (4 MiB)', async () => {
+  assert.equal(WRITE_BACK_BYTES, 4 * 1024 * 1024)
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-writeback-'))
+  const h = holdingLayer()
+  try {
+    const storage = new FileLogStorage([dir], { fs: h.layer, readAheadBytes: 0 })
+    const m = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, {}) },
+      { storage, noBackgroundJobs: true },
+    )
+    await m.open()
+    await m.createPartitions('t', 'id', 0, 1, {})
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    let i = 0
+    while (p.sizeInBytes + bigBatch(0).byteLength < WRITE_BACK_BYTES)
+      assert.equal((await p.append(bigBatch(i++), { now: NOW })).errorCode, 0)
+    assert.equal(h.state.segmentFsyncs, 0)
+    assert.equal((await p.append(bigBatch(i++), { now: NOW })).errorCode, 0)
+    assert.equal(h.state.segmentFsyncs, 1)
+    h.state.passFsyncs = true
+    await h.release()
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
