@@ -69,9 +69,15 @@ async function open(
   dir: string,
   layer: FileLayer,
   configs: Partial<LogConfig> = {},
+  /** The write-back interval; null: the engine's default (WRITE_BACK_BYTES). */
+  writeBackBytes: number | null = WRITE_BACK,
 ): Promise<{ m: LogManagerImpl; p: PartitionLogImpl; storage: FileLogStorage }> {
   // No reads ahead (they depend on the pace of the appends): not under test here.
-  const storage = new FileLogStorage([dir], { fs: layer, readAheadBytes: 0, writeBackBytes: WRITE_BACK })
+  const storage = new FileLogStorage([dir], {
+    fs: layer,
+    readAheadBytes: 0,
+    writeBackBytes: writeBackBytes ?? undefined,
+  })
   const defaults = resolveLogConfig(DEFAULT_LOG_CONFIG, configs)
   const m = createLogManager(
     { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults },
@@ -180,14 +186,7 @@ test('file: by default a write-back starts once the active segment took WRITE_BA
   const dir = mkdtempSync(join(tmpdir(), 'topograph-writeback-'))
   const h = holdingLayer()
   try {
-    const storage = new FileLogStorage([dir], { fs: h.layer, readAheadBytes: 0 })
-    const m = createLogManager(
-      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, {}) },
-      { storage, noBackgroundJobs: true },
-    )
-    await m.open()
-    await m.createPartitions('t', 'id', 0, 1, {})
-    const p = m.partition('t', 0)! as PartitionLogImpl
+    const { m, p } = await open(dir, h.layer, {}, null)
     let i = 0
     while (p.sizeInBytes + bigBatch(0).byteLength < WRITE_BACK_BYTES)
       assert.equal((await p.append(bigBatch(i++), { now: NOW })).errorCode, 0)
