@@ -1,9 +1,13 @@
-#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16
+#!/usr/bin/env -S node --min-semi-space-size=16 --max-semi-space-size=16 --v8-pool-size=0
 // The Node options on the line above fix the young generation's size (README, "Configuration"): V8
 // shrinks it when the allocation rate drops and grows it back later, and the server's resident
 // memory moved by some 20 MB with it. The old generation's growth is left to V8:
 // `--heap-growing-percent=100` made full collections ten times rarer under a produce load but raised
-// the soak's resident-memory peaks by some 25 MB (RELIABILITY.md, "Soak"). scripts/start.sh and
+// the soak's resident-memory peaks by some 25 MB (RELIABILITY.md, "Soak"). `--v8-pool-size=0` sizes
+// V8's helper threads (the collector's parallel and concurrent work, the optimizing compiler) to
+// the machine, one fewer than its CPUs and at least one, instead of Node's fixed four: on two CPUs
+// four helpers beside the event loop made each scavenge wait for CPUs they shared with the loop and
+// the clients (BENCHMARKS.md, "V8's helper threads sized to the machine"). scripts/start.sh and
 // the soak start the server with the options of this line (test/helpers/topograph-process.ts,
 // `cliNodeOptions`).
 // `topograph start [--config FILE] [--override key=value]...`: loads the configuration, starts the

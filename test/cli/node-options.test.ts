@@ -1,5 +1,6 @@
-// `topograph start` runs with a young generation of fixed size (README, "Configuration"): the Node
-// options sit on the CLI's #! line, and `npm start` (scripts/start.sh) takes them from there.
+// `topograph start` runs with a young generation of fixed size and V8's helper threads sized to the
+// machine (README, "Configuration"): the Node options sit on the CLI's #! line, and `npm start`
+// (scripts/start.sh) takes them from there.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
@@ -14,6 +15,14 @@ test("the CLI's #! line fixes the young generation: the same minimum and maximum
   }
   assert.ok(size('max-semi-space-size') > 0)
   assert.equal(size('min-semi-space-size'), size('max-semi-space-size'))
+})
+
+test("the CLI's #! line sizes V8's helper threads to the machine", () => {
+  // 0: Node's own rule, one fewer than the CPUs it may use and at least one (Node's default is 4).
+  // The end-to-end tests start every server process with these options, so each Node the tests run
+  // on takes them.
+  const options = cliNodeOptions()
+  assert.ok(options.includes('--v8-pool-size=0'), `--v8-pool-size=0 missing from ${options.join(' ')}`)
 })
 
 test('npm start runs the built CLI with the options of its #! line', () => {
