@@ -148,6 +148,58 @@ const CHUNK = 1 << 20
  * libuv's threadpool (4 threads by default), which the fsyncs of flushes and checkpoints share.
  */
 const REMOVE_CONCURRENCY = 4
+/**
+ * Deleted segments' files closed and removed at once, on libuv's threadpool. The call that drops a
+ * file's last link or descriptor frees its blocks inside the system call: 550 ms for a segment of
+ * 1 GiB, 140 ms for 256 MiB, on an ext4 mounted with `discard` here (the discards are issued and
+ * waited for in it). One at a time, so that retention deleting many segments leaves the pool's
+ * other threads to reads, read-aheads and write-backs.
+ */
+const DISCARD_CONCURRENCY = 1
+/** The suffix a deleted segment's files take until they are removed (Kafka's). */
+const DELETED_SUFFIX = '.deleted'
+
+/** Work run on libuv's threadpool, at most `max` at a time, in the order it came. */
+class OffLoopQueue {
+  readonly #max: number
+  #running = 0
+  readonly #waiting: (() => void)[] = []
+  /** Work queued or running; settles once each has ended. */
+  readonly #pending = new Set<Promise<void>>()
+
+  constructor(max: number) {
+    this.#max = max
+  }
+
+  run(work: () => Promise<void>): Promise<void> {
+    const done = this.#take().then(async () => {
+      try {
+        await work()
+      } finally {
+        const next = this.#waiting.shift()
+        if (next !== undefined) next()
+        else this.#running--
+      }
+    })
+    this.#pending.add(done)
+    const forget = () => this.#pending.delete(done)
+    done.then(forget, forget)
+    return done
+  }
+
+  #take(): Promise<void> {
+    if (this.#running < this.#max) {
+      this.#running++
+      return Promise.resolve()
+    }
+    return new Promise<void>((r) => this.#waiting.push(r))
+  }
+
+  /** Settles once every piece of work queued so far has ended (failed ones included). */
+  async idle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
+  }
+}
 /** Bytes read at a time when walking batch headers. */
 const WALK_WINDOW = 16 * 1024
 /**
@@ -508,6 +560,11 @@ interface FileSegment {
   readers: number
   /** The segment left the partition (deleted, replaced, closed): its file closes once unread. */
   released: boolean
+  /**
+   * The segment's file was deleted or replaced: the close that drops its last reference frees its
+   * blocks, so it runs off the event loop (DISCARD_CONCURRENCY).
+   */
+  deleted: boolean
   /** The file's length when it was made longer than `size` to read pages ahead (else ≤ size). */
   preallocated: number
   /** The end of the pages read ahead (READ_AHEAD_BYTES), and whether a read ahead is in flight. */
@@ -722,6 +779,7 @@ class FilePartitionStore implements PartitionStore {
       flushedSize: 0,
       readers: 0,
       released: false,
+      deleted: false,
       preallocated: 0,
       aheadEnd: 0,
       aheadBusy: false,
@@ -1355,7 +1413,8 @@ class FilePartitionStore implements PartitionStore {
   }
 
   #closeFile(seg: FileSegment): void {
-    this.#fs.closeSync(seg.fd)
+    if (seg.deleted) this.#storage.discard(seg.fd, [])
+    else this.#fs.closeSync(seg.fd)
   }
 
   bytesFrom(offset: number): number {
@@ -1416,14 +1475,30 @@ class FilePartitionStore implements PartitionStore {
     const n = Math.min(count, this.#segments.length - 1)
     const gone = this.#segments.splice(0, n)
     for (const seg of gone) {
-      // A read in flight keeps the file open (and, unlinked, readable) until it ends.
+      // Renamed at once (a rename frees nothing), as Kafka renames them; closed and removed off
+      // the event loop, where freeing a large file's blocks takes hundreds of milliseconds
+      // (DISCARD_CONCURRENCY). A read in flight keeps the file open, and readable, until it ends.
+      // A crash before the removal leaves `.deleted` files, which opening the partition removes.
+      const renamed = this.#renameDeleted(
+        ['.log', '.index', '.timeindex'].map((suffix) => segmentFileName(seg.baseOffset, suffix)),
+      )
+      seg.deleted = true
       this.#release(seg)
-      for (const suffix of ['.log', '.index', '.timeindex']) {
-        const p = join(this.#dir, segmentFileName(seg.baseOffset, suffix))
-        if (this.#fs.existsSync(p)) this.#fs.unlinkSync(p)
-      }
+      this.#storage.discard(undefined, renamed)
     }
     this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
+  }
+
+  /** Renames the named files of the partition that exist to `<name>.deleted`; returns their new paths. */
+  #renameDeleted(names: readonly string[]): string[] {
+    const renamed: string[] = []
+    for (const name of names) {
+      const p = join(this.#dir, name)
+      if (!this.#fs.existsSync(p)) continue
+      this.#fs.renameSync(p, p + DELETED_SUFFIX)
+      renamed.push(p + DELETED_SUFFIX)
+    }
+    return renamed
   }
 
   #dropSnapshotsBelow(offset: number): void {
@@ -1433,12 +1508,12 @@ class FilePartitionStore implements PartitionStore {
       .filter((b): b is number => b !== null)
       .sort((a, b) => b - a)
     // Keep the newest snapshot whatever its offset (it is still the state to start from).
+    const doomed: string[] = []
     for (const off of snaps.slice(1)) {
       if (off >= offset) continue
-      this.#fs.unlinkSync(join(this.#dir, segmentFileName(off, '.snapshot')))
-      const ap = join(this.#dir, segmentFileName(off, '.aborted'))
-      if (this.#fs.existsSync(ap)) this.#fs.unlinkSync(ap)
+      doomed.push(segmentFileName(off, '.snapshot'), segmentFileName(off, '.aborted'))
     }
+    this.#storage.discard(undefined, this.#renameDeleted(doomed))
   }
 
   async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
@@ -1475,21 +1550,18 @@ class FilePartitionStore implements PartitionStore {
         seg.size += b.bytes.byteLength
       }
       if (!rewrite.changed()) {
-        this.#fs.closeSync(fd)
-        this.#fs.unlinkSync(cleanedPath)
+        this.#dropCleaned(fd, cleanedPath)
         return false
       }
       await this.#fsyncFd(fd)
     } catch (e) {
-      this.#fs.closeSync(fd)
-      this.#fs.unlinkSync(cleanedPath)
+      this.#dropCleaned(fd, cleanedPath)
       throw e
     }
     // Appends may have rolled new segments meanwhile: find the old one again.
     const idx = this.#segments.indexOf(old)
     if (idx < 0) {
-      this.#fs.closeSync(fd)
-      this.#fs.unlinkSync(cleanedPath)
+      this.#dropCleaned(fd, cleanedPath)
       return false
     }
     seg.flushedSize = seg.size
@@ -1500,8 +1572,25 @@ class FilePartitionStore implements PartitionStore {
     // stray .cleaned file (deleted at open), after it the new one.
     this.#fs.renameSync(cleanedPath, old.path)
     this.#segments[idx] = seg
+    // The old file lost its name to the new one: its last close frees it.
+    old.deleted = true
     this.#release(old)
     return true
+  }
+
+  /**
+   * A cleaned copy not swapped in: renamed to a name of its own at once (the next cleaning of the
+   * segment makes a new `.cleaned` file), closed and removed off the event loop.
+   */
+  #dropCleaned(fd: number, cleanedPath: string): void {
+    const doomed = `${cleanedPath}.${this.#storage.nextDiscardSerial()}${DELETED_SUFFIX}`
+    let renamed = true
+    try {
+      this.#fs.renameSync(cleanedPath, doomed)
+    } catch {
+      renamed = false
+    }
+    this.#storage.discard(fd, renamed ? [doomed] : [])
   }
 
   #fsyncFd(fd: number): Promise<void> {
@@ -1652,8 +1741,11 @@ export class FileLogStorage implements LogStorage {
   /** The lock on each directory's `.lock` while the storage is open. */
   #locks: FileLock[] = []
   /** Trees being removed (at most REMOVE_CONCURRENCY) and the ones waiting for a turn. */
-  #removing = 0
-  readonly #removeWaiters: (() => void)[] = []
+  readonly #trees = new OffLoopQueue(REMOVE_CONCURRENCY)
+  /** Deleted segments' descriptors and files being closed and removed (DISCARD_CONCURRENCY). */
+  readonly #discards = new OffLoopQueue(DISCARD_CONCURRENCY)
+  #discardSerial = 0
+  readonly #logger: LogLogger | undefined
   /** The buffers Fetch reads of every partition borrow (see ReadOptions.loans). */
   readonly readBuffers: ReadBufferPool
   /** See TAIL_READ_BYTES. */
@@ -1686,6 +1778,7 @@ export class FileLogStorage implements LogStorage {
     this.readAheadBytes = opts.readAheadBytes ?? READ_AHEAD_BYTES
     this.writeBackBytes = opts.writeBackBytes ?? WRITE_BACK_BYTES
     this.now = opts.now ?? (() => performance.now())
+    this.#logger = opts.logger
     this.#recoveryFiles = this.#dirs.map(
       (dir, i) =>
         new CheckpointFile(this.#fs, join(dir, RECOVERY_POINT_FILE), () =>
@@ -1854,19 +1947,44 @@ export class FileLogStorage implements LogStorage {
   /** Removes a directory tree off the event loop, at most REMOVE_CONCURRENCY trees at a time. */
   async removeTree(path: string): Promise<void> {
     const fs = this.#fs
-    if (fs.rm === undefined) {
+    const rm = fs.rm
+    if (rm === undefined) {
       fs.rmSync(path, { recursive: true, force: true })
       return
     }
-    if (this.#removing >= REMOVE_CONCURRENCY) await new Promise<void>((r) => this.#removeWaiters.push(r))
-    else this.#removing++
-    try {
-      await new Promise<void>((resolve) => fs.rm?.(path, { recursive: true, force: true }, () => resolve()))
-    } finally {
-      const next = this.#removeWaiters.shift()
-      if (next !== undefined) next()
-      else this.#removing--
-    }
+    await this.#trees.run(
+      () => new Promise<void>((done) => rm.call(fs, path, { recursive: true, force: true }, () => done())),
+    )
+  }
+
+  /**
+   * Closes a deleted segment's descriptor (when given) and removes its renamed files, off the event
+   * loop (DISCARD_CONCURRENCY). Nothing waits for it: a failure leaves `.deleted` files, which the
+   * partition's next opening removes, and is logged.
+   */
+  discard(fd: number | undefined, paths: readonly string[]): void {
+    if (fd === undefined && paths.length === 0) return
+    const fs = this.#fs
+    void this.#discards
+      .run(async () => {
+        if (fd !== undefined) await call((cb) => fs.close(fd, cb))
+        for (const p of paths) {
+          await call((cb) => fs.unlink(p, cb)).catch((e: unknown) => {
+            if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+          })
+        }
+      })
+      .catch((e: unknown) => this.#logger?.warn({ err: e, paths }, 'could not remove a deleted segment'))
+  }
+
+  /** A number for a discarded file's name, unique in this storage's life. */
+  nextDiscardSerial(): number {
+    return ++this.#discardSerial
+  }
+
+  /** Settles once every deleted segment's files queued so far are closed and removed. */
+  discarded(): Promise<void> {
+    return this.#discards.idle()
   }
 
   storedPartitions(): { readonly topic: string; readonly partition: number }[] {
@@ -2020,6 +2138,7 @@ export class FileLogStorage implements LogStorage {
     await this.checkpoint()
     await Promise.all([...this.#renaming.values()])
     await Promise.all([...this.#logStartFiles, ...this.#cleanerFiles].map((f) => f.settled()))
+    await this.#discards.idle()
     for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
     this.#releaseLocks()
   }

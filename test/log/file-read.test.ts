@@ -28,6 +28,7 @@ import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig, ReadResult } from '../../src/log/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { readAll } from './contract.js'
+import { openFilesOf } from './fs-probes.js'
 import { batchOf } from './helpers.js'
 
 const RU = { minOneMessage: true, isolationLevel: 'read_uncommitted' } as const
@@ -64,20 +65,6 @@ function tracingLayer() {
     for (const go of state.held.splice(0)) go()
   }
   return { layer, state, release }
-}
-
-/** Descriptors of this process open on `path` (deleted or not), from /proc/self/fd. */
-function openFilesOf(path: string): number {
-  let n = 0
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      const target = fs.readlinkSync(`/proc/self/fd/${fd}`)
-      if (target === path || target === `${path} (deleted)`) n++
-    } catch {
-      // closed meanwhile (the directory's own descriptor among them)
-    }
-  }
-  return n
 }
 
 async function open(
@@ -399,13 +386,16 @@ test('file: a segment deleted by retention during a large read is read whole, it
     assert.equal((await p.deleteRecordsBefore(segs[1].baseOffset)).errorCode, ErrorCode.NONE)
     assert.equal(await p.applyRetention(NOW), 1)
     const first = join(dir, 't-0', '00000000000000000000.log')
-    assert.ok(!fs.existsSync(first), 'the file is unlinked')
-    assert.equal(openFilesOf(first), 1, 'kept open for the read')
+    assert.ok(!fs.existsSync(first), 'the file is renamed away')
+    // Renamed `.deleted` at once; removed off the event loop (it may still be there, or not).
+    assert.equal(openFilesOf(`${first}.deleted`), 1, 'kept open for the read')
     release()
     const r = await reading
     assert.equal(r.errorCode, ErrorCode.NONE)
     assert.deepEqual(Buffer.from(r.records), Buffer.from(expected), 'the deleted segment, byte for byte')
-    assert.equal(openFilesOf(first), 0, 'closed once the read ended')
+    await (m.storage as FileLogStorage).discarded()
+    assert.equal(openFilesOf(`${first}.deleted`), 0, 'closed once the read ended')
+    assert.ok(!fs.existsSync(`${first}.deleted`), 'and removed')
     assert.equal(p.online, true)
     await m.close()
   } finally {

@@ -163,7 +163,7 @@ test('file: a failed write-back takes the partition offline as a failed flush do
   }))
 
 test('file: a write-back whose segment retention deletes meanwhile fails nothing, and its file closes after it', () =>
-  withPartition({ retentionMs: 1 }, async ({ p, h }) => {
+  withPartition({ retentionMs: 1 }, async ({ p, h, storage }) => {
     for (let i = 0; i < 4; i++) assert.equal((await p.append(bigBatch(i), { now: NOW })).errorCode, 0)
     assert.equal(h.held.length, 1)
     const fd = h.held[0].fd
@@ -178,6 +178,8 @@ test('file: a write-back whose segment retention deletes meanwhile fails nothing
       x.cb(Object.assign(new Error('EIO: injected'), { code: 'EIO' }) as NodeJS.ErrnoException)
     await turn()
     assert.ok(p.online, 'a failure on a deleted segment is no storage fault')
+    // The close of a deleted segment's file runs on the threadpool.
+    await storage.discarded()
     assert.throws(() => fs.fstatSync(fd), 'closed once the write-back ended')
   }))
 

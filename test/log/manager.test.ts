@@ -15,6 +15,7 @@ import {
 import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
 import { createLogManager } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
+import { countingLayer } from './fs-probes.js'
 import { batchOf, records } from './helpers.js'
 
 test('several log.dirs: partitions spread over them, DescribeLogDirs lists each with its own', async () => {
@@ -155,51 +156,6 @@ test('creating many partitions keeps the event loop turning and is durable', asy
     rmSync(root, { recursive: true, force: true })
   }
 })
-
-/**
- * node:fs with its synchronous calls counted while `armed`: by name, and the most made in one turn
- * of the event loop (between two setImmediate callbacks, once `watch()` started).
- */
-function countingLayer(): {
-  layer: FileLayer
-  during: (work: () => Promise<unknown>) => Promise<{ calls: Record<string, number>; mostInOneTurn: number }>
-} {
-  let armed = false
-  let calls = new Map<string, number>()
-  let thisTurn = 0
-  const layer: Record<string, unknown> = { ...NODE_FILE_LAYER }
-  for (const [name, f] of Object.entries(NODE_FILE_LAYER as unknown as Record<string, unknown>)) {
-    if (!name.endsWith('Sync') || typeof f !== 'function') continue
-    layer[name] = (...args: unknown[]) => {
-      if (armed) {
-        calls.set(name, (calls.get(name) ?? 0) + 1)
-        thisTurn++
-      }
-      return (f as (...a: unknown[]) => unknown)(...args)
-    }
-  }
-  const during = async (work: () => Promise<unknown>) => {
-    calls = new Map()
-    thisTurn = 0
-    let most = 0
-    let done = false
-    const turn = (): void => {
-      most = Math.max(most, thisTurn)
-      thisTurn = 0
-      if (!done) setImmediate(turn)
-    }
-    armed = true
-    setImmediate(turn)
-    try {
-      await work()
-    } finally {
-      armed = false
-      done = true
-    }
-    return { calls: Object.fromEntries(calls), mostInOneTurn: Math.max(most, thisTurn) }
-  }
-  return { layer: layer as unknown as FileLayer, during }
-}
 
 /** A manager opened on `root` finds partition 0 of `topic` empty, starting at offset 0. */
 async function assertOpensEmpty(root: string, topic: string, topicId: string): Promise<void> {

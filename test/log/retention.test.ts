@@ -1,5 +1,6 @@
 // Time-based retention on the file engine racing appends, rolls and the background work queued
-// against the segments it deletes (flushes, index files, producer snapshots).
+// against the segments it deletes (flushes, index files, producer snapshots), and what deleting a
+// segment's files leaves on the event loop.
 import assert from 'node:assert/strict'
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,7 @@ import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from
 import { FileLogStorage } from '../../src/log/file.js'
 import { createLogManager } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
+import { countingLayer, openFilesOf } from './fs-probes.js'
 import { batchOf, records } from './helpers.js'
 
 async function openManager(dir: string) {
@@ -101,5 +103,94 @@ test('retention: a kill -9 right after retention deleted every segment keeps the
   } finally {
     rmSync(dir, { recursive: true, force: true })
     rmSync(crashed, { recursive: true, force: true })
+  }
+})
+
+test('retention: deleted segments are renamed at once, then closed and removed off the event loop', async () => {
+  // Retention closed and unlinked each deleted segment's file in the caller's turn. The call that
+  // drops a file's last reference frees its blocks: 550 ms for a 1-GiB segment on an ext4 mounted
+  // with `discard`, a stall of every connection. Counted, not timed.
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-ret-off-loop-'))
+  try {
+    const { layer, during } = countingLayer()
+    const storage = new FileLogStorage([dir], { fs: layer })
+    const m = createLogManager(
+      {
+        ...DEFAULT_LOG_MANAGER_CONFIG,
+        logDirs: [dir],
+        defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, { indexIntervalBytes: 0 }),
+      },
+      { storage, noBackgroundJobs: true },
+    )
+    await m.open()
+    await m.createPartitions('t', 'id', 0, 1, { segmentBytes: 300, retentionMs: 1 })
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const timestamp = Date.now() - 60_000
+    for (let i = 0; i < 8; i++) await p.append(batchOf(records(2), { timestamp }), { now: Date.now() })
+    await p.flush()
+    const segmentDir = join(dir, 't-0')
+    const logs = () => readdirSync(segmentDir).filter((n) => n.endsWith('.log'))
+    const before = logs()
+    assert.ok(before.length >= 3, `${before.length} segments`)
+    const seen = await during(() => p.applyRetention(Date.now() + 60_000))
+    const gone = before.filter((n) => !logs().includes(n))
+    assert.ok(gone.length >= before.length - 1, `${gone.length} of ${before.length} segments deleted`)
+    assert.equal(logs().length, 1, 'the active segment is left')
+    assert.equal(seen.calls.unlinkSync ?? 0, 0, JSON.stringify(seen.calls))
+    assert.equal(seen.calls.closeSync ?? 0, 0, JSON.stringify(seen.calls))
+    assert.ok((seen.calls.renameSync ?? 0) >= gone.length, JSON.stringify(seen.calls))
+    await storage.discarded()
+    assert.deepEqual(
+      readdirSync(segmentDir).filter((n) => n.endsWith('.deleted')),
+      [],
+      'the renamed files are removed',
+    )
+    for (const n of gone) assert.equal(openFilesOf(join(segmentDir, `${n}.deleted`)), 0, `${n} closed`)
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test("compaction: a replaced segment's file is closed off the event loop", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-clean-off-loop-'))
+  try {
+    const { layer, during } = countingLayer()
+    const storage = new FileLogStorage([dir], { fs: layer })
+    const m = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: DEFAULT_LOG_CONFIG },
+      { storage, noBackgroundJobs: true },
+    )
+    await m.open()
+    await m.createPartitions('c', 'id', 0, 1, {
+      cleanupPolicy: ['compact'],
+      segmentBytes: 400,
+      minCleanableDirtyRatio: 0.01,
+    })
+    const p = m.partition('c', 0)! as PartitionLogImpl
+    const now = Date.now()
+    for (let i = 0; i < 30; i++) {
+      const key = 'abcde'[i % 5]
+      await p.append(batchOf([{ key, value: `${key}${i}` }], { timestamp: now }), { now })
+    }
+    const segmentDir = join(dir, 'c-0')
+    const first = join(segmentDir, '00000000000000000000.log')
+    const seen = await during(() => m.runCleaner(now))
+    // The cleaned copies replaced their segments by rename; the old files' descriptors were let go.
+    assert.equal(seen.calls.unlinkSync ?? 0, 0, JSON.stringify(seen.calls))
+    assert.ok((seen.calls.openSync ?? 0) > 0, 'the cleaner wrote copies')
+    // The only descriptors closed in the caller's turn are those of the index files written with
+    // an fsync each (written whole, then renamed): none of a replaced segment.
+    assert.equal(seen.calls.closeSync ?? 0, seen.calls.fsyncSync ?? 0, JSON.stringify(seen.calls))
+    await storage.discarded()
+    // One descriptor on the segment's name: the new file's. The replaced one is closed.
+    assert.equal(openFilesOf(first), 1)
+    assert.deepEqual(
+      readdirSync(segmentDir).filter((n) => n.endsWith('.cleaned') || n.endsWith('.deleted')),
+      [],
+    )
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 })

@@ -1,0 +1,63 @@
+// What the log's tests look at in the file system: the engine's synchronous file calls (what runs
+// on the event loop) and the process's open descriptors.
+import { readdirSync, readlinkSync } from 'node:fs'
+import { type FileLayer, NODE_FILE_LAYER } from '../../src/log/file.js'
+
+/**
+ * node:fs with its synchronous calls counted while `armed`: by name, and the most made in one turn
+ * of the event loop (between two setImmediate callbacks, once `watch()` started).
+ */
+export function countingLayer(): {
+  layer: FileLayer
+  during: (work: () => Promise<unknown>) => Promise<{ calls: Record<string, number>; mostInOneTurn: number }>
+} {
+  let armed = false
+  let calls = new Map<string, number>()
+  let thisTurn = 0
+  const layer: Record<string, unknown> = { ...NODE_FILE_LAYER }
+  for (const [name, f] of Object.entries(NODE_FILE_LAYER as unknown as Record<string, unknown>)) {
+    if (!name.endsWith('Sync') || typeof f !== 'function') continue
+    layer[name] = (...args: unknown[]) => {
+      if (armed) {
+        calls.set(name, (calls.get(name) ?? 0) + 1)
+        thisTurn++
+      }
+      return (f as (...a: unknown[]) => unknown)(...args)
+    }
+  }
+  const during = async (work: () => Promise<unknown>) => {
+    calls = new Map()
+    thisTurn = 0
+    let most = 0
+    let done = false
+    const turn = (): void => {
+      most = Math.max(most, thisTurn)
+      thisTurn = 0
+      if (!done) setImmediate(turn)
+    }
+    armed = true
+    setImmediate(turn)
+    try {
+      await work()
+    } finally {
+      armed = false
+      done = true
+    }
+    return { calls: Object.fromEntries(calls), mostInOneTurn: Math.max(most, thisTurn) }
+  }
+  return { layer: layer as unknown as FileLayer, during }
+}
+
+/** Descriptors of this process open on `path`, deleted or not (from /proc/self/fd). */
+export function openFilesOf(path: string): number {
+  let n = 0
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`)
+      if (target === path || target === `${path} (deleted)`) n++
+    } catch {
+      // closed meanwhile (the directory's own descriptor among them)
+    }
+  }
+  return n
+}
