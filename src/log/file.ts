@@ -25,7 +25,7 @@
  * faults (ENOSPC, EIO) without mocking anything else.
  */
 import * as nodeFs from 'node:fs'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../file-lock.js'
 import {
   BATCH_LENGTH_OFFSET,
@@ -158,6 +158,8 @@ const REMOVE_CONCURRENCY = 4
 const DISCARD_CONCURRENCY = 1
 /** The suffix a deleted segment's files take until they are removed (Kafka's). */
 const DELETED_SUFFIX = '.deleted'
+/** The suffix of a cleaned copy's files until the swap renames them in (Kafka's). */
+const CLEANED_SUFFIX = '.cleaned'
 
 /** Work run on libuv's threadpool, at most `max` at a time, in the order it came. */
 class OffLoopQueue {
@@ -1520,8 +1522,11 @@ class FilePartitionStore implements PartitionStore {
     const start = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
     if (start < 0 || start === this.#segments.length - 1) return false
     const old = this.#segments[start]
-    const cleanedPath = `${old.path}.cleaned`
-    const fd = this.#fs.openSync(cleanedPath, 'w+')
+    const cleanedPath = `${old.path}${CLEANED_SUFFIX}`
+    const indexPaths = ['.index', '.timeindex'].map((suffix) =>
+      join(this.#dir, segmentFileName(baseOffset, suffix)),
+    )
+    const fd = await call<number>((cb) => this.#fs.open(cleanedPath, 'w+', cb))
     const seg: FileSegment = {
       ...this.#newSegment(baseOffset, old.path, fd, old.createdMs),
       nextOffset: old.nextOffset,
@@ -1550,47 +1555,64 @@ class FilePartitionStore implements PartitionStore {
         seg.size += b.bytes.byteLength
       }
       if (!rewrite.changed()) {
-        this.#dropCleaned(fd, cleanedPath)
+        this.#dropCleaned(fd, [cleanedPath])
         return false
       }
-      await this.#fsyncFd(fd)
+      // The copy and its index files are made durable off the event loop (an fsync on a busy
+      // disk can take hundreds of milliseconds), the index files as `.cleaned` files beside it.
+      this.#finalTimeEntry(seg)
+      const { ib, tb } = this.#indexBytes(seg)
+      await Promise.all([
+        this.#fsyncFd(fd),
+        writeFileAtomicLater(this.#fs, indexPaths[0] + CLEANED_SUFFIX, ib),
+        writeFileAtomicLater(this.#fs, indexPaths[1] + CLEANED_SUFFIX, tb),
+      ])
     } catch (e) {
-      this.#dropCleaned(fd, cleanedPath)
+      this.#dropCleaned(fd, [cleanedPath, ...indexPaths.map((p) => p + CLEANED_SUFFIX)])
       throw e
     }
     // Appends may have rolled new segments meanwhile: find the old one again.
     const idx = this.#segments.indexOf(old)
     if (idx < 0) {
-      this.#dropCleaned(fd, cleanedPath)
+      this.#dropCleaned(fd, [cleanedPath, ...indexPaths.map((p) => p + CLEANED_SUFFIX)])
       return false
     }
     seg.flushedSize = seg.size
     // The segment's offsets range stays what it was even if its last batches were removed.
     seg.nextOffset = old.nextOffset
-    this.#writeIndexFiles(seg, true)
-    // The swap: one rename replaces the old file; a crash before it leaves the old segment and a
-    // stray .cleaned file (deleted at open), after it the new one.
+    seg.indexDirty = false
+    seg.indexWrites = old.indexWrites + 1
+    // The swap, renames only. The old index files go first, so that a crash at any point leaves
+    // the segment's file with its own index files or with none (rebuilt by a scan at open), never
+    // with the other file's: the old file until its rename, the new one after. `.cleaned` files a
+    // crash left are removed at open.
+    const oldIndexes = this.#renameDeleted(indexPaths.map((p) => basename(p)))
     this.#fs.renameSync(cleanedPath, old.path)
+    for (const p of indexPaths) this.#fs.renameSync(p + CLEANED_SUFFIX, p)
     this.#segments[idx] = seg
     // The old file lost its name to the new one: its last close frees it.
     old.deleted = true
     this.#release(old)
+    this.#storage.discard(undefined, oldIndexes)
     return true
   }
 
   /**
-   * A cleaned copy not swapped in: renamed to a name of its own at once (the next cleaning of the
-   * segment makes a new `.cleaned` file), closed and removed off the event loop.
+   * A cleaned copy not swapped in: its files renamed to names of their own at once (the next
+   * cleaning of the segment makes new `.cleaned` files), closed and removed off the event loop.
    */
-  #dropCleaned(fd: number, cleanedPath: string): void {
-    const doomed = `${cleanedPath}.${this.#storage.nextDiscardSerial()}${DELETED_SUFFIX}`
-    let renamed = true
-    try {
-      this.#fs.renameSync(cleanedPath, doomed)
-    } catch {
-      renamed = false
+  #dropCleaned(fd: number, paths: readonly string[]): void {
+    const serial = this.#storage.nextDiscardSerial()
+    const doomed: string[] = []
+    for (const p of paths) {
+      try {
+        this.#fs.renameSync(p, `${p}.${serial}${DELETED_SUFFIX}`)
+        doomed.push(`${p}.${serial}${DELETED_SUFFIX}`)
+      } catch {
+        // not made (a write that failed): nothing to remove
+      }
     }
-    this.#storage.discard(fd, renamed ? [doomed] : [])
+    this.#storage.discard(fd, doomed)
   }
 
   #fsyncFd(fd: number): Promise<void> {
