@@ -164,11 +164,13 @@ const threadMinute = (
   const ceiling = new LatencyHistogram()
   const firstInMs = new LatencyHistogram()
   const laterInMs = new LatencyHistogram()
+  const changed = new LatencyHistogram()
   samples.forEach((x, i) => {
     latency.record(x)
     handled.record(x + 0.1)
     ceiling.record(x / 2)
     ;(i % 2 === 0 ? firstInMs : laterInMs).record(x)
+    if (x >= 8) changed.record(x)
   })
   return {
     heartbeats: samples.length,
@@ -197,6 +199,7 @@ const threadMinute = (
     ceiling: ceiling.counts(),
     firstInMs: firstInMs.counts(),
     laterInMs: laterInMs.counts(),
+    changed: changed.counts(),
     sendBuckets: sends,
     loop: l,
   }
@@ -247,6 +250,9 @@ test('mergeThreadMinutes: counts added, histograms merged, sends by bucket, the 
   assert.equal(m.laterInMs.count, 3)
   assert.ok(Math.abs(m.firstInMs.quantile(1) - 16) / 16 < BUCKET - 1)
   assert.ok(Math.abs(m.laterInMs.quantile(1) - 8) / 8 < BUCKET - 1)
+  // The heartbeats that changed state (here those of 8 ms and more): b's 8 and 16.
+  assert.equal(m.changed.count, 2)
+  assert.ok(Math.abs(m.changed.quantile(0) - 8) / 8 < BUCKET - 1)
   // Rank ⌊7 · 0.5⌋ = 3 of 1, 1, 1, 2, 4, 8, 16 is 2; the highest is 16.
   assert.ok(Math.abs(m.latency.quantile(0.5) - 2) / 2 < BUCKET - 1)
   assert.ok(Math.abs(m.latency.quantile(1) - 16) / 16 < BUCKET - 1)

@@ -327,6 +327,12 @@ export interface ThreadMinute extends ThreadCounts {
    */
   firstInMs: Uint32Array
   laterInMs: Uint32Array
+  /**
+   * The members' latency (stamped at the socket) of the heartbeats that changed state: a join, a
+   * leave, a report of tasks, an answer with an assignment or asking for a description, an error.
+   * The others, a steady member's plain heartbeats, write nothing on the server.
+   */
+  changed: Uint32Array
   /** Heartbeats sent, by 100-ms bucket of the wall clock (ms since the epoch ÷ 100), common to every thread. */
   sendBuckets: [number, number][]
   loop: LoopMinute
@@ -339,6 +345,7 @@ export interface MergedMinute extends ThreadCounts {
   readonly ceiling: LatencyHistogram
   readonly firstInMs: LatencyHistogram
   readonly laterInMs: LatencyHistogram
+  readonly changed: LatencyHistogram
   readonly sendBuckets: Map<number, number>
   /** The members' threads' loops: the worst thread's p99, longest delay and GC pause; scavenges,
    * mark-compacts, heap after the last mark-compact, CPU and waits for a core added up (the threads'
@@ -352,6 +359,7 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
   const ceiling = new LatencyHistogram()
   const firstInMs = new LatencyHistogram()
   const laterInMs = new LatencyHistogram()
+  const changed = new LatencyHistogram()
   const sendBuckets = new Map<number, number>()
   const counts = Object.fromEntries(THREAD_COUNTS.map((k) => [k, 0])) as ThreadCounts
   for (const part of parts) {
@@ -361,6 +369,7 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
     ceiling.addCounts(part.ceiling)
     firstInMs.addCounts(part.firstInMs)
     laterInMs.addCounts(part.laterInMs)
+    changed.addCounts(part.changed)
     for (const [bucket, n] of part.sendBuckets) sendBuckets.set(bucket, (sendBuckets.get(bucket) ?? 0) + n)
   }
   const loops = parts.map((x) => x.loop)
@@ -374,6 +383,7 @@ export function mergeThreadMinutes(parts: readonly ThreadMinute[]): MergedMinute
     ceiling,
     firstInMs,
     laterInMs,
+    changed,
     sendBuckets,
     loop: {
       p99Ms: max((l) => l.p99Ms),

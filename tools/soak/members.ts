@@ -201,6 +201,7 @@ interface Minute extends ThreadCounts {
   readonly ceiling: LatencyHistogram
   readonly firstInMs: LatencyHistogram
   readonly laterInMs: LatencyHistogram
+  readonly changed: LatencyHistogram
   readonly sendBuckets: Map<number, number>
 }
 
@@ -211,6 +212,7 @@ const newMinute = (): Minute => ({
   ceiling: new LatencyHistogram(),
   firstInMs: new LatencyHistogram(),
   laterInMs: new LatencyHistogram(),
+  changed: new LatencyHistogram(),
   sendBuckets: new Map(),
 })
 
@@ -366,6 +368,7 @@ export class MemberLoad {
       ceiling: r.ceiling.counts(),
       firstInMs: r.firstInMs.counts(),
       laterInMs: r.laterInMs.counts(),
+      changed: r.changed.counts(),
       sendBuckets: [...r.sendBuckets],
       loop: this.#monitor.take(),
     }
@@ -688,6 +691,16 @@ export class MemberLoad {
     if (sentBefore === 0) sentRow.firstInMs.record(took)
     else sentRow.laterInMs.record(took)
     sentRow.handled.record(now - sentAt)
+    const steady =
+      !joining &&
+      !leaving &&
+      !sendTasks &&
+      r.errorCode === E.NONE &&
+      r.activeTasks === null &&
+      r.standbyTasks === null &&
+      r.warmupTasks === null &&
+      !r.topologyDescriptionRequired
+    if (!steady) sentRow.changed.record(took)
     this.#count('heartbeats')
     if (leaving) {
       m.state = 'gone'
