@@ -27,6 +27,7 @@
 import * as nodeFs from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../file-lock.js'
+import { ConcurrencyLimit } from './limit.js'
 import {
   BATCH_LENGTH_OFFSET,
   type Crc32c,
@@ -161,47 +162,6 @@ const DELETED_SUFFIX = '.deleted'
 /** The suffix of a cleaned copy's files until the swap renames them in (Kafka's). */
 const CLEANED_SUFFIX = '.cleaned'
 
-/** Work run on libuv's threadpool, at most `max` at a time, in the order it came. */
-class OffLoopQueue {
-  readonly #max: number
-  #running = 0
-  readonly #waiting: (() => void)[] = []
-  /** Work queued or running; settles once each has ended. */
-  readonly #pending = new Set<Promise<void>>()
-
-  constructor(max: number) {
-    this.#max = max
-  }
-
-  run(work: () => Promise<void>): Promise<void> {
-    const done = this.#take().then(async () => {
-      try {
-        await work()
-      } finally {
-        const next = this.#waiting.shift()
-        if (next !== undefined) next()
-        else this.#running--
-      }
-    })
-    this.#pending.add(done)
-    const forget = () => this.#pending.delete(done)
-    done.then(forget, forget)
-    return done
-  }
-
-  #take(): Promise<void> {
-    if (this.#running < this.#max) {
-      this.#running++
-      return Promise.resolve()
-    }
-    return new Promise<void>((r) => this.#waiting.push(r))
-  }
-
-  /** Settles once every piece of work queued so far has ended (failed ones included). */
-  async idle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
-  }
-}
 /** Bytes read at a time when walking batch headers. */
 const WALK_WINDOW = 16 * 1024
 /**
@@ -1763,9 +1723,9 @@ export class FileLogStorage implements LogStorage {
   /** The lock on each directory's `.lock` while the storage is open. */
   #locks: FileLock[] = []
   /** Trees being removed (at most REMOVE_CONCURRENCY) and the ones waiting for a turn. */
-  readonly #trees = new OffLoopQueue(REMOVE_CONCURRENCY)
+  readonly #trees = new ConcurrencyLimit(REMOVE_CONCURRENCY)
   /** Deleted segments' descriptors and files being closed and removed (DISCARD_CONCURRENCY). */
-  readonly #discards = new OffLoopQueue(DISCARD_CONCURRENCY)
+  readonly #discards = new ConcurrencyLimit(DISCARD_CONCURRENCY)
   #discardSerial = 0
   readonly #logger: LogLogger | undefined
   /** The buffers Fetch reads of every partition borrow (see ReadOptions.loans). */

@@ -11,6 +11,7 @@ import { resolveLogConfig } from './config.js'
 import { FileLogStorage } from './file.js'
 import { MemoryLogStorage } from './memory.js'
 import { PartitionLogImpl } from './partition-log.js'
+import { ConcurrencyLimit } from './limit.js'
 import type { LogStorage } from './storage.js'
 import type {
   LogConfig,
@@ -63,8 +64,7 @@ export class LogManagerImpl implements LogManager {
    */
   readonly #deletions = new Map<string, number>()
   /** Partition opens in flight, across every topic (at most OPEN_CONCURRENCY) and the ones waiting. */
-  #opening = 0
-  readonly #openWaiters: (() => void)[] = []
+  readonly #opens = new ConcurrencyLimit(OPEN_CONCURRENCY)
 
   constructor(config: LogManagerConfig, opts: LogManagerOptions = {}) {
     this.#config = config
@@ -182,16 +182,8 @@ export class LogManagerImpl implements LogManager {
   }
 
   /** Runs `open` when fewer than OPEN_CONCURRENCY partitions are opening, across every topic. */
-  async #throttled(open: () => Promise<void>): Promise<void> {
-    if (this.#opening >= OPEN_CONCURRENCY) await new Promise<void>((r) => this.#openWaiters.push(r))
-    else this.#opening++
-    try {
-      await open()
-    } finally {
-      const next = this.#openWaiters.shift()
-      if (next !== undefined) next()
-      else this.#opening--
-    }
+  #throttled(open: () => Promise<void>): Promise<void> {
+    return this.#opens.run(open)
   }
 
   async #createPartitions(
