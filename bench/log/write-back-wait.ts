@@ -8,12 +8,18 @@
  * by `sync`, over and over), which makes the file system's own reads slow, as another tenant of the
  * disk would.
  *
+ * With `ahead=zeros` the file's blocks are allocated ahead of the appends instead, as a
+ * `posix_fallocate` without the system call does it: 4 MiB of zeros at a time, from at least 1 MiB
+ * past the data, written and fdatasynced on the threadpool, one region in flight; an append that
+ * would reach a region still in flight waits for it (the probe counts those waits), so no zero
+ * lands on data.
+ *
  * A worker thread samples the main thread's state every 0.5 ms (`/proc/self/task/<tid>/stat`) and,
  * while it is blocked (D), the kernel stacks of every blocked thread of the process
  * (`/proc/self/task/<tid>/stack`, root only): the stacks are counted by their top frames and printed
  * with the run's appends over 5 ms (and how many of them had a write-back in flight).
  *
- *   node --import tsx bench/log/write-back-wait.ts [seconds=15] [MB/s=60] [write-back=fsync|none] [load=dd|none] [dir=tmpdir]
+ *   node --import tsx bench/log/write-back-wait.ts [seconds=15] [MB/s=60] [write-back=fsync|none] [load=dd|none] [dir=tmpdir] [ahead=hole|zeros]
  *
  * Not part of the test gate; Linux only.
  */
@@ -26,6 +32,8 @@ import { Worker } from 'node:worker_threads'
 const BATCH = 16_717
 const WRITE_BACK = 4 * 1024 * 1024
 const AHEAD = 4 * 1024 * 1024
+/** `zeros`: the region written with zeros and fdatasynced ahead of the appends, this much at a time. */
+const ZERO_AHEAD = 4 * 1024 * 1024
 
 interface Sampler {
   readonly pid: number
@@ -108,6 +116,8 @@ async function main(): Promise<void> {
   const writeBack = process.argv[4] ?? 'fsync'
   const loadKind = process.argv[5] ?? 'none'
   const dir = fs.mkdtempSync(join(process.argv[6] ?? tmpdir(), 'topograph-write-back-wait-'))
+  const ahead = process.argv[7] ?? 'hole'
+  const zeros = Buffer.alloc(ZERO_AHEAD)
   const path = join(dir, '00000000000000000000.log')
   const fd = fs.openSync(path, 'w+')
   const batch = Buffer.alloc(BATCH, 0x5a)
@@ -130,6 +140,15 @@ async function main(): Promise<void> {
   let writtenBackAt = 0
   let busy = false
   let writeBacks = 0
+  let zeroEnd = 0
+  let zeroFrom = -1
+  let zeroRuns = 0
+  let zeroMs = 0
+  let longestZero = 0
+  let overruns = 0
+  let overranAt = -1
+  let overrunMs = 0
+  let longestOverrun = 0
   let writeBackMs = 0
   let longestWriteBack = 0
   const start = performance.now()
@@ -143,7 +162,40 @@ async function main(): Promise<void> {
         return
       }
       while (sent < ((now - start) * perMs) / BATCH) {
-        if (pos + BATCH > length - AHEAD + 1024 * 1024) {
+        if (ahead === 'zeros') {
+          if (zeroFrom >= 0 && pos + BATCH > zeroFrom) {
+            // The appends reached a region whose zeros are not written yet: counted, and the
+            // appends wait for it (as an engine would have to), so no zero lands on data.
+            if (overranAt < 0) {
+              overranAt = performance.now()
+              overruns++
+            }
+            break
+          }
+          if (zeroFrom < 0 && zeroEnd < pos + 2 * ZERO_AHEAD) {
+            const from = Math.max(zeroEnd, pos + 1024 * 1024)
+            zeroFrom = from
+            const began = performance.now()
+            fs.write(fd, zeros, 0, ZERO_AHEAD, from, (err) => {
+              if (err) throw err
+              fs.fdatasync(fd, (err2) => {
+                if (err2) throw err2
+                const d = performance.now() - began
+                zeroRuns++
+                zeroMs += d
+                longestZero = Math.max(longestZero, d)
+                zeroEnd = from + ZERO_AHEAD
+                zeroFrom = -1
+                if (overranAt >= 0) {
+                  const waited = performance.now() - overranAt
+                  overrunMs += waited
+                  longestOverrun = Math.max(longestOverrun, waited)
+                  overranAt = -1
+                }
+              })
+            })
+          }
+        } else if (pos + BATCH > length - AHEAD + 1024 * 1024) {
           length = pos + AHEAD
           fs.ftruncateSync(fd, length)
         }
@@ -187,6 +239,10 @@ async function main(): Promise<void> {
       `${slow} over 5 ms (${slowDuringWriteBack} with a write-back in flight); ` +
       `${writeBacks} write-backs, ${(writeBackMs / Math.max(1, writeBacks)).toFixed(1)} ms on average, longest ${longestWriteBack.toFixed(0)} ms`,
   )
+  if (ahead === 'zeros')
+    console.log(
+      `zeros ahead: ${zeroRuns} runs, ${(zeroMs / Math.max(1, zeroRuns)).toFixed(1)} ms on average, longest ${longestZero.toFixed(0)} ms; the appends reached a region in flight ${overruns} times and waited for it ${overrunMs.toFixed(0)} ms in all, at most ${longestOverrun.toFixed(0)} ms`,
+    )
   console.log("samples of the main thread blocked, by the blocked threads' kernel stacks:")
   for (const [key, n] of seen) console.log(`  ${n} × ${key}`)
 }
