@@ -5,7 +5,16 @@
 // cleaner cleaning the second topic: the Produce MB/s with and without, and the cleaner's rate
 // while it shares the thread.
 //
-//   node --import tsx bench/data/compaction.ts [megabytes=256]
+// `longest event-loop hold` is the cleaner's own count (its longest slice); `longest loop delay`
+// is measured beside it, by a 1-ms timer's delay (perf_hooks.monitorEventLoopDelay) over the clean.
+// With `cold` the page cache is emptied before each clean (`sync`, then `1` written to
+// /proc/sys/vm/drop_caches: root only, and it empties the machine's whole page cache), so the
+// cleaner reads its segments from the disk.
+//
+//   node --import tsx bench/data/compaction.ts [megabytes=256] [cold]
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { LogManagerImpl } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import { produceRequest } from '../../test/helpers/data-plane.js'
@@ -13,6 +22,7 @@ import { requestFrame } from '../../test/server/wire-client.js'
 import { benchBatch, createTopic, f1, loadAverage, mb, runLoad, startBench } from './load.js'
 
 const megabytes = Number(process.argv[2] ?? 256)
+const cold = process.argv[3] === 'cold'
 const KEYS = 1024
 const COMPACTED = ['bench-compact-a', 'bench-compact-b']
 const LOAD = 'bench-compact-load'
@@ -51,15 +61,25 @@ const cleaner = logs.cleaner
 if (cleaner === undefined) throw new Error('no cleaner')
 const partition = (t: string) => logs.partition(t, 0) as PartitionLogImpl
 
+function dropPageCache(): void {
+  execFileSync('sync')
+  writeFileSync('/proc/sys/vm/drop_caches', '1')
+}
+
 async function clean(topic: string) {
   const p = partition(topic)
   const before = p.sizeInBytes
+  const delay = monitorEventLoopDelay({ resolution: 1 })
+  delay.enable()
   const t0 = performance.now()
   const stats = await cleaner!.clean(p, Date.now())
   const seconds = (performance.now() - t0) / 1000
+  delay.disable()
   if (stats === null) throw new Error(`nothing to clean in ${topic}`)
-  return { seconds, before, after: p.sizeInBytes, stats }
+  return { seconds, before, after: p.sizeInBytes, stats, longestDelayMs: delay.max / 1e6 }
 }
+
+if (cold) dropPageCache()
 
 const alone = await clean(COMPACTED[0])
 const loadSeconds = Math.max(2, alone.seconds)
@@ -75,6 +95,7 @@ const produceSpec = {
 }
 const without = await runLoad(produceSpec)
 // The load's measured window starts after its warm-up; the clean starts with it.
+if (cold) dropPageCache()
 const withLoad = runLoad(produceSpec)
 await new Promise((r) => setTimeout(r, 500))
 const shared = await clean(COMPACTED[1])
@@ -82,16 +103,18 @@ const withCleaner = await withLoad
 const rate = (m: typeof without) => mb(m.requests * batchBytes) / m.seconds
 
 console.log(
-  `\n${COMPACTED.length} compacted topics of ${f1(mb(alone.before))} MB each (${KEYS} keys, ${batchBytes} B batches, 16 MiB segments)\n`,
+  `\n${COMPACTED.length} compacted topics of ${f1(mb(alone.before))} MB each (${KEYS} keys, ${batchBytes} B batches, 16 MiB segments)${cold ? ', page cache emptied before each clean' : ''}\n`,
 )
-console.log('| Clean | segments | before → after MB | seconds | MB/s cleaned | longest event-loop hold ms |')
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+console.log(
+  '| Clean | segments | before → after MB | seconds | MB/s cleaned | longest event-loop hold ms | longest loop delay ms |',
+)
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const [name, c] of [
   ['alone', alone],
   ['during Produce', shared],
 ] as const)
   console.log(
-    `| ${name} | ${c.stats.segments} | ${f1(mb(c.stats.bytesBefore))} → ${f1(mb(c.stats.bytesAfter))} | ${c.seconds.toFixed(2)} | ${f1(mb(c.stats.bytesBefore) / c.seconds)} | ${c.stats.longestSliceMs.toFixed(1)} |`,
+    `| ${name} | ${c.stats.segments} | ${f1(mb(c.stats.bytesBefore))} → ${f1(mb(c.stats.bytesAfter))} | ${c.seconds.toFixed(2)} | ${f1(mb(c.stats.bytesBefore) / c.seconds)} | ${c.stats.longestSliceMs.toFixed(1)} | ${c.longestDelayMs.toFixed(1)} |`,
   )
 console.log(
   `\nProduce (acks=1, 4 × 8 in flight) over ${loadSeconds.toFixed(1)} s: ${f1(rate(without))} MB/s without the cleaner, ${f1(rate(withCleaner))} MB/s while it cleans (${Math.round((100 * rate(withCleaner)) / rate(without))} %); p99 ${without.p99.toFixed(2)} → ${withCleaner.p99.toFixed(2)} ms; load average ${loadAverage()}`,

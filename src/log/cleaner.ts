@@ -37,13 +37,16 @@
  *
  * The work runs off the hot path in slices: it yields to the event loop whenever a slice has run
  * for SLICE_MS, so produce and fetch keep being served while a large segment is cleaned. The
- * active segment is never touched, so appends never wait for the cleaner.
+ * segments are read through the store's `read` and the copies written by the engine, both off the
+ * event loop in the file engine, so a segment the page cache no longer holds, or a slow disk, holds
+ * no request. The active segment is never touched, so appends never wait for the cleaner.
  */
 import { performance } from 'node:perf_hooks'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import {
   type BatchHeader,
   batchBody,
+  batchSize,
   buildBatch,
   CompressionCodec,
   type Crc32c,
@@ -60,11 +63,56 @@ import {
 import { compress, decompress } from './compression.js'
 import { hasCompact } from './config.js'
 import type { PartitionLogImpl } from './partition-log.js'
-import type { AppendBatchInfo, SegmentInfo } from './storage.js'
+import type { AppendBatchInfo, PartitionStore, SegmentInfo } from './storage.js'
 import type { LogLogger } from './types.js'
 
 /** Longest stretch of cleaning work between two yields to the event loop. */
 export const SLICE_MS = 5
+
+/**
+ * Bytes of a segment the cleaner reads at a time. The file engine reads more than SYNC_READ_BYTES
+ * on libuv's threadpool: a read of a segment the page cache no longer holds waits for the disk
+ * there, not on the event loop.
+ */
+const SCAN_BYTES = 1 << 20
+
+/** Told when a read went off the event loop, before and after it: the slice ends there. */
+interface OffLoop {
+  before(): void
+  after(): void
+}
+
+/**
+ * The stored batches from the one holding `from` whose base offsets are below `end`, read
+ * SCAN_BYTES at a time through the store's `read` (Fetch's path): each a view of its read's
+ * buffer, with its header.
+ */
+async function* scanBatches(
+  store: PartitionStore,
+  from: number,
+  end: number,
+  offLoop: OffLoop,
+): AsyncGenerator<{ readonly bytes: Uint8Array; readonly header: BatchHeader }> {
+  let next = from
+  while (next < end) {
+    const read = store.read(next, SCAN_BYTES, end, true)
+    let bytes: Uint8Array
+    if (read instanceof Promise) {
+      offLoop.before()
+      bytes = await read
+      offLoop.after()
+    } else bytes = read
+    if (bytes.byteLength === 0) return
+    let pos = 0
+    while (pos < bytes.byteLength) {
+      const size = batchSize(bytes, pos)
+      const header = readBatchHeader(bytes, pos)
+      yield { bytes: bytes.subarray(pos, pos + size), header }
+      next = header.baseOffset + header.lastOffsetDelta + 1
+      pos += size
+    }
+  }
+}
 
 /** Bytes Kafka counts per offset-map entry (MD5 of the key + an int64 offset). */
 const ENTRY_BYTES = 24
@@ -219,6 +267,15 @@ export class LogCleaner {
       if (!log.online) throw new Error('the log went offline while it was cleaned')
       sliceStart = performance.now()
     }
+    const offLoop: OffLoop = {
+      before: () => {
+        longest = Math.max(longest, performance.now() - sliceStart)
+      },
+      after: () => {
+        if (!log.online) throw new Error('the log went offline while it was cleaned')
+        sliceStart = performance.now()
+      },
+    }
 
     // 2. Offset map over the dirty segments, bounded by the dedupe buffer.
     const map = new Map<string, number>()
@@ -229,9 +286,8 @@ export class LogCleaner {
       if (end <= firstDirty) continue
       const before = new Map<string, number>()
       let fits = true
-      for (const b of log.store.batchesFrom(Math.max(s.baseOffset, firstDirty))) {
-        if (b.baseOffset >= end) break
-        const h = readBatchHeader(b.bytes, 0)
+      for await (const b of scanBatches(log.store, Math.max(s.baseOffset, firstDirty), end, offLoop)) {
+        const h = b.header
         if (isControl(h.attributes)) continue
         // Records of aborted transactions never supersede anything: a read_committed reader
         // skips them, so the record they would replace must stay (Kafka's buildOffsetMap).
@@ -295,9 +351,8 @@ export class LogCleaner {
       // The kept batches are produced one at a time while the engine writes them: a segment is
       // never held in memory whole.
       async function* kept(): AsyncGenerator<{ bytes: Uint8Array; info: AppendBatchInfo }> {
-        for (const b of log.store.batchesFrom(s.baseOffset)) {
-          if (b.baseOffset >= end) break
-          const h = readBatchHeader(b.bytes, 0)
+        for await (const b of scanBatches(log.store, s.baseOffset, end, offLoop)) {
+          const h = b.header
           const out = filter(b.bytes, h, map, now, deleteRetentionMs, retention)
           removed += out.removed
           if (out.bytes !== b.bytes) changed = true
@@ -324,6 +379,7 @@ export class LogCleaner {
       const replaced = await log.store.replaceSegment(s.baseOffset, {
         batches: kept(),
         changed: () => changed,
+        offLoop,
       })
       if (replaced) {
         count++

@@ -287,6 +287,8 @@ export const READ_AHEAD_PACE_MS = 1000
  * the fsyncs (BENCHMARKS.md, "Smaller write-backs, and appends on the threadpool while one runs").
  */
 export const WRITE_BACK_BYTES = 4 * 1024 * 1024
+/** The cleaner's copy of a segment is written this many bytes at a time, off the event loop. */
+export const CLEAN_WRITE_BYTES = 1024 * 1024
 /**
  * How far back from the end of a partition's active segment a read may start and still be done
  * at once (within TAIL_READ_BYTES a turn). A consumer that a stall of 10–25 ms (a collection, a
@@ -1491,17 +1493,34 @@ class FilePartitionStore implements PartitionStore {
       ...this.#newSegment(baseOffset, old.path, fd, old.createdMs),
       nextOffset: old.nextOffset,
     }
+    // The copy is written CLEAN_WRITE_BYTES at a time on libuv's threadpool: a new file's blocks
+    // are allocated as it is written back, and a write into it can wait for that (or for the
+    // memory to hold it) as long as the disk is slow. The batches are gathered in `stage` first.
+    const stage = Buffer.allocUnsafe(CLEAN_WRITE_BYTES)
+    let staged = 0
+    let writtenTo = 0
+    const writeOut = async (bytes: Uint8Array, length: number): Promise<void> => {
+      rewrite.offLoop?.before()
+      let done = 0
+      while (done < length) {
+        done += await call<number>((cb) =>
+          this.#fs.write(fd, bytes, done, length - done, writtenTo + done, cb),
+        )
+      }
+      writtenTo += length
+      rewrite.offLoop?.after()
+    }
     try {
       for await (const b of rewrite.batches) {
-        let written = 0
-        while (written < b.bytes.byteLength) {
-          written += this.#fs.writeSync(
-            fd,
-            b.bytes,
-            written,
-            b.bytes.byteLength - written,
-            seg.size + written,
-          )
+        const n = b.bytes.byteLength
+        if (staged > 0 && staged + n > CLEAN_WRITE_BYTES) {
+          await writeOut(stage, staged)
+          staged = 0
+        }
+        if (n > CLEAN_WRITE_BYTES) await writeOut(b.bytes, n)
+        else {
+          stage.set(b.bytes, staged)
+          staged += n
         }
         this.#index(
           seg,
@@ -1510,10 +1529,11 @@ class FilePartitionStore implements PartitionStore {
           b.info.maxTimestamp,
           b.info.offsetOfMaxTimestamp,
           seg.size,
-          b.bytes.byteLength,
+          n,
         )
-        seg.size += b.bytes.byteLength
+        seg.size += n
       }
+      if (staged > 0) await writeOut(stage, staged)
       if (!rewrite.changed()) {
         this.#dropCleaned(fd, [cleanedPath])
         return false

@@ -86,6 +86,11 @@ export interface SegmentRewrite {
   readonly batches: AsyncIterable<{ readonly bytes: Uint8Array; readonly info: AppendBatchInfo }>
   /** Asked once the batches are consumed: false means nothing changed (keep the old segment). */
   readonly changed: () => boolean
+  /**
+   * Told before and after each wait of the engine off the event loop (the file engine's writes of
+   * the copy), so that the caller does not count it as time it held the loop.
+   */
+  readonly offLoop?: { before(): void; after(): void }
 }
 
 /** A stored batch as iterated: `bytes` is a view valid until the store changes. */

@@ -5,28 +5,37 @@ import { type FileLayer, NODE_FILE_LAYER } from '../../src/log/file.js'
 
 /**
  * node:fs with its synchronous calls counted while `armed`: by name, and the most made in one turn
- * of the event loop (between two setImmediate callbacks, once `watch()` started).
+ * of the event loop (between two setImmediate callbacks, once `watch()` started); `bytes` adds up
+ * what the reads and writes among them moved.
  */
 export function countingLayer(): {
   layer: FileLayer
-  during: (work: () => Promise<unknown>) => Promise<{ calls: Record<string, number>; mostInOneTurn: number }>
+  during: (
+    work: () => Promise<unknown>,
+  ) => Promise<{ calls: Record<string, number>; bytes: Record<string, number>; mostInOneTurn: number }>
 } {
   let armed = false
   let calls = new Map<string, number>()
+  let bytes = new Map<string, number>()
   let thisTurn = 0
   const layer: Record<string, unknown> = { ...NODE_FILE_LAYER }
   for (const [name, f] of Object.entries(NODE_FILE_LAYER as unknown as Record<string, unknown>)) {
     if (!name.endsWith('Sync') || typeof f !== 'function') continue
     layer[name] = (...args: unknown[]) => {
-      if (armed) {
+      const counted = armed
+      if (counted) {
         calls.set(name, (calls.get(name) ?? 0) + 1)
         thisTurn++
       }
-      return (f as (...a: unknown[]) => unknown)(...args)
+      const result = (f as (...a: unknown[]) => unknown)(...args)
+      if (counted && /^(read|write|writev)Sync$/.test(name))
+        bytes.set(name, (bytes.get(name) ?? 0) + (result as number))
+      return result
     }
   }
   const during = async (work: () => Promise<unknown>) => {
     calls = new Map()
+    bytes = new Map()
     thisTurn = 0
     let most = 0
     let done = false
@@ -43,7 +52,11 @@ export function countingLayer(): {
       armed = false
       done = true
     }
-    return { calls: Object.fromEntries(calls), mostInOneTurn: Math.max(most, thisTurn) }
+    return {
+      calls: Object.fromEntries(calls),
+      bytes: Object.fromEntries(bytes),
+      mostInOneTurn: Math.max(most, thisTurn),
+    }
   }
   return { layer: layer as unknown as FileLayer, during }
 }
