@@ -27,6 +27,7 @@
 import * as nodeFs from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../file-lock.js'
+import { call, type FileLayer, NODE_FILE_LAYER, writeFileAtomic, writeFileAtomicLater } from './file-layer.js'
 import { ConcurrencyLimit } from './limit.js'
 import {
   BATCH_LENGTH_OFFSET,
@@ -54,78 +55,7 @@ import type {
 import { segmentIndexFor, segmentInfoOf } from './storage.js'
 import type { LogLogger } from './types.js'
 
-/** The file operations the engine uses; node:fs by default, wrapped by tests to inject faults. */
-export interface FileLayer {
-  openSync(path: string, flags: string): number
-  closeSync(fd: number): void
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
-  /** One positional write of several buffers back to back (`pwritev`); returns the bytes written. */
-  writevSync(fd: number, buffers: readonly Uint8Array[], position: number): number
-  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number
-  /** A read on libuv's threadpool (Fetch reads larger than SYNC_READ_BYTES). */
-  read(
-    fd: number,
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number,
-    cb: (err: NodeJS.ErrnoException | null, bytesRead: number) => void,
-  ): void
-  fstatSync(fd: number): { size: number; mtimeMs: number; birthtimeMs: number }
-  ftruncateSync(fd: number, len: number): void
-  fsyncSync(fd: number): void
-  fsync(fd: number, cb: (err: NodeJS.ErrnoException | null) => void): void
-  existsSync(path: string): boolean
-  mkdirSync(path: string, opts: { recursive: true }): unknown
-  readdirSync(path: string): string[]
-  renameSync(from: string, to: string): void
-  unlinkSync(path: string): void
-  rmSync(path: string, opts: { recursive: true; force: true }): void
-  /** Removes a tree off the event loop; without it, rmSync. */
-  rm?(
-    path: string,
-    opts: { recursive: true; force: true },
-    cb: (err: NodeJS.ErrnoException | null) => void,
-  ): void
-  readFileSync(path: string): Buffer
-  statfsSync?(path: string): { bsize: number; blocks: number; bavail: number }
-  // The same calls on libuv's threadpool (node:fs's callback forms): what opening a partition and
-  // the deferred small-file writes use, so that a topic change of thousands of partitions (four new
-  // inodes each, about a millisecond apiece on a busy disk) never holds the event loop.
-  open(path: string, flags: string, cb: (err: NodeJS.ErrnoException | null, fd: number) => void): void
-  close(fd: number, cb: (err: NodeJS.ErrnoException | null) => void): void
-  write(
-    fd: number,
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number,
-    cb: (err: NodeJS.ErrnoException | null, written: number) => void,
-  ): void
-  fstat(
-    fd: number,
-    cb: (
-      err: NodeJS.ErrnoException | null,
-      stats: { size: number; mtimeMs: number; birthtimeMs: number },
-    ) => void,
-  ): void
-  mkdir(path: string, opts: { recursive: true }, cb: (err: NodeJS.ErrnoException | null) => void): void
-  readdir(path: string, cb: (err: NodeJS.ErrnoException | null, names: string[]) => void): void
-  unlink(path: string, cb: (err: NodeJS.ErrnoException | null) => void): void
-  rename(from: string, to: string, cb: (err: NodeJS.ErrnoException | null) => void): void
-  readFile(path: string, cb: (err: NodeJS.ErrnoException | null, data: Buffer) => void): void
-}
-
-export const NODE_FILE_LAYER: FileLayer = nodeFs as unknown as FileLayer
-
-/** A FileLayer callback call as a promise. */
-function call<T = void>(
-  start: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void,
-): Promise<T> {
-  return new Promise((resolvePromise, reject) =>
-    start((err, value) => (err ? reject(err) : resolvePromise(value))),
-  )
-}
+export { type FileLayer, NODE_FILE_LAYER } from './file-layer.js'
 
 /** A directory's names off the event loop, or null when it does not exist. */
 async function readdirIfAny(fs: FileLayer, path: string): Promise<string[] | null> {
@@ -325,61 +255,6 @@ function parseBase(name: string, suffix: string): number | null {
   const digits = name.slice(0, name.length - suffix.length)
   if (!/^\d{20}$/.test(digits)) return null
   return Number(digits)
-}
-
-/** Writes a file atomically: temp file, fsync, rename. */
-function writeFileAtomic(fs: FileLayer, path: string, data: Uint8Array): void {
-  const tmp = `${path}.tmp`
-  const fd = fs.openSync(tmp, 'w')
-  try {
-    let pos = 0
-    while (pos < data.byteLength) pos += fs.writeSync(fd, data, pos, data.byteLength - pos, pos)
-    fs.fsyncSync(fd)
-  } finally {
-    fs.closeSync(fd)
-  }
-  fs.renameSync(tmp, path)
-}
-
-let tmpSerial = 0
-
-/**
- * writeFileAtomic off the event loop: the temporary file (a name of its own) is created, written,
- * fsynced, closed and renamed over `path` on libuv's threadpool. An fsync costs milliseconds, far
- * more after a burst of writes, and creating a file about one on a busy disk: a roll, or a topic
- * change that opens thousands of partitions, must not hold every connection for them.
- *
- * Writes of one path must not overtake each other: the callers order theirs (one writer, or a
- * chain), or pass `stillWanted`, asked once the file is durable: false means a newer write of
- * `path` happened meanwhile and the temporary file is removed instead. With it the check and the
- * rename are one synchronous step, since a write that does not wait (a close writing the index
- * files, the cleaner's swap) could otherwise land between them.
- */
-async function writeFileAtomicLater(
-  fs: FileLayer,
-  path: string,
-  data: Uint8Array,
-  stillWanted?: () => boolean,
-): Promise<void> {
-  const tmp = `${path}.${++tmpSerial}.tmp`
-  const fd = await call<number>((cb) => fs.open(tmp, 'w', cb))
-  let durable = false
-  try {
-    let pos = 0
-    while (pos < data.byteLength)
-      pos += await call<number>((cb) => fs.write(fd, data, pos, data.byteLength - pos, pos, cb))
-    await call((cb) => fs.fsync(fd, cb))
-    durable = true
-  } finally {
-    await call((cb) => fs.close(fd, cb)).catch((e: unknown) => {
-      if (durable) throw e
-    })
-    // A write that failed leaves no temporary file behind (one a crash leaves is removed at open).
-    if (!durable) await call((cb) => fs.unlink(tmp, cb)).catch(() => {})
-  }
-  if (stillWanted === undefined) await call((cb) => fs.rename(tmp, path, cb))
-  else if (stillWanted()) fs.renameSync(tmp, path)
-  else await call((cb) => fs.unlink(tmp, cb))
 }
 
 const encoder = new TextEncoder()

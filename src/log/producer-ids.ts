@@ -1,25 +1,19 @@
 /**
  * Producer ids for InitProducerId without a transactional id: never the same id twice, across
  * restarts included. As Kafka's controller hands out blocks of 1000 ids, this manager reserves a
- * block durably (a small file, written to a temporary file, fsynced and renamed) before handing out
- * any id of it; a restart continues after the last reserved block, so at most the unused rest of
- * one block is skipped. Kafka: ProducerIdManager, ProducerIdsBlock.
+ * block durably (a small file, written to a temporary file, fsynced and renamed, on libuv's
+ * threadpool: an fsync on a busy disk takes hundreds of milliseconds, and the InitProducerId that
+ * asks for it is not the only request waiting) before handing out any id of it; a restart
+ * continues after the last reserved block, so at most the unused rest of one block is skipped.
+ * Kafka: ProducerIdManager, ProducerIdsBlock.
  *
  *   <dir>/producer-id-block   "version: 0\nnext.block.start: <first id of the next block>\n"
  *
  * With no directory (the memory engine) ids are counted in memory from 0.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type FileLayer, NODE_FILE_LAYER, writeFileAtomicLater } from './file-layer.js'
 
 export const PRODUCER_ID_BLOCK_SIZE = 1000
 export const PRODUCER_ID_BLOCK_FILE = 'producer-id-block'
@@ -27,16 +21,21 @@ export const PRODUCER_ID_BLOCK_FILE = 'producer-id-block'
 export class ProducerIdManager {
   readonly #dir: string | null
   readonly #blockSize: number
+  readonly #fs: FileLayer
   /** Next id to hand out and the end (exclusive) of the reserved block. */
   #next = 0
   #end = 0
   #reserving: Promise<void> | null = null
   #opened = false
 
-  /** `dir`: where the block file lives (the first log directory), or null for memory only. */
-  constructor(dir: string | null, blockSize = PRODUCER_ID_BLOCK_SIZE) {
+  /**
+   * `dir`: where the block file lives (the first log directory), or null for memory only; `fs`:
+   * the file calls of the block's writes (tests count them).
+   */
+  constructor(dir: string | null, blockSize = PRODUCER_ID_BLOCK_SIZE, fs: FileLayer = NODE_FILE_LAYER) {
     this.#dir = dir
     this.#blockSize = blockSize
+    this.#fs = fs
   }
 
   get #path(): string {
@@ -72,27 +71,11 @@ export class ProducerIdManager {
     const start = this.#end
     const end = start + this.#blockSize
     if (this.#dir !== null) {
-      writeSmallFileDurably(this.#path, `version: 0\nnext.block.start: ${end}\n`)
+      await writeFileAtomicLater(this.#fs, this.#path, Buffer.from(`version: 0\nnext.block.start: ${end}\n`))
     }
     this.#next = start
     this.#end = end
   }
 
   async close(): Promise<void> {}
-}
-
-/**
- * Replaces a small file so that a crash leaves either the old or the new content: written to
- * `<path>.tmp`, fsynced, then renamed over `path`.
- */
-export function writeSmallFileDurably(path: string, content: string): void {
-  const tmp = `${path}.tmp`
-  const fd = openSync(tmp, 'w')
-  try {
-    writeSync(fd, content)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(tmp, path)
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { ProducerIdManager } from '../../src/log/producer-ids.js'
+import { countingLayer } from './fs-probes.js'
 
 test('producer ids: unique within a process and across restarts; blocks reserved before use', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-pid-'))
@@ -35,4 +36,31 @@ test('producer ids: memory only when there is no directory', async () => {
   const ids = new ProducerIdManager(null)
   await ids.open()
   assert.deepEqual([await ids.next(), await ids.next()], [0, 1])
+})
+
+test('producer ids: a block is reserved off the event loop', async () => {
+  // The block file was written and fsynced in the caller's turn: the first InitProducerId after a
+  // start, and one in a thousand after it, held every connection for an fsync.
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-pid-async-'))
+  try {
+    const { layer, during } = countingLayer()
+    const ids = new ProducerIdManager(dir, 10, layer)
+    await ids.open()
+    let got: number[] = []
+    const seen = await during(async () => {
+      const asked = Array.from({ length: 35 }, () => ids.next())
+      // Nothing of the block's write happened in this turn.
+      assert.ok(!existsSync(join(dir, 'producer-id-block')), 'the block file was written in the caller turn')
+      got = await Promise.all(asked)
+    })
+    assert.deepEqual(
+      got,
+      Array.from({ length: 35 }, (_, i) => i),
+    )
+    assert.deepEqual(seen.calls, {}, 'no synchronous file call')
+    assert.match(readFileSync(join(dir, 'producer-id-block'), 'utf8'), /next\.block\.start: 40\n/)
+    await ids.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

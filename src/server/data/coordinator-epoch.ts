@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeSmallFileDurably } from '../../log/index.js'
+import { NODE_FILE_LAYER, writeFileAtomic } from '../../log/index.js'
 
 export const COORDINATOR_EPOCH_FILE = 'transaction-coordinator-epoch'
 
@@ -36,6 +36,6 @@ export function nextCoordinatorEpoch(dir: string | null): number {
     if (m === null) throw new Error(`${path} is not a transaction coordinator epoch file`)
     epoch = Math.min(Number(m[1]) + 1, MAX_COORDINATOR_EPOCH)
   }
-  writeSmallFileDurably(path, `version: 0\ncoordinator.epoch: ${epoch}\n`)
+  writeFileAtomic(NODE_FILE_LAYER, path, Buffer.from(`version: 0\ncoordinator.epoch: ${epoch}\n`))
   return epoch
 }
