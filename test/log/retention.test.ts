@@ -153,22 +153,27 @@ test('retention: deleted segments are renamed at once, then closed and removed o
   }
 })
 
+/** A compacted partition `c-0` on the file engine, its synchronous file calls counted by `during`. */
+async function openCompacted(dir: string, segmentBytes: number) {
+  const { layer, during } = countingLayer()
+  const storage = new FileLogStorage([dir], { fs: layer })
+  const m = createLogManager(
+    { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: DEFAULT_LOG_CONFIG },
+    { storage, noBackgroundJobs: true },
+  )
+  await m.open()
+  await m.createPartitions('c', 'id', 0, 1, {
+    cleanupPolicy: ['compact'],
+    segmentBytes,
+    minCleanableDirtyRatio: 0.01,
+  })
+  return { m, p: m.partition('c', 0)! as PartitionLogImpl, storage, during }
+}
+
 test("compaction: a cleaned copy's index files are made durable, and the replaced file closed, off the event loop", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-clean-off-loop-'))
   try {
-    const { layer, during } = countingLayer()
-    const storage = new FileLogStorage([dir], { fs: layer })
-    const m = createLogManager(
-      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: DEFAULT_LOG_CONFIG },
-      { storage, noBackgroundJobs: true },
-    )
-    await m.open()
-    await m.createPartitions('c', 'id', 0, 1, {
-      cleanupPolicy: ['compact'],
-      segmentBytes: 400,
-      minCleanableDirtyRatio: 0.01,
-    })
-    const p = m.partition('c', 0)! as PartitionLogImpl
+    const { m, p, storage, during } = await openCompacted(dir, 400)
     const now = Date.now()
     for (let i = 0; i < 30; i++) {
       const key = 'abcde'[i % 5]
@@ -209,19 +214,7 @@ test('compaction: a clean reads the segments and writes their copies off the eve
   // Counted, not timed: the bytes the clean moved in synchronous calls.
   const dir = mkdtempSync(join(tmpdir(), 'topograph-clean-reads-'))
   try {
-    const { layer, during } = countingLayer()
-    const storage = new FileLogStorage([dir], { fs: layer })
-    const m = createLogManager(
-      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: DEFAULT_LOG_CONFIG },
-      { storage, noBackgroundJobs: true },
-    )
-    await m.open()
-    await m.createPartitions('c', 'id', 0, 1, {
-      cleanupPolicy: ['compact'],
-      segmentBytes: 1024 * 1024,
-      minCleanableDirtyRatio: 0.01,
-    })
-    const p = m.partition('c', 0)! as PartitionLogImpl
+    const { m, p, during } = await openCompacted(dir, 1024 * 1024)
     const now = Date.now()
     const value = 'v'.repeat(1000)
     // 4 MiB and more: 16-record batches over 64 keys, each key written about 70 times.
