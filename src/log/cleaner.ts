@@ -93,24 +93,34 @@ async function* scanBatches(
   end: number,
   offLoop: OffLoop,
 ): AsyncGenerator<{ readonly bytes: Uint8Array; readonly header: BatchHeader }> {
-  let next = from
-  while (next < end) {
-    const read = store.read(next, SCAN_BYTES, end, true)
+  // The next chunk is asked for before this one's batches are handed out, so that its read runs
+  // on the threadpool while they are worked on.
+  let pending: Uint8Array | Promise<Uint8Array> | null = store.read(from, SCAN_BYTES, end, true)
+  while (pending !== null) {
     let bytes: Uint8Array
-    if (read instanceof Promise) {
+    if (pending instanceof Promise) {
       offLoop.before()
-      bytes = await read
+      bytes = await pending
       offLoop.after()
-    } else bytes = read
+    } else bytes = pending
+    pending = null
     if (bytes.byteLength === 0) return
-    let pos = 0
-    while (pos < bytes.byteLength) {
-      const size = batchSize(bytes, pos)
-      const header = readBatchHeader(bytes, pos)
-      yield { bytes: bytes.subarray(pos, pos + size), header }
-      next = header.baseOffset + header.lastOffsetDelta + 1
-      pos += size
+    const positions: number[] = []
+    for (let pos = 0; pos < bytes.byteLength; pos += batchSize(bytes, pos)) positions.push(pos)
+    const headers = positions.map((pos) => readBatchHeader(bytes, pos))
+    const last = headers[headers.length - 1]
+    const next = last.baseOffset + last.lastOffsetDelta + 1
+    if (next < end) {
+      pending = store.read(next, SCAN_BYTES, end, true)
+      // A caller that stops early (the offset map full) leaves it unawaited: not an unhandled
+      // rejection should it fail.
+      if (pending instanceof Promise) pending.catch(() => {})
     }
+    for (let i = 0; i < positions.length; i++)
+      yield {
+        bytes: bytes.subarray(positions[i], positions[i] + batchSize(bytes, positions[i])),
+        header: headers[i],
+      }
   }
 }
 

@@ -1370,31 +1370,47 @@ class FilePartitionStore implements PartitionStore {
     }
     // The copy is written CLEAN_WRITE_BYTES at a time on libuv's threadpool: a new file's blocks
     // are allocated as it is written back, and a write into it can wait for that (or for the
-    // memory to hold it) as long as the disk is slow. The batches are gathered in `stage` first.
-    const stage = Buffer.allocUnsafe(CLEAN_WRITE_BYTES)
+    // memory to hold it) as long as the disk is slow. The batches are gathered in one of two
+    // buffers while the other is written: one write in flight, awaited before the next starts.
+    const stages = [Buffer.allocUnsafe(CLEAN_WRITE_BYTES), Buffer.allocUnsafe(CLEAN_WRITE_BYTES)]
+    let stage = 0
     let staged = 0
     let writtenTo = 0
-    const writeOut = async (bytes: Uint8Array, length: number): Promise<void> => {
+    let inflight: Promise<void> | null = null
+    const settle = async (): Promise<void> => {
+      if (inflight === null) return
       rewrite.offLoop?.before()
-      let done = 0
-      while (done < length) {
-        done += await call<number>((cb) =>
-          this.#fs.write(fd, bytes, done, length - done, writtenTo + done, cb),
-        )
+      try {
+        await inflight
+      } finally {
+        inflight = null
       }
-      writtenTo += length
       rewrite.offLoop?.after()
+    }
+    const writeOut = async (bytes: Uint8Array, length: number): Promise<void> => {
+      await settle()
+      const at = writtenTo
+      writtenTo += length
+      const write = (async () => {
+        let done = 0
+        while (done < length)
+          done += await call<number>((cb) => this.#fs.write(fd, bytes, done, length - done, at + done, cb))
+      })()
+      // Awaited by the next settle; a failure meanwhile is not an unhandled rejection.
+      write.catch(() => {})
+      inflight = write
     }
     try {
       for await (const b of rewrite.batches) {
         const n = b.bytes.byteLength
         if (staged > 0 && staged + n > CLEAN_WRITE_BYTES) {
-          await writeOut(stage, staged)
+          await writeOut(stages[stage], staged)
+          stage ^= 1
           staged = 0
         }
         if (n > CLEAN_WRITE_BYTES) await writeOut(b.bytes, n)
         else {
-          stage.set(b.bytes, staged)
+          stages[stage].set(b.bytes, staged)
           staged += n
         }
         this.#index(
@@ -1408,7 +1424,8 @@ class FilePartitionStore implements PartitionStore {
         )
         seg.size += n
       }
-      if (staged > 0) await writeOut(stage, staged)
+      if (staged > 0) await writeOut(stages[stage], staged)
+      await settle()
       if (!rewrite.changed()) {
         this.#dropCleaned(fd, [cleanedPath])
         return false
@@ -1423,6 +1440,8 @@ class FilePartitionStore implements PartitionStore {
         writeFileAtomicLater(this.#fs, indexPaths[1] + CLEANED_SUFFIX, tb),
       ])
     } catch (e) {
+      // A write still in flight ends before its descriptor is let go.
+      await (inflight as Promise<void> | null)?.catch(() => {})
       this.#dropCleaned(fd, [cleanedPath, ...indexPaths.map((p) => p + CLEANED_SUFFIX)])
       throw e
     }

@@ -217,3 +217,58 @@ test('coalesced appends: a short pwritev is completed, every batch whole', async
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test("compaction: a failed write of a segment's copy leaves the segment as it was; the next clean succeeds", async () => {
+  // The copy is written on the threadpool, a megabyte at a time, one write in flight while the
+  // next is gathered: a failure in the middle must drop the whole copy, after the write in flight
+  // ended, and leave the partition online with every record.
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-clean-fault-'))
+  let failAt = -1
+  let writes = 0
+  const layer: FileLayer = {
+    ...NODE_FILE_LAYER,
+    write(fd, buffer, offset, length, position, cb) {
+      if (failAt >= 0 && ++writes === failAt) {
+        setImmediate(() => cb(Object.assign(new Error('ENOSPC: injected'), { code: 'ENOSPC' }), 0))
+        return
+      }
+      fs.write(fd, buffer, offset, length, position, cb)
+    },
+  }
+  try {
+    const m = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir] },
+      { storage: new FileLogStorage([dir], { fs: layer }), noBackgroundJobs: true },
+    )
+    await m.open()
+    await m.createPartitions('c', 'id', 0, 1, {
+      cleanupPolicy: ['compact'],
+      segmentBytes: 4 * 1024 * 1024,
+      minCleanableDirtyRatio: 0.01,
+    })
+    const p = m.partition('c', 0)!
+    const value = 'v'.repeat(1000)
+    // Every key unique: the copy keeps everything but one record a batch, so it is several MiB.
+    for (let b = 0; b < 600; b++) {
+      const batch = Array.from({ length: 16 }, (_, i) => ({ key: i === 0 ? 'dup' : `k${b}-${i}`, value }))
+      await p.append(batchOf(batch, { timestamp: NOW }), { now: NOW })
+    }
+    const before = await readAll(p, 0)
+    failAt = 2
+    await m.runCleaner(NOW)
+    assert.ok(writes >= 2, `${writes} writes`)
+    assert.equal(p.online, true)
+    const segmentDir = join(dir, 'c-0')
+    const leftovers = () => fs.readdirSync(segmentDir).filter((n) => n.includes('.cleaned'))
+    assert.deepEqual(await readAll(p, 0), before, 'every record as it was')
+    failAt = -1
+    await m.runCleaner(NOW)
+    const count = (bs: { values: string[] }[]) => bs.reduce((n, b) => n + b.values.length, 0)
+    const after = await readAll(p, 0)
+    assert.ok(count(after) < count(before), `${count(after)} of ${count(before)} records after the clean`)
+    assert.deepEqual(leftovers(), [])
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
