@@ -225,10 +225,19 @@ test("compaction: a failed write of a segment's copy leaves the segment as it wa
   const dir = mkdtempSync(join(tmpdir(), 'topograph-clean-fault-'))
   let failAt = -1
   let writes = 0
+  // Only the copy's writes count: checkpoints, index files and snapshots are written on the
+  // threadpool too, and a failure of one of them is a storage fault of its own.
+  const copies = new Set<number>()
   const layer: FileLayer = {
     ...NODE_FILE_LAYER,
+    open(path, flags, cb) {
+      fs.open(path, flags, (err, fd) => {
+        if (err === null && path.endsWith('.log.cleaned')) copies.add(fd)
+        cb(err, fd)
+      })
+    },
     write(fd, buffer, offset, length, position, cb) {
-      if (failAt >= 0 && ++writes === failAt) {
+      if (failAt >= 0 && copies.has(fd) && ++writes === failAt) {
         setImmediate(() => cb(Object.assign(new Error('ENOSPC: injected'), { code: 'ENOSPC' }), 0))
         return
       }
