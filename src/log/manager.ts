@@ -44,6 +44,12 @@ export class LogManagerImpl implements LogManager {
   readonly #config: LogManagerConfig
   readonly #storage: LogStorage
   readonly #logger: LogLogger
+  /** Logs the I/O error that took a partition offline (one function for every partition). */
+  readonly #onStorageError = (log: PartitionLog, e: unknown): void =>
+    this.#logger.error(
+      { err: e, topic: log.topic, partition: log.partition },
+      `Error while appending to or reading ${log.topic}-${log.partition}; the partition is offline (KAFKA_STORAGE_ERROR)`,
+    )
   readonly #clock: () => number
   readonly #background: boolean
   readonly #topics = new Map<
@@ -226,11 +232,7 @@ export class LogManagerImpl implements LogManager {
         crc32c,
         producerIdExpirationMs: this.#config.producerIdExpirationMs,
         maxDecompressedBatchBytes: this.#config.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED,
-        onStorageError: (e) =>
-          this.#logger.error(
-            { err: e, topic, partition: i },
-            `Error while appending to or reading ${topic}-${i}; the partition is offline (KAFKA_STORAGE_ERROR)`,
-          ),
+        onStorageError: this.#onStorageError,
       })
       try {
         const r = await log.open(this.#clock())

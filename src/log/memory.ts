@@ -60,15 +60,18 @@ function batchIndexFor(batches: readonly MemBatch[], offset: number): number {
 
 class MemoryPartitionStore implements PartitionStore {
   readonly #data: MemPartitionData
-  readonly #onDelete: () => void
+  readonly #storage: MemoryLogStorage
+  readonly #key: string
 
-  constructor(data: MemPartitionData, onDelete: () => void) {
+  constructor(data: MemPartitionData, storage: MemoryLogStorage, key: string) {
     this.#data = data
-    this.#onDelete = onDelete
+    this.#storage = storage
+    this.#key = key
   }
 
   async open(now: number): Promise<OpenedPartition> {
-    if (this.#data.segments.length === 0) this.#data.segments.push(newSegment(0, now))
+    // A literal, not a push: a pushed-to empty array reserves room for 17 segments.
+    if (this.#data.segments.length === 0) this.#data.segments = [newSegment(0, now)]
     return {
       logStartOffset: this.#data.logStartOffset,
       producerSnapshot: this.#data.snapshot,
@@ -251,7 +254,7 @@ class MemoryPartitionStore implements PartitionStore {
   async close(): Promise<void> {}
 
   async delete(): Promise<void> {
-    this.#onDelete()
+    this.#storage.forget(this.#key, this.#data)
   }
 }
 
@@ -269,10 +272,12 @@ export class MemoryLogStorage implements LogStorage {
       data = { topicId, segments: [], logStartOffset: 0, snapshot: null, cleanerCheckpoint: 0 }
       this.#partitions.set(key, data)
     }
-    const d = data
-    return new MemoryPartitionStore(d, () => {
-      if (this.#partitions.get(key) === d) this.#partitions.delete(key)
-    })
+    return new MemoryPartitionStore(data, this, key)
+  }
+
+  /** Drops a deleted partition's data, unless the key already holds a newer topic's. */
+  forget(key: string, data: MemPartitionData): void {
+    if (this.#partitions.get(key) === data) this.#partitions.delete(key)
   }
 
   async storedTopicId(topic: string, partition: number): Promise<string | null> {

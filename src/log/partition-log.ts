@@ -61,11 +61,17 @@ export interface PartitionLogOptions {
   readonly crc32c: Crc32c
   readonly producerIdExpirationMs: number
   readonly maxDecompressedBatchBytes: number
-  /** Called with an I/O error that took the partition offline (for logging). */
-  readonly onStorageError?: (error: unknown) => void
+  /**
+   * Called with an I/O error that took the partition offline (for logging). One function serves
+   * every partition of a manager, so it is told which.
+   */
+  readonly onStorageError?: (log: PartitionLog, error: unknown) => void
 }
 
 const EMPTY: Uint8Array = new Uint8Array(0)
+
+/** The first link of every partition's flush and snapshot chains (one promise, not two each). */
+const SETTLED: Promise<void> = Promise.resolve()
 
 /** Kafka's AbortedTxn entry: int16 version + 4 × int64. */
 const ABORTED_TXN_BYTES = 34
@@ -221,7 +227,8 @@ export class PartitionLogImpl implements PartitionLog {
   readonly #store: PartitionStore
   readonly #crc32c: Crc32c
   readonly #producers: ProducerStateManager
-  readonly #listeners = new Set<(event: PartitionEvent) => void>()
+  /** Made by the first listener: most partitions of a large server never have one. */
+  #listeners: Set<(event: PartitionEvent) => void> | null = null
   /**
    * The listeners as an array, made when the set has changed since the last emit: every append
    * emits, and copying the set each time was garbage per batch.
@@ -231,24 +238,22 @@ export class PartitionLogImpl implements PartitionLog {
   readonly #topicPartition: string
   readonly #expirationMs: number
   readonly #maxDecompressed: number
-  readonly #onStorageError: ((error: unknown) => void) | undefined
+  readonly #onStorageError: ((log: PartitionLog, error: unknown) => void) | undefined
   #config: LogConfig
   #logStartOffset = 0
   #online = true
   #deleted = false
   #unflushedMessages = 0
   #oldestUnflushedMs = -1
-  #flushChain: Promise<void> = Promise.resolve()
+  #flushChain: Promise<void> = SETTLED
   /** Aborted transactions (Kafka's transaction index), by marker offset. */
   #aborted: AbortedTxn[] = []
-  #snapshotChain: Promise<void> = Promise.resolve()
+  #snapshotChain: Promise<void> = SETTLED
   /** Coalesced appends not yet written, or null. */
   #stage: Stage | null = null
   #writeScheduled = false
-  readonly #writeOut = (): void => {
-    this.#writeScheduled = false
-    this.#writeStage()
-  }
+  /** The callback that writes the stage out, made at the first append. */
+  #writeOut: (() => void) | null = null
   /** Set while the cleaner rewrites a segment: retention leaves that partition alone. */
   cleaning = false
 
@@ -263,7 +268,7 @@ export class PartitionLogImpl implements PartitionLog {
     this.#expirationMs = o.producerIdExpirationMs
     this.#maxDecompressed = o.maxDecompressedBatchBytes
     this.#onStorageError = o.onStorageError
-    this.#producers = new ProducerStateManager(`${o.topic}-${o.partition}`)
+    this.#producers = new ProducerStateManager(this.#topicPartition)
   }
 
   /** Opens the store and rebuilds producer state: newest snapshot, then the batches after it. */
@@ -466,10 +471,11 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   addListener(listener: (event: PartitionEvent) => void): () => void {
-    this.#listeners.add(listener)
+    const listeners = (this.#listeners ??= new Set())
+    listeners.add(listener)
     this.#listenersCopy = null
     return () => {
-      if (this.#listeners.delete(listener)) this.#listenersCopy = null
+      if (listeners.delete(listener)) this.#listenersCopy = null
     }
   }
 
@@ -478,7 +484,7 @@ export class PartitionLogImpl implements PartitionLog {
    * are told, also one that an earlier one removes; one added meanwhile is not.
    */
   emit(event: PartitionEvent): void {
-    if (this.#listeners.size === 0) return
+    if (this.#listeners === null || this.#listeners.size === 0) return
     this.#listenersCopy ??= [...this.#listeners]
     for (const l of this.#listenersCopy) {
       try {
@@ -493,7 +499,7 @@ export class PartitionLogImpl implements PartitionLog {
   fail(error: unknown): void {
     if (!this.#online) return
     this.#online = false
-    this.#onStorageError?.(error)
+    this.#onStorageError?.(this, error)
     this.emit('offline')
   }
 
@@ -606,7 +612,12 @@ export class PartitionLogImpl implements PartitionLog {
           this.#stage = newStage(this.#store.logEndOffset, now)
           if (!this.#writeScheduled) {
             this.#writeScheduled = true
-            setImmediate(this.#writeOut)
+            setImmediate(
+              (this.#writeOut ??= () => {
+                this.#writeScheduled = false
+                this.#writeStage()
+              }),
+            )
           }
         }
         stage = this.#stage

@@ -61,12 +61,23 @@ function inSequence(lastSeq: number, nextSeq: number): boolean {
   return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === 2147483647)
 }
 
+/**
+ * The producers of every partition that has none yet: one empty map, never written (#add makes a
+ * partition its own at its first producer), so 100,000 idle partitions do not hold 100,000 maps.
+ */
+const NO_PRODUCERS: ReadonlyMap<number, ProducerStateEntry> = new Map()
+
 export class ProducerStateManager {
-  readonly #producers = new Map<number, ProducerStateEntry>()
+  #producers = NO_PRODUCERS as Map<number, ProducerStateEntry>
   readonly #tp: string
 
   constructor(topicPartition: string) {
     this.#tp = topicPartition
+  }
+
+  #add(e: ProducerStateEntry): void {
+    if (this.#producers === NO_PRODUCERS) this.#producers = new Map()
+    this.#producers.set(e.producerId, e)
   }
 
   get size(): number {
@@ -165,7 +176,7 @@ export class ProducerStateManager {
         coordinatorEpoch: -1,
         currentTxnFirstOffset: -1,
       }
-      this.#producers.set(h.producerId, e)
+      this.#add(e)
     }
     if (e.producerEpoch !== h.producerEpoch) {
       e.batches = []
@@ -242,7 +253,7 @@ export class ProducerStateManager {
         coordinatorEpoch,
         currentTxnFirstOffset: -1,
       }
-      this.#producers.set(producerId, e)
+      this.#add(e)
     }
     if (e.producerEpoch !== producerEpoch) {
       e.batches = []
@@ -279,7 +290,7 @@ export class ProducerStateManager {
 
   /** Drops every entry (before replaying a log from scratch). */
   clear(): void {
-    this.#producers.clear()
+    this.#producers = NO_PRODUCERS as Map<number, ProducerStateEntry>
   }
 
   /** Forgets batches at or after `offset` (the log was truncated there); producers with nothing left go. */
@@ -381,8 +392,8 @@ export class ProducerStateManager {
         currentTxnFirstOffset,
       })
     }
-    this.#producers.clear()
-    for (const e of loaded) this.#producers.set(e.producerId, e)
+    this.#producers = NO_PRODUCERS as Map<number, ProducerStateEntry>
+    for (const e of loaded) this.#add(e)
     return true
   }
 }

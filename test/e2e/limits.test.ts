@@ -284,7 +284,7 @@ describe('a real server stays bounded', () => {
         100_000,
       )
     }
-    // 100,000 partitions cost about 2.5 KB each (memory logs, topic catalog, metrics); RSS then
+    // 100,000 partitions cost about 1.5 KB each (memory logs, topic catalog, metrics); RSS then
     // swings by tens of MB with the collector's timing. The answers themselves (about 5 MB of
     // Metadata each) must not add more than a few of their own size.
     const answered = rssMb(pid)
