@@ -108,6 +108,13 @@ let walkScratchBusy = false
  */
 export const RECENT_BATCHES = 32
 
+/** A batch found in a segment file: its position, base offset and size. */
+interface BatchAt {
+  readonly pos: number
+  readonly base: number
+  readonly size: number
+}
+
 /**
  * The last {@link RECENT_BATCHES} batches appended to a segment, in order: base offset, last
  * offset, position and size. A consumer at the log end looks its fetch offset up twice per batch or
@@ -137,7 +144,7 @@ class RecentBatches {
    * The first batch held whose last offset is ≥ `offset`, when `offset` is at or after the oldest
    * held batch's base offset and at or before the newest's last offset; null otherwise.
    */
-  locate(offset: number): { pos: number; base: number; size: number } | null {
+  locate(offset: number): BatchAt | null {
     const n = Math.min(this.#pushed, RECENT_BATCHES)
     if (n === 0) return null
     const newest = this.#pushed - 1
@@ -430,6 +437,36 @@ function scanHeader(
   const maxTs =
     dv.getInt32(pos + MAX_TIMESTAMP_OFFSET) * 4294967296 + dv.getUint32(pos + MAX_TIMESTAMP_OFFSET + 4)
   return { base, size, last, maxTs }
+}
+
+/**
+ * Whether the header `h` read at `at` in `window` (the batch at file position `pos`) cannot start
+ * a whole batch of a segment that ends at `end`: too short, cut short by the end, or not magic 2.
+ */
+function notABatch(window: Uint8Array, at: number, h: { size: number }, pos: number, end: number): boolean {
+  return (
+    h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
+    h.size < RECORD_BATCH_OVERHEAD ||
+    pos + h.size > end ||
+    window[at + MAGIC_OFFSET] !== 2
+  )
+}
+
+/**
+ * How many bytes a read from batch `first` takes: up to maxBytes, at least the first batch when
+ * minOneMessage; 0 when it answers nothing (the first batch at or past maxOffset, or too large).
+ */
+function readLength(
+  seg: { readonly size: number },
+  first: BatchAt,
+  maxBytes: number,
+  maxOffset: number,
+  minOneMessage: boolean,
+): number {
+  if (first.base >= maxOffset) return 0
+  const len = Math.min(Math.max(maxBytes, 0), seg.size - first.pos)
+  if (first.size <= len) return len
+  return minOneMessage ? first.size : 0
 }
 
 export interface FilePartitionSettings {
@@ -737,12 +774,7 @@ class FilePartitionStore implements PartitionStore {
         }
         const at = pos - windowStart
         const h = scanHeader(window, at)
-        if (
-          h.size - LOG_OVERHEAD < MIN_BATCH_LENGTH ||
-          h.size < RECORD_BATCH_OVERHEAD ||
-          pos + h.size > end ||
-          window[at + MAGIC_OFFSET] !== 2
-        ) {
+        if (notABatch(window, at, h, pos, end)) {
           onBad(pos)
           return
         }
@@ -1151,15 +1183,22 @@ class FilePartitionStore implements PartitionStore {
   }
 
   /** The first batch in `seg` whose last offset is ≥ offset: its position, base offset and size; or null. */
-  #locate(seg: FileSegment, offset: number): { pos: number; base: number; size: number } | null {
+  #locate(seg: FileSegment, offset: number): BatchAt | null {
     // Near the log end: no read (see RecentBatches).
-    const recent = seg.recent?.locate(offset)
-    if (recent != null) return recent
+    return seg.recent?.locate(offset) ?? this.#walkTo(seg, this.#floorPosition(seg, offset), offset)
+  }
+
+  /** Where the walk to the batch holding `offset` starts: the offset index's floor entry's position. */
+  #floorPosition(seg: FileSegment, offset: number): number {
     const e = seg.offsets.floor(offset)
     // Entries hold (last offset of a batch, its position): the batch holding `offset` starts at
     // the entry whose last offset is ≥ offset, or after the greatest entry below it.
-    const start = e >= 0 ? seg.offsets.value(e) : 0
-    let found: { pos: number; base: number; size: number } | null = null
+    return e >= 0 ? seg.offsets.value(e) : 0
+  }
+
+  /** #locate's walk from position `start`, its headers read at once. */
+  #walkTo(seg: FileSegment, start: number, offset: number): BatchAt | null {
+    let found: BatchAt | null = null
     this.#walk(
       seg,
       start,
@@ -1183,19 +1222,45 @@ class FilePartitionStore implements PartitionStore {
     minOneMessage: boolean,
     loans?: (() => void)[],
   ): Uint8Array | Promise<Uint8Array> {
-    for (let si = segmentIndexFor(this.#segments, offset); si < this.#segments.length; si++) {
+    return this.#readFrom(
+      segmentIndexFor(this.#segments, offset),
+      offset,
+      maxBytes,
+      maxOffset,
+      minOneMessage,
+      loans,
+    )
+  }
+
+  /** read, from the segment at index `from` on. */
+  #readFrom(
+    from: number,
+    offset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneMessage: boolean,
+    loans: (() => void)[] | undefined,
+  ): Uint8Array | Promise<Uint8Array> {
+    for (let si = from; si < this.#segments.length; si++) {
       const seg = this.#segments[si]
       if (offset >= seg.nextOffset) continue
-      // Finding the first batch reads its header through the walk's window (one small read),
-      // or nothing near the log end (RecentBatches).
-      const first = this.#locate(seg, offset)
-      if (first === null) continue
-      if (first.base >= maxOffset) return EMPTY
-      let len = Math.min(Math.max(maxBytes, 0), seg.size - first.pos)
-      if (first.size > len) {
-        if (!minOneMessage) return EMPTY
-        len = first.size
+      const active = si === this.#segments.length - 1
+      // Finding the first batch reads nothing near the log end (RecentBatches). Elsewhere it reads
+      // headers from the offset index's floor entry, through the walk's window: at once when the
+      // read is small or in the active segment's written-lately window (in the page cache), else
+      // on the threadpool before the read itself, since on a busy disk one cold header read can
+      // hold the event loop for tens of milliseconds.
+      let first = seg.recent?.locate(offset) ?? null
+      if (first === null) {
+        const start = this.#floorPosition(seg, offset)
+        const large = Math.min(maxBytes, seg.size - start) > SYNC_READ_BYTES
+        if (large && !(active && this.#storage.inTailWindow(seg.size - start)))
+          return this.#locateThenRead(seg, start, offset, maxBytes, maxOffset, minOneMessage, loans)
+        first = this.#walkTo(seg, start, offset)
+        if (first === null) continue
       }
+      const len = readLength(seg, first, maxBytes, maxOffset, minOneMessage)
+      if (len === 0) return EMPTY
       // A small read (a consumer at the log end: a batch or a few) is done at once; a large one
       // (a consumer catching up: up to fetch.max.bytes) runs on libuv's threadpool, so that the
       // event loop is not held for the copy of megabytes while Produce requests wait. The segment
@@ -1207,12 +1272,69 @@ class FilePartitionStore implements PartitionStore {
       // (TAIL_READ_BYTES): it is in the page cache, written lately (TAIL_WINDOW_BYTES).
       const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
       const atOnce =
-        len <= SYNC_READ_BYTES ||
-        (si === this.#segments.length - 1 && this.#storage.tailReadAtOnce(seg.size - first.pos, len))
+        len <= SYNC_READ_BYTES || (active && this.#storage.tailReadAtOnce(seg.size - first.pos, len))
       if (atOnce) return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
       return this.#readLater(seg, first.pos, buf, maxOffset)
     }
     return EMPTY
+  }
+
+  /**
+   * read's large case away from the log end: the first batch found on the threadpool, then read
+   * there. The segment stays pinned from the first header read to the last byte.
+   */
+  async #locateThenRead(
+    seg: FileSegment,
+    start: number,
+    offset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneMessage: boolean,
+    loans: (() => void)[] | undefined,
+  ): Promise<Uint8Array> {
+    seg.readers++
+    try {
+      const first = await this.#walkLater(seg, start, offset)
+      if (first === null) {
+        // No batch of the segment holds `offset` or a later one: the next segment's first does.
+        const at = this.#segments.indexOf(seg)
+        const next = at >= 0 ? at + 1 : segmentIndexFor(this.#segments, offset)
+        return await this.#readFrom(next, offset, maxBytes, maxOffset, minOneMessage, loans)
+      }
+      const len = readLength(seg, first, maxBytes, maxOffset, minOneMessage)
+      if (len === 0) return EMPTY
+      const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
+      return await this.#readLater(seg, first.pos, buf, maxOffset)
+    } finally {
+      this.#unpin(seg)
+    }
+  }
+
+  /** #walkTo on the threadpool: headers read a window at a time with fs.read. */
+  #walkLater(seg: FileSegment, start: number, offset: number): Promise<BatchAt | null> {
+    const window = Buffer.allocUnsafe(WALK_WINDOW)
+    const end = seg.size
+    return new Promise<BatchAt | null>((resolvePromise, reject) => {
+      const from = (pos: number): void => {
+        if (end - pos < RECORD_BATCH_OVERHEAD) {
+          resolvePromise(null)
+          return
+        }
+        this.#fs.read(seg.fd, window, 0, Math.min(WALK_WINDOW, end - pos), pos, (err, n) => {
+          if (err !== null) return reject(err)
+          if (n < RECORD_BATCH_OVERHEAD) return resolvePromise(null)
+          let at = 0
+          while (at + RECORD_BATCH_OVERHEAD <= n) {
+            const h = scanHeader(window, at)
+            if (notABatch(window, at, h, pos + at, end)) return resolvePromise(null)
+            if (h.last >= offset) return resolvePromise({ pos: pos + at, base: h.base, size: h.size })
+            at += h.size
+          }
+          from(pos + at)
+        })
+      }
+      from(start)
+    })
   }
 
   /** read's large case: `buf` filled from `pos` off the event loop, cut at the last whole batch below maxOffset. */
@@ -1710,8 +1832,13 @@ export class FileLogStorage implements LogStorage {
    * fits what is left of this turn's budget ({@link TAIL_READ_BYTES}), which it then takes.
    * Otherwise it goes to the threadpool.
    */
+  /** Whether a read `fromEnd` bytes before the active segment's end is in its written-lately window. */
+  inTailWindow(fromEnd: number): boolean {
+    return fromEnd <= this.#tailWindowBytes
+  }
+
   tailReadAtOnce(fromEnd: number, len: number): boolean {
-    if (fromEnd > this.#tailWindowBytes) return false
+    if (!this.inTailWindow(fromEnd)) return false
     if (!this.#tailTurn) {
       this.#tailTurn = true
       this.#tailLeft = this.#tailReadBytes

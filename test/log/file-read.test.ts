@@ -34,11 +34,21 @@ import { batchOf } from './helpers.js'
 const RU = { minOneMessage: true, isolationLevel: 'read_uncommitted' } as const
 const NOW = Date.now()
 
-/** node:fs, recording the synchronous reads' sizes and the closes, holding threadpool reads while `hold` is set. */
+/**
+ * Reads of the segment's headers (to find a read's first batch) are windows of this many bytes at
+ * most; the tests below count a read's data reads, the larger ones.
+ */
+const HEADER_WINDOW = 16 * 1024
+
+/**
+ * node:fs, recording the synchronous reads' sizes, the threadpool reads of data (`asyncReads`,
+ * those larger than a header window) and the closes, holding threadpool reads while `hold` is set.
+ */
 function tracingLayer() {
   const state = {
     syncReads: [] as number[],
     asyncReads: 0,
+    headerReads: 0,
     closed: [] as number[],
     hold: false,
     held: [] as (() => void)[],
@@ -50,7 +60,8 @@ function tracingLayer() {
       return fs.readSync(fd, buffer, offset, length, position)
     },
     read(fd, buffer, offset, length, position, cb) {
-      state.asyncReads++
+      if (length > HEADER_WINDOW) state.asyncReads++
+      else state.headerReads++
       const go = () => fs.read(fd, buffer, offset, length, position, (err, n) => cb(err, n))
       if (state.hold) state.held.push(go)
       else go()
@@ -537,6 +548,88 @@ test('file: the batch of an offset near the log end is found without reading hea
     assert.deepEqual(batchesOf(r), [at])
     assert.deepEqual(state.syncReads, [r.records.byteLength], 'one read, of the batch')
     await again.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a large read away from the log end finds its first batch on the threadpool too: no read at once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-locate-'))
+  try {
+    const { layer, state } = tracingLayer()
+    // Index entries 1 MiB apart: the walk to a batch crosses many windows of headers. Segments of
+    // 2 MiB, and a written-lately window of 1 MiB, so most reads start away from the log end.
+    const m = await open(
+      dir,
+      layer,
+      { segmentBytes: 2 << 20, indexIntervalBytes: 1 << 20 },
+      { tailWindowBytes: 1 << 20 },
+    )
+    await fill(m, 480) // three segments of about 2 MiB, an active one of about 1.7 MB
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const expected = (await readAll(p, 0)).map((b) => b.baseOffset)
+    const activeBase = p.store.activeSegment().baseOffset
+    // Batch starts and offsets inside batches, in the first segment, a middle one and far back
+    // in the active one.
+    for (const offset of [0, 7, 16 * 61 + 3, 16 * 190, activeBase + 5]) {
+      await nextTurn()
+      state.syncReads.length = 0
+      const r = await p.read(offset, 1 << 20, RU)
+      assert.equal(r.errorCode, ErrorCode.NONE)
+      assert.deepEqual(state.syncReads, [], `no read at once for offset ${offset}`)
+      const got = batchesOf(r)
+      const i = expected.findIndex((b) => b + 15 >= offset)
+      assert.ok(got.length >= 40, `${got.length} batches from ${offset}`)
+      assert.deepEqual(got, expected.slice(i, i + got.length))
+    }
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a large read from an offset the cleaner removed at the end of a segment starts in the next one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-cleaned-'))
+  try {
+    const { layer, state } = tracingLayer()
+    // One index entry a segment (at its start): the walk to the removed offset reads the whole
+    // cleaned segment's headers and finds no batch there.
+    const m = await open(dir, layer, {
+      cleanupPolicy: ['compact'],
+      segmentBytes: 1 << 20,
+      indexIntervalBytes: 1 << 20,
+      minCleanableDirtyRatio: 0.01,
+    })
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const keyed = (i: number, keys: string) =>
+      batchOf(
+        Array.from({ length: 16 }, (_, k) => ({ key: `${keys}-${k}`, value: `${i}:`.padEnd(1024, 'v') })),
+        { timestamp: NOW },
+      )
+    // Batches of their own keys until one rolls: it is the second segment's first.
+    let n = 0
+    while (p.store.segmentCount === 1) {
+      assert.equal((await p.append(keyed(n, `own${n}`), { now: NOW })).errorCode, 0)
+      n++
+    }
+    const firstEnd = p.store.activeSegment().baseOffset
+    const lastOfFirst = n - 2
+    // The first segment's last three batches' keys written again: the cleaner removes them there.
+    for (let k = lastOfFirst - 2; k <= lastOfFirst; k++) await p.append(keyed(n++, `own${k}`), { now: NOW })
+    // More, so that the second segment is not the active one.
+    while (p.store.segmentCount < 3) await p.append(keyed(n, `own${n++}`), { now: NOW })
+    await m.runCleaner(NOW)
+    const removed = firstEnd - 2 * 16
+    assert.ok(!(await readAll(p, 0)).some((b) => b.baseOffset === removed), 'the cleaner removed it')
+    assert.equal(p.store.segments()[1].baseOffset, firstEnd)
+    await nextTurn()
+    state.syncReads.length = 0
+    const headers = state.headerReads
+    const r = await p.read(removed, 1 << 20, RU)
+    assert.deepEqual(state.syncReads, [])
+    assert.ok(state.headerReads - headers > 10, `${state.headerReads - headers} header windows read`)
+    assert.equal(batchesOf(r)[0], firstEnd)
+    await m.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
