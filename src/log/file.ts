@@ -242,13 +242,40 @@ export const CLEAN_WRITE_BYTES = 1024 * 1024
 export const TAIL_WINDOW_BYTES = 16 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
 
-/** The batches in `buf[0, got)` up to the last whole one whose base offset is below maxOffset. */
-function cutAt(buf: Buffer, got: number, maxOffset: number): Uint8Array {
+/**
+ * The batches in `buf[0, got)`, read from position `at` of `seg` for `offset`, up to the last whole
+ * one whose base offset is below maxOffset. The header of the batch after them, when the buffer
+ * holds it, becomes the segment's readEnd.
+ */
+function cutRead(
+  seg: FileSegment,
+  offset: number,
+  at: number,
+  buf: Buffer,
+  got: number,
+  maxOffset: number,
+): Uint8Array {
   let pos = 0
+  let from = offset
   while (pos + RECORD_BATCH_OVERHEAD <= got) {
     const h = scanHeader(buf, pos)
     if (h.base >= maxOffset || pos + h.size > got) break
+    from = h.last + 1
     pos += h.size
+  }
+  // The next batch's base offset, length and last offset delta are its first 27 bytes.
+  if (pos + LAST_OFFSET_DELTA_OFFSET + 4 <= got) {
+    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+    const base = dv.getInt32(pos) * 4294967296 + dv.getUint32(pos + 4)
+    const h = { size: dv.getInt32(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD }
+    if (!notABatch(buf, pos, h, at + pos, seg.size))
+      seg.readEnd = {
+        pos: at + pos,
+        base,
+        size: h.size,
+        from,
+        last: base + dv.getInt32(pos + LAST_OFFSET_DELTA_OFFSET),
+      }
   }
   return buf.subarray(0, pos)
 }
@@ -423,6 +450,25 @@ interface FileSegment {
   writtenBack: number
   /** The last batches appended, while the segment is active (made by its first append). */
   recent: RecentBatches | null
+  /** The batch right after the last read of the segment, or null (see afterLastRead). */
+  readEnd: ReadEnd | null
+}
+
+/**
+ * The batch that starts where a read of a segment stopped, when the read's buffer held its header:
+ * the first batch with last offset ≥ any offset from `from` to `last`. A reader going through a
+ * segment in order (a consumer catching up, the cleaner) asks for that range next, and finds its
+ * first batch without reading headers.
+ */
+interface ReadEnd extends BatchAt {
+  readonly from: number
+  readonly last: number
+}
+
+/** The batch of `offset` when the segment's last read stopped just before it, else null. */
+function afterLastRead(seg: FileSegment, offset: number): BatchAt | null {
+  const e = seg.readEnd
+  return e !== null && offset >= e.from && offset <= e.last ? e : null
 }
 
 /** The header fields a scan needs, read from a buffer. */
@@ -663,6 +709,7 @@ class FilePartitionStore implements PartitionStore {
       paceAt: this.#storage.now(),
       writtenBack: 0,
       recent: null,
+      readEnd: null,
     }
   }
 
@@ -1184,8 +1231,12 @@ class FilePartitionStore implements PartitionStore {
 
   /** The first batch in `seg` whose last offset is ≥ offset: its position, base offset and size; or null. */
   #locate(seg: FileSegment, offset: number): BatchAt | null {
-    // Near the log end: no read (see RecentBatches).
-    return seg.recent?.locate(offset) ?? this.#walkTo(seg, this.#floorPosition(seg, offset), offset)
+    // Near the log end, or just after the segment's last read: no read (RecentBatches, readEnd).
+    return (
+      seg.recent?.locate(offset) ??
+      afterLastRead(seg, offset) ??
+      this.#walkTo(seg, this.#floorPosition(seg, offset), offset)
+    )
   }
 
   /** Where the walk to the batch holding `offset` starts: the offset index's floor entry's position. */
@@ -1245,12 +1296,13 @@ class FilePartitionStore implements PartitionStore {
       const seg = this.#segments[si]
       if (offset >= seg.nextOffset) continue
       const active = si === this.#segments.length - 1
-      // Finding the first batch reads nothing near the log end (RecentBatches). Elsewhere it reads
+      // Finding the first batch reads nothing near the log end (RecentBatches) or just after the
+      // segment's last read (readEnd: a reader going through it in order). Elsewhere it reads
       // headers from the offset index's floor entry, through the walk's window: at once when the
       // read is small or in the active segment's written-lately window (in the page cache), else
       // on the threadpool before the read itself, since on a busy disk one cold header read can
       // hold the event loop for tens of milliseconds.
-      let first = seg.recent?.locate(offset) ?? null
+      let first = seg.recent?.locate(offset) ?? afterLastRead(seg, offset)
       if (first === null) {
         const start = this.#floorPosition(seg, offset)
         const large = Math.min(maxBytes, seg.size - start) > SYNC_READ_BYTES
@@ -1273,8 +1325,9 @@ class FilePartitionStore implements PartitionStore {
       const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
       const atOnce =
         len <= SYNC_READ_BYTES || (active && this.#storage.tailReadAtOnce(seg.size - first.pos, len))
-      if (atOnce) return cutAt(buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
-      return this.#readLater(seg, first.pos, buf, maxOffset)
+      if (atOnce)
+        return cutRead(seg, offset, first.pos, buf, this.#readFully(seg.fd, buf, first.pos), maxOffset)
+      return this.#readLater(seg, offset, first.pos, buf, maxOffset)
     }
     return EMPTY
   }
@@ -1304,7 +1357,7 @@ class FilePartitionStore implements PartitionStore {
       const len = readLength(seg, first, maxBytes, maxOffset, minOneMessage)
       if (len === 0) return EMPTY
       const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
-      return await this.#readLater(seg, first.pos, buf, maxOffset)
+      return await this.#readLater(seg, offset, first.pos, buf, maxOffset)
     } finally {
       this.#unpin(seg)
     }
@@ -1338,7 +1391,13 @@ class FilePartitionStore implements PartitionStore {
   }
 
   /** read's large case: `buf` filled from `pos` off the event loop, cut at the last whole batch below maxOffset. */
-  #readLater(seg: FileSegment, pos: number, buf: Buffer, maxOffset: number): Promise<Uint8Array> {
+  #readLater(
+    seg: FileSegment,
+    offset: number,
+    pos: number,
+    buf: Buffer,
+    maxOffset: number,
+  ): Promise<Uint8Array> {
     seg.readers++
     const len = buf.byteLength
     const fs = this.#fs
@@ -1346,7 +1405,8 @@ class FilePartitionStore implements PartitionStore {
       const step = (got: number): void => {
         fs.read(seg.fd, buf, got, len - got, pos + got, (err, n) => {
           if (err !== null) return reject(err)
-          if (n === 0 || got + n === len) return resolvePromise(cutAt(buf, got + n, maxOffset))
+          if (n === 0 || got + n === len)
+            return resolvePromise(cutRead(seg, offset, pos, buf, got + n, maxOffset))
           step(got + n)
         })
       }

@@ -629,6 +629,67 @@ test('file: a large read from an offset the cleaner removed at the end of a segm
     assert.deepEqual(state.syncReads, [])
     assert.ok(state.headerReads - headers > 10, `${state.headerReads - headers} header windows read`)
     assert.equal(batchesOf(r)[0], firstEnd)
+    // In order through the cleaned segment's gaps: each read starts at the batch after the last.
+    const kept = (await readAll(p, 0)).map((b) => b.baseOffset)
+    const seen: number[] = []
+    for (let offset = 0; offset < firstEnd; ) {
+      const batches = batchesOf(await p.read(offset, 70_000, RU))
+      seen.push(...batches)
+      offset = batches[batches.length - 1] + 16
+    }
+    assert.deepEqual(seen, kept.slice(0, seen.length))
+    assert.ok(seen.includes(firstEnd))
+    await m.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('file: a reader going through a segment in order finds each first batch without reading headers', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-read-order-'))
+  try {
+    const { layer, state } = tracingLayer()
+    const m = await open(
+      dir,
+      layer,
+      { segmentBytes: 4 << 20, indexIntervalBytes: 1 << 20 },
+      { tailWindowBytes: 1 << 20 },
+    )
+    // Batches of one size (keys and values of fixed width), so that every read of 6.5 batches
+    // stops halfway into one: a rolled segment of 4 MiB, an active one of about 0.8 MB.
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const sized = (i: number) =>
+      batchOf(
+        Array.from({ length: 16 }, (_, k) => ({
+          key: `b${String(i).padStart(4, '0')}-${String(k).padStart(2, '0')}`,
+          value: `${String(i).padStart(4, '0')}:`.padEnd(1024, 'v'),
+        })),
+        { timestamp: NOW },
+      )
+    const size = sized(0).byteLength
+    for (let i = 0; i < 300; i++) {
+      assert.equal(sized(i).byteLength, size)
+      assert.equal((await p.append(sized(i), { now: NOW })).errorCode, 0)
+    }
+    const expected = (await readAll(p, 0)).map((b) => b.baseOffset)
+    const end = p.store.segments()[1].baseOffset
+    const got: number[] = []
+    let headersAfterFirst = -1
+    // Each read stops inside a batch, whose header then says where the next read starts.
+    for (let offset = 0; offset < end; ) {
+      state.syncReads.length = 0
+      const r = await p.read(offset, Math.round(6.5 * size), RU)
+      assert.deepEqual(state.syncReads, [])
+      const batches = batchesOf(r)
+      assert.ok(batches.length > 0)
+      got.push(...batches)
+      if (headersAfterFirst < 0) headersAfterFirst = state.headerReads
+      offset = batches[batches.length - 1] + 16
+    }
+    assert.deepEqual(got, expected.slice(0, got.length))
+    assert.equal(got.at(-1)! + 16, end)
+    assert.ok(got.length / 6 > 30, `${got.length} batches in ${Math.round(got.length / 6)} reads`)
+    assert.equal(state.headerReads, headersAfterFirst, 'no header read after the first read')
     await m.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
