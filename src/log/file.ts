@@ -1545,6 +1545,9 @@ class FilePartitionStore implements PartitionStore {
     const indexPaths = ['.index', '.timeindex'].map((suffix) =>
       join(this.#dir, segmentFileName(baseOffset, suffix)),
     )
+    // Creating the copy can wait for the disk as long as a write can: not the cleaner's time on
+    // the event loop.
+    rewrite.offLoop?.before()
     const fd = await call<number>((cb) => this.#fs.open(cleanedPath, 'w+', cb))
     const seg: FileSegment = {
       ...this.#newSegment(baseOffset, old.path, fd, old.createdMs),
@@ -1583,6 +1586,8 @@ class FilePartitionStore implements PartitionStore {
       inflight = write
     }
     try {
+      // In the try: a log that went offline meanwhile (after() throws) lets the copy go.
+      rewrite.offLoop?.after()
       for await (const b of rewrite.batches) {
         const n = b.bytes.byteLength
         if (staged > 0 && staged + n > CLEAN_WRITE_BYTES) {
