@@ -89,7 +89,7 @@ const REMOVE_CONCURRENCY = 4
 const DISCARD_CONCURRENCY = 1
 /** The suffix a deleted segment's files take until they are removed (Kafka's). */
 const DELETED_SUFFIX = '.deleted'
-/** The suffix of a cleaned copy's files until the swap renames them in (Kafka's). */
+/** The suffix of a cleaned copy's files, after a serial, until the swap renames them in (Kafka's). */
 const CLEANED_SUFFIX = '.cleaned'
 
 /** Bytes read at a time when walking batch headers. */
@@ -531,6 +531,11 @@ class FilePartitionStore implements PartitionStore {
   #closed = false
   /** A write-back (WRITE_BACK_BYTES) is in flight. */
   #writeBackBusy = false
+  /**
+   * The segment a cleaned copy is being swapped in for, while the swap's renames run on the
+   * threadpool, and the swap itself (settled, never rejected): see replaceSegment.
+   */
+  #swapping: { readonly seg: FileSegment; readonly done: Promise<void> } | null = null
 
   constructor(
     storage: FileLogStorage,
@@ -1191,7 +1196,8 @@ class FilePartitionStore implements PartitionStore {
     const { ib, tb } = this.#indexBytes(seg)
     const write = ++seg.indexWrites
     // Not when a newer write of them happened (a close, the cleaner's swap) or the segment is gone.
-    const current = () => seg.indexWrites === write && this.#segments.includes(seg)
+    const current = () =>
+      seg.indexWrites === write && this.#segments.includes(seg) && this.#swapping?.seg !== seg
     await Promise.all([
       writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.index')), ib, current),
       writeFileAtomicLater(
@@ -1493,7 +1499,10 @@ class FilePartitionStore implements PartitionStore {
   }
 
   deleteOldestSegments(count: number): void {
-    const n = Math.min(count, this.#segments.length - 1)
+    // Never the segment a cleaned copy is being swapped in for, nor any after it (the partition
+    // runs no retention while it is cleaned; this holds whoever calls).
+    const swapping = this.#swapping === null ? -1 : this.#segments.indexOf(this.#swapping.seg)
+    const n = Math.min(count, this.#segments.length - 1, swapping < 0 ? count : swapping)
     const gone = this.#segments.splice(0, n)
     for (const seg of gone) {
       // Renamed at once (a rename frees nothing), as Kafka renames them; closed and removed off
@@ -1522,6 +1531,22 @@ class FilePartitionStore implements PartitionStore {
     return renamed
   }
 
+  /** #renameDeleted on the threadpool: a file that is not there is skipped. */
+  async #renameDeletedLater(names: readonly string[]): Promise<string[]> {
+    const renamed: string[] = []
+    for (const name of names) {
+      const p = join(this.#dir, name)
+      try {
+        await call((cb) => this.#fs.rename(p, p + DELETED_SUFFIX, cb))
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+        throw e
+      }
+      renamed.push(p + DELETED_SUFFIX)
+    }
+    return renamed
+  }
+
   #dropSnapshotsBelow(offset: number): void {
     const snaps = this.#fs
       .readdirSync(this.#dir)
@@ -1541,10 +1566,14 @@ class FilePartitionStore implements PartitionStore {
     const start = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
     if (start < 0 || start === this.#segments.length - 1) return false
     const old = this.#segments[start]
-    const cleanedPath = `${old.path}${CLEANED_SUFFIX}`
     const indexPaths = ['.index', '.timeindex'].map((suffix) =>
       join(this.#dir, segmentFileName(baseOffset, suffix)),
     )
+    // The copy's files have names of their own (a serial): one not swapped in is removed off the
+    // event loop, where a later copy of the same segment cannot be made under its name meanwhile.
+    const serial = `.${this.#storage.nextSerial()}${CLEANED_SUFFIX}`
+    const cleanedPath = old.path + serial
+    const cleanedIndexPaths = indexPaths.map((p) => p + serial)
     // Creating the copy can wait for the disk as long as a write can: not the cleaner's time on
     // the event loop.
     rewrite.offLoop?.before()
@@ -1614,7 +1643,7 @@ class FilePartitionStore implements PartitionStore {
       if (staged > 0) await writeOut(stages[stage], staged)
       await settle()
       if (!rewrite.changed()) {
-        this.#dropCleaned(fd, [cleanedPath])
+        this.#storage.discard(fd, [cleanedPath])
         return false
       }
       // The copy and its index files are made durable off the event loop (an fsync on a busy
@@ -1623,57 +1652,75 @@ class FilePartitionStore implements PartitionStore {
       const { ib, tb } = this.#indexBytes(seg)
       await Promise.all([
         this.#fsyncFd(fd),
-        writeFileAtomicLater(this.#fs, indexPaths[0] + CLEANED_SUFFIX, ib),
-        writeFileAtomicLater(this.#fs, indexPaths[1] + CLEANED_SUFFIX, tb),
+        writeFileAtomicLater(this.#fs, cleanedIndexPaths[0], ib),
+        writeFileAtomicLater(this.#fs, cleanedIndexPaths[1], tb),
       ])
     } catch (e) {
       // A write still in flight ends before its descriptor is let go.
       await (inflight as Promise<void> | null)?.catch(() => {})
-      this.#dropCleaned(fd, [cleanedPath, ...indexPaths.map((p) => p + CLEANED_SUFFIX)])
+      this.#storage.discard(fd, [cleanedPath, ...cleanedIndexPaths])
       throw e
     }
     // Appends may have rolled new segments meanwhile: find the old one again.
     const idx = this.#segments.indexOf(old)
     if (idx < 0) {
-      this.#dropCleaned(fd, [cleanedPath, ...indexPaths.map((p) => p + CLEANED_SUFFIX)])
+      this.#storage.discard(fd, [cleanedPath, ...cleanedIndexPaths])
       return false
     }
     seg.flushedSize = seg.size
     // The segment's offsets range stays what it was even if its last batches were removed.
     seg.nextOffset = old.nextOffset
     seg.indexDirty = false
+    // The old segment's index writes still in flight (a flush's) are stale from here on: their
+    // renames would land on the copy's names.
+    old.indexWrites++
     seg.indexWrites = old.indexWrites + 1
-    // The swap, renames only. The old index files go first, so that a crash at any point leaves
-    // the segment's file with its own index files or with none (rebuilt by a scan at open), never
-    // with the other file's: the old file until its rename, the new one after. `.cleaned` files a
-    // crash left are removed at open.
-    const oldIndexes = this.#renameDeleted(indexPaths.map((p) => basename(p)))
-    this.#fs.renameSync(cleanedPath, old.path)
-    for (const p of indexPaths) this.#fs.renameSync(p + CLEANED_SUFFIX, p)
-    this.#segments[idx] = seg
-    // The old file lost its name to the new one: its last close frees it.
-    old.deleted = true
-    this.#release(old)
-    this.#storage.discard(undefined, oldIndexes)
-    return true
-  }
-
-  /**
-   * A cleaned copy not swapped in: its files renamed to names of their own at once (the next
-   * cleaning of the segment makes new `.cleaned` files), closed and removed off the event loop.
-   */
-  #dropCleaned(fd: number, paths: readonly string[]): void {
-    const serial = this.#storage.nextDiscardSerial()
-    const doomed: string[] = []
-    for (const p of paths) {
+    // The swap, renames only, on the threadpool: a rename in the partition's directory waits for
+    // a busy disk as long as a create does (hundreds of milliseconds). Meanwhile the old segment
+    // serves reads from its descriptor, which a rename leaves open, and flushes, retention and a
+    // close leave its files alone (#swapping). The old index files go first, so that a crash at
+    // any point leaves the segment's file with its own index files or with none (rebuilt by a
+    // scan at open), never with the other file's: the old file until its rename, the new one
+    // after. `.cleaned` files a crash left are removed at open.
+    rewrite.offLoop?.before()
+    let oldIndexes: string[] = []
+    let named = false
+    const swap = (async () => {
+      oldIndexes = await this.#renameDeletedLater(indexPaths.map((p) => basename(p)))
+      await call((cb) => this.#fs.rename(cleanedPath, old.path, cb))
+      named = true
+      for (const [i, p] of indexPaths.entries())
+        await call((cb) => this.#fs.rename(cleanedIndexPaths[i], p, cb))
+    })()
+    // Settled once the segment list holds the copy (or the swap failed), not before: a close or
+    // a delete that waits for it then finds the list as the swap left it.
+    let swapped = () => {}
+    this.#swapping = { seg: old, done: new Promise<void>((r) => (swapped = r)) }
+    try {
       try {
-        this.#fs.renameSync(p, `${p}.${serial}${DELETED_SUFFIX}`)
-        doomed.push(`${p}.${serial}${DELETED_SUFFIX}`)
-      } catch {
-        // not made (a write that failed): nothing to remove
+        await swap
+      } catch (e) {
+        // The files are left as a crash at that point would leave them. Until the copy took the
+        // segment's name it is dropped as any copy not swapped in. After, the old segment still
+        // serves reads from its descriptor until the partition is next opened, and never writes
+        // its index files again: they would be taken for the copy's.
+        if (named) {
+          old.indexDirty = false
+          this.#storage.discard(fd, [])
+        } else this.#storage.discard(fd, [cleanedPath, ...cleanedIndexPaths])
+        throw e
       }
+      // Retention, a close and a delete wait for the swap or leave the segment alone.
+      this.#segments[this.#segments.indexOf(old)] = seg
+      // The old file lost its name to the new one: its last close frees it.
+      old.deleted = true
+      this.#release(old)
+      this.#storage.discard(undefined, oldIndexes)
+      return true
+    } finally {
+      this.#swapping = null
+      swapped()
     }
-    this.#storage.discard(fd, doomed)
   }
 
   #fsyncFd(fd: number): Promise<void> {
@@ -1713,7 +1760,8 @@ class FilePartitionStore implements PartitionStore {
     // Index files of rolled segments not written yet (roll leaves them to the flush).
     const active = this.#segments[this.#segments.length - 1]
     for (const seg of [...this.#segments]) {
-      if (seg === active || !seg.indexDirty || this.#closed || !live(seg)) continue
+      if (seg === active || !seg.indexDirty || this.#closed || !live(seg) || this.#swapping?.seg === seg)
+        continue
       try {
         await this.#writeIndexFilesLater(seg)
       } catch (e) {
@@ -1736,6 +1784,9 @@ class FilePartitionStore implements PartitionStore {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    // A cleaned copy's swap in flight ends first: its renames must not cross the index files
+    // written here.
+    if (this.#swapping !== null) await this.#swapping.done
     let error: unknown
     for (const seg of this.#segments) {
       try {
@@ -1759,6 +1810,7 @@ class FilePartitionStore implements PartitionStore {
   }
 
   async delete(): Promise<void> {
+    if (this.#swapping !== null) await this.#swapping.done
     if (!this.#closed) {
       this.#closed = true
       for (const seg of this.#segments) {
@@ -2065,8 +2117,8 @@ export class FileLogStorage implements LogStorage {
       .catch((e: unknown) => this.#logger?.warn({ err: e, paths }, 'could not remove a deleted segment'))
   }
 
-  /** A number for a discarded file's name, unique in this storage's life. */
-  nextDiscardSerial(): number {
+  /** A number for a file's name, unique in this storage's life. */
+  nextSerial(): number {
     return ++this.#discardSerial
   }
 

@@ -166,7 +166,10 @@ export interface PartitionStore {
   batchesFrom(offset: number): Iterable<StoredBatch>
   /** A position to start a time scan in the segment with this base offset: an offset ≤ the first record with timestamp ≥ ts. */
   timestampLookup(segmentBaseOffset: number, timestamp: number): number
-  /** Deletes the `count` oldest segments (the caller never deletes the active one). */
+  /**
+   * Deletes the `count` oldest segments (the caller never deletes the active one); an engine keeps
+   * a segment a cleaned copy is being swapped in for, and those after it, for a later call.
+   */
   deleteOldestSegments(count: number): void
   /**
    * Replaces a non-active segment's batches (compaction), atomically: the new batches are

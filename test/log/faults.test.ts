@@ -232,7 +232,7 @@ test("compaction: a failed write of a segment's copy leaves the segment as it wa
     ...NODE_FILE_LAYER,
     open(path, flags, cb) {
       fs.open(path, flags, (err, fd) => {
-        if (err === null && path.endsWith('.log.cleaned')) copies.add(fd)
+        if (err === null && /\.log\.\d+\.cleaned$/.test(path)) copies.add(fd)
         cb(err, fd)
       })
     },
