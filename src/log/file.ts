@@ -498,6 +498,37 @@ function notABatch(window: Uint8Array, at: number, h: { size: number }, pos: num
   )
 }
 
+/** A batch header as a walk over a segment visits it: scanHeader's fields and its file position. */
+type WalkedHeader = { base: number; size: number; last: number; maxTs: number; pos: number }
+
+/**
+ * One window of a walk over batch headers: `window` holds `n` bytes of a segment ending at `end`,
+ * read from file position `pos`. Each whole batch whose header lies in it goes to `visit`, until
+ * visit returns false. Returns the position of the first header not wholly in the window (where
+ * the next window starts), or -1 when the walk ends here: visit said so, or the header at a
+ * position cannot start a batch (told to `onBad`).
+ */
+function walkWindow(
+  window: Uint8Array,
+  n: number,
+  pos: number,
+  end: number,
+  visit: (h: WalkedHeader) => boolean,
+  onBad: (pos: number) => void,
+): number {
+  let at = 0
+  while (at + RECORD_BATCH_OVERHEAD <= n) {
+    const h = scanHeader(window, at)
+    if (notABatch(window, at, h, pos + at, end)) {
+      onBad(pos + at)
+      return -1
+    }
+    if (!visit({ ...h, pos: pos + at })) return -1
+    at += h.size
+  }
+  return pos + at
+}
+
 /**
  * How many bytes a read from batch `first` takes: up to maxBytes, at least the first batch when
  * minOneMessage; 0 when it answers nothing (the first batch at or past maxOffset, or too large).
@@ -799,7 +830,7 @@ class FilePartitionStore implements PartitionStore {
     seg: FileSegment,
     start: number,
     end: number,
-    visit: (h: { base: number; size: number; last: number; maxTs: number; pos: number }) => boolean,
+    visit: (h: WalkedHeader) => boolean,
     onBad: (pos: number) => void,
   ): void {
     // Headers are read through a window of WALK_WINDOW bytes: one read serves every batch header
@@ -808,30 +839,19 @@ class FilePartitionStore implements PartitionStore {
     const owned = scratch === WALK_SCRATCH
     if (owned) walkScratchBusy = true
     try {
-      let window = scratch.subarray(0, 0)
-      let windowStart = 0
       let pos = start
-      while (pos < end) {
+      while (pos >= 0 && pos < end) {
         if (end - pos < RECORD_BATCH_OVERHEAD) {
           onBad(pos)
           return
         }
-        if (pos < windowStart || pos + RECORD_BATCH_OVERHEAD > windowStart + window.byteLength) {
-          window = scratch.subarray(0, Math.min(WALK_WINDOW, end - pos))
-          windowStart = pos
-          if (this.#readFully(seg.fd, window, pos) < RECORD_BATCH_OVERHEAD) {
-            onBad(pos)
-            return
-          }
-        }
-        const at = pos - windowStart
-        const h = scanHeader(window, at)
-        if (notABatch(window, at, h, pos, end)) {
+        const window = scratch.subarray(0, Math.min(WALK_WINDOW, end - pos))
+        const n = this.#readFully(seg.fd, window, pos)
+        if (n < RECORD_BATCH_OVERHEAD) {
           onBad(pos)
           return
         }
-        if (!visit({ ...h, pos })) return
-        pos += h.size
+        pos = walkWindow(window, n, pos, end, visit, onBad)
       }
     } finally {
       if (owned) walkScratchBusy = false
@@ -1328,7 +1348,7 @@ class FilePartitionStore implements PartitionStore {
       // A read that starts in the active segment's last 16 MiB (a consumer near the log end, or
       // catching up after a stall) is done at once too, within the turn's budget
       // (TAIL_READ_BYTES): it is in the page cache, written lately (TAIL_WINDOW_BYTES).
-      const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
+      const buf = this.#readBuffer(len, loans)
       const atOnce =
         len <= SYNC_READ_BYTES || (active && this.#storage.tailReadAtOnce(seg.size - first.pos, len))
       if (atOnce)
@@ -1336,6 +1356,11 @@ class FilePartitionStore implements PartitionStore {
       return this.#readLater(seg, offset, first.pos, buf, maxOffset)
     }
     return EMPTY
+  }
+
+  /** A read's buffer: the storage's pool's with loans (given back by the caller), else a new one. */
+  #readBuffer(len: number, loans: (() => void)[] | undefined): Buffer {
+    return loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
   }
 
   /**
@@ -1362,7 +1387,7 @@ class FilePartitionStore implements PartitionStore {
       }
       const len = readLength(seg, first, maxBytes, maxOffset, minOneMessage)
       if (len === 0) return EMPTY
-      const buf = loans === undefined ? Buffer.allocUnsafe(len) : this.#storage.readBuffers.lend(len, loans)
+      const buf = this.#readBuffer(len, loans)
       return await this.#readLater(seg, offset, first.pos, buf, maxOffset)
     } finally {
       this.#unpin(seg)
@@ -1382,14 +1407,21 @@ class FilePartitionStore implements PartitionStore {
         this.#fs.read(seg.fd, window, 0, Math.min(WALK_WINDOW, end - pos), pos, (err, n) => {
           if (err !== null) return reject(err)
           if (n < RECORD_BATCH_OVERHEAD) return resolvePromise(null)
-          let at = 0
-          while (at + RECORD_BATCH_OVERHEAD <= n) {
-            const h = scanHeader(window, at)
-            if (notABatch(window, at, h, pos + at, end)) return resolvePromise(null)
-            if (h.last >= offset) return resolvePromise({ pos: pos + at, base: h.base, size: h.size })
-            at += h.size
-          }
-          from(pos + at)
+          let found: BatchAt | null = null
+          const next = walkWindow(
+            window,
+            n,
+            pos,
+            end,
+            (h) => {
+              if (h.last < offset) return true
+              found = { pos: h.pos, base: h.base, size: h.size }
+              return false
+            },
+            () => {},
+          )
+          if (next < 0) resolvePromise(found)
+          else from(next)
         })
       }
       from(start)
