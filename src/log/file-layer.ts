@@ -101,9 +101,10 @@ let tmpSerial = 0
  *
  * Writes of one path must not overtake each other: the callers order theirs (one writer, or a
  * chain), or pass `stillWanted`, asked once the file is durable: false means a newer write of
- * `path` happened meanwhile and the temporary file is removed instead. With it the check and the
- * rename are one synchronous step, since a write that does not wait (a close writing the index
- * files, the cleaner's swap) could otherwise land between them.
+ * `path` happened meanwhile and the temporary file is removed instead. The rename after a true
+ * answer runs on the threadpool too (on a busy disk a rename waits as long as a create): a caller
+ * that writes `path` by other means (a close writing the index files, the cleaner's swap) first
+ * makes the answer false, then waits for the write in flight.
  */
 export async function writeFileAtomicLater(
   fs: FileLayer,
@@ -128,6 +129,5 @@ export async function writeFileAtomicLater(
     if (!durable) await call((cb) => fs.unlink(tmp, cb)).catch(() => {})
   }
   if (stillWanted === undefined) await call((cb) => fs.rename(tmp, path, cb))
-  else if (stillWanted()) fs.renameSync(tmp, path)
-  else await call((cb) => fs.unlink(tmp, cb))
+  else await call((cb) => (stillWanted() ? fs.rename(tmp, path, cb) : fs.unlink(tmp, cb)))
 }

@@ -567,6 +567,8 @@ class FilePartitionStore implements PartitionStore {
    * threadpool, and the swap itself (settled, never rejected): see replaceSegment.
    */
   #swapping: { readonly seg: FileSegment; readonly done: Promise<void> } | null = null
+  /** Deferred writes of a segment's index files in flight (settled, never rejected); null when none. */
+  #indexWritesInFlight: Map<FileSegment, Promise<void>> | null = null
 
   constructor(
     storage: FileLogStorage,
@@ -1216,9 +1218,13 @@ class FilePartitionStore implements PartitionStore {
     const { ib, tb } = this.#indexBytes(seg)
     const write = ++seg.indexWrites
     // Not when a newer write of them happened (a close, the cleaner's swap) or the segment is gone.
+    // A close or a swap makes this false, then waits for the write (#indexWritesSettled).
     const current = () =>
-      seg.indexWrites === write && this.#segments.includes(seg) && this.#swapping?.seg !== seg
-    await Promise.all([
+      seg.indexWrites === write &&
+      this.#segments.includes(seg) &&
+      this.#swapping?.seg !== seg &&
+      !this.#closed
+    const writing = Promise.all([
       writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(seg.baseOffset, '.index')), ib, current),
       writeFileAtomicLater(
         this.#fs,
@@ -1227,7 +1233,26 @@ class FilePartitionStore implements PartitionStore {
         current,
       ),
     ])
+    const inFlight = (this.#indexWritesInFlight ??= new Map())
+    // An earlier write of the segment's may still be renaming: the entry waits for both.
+    const settled = Promise.allSettled([inFlight.get(seg), writing]).then(() => {})
+    inFlight.set(seg, settled)
+    try {
+      await writing
+    } finally {
+      // A later write of the segment's may have taken the entry meanwhile.
+      if (inFlight.get(seg) === settled) inFlight.delete(seg)
+      if (inFlight.size === 0 && this.#indexWritesInFlight === inFlight) this.#indexWritesInFlight = null
+    }
     if (current()) seg.indexDirty = false
+  }
+
+  /** Settles once the deferred index writes in flight (of `seg`, or of every segment) have ended. */
+  async #indexWritesSettled(seg?: FileSegment): Promise<void> {
+    const inFlight = this.#indexWritesInFlight
+    if (inFlight === null) return
+    if (seg !== undefined) await inFlight.get(seg)
+    else await Promise.all(inFlight.values())
   }
 
   /** The bytes of a segment's offset and time index files. */
@@ -1718,6 +1743,8 @@ class FilePartitionStore implements PartitionStore {
     let oldIndexes: string[] = []
     let named = false
     const swap = (async () => {
+      // A flush's write of the old index files, stale now, may still be renaming.
+      await this.#indexWritesSettled(old)
       oldIndexes = await this.#renameDeletedLater(indexPaths.map((p) => basename(p)))
       await call((cb) => this.#fs.rename(cleanedPath, old.path, cb))
       named = true
@@ -1816,9 +1843,10 @@ class FilePartitionStore implements PartitionStore {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    // A cleaned copy's swap in flight ends first: its renames must not cross the index files
-    // written here.
+    // A cleaned copy's swap in flight, and a flush's index writes (stale now), end first: their
+    // renames must not cross the index files written here.
     if (this.#swapping !== null) await this.#swapping.done
+    if (this.#indexWritesInFlight !== null) await this.#indexWritesSettled()
     let error: unknown
     for (const seg of this.#segments) {
       try {

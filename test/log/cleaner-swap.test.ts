@@ -110,22 +110,17 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
   let reached = () => {}
   const heldOnce = new Promise<void>((r) => (reached = r))
   let syncRenames = 0
-  // Segment 0's index files, written by the flush after its roll, are held before they are made
-  // too: the segment is still to have them written when the swap starts.
-  let holdingIndexes = false
-  const heldIndexes: (() => void)[] = []
+  // Renames of segment 0's index files by a flush (from their temporary files) while the swap is
+  // held: they would cross the swap's.
+  let flushRenames = 0
   const layer: FileLayer = {
     ...NODE_FILE_LAYER,
-    open(path, flags, cb) {
-      if (holdingIndexes && /0{20}\.(time)?index\.\d+\.tmp$/.test(path))
-        heldIndexes.push(() => fs.open(path, flags, cb))
-      else fs.open(path, flags, cb)
-    },
     renameSync(from, to) {
       if (holding && held.length > 0) syncRenames++
       fs.renameSync(from, to)
     },
     rename(from, to, cb) {
+      if (holding && held.length > 0 && /0{20}\.(time)?index\.\d+\.tmp$/.test(from)) flushRenames++
       // The swap's renames: the old index files away, then the copy's files onto their names.
       const swap = from.endsWith('.cleaned') || to.endsWith('.deleted')
       if (!holding || !swap) return fs.rename(from, to, cb)
@@ -135,20 +130,24 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
   }
   const release = () => {
     holding = false
-    holdingIndexes = false
-    for (const go of [...held.splice(0), ...heldIndexes.splice(0)]) go()
+    for (const go of held.splice(0)) go()
   }
   try {
     const { m, p, storage } = await open(dir, layer)
     for (let i = 0; i < 10; i++) await p.append(batch(i), { now: NOW })
-    holdingIndexes = true
-    p.roll(NOW)
+    // The store's roll alone (the partition's would flush): segment 0's index files are still to
+    // be written when the swap starts.
+    p.store.roll(NOW)
     for (let i = 10; i < 12; i++) await p.append(batch(i), { now: NOW })
+    assert.deepEqual(
+      readdirSync(join(dir, 'c-0')).filter(
+        (n) => n.startsWith('00000000000000000000.') && n.includes('index'),
+      ),
+      [],
+    )
     holding = true
     const cleaning = m.runCleaner(NOW)
     await heldOnce
-    holdingIndexes = false
-    assert.equal(heldIndexes.length, 2, "segment 0's index files are still to be written")
     // The swap waits; the partition goes on with the old segment.
     await p.append(batch(12), { now: NOW })
     const during = (await readAll(p, 0)).map((b) => b.values[0])
@@ -156,9 +155,9 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
       during,
       Array.from({ length: 13 }, (_, i) => `v${String(i).padStart(3, '0')}`),
     )
-    // A flush now leaves segment 0's index files to the swap (the partition's own flush waits
-    // behind the held one: the store's is called).
-    await p.store.flush()
+    // A flush now leaves segment 0's index files to the swap.
+    await p.flush()
+    assert.equal(flushRenames, 0, "a flush's renames of segment 0's index files")
     await storage.checkpoint()
     const segments = p.store.segmentCount
     p.store.deleteOldestSegments(1)

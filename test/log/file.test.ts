@@ -50,22 +50,27 @@ test('file: a full offset index (segment.index.bytes) rolls the segment', async 
 })
 
 /** node:fs, counting the fsyncs made on the event loop (fsyncSync). */
-function countingFsyncs(): { layer: FileLayer; syncFsyncs: () => number } {
+function countingFsyncs(): { layer: FileLayer; syncFsyncs: () => number; syncRenames: () => number } {
   let n = 0
+  let renames = 0
   const layer: FileLayer = {
     ...NODE_FILE_LAYER,
     fsyncSync(fd) {
       n++
       NODE_FILE_LAYER.fsyncSync(fd)
     },
+    renameSync(from, to) {
+      renames++
+      NODE_FILE_LAYER.renameSync(from, to)
+    },
   }
-  return { layer, syncFsyncs: () => n }
+  return { layer, syncFsyncs: () => n, syncRenames: () => renames }
 }
 
 test('file: a roll makes no fsync in the append; the flush writes the rolled index files and snapshot', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-roll-'))
   try {
-    const { layer, syncFsyncs } = countingFsyncs()
+    const { layer, syncFsyncs, syncRenames } = countingFsyncs()
     const open = async (logDir: string, fs: FileLayer = NODE_FILE_LAYER) => {
       const m = createLogManager(
         {
@@ -113,7 +118,10 @@ test('file: a roll makes no fsync in the append; the flush writes the rolled ind
     cpSync(dir, crashed, { recursive: true })
     rmSync(join(crashed, '.kafka_cleanshutdown'), { force: true })
 
+    // The flush writes them on the threadpool, their renames in place included.
+    const renamesBefore = syncRenames()
     await (p as PartitionLogImpl).flush()
+    assert.equal(syncRenames(), renamesBefore, 'no rename on the event loop')
     assert.ok(files().includes('00000000000000000000.index'))
     assert.ok(files().includes('00000000000000000000.timeindex'))
     assert.equal(readFileSync(join(dir, 't-0', '00000000000000000000.index')).byteLength, 16, 'two entries')
@@ -198,5 +206,70 @@ test('file: a log directory is locked while its storage is open; a second one is
     await second.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test("file: a close waits for a flush's index files still being renamed in, and writes its own after", async () => {
+  // The flush's renames of the index files run on the threadpool: a close that wrote the index
+  // files meanwhile could have them replaced by the flush's after it.
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-index-close-'))
+  const copy = mkdtempSync(join(tmpdir(), 'topograph-log-index-close-copy-'))
+  let holding = false
+  const held: (() => void)[] = []
+  let reached = () => {}
+  const heldOnce = new Promise<void>((r) => (reached = r))
+  const layer: FileLayer = {
+    ...NODE_FILE_LAYER,
+    rename(from, to, cb) {
+      if (!holding || !/0{20}\.(time)?index\.\d+\.tmp$/.test(from))
+        return NODE_FILE_LAYER.rename(from, to, cb)
+      held.push(() => NODE_FILE_LAYER.rename(from, to, cb))
+      reached()
+    },
+  }
+  try {
+    const m = createLogManager(
+      {
+        ...DEFAULT_LOG_MANAGER_CONFIG,
+        logDirs: [dir],
+        defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, { indexIntervalBytes: 0 }),
+      },
+      { storage: new FileLogStorage([dir], { fs: layer }), noBackgroundJobs: true },
+    )
+    await m.open()
+    await m.createPartitions('t', 'id', 0, 1, { segmentBytes: 200 })
+    const p = m.partition('t', 0)! as PartitionLogImpl
+    const now = Date.now()
+    holding = true
+    for (let i = 0; i < 3; i++) await p.append(batchOf(records(2, 'abc'[i]), { timestamp: now + i }), { now })
+    const flushing = p.store.flush()
+    await heldOnce
+    let closed = false
+    const closing = p.store.close().then(() => (closed = true))
+    await new Promise((r) => setTimeout(r, 50))
+    assert.equal(closed, false, 'the close waits for the renames in flight')
+    holding = false
+    for (const go of held.splice(0)) go()
+    await flushing
+    await closing
+    cpSync(dir, copy, { recursive: true })
+    await m.close().catch(() => {})
+    // The index files are whole and the segment's own: every batch read from its offset.
+    const again = createLogManager(
+      { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [copy], defaults: DEFAULT_LOG_CONFIG },
+      { storage: new FileLogStorage([copy]), noBackgroundJobs: true },
+    )
+    await again.open()
+    await again.createPartitions('t', 'id', 0, 1, { segmentBytes: 200 })
+    const q = again.partition('t', 0)!
+    for (const o of [0, 2, 4]) assert.equal((await readAll(q, o))[0].baseOffset, o, `offset ${o}`)
+    assert.equal(readFileSync(join(copy, 't-0', '00000000000000000000.index')).byteLength, 16, 'two entries')
+    assert.ok(!readdirSync(join(copy, 't-0')).some((f) => f.endsWith('.tmp')), 'no temporary file left')
+    await again.close()
+  } finally {
+    holding = false
+    for (const go of held.splice(0)) go()
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(copy, { recursive: true, force: true })
   }
 })
