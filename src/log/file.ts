@@ -25,7 +25,7 @@
  * faults (ENOSPC, EIO) without mocking anything else.
  */
 import * as nodeFs from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../file-lock.js'
 import { call, type FileLayer, NODE_FILE_LAYER, writeFileAtomic, writeFileAtomicLater } from './file-layer.js'
 import { ConcurrencyLimit } from './limit.js'
@@ -550,6 +550,24 @@ export interface FilePartitionSettings {
   readonly indexIntervalBytes: number
 }
 
+/**
+ * Renames the files at `paths` to `<path>.deleted`, one after another on the threadpool; a file
+ * that is not there is skipped. Returns the new paths.
+ */
+async function renameToDeleted(fs: FileLayer, paths: readonly string[]): Promise<string[]> {
+  const renamed: string[] = []
+  for (const p of paths) {
+    try {
+      await call((cb) => fs.rename(p, p + DELETED_SUFFIX, cb))
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw e
+    }
+    renamed.push(p + DELETED_SUFFIX)
+  }
+  return renamed
+}
+
 class FilePartitionStore implements PartitionStore {
   readonly #storage: FileLogStorage
   readonly #fs: FileLayer
@@ -567,6 +585,8 @@ class FilePartitionStore implements PartitionStore {
    * threadpool, and the swap itself (settled, never rejected): see replaceSegment.
    */
   #swapping: { readonly seg: FileSegment; readonly done: Promise<void> } | null = null
+  /** The renames of #retire still running (settled, never rejected); null when none. */
+  #retiring: Promise<void> | null = null
   /** Deferred writes of a segment's index files in flight (settled, never rejected); null when none. */
   #indexWritesInFlight: Map<FileSegment, Promise<void>> | null = null
 
@@ -1561,62 +1581,61 @@ class FilePartitionStore implements PartitionStore {
     const swapping = this.#swapping === null ? -1 : this.#segments.indexOf(this.#swapping.seg)
     const n = Math.min(count, this.#segments.length - 1, swapping < 0 ? count : swapping)
     const gone = this.#segments.splice(0, n)
+    // Renamed `.deleted` as Kafka renames them, then closed and removed, all off the event loop,
+    // where freeing a large file's blocks takes hundreds of milliseconds (DISCARD_CONCURRENCY). A
+    // read in flight keeps the file open, and readable, until it ends. A crash before the rename
+    // leaves the segment under its name, below the log start offset: the next retention deletes it
+    // again. One after it leaves `.deleted` files, which opening the partition removes.
     for (const seg of gone) {
-      // Renamed at once (a rename frees nothing), as Kafka renames them; closed and removed off
-      // the event loop, where freeing a large file's blocks takes hundreds of milliseconds
-      // (DISCARD_CONCURRENCY). A read in flight keeps the file open, and readable, until it ends.
-      // A crash before the removal leaves `.deleted` files, which opening the partition removes.
-      const renamed = this.#renameDeleted(
-        ['.log', '.index', '.timeindex'].map((suffix) => segmentFileName(seg.baseOffset, suffix)),
-      )
       seg.deleted = true
       this.#release(seg)
-      this.#storage.discard(undefined, renamed)
     }
-    this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
+    this.#retire(
+      gone.flatMap((seg) =>
+        ['.log', '.index', '.timeindex'].map((suffix) => segmentFileName(seg.baseOffset, suffix)),
+      ),
+    )
+    void this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
   }
 
-  /** Renames the named files of the partition that exist to `<name>.deleted`; returns their new paths. */
-  #renameDeleted(names: readonly string[]): string[] {
-    const renamed: string[] = []
-    for (const name of names) {
-      const p = join(this.#dir, name)
-      if (!this.#fs.existsSync(p)) continue
-      this.#fs.renameSync(p, p + DELETED_SUFFIX)
-      renamed.push(p + DELETED_SUFFIX)
-    }
-    return renamed
+  /**
+   * Lets files of the partition go: renamed `<name>.deleted` on the threadpool (a rename in the
+   * partition's directory waits for a busy disk as long as a create does), then removed by the
+   * storage off the event loop. A close and a delete of the partition wait for the renames, so
+   * that none runs once the directory is renamed away or the partition opened again.
+   */
+  #retire(names: readonly string[]): void {
+    if (names.length === 0) return
+    const renaming = this.#storage.retire(names.map((n) => join(this.#dir, n)))
+    const before = this.#retiring
+    const all = before === null ? renaming : Promise.all([before, renaming]).then(() => {})
+    this.#retiring = all
+    void all.then(() => {
+      if (this.#retiring === all) this.#retiring = null
+    })
   }
 
-  /** #renameDeleted on the threadpool: a file that is not there is skipped. */
-  async #renameDeletedLater(names: readonly string[]): Promise<string[]> {
-    const renamed: string[] = []
-    for (const name of names) {
-      const p = join(this.#dir, name)
-      try {
-        await call((cb) => this.#fs.rename(p, p + DELETED_SUFFIX, cb))
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
-        throw e
-      }
-      renamed.push(p + DELETED_SUFFIX)
+  /** Lets the producer snapshots below `offset` go, but the newest (the directory read off the event loop). */
+  async #dropSnapshotsBelow(offset: number): Promise<void> {
+    let names: string[]
+    try {
+      names = await call<string[]>((cb) => this.#fs.readdir(this.#dir, cb))
+    } catch {
+      return // the partition was deleted meanwhile
     }
-    return renamed
-  }
-
-  #dropSnapshotsBelow(offset: number): void {
-    const snaps = this.#fs
-      .readdirSync(this.#dir)
+    if (this.#closed) return
+    const snaps = names
       .map((n) => parseBase(n, '.snapshot'))
       .filter((b): b is number => b !== null)
       .sort((a, b) => b - a)
-    // Keep the newest snapshot whatever its offset (it is still the state to start from).
+    // Keep the newest snapshot whatever its offset (it is still the state to start from). One
+    // written meanwhile is newer still: the newest listed is kept all the same.
     const doomed: string[] = []
     for (const off of snaps.slice(1)) {
       if (off >= offset) continue
       doomed.push(segmentFileName(off, '.snapshot'), segmentFileName(off, '.aborted'))
     }
-    this.#storage.discard(undefined, this.#renameDeleted(doomed))
+    this.#retire(doomed)
   }
 
   async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
@@ -1745,7 +1764,7 @@ class FilePartitionStore implements PartitionStore {
     const swap = (async () => {
       // A flush's write of the old index files, stale now, may still be renaming.
       await this.#indexWritesSettled(old)
-      oldIndexes = await this.#renameDeletedLater(indexPaths.map((p) => basename(p)))
+      oldIndexes = await renameToDeleted(this.#fs, indexPaths)
       await call((cb) => this.#fs.rename(cleanedPath, old.path, cb))
       named = true
       for (const [i, p] of indexPaths.entries())
@@ -1837,7 +1856,7 @@ class FilePartitionStore implements PartitionStore {
     await writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(offset, '.aborted')), aborted)
     await writeFileAtomicLater(this.#fs, join(this.#dir, segmentFileName(offset, '.snapshot')), bytes)
     if (this.#closed && this.#segments.length === 0) return
-    this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
+    void this.#dropSnapshotsBelow(this.#segments[0].baseOffset)
   }
 
   async close(): Promise<void> {
@@ -1847,6 +1866,7 @@ class FilePartitionStore implements PartitionStore {
     // renames must not cross the index files written here.
     if (this.#swapping !== null) await this.#swapping.done
     if (this.#indexWritesInFlight !== null) await this.#indexWritesSettled()
+    while (this.#retiring !== null) await this.#retiring
     let error: unknown
     for (const seg of this.#segments) {
       try {
@@ -1871,8 +1891,12 @@ class FilePartitionStore implements PartitionStore {
 
   async delete(): Promise<void> {
     if (this.#swapping !== null) await this.#swapping.done
-    if (!this.#closed) {
-      this.#closed = true
+    const open = !this.#closed
+    this.#closed = true
+    // Renames of deleted files still running end before the directory is renamed away: none may
+    // land in a new partition of this name. (Closed, the partition starts no more.)
+    while (this.#retiring !== null) await this.#retiring
+    if (open) {
       for (const seg of this.#segments) {
         try {
           this.#release(seg)
@@ -1940,6 +1964,8 @@ export class FileLogStorage implements LogStorage {
   /** Deleted segments' descriptors and files being closed and removed (DISCARD_CONCURRENCY). */
   readonly #discards = new ConcurrencyLimit(DISCARD_CONCURRENCY)
   #discardSerial = 0
+  /** retire's renames still running. */
+  readonly #retiring = new Set<Promise<void>>()
   readonly #logger: LogLogger | undefined
   /** The buffers Fetch reads of every partition borrow (see ReadOptions.loans). */
   readonly readBuffers: ReadBufferPool
@@ -2177,14 +2203,35 @@ export class FileLogStorage implements LogStorage {
       .catch((e: unknown) => this.#logger?.warn({ err: e, paths }, 'could not remove a deleted segment'))
   }
 
+  /**
+   * Renames files to `<name>.deleted` on the threadpool, then removes them as discard does; a file
+   * that is not there is skipped. Settles (never rejects) once the renames are done; a failure is
+   * logged, and leaves the files to the partition's next opening or retention.
+   */
+  retire(paths: readonly string[]): Promise<void> {
+    const renaming: Promise<void> = renameToDeleted(this.#fs, paths).then(
+      (renamed) => {
+        this.#retiring.delete(renaming)
+        this.discard(undefined, renamed)
+      },
+      (e: unknown) => {
+        this.#retiring.delete(renaming)
+        this.#logger?.warn({ err: e, paths }, 'could not rename a deleted segment')
+      },
+    )
+    this.#retiring.add(renaming)
+    return renaming
+  }
+
   /** A number for a file's name, unique in this storage's life. */
   nextSerial(): number {
     return ++this.#discardSerial
   }
 
-  /** Settles once every deleted segment's files queued so far are closed and removed. */
-  discarded(): Promise<void> {
-    return this.#discards.idle()
+  /** Settles once every file let go so far (retired or discarded) is closed and removed. */
+  async discarded(): Promise<void> {
+    while (this.#retiring.size > 0) await Promise.all(this.#retiring)
+    await this.#discards.idle()
   }
 
   storedPartitions(): { readonly topic: string; readonly partition: number }[] {
