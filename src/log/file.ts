@@ -1723,14 +1723,17 @@ class FilePartitionStore implements PartitionStore {
         return false
       }
       // The copy and its index files are made durable off the event loop (an fsync on a busy
-      // disk can take hundreds of milliseconds), the index files as `.cleaned` files beside it.
+      // disk can take hundreds of milliseconds), the index files as `.cleaned` files beside it:
+      // not the cleaner's time on the event loop either.
       this.#finalTimeEntry(seg)
       const { ib, tb } = this.#indexBytes(seg)
+      rewrite.offLoop?.before()
       await Promise.all([
         this.#fsyncFd(fd),
         writeFileAtomicLater(this.#fs, cleanedIndexPaths[0], ib),
         writeFileAtomicLater(this.#fs, cleanedIndexPaths[1], tb),
       ])
+      rewrite.offLoop?.after()
     } catch (e) {
       // A write still in flight ends before its descriptor is let go.
       await (inflight as Promise<void> | null)?.catch(() => {})
@@ -2385,7 +2388,7 @@ export class FileLogStorage implements LogStorage {
     await this.checkpoint()
     await Promise.all([...this.#renaming.values()])
     await Promise.all([...this.#logStartFiles, ...this.#cleanerFiles].map((f) => f.settled()))
-    await this.#discards.idle()
+    await this.discarded()
     for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
     this.#releaseLocks()
   }
