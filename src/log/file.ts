@@ -1584,8 +1584,9 @@ class FilePartitionStore implements PartitionStore {
     // Renamed `.deleted` as Kafka renames them, then closed and removed, all off the event loop,
     // where freeing a large file's blocks takes hundreds of milliseconds (DISCARD_CONCURRENCY). A
     // read in flight keeps the file open, and readable, until it ends. A crash before the rename
-    // leaves the segment under its name, below the log start offset: the next retention deletes it
-    // again. One after it leaves `.deleted` files, which opening the partition removes.
+    // leaves the segment under its name (below the log start offset once that is checkpointed):
+    // the next retention deletes it again. One after it leaves `.deleted` files, which opening the
+    // partition removes.
     for (const seg of gone) {
       seg.deleted = true
       this.#release(seg)
