@@ -12,6 +12,7 @@ import { createLogManager } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig } from '../../src/log/types.js'
 import { readAll } from './contract.js'
+import { heldRenames } from './fs-probes.js'
 import { batchOf } from './helpers.js'
 
 const CONFIG: Partial<LogConfig> = {
@@ -105,35 +106,25 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
   // held while the partition appends, reads, flushes, runs retention and closes its store.
   const dir = mkdtempSync(join(tmpdir(), 'topograph-swap-held-'))
   const copy = mkdtempSync(join(tmpdir(), 'topograph-swap-held-copy-'))
-  let holding = false
-  const held: (() => void)[] = []
-  let reached = () => {}
-  const heldOnce = new Promise<void>((r) => (reached = r))
   let syncRenames = 0
   // Renames of segment 0's index files by a flush (from their temporary files) while the swap is
   // held: they would cross the swap's.
   let flushRenames = 0
-  const layer: FileLayer = {
+  const counted: FileLayer = {
     ...NODE_FILE_LAYER,
     renameSync(from, to) {
-      if (holding && held.length > 0) syncRenames++
+      if (renames.held > 0) syncRenames++
       fs.renameSync(from, to)
     },
     rename(from, to, cb) {
-      if (holding && held.length > 0 && /0{20}\.(time)?index\.\d+\.tmp$/.test(from)) flushRenames++
-      // The swap's renames: the old index files away, then the copy's files onto their names.
-      const swap = from.endsWith('.cleaned') || to.endsWith('.deleted')
-      if (!holding || !swap) return fs.rename(from, to, cb)
-      held.push(() => fs.rename(from, to, cb))
-      reached()
+      if (renames.held > 0 && /0{20}\.(time)?index\.\d+\.tmp$/.test(from)) flushRenames++
+      fs.rename(from, to, cb)
     },
   }
-  const release = () => {
-    holding = false
-    for (const go of held.splice(0)) go()
-  }
+  // The swap's renames: the old index files away, then the copy's files onto their names.
+  const renames = heldRenames((from, to) => from.endsWith('.cleaned') || to.endsWith('.deleted'), counted)
   try {
-    const { m, p, storage } = await open(dir, layer)
+    const { m, p, storage } = await open(dir, renames.layer)
     for (let i = 0; i < 10; i++) await p.append(batch(i), { now: NOW })
     // The store's roll alone (the partition's would flush): segment 0's index files are still to
     // be written when the swap starts.
@@ -145,9 +136,9 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
       ),
       [],
     )
-    holding = true
+    renames.hold()
     const cleaning = m.runCleaner(NOW)
-    await heldOnce
+    await renames.reached
     // The swap waits; the partition goes on with the old segment.
     await p.append(batch(12), { now: NOW })
     const during = (await readAll(p, 0)).map((b) => b.values[0])
@@ -167,7 +158,7 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
     await new Promise((r) => setTimeout(r, 50))
     assert.equal(closed, false, 'the close waits for the swap')
     assert.equal(syncRenames, 0, 'no rename on the event loop meanwhile')
-    release()
+    renames.release()
     await cleaning
     await closing
     assert.ok(
@@ -190,7 +181,7 @@ test("cleaner swap: its renames wait off the event loop, and the partition's wor
     )
     await again.m.close()
   } finally {
-    release()
+    renames.release()
     rmSync(dir, { recursive: true, force: true })
     rmSync(copy, { recursive: true, force: true })
   }

@@ -9,6 +9,7 @@ import { createLogManager } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { AppendResult } from '../../src/log/types.js'
 import { readAll, runLogContract } from './contract.js'
+import { heldRenames } from './fs-probes.js'
 import { batchOf, records } from './helpers.js'
 
 runLogContract('file', async () => {
@@ -214,19 +215,7 @@ test("file: a close waits for a flush's index files still being renamed in, and 
   // files meanwhile could have them replaced by the flush's after it.
   const dir = mkdtempSync(join(tmpdir(), 'topograph-log-index-close-'))
   const copy = mkdtempSync(join(tmpdir(), 'topograph-log-index-close-copy-'))
-  let holding = false
-  const held: (() => void)[] = []
-  let reached = () => {}
-  const heldOnce = new Promise<void>((r) => (reached = r))
-  const layer: FileLayer = {
-    ...NODE_FILE_LAYER,
-    rename(from, to, cb) {
-      if (!holding || !/0{20}\.(time)?index\.\d+\.tmp$/.test(from))
-        return NODE_FILE_LAYER.rename(from, to, cb)
-      held.push(() => NODE_FILE_LAYER.rename(from, to, cb))
-      reached()
-    },
-  }
+  const renames = heldRenames((from) => /0{20}\.(time)?index\.\d+\.tmp$/.test(from))
   try {
     const m = createLogManager(
       {
@@ -234,22 +223,21 @@ test("file: a close waits for a flush's index files still being renamed in, and 
         logDirs: [dir],
         defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, { indexIntervalBytes: 0 }),
       },
-      { storage: new FileLogStorage([dir], { fs: layer }), noBackgroundJobs: true },
+      { storage: new FileLogStorage([dir], { fs: renames.layer }), noBackgroundJobs: true },
     )
     await m.open()
     await m.createPartitions('t', 'id', 0, 1, { segmentBytes: 200 })
     const p = m.partition('t', 0)! as PartitionLogImpl
     const now = Date.now()
-    holding = true
+    renames.hold()
     for (let i = 0; i < 3; i++) await p.append(batchOf(records(2, 'abc'[i]), { timestamp: now + i }), { now })
     const flushing = p.store.flush()
-    await heldOnce
+    await renames.reached
     let closed = false
     const closing = p.store.close().then(() => (closed = true))
     await new Promise((r) => setTimeout(r, 50))
     assert.equal(closed, false, 'the close waits for the renames in flight')
-    holding = false
-    for (const go of held.splice(0)) go()
+    renames.release()
     await flushing
     await closing
     cpSync(dir, copy, { recursive: true })
@@ -267,8 +255,7 @@ test("file: a close waits for a flush's index files still being renamed in, and 
     assert.ok(!readdirSync(join(copy, 't-0')).some((f) => f.endsWith('.tmp')), 'no temporary file left')
     await again.close()
   } finally {
-    holding = false
-    for (const go of held.splice(0)) go()
+    renames.release()
     rmSync(dir, { recursive: true, force: true })
     rmSync(copy, { recursive: true, force: true })
   }

@@ -74,3 +74,46 @@ export function openFilesOf(path: string): number {
   }
   return n
 }
+
+/**
+ * A file layer (over `base`, node:fs by default) whose threadpool renames that `match` picks wait
+ * while holding, until `release()`: what a rename slow on a busy disk leaves in flight. `reached`
+ * settles once the first one is held; `held` counts those waiting.
+ */
+export function heldRenames(
+  match: (from: string, to: string) => boolean,
+  base: FileLayer = NODE_FILE_LAYER,
+): {
+  layer: FileLayer
+  hold: () => void
+  release: () => void
+  reached: Promise<void>
+  readonly held: number
+} {
+  let holding = false
+  const waiting: (() => void)[] = []
+  let reach = () => {}
+  const reached = new Promise<void>((r) => (reach = r))
+  const layer: FileLayer = {
+    ...base,
+    rename(from, to, cb) {
+      if (!holding || !match(from, to)) return base.rename(from, to, cb)
+      waiting.push(() => base.rename(from, to, cb))
+      reach()
+    },
+  }
+  return {
+    layer,
+    hold: () => {
+      holding = true
+    },
+    release: () => {
+      holding = false
+      for (const go of waiting.splice(0)) go()
+    },
+    reached,
+    get held() {
+      return waiting.length
+    },
+  }
+}

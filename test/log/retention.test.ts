@@ -13,7 +13,7 @@ import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/f
 import { createLogManager } from '../../src/log/manager.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import { readAll } from './contract.js'
-import { countingLayer, openFilesOf } from './fs-probes.js'
+import { countingLayer, heldRenames, openFilesOf } from './fs-probes.js'
 import { batchOf, records } from './helpers.js'
 
 async function openManager(dir: string) {
@@ -322,24 +322,9 @@ for (const step of ['creation', 'fsync', 'swap'] as const)
 test('retention: a crash before the deleted segments are renamed leaves them to the next pass; a close waits for the renames', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'topograph-ret-held-'))
   const crashed = mkdtempSync(join(tmpdir(), 'topograph-ret-held-copy-'))
-  let holding = false
-  const held: (() => void)[] = []
-  let reached = () => {}
-  const heldOnce = new Promise<void>((r) => (reached = r))
-  const layer: FileLayer = {
-    ...NODE_FILE_LAYER,
-    rename(from, to, cb) {
-      if (!holding || !to.endsWith('.deleted')) return NODE_FILE_LAYER.rename(from, to, cb)
-      held.push(() => NODE_FILE_LAYER.rename(from, to, cb))
-      reached()
-    },
-  }
-  const release = () => {
-    holding = false
-    for (const go of held.splice(0)) go()
-  }
+  const renames = heldRenames((_from, to) => to.endsWith('.deleted'))
   try {
-    const storage = new FileLogStorage([dir], { fs: layer })
+    const storage = new FileLogStorage([dir], { fs: renames.layer })
     const m = createLogManager(
       {
         ...DEFAULT_LOG_MANAGER_CONFIG,
@@ -355,9 +340,9 @@ test('retention: a crash before the deleted segments are renamed leaves them to 
     for (let i = 0; i < 8; i++) await p.append(batchOf(records(2), { timestamp }), { now: Date.now() })
     await p.flush()
     const end = p.logEndOffset
-    holding = true
+    renames.hold()
     assert.ok((await p.applyRetention(Date.now() + 60_000)) >= 2)
-    await heldOnce
+    await renames.reached
     // The crash: the deleted segments' files are still under their names.
     cpSync(dir, crashed, { recursive: true })
     rmSync(join(crashed, '.kafka_cleanshutdown'), { force: true })
@@ -365,7 +350,7 @@ test('retention: a crash before the deleted segments are renamed leaves them to 
     const closing = p.store.close().then(() => (closed = true))
     await new Promise((r) => setTimeout(r, 50))
     assert.equal(closed, false, 'the close waits for the renames')
-    release()
+    renames.release()
     await closing
     await storage.discarded()
     assert.deepEqual(
@@ -386,7 +371,7 @@ test('retention: a crash before the deleted segments are renamed leaves them to 
     assert.equal(again.p.logStartOffset, end)
     await again.m.close()
   } finally {
-    release()
+    renames.release()
     rmSync(dir, { recursive: true, force: true })
     rmSync(crashed, { recursive: true, force: true })
   }
