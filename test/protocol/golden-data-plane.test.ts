@@ -173,6 +173,51 @@ describe('golden: Produce', () => {
        01 00 0d 02 00000001 0268 00002384 00 00   # tag 0 NodeEndpoints (13 bytes): [1, "h", 9092, rack null]`,
     )
   })
+
+  it('a tagged struct is left out only when every field is at its default, its own tags included', () => {
+    const partition = (currentLeader: p.ProduceResponseLeaderIdAndEpoch) =>
+      p.createProduceResponse({
+        responses: [
+          p.createProduceResponseTopicProduceResponse({
+            name: 't',
+            partitionResponses: [
+              p.createProduceResponsePartitionProduceResponse({ index: 0, currentLeader }),
+            ],
+          }),
+        ],
+      })
+    const plain = p.encodeProduceResponse(partition({ leaderId: -1, leaderEpoch: -1 }), 10)
+    const leaderOnly = p.encodeProduceResponse(partition({ leaderId: 1, leaderEpoch: -1 }), 10)
+    const epochOnly = p.encodeProduceResponse(partition({ leaderId: -1, leaderEpoch: 0 }), 10)
+    const ownTag = p.encodeProduceResponse(
+      partition({
+        leaderId: -1,
+        leaderEpoch: -1,
+        unknownTaggedFields: [{ tag: 9, data: new Uint8Array([7]) }],
+      }),
+      10,
+    )
+    const emptyTags = p.encodeProduceResponse(
+      partition({ leaderId: -1, leaderEpoch: -1, unknownTaggedFields: [] }),
+      10,
+    )
+    assert.deepEqual(emptyTags, plain, 'no tagged fields and an empty list are the same')
+    for (const [name, bytes] of [
+      ['leaderId', leaderOnly],
+      ['leaderEpoch', epochOnly],
+      ['its own tagged field', ownTag],
+    ] as const) {
+      assert.ok(bytes.length > plain.length, `${name} makes CurrentLeader written`)
+      const back = p.decodeProduceResponse(bytes, 10).responses[0]!.partitionResponses[0]!.currentLeader
+      assert.notDeepEqual(back, p.createProduceResponseLeaderIdAndEpoch(), name)
+    }
+    // v9 has no CurrentLeader: the default is dropped, any other value refused (not ignorable).
+    assert.deepEqual(p.encodeProduceResponse(partition({ leaderId: -1, leaderEpoch: -1 }), 9), plain)
+    assert.throws(
+      () => p.encodeProduceResponse(partition({ leaderId: 1, leaderEpoch: 3 }), 9),
+      p.UnsupportedVersionError,
+    )
+  })
 })
 
 describe('golden: Fetch', () => {

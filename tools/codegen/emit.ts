@@ -131,15 +131,65 @@ export function defaultExpr(f: FieldDef): string {
   }
 }
 
-/** Expression true when `e` differs from the field's default. */
-function nonDefault(f: FieldDef, e: string): string {
+/**
+ * Expression true when `e` differs from the field's default. A struct is compared field by field
+ * by its `is<Struct>Default` function (emitted once per schema for the structs in `checks`), so an
+ * encoder allocates no default struct and walks no keys for it.
+ */
+function nonDefault(f: FieldDef, e: string, checks: Set<StructDef>): string {
   const d = defaultExpr(f)
   const t = f.type
   if (d === 'null') return `${e} !== null`
   if (t.kind === 'array' || (t.kind === 'prim' && (t.prim === 'bytes' || t.prim === 'records')))
     return `(${e} === null || ${e}.length !== 0)`
-  if (t.kind === 'struct') return `!deepEqual(${e}, ${d})`
+  if (t.kind === 'struct') {
+    checks.add(t.struct)
+    return `!is${t.struct.tsName}Default(${e})`
+  }
   return `${e} !== ${d}`
+}
+
+/** Expression true when `e` equals the field's default: the negation of {@link nonDefault}. */
+function isDefault(f: FieldDef, e: string, checks: Set<StructDef>): string {
+  const d = defaultExpr(f)
+  const t = f.type
+  if (d === 'null') return `${e} === null`
+  if (t.kind === 'array' || (t.kind === 'prim' && (t.prim === 'bytes' || t.prim === 'records')))
+    return `(${e} !== null && ${e}.length === 0)`
+  if (t.kind === 'struct') {
+    checks.add(t.struct)
+    return `is${t.struct.tsName}Default(${e})`
+  }
+  return `${e} === ${d}`
+}
+
+/**
+ * `is<Struct>Default` for every struct in `ctx.defaultChecks` (and the structs their fields need):
+ * true when the value equals `create<Struct>()` in every field of the schema, and carries no
+ * tagged field the codec does not know (absent and empty alike).
+ */
+function emitDefaultChecks(ctx: Ctx): string[] {
+  const out: string[] = []
+  const done = new Set<StructDef>()
+  for (
+    let pending = [...ctx.defaultChecks];
+    pending.length > 0;
+    pending = [...ctx.defaultChecks].filter((s) => !done.has(s))
+  ) {
+    for (const s of pending) {
+      done.add(s)
+      const T = s.tsName
+      const terms = s.fields.map((f) => isDefault(f, `m.${f.camel}`, ctx.defaultChecks))
+      if (intersect(ctx.flexible, ctx.valid) !== null)
+        terms.push('(m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)')
+      out.push(`/** True when \`m\` equals \`create${T}()\` (unknown tagged fields included). */`)
+      out.push(`function is${T}Default(m: ${T}): boolean {`)
+      out.push(`  return ${terms.length === 0 ? 'true' : terms.join(' && ')}`)
+      out.push('}')
+      out.push('')
+    }
+  }
+  return out
 }
 
 const FIXED_SIZE: Partial<Record<Primitive, number>> = {
@@ -160,7 +210,8 @@ interface Ctx {
   lines: string[]
   uid: number
   usesFlex: boolean
-  usesDeepEqual: boolean
+  /** Structs whose `is<Struct>Default` the emitted code calls (emitDefaultChecks). */
+  defaultChecks: Set<StructDef>
   usesNullError: boolean
   usesUnsupported: boolean
 }
@@ -460,7 +511,7 @@ function emitStruct(ctx: Ctx, s: StructDef, isRoot: boolean): string[] {
       if (f.ignorable) return false
       ctx.usesUnsupported = true
       L.push(
-        `${ind}if (${nonDefault(f, e)}) throw new UnsupportedVersionError('${schema.name}', '${f.name}', v)`,
+        `${ind}if (${nonDefault(f, e, ctx.defaultChecks)}) throw new UnsupportedVersionError('${schema.name}', '${f.name}', v)`,
       )
       return true
     }
@@ -501,7 +552,9 @@ function emitStruct(ctx: Ctx, s: StructDef, isRoot: boolean): string[] {
       L.push(`${ind}let nt = unk === undefined ? 0 : unk.length`)
       tagged.forEach((f, k) => {
         const c = cond(f.taggedVersions, valid)
-        L.push(`${ind}const t${k} = ${c === 'true' ? '' : `${c} && `}${nonDefault(f, `m.${f.camel}`)}`)
+        L.push(
+          `${ind}const t${k} = ${c === 'true' ? '' : `${c} && `}${nonDefault(f, `m.${f.camel}`, ctx.defaultChecks)}`,
+        )
         L.push(`${ind}if (t${k}) nt++`)
       })
       L.push(`${ind}w.writeUVarint(nt)`)
@@ -628,7 +681,7 @@ export function emitSchema(schema: SchemaDef): string {
     lines: [],
     uid: 0,
     usesFlex: false,
-    usesDeepEqual: false,
+    defaultChecks: new Set(),
     usesNullError: false,
     usesUnsupported: false,
   }
@@ -655,6 +708,7 @@ export function emitSchema(schema: SchemaDef): string {
   body.push('} as const')
   body.push('')
   for (let i = 0; i < schema.structs.length; i++) body.push(...emitStruct(ctx, schema.structs[i]!, i === 0))
+  body.push(...emitDefaultChecks(ctx))
   const text = body.join('\n')
   const usesDeepEqual = /\bdeepEqual\(/.test(text)
   const usesNullError = /\bnullError\(/.test(text)

@@ -5,7 +5,7 @@
 import { Reader } from '../../reader.js'
 import type { TaggedField } from '../../reader.js'
 import { Writer } from '../../writer.js'
-import { assignDefined, deepEqual, nullError } from '../../internal.js'
+import { assignDefined, nullError } from '../../internal.js'
 import { UnsupportedVersionError } from '../../errors-codec.js'
 
 export const FetchRequestMeta = {
@@ -60,7 +60,7 @@ export function writeFetchRequest(w: Writer, m: FetchRequest, v: number): void {
     if (m.replicaId !== -1) throw new UnsupportedVersionError('FetchRequest', 'ReplicaId', v)
   }
   if (!(v >= 15)) {
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw new UnsupportedVersionError('FetchRequest', 'ReplicaState', v)
+    if (!isFetchRequestReplicaStateDefault(m.replicaState)) throw new UnsupportedVersionError('FetchRequest', 'ReplicaState', v)
   }
   w.writeInt32(m.maxWaitMs)
   w.writeInt32(m.minBytes)
@@ -97,7 +97,7 @@ export function writeFetchRequest(w: Writer, m: FetchRequest, v: number): void {
     let nt = unk === undefined ? 0 : unk.length
     const t0 = v >= 12 && m.clusterId !== null
     if (t0) nt++
-    const t1 = v >= 15 && !deepEqual(m.replicaState, createFetchRequestReplicaState())
+    const t1 = v >= 15 && !isFetchRequestReplicaStateDefault(m.replicaState)
     if (t1) nt++
     w.writeUVarint(nt)
     let u = 0
@@ -577,4 +577,9 @@ export function readFetchRequestForgottenTopic(r: Reader, v: number): FetchReque
   }
   if (unknown !== undefined) m.unknownTaggedFields = unknown
   return m
+}
+
+/** True when `m` equals `createFetchRequestReplicaState()` (unknown tagged fields included). */
+function isFetchRequestReplicaStateDefault(m: FetchRequestReplicaState): boolean {
+  return m.replicaId === -1 && m.replicaEpoch === -1n && (m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)
 }

@@ -5,7 +5,7 @@
 import { Reader } from '../../reader.js'
 import type { TaggedField } from '../../reader.js'
 import { Writer } from '../../writer.js'
-import { assignDefined, deepEqual, nullError } from '../../internal.js'
+import { assignDefined, nullError } from '../../internal.js'
 import { UnsupportedVersionError } from '../../errors-codec.js'
 
 export const FetchResponseMeta = {
@@ -280,13 +280,13 @@ export function writeFetchResponsePartitionData(w: Writer, m: FetchResponseParti
     w.writeInt64(m.logStartOffset)
   }
   if (!(v >= 12)) {
-    if (!deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())) throw new UnsupportedVersionError('FetchResponse', 'DivergingEpoch', v)
+    if (!isFetchResponseEpochEndOffsetDefault(m.divergingEpoch)) throw new UnsupportedVersionError('FetchResponse', 'DivergingEpoch', v)
   }
   if (!(v >= 12)) {
-    if (!deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())) throw new UnsupportedVersionError('FetchResponse', 'CurrentLeader', v)
+    if (!isFetchResponseLeaderIdAndEpochDefault(m.currentLeader)) throw new UnsupportedVersionError('FetchResponse', 'CurrentLeader', v)
   }
   if (!(v >= 12)) {
-    if (!deepEqual(m.snapshotId, createFetchResponseSnapshotId())) throw new UnsupportedVersionError('FetchResponse', 'SnapshotId', v)
+    if (!isFetchResponseSnapshotIdDefault(m.snapshotId)) throw new UnsupportedVersionError('FetchResponse', 'SnapshotId', v)
   }
   {
     const a15 = m.abortedTransactions
@@ -306,11 +306,11 @@ export function writeFetchResponsePartitionData(w: Writer, m: FetchResponseParti
   if (v >= 12) {
     const unk = m.unknownTaggedFields
     let nt = unk === undefined ? 0 : unk.length
-    const t0 = v >= 12 && !deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())
+    const t0 = v >= 12 && !isFetchResponseEpochEndOffsetDefault(m.divergingEpoch)
     if (t0) nt++
-    const t1 = v >= 12 && !deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())
+    const t1 = v >= 12 && !isFetchResponseLeaderIdAndEpochDefault(m.currentLeader)
     if (t1) nt++
-    const t2 = v >= 12 && !deepEqual(m.snapshotId, createFetchResponseSnapshotId())
+    const t2 = v >= 12 && !isFetchResponseSnapshotIdDefault(m.snapshotId)
     if (t2) nt++
     w.writeUVarint(nt)
     let u = 0
@@ -735,4 +735,19 @@ export function readFetchResponseNodeEndpoint(r: Reader, v: number): FetchRespon
   }
   if (unknown !== undefined) m.unknownTaggedFields = unknown
   return m
+}
+
+/** True when `m` equals `createFetchResponseEpochEndOffset()` (unknown tagged fields included). */
+function isFetchResponseEpochEndOffsetDefault(m: FetchResponseEpochEndOffset): boolean {
+  return m.epoch === -1 && m.endOffset === -1n && (m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)
+}
+
+/** True when `m` equals `createFetchResponseLeaderIdAndEpoch()` (unknown tagged fields included). */
+function isFetchResponseLeaderIdAndEpochDefault(m: FetchResponseLeaderIdAndEpoch): boolean {
+  return m.leaderId === -1 && m.leaderEpoch === -1 && (m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)
+}
+
+/** True when `m` equals `createFetchResponseSnapshotId()` (unknown tagged fields included). */
+function isFetchResponseSnapshotIdDefault(m: FetchResponseSnapshotId): boolean {
+  return m.endOffset === -1n && m.epoch === -1 && (m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)
 }

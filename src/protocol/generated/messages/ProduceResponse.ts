@@ -5,7 +5,7 @@
 import { Reader } from '../../reader.js'
 import type { TaggedField } from '../../reader.js'
 import { Writer } from '../../writer.js'
-import { assignDefined, deepEqual, nullError } from '../../internal.js'
+import { assignDefined, nullError } from '../../internal.js'
 import { UnsupportedVersionError } from '../../errors-codec.js'
 
 export const ProduceResponseMeta = {
@@ -263,12 +263,12 @@ export function writeProduceResponsePartitionProduceResponse(w: Writer, m: Produ
     if (flex) w.writeCompactNullableString(m.errorMessage); else w.writeNullableString(m.errorMessage)
   }
   if (!(v >= 10)) {
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) throw new UnsupportedVersionError('ProduceResponse', 'CurrentLeader', v)
+    if (!isProduceResponseLeaderIdAndEpochDefault(m.currentLeader)) throw new UnsupportedVersionError('ProduceResponse', 'CurrentLeader', v)
   }
   if (v >= 9) {
     const unk = m.unknownTaggedFields
     let nt = unk === undefined ? 0 : unk.length
-    const t0 = v >= 10 && !deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())
+    const t0 = v >= 10 && !isProduceResponseLeaderIdAndEpochDefault(m.currentLeader)
     if (t0) nt++
     w.writeUVarint(nt)
     let u = 0
@@ -560,4 +560,9 @@ export function readProduceResponseNodeEndpoint(r: Reader, v: number): ProduceRe
   }
   if (unknown !== undefined) m.unknownTaggedFields = unknown
   return m
+}
+
+/** True when `m` equals `createProduceResponseLeaderIdAndEpoch()` (unknown tagged fields included). */
+function isProduceResponseLeaderIdAndEpochDefault(m: ProduceResponseLeaderIdAndEpoch): boolean {
+  return m.leaderId === -1 && m.leaderEpoch === -1 && (m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)
 }

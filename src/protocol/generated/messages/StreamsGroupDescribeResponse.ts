@@ -5,7 +5,7 @@
 import { Reader } from '../../reader.js'
 import type { TaggedField } from '../../reader.js'
 import { Writer } from '../../writer.js'
-import { assignDefined, deepEqual, nullError } from '../../internal.js'
+import { assignDefined, nullError } from '../../internal.js'
 import { UnsupportedVersionError } from '../../errors-codec.js'
 
 export const StreamsGroupDescribeResponseMeta = {
@@ -1329,13 +1329,13 @@ export function writeStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(
     if (m.source === null) throw nullError('StreamsGroupDescribeResponse', 'Source', v)
     writeStreamsGroupDescribeResponseTopologyDescriptionNode(w, m.source, v)
   } else {
-    if (!deepEqual(m.source, createStreamsGroupDescribeResponseTopologyDescriptionNode())) throw new UnsupportedVersionError('StreamsGroupDescribeResponse', 'Source', v)
+    if (!isStreamsGroupDescribeResponseTopologyDescriptionNodeDefault(m.source)) throw new UnsupportedVersionError('StreamsGroupDescribeResponse', 'Source', v)
   }
   if (v === 1) {
     if (m.processor === null) throw nullError('StreamsGroupDescribeResponse', 'Processor', v)
     writeStreamsGroupDescribeResponseTopologyDescriptionNode(w, m.processor, v)
   } else {
-    if (!deepEqual(m.processor, createStreamsGroupDescribeResponseTopologyDescriptionNode())) throw new UnsupportedVersionError('StreamsGroupDescribeResponse', 'Processor', v)
+    if (!isStreamsGroupDescribeResponseTopologyDescriptionNodeDefault(m.processor)) throw new UnsupportedVersionError('StreamsGroupDescribeResponse', 'Processor', v)
   }
   const unk = m.unknownTaggedFields
   if (unk === undefined || unk.length === 0) {
@@ -1369,4 +1369,9 @@ export function readStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(r
   }
   if (unknown !== undefined) m.unknownTaggedFields = unknown
   return m
+}
+
+/** True when `m` equals `createStreamsGroupDescribeResponseTopologyDescriptionNode()` (unknown tagged fields included). */
+function isStreamsGroupDescribeResponseTopologyDescriptionNodeDefault(m: StreamsGroupDescribeResponseTopologyDescriptionNode): boolean {
+  return m.name === '' && m.nodeType === 0 && (m.sourceTopics !== null && m.sourceTopics.length === 0) && m.sinkTopic === null && (m.stores !== null && m.stores.length === 0) && (m.successors !== null && m.successors.length === 0) && (m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)
 }
