@@ -132,35 +132,22 @@ export function defaultExpr(f: FieldDef): string {
 }
 
 /**
- * Expression true when `e` differs from the field's default. A struct is compared field by field
- * by its `is<Struct>Default` function (emitted once per schema for the structs in `checks`), so an
- * encoder allocates no default struct and walks no keys for it.
+ * Expression true when `e` equals the field's default (`equal`), or differs from it. A struct is
+ * compared field by field by its `is<Struct>Default` function (emitted once per schema for the
+ * structs in `checks`), so an encoder allocates no default struct and walks no keys for it.
  */
-function nonDefault(f: FieldDef, e: string, checks: Set<StructDef>): string {
+function defaultTest(f: FieldDef, e: string, checks: Set<StructDef>, equal: boolean): string {
   const d = defaultExpr(f)
   const t = f.type
-  if (d === 'null') return `${e} !== null`
+  const [is, isNot] = equal ? ['===', '!=='] : ['!==', '===']
+  if (d === 'null') return `${e} ${is} null`
   if (t.kind === 'array' || (t.kind === 'prim' && (t.prim === 'bytes' || t.prim === 'records')))
-    return `(${e} === null || ${e}.length !== 0)`
+    return `(${e} ${isNot} null ${equal ? '&&' : '||'} ${e}.length ${is} 0)`
   if (t.kind === 'struct') {
     checks.add(t.struct)
-    return `!is${t.struct.tsName}Default(${e})`
+    return `${equal ? '' : '!'}is${t.struct.tsName}Default(${e})`
   }
-  return `${e} !== ${d}`
-}
-
-/** Expression true when `e` equals the field's default: the negation of {@link nonDefault}. */
-function isDefault(f: FieldDef, e: string, checks: Set<StructDef>): string {
-  const d = defaultExpr(f)
-  const t = f.type
-  if (d === 'null') return `${e} === null`
-  if (t.kind === 'array' || (t.kind === 'prim' && (t.prim === 'bytes' || t.prim === 'records')))
-    return `(${e} !== null && ${e}.length === 0)`
-  if (t.kind === 'struct') {
-    checks.add(t.struct)
-    return `is${t.struct.tsName}Default(${e})`
-  }
-  return `${e} === ${d}`
+  return `${e} ${is} ${d}`
 }
 
 /**
@@ -179,7 +166,7 @@ function emitDefaultChecks(ctx: Ctx): string[] {
     for (const s of pending) {
       done.add(s)
       const T = s.tsName
-      const terms = s.fields.map((f) => isDefault(f, `m.${f.camel}`, ctx.defaultChecks))
+      const terms = s.fields.map((f) => defaultTest(f, `m.${f.camel}`, ctx.defaultChecks, true))
       if (intersect(ctx.flexible, ctx.valid) !== null)
         terms.push('(m.unknownTaggedFields === undefined || m.unknownTaggedFields.length === 0)')
       out.push(`/** True when \`m\` equals \`create${T}()\` (unknown tagged fields included). */`)
@@ -511,7 +498,7 @@ function emitStruct(ctx: Ctx, s: StructDef, isRoot: boolean): string[] {
       if (f.ignorable) return false
       ctx.usesUnsupported = true
       L.push(
-        `${ind}if (${nonDefault(f, e, ctx.defaultChecks)}) throw new UnsupportedVersionError('${schema.name}', '${f.name}', v)`,
+        `${ind}if (${defaultTest(f, e, ctx.defaultChecks, false)}) throw new UnsupportedVersionError('${schema.name}', '${f.name}', v)`,
       )
       return true
     }
@@ -553,7 +540,7 @@ function emitStruct(ctx: Ctx, s: StructDef, isRoot: boolean): string[] {
       tagged.forEach((f, k) => {
         const c = cond(f.taggedVersions, valid)
         L.push(
-          `${ind}const t${k} = ${c === 'true' ? '' : `${c} && `}${nonDefault(f, `m.${f.camel}`, ctx.defaultChecks)}`,
+          `${ind}const t${k} = ${c === 'true' ? '' : `${c} && `}${defaultTest(f, `m.${f.camel}`, ctx.defaultChecks, false)}`,
         )
         L.push(`${ind}if (t${k}) nt++`)
       })
@@ -710,7 +697,6 @@ export function emitSchema(schema: SchemaDef): string {
   for (let i = 0; i < schema.structs.length; i++) body.push(...emitStruct(ctx, schema.structs[i]!, i === 0))
   body.push(...emitDefaultChecks(ctx))
   const text = body.join('\n')
-  const usesDeepEqual = /\bdeepEqual\(/.test(text)
   const usesNullError = /\bnullError\(/.test(text)
   const usesUnsupported = /\bUnsupportedVersionError\(/.test(text)
   const usesTagged = /\bTaggedField\b/.test(text)
@@ -719,7 +705,6 @@ export function emitSchema(schema: SchemaDef): string {
   if (usesTagged) imports.push("import type { TaggedField } from '../../reader.js'")
   imports.push("import { Writer } from '../../writer.js'")
   const internal = ['assignDefined']
-  if (usesDeepEqual) internal.push('deepEqual')
   if (usesNullError) internal.push('nullError')
   imports.push(`import { ${internal.join(', ')} } from '../../internal.js'`)
   if (usesUnsupported) imports.push("import { UnsupportedVersionError } from '../../errors-codec.js'")
