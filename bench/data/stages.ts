@@ -7,10 +7,12 @@
 // For each measured batch, in order:
 //   late       the open-loop schedule's intended send → the actual send (not in the latency: the
 //              latency starts at the actual send, the stamp)
-//   to server  send → the start of the server's socket read that served the Produce frame (loopback,
-//              and the server's event loop busy with something else); a frame served in a run
-//              resumed on a later turn (the per-turn budget) counts from the run's start instead
-//   append     that read's start → the batch appended (the frames before it in the read, validation)
+//   to append  send → the batch written to the segment: the loopback, the server's event loop busy
+//              with something else, the frames before it, validation, and the wait for the turn's
+//              one segment write. Split, for a batch appended inside the socket read that served
+//              it (not when the write comes at the turn's end), into:
+//     to server  send → the start of the server's socket read that served the Produce frame
+//     append     that read's start → the batch appended
 //   to read    appended → the Fetch's read of it starts. Either the consumer's Fetch was parked and
 //              the append woke it (the read starts in a microtask after the producer's run of
 //              frames ends), or no Fetch was waiting: the batch waits for the consumer's next
@@ -27,6 +29,7 @@ import { f2 } from './load.js'
 /** The partition's store, as the file engine has it (not on the PartitionLog interface). */
 export interface StageStore {
   append(bytes: Uint8Array, meta: unknown): unknown
+  appendBatches(chunks: readonly Uint8Array[], spans: readonly { readonly size: number }[]): unknown
   read(...args: unknown[]): Uint8Array | Promise<Uint8Array>
 }
 
@@ -55,6 +58,20 @@ interface AtRead {
   readonly threadpool: boolean
   /** The Fetch had found nothing and was parked; an append woke it. */
   readonly woken: boolean
+}
+
+/** Copies `out.length` bytes from `pos` bytes into `chunks[chunk]` onward, across chunk ends. */
+function copyAt(chunks: readonly Uint8Array[], chunk: number, pos: number, out: Buffer): void {
+  let c = chunk
+  let p = pos
+  for (let i = 0; i < out.length; i++) {
+    while (c < chunks.length && p >= chunks[c].byteLength) {
+      p -= chunks[c].byteLength
+      c++
+    }
+    out[i] = c < chunks.length ? chunks[c][p] : 0
+    p++
+  }
 }
 
 /** The stamps of the batches in `records`. */
@@ -87,6 +104,26 @@ export function traceStages(log: PartitionLog, store: StageStore, stampAt: numbe
     const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     if (b.length >= stampAt + 8)
       atAppend.set(b.readDoubleLE(stampAt), { recv: stages.receiving, append: hr() })
+    return r
+  }
+  // A turn's appends to the partition go to the store together (one segment write a turn): each
+  // batch's stamp is found at its span's start, and may lie across two chunks.
+  const storeAppendBatches = store.appendBatches
+  store.appendBatches = function (this: unknown, chunks, spans) {
+    const r = storeAppendBatches.call(this, chunks, spans)
+    const t = hr()
+    const stamp = Buffer.alloc(8)
+    let chunk = 0
+    let inChunk = 0
+    for (const span of spans) {
+      copyAt(chunks, chunk, inChunk + stampAt, stamp)
+      atAppend.set(stamp.readDoubleLE(0), { recv: stages.receiving, append: t })
+      inChunk += span.size
+      while (chunk < chunks.length && inChunk >= chunks[chunk].byteLength) {
+        inChunk -= chunks[chunk].byteLength
+        chunk++
+      }
+    }
     return r
   }
   const storeRead = store.read
@@ -143,8 +180,9 @@ export function traceStages(log: PartitionLog, store: StageStore, stampAt: numbe
 
 const STAGES = [
   'late',
-  'to server',
-  'append',
+  'to append',
+  '  (to server)',
+  '  (append)',
   'to read',
   '  (parked, woken)',
   '  (fetch arrives)',
@@ -197,8 +235,9 @@ function report(
     answersBatches += load.perAnswer[i]
     const v: [Stage, number][] = [
       ['late', load.sent[i] - load.intended[i]],
-      ['to server', a.recv - sent],
-      ['append', a.append - a.recv],
+      ['to append', a.append - sent],
+      ['  (to server)', a.recv - sent],
+      ['  (append)', a.append - a.recv],
       ['to read', r.readStart - a.append],
       [
         r.woken ? '  (parked, woken)' : '  (fetch arrives)',
