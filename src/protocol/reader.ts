@@ -87,6 +87,11 @@ export class Reader {
   offset!: number
   /** Where the input ends (changed only by {@link Reader.reset}). */
   end!: number
+  /**
+   * The byte length of the longest string read since {@link Reader.reset}: the server's router
+   * looks for a string too long for a response only in a request that read one this long.
+   */
+  longestString = 0
   // Numbers are read through a DataView: on Node 20 its getters are compiler intrinsics, several
   // times faster than Buffer's readInt32BE family (measured in bench/codec).
   #dv!: DataView
@@ -134,6 +139,7 @@ export class Reader {
     }
     this.offset = offset
     this.end = end
+    this.longestString = 0
     this.#win = ''
     this.#winStart = 0
     this.#bytesStart = 0
@@ -268,6 +274,7 @@ export class Reader {
 
   #utf8(len: number, at: number): string {
     this.#checkLength(len, at)
+    if (len > this.longestString) this.longestString = len
     const o = this.offset
     const e = o + len
     this.offset = e

@@ -101,26 +101,27 @@ function readVarint(frame: Uint8Array): number {
 export const MAX_STRING_BYTES = 0x7fff
 /**
  * A decoded string is at most 3 UTF-8 bytes per UTF-16 unit once re-encoded (a byte that is not
- * valid UTF-8 decodes to U+FFFD), and has at most as many units as it had bytes: a frame this short
- * cannot hold a string that re-encodes to more than {@link MAX_STRING_BYTES}.
+ * valid UTF-8 decodes to U+FFFD), and has at most as many units as it had bytes: a string read from
+ * this many bytes or fewer cannot re-encode to more than {@link MAX_STRING_BYTES}.
  */
-const FRAME_WITHOUT_LONG_STRINGS = Math.floor(MAX_STRING_BYTES / 3)
+const BYTES_WITHOUT_LONG_STRINGS = Math.floor(MAX_STRING_BYTES / 3)
 
 /**
  * The first string of a decoded request whose UTF-8 form is longer than a response string may be,
  * or null. Kafka's own decoder refuses such a string (it reads at most 0x7fff bytes per string);
  * Topograph's decodes compact strings of any length, so the router checks before a handler could
- * store or echo one. Requests in frames below {@link FRAME_WITHOUT_LONG_STRINGS} bytes (nearly all)
- * are not walked.
+ * store or echo one. `longestStringBytes` is the longest string the request's decoding read
+ * (`Reader.longestString`): requests without one of more than {@link BYTES_WITHOUT_LONG_STRINGS}
+ * bytes (nearly all; a Produce request's records are bytes, not strings) are not walked.
  */
-export function oversizedRequestString(request: unknown, frameBytes: number): string | null {
-  if (frameBytes <= FRAME_WITHOUT_LONG_STRINGS) return null
+export function oversizedRequestString(request: unknown, longestStringBytes: number): string | null {
+  if (longestStringBytes <= BYTES_WITHOUT_LONG_STRINGS) return null
   return findOversized(request, 0)
 }
 
 function findOversized(v: unknown, depth: number): string | null {
   if (typeof v === 'string') {
-    return v.length > FRAME_WITHOUT_LONG_STRINGS && Buffer.byteLength(v, 'utf8') > MAX_STRING_BYTES ? v : null
+    return v.length > BYTES_WITHOUT_LONG_STRINGS && Buffer.byteLength(v, 'utf8') > MAX_STRING_BYTES ? v : null
   }
   if (v === null || typeof v !== 'object' || depth > 32 || ArrayBuffer.isView(v)) return null
   if (Array.isArray(v)) {
@@ -130,8 +131,7 @@ function findOversized(v: unknown, depth: number): string | null {
     }
     return null
   }
-  // for-in rather than Object.values: a Produce request (its records make the frame long) is
-  // walked on every request, and this allocates nothing.
+  // for-in rather than Object.values: this allocates nothing.
   const o = v as Record<string, unknown>
   for (const k in o) {
     if (!Object.hasOwn(o, k)) continue
@@ -518,7 +518,7 @@ export class ApiRouter {
         receivedMs: this.#requestLog === null ? 0 : performance.now(),
       }
     }
-    const answer = this.#answer(route, request, ctx, frame.byteLength, conn, out)
+    const answer = this.#answer(route, request, ctx, frame.byteLength, r.longestString, conn, out)
     // Free again once the request is answered, unless its answer comes later (a promise refers to
     // the context until then).
     if (route.handler.keepsNoContext === true && answer.kind !== 'pending') this.#freeContext = ctx
@@ -531,13 +531,14 @@ export class ApiRouter {
     request: unknown,
     ctx: RequestContext,
     frameBytes: number,
+    longestStringBytes: number,
     conn: ConnectionInfo,
     out: AnswerOutput | undefined,
   ): DispatchResult {
     const unsupportedVersion = ctx.unsupportedVersion
     // The KIP-511 fallback is written in the v0 layout.
     const responseVersion = unsupportedVersion ? 0 : ctx.apiVersion
-    if (!unsupportedVersion && oversizedRequestString(request, frameBytes) !== null) {
+    if (!unsupportedVersion && oversizedRequestString(request, longestStringBytes) !== null) {
       return this.#refused(
         route,
         request,

@@ -39,6 +39,28 @@ describe('Reader fast paths', () => {
     )
   })
 
+  it('counts the longest string read since the last reset, in its encoded bytes', () => {
+    // The router walks a request for a string too long for a response only when this is large.
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 30 })), {
+          maxLength: 8,
+        }),
+        fc.boolean(),
+        (values, compact) => {
+          const r = new Reader(encodeStrings(['x'.repeat(500)], compact, 0))
+          compact ? r.readCompactString() : r.readString()
+          assert.equal(r.longestString, 500)
+          r.reset(encodeStrings(values, compact, 0))
+          assert.equal(r.longestString, 0)
+          for (const _ of values) compact ? r.readCompactString() : r.readString()
+          assert.equal(r.longestString, Math.max(0, ...values.map((v) => Buffer.byteLength(v, 'utf8'))))
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
   it('decodes the same strings from a sub-view that does not start at the buffer start', () => {
     const values = ['a'.repeat(2100), 'é', 'x'.repeat(13), 'grüße', 'z']
     const inner = encodeStrings(values, true, 0)
