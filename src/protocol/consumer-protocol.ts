@@ -89,6 +89,19 @@ export function decodeSubscription(bytes: Uint8Array): ConsumerProtocolSubscript
   })
 }
 
+/**
+ * The topics of a subscription, read as version 0, the prefix of every version (Kafka's classic
+ * group reads its members' subscriptions so, independent of the versions it knows).
+ */
+export function decodeSubscribedTopics(bytes: Uint8Array): string[] {
+  return decode(bytes, 'subscription', (r) => {
+    const count = r.readArrayLength()
+    const topics: string[] = []
+    for (let i = 0; i < count; i++) topics.push(r.readString())
+    return topics
+  })
+}
+
 export function decodeAssignment(bytes: Uint8Array): ConsumerProtocolAssignment {
   return decode(bytes, 'assignment', (r) => {
     const assignedPartitions = readTopicPartitions(r)

@@ -194,4 +194,47 @@ describe("Kafka's command-line tools", () => {
     assert.ok(row, groups)
     assert.deepEqual(row.slice(0, 6), ['console-group', topic, '0', '5', '5', '0'])
   })
+
+  test("kafka-topics --delete takes the topic's committed offsets out of every group", {
+    skip: kafkaJavaSkip,
+    timeout: 300_000,
+  }, async () => {
+    for (const t of ['tools-gone', 'tools-kept']) {
+      ok(await tool('kafka-topics', ['--create', '--topic', t, '--partitions', '2']), `create ${t}`)
+      ok(await tool('kafka-console-producer', ['--topic', t], 'one\ntwo\nthree\n'), `produce ${t}`)
+      ok(
+        await tool('kafka-consumer-groups', [
+          '--group',
+          'tools-g',
+          '--reset-offsets',
+          '--topic',
+          t,
+          '--to-latest',
+          '--execute',
+        ]),
+        `reset-offsets ${t}`,
+      )
+    }
+    ok(await tool('kafka-topics', ['--delete', '--topic', 'tools-gone']), 'delete')
+    // The group's description lists the topic left, and only it (it failed while the deleted
+    // topic's offsets stayed: the tool asked for the end offsets of partitions no one hosts).
+    const described = ok(
+      await tool('kafka-consumer-groups', ['--describe', '--group', 'tools-g']),
+      'consumer-groups --describe',
+    )
+    const topics = described
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c[0] === 'tools-g')
+      .map((c) => `${c[1]}-${c[2]}`)
+      .sort()
+    assert.deepEqual(topics, ['tools-kept-0', 'tools-kept-1'], described)
+    // Created again under the name, the topic starts without the group's offsets.
+    ok(await tool('kafka-topics', ['--create', '--topic', 'tools-gone', '--partitions', '1']), 'create again')
+    const again = ok(
+      await tool('kafka-consumer-groups', ['--describe', '--group', 'tools-g']),
+      'consumer-groups --describe after the topic came back',
+    )
+    assert.doesNotMatch(again, /tools-gone/)
+  })
 })

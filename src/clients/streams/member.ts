@@ -4,7 +4,8 @@
  * rejoin after fencing, leave on close) that also drives the KIP-1331 topology push manager.
  * Behaviour follows Kafka's StreamsGroupHeartbeatRequestManager and StreamsMembershipManager.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
+import { randomUuid } from '../../uuid.js'
 import { EventEmitter } from 'node:events'
 import type {
   StreamsGroupHeartbeatRequest,
@@ -171,11 +172,6 @@ function tasksKey(t: OwnedTasks): string {
   return JSON.stringify([toList(t.active), toList(t.standby), toList(t.warmup)])
 }
 
-/** Kafka's Uuid.randomUuid().toString(): 16 random bytes in base64url, 22 characters. */
-function randomKafkaUuid(): string {
-  return randomBytes(16).toString('base64url')
-}
-
 /**
  * One member of a streams group. Events: `'status'` (statuses: readonly StreamsGroupStatus[]) when
  * the heartbeat status list changes, `'state'` (state: StreamsMemberState) on every transition.
@@ -219,7 +215,7 @@ export class StreamsMember extends EventEmitter {
     this.#o = o
     this.#log = o.logger ?? silentLogger
     this.#groupId = o.applicationId
-    this.#memberId = randomKafkaUuid()
+    this.#memberId = randomUuid()
     this.#processId = o.processId ?? randomUUID()
     this.#client = new NetworkClient({
       bootstrapServers: o.bootstrapServers,

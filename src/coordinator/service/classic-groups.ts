@@ -92,14 +92,20 @@ interface Parked {
 export class ClassicGroupsService {
   readonly #host: ClassicGroupsHost
   readonly #newUuid: () => string
+  readonly #newConsumerMemberId: () => string
   readonly #parked = new Map<number, Parked>()
   #nextToken = 1
   /** Set by {@link close}: nothing parks any more. */
   #closing = false
 
-  constructor(host: ClassicGroupsHost, newUuid: () => string) {
+  /**
+   * `newUuid` draws the uuid of a classic member's id (`<client id>-<uuid>`), `newConsumerMemberId`
+   * the id of a classic member joining a consumer group (`newUuid` when not given).
+   */
+  constructor(host: ClassicGroupsHost, newUuid: () => string, newConsumerMemberId: () => string = newUuid) {
     this.#host = host
     this.#newUuid = newUuid
+    this.#newConsumerMemberId = newConsumerMemberId
   }
 
   async joinGroup(ctx: ClassicRequestContext, request: JoinGroupRequest): Promise<JoinGroupResponse> {
@@ -112,9 +118,13 @@ export class ClassicGroupsService {
     let finalize: (() => Promise<void>) | undefined
     for (;;) {
       const uuid = this.#newUuid()
+      const newConsumerMemberId = this.#newConsumerMemberId()
       try {
         const result = await this.#host.write('classic-group-join', request.groupId, (classic, nowMs) =>
-          classic.classicGroupJoin({ ...ctx, nowMs, token, newMemberUuid: uuid, conversionReady }, request),
+          classic.classicGroupJoin(
+            { ...ctx, nowMs, token, newMemberUuid: uuid, newConsumerMemberId, conversionReady },
+            request,
+          ),
         )
         if (result.conversionRequired === null || conversionReady) break
         const prepared = await this.#prepareConversion(token, request)

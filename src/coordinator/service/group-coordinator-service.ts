@@ -8,6 +8,7 @@
  * {@link GroupCoordinatorService.classicGroups}, which runs its operations as writes on these shards.
  */
 import { randomUUID } from 'node:crypto'
+import { randomUuid } from '../../uuid.js'
 import { channel } from 'node:diagnostics_channel'
 import type { GuardedTopologyDescriptionPlugin } from '../../plugin/guard.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
@@ -117,8 +118,10 @@ export interface GroupCoordinatorServiceOptions {
   /** Back-off constants other than Kafka's (tests only). */
   readonly topologyDescriptionBackoff?: BackoffSettings
   /**
-   * New member ids (consumer members without one, classic members); default `crypto.randomUUID`.
-   * The deterministic simulation draws them from its seed.
+   * New member ids (consumer members without one, classic members). By default a consumer group
+   * member's is a Kafka Uuid (`Uuid.randomUuid()`, 22 characters) and a classic member's
+   * `<client id>-<crypto.randomUUID>`, as Kafka's. The deterministic simulation draws them from
+   * its seed.
    */
   readonly newUuid?: () => string
   /** See CoordinatorRuntimeOptions.onShardReplayed (inspection only). */
@@ -213,6 +216,7 @@ export class GroupCoordinatorService {
   readonly #log: RuntimeLogger
   readonly #clock: RuntimeClock
   readonly #newUuid: () => string
+  readonly #newConsumerMemberId: () => string
   readonly #numShards: number
   readonly #maxMetadataSize: number
   /** The topics image every shard reads; refreshed from the catalog before streams operations. */
@@ -252,6 +256,7 @@ export class GroupCoordinatorService {
     this.#log = options.logger ?? silentLogger
     this.#clock = options.clock ?? systemClock
     this.#newUuid = options.newUuid ?? (() => randomUUID())
+    this.#newConsumerMemberId = options.newUuid ?? randomUuid
     this.#numShards = options.config.offsetsTopicNumPartitions
     this.#maxMetadataSize = options.offsetMetadataMaxBytes ?? options.config.offsetMetadataMaxBytes ?? 4096
     const assignors =
@@ -342,6 +347,7 @@ export class GroupCoordinatorService {
         streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
       },
       this.#newUuid,
+      this.#newConsumerMemberId,
     )
   }
 
@@ -647,7 +653,7 @@ export class GroupCoordinatorService {
             clientId: ctx.clientId,
             clientHost: ctx.clientHost,
             config: this.consumerGroupConfig(request.groupId),
-            newMemberId: this.#newUuid,
+            newMemberId: this.#newConsumerMemberId,
             describableTopics: ctx.describableTopics,
           },
           request,
@@ -1032,17 +1038,31 @@ export class GroupCoordinatorService {
     await this.#notifyShards(changed)
   }
 
-  /** Tells every shard, in its queue, which topics of the image changed. */
+  /**
+   * Tells every shard, in its queue, which topics of the image changed, and has it delete the
+   * committed offsets of the deleted ones in every group (Kafka's `onTopicsDeleted`, with the
+   * metadata update that deleted them).
+   */
   async #notifyShards(changed: readonly string[]): Promise<void> {
     const image: TopicsImage = this.#image
-    await Promise.allSettled(
+    const deleted = this.#image.takeDeleted()
+    const results = await Promise.allSettled(
       Array.from({ length: this.#numShards }, (_, shardId) =>
         this.#runtime.scheduleWriteOperation('on-new-topics-image', shardId, (shard) => {
           shard.onNewTopicsImage(image, changed)
-          return { records: [], response: undefined }
+          return { records: deleted.length === 0 ? [] : shard.onTopicsDeleted(deleted), response: undefined }
         }),
       ),
     )
+    if (deleted.length === 0) return
+    for (const r of results) {
+      if (r.status === 'rejected') {
+        this.#log.error(
+          { err: r.reason, topics: deleted.map((t) => t.name) },
+          'could not delete the offsets of deleted topics',
+        )
+      }
+    }
   }
 }
 

@@ -3,6 +3,7 @@
  * from the topic catalog and tells every shard which names changed (`on-new-topics-image`). Also the
  * catalog interface the coordinator uses.
  */
+import type { DeletedTopic } from '../shard/offsets/offset-metadata-manager.js'
 import type { TopicMetadata, TopicsImage } from '../shard/streams/configured-topology.js'
 
 /** A topic as the coordinator sees the catalog. */
@@ -43,6 +44,11 @@ const NOTHING_CHANGED: readonly string[] = Object.freeze([])
 export class CatalogTopicsImage implements TopicsImage {
   readonly #catalog: CoordinatorTopics
   readonly #topics = new Map<string, TopicMetadata>()
+  /**
+   * Topics the refreshes found deleted: gone from the catalog, or their name now another topic's
+   * (deleted and created again between two refreshes), until {@link CatalogTopicsImage.takeDeleted}.
+   */
+  #deleted: DeletedTopic[] = []
 
   constructor(catalog: CoordinatorTopics) {
     this.#catalog = catalog
@@ -68,6 +74,9 @@ export class CatalogTopicsImage implements TopicsImage {
     for (const t of listed) {
       const old = this.#topics.get(t.name)
       if (old === undefined || old.topicId !== t.topicId || old.numPartitions !== t.numPartitions) {
+        // The name was deleted and created again since the last refresh.
+        if (old !== undefined && old.topicId !== t.topicId)
+          this.#deleted.push({ name: t.name, topicId: old.topicId })
         this.#topics.set(t.name, { topicId: t.topicId, numPartitions: t.numPartitions })
         ;(changed ??= []).push(t.name)
       }
@@ -78,11 +87,19 @@ export class CatalogTopicsImage implements TopicsImage {
       for (const t of listed) seen.add(t.name)
       for (const name of this.#topics.keys()) {
         if (!seen.has(name)) {
+          this.#deleted.push({ name, topicId: (this.#topics.get(name) as TopicMetadata).topicId })
           this.#topics.delete(name)
           ;(changed ??= []).push(name)
         }
       }
     }
     return changed ?? NOTHING_CHANGED
+  }
+
+  /** The topics the refreshes since the last call found deleted (their names are among the changed). */
+  takeDeleted(): readonly DeletedTopic[] {
+    const deleted = this.#deleted
+    if (deleted.length > 0) this.#deleted = []
+    return deleted
   }
 }

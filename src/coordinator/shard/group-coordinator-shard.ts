@@ -44,6 +44,7 @@ import {
 } from './classic/manager.js'
 import type { ClassicCompletion, ClassicJoinOutcome, ClassicResult } from './classic/types.js'
 import {
+  type DeletedTopic,
   type OffsetCommitContext,
   type OffsetCommitInput,
   type OffsetDeleteInput,
@@ -337,6 +338,11 @@ export class GroupCoordinatorShard
     this.consumer.onNewTopicsImage(image, changedTopics)
   }
 
+  /** Tombstones for every group's offsets of the deleted topics (Kafka's `onTopicsDeleted`). */
+  onTopicsDeleted(deleted: readonly DeletedTopic[]): CoordinatorRecord[] {
+    return this.#offsets.onTopicsDeleted(deleted)
+  }
+
   // ---- StreamsGroupHeartbeat (88) ----
 
   /**
@@ -437,7 +443,11 @@ export class GroupCoordinatorShard
     const group = request.groupId === '' ? undefined : this.consumer.group(request.groupId)
     if (group === undefined || group.size === 0) return this.classic.classicGroupJoin(ctx, request)
     const r = this.consumer.classicGroupJoin(
-      { ...ctx, config: this.#consumerConfig?.(request.groupId) ?? CONSUMER_GROUP_CONFIG_DEFAULTS },
+      {
+        ...ctx,
+        newMemberUuid: ctx.newConsumerMemberId ?? ctx.newMemberUuid,
+        config: this.#consumerConfig?.(request.groupId) ?? CONSUMER_GROUP_CONFIG_DEFAULTS,
+      },
       request,
     )
     return { ...r, response: { conversionRequired: null } }
@@ -765,7 +775,9 @@ export class GroupCoordinatorShard
 
   isSubscribedToTopic(groupId: string, topic: string): boolean {
     return (
-      this.#streams.isSubscribedToTopic(groupId, topic) || this.consumer.isSubscribedToTopic(groupId, topic)
+      this.#streams.isSubscribedToTopic(groupId, topic) ||
+      this.consumer.isSubscribedToTopic(groupId, topic) ||
+      this.classic.isSubscribedToTopic(groupId, topic)
     )
   }
 
@@ -789,8 +801,12 @@ export class GroupCoordinatorShard
       ...this.#offsets.groupIds(),
     ])
     for (const groupId of groupIds) {
-      const expired = this.#offsets.expiredOffsetsRecords(groupId, nowMs, options.retentionMs, (topic) =>
-        this.isSubscribedToTopic(groupId, topic),
+      const expired = this.#offsets.expiredOffsetsRecords(
+        groupId,
+        nowMs,
+        options.retentionMs,
+        (topic) => this.isSubscribedToTopic(groupId, topic),
+        this.classic.hasGroup(groupId) ? this.classic.offsetExpiry(groupId) : undefined,
       )
       records.push(...expired.records)
       expiredOffsets += expired.records.length

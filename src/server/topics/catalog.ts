@@ -1,5 +1,5 @@
 import { LocalError } from '../../errors.js'
-import { randomUUID } from 'node:crypto'
+import { randomUuid, ZERO_UUID } from '../../uuid.js'
 import type { CoordinatorRecord, RecordStore } from '../../coordinator/storage/types.js'
 import { invalidTopicNameReason } from '../../protocol/topics.js'
 import { checkTopicConfig } from './topic-configs.js'
@@ -113,16 +113,11 @@ export const DEFAULT_MAX_PARTITIONS = 100_000
  */
 export const MAX_PARTITIONS_PER_REQUEST = 10_000
 
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+export { ZERO_UUID }
 const CLUSTER_METADATA_TOPIC = '__cluster_metadata'
 
-/** A random topic id as Kafka draws it: never the zero id, never one whose text starts with '-'. */
-export function randomTopicId(): string {
-  for (;;) {
-    const id = Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url')
-    if (id !== ZERO_UUID && !id.startsWith('-')) return id
-  }
-}
+/** A random topic id as Kafka draws it (Uuid.randomUuid). */
+export const randomTopicId: () => string = randomUuid
 
 /** '.' and '_' collide in metric names, so Kafka refuses a topic that differs from another only there. */
 function collisionKey(name: string): string {

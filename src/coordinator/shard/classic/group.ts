@@ -6,6 +6,12 @@
  * members, the state between checkpoints) is soft state that is never written.
  */
 
+import {
+  CONSUMER_PROTOCOL_TYPE,
+  ConsumerProtocolError,
+  decodeSubscribedTopics,
+} from '../../../protocol/consumer-protocol.js'
+
 /** Kafka's ClassicGroupState names, as ListGroups and DescribeGroups report them. */
 export const ClassicGroupState = {
   EMPTY: 'Empty',
@@ -119,6 +125,12 @@ export class ClassicGroup {
   protocolName: string | null
   leaderId: string | null
   currentStateTimestamp: number | null
+  /**
+   * The topics the members of a `consumer` protocol group subscribe to, from their subscriptions
+   * as of the last generation or load (Kafka's `subscribedTopics`); null when the group is not of
+   * that protocol or a subscription could not be read.
+   */
+  subscribedTopics: ReadonlySet<string> | null = null
   /**
    * In join order. Kafka keeps members in a HashMap; a defined order keeps leader hand-over and the
    * leader's member list deterministic.
@@ -299,12 +311,47 @@ export class ClassicGroup {
     this.generationId++
     if (this.members.size > 0) {
       this.protocolName = this.selectProtocol()
+      this.subscribedTopics = this.computeSubscribedTopics()
       this.transitionTo(ClassicGroupState.COMPLETING_REBALANCE, nowMs)
     } else {
       this.protocolName = null
+      this.subscribedTopics = this.computeSubscribedTopics()
       this.transitionTo(ClassicGroupState.EMPTY, nowMs)
     }
     this.pendingSyncMembers.clear()
+  }
+
+  /** Whether the group's protocol type is `consumer` (Kafka's usesConsumerGroupProtocol). */
+  usesConsumerProtocol(): boolean {
+    return this.protocolType === CONSUMER_PROTOCOL_TYPE
+  }
+
+  /**
+   * The topics the members subscribe to (Kafka's `computeSubscribedTopics`): none for an empty
+   * `consumer` group, null for another protocol or when a member's subscription cannot be read.
+   */
+  computeSubscribedTopics(): ReadonlySet<string> | null {
+    if (!this.usesConsumerProtocol()) return null
+    if (this.members.size === 0) return new Set()
+    if (this.protocolName === null) return null
+    const topics = new Set<string>()
+    try {
+      for (const m of this.members.values()) {
+        for (const t of decodeSubscribedTopics(m.metadata(this.protocolName))) topics.add(t)
+      }
+    } catch (e) {
+      if (e instanceof ConsumerProtocolError) return null
+      throw e
+    }
+    return topics
+  }
+
+  /**
+   * Whether the group is subscribed to the topic (Kafka's `isSubscribedToTopic`): a `consumer`
+   * group whose subscriptions could not be read counts as subscribed to every topic.
+   */
+  isSubscribedToTopic(topic: string): boolean {
+    return this.subscribedTopics === null ? this.usesConsumerProtocol() : this.subscribedTopics.has(topic)
   }
 
   isEmpty(): boolean {

@@ -38,6 +38,7 @@ import {
   type SyncGroupResponse,
 } from '../../../protocol/generated/messages/SyncGroupResponse.js'
 import { ApiError } from '../api-error.js'
+import { FROM_COMMIT, type OffsetExpiry } from '../offsets/offset-metadata-manager.js'
 import { TimerCollector } from '../result.js'
 import {
   type ClassicProtocol,
@@ -122,6 +123,11 @@ export interface ClassicJoinContext {
   readonly token: RequestToken
   /** A fresh uuid, used if the join creates a member id (`<clientId or instanceId>-<uuid>`). */
   readonly newMemberUuid: string
+  /**
+   * The member id if the join creates one in a consumer group (online migration): a Kafka Uuid, as
+   * Kafka's; `newMemberUuid` when absent.
+   */
+  readonly newConsumerMemberId?: string
   /**
    * True when the service has cleaned up what an empty streams group with this id holds outside
    * the shard, or has nothing to clean up (no plugin), so the join may convert it at once (Kafka's
@@ -1218,12 +1224,35 @@ export class ClassicGroupManager {
     if (g.is(ClassicGroupState.DEAD)) {
       throw new ApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is in dead state.`)
     }
-    if (!g.isEmpty()) throw new ApiError(ErrorCode.NON_EMPTY_GROUP, null)
+    // A `consumer` group's offsets of the topics it subscribes to are refused per partition instead
+    // (GROUP_SUBSCRIBED_TO_TOPIC); those of any other topic may go while it has members.
+    if (!g.isEmpty() && !g.usesConsumerProtocol()) throw new ApiError(ErrorCode.NON_EMPTY_GROUP, null)
   }
 
   /** Whether the group's protocol type is `consumer` (offsets of such groups follow its lifecycle). */
   usesConsumerProtocol(groupId: string): boolean {
-    return this.#groups.get(groupId)?.protocolType === CONSUMER_PROTOCOL_TYPE
+    return this.#groups.get(groupId)?.usesConsumerProtocol() ?? false
+  }
+
+  /** Kafka's ClassicGroup.isSubscribedToTopic; false for a group this manager does not hold. */
+  isSubscribedToTopic(groupId: string, topic: string): boolean {
+    return this.#groups.get(groupId)?.isSubscribedToTopic(topic) ?? false
+  }
+
+  /**
+   * What the group's offsets expire from (Kafka's ClassicGroup.offsetExpirationCondition): an
+   * empty group's from the time it became empty (its commit time when that is not known), a
+   * group without a protocol type's and a Stable `consumer` group's that knows its subscriptions
+   * from their commit time, and any other group's not at all (null) while it is so.
+   */
+  offsetExpiry(groupId: string): OffsetExpiry | null {
+    const g = this.#groups.get(groupId)
+    if (g === undefined || g.protocolType === null) return FROM_COMMIT
+    if (g.isEmpty())
+      return g.currentStateTimestamp === null ? FROM_COMMIT : { fromMs: BigInt(g.currentStateTimestamp) }
+    if (g.usesConsumerProtocol() && g.subscribedTopics !== null && g.is(ClassicGroupState.STABLE))
+      return FROM_COMMIT
+    return null
   }
 
   // ---- replay ----
@@ -1247,7 +1276,9 @@ export class ClassicGroupManager {
       this.#applyCheckpoint(live, record)
       return
     }
-    this.#groups.set(groupId, groupFromRecord(groupId, v))
+    const group = groupFromRecord(groupId, v)
+    group.subscribedTopics = group.computeSubscribedTopics()
+    this.#groups.set(groupId, group)
   }
 
   #applyCheckpoint(group: ClassicGroup, record: GroupMetadataRecord): void {

@@ -29,6 +29,24 @@ import {
 /** The zero uuid: no topic id known (records written before OffsetCommit v10). */
 export const NO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
+/**
+ * What a group's offsets expire from (Kafka's OffsetExpirationCondition): each offset's commit time
+ * (`fromMs` null), or one time for all of them (a classic group's, since it became empty). An
+ * offset with an expire timestamp of its own expires then, whatever this says.
+ */
+export interface OffsetExpiry {
+  readonly fromMs: bigint | null
+}
+
+/** Offsets expire `offsets.retention.minutes` after their commit. */
+export const FROM_COMMIT: OffsetExpiry = Object.freeze({ fromMs: null })
+
+/** A deleted topic: its name and the id it had (Kafka's DeletedTopic). */
+export interface DeletedTopic {
+  readonly name: string
+  readonly topicId: string
+}
+
 export type OffsetCommitRecord = Extract<CoordinatorRecord, { type: 'OffsetCommit' }>
 
 /**
@@ -359,6 +377,31 @@ export class OffsetMetadataManager {
     return { records, response: { errorCode: ErrorCode.NONE, topics }, timers: NO_TIMERS }
   }
 
+  // ---- deleted topics ----
+
+  /**
+   * Tombstones for the offsets of deleted topics in every group (Kafka's `onTopicsDeleted`): each
+   * committed offset of a deleted topic's name whose topic id is the deleted topic's, or none (a
+   * commit by name), and the pending transactional offsets of such a topic likewise. An offset
+   * committed by id for a topic created again under the name stays.
+   */
+  onTopicsDeleted(deleted: readonly DeletedTopic[]): OffsetRecord[] {
+    const records: OffsetRecord[] = []
+    const ofTopic = (topicId: string, t: DeletedTopic) => topicId === NO_TOPIC_ID || topicId === t.topicId
+    for (const [groupId, topics] of this.#offsets) {
+      for (const t of deleted) {
+        for (const [p, o] of topics.get(t.name) ?? []) {
+          if (ofTopic(o.topicId, t)) records.push(offsetCommitTombstone(groupId, t.name, p))
+        }
+      }
+    }
+    for (const groupId of this.#pending.groupIds()) {
+      for (const t of deleted)
+        records.push(...this.#pending.topicTombstones(groupId, t.name, (id) => ofTopic(id, t)))
+    }
+    return records
+  }
+
   /** groupId → topic → partition → offset. */
   readonly #offsets = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>()
   /**
@@ -412,25 +455,32 @@ export class OffsetMetadataManager {
    * (Kafka's `cleanupExpiredOffsets`). An offset expires when its own expire timestamp has passed
    * or, without one, when `retentionMs` have passed since it was committed. Offsets of topics the
    * group is subscribed to never expire, nor do offsets with a pending transactional offset, and a
-   * group with pending transactional offsets is never left without offsets.
+   * group with pending transactional offsets is never left without offsets. `expiry` null: the
+   * group's offsets do not expire now (a classic group in a rebalance, say).
    */
   expiredOffsetsRecords(
     groupId: string,
     nowMs: number,
     retentionMs: number,
     isSubscribedToTopic: (topic: string) => boolean,
+    expiry: OffsetExpiry | null = FROM_COMMIT,
   ): { records: OffsetCommitRecord[]; allOffsetsExpired: boolean } {
     const records: OffsetCommitRecord[] = []
+    const offsets = this.allOffsets(groupId)
+    if (expiry === null && offsets.length > 0) return { records, allOffsetsExpired: false }
     let remaining = this.#pending.hasGroup(groupId) ? 1 : 0
     const now = BigInt(nowMs)
     const retention = BigInt(retentionMs)
-    for (const { topic, partitions } of this.allOffsets(groupId)) {
+    const fromMs = expiry?.fromMs ?? null
+    for (const { topic, partitions } of offsets) {
       const subscribed = isSubscribedToTopic(topic)
       for (const [p, o] of partitions) {
         const expired =
           !subscribed &&
           !this.#pending.has(groupId, topic, p) &&
-          (o.expireTimestamp >= 0n ? now >= o.expireTimestamp : now - o.commitTimestamp >= retention)
+          (o.expireTimestamp >= 0n
+            ? now >= o.expireTimestamp
+            : now - (fromMs ?? o.commitTimestamp) >= retention)
         if (expired) records.push(offsetCommitTombstone(groupId, topic, p))
         else remaining++
       }

@@ -116,6 +116,23 @@ export class PendingTransactionalOffsets {
     return out
   }
 
+  /** Tombstones for the pending offsets of the topic in the group whose topic id `matches`. */
+  topicTombstones(
+    group: string,
+    topic: string,
+    matches: (topicId: string) => boolean,
+  ): TxnOffsetCommitRecord[] {
+    const out: TxnOffsetCommitRecord[] = []
+    for (const [p, producers] of this.#open.get(group)?.get(topic) ?? []) {
+      for (const producerId of producers) {
+        const o = this.#byProducer.get(producerId)?.get(group)?.get(topic)?.get(p)
+        if (o !== undefined && matches(o.topicId))
+          out.push(txnOffsetCommitTombstone(producerId, group, topic, p))
+      }
+    }
+    return out
+  }
+
   /** Tombstones for every pending offset of the group. */
   groupTombstones(group: string): TxnOffsetCommitRecord[] {
     const out: TxnOffsetCommitRecord[] = []

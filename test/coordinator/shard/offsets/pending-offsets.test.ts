@@ -64,6 +64,35 @@ const commitTxn = (t: Context, producerId: bigint, epoch: number, offsets: Recor
     m.commitTransactionalOffset({ ...CTX, nowMs }, txn(producerId, epoch, offsets)),
   )
 
+/** A non-transactional commit of one partition of foo (no topic id unless given). */
+const plain = (t: Context, partition: number, offset: bigint, topicId = '') =>
+  t.write('commit', (m, nowMs) =>
+    m.commitOffset(
+      { ...CTX, apiVersion: 9, maxMetadataSize: 4096, nowMs },
+      {
+        groupId: 'g',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [
+          {
+            name: 'foo',
+            topicId,
+            partitions: [
+              {
+                partitionIndex: partition,
+                committedOffset: offset,
+                committedLeaderEpoch: -1,
+                committedMetadata: '',
+              },
+            ],
+          },
+        ],
+      },
+    ),
+  )
+
 const marker = (t: Context, producerId: bigint, epoch: number, committed: boolean) =>
   t.write('write-txn-markers', (m) => m.completeTransaction(producerId, epoch, committed))
 
@@ -94,6 +123,34 @@ async function assertReplays(t: Context): Promise<void> {
 }
 
 describe('pending transactional offsets', () => {
+  it("leave with a deleted topic, committed and pending alike, when the topic id is the deleted one's", async () => {
+    const t = await start()
+    await plain(t, 1, 4n, TOPIC_ID)
+    await commitTxn(t, 7n, 2, { 0: 5n })
+    // Another topic of the same name (created again): nothing of foo's is its.
+    const other = await t.write('deleted', (m) => ({
+      records: m.onTopicsDeleted([{ name: 'foo', topicId: 'AAAAAAAAAAAAAAAAAAAAAg' }]),
+      response: undefined,
+    }))
+    assert.equal(other, undefined)
+    assert.equal(t.shard.hasPendingOffsets('g'), true)
+    assert.equal(t.shard.allOffsets('g').length, 1)
+    const records = t.shard.onTopicsDeleted([{ name: 'foo', topicId: TOPIC_ID }])
+    assert.deepEqual(records, [
+      { type: 'OffsetCommit', key: { group: 'g', topic: 'foo', partition: 1 }, value: null },
+      {
+        type: 'TxnOffsetCommit',
+        key: { producerId: 7n, group: 'g', topic: 'foo', partition: 0 },
+        value: null,
+      },
+    ])
+    await t.write('deleted', () => ({ records, response: undefined }))
+    assert.equal(t.shard.hasPendingOffsets('g'), false)
+    assert.deepEqual(t.shard.allOffsets('g'), [])
+    await assertReplays(t)
+    await t.close()
+  })
+
   it('are written as TxnOffsetCommit records of the producer, invisible without RequireStable', async () => {
     const t = await start()
     const answer = await commitTxn(t, 7n, 2, { 0: 5n })
@@ -215,36 +272,9 @@ describe('pending transactional offsets', () => {
 
   it('a non-transactional commit written after the pending offset wins; one written before loses', async () => {
     const t = await start()
-    const plain = (partition: number, offset: bigint) =>
-      t.write('commit', (m, nowMs) =>
-        m.commitOffset(
-          { ...CTX, apiVersion: 9, maxMetadataSize: 4096, nowMs },
-          {
-            groupId: 'g',
-            generationIdOrMemberEpoch: -1,
-            memberId: '',
-            groupInstanceId: null,
-            retentionTimeMs: -1n,
-            topics: [
-              {
-                name: 'foo',
-                topicId: '',
-                partitions: [
-                  {
-                    partitionIndex: partition,
-                    committedOffset: offset,
-                    committedLeaderEpoch: -1,
-                    committedMetadata: '',
-                  },
-                ],
-              },
-            ],
-          },
-        ),
-      )
-    await plain(1, 100n)
+    await plain(t, 1, 100n)
     await commitTxn(t, 9n, 0, { 0: 10n, 1: 11n })
-    await plain(0, 99n)
+    await plain(t, 0, 99n)
     assert.deepEqual(await marker(t, 9n, 0, true), { errorCode: 0, committed: 1, dropped: 1 })
     assert.deepEqual((await view(t)).stable, [
       [0, 99n],
