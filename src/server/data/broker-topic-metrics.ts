@@ -15,6 +15,7 @@
  * topics (no label); a rate is `rate()` over the counter. Log sizes are read at scrape time.
  */
 import { Counter, Gauge, type Registry, register } from 'prom-client'
+import { ErrorCode } from '../../protocol/errors.js'
 
 const METERS = {
   messagesIn: ['messagesinpersec', 'Records appended (MessagesInPerSec).'],
@@ -31,6 +32,55 @@ const METERS = {
 } as const
 
 export type BrokerTopicMeter = keyof typeof METERS
+
+/**
+ * Append errors Kafka's ReplicaManager answers without counting a failed produce request: the meter
+ * is for unexpected failures of the broker, not for these known ones (`appendToLocalLog`).
+ * Everything else an append refuses counts (a record that fails validation, a producer's sequence
+ * or epoch, an unexpected error).
+ */
+const PRODUCE_KNOWN_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+])
+
+/** Whether an append's error counts in FailedProduceRequestsPerSec, as Kafka counts it. */
+export function isFailedProduce(errorCode: number): boolean {
+  return errorCode !== ErrorCode.NONE && !PRODUCE_KNOWN_ERRORS.has(errorCode)
+}
+
+/** Whether an append's error counts its bytes in BytesRejectedPerSec: only a batch too large does. */
+export function isBytesRejected(errorCode: number): boolean {
+  return errorCode === ErrorCode.MESSAGE_TOO_LARGE || errorCode === ErrorCode.RECORD_LIST_TOO_LARGE
+}
+
+/**
+ * Read errors Kafka's ReplicaManager answers without counting a failed fetch request
+ * (`readFromLocalLog`; an offset out of range is answered as one), and the refusals that come
+ * before the read (authorization, an unknown topic id).
+ */
+const FETCH_KNOWN_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.UNKNOWN_LEADER_EPOCH,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.INCONSISTENT_TOPIC_ID,
+  ErrorCode.OFFSET_OUT_OF_RANGE,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+  ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+])
+
+/** Whether a partition's Fetch error counts in FailedFetchRequestsPerSec, as Kafka counts it. */
+export function isFailedFetch(errorCode: number): boolean {
+  return errorCode !== ErrorCode.NONE && !FETCH_KNOWN_ERRORS.has(errorCode)
+}
 
 /** The Prometheus name of a broker topic meter. */
 export function brokerTopicMetricName(meter: BrokerTopicMeter): string {

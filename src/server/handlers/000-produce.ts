@@ -40,6 +40,7 @@ import {
 } from '../../protocol/generated/messages/ProduceResponse.js'
 import { isInternalTopic } from '../../protocol/topics.js'
 import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt } from '../data/requests.js'
+import { isBytesRejected, isFailedProduce } from '../data/broker-topic-metrics.js'
 import { CloseConnection, defineHandler, NO_RESPONSE, type RequestContext } from '../router.js'
 
 const ADMIN_CLIENT_ID = '__admin_client'
@@ -120,18 +121,16 @@ function answerOf(
   bytes: number,
   r: AppendResult | number,
 ): ProduceResponsePartitionProduceResponse {
-  if (typeof r === 'number') {
-    metrics.record('failedProduce', name)
-    return failed(index, r, r === ErrorCode.INVALID_TXN_STATE ? NOT_ADDED : null)
-  }
+  // A partition the transaction verification refused never reached the log: Kafka counts nothing.
+  if (typeof r === 'number') return failed(index, r, r === ErrorCode.INVALID_TXN_STATE ? NOT_ADDED : null)
   if (r.errorCode === ErrorCode.NONE) {
     if (!r.duplicate) {
       metrics.record('bytesIn', name, bytes)
       metrics.record('messagesIn', name, r.lastOffset - r.baseOffset + 1)
     }
   } else {
-    metrics.record('failedProduce', name)
-    metrics.record('bytesRejected', name, bytes)
+    if (isFailedProduce(r.errorCode)) metrics.record('failedProduce', name)
+    if (isBytesRejected(r.errorCode)) metrics.record('bytesRejected', name, bytes)
   }
   return fromAppend(index, r)
 }

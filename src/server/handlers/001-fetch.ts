@@ -44,6 +44,7 @@ import {
 } from '../../protocol/generated/messages/FetchResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt, toNumber } from '../data/requests.js'
+import { isFailedFetch } from '../data/broker-topic-metrics.js'
 import { defineHandler, type RequestContext } from '../router.js'
 
 /** One partition of the request. */
@@ -179,7 +180,7 @@ async function readAll(
     }
     if (data.errorCode !== ErrorCode.NONE) {
       failedRead = true
-      metrics.record('failedFetch', w.name)
+      if (isFailedFetch(data.errorCode)) metrics.record('failedFetch', w.name)
     }
     answers.push({ wanted: w, data })
   }
