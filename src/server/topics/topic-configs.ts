@@ -342,6 +342,7 @@ export function checkTopicConfig(name: string, value: string): string | null {
     return null
   } catch (e) {
     if (e instanceof InvalidValue) return invalidValueMessage(name, value, e.message)
+    if (e instanceof ConfigRefusal) return e.message
     throw e
   }
 }
@@ -367,11 +368,21 @@ function parseTopicConfigValue(name: string, def: TopicConfigDef, value: string)
       return
     case 'list': {
       if (def.oneOf === undefined || v === '') return
-      // Kafka's ValidList names the entry, inside the reason.
-      for (const item of splitList(v)) {
+      // Kafka's ValidList.in: no repeated entry, no empty one, and each one of the allowed strings,
+      // refused with the entry's own "Invalid value" message.
+      const items = splitList(v)
+      if (new Set(items).size !== items.length)
+        throw new ConfigRefusal(`Configuration '${name}' values must not be duplicated.`)
+      for (const item of items) {
+        if (item === '') throw new ConfigRefusal(`Configuration '${name}' values must not be empty.`)
         if (!def.oneOf.includes(item))
-          throw new InvalidValue(`Invalid value ${item} for configuration ${name}`)
+          throw new ConfigRefusal(
+            invalidValueMessage(name, item, `String must be one of: ${def.oneOf.join(', ')}`),
+          )
       }
     }
   }
 }
+
+/** A refusal whose message is Kafka's whole text (a ConfigException(message)), not a reason. */
+class ConfigRefusal extends Error {}
