@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync, statSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { type CliIo, main, type RunningServer, type ServerModule } from '../../src/cli/topograph.js'
 import type { TopographConfig } from '../../src/server/config.js'
 import { createLogger } from '../../src/server/logger.js'
@@ -10,9 +11,22 @@ import { runTopograph as runCli } from '../testkit/cli.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
+  bin: Record<string, string>
 }
 
 describe('topograph as a child process', () => {
+  it("the build leaves the package's commands executable: each runs by its #! line", () => {
+    // The test command builds before the e2e tier runs.
+    for (const [name, file] of Object.entries(pkg.bin)) {
+      const path = fileURLToPath(new URL(`../../${file}`, import.meta.url))
+      assert.equal(statSync(path).mode & 0o111, 0o111, `${name}: ${file} is not executable`)
+      // Run as a program, not through node: the kernel follows the #! line.
+      const r = spawnSync(path, ['--help'], { encoding: 'utf8' })
+      assert.equal(r.error, undefined, `${name}: ${r.error}`)
+      assert.match(r.stdout + r.stderr, /--help/, name)
+    }
+  })
+
   it('--help prints the usage and exits 0', () => {
     const r = runCli(['--help'])
     assert.equal(r.status, 0, r.stderr)
