@@ -436,6 +436,13 @@ export const CONFIG_DEFS = [
     'low',
     'Where partition logs live: segment files under log.dirs, or memory only (nothing survives a restart; for tests). Topograph only.',
   ),
+  intKey(
+    'max.request.partition.size.limit',
+    2000,
+    { min: 1 },
+    'low',
+    'The most partitions a DescribeTopicPartitions answer holds, whatever the request asks for.',
+  ),
   boolKey(
     'auto.create.topics.enable',
     true,

@@ -91,6 +91,8 @@ import { type ConsumerGroupHeartbeatRequest, createConsumerGroupHeartbeatRequest
 import { type ConsumerGroupHeartbeatResponse, createConsumerGroupHeartbeatResponse, readConsumerGroupHeartbeatResponse, writeConsumerGroupHeartbeatResponse } from './messages/ConsumerGroupHeartbeatResponse.js'
 import { type ConsumerGroupDescribeRequest, createConsumerGroupDescribeRequest, readConsumerGroupDescribeRequest, writeConsumerGroupDescribeRequest } from './messages/ConsumerGroupDescribeRequest.js'
 import { type ConsumerGroupDescribeResponse, createConsumerGroupDescribeResponse, readConsumerGroupDescribeResponse, writeConsumerGroupDescribeResponse } from './messages/ConsumerGroupDescribeResponse.js'
+import { type DescribeTopicPartitionsRequest, createDescribeTopicPartitionsRequest, readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest } from './messages/DescribeTopicPartitionsRequest.js'
+import { type DescribeTopicPartitionsResponse, createDescribeTopicPartitionsResponse, readDescribeTopicPartitionsResponse, writeDescribeTopicPartitionsResponse } from './messages/DescribeTopicPartitionsResponse.js'
 import { type StreamsGroupHeartbeatRequest, createStreamsGroupHeartbeatRequest, readStreamsGroupHeartbeatRequest, writeStreamsGroupHeartbeatRequest } from './messages/StreamsGroupHeartbeatRequest.js'
 import { type StreamsGroupHeartbeatResponse, createStreamsGroupHeartbeatResponse, readStreamsGroupHeartbeatResponse, writeStreamsGroupHeartbeatResponse } from './messages/StreamsGroupHeartbeatResponse.js'
 import { type StreamsGroupDescribeRequest, createStreamsGroupDescribeRequest, readStreamsGroupDescribeRequest, writeStreamsGroupDescribeRequest } from './messages/StreamsGroupDescribeRequest.js'
@@ -144,6 +146,7 @@ export const ApiKeys = {
   ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
+  DescribeTopicPartitions: 75,
   StreamsGroupHeartbeat: 88,
   StreamsGroupDescribe: 89,
   StreamsGroupTopologyDescriptionUpdate: 93,
@@ -212,6 +215,7 @@ export interface ApiMessageTypes {
   66: { request: ListTransactionsRequest; response: ListTransactionsResponse }
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse }
   69: { request: ConsumerGroupDescribeRequest; response: ConsumerGroupDescribeResponse }
+  75: { request: DescribeTopicPartitionsRequest; response: DescribeTopicPartitionsResponse }
   88: { request: StreamsGroupHeartbeatRequest; response: StreamsGroupHeartbeatResponse }
   89: { request: StreamsGroupDescribeRequest; response: StreamsGroupDescribeResponse }
   93: { request: StreamsGroupTopologyDescriptionUpdateRequest; response: StreamsGroupTopologyDescriptionUpdateResponse }
@@ -791,6 +795,19 @@ export const API_DEFINITIONS: {
     createResponse: createConsumerGroupDescribeResponse,
     readResponse: readConsumerGroupDescribeResponse,
     writeResponse: writeConsumerGroupDescribeResponse,
+  },
+  75: {
+    name: 'DescribeTopicPartitions',
+    apiKey: 75,
+    minVersion: 0,
+    maxVersion: 0,
+    firstFlexibleVersion: 0,
+    createRequest: createDescribeTopicPartitionsRequest,
+    readRequest: readDescribeTopicPartitionsRequest,
+    writeRequest: writeDescribeTopicPartitionsRequest,
+    createResponse: createDescribeTopicPartitionsResponse,
+    readResponse: readDescribeTopicPartitionsResponse,
+    writeResponse: writeDescribeTopicPartitionsResponse,
   },
   88: {
     name: 'StreamsGroupHeartbeat',
