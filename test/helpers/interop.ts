@@ -34,6 +34,8 @@ export class ManagedProcess {
   #stderr = ''
   #all = ''
   #waiters = new Set<() => void>()
+  /** Exited, and its stdout and stderr read to the end ('exit' can come before the last output). */
+  #closed = false
 
   constructor(name: string, command: string, args: readonly string[], options: SpawnOptions = {}) {
     this.name = name
@@ -45,6 +47,7 @@ export class ManagedProcess {
     live.add(this)
     this.exited = new Promise<Exit>((res) =>
       this.child.once('close', (code, signal) => {
+        this.#closed = true
         live.delete(this)
         res({ code, signal })
         this.#wake()
@@ -128,7 +131,7 @@ export class ManagedProcess {
         if (v !== undefined) {
           done()
           res(v)
-        } else if (!this.running) {
+        } else if (this.#closed) {
           done()
           rej(
             new Error(
@@ -263,16 +266,25 @@ export class InteropServer {
   /** Starts a server with `settings` as overrides, on a free loopback port and a new data directory. */
   static async start(settings: Readonly<Record<string, string>> = {}): Promise<InteropServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'topograph-interop-'))
-    const port = await freeLoopbackPort()
-    const all = {
-      listeners: `PLAINTEXT://127.0.0.1:${port}`,
-      'console.listener': 'none',
-      'data.dir': dataDir,
-      ...settings,
-      ...EXTRA_SETTINGS,
-    }
     try {
-      return new InteropServer(dataDir, port, all, await startServerProcess(all))
+      // Another test's listener can take the port between the probe and the server's own bind:
+      // then the server exits with EADDRINUSE, and another port is tried.
+      for (let attempt = 1; ; attempt++) {
+        const port = await freeLoopbackPort()
+        const all = {
+          listeners: `PLAINTEXT://127.0.0.1:${port}`,
+          'console.listener': 'none',
+          'data.dir': dataDir,
+          ...settings,
+          ...EXTRA_SETTINGS,
+        }
+        try {
+          return new InteropServer(dataDir, port, all, await startServerProcess(all))
+        } catch (e) {
+          if (attempt < 3 && String(e).includes('EADDRINUSE')) continue
+          throw e
+        }
+      }
     } catch (e) {
       rmSync(dataDir, { recursive: true, force: true })
       throw e

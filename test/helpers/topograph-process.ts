@@ -3,7 +3,7 @@
 // graceful stop (SIGTERM, expecting exit status 0) and a kill that is safe to call in `finally`.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -35,16 +35,46 @@ export function cliNodeOptions(): string[] {
   return (m[1] ?? '').split(' ').filter((o) => o !== '')
 }
 
-/** A loopback port that was free a moment ago, for a server that must come back on the same port. */
+/**
+ * The first port the kernel hands out as the local port of an outgoing connection (or of a listen
+ * on port 0): Linux's ip_local_port_range, else the IANA dynamic range.
+ */
+export function ephemeralPortsFrom(): number {
+  try {
+    const first = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    )
+    if (Number.isInteger(first) && first > 1024) return first
+  } catch {
+    // not Linux
+  }
+  return 49152
+}
+
+/**
+ * A loopback port that was free a moment ago, for a server that must come back on the same port.
+ * It lies below the ephemeral range: a port from there (a listen on port 0) is also what the kernel
+ * gives the next outgoing connection of any process, which then holds it while the server starts;
+ * below it only another listener can take the port.
+ */
 export async function freeLoopbackPort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((resolve, reject) => {
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => resolve())
-  })
-  const { port } = s.address() as AddressInfo
-  await new Promise<void>((resolve) => s.close(() => resolve()))
-  return port
+  const high = ephemeralPortsFrom()
+  const low = Math.max(1025, Math.min(10_000, high - 5_000))
+  for (let attempt = 0; ; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low))
+    const s = createServer()
+    try {
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject)
+        s.listen(port, '127.0.0.1', () => resolve())
+      })
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 100) continue
+      throw e
+    }
+    await new Promise<void>((resolve) => s.close(() => resolve()))
+    return port
+  }
 }
 
 /**
@@ -99,7 +129,8 @@ export async function startTopographProcess(
   })
   live.add(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': the output is then read to its end, for the failure messages
+    child.once('close', (code, signal) => {
       live.delete(child)
       if (ownDataDir !== undefined) rmSync(ownDataDir, { recursive: true, force: true })
       resolve({ code, signal })
