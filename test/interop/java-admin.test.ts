@@ -1,7 +1,8 @@
 // Kafka's Java Admin client against a real Topograph process: listOffsets (earliest, latest,
 // max-timestamp, by time, read_committed), describeProducers after idempotent produces, deleteRecords
 // (and what a consumer and listOffsets see after it), createPartitions, describeLogDirs, and the
-// authorized operations of describeTopics and describeCluster.
+// authorized operations of describeTopics and describeCluster; leader elections and partition
+// reassignments on one broker.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import {
@@ -225,5 +226,50 @@ describe('Kafka Java Admin: offsets, producers, deleted records', () => {
       ],
     )
     assert.equal(mine[2]!.size, 0)
+  })
+
+  test('electLeaders, alterPartitionReassignments and listPartitionReassignments on one broker', {
+    skip: kafkaJavaSkip,
+    timeout: 120_000,
+  }, async () => {
+    const notNeeded = 'ElectionNotNeededException: Leader election not needed for topic partition.'
+    assert.deepEqual(
+      await java.call({
+        op: 'electLeaders',
+        type: 'preferred',
+        partitions: [
+          [TOPIC, 0],
+          [TOPIC, 2],
+          ['admin-none', 0],
+        ],
+      }),
+      {
+        [`${TOPIC}-0`]: notNeeded,
+        [`${TOPIC}-2`]: notNeeded,
+        'admin-none-0': 'UnknownTopicOrPartitionException: No such topic as admin-none',
+      },
+    )
+    assert.deepEqual(await java.call({ op: 'electLeaders', type: 'unclean', partitions: [[TOPIC, 1]] }), {
+      [`${TOPIC}-1`]: notNeeded,
+    })
+    // Every partition: the ones that need no election are left out, as Kafka's controller does.
+    assert.deepEqual(await java.call({ op: 'electLeaders', type: 'preferred', partitions: null }), {})
+    assert.deepEqual(
+      await java.call({
+        op: 'alterPartitionReassignments',
+        moves: [
+          [TOPIC, 0, [1]],
+          [TOPIC, 1, [2]],
+          [TOPIC, 2, null],
+        ],
+      }),
+      {
+        [`${TOPIC}-0`]: null,
+        [`${TOPIC}-1`]:
+          'InvalidReplicaAssignmentException: The manual partition assignment includes broker 2, but no such broker is registered.',
+        [`${TOPIC}-2`]: 'NoReassignmentInProgressException: No partition reassignment is in progress.',
+      },
+    )
+    assert.deepEqual(await java.call({ op: 'listPartitionReassignments' }), {})
   })
 })

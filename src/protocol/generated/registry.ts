@@ -71,8 +71,14 @@ import { type CreatePartitionsRequest, createCreatePartitionsRequest, readCreate
 import { type CreatePartitionsResponse, createCreatePartitionsResponse, readCreatePartitionsResponse, writeCreatePartitionsResponse } from './messages/CreatePartitionsResponse.js'
 import { type DeleteGroupsRequest, createDeleteGroupsRequest, readDeleteGroupsRequest, writeDeleteGroupsRequest } from './messages/DeleteGroupsRequest.js'
 import { type DeleteGroupsResponse, createDeleteGroupsResponse, readDeleteGroupsResponse, writeDeleteGroupsResponse } from './messages/DeleteGroupsResponse.js'
+import { type ElectLeadersRequest, createElectLeadersRequest, readElectLeadersRequest, writeElectLeadersRequest } from './messages/ElectLeadersRequest.js'
+import { type ElectLeadersResponse, createElectLeadersResponse, readElectLeadersResponse, writeElectLeadersResponse } from './messages/ElectLeadersResponse.js'
 import { type IncrementalAlterConfigsRequest, createIncrementalAlterConfigsRequest, readIncrementalAlterConfigsRequest, writeIncrementalAlterConfigsRequest } from './messages/IncrementalAlterConfigsRequest.js'
 import { type IncrementalAlterConfigsResponse, createIncrementalAlterConfigsResponse, readIncrementalAlterConfigsResponse, writeIncrementalAlterConfigsResponse } from './messages/IncrementalAlterConfigsResponse.js'
+import { type AlterPartitionReassignmentsRequest, createAlterPartitionReassignmentsRequest, readAlterPartitionReassignmentsRequest, writeAlterPartitionReassignmentsRequest } from './messages/AlterPartitionReassignmentsRequest.js'
+import { type AlterPartitionReassignmentsResponse, createAlterPartitionReassignmentsResponse, readAlterPartitionReassignmentsResponse, writeAlterPartitionReassignmentsResponse } from './messages/AlterPartitionReassignmentsResponse.js'
+import { type ListPartitionReassignmentsRequest, createListPartitionReassignmentsRequest, readListPartitionReassignmentsRequest, writeListPartitionReassignmentsRequest } from './messages/ListPartitionReassignmentsRequest.js'
+import { type ListPartitionReassignmentsResponse, createListPartitionReassignmentsResponse, readListPartitionReassignmentsResponse, writeListPartitionReassignmentsResponse } from './messages/ListPartitionReassignmentsResponse.js'
 import { type OffsetDeleteRequest, createOffsetDeleteRequest, readOffsetDeleteRequest, writeOffsetDeleteRequest } from './messages/OffsetDeleteRequest.js'
 import { type OffsetDeleteResponse, createOffsetDeleteResponse, readOffsetDeleteResponse, writeOffsetDeleteResponse } from './messages/OffsetDeleteResponse.js'
 import { type DescribeClientQuotasRequest, createDescribeClientQuotasRequest, readDescribeClientQuotasRequest, writeDescribeClientQuotasRequest } from './messages/DescribeClientQuotasRequest.js'
@@ -136,7 +142,10 @@ export const ApiKeys = {
   SaslAuthenticate: 36,
   CreatePartitions: 37,
   DeleteGroups: 42,
+  ElectLeaders: 43,
   IncrementalAlterConfigs: 44,
+  AlterPartitionReassignments: 45,
+  ListPartitionReassignments: 46,
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
@@ -205,7 +214,10 @@ export interface ApiMessageTypes {
   36: { request: SaslAuthenticateRequest; response: SaslAuthenticateResponse }
   37: { request: CreatePartitionsRequest; response: CreatePartitionsResponse }
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse }
+  43: { request: ElectLeadersRequest; response: ElectLeadersResponse }
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse }
+  45: { request: AlterPartitionReassignmentsRequest; response: AlterPartitionReassignmentsResponse }
+  46: { request: ListPartitionReassignmentsRequest; response: ListPartitionReassignmentsResponse }
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse }
   48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse }
   49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse }
@@ -666,6 +678,19 @@ export const API_DEFINITIONS: {
     readResponse: readDeleteGroupsResponse,
     writeResponse: writeDeleteGroupsResponse,
   },
+  43: {
+    name: 'ElectLeaders',
+    apiKey: 43,
+    minVersion: 0,
+    maxVersion: 2,
+    firstFlexibleVersion: 2,
+    createRequest: createElectLeadersRequest,
+    readRequest: readElectLeadersRequest,
+    writeRequest: writeElectLeadersRequest,
+    createResponse: createElectLeadersResponse,
+    readResponse: readElectLeadersResponse,
+    writeResponse: writeElectLeadersResponse,
+  },
   44: {
     name: 'IncrementalAlterConfigs',
     apiKey: 44,
@@ -678,6 +703,32 @@ export const API_DEFINITIONS: {
     createResponse: createIncrementalAlterConfigsResponse,
     readResponse: readIncrementalAlterConfigsResponse,
     writeResponse: writeIncrementalAlterConfigsResponse,
+  },
+  45: {
+    name: 'AlterPartitionReassignments',
+    apiKey: 45,
+    minVersion: 0,
+    maxVersion: 1,
+    firstFlexibleVersion: 0,
+    createRequest: createAlterPartitionReassignmentsRequest,
+    readRequest: readAlterPartitionReassignmentsRequest,
+    writeRequest: writeAlterPartitionReassignmentsRequest,
+    createResponse: createAlterPartitionReassignmentsResponse,
+    readResponse: readAlterPartitionReassignmentsResponse,
+    writeResponse: writeAlterPartitionReassignmentsResponse,
+  },
+  46: {
+    name: 'ListPartitionReassignments',
+    apiKey: 46,
+    minVersion: 0,
+    maxVersion: 0,
+    firstFlexibleVersion: 0,
+    createRequest: createListPartitionReassignmentsRequest,
+    readRequest: readListPartitionReassignmentsRequest,
+    writeRequest: writeListPartitionReassignmentsRequest,
+    createResponse: createListPartitionReassignmentsResponse,
+    readResponse: readListPartitionReassignmentsResponse,
+    writeResponse: writeListPartitionReassignmentsResponse,
   },
   47: {
     name: 'OffsetDelete',

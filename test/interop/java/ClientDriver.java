@@ -63,7 +63,9 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.PartitionReassignment;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.DescribeProducersResult.PartitionProducerState;
 import org.apache.kafka.clients.admin.ProducerState;
@@ -166,6 +168,12 @@ public final class ClientDriver {
                 return alterClientQuotas(req);
             case "describeClientQuotas":
                 return describeClientQuotas();
+            case "electLeaders":
+                return electLeaders(req);
+            case "alterPartitionReassignments":
+                return alterPartitionReassignments(req);
+            case "listPartitionReassignments":
+                return listPartitionReassignments();
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -574,6 +582,70 @@ public final class ClientDriver {
             ObjectNode quotas = o.putObject("quotas");
             e.getValue().forEach((k, v) -> quotas.put(k, v));
         }
+        return out;
+    }
+
+    private static TopicPartition topicPartition(JsonNode tp) {
+        return new TopicPartition(tp.get(0).asText(), tp.get(1).asInt());
+    }
+
+    private static void putOutcome(ObjectNode out, TopicPartition tp, Throwable t) {
+        if (t == null) {
+            out.putNull(tp.toString());
+        } else {
+            Throwable cause = t instanceof ExecutionException && t.getCause() != null ? t.getCause() : t;
+            out.put(tp.toString(), cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        }
+    }
+
+    /** req.type: preferred|unclean; req.partitions: [[topic, partition]] or null for all. */
+    private JsonNode electLeaders(JsonNode req) throws Exception {
+        Set<TopicPartition> partitions = null;
+        if (req.path("partitions").isArray()) {
+            partitions = new java.util.LinkedHashSet<>();
+            for (JsonNode tp : req.path("partitions")) partitions.add(topicPartition(tp));
+        }
+        org.apache.kafka.common.ElectionType type = "unclean".equals(req.path("type").asText())
+            ? org.apache.kafka.common.ElectionType.UNCLEAN
+            : org.apache.kafka.common.ElectionType.PREFERRED;
+        Map<TopicPartition, java.util.Optional<Throwable>> result = admin().electLeaders(type, partitions).partitions().get();
+        ObjectNode out = JSON.createObjectNode();
+        result.entrySet().stream()
+            .sorted(Comparator.comparing(e -> e.getKey().toString()))
+            .forEach(e -> putOutcome(out, e.getKey(), e.getValue().orElse(null)));
+        return out;
+    }
+
+    /** req.moves: [[topic, partition, [replicas] or null to cancel]]. */
+    private JsonNode alterPartitionReassignments(JsonNode req) throws Exception {
+        Map<TopicPartition, java.util.Optional<NewPartitionReassignment>> moves = new LinkedHashMap<>();
+        for (JsonNode m : req.path("moves")) {
+            java.util.Optional<NewPartitionReassignment> target = java.util.Optional.empty();
+            if (m.get(2).isArray()) {
+                List<Integer> replicas = new ArrayList<>();
+                for (JsonNode r : m.get(2)) replicas.add(r.asInt());
+                target = java.util.Optional.of(new NewPartitionReassignment(replicas));
+            }
+            moves.put(topicPartition(m), target);
+        }
+        ObjectNode out = JSON.createObjectNode();
+        for (Map.Entry<TopicPartition, org.apache.kafka.common.KafkaFuture<Void>> e :
+                admin().alterPartitionReassignments(moves).values().entrySet()) {
+            Throwable t = null;
+            try {
+                e.getValue().get();
+            } catch (ExecutionException x) {
+                t = x;
+            }
+            putOutcome(out, e.getKey(), t);
+        }
+        return out;
+    }
+
+    private JsonNode listPartitionReassignments() throws Exception {
+        Map<TopicPartition, PartitionReassignment> all = admin().listPartitionReassignments().reassignments().get();
+        ObjectNode out = JSON.createObjectNode();
+        all.forEach((tp, r) -> out.put(tp.toString(), r.toString()));
         return out;
     }
 }
