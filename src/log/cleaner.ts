@@ -377,7 +377,6 @@ export class LogCleaner {
                 baseOffset: oh.baseOffset,
                 lastOffset: oh.baseOffset + oh.lastOffsetDelta,
                 maxTimestamp: oh.maxTimestamp,
-                offsetOfMaxTimestamp: oh.baseOffset,
               },
             }
           }

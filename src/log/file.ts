@@ -4,7 +4,8 @@
  *   <log.dir>/<topic>-<partition>/
  *     00000000000000000000.log        batches back to back, exactly as served
  *     00000000000000000000.index      sparse offset index: int32 (offset - base) + int32 position
- *     00000000000000000000.timeindex  time index: int64 timestamp + int32 (offset - base)
+ *     00000000000000000000.timeindex  time index: int64 timestamp + int32 (offset - base), the
+ *                                     last offset of the batch with the largest timestamp so far
  *     00000000000000000042.snapshot   producer state at offset 42 (Kafka's snapshot format)
  *     leader-epoch-checkpoint         "0\n1\n0 <start offset>\n" (epoch 0 for the partition's life)
  *     partition.metadata              "version: 0\ntopic_id: <id>\n"
@@ -421,7 +422,7 @@ interface FileSegment {
   createdMs: number
   /** Offset index: (last offset of a batch, position of the batch). */
   offsets: IndexArrays
-  /** Time index: (max timestamp so far, offset of it). */
+  /** Time index: (max timestamp so far, last offset of the batch holding it). */
   times: IndexArrays
   bytesSinceIndex: number
   indexDirty: boolean
@@ -818,7 +819,7 @@ class FilePartitionStore implements PartitionStore {
         next = h.last + 1
         if (h.maxTs > maxTs) {
           maxTs = h.maxTs
-          maxTsOffset = h.base
+          maxTsOffset = h.last
         }
         return true
       },
@@ -930,7 +931,7 @@ class FilePartitionStore implements PartitionStore {
         corrupt = true
         break
       }
-      this.#index(seg, h.base, h.last, h.maxTs, h.maxTs >= 0 ? h.base : -1, pos, h.size)
+      this.#index(seg, h.last, h.maxTs, pos, h.size)
       seg.nextOffset = h.last + 1
       expectedMin = h.last + 1
       pos += h.size
@@ -966,20 +967,16 @@ class FilePartitionStore implements PartitionStore {
     return from
   }
 
-  /** Adds a batch to the segment's in-memory metadata and sparse indexes. */
-  #index(
-    seg: FileSegment,
-    base: number,
-    last: number,
-    maxTs: number,
-    offsetOfMaxTs: number,
-    pos: number,
-    size: number,
-  ): void {
+  /**
+   * Adds a batch to the segment's in-memory metadata and sparse indexes. A time index entry is
+   * (largest timestamp so far, last offset of the batch holding it), as Kafka's LogSegment.append
+   * writes it and kafka-dump-log --verify-index-only checks it.
+   */
+  #index(seg: FileSegment, last: number, maxTs: number, pos: number, size: number): void {
     if (seg.firstBatchTimestamp < 0 && pos === 0) seg.firstBatchTimestamp = maxTs
     if (maxTs > seg.maxTimestamp) {
       seg.maxTimestamp = maxTs
-      seg.offsetOfMaxTimestamp = offsetOfMaxTs >= 0 ? offsetOfMaxTs : base
+      seg.offsetOfMaxTimestamp = last
     }
     if (seg.offsets.length === 0 || seg.bytesSinceIndex > this.#settings.indexIntervalBytes) {
       seg.offsets.push(last, pos)
@@ -1105,15 +1102,7 @@ class FilePartitionStore implements PartitionStore {
     seg.nextOffset = info.lastOffset + 1
     if (seg.recent === null) seg.recent = new RecentBatches()
     seg.recent.push(info.baseOffset, info.lastOffset, pos, size)
-    this.#index(
-      seg,
-      info.baseOffset,
-      info.lastOffset,
-      info.maxTimestamp,
-      info.offsetOfMaxTimestamp,
-      pos,
-      size,
-    )
+    this.#index(seg, info.lastOffset, info.maxTimestamp, pos, size)
   }
 
   #afterAppend(seg: FileSegment): void {
@@ -1706,15 +1695,7 @@ class FilePartitionStore implements PartitionStore {
           stages[stage].set(b.bytes, staged)
           staged += n
         }
-        this.#index(
-          seg,
-          b.info.baseOffset,
-          b.info.lastOffset,
-          b.info.maxTimestamp,
-          b.info.offsetOfMaxTimestamp,
-          seg.size,
-          n,
-        )
+        this.#index(seg, b.info.lastOffset, b.info.maxTimestamp, seg.size, n)
         seg.size += n
       }
       if (staged > 0) await writeOut(stages[stage], staged)

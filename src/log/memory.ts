@@ -18,7 +18,6 @@ import { type SegmentStats, segmentIndexFor, segmentInfoOf } from './storage.js'
 
 interface MemBatch extends StoredBatch {
   readonly maxTimestamp: number
-  readonly offsetOfMaxTimestamp: number
 }
 
 interface MemSegment extends SegmentStats {
@@ -113,14 +112,13 @@ class MemoryPartitionStore implements PartitionStore {
       baseOffset: info.baseOffset,
       lastOffset: info.lastOffset,
       maxTimestamp: info.maxTimestamp,
-      offsetOfMaxTimestamp: info.offsetOfMaxTimestamp,
     })
     s.size += batch.byteLength
     s.nextOffset = info.lastOffset + 1
     if (s.firstBatchTimestamp < 0 && s.batches.length === 1) s.firstBatchTimestamp = info.maxTimestamp
     if (info.maxTimestamp > s.maxTimestamp) {
       s.maxTimestamp = info.maxTimestamp
-      s.offsetOfMaxTimestamp = info.offsetOfMaxTimestamp
+      s.offsetOfMaxTimestamp = info.lastOffset
     }
   }
 
@@ -213,13 +211,12 @@ class MemoryPartitionStore implements PartitionStore {
         baseOffset: b.info.baseOffset,
         lastOffset: b.info.lastOffset,
         maxTimestamp: b.info.maxTimestamp,
-        offsetOfMaxTimestamp: b.info.offsetOfMaxTimestamp,
       })
       next.size += b.bytes.byteLength
       if (next.firstBatchTimestamp < 0) next.firstBatchTimestamp = b.info.maxTimestamp
       if (b.info.maxTimestamp > next.maxTimestamp) {
         next.maxTimestamp = b.info.maxTimestamp
-        next.offsetOfMaxTimestamp = b.info.offsetOfMaxTimestamp
+        next.offsetOfMaxTimestamp = b.info.lastOffset
       }
     }
     if (!rewrite.changed()) return false

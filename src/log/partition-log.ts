@@ -630,7 +630,6 @@ export class PartitionLogImpl implements PartitionLog {
           baseOffset: off,
           lastOffset,
           maxTimestamp: h.maxTimestamp,
-          offsetOfMaxTimestamp: off + b.offsetDeltaOfMaxTimestamp,
           size: copy.byteLength,
         })
         stage.nextOffset = lastOffset + 1
@@ -715,7 +714,7 @@ export class PartitionLogImpl implements PartitionLog {
     // A LogAppendTime topic stamps the marker as it stamps every batch.
     const logAppendTime = this.#config.messageTimestampType === 'LogAppendTime'
     if (logAppendTime) setMaxTimestamp(bytes, 0, opts.now, true, this.#crc32c)
-    const batch = { bytes, header: readBatchHeader(bytes, 0), offsetDeltaOfMaxTimestamp: 0 }
+    const batch = { bytes, header: readBatchHeader(bytes, 0) }
     const type = marker.committed ? ControlRecordType.COMMIT : ControlRecordType.ABORT
     return this.#write([batch], opts.now, logAppendTime ? opts.now : -1, {
       type,
@@ -753,7 +752,6 @@ export class PartitionLogImpl implements PartitionLog {
           baseOffset: off,
           lastOffset: off + b.header.lastOffsetDelta,
           maxTimestamp,
-          offsetOfMaxTimestamp: off + b.offsetDeltaOfMaxTimestamp,
         })
         // The validated header: the base offset and leader epoch just set are not among what the
         // producer state and the markers read.

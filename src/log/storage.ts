@@ -18,7 +18,10 @@ export interface SegmentInfo {
   readonly sizeInBytes: number
   /** Largest record timestamp in the segment, -1 when empty. */
   readonly maxTimestamp: number
-  /** Offset of the batch holding maxTimestamp, -1 when empty. */
+  /**
+   * Last offset of the batch holding maxTimestamp (what Kafka's time index entries carry, its
+   * shallowOffsetOfMaxTimestampSoFar), -1 when empty.
+   */
   readonly offsetOfMaxTimestamp: number
   /** maxTimestamp of the first batch (segment.ms age), -1 when empty. */
   readonly firstBatchTimestamp: number
@@ -72,7 +75,6 @@ export interface AppendBatchInfo {
   readonly baseOffset: number
   readonly lastOffset: number
   readonly maxTimestamp: number
-  readonly offsetOfMaxTimestamp: number
 }
 
 /** One batch of several written together (`PartitionStore.appendBatches`): its facts and its length. */

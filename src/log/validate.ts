@@ -57,8 +57,6 @@ export interface ValidatedBatch {
    */
   readonly bytes: Uint8Array
   readonly header: BatchHeader
-  /** Offset delta of the record holding maxTimestamp (the first one if tied). */
-  readonly offsetDeltaOfMaxTimestamp: number
 }
 
 export type ValidationResult =
@@ -92,7 +90,6 @@ const TARGET_CODEC: Readonly<Record<string, number>> = {
 /** What one walk over a batch's records found. */
 interface RecordScan {
   maxTimestamp: number
-  offsetDeltaOfMaxTimestamp: number
   consecutiveOffsets: boolean
   errors: { index: number; code: number; message: string }[]
 }
@@ -117,7 +114,6 @@ function scanRecords(
   const rec = new VarReader(body)
   const scan: RecordScan = {
     maxTimestamp: NO_TIMESTAMP,
-    offsetDeltaOfMaxTimestamp: 0,
     consecutiveOffsets: true,
     errors: [],
   }
@@ -185,10 +181,7 @@ function scanRecords(
         message: `Invalid timestamp type in message ${javaRecordString(offset, timestamp, keyLen, valueLen)}. Producer should not set timestamp type to LogAppendTime.`,
       })
     }
-    if (timestamp > scan.maxTimestamp) {
-      scan.maxTimestamp = timestamp
-      scan.offsetDeltaOfMaxTimestamp = offsetDelta
-    }
+    if (timestamp > scan.maxTimestamp) scan.maxTimestamp = timestamp
   }
   if (r.pos !== r.end)
     throw new BatchFormatError('invalid', 'Incorrect declared batch size, records still remaining in file')
@@ -298,13 +291,11 @@ export function validateRecords(records: Uint8Array, ctx: ValidationContext): Va
       targetCodec === sourceCodec && (sourceCodec === CompressionCodec.none || scan.consecutiveOffsets)
     let bytes: Uint8Array
     let header: BatchHeader
-    let offsetDeltaOfMax = scan.offsetDeltaOfMaxTimestamp
     if (inPlace) {
       bytes = ctx.recordsOwned === true ? stored : stored.slice()
       header = h0
       if (logAppendTimeTopic) {
         setMaxTimestamp(bytes, 0, ctx.now, true, ctx.crc32c)
-        offsetDeltaOfMax = 0
         header = readBatchHeader(bytes, 0)
       } else if (scan.maxTimestamp !== h0.maxTimestamp || isLogAppendTime(h0.attributes)) {
         setMaxTimestamp(bytes, 0, scan.maxTimestamp, false, ctx.crc32c)
@@ -325,13 +316,7 @@ export function validateRecords(records: Uint8Array, ctx: ValidationContext): Va
         })),
       )
       let maxTs = NO_TIMESTAMP
-      offsetDeltaOfMax = 0
-      for (let i = 0; i < timestamps.length; i++) {
-        if (timestamps[i] > maxTs) {
-          maxTs = timestamps[i]
-          offsetDeltaOfMax = i
-        }
-      }
+      for (const t of timestamps) if (t > maxTs) maxTs = t
       const compressed = compress(targetCodec, body, {
         gzip: ctx.config.compressionGzipLevel,
         zstd: ctx.config.compressionZstdLevel,
@@ -354,12 +339,11 @@ export function validateRecords(records: Uint8Array, ctx: ValidationContext): Va
         compressed,
         ctx.crc32c,
       )
-      if (logAppendTimeTopic) offsetDeltaOfMax = 0
       header = readBatchHeader(bytes, 0)
       if (bytes.byteLength > ctx.config.maxMessageBytes) return fail(ErrorCode.MESSAGE_TOO_LARGE, false)
     }
     total += bytes.byteLength
-    out.push({ bytes, header, offsetDeltaOfMaxTimestamp: offsetDeltaOfMax })
+    out.push({ bytes, header })
   }
   if (total > ctx.config.segmentBytes) return fail(ErrorCode.RECORD_LIST_TOO_LARGE, false)
   return { ok: true, batches: out, logAppendTime: logAppendTimeTopic ? ctx.now : -1 }

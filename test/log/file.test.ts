@@ -260,3 +260,61 @@ test("file: a close waits for a flush's index files still being renamed in, and 
     rmSync(copy, { recursive: true, force: true })
   }
 })
+
+test("file: a time index entry's offset is the last offset of the batch with the largest timestamp, as Kafka's", async () => {
+  // Kafka's LogSegment.append indexes (batch max timestamp so far, that batch's last offset), and
+  // kafka-dump-log --verify-index-only checks every entry against it: the same after appends, after
+  // a clean reopen, and after the indexes are rebuilt from the log.
+  const dir = mkdtempSync(join(tmpdir(), 'topograph-log-tidx-'))
+  const T = 1_790_000_000_000
+  try {
+    const open = async () => {
+      const m = createLogManager(
+        {
+          ...DEFAULT_LOG_MANAGER_CONFIG,
+          logDirs: [dir],
+          defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, { indexIntervalBytes: 0 }),
+        },
+        { noBackgroundJobs: true },
+      )
+      await m.open()
+      await m.createPartitions('t', 'id', 0, 1)
+      return m
+    }
+    const at = (...ts: number[]) => ts.map((t, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: T + t }))
+    const timeIndex = () => {
+      const b = readFileSync(join(dir, 't-0', '00000000000000000000.timeindex'))
+      const entries: [number, number][] = []
+      for (let p = 0; p < b.byteLength; p += 12) {
+        entries.push([Number(b.readBigInt64BE(p)) - T, b.readInt32BE(p + 8)])
+      }
+      return entries
+    }
+    const m = await open()
+    const p = m.partition('t', 0)!
+    // offsets 0–2, the largest timestamp first; 3–4 older; 5–7 the largest in the middle
+    for (const b of [at(10, 0, 1), at(5, 6), at(20, 30, 11)]) await p.append(batchOf(b), { now: T })
+    await m.close()
+    const expected: [number, number][] = [
+      [10, 2],
+      [30, 7],
+    ]
+    assert.deepEqual(timeIndex(), expected, 'after appends')
+    const again = await open()
+    assert.equal((await again.partition('t', 0)!.listOffsets(T + 25, 'read_uncommitted')).offset, 6)
+    await again.close()
+    assert.deepEqual(timeIndex(), expected, 'after a clean reopen')
+    // Rebuilt from the log: the index files gone, no clean-shutdown marker.
+    for (const f of readdirSync(join(dir, 't-0'))) {
+      if (f.endsWith('.index') || f.endsWith('.timeindex')) rmSync(join(dir, 't-0', f))
+    }
+    rmSync(join(dir, '.kafka_cleanshutdown'), { force: true })
+    const rebuilt = await open()
+    assert.equal((await rebuilt.partition('t', 0)!.listOffsets(T + 25, 'read_uncommitted')).offset, 6)
+    assert.equal((await rebuilt.partition('t', 0)!.listOffsets(T + 10, 'read_uncommitted')).offset, 0)
+    await rebuilt.close()
+    assert.deepEqual(timeIndex(), expected, 'after a rebuild')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
