@@ -26,18 +26,13 @@ import {
   writeMetadataResponseMetadataResponseBroker,
   writeMetadataResponseMetadataResponseTopic,
 } from '../../protocol/generated/messages/MetadataResponse.js'
-import {
-  GROUP_METADATA_TOPIC_NAME,
-  invalidTopicNameReason,
-  isInternalTopic,
-  SHARE_GROUP_STATE_TOPIC_NAME,
-  TRANSACTION_STATE_TOPIC_NAME,
-} from '../../protocol/topics.js'
+import { invalidTopicNameReason, isInternalTopic } from '../../protocol/topics.js'
 import { Writer } from '../../protocol/writer.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { clusterAuthorizedOperations, topicAuthorizedOperations } from '../operations.js'
 import { type AdvertisedNode, defineHandler, type RequestContext } from '../router.js'
-import { type NewTopic, type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
+import { autoCreateTopics } from '../topics/auto-create.js'
+import { type TopicInfo, ZERO_UUID } from '../topics/catalog.js'
 
 const NO_OPERATIONS = -2147483648
 
@@ -204,64 +199,6 @@ function errorEntry(errorCode: number, name: string | null, topicId: string): To
   }
 }
 
-/**
- * The topic auto-creation asks for, as Kafka's AutoTopicCreationManager: the defaults, but a
- * coordinator's topic with its partition count and the log configs Kafka's coordinator gives it
- * (GroupCoordinatorService.groupMetadataTopicConfigs,
- * TransactionCoordinator.transactionStateTopicConfigs,
- * ShareCoordinatorService.shareGroupStateTopicConfigs, without the replication-only
- * min.insync.replicas).
- */
-function autoCreated(name: string, ctx: RequestContext): NewTopic {
-  const topic = (numPartitions: number, configs: Readonly<Record<string, string>>): NewTopic => ({
-    name,
-    numPartitions,
-    replicationFactor: -1,
-    assignments: [],
-    configs: Object.entries(configs).map(([key, value]) => ({ name: key, value })),
-  })
-  const compacted = (compression: string, segmentBytes: number) => ({
-    'cleanup.policy': 'compact',
-    'compression.type': compression,
-    'segment.bytes': String(segmentBytes),
-  })
-  const config = ctx.server.config
-  switch (name) {
-    case GROUP_METADATA_TOPIC_NAME:
-      return topic(config.offsetsTopicNumPartitions, compacted('producer', config.offsetsTopicSegmentBytes))
-    case TRANSACTION_STATE_TOPIC_NAME:
-      return topic(
-        config.transactionStateLogNumPartitions,
-        compacted('uncompressed', config.transactionStateLogSegmentBytes),
-      )
-    case SHARE_GROUP_STATE_TOPIC_NAME:
-      return topic(config.shareCoordinatorStateTopicNumPartitions, {
-        'cleanup.policy': 'delete',
-        'compression.type': 'producer',
-        'segment.bytes': String(config.shareCoordinatorStateTopicSegmentBytes),
-        'retention.ms': '-1',
-      })
-    default:
-      return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }
-  }
-}
-
-/** Creates the topics with the defaults; failures are logged, as Kafka's auto-creation logs them. */
-async function autoCreateTopics(ctx: RequestContext, names: readonly string[]): Promise<void> {
-  const outcomes = await ctx.server.topics.createTopics(
-    names.map((name) => autoCreated(name, ctx)),
-    false,
-  )
-  for (const o of outcomes) {
-    if (o.error === 'NONE') ctx.server.logger.info({ topic: o.name }, `Auto-created topic ${o.name}`)
-    else
-      ctx.server.logger.warn(
-        { topic: o.name, error: o.error },
-        `Auto topic creation failed for ${o.name} with error '${o.error}': ${o.message}.`,
-      )
-  }
-}
-
 export const handler = defineHandler({
   apiKey: 3,
   minVersion: 0,
@@ -352,7 +289,7 @@ export const handler = defineHandler({
       clusterAuthorizedOperations: clusterOps,
     })
     if (toCreate.length === 0) return response
-    return autoCreateTopics(ctx, toCreate).then(() => response)
+    return autoCreateTopics(server, toCreate).then(() => response)
   },
   errorResponse(request, errorCode) {
     // Kafka's error answer: every requested topic carries the error.
