@@ -1,7 +1,7 @@
 // DescribeAcls (key 29): serves v1–v3. Needs DESCRIBE on the CLUSTER (else
 // CLUSTER_AUTHORIZATION_FAILED); without the ACL authorizer SECURITY_DISABLED. ACLs matching the
 // filter are grouped by resource pattern, as Kafka's DescribeAclsResponse.aclsResources does.
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import {
   createDescribeAclsResponse,
   type DescribeAclsResponseDescribeAclsResource,
@@ -19,7 +19,7 @@ export const handler = defineHandler({
     if (!clusterAllowed(ctx, 'DESCRIBE')) {
       return createDescribeAclsResponse({
         errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-        errorMessage: 'Cluster authorization failed.',
+        errorMessage: errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
       })
     }
     // 2. An authorizer that keeps ACLs.

@@ -6,7 +6,7 @@
 // that would store more than 10000 ACLs at once (Kafka's per-request bound and text) or take the
 // server above max.acls.
 import { ApiError } from '../../protocol/api-error.js'
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import {
   type CreateAclsResponseAclCreationResult,
   createCreateAclsResponse,
@@ -33,7 +33,10 @@ export const handler = defineHandler({
       createCreateAclsResponse({ results: request.creations.map(() => ({ errorCode, errorMessage })) })
     // 1. Cluster ALTER, then an authorizer that keeps ACLs.
     if (!clusterAllowed(ctx, 'ALTER'))
-      return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+      return all(
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
+      )
     const acls = aclAuthorizer(ctx)
     if (acls === null) return all(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER)
 

@@ -1,7 +1,7 @@
 // DeleteAcls (key 31): serves v1–v3. Needs ALTER on the CLUSTER (else every filter result
 // CLUSTER_AUTHORIZATION_FAILED); without the ACL authorizer SECURITY_DISABLED. Every ACL matched by
 // any filter is removed in one append; each filter result lists the ACLs it matched.
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import {
   createDeleteAclsResponse,
   type DeleteAclsResponseDeleteAclsFilterResult,
@@ -27,7 +27,10 @@ export const handler = defineHandler({
       })
     // 1. Cluster ALTER, then an authorizer that keeps ACLs.
     if (!clusterAllowed(ctx, 'ALTER'))
-      return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+      return all(
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
+      )
     const acls = aclAuthorizer(ctx)
     if (acls === null) return all(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER)
 

@@ -36,7 +36,11 @@ export const handler = defineHandler({
     const server = ctx.server
     // 1.
     if (!server.authorizer.authorize(ctx.principal, 'ALTER', 'CLUSTER', CLUSTER_NAME)) {
-      return failed(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+      return failed(
+        request,
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
+      )
     }
     // 2. (v0 has no type: preferred)
     if (request.electionType !== 0 && request.electionType !== 1) {

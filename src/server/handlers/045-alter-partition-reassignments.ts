@@ -8,7 +8,7 @@
 //      validateManualPartitionAssignment does (INVALID_REPLICA_ASSIGNMENT: empty, a broker that is
 //      not this node, a broker twice); otherwise accepted. (Kafka's replication factor check, with
 //      AllowReplicationFactorChange false, can no longer fail once the target is this node alone.)
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import {
   type AlterPartitionReassignmentsResponse,
   createAlterPartitionReassignmentsResponse,
@@ -57,7 +57,11 @@ export const handler = defineHandler({
     const server = ctx.server
     // 1.
     if (!server.authorizer.authorize(ctx.principal, 'ALTER', 'CLUSTER', CLUSTER_NAME)) {
-      return failed(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+      return failed(
+        request,
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
+      )
     }
     // 2.
     const responses = request.topics.map(({ name, partitions }) => {

@@ -3,7 +3,7 @@
 // else CLUSTER_AUTHORIZATION_FAILED for the request (each named partition listed without replicas,
 // as ListPartitionReassignmentsRequest.getErrorResponse builds it). On one node a partition has no
 // other replica to move to, so no reassignment is ever in progress: the list is empty.
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import { createListPartitionReassignmentsResponse } from '../../protocol/generated/messages/ListPartitionReassignmentsResponse.js'
 import type { ListPartitionReassignmentsRequest } from '../../protocol/generated/messages/ListPartitionReassignmentsRequest.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
@@ -31,7 +31,11 @@ export const handler = defineHandler({
   maxVersion: 0,
   handle(request, ctx) {
     if (!ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE', 'CLUSTER', CLUSTER_NAME)) {
-      return failed(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+      return failed(
+        request,
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
+      )
     }
     return createListPartitionReassignmentsResponse({ errorMessage: null, topics: [] })
   },

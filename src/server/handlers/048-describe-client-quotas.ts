@@ -2,7 +2,7 @@
 // CLUSTER (else CLUSTER_AUTHORIZATION_FAILED, no entries). A filter Kafka refuses is answered with
 // its error code and message and null entries; otherwise the matching entities with their quotas
 // (src/server/quotas/client-quotas.ts, Kafka's ClientQuotasImage.describe).
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import { createDescribeClientQuotasResponse } from '../../protocol/generated/messages/DescribeClientQuotasResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
 import { ApiError } from '../../protocol/api-error.js'
@@ -17,7 +17,7 @@ export const handler = defineHandler({
     if (!ctx.server.authorizer.authorize(ctx.principal, 'DESCRIBE_CONFIGS', 'CLUSTER', CLUSTER_NAME)) {
       return createDescribeClientQuotasResponse({
         errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-        errorMessage: 'Cluster authorization failed.',
+        errorMessage: errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
         entries: null,
       })
     }

@@ -2,7 +2,7 @@
 // (else every entry CLUSTER_AUTHORIZATION_FAILED). Entries are validated and applied as Kafka's
 // controller applies them (src/server/quotas/client-quotas.ts): one outcome per distinct entity,
 // the valid entries' changes stored in one append, nothing stored with ValidateOnly.
-import { ErrorCode } from '../../protocol/errors.js'
+import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import { createAlterClientQuotasResponse } from '../../protocol/generated/messages/AlterClientQuotasResponse.js'
 import type { AlterClientQuotasRequest } from '../../protocol/generated/messages/AlterClientQuotasRequest.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
@@ -25,7 +25,11 @@ export const handler = defineHandler({
   async handle(request, ctx) {
     // 1. Cluster ALTER_CONFIGS.
     if (!ctx.server.authorizer.authorize(ctx.principal, 'ALTER_CONFIGS', 'CLUSTER', CLUSTER_NAME)) {
-      return failedAll(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+      return failedAll(
+        request,
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message,
+      )
     }
     // 2. Validate and apply.
     const outcomes = await ctx.server.quotas.alter(request.entries, request.validateOnly)
