@@ -133,6 +133,63 @@ describe('GroupCoordinatorService', () => {
     }
   })
 
+  it('a session timeout whose append failed runs again and fences the member once the store is back', async () => {
+    // Kafka schedules the modern groups' session timeouts with retry = true (500 ms): a member that
+    // went away while the record store was down is still fenced, not left owning its tasks.
+    const store = new MemoryRecordStore()
+    await store.open()
+    const clock = new ManualClock(0)
+    const topics = new FakeTopics({})
+    topics.topics.set('foo', { name: 'foo', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', numPartitions: 2 })
+    const service = await start(
+      store,
+      clock,
+      {
+        'group.consumer.session.timeout.ms': '1000',
+        'group.consumer.min.session.timeout.ms': '1000',
+        'group.consumer.heartbeat.interval.ms': '100',
+        'group.consumer.min.heartbeat.interval.ms': '100',
+      },
+      topics,
+    )
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+    }
+    try {
+      const streams = await service.streamsGroupHeartbeat(hb, joinRequest())
+      assert.equal(streams.errorCode, 0)
+      const consumer = await service.consumerGroupHeartbeat(hb, {
+        groupId: 'c',
+        memberId: 'consumer-member-1',
+        memberEpoch: 0,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: 30000,
+        subscribedTopicNames: ['foo'],
+        subscribedTopicRegex: null,
+        serverAssignor: null,
+        topicPartitions: [],
+      })
+      assert.equal(consumer.errorCode, 0)
+      // Both members go silent; their session timers fire together and their one append fails.
+      store.failNextAppend()
+      clock.advance(1001)
+      await settle()
+      const [stillStreams] = await service.streamsGroupDescribe(['g'], false)
+      const [stillConsumer] = await service.consumerGroupDescribe(['c'], 1)
+      assert.equal(stillStreams.members.length + stillConsumer.members.length, 2, 'nothing fenced yet')
+      // The store is back: the timers run again after their backoff and fence both members.
+      clock.advance(500)
+      await settle()
+      const [streamsGroup] = await service.streamsGroupDescribe(['g'], false)
+      assert.equal(streamsGroup.groupState, 'Empty', 'the silent streams member was fenced')
+      const [consumerGroup] = await service.consumerGroupDescribe(['c'], 1)
+      assert.equal(consumerGroup.groupState, 'Empty', 'the silent consumer member was fenced')
+    } finally {
+      await service.close()
+    }
+  })
+
   it('the offsets commits replay equal the offsets loaded from their stored bytes', async () => {
     // Replay takes the records a commit built, not the bytes written for them: a fresh service
     // loading the same store must end with exactly the same offsets, every field of them.

@@ -57,6 +57,7 @@ import { extendSession, sessionFirePeriodMs, sessionStillAlive } from '../modern
 import {
   classicJoinTimeoutKey,
   classicSyncTimeoutKey,
+  MEMBER_TIMER_RETRY_BACKOFF_MS,
   rebalanceTimeoutKey,
   sessionTimeoutKey,
 } from '../modern/timers.js'
@@ -548,6 +549,7 @@ export class ConsumerGroupManager {
           key,
           delayMs: reconciled.rebalanceTimeoutMs,
           op: (now) => this.#onRebalanceTimeout(groupId, memberId, epoch, now),
+          retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
         })
       } else timers.cancel(key)
     }
@@ -1030,6 +1032,7 @@ export class ConsumerGroupManager {
           delayMs: classicSessionTimeout(m, config),
           op: session.op,
           watch: session,
+          retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
         })
         if (m.state === ConsumerMemberState.UNREVOKED_PARTITIONS && m.classicMemberMetadata === null) {
           const { groupId } = g
@@ -1038,6 +1041,7 @@ export class ConsumerGroupManager {
             key: rebalanceTimeoutKey(groupId, memberId),
             delayMs: m.rebalanceTimeoutMs,
             op: (now) => this.#onRebalanceTimeout(groupId, memberId, memberEpoch, now),
+            retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
           })
         }
       }
@@ -1142,6 +1146,7 @@ export class ConsumerGroupManager {
         key: sessionTimeoutKey(groupId, m.memberId),
         delayMs: m.classicMemberMetadata!.sessionTimeoutMs,
         op: this.#sessionTimeoutOp(groupId, m.memberId),
+        retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
       })
     }
     return group
@@ -1327,6 +1332,7 @@ export class ConsumerGroupManager {
         key: classicSyncTimeoutKey(groupId, memberId),
         delayMs: req.rebalanceTimeoutMs,
         op: (now) => this.#onClassicTimeout(groupId, memberId, now),
+        retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
       })
       return joined(reconciled.memberEpoch)
     } catch (e) {
@@ -1512,6 +1518,7 @@ export class ConsumerGroupManager {
       key,
       delayMs: member.rebalanceTimeoutMs,
       op: (now) => this.#onClassicTimeout(groupId, memberId, now),
+      retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
     })
   }
 

@@ -6,6 +6,7 @@
 import type { CoordinatorResult, TimerIntent } from '../../runtime/types.js'
 import type { TimerWatch } from '../../runtime/types.js'
 import { heartbeatPhaseMs } from './heartbeat-phase.js'
+import { MEMBER_TIMER_RETRY_BACKOFF_MS } from './timers.js'
 
 /**
  * The soft state of a member's session: the runtime's watch of its session timer (`armed`, `dueMs`)
@@ -193,7 +194,13 @@ export function extendSession<Rec, C>(
   wroteRecords: boolean,
 ): void {
   if (!mustArmSession(session, nowMs, sessionTimeoutMs, wroteRecords)) return
-  timers.schedule({ key: session.key, delayMs: sessionTimeoutMs, op: session.op, watch: session })
+  timers.schedule({
+    key: session.key,
+    delayMs: sessionTimeoutMs,
+    op: session.op,
+    watch: session,
+    retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
+  })
 }
 
 /**
@@ -254,6 +261,12 @@ export function sessionStillAlive<Rec, C>(
 ): boolean {
   const delayMs = sessionRearmDelayMs(session, nowMs, memberId, periodMs)
   if (delayMs === 0) return false
-  timers.schedule({ key: session.key, delayMs, op: session.op, watch: session })
+  timers.schedule({
+    key: session.key,
+    delayMs,
+    op: session.op,
+    watch: session,
+    retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
+  })
   return true
 }

@@ -22,7 +22,12 @@ import type { StreamsTopology } from './topology.js'
 import { MemberTable } from '../modern/members.js'
 import { unknownMember } from '../modern/membership.js'
 import type { MemberSession as GenericMemberSession, MemberSlotOf } from '../modern/session.js'
-import { initialRebalanceKey, type StreamsTimer, type StreamsTimerResult } from './timers.js'
+import {
+  initialRebalanceKey,
+  MEMBER_TIMER_RETRY_BACKOFF_MS,
+  type StreamsTimer,
+  type StreamsTimerResult,
+} from './timers.js'
 import type {
   DescribedTopicInfo,
   DescribedTopology,
@@ -342,10 +347,16 @@ export class StreamsGroup {
     const slot = table.slot(memberId)
     if (slot === undefined) {
       const s = table.session(memberId)
-      return { key: s.key, delayMs, op: s.op, watch: s }
+      return { key: s.key, delayMs, op: s.op, watch: s, retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS }
     }
     const id = slot.memberId
-    return { key: table.sessionKey(id), delayMs, op: table.sessionOp(id), watch: slot }
+    return {
+      key: table.sessionKey(id),
+      delayMs,
+      op: table.sessionOp(id),
+      watch: slot,
+      retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
+    }
   }
 
   /** The number of members. */

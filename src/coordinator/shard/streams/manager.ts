@@ -68,6 +68,7 @@ import { TimerCollector as Collector } from '../result.js'
 import {
   type ArmedTimers,
   initialRebalanceKey,
+  MEMBER_TIMER_RETRY_BACKOFF_MS,
   NO_ARMED_TIMERS,
   NO_TIMERS,
   rebalanceTimeoutKey,
@@ -530,6 +531,7 @@ export class StreamsGroupManager {
           key: rebalanceKey,
           delayMs: reconciled.rebalanceTimeoutMs,
           op: () => this.#onRebalanceTimeout(groupId, memberId, epochAtSchedule),
+          retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
         })
       } else {
         this.#cancel(timers, rebalanceKey)
@@ -746,6 +748,7 @@ export class StreamsGroupManager {
             key: rebalanceTimeoutKey(groupId, memberId),
             delayMs: m.rebalanceTimeoutMs,
             op: () => this.#onRebalanceTimeout(groupId, memberId, epoch),
+            retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
           })
         }
       }

@@ -16,5 +16,5 @@ export type StreamsTimer = TimerIntent<StreamsCoordinatorRecord>
 /** The timers a streams handler asks for. */
 export type StreamsTimerIntents = TimerIntents<StreamsCoordinatorRecord>
 
-export { rebalanceTimeoutKey, sessionTimeoutKey } from '../modern/timers.js'
+export { MEMBER_TIMER_RETRY_BACKOFF_MS, rebalanceTimeoutKey, sessionTimeoutKey } from '../modern/timers.js'
 export const initialRebalanceKey = (groupId: string): string => `initial-rebalance-timeout-${groupId}`
