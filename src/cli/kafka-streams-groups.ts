@@ -6,7 +6,7 @@
  * broker's topology description plugin recorded, byte-identical to Kafka's tool;
  * `--output json|dot|mermaid` is a Topograph addition.
  */
-import { pathToFileURL } from 'node:url'
+import { isEntryPoint } from './entry-point.js'
 import { Admin, type GroupListing, type StreamsGroupDescription } from '../clients/admin/index.js'
 import { javaHashOrder, javaStringHash } from '../clients/admin/java-order.js'
 import { KafkaError } from '../clients/network/errors.js'
@@ -416,7 +416,7 @@ export async function execute(argv: readonly string[], io: Io = processIo): Prom
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   execute(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code

@@ -14,9 +14,10 @@
 // server in the foreground and stops it gracefully on SIGTERM or SIGINT (exit status 0).
 // Exit status 1: the configuration cannot be honoured or the server failed; 2: bad command line.
 
-import { readFileSync, realpathSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
+import { isEntryPoint } from './entry-point.js'
 import { type Command, parseArgs, USAGE, UsageError } from './args.js'
 import { ConfigError, loadConfigFromSources, logConfig, type TopographConfig } from '../server/config.js'
 import { createLogger, type Logger } from '../server/logger.js'
@@ -221,18 +222,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
   }
 }
 
-function isEntryPoint(): boolean {
-  const script = process.argv[1]
-  if (script === undefined) return false
-  try {
-    // npm installs the bin as a symlink; compare real paths.
-    return pathToFileURL(realpathSync(script)).href === import.meta.url
-  } catch {
-    return false
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e: unknown) => {

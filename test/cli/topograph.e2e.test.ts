@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +26,21 @@ describe('topograph as a child process', () => {
       const r = spawnSync(path, ['--help'], { encoding: 'utf8' })
       assert.equal(r.error, undefined, `${name}: ${r.error}`)
       assert.match(r.stdout + r.stderr, /--help/, name)
+    }
+  })
+
+  it('each command runs through a symlink, as npm installs it in node_modules/.bin', () => {
+    const bin = mkdtempSync(join(tmpdir(), 'topograph-bin-'))
+    try {
+      for (const [name, file] of Object.entries(pkg.bin)) {
+        const link = join(bin, name)
+        symlinkSync(fileURLToPath(new URL(`../../${file}`, import.meta.url)), link)
+        const r = spawnSync(link, ['--help'], { encoding: 'utf8' })
+        assert.equal(r.error, undefined, `${name}: ${r.error}`)
+        assert.match(r.stdout + r.stderr, /--help/, `${name} through ${link} printed nothing`)
+      }
+    } finally {
+      rmSync(bin, { recursive: true, force: true })
     }
   })
 
