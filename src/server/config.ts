@@ -16,6 +16,7 @@ import {
 } from './config-defs.js'
 import { isSecretType } from '../config/index.js'
 import { verifyGroupCoordinatorConfigs } from '../coordinator/service/config-defs.js'
+import { BUILTIN_PLUGIN_CONFIG_KEYS } from '../plugin/builtin/keys.js'
 
 export {
   BUILTIN_PLUGIN_ALIASES,
@@ -345,8 +346,8 @@ export interface ConfigLogger {
 }
 
 /**
- * Logs the effective values once at INFO (secrets hidden), and each unknown key once at WARN.
- * Unknown keys are not errors: they are passed on to the plugin.
+ * Logs the effective values once at INFO (secrets hidden), and each unknown key once at WARN but
+ * for the built-in plugins' own keys. Unknown keys are not errors: they are passed on to the plugin.
  */
 export function logConfig(config: TopographConfig, logger: ConfigLogger): void {
   const effective: Record<string, string | null> = {}
@@ -358,6 +359,7 @@ export function logConfig(config: TopographConfig, logger: ConfigLogger): void {
   }
   logger.info({ config: effective }, 'TopographConfig values')
   for (const key of config.unknownKeys) {
+    if (BUILTIN_PLUGIN_CONFIG_KEYS.has(key)) continue
     logger.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`)
   }
 }

@@ -220,6 +220,25 @@ describe('logConfig', () => {
       [{ key: 'b.unknown' }, "The configuration 'b.unknown' was supplied but isn't a known config."],
     ])
   })
+  it("does not warn about the built-in plugins' own keys", () => {
+    const warns: string[] = []
+    const logger = { info: () => undefined, warn: (_o: object, m: string) => void warns.push(m) }
+    const pluginKeys = {
+      'topology.description.max.bytes': '1000',
+      'topology.description.memory.max.groups': '10',
+      'topology.description.memory.max.bytes': '1000',
+      'topology.description.sqlite.path': '/tmp/x.db',
+      'topology.description.postgres.url': 'postgres://db/x',
+      'topology.description.postgres.pool.size': '2',
+      'topology.description.postgres.connect.timeout.ms': '100',
+      'topology.description.postgres.query.timeout.ms': '100',
+      'topology.description.postgres.table': 't',
+    }
+    logConfig(parseConfig({ ...pluginKeys, 'topology.description.postgres.urll': 'x' }), logger)
+    assert.deepEqual(warns, [
+      "The configuration 'topology.description.postgres.urll' was supplied but isn't a known config.",
+    ])
+  })
 })
 
 describe('a password in the coordinator.storage URL', () => {

@@ -6,7 +6,9 @@ import {
 } from '../spi.js'
 
 /** Largest description (UTF-8 bytes of its JSON) a built-in plugin stores; shared by all of them. */
-export const MAX_DESCRIPTION_BYTES_KEY = 'topology.description.max.bytes'
+import { MAX_DESCRIPTION_BYTES_KEY } from './keys.js'
+
+export { MAX_DESCRIPTION_BYTES_KEY }
 export const DEFAULT_MAX_DESCRIPTION_BYTES = 1_048_576
 
 /**

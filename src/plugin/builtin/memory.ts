@@ -21,8 +21,9 @@ import {
   maxDescriptionBytes,
 } from './common.js'
 
-export const MEMORY_MAX_GROUPS_KEY = 'topology.description.memory.max.groups'
-export const MEMORY_MAX_BYTES_KEY = 'topology.description.memory.max.bytes'
+import { MEMORY_MAX_BYTES_KEY, MEMORY_MAX_GROUPS_KEY } from './keys.js'
+
+export { MEMORY_MAX_BYTES_KEY, MEMORY_MAX_GROUPS_KEY }
 export const DEFAULT_MEMORY_MAX_GROUPS = 10_000
 export const DEFAULT_MEMORY_MAX_BYTES = 67_108_864
 

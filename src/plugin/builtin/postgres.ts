@@ -29,11 +29,21 @@ import {
   maxDescriptionBytes,
 } from './common.js'
 
-export const POSTGRES_URL_KEY = 'topology.description.postgres.url'
-export const POSTGRES_POOL_SIZE_KEY = 'topology.description.postgres.pool.size'
-export const POSTGRES_CONNECT_TIMEOUT_KEY = 'topology.description.postgres.connect.timeout.ms'
-export const POSTGRES_QUERY_TIMEOUT_KEY = 'topology.description.postgres.query.timeout.ms'
-export const POSTGRES_TABLE_KEY = 'topology.description.postgres.table'
+import {
+  POSTGRES_CONNECT_TIMEOUT_KEY,
+  POSTGRES_POOL_SIZE_KEY,
+  POSTGRES_QUERY_TIMEOUT_KEY,
+  POSTGRES_TABLE_KEY,
+  POSTGRES_URL_KEY,
+} from './keys.js'
+
+export {
+  POSTGRES_CONNECT_TIMEOUT_KEY,
+  POSTGRES_POOL_SIZE_KEY,
+  POSTGRES_QUERY_TIMEOUT_KEY,
+  POSTGRES_TABLE_KEY,
+  POSTGRES_URL_KEY,
+}
 export const DEFAULT_POSTGRES_POOL_SIZE = 4
 export const DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS = 2_000
 export const DEFAULT_POSTGRES_QUERY_TIMEOUT_MS = 5_000

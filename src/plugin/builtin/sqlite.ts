@@ -19,7 +19,9 @@ import {
 } from '../spi.js'
 import { checkEpoch, checkGroupId, decodeStored, encodeForSet, maxDescriptionBytes } from './common.js'
 
-export const SQLITE_PATH_KEY = 'topology.description.sqlite.path'
+import { SQLITE_PATH_KEY } from './keys.js'
+
+export { SQLITE_PATH_KEY }
 export const SQLITE_DEFAULT_FILE = 'topology-descriptions.db'
 
 /**
