@@ -92,12 +92,19 @@ export const defaultIo: CliIo = {
   forceExit: (code) => process.exit(code),
 }
 
-/** The message of an error and of each error in its cause chain, one per line. */
+/**
+ * The message of an error and of each error in its cause chain, one per line; a cause whose text
+ * the error before it already includes (most wrap their cause's message in their own) is left out.
+ */
 export function describeError(err: unknown): string {
   const lines: string[] = []
   let e: unknown = err
+  let previous = ''
   for (let depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    lines.push(depth === 0 ? messageOf(e) : `  caused by: ${messageOf(e)}`)
+    const message = messageOf(e)
+    if (depth === 0) lines.push(message)
+    else if (!previous.includes(message)) lines.push(`  caused by: ${message}`)
+    previous = message
     e = e instanceof Error ? e.cause : undefined
   }
   return lines.join('\n')

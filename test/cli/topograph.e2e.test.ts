@@ -254,6 +254,21 @@ describe('topograph start in-process', () => {
     assert.ok(h.events.includes('signal handler removed'))
   })
 
+  it('a cause whose text the message already gives is not printed again', async () => {
+    const cause = new Error('connect ECONNREFUSED 127.0.0.1:35999')
+    const h = harness({
+      startError: new Error(
+        'cannot open the PostgreSQL coordinator storage at postgres://u@127.0.0.1:35999/x: connect ECONNREFUSED 127.0.0.1:35999',
+        { cause },
+      ),
+    })
+    assert.equal(await main(['start'], h.io), 1)
+    assert.equal(
+      h.stderr.join(''),
+      'topograph: start-up failed: cannot open the PostgreSQL coordinator storage at postgres://u@127.0.0.1:35999/x: connect ECONNREFUSED 127.0.0.1:35999\n',
+    )
+  })
+
   it('a failing close exits 1', async () => {
     const h = harness({ closeError: new Error('storage flush failed') })
     const done = main(['start'], h.io)
