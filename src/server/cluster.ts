@@ -38,7 +38,9 @@ export function loadOrCreateClusterIdentity(dataDir: string, nodeId: number): Cl
   try {
     text = readFileSync(path, 'utf8')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    const code = (e as NodeJS.ErrnoException).code
+    // ENOTDIR: a path through a file, for which a data directory cannot be made either.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw unusable(dataDir, e)
   }
   if (text !== undefined) {
     const props = parse(text)
@@ -55,12 +57,26 @@ export function loadOrCreateClusterIdentity(dataDir: string, nodeId: number): Cl
     }
     return { clusterId, nodeId, created: false }
   }
-  mkdirSync(dataDir, { recursive: true })
   const clusterId = randomTopicId()
   const body = `#\n#${new Date().toString()}\nnode.id=${nodeId}\nversion=1\ncluster.id=${clusterId}\n`
-  // Written beside the target and renamed, so a crash never leaves a half-written file.
-  const tmp = `${path}.tmp`
-  writeFileSync(tmp, body, { flush: true })
-  renameSync(tmp, path)
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    // Written beside the target and renamed, so a crash never leaves a half-written file.
+    const tmp = `${path}.tmp`
+    writeFileSync(tmp, body, { flush: true })
+    renameSync(tmp, path)
+  } catch (e) {
+    throw unusable(dataDir, e)
+  }
   return { clusterId, nodeId, created: true }
+}
+
+/** Kafka's words for a data directory it cannot create or write (LogManager), naming the key. */
+function unusable(dataDir: string, e: unknown): LocalError {
+  const reason = e instanceof Error ? e.message : String(e)
+  return new LocalError(
+    'STORAGE_OPEN_FAILED',
+    `Failed to create or validate data directory ${dataDir} (data.dir): ${reason}`,
+    { cause: e },
+  )
 }
