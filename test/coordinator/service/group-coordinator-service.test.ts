@@ -8,6 +8,7 @@ import {
 } from '../../../src/coordinator/service/index.js'
 import { MemoryRecordStore } from '../../../src/coordinator/storage/index.js'
 import { parseConfig } from '../../../src/server/config.js'
+import { join as consumerJoin } from '../shard/consumer/harness.js'
 import { heartbeatRequest, joinRequest } from '../shard/streams/harness.js'
 import { infoMessages } from '../../helpers/info-messages.js'
 
@@ -158,18 +159,10 @@ describe('GroupCoordinatorService', () => {
     try {
       const streams = await service.streamsGroupHeartbeat(hb, joinRequest())
       assert.equal(streams.errorCode, 0)
-      const consumer = await service.consumerGroupHeartbeat(hb, {
-        groupId: 'c',
-        memberId: 'consumer-member-1',
-        memberEpoch: 0,
-        instanceId: null,
-        rackId: null,
-        rebalanceTimeoutMs: 30000,
-        subscribedTopicNames: ['foo'],
-        subscribedTopicRegex: null,
-        serverAssignor: null,
-        topicPartitions: [],
-      })
+      const consumer = await service.consumerGroupHeartbeat(
+        hb,
+        consumerJoin('consumer-member-1', { groupId: 'c' }),
+      )
       assert.equal(consumer.errorCode, 0)
       // Both members go silent; their session timers fire together and their one append fails.
       store.failNextAppend()
