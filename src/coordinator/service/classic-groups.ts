@@ -44,6 +44,7 @@ export type ClassicGroupOperations = Pick<
   | 'classicGroupHeartbeat'
   | 'classicGroupLeave'
   | 'classicGroupSyncWriteFailed'
+  | 'classicGroupJoinWriteFailed'
 >
 
 /** What the classic groups need from the group coordinator service. */
@@ -132,7 +133,9 @@ export class ClassicGroupsService {
         finalize = prepared
         conversionReady = true
       } catch (err) {
-        this.#answerWithError(token, 'JoinGroup', this.#host.errorCode(err, 'classic-group-join'))
+        const errorCode = this.#host.errorCode(err, 'classic-group-join')
+        this.#answerWithError(token, 'JoinGroup', errorCode)
+        await this.#joinNotStored(request.groupId, errorCode)
         break
       }
     }
@@ -269,6 +272,22 @@ export class ClassicGroupsService {
       )
     } catch {
       // The shard cannot be written either: the members' next requests get the same error and rejoin.
+    }
+  }
+
+  /**
+   * A join's records could not be stored: a group it created goes again and a static member's new
+   * id gives way to the old one (Kafka), instead of staying in memory without the timers the failed
+   * join would have armed.
+   */
+  async #joinNotStored(groupId: string, errorCode: number): Promise<void> {
+    try {
+      await this.#host.write('classic-group-join-write-failed', groupId, (classic) =>
+        classic.classicGroupJoinWriteFailed(groupId, errorCode),
+      )
+    } catch {
+      // It writes nothing: it fails only when its shard stops or reloads from its log, which drops
+      // what the failed join left in memory anyway.
     }
   }
 

@@ -482,6 +482,10 @@ export class GroupCoordinatorShard
     return this.classic.classicGroupSyncWriteFailed(groupId, generationId, errorCode, nowMs)
   }
 
+  classicGroupJoinWriteFailed(groupId: string, errorCode: number): ClassicResult<void> {
+    return this.classic.classicGroupJoinWriteFailed(groupId, errorCode)
+  }
+
   classicGroupHeartbeat(ctx: ClassicOpContext, request: HeartbeatRequest): ClassicResult<HeartbeatResponse> {
     if (request.groupId === '' || this.consumer.group(request.groupId) === undefined)
       return this.classic.classicGroupHeartbeat(ctx, request)

@@ -154,6 +154,88 @@ describe('ClassicGroupsService', () => {
       await t.close()
     }
   })
+
+  it('a join that created its group while appends failed leaves no group behind', async () => {
+    let down = true
+    const { t, manager, service } = await setUp(() => down)
+    try {
+      const failed = await service.joinGroup(ctx('a'), join('a'))
+      assert.equal(failed.errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE)
+      assert.equal(manager.group('g'), undefined, 'the group is gone, as its record is')
+      down = false
+      // The store is back: the next member forms the group after the initial delay, alone.
+      let answered = false
+      const b = service.joinGroup(ctx('b'), join('b')).finally(() => {
+        answered = true
+      })
+      await t.advance(1000)
+      assert.ok(answered, 'the join phase ended')
+      const joined = await b
+      assert.deepEqual([joined.errorCode, joined.generationId, joined.members.length], [0, 1, 1])
+      assert.equal(service.parkedCount, 0)
+    } finally {
+      service.close()
+      await t.close()
+    }
+  })
+
+  it('a static member rejoining while appends failed keeps its old member id', async () => {
+    let down = false
+    const { t, manager, service } = await setUp(() => down)
+    const v9 = { apiVersion: 9, clientId: 's', clientHost: '/127.0.0.1' }
+    const staticJoin = createJoinGroupRequest({
+      groupId: 'g',
+      sessionTimeoutMs: 1000,
+      rebalanceTimeoutMs: 1000,
+      memberId: '',
+      groupInstanceId: 'instance-1',
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: enc('s') }],
+    })
+    try {
+      const joining = service.joinGroup(v9, staticJoin)
+      await t.advance(20)
+      const joined = await joining
+      assert.equal(joined.errorCode, 0)
+      const oldId = joined.memberId
+      const synced = await service.syncGroup(
+        v9,
+        createSyncGroupRequest({
+          groupId: 'g',
+          memberId: oldId,
+          groupInstanceId: 'instance-1',
+          generationId: 1,
+          protocolType: 'consumer',
+          protocolName: 'range',
+          assignments: [{ memberId: oldId, assignment: enc('S') }],
+        }),
+      )
+      assert.equal(synced.errorCode, 0)
+
+      // The instance restarts while the store is down: its new member id cannot be stored.
+      down = true
+      const rejoined = await service.joinGroup(v9, staticJoin)
+      assert.equal(rejoined.errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE)
+      down = false
+      const g = manager.group('g')!
+      assert.deepEqual([...g.members.keys()], [oldId], 'the stored member id is the member again')
+      assert.equal(g.leaderId, oldId)
+      assert.equal(g.staticMemberId('instance-1'), oldId)
+      const hb = await service.heartbeat(v9, {
+        groupId: 'g',
+        memberId: oldId,
+        generationId: 1,
+        groupInstanceId: 'instance-1',
+      })
+      assert.equal(hb.errorCode, ErrorCode.NONE)
+      // Its session runs as any member's: without heartbeats it expires and the group empties.
+      await t.advance(1500)
+      assert.equal(manager.group('g')!.state, ClassicGroupState.EMPTY)
+    } finally {
+      service.close()
+      await t.close()
+    }
+  })
 })
 
 describe('ClassicGroupsService streams conversion', () => {

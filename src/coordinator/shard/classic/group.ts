@@ -147,6 +147,17 @@ export class ClassicGroup {
    * this manager wrote from it; records replayed while the group is not live come from the log.
    */
   live = false
+  /**
+   * False for a group a JoinGroup created until a GroupMetadata record of it is stored and
+   * replayed: while false, the group exists only in memory (Kafka's groups map is timeline state,
+   * so a failed append of the creating join removes the group there).
+   */
+  stored = true
+  /**
+   * A static member's replacement whose GroupMetadata record is not stored yet: the member it
+   * replaced (`old`) and the new member id. Cleared when a record of the group replays.
+   */
+  unstoredReplacement: { readonly old: ClassicGroupMember; readonly newMemberId: string } | null = null
 
   constructor(init: {
     groupId: string

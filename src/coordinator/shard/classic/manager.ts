@@ -253,6 +253,7 @@ export class ClassicGroupManager {
         return out.result(NOT_CONVERTING)
       }
       group = new ClassicGroup({ groupId, state: ClassicGroupState.EMPTY, currentStateTimestamp: ctx.nowMs })
+      group.stored = false
       this.#groups.set(groupId, group)
     }
     group.live = true
@@ -267,8 +268,9 @@ export class ClassicGroupManager {
       this.#joinExistingMember(ctx, req, group, out)
     }
 
-    // 4. A new group is made durable even when nothing else is written.
-    if (isNewGroup && !out.records.some((r) => r.type === 'GroupMetadata')) {
+    // 4. A new group is made durable even when nothing else is written; so is a group whose first
+    // record could not be stored, if it is still here (see classicGroupJoinWriteFailed).
+    if ((isNewGroup || !group.stored) && !out.records.some((r) => r.type === 'GroupMetadata')) {
       out.records.push(emptyGroupMetadataRecord(group))
     }
     return out.result(NOT_CONVERTING)
@@ -466,6 +468,7 @@ export class ClassicGroupManager {
   ): void {
     const instanceId = req.groupInstanceId!
     const currentLeader = group.leaderId
+    const oldMember = group.member(oldMemberId)
     const newMember = this.#replaceStaticMember(group, instanceId, oldMemberId, newMemberId, out)
     this.#cancel(out, heartbeatKey(group.groupId, oldMemberId))
     this.#schedule(out, this.#heartbeatTimer(group.groupId, newMemberId, newMember.sessionTimeoutMs))
@@ -476,6 +479,8 @@ export class ClassicGroupManager {
         // The selected protocol stays: store the new member id, no rebalance. The answer goes out
         // with the record (and is replaced by the storage error if the write fails).
         out.records.push(groupMetadataRecord(group, currentAssignment(group)))
+        // Undone by classicGroupJoinWriteFailed if the record cannot be stored (Kafka reverts it).
+        group.unstoredReplacement = { old: oldMember!, newMemberId }
         newMember.awaitingJoin = null
         const isLeader = group.isLeader(newMemberId)
         const response =
@@ -753,6 +758,60 @@ export class ClassicGroupManager {
       this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out)
     }
     return out.result(undefined)
+  }
+
+  /**
+   * A JoinGroup's records could not be stored, so none of the timers it asked for are armed; as
+   * Kafka does, what it did is undone. A group that join created (or took over from an empty group
+   * of another type) and that no stored record has made durable since goes again (Kafka's snapshot
+   * revert removes it): requests parked in it are answered `errorCode` and its timers cancelled.
+   * A static member's new id gives way to the old one (see #revertStaticReplacement).
+   */
+  classicGroupJoinWriteFailed(groupId: string, errorCode: number): ClassicResult<void> {
+    const out = new Out()
+    const group = this.#groups.get(groupId)
+    if (group === undefined) return out.result(undefined)
+    if (group.stored) {
+      this.#revertStaticReplacement(group, out)
+      return out.result(undefined)
+    }
+    for (const m of group.members.values()) {
+      if (m.awaitingJoin !== null) out.join(m.awaitingJoin, joinError(m.memberId, errorCode))
+      if (m.awaitingSync !== null) out.sync(m.awaitingSync, createSyncGroupResponse({ errorCode }))
+      this.#cancel(out, heartbeatKey(groupId, m.memberId))
+    }
+    for (const id of group.pendingJoinMembers) this.#cancel(out, heartbeatKey(groupId, id))
+    this.#cancel(out, joinKey(groupId))
+    this.#cancel(out, syncKey(groupId))
+    this.#groups.delete(groupId)
+    return out.result(undefined)
+  }
+
+  /**
+   * A static member's new id that could not be stored (a rejoin in Stable that keeps the protocol)
+   * gives way to the old one again, as in Kafka: the old member with its protocols and timeouts,
+   * under a new session timeout. Nothing is done if the instance has another member id by now.
+   */
+  #revertStaticReplacement(group: ClassicGroup, out: Out): void {
+    const replacement = group.unstoredReplacement
+    group.unstoredReplacement = null
+    if (replacement === null) return
+    const { old, newMemberId } = replacement
+    const instanceId = old.groupInstanceId!
+    if (group.staticMemberId(instanceId) !== newMemberId) return
+    const entries = [...group.members.entries()].map(([id, m]): [string, ClassicGroupMember] =>
+      id === newMemberId ? [old.memberId, old] : [id, m],
+    )
+    group.members.clear()
+    for (const [id, m] of entries) group.members.set(id, m)
+    if (group.isLeader(newMemberId)) group.leaderId = old.memberId
+    group.staticMembers.set(instanceId, old.memberId)
+    if (group.pendingSyncMembers.delete(newMemberId)) group.pendingSyncMembers.add(old.memberId)
+    // Its parked requests were answered FENCED_INSTANCE_ID by the join (or its storage error).
+    old.awaitingJoin = null
+    old.awaitingSync = null
+    this.#cancel(out, heartbeatKey(group.groupId, newMemberId))
+    this.#schedule(out, this.#heartbeatTimer(group.groupId, old.memberId, old.sessionTimeoutMs))
   }
 
   #removePendingSyncMember(group: ClassicGroup, memberId: string, out: Out): void {
@@ -1273,6 +1332,8 @@ export class ClassicGroupManager {
     }
     const live = this.#groups.get(groupId)
     if (live?.live) {
+      live.stored = true
+      live.unstoredReplacement = null
       this.#applyCheckpoint(live, record)
       return
     }
