@@ -55,3 +55,31 @@ test('auto-creation: askers at the same time wait for one creation of each topic
     ],
   )
 })
+
+test('auto-creation: a creation the store refuses is logged, and every asker goes on', async () => {
+  // The catalog's write fails (its record store is down): FindCoordinator and Metadata must still
+  // answer, not fail with UNKNOWN_SERVER_ERROR, which a Java client takes as fatal.
+  const { server, catalog, lines } = await fixture()
+  const original = catalog.createTopics.bind(catalog)
+  catalog.createTopics = async () => {
+    throw new Error('cannot take the lock of the coordinator storage: connect ECONNREFUSED')
+  }
+  await Promise.all([
+    autoCreateTopics(server, ['__consumer_offsets']),
+    autoCreateTopics(server, ['__consumer_offsets']),
+  ])
+  assert.equal(catalog.byName('__consumer_offsets'), undefined)
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg]),
+    [
+      [
+        'warn',
+        'Auto topic creation failed for __consumer_offsets: cannot take the lock of the coordinator storage: connect ECONNREFUSED.',
+      ],
+    ],
+  )
+  // Once the store is back, the next asker creates it.
+  catalog.createTopics = original
+  await autoCreateTopics(server, ['__consumer_offsets'])
+  assert.equal(catalog.byName('__consumer_offsets')?.numPartitions, 3)
+})

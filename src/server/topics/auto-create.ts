@@ -76,10 +76,21 @@ export async function autoCreateTopics(server: ServerContext, names: readonly st
   if (fresh.length > 0) {
     const created = (async () => {
       try {
-        const outcomes = await server.topics.createTopics(
-          fresh.map((name) => autoCreated(name, server)),
-          false,
-        )
+        let outcomes: Awaited<ReturnType<typeof server.topics.createTopics>>
+        try {
+          outcomes = await server.topics.createTopics(
+            fresh.map((name) => autoCreated(name, server)),
+            false,
+          )
+        } catch (err) {
+          // The catalog could not write (its record store is down): the topics are not created
+          // and every asker goes on without them, as after a refused creation; the next one tries
+          // again. A rejection here would answer the request UNKNOWN_SERVER_ERROR.
+          const reason = err instanceof Error ? err.message : String(err)
+          for (const name of fresh)
+            server.logger.warn({ topic: name, err }, `Auto topic creation failed for ${name}: ${reason}.`)
+          return
+        }
         for (const o of outcomes) {
           if (o.error === 'NONE') server.logger.info({ topic: o.name }, `Auto-created topic ${o.name}`)
           else
