@@ -127,6 +127,8 @@ interface ShardContext<S, R, C> {
   failure: unknown
   /** When the shard's first load finished, until {@link CoordinatorRuntime.servingStarted}. */
   loadedAtMs: number | undefined
+  /** The failed timer operations being retried, as last reported (see {@link TIMER_RETRY_REPORT_MS}). */
+  readonly retries: { reportedAtMs: number | undefined; unreported: number }
 }
 
 /** Tells a timer entry's watch that the entry is no longer its key's timer. */
@@ -182,6 +184,14 @@ const MAX_BATCH_RECORDS = 8192
  * many, the rest start on the next turns, in the order they fired, with I/O served in between.
  */
 export const TIMER_OPERATIONS_PER_TURN = 64
+
+/**
+ * A shard reports a failed timer operation that it retries at most once in this long (INFO, with
+ * the count of those it did not report); the others go to DEBUG. While the store is down, every
+ * member's session timer fails and is retried every 500 ms (Kafka logs each at INFO): with 10,000
+ * members that was 20,000 lines a second.
+ */
+export const TIMER_RETRY_REPORT_MS = 10_000
 
 /** One shard's batch waiting for the next group commit. */
 interface QueuedAppend extends ShardBatch {
@@ -358,6 +368,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
         idle: [],
         unwritten: false,
         timers: new Map(),
+        retries: { reportedAtMs: undefined, unreported: 0 },
         loadedAtMs: undefined,
         timer: undefined,
         failure: undefined,
@@ -1025,18 +1036,19 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
     cause: unknown,
     shardFailed: boolean,
   ): void {
+    if (!shardFailed && batch.length > 0) {
+      // One line a failed write, as Kafka logs one a failed batch: not one an operation of it.
+      const operations = batch.length
+      this.#log.warn(
+        { shard: ctx.id, operation: batch[0].task.name, operations, err: cause },
+        operations === 1
+          ? 'Failed to write records of coordinator operation'
+          : `Failed to write records of ${operations} coordinator operations`,
+      )
+    }
     for (let i = 0; i < batch.length; i++) {
       const { task, result } = batch[i]
-      let failure: unknown
-      if (shardFailed) {
-        failure = cause
-      } else {
-        this.#log.warn(
-          { shard: ctx.id, operation: task.name, err: cause },
-          'Failed to write records of coordinator operation',
-        )
-        failure = new CoordinatorWriteError(task.name, ctx.id, cause)
-      }
+      const failure = shardFailed ? cause : new CoordinatorWriteError(task.name, ctx.id, cause)
       this.#deliver(ctx, result.completions, failure)
       this.#done(ctx, task, true, failure)
     }
@@ -1425,7 +1437,7 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       }).catch((err: unknown) => {
         if (this.#closing !== undefined || ctx.state !== 'active') return
         if (retry !== undefined && !ctx.timers.has(key)) {
-          this.#log.info({ shard: ctx.id, timer: key, err }, 'Timer operation failed; retrying')
+          this.#reportRetry(ctx, key, err)
           schedule(key, retry, operation, options)
         } else {
           this.#log.error({ shard: ctx.id, timer: key, err }, 'Timer operation failed')
@@ -1447,6 +1459,26 @@ export class CoordinatorRuntime<S extends ShardStateMachine<R, C>, R, C = never>
       isScheduled: (key) => ctx.timers.has(key),
       dueMs: (key) => ctx.timers.get(key)?.dueMs,
     }
+  }
+
+  /** Logs a failed timer operation that is retried (see {@link TIMER_RETRY_REPORT_MS}). */
+  #reportRetry(ctx: ShardContext<S, R, C>, key: string, err: unknown): void {
+    const retries = ctx.retries
+    const now = this.#clock.now()
+    if (retries.reportedAtMs !== undefined && now - retries.reportedAtMs < TIMER_RETRY_REPORT_MS) {
+      retries.unreported++
+      this.#log.debug({ shard: ctx.id, timer: key, err }, 'Timer operation failed; retrying')
+      return
+    }
+    const unreported = retries.unreported
+    retries.reportedAtMs = now
+    retries.unreported = 0
+    this.#log.info(
+      { shard: ctx.id, timer: key, err, unreported },
+      unreported === 0
+        ? 'Timer operation failed; retrying'
+        : `Timer operation failed; retrying (${unreported} more failed and were retried since the last report)`,
+    )
   }
 
   /**

@@ -832,6 +832,78 @@ test('timers: a failed timer operation is retried after retryBackoffMs; without 
   await s.runtime.close()
 })
 
+test('timers: a shard reports the failed operations it retries once per interval, with a count', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const lines: { level: string; msg: string; unreported?: number }[] = []
+  const logAt = (level: string) => (obj: object, msg: string) => {
+    if (msg.startsWith('Timer operation failed')) {
+      lines.push({ level, msg, unreported: (obj as { unreported?: number }).unreported })
+    }
+  }
+  const logger = { debug: logAt('debug'), info: logAt('info'), warn: logAt('warn'), error: logAt('error') }
+  const s = await loaded(store, 1, { logger })
+  const op: TimerOperation<KvRecord> = (now) => ({
+    records: [{ key: 'expired', value: now }],
+    response: undefined,
+  })
+  s.runtime.scheduleTimer(0, 'session', 100, op, { retryBackoffMs: 500 })
+  const failOnce = async (advanceMs: number) => {
+    store.failNextAppend()
+    s.clock.advance(advanceMs)
+    await drain(s, 0)
+  }
+  await failOnce(100)
+  assert.deepEqual(lines, [{ level: 'info', msg: 'Timer operation failed; retrying', unreported: 0 }])
+  // Retried every 500 ms: the failures of the next 10 s go to DEBUG.
+  for (let i = 0; i < 19; i++) await failOnce(500)
+  assert.equal(lines.length, 20)
+  assert.deepEqual(new Set(lines.slice(1).map((l) => l.level)), new Set(['debug']))
+  // 10 s after the last report: reported again, with the count of those in between.
+  await failOnce(500)
+  assert.deepEqual(lines.at(-1), {
+    level: 'info',
+    msg: 'Timer operation failed; retrying (19 more failed and were retried since the last report)',
+    unreported: 19,
+  })
+  // The store is back: the retry succeeds, and nothing more is logged.
+  s.clock.advance(500)
+  await drain(s, 0)
+  assert.equal(s.runtime.timer(0).isScheduled('session'), false)
+  assert.deepEqual(s.shards.get(0)!.snapshot(), [['expired', 1_010_600]])
+  assert.equal(lines.length, 21)
+  await s.runtime.close()
+})
+
+test('a failed store write is logged once, with the number of its operations', async () => {
+  const store = new MemoryRecordStore()
+  await store.open()
+  const warnings: { msg: string; operations?: number }[] = []
+  const quiet = () => {}
+  const logger = {
+    debug: quiet,
+    info: quiet,
+    error: quiet,
+    warn: (obj: object, msg: string) =>
+      warnings.push({ msg, operations: (obj as { operations?: number }).operations }),
+  }
+  const s = await loaded(store, 1, { logger })
+  const op: TimerOperation<KvRecord> = (now) => ({
+    records: [{ key: 'expired', value: now }],
+    response: undefined,
+  })
+  // Three timers fall due together: their operations share one store write.
+  for (let i = 0; i < 3; i++) s.runtime.scheduleTimer(0, `member-${i}`, 100, op)
+  store.failNextAppend()
+  s.clock.advance(100)
+  await drain(s, 0)
+  assert.deepEqual(
+    warnings.filter((w) => w.msg.startsWith('Failed to write')),
+    [{ msg: 'Failed to write records of 3 coordinator operations', operations: 3 }],
+  )
+  await s.runtime.close()
+})
+
 test('periodic compaction runs on every active shard at the interval, through the shard queues', async () => {
   const store = new GatedStore()
   await store.open()
