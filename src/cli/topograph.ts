@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { isEntryPoint } from './entry-point.js'
 import { type Command, parseArgs, USAGE, UsageError } from './args.js'
 import { ConfigError, loadConfigFromSources, logConfig, type TopographConfig } from '../server/config.js'
-import { createLogger, type Logger } from '../server/logger.js'
+import { createLogger, errorMessages, type Logger } from '../server/logger.js'
 
 /** What the CLI needs from src/server/server.ts (loaded lazily, see loadServerModule). */
 export interface RunningServer {
@@ -92,27 +92,11 @@ export const defaultIo: CliIo = {
   forceExit: (code) => process.exit(code),
 }
 
-/**
- * The message of an error and of each error in its cause chain, one per line; a cause whose text
- * the error before it already includes (most wrap their cause's message in their own) is left out.
- */
+/** The message of an error and of each error in its cause chain ({@link errorMessages}), one per line. */
 export function describeError(err: unknown): string {
-  const lines: string[] = []
-  let e: unknown = err
-  let previous = ''
-  for (let depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    const message = messageOf(e)
-    if (depth === 0) lines.push(message)
-    else if (!previous.includes(message)) lines.push(`  caused by: ${message}`)
-    previous = message
-    e = e instanceof Error ? e.cause : undefined
-  }
-  return lines.join('\n')
-}
-
-function messageOf(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name
-  return String(e)
+  return errorMessages(err)
+    .map((m, i) => (i === 0 ? m : `  caused by: ${m}`))
+    .join('\n')
 }
 
 /**

@@ -27,9 +27,40 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       // Level names rather than pino's numbers: operators read these logs as they read Kafka's.
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: serializeError },
     },
     opts.destination ?? pino.destination({ dest: 1, sync: true }),
   )
+}
+
+/**
+ * The message of an error and of each error in its cause chain, outermost first; a cause whose text
+ * the error before it already includes (most wrap their cause's message in their own) is left out.
+ */
+export function errorMessages(err: unknown, maxDepth = 5): string[] {
+  const messages: string[] = []
+  let e: unknown = err
+  let previous = ''
+  for (let depth = 0; e !== undefined && e !== null && depth < maxDepth; depth++) {
+    const message = e instanceof Error ? e.message || e.name : String(e)
+    if (depth === 0 || !previous.includes(message)) messages.push(message)
+    previous = message
+    e = e instanceof Error ? e.cause : undefined
+  }
+  return messages
+}
+
+/**
+ * pino's error serializer (type, stack with its causes', own fields), with the causes' messages
+ * joined into `message` only where the error's own text does not already hold them: pino's would
+ * print `…: connect ECONNREFUSED …: connect ECONNREFUSED …` for an error that wraps its cause's text.
+ */
+function serializeError(err: unknown): unknown {
+  const serialized = pino.stdSerializers.err(err as Error)
+  if (err instanceof Error && typeof serialized === 'object' && serialized !== null) {
+    serialized.message = errorMessages(err).join(': ')
+  }
+  return serialized
 }
 
 /**
