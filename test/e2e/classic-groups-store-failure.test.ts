@@ -5,8 +5,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { RecordStore } from '../../src/coordinator/storage/types.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { startTestServer, type TestServer } from '../server/harness.js'
-import { WireClient } from '../server/wire-client.js'
+import { OpenClients, startTestServer, type TestServer } from '../server/harness.js'
+import type { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
@@ -42,12 +42,8 @@ async function answered<T>(what: string, p: Promise<T>, ms = 5000): Promise<T> {
 
 describe('classic groups while the record store fails appends', { timeout: 60_000 }, () => {
   let ts: TestServer
-  const clients: WireClient[] = []
-  const connect = async () => {
-    const c = await WireClient.connect(ts.port)
-    clients.push(c)
-    return c
-  }
+  const clients = new OpenClients()
+  const connect = () => clients.connect(ts.port)
   before(async () => {
     ts = await startTestServer(
       { 'group.initial.rebalance.delay.ms': '100', 'group.min.session.timeout.ms': '100' },
@@ -66,7 +62,7 @@ describe('classic groups while the record store fails appends', { timeout: 60_00
   })
   after(async () => {
     storeDown = false
-    for (const c of clients) c.close()
+    clients.closeAll()
     await ts.stop()
   })
 

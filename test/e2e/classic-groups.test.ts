@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
 import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
-import { startTestServer, type TestServer, tempDataDir } from '../server/harness.js'
-import { WireClient } from '../server/wire-client.js'
+import { OpenClients, startTestServer, type TestServer, tempDataDir } from '../server/harness.js'
+import type { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
 type AnyBody = any
@@ -150,12 +150,8 @@ const commit = (
 
 describe('classic groups over TCP', { timeout: 60_000 }, () => {
   let ts: TestServer
-  const clients: WireClient[] = []
-  const connect = async () => {
-    const c = await WireClient.connect(ts.port)
-    clients.push(c)
-    return c
-  }
+  const clients = new OpenClients()
+  const connect = () => clients.connect(ts.port)
   before(async () => {
     ts = await startTestServer({
       'group.initial.rebalance.delay.ms': '100',
@@ -171,7 +167,7 @@ describe('classic groups over TCP', { timeout: 60_000 }, () => {
     assert.equal(created.body.topics[0].errorCode, 0)
   })
   after(async () => {
-    for (const c of clients) c.close()
+    clients.closeAll()
     await ts.stop()
   })
 
@@ -361,12 +357,8 @@ test('kill -9 after a stable classic group committed offsets: the group and its 
 }, async () => {
   const dataDir = tempDataDir()
   const procs: TopographProcess[] = []
-  const clients: WireClient[] = []
-  const connect = async (port: number) => {
-    const c = await WireClient.connect(port)
-    clients.push(c)
-    return c
-  }
+  const clients = new OpenClients()
+  const connect = (port: number) => clients.connect(port)
   try {
     const first = await startProcess(dataDir)
     procs.push(first)
@@ -415,7 +407,7 @@ test('kill -9 after a stable classic group committed offsets: the group and its 
       assert.equal(await commit(admin2, 'durable', again, 2000n), 0)
     }
   } finally {
-    for (const c of clients) c.close()
+    clients.closeAll()
     for (const p of procs) await p.kill()
     rmSync(dataDir, { recursive: true, force: true })
   }
@@ -430,18 +422,16 @@ describe('classic groups at server shutdown', { timeout: 60_000 }, () => {
       'group.initial.rebalance.delay.ms': '0',
       'group.max.session.timeout.ms': '600000',
     })
-    const clients: WireClient[] = []
+    const clients = new OpenClients()
     try {
-      const a = new Member(await WireClient.connect(ts.port), 'g-shutdown', 'a', {
+      const a = new Member(await clients.connect(ts.port), 'g-shutdown', 'a', {
         sessionTimeoutMs: 600_000,
       })
-      clients.push(a.c)
       assert.equal((await a.joinNew()).errorCode, ErrorCode.NONE)
       // b's join starts a rebalance that waits for a to rejoin, for up to a's rebalance timeout.
-      const b = new Member(await WireClient.connect(ts.port), 'g-shutdown', 'b', {
+      const b = new Member(await clients.connect(ts.port), 'g-shutdown', 'b', {
         sessionTimeoutMs: 600_000,
       })
-      clients.push(b.c)
       const first = await b.join()
       assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED)
       const parked = b.join()
@@ -456,7 +446,7 @@ describe('classic groups at server shutdown', { timeout: 60_000 }, () => {
       await closing
       assert.ok(closed)
     } finally {
-      for (const c of clients) c.close()
+      clients.closeAll()
     }
   })
 })

@@ -11,8 +11,8 @@ import type { FindCoordinatorResponse } from '../../src/protocol/generated/messa
 import type { MetadataResponse } from '../../src/protocol/generated/messages/MetadataResponse.js'
 import { createLogger } from '../../src/server/logger.js'
 import type { Authorizer } from '../../src/server/router.js'
-import { startTestServer, type TestServer } from '../server/harness.js'
-import { WireClient } from '../server/wire-client.js'
+import { OpenClients, startTestServer, type TestServer } from '../server/harness.js'
+import type { WireClient } from '../server/wire-client.js'
 
 const logLines: { level: string; msg: string }[] = []
 const sink = new Writable({
@@ -29,12 +29,8 @@ const authorizer: Authorizer = {
 }
 
 let ts: TestServer
-const clients: WireClient[] = []
-const connect = async () => {
-  const c = await WireClient.connect(ts.port)
-  clients.push(c)
-  return c
-}
+const clients = new OpenClients()
+const connect = () => clients.connect(ts.port)
 
 before(async () => {
   ts = await startTestServer(
@@ -43,7 +39,7 @@ before(async () => {
   )
 })
 after(async () => {
-  for (const c of clients) c.close()
+  clients.closeAll()
   await ts?.stop()
 })
 

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { rawFrame, requestFrame, decodeResponse, WireClient } from '../server/wire-client.js'
-import { startTestServer, type TestServer } from '../server/harness.js'
+import { decodeResponse, rawFrame, requestFrame } from '../server/wire-client.js'
+import { OpenClients, startTestServer, type TestServer } from '../server/harness.js'
 
 type Obj = Record<string, unknown>
 // biome-ignore lint/suspicious/noExplicitAny: test access to decoded bodies
@@ -12,17 +12,13 @@ type AnyBody = any
 
 describe('server over TCP', { timeout: 60_000 }, () => {
   let ts: TestServer
-  const clients: WireClient[] = []
-  const client = async () => {
-    const c = await WireClient.connect(ts.port)
-    clients.push(c)
-    return c
-  }
+  const clients = new OpenClients()
+  const client = () => clients.connect(ts.port)
   before(async () => {
     ts = await startTestServer({ 'connections.max.idle.ms': '1500', 'socket.request.max.bytes': '65536' })
   })
   after(async () => {
-    for (const c of clients) c.close()
+    clients.closeAll()
     await ts.stop()
   })
 

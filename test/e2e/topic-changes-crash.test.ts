@@ -13,8 +13,8 @@ import { ErrorCode } from '../../src/protocol/errors.js'
 import type * as p from '../../src/protocol/index.js'
 import { createTopics, fetch, makeBatch, produce, readRecords } from '../helpers/data-plane.js'
 import { startTopographProcess, type TopographProcess } from '../helpers/topograph-process.js'
-import { tempDataDir } from '../server/harness.js'
-import { FrameConnection, WireClient } from '../server/wire-client.js'
+import { OpenClients, tempDataDir } from '../server/harness.js'
+import { FrameConnection, type WireClient } from '../server/wire-client.js'
 
 /** Milliseconds after the three changes were sent at which the process is killed. */
 const KILL_POINTS = [3, 120, 600]
@@ -38,12 +38,8 @@ for (const killAfterMs of KILL_POINTS) {
     FrameConnection.defaultResponseTimeoutMs = 60_000
     const dataDir = tempDataDir()
     const procs: TopographProcess[] = []
-    const clients: WireClient[] = []
-    const connect = async (port: number) => {
-      const c = await WireClient.connect(port)
-      clients.push(c)
-      return c
-    }
+    const clients = new OpenClients()
+    const connect = (port: number) => clients.connect(port)
     try {
       // 1. Before: `keep` (50 partitions, a record on each of the first five) and `gone` (300).
       const first = await startTopographProcess({ 'data.dir': dataDir, 'topic.change.log.wait.ms': '0' })
@@ -99,7 +95,7 @@ for (const killAfterMs of KILL_POINTS) {
       await new Promise((r) => setTimeout(r, killAfterMs))
       await first.kill()
       await Promise.all(changes)
-      for (const x of clients.splice(0)) x.close()
+      clients.closeAll()
 
       // 3. After the restart.
       const second = await startTopographProcess({ 'data.dir': dataDir })
@@ -151,7 +147,7 @@ for (const killAfterMs of KILL_POINTS) {
       assert.deepEqual(onDisk, expected)
       await second.stop()
     } finally {
-      for (const x of clients) x.close()
+      clients.closeAll()
       for (const proc of procs) await proc.kill()
       rmSync(dataDir, { recursive: true, force: true })
       FrameConnection.defaultResponseTimeoutMs = previousTimeout

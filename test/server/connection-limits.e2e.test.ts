@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
-import { startTestServer, type TestServer } from './harness.js'
+import { OpenClients, startTestServer, type TestServer } from './harness.js'
 import { WireClient } from './wire-client.js'
 
 const API_VERSIONS = { clientSoftwareName: 'limits', clientSoftwareVersion: '1' }
@@ -17,9 +17,9 @@ async function answers(c: WireClient): Promise<void> {
 
 describe('connection limits', () => {
   const servers: TestServer[] = []
-  const clients: WireClient[] = []
+  const clients = new OpenClients()
   after(async () => {
-    for (const c of clients) c.close()
+    clients.closeAll()
     for (const s of servers) await s.stop()
   })
   async function server(overrides: Record<string, string>): Promise<TestServer> {
@@ -27,11 +27,7 @@ describe('connection limits', () => {
     servers.push(s)
     return s
   }
-  async function connect(port: number): Promise<WireClient> {
-    const c = await WireClient.connect(port)
-    clients.push(c)
-    return c
-  }
+  const connect = (port: number): Promise<WireClient> => clients.connect(port)
 
   it('max.connections.per.ip: the connection above the limit is closed at once; a freed slot serves the next', async () => {
     const s = await server({ 'max.connections.per.ip': '2' })

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { parseConfig } from '../../src/server/config.js'
 import { createLogger } from '../../src/server/logger.js'
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/server.js'
+import { WireClient } from './wire-client.js'
 
 export interface TestServer {
   readonly server: RunningServer
@@ -43,5 +44,26 @@ export async function startTestServer(
       }
       if (!keepData) rmSync(dataDir, { recursive: true, force: true })
     },
+  }
+}
+
+/** The connections a test opens, closed together when it ends. */
+export class OpenClients {
+  readonly #open: { close(): void }[] = []
+
+  /** A wire client to `port` on loopback, closed by {@link closeAll}. */
+  async connect(port: number): Promise<WireClient> {
+    return this.keep(await WireClient.connect(port))
+  }
+
+  /** Keeps `client` to be closed with the others. */
+  keep<T extends { close(): void }>(client: T): T {
+    this.#open.push(client)
+    return client
+  }
+
+  /** Closes every client kept so far; later ones are kept afresh. */
+  closeAll(): void {
+    for (const c of this.#open.splice(0)) c.close()
   }
 }
