@@ -3,7 +3,8 @@
 // read exactly once across the two; the partitions of the two members never overlap. Then three
 // members on a broker-side subscription pattern read every record exactly once across joins, a
 // kill -9 of one member, a topic created later that the pattern picks up, and a leave, with
-// `kafka-consumer-groups --describe` checked on the way.
+// `kafka-consumer-groups --describe` checked on the way. And the first member of a new group whose
+// pattern matches no topic yet waits in the group until a matching topic is created.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import {
@@ -143,6 +144,36 @@ describe('Kafka Java consumer, group.protocol=consumer', () => {
     member.write('close\n')
     await member.waitFor(/^closed$/m, 60_000)
   })
+  test(
+    'a new group on a pattern that matches no topic yet waits, then reads the topic created later',
+    slow,
+    async () => {
+      const member = await startJavaProgram('GroupConsumer', [
+        server.bootstrap,
+        'late-app',
+        'regex:late-.*',
+        'consumer',
+        'late-member',
+      ])
+      // Several heartbeats (500 ms apart) with nothing to read: the member stays in the group.
+      await new Promise((r) => setTimeout(r, 4000))
+      assert.doesNotMatch(member.stdout(), /^error /m)
+      await createTopics(server.bootstrap, [{ name: 'late-1', partitions: 2 }])
+      await member.waitFor(/^assigned late-1-0,late-1-1$/m, 120_000)
+      await java.produce(
+        [0, 1, 2, 3].map((i) => ({ topic: 'late-1', partition: i % 2, key: `k${i}`, value: `late${i}` })),
+      )
+      await eventually(
+        async () => (seen(member).values.length === 4 ? true : undefined),
+        60_000,
+        () => member.stdout(),
+      )
+      assert.deepEqual(seen(member).values.sort(), ['late0', 'late1', 'late2', 'late3'])
+      member.write('close\n')
+      await member.waitFor(/^closed$/m, 60_000)
+      assert.doesNotMatch(member.stdout(), /^error /m)
+    },
+  )
   test(
     'three members on a pattern: exactly once across joins, kill -9, a new topic and a leave',
     slow,

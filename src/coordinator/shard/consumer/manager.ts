@@ -450,7 +450,13 @@ export class ConsumerGroupManager {
       (group.preferredServerAssignor(null, null) ?? config.assignors[0]) !==
       (group.preferredServerAssignor(slot?.member ?? replaced ?? null, updated) ?? config.assignors[0])
     const hasSubscriptionChanged = namesChanged || regexes.regexChanged
-    const bumpGroupEpoch = namesChanged || regexes.bump || assignorChanged
+    // A member joining a group still at epoch 0 (none of its members subscribed to a topic name
+    // or to a pattern that matched one) bumps it too, unlike Kafka: at epoch 0 the Java consumer
+    // sends its next heartbeat without the join's fields and gets INVALID_REQUEST ("RebalanceTimeoutMs
+    // must be provided in first request."), so a new group whose pattern matches no topic yet
+    // could not start (docs/consumer-groups.md, Differences from Kafka).
+    const bumpGroupEpoch =
+      namesChanged || regexes.bump || assignorChanged || (joining && group.groupEpoch === 0)
 
     // 5–7. Metadata hash and group epoch, target assignment, reconciliation.
     const reconciled = this.#assignAndReconcile(group, {

@@ -203,6 +203,38 @@ describe('ConsumerGroupHeartbeat: static members', () => {
 })
 
 describe('ConsumerGroupHeartbeat: subscription patterns', () => {
+  it('the first member of a new group subscribed to nothing yet gets epoch 1, and its next plain heartbeat is answered', () => {
+    // A pattern that matches no topic yet (the server's or the client's, which subscribes to no
+    // name), or no subscription at all: nothing would bump the new group's epoch, and a member at
+    // epoch 0 sends its next heartbeat without the join's fields, which is INVALID_REQUEST.
+    const subscriptions = [
+      { subscribedTopicNames: [], subscribedTopicRegex: 'late-.*' },
+      { subscribedTopicNames: [], subscribedTopicRegex: null },
+      { subscribedTopicNames: null, subscribedTopicRegex: '' },
+    ]
+    for (const subscription of subscriptions) {
+      const h = new Harness({ foo: 2 })
+      const joined = h.heartbeat(join('a', subscription)).response
+      assert.equal(joined.errorCode, 0)
+      assert.equal(joined.memberEpoch, 1, JSON.stringify(subscription))
+      assert.deepEqual(joined.assignment?.topicPartitions, [])
+      const next = h.heartbeat(beat('a', 1, null), 5000).response
+      assert.deepEqual([next.errorCode, next.memberEpoch], [0, 1])
+      assert.equal(h.shard.consumerGroupDescribe(['g'])[0]!.groupState, 'Stable')
+      assert.deepEqual(h.snapshot(h.reloaded()), h.snapshot())
+    }
+    // A topic the pattern matches appears: the member is given its partitions.
+    const h = new Harness({ foo: 2 })
+    const a = h.heartbeat(join('a', { subscribedTopicNames: [], subscribedTopicRegex: 'late-.*' })).response
+    h.topics.set('late-1', 2)
+    h.shard.onNewTopicsImage(h.topics, ['late-1'])
+    const later = h.heartbeat(beat('a', a.memberEpoch, []), 11_000).response
+    assert.equal(later.memberEpoch, 2)
+    assert.deepEqual(later.assignment?.topicPartitions, [
+      { topicId: h.topics.id('late-1'), partitions: [0, 1] },
+    ])
+  })
+
   it('a pattern is matched against the catalog, and again when a topic appears', () => {
     const h = new Harness({ foo: 2, bar: 1 })
     const a = h.heartbeat(join('a', { subscribedTopicNames: null, subscribedTopicRegex: 'fo.*' }))
