@@ -1054,18 +1054,60 @@ export class PartitionLogImpl implements PartitionLog {
     return null
   }
 
-  /** The record with the largest timestamp, the earliest one if tied. */
+  /**
+   * The record with the largest timestamp at or after the log start offset, the earliest one if
+   * tied. A segment's largest timestamp counts records that DeleteRecords (or retention) put below
+   * the log start, so the segment the log start falls in is scanned for the largest one left.
+   */
   #maxTimestampRecord(): { offset: number; timestamp: number; leaderEpoch: number } | null {
-    let best: SegmentInfo | undefined
+    const start = this.#logStartOffset
+    let best: { offset: number; timestamp: number; leaderEpoch: number } | null = null
     for (const s of this.#store.segments()) {
-      if (s.maxTimestamp >= 0 && (best === undefined || s.maxTimestamp > best.maxTimestamp)) best = s
+      if (s.maxTimestamp < 0 || s.nextOffset <= start) continue
+      if (best !== null && s.maxTimestamp <= best.timestamp) continue
+      const whole = s.baseOffset >= start
+      const largest = whole ? s.maxTimestamp : this.#largestTimestampFrom(start, s.nextOffset)
+      if (largest < 0 || (best !== null && largest <= best.timestamp)) continue
+      // A whole segment's first batch with its largest timestamp holds offsetOfMaxTimestamp.
+      const scanFrom = whole && s.offsetOfMaxTimestamp >= s.baseOffset ? s.offsetOfMaxTimestamp : start
+      best = this.#firstRecordWithTimestamp(largest, scanFrom, start, s.nextOffset) ?? best
     }
-    if (best === undefined) return null
-    for (const b of this.#store.batchesFrom(Math.max(best.baseOffset, this.#logStartOffset))) {
+    return best
+  }
+
+  /** The largest timestamp of the records in [from, to). -1 when there is none. */
+  #largestTimestampFrom(from: number, to: number): number {
+    let largest = -1
+    for (const b of this.#store.batchesFrom(from)) {
       const h = readBatchHeader(b.bytes, 0)
-      if (h.maxTimestamp !== best.maxTimestamp) continue
+      if (h.baseOffset >= to) break
+      if (h.baseOffset + h.lastOffsetDelta < from || h.maxTimestamp <= largest) continue
+      if (h.baseOffset >= from) largest = h.maxTimestamp
+      else {
+        for (const r of this.#recordTimestamps(b.bytes)) {
+          if (r.offset >= from && r.timestamp > largest) largest = r.timestamp
+        }
+      }
+    }
+    return largest
+  }
+
+  /**
+   * The first record at or after `from`, before `to`, whose timestamp is `timestamp`, scanning the
+   * batches from the one holding `scanFrom`.
+   */
+  #firstRecordWithTimestamp(
+    timestamp: number,
+    scanFrom: number,
+    from: number,
+    to: number,
+  ): { offset: number; timestamp: number; leaderEpoch: number } | null {
+    for (const b of this.#store.batchesFrom(Math.max(scanFrom, from))) {
+      const h = readBatchHeader(b.bytes, 0)
+      if (h.baseOffset >= to) break
+      if (h.maxTimestamp < timestamp) continue
       for (const r of this.#recordTimestamps(b.bytes)) {
-        if (r.timestamp === best.maxTimestamp) {
+        if (r.offset >= from && r.timestamp === timestamp) {
           return { offset: r.offset, timestamp: r.timestamp, leaderEpoch: h.partitionLeaderEpoch }
         }
       }

@@ -744,6 +744,55 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal((await p.append(cut, { now: NOW })).errorCode, ErrorCode.INVALID_RECORD)
     })
 
+    test('ListOffsets max timestamp: only records at or after the log start count', async () => {
+      const ts = [1000, 3000, 2000, 1500, 1500]
+      // One batch a record, then the five in one batch (the log start falls inside it).
+      for (const oneBatch of [false, true]) {
+        const { p } = await fresh()
+        if (oneBatch) await p.append(batchOf(ts.map((t) => ({ timestamp: NOW + t }))), { now: NOW })
+        else for (const t of ts) await p.append(batchOf([{ timestamp: NOW + t }]), { now: NOW })
+        assert.deepEqual(await p.listOffsets(-3, 'read_uncommitted'), {
+          errorCode: 0,
+          offset: 1,
+          timestamp: NOW + 3000,
+          leaderEpoch: 0,
+        })
+        assert.equal((await p.deleteRecordsBefore(3)).lowWatermark, 3)
+        // The largest timestamp left is 1500, at offsets 3 and 4: the earlier one.
+        assert.deepEqual(
+          await p.listOffsets(-3, 'read_uncommitted'),
+          {
+            errorCode: 0,
+            offset: 3,
+            timestamp: NOW + 1500,
+            leaderEpoch: 0,
+          },
+          `one batch: ${oneBatch}`,
+        )
+        await p.deleteRecordsBefore(5)
+        assert.deepEqual(await p.listOffsets(-3, 'read_uncommitted'), {
+          errorCode: 0,
+          offset: -1,
+          timestamp: -1,
+          leaderEpoch: -1,
+        })
+      }
+      // Several segments: the log start falls in the one whose largest timestamp was the log's, and
+      // the largest left is in a later segment.
+      const { p } = await fresh({ segmentBytes: 200 })
+      const times = [100, 9000, 200, 300, 400, 500, 600, 700]
+      for (const t of times)
+        await p.append(batchOf([{ timestamp: NOW + t }, { timestamp: NOW + t + 1 }]), { now: NOW })
+      assert.equal((await p.listOffsets(-3, 'read_uncommitted')).offset, 3)
+      await p.deleteRecordsBefore(4)
+      assert.deepEqual(await p.listOffsets(-3, 'read_uncommitted'), {
+        errorCode: 0,
+        offset: 15,
+        timestamp: NOW + 701,
+        leaderEpoch: 0,
+      })
+    })
+
     test('ListOffsets: latest, earliest, max timestamp, by time, unsupported', async () => {
       const { p } = await fresh({ segmentBytes: 400 })
       const empty = await p.listOffsets(-3, 'read_uncommitted')
