@@ -85,6 +85,10 @@ import { type DescribeClientQuotasRequest, createDescribeClientQuotasRequest, re
 import { type DescribeClientQuotasResponse, createDescribeClientQuotasResponse, readDescribeClientQuotasResponse, writeDescribeClientQuotasResponse } from './messages/DescribeClientQuotasResponse.js'
 import { type AlterClientQuotasRequest, createAlterClientQuotasRequest, readAlterClientQuotasRequest, writeAlterClientQuotasRequest } from './messages/AlterClientQuotasRequest.js'
 import { type AlterClientQuotasResponse, createAlterClientQuotasResponse, readAlterClientQuotasResponse, writeAlterClientQuotasResponse } from './messages/AlterClientQuotasResponse.js'
+import { type DescribeUserScramCredentialsRequest, createDescribeUserScramCredentialsRequest, readDescribeUserScramCredentialsRequest, writeDescribeUserScramCredentialsRequest } from './messages/DescribeUserScramCredentialsRequest.js'
+import { type DescribeUserScramCredentialsResponse, createDescribeUserScramCredentialsResponse, readDescribeUserScramCredentialsResponse, writeDescribeUserScramCredentialsResponse } from './messages/DescribeUserScramCredentialsResponse.js'
+import { type AlterUserScramCredentialsRequest, createAlterUserScramCredentialsRequest, readAlterUserScramCredentialsRequest, writeAlterUserScramCredentialsRequest } from './messages/AlterUserScramCredentialsRequest.js'
+import { type AlterUserScramCredentialsResponse, createAlterUserScramCredentialsResponse, readAlterUserScramCredentialsResponse, writeAlterUserScramCredentialsResponse } from './messages/AlterUserScramCredentialsResponse.js'
 import { type DescribeClusterRequest, createDescribeClusterRequest, readDescribeClusterRequest, writeDescribeClusterRequest } from './messages/DescribeClusterRequest.js'
 import { type DescribeClusterResponse, createDescribeClusterResponse, readDescribeClusterResponse, writeDescribeClusterResponse } from './messages/DescribeClusterResponse.js'
 import { type DescribeProducersRequest, createDescribeProducersRequest, readDescribeProducersRequest, writeDescribeProducersRequest } from './messages/DescribeProducersRequest.js'
@@ -149,6 +153,8 @@ export const ApiKeys = {
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
+  DescribeUserScramCredentials: 50,
+  AlterUserScramCredentials: 51,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
@@ -221,6 +227,8 @@ export interface ApiMessageTypes {
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse }
   48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse }
   49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse }
+  50: { request: DescribeUserScramCredentialsRequest; response: DescribeUserScramCredentialsResponse }
+  51: { request: AlterUserScramCredentialsRequest; response: AlterUserScramCredentialsResponse }
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse }
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse }
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse }
@@ -768,6 +776,32 @@ export const API_DEFINITIONS: {
     createResponse: createAlterClientQuotasResponse,
     readResponse: readAlterClientQuotasResponse,
     writeResponse: writeAlterClientQuotasResponse,
+  },
+  50: {
+    name: 'DescribeUserScramCredentials',
+    apiKey: 50,
+    minVersion: 0,
+    maxVersion: 0,
+    firstFlexibleVersion: 0,
+    createRequest: createDescribeUserScramCredentialsRequest,
+    readRequest: readDescribeUserScramCredentialsRequest,
+    writeRequest: writeDescribeUserScramCredentialsRequest,
+    createResponse: createDescribeUserScramCredentialsResponse,
+    readResponse: readDescribeUserScramCredentialsResponse,
+    writeResponse: writeDescribeUserScramCredentialsResponse,
+  },
+  51: {
+    name: 'AlterUserScramCredentials',
+    apiKey: 51,
+    minVersion: 0,
+    maxVersion: 0,
+    firstFlexibleVersion: 0,
+    createRequest: createAlterUserScramCredentialsRequest,
+    readRequest: readAlterUserScramCredentialsRequest,
+    writeRequest: writeAlterUserScramCredentialsRequest,
+    createResponse: createAlterUserScramCredentialsResponse,
+    readResponse: readAlterUserScramCredentialsResponse,
+    writeResponse: writeAlterUserScramCredentialsResponse,
   },
   60: {
     name: 'DescribeCluster',
