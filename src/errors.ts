@@ -41,6 +41,7 @@ export const LOCAL_ERROR_CODES = {
   TOPIC_RECORD_INVALID: "The topic catalog's log holds a record this version cannot read.",
   CLUSTER_IDENTITY_INVALID: 'The data directory holds a meta.properties this server cannot use.',
   CLIENT_QUOTA_RECORD_INVALID: 'A stored client quota record the replay cannot read.',
+  SCRAM_RECORD_INVALID: 'A SCRAM credential record that cannot be written (a field too long) or read.',
   // Configuration, plugins and the command line.
   CONFIG_INVALID:
     'A configuration that cannot be honoured (ConfigError names the key, when one is at fault).',

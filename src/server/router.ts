@@ -18,6 +18,7 @@ import {
 import type { TopographConfig } from './config.js'
 import type { DataPlane } from './data/data-plane.js'
 import type { ClientQuotas } from './quotas/client-quotas.js'
+import type { ScramCredentialStore } from './auth/scram-store.js'
 import { quotasActive, type RequestUsage, recordRequest } from './quotas/throttle.js'
 import { RequestLog } from './request-log.js'
 import type { TopicCatalog } from './topics/catalog.js'
@@ -207,6 +208,8 @@ export interface ServerContext {
   readonly transactionVersion: number
   /** The client quotas: stored, described, altered, and applied to every request (quotas/). */
   readonly quotas: ClientQuotas
+  /** The SCRAM credentials: `sasl.scram.users` and those stored through the Admin API. */
+  readonly scram: ScramCredentialStore
   /** The advertised endpoint of the listener with this name (the listener a request came in on). */
   advertisedNode(listenerName: string): AdvertisedNode
   /** Every API this server serves, with the served version range (what ApiVersions advertises). */

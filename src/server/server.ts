@@ -11,6 +11,8 @@ import {
 import { createRecordStore, type RecordStoreKind } from '../coordinator/storage/index.js'
 import type { RecordStore } from '../coordinator/storage/types.js'
 import { AclAuthorizer, parseSuperUsers } from './auth/authorizer.js'
+import { parseScramUsers } from './auth/scram.js'
+import { ScramCredentialStore } from './auth/scram-store.js'
 import { resolveListenerSecurity } from './auth/security.js'
 import { loadOrCreateClusterIdentity } from './cluster.js'
 import type { TopographConfig } from './config.js'
@@ -114,8 +116,13 @@ export async function startServer(
   const logger = options.logger ?? createLogger({ level: config.logLevel })
   const nodeId = config.nodeId
 
-  // 1. Listener security (TLS material and SASL credentials are read and checked here).
-  const security = resolveListenerSecurity(config)
+  // 1. Listener security (TLS material and SASL credentials are read and checked here). SCRAM
+  //    exchanges look credentials up in the credential store, which loads its stored ones below.
+  const scram = new ScramCredentialStore({
+    configured: parseScramUsers(config.raw['sasl.scram.users'] ?? ''),
+    logger,
+  })
+  const security = resolveListenerSecurity(config, scram)
   // Shards are logs 0 … n-1 of the record store; the group configs, ACLs and topic catalog have the
   // highest log ids.
   if (config.offsetsTopicNumPartitions >= GROUP_CONFIG_LOG_ID) {
@@ -225,6 +232,7 @@ export async function startServer(
     const gate = new RequestGate(config.queuedMaxRequests)
     const quotaRate = { samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 }
     const quotas = await ClientQuotas.load({ store, logger, rate: quotaRate })
+    await scram.load(store)
     const connectionQuotas = new ConnectionQuotas(
       {
         maxConnections: config.maxConnections,
@@ -283,6 +291,7 @@ export async function startServer(
       transactions,
       transactionVersion,
       quotas,
+      scram,
       advertisedNode,
       supportedApis: () => router.supportedApis(),
     }

@@ -1,5 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { isScramMechanism, parseScramUsers, ScramServer, type ScramCredentials } from './scram.js'
+import {
+  isScramMechanism,
+  parseScramUsers,
+  type ScramCredentials,
+  type ScramMechanism,
+  ScramServer,
+  type ScramUserLookup,
+} from './scram.js'
 
 /**
  * The SASL mechanisms served (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), their credentials from the
@@ -23,11 +30,21 @@ export interface SaslServerMechanism {
   readonly user: string
 }
 
+/** Where a SCRAM exchange looks up the credential of the user it is told. */
+export interface ScramCredentialSource {
+  lookup(mechanism: ScramMechanism): ScramUserLookup
+}
+
 export interface SaslCredentialStore {
   /** `sasl.plain.users`: user → password. */
   readonly plain: ReadonlyMap<string, string>
-  /** `sasl.scram.users` */
-  readonly scram: ScramCredentials
+  /** The SCRAM credentials: `sasl.scram.users` and those stored through the Admin API. */
+  readonly scram: ScramCredentialSource
+}
+
+/** A source of fixed credentials (`sasl.scram.users` alone). */
+export function fixedScramCredentials(credentials: ScramCredentials): ScramCredentialSource {
+  return { lookup: (mechanism) => credentials.get(mechanism) ?? new Map() }
 }
 
 /** Parses `sasl.plain.users`: comma-separated `user:password` (the password after the first colon). */
@@ -46,10 +63,14 @@ export function parsePlainUsers(value: string): Map<string, string> {
   return out
 }
 
-export function credentialStoreFromConfig(raw: Readonly<Record<string, string>>): SaslCredentialStore {
+/** The credentials of the configuration; `scram` replaces the `sasl.scram.users` ones when given. */
+export function credentialStoreFromConfig(
+  raw: Readonly<Record<string, string>>,
+  scram?: ScramCredentialSource,
+): SaslCredentialStore {
   return {
     plain: parsePlainUsers(raw['sasl.plain.users'] ?? ''),
-    scram: parseScramUsers(raw['sasl.scram.users'] ?? ''),
+    scram: scram ?? fixedScramCredentials(parseScramUsers(raw['sasl.scram.users'] ?? '')),
   }
 }
 
@@ -138,7 +159,9 @@ export function createMechanismServer(
   if (mechanism === 'PLAIN') return new PlainServer(credentials.plain)
   if (isScramMechanism(mechanism)) {
     return new ScramMechanismServer(
-      new ScramServer(mechanism, credentials.scram.get(mechanism) ?? new Map()),
+      // The lookup reads the credentials when the client-first message arrives: one stored or
+      // deleted a moment before counts.
+      new ScramServer(mechanism, credentials.scram.lookup(mechanism)),
       mechanism,
     )
   }

@@ -14,7 +14,8 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 export type ScramMechanism = 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
 export const SCRAM_MECHANISMS: readonly ScramMechanism[] = ['SCRAM-SHA-256', 'SCRAM-SHA-512']
 export const SCRAM_MIN_ITERATIONS = 4096
-const MAX_ITERATIONS = 16384 // Kafka's bound for kafka-configs --alter --add-config SCRAM-…
+/** Kafka's bound (ScramMechanism.maxIterations, ScramControlManager.MAX_ITERATIONS). */
+export const SCRAM_MAX_ITERATIONS = 16384
 
 const HASH: Readonly<Record<ScramMechanism, { readonly name: string; readonly bytes: number }>> = {
   'SCRAM-SHA-256': { name: 'sha256', bytes: 32 },
@@ -55,8 +56,14 @@ export function computeScramCredential(
   options: ScramCredentialOptions = {},
 ): ScramCredential {
   const iterations = options.iterations ?? SCRAM_MIN_ITERATIONS
-  if (!Number.isInteger(iterations) || iterations < SCRAM_MIN_ITERATIONS || iterations > MAX_ITERATIONS) {
-    throw new RangeError(`iterations must be an integer from ${SCRAM_MIN_ITERATIONS} to ${MAX_ITERATIONS}`)
+  if (
+    !Number.isInteger(iterations) ||
+    iterations < SCRAM_MIN_ITERATIONS ||
+    iterations > SCRAM_MAX_ITERATIONS
+  ) {
+    throw new RangeError(
+      `iterations must be an integer from ${SCRAM_MIN_ITERATIONS} to ${SCRAM_MAX_ITERATIONS}`,
+    )
   }
   const salt = Buffer.from(options.salt ?? randomBytes(32))
   const salted = pbkdf2Sync(
@@ -66,12 +73,26 @@ export function computeScramCredential(
     HASH[mechanism].bytes,
     HASH[mechanism].name,
   )
+  return credentialFromSaltedPassword(mechanism, salt, iterations, salted)
+}
+
+/**
+ * The stored credential from SaltedPassword = Hi(password, salt, iterations) (RFC 5802), as a client
+ * sends it in AlterUserScramCredentials: StoredKey = H(HMAC(SaltedPassword, "Client Key")),
+ * ServerKey = HMAC(SaltedPassword, "Server Key"). SaltedPassword itself is not kept.
+ */
+export function credentialFromSaltedPassword(
+  mechanism: ScramMechanism,
+  salt: Uint8Array,
+  iterations: number,
+  saltedPassword: Uint8Array,
+): ScramCredential {
   return {
     mechanism,
-    salt,
+    salt: Buffer.from(salt),
     iterations,
-    storedKey: hash(mechanism, hmac(mechanism, salted, 'Client Key')),
-    serverKey: hmac(mechanism, salted, 'Server Key'),
+    storedKey: hash(mechanism, hmac(mechanism, saltedPassword, 'Client Key')),
+    serverKey: hmac(mechanism, saltedPassword, 'Server Key'),
   }
 }
 
@@ -105,6 +126,11 @@ function checkUserName(user: string): void {
   if (user === '' || /[:,;\s]/.test(user)) {
     throw new RangeError('a user name must be non-empty and hold no colon, comma, semicolon or white space')
   }
+}
+
+/** The credential of a user name for one mechanism, looked up at each exchange. */
+export interface ScramUserLookup {
+  get(user: string): ScramCredential | undefined
 }
 
 /** Credentials by mechanism, then user name. */
@@ -176,7 +202,7 @@ export type ScramServerState = 'client-first' | 'client-final' | 'complete' | 'f
 /** One server side of a SCRAM exchange. */
 export class ScramServer {
   readonly #mechanism: ScramMechanism
-  readonly #credentials: ReadonlyMap<string, ScramCredential>
+  readonly #credentials: ScramUserLookup
   readonly #nonce: () => string
   #state: ScramServerState = 'client-first'
   #user = ''
@@ -188,7 +214,7 @@ export class ScramServer {
 
   constructor(
     mechanism: ScramMechanism,
-    credentials: ReadonlyMap<string, ScramCredential>,
+    credentials: ScramUserLookup,
     nonce: () => string = () => randomBytes(24).toString('base64url'),
   ) {
     this.#mechanism = mechanism

@@ -9,6 +9,7 @@ import {
   SASL_MECHANISMS,
   type SaslCredentialStore,
   type SaslMechanismName,
+  type ScramCredentialSource,
 } from './sasl.js'
 
 /**
@@ -171,8 +172,14 @@ export function saslMechanismsFor(config: TopographConfig, listenerName: string)
   return list as SaslMechanismName[]
 }
 
-/** Resolves the security of every listener; throws ConfigError on anything unusable. */
-export function resolveListenerSecurity(config: TopographConfig): Map<string, ListenerSecurity> {
+/**
+ * Resolves the security of every listener; throws ConfigError on anything unusable. `scram`: where
+ * SCRAM exchanges look credentials up (the server's credential store); default `sasl.scram.users`.
+ */
+export function resolveListenerSecurity(
+  config: TopographConfig,
+  scram?: ScramCredentialSource,
+): Map<string, ListenerSecurity> {
   const out = new Map<string, ListenerSecurity>()
   let credentials: SaslCredentialStore | undefined
   for (const l of config.listeners) {
@@ -188,7 +195,7 @@ export function resolveListenerSecurity(config: TopographConfig): Map<string, Li
     const t = usesTls ? tlsOptionsFor(config, l.listenerName) : null
     let sasl: SaslListenerSettings | null = null
     if (usesSasl) {
-      credentials ??= credentialStoreFromConfig(config.raw)
+      credentials ??= credentialStoreFromConfig(config.raw, scram)
       sasl = {
         mechanisms: saslMechanismsFor(config, l.listenerName),
         credentials,
