@@ -263,16 +263,27 @@ export class InteropServer {
     this.#proc = proc
   }
 
-  /** Starts a server with `settings` as overrides, on a free loopback port and a new data directory. */
-  static async start(settings: Readonly<Record<string, string>> = {}): Promise<InteropServer> {
+  /**
+   * Starts a server with `settings` as overrides, on a free loopback port and a new data directory.
+   * `extraListeners` (e.g. `['SASL_PLAINTEXT']`) adds listeners of those names, each on a free
+   * loopback port of its own ({@link listenerPort}); their other settings come from `settings`.
+   */
+  static async start(
+    settings: Readonly<Record<string, string>> = {},
+    options: { readonly extraListeners?: readonly string[] } = {},
+  ): Promise<InteropServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'topograph-interop-'))
     try {
       // Another test's listener can take the port between the probe and the server's own bind:
       // then the server exits with EADDRINUSE, and another port is tried.
       for (let attempt = 1; ; attempt++) {
         const port = await freeLoopbackPort()
+        const listeners = [`PLAINTEXT://127.0.0.1:${port}`]
+        for (const name of options.extraListeners ?? []) {
+          listeners.push(`${name}://127.0.0.1:${await freeLoopbackPort()}`)
+        }
         const all = {
-          listeners: `PLAINTEXT://127.0.0.1:${port}`,
+          listeners: listeners.join(','),
           'console.listener': 'none',
           'data.dir': dataDir,
           ...settings,
@@ -293,6 +304,12 @@ export class InteropServer {
 
   get bootstrap(): string {
     return `127.0.0.1:${this.port}`
+  }
+  /** The port of a listener given to `start` as an extra listener, by name. */
+  listenerPort(name: string): number {
+    const m = new RegExp(`(?:^|,)${name}://127\\.0\\.0\\.1:(\\d+)`).exec(this.settings.listeners ?? '')
+    if (m === null) throw new Error(`no listener ${name}`)
+    return Number(m[1])
   }
   get process(): ManagedProcess {
     return this.#proc

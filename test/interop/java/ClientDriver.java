@@ -23,6 +23,11 @@
  *     -> {"topics":{"a":["ALTER",...],"b":[...]},"cluster":["ALTER",...]} (one describeTopics per
  *        topic and a describeCluster, all started before any is awaited; operation names sorted)
  *   {"op":"describeLogDirs"}                                       -> [{"topic","partition","size"}]
+ *   {"op":"alterUserScramCredentials","upsertions":[{"user":"u","mechanism":"SCRAM-SHA-512",
+ *        "iterations":8192,"password":"p"}],"deletions":[{"user":"u","mechanism":"SCRAM-SHA-256"}]}
+ *     -> {"u":null | "ExceptionClass: message"} (one alterUserScramCredentials call, outcome per user)
+ *   {"op":"describeUserScramCredentials","users":["u"] | absent for all}
+ *     -> {"u":[["SCRAM-SHA-512",8192]]} (users sorted), or the failure of the whole call
  *
  * A failure answers {"ok":false,"error":{"class":"...","message":"..."}}; the exception behind an
  * ExecutionException is the one reported. Records' keys, values and header values are UTF-8 strings
@@ -71,6 +76,12 @@ import org.apache.kafka.clients.admin.DescribeProducersResult.PartitionProducerS
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.ReplicaInfo;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -168,6 +179,10 @@ public final class ClientDriver {
                 return alterClientQuotas(req);
             case "describeClientQuotas":
                 return describeClientQuotas();
+            case "alterUserScramCredentials":
+                return alterUserScramCredentials(req);
+            case "describeUserScramCredentials":
+                return describeUserScramCredentials(req);
             case "electLeaders":
                 return electLeaders(req);
             case "alterPartitionReassignments":
@@ -581,6 +596,51 @@ public final class ClientDriver {
             e.getKey().entries().forEach((k, v) -> entity.put(k, v));
             ObjectNode quotas = o.putObject("quotas");
             e.getValue().forEach((k, v) -> quotas.put(k, v));
+        }
+        return out;
+    }
+
+    private JsonNode alterUserScramCredentials(JsonNode req) throws Exception {
+        List<UserScramCredentialAlteration> alterations = new ArrayList<>();
+        for (JsonNode u : req.path("upsertions")) {
+            alterations.add(new UserScramCredentialUpsertion(u.path("user").asText(),
+                new ScramCredentialInfo(ScramMechanism.fromMechanismName(u.path("mechanism").asText()),
+                    u.path("iterations").asInt()),
+                u.path("password").asText()));
+        }
+        for (JsonNode d : req.path("deletions")) {
+            alterations.add(new UserScramCredentialDeletion(d.path("user").asText(),
+                ScramMechanism.fromMechanismName(d.path("mechanism").asText())));
+        }
+        Map<String, KafkaFuture<Void>> results = admin().alterUserScramCredentials(alterations).values();
+        ObjectNode out = JSON.createObjectNode();
+        for (String user : new java.util.TreeSet<>(results.keySet())) {
+            try {
+                results.get(user).get();
+                out.putNull(user);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                out.put(user, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private JsonNode describeUserScramCredentials(JsonNode req) throws Exception {
+        Map<String, UserScramCredentialsDescription> all;
+        if (req.path("users").isArray()) {
+            List<String> users = new ArrayList<>();
+            req.path("users").forEach(u -> users.add(u.asText()));
+            all = admin().describeUserScramCredentials(users).all().get();
+        } else {
+            all = admin().describeUserScramCredentials().all().get();
+        }
+        ObjectNode out = JSON.createObjectNode();
+        for (String user : new java.util.TreeSet<>(all.keySet())) {
+            ArrayNode infos = out.putArray(user);
+            all.get(user).credentialInfos().stream()
+                .sorted(Comparator.comparing(i -> i.mechanism().mechanismName()))
+                .forEach(i -> infos.addArray().add(i.mechanism().mechanismName()).add(i.iterations()));
         }
         return out;
     }
