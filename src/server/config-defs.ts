@@ -868,7 +868,7 @@ export const CONFIG_DEFS = [
     validValues:
       'comma-separated user:SCRAM-SHA-256|SCRAM-SHA-512:iterations:salt:storedKey:serverKey (base64)',
     importance: 'high',
-    doc: 'SCRAM credentials as salted hashes, never passwords; compute entries with scramUserEntry() (docs/security.md). Topograph only.',
+    doc: 'SCRAM credentials as salted hashes, never passwords; compute entries with scramUserEntry() (docs/security.md). A credential stored with AlterUserScramCredentials for the same user and mechanism takes precedence. Topograph only.',
     parse: (v: string): string | null => {
       try {
         parseScramUsers(v)

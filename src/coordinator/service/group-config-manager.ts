@@ -167,7 +167,8 @@ export class GroupConfigManager {
   async load(): Promise<void> {
     const touched = new Set<string>()
     for (const r of await this.#store.load(GROUP_CONFIG_LOG_ID)) {
-      // The log also holds the server's client quotas (another record type), replayed by their owner.
+      // The log also holds the server's client quotas and SCRAM credentials (other record types),
+      // replayed by their owners.
       if (r.key.byteLength >= 2 && ((r.key[0] << 8) | r.key[1]) !== GROUP_CONFIG_RECORD_TYPE) continue
       const { groupId, name } = decodeGroupConfigKey(r.key)
       this.#put(groupId, name, r.value === null ? null : decodeGroupConfigValue(r.value))
