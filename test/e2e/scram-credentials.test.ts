@@ -122,9 +122,9 @@ describe('SCRAM credentials managed over the wire', { timeout: 60_000 }, () => {
     assert.deepEqual(
       described?.results.map((r) => [r.user, r.errorCode, r.credentialInfos]),
       [
+        ['bob', 0, [{ mechanism: SHA512, iterations: 8192 }]],
         ['admin', 0, [{ mechanism: SHA256, iterations: 4096 }]],
         ['alice', 0, [{ mechanism: SHA256, iterations: 4096 }]],
-        ['bob', 0, [{ mechanism: SHA512, iterations: 8192 }]],
       ],
     )
 
@@ -193,14 +193,14 @@ describe('SCRAM credentials managed over the wire', { timeout: 60_000 }, () => {
     assert.deepEqual(
       described?.results.map((r) => [r.user, r.errorCode, r.errorMessage, r.credentialInfos]),
       [
-        ['alice', 0, null, [{ mechanism: SHA256, iterations: 5000 }]],
+        ['carol', 0, null, [{ mechanism: SHA512, iterations: 4096 }]],
         [
           'bob',
           ErrorCode.RESOURCE_NOT_FOUND,
           'Attempt to describe a user credential that does not exist: bob',
           [],
         ],
-        ['carol', 0, null, [{ mechanism: SHA512, iterations: 4096 }]],
+        ['alice', 0, null, [{ mechanism: SHA256, iterations: 5000 }]],
       ],
     )
     // Deleting the stored one uncovers the configured one again.

@@ -26,6 +26,7 @@ import { GROUP_CONFIG_LOG_ID } from '../../coordinator/service/group-config-mana
 import type { CoordinatorRecord, RecordStore } from '../../coordinator/storage/types.js'
 import { LocalError } from '../../errors.js'
 import { ErrorCode } from '../../protocol/errors.js'
+import { JavaStringHashMap } from '../java-hash-map.js'
 import {
   credentialFromSaltedPassword,
   SCRAM_MAX_ITERATIONS,
@@ -222,19 +223,20 @@ export class ScramCredentialStore {
   // DescribeUserScramCredentials
 
   /**
-   * Kafka's ScramImage.describe: null or empty `users` describes every user with a credential
-   * (sorted by name); otherwise each user named once, a user without credential RESOURCE_NOT_FOUND,
+   * Kafka's ScramImage.describe: null or empty `users` describes every user with a credential;
+   * otherwise each user named once, a user without credential RESOURCE_NOT_FOUND,
    * a user named twice DUPLICATE_RESOURCE (one result).
    */
   describe(users: readonly string[] | null): ScramDescribeResult[] {
-    const unique = new Map<string, boolean>()
+    // Kafka iterates a HashMap of the users: its order is Kafka's order of the results.
+    const unique = new JavaStringHashMap<boolean>()
     if (users === null || users.length === 0) {
       for (const u of [...this.#users()].sort()) unique.set(u, false)
     } else {
       for (const u of users) unique.set(u, unique.has(u))
     }
     const out: ScramDescribeResult[] = []
-    for (const [user, duplicate] of unique) {
+    for (const [user, duplicate] of unique.entries()) {
       if (duplicate) {
         out.push({
           user,
@@ -272,7 +274,7 @@ export class ScramCredentialStore {
    * in the request (deletions and upsertions together, whatever the mechanisms) is
    * DUPLICATE_RESOURCE; each deletion and upsertion is validated as Kafka validates it; the valid
    * ones are stored in one append. Results: the deletions done, the upsertions done, then the
-   * failed users.
+   * failed users, each group in the order of Kafka's HashMap of it.
    */
   alter(
     deletions: readonly ScramDeletion[],
@@ -287,9 +289,9 @@ export class ScramCredentialStore {
     deletions: readonly ScramDeletion[],
     upsertions: readonly ScramUpsertion[],
   ): Promise<ScramUserResult[]> {
-    const toDelete = new Map<string, ScramDeletion>()
-    const toUpsert = new Map<string, ScramUpsertion>()
-    const errors = new Map<string, Outcome>()
+    const toDelete = new JavaStringHashMap<ScramDeletion>()
+    const toUpsert = new JavaStringHashMap<ScramUpsertion>()
+    const errors = new JavaStringHashMap<Outcome>()
     for (const d of deletions) {
       if (errors.has(d.name)) continue
       if (toDelete.delete(d.name)) {
@@ -336,7 +338,7 @@ export class ScramCredentialStore {
       records.push({ key: encodeScramKey(u.name, mechanism), value: encodeScramValue(credential) })
       changes.push({ user: u.name, mechanism, credential })
     }
-    for (const [user, e] of errors) results.push({ user, ...e })
+    for (const [user, e] of errors.entries()) results.push({ user, ...e })
 
     if (records.length > 0) {
       try {

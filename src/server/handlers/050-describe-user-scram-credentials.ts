@@ -2,6 +2,7 @@
 // .handleDescribeUserScramCredentialsRequest, ScramImage.describe). Needs DESCRIBE on the CLUSTER
 // (else CLUSTER_AUTHORIZATION_FAILED with no message, and one result per user named, with an
 // empty user name, as Kafka's error response). Null or empty Users: every user with a credential.
+// Results in the iteration order of Kafka's HashMap of the user names.
 // Named users: RESOURCE_NOT_FOUND for a user without credential, DUPLICATE_RESOURCE for a user
 // named twice, each with Kafka's message. Credentials from sasl.scram.users are listed too; a
 // stored one hides the configured one of the same user and mechanism (src/server/auth/scram-store.ts).

@@ -13,7 +13,8 @@
 //     (ours: Kafka has no configured credentials).
 // The server derives StoredKey and ServerKey from SaltedPassword and keeps only those, the salt
 // and the iteration count. The valid changes are stored in one append and used by the next
-// SASL/SCRAM authentication (src/server/auth/scram-store.ts).
+// SASL/SCRAM authentication (src/server/auth/scram-store.ts). Results: the deletions done, the
+// upsertions done, then the failed users, each group in the order of Kafka's HashMap of it.
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import { createAlterUserScramCredentialsResponse } from '../../protocol/generated/messages/AlterUserScramCredentialsResponse.js'
 import type { AlterUserScramCredentialsRequest } from '../../protocol/generated/messages/AlterUserScramCredentialsRequest.js'

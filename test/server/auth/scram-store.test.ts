@@ -83,17 +83,18 @@ describe('AlterUserScramCredentials validation', () => {
         upsertion('edge-high', SHA512, 'p', 16384),
       ],
     )
+    // Kafka's order: the upsertions done, then the failed users, each in its HashMap's order.
     assert.deepEqual(results, [
-      ok('edge-low'),
       ok('edge-high'),
+      ok('edge-low'),
       { user: '', errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Username must not be empty' },
       {
-        user: 'unknown-mech',
+        user: 'zero-mech',
         errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM,
         errorMessage: 'Unknown SCRAM mechanism',
       },
       {
-        user: 'zero-mech',
+        user: 'unknown-mech',
         errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM,
         errorMessage: 'Unknown SCRAM mechanism',
       },
@@ -103,12 +104,12 @@ describe('AlterUserScramCredentials validation', () => {
         errorMessage: 'Attempt to delete a user credential that does not exist',
       },
       { user: 'few', errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too few iterations' },
-      { user: 'many', errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too many iterations' },
       {
         user: 'up-mech',
         errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM,
         errorMessage: 'Unknown SCRAM mechanism',
       },
+      { user: 'many', errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too many iterations' },
     ])
     assert.deepEqual(
       scram.describe(null).map((r) => r.user),
@@ -225,16 +226,16 @@ describe('SCRAM credentials in use', () => {
       ),
       [
         {
-          user: 'bob',
-          errorCode: ErrorCode.INVALID_REQUEST,
-          errorMessage:
-            'The SCRAM-SHA-256 credential of user bob comes from sasl.scram.users and cannot be deleted through the API; remove it from the configuration',
-        },
-        {
           user: 'carol',
           errorCode: ErrorCode.INVALID_REQUEST,
           errorMessage:
             'The SCRAM-SHA-512 credential of user carol comes from sasl.scram.users and cannot be deleted through the API; remove it from the configuration',
+        },
+        {
+          user: 'bob',
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage:
+            'The SCRAM-SHA-256 credential of user bob comes from sasl.scram.users and cannot be deleted through the API; remove it from the configuration',
         },
       ],
     )
@@ -262,19 +263,8 @@ describe('DescribeUserScramCredentials', () => {
     const { scram } = await open(scramUserEntry('conf', 'SCRAM-SHA-512', 'c', { iterations: 4100 }))
     await scram.alter([], [upsertion('zed', SHA256, 'p', 4096), upsertion('amy', SHA512, 'p', 9000)])
     await scram.alter([], [upsertion('zed', SHA512, 'p', 10000)])
+    // In the order of Kafka's HashMap of the users.
     assert.deepEqual(scram.describe(null), [
-      {
-        user: 'amy',
-        errorCode: 0,
-        errorMessage: null,
-        credentialInfos: [{ mechanism: SHA512, iterations: 9000 }],
-      },
-      {
-        user: 'conf',
-        errorCode: 0,
-        errorMessage: null,
-        credentialInfos: [{ mechanism: SHA512, iterations: 4100 }],
-      },
       {
         user: 'zed',
         errorCode: 0,
@@ -284,9 +274,30 @@ describe('DescribeUserScramCredentials', () => {
           { mechanism: SHA512, iterations: 10000 },
         ],
       },
+      {
+        user: 'conf',
+        errorCode: 0,
+        errorMessage: null,
+        credentialInfos: [{ mechanism: SHA512, iterations: 4100 }],
+      },
+      {
+        user: 'amy',
+        errorCode: 0,
+        errorMessage: null,
+        credentialInfos: [{ mechanism: SHA512, iterations: 9000 }],
+      },
     ])
     assert.deepEqual(scram.describe([]), scram.describe(null))
     assert.deepEqual(scram.describe(['amy', 'nobody', 'zed', 'amy']), [
+      {
+        user: 'zed',
+        errorCode: 0,
+        errorMessage: null,
+        credentialInfos: [
+          { mechanism: SHA256, iterations: 4096 },
+          { mechanism: SHA512, iterations: 10000 },
+        ],
+      },
       {
         user: 'amy',
         errorCode: ErrorCode.DUPLICATE_RESOURCE,
@@ -298,15 +309,6 @@ describe('DescribeUserScramCredentials', () => {
         errorCode: ErrorCode.RESOURCE_NOT_FOUND,
         errorMessage: 'Attempt to describe a user credential that does not exist: nobody',
         credentialInfos: [],
-      },
-      {
-        user: 'zed',
-        errorCode: 0,
-        errorMessage: null,
-        credentialInfos: [
-          { mechanism: SHA256, iterations: 4096 },
-          { mechanism: SHA512, iterations: 10000 },
-        ],
       },
     ])
   })
@@ -345,7 +347,7 @@ describe('SCRAM credential records', () => {
     assert.deepEqual(again.describe(null), scram.describe(null))
     assert.deepEqual(
       again.describe(null).map((r) => r.user),
-      ['alice', 'carol'],
+      ['carol', 'alice'],
     )
     assert.equal(authenticates(again, 'SCRAM-SHA-256', 'alice', 'a2'), true)
     assert.equal(authenticates(again, 'SCRAM-SHA-256', 'alice', 'a1'), false)
