@@ -8,7 +8,7 @@
  */
 import { isEntryPoint } from './entry-point.js'
 import { Admin, type GroupListing, type StreamsGroupDescription } from '../clients/admin/index.js'
-import { javaHashOrder, javaStringHash } from '../clients/admin/java-order.js'
+import { javaHashOrder, javaStringHash } from '../java-order.js'
 import { KafkaError } from '../clients/network/errors.js'
 import type { KafkaSecurityConfig } from '../clients/network/security.js'
 import { CommandConfigReadError, loadCommandConfig } from './streams-groups/command-config.js'

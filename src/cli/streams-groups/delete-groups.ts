@@ -5,7 +5,7 @@
  * `--delete-all-internal-topics`, their internal topics are found before and deleted after), and
  * the outcome is printed from Java hash maps, in their order. The exit code is 0 whatever failed.
  */
-import { javaHashOrder, javaStringHash } from '../../clients/admin/java-order.js'
+import { javaHashOrder, javaStringHash } from '../../java-order.js'
 import type { KafkaError } from '../../clients/network/errors.js'
 import { errorInfo } from '../../protocol/errors.js'
 import { retrieveInternalTopics } from './group-topics.js'

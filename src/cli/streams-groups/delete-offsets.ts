@@ -6,7 +6,7 @@
  * partition (as one string). A bare topic that cannot be described is a row with partition `-`.
  */
 import type { TopicPartition } from '../../clients/admin/index.js'
-import { javaHashOrder, javaStringHash, topicPartitionHash } from '../../clients/admin/java-order.js'
+import { javaHashOrder, javaStringHash, topicPartitionHash } from '../../java-order.js'
 import { KafkaError } from '../../clients/network/errors.js'
 import { ErrorCode, errorInfo } from '../../protocol/errors.js'
 import { type CommandContext, javaToString, printError } from './io.js'

@@ -5,7 +5,7 @@
  * StreamsGroupCommand finds them.
  */
 import type { StreamsGroupDescription } from '../../clients/admin/index.js'
-import { javaHashOrder, javaStringHash } from '../../clients/admin/java-order.js'
+import { javaHashOrder, javaStringHash } from '../../java-order.js'
 import { UnsupportedVersionError } from '../../clients/network/errors.js'
 import { type CommandContext, getOrRuntime, javaToString, printError, printErrorWithTrace } from './io.js'
 import { type PlannedOffset, tpKey } from './offsets-resetter.js'

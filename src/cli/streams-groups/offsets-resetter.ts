@@ -14,7 +14,7 @@ import {
   type TopicPartition,
   topicPartitionString,
 } from '../../clients/admin/index.js'
-import { javaHashOrder, javaStringHash, topicPartitionHash } from '../../clients/admin/java-order.js'
+import { javaHashOrder, javaStringHash, topicPartitionHash } from '../../java-order.js'
 import {
   type CommandContext,
   getOrRuntime,

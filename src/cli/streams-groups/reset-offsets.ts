@@ -7,7 +7,7 @@
  * GROUP/TOPIC/PARTITION/NEW-OFFSET table or, with `--export`, as its CSV.
  */
 import { KafkaError, UnsupportedVersionError } from '../../clients/network/errors.js'
-import { javaHashOrder, javaStringHash } from '../../clients/admin/java-order.js'
+import { javaHashOrder, javaStringHash } from '../../java-order.js'
 import {
   type CommandContext,
   getOrRuntime,

@@ -17,7 +17,7 @@ import type { ListOffsetsResponse } from '../../protocol/generated/messages/List
 import type { OffsetCommitRequestOffsetCommitRequestTopic } from '../../protocol/generated/messages/OffsetCommitRequest.js'
 import type { BrokerNode, NetworkClient } from '../network/client.js'
 import { KafkaError, kafkaErrorFromCode, TimeoutError, UnsupportedVersionError } from '../network/errors.js'
-import { javaHashOrder, topicPartitionHash } from './java-order.js'
+import { javaHashOrder, topicPartitionHash } from '../../java-order.js'
 import { topicsMetadata } from './metadata.js'
 
 export interface TopicPartition {

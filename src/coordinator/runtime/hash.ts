@@ -1,15 +1,4 @@
-/**
- * Java's `String.hashCode()`: s[0]·31^(n−1) + … + s[n−1] over the UTF-16 code units, in 32-bit
- * two's-complement arithmetic. JavaScript strings are UTF-16 too, so `charCodeAt` sees the same units
- * (a character outside the BMP counts as its two surrogates, as in Java).
- */
-export function javaStringHashCode(s: string): number {
-  let h = 0
-  for (let i = 0; i < s.length; i++) {
-    h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0
-  }
-  return h
-}
+import { javaStringHash } from '../../java-order.js'
 
 /**
  * The shard a key lives on (a group id on a `__consumer_offsets` partition, a transactional id on a
@@ -25,7 +14,7 @@ export function shardFor(key: string, numShards: number): number {
   if (!Number.isInteger(numShards) || numShards < 1 || numShards > 0x7fffffff) {
     throw new RangeError(`the number of shards must be a positive 32-bit integer, got ${String(numShards)}`)
   }
-  const h = javaStringHashCode(key)
+  const h = javaStringHash(key)
   const abs = h === -0x80000000 ? 0 : Math.abs(h)
   return abs % numShards
 }

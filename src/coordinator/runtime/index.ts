@@ -7,7 +7,7 @@ export {
   CoordinatorWriteError,
   isCoordinatorRuntimeError,
 } from './errors.js'
-export { javaStringHashCode, shardFor } from './hash.js'
+export { shardFor } from './hash.js'
 export { CoordinatorRuntime, type CoordinatorRuntimeOptions } from './runtime.js'
 export type {
   CoordinatorResult,

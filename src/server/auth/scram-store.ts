@@ -26,7 +26,7 @@ import { GROUP_CONFIG_LOG_ID } from '../../coordinator/service/group-config-mana
 import type { CoordinatorRecord, RecordStore } from '../../coordinator/storage/types.js'
 import { LocalError } from '../../errors.js'
 import { ErrorCode } from '../../protocol/errors.js'
-import { JavaStringHashMap } from '../java-hash-map.js'
+import { JavaHashMap, javaStringHash } from '../../java-order.js'
 import {
   credentialFromSaltedPassword,
   SCRAM_MAX_ITERATIONS,
@@ -229,7 +229,7 @@ export class ScramCredentialStore {
    */
   describe(users: readonly string[] | null): ScramDescribeResult[] {
     // Kafka iterates a HashMap of the users: its order is Kafka's order of the results.
-    const unique = new JavaStringHashMap<boolean>()
+    const unique = new JavaHashMap<string, boolean>(javaStringHash)
     if (users === null || users.length === 0) {
       for (const u of [...this.#users()].sort()) unique.set(u, false)
     } else {
@@ -289,9 +289,9 @@ export class ScramCredentialStore {
     deletions: readonly ScramDeletion[],
     upsertions: readonly ScramUpsertion[],
   ): Promise<ScramUserResult[]> {
-    const toDelete = new JavaStringHashMap<ScramDeletion>()
-    const toUpsert = new JavaStringHashMap<ScramUpsertion>()
-    const errors = new JavaStringHashMap<Outcome>()
+    const toDelete = new JavaHashMap<string, ScramDeletion>(javaStringHash)
+    const toUpsert = new JavaHashMap<string, ScramUpsertion>(javaStringHash)
+    const errors = new JavaHashMap<string, Outcome>(javaStringHash)
     for (const d of deletions) {
       if (errors.has(d.name)) continue
       if (toDelete.delete(d.name)) {
