@@ -91,51 +91,76 @@ export class Listener {
     // allowHalfOpen: a client that ends its side after sending still gets its answers. Sockets are
     // accepted paused, so the connection limits can hold one unread until it has a slot; a TLS
     // listener's handshake starts only then (its sockets are handed to a TLS server that does not
-    // listen itself).
+    // listen itself). A TLS connection is half-open only once its handshake is done: one that
+    // ends before (a TCP health check) would otherwise be held until the handshake timeout.
     const tls = this.#security.tls
     const tlsServer =
       tls === null
         ? null
-        : createTlsServer({ ...tls, allowHalfOpen: true, noDelay: true }, (socket) => this.#acceptTls(socket))
+        : createTlsServer({ ...tls, allowHalfOpen: false, noDelay: true }, (socket) =>
+            this.#acceptTls(socket),
+          )
+    /** A TLS connection's peer, kept from its accept: a failed handshake's socket may have lost it. */
+    const peers = new WeakMap<Socket, { address: string | undefined; port: number | undefined }>()
     const serve = (socket: Socket, target: ReadTarget | null) => {
       if (tlsServer === null) {
         this.#accept(socket, null, target)
         socket.resume()
       } else {
+        peers.set(socket, { address: socket.remoteAddress, port: socket.remotePort })
         tlsServer.emit('connection', socket)
       }
     }
     // A plaintext connection reads into the listener's buffer (TLS sockets decrypt into their own).
     const readBuffer = tls === null ? Buffer.allocUnsafeSlow(READ_BUFFER_BYTES) : null
-    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
-      let socket = accepted
-      let target: ReadTarget | null = null
-      if (readBuffer !== null) {
-        const t: ReadTarget = { connection: null }
-        const reading = readingInto(accepted, readBuffer, (n, buf) =>
-          t.connection?.receive(buf.subarray(0, n)),
-        )
-        if (reading !== null) {
-          socket = reading
-          target = t
+    const server = createServer(
+      { allowHalfOpen: tls === null, noDelay: true, pauseOnConnect: true },
+      (accepted) => {
+        let socket = accepted
+        let target: ReadTarget | null = null
+        if (readBuffer !== null) {
+          const t: ReadTarget = { connection: null }
+          const reading = readingInto(accepted, readBuffer, (n, buf) =>
+            t.connection?.receive(buf.subarray(0, n)),
+          )
+          if (reading !== null) {
+            socket = reading
+            target = t
+          }
         }
-      }
-      const admit = (s: Socket) => serve(s, target)
-      const quotas = this.#quotas
-      if (quotas === undefined) admit(socket)
-      else quotas.accept(socket, normalizeHost(socket.remoteAddress), admit)
-    })
+        const admit = (s: Socket) => serve(s, target)
+        const quotas = this.#quotas
+        if (quotas === undefined) admit(socket)
+        else quotas.accept(socket, normalizeHost(socket.remoteAddress), admit)
+      },
+    )
     if (tlsServer !== null) {
       // A failed TLS handshake (bad certificate, plaintext client) ends only that connection.
       tlsServer.on('tlsClientError', (err, socket) => {
-        this.#logger.info(
-          {
-            remote: `${socket.remoteAddress}:${socket.remotePort}`,
-            listener: this.#endpoint.listenerName,
-            err: err.message,
-          },
-          `Failed authentication with ${socket.remoteAddress} (SSL handshake failed)`,
-        )
+        // The TLS socket wraps the accepted one (`_parent`, Node's name for it since TLS sockets
+        // exist); a socket the peer closed has no address left to read.
+        const parent = (socket as TLSSocket & { _parent?: Socket })._parent
+        const peer =
+          socket.remoteAddress !== undefined
+            ? { address: socket.remoteAddress, port: socket.remotePort }
+            : ((parent === undefined ? undefined : peers.get(parent)) ?? {
+                address: undefined,
+                port: undefined,
+              })
+        const remote = `${peer.address}:${peer.port}`
+        if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+          // The peer closed before the handshake ended: no failed authentication, as Kafka logs an
+          // EOF during the handshake as a disconnection.
+          this.#logger.debug(
+            { remote, listener: this.#endpoint.listenerName, err: err.message },
+            `Connection with ${peer.address} disconnected during the SSL handshake`,
+          )
+        } else {
+          this.#logger.info(
+            { remote, listener: this.#endpoint.listenerName, err: err.message },
+            `Failed authentication with ${peer.address} (SSL handshake failed)`,
+          )
+        }
         socket.destroy()
       })
     }
@@ -172,6 +197,8 @@ export class Listener {
       socket.destroy()
       return
     }
+    // Handshake done: from now on a client that ends its side still gets its answers.
+    socket.allowHalfOpen = true
     // With SASL_SSL the principal comes from SASL; with SSL from the client certificate.
     this.#accept(
       socket,

@@ -1,6 +1,7 @@
 // SASL over SASL_PLAINTEXT and SASL_SSL (certificates made with openssl for the test), TLS client
 // certificates on an SSL listener, refusals, pre-authentication rules and session expiry.
 import assert from 'node:assert/strict'
+import { createConnection } from 'node:net'
 import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { scramUserEntry } from '../../src/server/auth/scram.js'
@@ -284,6 +285,42 @@ describe('before authentication', { timeout: 60_000 }, () => {
     for (const secret of ['not-it', 'nope', 'alice-secret', 'bob-secret', 'carol-pw']) {
       assert.ok(!text.includes(secret), `the log holds ${secret}`)
     }
+  })
+})
+
+describe('TLS connections that fail their handshake', { timeout: 60_000 }, () => {
+  /** The log line naming the connection from local port `port`, once it is written. */
+  const lineFor = async (port: number, text: string) => {
+    const find = () =>
+      log
+        .text()
+        .split('\n')
+        .find((l) => l.includes(text) && l.includes(`"remote":"127.0.0.1:${port}"`))
+    for (let i = 0; i < 150 && find() === undefined; i++) await new Promise((r) => setTimeout(r, 20))
+    const found = find()
+    assert.ok(found, `no "${text}" line for port ${port}`)
+    return JSON.parse(found!) as { level: string; msg: string }
+  }
+
+  it('one that ends before its handshake is let go at once, logged as a disconnection', async () => {
+    const sock = createConnection({ host: '127.0.0.1', port: sslPort })
+    const local = await new Promise<number>((resolve) => sock.once('connect', () => resolve(sock.localPort!)))
+    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()))
+    sock.end()
+    await closed
+    const line = await lineFor(local, 'disconnected during the SSL handshake')
+    assert.equal(line.level, 'debug')
+    assert.equal(line.msg, 'Connection with 127.0.0.1 disconnected during the SSL handshake')
+  })
+
+  it('one that speaks plaintext is a failed authentication with its address', async () => {
+    const sock = createConnection({ host: '127.0.0.1', port: sslPort })
+    const local = await new Promise<number>((resolve) => sock.once('connect', () => resolve(sock.localPort!)))
+    sock.write(requestFrame(18, 3, 1, { clientSoftwareName: 'test', clientSoftwareVersion: '1' }))
+    const line = await lineFor(local, 'SSL handshake failed')
+    sock.destroy()
+    assert.equal(line.level, 'info')
+    assert.equal(line.msg, 'Failed authentication with 127.0.0.1 (SSL handshake failed)')
   })
 })
 
