@@ -518,6 +518,13 @@ export const CONFIG_DEFS = [
   ),
   intKey('log.index.interval.bytes', 4096, { min: 0 }, 'medium', 'Default index.interval.bytes of topics.'),
   intKey(
+    'min.insync.replicas',
+    1,
+    { min: 1 },
+    'high',
+    'Default min.insync.replicas of topics. With one broker every partition has one replica, and an acks=all write needs only it: Kafka caps the minimum at the replica count.',
+  ),
+  intKey(
     'message.max.bytes',
     1048588,
     { min: 0 },

@@ -202,7 +202,13 @@ describe('DescribeConfigs', () => {
         {
           resourceType: TOPIC,
           resourceName: 'orders',
-          configurationKeys: ['retention.ms', 'cleanup.policy', 'segment.ms', 'remote.storage.enable'],
+          configurationKeys: [
+            'retention.ms',
+            'cleanup.policy',
+            'segment.ms',
+            'remote.storage.enable',
+            'min.insync.replicas',
+          ],
         },
       ],
       { includeSynonyms: true },
@@ -227,6 +233,7 @@ describe('DescribeConfigs', () => {
             ['log.cleanup.policy', 'delete', 5],
           ],
         ],
+        ['min.insync.replicas', '1', 5, 3, [['min.insync.replicas', '1', 5]]],
         ['remote.storage.enable', 'false', 5, 1, []],
         [
           'retention.ms',
@@ -274,6 +281,7 @@ describe('DescribeConfigs', () => {
           resourceName: '1',
           configurationKeys: [
             'node.id',
+            'min.insync.replicas',
             'group.streams.session.timeout.ms',
             'ssl.key.password',
             'topology.description.postgres.url',
@@ -295,12 +303,13 @@ describe('DescribeConfigs', () => {
       ]),
       [
         ['group.streams.session.timeout.ms', '50000', 4, true, false, 3, 2],
+        ['min.insync.replicas', '1', 5, true, false, 3, 1],
         ['node.id', '1', 5, true, false, 3, 1],
         ['ssl.key.password', null, 4, true, true, 9, 2],
         ['topology.description.postgres.url', null, 4, true, true, 0, 1],
       ],
     )
-    assert.deepEqual(r.configs[2].synonyms, [
+    assert.deepEqual(r.configs[3].synonyms, [
       { name: 'ssl.key.password', value: null, source: 4 },
       { name: 'ssl.key.password', value: null, source: 5 },
     ])
