@@ -10,7 +10,7 @@ import {
   type JavaClientError,
   JavaClients,
   kafkaJavaSkip,
-  killAll,
+  closeInterop,
   type ProduceRecord,
 } from '../helpers/interop.js'
 
@@ -60,14 +60,7 @@ describe('Kafka Java Admin: offsets, producers, deleted records', () => {
     // One idempotent producer writes both partitions, each as one batch (flush before linger ends).
     await java.produce([...p0, ...p1], { 'enable.idempotence': true, acks: 'all', 'linger.ms': 30_000 })
   })
-  after(async () => {
-    try {
-      await java?.close()
-      await server?.close()
-    } finally {
-      await killAll()
-    }
-  })
+  after(() => closeInterop(java, server))
 
   const listOffsets = (spec: string, partitions: [string, number][], isolation?: string) =>
     java.call<OffsetInfo[]>({ op: 'listOffsets', spec, partitions, isolation })

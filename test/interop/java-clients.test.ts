@@ -8,7 +8,7 @@ import {
   JavaClients,
   type JavaRecord,
   kafkaJavaSkip,
-  killAll,
+  closeInterop,
   type ProduceRecord,
   storedBatches,
 } from '../helpers/interop.js'
@@ -46,14 +46,7 @@ describe('Kafka Java producer and consumer', () => {
     server = await InteropServer.start()
     java = await JavaClients.start(server.bootstrap)
   })
-  after(async () => {
-    try {
-      await java?.close()
-      await server?.close()
-    } finally {
-      await killAll()
-    }
-  })
+  after(() => closeInterop(java, server))
 
   for (const codec of CODECS) {
     test(`idempotent producer, compression ${codec}: the consumer reads every field back`, {

@@ -4,7 +4,7 @@
 // error reaches it as Kafka's exception.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { InteropServer, JavaClients, kafkaJavaSkip, killAll } from '../helpers/interop.js'
+import { closeInterop, InteropServer, JavaClients, kafkaJavaSkip } from '../helpers/interop.js'
 
 interface Described {
   entity: Record<string, string | null>
@@ -31,14 +31,7 @@ describe('client quotas through the Java Admin client', () => {
     server = await InteropServer.start()
     java = await JavaClients.start(server.bootstrap)
   })
-  after(async () => {
-    try {
-      await java?.close()
-      await server?.close()
-    } finally {
-      await killAll()
-    }
-  })
+  after(() => closeInterop(java, server))
 
   test('alterClientQuotas and describeClientQuotas on users, clients, defaults', {
     skip: kafkaJavaSkip,

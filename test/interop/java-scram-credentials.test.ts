@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { scramUserEntry } from '../../src/server/auth/scram.js'
-import { InteropServer, JavaClients, kafkaJavaSkip, killAll } from '../helpers/interop.js'
+import { closeInterop, InteropServer, JavaClients, kafkaJavaSkip } from '../helpers/interop.js'
 
 const TOPIC = 'scram-users'
 
@@ -27,14 +27,7 @@ describe('SCRAM credentials through the Java Admin client', () => {
     )
     java = await JavaClients.start(server.bootstrap)
   })
-  after(async () => {
-    try {
-      await java?.close()
-      await server?.close()
-    } finally {
-      await killAll()
-    }
-  })
+  after(() => closeInterop(java, server))
 
   /** Kafka's Java producer over the SASL_PLAINTEXT listener with SCRAM-SHA-512. */
   function produceAs(user: string, password: string) {
