@@ -2364,14 +2364,21 @@ export class FileLogStorage implements LogStorage {
     return this.#dirs[0]
   }
 
-  /** Writes checkpoints and the clean-shutdown marker (after every partition closed). */
-  async close(): Promise<void> {
+  /**
+   * Writes checkpoints and the clean-shutdown marker (after every partition closed). Without the
+   * marker (`clean` false: a partition went offline, say on a full disk, or failed to close, so
+   * its index or producer-state files may not have been written) the next open recovers every
+   * partition from its recovery point, as Kafka writes no marker for a log directory that failed.
+   */
+  async close(options: { readonly clean?: boolean } = {}): Promise<void> {
     this.#recoveryDirty = true
     await this.checkpoint()
     await Promise.all([...this.#renaming.values()])
     await Promise.all([...this.#logStartFiles, ...this.#cleanerFiles].map((f) => f.settled()))
     await this.discarded()
-    for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
+    if (options.clean !== false) {
+      for (const dir of this.#dirs) writeFileAtomic(this.#fs, join(dir, CLEAN_SHUTDOWN), new Uint8Array(0))
+    }
     this.#releaseLocks()
   }
 }

@@ -151,14 +151,21 @@ export class LogManagerImpl implements LogManager {
     // Topic changes still running (partitions being opened after their CreateTopics was answered)
     // end first; the ones not started yet do nothing now that the manager is closed.
     while (this.#changes.size > 0) await Promise.all(this.#changes.values())
+    // A partition that went offline (a failed write) or fails to close leaves files the next start
+    // cannot trust: no clean-shutdown marker then, so that start recovers the logs.
+    let clean = true
     for (const p of this.#allPartitions()) {
+      if (!p.online) clean = false
       try {
         await p.close()
       } catch (e) {
+        clean = false
         this.#logger.error({ err: e, topic: p.topic, partition: p.partition }, 'Closing a partition failed')
       }
     }
-    await this.#storage.close()
+    if (!clean)
+      this.#logger.warn({}, 'A partition was offline or failed to close: the next start recovers the logs')
+    await this.#storage.close({ clean })
   }
 
   /**

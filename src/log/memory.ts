@@ -302,5 +302,5 @@ export class MemoryLogStorage implements LogStorage {
     return 0
   }
 
-  async close(): Promise<void> {}
+  async close(_options?: { readonly clean?: boolean }): Promise<void> {}
 }

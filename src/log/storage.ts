@@ -230,6 +230,9 @@ export interface LogStorage {
   checkpoint(): Promise<void>
   /** Directory index of a partition (DescribeLogDirs); 0 with one directory. */
   dirIndexOf(topic: string, partition: number): number
-  /** Writes the clean-shutdown marker after every partition closed. */
-  close(): Promise<void>
+  /**
+   * Writes the checkpoints and, unless `clean` is false (a partition went offline or failed to
+   * close), the clean-shutdown marker, after every partition closed.
+   */
+  close(options?: { readonly clean?: boolean }): Promise<void>
 }

@@ -97,6 +97,9 @@ for (const fault of ['enospc-write', 'partial-write', 'eio-fsync'] as const) {
       // Other partitions keep working.
       assert.equal((await other.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })).errorCode, 0)
       await m.close()
+      // An offline partition's files may not all have been written: no clean-shutdown marker, so
+      // the next start recovers the logs.
+      assert.equal(fs.existsSync(join(dir, '.kafka_cleanshutdown')), false)
 
       // Restarted on a healthy disk: the three acknowledged batches, whole; the failed one is
       // absent or (fsync failure: it was written, not acknowledged) whole.
@@ -109,6 +112,7 @@ for (const fault of ['enospc-write', 'partial-write', 'eio-fsync'] as const) {
       else assert.equal(values.length, 3)
       assert.equal((await q.append(batchOf(records(1), { timestamp: NOW }), { now: NOW })).errorCode, 0)
       await m2.close()
+      assert.equal(fs.existsSync(join(dir, '.kafka_cleanshutdown')), true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
