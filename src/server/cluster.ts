@@ -1,5 +1,5 @@
 import { LocalError } from '../errors.js'
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomTopicId } from './topics/catalog.js'
 
@@ -31,8 +31,16 @@ function parse(text: string): Map<string, string> {
   return out
 }
 
-/** Reads `data.dir/meta.properties`, creating it (and data.dir) with a new cluster id when missing. */
-export function loadOrCreateClusterIdentity(dataDir: string, nodeId: number): ClusterIdentity {
+/**
+ * Reads `data.dir/meta.properties`, creating it (and data.dir) with a new cluster id when missing.
+ * An existing data.dir must be writable (a read-only mount fails here, with the system's reason,
+ * rather than later at whichever store opens first); `access` is replaced only to inject faults.
+ */
+export function loadOrCreateClusterIdentity(
+  dataDir: string,
+  nodeId: number,
+  access: (path: string, mode: number) => void = accessSync,
+): ClusterIdentity {
   const path = join(dataDir, META_PROPERTIES)
   let text: string | undefined
   try {
@@ -54,6 +62,11 @@ export function loadOrCreateClusterIdentity(dataDir: string, nodeId: number): Cl
         'CLUSTER_IDENTITY_INVALID',
         `Stored node id ${storedNode} doesn't match previous node id ${nodeId} in ${path}. If you moved your data, make sure your configured node id matches. If you intend to create a new node, you should remove all data in your data directories.`,
       )
+    }
+    try {
+      access(dataDir, constants.W_OK)
+    } catch (e) {
+      throw unusable(dataDir, e)
     }
     return { clusterId, nodeId, created: false }
   }

@@ -1,7 +1,7 @@
 // data.dir/meta.properties: the cluster id made once and read back, and a data directory that
 // cannot be used named in the error, as Kafka's "Failed to create or validate data directory".
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -39,5 +39,29 @@ describe('cluster identity', () => {
         return true
       },
     )
+  })
+
+  it('an existing data directory that cannot be written (a read-only mount) is named, with the reason', () => {
+    const dir = join(root, 'read-only')
+    loadOrCreateClusterIdentity(dir, 1)
+    const seen: [string, number][] = []
+    const readOnly = (path: string, mode: number) => {
+      seen.push([path, mode])
+      throw Object.assign(new Error(`EROFS: read-only file system, access '${path}'`), { code: 'EROFS' })
+    }
+    assert.throws(
+      () => loadOrCreateClusterIdentity(dir, 1, readOnly),
+      (e: unknown) => {
+        assert.ok(isLocalError(e, 'STORAGE_OPEN_FAILED'), String(e))
+        assert.equal(
+          e.message,
+          `Failed to create or validate data directory ${dir} (data.dir): EROFS: read-only file system, access '${dir}'`,
+        )
+        return true
+      },
+    )
+    assert.deepEqual(seen, [[dir, constants.W_OK]])
+    // A writable one passes the same check.
+    assert.equal(loadOrCreateClusterIdentity(dir, 1).created, false)
   })
 })
