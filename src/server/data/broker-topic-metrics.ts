@@ -12,7 +12,10 @@
  * | kafka.log:type=Log,name=Size,topic=T,partition=P                  | kafka_log_log_size{topic,partition}                          |
  *
  * As in Kafka each broker topic metric exists once per topic (label `topic`) and once for all
- * topics (no label); a rate is `rate()` over the counter. Log sizes are read at scrape time.
+ * topics (no label); a rate is `rate()` over the counter. The all-topics series exist from the
+ * start, at 0 (Kafka registers its all-topics meters when the broker starts); a topic's series
+ * appear with its first value and go when the topic is deleted (Kafka's
+ * `BrokerTopicStats.removeMetrics`). Log sizes are read at scrape time.
  */
 import { Counter, Gauge, type Registry, register } from 'prom-client'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -110,6 +113,7 @@ export class BrokerTopicMetrics {
    * counters get the sums at scrape time (`collect`).
    */
   readonly #pending = new Map<BrokerTopicMeter, { byTopic: Map<string, number>; all: number }>()
+  readonly #counters = new Map<BrokerTopicMeter, Counter>()
 
   /**
    * Registers (or reuses) the counters in `registry`. `sizes` lists every partition's size at
@@ -133,7 +137,12 @@ export class BrokerTopicMetrics {
               for (const fold of pendingOf.get(this) ?? []) fold()
             },
           })
-      if (!pendingOf.has(counter)) pendingOf.set(counter, new Set())
+      if (!pendingOf.has(counter)) {
+        pendingOf.set(counter, new Set())
+        // The all-topics series, at 0 until the first value.
+        counter.inc(0)
+      }
+      this.#counters.set(meter, counter)
       const pending = { byTopic: new Map<string, number>(), all: 0 }
       this.#pending.set(meter, pending)
       pendingOf.get(counter)!.add(() => {
@@ -155,6 +164,18 @@ export class BrokerTopicMetrics {
         for (const p of sizes()) this.set({ topic: p.topic, partition: String(p.partition) }, p.size)
       },
     })
+  }
+
+  /**
+   * Drops a deleted topic's series from every meter (its values not yet read included); the
+   * all-topics series keep what the topic added to them. A topic created again under the same name
+   * starts from 0, as in Kafka.
+   */
+  removeTopic(topic: string): void {
+    for (const [meter, counter] of this.#counters) {
+      this.#pending.get(meter)!.byTopic.delete(topic)
+      counter.remove({ topic })
+    }
   }
 
   /** Adds `value` to the topic's meter and to the all-topics meter (seen by the next scrape). */

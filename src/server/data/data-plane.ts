@@ -66,6 +66,7 @@ export class DataPlane {
             ),
         configsChanged: (t) => data.logs.updateTopicConfig(t.name, topicLogOverrides(t.configs)),
         topicsDeleted: async (ts) => {
+          for (const t of ts) data.metrics.removeTopic(t.name)
           await Promise.all(
             ts.map((t) =>
               data.logs

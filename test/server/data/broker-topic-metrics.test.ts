@@ -42,4 +42,31 @@ describe('broker topic metrics', () => {
     two.record('messagesIn', 'u', 1)
     assert.deepEqual(await values(registry, brokerTopicMetricName('messagesIn')), { '*': 8, t: 7, u: 1 })
   })
+
+  it('every all-topics series is there at 0 before any traffic', async () => {
+    const registry = new Registry()
+    new BrokerTopicMetrics(() => [], registry)
+    for (const meter of ['failedFetch', 'failedProduce', 'bytesRejected', 'messagesIn'] as const) {
+      assert.deepEqual(await values(registry, brokerTopicMetricName(meter)), { '*': 0 }, meter)
+    }
+    assert.match(await registry.metrics(), /^kafka_server_brokertopicmetrics_failedfetchrequestspersec_count 0$/m)
+  })
+
+  it("a deleted topic's series go, read or not; the totals keep its values", async () => {
+    const registry = new Registry()
+    const m = new BrokerTopicMetrics(() => [], registry)
+    const messagesIn = brokerTopicMetricName('messagesIn')
+    m.record('messagesIn', 'doomed', 5)
+    m.record('messagesIn', 'kept', 2)
+    assert.deepEqual(await values(registry, messagesIn), { '*': 7, doomed: 5, kept: 2 })
+    m.record('messagesIn', 'doomed', 1)
+    m.record('bytesOut', 'doomed', 10)
+    m.removeTopic('doomed')
+    assert.deepEqual(await values(registry, messagesIn), { '*': 8, kept: 2 })
+    assert.deepEqual(await values(registry, brokerTopicMetricName('bytesOut')), { '*': 10 })
+    assert.doesNotMatch(await registry.metrics(), /topic="doomed"/)
+    // Created again: it starts from 0.
+    m.record('messagesIn', 'doomed', 3)
+    assert.deepEqual(await values(registry, messagesIn), { '*': 11, doomed: 3, kept: 2 })
+  })
 })
