@@ -1,7 +1,7 @@
 /**
  * The group coordinator's metrics (Kafka's GroupCoordinatorMetrics) as Prometheus metrics: the
- * KIP-1331 sensors (kip1331-broker.md §1.7), the consumer group rebalance sensor, and the group-count
- * gauges (docs/consumer-groups.md). Kafka
+ * KIP-1331 sensors (kip1331-broker.md §1.7), the rebalance and offset sensors, and the group-count
+ * and offset-count gauges (docs/coordinator.md). Kafka
  * records each of its eight sensors in the metrics group `group-coordinator-metrics` as a Meter with
  * `<base>-count` (a cumulative sum of the recorded values) and `<base>-rate`. Here every sensor is
  * one counter named like a JMX exporter names Kafka's `-count` attribute:
@@ -15,8 +15,8 @@
 import { subscribe } from 'node:diagnostics_channel'
 import { Counter, Gauge, type Registry, register } from 'prom-client'
 import type {
-  ConsumerGroupSensor,
-  ConsumerGroupSensors,
+  GroupCoordinatorSensor,
+  GroupCoordinatorSensors,
   GroupCounts,
 } from '../coordinator/service/group-coordinator-service.js'
 import {
@@ -45,12 +45,12 @@ export const TOPOLOGY_DESCRIPTION_SENSORS: Readonly<Record<TopologyDescriptionSe
 export const KAFKA_METRICS_GROUP = 'group-coordinator-metrics'
 
 /** The Prometheus name of a sensor's `-count` metric. */
-export function prometheusName(sensor: TopologyDescriptionSensor | ConsumerGroupSensor): string {
+export function prometheusName(sensor: TopologyDescriptionSensor | GroupCoordinatorSensor): string {
   return `kafka_server_${KAFKA_METRICS_GROUP}_${sensor}_count`.replace(/-/g, '_')
 }
 
 /** A counter per sensor of `table` in `registry` (existing counters with the same names are reused). */
-function meterCounters<S extends TopologyDescriptionSensor | ConsumerGroupSensor>(
+function meterCounters<S extends TopologyDescriptionSensor | GroupCoordinatorSensor>(
   table: Readonly<Record<S, string>>,
   registry: Registry,
 ): { record(sensor: S, value: number): void } {
@@ -81,40 +81,65 @@ export function prometheusSensors(registry: Registry = register): TopologyDescri
   return meterCounters(TOPOLOGY_DESCRIPTION_SENSORS, registry)
 }
 
-/** Kafka's consumer group sensors (Meters: `<base>-count` and `<base>-rate`), with their descriptions. */
-export const CONSUMER_GROUP_SENSORS: Readonly<Record<ConsumerGroupSensor, string>> = Object.freeze({
+/**
+ * Kafka's rebalance and offset sensors (Meters: `<base>-count` and `<base>-rate`), with their
+ * descriptions.
+ */
+export const GROUP_COORDINATOR_SENSORS: Readonly<Record<GroupCoordinatorSensor, string>> = Object.freeze({
   'consumer-group-rebalance':
     'Consumer group rebalances: group epoch bumps of ConsumerGroupHeartbeat, leaves excluded.',
+  'streams-group-rebalance':
+    'Streams group rebalances: group epoch bumps of StreamsGroupHeartbeat, leaves excluded.',
+  'group-completed-rebalance': "Classic group completed rebalances: a leader's SyncGroup assignment stored.",
+  'offset-commit': 'Committed offsets (OffsetCommit and TxnOffsetCommit partitions written).',
+  'offset-expiration': 'Offsets removed by the expiry sweep.',
+  'offset-deletion': 'Offsets removed by OffsetDelete.',
 })
 
-/** Consumer group sensors backed by counters of `registry` (existing counters are reused). */
-export function prometheusConsumerGroupSensors(registry: Registry = register): ConsumerGroupSensors {
-  return meterCounters(CONSUMER_GROUP_SENSORS, registry)
+/** Rebalance and offset sensors backed by counters of `registry` (existing counters are reused). */
+export function prometheusGroupCoordinatorSensors(registry: Registry = register): GroupCoordinatorSensors {
+  return meterCounters(GROUP_COORDINATOR_SENSORS, registry)
 }
 
 /** The group protocols Kafka's `group-count` gauge is tagged with (Topograph serves no share groups). */
 const GROUP_PROTOCOLS = ['classic', 'consumer', 'streams'] as const
 
-/** Kafka's ConsumerGroupState names: the `state` tag of `consumer-group-count`. */
-const CONSUMER_GROUP_STATES = ['Empty', 'Assigning', 'Reconciling', 'Stable', 'Dead'] as const
+/**
+ * Per group type, Kafka's gauge of groups by state and the states it is registered with (Dead
+ * included, which a Topograph group never reports: a deleted group is gone).
+ */
+const STATE_GAUGES = {
+  consumer: ['consumer-group-count', ['Empty', 'Assigning', 'Reconciling', 'Stable', 'Dead']],
+  classic: ['classic-group-count', ['PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty']],
+  streams: ['streams-group-count', ['Empty', 'Assigning', 'Reconciling', 'Stable', 'Dead', 'NotReady']],
+} as const
 
-export const GROUP_COUNT_METRIC = `kafka_server_${KAFKA_METRICS_GROUP}_group_count`.replace(/-/g, '_')
-export const CONSUMER_GROUP_COUNT_METRIC = `kafka_server_${KAFKA_METRICS_GROUP}_consumer_group_count`.replace(
-  /-/g,
-  '_',
-)
+const gaugeName = (base: string) => `kafka_server_${KAFKA_METRICS_GROUP}_${base}`.replace(/-/g, '_')
+
+export const GROUP_COUNT_METRIC = gaugeName('group-count')
+export const CONSUMER_GROUP_COUNT_METRIC = gaugeName('consumer-group-count')
+export const CLASSIC_GROUP_COUNT_METRIC = gaugeName('classic-group-count')
+export const STREAMS_GROUP_COUNT_METRIC = gaugeName('streams-group-count')
+export const OFFSET_COUNT_METRIC = gaugeName('offset-count')
 
 /**
  * Kafka's group-count gauges, read from the coordinator at scrape time: `group-count` tagged
- * `protocol` (classic, consumer, streams) and `consumer-group-count` tagged `state` (every state
- * Kafka registers, Dead included, which a Topograph group never reports). With several servers in
- * one process the last one installed is reported, as for the log sizes.
+ * `protocol` (classic, consumer, streams); `consumer-group-count`, `classic-group-count` and
+ * `streams-group-count` tagged `state` (every state Kafka registers); `offset-count`, the committed
+ * offsets. With several servers in one process the last one installed is reported, as for the log
+ * sizes.
  */
 export function installGroupCountGauges(
   counts: () => Promise<GroupCounts>,
   registry: Registry = register,
 ): void {
-  for (const name of [GROUP_COUNT_METRIC, CONSUMER_GROUP_COUNT_METRIC]) {
+  for (const name of [
+    GROUP_COUNT_METRIC,
+    CONSUMER_GROUP_COUNT_METRIC,
+    CLASSIC_GROUP_COUNT_METRIC,
+    STREAMS_GROUP_COUNT_METRIC,
+    OFFSET_COUNT_METRIC,
+  ]) {
     if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name)
   }
   let pending: Promise<GroupCounts> | null = null
@@ -135,14 +160,24 @@ export function installGroupCountGauges(
       for (const protocol of GROUP_PROTOCOLS) this.set({ protocol }, c.byType.get(protocol) ?? 0)
     },
   })
+  for (const [type, [base, states]] of Object.entries(STATE_GAUGES)) {
+    new Gauge({
+      name: gaugeName(base),
+      help: `${type[0].toUpperCase()}${type.slice(1)} groups by state. Kafka: ${KAFKA_METRICS_GROUP} ${base}{state}.`,
+      labelNames: ['state'],
+      registers: [registry],
+      async collect() {
+        const byState = (await read()).byTypeAndState.get(type)
+        for (const state of states) this.set({ state }, byState?.get(state) ?? 0)
+      },
+    })
+  }
   new Gauge({
-    name: CONSUMER_GROUP_COUNT_METRIC,
-    help: `Consumer groups by state. Kafka: ${KAFKA_METRICS_GROUP} consumer-group-count{state}.`,
-    labelNames: ['state'],
+    name: OFFSET_COUNT_METRIC,
+    help: `Committed offsets of every group. Kafka: ${KAFKA_METRICS_GROUP} offset-count.`,
     registers: [registry],
     async collect() {
-      const states = (await read()).byTypeAndState.get('consumer')
-      for (const state of CONSUMER_GROUP_STATES) this.set({ state }, states?.get(state) ?? 0)
+      this.set((await read()).offsets)
     },
   })
 }
@@ -156,14 +191,14 @@ let installed: TopologyDescriptionSensors | null = null
 export function installGroupCoordinatorMetrics(): TopologyDescriptionSensors {
   if (installed !== null) return installed
   const sensors = prometheusSensors(register)
-  const consumer = prometheusConsumerGroupSensors(register)
+  const groups = prometheusGroupCoordinatorSensors(register)
   subscribe(TOPOLOGY_DESCRIPTION_METRICS_CHANNEL, (message) => {
     const m = message as { sensor?: unknown; value?: unknown }
     if (typeof m.sensor !== 'string' || typeof m.value !== 'number') return
     if (m.sensor in TOPOLOGY_DESCRIPTION_SENSORS) {
       sensors.record(m.sensor as TopologyDescriptionSensor, m.value)
-    } else if (m.sensor in CONSUMER_GROUP_SENSORS) {
-      consumer.record(m.sensor as ConsumerGroupSensor, m.value)
+    } else if (m.sensor in GROUP_COORDINATOR_SENSORS) {
+      groups.record(m.sensor as GroupCoordinatorSensor, m.value)
     }
   })
   installed = sensors

@@ -76,6 +76,11 @@ export interface ClassicGroupsHost {
    * `prepareStreamsConversion` is given.
    */
   streamsConversionCleanupConfigured?(): boolean
+  /**
+   * A leader's SyncGroup stored its generation's assignment: the group completed a rebalance
+   * (Kafka's `group-completed-rebalance` sensor).
+   */
+  rebalanceCompleted?(): void
 }
 
 export interface ClassicRequestContext {
@@ -165,6 +170,7 @@ export class ClassicGroupsService {
         wroteAssignment = r.records.length > 0
         return r
       })
+      if (wroteAssignment) this.#host.rebalanceCompleted?.()
     } catch (err) {
       const errorCode = this.#host.errorCode(err, 'classic-group-sync')
       this.#answerWithError(token, 'SyncGroup', errorCode)

@@ -111,8 +111,8 @@ export interface GroupCoordinatorServiceOptions {
   readonly topologyDescriptionPlugin?: GuardedTopologyDescriptionPlugin | null
   /** Where Kafka's topology-description sensors go (default: the metrics diagnostics channel). */
   readonly topologyDescriptionSensors?: TopologyDescriptionSensors
-  /** Where Kafka's consumer group sensors go (default: the metrics diagnostics channel). */
-  readonly consumerGroupSensors?: ConsumerGroupSensors
+  /** Where Kafka's group and offset sensors go (default: the metrics diagnostics channel). */
+  readonly groupSensors?: GroupCoordinatorSensors
   /** Draws for the back-off jitter (default Math.random). */
   readonly random?: () => number
   /** Back-off constants other than Kafka's (tests only). */
@@ -151,33 +151,68 @@ export interface StreamsHeartbeatRequestContext {
   readonly describableTopics?: (topics: readonly string[]) => readonly string[]
 }
 
-/** Groups by type (`classic`, `consumer`, `streams`), and by type and state. */
+/**
+ * Groups by type (`classic`, `consumer`, `streams`), and by type and state; the committed offsets
+ * of every group.
+ */
 export interface GroupCounts {
   readonly byType: ReadonlyMap<string, number>
   readonly byTypeAndState: ReadonlyMap<string, ReadonlyMap<string, number>>
+  readonly offsets: number
 }
 
-/** Kafka's consumer group sensors, by metric base name without the group prefix. */
-export type ConsumerGroupSensor = 'consumer-group-rebalance'
+/**
+ * Kafka's group coordinator sensors other than the topology-description ones, by metric base name
+ * (each a Meter: `<base>-count` and `<base>-rate` in `group-coordinator-metrics`).
+ */
+export type GroupCoordinatorSensor =
+  | 'consumer-group-rebalance'
+  | 'streams-group-rebalance'
+  | 'group-completed-rebalance'
+  | 'offset-commit'
+  | 'offset-expiration'
+  | 'offset-deletion'
 
-export interface ConsumerGroupSensors {
+export interface GroupCoordinatorSensors {
   /** Adds `value` to the sensor (Kafka's Meter records a sum). */
-  record(sensor: ConsumerGroupSensor, value: number): void
+  record(sensor: GroupCoordinatorSensor, value: number): void
 }
 
-const consumerChannel = channel(GROUP_COORDINATOR_METRICS_CHANNEL)
+const sensorChannel = channel(GROUP_COORDINATOR_METRICS_CHANNEL)
 
 /** Publishes `{ sensor, value }` on the group coordinator's metrics channel (the server subscribes). */
-const channelConsumerSensors: ConsumerGroupSensors = {
+const channelSensors: GroupCoordinatorSensors = {
   record(sensor, value) {
-    if (consumerChannel.hasSubscribers) consumerChannel.publish({ sensor, value })
+    if (sensorChannel.hasSubscribers) sensorChannel.publish({ sensor, value })
   },
 }
 
 /** The group epoch records (ConsumerGroupMetadata with a value) among an operation's records. */
-function countGroupEpochBumps(records: readonly CoordinatorRecord[]): number {
+function countGroupEpochBumps(
+  records: readonly CoordinatorRecord[],
+  type: 'ConsumerGroupMetadata' | 'StreamsGroupMetadata',
+): number {
   let n = 0
-  for (const r of records) if (r.type === 'ConsumerGroupMetadata' && r.value !== null) n++
+  for (const r of records) if (r.type === type && r.value !== null) n++
+  return n
+}
+
+/** The records that write an offset, committed or pending in a transaction. */
+function countOffsetCommits(records: readonly CoordinatorRecord[]): number {
+  let n = 0
+  for (const r of records) {
+    if ((r.type === 'OffsetCommit' || r.type === 'TxnOffsetCommit') && r.value !== null) n++
+  }
+  return n
+}
+
+/**
+ * The committed offsets a write removes: its OffsetCommit tombstones (a pending transactional
+ * offset's tombstone goes with its partition's and is not counted again).
+ */
+function countOffsetTombstones(records: readonly CoordinatorRecord[]): number {
+  let n = 0
+  for (const r of records) if (r.type === 'OffsetCommit' && r.value === null) n++
   return n
 }
 
@@ -211,7 +246,7 @@ export class GroupCoordinatorService {
   readonly #config: GroupCoordinatorConfig
   readonly #streamsConfig: StreamsGroupConfig
   readonly #consumerConfig: BrokerConsumerGroupConfig
-  readonly #consumerSensors: ConsumerGroupSensors
+  readonly #sensors: GroupCoordinatorSensors
   readonly #topics: CoordinatorTopics
   readonly #log: RuntimeLogger
   readonly #clock: RuntimeClock
@@ -250,7 +285,7 @@ export class GroupCoordinatorService {
     this.#config = options.config
     this.#streamsConfig = streamsGroupConfigFrom(options.config)
     this.#consumerConfig = consumerGroupConfigFrom(options.config)
-    this.#consumerSensors = options.consumerGroupSensors ?? channelConsumerSensors
+    this.#sensors = options.groupSensors ?? channelSensors
     this.#streamsEnabled = options.config.groupCoordinatorRebalanceProtocols.includes('streams')
     this.#topics = options.topics
     this.#log = options.logger ?? silentLogger
@@ -345,6 +380,7 @@ export class GroupCoordinatorService {
         errorCode: (err, operation) => this.errorCode(err, operation),
         prepareStreamsConversion: (groupId) => this.#prepareStreamsConversion(groupId),
         streamsConversionCleanupConfigured: () => this.#conversionCleanup !== undefined,
+        rebalanceCompleted: () => this.#sensors.record('group-completed-rebalance', 1),
       },
       this.#newUuid,
       this.#newConsumerMemberId,
@@ -486,7 +522,16 @@ export class GroupCoordinatorService {
     )
     if (outcome instanceof Promise) {
       return outcome.then(
-        () => this.#heartbeatAnswer(ctx, request, produced!, gate),
+        () => {
+          // Kafka's StreamsGroupRebalances sensor: each group epoch bump of a join or an update,
+          // once the records are durable (a leave is not a rebalance in Kafka's count).
+          const records = produced!.records
+          if (records.length > 0 && request.memberEpoch >= 0) {
+            const bumps = countGroupEpochBumps(records, 'StreamsGroupMetadata')
+            if (bumps > 0) this.#sensors.record('streams-group-rebalance', bumps)
+          }
+          return this.#heartbeatAnswer(ctx, request, produced!, gate)
+        },
         (e: unknown) => {
           const errorCode = this.errorCode(e, HEARTBEAT)
           return createStreamsGroupHeartbeatResponse({
@@ -658,7 +703,8 @@ export class GroupCoordinatorService {
           },
           request,
         )
-        epochBumps = result.records.length === 0 ? 0 : countGroupEpochBumps(result.records)
+        epochBumps =
+          result.records.length === 0 ? 0 : countGroupEpochBumps(result.records, 'ConsumerGroupMetadata')
         return result
       },
     )
@@ -667,7 +713,7 @@ export class GroupCoordinatorService {
         // Kafka's ConsumerGroupRebalances sensor: each group epoch bump of a heartbeat, once the
         // records are durable; a leave's bump (epoch -1 / -2) is not a rebalance in Kafka's count.
         if (epochBumps > 0 && request.memberEpoch >= 0) {
-          this.#consumerSensors.record('consumer-group-rebalance', epochBumps)
+          this.#sensors.record('consumer-group-rebalance', epochBumps)
         }
         return response
       }, failed)
@@ -706,19 +752,29 @@ export class GroupCoordinatorService {
 
   /**
    * How many groups each shard holds, by type and by state (Kafka's `group-count` and
-   * `<type>-group-count` gauges): one read on every shard; a shard that cannot answer counts nothing.
+   * `<type>-group-count` gauges), and how many committed offsets (`offset-count`): reads on every
+   * shard; a shard that cannot answer counts nothing.
    */
   async groupCounts(): Promise<GroupCounts> {
     const byType = new Map<string, number>()
     const byTypeAndState = new Map<string, Map<string, number>>()
-    const { groups } = await this.listGroups([], [])
+    const [{ groups }, offsets] = await Promise.all([
+      this.listGroups([], []),
+      Promise.allSettled(
+        Array.from({ length: this.#numShards }, (_, shardId) =>
+          this.#runtime.scheduleReadOperation('offset-count', shardId, (shard) => shard.offsets.offsetCount),
+        ),
+      ),
+    ])
     for (const g of groups) {
       byType.set(g.groupType, (byType.get(g.groupType) ?? 0) + 1)
       let states = byTypeAndState.get(g.groupType)
       if (states === undefined) byTypeAndState.set(g.groupType, (states = new Map()))
       states.set(g.groupState, (states.get(g.groupState) ?? 0) + 1)
     }
-    return { byType, byTypeAndState }
+    let offsetCount = 0
+    for (const r of offsets) if (r.status === 'fulfilled') offsetCount += r.value
+    return { byType, byTypeAndState, offsets: offsetCount }
   }
 
   /** Every shard's groups; a shard that cannot answer sets the response error (the others still list). */
@@ -810,10 +866,17 @@ export class GroupCoordinatorService {
         partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
       }))
     }
+    let committed = 0
     try {
-      return this.#write('commit-offset', this.shardFor(request.groupId), (shard, nowMs) =>
-        shard.commitOffsets({ apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize }, request),
-      ).then(undefined, failed)
+      return this.#write('commit-offset', this.shardFor(request.groupId), (shard, nowMs) => {
+        const r = shard.commitOffsets({ apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize }, request)
+        committed = r.records.length === 0 ? 0 : countOffsetCommits(r.records)
+        return r
+      }).then((topics) => {
+        // Kafka's OffsetCommits sensor: the offsets a commit wrote.
+        if (committed > 0) this.#sensors.record('offset-commit', committed)
+        return topics
+      }, failed)
     } catch (e) {
       return Promise.resolve(failed(e))
     }
@@ -832,10 +895,16 @@ export class GroupCoordinatorService {
   }
 
   async deleteOffsets(request: OffsetDeleteInput): Promise<OffsetDeleteResult> {
+    let deleted = 0
     try {
-      return await this.#write('delete-offsets', this.shardFor(request.groupId), (shard) =>
-        shard.offsetDelete(request),
-      )
+      const result = await this.#write('delete-offsets', this.shardFor(request.groupId), (shard) => {
+        const r = shard.offsetDelete(request)
+        deleted = countOffsetTombstones(r.records)
+        return r
+      })
+      // Kafka's OffsetDeletions sensor: the offsets OffsetDelete removed.
+      if (deleted > 0) this.#sensors.record('offset-deletion', deleted)
+      return result
     } catch (e) {
       return { errorCode: this.errorCode(e, 'delete-offsets'), topics: [] }
     }
@@ -852,13 +921,23 @@ export class GroupCoordinatorService {
     apiVersion: number,
     request: TxnOffsetCommitInput,
   ): Promise<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
+    let committed = 0
     try {
-      return await this.#write('txn-commit-offset', this.shardFor(request.groupId), (shard, nowMs) =>
-        shard.commitTransactionalOffsets(
-          { apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize },
-          request,
-        ),
+      const result = await this.#write(
+        'txn-commit-offset',
+        this.shardFor(request.groupId),
+        (shard, nowMs) => {
+          const r = shard.commitTransactionalOffsets(
+            { apiVersion, nowMs, maxMetadataSize: this.#maxMetadataSize },
+            request,
+          )
+          committed = countOffsetCommits(r.records)
+          return r
+        },
       )
+      // Kafka's OffsetCommits sensor counts transactional commits too.
+      if (committed > 0) this.#sensors.record('offset-commit', committed)
+      return result
     } catch (e) {
       const errorCode = this.errorCode(e, 'txn-commit-offset')
       return request.topics.map((t) => ({
@@ -915,11 +994,15 @@ export class GroupCoordinatorService {
       Array.from({ length: this.#numShards }, async (_, shardId) => {
         const started = this.#clock.now()
         let tombstones = 0
+        let expired = 0
         const result = await this.#write('cleanup-group-metadata', shardId, (shard, nowMs) => {
           const r = shard.cleanupGroupMetadata(nowMs, { retentionMs, pluginConfigured })
           tombstones = r.records.length
+          expired = countOffsetTombstones(r.records)
           return r
         })
+        // Kafka's OffsetExpired sensor: the offsets the sweep removed.
+        if (expired > 0) this.#sensors.record('offset-expiration', expired)
         if (tombstones > 0) {
           this.#log.info(
             { shard: shardId, groups: result.deletedGroups },

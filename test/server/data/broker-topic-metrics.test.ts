@@ -49,7 +49,10 @@ describe('broker topic metrics', () => {
     for (const meter of ['failedFetch', 'failedProduce', 'bytesRejected', 'messagesIn'] as const) {
       assert.deepEqual(await values(registry, brokerTopicMetricName(meter)), { '*': 0 }, meter)
     }
-    assert.match(await registry.metrics(), /^kafka_server_brokertopicmetrics_failedfetchrequestspersec_count 0$/m)
+    assert.match(
+      await registry.metrics(),
+      /^kafka_server_brokertopicmetrics_failedfetchrequestspersec_count 0$/m,
+    )
   })
 
   it("a deleted topic's series go, read or not; the totals keep its values", async () => {

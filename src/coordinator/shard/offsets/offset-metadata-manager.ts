@@ -413,6 +413,14 @@ export class OffsetMetadataManager {
   #lastTopic: string | undefined
   #lastPartitions: Map<number, OffsetAndMetadata> | undefined
 
+  /** How many committed offsets there are (Kafka's `offset-count` gauge). */
+  #count = 0
+
+  /** How many committed offsets there are, over every group (Kafka's `offset-count`). */
+  get offsetCount(): number {
+    return this.#count
+  }
+
   /** The committed offset of one partition, if any. */
   offset(groupId: string, topic: string, partition: number): OffsetAndMetadata | undefined {
     return this.#offsets.get(groupId)?.get(topic)?.get(partition)
@@ -501,7 +509,7 @@ export class OffsetMetadataManager {
       const topics = this.#offsets.get(group)
       const partitions = topics?.get(topic)
       if (!topics || !partitions) return
-      partitions.delete(partition)
+      if (partitions.delete(partition)) this.#count--
       if (partitions.size === 0) topics.delete(topic)
       if (topics.size === 0) this.#offsets.delete(group)
       return
@@ -526,7 +534,9 @@ export class OffsetMetadataManager {
     this.#lastTopic = topic
     // The record's value is the committed offset: no copy of it per record.
     const offset: OffsetAndMetadata = v
+    const before = partitions.size
     partitions.set(partition, offset)
+    this.#count += partitions.size - before
     // Only a commit replayed while the group has pending transactional offsets can be later than
     // one of them: a commit without a position counts as earlier than every pending offset, which
     // any commit replayed before the group's first pending offset is. (A WeakMap entry for every

@@ -227,6 +227,29 @@ describe('OffsetMetadataManager', () => {
     await t.close()
   })
 
+  it('counts the committed offsets as they are replayed (Kafka offset-count)', () => {
+    const m = new OffsetMetadataManager(ANY_GROUP)
+    const value = (offset: bigint) => ({
+      offset,
+      leaderEpoch: -1,
+      metadata: '',
+      commitTimestamp: 1n,
+      expireTimestamp: -1n,
+      topicId: NO_TOPIC_ID,
+    })
+    assert.equal(m.offsetCount, 0)
+    m.replay(offsetCommitRecord('g', 'foo', 0, value(1n)))
+    m.replay(offsetCommitRecord('g', 'foo', 1, value(1n)))
+    m.replay(offsetCommitRecord('h', 'foo', 0, value(1n)))
+    assert.equal(m.offsetCount, 3)
+    m.replay(offsetCommitRecord('g', 'foo', 0, value(2n)))
+    assert.equal(m.offsetCount, 3, 'a new offset for a partition replaces the old one')
+    m.replay(offsetCommitTombstone('g', 'foo', 0))
+    m.replay(offsetCommitTombstone('g', 'foo', 0))
+    m.replay(offsetCommitTombstone('g', 'bar', 7))
+    assert.equal(m.offsetCount, 2, 'a tombstone of an offset that is not there removes nothing')
+  })
+
   it('replays commits after tombstones emptied their topic and group into the live offsets', () => {
     // Replay keeps the partitions of the last group and topic at hand for the next record of a
     // commit; tombstones that remove that topic and group must not leave later commits there.
