@@ -437,10 +437,11 @@ export class GroupCoordinatorShard
   /**
    * A JoinGroup: a non-empty consumer group answers it for its classic-protocol members (Kafka's
    * classicGroupJoinToConsumerGroup); anything else is the classic manager's (which converts an
-   * empty consumer or streams group).
+   * empty consumer or streams group). A request that fails Kafka's service checks (group id,
+   * session timeout) is the classic manager's too, which answers it before any group lookup.
    */
   classicGroupJoin(ctx: ClassicJoinContext, request: JoinGroupRequest): ClassicResult<ClassicJoinOutcome> {
-    const group = request.groupId === '' ? undefined : this.consumer.group(request.groupId)
+    const group = this.classic.failsRequestChecks(request) ? undefined : this.consumer.group(request.groupId)
     if (group === undefined || group.size === 0) return this.classic.classicGroupJoin(ctx, request)
     const r = this.consumer.classicGroupJoin(
       {

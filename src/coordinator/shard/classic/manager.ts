@@ -208,6 +208,19 @@ export class ClassicGroupManager {
 
   // ---- JoinGroup (v0–9) ----
 
+  /**
+   * Whether a JoinGroup fails the checks Kafka's service makes before it looks at any group (an
+   * empty group id, a session timeout outside group.min/max.session.timeout.ms):
+   * {@link classicGroupJoin} answers those itself, whatever group the id names.
+   */
+  failsRequestChecks(request: JoinGroupRequest): boolean {
+    return (
+      request.groupId === '' ||
+      request.sessionTimeoutMs < this.#config.minSessionTimeoutMs ||
+      request.sessionTimeoutMs > this.#config.maxSessionTimeoutMs
+    )
+  }
+
   classicGroupJoin(ctx: ClassicJoinContext, request: JoinGroupRequest): ClassicResult<ClassicJoinOutcome> {
     const out = new Out()
     const req: JoinGroupRequest =

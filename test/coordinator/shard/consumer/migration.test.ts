@@ -389,6 +389,25 @@ describe('classic members inside a consumer group', () => {
     assertReplayEquivalent(h)
   })
 
+  it('a JoinGroup whose session timeout is out of bounds gets INVALID_SESSION_TIMEOUT, not a member', () => {
+    // Kafka's service checks the session timeout before it routes the join to any group; a
+    // consumer group must not arm a session timer from it (a negative delay failed the operation).
+    const h = new Harness({ foo: 4 })
+    assert.equal(h.heartbeat(join('n'), 0).response.errorCode, 0)
+    const c = new Classic(h)
+    const first = c.join(1, classicJoinRequest('', subscription()), 'fresh')
+    assert.equal(first.answer?.errorCode, ErrorCode.MEMBER_ID_REQUIRED)
+    for (const sessionTimeoutMs of [-1, 0, 2_147_483_647]) {
+      const r = c.join(2, classicJoinRequest('fresh', subscription(), { sessionTimeoutMs }))
+      assert.equal(r.answer?.errorCode, ErrorCode.INVALID_SESSION_TIMEOUT, String(sessionTimeoutMs))
+      assert.equal(r.answer?.memberId, 'fresh')
+      assert.equal(r.result.records.length, 0)
+    }
+    assert.equal(h.shard.consumer.group('g')!.member('fresh'), undefined)
+    assert.equal(c.join(3, classicJoinRequest('fresh', subscription())).answer?.errorCode, 0)
+    assertReplayEquivalent(h)
+  })
+
   it('a new classic member is refused past group.consumer.max.size; a known one rejoins', () => {
     const h = new Harness({ foo: 4 })
     h.config = { ...CONFIG, maxSize: 2 }
