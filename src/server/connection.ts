@@ -268,8 +268,11 @@ export interface ConnectionOptions {
   /** Shared by every connection of the server; a connection of its own when absent. */
   readonly gate?: RequestGate
   readonly idleTimeoutMs: number
-  /** Called once with the reason when the connection ends (client close included). */
-  readonly onClose: (reason: string) => void
+  /**
+   * Called once with the reason when the connection ends (client close included); `invalidFrame`
+   * when it ended because a frame's size prefix was invalid (Kafka's InvalidReceiveException).
+   */
+  readonly onClose: (reason: string, invalidFrame: boolean) => void
   /** Whether a frame may be pipelined (see {@link Connection}); default: none. */
   readonly pipelined?: (frame: Uint8Array) => boolean
   /**
@@ -287,7 +290,9 @@ export class Connection {
   /** Answers encoded in place; made with the first. */
   #answers: AnswerBuffer | null = null
   readonly #gate: RequestGate
-  readonly #onClose: (reason: string) => void
+  readonly #onClose: (reason: string, invalidFrame: boolean) => void
+  /** Whether the close came from a frame's invalid size prefix. */
+  #invalidFrame = false
   readonly #pipelined: (frame: Uint8Array) => boolean
   /** Requests dispatched and not yet answered, oldest first. */
   readonly #slots: Slot[] = []
@@ -438,6 +443,7 @@ export class Connection {
         try {
           frame = this.#frames.next()
         } catch (err) {
+          if (err instanceof FrameError) this.#invalidFrame = true
           this.#finishOrClose((err as Error).message)
           break
         }
@@ -792,7 +798,7 @@ export class Connection {
     this.#socket.destroy()
     this.#answers?.close()
     this.#dropAnswers()
-    this.#onClose(this.#closeAfterDrain ?? reason)
+    this.#onClose(this.#closeAfterDrain ?? reason, this.#invalidFrame)
   }
 }
 

@@ -252,12 +252,20 @@ export class Listener {
       idleTimeoutMs: this.#limits.idleTimeoutMs,
       pipelined: pipelinedRequest,
       reads: target === null ? 'data' : 'onread',
-      onClose: (reason) => {
+      onClose: (reason, invalidFrame) => {
         this.#connections.delete(connection)
-        this.#logger.debug(
-          { connectionId: id, remote, reason },
-          `Connection from ${remote} closed: ${reason}`,
-        )
+        if (invalidFrame) {
+          // Kafka's Selector logs an invalid receive at WARN ("Unexpected error from …").
+          this.#logger.warn(
+            { connectionId: id, remote, reason },
+            `Unexpected error from ${remote} (channelId=${id}); closing connection: ${reason}`,
+          )
+        } else {
+          this.#logger.debug(
+            { connectionId: id, remote, reason },
+            `Connection from ${remote} closed: ${reason}`,
+          )
+        }
       },
     })
     this.#connections.add(connection)

@@ -437,7 +437,7 @@ export class ApiRouter {
     const context = this.#context
     if (context === undefined) throw new Error('router used before bind()')
     if (frame.byteLength < 8)
-      return { kind: 'close', reason: `request header truncated (${frame.byteLength} bytes)` }
+      return this.#undecodable(conn, `request header truncated (${frame.byteLength} bytes)`)
     const r = this.#reader.reset(frame)
     let apiKey: number
     let apiVersion: number
@@ -451,14 +451,14 @@ export class ApiRouter {
       correlationId = r.readInt32()
       route = this.#routes.get(apiKey)
       if (route === undefined) {
-        return { kind: 'close', reason: `unknown or unserved API key ${apiKey}` }
+        return this.#undecodable(conn, `unknown or unserved API key ${apiKey}`)
       }
       if (apiVersion < route.minVersion || apiVersion > route.maxVersion) {
         if (apiKey !== API_VERSIONS_KEY) {
-          return {
-            kind: 'close',
-            reason: `Received request api key ${route.def.name} with version ${apiVersion} which is not enabled`,
-          }
+          return this.#undecodable(
+            conn,
+            `Received request api key ${route.def.name} with version ${apiVersion} which is not enabled`,
+          )
         }
         unsupportedVersion = true
       }
@@ -469,7 +469,7 @@ export class ApiRouter {
       if (first !== null && apiVersion >= first) skipTaggedFields(r)
     } catch (err) {
       if (err instanceof DecodeError)
-        return { kind: 'close', reason: `request header malformed: ${err.message}` }
+        return this.#undecodable(conn, `request header malformed: ${err.message}`)
       throw err
     }
 
@@ -481,10 +481,10 @@ export class ApiRouter {
         request = route.def.readRequest(r, apiVersion)
       } catch (err) {
         if (err instanceof DecodeError) {
-          return {
-            kind: 'close',
-            reason: `Error getting request for apiKey: ${route.def.name}, apiVersion: ${apiVersion}: ${err.message}`,
-          }
+          return this.#undecodable(
+            conn,
+            `Error getting request for apiKey: ${route.def.name}, apiVersion: ${apiVersion}: ${err.message}`,
+          )
         }
         throw err
       }
@@ -694,6 +694,18 @@ export class ApiRouter {
       return this.#failed(route, undefined, ctx, e, conn)
     }
     return this.#encode(route, undefined, ctx, ctx.apiVersion, response, conn)
+  }
+
+  /**
+   * A frame that is not a request this server can read: the connection closes, logged at WARN once
+   * (Kafka logs "Closing socket for … because of error" when a request cannot be parsed).
+   */
+  #undecodable(conn: ConnectionInfo, reason: string): Settled {
+    this.#logger?.warn(
+      { remote: conn.remote, reason },
+      `Closing socket for ${conn.remote} because of error: ${reason}`,
+    )
+    return { kind: 'close', reason }
   }
 
   #failed(route: Route, request: unknown, ctx: RequestContext, err: unknown, conn: ConnectionInfo): Settled {

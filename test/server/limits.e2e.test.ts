@@ -358,6 +358,55 @@ describe('limits and requests the handler cannot serve', () => {
   })
 })
 
+describe('frames the server cannot read are logged at WARN when it closes the connection', () => {
+  let ts: TestServer
+  const captured = capturingLogger()
+  before(async () => {
+    ts = await startTestServer({ 'log.storage': 'memory' }, { logger: captured.logger })
+  })
+  after(() => ts.stop())
+
+  const closedAfter = async (bytes: Buffer) => {
+    const c = await Conn.open(ts.port)
+    c.socket.write(bytes)
+    await c.closed
+  }
+  const warned = async (pattern: RegExp) => {
+    const deadline = Date.now() + 5000
+    for (;;) {
+      if (captured.lines.some((l) => l.level === 'warn' && pattern.test(l.msg))) return
+      assert.ok(Date.now() < deadline, `no WARN line ${pattern} in ${JSON.stringify(captured.lines)}`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+
+  it('a size prefix over socket.request.max.bytes (Kafka: "Unexpected error from …")', async () => {
+    await closedAfter(Buffer.from([0x7f, 0xff, 0xff, 0xff]))
+    await warned(
+      /^Unexpected error from 127\.0\.0\.1:\d+ \(channelId=\d+\); closing connection: Invalid receive \(size = 2147483647 larger than 104857600\)$/,
+    )
+  })
+
+  it('an unknown API key and a body that does not decode (Kafka: "Closing socket for …")', async () => {
+    await closedAfter(rawFrame(999, 0, 1, Buffer.alloc(0)))
+    await warned(/^Closing socket for 127\.0\.0\.1:\d+ because of error: unknown or unserved API key 999$/)
+    // Metadata v12 whose topic array claims more entries than the frame holds.
+    await closedAfter(rawFrame(3, 12, 2, Buffer.from([0x00, 0x7f, 0xff, 0xff, 0xff])))
+    await warned(
+      /^Closing socket for 127\.0\.0\.1:\d+ because of error: Error getting request for apiKey: Metadata, apiVersion: 12: /,
+    )
+  })
+
+  it('a client that closes its connection is not a warning', async () => {
+    const before = captured.lines.filter((l) => l.level === 'warn').length
+    const c = await Conn.open(ts.port)
+    c.close()
+    await c.closed
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(captured.lines.filter((l) => l.level === 'warn').length, before)
+  })
+})
+
 describe('state a client can create is bounded', () => {
   let ts: TestServer
   let c: Conn
