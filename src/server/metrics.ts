@@ -13,7 +13,7 @@
  * `/metrics` serves.
  */
 import { subscribe } from 'node:diagnostics_channel'
-import { Counter, Gauge, type Registry, register } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, type Registry, register } from 'prom-client'
 import type {
   GroupCoordinatorSensor,
   GroupCoordinatorSensors,
@@ -203,4 +203,63 @@ export function installGroupCoordinatorMetrics(): TopologyDescriptionSensors {
   })
   installed = sensors
   return sensors
+}
+
+export const REQUESTS_METRIC = 'kafka_network_requestmetrics_requestspersec_count'
+export const CONNECTION_COUNT_METRIC = 'kafka_server_socket_server_metrics_connection_count'
+
+/** What the server's request and connection metrics read at scrape time. */
+export interface ServerMetricsSource {
+  /** Requests read so far, per API name (Kafka's `ApiKeys` name) and version. */
+  requestCounts(): Iterable<{ readonly request: string; readonly version: number; readonly count: number }>
+  /** Open connections per listener name. */
+  connectionCounts(): Iterable<{ readonly listener: string; readonly count: number }>
+}
+
+/**
+ * Kafka's request and connection metrics: `RequestsPerSec` per request and version (a Meter;
+ * its count here, `rate()` for the rate) and each listener's `connection-count`. Both are read from
+ * the server at scrape time; with several servers in one process the last one installed is
+ * reported, as for the group counts.
+ */
+export function installServerMetrics(source: ServerMetricsSource, registry: Registry = register): void {
+  for (const name of [REQUESTS_METRIC, CONNECTION_COUNT_METRIC]) {
+    if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name)
+  }
+  new Counter({
+    name: REQUESTS_METRIC,
+    help: 'Requests read, per request and version. Kafka: kafka.network:type=RequestMetrics,name=RequestsPerSec.',
+    labelNames: ['request', 'version'],
+    registers: [registry],
+    collect() {
+      // The totals are the server's own: the counter takes them as they are.
+      this.reset()
+      for (const r of source.requestCounts())
+        this.inc({ request: r.request, version: String(r.version) }, r.count)
+    },
+  })
+  new Gauge({
+    name: CONNECTION_COUNT_METRIC,
+    help: 'Open connections per listener. Kafka: kafka.server:type=socket-server-metrics connection-count.',
+    labelNames: ['listener'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const l of source.connectionCounts()) this.set({ listener: l.listener }, l.count)
+    },
+  })
+}
+
+let processMetrics = false
+
+/**
+ * prom-client's process and Node.js metrics (`process_cpu_seconds_total`,
+ * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, `nodejs_eventloop_lag_seconds`,
+ * `nodejs_gc_duration_seconds`, …), the counterpart of the JVM metrics a Kafka broker exposes:
+ * once per process, on the default registry.
+ */
+export function installProcessMetrics(): void {
+  if (processMetrics) return
+  processMetrics = true
+  collectDefaultMetrics()
 }

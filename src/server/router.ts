@@ -359,6 +359,8 @@ interface Route {
   readonly minVersion: number
   readonly maxVersion: number
   readonly advertisedMinVersion: number
+  /** Requests read, by version (Kafka's RequestsPerSec; the metrics read them at scrape time). */
+  readonly requests: Float64Array
 }
 
 const API_VERSIONS_KEY = 18
@@ -402,12 +404,32 @@ export class ApiRouter {
     }
     const advertisedMinVersion = Math.min(minVersion, handler.advertisedMinVersion ?? minVersion)
     const write = handler.writeResponse?.bind(handler)
-    this.#routes.set(handler.apiKey, { handler, def, write, minVersion, maxVersion, advertisedMinVersion })
+    const requests = new Float64Array(maxVersion + 1)
+    this.#routes.set(handler.apiKey, {
+      handler,
+      def,
+      write,
+      minVersion,
+      maxVersion,
+      advertisedMinVersion,
+      requests,
+    })
     this.#supported = null
   }
 
   has(apiKey: number): boolean {
     return this.#routes.has(apiKey)
+  }
+
+  /** The requests read so far per API and version (only those with at least one). */
+  requestCounts(): { request: string; version: number; count: number }[] {
+    const out: { request: string; version: number; count: number }[] = []
+    for (const r of this.#routes.values()) {
+      for (let v = 0; v < r.requests.length; v++) {
+        if (r.requests[v] > 0) out.push({ request: r.def.name, version: v, count: r.requests[v] })
+      }
+    }
+    return out
   }
 
   supportedApis(): readonly SupportedApi[] {
@@ -461,7 +483,7 @@ export class ApiRouter {
           )
         }
         unsupportedVersion = true
-      }
+      } else route.requests[apiVersion]++
       clientId = r.readNullableString()
       // Header v2 (flexible versions) ends with a tagged-field section. For an ApiVersions version
       // this server does not know, Kafka still reads the header as v2 from version 3 up.

@@ -23,7 +23,12 @@ import { DataPlane } from './data/data-plane.js'
 import { PartitionMarkerWriter } from './data/txn-markers.js'
 import { type BoundListener, Listener } from './listener.js'
 import { createLogger } from './logger.js'
-import { installGroupCoordinatorMetrics, installGroupCountGauges } from './metrics.js'
+import {
+  installGroupCoordinatorMetrics,
+  installGroupCountGauges,
+  installProcessMetrics,
+  installServerMetrics,
+} from './metrics.js'
 import {
   ALLOW_ALL,
   type AdvertisedNode,
@@ -313,6 +318,13 @@ export async function startServer(
     // 6. Console and /metrics on console.listener (`none` turns it off). The console reads the
     //    groups through the admin client over this server's own first listener, like any client.
     if (config.consoleListener !== null) {
+      // What /metrics serves besides the coordinator's and the data plane's metrics.
+      installProcessMetrics()
+      installServerMetrics({
+        requestCounts: () => router.requestCounts(),
+        connectionCounts: () =>
+          listeners.map((l) => ({ listener: l.bound.listenerName, count: l.connectionCount })),
+      })
       const { startConsole } = await import('../console/index.js')
       const own = bound[0]
       const wildcard = own.host === '' || own.host === '0.0.0.0' || own.host === '::'

@@ -149,6 +149,16 @@ test('/metrics serves the broker topic metrics and log sizes of real traffic', {
     assert.equal(at('kafka_log_log_size{topic="orders",partition="1"}'), o1.byteLength)
     assert.equal(at('kafka_log_log_size{topic="audit",partition="0"}'), a0.byteLength)
 
+    // Kafka's request and connection metrics, and the process's own.
+    const requests = (name: string, version: number) =>
+      m.get(`kafka_network_requestmetrics_requestspersec_count{request="${name}",version="${version}"}`)
+    assert.equal(requests('Produce', 9), 5, 'the Produce requests of this test')
+    assert.equal(requests('CreateTopics', 7), 1)
+    assert.equal(requests('Fetch', 12), 2)
+    assert.ok((m.get('kafka_server_socket_server_metrics_connection_count{listener="PLAINTEXT"}') ?? 0) >= 1)
+    assert.ok((m.get('process_resident_memory_bytes') ?? 0) > 10_000_000)
+    assert.match(text, /# TYPE nodejs_eventloop_lag_seconds gauge/)
+
     // A deleted topic's series go (Kafka's BrokerTopicStats.removeMetrics); the totals stay.
     const deleted = await c.request<{ responses: { errorCode: number }[] }>(20, 1, {
       topicNames: ['audit'],
