@@ -368,3 +368,73 @@ describe('console page', () => {
     }
   })
 })
+
+describe('console page at 400 px wide', () => {
+  async function openNarrow(hash: string): Promise<Page> {
+    const page = await open(hash)
+    await page.setViewportSize({ width: 400, height: 900 })
+    return page
+  }
+
+  /** The page does not scroll sideways, and the nav's last link is inside the viewport. */
+  async function noSidewaysScroll(page: Page): Promise<void> {
+    const m = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+      navRight: document.querySelector('nav.views a[data-view="transactions"]')!.getBoundingClientRect()
+        .right,
+    }))
+    assert.ok(
+      m.scrollWidth <= m.clientWidth,
+      `the page scrolls sideways: ${m.scrollWidth} > ${m.clientWidth}`,
+    )
+    assert.ok(m.navRight <= m.clientWidth, `"Transactions" is cut off at ${m.navRight}`)
+  }
+
+  it('draws the topology at full width with the side panel under it and the toolbar usable', async () => {
+    const page = await openNarrow('#/group/wide-app')
+    try {
+      await drawn(page)
+      await noSidewaysScroll(page)
+      const svg = (await page.locator('svg.graph').boundingBox())!
+      assert.ok(svg.width > 300, `drawing width ${svg.width}`)
+      assert.ok(svg.height >= 250, `drawing height ${svg.height}`)
+      const side = (await page.locator('aside.side').boundingBox())!
+      assert.ok(side.y >= svg.y + svg.height, 'the side panel is under the drawing')
+      // Every toolbar button is the topmost element at its centre: nothing covers it.
+      for (const action of ['fit', 'zoom-in', 'zoom-out', 'download-svg', 'download-json']) {
+        const hit = await page.$eval(`[data-action="${action}"]`, (el) => {
+          const r = el.getBoundingClientRect()
+          return (
+            r.width > 0 &&
+            r.right <= document.documentElement.clientWidth &&
+            document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === el
+          )
+        })
+        assert.ok(hit, `${action} is hidden or covered`)
+      }
+      await page.screenshot({ path: join(ARTIFACTS, 'group-narrow.png'), fullPage: true })
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('scrolls the wide tables of the groups list inside their own box', async () => {
+    const page = await openNarrow('#/')
+    try {
+      await page.waitForSelector('tr[data-group-id="orders-app"]')
+      await noSidewaysScroll(page)
+      // The last columns are reachable by scrolling the table's box.
+      const box = await page.$eval('.streams-groups', (el) => ({
+        overflowX: getComputedStyle(el).overflowX,
+        right: el.getBoundingClientRect().right,
+        fits: el.scrollWidth <= el.clientWidth,
+      }))
+      assert.ok(box.fits || box.overflowX === 'auto', 'the table neither fits nor scrolls')
+      assert.ok(box.right <= 400)
+      await page.screenshot({ path: join(ARTIFACTS, 'groups-narrow.png'), fullPage: true })
+    } finally {
+      await page.close()
+    }
+  })
+})

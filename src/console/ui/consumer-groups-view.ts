@@ -109,14 +109,18 @@ function membersTable(headers: readonly string[], rows: readonly HTMLElement[]):
   return rows.length === 0
     ? h('p', { class: 'hint' }, 'No members.')
     : h(
-        'table',
-        { class: 'members' },
+        'div',
+        { class: 'table-scroll' },
         h(
-          'thead',
-          {},
-          h('tr', {}, ...headers.map((t) => h('th', { class: t === 'Epoch' ? 'num' : null }, t))),
+          'table',
+          { class: 'members' },
+          h(
+            'thead',
+            {},
+            h('tr', {}, ...headers.map((t) => h('th', { class: t === 'Epoch' ? 'num' : null }, t))),
+          ),
+          h('tbody', {}, ...rows),
         ),
-        h('tbody', {}, ...rows),
       )
 }
 

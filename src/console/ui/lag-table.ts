@@ -37,41 +37,45 @@ export function lagSection(
     offsets.length === 0
       ? h('p', { class: 'hint' }, 'The group reads no partition yet.')
       : h(
-          'table',
-          { class: 'lag-table' },
+          'div',
+          { class: 'table-scroll' },
           h(
-            'thead',
-            {},
+            'table',
+            { class: 'lag-table' },
             h(
-              'tr',
+              'thead',
               {},
-              h('th', {}, 'Topic'),
-              h('th', { class: 'num' }, 'Partition'),
-              withMember ? h('th', {}, 'Member') : null,
-              h('th', { class: 'num' }, 'Committed'),
-              h('th', { class: 'num' }, 'Log end'),
-              h('th', { class: 'num' }, 'Lag'),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            ...offsets.map((o) =>
               h(
                 'tr',
-                { 'data-topic': o.topic, 'data-partition': String(o.partition) },
-                h('td', {}, o.topic),
-                h('td', { class: 'num' }, String(o.partition)),
-                withMember
-                  ? h(
-                      'td',
-                      { class: 'mono', 'data-col': 'member' },
-                      ('memberId' in o ? o.memberId : null) ?? '—',
-                    )
-                  : null,
-                h('td', { class: 'num', 'data-col': 'committed' }, num(o.committedOffset)),
-                h('td', { class: 'num', 'data-col': 'log-end' }, num(o.logEndOffset)),
-                h('td', { class: 'num', 'data-col': 'lag' }, num(o.lag)),
+                {},
+                h('th', {}, 'Topic'),
+                h('th', { class: 'num' }, 'Partition'),
+                withMember ? h('th', {}, 'Member') : null,
+                h('th', { class: 'num' }, 'Committed'),
+                h('th', { class: 'num' }, 'Log end'),
+                h('th', { class: 'num' }, 'Lag'),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              ...offsets.map((o) =>
+                h(
+                  'tr',
+                  { 'data-topic': o.topic, 'data-partition': String(o.partition) },
+                  h('td', {}, o.topic),
+                  h('td', { class: 'num' }, String(o.partition)),
+                  withMember
+                    ? h(
+                        'td',
+                        { class: 'mono', 'data-col': 'member' },
+                        ('memberId' in o ? o.memberId : null) ?? '—',
+                      )
+                    : null,
+                  h('td', { class: 'num', 'data-col': 'committed' }, num(o.committedOffset)),
+                  h('td', { class: 'num', 'data-col': 'log-end' }, num(o.logEndOffset)),
+                  h('td', { class: 'num', 'data-col': 'lag' }, num(o.lag)),
+                ),
               ),
             ),
           ),
