@@ -11,6 +11,7 @@ import { startConsole, type RunningConsole } from '../../src/console/index.js'
 import { topologyGraph } from '../../src/console/model.js'
 import { ARTIFACTS, type Browser, launchBrowser } from './browser.js'
 import {
+  consumerGroup,
   FixtureSource,
   group,
   inventoryDescription,
@@ -69,6 +70,7 @@ before(async () => {
       ],
     }),
   )
+  source.consumerGroups.set('shop-consumers', consumerGroup('shop-consumers'))
   console_ = await startConsole({
     bootstrapServers: [],
     listener: { host: '127.0.0.1', port: 0 },
@@ -434,6 +436,88 @@ describe('console page at 400 px wide', () => {
       assert.ok(box.right <= 400)
       await page.screenshot({ path: join(ARTIFACTS, 'groups-narrow.png'), fullPage: true })
     } finally {
+      await page.close()
+    }
+  })
+})
+
+describe('console page addresses', () => {
+  it('says "Page not found" for an address that names no page, with a link to the groups', async () => {
+    for (const hash of ['#/foo/bar', '#/group/', '#/group/%E0%A4%A']) {
+      const page = await open(hash)
+      try {
+        await page.waitForSelector('[data-testid="page-not-found"]')
+        assert.match((await page.textContent('main'))!, /Page not found/)
+        assert.equal(await page.locator('tr[data-group-id]').count(), 0)
+        await page.click('[data-testid="page-not-found"] a[href="#/"]')
+        await page.waitForSelector('tr[data-group-id="orders-app"]')
+      } finally {
+        await page.close()
+      }
+    }
+  })
+
+  it('moves a streams group opened as a consumer group to its page, and the reverse', async () => {
+    const page = await open('#/consumer-group/orders-app')
+    try {
+      await drawn(page)
+      assert.equal(new URL(page.url()).hash, '#/group/orders-app')
+      assert.doesNotMatch((await page.textContent('main'))!, /not a (classic|consumer) group/)
+      await page.goto(`${console_.url}/?refresh=300#/group/shop-consumers`)
+      await page.waitForSelector('.consumer-group-view [data-field="assignor"]')
+      assert.equal(new URL(page.url()).hash, '#/consumer-group/shop-consumers')
+      assert.equal(await page.textContent('[data-field="assignor"]'), 'uniform')
+    } finally {
+      await page.close()
+    }
+  })
+})
+
+describe('console page of a group that goes away', () => {
+  it('replaces a deleted group with "not found", and shows it again once it is back', async () => {
+    source.groups.set('doomed-app', group('doomed-app', { description: orders, members: [member('m1')] }))
+    const page = await open('#/group/doomed-app')
+    try {
+      await drawn(page)
+      source.groups.delete('doomed-app')
+      await page.waitForSelector('[data-testid="group-not-found"]')
+      assert.match((await page.textContent('main'))!, /Group doomed-app not found/)
+      assert.equal(await page.locator('.group-view').count(), 0)
+      assert.equal(await page.locator('svg.graph').count(), 0)
+      assert.equal(await page.locator('.badge').count(), 0)
+      assert.equal(await page.getAttribute('#status', 'class'), 'status')
+      // The page keeps asking (less often): a group created again under the id is shown.
+      source.groups.set('doomed-app', group('doomed-app', { description: orders, members: [member('m2')] }))
+      await drawn(page)
+      assert.equal(await page.textContent('[data-fact="members"]'), '1')
+      assert.equal(await page.locator('[data-testid="group-not-found"]').count(), 0)
+    } finally {
+      source.groups.delete('doomed-app')
+      await page.close()
+    }
+  })
+
+  it('keeps the last data on a transient failure and recovers by itself', async () => {
+    const alive = group('flaky-app', { description: orders, members: [member('m1')] })
+    source.groups.set('flaky-app', alive)
+    const page = await open('#/group/flaky-app')
+    try {
+      await drawn(page)
+      source.groups.set(
+        'flaky-app',
+        Object.assign(new Error('The coordinator is loading.'), {
+          errorName: 'COORDINATOR_LOAD_IN_PROGRESS',
+        }),
+      )
+      await page.waitForSelector('#status.error')
+      assert.match((await page.textContent('#status'))!, /Refresh failed: COORDINATOR_LOAD_IN_PROGRESS/)
+      assert.equal(await page.locator('svg.graph[data-state="drawn"]').count(), 1)
+      assert.equal(await page.textContent('[data-fact="state"]'), 'Stable')
+      source.groups.set('flaky-app', alive)
+      await page.waitForSelector('#status:not(.error)')
+      assert.match((await page.textContent('#status'))!, /Updated/)
+    } finally {
+      source.groups.delete('flaky-app')
       await page.close()
     }
   })

@@ -2,6 +2,7 @@
 // client's Topology builder and the admin client's wire conversion (the same path a description
 // takes from a member through the coordinator to the admin client).
 import type {
+  ConsumerGroupDescription,
   StreamsGroupDescription,
   StreamsGroupMemberDescription,
   StreamsGroupTopologyDescription,
@@ -10,7 +11,7 @@ import type {
 import { topologyDescriptionFromWire } from '../../src/clients/admin/index.js'
 import { internalTopicDecorator, topologyDescriptionToWire } from '../../src/clients/streams/index.js'
 import { type DemoApplication, inventoryApplication, ordersApplication } from '../../src/cli/demo.js'
-import type { DescribeOutcome, ConsoleSource } from '../../src/console/source.js'
+import type { ConsoleSource, ConsumerDescribeOutcome, DescribeOutcome } from '../../src/console/source.js'
 import type { GroupListing } from '../../src/clients/admin/index.js'
 
 export function describeApp(app: DemoApplication): StreamsGroupTopologyDescription {
@@ -122,12 +123,28 @@ export function group(
   }
 }
 
+/** A consumer group (KIP-848) without members. */
+export function consumerGroup(groupId: string): ConsumerGroupDescription {
+  return {
+    groupId,
+    groupState: 'Empty',
+    groupEpoch: 3,
+    targetAssignmentEpoch: 3,
+    assignorName: 'uniform',
+    members: [],
+    coordinator: { nodeId: 0, host: '127.0.0.1', port: 9092 },
+    authorizedOperations: null,
+  }
+}
+
 /**
  * A ConsoleSource over an in-memory map: only for the UI tests, to show states (ERROR, an older
  * epoch's description, STALE_TOPOLOGY members) a live cluster cannot be made to produce on demand.
  */
 export class FixtureSource implements ConsoleSource {
   readonly groups = new Map<string, StreamsGroupDescription | Error>()
+  /** Consumer groups (KIP-848): described, not listed. */
+  readonly consumerGroups = new Map<string, ConsumerGroupDescription>()
   closed = false
 
   async listStreamsGroups(): Promise<readonly GroupListing[]> {
@@ -151,6 +168,21 @@ export class FixtureSource implements ConsoleSource {
           return [id, { error: e }]
         }
         return [id, g instanceof Error ? { error: g } : { value: g }]
+      }),
+    )
+  }
+
+  async describeConsumerGroups(
+    groupIds: readonly string[],
+  ): Promise<ReadonlyMap<string, ConsumerDescribeOutcome>> {
+    return new Map(
+      groupIds.map((id): [string, ConsumerDescribeOutcome] => {
+        const g = this.consumerGroups.get(id)
+        if (g !== undefined) return [id, { value: g }]
+        const message = this.groups.has(id)
+          ? `Group ${id} is not a consumer group.`
+          : `Group ${id} not found.`
+        return [id, { error: Object.assign(new Error(message), { errorName: 'GROUP_ID_NOT_FOUND' }) }]
       }),
     )
   }

@@ -3,8 +3,14 @@
  * The console page: `#/` lists the streams groups and the consumer groups, `#/group/<id>` shows a
  * streams group, `#/consumer-group/<id>` a consumer group, `#/topics` lists the
  * topics with their partitions' offsets and sizes, `#/transactions` the open transactions with
- * their age. Each refreshes on its own (every 3 s;
+ * their age; any other address says "Page not found". Each refreshes on its own (every 3 s;
  * `?refresh=<ms>` changes it) without reloading the page.
+ *
+ * A group page whose group does not exist (GROUP_ID_NOT_FOUND) shows "not found" in place of
+ * whatever it showed, and keeps asking, five times less often, so that it comes back when the group
+ * is created again; when the id is a group of the other kind (a streams group opened as a consumer
+ * group, or the reverse), the page moves to that group's address. Other failures keep the last data
+ * on screen and say why in the status line.
  */
 import {
   FetchError,
@@ -15,10 +21,10 @@ import {
   fetchTopics,
   fetchTransactions,
 } from './api-client.js'
-import { renderConsumerGroup, renderConsumerGroups } from './consumer-groups-view.js'
+import { consumerGroupHref, renderConsumerGroup, renderConsumerGroups } from './consumer-groups-view.js'
 import { h } from './dom.js'
 import { GroupView } from './group-view.js'
-import { renderGroups } from './groups-view.js'
+import { groupHref, renderGroups } from './groups-view.js'
 import { renderTopics } from './topics-view.js'
 import { renderTransactions } from './transactions-view.js'
 
@@ -34,19 +40,46 @@ type Route =
   | { readonly kind: 'transactions' }
   | { readonly kind: 'group'; readonly groupId: string }
   | { readonly kind: 'consumer-group'; readonly groupId: string }
+  | { readonly kind: 'not-found' }
 
-function route(): Route {
-  if (location.hash === '#/topics') return { kind: 'topics' }
-  if (location.hash === '#/transactions') return { kind: 'transactions' }
-  const m = /^#\/(group|consumer-group)\/(.+)$/.exec(location.hash)
+/** The view an address shows; an address that names none (`#/foo`, a malformed id) is not found. */
+function route(hash: string): Route {
+  if (hash === '' || hash === '#' || hash === '#/') return { kind: 'groups' }
+  if (hash === '#/topics') return { kind: 'topics' }
+  if (hash === '#/transactions') return { kind: 'transactions' }
+  const m = /^#\/(group|consumer-group)\/(.+)$/.exec(hash)
   if (m !== null) {
     try {
       return { kind: m[1] === 'group' ? 'group' : 'consumer-group', groupId: decodeURIComponent(m[2]!) }
     } catch {
-      // a malformed hash shows the list
+      // a malformed id names no group
     }
   }
-  return { kind: 'groups' }
+  return { kind: 'not-found' }
+}
+
+const isNotFound = (e: unknown): boolean =>
+  e instanceof FetchError && e.status === 404 && e.body?.errorName === 'GROUP_ID_NOT_FOUND'
+
+/**
+ * Whether `groupId` is a group of the other kind than `kind` says: its page's address, or null
+ * when that view does not know it either (or cannot be asked).
+ */
+async function otherKindHref(
+  kind: 'group' | 'consumer-group',
+  groupId: string,
+  signal: AbortSignal,
+): Promise<string | null> {
+  try {
+    if (kind === 'group') {
+      await fetchConsumerGroup(groupId, signal)
+      return consumerGroupHref(groupId)
+    }
+    await fetchGroup(groupId, signal)
+    return groupHref(groupId)
+  } catch {
+    return null
+  }
 }
 
 function showStatus(text: string, error: boolean): void {
@@ -72,13 +105,32 @@ function start(r: Route): () => void {
         ? 'Topics · Topograph'
         : r.kind === 'transactions'
           ? 'Transactions · Topograph'
-          : 'Groups · Topograph'
-  const current = r.kind === 'topics' || r.kind === 'transactions' ? r.kind : 'groups'
+          : r.kind === 'not-found'
+            ? 'Page not found · Topograph'
+            : 'Groups · Topograph'
+  const current =
+    r.kind === 'topics' || r.kind === 'transactions' ? r.kind : r.kind === 'not-found' ? null : 'groups'
   document.querySelectorAll<HTMLElement>('nav.views a').forEach((a) => {
     a.classList.toggle('current', a.dataset.view === current)
   })
 
+  if (r.kind === 'not-found') {
+    main.replaceChildren(
+      h(
+        'div',
+        { class: 'not-found', 'data-testid': 'page-not-found' },
+        h('h2', {}, 'Page not found'),
+        h('p', {}, 'The console has no page at ', h('code', {}, location.hash), '.'),
+        h('p', {}, h('a', { href: '#/' }, '← Groups')),
+      ),
+    )
+    showStatus('', false)
+    return () => undefined
+  }
+
+  let delay = REFRESH_MS
   const tick = async (): Promise<void> => {
+    delay = REFRESH_MS
     try {
       if (r.kind === 'groups') {
         const [data, consumer] = await Promise.all([
@@ -137,21 +189,33 @@ function start(r: Route): () => void {
       }
     } catch (e) {
       if (abort.signal.aborted) return
-      const shown = r.kind === 'group' ? view !== null : main.querySelector('.consumer-group-view') !== null
-      if (
-        (r.kind === 'group' || r.kind === 'consumer-group') &&
-        !shown &&
-        e instanceof FetchError &&
-        e.status === 404
-      ) {
+      if ((r.kind === 'group' || r.kind === 'consumer-group') && isNotFound(e)) {
+        const other = await otherKindHref(r.kind, r.groupId, abort.signal)
+        if (abort.signal.aborted) return
+        if (other !== null) {
+          // The hashchange this fires starts the right view.
+          location.replace(other)
+          return
+        }
+        // A definite answer: whatever was shown is gone. A group created again under this id is
+        // shown from scratch by a later refresh.
+        view = null
         main.replaceChildren(
-          h('p', { class: 'empty' }, h('a', { href: '#/' }, '← Groups'), ` ${describeFailure(e)}`),
+          h(
+            'p',
+            { class: 'empty', 'data-testid': 'group-not-found' },
+            h('a', { href: '#/' }, '← Groups'),
+            ` ${describeFailure(e)}`,
+          ),
         )
+        showStatus(`Not found at ${new Date().toLocaleTimeString()}`, false)
+        delay = REFRESH_MS * 5
+      } else {
+        // The last good data stays on screen; the status line says why it is not fresh.
+        showStatus(`Refresh failed: ${describeFailure(e)}`, true)
       }
-      // The last good data stays on screen; the status line says why it is not fresh.
-      showStatus(`Refresh failed: ${describeFailure(e)}`, true)
     }
-    if (!abort.signal.aborted) timer = setTimeout(() => void tick(), REFRESH_MS)
+    if (!abort.signal.aborted) timer = setTimeout(() => void tick(), delay)
   }
   void tick()
   return () => {
@@ -160,8 +224,8 @@ function start(r: Route): () => void {
   }
 }
 
-let stop = start(route())
+let stop = start(route(location.hash))
 window.addEventListener('hashchange', () => {
   stop()
-  stop = start(route())
+  stop = start(route(location.hash))
 })
