@@ -71,6 +71,10 @@ before(async () => {
     }),
   )
   source.consumerGroups.set('shop-consumers', consumerGroup('shop-consumers'))
+  source.topics.set('payments', [
+    { partition: 0, logStartOffset: 2, logEndOffset: 10 },
+    { partition: 1, logStartOffset: 0, logEndOffset: 5 },
+  ])
   console_ = await startConsole({
     bootstrapServers: [],
     listener: { host: '127.0.0.1', port: 0 },
@@ -518,6 +522,24 @@ describe('console page of a group that goes away', () => {
       assert.match((await page.textContent('#status'))!, /Updated/)
     } finally {
       source.groups.delete('flaky-app')
+      await page.close()
+    }
+  })
+})
+
+describe('console topics page', () => {
+  it('calls end − start "Offsets", not records, and says why in the tooltip', async () => {
+    const page = await open('#/topics')
+    try {
+      await page.waitForSelector('tr[data-topic="payments"][data-partition="1"]')
+      const headers = await page.$$eval('table.topics th', (ths) => ths.map((th) => th.textContent?.trim()))
+      assert.ok(!headers.some((x) => /record/i.test(x ?? '')), headers.join(', '))
+      assert.match((await page.textContent('th[data-col="offsets"]'))!, /^Offsets/)
+      assert.match((await page.getAttribute('th[data-col="offsets"]', 'title'))!, /transaction/)
+      const cell = (sel: string) => page.textContent(`${sel} [data-col="offsets"]`)
+      assert.equal(await cell('tr.topic-row[data-topic="payments"]'), '13')
+      assert.equal(await cell('tr[data-topic="payments"][data-partition="0"]'), '8')
+    } finally {
       await page.close()
     }
   })

@@ -11,7 +11,13 @@ import type {
 import { topologyDescriptionFromWire } from '../../src/clients/admin/index.js'
 import { internalTopicDecorator, topologyDescriptionToWire } from '../../src/clients/streams/index.js'
 import { type DemoApplication, inventoryApplication, ordersApplication } from '../../src/cli/demo.js'
-import type { ConsoleSource, ConsumerDescribeOutcome, DescribeOutcome } from '../../src/console/source.js'
+import type {
+  ConsoleSource,
+  ConsumerDescribeOutcome,
+  DescribeOutcome,
+  PartitionOffsets,
+  TopicOffsetsOutcome,
+} from '../../src/console/source.js'
 import type { GroupListing } from '../../src/clients/admin/index.js'
 
 export function describeApp(app: DemoApplication): StreamsGroupTopologyDescription {
@@ -145,7 +151,20 @@ export class FixtureSource implements ConsoleSource {
   readonly groups = new Map<string, StreamsGroupDescription | Error>()
   /** Consumer groups (KIP-848): described, not listed. */
   readonly consumerGroups = new Map<string, ConsumerGroupDescription>()
+  /** The topics with their partitions' offsets; any other topic does not exist. */
+  readonly topics = new Map<string, readonly PartitionOffsets[]>()
   closed = false
+
+  async topicOffsets(topics: readonly string[] | null): Promise<readonly TopicOffsetsOutcome[]> {
+    return [...new Set(topics ?? this.topics.keys())].sort().map((topic): TopicOffsetsOutcome => {
+      const partitions = this.topics.get(topic)
+      if (partitions !== undefined) return { topic, partitions }
+      const e = Object.assign(new Error('This server does not host this topic-partition.'), {
+        errorName: 'UNKNOWN_TOPIC_OR_PARTITION',
+      })
+      return { topic, error: e }
+    })
+  }
 
   async listStreamsGroups(): Promise<readonly GroupListing[]> {
     return [...this.groups.keys()].map((groupId) => ({

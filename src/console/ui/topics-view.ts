@@ -1,9 +1,18 @@
 /// <reference lib="dom" />
-/** The topics: each partition with its log start and end offsets, record count and size. */
+/**
+ * The topics: each partition with its log start and end offsets, the offsets between them and its
+ * size. The offsets are not a record count: control records (transaction markers) take offsets too,
+ * and counting records would mean reading the logs.
+ */
 import type { TopicsResponse, TopicSummary } from '../api-types.js'
 import { h } from './dom.js'
 
 const num = (v: number | null): string => (v === null ? '—' : String(v))
+
+/** The tooltip of the Offsets column. */
+export const OFFSETS_TITLE =
+  'Log end offset − log start offset. Not a record count: control records, such as the markers ' +
+  'that commit or abort a transaction, take offsets too.'
 
 /** Bytes as a short human figure (1.2 KiB); the exact number is in the cell's title. */
 export function formatBytes(n: number | null): string {
@@ -33,7 +42,7 @@ function topicRows(t: TopicSummary): HTMLElement[] {
       ),
     ]
   }
-  const records = (p: TopicSummary['partitions'][number]): number | null =>
+  const offsets = (p: TopicSummary['partitions'][number]): number | null =>
     p.logStartOffset === null || p.logEndOffset === null ? null : p.logEndOffset - p.logStartOffset
   const size = sum(t.partitions.map((p) => p.size))
   return [
@@ -44,7 +53,7 @@ function topicRows(t: TopicSummary): HTMLElement[] {
       h('td', { class: 'num' }, `${t.partitions.length} partition${t.partitions.length === 1 ? '' : 's'}`),
       h('td', {}),
       h('td', {}),
-      h('td', { class: 'num', 'data-col': 'records' }, num(sum(t.partitions.map(records)))),
+      h('td', { class: 'num', 'data-col': 'offsets' }, num(sum(t.partitions.map(offsets)))),
       h(
         'td',
         { class: 'num', 'data-col': 'size', title: size === null ? '' : `${size} bytes` },
@@ -59,7 +68,7 @@ function topicRows(t: TopicSummary): HTMLElement[] {
         h('td', { class: 'num' }, String(p.partition)),
         h('td', { class: 'num', 'data-col': 'log-start' }, num(p.logStartOffset)),
         h('td', { class: 'num', 'data-col': 'log-end' }, num(p.logEndOffset)),
-        h('td', { class: 'num', 'data-col': 'records' }, num(records(p))),
+        h('td', { class: 'num', 'data-col': 'offsets' }, num(offsets(p))),
         h(
           'td',
           { class: 'num', 'data-col': 'size', title: p.size === null ? '' : `${p.size} bytes` },
@@ -96,7 +105,12 @@ export function renderTopics(container: HTMLElement, data: TopicsResponse): void
           h('th', { class: 'num' }, 'Partition'),
           h('th', { class: 'num' }, 'Log start'),
           h('th', { class: 'num' }, 'Log end'),
-          h('th', { class: 'num' }, 'Records'),
+          h(
+            'th',
+            { class: 'num', 'data-col': 'offsets', title: OFFSETS_TITLE },
+            'Offsets',
+            h('span', { class: 'info', 'aria-hidden': 'true' }, ' ⓘ'),
+          ),
           h('th', { class: 'num' }, 'Size'),
         ),
       ),
