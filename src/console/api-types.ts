@@ -60,9 +60,31 @@ export interface PartitionLag {
   readonly lag: number | null
 }
 
+/**
+ * Why a `NotReady` streams group is not ready, as far as its topics tell. StreamsGroupDescribe does
+ * not carry the reason (only the heartbeat's status does), so the console checks the topics the
+ * described topology needs, as the coordinator does before it assigns tasks.
+ */
+export interface GroupReadiness {
+  /** source topics of the topology that do not exist */
+  readonly missingSourceTopics: readonly string[]
+  /** repartition and changelog topics that do not exist (yet: the coordinator creates them) */
+  readonly missingInternalTopics: readonly string[]
+  /** internal topics whose partition count is not the one the topology asks for */
+  readonly incorrectlyPartitionedTopics: readonly {
+    readonly topic: string
+    readonly expected: number
+    readonly actual: number
+  }[]
+  /** null, or why the topics could not be checked (the lists are then empty) */
+  readonly error: ApiError | null
+}
+
 /** `GET /api/groups/{groupId}` */
 export interface GroupResponse {
   readonly group: StreamsGroupDescription
+  /** for a `NotReady` group, what its topics say about why; null in any other state */
+  readonly readiness: GroupReadiness | null
   readonly shownDescription: ShownDescription | null
   /** per partition, sorted by topic and partition; null when the offsets could not be read */
   readonly offsets: readonly PartitionLag[] | null

@@ -15,6 +15,7 @@ import type {
   ConsumerGroupsResponse,
   ConsumerPartitionLag,
   DescriptionDownload,
+  GroupReadiness,
   GroupResponse,
   GroupsResponse,
   GroupSummary,
@@ -130,6 +131,7 @@ export class ConsoleApi {
     }
     return {
       group,
+      readiness: group.groupState === 'NotReady' ? await this.#readiness(group) : null,
       shownDescription: this.#shown(group),
       offsets,
       offsetsError,
@@ -219,6 +221,48 @@ export class ConsoleApi {
     const age = (r: TransactionSummary): number => (r.error !== null ? -2 : (r.ageMs ?? -1))
     rows.sort((a, b) => age(b) - age(a) || (a.transactionalId < b.transactionalId ? -1 : 1))
     return { transactions: rows, fetchedAt: now.toISOString() }
+  }
+
+  /**
+   * What the topics a NotReady group's topology needs say: which source and internal topics are
+   * missing, and which internal topics (with a partition count in the topology) have another one.
+   */
+  async #readiness(g: StreamsGroupDescription): Promise<GroupReadiness> {
+    const none = { missingSourceTopics: [], missingInternalTopics: [], incorrectlyPartitionedTopics: [] }
+    const source = this.#source
+    if (source.topicOffsets === undefined) {
+      return { ...none, error: { errorName: 'NOT_SERVED', message: 'This console reads no topics.' } }
+    }
+    const sources = new Set<string>()
+    const internal = new Map<string, number>()
+    for (const s of g.subtopologies) {
+      for (const t of s.sourceTopics) sources.add(t)
+      for (const t of [...s.repartitionSourceTopics, ...s.stateChangelogTopics])
+        internal.set(t.name, Math.max(internal.get(t.name) ?? 0, t.partitions))
+    }
+    let outcomes: Awaited<ReturnType<NonNullable<ConsoleSource['topicOffsets']>>>
+    try {
+      outcomes = await source.topicOffsets([...new Set([...sources, ...internal.keys()])].sort())
+    } catch (e) {
+      return { ...none, error: apiError(e) }
+    }
+    const missingSourceTopics: string[] = []
+    const missingInternalTopics: string[] = []
+    const incorrectlyPartitionedTopics: { topic: string; expected: number; actual: number }[] = []
+    let error: ApiError | null = null
+    for (const o of outcomes) {
+      if ('error' in o) {
+        const e = apiError(o.error)
+        if (e.errorName !== 'UNKNOWN_TOPIC_OR_PARTITION') error ??= e
+        else if (sources.has(o.topic)) missingSourceTopics.push(o.topic)
+        else missingInternalTopics.push(o.topic)
+        continue
+      }
+      const expected = internal.get(o.topic) ?? 0
+      if (!sources.has(o.topic) && expected > 0 && o.partitions.length !== expected)
+        incorrectlyPartitionedTopics.push({ topic: o.topic, expected, actual: o.partitions.length })
+    }
+    return { missingSourceTopics, missingInternalTopics, incorrectlyPartitionedTopics, error }
   }
 
   /**

@@ -199,6 +199,79 @@ describe('console API: lag', () => {
   })
 })
 
+describe('console API: why a NotReady group is not ready', () => {
+  const info = (name: string, partitions: number) => ({
+    name,
+    partitions,
+    replicationFactor: 1,
+    topicConfigs: {},
+  })
+  const notReady = (g: StreamsGroupDescription): StreamsGroupDescription => ({
+    ...g,
+    groupState: 'NotReady',
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        sourceTopics: ['in', 'gone'],
+        repartitionSinkTopics: ['app-rep'],
+        stateChangelogTopics: [info('app-store-changelog', 0)],
+        repartitionSourceTopics: [],
+      },
+      {
+        subtopologyId: '1',
+        sourceTopics: [],
+        repartitionSinkTopics: [],
+        stateChangelogTopics: [],
+        repartitionSourceTopics: [info('app-rep', 3)],
+      },
+    ],
+  })
+  const unknown = (topic: string) => ({
+    topic,
+    error: new KafkaError('This server does not host this topic-partition.', {
+      errorName: 'UNKNOWN_TOPIC_OR_PARTITION',
+    }),
+  })
+  const partitions = (n: number) =>
+    Array.from({ length: n }, (_, partition) => ({ partition, logStartOffset: 0, logEndOffset: 0 }))
+
+  it('names the missing source and internal topics and the incorrectly partitioned ones', async () => {
+    const src = source({
+      groups: [notReady(group('app'))],
+      topics: [
+        { topic: 'in', partitions: partitions(3) },
+        unknown('gone'),
+        { topic: 'app-rep', partitions: partitions(2) },
+        unknown('app-store-changelog'),
+      ],
+    })
+    const r = await new ConsoleApi(src).group('app')
+    assert.deepEqual(r.readiness, {
+      missingSourceTopics: ['gone'],
+      missingInternalTopics: ['app-store-changelog'],
+      incorrectlyPartitionedTopics: [{ topic: 'app-rep', expected: 3, actual: 2 }],
+      error: null,
+    })
+  })
+
+  it('reports a failed check; a group in another state is not checked', async () => {
+    const src = source({
+      groups: [notReady(group('app'))],
+      topics: [
+        { topic: 'in', error: new KafkaError('Not authorized', { errorName: 'TOPIC_AUTHORIZATION_FAILED' }) },
+      ],
+    })
+    const r = await new ConsoleApi(src).group('app')
+    assert.deepEqual(r.readiness?.error, {
+      errorName: 'TOPIC_AUTHORIZATION_FAILED',
+      message: 'Not authorized',
+    })
+    const stable = source({ groups: [withSources(group('app'), ['in'], [])], topics: [] })
+    assert.equal((await new ConsoleApi(stable).group('app')).readiness, null)
+    assert.deepEqual(stable.asked, [['in']], 'only the lag asked for topics')
+  })
+})
+
 describe('console API: classic groups', () => {
   const coordinator = { nodeId: 1, host: 'h', port: 9092 }
   const notConsumer = (id: string) =>

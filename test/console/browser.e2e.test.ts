@@ -544,3 +544,60 @@ describe('console topics page', () => {
     }
   })
 })
+
+describe('console page of a NotReady group', () => {
+  it('says which source topic is missing and draws it as missing', async () => {
+    const topicInfo = (name: string) => ({ name, partitions: 3, replicationFactor: 1, topicConfigs: {} })
+    source.topics.set(
+      'customers',
+      [0, 1, 2].map((partition) => ({ partition, logStartOffset: 0, logEndOffset: 4 })),
+    )
+    source.topics.set(
+      'demo-orders-orders-by-customer-repartition',
+      [0, 1, 2].map((partition) => ({ partition, logStartOffset: 0, logEndOffset: 0 })),
+    )
+    source.groups.set('stalled-app', {
+      ...group('stalled-app', { description: orders, members: [member('m1')], state: 'NotReady' }),
+      subtopologies: [
+        {
+          subtopologyId: '0',
+          sourceTopics: ['orders'],
+          repartitionSinkTopics: ['demo-orders-orders-by-customer-repartition'],
+          stateChangelogTopics: [],
+          repartitionSourceTopics: [],
+        },
+        {
+          subtopologyId: '1',
+          sourceTopics: ['customers'],
+          repartitionSinkTopics: [],
+          stateChangelogTopics: [],
+          repartitionSourceTopics: [topicInfo('demo-orders-orders-by-customer-repartition')],
+        },
+      ],
+    })
+    const page = await open('#/group/stalled-app')
+    try {
+      await drawn(page)
+      await page.waitForSelector('[data-flag="not-ready"]')
+      const flags = await page.$$eval('[data-flag="not-ready"]', (els) => els.map((e) => e.textContent))
+      assert.equal(flags.length, 1, flags.join(' | '))
+      assert.match(flags[0]!, /source topic orders is missing/)
+      await page.waitForSelector('.tg-node[data-id="topic:orders"].tg-node-missing')
+      assert.deepEqual(await attrs(page, '.tg-node-missing', 'data-id'), ['topic:orders'])
+      await page.screenshot({ path: join(ARTIFACTS, 'group-not-ready.png') })
+      // Once the topic is back and the group ready, the flag and the mark go.
+      source.topics.set('orders', [{ partition: 0, logStartOffset: 0, logEndOffset: 0 }])
+      source.groups.set('stalled-app', {
+        ...source.groups.get('stalled-app')!,
+        groupState: 'Stable',
+      } as never)
+      await page.waitForSelector('[data-flag="not-ready"]', { state: 'detached' })
+      assert.equal(await page.locator('.tg-node-missing').count(), 0)
+    } finally {
+      source.groups.delete('stalled-app')
+      for (const t of ['orders', 'customers', 'demo-orders-orders-by-customer-repartition'])
+        source.topics.delete(t)
+      await page.close()
+    }
+  })
+})

@@ -22,6 +22,8 @@ export const GRAPH_STYLE = `
 .tg-node-topic-pattern .shape,.tg-node-topic-dynamic .shape{fill:#f3f0fb;stroke:#6d4bb8;stroke-dasharray:5 3}
 .tg-node-topic-pattern text,.tg-node-topic-dynamic text{font-style:italic}
 .tg-node-store .shape{fill:#fff6db;stroke:#a77d0c}
+.tg-node-missing .shape{fill:#fde7e5;stroke:#b3261e;stroke-width:2;stroke-dasharray:5 3}
+.tg-node-missing text{fill:#a4231b;text-decoration:line-through}
 .tg-node.selected .shape{stroke:#e0245e;stroke-width:3}
 .tg-node:focus{outline:none}
 .tg-node:focus-visible .shape{stroke-width:3}

@@ -6,10 +6,10 @@
  * the description changes, and keeps the current zoom.
  */
 import type { StreamsGroupMemberDescription } from '../../clients/admin/index.js'
-import type { GroupResponse } from '../api-types.js'
+import type { GroupReadiness, GroupResponse } from '../api-types.js'
 import { formatTasks, type GroupFlag, groupFlags, taskOwnership } from '../assignments.js'
 import { layoutGraph } from '../layout.js'
-import { type GraphNode, type TopologyGraph, topologyGraph } from '../model.js'
+import { type GraphNode, type TopologyGraph, topicNodeId, topologyGraph } from '../model.js'
 import { descriptionUrl } from './api-client.js'
 import { lagSection } from './lag-table.js'
 import { h, s } from './dom.js'
@@ -25,6 +25,35 @@ function flagText(f: GroupFlag, members: readonly StreamsGroupMemberDescription[
     return `STALE_TOPOLOGY: member ${m === undefined ? f.memberId : memberLabel(m)} is at topology epoch ${f.memberEpoch}, the group at ${f.groupEpoch}.`
   }
   return `The drawn description is stored for topology epoch ${f.descriptionEpoch}, but the group is at topology epoch ${f.groupEpoch}: no description is available for the current epoch.`
+}
+
+const topicList = (ts: readonly string[]): string => ts.join(', ')
+
+/** Why a NotReady group is not ready, one line per kind of problem its topics show. */
+export function notReadyTexts(r: GroupReadiness): string[] {
+  const lines: string[] = []
+  const n = (xs: readonly unknown[], one: string, many: string) => (xs.length === 1 ? one : many)
+  if (r.missingSourceTopics.length > 0)
+    lines.push(
+      `NOT_READY: source ${n(r.missingSourceTopics, 'topic', 'topics')} ${topicList(r.missingSourceTopics)} ${n(r.missingSourceTopics, 'is', 'are')} missing. The group assigns no tasks until ${n(r.missingSourceTopics, 'it is', 'they are')} created.`,
+    )
+  if (r.missingInternalTopics.length > 0)
+    lines.push(
+      `NOT_READY: internal ${n(r.missingInternalTopics, 'topic', 'topics')} ${topicList(r.missingInternalTopics)} ${n(r.missingInternalTopics, 'is', 'are')} missing. The coordinator creates ${n(r.missingInternalTopics, 'it', 'them')} on a member's heartbeat.`,
+    )
+  if (r.incorrectlyPartitionedTopics.length > 0)
+    lines.push(
+      `NOT_READY: incorrectly partitioned ${n(r.incorrectlyPartitionedTopics, 'topic', 'topics')}: ${r.incorrectlyPartitionedTopics
+        .map((t) => `${t.topic} has ${t.actual} partitions, the topology needs ${t.expected}`)
+        .join('; ')}.`,
+    )
+  if (r.error !== null)
+    lines.push(`NOT_READY: the group's topics could not be checked: ${r.error.errorName}: ${r.error.message}`)
+  if (lines.length === 0)
+    lines.push(
+      "NOT_READY: every topic the topology names exists. The coordinator has not validated this topology epoch yet (it does on a member's heartbeat), or the source topics are not co-partitioned as the topology requires.",
+    )
+  return lines
 }
 
 function noDescriptionText(status: string, epoch: number): string {
@@ -139,6 +168,11 @@ export class GroupView {
     )
     const flags = groupFlags(g, data.shownDescription)
     this.#flags.replaceChildren(
+      ...(data.readiness === null
+        ? []
+        : notReadyTexts(data.readiness).map((text) =>
+            h('li', { class: 'flag flag-not-ready', 'data-flag': 'not-ready' }, text),
+          )),
       ...flags.map((f) =>
         h('li', { class: `flag flag-${f.kind}`, 'data-flag': f.kind }, flagText(f, g.members)),
       ),
@@ -160,6 +194,7 @@ export class GroupView {
     }
     this.#message.hidden = true
     if (key === this.#descriptionKey) {
+      this.#markMissingTopics()
       this.#renderDetails()
       return
     }
@@ -178,7 +213,22 @@ export class GroupView {
     this.#svg.dataset.epoch = String(shown.topologyEpoch)
     if (this.#selected !== null && !graph.nodes.some((n) => n.id === this.#selected)) this.#selected = null
     this.#applySelection()
+    this.#markMissingTopics()
     this.#renderDetails()
+  }
+
+  /** Topic nodes of topics a NotReady group misses are drawn as missing. */
+  #markMissingTopics(): void {
+    const r = this.#data?.readiness ?? null
+    const missing = new Set(
+      r === null ? [] : [...r.missingSourceTopics, ...r.missingInternalTopics].map(topicNodeId),
+    )
+    this.#svg.querySelectorAll<SVGElement>('.tg-node-topic').forEach((el) => {
+      const id = el.getAttribute('data-id') ?? ''
+      el.classList.toggle('tg-node-missing', missing.has(id))
+      if (missing.has(id)) el.setAttribute('data-missing', 'true')
+      else el.removeAttribute('data-missing')
+    })
   }
 
   #onGraphClick(e: Event): void {
