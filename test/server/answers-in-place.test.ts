@@ -205,6 +205,15 @@ class Later implements LaterAnswer {
   }
 }
 
+/**
+ * Turns until the connection has dispatched `n` frames: it reads a turn's frames only within its
+ * time budget, so on a busy machine a burst can take more than one turn.
+ */
+async function untilDispatched(laters: Map<number, Later>, n: number): Promise<void> {
+  for (let i = 0; i < 1000 && laters.size < n; i++) await new Promise((r) => setImmediate(r))
+  assert.equal(laters.size, n, 'frames dispatched')
+}
+
 function laterConnection(socket: HeldSocket, laters: Map<number, Later>): Connection {
   return new Connection({
     socket: socket as unknown as Socket,
@@ -228,7 +237,7 @@ test('later answers that settle together are encoded in place, in order, and lea
   laterConnection(socket, laters)
   const ids = [1, 2, 3, 4, 5]
   socket.emit('data', Buffer.concat(ids.map((id) => frame(id, 0))))
-  await new Promise((r) => setImmediate(r))
+  await untilDispatched(laters, 5)
   assert.deepEqual([...laters.keys()], ids, 'all five in flight together')
   // Settled in one run of the microtask queue, out of order (as one segment write releases them).
   for (const id of [3, 1, 5, 2, 4]) laters.get(id)!.settle(40 + id)
@@ -242,7 +251,7 @@ test('later answers that settle together are encoded in place, in order, and lea
   laters.clear()
   socket.completeAll()
   socket.emit('data', Buffer.concat([frame(6, 0), frame(7, 0), frame(8, 0)]))
-  await new Promise((r) => setImmediate(r))
+  await untilDispatched(laters, 3)
   laters.get(8)!.settle(48)
   laters.get(7)!.reject(new Error('no'))
   laters.get(6)!.settle(46)
@@ -259,7 +268,7 @@ test('a later answer whose value comes after the connection closed is dropped, n
   const laters = new Map<number, Later>()
   laterConnection(socket, laters)
   socket.emit('data', Buffer.concat([frame(1, 0), frame(2, 0)]))
-  await new Promise((r) => setImmediate(r))
+  await untilDispatched(laters, 2)
   // 2 settles first: it waits for 1, and is dropped at the close; 1 settles after the close.
   laters.get(2)!.settle(10)
   await new Promise((r) => setImmediate(r))
