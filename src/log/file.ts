@@ -2364,6 +2364,10 @@ export class FileLogStorage implements LogStorage {
     return this.#dirs[0]
   }
 
+  lentReadBytes(): number {
+    return this.readBuffers.outstandingBytes
+  }
+
   /**
    * Writes checkpoints and the clean-shutdown marker (after every partition closed). Without the
    * marker (`clean` false: a partition went offline, say on a full disk, or failed to close, so

@@ -377,6 +377,10 @@ export class LogManagerImpl implements LogManager {
     return this.#storage.metadataDir()
   }
 
+  lentReadBytes(): number {
+    return this.#storage.lentReadBytes()
+  }
+
   /** The cleaner (its lastStats tell what recent cleans did). */
   get cleaner(): LogCleaner | undefined {
     return this.#cleaner

@@ -296,6 +296,11 @@ export class MemoryLogStorage implements LogStorage {
     return null
   }
 
+  /** Reads return the stored batches themselves: nothing is lent. */
+  lentReadBytes(): number {
+    return 0
+  }
+
   async checkpoint(): Promise<void> {}
 
   dirIndexOf(_topic: string, _partition: number): number {

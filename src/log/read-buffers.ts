@@ -13,7 +13,8 @@
  * {@link MIN_POOLED_BYTES} to {@link MAX_POOLED_BYTES}; a read takes the smallest that holds it.
  * The pool owns at most `limit` bytes, lent or free; to make room for a size it has no free buffer
  * of, it lets free buffers of other sizes go. A read it cannot serve within that (larger than the
- * largest size, or too much lent) gets a fresh buffer as before, whose loan gives back nothing.
+ * largest size, or too much lent) gets a fresh buffer as before, whose loan only stops counting it
+ * in {@link ReadBufferPool.outstandingBytes} (what the Fetch handler bounds).
  */
 
 /** The smallest pooled buffer: smaller reads would come from Node's shared 8 KiB pool anyway. */
@@ -37,6 +38,8 @@ export class ReadBufferPool {
   readonly #free: Buffer[][] = []
   #owned = 0
   #lent = 0
+  /** Bytes of fresh buffers lent under a loan (not the pool's) and not yet given back. */
+  #lentFresh = 0
 
   constructor(limit = READ_POOL_BYTES) {
     this.#limit = limit
@@ -48,6 +51,14 @@ export class ReadBufferPool {
     return this.#lent
   }
 
+  /**
+   * Bytes lent and not yet given back, the pool's and fresh ones alike: what the readers' answers
+   * hold in memory.
+   */
+  get outstandingBytes(): number {
+    return this.#lent + this.#lentFresh
+  }
+
   /** Bytes of every buffer the pool holds, lent or free. */
   get ownedBytes(): number {
     return this.#owned
@@ -56,16 +67,17 @@ export class ReadBufferPool {
   /**
    * `len` bytes to read into. When they come from the pool, the function that gives them back is
    * pushed onto `loans` (calling it again does nothing); the caller calls it once nothing reads the
-   * bytes any more. A fresh buffer adds nothing to `loans`.
+   * bytes any more; a fresh buffer (too large, or the pool is full) gets a loan too, which only stops
+   * counting it in {@link outstandingBytes}.
    */
   lend(len: number, loans: (() => void)[]): Buffer {
-    if (len > MAX_POOLED_BYTES) return Buffer.allocUnsafe(len)
+    if (len > MAX_POOLED_BYTES) return this.#fresh(len, loans)
     const shift = shiftOf(len)
     const size = 1 << shift
     const free = this.#free[shift - MIN_SHIFT]
     let buf = free.pop()
     if (buf === undefined) {
-      if (!this.#makeRoom(size)) return Buffer.allocUnsafe(len)
+      if (!this.#makeRoom(size)) return this.#fresh(len, loans)
       // Its own ArrayBuffer (allocUnsafeSlow: never a slice of Node's shared pool).
       buf = Buffer.allocUnsafeSlow(size)
       this.#owned += size
@@ -80,6 +92,18 @@ export class ReadBufferPool {
       free.push(lent)
     })
     return len === size ? buf : buf.subarray(0, len)
+  }
+
+  /** A buffer of its own, counted as outstanding until its loan is given back. */
+  #fresh(len: number, loans: (() => void)[]): Buffer {
+    this.#lentFresh += len
+    let out = true
+    loans.push(() => {
+      if (!out) return
+      out = false
+      this.#lentFresh -= len
+    })
+    return Buffer.allocUnsafe(len)
   }
 
   /** Lets free buffers of any size go until `size` more bytes fit the limit; false if they cannot. */

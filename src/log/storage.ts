@@ -226,6 +226,11 @@ export interface LogStorage {
   dirs(): Promise<{ path: string; online: boolean; totalBytes: number; usableBytes: number }[]>
   /** Where durable small files of the log layer live (the producer-id block file), or null (memory). */
   metadataDir(): string | null
+  /**
+   * Bytes of reads lent under `ReadOptions.loans` and not yet given back (what unsent Fetch answers
+   * hold); 0 for an engine whose reads hold no memory of their own.
+   */
+  lentReadBytes(): number
   /** Writes periodic checkpoints (recovery points); log.flush.offset.checkpoint.interval.ms. */
   checkpoint(): Promise<void>
   /** Directory index of a partition (DescribeLogDirs); 0 with one directory. */

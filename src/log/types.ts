@@ -368,6 +368,8 @@ export interface LogManager {
   runCleaner(now: number): Promise<void>
   /** Where the log layer's own small files live (the first log directory), null for the memory engine: give it to ProducerIdManager. */
   metadataDir(): string | null
+  /** Bytes of Fetch reads lent out and not yet given back (see LogStorage.lentReadBytes). */
+  lentReadBytes(): number
 }
 
 /** The logging the log layer does (pino's Logger fits). */

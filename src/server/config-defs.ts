@@ -456,6 +456,13 @@ export const CONFIG_DEFS = [
     'medium',
     'Most record bytes one Fetch answer carries (a client may ask for less; the first batch is returned whole even if larger).',
   ),
+  intKey(
+    'fetch.max.buffered.bytes',
+    268435456,
+    { min: 0 },
+    'low',
+    'Most record bytes read for Fetch answers and not yet written to their sockets, over all connections (clients that do not read their answers hold them). Past it, a Fetch carries at most one batch until answers drain. Topograph only: Kafka sends fetch data from the page cache without holding it.',
+  ),
   listKey(
     'log.cleanup.policy',
     ['delete'],

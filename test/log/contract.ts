@@ -109,6 +109,22 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       return { m, p: m.partition(topic, 0)!, topic }
     }
 
+    test('lentReadBytes: what reads under loans hold until they are given back, nothing else', async () => {
+      const { m, p } = await fresh()
+      assert.equal(m.lentReadBytes(), 0)
+      await p.append(batchOf(records(50)), { now: NOW })
+      const loans: (() => void)[] = []
+      const r = await p.read(0, 1 << 20, { ...RU, loans })
+      assert.ok(r.records.byteLength > 0)
+      const held = m.lentReadBytes()
+      // An engine that lends buffers counts at least the bytes read; one that lends none, nothing.
+      assert.ok(held === 0 ? loans.length === 0 : held >= r.records.byteLength, `held ${held}`)
+      await p.read(0, 1 << 20, RU)
+      assert.equal(m.lentReadBytes(), held, 'a read without loans holds nothing')
+      for (const giveBack of loans) giveBack()
+      assert.equal(m.lentReadBytes(), 0)
+    })
+
     test('offsets are assigned in order; the stored batch differs from the produced one only in baseOffset and leader epoch', async () => {
       const { p } = await fresh()
       const produced = batchOf(records(3), { producerId: 1000, producerEpoch: 5, baseSequence: 0 })

@@ -24,13 +24,19 @@ test('read buffers: a buffer given back is lent again; one still lent is never l
   loans[1]()
   later[0]()
   assert.equal(pool.lentBytes, 0)
-  // Small reads take the smallest size; a read above the largest is a fresh buffer, not a loan.
+  // Small reads take the smallest size; a read above the largest is a fresh buffer, not the
+  // pool's, still counted as outstanding until its loan is given back.
   const small = pool.lend(10, later)
   assert.equal(small.buffer.byteLength, MIN_POOLED_BYTES)
   const huge: (() => void)[] = []
   const big = pool.lend(MAX_POOLED_BYTES + 1, huge)
   assert.equal(big.byteLength, MAX_POOLED_BYTES + 1)
-  assert.equal(huge.length, 0)
+  assert.equal(huge.length, 1)
+  assert.equal(pool.lentBytes, MIN_POOLED_BYTES, 'not lent from the pool')
+  assert.equal(pool.outstandingBytes, MIN_POOLED_BYTES + MAX_POOLED_BYTES + 1)
+  huge[0]()
+  huge[0]()
+  assert.equal(pool.outstandingBytes, MIN_POOLED_BYTES, 'given back once')
 })
 
 test('read buffers: the pool owns at most its limit; beyond it reads get fresh buffers', () => {
@@ -40,9 +46,11 @@ test('read buffers: the pool owns at most its limit; beyond it reads get fresh b
   assert.equal(pool.ownedBytes, 256 * 1024)
   const fresh: (() => void)[] = []
   const extra = pool.lend(64 * 1024, fresh)
-  assert.equal(fresh.length, 0, 'everything lent: a fresh buffer')
+  assert.equal(fresh.length, 1, 'everything lent: a fresh buffer, with a loan')
   assert.equal(extra.byteLength, 64 * 1024)
   assert.equal(pool.ownedBytes, 256 * 1024)
+  assert.equal(pool.outstandingBytes, 320 * 1024)
+  fresh[0]()
   // Free buffers of another size are let go to make room for a size the pool has none of.
   for (const giveBack of loans) giveBack()
   const other: (() => void)[] = []

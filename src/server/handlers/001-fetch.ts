@@ -229,13 +229,24 @@ function waitForData(
   })
 }
 
+/**
+ * The record bytes this Fetch may carry: its MaxBytes within fetch.max.bytes, and within what
+ * fetch.max.buffered.bytes leaves of the bytes read for answers not yet written (clients that do
+ * not read their sockets hold theirs). At 0 the answer still carries its first batch whole.
+ */
+function fetchLimit(request: FetchRequest, ctx: RequestContext): number {
+  const { config, logs } = ctx.server.data
+  const room = config.fetchMaxBufferedBytes - logs.lentReadBytes()
+  return Math.max(0, Math.min(request.maxBytes, config.fetchMaxBytes, room))
+}
+
 async function serve(
   request: FetchRequest,
   ctx: RequestContext,
   byId: boolean,
   isolationLevel: IsolationLevel,
 ): Promise<FetchResponse> {
-  const limit = Math.max(0, Math.min(request.maxBytes, ctx.server.data.config.fetchMaxBytes))
+  const limit = fetchLimit(request, ctx)
   const minBytes = Math.min(request.minBytes, limit)
   let { refused, readable } = sortOut(request, ctx, byId)
   // The records may be read into lent buffers: the answer references them, so they go back once
@@ -254,7 +265,7 @@ async function serve(
     for (const giveBack of loans.splice(0)) giveBack()
     await waitForData(readable, minBytes, request.maxWaitMs, isolationLevel, ctx)
     ;({ refused, readable } = sortOut(request, ctx, byId))
-    read = await readAll(readable, limit, isolationLevel, ctx, loans)
+    read = await readAll(readable, fetchLimit(request, ctx), isolationLevel, ctx, loans)
   }
   return response([...read.answers, ...refused], byId)
 }

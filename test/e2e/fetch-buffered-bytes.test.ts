@@ -1,0 +1,129 @@
+// fetch.max.buffered.bytes: a consumer that sends a Fetch and never reads its socket holds the
+// answer's record bytes in the server; past the bound, other Fetch answers carry at most one batch
+// until answers drain, so clients that do not read cannot grow the server's memory without limit.
+import assert from 'node:assert/strict'
+import type { Socket } from 'node:net'
+import { after, before, test } from 'node:test'
+import type * as p from '../../src/protocol/index.js'
+import { createTopics, fetchRequest, makeBatch, produce, readRecords } from '../helpers/data-plane.js'
+import { startTestServer, type TestServer } from '../server/harness.js'
+import { decodeResponse, openSocket, requestFrame, WireClient } from '../server/wire-client.js'
+
+/** About 1 MB a partition: a whole answer (about 15 MB) outgrows the socket buffers. */
+const PARTITIONS = 16
+const BATCHES = 2
+const RECORDS = 30
+const VALUE_BYTES = 16_000
+/** Most of a whole answer: what the kernel's socket buffers take of it is far less. */
+const BOUND = 12 * 1024 * 1024
+
+let ts: TestServer
+let c: WireClient
+
+before(async () => {
+  ts = await startTestServer({ 'fetch.max.buffered.bytes': String(BOUND) })
+  c = await WireClient.connect(ts.port)
+  assert.deepEqual(
+    await createTopics(c, [
+      { name: 'stuck', partitions: PARTITIONS },
+      { name: 'other', partitions: PARTITIONS },
+    ]),
+    [0, 0],
+  )
+  for (const topic of ['stuck', 'other'])
+    for (let batch = 0; batch < BATCHES; batch++) {
+      const answers = await produce(
+        c,
+        Array.from({ length: PARTITIONS }, (_, partition) => ({
+          topic,
+          partition,
+          records: makeBatch(
+            Array.from({ length: RECORDS }, (_, i) => ({
+              key: null,
+              value: `${topic}/${partition}/${batch}/${i}/`.padEnd(VALUE_BYTES, 'x'),
+              timestamp: 1_700_000_000_000 + i,
+            })),
+          ),
+        })),
+      )
+      assert.ok(answers.every((a) => a.errorCode === 0))
+    }
+})
+
+after(async () => {
+  c?.close()
+  await ts?.stop()
+})
+
+function sendFetch(socket: Socket, topic: string, correlationId: number): void {
+  const partitions = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 }))
+  socket.write(requestFrame(1, 12, correlationId, fetchRequest(partitions)))
+}
+
+/** The next answer on a socket that carries nothing else: records per partition. */
+function answerOf(socket: Socket, correlationId: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let got = 0
+    let size = -1
+    const timer = setTimeout(() => reject(new Error('no answer in 120 s')), 120_000)
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      got += chunk.length
+      if (size < 0 && got >= 4) size = Buffer.concat(chunks).readInt32BE(0)
+      if (size < 0 || got < 4 + size) return
+      clearTimeout(timer)
+      socket.removeAllListeners('data')
+      const answer = decodeResponse<p.FetchResponse>(1, 12, Buffer.concat(chunks).subarray(4))
+      assert.equal(answer.correlationId, correlationId)
+      resolve(answer.body.responses[0].partitions.map((x) => readRecords(x.records).length))
+    })
+    socket.once('close', () => reject(new Error('closed before the answer')))
+  })
+}
+
+/** An answer as large as the bound lets one be: whole partitions (about 1 MB each), then none. */
+function assertUpToBound(records: number[]): void {
+  const full = records.filter((n) => n === RECORDS * BATCHES).length
+  assert.ok(full >= 12 && full < PARTITIONS, `${full} whole partitions`)
+  assert.deepEqual(records, [...Array(full).fill(RECORDS * BATCHES), ...Array(PARTITIONS - full).fill(0)])
+}
+
+async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > deadline) assert.fail(`not in ${ms} ms: ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+test('past fetch.max.buffered.bytes a Fetch carries one batch until the held answers drain', async () => {
+  const logs = ts.server.context.data.logs
+  const a = await openSocket(ts.port)
+  const b = await openSocket(ts.port)
+  try {
+    // A reads nothing: its answer, as large as the bound lets it be, stays held (its read buffers
+    // go back once all of it has been written to the socket).
+    a.pause()
+    sendFetch(a, 'stuck', 1)
+    await until('the first answer started to arrive', () => a.readableLength > 0)
+    const held = logs.lentReadBytes()
+    // Counted by the pool buffers that hold it (a power of two each), so a little over the bound.
+    assert.ok(held > BOUND - 1024 * 1024 && held < BOUND + 2 * 1024 * 1024, `held ${held} bytes`)
+    // B's Fetch meanwhile: its first batch only.
+    const limited = answerOf(b, 2)
+    sendFetch(b, 'other', 2)
+    assert.deepEqual(await limited, [RECORDS, ...Array(PARTITIONS - 1).fill(0)])
+    // A reads its answer: the bytes it held are given back, and B gets everything again.
+    const first = answerOf(a, 1)
+    a.resume()
+    assertUpToBound(await first)
+    await until('every read given back', () => logs.lentReadBytes() === 0)
+    const whole = answerOf(b, 3)
+    sendFetch(b, 'other', 3)
+    assertUpToBound(await whole)
+  } finally {
+    a.destroy()
+    b.destroy()
+  }
+})
