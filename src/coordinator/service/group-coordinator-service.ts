@@ -332,6 +332,8 @@ export class GroupCoordinatorService {
           consumerConfig: (groupId) => this.consumerGroupConfig(groupId),
           // Topograph D3: back-off entries leave with their group.
           onStreamsGroupRemoved: (groupId) => this.topologyDescriptions.onGroupRemoved(groupId),
+          // Group events (joins, leaves, rebalances, deletions) at INFO, with Kafka's texts.
+          logger: this.#log,
         }),
       serde: coordinatorRecordSerde,
       clock: this.#clock,
@@ -1005,7 +1007,7 @@ export class GroupCoordinatorService {
         if (expired > 0) this.#sensors.record('offset-expiration', expired)
         if (tombstones > 0) {
           this.#log.info(
-            { shard: shardId, groups: result.deletedGroups },
+            { shard: shardId, groups: result.deletedGroups, expiredOffsets: result.expiredOffsets },
             `Generated ${tombstones} tombstone records while cleaning up group metadata in ${this.#clock.now() - started} milliseconds.`,
           )
         }

@@ -19,7 +19,8 @@ import type { ListGroupsResponseListedGroup } from '../../protocol/generated/mes
 import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protocol/generated/messages/OffsetCommitResponse.js'
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
-import type { ShardStateMachine } from '../runtime/types.js'
+import type { RuntimeLogger, ShardStateMachine } from '../runtime/types.js'
+import { SILENT_LOGGER } from './group-log.js'
 import type { HeartbeatRequest } from '../../protocol/generated/messages/HeartbeatRequest.js'
 import type { HeartbeatResponse } from '../../protocol/generated/messages/HeartbeatResponse.js'
 import type { JoinGroupRequest } from '../../protocol/generated/messages/JoinGroupRequest.js'
@@ -97,6 +98,12 @@ export interface GroupCoordinatorShardOptions {
   readonly streamsConfig?: (groupId: string) => StreamsGroupConfig
   /** A group's effective consumer group settings (absent: Kafka's defaults). */
   readonly consumerConfig?: (groupId: string) => ConsumerGroupConfig
+  /**
+   * Where group events are logged at INFO, with Kafka's texts (members joining, leaving and fenced,
+   * rebalances, deletions; see group-log.ts). Only handlers and timers log, never replay.
+   * Default: nowhere.
+   */
+  readonly logger?: RuntimeLogger
 }
 
 /** The streams heartbeat result with the records widened to every coordinator record. */
@@ -158,8 +165,10 @@ export class GroupCoordinatorShard
   readonly #onStreamsGroupRemoved: ((groupId: string) => void) | undefined
   readonly #streamsConfig: ((groupId: string) => StreamsGroupConfig) | undefined
   readonly #consumerConfig: ((groupId: string) => ConsumerGroupConfig) | undefined
+  readonly #log: RuntimeLogger
 
   constructor(options: GroupCoordinatorShardOptions) {
+    this.#log = options.logger ?? SILENT_LOGGER
     this.#onStreamsGroupRemoved = options.onStreamsGroupRemoved
     this.#streamsConfig = options.streamsConfig
     this.#consumerConfig = options.consumerConfig
@@ -169,12 +178,14 @@ export class GroupCoordinatorShard
       assignors: options.assignors,
       timers: options.timers,
       config: options.streamsConfig,
+      logger: this.#log,
       isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'streams'),
     })
     this.consumer = new ConsumerGroupManager({
       topics: options.topics,
       timers: options.timers,
       config: options.consumerConfig,
+      logger: this.#log,
       isOtherGroupType: (groupId) => this.#isOtherGroup(groupId, 'consumer'),
       // The classic manager is built next; these run only once both exist.
       classicGroups: {
@@ -190,6 +201,7 @@ export class GroupCoordinatorShard
     const consumer = this.consumer
     this.classic = new ClassicGroupManager({
       config: options.classic,
+      logger: this.#log,
       otherGroups: {
         typeOf: (groupId) =>
           streams.group(groupId) !== undefined
@@ -361,7 +373,15 @@ export class GroupCoordinatorShard
     } finally {
       this.#joiningGroupId = null
     }
-    return replacing ? withTombstoneFirst(groupId, result) : result
+    if (!replacing) return result
+    this.#logEmptyClassicConverted(groupId, result.records.length, 'streams')
+    return withTombstoneFirst(groupId, result)
+  }
+
+  /** A join that replaced an empty classic group (not a simple one) and wrote its records. */
+  #logEmptyClassicConverted(groupId: string, records: number, to: 'streams' | 'consumer'): void {
+    if (records === 0 || !this.classic.hasGroup(groupId)) return
+    this.#log.info({ groupId }, `[GroupId ${groupId}] Converted the empty classic group to a ${to} group.`)
   }
 
   /**
@@ -415,9 +435,11 @@ export class GroupCoordinatorShard
     } finally {
       this.#joiningGroupId = null
     }
+    if (replacing) this.#logEmptyClassicConverted(groupId, joined.records.length, 'consumer')
     const result = replacing ? withTombstoneFirst(groupId, joined) : joined
     if (!upgrading || result.response.errorCode !== ErrorCode.NONE || result.records.length === 0)
       return result
+    this.#log.info({ groupId }, `[GroupId ${groupId}] Converted the classic group to a consumer group.`)
     // Online upgrade: the classic group's tombstone goes first; its parked requests are answered
     // REBALANCE_IN_PROGRESS and its timers cancelled (Kafka's convertToConsumerGroup).
     const upgraded = this.classic.upgradeToConsumerGroup(groupId)
@@ -573,9 +595,17 @@ export class GroupCoordinatorShard
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const results: DeleteGroupsResponseDeletableGroupResult[] = []
     const seen = new Set<string>()
+    const deleted: string[] = []
+    let deletedOffsets = 0
     for (const groupId of groupIds) {
       const result = (errorCode: number): void => {
         results.push({ groupId, errorCode, errorMessage: null })
+      }
+      const offsetTombstones = (): CoordinatorRecord[] => {
+        const tombstones = this.#offsets.deleteAllOffsetsRecords(groupId)
+        deleted.push(groupId)
+        deletedOffsets += tombstones.length
+        return tombstones
       }
       if (isGroupIdEmpty(groupId)) {
         result(ErrorCode.INVALID_GROUP_ID)
@@ -596,7 +626,7 @@ export class GroupCoordinatorShard
           result(error)
           continue
         }
-        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
+        records.push(...offsetTombstones(), ...groupRecords.records)
         timers.add(groupRecords.timers)
         result(ErrorCode.NONE)
       } else if (this.consumer.group(groupId) !== undefined) {
@@ -608,7 +638,7 @@ export class GroupCoordinatorShard
           result(error)
           continue
         }
-        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords)
+        records.push(...offsetTombstones(), ...groupRecords)
         result(ErrorCode.NONE)
       } else if (this.classic.hasGroup(groupId)) {
         let groupRecords!: ReturnType<ClassicGroupManager['deleteGroupRecords']>
@@ -619,15 +649,21 @@ export class GroupCoordinatorShard
           result(error)
           continue
         }
-        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), ...groupRecords.records)
+        records.push(...offsetTombstones(), ...groupRecords.records)
         timers.add(groupRecords.timers)
         result(ErrorCode.NONE)
       } else if (this.#simpleGroups.has(groupId)) {
-        records.push(...this.#offsets.deleteAllOffsetsRecords(groupId), groupMetadataTombstone(groupId))
+        records.push(...offsetTombstones(), groupMetadataTombstone(groupId))
         result(ErrorCode.NONE)
       } else {
         result(ErrorCode.GROUP_ID_NOT_FOUND)
       }
+    }
+    if (deleted.length > 0) {
+      this.#log.info(
+        { groupIds: deleted, offsets: deletedOffsets },
+        `The following groups were deleted: ${deleted.join(', ')}. A total of ${deletedOffsets} offsets were removed.`,
+      )
     }
     return { records, response: results, timers: timers.intents() }
   }
@@ -638,7 +674,32 @@ export class GroupCoordinatorShard
     ctx: OffsetCommitContext,
     request: OffsetCommitInput,
   ): GroupCoordinatorResult<OffsetCommitResponseOffsetCommitResponseTopic[]> {
-    return this.#offsets.commitOffset(ctx, request)
+    const result = this.#offsets.commitOffset(ctx, request)
+    if (result.records.length > 0 && request.generationIdOrMemberEpoch < 0)
+      this.#logAdminCommit(request, result.records.length)
+    return result
+  }
+
+  /**
+   * A commit without a generation: one that creates a simple group (Kafka's line), or one into a
+   * consumer, classic or streams group, which the group accepts only while it is empty: an offset
+   * reset. Commits into an existing simple group (a client that assigns partitions itself commits
+   * so all the time) are not logged.
+   */
+  #logAdminCommit(request: OffsetCommitInput, offsets: number): void {
+    const groupId = request.groupId
+    if (this.#simpleGroups.has(groupId)) return
+    if (!this.hasGroup(groupId)) {
+      this.#log.info(
+        { groupId },
+        `[GroupId ${groupId}] Creating a simple consumer group via manual offset commit.`,
+      )
+      return
+    }
+    this.#log.info(
+      { groupId, offsets },
+      `[GroupId ${groupId}] Committed ${offsets} offsets without a generation (offset reset).`,
+    )
   }
 
   fetchOffsets(request: OffsetFetchGroupInput): OffsetFetchResponseOffsetFetchResponseGroup {
@@ -646,7 +707,16 @@ export class GroupCoordinatorShard
   }
 
   offsetDelete(request: OffsetDeleteInput): GroupCoordinatorResult<OffsetDeleteResult> {
-    return this.#offsets.deleteOffsets(request)
+    const result = this.#offsets.deleteOffsets(request)
+    const offsets = result.records.filter((r) => r.type === 'OffsetCommit').length
+    if (offsets > 0) {
+      const groupId = request.groupId
+      this.#log.info(
+        { groupId, offsets, topics: request.topics.map((t) => t.name) },
+        `[GroupId ${groupId}] Deleted ${offsets} offsets.`,
+      )
+    }
+    return result
   }
 
   // ---- TxnOffsetCommit (28) and transaction markers on `__consumer_offsets` ----
@@ -815,6 +885,12 @@ export class GroupCoordinatorShard
       )
       records.push(...expired.records)
       expiredOffsets += expired.records.length
+      if (expired.records.length > 0) {
+        this.#log.debug(
+          { groupId, offsets: expired.records.length },
+          `[GroupId ${groupId}] Expired ${expired.records.length} offsets.`,
+        )
+      }
       if (!expired.allOffsetsExpired) continue
       if (this.#streams.group(groupId) !== undefined) {
         if (!this.#streams.isEmpty(groupId) || !this.#streams.shouldExpire(groupId, options.pluginConfigured))

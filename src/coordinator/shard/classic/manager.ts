@@ -12,7 +12,7 @@
  * a SyncGroup takes effect only then, once it is stored).
  */
 import { CONSUMER_PROTOCOL_TYPE } from '../../../protocol/consumer-protocol.js'
-import { ErrorCode } from '../../../protocol/errors.js'
+import { ErrorCode, errorName } from '../../../protocol/errors.js'
 import type { CoordinatorRecord } from '../../../protocol/generated/coordinator-records.js'
 import type { DescribeGroupsResponseDescribedGroup } from '../../../protocol/generated/messages/DescribeGroupsResponse.js'
 import type { HeartbeatRequest } from '../../../protocol/generated/messages/HeartbeatRequest.js'
@@ -65,6 +65,12 @@ import {
   joinKey,
   syncKey,
 } from './types.js'
+import type { RuntimeLogger } from '../../runtime/types.js'
+import { SILENT_LOGGER } from '../group-log.js'
+
+/** A JoinGroup's reason as Kafka's logs give it (JoinGroupRequest.joinReason). */
+const clientReason = (reason: string | null): string =>
+  reason === null || reason === '' ? 'not provided' : reason
 
 /** Broker settings for classic groups (group-level overrides already applied). */
 export interface ClassicGroupConfig {
@@ -110,6 +116,8 @@ export interface OtherGroupTypes {
 export interface ClassicGroupManagerOptions {
   readonly config?: ClassicGroupConfig
   readonly otherGroups?: OtherGroupTypes
+  /** Where group events are logged (see group-log.ts); default: nowhere. */
+  readonly logger?: RuntimeLogger
 }
 
 export interface ClassicJoinContext {
@@ -187,7 +195,10 @@ export class ClassicGroupManager {
   readonly #config: ClassicGroupConfig
   readonly #otherGroups: OtherGroupTypes | undefined
 
+  readonly #log: RuntimeLogger
+
   constructor(options: ClassicGroupManagerOptions = {}) {
+    this.#log = options.logger ?? SILENT_LOGGER
     this.#config = options.config ?? CLASSIC_GROUP_CONFIG_DEFAULTS
     this.#otherGroups = options.otherGroups
   }
@@ -252,6 +263,10 @@ export class ClassicGroupManager {
           return out.result(CONVERSION_REQUIRED)
         }
         out.records.push(...other.deleteEmptyGroupRecords(groupId))
+        this.#log.info(
+          { groupId },
+          `[GroupId ${groupId}] Converted the empty ${otherType} group to a classic group.`,
+        )
       } else {
         out.join(ctx.token, joinError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
         return out.result(NOT_CONVERTING)
@@ -319,19 +334,35 @@ export class ClassicGroupManager {
     if (instanceId !== null) {
       const existing = group.staticMemberId(instanceId)
       if (existing !== undefined) {
+        this.#log.info(
+          { groupId: group.groupId, memberId: newMemberId, instanceId, replacedMemberId: existing },
+          `Static member with groupInstanceId=${instanceId} and unknown member id joins group ${group.groupId} in ${group.state} state. Replacing previously mapped member ${existing} with this groupInstanceId.`,
+        )
         this.#updateStaticMember(ctx, req, group, existing, newMemberId, out)
       } else {
+        this.#log.info(
+          { groupId: group.groupId, memberId: newMemberId, instanceId },
+          `Static member with groupInstanceId=${instanceId} and unknown member id joins group ${group.groupId} in ${group.state} state. Created a new member id ${newMemberId} for this member and added to the group.`,
+        )
         this.#addMemberThenRebalanceOrCompleteJoin(ctx, req, group, newMemberId, out)
       }
       return
     }
     if (ctx.apiVersion >= 4) {
+      this.#log.info(
+        { groupId: group.groupId, memberId: newMemberId },
+        `Dynamic member with unknown member id joins group ${group.groupId} in ${group.state} state. Created a new member id ${newMemberId} and requesting the member to rejoin with this id.`,
+      )
       // KIP-394: the member must come back with the id it is given; until then it is pending.
       group.pendingJoinMembers.add(newMemberId)
       this.#schedule(out, this.#heartbeatTimer(group.groupId, newMemberId, req.sessionTimeoutMs))
       out.join(ctx.token, joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED))
       return
     }
+    this.#log.info(
+      { groupId: group.groupId, memberId: newMemberId },
+      `Dynamic member with unknown member id joins group ${group.groupId} in state ${group.state}. Created a new member id ${newMemberId} and added the member to the group.`,
+    )
     this.#addMemberThenRebalanceOrCompleteJoin(ctx, req, group, newMemberId, out)
   }
 
@@ -352,6 +383,10 @@ export class ClassicGroupManager {
         out.join(ctx.token, joinError(memberId, ErrorCode.INVALID_REQUEST))
         return
       }
+      this.#log.info(
+        { groupId: group.groupId, memberId },
+        `Pending dynamic member with id ${memberId} joins group ${group.groupId} in ${group.state} state. Adding to the group now.`,
+      )
       this.#addMemberThenRebalanceOrCompleteJoin(ctx, req, group, memberId, out)
       return
     }
@@ -361,23 +396,27 @@ export class ClassicGroupManager {
       return
     }
     const member = group.member(memberId)!
+    const updating = `Updating metadata for member ${memberId} during ${group.state}; client reason: ${clientReason(req.reason)}`
     switch (group.state) {
       case ClassicGroupState.PREPARING_REBALANCE:
-        this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, out)
+        this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, updating, out)
         return
       case ClassicGroupState.COMPLETING_REBALANCE:
         if (member.matches(protocols)) {
           // The member probably lost its JoinGroup answer: repeat it for the current generation.
           out.join(ctx.token, this.#joinResponseFor(group, memberId, group.isLeader(memberId), false))
         } else {
-          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, out)
+          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, updating, out)
         }
         return
       case ClassicGroupState.STABLE:
         // A leader's JoinGroup always rebalances: that is how it reacts to changes that do not show
         // in member metadata (topic metadata for consumers).
-        if (group.isLeader(memberId) || !member.matches(protocols)) {
-          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, out)
+        if (group.isLeader(memberId)) {
+          const reason = `Leader ${memberId} re-joining group during ${group.state}; client reason: ${clientReason(req.reason)}`
+          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, reason, out)
+        } else if (!member.matches(protocols)) {
+          this.#updateMemberThenRebalanceOrCompleteJoin(ctx, req, group, member, updating, out)
         } else {
           out.join(ctx.token, this.#joinResponseFor(group, memberId, false, false))
         }
@@ -438,7 +477,8 @@ export class ClassicGroupManager {
     member.awaitingJoin = ctx.token
     // A parked new member cannot heartbeat, so its JoinGroup is bounded by the new-member timeout.
     this.#schedule(out, this.#heartbeatTimer(group.groupId, memberId, this.#config.newMemberJoinTimeoutMs))
-    this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+    const reason = `Adding new member ${memberId} with group instance id ${req.groupInstanceId}; client reason: ${clientReason(req.reason)}`
+    this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out, reason)
   }
 
   #updateMemberThenRebalanceOrCompleteJoin(
@@ -446,10 +486,11 @@ export class ClassicGroupManager {
     req: JoinGroupRequest,
     group: ClassicGroup,
     member: ClassicGroupMember,
+    reason: string,
     out: Out,
   ): void {
     this.#updateMember(member, protocolsOf(req), req, ctx.token, out)
-    this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+    this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out, reason)
   }
 
   /** Kafka's updateMember: new protocols and timeouts, and the new parked JoinGroup. */
@@ -480,6 +521,7 @@ export class ClassicGroupManager {
     out: Out,
   ): void {
     const instanceId = req.groupInstanceId!
+    const staticReason = `Updating metadata for static member ${newMemberId} with instance id ${instanceId}; client reason: ${clientReason(req.reason)}`
     const currentLeader = group.leaderId
     const oldMember = group.member(oldMemberId)
     const newMember = this.#replaceStaticMember(group, instanceId, oldMemberId, newMemberId, out)
@@ -509,12 +551,12 @@ export class ClassicGroupManager {
         out.join(ctx.token, response)
         return
       }
-      this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+      this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out, staticReason)
       return
     }
     if (group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
       // The leader may already be assigning to the old member id: rebalance.
-      this.#prepareRebalance(group, ctx.nowMs, out)
+      this.#prepareRebalance(group, ctx.nowMs, out, staticReason)
       return
     }
     this.#maybeCompleteJoinPhase(group, ctx.nowMs, out)
@@ -568,12 +610,12 @@ export class ClassicGroupManager {
     return replacement
   }
 
-  #maybePrepareRebalanceOrCompleteJoin(group: ClassicGroup, nowMs: number, out: Out): void {
-    if (group.canRebalance()) this.#prepareRebalance(group, nowMs, out)
+  #maybePrepareRebalanceOrCompleteJoin(group: ClassicGroup, nowMs: number, out: Out, reason: string): void {
+    if (group.canRebalance()) this.#prepareRebalance(group, nowMs, out, reason)
     else this.#maybeCompleteJoinPhase(group, nowMs, out)
   }
 
-  #prepareRebalance(group: ClassicGroup, nowMs: number, out: Out): void {
+  #prepareRebalance(group: ClassicGroup, nowMs: number, out: Out, reason: string): void {
     if (group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
       this.#resetAndPropagateAssignmentWithError(group, ErrorCode.REBALANCE_IN_PROGRESS, out)
     }
@@ -586,6 +628,10 @@ export class ClassicGroupManager {
       this.#schedule(out, this.#initialRebalanceTimer(group.groupId, delayMs, remainingMs))
     }
     group.transitionTo(ClassicGroupState.PREPARING_REBALANCE, nowMs)
+    this.#log.info(
+      { groupId: group.groupId, generationId: group.generationId, state: group.state, reason },
+      `Preparing to rebalance group ${group.groupId} in state ${group.state} with old generation ${group.generationId} (reason: ${reason}).`,
+    )
     if (!initial) this.#maybeCompleteJoinElseSchedule(group, nowMs, out)
   }
 
@@ -625,9 +671,17 @@ export class ClassicGroupManager {
     }
     group.initNextGeneration(nowMs)
     if (group.is(ClassicGroupState.EMPTY)) {
+      this.#log.info(
+        { groupId: group.groupId, generationId: group.generationId },
+        `Group ${group.groupId} with generation ${group.generationId} is now empty.`,
+      )
       out.records.push(groupMetadataRecord(group, new Map()))
       return
     }
+    this.#log.info(
+      { groupId: group.groupId, generationId: group.generationId, members: group.members.size },
+      `Stabilized group ${group.groupId} generation ${group.generationId} with ${group.members.size} members.`,
+    )
     for (const m of group.members.values()) {
       const response = this.#joinResponseFor(group, m.memberId, group.isLeader(m.memberId), false)
       if (m.awaitingJoin !== null) {
@@ -768,7 +822,8 @@ export class ClassicGroupManager {
     const group = this.#groups.get(groupId)
     if (group?.is(ClassicGroupState.COMPLETING_REBALANCE) && group.generationId === generationId) {
       this.#resetAndPropagateAssignmentWithError(group, errorCode, out)
-      this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out)
+      const reason = `Error ${errorName(errorCode)} when storing group assignment during SyncGroup.`
+      this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out, reason)
     }
     return out.result(undefined)
   }
@@ -842,11 +897,17 @@ export class ClassicGroupManager {
     if (!group || generationId !== group.generationId) return
     if (!(group.is(ClassicGroupState.COMPLETING_REBALANCE) || group.is(ClassicGroupState.STABLE))) return
     if (group.pendingSyncMembers.size === 0) return
-    for (const id of [...group.pendingSyncMembers]) {
+    const pending = [...group.pendingSyncMembers]
+    for (const id of pending) {
       group.remove(id)
       this.#cancel(out, heartbeatKey(groupId, id))
     }
-    this.#prepareRebalance(group, nowMs, out)
+    this.#prepareRebalance(
+      group,
+      nowMs,
+      out,
+      `Removing [${pending.join(', ')}] on pending sync request expiration`,
+    )
   }
 
   // ---- Heartbeat (v0–4) ----
@@ -906,24 +967,34 @@ export class ClassicGroupManager {
         // Administrative removal by group.instance.id.
         const staticId = id.groupInstanceId === null ? undefined : group.staticMemberId(id.groupInstanceId)
         if (staticId !== undefined) {
+          this.#logLeave(group.groupId, staticId, id.reason)
           this.#removeCurrentMember(group, staticId, out)
           responses.push(row(ErrorCode.NONE))
         } else {
           responses.push(row(ErrorCode.UNKNOWN_MEMBER_ID))
         }
       } else if (group.isPendingMember(id.memberId)) {
+        this.#log.info(
+          { groupId: group.groupId, memberId: id.memberId, reason: clientReason(id.reason) },
+          `[Group ${group.groupId}] Pending member ${id.memberId} has left group through explicit \`LeaveGroup\` request; client reason: ${clientReason(id.reason)}`,
+        )
         group.remove(id.memberId)
         this.#cancel(out, heartbeatKey(group.groupId, id.memberId))
         responses.push(row(ErrorCode.NONE))
       } else {
         const error = validateMember(group, id.memberId, id.groupInstanceId)
-        if (error === ErrorCode.NONE) this.#removeCurrentMember(group, id.memberId, out)
+        if (error === ErrorCode.NONE) {
+          this.#logLeave(group.groupId, id.memberId, id.reason)
+          this.#removeCurrentMember(group, id.memberId, out)
+        }
         responses.push(row(error))
       }
     }
     if (responses.some((r) => r.errorCode === ErrorCode.NONE)) {
       if (group.is(ClassicGroupState.STABLE) || group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
-        this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out)
+        const left = responses.filter((r) => r.errorCode === ErrorCode.NONE).map((r) => r.memberId)
+        const reason = `explicit \`LeaveGroup\` request for (${left.join(', ')}) members.`
+        this.#maybePrepareRebalanceOrCompleteJoin(group, ctx.nowMs, out, reason)
       } else if (group.is(ClassicGroupState.PREPARING_REBALANCE)) {
         this.#maybeCompleteJoinPhase(group, ctx.nowMs, out)
       }
@@ -933,6 +1004,13 @@ export class ClassicGroupManager {
         ? createLeaveGroupResponse({ errorCode: responses[0]!.errorCode })
         : createLeaveGroupResponse({ members: responses })
     return out.result(response)
+  }
+
+  #logLeave(groupId: string, memberId: string, reason: string | null): void {
+    this.#log.info(
+      { groupId, memberId, reason: clientReason(reason) },
+      `[Group ${groupId}] Member ${memberId} has left group through explicit \`LeaveGroup\` request; client reason: ${clientReason(reason)}`,
+    )
   }
 
   #removeCurrentMember(group: ClassicGroup, memberId: string, out: Out): void {
@@ -1004,6 +1082,10 @@ export class ClassicGroupManager {
     const group = this.#groups.get(groupId)
     if (!group || group.is(ClassicGroupState.DEAD)) return
     if (group.isPendingMember(memberId)) {
+      this.#log.info(
+        { groupId, memberId, reason: 'session timeout' },
+        `Pending member ${memberId} in group ${groupId} has been removed after session timeout expiration.`,
+      )
       group.remove(memberId)
       if (group.is(ClassicGroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
         this.#completeJoin(group, nowMs, out)
@@ -1012,13 +1094,22 @@ export class ClassicGroupManager {
     }
     const member = group.member(memberId)
     if (!member || member.hasSatisfiedHeartbeat()) return
+    this.#log.info(
+      { groupId, memberId, reason: 'session timeout' },
+      `Member ${memberId} in group ${groupId} has failed, removing it from the group.`,
+    )
     if (member.awaitingJoin !== null) {
       out.join(member.awaitingJoin, joinError(UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID))
       member.awaitingJoin = null
     }
     group.remove(memberId)
     if (group.is(ClassicGroupState.STABLE) || group.is(ClassicGroupState.COMPLETING_REBALANCE)) {
-      this.#maybePrepareRebalanceOrCompleteJoin(group, nowMs, out)
+      this.#maybePrepareRebalanceOrCompleteJoin(
+        group,
+        nowMs,
+        out,
+        `removing member ${memberId} on heartbeat expiration.`,
+      )
     } else if (group.is(ClassicGroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
       this.#completeJoin(group, nowMs, out)
     }
@@ -1043,7 +1134,13 @@ export class ClassicGroupManager {
       for (const m of g.members.values()) {
         this.#schedule(out, this.#heartbeatTimer(g.groupId, m.memberId, m.sessionTimeoutMs))
       }
-      if (g.members.size > this.#config.maxSize) this.#prepareRebalance(g, nowMs, out)
+      if (g.members.size > this.#config.maxSize)
+        this.#prepareRebalance(
+          g,
+          nowMs,
+          out,
+          `Freshly-loaded group ${g.groupId} (size ${g.members.size}) is over capacity ${this.#config.maxSize}. Rebalancing in order to give a chance for consumers to commit offsets`,
+        )
     }
     return out.result(undefined)
   }
@@ -1139,7 +1236,7 @@ export class ClassicGroupManager {
             const g = this.#groups.get(groupId)
             if (g === undefined || !g.is(ClassicGroupState.STABLE)) return
             g.live = true
-            this.#prepareRebalance(g, nowMs, o)
+            this.#prepareRebalance(g, nowMs, o, 'the group was converted from a consumer group')
           }),
       })
     return { record: groupMetadataRecord(group, assignment), timers: out.timers.intents() }

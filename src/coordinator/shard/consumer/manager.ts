@@ -137,6 +137,8 @@ import {
   targetAssignmentRecord,
 } from './records.js'
 import { resolveTopicRegex, throwIfRegularExpressionIsInvalid } from './regex.js'
+import type { RuntimeLogger } from '../../runtime/types.js'
+import { SILENT_LOGGER } from '../group-log.js'
 
 /** The topic catalog as consumer groups read it: names for subscription patterns. */
 export interface ConsumerTopicsImage extends TopicsImage {
@@ -181,6 +183,8 @@ export interface ConsumerGroupManagerOptions {
    * protocol is downgraded (`downgradedGroup`, within `config.maxSize`). Absent: no migration.
    */
   readonly classicGroups?: Pick<ClassicGroupManager, 'group' | 'config' | 'downgradedGroup'>
+  /** Where group events are logged (see group-log.ts); default: nowhere. */
+  readonly logger?: RuntimeLogger
 }
 
 export type ListedConsumerGroup = ListedModernGroup<'consumer'>
@@ -298,7 +302,10 @@ export class ConsumerGroupManager {
   /** Bumped on every catalog change; stored as the Version of resolved patterns. */
   #topicsVersion = 0n
 
+  readonly #log: RuntimeLogger
+
   constructor(options: ConsumerGroupManagerOptions) {
+    this.#log = options.logger ?? SILENT_LOGGER
     this.#topics = options.topics
     this.#isOtherGroupType = options.isOtherGroupType ?? (() => false)
     this.#armed = options.timers ?? NO_ARMED_TIMERS
@@ -458,6 +465,8 @@ export class ConsumerGroupManager {
     const bumpGroupEpoch =
       namesChanged || regexes.bump || assignorChanged || (joining && group.groupEpoch === 0)
 
+    this.#logJoin(groupId, memberId, updated.instanceId, replaced, isNewMember, 'consumer')
+
     // 5–7. Metadata hash and group epoch, target assignment, reconciliation.
     const reconciled = this.#assignAndReconcile(group, {
       old: slot?.member ?? replaced,
@@ -546,6 +555,16 @@ export class ConsumerGroupManager {
     })
     if (reconciled === updated || !assignmentDiffers(reconciled, updated)) return updated
     records.push(currentAssignmentRecord(groupId, reconciled))
+    this.#log.debug(
+      {
+        groupId,
+        memberId,
+        memberEpoch: reconciled.memberEpoch,
+        previousMemberEpoch: reconciled.previousMemberEpoch,
+        state: reconciled.state,
+      },
+      `[GroupId ${groupId}] Member ${memberId} new assignment state: epoch=${reconciled.memberEpoch}, previousEpoch=${reconciled.previousMemberEpoch}, state=${reconciled.state}.`,
+    )
     const timers = p.timers
     if (timers !== null) {
       const key = rebalanceTimeoutKey(groupId, memberId)
@@ -585,6 +604,7 @@ export class ConsumerGroupManager {
       if (bump) {
         groupEpoch += 1
         records.push(groupEpochRecord(group.groupId, groupEpoch, hash))
+        this.#logEpochBump(group.groupId, groupEpoch, hash)
       }
       group.setMetadataRefreshDeadline(nowMs + METADATA_REFRESH_INTERVAL_MS, groupEpoch)
       if (group.hasSubscriptionMetadataRecord) records.push(subscriptionMetadataTombstone(group.groupId))
@@ -618,12 +638,11 @@ export class ConsumerGroupManager {
       updated,
     )
     const assignorName = group.preferredServerAssignor(old, updated)
-    const result = this.#computeTargetAssignment(
-      groupEpoch,
-      members,
-      targets,
-      resolved,
-      this.#assignorsOf(config).select(assignorName),
+    const assignor = this.#assignorsOf(config).select(assignorName)
+    const result = this.#computeTargetAssignment(groupEpoch, members, targets, resolved, assignor)
+    this.#log.info(
+      { groupId, groupEpoch, assignor: assignor.name() },
+      `[GroupId ${groupId}] Computed a new target assignment for epoch ${groupEpoch} with '${assignor.name()}' assignor.`,
     )
     for (const id of result.changed)
       records.push(targetAssignmentRecord(groupId, id, result.targets.get(id)!))
@@ -810,7 +829,12 @@ export class ConsumerGroupManager {
     })
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     const member = membership.leavingMember(group, req)
+    const { memberId, instanceId } = member
     if (req.memberEpoch === membership.LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      this.#log.info(
+        { groupId, memberId, instanceId, memberEpoch: req.memberEpoch },
+        `[GroupId ${groupId}] Static member ${memberId} with instance id ${instanceId} temporarily left the consumer group.`,
+      )
       // The member stays; its partitions restart at assignment epoch 0 when it comes back.
       const left: ConsumerGroupMember = {
         ...member,
@@ -826,6 +850,17 @@ export class ConsumerGroupManager {
         }),
         timers: NO_TIMERS,
       }
+    }
+    if (instanceId === null) {
+      this.#log.info(
+        { groupId, memberId, memberEpoch: req.memberEpoch },
+        `[GroupId ${groupId}] Member ${memberId} left the consumer group.`,
+      )
+    } else {
+      this.#log.info(
+        { groupId, memberId, instanceId, memberEpoch: req.memberEpoch },
+        `[GroupId ${groupId}] Static member ${memberId} with instance id ${instanceId} left the consumer group.`,
+      )
     }
     const records = this.#fenceRecords(group, member, timers, nowMs)
     return { records, response, timers: timers.intents() }
@@ -873,7 +908,9 @@ export class ConsumerGroupManager {
       if (hasRegex(m)) for (const n of resolved.get(m.subscribedTopicRegex!)?.topics ?? []) remaining.add(n)
     }
     const epoch = group.groupEpoch + 1
-    records.push(groupEpochRecord(groupId, epoch, computeMetadataHash(remaining, this.#topics)))
+    const hash = computeMetadataHash(remaining, this.#topics)
+    records.push(groupEpochRecord(groupId, epoch, hash))
+    this.#logEpochBump(groupId, epoch, hash)
     if ([...group.members.keys()].every((id) => leaving.has(id))) {
       records.push(targetAssignmentMetadataRecord(groupId, epoch, 0n))
     }
@@ -946,6 +983,10 @@ export class ConsumerGroupManager {
     for (const m of group.members.values()) cancelMemberTimers(timers, groupId, m.memberId)
     if (replacement !== undefined) cancelMemberTimers(timers, groupId, replacement.joining.memberId)
     timers.add(created.timers)
+    this.#log.info(
+      { groupId, groupEpoch: group.groupEpoch, members: staying.length },
+      `[GroupId ${groupId}] Converted the consumer group to a classic group.`,
+    )
     return [
       ...groupTombstones(groupId, [...group.members.keys()].map(swap), [
         ...group.resolvedRegularExpressions.keys(),
@@ -1001,6 +1042,7 @@ export class ConsumerGroupManager {
     if (sessionStillAlive(timers, group.session(memberId), nowMs, member.memberId, periodMs)) {
       return { records: [], response: undefined, timers: timers.intents() }
     }
+    this.#logFenced(groupId, member, 'the member session expired')
     return {
       records: this.#fenceRecords(group, member, timers, nowMs),
       response: undefined,
@@ -1016,8 +1058,23 @@ export class ConsumerGroupManager {
   ): ConsumerTimerResult {
     const group = this.#groups.get(groupId)
     const member = group?.member(memberId)
-    if (!group || !member || member.memberEpoch !== memberEpoch)
+    if (!group || !member || member.memberEpoch !== memberEpoch) {
+      this.#log.debug(
+        { groupId, memberId, memberEpoch },
+        `[GroupId ${groupId}] Ignoring rebalance timeout for ${memberId} because the member is not in epoch ${memberEpoch} anymore.`,
+      )
       return { records: [], response: undefined, timers: NO_TIMERS }
+    }
+    this.#log.info(
+      {
+        groupId,
+        memberId,
+        memberEpoch,
+        rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+        reason: 'rebalance timeout',
+      },
+      `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to transition from epoch ${memberEpoch} within ${member.rebalanceTimeoutMs}ms.`,
+    )
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     return {
       records: this.#fenceRecords(group, member, timers, nowMs),
@@ -1244,6 +1301,7 @@ export class ConsumerGroupManager {
       }
       const slot = group.slot(memberId)
       const isNewMember = slot === undefined && replaced === null
+      this.#logJoin(groupId, memberId, instanceId, replaced, isNewMember, 'classic')
       const protocols: ClassicProtocol[] = req.protocols.map((p) => ({ name: p.name, metadata: p.metadata }))
       // The answer: the member epoch as generation; no leader, no member list (all are followers).
       const joined = (generationId: number): ConsumerTimerResult =>
@@ -1337,7 +1395,8 @@ export class ConsumerGroupManager {
       timers.schedule({
         key: classicSyncTimeoutKey(groupId, memberId),
         delayMs: req.rebalanceTimeoutMs,
-        op: (now) => this.#onClassicTimeout(groupId, memberId, now),
+        op: (now) =>
+          this.#onClassicTimeout(groupId, memberId, now, 'the member failed to sync within timeout'),
         retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
       })
       return joined(reconciled.memberEpoch)
@@ -1523,22 +1582,71 @@ export class ConsumerGroupManager {
     timers.schedule({
       key,
       delayMs: member.rebalanceTimeoutMs,
-      op: (now) => this.#onClassicTimeout(groupId, memberId, now),
+      op: (now) =>
+        this.#onClassicTimeout(
+          groupId,
+          memberId,
+          now,
+          'the classic member failed to join within the rebalance timeout',
+        ),
       retryBackoffMs: MEMBER_TIMER_RETRY_BACKOFF_MS,
     })
   }
 
   /** A classic member that did not rejoin or sync in time is fenced (Kafka's join and sync timeouts). */
-  #onClassicTimeout(groupId: string, memberId: string, nowMs: number): ConsumerTimerResult {
+  #onClassicTimeout(groupId: string, memberId: string, nowMs: number, reason: string): ConsumerTimerResult {
     const group = this.#groups.get(groupId)
     const member = group?.member(memberId)
     if (!group || !member) return { records: [], response: undefined, timers: NO_TIMERS }
+    this.#logFenced(groupId, member, reason)
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     return {
       records: this.#fenceRecords(group, member, timers, nowMs),
       response: undefined,
       timers: timers.intents(),
     }
+  }
+
+  // ---- the log ----
+
+  #logJoin(
+    groupId: string,
+    memberId: string,
+    instanceId: string | null,
+    replaced: ConsumerGroupMember | null,
+    isNewMember: boolean,
+    protocol: 'consumer' | 'classic',
+  ): void {
+    if (replaced !== null) {
+      this.#log.info(
+        { groupId, memberId, instanceId, replacedMemberId: replaced.memberId, protocol },
+        `[GroupId ${groupId}] Static member with instance id ${instanceId} re-joins the consumer group using the ${protocol} protocol. Created a new member ${memberId} to replace the existing member ${replaced.memberId}.`,
+      )
+    } else if (isNewMember && instanceId !== null) {
+      this.#log.info(
+        { groupId, memberId, instanceId, protocol },
+        `[GroupId ${groupId}] Static member ${memberId} with instance id ${instanceId} joins the consumer group using the ${protocol} protocol.`,
+      )
+    } else if (isNewMember) {
+      this.#log.info(
+        { groupId, memberId, protocol },
+        `[GroupId ${groupId}] Member ${memberId} joins the consumer group using the ${protocol} protocol.`,
+      )
+    }
+  }
+
+  #logEpochBump(groupId: string, groupEpoch: number, metadataHash: bigint): void {
+    this.#log.info(
+      { groupId, groupEpoch, metadataHash: String(metadataHash) },
+      `[GroupId ${groupId}] Bumped group epoch to ${groupEpoch} with metadata hash ${metadataHash}.`,
+    )
+  }
+
+  #logFenced(groupId: string, member: ConsumerGroupMember, reason: string): void {
+    this.#log.info(
+      { groupId, memberId: member.memberId, memberEpoch: member.memberEpoch, reason },
+      `[GroupId ${groupId}] Member ${member.memberId} fenced from the group because ${reason}.`,
+    )
   }
 
   // ---- describe, list, delete ----

@@ -65,6 +65,8 @@ import {
   tasksWithEpochsEquals,
 } from './tasks.js'
 import { TimerCollector as Collector } from '../result.js'
+import type { RuntimeLogger } from '../../runtime/types.js'
+import { SILENT_LOGGER } from '../group-log.js'
 import {
   type ArmedTimers,
   initialRebalanceKey,
@@ -156,6 +158,8 @@ export interface StreamsGroupManagerOptions {
    * heartbeat or `onLoaded` was given.
    */
   readonly config?: (groupId: string) => StreamsGroupConfig
+  /** Where group events are logged (see group-log.ts); default: nowhere. */
+  readonly logger?: RuntimeLogger
 }
 
 export type ListedStreamsGroup = ListedModernGroup<'streams'>
@@ -206,8 +210,10 @@ export class StreamsGroupManager {
   readonly #initialRebalanceAsked = new Set<string>()
   /** The member profiles the groups' members share (see MemberProfiles). */
   readonly #profiles = new MemberProfiles()
+  readonly #log: RuntimeLogger
 
   constructor(options: StreamsGroupManagerOptions) {
+    this.#log = options.logger ?? SILENT_LOGGER
     this.#configFor = options.config
     this.#topics = options.topics
     this.#assignors = options.assignors
@@ -382,8 +388,19 @@ export class StreamsGroupManager {
     // 5. Topology configuration and metadata hash.
     let configured = topologyChanged ? null : group.configuredTopology
     let metadataHash = group.metadataHash
+    // The status of the configuration this heartbeat replaces (null: ready; undefined: unknown, or
+    // nothing was configured again), for the log.
+    let replacedStatus: string | null | undefined
+    let reconfigured = false
     if (configured === null || topologyChanged || group.hasMetadataExpired(nowMs)) {
       metadataHash = computeMetadataHash(topology.requiredTopics(), this.#topics)
+      replacedStatus =
+        configured !== null
+          ? (configured.status?.statusDetail ?? null)
+          : groupExisted && !topologyChanged && group.validatedTopologyEpoch === topology.epoch
+            ? null
+            : undefined
+      reconfigured = true
       configured = configureTopology(topology, this.#topics)
       group.configuredTopology = configured
       if (metadataHash !== group.metadataHash) bumpGroupEpoch = true
@@ -461,6 +478,8 @@ export class StreamsGroupManager {
     let targetEpoch = group.assignmentEpoch
     // null: the current target, looked up only if the member has to reconcile.
     let target: TasksTuple | null = null
+    // The assignor that computed a new target assignment, for the log.
+    let assignorName: string | null = null
     if (initialDelayPending) {
       status.push({
         statusCode: TopicStatusCode.ASSIGNMENT_DELAYED,
@@ -484,14 +503,16 @@ export class StreamsGroupManager {
       )
       const offsets = new Map(group.taskOffsets)
       offsets.set(memberId, taskOffsets ?? updatedTaskOffsets(group.taskOffsets.get(memberId), req))
+      const assignor = this.#assignors.select(config.assignorName)
       const result = computeTargetAssignment({
         members,
         currentTargets: targets,
         taskOffsets: offsets,
         configuredTopology: configured,
         assignmentConfigs: assignmentConfigs(config),
-        assignor: this.#assignors.select(config.assignorName),
+        assignor,
       })
+      assignorName = assignor.name()
       for (const id of result.changed)
         records.push(targetAssignmentMemberRecord(groupId, id, result.targets.get(id)!))
       records.push(targetAssignmentMetadataRecord(groupId, groupEpoch, BigInt(nowMs)))
@@ -544,8 +565,10 @@ export class StreamsGroupManager {
     // made then (see StreamsGroup.sessionTimer). A member not stored yet has no timer armed.
     if (slot === undefined || mustArmSession(slot, nowMs, config.sessionTimeoutMs, records.length > 0))
       this.#schedule(timers, group.sessionTimer(memberId, config.sessionTimeoutMs))
-    if (req.shutdownApplication && group.shutdownRequestMemberId === null)
+    if (req.shutdownApplication && group.shutdownRequestMemberId === null) {
       group.shutdownRequestMemberId = memberId
+      this.#logShutdownRequest(groupId, memberId)
+    }
     if (taskOffsets !== null) group.setTaskOffsets(memberId, taskOffsets)
 
     // 13. Response.
@@ -585,6 +608,48 @@ export class StreamsGroupManager {
       }
       response.partitionsByUserEndpoint = buildEndpointToPartitions([...others, reconciled], configured)
     }
+
+    // 14. Log: once every check has passed (a heartbeat that throws logs nothing). A heartbeat that
+    // changes nothing logs nothing.
+    if (records.length > 0 || reconfigured) {
+      const log = this.#log
+      if (replaced !== null) {
+        log.info(
+          { groupId, memberId, instanceId: updated.instanceId, replacedMemberId: replaced.memberId },
+          `[GroupId ${groupId}][MemberId ${memberId}] Static member with instance id ${updated.instanceId} re-joins the streams group using the streams protocol. Created a new member ${memberId} to replace the existing member ${replaced.memberId}.`,
+        )
+      } else if (isNewMember && updated.instanceId !== null) {
+        log.info(
+          { groupId, memberId, instanceId: updated.instanceId },
+          `[GroupId ${groupId}][MemberId ${memberId}] Static member ${memberId} with instance id ${updated.instanceId} joins the streams group.`,
+        )
+      } else if (isNewMember) {
+        log.info(
+          { groupId, memberId },
+          `[GroupId ${groupId}][MemberId ${memberId}] Member joins the streams group.`,
+        )
+      }
+      if (reconfigured) this.#logTopicConfiguration(groupId, memberId, configured, replacedStatus)
+      if (bumpGroupEpoch) {
+        log.info(
+          { groupId, memberId, groupEpoch, metadataHash: String(metadataHash), validatedTopologyEpoch },
+          `[GroupId ${groupId}][MemberId ${memberId}] Bumped streams group epoch to ${groupEpoch} with metadata hash ${metadataHash} and validated topic epoch ${validatedTopologyEpoch}.`,
+        )
+      }
+      if (assignorName !== null) this.#logTargetAssignment(groupId, groupEpoch, assignorName)
+      if (assignmentChanged) {
+        log.debug(
+          {
+            groupId,
+            memberId,
+            memberEpoch: reconciled.memberEpoch,
+            previousMemberEpoch: reconciled.previousMemberEpoch,
+            state: reconciled.state,
+          },
+          `[GroupId ${groupId}][MemberId ${memberId}] Member's new assignment state: epoch=${reconciled.memberEpoch}, previousEpoch=${reconciled.previousMemberEpoch}, state=${reconciled.state}.`,
+        )
+      }
+    }
     return {
       records,
       response,
@@ -606,7 +671,13 @@ export class StreamsGroupManager {
     })
     const timers = new TimerCollector()
     const member = leavingMember(group, req)
+    const memberId = member.memberId
+    const instanceId = member.instanceId
     if (req.memberEpoch === EPOCH_STATIC_LEAVE) {
+      this.#log.info(
+        { groupId, memberId, instanceId, memberEpoch: req.memberEpoch },
+        `[GroupId ${groupId}][MemberId ${memberId}] Static member ${memberId} with instance id ${instanceId} temporarily left the streams group.`,
+      )
       // The member stays; its active tasks restart at assignment epoch 0 when it comes back.
       const active = member.assignedTasks.active.withEpoch(0)
       const left = withAssignment(member, {
@@ -623,7 +694,18 @@ export class StreamsGroupManager {
         internalTopicsToCreate: [],
       }
     }
-    const records = this.#fenceRecords(group, member.memberId, timers)
+    if (instanceId === null) {
+      this.#log.info(
+        { groupId, memberId, memberEpoch: req.memberEpoch },
+        `[GroupId ${groupId}][MemberId ${memberId}] Member ${memberId} left the streams group.`,
+      )
+    } else {
+      this.#log.info(
+        { groupId, memberId, instanceId, memberEpoch: req.memberEpoch },
+        `[GroupId ${groupId}][MemberId ${memberId}] Static member ${memberId} with instance id ${instanceId} left the streams group.`,
+      )
+    }
+    const records = this.#fenceRecords(group, memberId, timers)
     return { records, response, timers: timers.intents(), internalTopicsToCreate: [] }
   }
 
@@ -631,6 +713,10 @@ export class StreamsGroupManager {
   #fenceRecords(group: StreamsGroup, memberId: string, timers: TimerCollector): StreamsCoordinatorRecord[] {
     const epoch = group.groupEpoch + 1
     const records = [...memberTombstones(group.groupId, memberId), groupMetadataRecordFrom(group, epoch)]
+    this.#log.info(
+      { groupId: group.groupId, memberId, groupEpoch: epoch, metadataHash: String(group.metadataHash) },
+      `[GroupId ${group.groupId}] Bumped group epoch to ${epoch} with metadata hash ${group.metadataHash}.`,
+    )
     if (group.members.size === 1 && group.members.has(memberId)) {
       // The empty group then has equal epochs and the next assignment is not held back by the interval.
       records.push(targetAssignmentMetadataRecord(group.groupId, epoch, 0n))
@@ -671,6 +757,10 @@ export class StreamsGroupManager {
       this.#schedule(timers, group.sessionTimer(memberId, delayMs))
       return { records: [], response: undefined, timers: timers.intents() }
     }
+    this.#log.info(
+      { groupId, memberId, memberEpoch: member.memberEpoch, reason: 'the member session expired' },
+      `[GroupId ${groupId}] Streams member ${memberId} fenced from the group because the member session expired.`,
+    )
     return {
       records: this.#fenceRecords(group, memberId, timers),
       response: undefined,
@@ -682,8 +772,23 @@ export class StreamsGroupManager {
     const group = this.#groups.get(groupId)
     const timers = new TimerCollector()
     const member = group?.member(memberId)
-    if (!group || !member || member.memberEpoch !== memberEpoch)
+    if (!group || !member || member.memberEpoch !== memberEpoch) {
+      this.#log.debug(
+        { groupId, memberId, memberEpoch },
+        `[GroupId ${groupId}] Ignoring rebalance timeout for ${memberId} because the member is not in epoch ${memberEpoch} anymore.`,
+      )
       return { records: [], response: undefined, timers: timers.intents() }
+    }
+    this.#log.info(
+      {
+        groupId,
+        memberId,
+        memberEpoch,
+        rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+        reason: 'rebalance timeout',
+      },
+      `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to transition from epoch ${memberEpoch} within ${member.rebalanceTimeoutMs}ms.`,
+    )
     return {
       records: this.#fenceRecords(group, memberId, timers),
       response: undefined,
@@ -704,20 +809,76 @@ export class StreamsGroupManager {
     // configuration may have to be recomputed here.
     if (group.configuredTopology === null)
       group.configuredTopology = configureTopology(group.topology, this.#topics)
+    // The group's assignor as configured now, not when the timer was armed.
+    const assignor = this.#assignors.select((this.#configFor?.(groupId) ?? config).assignorName)
     const result = computeTargetAssignment({
       members: group.members,
       currentTargets: group.targetAssignments,
       taskOffsets: group.taskOffsets,
       configuredTopology: group.configuredTopology,
       assignmentConfigs: group.lastAssignmentConfigs,
-      // The group's assignor as configured now, not when the timer was armed.
-      assignor: this.#assignors.select((this.#configFor?.(groupId) ?? config).assignorName),
+      assignor,
     })
+    this.#logTargetAssignment(groupId, group.groupEpoch, assignor.name())
     const records = result.changed.map((id) =>
       targetAssignmentMemberRecord(groupId, id, result.targets.get(id)!),
     )
     records.push(targetAssignmentMetadataRecord(groupId, group.groupEpoch, BigInt(nowMs)))
     return { records, response: undefined, timers: NO_TIMERS }
+  }
+
+  // ---- the log ----
+
+  #logTargetAssignment(groupId: string, groupEpoch: number, assignor: string): void {
+    this.#log.info(
+      { groupId, groupEpoch, assignor },
+      `[GroupId ${groupId}] Computed a new target assignment for epoch ${groupEpoch} with '${assignor}' assignor.`,
+    )
+  }
+
+  #logShutdownRequest(groupId: string, memberId: string): void {
+    this.#log.info(
+      { groupId, memberId },
+      `[GroupId ${groupId}][MemberId ${memberId}] Shutdown requested for the streams application.`,
+    )
+  }
+
+  /**
+   * A topology configured again: at INFO (WARN when it failed, as Kafka logs it) when its status
+   * differs from the one it replaces (`replaced` undefined: not known), at DEBUG otherwise. A failed
+   * configuration leaves the group NOT_READY.
+   */
+  #logTopicConfiguration(
+    groupId: string,
+    memberId: string,
+    configured: ConfiguredTopology,
+    replaced: string | null | undefined,
+  ): void {
+    const status = configured.status
+    const changed = replaced === undefined || replaced !== (status?.statusDetail ?? null)
+    const epoch = configured.topologyEpoch
+    const prefix = `[GroupId ${groupId}][MemberId ${memberId}]`
+    if (status === null) {
+      const msg = `${prefix} Valid topic configuration found, topology epoch ${epoch} is now initialized.`
+      if (changed) this.#log.info({ groupId, memberId, topologyEpoch: epoch }, msg)
+      else this.#log.debug({ groupId, memberId, topologyEpoch: epoch }, msg)
+      return
+    }
+    const fields = {
+      groupId,
+      memberId,
+      topologyEpoch: epoch,
+      state: StreamsGroupState.NOT_READY,
+      statusCode: status.statusCode,
+      reason: status.statusDetail,
+    }
+    const missingInternal = status.statusCode === TopicStatusCode.MISSING_INTERNAL_TOPICS
+    const msg = missingInternal
+      ? `${prefix} Valid topic configuration found, but internal topics are missing for topology epoch ${epoch}: ${status.statusDetail.replace(/^Internal topics are missing: /, '')}`
+      : `${prefix} Topic configuration failed for topology epoch ${epoch}: ${status.statusDetail}`
+    if (!changed) this.#log.debug(fields, msg)
+    else if (missingInternal) this.#log.info(fields, msg)
+    else this.#log.warn(fields, msg)
   }
 
   #schedule(timers: TimerCollector, timer: StreamsTimer): void {
