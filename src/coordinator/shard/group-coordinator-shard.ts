@@ -20,7 +20,7 @@ import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protoc
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { RuntimeLogger, ShardStateMachine } from '../runtime/types.js'
-import { SILENT_LOGGER } from './group-log.js'
+import { HoldingLogger, SILENT_LOGGER } from './group-log.js'
 import type { HeartbeatRequest } from '../../protocol/generated/messages/HeartbeatRequest.js'
 import type { HeartbeatResponse } from '../../protocol/generated/messages/HeartbeatResponse.js'
 import type { JoinGroupRequest } from '../../protocol/generated/messages/JoinGroupRequest.js'
@@ -165,10 +165,11 @@ export class GroupCoordinatorShard
   readonly #onStreamsGroupRemoved: ((groupId: string) => void) | undefined
   readonly #streamsConfig: ((groupId: string) => StreamsGroupConfig) | undefined
   readonly #consumerConfig: ((groupId: string) => ConsumerGroupConfig) | undefined
-  readonly #log: RuntimeLogger
+  /** The managers' logger too: a join that converts a group holds their lines (see #convertingJoin). */
+  readonly #log: HoldingLogger
 
   constructor(options: GroupCoordinatorShardOptions) {
-    this.#log = options.logger ?? SILENT_LOGGER
+    this.#log = new HoldingLogger(options.logger ?? SILENT_LOGGER)
     this.#onStreamsGroupRemoved = options.onStreamsGroupRemoved
     this.#streamsConfig = options.streamsConfig
     this.#consumerConfig = options.consumerConfig
@@ -367,21 +368,29 @@ export class GroupCoordinatorShard
   ): ShardHeartbeatResult {
     const groupId = request.groupId
     const replacing = this.#replacing(groupId, request.memberEpoch === 0, this.#streams.group(groupId))
-    let result: ShardHeartbeatResult
+    const converting = replacing && this.classic.hasGroup(groupId)
+    let result: ShardHeartbeatResult | undefined
+    if (converting) this.#log.hold()
     try {
       result = this.#streams.streamsGroupHeartbeat(ctx, request)
     } finally {
       this.#joiningGroupId = null
+      if (converting) {
+        const converted = result !== undefined && result.records.length > 0
+        this.#convertingJoinDone(groupId, converted ? 'the empty classic group to a streams group' : null)
+      }
     }
-    if (!replacing) return result
-    this.#logEmptyClassicConverted(groupId, result.records.length, 'streams')
-    return withTombstoneFirst(groupId, result)
+    return replacing ? withTombstoneFirst(groupId, result) : result
   }
 
-  /** A join that replaced an empty classic group (not a simple one) and wrote its records. */
-  #logEmptyClassicConverted(groupId: string, records: number, to: 'streams' | 'consumer'): void {
-    if (records === 0 || !this.classic.hasGroup(groupId)) return
-    this.#log.info({ groupId }, `[GroupId ${groupId}] Converted the empty classic group to a ${to} group.`)
+  /**
+   * The end of a join that may have converted a group (its managers' lines were held): the
+   * conversion line, when it did (`what` not null), goes before them, as Kafka logs it.
+   */
+  #convertingJoinDone(groupId: string, what: string | null): void {
+    this.#log.release(
+      what === null ? undefined : (log) => log.info({ groupId }, `[GroupId ${groupId}] Converted ${what}.`),
+    )
   }
 
   /**
@@ -429,17 +438,29 @@ export class GroupCoordinatorShard
       this.classic.hasGroup(groupId) &&
       !this.classic.isEmpty(groupId)
     const replacing = this.#replacing(groupId, request.memberEpoch === 0, this.consumer.group(groupId))
-    let joined: ConsumerHeartbeatResult
+    const converting = upgrading || (replacing && this.classic.hasGroup(groupId))
+    let joined: ConsumerHeartbeatResult | undefined
+    if (converting) this.#log.hold()
     try {
       joined = this.consumer.consumerGroupHeartbeat(ctx, request)
     } finally {
       this.#joiningGroupId = null
+      if (converting) {
+        const converted =
+          joined !== undefined && joined.response.errorCode === ErrorCode.NONE && joined.records.length > 0
+        this.#convertingJoinDone(
+          groupId,
+          !converted
+            ? null
+            : upgrading
+              ? 'the classic group to a consumer group'
+              : 'the empty classic group to a consumer group',
+        )
+      }
     }
-    if (replacing) this.#logEmptyClassicConverted(groupId, joined.records.length, 'consumer')
     const result = replacing ? withTombstoneFirst(groupId, joined) : joined
     if (!upgrading || result.response.errorCode !== ErrorCode.NONE || result.records.length === 0)
       return result
-    this.#log.info({ groupId }, `[GroupId ${groupId}] Converted the classic group to a consumer group.`)
     // Online upgrade: the classic group's tombstone goes first; its parked requests are answered
     // REBALANCE_IN_PROGRESS and its timers cancelled (Kafka's convertToConsumerGroup).
     const upgraded = this.classic.upgradeToConsumerGroup(groupId)

@@ -11,3 +11,50 @@ import type { RuntimeLogger } from '../runtime/types.js'
 
 /** Logs nothing: the shard's logger unless one is given. */
 export const SILENT_LOGGER: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
+
+type Level = 'debug' | 'info' | 'warn' | 'error'
+
+/**
+ * A logger that can hold its lines back for a while, so that a line written after an operation has
+ * run (a protocol conversion, known only once the join succeeded) goes before the lines the
+ * operation wrote, in the order Kafka logs them.
+ */
+export class HoldingLogger implements RuntimeLogger {
+  readonly #target: RuntimeLogger
+  #held: [Level, object, string][] | null = null
+
+  constructor(target: RuntimeLogger) {
+    this.#target = target
+  }
+
+  /** From now on, lines are kept until {@link release}. */
+  hold(): void {
+    this.#held = []
+  }
+
+  /** Writes `first`'s lines, then the lines kept since {@link hold}, and stops holding. */
+  release(first?: (log: RuntimeLogger) => void): void {
+    const held = this.#held
+    this.#held = null
+    first?.(this.#target)
+    for (const [level, obj, msg] of held ?? []) this.#target[level](obj, msg)
+  }
+
+  debug(obj: object, msg: string): void {
+    this.#write('debug', obj, msg)
+  }
+  info(obj: object, msg: string): void {
+    this.#write('info', obj, msg)
+  }
+  warn(obj: object, msg: string): void {
+    this.#write('warn', obj, msg)
+  }
+  error(obj: object, msg: string): void {
+    this.#write('error', obj, msg)
+  }
+
+  #write(level: Level, obj: object, msg: string): void {
+    if (this.#held !== null) this.#held.push([level, obj, msg])
+    else this.#target[level](obj, msg)
+  }
+}

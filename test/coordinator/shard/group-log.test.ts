@@ -83,9 +83,9 @@ function streamsHeartbeat(req: StreamsGroupHeartbeatRequest) {
   })
 }
 
-function consumerHeartbeat(req: ConsumerGroupHeartbeatRequest) {
+function consumerHeartbeat(req: ConsumerGroupHeartbeatRequest, groupId = 'cg') {
   return t.write('consumer-group-heartbeat', (shard, nowMs) =>
-    shard.consumerGroupHeartbeat(consumerCtx(nowMs), { ...req, groupId: 'cg' }),
+    shard.consumerGroupHeartbeat(consumerCtx(nowMs), { ...req, groupId }),
   )
 }
 
@@ -133,6 +133,11 @@ afterEach(async () => {
 describe('group events in the log', () => {
   it('streams: a join, the epoch bump and the target assignment; a steady heartbeat logs nothing', async () => {
     const r = await streamsHeartbeat(joinRequest({ memberId: 'm1' }))
+    // The member's assignment state is a DEBUG line, with Kafka's state name.
+    assert.deepEqual(
+      log.lines.filter((l) => l.level === 'debug').map((l) => l.msg),
+      [`[GroupId g][MemberId m1] Member's new assignment state: epoch=2, previousEpoch=0, state=stable.`],
+    )
     const lines = log.take()
     assert.deepEqual(messages(lines), [
       '[GroupId g][MemberId m1] Member joins the streams group.',
@@ -282,6 +287,29 @@ describe('group events in the log', () => {
       expired[1]!.msg,
       /^Preparing to rebalance group kg .*reason: removing member .* on heartbeat expiration\.\)\.$/,
     )
+  })
+
+  it('a join that converts an empty classic group logs the conversion first', async () => {
+    const memberId = await classicJoin(await classicJoin(''))
+    await t.advance(3_000)
+    await t.write('classic-group-leave', (shard, nowMs) =>
+      shard.classicGroupLeave(
+        { nowMs, apiVersion: 3 },
+        createLeaveGroupRequest({
+          groupId: 'kg',
+          members: [{ memberId, groupInstanceId: null, reason: null }],
+        }),
+      ),
+    )
+    assert.equal(t.shard.classic.isEmpty('kg'), true)
+    log.take()
+    await consumerHeartbeat(consumerJoin('c1'), 'kg')
+    const lines = messages(log.take())
+    assert.deepEqual(lines.slice(0, 2), [
+      '[GroupId kg] Converted the empty classic group to a consumer group.',
+      '[GroupId kg] Member c1 joins the consumer group using the consumer protocol.',
+    ])
+    assert.ok(t.shard.consumer.group('kg') !== undefined)
   })
 
   it('deleting groups names them and counts their offsets', async () => {

@@ -108,6 +108,7 @@ import {
   namesEqual,
   newConsumerMember,
   sortedNames,
+  CONSUMER_MEMBER_STATE_NAMES,
 } from './member.js'
 import {
   EMPTY_PARTITIONS,
@@ -555,15 +556,16 @@ export class ConsumerGroupManager {
     })
     if (reconciled === updated || !assignmentDiffers(reconciled, updated)) return updated
     records.push(currentAssignmentRecord(groupId, reconciled))
+    const state = CONSUMER_MEMBER_STATE_NAMES[reconciled.state]
     this.#log.debug(
       {
         groupId,
         memberId,
         memberEpoch: reconciled.memberEpoch,
         previousMemberEpoch: reconciled.previousMemberEpoch,
-        state: reconciled.state,
+        state,
       },
-      `[GroupId ${groupId}] Member ${memberId} new assignment state: epoch=${reconciled.memberEpoch}, previousEpoch=${reconciled.previousMemberEpoch}, state=${reconciled.state}.`,
+      `[GroupId ${groupId}] Member ${memberId} new assignment state: epoch=${reconciled.memberEpoch}, previousEpoch=${reconciled.previousMemberEpoch}, state=${state}.`,
     )
     const timers = p.timers
     if (timers !== null) {

@@ -191,6 +191,14 @@ function ownedTuple(req: StreamsGroupHeartbeatRequest): TasksTuple | null {
   }
 }
 
+/** Kafka's names of the member states, as its logs print them. */
+const MEMBER_STATE_NAMES: Readonly<Record<number, string>> = {
+  0: 'unknown',
+  1: 'stable',
+  2: 'unrevoked_tasks',
+  3: 'unreleased_tasks',
+}
+
 /** The timers one handler asks for (most heartbeats ask for none). */
 class TimerCollector extends Collector<StreamsCoordinatorRecord> {}
 
@@ -644,9 +652,9 @@ export class StreamsGroupManager {
             memberId,
             memberEpoch: reconciled.memberEpoch,
             previousMemberEpoch: reconciled.previousMemberEpoch,
-            state: reconciled.state,
+            state: MEMBER_STATE_NAMES[reconciled.state],
           },
-          `[GroupId ${groupId}][MemberId ${memberId}] Member's new assignment state: epoch=${reconciled.memberEpoch}, previousEpoch=${reconciled.previousMemberEpoch}, state=${reconciled.state}.`,
+          `[GroupId ${groupId}][MemberId ${memberId}] Member's new assignment state: epoch=${reconciled.memberEpoch}, previousEpoch=${reconciled.previousMemberEpoch}, state=${MEMBER_STATE_NAMES[reconciled.state]}.`,
         )
       }
     }
