@@ -14,6 +14,7 @@ import { StickyTaskAssignor } from '../../../src/coordinator/shard/streams/assig
 import type { StreamsGroupHeartbeatRequest } from '../../../src/coordinator/shard/streams/wire.js'
 import type { CoordinatorRecord } from '../../../src/protocol/generated/coordinator-records.js'
 import type { ConsumerGroupHeartbeatRequest } from '../../../src/protocol/generated/messages/ConsumerGroupHeartbeatRequest.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import { createJoinGroupRequest } from '../../../src/protocol/generated/messages/JoinGroupRequest.js'
 import { createLeaveGroupRequest } from '../../../src/protocol/generated/messages/LeaveGroupRequest.js'
 import { ShardTestContext } from '../../testkit/shard-context.js'
@@ -196,6 +197,25 @@ describe('group events in the log', () => {
     assert.equal(expired[0]!.obj.reason, 'the member session expired')
   })
 
+  it('streams: a static member joins, leaves for a while and comes back in its place', async () => {
+    await streamsHeartbeat(joinRequest({ memberId: 's1', instanceId: 'i1' }))
+    assert.equal(
+      log.take()[0]!.msg,
+      '[GroupId g][MemberId s1] Static member s1 with instance id i1 joins the streams group.',
+    )
+    await streamsHeartbeat(heartbeatRequest({ memberId: 's1', memberEpoch: -2, instanceId: 'i1' }))
+    const left = log.take()
+    assert.deepEqual(messages(left), [
+      '[GroupId g][MemberId s1] Static member s1 with instance id i1 temporarily left the streams group.',
+    ])
+    assert.deepEqual(left[0]!.obj, { groupId: 'g', memberId: 's1', instanceId: 'i1', memberEpoch: -2 })
+    await streamsHeartbeat(joinRequest({ memberId: 's2', instanceId: 'i1' }))
+    assert.equal(
+      log.take()[0]!.msg,
+      '[GroupId g][MemberId s2] Static member with instance id i1 re-joins the streams group using the streams protocol. Created a new member s2 to replace the existing member s1.',
+    )
+  })
+
   it('streams: a missing source topic leaves the group NOT_READY, logged with the topic', async () => {
     const req = joinRequest({ memberId: 'm1' })
     const topology = {
@@ -243,6 +263,60 @@ describe('group events in the log', () => {
       '[GroupId cg] Member c2 fenced from the group because the member session expired.',
     )
     assert.equal(expired[0]!.obj.reason, 'the member session expired')
+  })
+
+  it('consumer: a member speaking the classic protocol joins and leaves', async () => {
+    await consumerHeartbeat(consumerJoin('c1'))
+    log.take()
+    const metadata = encodeSubscription(
+      { topics: ['foo'], userData: null, ownedPartitions: [], generationId: -1, rackId: null },
+      3,
+    )
+    const classicJoinCg = (memberId: string) =>
+      t.write('classic-group-join', (shard, nowMs) =>
+        shard.classicGroupJoin(
+          {
+            nowMs,
+            apiVersion: 9,
+            clientId: 'classic',
+            clientHost: '/127.0.0.1',
+            token: nextToken++,
+            newMemberUuid: 'k1',
+          },
+          createJoinGroupRequest({
+            groupId: 'cg',
+            memberId,
+            sessionTimeoutMs: 10000,
+            rebalanceTimeoutMs: 3000,
+            protocolType: 'consumer',
+            protocols: [{ name: 'range', metadata }],
+          }),
+        ),
+      )
+    await classicJoinCg('')
+    assert.deepEqual(messages(log.take()), [
+      '[GroupId cg] Dynamic member with unknown member id joins the consumer group. Created a new member id k1 and requesting the member to rejoin with this id.',
+    ])
+    await classicJoinCg('k1')
+    assert.equal(
+      log.take()[0]!.msg,
+      '[GroupId cg] Member k1 joins the consumer group using the classic protocol.',
+    )
+    await t.write('classic-group-leave', (shard, nowMs) =>
+      shard.classicGroupLeave(
+        { nowMs, apiVersion: 5 },
+        createLeaveGroupRequest({
+          groupId: 'cg',
+          members: [{ memberId: 'k1', groupInstanceId: null, reason: 'bye' }],
+        }),
+      ),
+    )
+    const left = log.take()
+    assert.equal(
+      left[0]!.msg,
+      '[GroupId cg] Dynamic member k1 has left group through explicit `LeaveGroup` request; client reason: bye',
+    )
+    assert.deepEqual(left[0]!.obj, { groupId: 'cg', memberId: 'k1', reason: 'bye' })
   })
 
   it('classic: a two-step join, the rebalance, the stable generation, a leave, a session timeout', async () => {
@@ -338,9 +412,40 @@ describe('group events in the log', () => {
     assert.deepEqual(messages(log.take()), [
       '[GroupId simple] Creating a simple consumer group via manual offset commit.',
     ])
+    await t.write('offset-delete', (shard) =>
+      shard.offsetDelete({ groupId: 'simple', topics: [{ name: 'foo', partitions: [1] }] }),
+    )
+    const deleted = log.take()
+    assert.deepEqual(messages(deleted), ['[GroupId simple] Deleted 1 offsets.'])
+    assert.deepEqual(deleted[0]!.obj, { groupId: 'simple', offsets: 1, topics: ['foo'] })
     await consumerHeartbeat(consumerJoin('c1'))
     await consumerHeartbeat(beat('c1', -1, null))
     log.take()
+    // An offset reset: a commit without a generation into the empty consumer group.
+    await t.write('offset-commit', (shard, nowMs) =>
+      shard.commitOffsets(
+        { apiVersion: 9, nowMs, maxMetadataSize: 4096 },
+        {
+          groupId: 'cg',
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          groupInstanceId: null,
+          retentionTimeMs: -1n,
+          topics: [
+            {
+              name: 'foo',
+              topicId: topics.id('foo'),
+              partitions: [
+                { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' },
+              ],
+            },
+          ],
+        },
+      ),
+    )
+    assert.deepEqual(messages(log.take()), [
+      '[GroupId cg] Committed 1 offsets without a generation (offset reset).',
+    ])
     await t.write('delete-groups', (shard) => shard.deleteGroups(['simple', 'cg', 'unknown']))
     const lines = log.take()
     assert.deepEqual(messages(lines), [

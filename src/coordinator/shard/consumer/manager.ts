@@ -1268,6 +1268,10 @@ export class ConsumerGroupManager {
       }
       if (isUnknownMember && instanceId === null && ctx.apiVersion >= 4) {
         // KIP-394: a dynamic member must come back with the id it is given.
+        this.#log.info(
+          { groupId, memberId },
+          `[GroupId ${groupId}] Dynamic member with unknown member id joins the consumer group. Created a new member id ${memberId} and requesting the member to rejoin with this id.`,
+        )
         return answer(createJoinGroupResponse({ memberId, errorCode: ErrorCode.MEMBER_ID_REQUIRED }), false)
       }
 
@@ -1547,8 +1551,18 @@ export class ConsumerGroupManager {
       }
     const identities =
       ctx.apiVersion <= 2
-        ? [{ memberId: request.memberId, groupInstanceId: null as string | null }]
-        : request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+        ? [
+            {
+              memberId: request.memberId,
+              groupInstanceId: null as string | null,
+              reason: null as string | null,
+            },
+          ]
+        : request.members.map((m) => ({
+            memberId: m.memberId,
+            groupInstanceId: m.groupInstanceId,
+            reason: m.reason,
+          }))
     const leaving: ConsumerGroupMember[] = []
     const responses: LeaveGroupResponseMemberResponse[] = []
     for (const id of identities) {
@@ -1560,7 +1574,10 @@ export class ConsumerGroupManager {
       if (m === undefined) errorCode = ErrorCode.UNKNOWN_MEMBER_ID
       else if (id.groupInstanceId !== null && id.memberId !== '' && id.memberId !== m.memberId) {
         errorCode = ErrorCode.FENCED_INSTANCE_ID
-      } else if (!leaving.includes(m)) leaving.push(m)
+      } else if (!leaving.includes(m)) {
+        leaving.push(m)
+        this.#logClassicLeave(group.groupId, m, id.reason)
+      }
       responses.push({ memberId: id.memberId, groupInstanceId: id.groupInstanceId, errorCode })
     }
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
@@ -1633,6 +1650,24 @@ export class ConsumerGroupManager {
       this.#log.info(
         { groupId, memberId, protocol },
         `[GroupId ${groupId}] Member ${memberId} joins the consumer group using the ${protocol} protocol.`,
+      )
+    }
+  }
+
+  /** A member speaking the classic protocol leaves with a LeaveGroup (Kafka's texts). */
+  #logClassicLeave(groupId: string, member: ConsumerGroupMember, reason: string | null): void {
+    const memberId = member.memberId
+    const instanceId = member.instanceId
+    const why = reason === null || reason === '' ? 'not provided' : reason
+    if (instanceId === null) {
+      this.#log.info(
+        { groupId, memberId, reason: why },
+        `[GroupId ${groupId}] Dynamic member ${memberId} has left group through explicit \`LeaveGroup\` request; client reason: ${why}`,
+      )
+    } else {
+      this.#log.info(
+        { groupId, memberId, instanceId, reason: why },
+        `[GroupId ${groupId}] Static member ${memberId} with instance id ${instanceId} has left group through explicit \`LeaveGroup\` request; client reason: ${why}`,
       )
     }
   }
