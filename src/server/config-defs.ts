@@ -463,6 +463,20 @@ export const CONFIG_DEFS = [
     'low',
     'Most record bytes read for Fetch answers and not yet written to their sockets, over all connections (clients that do not read their answers hold them). Past it, a Fetch carries at most one batch until answers drain. Topograph only: Kafka sends fetch data from the page cache without holding it.',
   ),
+  intKey(
+    'max.incremental.fetch.session.cache.slots',
+    1000,
+    { min: 0 },
+    'medium',
+    'The most incremental fetch sessions (KIP-227) kept at once; 0 = none (every Fetch is sessionless). One cache (Kafka splits it into 8 shards, each with an eighth of the slots).',
+  ),
+  longKey(
+    'min.incremental.fetch.session.eviction.ms',
+    120000,
+    { min: 0 },
+    'low',
+    'How long an incremental fetch session is kept from eviction by a new session: one unused for longer is evicted first, and one older than this when last used may be evicted for a larger one. Topograph only (Kafka fixes it at 120000).',
+  ),
   listKey(
     'log.cleanup.policy',
     ['delete'],

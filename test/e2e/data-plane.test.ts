@@ -747,8 +747,11 @@ describe('topic ids, sessions and versions', () => {
     )
   })
 
-  it('fetch sessions: full fetches get SessionId 0; an incremental one FETCH_SESSION_ID_NOT_FOUND', async () => {
-    const full = await fetch(c, [{ topic: 'rt', partition: 1, offset: 0 }], { sessionId: 0, sessionEpoch: 0 })
+  it('fetch sessions: a sessionless fetch gets SessionId 0; an unknown one FETCH_SESSION_ID_NOT_FOUND', async () => {
+    const full = await fetch(c, [{ topic: 'rt', partition: 1, offset: 0 }], {
+      sessionId: 0,
+      sessionEpoch: -1,
+    })
     assert.deepEqual([full.errorCode, full.sessionId, full.partitions.length], [0, 0, 1])
     const inc = await fetch(c, [{ topic: 'rt', partition: 1, offset: 0 }], { sessionId: 12, sessionEpoch: 1 })
     assert.deepEqual(

@@ -174,6 +174,12 @@ export interface FetchOptions {
   readonly sessionId?: number
   readonly sessionEpoch?: number
   readonly replicaId?: number
+  /** ForgottenTopicsData: partitions leaving an incremental fetch session. */
+  readonly forgotten?: readonly {
+    readonly topic?: string
+    readonly topicId?: string
+    readonly partitions: number[]
+  }[]
 }
 
 export function fetchRequest(parts: readonly FetchPartition[], o: FetchOptions = {}) {
@@ -203,6 +209,13 @@ export function fetchRequest(parts: readonly FetchPartition[], o: FetchOptions =
             partitionMaxBytes: x.maxBytes ?? 1048576,
           }),
         ),
+      }),
+    ),
+    forgottenTopicsData: (o.forgotten ?? []).map((f) =>
+      p.createFetchRequestForgottenTopic({
+        topic: f.topic ?? '',
+        topicId: f.topicId,
+        partitions: f.partitions,
       }),
     ),
   })

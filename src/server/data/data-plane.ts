@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol/errors.js'
 import type { TopographConfig } from '../config.js'
 import type { TopicCatalog, TopicInfo } from '../topics/catalog.js'
 import { BrokerTopicMetrics, type PartitionSize } from './broker-topic-metrics.js'
+import { FetchSessionCache } from './fetch-sessions.js'
 import { logManagerConfig, topicLogOverrides } from './log-config.js'
 
 export class DataPlane {
@@ -18,6 +19,8 @@ export class DataPlane {
   /** The first log directory, where the log layer's small files live; null for the memory engine. */
   readonly metadataDir: string | null
   readonly metrics: BrokerTopicMetrics
+  /** Fetch's incremental fetch sessions (KIP-227). */
+  readonly fetchSessions: FetchSessionCache
   readonly config: TopographConfig
   readonly #topics: TopicCatalog
   readonly #logger: Logger
@@ -33,6 +36,10 @@ export class DataPlane {
     this.metadataDir = logs.storage.metadataDir()
     this.producerIds = new ProducerIdManager(this.metadataDir)
     this.metrics = new BrokerTopicMetrics(() => this.#sizes())
+    this.fetchSessions = new FetchSessionCache({
+      maxSlots: config.maxIncrementalFetchSessionCacheSlots,
+      evictionMs: config.minIncrementalFetchSessionEvictionMs,
+    })
   }
 
   /**

@@ -3,17 +3,23 @@
 //   1. IsolationLevel other than 0 or 1: the whole request fails with INVALID_REQUEST, logged at
 //      DEBUG. Kafka's IsolationLevel.forId throws there, which Kafka answers UNKNOWN_SERVER_ERROR
 //      and logs as an unexpected error; the value is the client's mistake, not a server fault.
-//   2. Fetch sessions (v7+, KIP-227). This broker never creates a session, which is valid Kafka
-//      behaviour (a full session cache looks the same): a full fetch (SessionEpoch 0 or -1, any
-//      SessionId) gets a full answer with SessionId 0; any other epoch is an incremental fetch in
-//      a session that does not exist: FETCH_SESSION_ID_NOT_FOUND at the top, no partitions.
+//   2. Fetch sessions (v7+, KIP-227; src/server/data/fetch-sessions.ts): SessionEpoch 0 is a full
+//      fetch that creates a session when the cache has room, -1 a full fetch without one (a
+//      nonzero SessionId is closed first in both); another epoch is incremental in a session:
+//      FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH or FETCH_SESSION_TOPIC_ID_ERROR at
+//      the top with no partitions, or the fetch covers the session's partitions (the request's
+//      added or updated, its forgotten removed) in session order. Steps 3–6 run over the
+//      partitions the fetch covers.
 //   3. A follower fetch (ReplicaId, or ReplicaState.ReplicaId from v15, ≥ 0) needs CLUSTER_ACTION
 //      (else TOPIC_AUTHORIZATION_FAILED everywhere); one node has no followers, so with it every
 //      partition answers NOT_LEADER_OR_FOLLOWER, or UNKNOWN_LEADER_EPOCH when it names an epoch.
 //   4. Per partition, before reading: an unknown topic id (v13+) UNKNOWN_TOPIC_ID, no READ on the
-//      topic TOPIC_AUTHORIZATION_FAILED, an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION.
-//   5. Read the others in request order: CurrentLeaderEpoch older than the partition's epoch
-//      FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH; then the log answers OFFSET_OUT_OF_RANGE
+//      topic TOPIC_AUTHORIZATION_FAILED, an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION
+//      (a session's partition keeps its topic's name: once the topic is deleted it answers this).
+//   5. Read the others in order: a session's partition whose topic's id is no longer the one it
+//      was fetched by (the topic was deleted and made again) INCONSISTENT_TOPIC_ID;
+//      CurrentLeaderEpoch older than the partition's epoch FENCED_LEADER_EPOCH, newer
+//      UNKNOWN_LEADER_EPOCH; then the log answers OFFSET_OUT_OF_RANGE
 //      or whole batches from the one holding FetchOffset up to the high watermark
 //      (read_uncommitted) or the last stable offset (read_committed, with the aborted
 //      transactions). Size limits (KIP-74): the response may carry min(MaxBytes, fetch.max.bytes),
@@ -25,17 +31,15 @@
 //      capped at its PartitionMaxBytes) reach MinBytes, when a partition is truncated, moves its
 //      log start, goes offline or is deleted, at MaxWaitMs, or when the server stops. Then steps
 //      4–5 run again and their answer is sent.
-// The answer lists the partitions read first, then those refused at step 4, each group in request
-// order, consecutive partitions of a topic sharing a topic entry (as Kafka builds it). A records
-// field is empty or starts with a whole batch; the log ends it at a batch boundary, never cutting
-// the last batch (a documented difference from Kafka, which may send a partial last batch).
+// The answer lists the partitions read first, then those refused at step 4, each group in the
+// fetch's order, consecutive partitions of a topic sharing a topic entry (as Kafka builds it); an
+// incremental answer keeps only the partitions that changed (records, high watermark, log start
+// offset, an error) since the session last sent them. A records field is empty or starts with a
+// whole batch; the log ends it at a batch boundary, never cutting the last batch (a documented difference from Kafka, which may send a partial last batch).
 import type { IsolationLevel, PartitionLog } from '../../log/index.js'
 import { invalidRequest } from '../../protocol/api-error.js'
-import { ErrorCode } from '../../protocol/errors.js'
-import type {
-  FetchRequest,
-  FetchRequestFetchPartition,
-} from '../../protocol/generated/messages/FetchRequest.js'
+import { ErrorCode, errorName } from '../../protocol/errors.js'
+import type { FetchRequest } from '../../protocol/generated/messages/FetchRequest.js'
 import {
   createFetchResponse,
   createFetchResponsePartitionData,
@@ -43,26 +47,27 @@ import {
   type FetchResponsePartitionData,
 } from '../../protocol/generated/messages/FetchResponse.js'
 import { CLUSTER_NAME } from '../auth/acl.js'
-import { groupByTopic, resolveTopic, TopicAuthorizations, toBigInt, toNumber } from '../data/requests.js'
 import { isFailedFetch } from '../data/broker-topic-metrics.js'
+import {
+  answerContext,
+  type FetchContext,
+  type FetchTarget,
+  newFetchContext,
+  sessionTargets,
+} from '../data/fetch-sessions.js'
+import { groupByTopic, TopicAuthorizations, toBigInt, toNumber } from '../data/requests.js'
 import { defineHandler, type RequestContext } from '../router.js'
 
-/** One partition of the request. */
-interface Wanted {
-  /** Topic name, or the id's text when an id names no topic (grouping key). */
-  readonly key: string
-  readonly name: string
-  readonly topicId: string
-  readonly p: FetchRequestFetchPartition
-}
-
 /** A partition that passed step 4, with its log. */
-interface Readable extends Wanted {
+interface Readable {
+  readonly wanted: FetchTarget
   readonly log: PartitionLog
+  /** A session's partition whose topic now has another id (step 5's INCONSISTENT_TOPIC_ID). */
+  readonly inconsistent: boolean
 }
 
 interface Answer {
-  readonly wanted: Wanted
+  readonly wanted: FetchTarget
   readonly data: FetchResponsePartitionData
 }
 
@@ -77,54 +82,75 @@ function failed(partitionIndex: number, errorCode: number): FetchResponsePartiti
   })
 }
 
-const topicKeyOf = (a: Answer): string => a.wanted.key
+// Topic entries: by id from v13 (a session may hold a deleted topic's id and its remade one's).
+const topicKeyOf = (a: Answer): string => a.wanted.name ?? a.wanted.topicId
+const topicIdKeyOf = (a: Answer): string => a.wanted.topicId
 const dataOf = (a: Answer): FetchResponsePartitionData => a.data
 
 function response(
   answers: readonly Answer[],
   byId: boolean,
   errorCode: number = ErrorCode.NONE,
+  sessionId = 0,
 ): FetchResponse {
   return createFetchResponse({
     errorCode,
-    sessionId: 0,
-    responses: groupByTopic(answers, topicKeyOf, dataOf, (_key, partitions, first) => ({
-      topic: byId ? '' : first.wanted.name,
+    sessionId,
+    responses: groupByTopic(answers, byId ? topicIdKeyOf : topicKeyOf, dataOf, (_key, partitions, first) => ({
+      topic: byId ? '' : (first.wanted.name ?? ''),
       topicId: first.wanted.topicId,
       partitions,
     })),
   })
 }
 
+const nameOfId =
+  (ctx: RequestContext) =>
+  (topicId: string): string | null =>
+    ctx.server.topics.byId(topicId)?.name ?? null
+
+/** The partitions the fetch covers: the session's, or the request's (topics named by id from v13). */
+function targetsOf(
+  context: FetchContext,
+  request: FetchRequest,
+  ctx: RequestContext,
+  byId: boolean,
+): Iterable<FetchTarget> {
+  if (context.kind === 'incremental') return sessionTargets(context.session, nameOfId(ctx))
+  const topics = ctx.server.topics
+  const targets: FetchTarget[] = []
+  for (const t of request.topics) {
+    const name = byId ? (topics.byId(t.topicId)?.name ?? null) : t.topic
+    for (const p of t.partitions) targets.push({ topicId: t.topicId, name, p })
+  }
+  return targets
+}
+
 /** Step 4: every partition either refused or readable. */
-function sortOut(request: FetchRequest, ctx: RequestContext, byId: boolean) {
+function sortOut(targets: Iterable<FetchTarget>, ctx: RequestContext, byId: boolean) {
   const auth = new TopicAuthorizations(ctx)
+  const topics = ctx.server.topics
   const refused: Answer[] = []
   const readable: Readable[] = []
-  for (const t of request.topics) {
-    const topic = resolveTopic(ctx, byId, t.topic, t.topicId)
-    for (const p of t.partitions) {
-      const wanted: Wanted = {
-        key: topic.name ?? t.topicId,
-        name: topic.name ?? t.topic,
-        topicId: t.topicId,
-        p,
-      }
-      if (topic.name !== null) ctx.server.data.metrics.record('totalFetch', topic.name)
-      let error: number | null = null
-      let log: PartitionLog | undefined
-      if (topic.name === null) error = ErrorCode.UNKNOWN_TOPIC_ID
-      else if (!auth.allowed('READ', topic.name)) error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-      else {
-        log =
-          p.partition >= 0 && p.partition < topic.numPartitions
-            ? ctx.server.data.partition(topic.name, p.partition)
-            : undefined
-        if (log === undefined) error = ctx.server.data.missingPartitionError(topic.name, p.partition)
-      }
-      if (error !== null || log === undefined) refused.push({ wanted, data: failed(p.partition, error ?? 3) })
-      else readable.push({ ...wanted, log })
+  for (const wanted of targets) {
+    const { name, p } = wanted
+    if (name !== null) ctx.server.data.metrics.record('totalFetch', name)
+    let error: number | null = null
+    let log: PartitionLog | undefined
+    let inconsistent = false
+    if (name === null) error = ErrorCode.UNKNOWN_TOPIC_ID
+    else if (!auth.allowed('READ', name)) error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    else {
+      const topic = topics.byName(name)
+      log =
+        topic !== undefined && p.partition >= 0 && p.partition < topic.numPartitions
+          ? ctx.server.data.partition(name, p.partition)
+          : undefined
+      if (log === undefined) error = ctx.server.data.missingPartitionError(name, p.partition)
+      else inconsistent = byId && topic?.topicId !== wanted.topicId
     }
+    if (error !== null || log === undefined) refused.push({ wanted, data: failed(p.partition, error ?? 3) })
+    else readable.push({ wanted, log, inconsistent })
   }
   return { refused, readable }
 }
@@ -142,11 +168,13 @@ async function readAll(
   let bytes = 0
   let failedRead = false
   let minOneMessage = true
-  for (const w of readable) {
-    const { log, p } = w
+  for (const r of readable) {
+    const { log, wanted: w } = r
+    const p = w.p
     const epoch = log.leaderEpoch
     let data: FetchResponsePartitionData
-    if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
+    if (r.inconsistent) data = failed(p.partition, ErrorCode.INCONSISTENT_TOPIC_ID)
+    else if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
       data = failed(
         p.partition,
         p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH,
@@ -174,13 +202,13 @@ async function readAll(
         if (r.records.byteLength > 0) {
           minOneMessage = false
           bytes += r.records.byteLength
-          metrics.record('bytesOut', w.name, r.records.byteLength)
+          metrics.record('bytesOut', log.topic, r.records.byteLength)
         }
       }
     }
     if (data.errorCode !== ErrorCode.NONE) {
       failedRead = true
-      if (isFailedFetch(data.errorCode)) metrics.record('failedFetch', w.name)
+      if (isFailedFetch(data.errorCode)) metrics.record('failedFetch', log.topic)
     }
     answers.push({ wanted: w, data })
   }
@@ -212,17 +240,18 @@ function waitForData(
     }
     const check = () => {
       let available = 0
-      for (const w of readable) {
+      for (const r of readable) {
+        const p = r.wanted.p
         available += Math.min(
-          w.log.bytesAvailable(toNumber(w.p.fetchOffset), isolationLevel),
-          w.p.partitionMaxBytes,
+          r.log.bytesAvailable(toNumber(p.fetchOffset), isolationLevel),
+          p.partitionMaxBytes,
         )
         if (available >= minBytes) return finish()
       }
     }
     const timer = setTimeout(finish, maxWaitMs)
-    for (const w of readable)
-      unsubscribe.push(w.log.addListener((event) => (event === 'append' ? check() : finish())))
+    for (const r of readable)
+      unsubscribe.push(r.log.addListener((event) => (event === 'append' ? check() : finish())))
     unsubscribe.push(data.onShutdown(finish))
     if (data.stopping) finish()
     else check()
@@ -240,15 +269,44 @@ function fetchLimit(request: FetchRequest, ctx: RequestContext): number {
   return Math.max(0, Math.min(request.maxBytes, config.fetchMaxBytes, room))
 }
 
+/** The answer to send: the context keeps or drops each answered partition and names the session. */
+function answer(context: FetchContext, answers: readonly Answer[], ctx: RequestContext, byId: boolean) {
+  const sent = answerContext(ctx.server.data.fetchSessions, context, answers, Date.now())
+  const logger = ctx.server.logger
+  if (context.kind !== 'error' && logger.isLevelEnabled('debug')) {
+    logger.debug(
+      { sessionId: sent.sessionId, errorCode: sent.errorCode },
+      `${context.kind === 'incremental' ? 'Incremental' : context.kind === 'full' ? 'Full' : 'Sessionless'} fetch context with session id ${sent.sessionId} returning ${sent.answers.length} partition(s)`,
+    )
+  }
+  return response(sent.answers, byId, sent.errorCode, sent.sessionId)
+}
+
+const count = (topics: readonly { partitions: readonly unknown[] }[]): number =>
+  topics.reduce((n, t) => n + t.partitions.length, 0)
+
+/** Kafka's FetchManager DEBUG lines: the context a request got. */
+function logContext(context: FetchContext, request: FetchRequest, ctx: RequestContext): void {
+  const { sessionId, sessionEpoch } = request
+  const text =
+    context.kind === 'error'
+      ? `Session error for ${sessionId}: ${errorName(context.errorCode)} (epoch ${sessionEpoch})`
+      : context.kind === 'incremental'
+        ? `Created a new incremental FetchContext for session id ${sessionId}, epoch ${context.session.epoch}: ${count(request.topics)} added or updated, ${count(request.forgottenTopicsData)} forgotten, ${context.session.size} in the session`
+        : `Created a new ${context.kind} FetchContext${sessionId !== 0 ? `, closing session id ${sessionId}` : ''}`
+  ctx.server.logger.debug({ sessionId, sessionEpoch, clientId: ctx.clientId }, text)
+}
+
 async function serve(
   request: FetchRequest,
+  context: FetchContext,
   ctx: RequestContext,
   byId: boolean,
   isolationLevel: IsolationLevel,
 ): Promise<FetchResponse> {
   const limit = fetchLimit(request, ctx)
   const minBytes = Math.min(request.minBytes, limit)
-  let { refused, readable } = sortOut(request, ctx, byId)
+  let { refused, readable } = sortOut(targetsOf(context, request, ctx, byId), ctx, byId)
   // The records may be read into lent buffers: the answer references them, so they go back once
   // its socket write has completed (the router hands ctx.loans to the connection).
   const loans: (() => void)[] = []
@@ -264,10 +322,10 @@ async function serve(
     // The first read's records are not answered: their buffers go back before the wait.
     for (const giveBack of loans.splice(0)) giveBack()
     await waitForData(readable, minBytes, request.maxWaitMs, isolationLevel, ctx)
-    ;({ refused, readable } = sortOut(request, ctx, byId))
+    ;({ refused, readable } = sortOut(targetsOf(context, request, ctx, byId), ctx, byId))
     read = await readAll(readable, fetchLimit(request, ctx), isolationLevel, ctx, loans)
   }
-  return response([...read.answers, ...refused], byId)
+  return answer(context, refused.length === 0 ? read.answers : [...read.answers, ...refused], ctx, byId)
 }
 
 /**
@@ -302,11 +360,23 @@ export const handler = defineHandler({
     const isolationLevel: IsolationLevel =
       request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted'
     // 2.
-    if (version >= 7 && request.sessionEpoch !== 0 && request.sessionEpoch !== -1) {
-      return response([], byId, ErrorCode.FETCH_SESSION_ID_NOT_FOUND)
-    }
-    // 3.
     const replicaId = version >= 15 ? request.replicaState.replicaId : request.replicaId
+    const context = newFetchContext(
+      ctx.server.data.fetchSessions,
+      {
+        version,
+        sessionId: request.sessionId,
+        sessionEpoch: request.sessionEpoch,
+        isFollower: replicaId >= 0,
+      },
+      request.topics,
+      request.forgottenTopicsData,
+      nameOfId(ctx),
+      Date.now(),
+    )
+    if (ctx.server.logger.isLevelEnabled('debug')) logContext(context, request, ctx)
+    if (context.kind === 'error') return response([], byId, context.errorCode)
+    // 3.
     if (replicaId >= 0) {
       const clusterAction = ctx.server.authorizer.authorize(
         ctx.principal,
@@ -315,26 +385,20 @@ export const handler = defineHandler({
         CLUSTER_NAME,
       )
       const answers: Answer[] = []
-      for (const t of request.topics) {
-        const topic = resolveTopic(ctx, byId, t.topic, t.topicId)
-        for (const p of t.partitions) {
-          const error = !clusterAction
-            ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
-            : topic.name === null
-              ? ErrorCode.UNKNOWN_TOPIC_ID
-              : p.currentLeaderEpoch >= 0
-                ? ErrorCode.UNKNOWN_LEADER_EPOCH
-                : ErrorCode.NOT_LEADER_OR_FOLLOWER
-          answers.push({
-            wanted: { key: topic.name ?? t.topicId, name: topic.name ?? t.topic, topicId: t.topicId, p },
-            data: failed(p.partition, error),
-          })
-        }
+      for (const wanted of targetsOf(context, request, ctx, byId)) {
+        const error = !clusterAction
+          ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+          : wanted.name === null
+            ? ErrorCode.UNKNOWN_TOPIC_ID
+            : wanted.p.currentLeaderEpoch >= 0
+              ? ErrorCode.UNKNOWN_LEADER_EPOCH
+              : ErrorCode.NOT_LEADER_OR_FOLLOWER
+        answers.push({ wanted, data: failed(wanted.p.partition, error) })
       }
-      return response(answers, byId)
+      return answer(context, answers, ctx, byId)
     }
     // 4–6.
-    return serve(request, ctx, byId, isolationLevel)
+    return serve(request, context, ctx, byId, isolationLevel)
   },
   errorResponse(request, errorCode, ctx) {
     return errorResponse(request, errorCode, ctx.apiVersion >= 13)
