@@ -4,17 +4,10 @@
 // `consumer-group-rebalance-count` (a group epoch bump per join, none for a leave or a steady
 // heartbeat), named as the streams-group metrics are.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { ConsumerMember } from '../helpers/consumer-member.js'
 import { createTopics } from '../helpers/data-plane.js'
-import { parseMetrics } from '../helpers/prometheus.js'
-import {
-  freeLoopbackPort,
-  startTopographProcess,
-  type TopographProcess,
-} from '../helpers/topograph-process.js'
-import { tempDataDir } from '../server/harness.js'
+import { type MetricsServer, startMetricsServer } from '../helpers/prometheus.js'
 import { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: decoded bodies are checked field by field
@@ -25,35 +18,14 @@ const PREFIX = 'kafka_server_group_coordinator_metrics_'
 test('/metrics serves the consumer group counts by state and the rebalance count', {
   timeout: 90_000,
 }, async () => {
-  const dataDir = tempDataDir()
-  const httpPort = await freeLoopbackPort()
-  let server: TopographProcess | undefined
+  let m: MetricsServer | undefined
   const clients: WireClient[] = []
   try {
-    server = await startTopographProcess({
-      'data.dir': dataDir,
-      'console.listener': `http://127.0.0.1:${httpPort}`,
-      'group.consumer.assignment.interval.ms': '0',
-    })
+    m = await startMetricsServer({ 'group.consumer.assignment.interval.ms': '0' })
+    const server = m.server
     const started = server
-    const deadline = Date.now() + 30_000
-    while (!started.output().includes(`Console listening on http://127.0.0.1:${httpPort}`)) {
-      assert.ok(Date.now() < deadline, `the console did not start:\n${started.output()}`)
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    const scrape = async () => {
-      const res = await globalThis.fetch(`http://127.0.0.1:${httpPort}/metrics`)
-      assert.equal(res.status, 200)
-      const text = await res.text()
-      const m = parseMetrics(text)
-      return {
-        text,
-        at(key: string): number {
-          assert.ok(m.has(PREFIX + key), `no sample ${PREFIX + key} in:\n${text}`)
-          return m.get(PREFIX + key)!
-        },
-      }
-    }
+    const metrics = m
+    const scrape = () => metrics.scrape(PREFIX)
 
     // Before any group: every tagged gauge is there, at zero.
     const empty = await scrape()
@@ -110,7 +82,6 @@ test('/metrics serves the consumer group counts by state and the rebalance count
     assert.equal(after.at('consumer_group_rebalance_count') - rebalancesBefore, 3)
   } finally {
     for (const c of clients) c.close()
-    await server?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
+    await m?.stop()
   }
 })

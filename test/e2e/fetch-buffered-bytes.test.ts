@@ -4,10 +4,16 @@
 import assert from 'node:assert/strict'
 import type { Socket } from 'node:net'
 import { after, before, test } from 'node:test'
-import type * as p from '../../src/protocol/index.js'
-import { createTopics, fetchRequest, makeBatch, produce, readRecords } from '../helpers/data-plane.js'
+import {
+  createTopics,
+  fetchAnswerOn,
+  fetchRequest,
+  makeBatch,
+  produce,
+  readRecords,
+} from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
-import { decodeResponse, openSocket, requestFrame, WireClient } from '../server/wire-client.js'
+import { openSocket, requestFrame, WireClient } from '../server/wire-client.js'
 
 /** About 1 MB a partition: a whole answer (about 15 MB) outgrows the socket buffers. */
 const PARTITIONS = 16
@@ -61,25 +67,9 @@ function sendFetch(socket: Socket, topic: string, correlationId: number): void {
 }
 
 /** The next answer on a socket that carries nothing else: records per partition. */
-function answerOf(socket: Socket, correlationId: number): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let got = 0
-    let size = -1
-    const timer = setTimeout(() => reject(new Error('no answer in 120 s')), 120_000)
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk)
-      got += chunk.length
-      if (size < 0 && got >= 4) size = Buffer.concat(chunks).readInt32BE(0)
-      if (size < 0 || got < 4 + size) return
-      clearTimeout(timer)
-      socket.removeAllListeners('data')
-      const answer = decodeResponse<p.FetchResponse>(1, 12, Buffer.concat(chunks).subarray(4))
-      assert.equal(answer.correlationId, correlationId)
-      resolve(answer.body.responses[0].partitions.map((x) => readRecords(x.records).length))
-    })
-    socket.once('close', () => reject(new Error('closed before the answer')))
-  })
+async function answerOf(socket: Socket, correlationId: number): Promise<number[]> {
+  const body = await fetchAnswerOn(socket, correlationId)
+  return body.responses[0].partitions.map((x) => readRecords(x.records).length)
 }
 
 /** An answer as large as the bound lets one be: whole partitions (about 1 MB each), then none. */

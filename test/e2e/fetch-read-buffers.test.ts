@@ -9,10 +9,17 @@ import type { FileLogStorage } from '../../src/log/file.js'
 import type { LogManagerImpl } from '../../src/log/manager.js'
 import type { ReadBufferPool } from '../../src/log/read-buffers.js'
 import type * as p from '../../src/protocol/index.js'
-import { createTopics, fetchRequest, makeBatch, produce, readRecords } from '../helpers/data-plane.js'
+import {
+  createTopics,
+  fetchAnswerOn,
+  fetchRequest,
+  makeBatch,
+  produce,
+  readRecords,
+} from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
 import type { Socket } from 'node:net'
-import { decodeResponse, openSocket, requestFrame, WireClient } from '../server/wire-client.js'
+import { openSocket, requestFrame, WireClient } from '../server/wire-client.js'
 
 /** Partitions per topic: about 1 MB each, so a whole answer (about 15 MB) outgrows the socket buffers. */
 const PARTITIONS = 16
@@ -89,29 +96,10 @@ function sendFetch(socket: Socket, topic: string, correlationId: number): void {
 }
 
 /** The next answer on a socket that carries nothing else, its partitions decoded. */
-function answerOf(socket: Socket, correlationId: number) {
-  return new Promise<p.FetchResponsePartitionData[]>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let got = 0
-    let size = -1
-    const timer = setTimeout(() => reject(new Error('no answer in 120 s')), 120_000)
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk)
-      got += chunk.length
-      if (size < 0 && got >= 4) size = Buffer.concat(chunks).readInt32BE(0)
-      if (size < 0 || got < 4 + size) return
-      clearTimeout(timer)
-      try {
-        const answer = decodeResponse<p.FetchResponse>(1, 12, Buffer.concat(chunks).subarray(4))
-        assert.equal(answer.correlationId, correlationId)
-        assert.equal(answer.body.responses.length, 1)
-        resolve(answer.body.responses[0].partitions)
-      } catch (e) {
-        reject(e)
-      }
-    })
-    socket.once('close', () => reject(new Error('closed before the answer')))
-  })
+async function answerOf(socket: Socket, correlationId: number): Promise<p.FetchResponsePartitionData[]> {
+  const body = await fetchAnswerOn(socket, correlationId)
+  assert.equal(body.responses.length, 1)
+  return body.responses[0].partitions
 }
 
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {

@@ -3,18 +3,11 @@
 // and `classic-group-count` by state, `offset-count`, and the counters `streams-group-rebalance`,
 // `group-completed-rebalance`, `offset-commit` and `offset-deletion`.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { createTopics } from '../helpers/data-plane.js'
-import { parseMetrics } from '../helpers/prometheus.js'
+import { type MetricsServer, startMetricsServer } from '../helpers/prometheus.js'
 import { simpleTopology, StreamsMember } from '../helpers/streams-member.js'
-import {
-  freeLoopbackPort,
-  startTopographProcess,
-  type TopographProcess,
-} from '../helpers/topograph-process.js'
-import { tempDataDir } from '../server/harness.js'
 import { WireClient } from '../server/wire-client.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: decoded bodies are checked field by field
@@ -25,36 +18,16 @@ const PREFIX = 'kafka_server_group_coordinator_metrics_'
 test('/metrics serves the streams and classic group counts, the offset count and their sensors', {
   timeout: 90_000,
 }, async () => {
-  const dataDir = tempDataDir()
-  const httpPort = await freeLoopbackPort()
-  let server: TopographProcess | undefined
+  let m: MetricsServer | undefined
   const clients: WireClient[] = []
   try {
-    server = await startTopographProcess({
-      'data.dir': dataDir,
-      'console.listener': `http://127.0.0.1:${httpPort}`,
+    m = await startMetricsServer({
       'group.initial.rebalance.delay.ms': '0',
       'group.streams.initial.rebalance.delay.ms': '0',
     })
-    const started = server
-    const deadline = Date.now() + 30_000
-    while (!started.output().includes(`Console listening on http://127.0.0.1:${httpPort}`)) {
-      assert.ok(Date.now() < deadline, `the console did not start:\n${started.output()}`)
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    const scrape = async () => {
-      const res = await globalThis.fetch(`http://127.0.0.1:${httpPort}/metrics`)
-      assert.equal(res.status, 200)
-      const text = await res.text()
-      const m = parseMetrics(text)
-      return {
-        text,
-        at(key: string): number {
-          assert.ok(m.has(PREFIX + key), `no sample ${PREFIX + key} in:\n${text}`)
-          return m.get(PREFIX + key)!
-        },
-      }
-    }
+    const server = m.server
+    const metrics = m
+    const scrape = () => metrics.scrape(PREFIX)
 
     // Before any group: every state of every gauge is there, at zero, and so is each counter.
     const empty = await scrape()
@@ -74,10 +47,7 @@ test('/metrics serves the streams and classic group counts, the offset count and
     ]) {
       assert.match(empty.text, new RegExp(`# TYPE ${PREFIX}${sensor}_count counter`))
     }
-    const before = (name: string) => {
-      const v = parseMetrics(empty.text).get(`${PREFIX}${name}_count`)
-      return v ?? 0
-    }
+    const before = (name: string) => empty.samples.get(`${PREFIX}${name}_count`) ?? 0
 
     const admin = await WireClient.connect(server.port)
     clients.push(admin)
@@ -180,7 +150,6 @@ test('/metrics serves the streams and classic group counts, the offset count and
     assert.equal(after.at('offset_deletion_count') - before('offset_deletion'), 1)
   } finally {
     for (const c of clients) c.close()
-    await server?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
+    await m?.stop()
   }
 })

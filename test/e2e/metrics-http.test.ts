@@ -2,17 +2,10 @@
 // TCP, Kafka's broker topic metrics (per topic and in total) and the log size of each partition are
 // what the requests did, in Prometheus text format as a scraper reads them.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { createTopics, fetch, makeBatch, produce } from '../helpers/data-plane.js'
-import { parseMetrics } from '../helpers/prometheus.js'
-import {
-  freeLoopbackPort,
-  startTopographProcess,
-  type TopographProcess,
-} from '../helpers/topograph-process.js'
-import { tempDataDir } from '../server/harness.js'
+import { type MetricsServer, startMetricsServer } from '../helpers/prometheus.js'
 import { WireClient } from '../server/wire-client.js'
 
 const T0 = 1_700_000_000_000
@@ -22,22 +15,11 @@ const meter = (name: string) => `kafka_server_brokertopicmetrics_${name}persec_c
 test('/metrics serves the broker topic metrics and log sizes of real traffic', {
   timeout: 90_000,
 }, async () => {
-  const dataDir = tempDataDir()
-  const httpPort = await freeLoopbackPort()
-  let server: TopographProcess | undefined
+  let metrics: MetricsServer | undefined
   let c: WireClient | undefined
   try {
-    server = await startTopographProcess({
-      'data.dir': dataDir,
-      'console.listener': `http://127.0.0.1:${httpPort}`,
-    })
-    // The console (and /metrics) starts after the Kafka listener.
-    const started = server
-    const deadline = Date.now() + 30_000
-    while (!started.output().includes(`Console listening on http://127.0.0.1:${httpPort}`)) {
-      assert.ok(Date.now() < deadline, `the console did not start:\n${started.output()}`)
-      await new Promise((r) => setTimeout(r, 20))
-    }
+    metrics = await startMetricsServer()
+    const server = metrics.server
     c = await WireClient.connect(server.port)
     assert.deepEqual(
       await createTopics(c, [
@@ -108,13 +90,9 @@ test('/metrics serves the broker topic metrics and log sizes of real traffic', {
     const outOfRange = await fetch(c, [{ topic: 'audit', partition: 0, offset: 99 }])
     assert.equal(outOfRange.partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE)
 
-    const res = await globalThis.fetch(`http://127.0.0.1:${httpPort}/metrics`)
-    assert.equal(res.status, 200)
-    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/)
-    const text = await res.text()
+    const { text, samples: m } = await metrics.scrape()
     assert.match(text, /# TYPE kafka_server_brokertopicmetrics_messagesinpersec_count counter/)
     assert.match(text, /# TYPE kafka_log_log_size gauge/)
-    const m = parseMetrics(text)
     const at = (name: string, topic?: string) => {
       const key = topic === undefined ? name : `${name}{topic="${topic}"}`
       assert.ok(m.has(key), `no sample ${key} in:\n${text}`)
@@ -168,14 +146,12 @@ test('/metrics serves the broker topic metrics and log sizes of real traffic', {
       deleted.body.responses.map((r) => r.errorCode),
       [0],
     )
-    const after = await (await globalThis.fetch(`http://127.0.0.1:${httpPort}/metrics`)).text()
+    const { text: after, samples: m2 } = await metrics.scrape()
     assert.doesNotMatch(after, /topic="audit"/)
-    const m2 = parseMetrics(after)
     assert.equal(m2.get(`${meter('messagesin')}{topic="orders"}`), 6)
     assert.equal(m2.get(meter('messagesin')), 10)
   } finally {
     c?.close()
-    await server?.kill()
-    rmSync(dataDir, { recursive: true, force: true })
+    await metrics?.stop()
   }
 })

@@ -1,5 +1,6 @@
 // Helpers of the data-plane tests: record batches as a producer builds them, Produce / Fetch /
 // ListOffsets requests over a WireClient, and the records of a Fetch answer decoded.
+import assert from 'node:assert/strict'
 import { crc32c } from '@node-rs/crc32'
 import {
   type BatchRecord,
@@ -13,7 +14,8 @@ import {
 } from '../../src/log/batch.js'
 import { compress, decompress } from '../../src/log/compression.js'
 import * as p from '../../src/protocol/index.js'
-import type { WireClient } from '../server/wire-client.js'
+import type { Socket } from 'node:net'
+import { decodeResponse, type WireClient } from '../server/wire-client.js'
 
 export const CODECS = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const
 export type Codec = keyof typeof CODECS
@@ -317,4 +319,38 @@ export async function createFilledTopic(
     const [r] = await produce(c, [{ topic, partition: p, records }])
     if (r?.errorCode !== 0) throw new Error(`Produce ${topic}-${p} answered ${r?.errorCode}`)
   }
+}
+
+/**
+ * The next Fetch v12 answer on a socket that carries nothing else, read as its bytes arrive (for
+ * tests that pause and resume the socket); rejects after `timeoutMs` or when the socket closes.
+ */
+export function fetchAnswerOn(
+  socket: Socket,
+  correlationId: number,
+  timeoutMs = 120_000,
+): Promise<p.FetchResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let got = 0
+    let size = -1
+    const timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk)
+      got += chunk.length
+      if (size < 0 && got >= 4) size = Buffer.concat(chunks).readInt32BE(0)
+      if (size < 0 || got < 4 + size) return
+      clearTimeout(timer)
+      socket.off('data', onData)
+      try {
+        const answer = decodeResponse<p.FetchResponse>(1, 12, Buffer.concat(chunks).subarray(4))
+        assert.equal(answer.correlationId, correlationId)
+        resolve(answer.body)
+      } catch (e) {
+        reject(e)
+      }
+    }
+    socket.on('data', onData)
+    socket.once('close', () => reject(new Error('closed before the answer')))
+  })
 }

@@ -58,3 +58,27 @@ export class HoldingLogger implements RuntimeLogger {
     else this.#target[level](obj, msg)
   }
 }
+
+/**
+ * A member's rebalance timeout fired (streams and consumer groups): Kafka's lines, the member
+ * fenced (INFO) or, when it moved on from that epoch meanwhile, the timeout ignored (DEBUG).
+ */
+export function logRebalanceTimeout(
+  log: RuntimeLogger,
+  groupId: string,
+  memberId: string,
+  memberEpoch: number,
+  fencedAfterMs: number | null,
+): void {
+  if (fencedAfterMs === null) {
+    log.debug(
+      { groupId, memberId, memberEpoch },
+      `[GroupId ${groupId}] Ignoring rebalance timeout for ${memberId} because the member is not in epoch ${memberEpoch} anymore.`,
+    )
+    return
+  }
+  log.info(
+    { groupId, memberId, memberEpoch, rebalanceTimeoutMs: fencedAfterMs, reason: 'rebalance timeout' },
+    `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to transition from epoch ${memberEpoch} within ${fencedAfterMs}ms.`,
+  )
+}

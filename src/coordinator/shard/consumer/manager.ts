@@ -139,7 +139,7 @@ import {
 } from './records.js'
 import { resolveTopicRegex, throwIfRegularExpressionIsInvalid } from './regex.js'
 import type { RuntimeLogger } from '../../runtime/types.js'
-import { SILENT_LOGGER } from '../group-log.js'
+import { logRebalanceTimeout, SILENT_LOGGER } from '../group-log.js'
 
 /** The topic catalog as consumer groups read it: names for subscription patterns. */
 export interface ConsumerTopicsImage extends TopicsImage {
@@ -1061,22 +1061,10 @@ export class ConsumerGroupManager {
     const group = this.#groups.get(groupId)
     const member = group?.member(memberId)
     if (!group || !member || member.memberEpoch !== memberEpoch) {
-      this.#log.debug(
-        { groupId, memberId, memberEpoch },
-        `[GroupId ${groupId}] Ignoring rebalance timeout for ${memberId} because the member is not in epoch ${memberEpoch} anymore.`,
-      )
+      logRebalanceTimeout(this.#log, groupId, memberId, memberEpoch, null)
       return { records: [], response: undefined, timers: NO_TIMERS }
     }
-    this.#log.info(
-      {
-        groupId,
-        memberId,
-        memberEpoch,
-        rebalanceTimeoutMs: member.rebalanceTimeoutMs,
-        reason: 'rebalance timeout',
-      },
-      `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to transition from epoch ${memberEpoch} within ${member.rebalanceTimeoutMs}ms.`,
-    )
+    logRebalanceTimeout(this.#log, groupId, memberId, memberEpoch, member.rebalanceTimeoutMs)
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     return {
       records: this.#fenceRecords(group, member, timers, nowMs),

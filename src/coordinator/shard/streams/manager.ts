@@ -66,7 +66,7 @@ import {
 } from './tasks.js'
 import { TimerCollector as Collector } from '../result.js'
 import type { RuntimeLogger } from '../../runtime/types.js'
-import { SILENT_LOGGER } from '../group-log.js'
+import { logRebalanceTimeout, SILENT_LOGGER } from '../group-log.js'
 import {
   type ArmedTimers,
   initialRebalanceKey,
@@ -781,22 +781,10 @@ export class StreamsGroupManager {
     const timers = new TimerCollector()
     const member = group?.member(memberId)
     if (!group || !member || member.memberEpoch !== memberEpoch) {
-      this.#log.debug(
-        { groupId, memberId, memberEpoch },
-        `[GroupId ${groupId}] Ignoring rebalance timeout for ${memberId} because the member is not in epoch ${memberEpoch} anymore.`,
-      )
+      logRebalanceTimeout(this.#log, groupId, memberId, memberEpoch, null)
       return { records: [], response: undefined, timers: timers.intents() }
     }
-    this.#log.info(
-      {
-        groupId,
-        memberId,
-        memberEpoch,
-        rebalanceTimeoutMs: member.rebalanceTimeoutMs,
-        reason: 'rebalance timeout',
-      },
-      `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to transition from epoch ${memberEpoch} within ${member.rebalanceTimeoutMs}ms.`,
-    )
+    logRebalanceTimeout(this.#log, groupId, memberId, memberEpoch, member.rebalanceTimeoutMs)
     return {
       records: this.#fenceRecords(group, memberId, timers),
       response: undefined,
