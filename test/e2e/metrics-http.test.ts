@@ -1,6 +1,7 @@
 // /metrics over HTTP from a real `topograph start` process: after Produce and Fetch requests over
 // TCP, Kafka's broker topic metrics (per topic and in total) and the log size of each partition are
-// what the requests did, in Prometheus text format as a scraper reads them.
+// what the requests did, in Prometheus text format as a scraper reads them; so are the fetch
+// session cache's metrics.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ErrorCode } from '../../src/protocol/errors.js'
@@ -150,6 +151,24 @@ test('/metrics serves the broker topic metrics and log sizes of real traffic', {
     assert.doesNotMatch(after, /topic="audit"/)
     assert.equal(m2.get(`${meter('messagesin')}{topic="orders"}`), 6)
     assert.equal(m2.get(meter('messagesin')), 10)
+
+    // Kafka's fetch session cache metrics: none before, one session of two partitions after a full
+    // fetch with epoch 0 (every Fetch above was sessionless, epoch -1).
+    const sessions = 'kafka_server_fetchsessioncache_numincrementalfetchsessions'
+    const cached = 'kafka_server_fetchsessioncache_numincrementalfetchpartitionscached'
+    const evictions = 'kafka_server_fetchsessioncache_incrementalfetchsessionevictionspersec_count'
+    assert.deepEqual([m2.get(sessions), m2.get(cached), m2.get(evictions)], [0, 0, 0])
+    const full = await fetch(
+      c,
+      [
+        { topic: 'orders', partition: 0, offset: 0 },
+        { topic: 'orders', partition: 1, offset: 0 },
+      ],
+      { sessionEpoch: 0 },
+    )
+    assert.ok(full.sessionId > 0, 'a session was created')
+    const { samples: m3 } = await metrics.scrape()
+    assert.deepEqual([m3.get(sessions), m3.get(cached), m3.get(evictions)], [1, 2, 0])
   } finally {
     c?.close()
     await metrics?.stop()

@@ -10,12 +10,15 @@
  * | …,name=FailedProduceRequestsPerSec / FailedFetchRequestsPerSec   | …_failedproducerequestspersec_count / …_failedfetch…_count   |
  * | …,name=TotalProduceRequestsPerSec / TotalFetchRequestsPerSec     | …_totalproducerequestspersec_count / …_totalfetch…_count     |
  * | kafka.log:type=Log,name=Size,topic=T,partition=P                  | kafka_log_log_size{topic,partition}                          |
+ * | kafka.server:type=FetchSessionCache,name=NumIncrementalFetchSessions | kafka_server_fetchsessioncache_numincrementalfetchsessions |
+ * | …,name=NumIncrementalFetchPartitionsCached                       | …_numincrementalfetchpartitionscached                        |
+ * | …,name=IncrementalFetchSessionEvictionsPerSec                    | …_incrementalfetchsessionevictionspersec_count               |
  *
  * As in Kafka each broker topic metric exists once per topic (label `topic`) and once for all
  * topics (no label); a rate is `rate()` over the counter. The all-topics series exist from the
  * start, at 0 (Kafka registers its all-topics meters when the broker starts); a topic's series
  * appear with its first value and go when the topic is deleted (Kafka's
- * `BrokerTopicStats.removeMetrics`). Log sizes are read at scrape time.
+ * `BrokerTopicStats.removeMetrics`). Log sizes and the fetch session cache are read at scrape time.
  */
 import { Counter, Gauge, type Registry, register } from 'prom-client'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -185,4 +188,62 @@ export class BrokerTopicMetrics {
     p.byTopic.set(topic, (p.byTopic.get(topic) ?? 0) + value)
     p.all += value
   }
+}
+
+export const FETCH_SESSIONS_METRIC = 'kafka_server_fetchsessioncache_numincrementalfetchsessions'
+export const FETCH_SESSION_PARTITIONS_METRIC =
+  'kafka_server_fetchsessioncache_numincrementalfetchpartitionscached'
+export const FETCH_SESSION_EVICTIONS_METRIC =
+  'kafka_server_fetchsessioncache_incrementalfetchsessionevictionspersec_count'
+
+/** What the fetch session cache holds, read at scrape time. */
+export interface FetchSessionCounts {
+  readonly sessions: number
+  readonly partitionsCached: number
+  /** Sessions evicted since start-up. */
+  readonly evictions: number
+}
+
+/**
+ * Kafka's FetchSessionCache metrics: the incremental fetch sessions cached, the partitions they
+ * cache, and the sessions evicted to make room (a Meter; its count here). With several servers in
+ * one process the last one installed is reported.
+ */
+export function installFetchSessionMetrics(
+  read: () => FetchSessionCounts,
+  registry: Registry = register,
+): void {
+  for (const name of [
+    FETCH_SESSIONS_METRIC,
+    FETCH_SESSION_PARTITIONS_METRIC,
+    FETCH_SESSION_EVICTIONS_METRIC,
+  ]) {
+    if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name)
+  }
+  new Gauge({
+    name: FETCH_SESSIONS_METRIC,
+    help: 'Incremental fetch sessions cached. Kafka: kafka.server:type=FetchSessionCache,name=NumIncrementalFetchSessions.',
+    registers: [registry],
+    collect() {
+      this.set(read().sessions)
+    },
+  })
+  new Gauge({
+    name: FETCH_SESSION_PARTITIONS_METRIC,
+    help: 'Partitions cached by the incremental fetch sessions. Kafka: kafka.server:type=FetchSessionCache,name=NumIncrementalFetchPartitionsCached.',
+    registers: [registry],
+    collect() {
+      this.set(read().partitionsCached)
+    },
+  })
+  new Counter({
+    name: FETCH_SESSION_EVICTIONS_METRIC,
+    help: 'Incremental fetch sessions evicted to make room for new ones. Kafka: kafka.server:type=FetchSessionCache,name=IncrementalFetchSessionEvictionsPerSec.',
+    registers: [registry],
+    collect() {
+      // The total is the cache's own: the counter takes it as it is.
+      this.reset()
+      this.inc(read().evictions)
+    },
+  })
 }

@@ -8,7 +8,7 @@ import { createLogManager, type LogManager, type PartitionLog, ProducerIdManager
 import { ErrorCode } from '../../protocol/errors.js'
 import type { TopographConfig } from '../config.js'
 import type { TopicCatalog, TopicInfo } from '../topics/catalog.js'
-import { BrokerTopicMetrics, type PartitionSize } from './broker-topic-metrics.js'
+import { BrokerTopicMetrics, installFetchSessionMetrics, type PartitionSize } from './broker-topic-metrics.js'
 import { FetchSessionCache } from './fetch-sessions.js'
 import { logManagerConfig, topicLogOverrides } from './log-config.js'
 
@@ -40,6 +40,12 @@ export class DataPlane {
       maxSlots: config.maxIncrementalFetchSessionCacheSlots,
       evictionMs: config.minIncrementalFetchSessionEvictionMs,
     })
+    const sessions = this.fetchSessions
+    installFetchSessionMetrics(() => ({
+      sessions: sessions.size,
+      partitionsCached: sessions.partitionsCached,
+      evictions: sessions.evictions,
+    }))
   }
 
   /**

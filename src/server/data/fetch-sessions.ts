@@ -216,6 +216,13 @@ export class FetchSessionCache {
     return this.#evictions
   }
 
+  /** The partitions cached over every session (Kafka's totalPartitions), counted when asked. */
+  get partitionsCached(): number {
+    let n = 0
+    for (const s of this.#sessions.values()) n += s.size
+    return n
+  }
+
   get(id: number): FetchSession | undefined {
     return this.#sessions.get(id)
   }

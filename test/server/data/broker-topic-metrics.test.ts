@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Registry } from 'prom-client'
-import { BrokerTopicMetrics, brokerTopicMetricName } from '../../../src/server/data/broker-topic-metrics.js'
+import {
+  BrokerTopicMetrics,
+  brokerTopicMetricName,
+  installFetchSessionMetrics,
+} from '../../../src/server/data/broker-topic-metrics.js'
 
 async function values(registry: Registry, name: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
@@ -71,5 +75,22 @@ describe('broker topic metrics', () => {
     // Created again: it starts from 0.
     m.record('messagesIn', 'doomed', 3)
     assert.deepEqual(await values(registry, messagesIn), { '*': 11, doomed: 3, kept: 2 })
+  })
+
+  it("the fetch session cache's metrics read the cache at each scrape", async () => {
+    const registry = new Registry()
+    let counts = { sessions: 0, partitionsCached: 0, evictions: 0 }
+    installFetchSessionMetrics(() => counts, registry)
+    assert.match(await registry.metrics(), /^kafka_server_fetchsessioncache_numincrementalfetchsessions 0$/m)
+    counts = { sessions: 3, partitionsCached: 12, evictions: 2 }
+    const text = await registry.metrics()
+    assert.match(text, /^kafka_server_fetchsessioncache_numincrementalfetchsessions 3$/m)
+    assert.match(text, /^kafka_server_fetchsessioncache_numincrementalfetchpartitionscached 12$/m)
+    assert.match(text, /^kafka_server_fetchsessioncache_incrementalfetchsessionevictionspersec_count 2$/m)
+    // Read again: the eviction count is the cache's total, not added to itself.
+    assert.match(
+      await registry.metrics(),
+      /^kafka_server_fetchsessioncache_incrementalfetchsessionevictionspersec_count 2$/m,
+    )
   })
 })

@@ -58,6 +58,9 @@ function byName(...ts: [string, [number, number][]][]): FetchRequestFetchTopic[]
   )
 }
 
+/** Partitions fetched from offset 0. */
+const atZero = (...partitions: number[]): [number, number][] => partitions.map((p) => [p, 0])
+
 function forget(topicId: string, topic: string, partitions: number[]): FetchRequestForgottenTopic {
   return createFetchRequestForgottenTopic({ topicId, topic, partitions })
 }
@@ -153,16 +156,7 @@ describe('fetch session contexts', () => {
 
   it('epoch 0 answers every partition and creates a session at epoch 1; -1 and v<7 create none', () => {
     const c = cache()
-    const topics = byId(
-      [
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-        ],
-      ],
-      ['AAAAAAAAAAAAAAAAAAAAAw', [[0, 0]]],
-    )
+    const topics = byId([ID_A, atZero(0, 1)], ['AAAAAAAAAAAAAAAAAAAAAw', [[0, 0]]])
     const context = ctxOf(c, { sessionEpoch: 0 }, topics)
     assert.equal(context.kind, 'full')
     const all = answerAll(targets(context, topics))
@@ -256,15 +250,7 @@ describe('fetch session contexts', () => {
 
   it('an incremental answer carries only partitions that changed, and the session keeps what it sent', () => {
     const c = cache()
-    const topics = byId([
-      ID_A,
-      [
-        [0, 0],
-        [1, 0],
-        [2, 0],
-        [3, 0],
-      ],
-    ])
+    const topics = byId([ID_A, atZero(0, 1, 2, 3)])
     const id = create(c, topics) // every partition sent with hw 10, log start 0
     let epoch = 1
     const step = (states: Record<string, State>) => {
@@ -294,17 +280,7 @@ describe('fetch session contexts', () => {
 
   it('a partition that returned records moves to the end of the session order', () => {
     const c = cache()
-    const id = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-          [2, 0],
-        ],
-      ]),
-    )
+    const id = create(c, byId([ID_A, atZero(0, 1, 2)]))
     const order = () => [...c.get(id)!.partitions.values()].map((p) => p.p.partition)
     const k = ctxOf(c, { sessionId: id, sessionEpoch: 1 })
     assert.deepEqual(order(), [0, 1, 2])
@@ -319,16 +295,7 @@ describe('fetch session contexts', () => {
 
   it('incremental requests add and update partitions, forgotten ones leave; empty closes the session', () => {
     const c = cache()
-    const id = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-        ],
-      ]),
-    )
+    const id = create(c, byId([ID_A, atZero(0, 1)]))
     const s = c.get(id)!
     // Add b-0, move a-1 to offset 7, forget a-0 (it is also named: forgetting comes last).
     const k = ctxOf(
@@ -443,28 +410,8 @@ describe('fetch session cache', () => {
 
   it('full with nothing evictable: SessionId 0 (a sessionless answer)', () => {
     const c = cache(2, 1000)
-    create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-        ],
-      ]),
-      0,
-    )
-    create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-        ],
-      ]),
-      0,
-    )
+    create(c, byId([ID_A, atZero(0, 1)]), 0)
+    create(c, byId([ID_A, atZero(0, 1)]), 0)
     // Smaller than both and none stale: nothing may go.
     assert.equal(create(c, byId([ID_A, [[0, 0]]]), 500), 0)
     assert.equal(c.size, 2)
@@ -474,94 +421,28 @@ describe('fetch session cache', () => {
 
   it('evicts the least recently used session once unused for longer than the eviction age', () => {
     const c = cache(2, 1000)
-    const s1 = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-          [2, 0],
-        ],
-      ]),
-      0,
-    )
-    const s2 = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-          [2, 0],
-        ],
-      ]),
-      0,
-    )
+    const s1 = create(c, byId([ID_A, atZero(0, 1, 2)]), 0)
+    const s2 = create(c, byId([ID_A, atZero(0, 1, 2)]), 0)
     ctxOf(c, { sessionId: s1, sessionEpoch: 1 }, [], [], 500) // s1 used at 500
     assert.equal(create(c, byId([ID_A, [[0, 0]]]), 1000), 0) // s2 unused for exactly 1000: kept
     const s3 = create(c, byId([ID_A, [[0, 0]]]), 1001)
     assert.ok(s3 !== 0)
     assert.deepEqual([c.get(s1) !== undefined, c.get(s2) === undefined, c.evictions], [true, true, 1])
+    assert.equal(c.partitionsCached, 4, "s1's three partitions and s3's one")
   })
 
   it('evicts an old session (older than the eviction age when last used) for a larger one', () => {
     const c = cache(2, 1000)
-    const big = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-          [2, 0],
-        ],
-      ]),
-      0,
-    )
-    const small = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-        ],
-      ]),
-      0,
-    )
+    const big = create(c, byId([ID_A, atZero(0, 1, 2)]), 0)
+    const small = create(c, byId([ID_A, atZero(0, 1)]), 0)
     // Both used at 1500: older than the age when used, but not stale.
     ctxOf(c, { sessionId: big, sessionEpoch: 1 }, [], [], 1500)
     ctxOf(c, { sessionId: small, sessionEpoch: 1 }, [], [], 1500)
     // One or two partitions are not more than the smallest (2): refused (Kafka's key with id 0).
     assert.equal(create(c, byId([ID_A, [[0, 0]]]), 2000), 0)
-    assert.equal(
-      create(
-        c,
-        byId([
-          ID_B,
-          [
-            [0, 0],
-            [1, 0],
-          ],
-        ]),
-        2000,
-      ),
-      0,
-    )
+    assert.equal(create(c, byId([ID_B, atZero(0, 1)]), 2000), 0)
     // Three partitions: the smallest (2 partitions) goes.
-    const three = create(
-      c,
-      byId([
-        ID_B,
-        [
-          [0, 0],
-          [1, 0],
-          [2, 0],
-        ],
-      ]),
-      2000,
-    )
+    const three = create(c, byId([ID_B, atZero(0, 1, 2)]), 2000)
     assert.ok(three !== 0)
     assert.deepEqual([c.get(small), c.get(big) !== undefined], [undefined, true])
   })
@@ -571,88 +452,21 @@ describe('fetch session cache', () => {
     const s = create(c, byId([ID_A, [[0, 0]]]), 0)
     ctxOf(c, { sessionId: s, sessionEpoch: 1 }, [], [], 900) // used at 900: age 900 then
     // At 1500 it is 1500 old, but was 900 old when last used: Kafka has not filed it as evictable.
-    assert.equal(
-      create(
-        c,
-        byId([
-          ID_A,
-          [
-            [0, 0],
-            [1, 0],
-            [2, 0],
-          ],
-        ]),
-        1500,
-      ),
-      0,
-    )
+    assert.equal(create(c, byId([ID_A, atZero(0, 1, 2)]), 1500), 0)
   })
 
   it("a follower's new session may evict a consumer's of any size; a consumer's not a follower's", () => {
     const c = cache(1, 1000)
-    const consumer = create(
-      c,
-      byId([
-        ID_A,
-        [
-          [0, 0],
-          [1, 0],
-        ],
-      ]),
-      0,
-    )
+    const consumer = create(c, byId([ID_A, atZero(0, 1)]), 0)
     // A consumer's new session cannot evict a young consumer session.
-    assert.equal(
-      create(
-        c,
-        byId([
-          ID_A,
-          [
-            [0, 0],
-            [1, 0],
-            [2, 0],
-          ],
-        ]),
-        10,
-      ),
-      0,
-    )
+    assert.equal(create(c, byId([ID_A, atZero(0, 1, 2)]), 10), 0)
     // A follower's can, even a smaller one (privileged ranks above any consumer session).
     const follower = create(c, byId([ID_A, [[0, 0]]]), 10, true)
     assert.ok(follower !== 0)
     assert.equal(c.get(consumer), undefined)
     assert.equal(c.get(follower)!.privileged, true)
     // A consumer never evicts a follower's young session, nor another follower by size.
-    assert.equal(
-      create(
-        c,
-        byId([
-          ID_A,
-          [
-            [0, 0],
-            [1, 0],
-            [2, 0],
-          ],
-        ]),
-        20,
-      ),
-      0,
-    )
-    assert.equal(
-      create(
-        c,
-        byId([
-          ID_A,
-          [
-            [0, 0],
-            [1, 0],
-            [2, 0],
-          ],
-        ]),
-        20,
-        true,
-      ),
-      0,
-    )
+    assert.equal(create(c, byId([ID_A, atZero(0, 1, 2)]), 20), 0)
+    assert.equal(create(c, byId([ID_A, atZero(0, 1, 2)]), 20, true), 0)
   })
 })
