@@ -60,6 +60,25 @@ export class HoldingLogger implements RuntimeLogger {
 }
 
 /**
+ * A group found when the shard loaded (Kafka's onLoaded): one INFO line for the group, one DEBUG
+ * line per member. Written by the first operation after loading, not by replay.
+ */
+export function logLoadedGroup(
+  log: RuntimeLogger,
+  type: 'streams' | 'consumer' | 'classic',
+  groupId: string,
+  memberIds: readonly string[],
+): void {
+  log.info(
+    { groupId, members: memberIds.length },
+    `Loaded ${type} group ${groupId} with ${memberIds.length} members.`,
+  )
+  for (const memberId of memberIds) {
+    log.debug({ groupId, memberId }, `Loaded member ${memberId} in ${type} group ${groupId}.`)
+  }
+}
+
+/**
  * A member's rebalance timeout fired (streams and consumer groups): Kafka's lines, the member
  * fenced (INFO) or, when it moved on from that epoch meanwhile, the timeout ignored (DEBUG).
  */

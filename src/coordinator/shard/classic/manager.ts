@@ -66,7 +66,7 @@ import {
   syncKey,
 } from './types.js'
 import type { RuntimeLogger } from '../../runtime/types.js'
-import { SILENT_LOGGER } from '../group-log.js'
+import { logLoadedGroup, SILENT_LOGGER } from '../group-log.js'
 
 /** A JoinGroup's reason as Kafka's logs give it (JoinGroupRequest.joinReason). */
 const clientReason = (reason: string | null): string =>
@@ -1131,6 +1131,7 @@ export class ClassicGroupManager {
     const out = new Out()
     for (const g of this.#groups.values()) {
       g.live = true
+      logLoadedGroup(this.#log, 'classic', g.groupId, [...g.members.keys()])
       for (const m of g.members.values()) {
         this.#schedule(out, this.#heartbeatTimer(g.groupId, m.memberId, m.sessionTimeoutMs))
       }

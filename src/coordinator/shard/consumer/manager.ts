@@ -139,7 +139,7 @@ import {
 } from './records.js'
 import { resolveTopicRegex, throwIfRegularExpressionIsInvalid } from './regex.js'
 import type { RuntimeLogger } from '../../runtime/types.js'
-import { logRebalanceTimeout, SILENT_LOGGER } from '../group-log.js'
+import { logLoadedGroup, logRebalanceTimeout, SILENT_LOGGER } from '../group-log.js'
 
 /** The topic catalog as consumer groups read it: names for subscription patterns. */
 export interface ConsumerTopicsImage extends TopicsImage {
@@ -1078,6 +1078,7 @@ export class ConsumerGroupManager {
     const timers = new TimerCollector<CoordinatorRecord, ClassicCompletion>()
     for (const g of this.#groups.values()) {
       const config = this.#config(g.groupId)
+      logLoadedGroup(this.#log, 'consumer', g.groupId, [...g.members.keys()])
       for (const m of g.members.values()) {
         const session = g.session(m.memberId)
         timers.schedule({

@@ -66,7 +66,7 @@ import {
 } from './tasks.js'
 import { TimerCollector as Collector } from '../result.js'
 import type { RuntimeLogger } from '../../runtime/types.js'
-import { logRebalanceTimeout, SILENT_LOGGER } from '../group-log.js'
+import { logLoadedGroup, logRebalanceTimeout, SILENT_LOGGER } from '../group-log.js'
 import {
   type ArmedTimers,
   initialRebalanceKey,
@@ -892,6 +892,7 @@ export class StreamsGroupManager {
   onLoaded(config: StreamsGroupConfig): StreamsTimerIntents {
     const timers = new TimerCollector()
     for (const g of this.#groups.values()) {
+      logLoadedGroup(this.#log, 'streams', g.groupId, [...g.members.keys()])
       for (const m of g.members.values()) {
         const groupId = g.groupId
         const memberId = m.memberId
