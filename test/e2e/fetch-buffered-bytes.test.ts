@@ -6,10 +6,10 @@ import type { Socket } from 'node:net'
 import { after, before, test } from 'node:test'
 import {
   createTopics,
+  everyPartition,
   fetchAnswerOn,
   fetchRequest,
-  makeBatch,
-  produce,
+  fillPartitions,
   readRecords,
 } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
@@ -36,24 +36,12 @@ before(async () => {
     ]),
     [0, 0],
   )
-  for (const topic of ['stuck', 'other'])
-    for (let batch = 0; batch < BATCHES; batch++) {
-      const answers = await produce(
-        c,
-        Array.from({ length: PARTITIONS }, (_, partition) => ({
-          topic,
-          partition,
-          records: makeBatch(
-            Array.from({ length: RECORDS }, (_, i) => ({
-              key: null,
-              value: `${topic}/${partition}/${batch}/${i}/`.padEnd(VALUE_BYTES, 'x'),
-              timestamp: 1_700_000_000_000 + i,
-            })),
-          ),
-        })),
-      )
-      assert.ok(answers.every((a) => a.errorCode === 0))
-    }
+  await fillPartitions(c, ['stuck', 'other'], {
+    partitions: PARTITIONS,
+    batches: BATCHES,
+    records: RECORDS,
+    value: (topic, partition, batch, i) => `${topic}/${partition}/${batch}/${i}/`.padEnd(VALUE_BYTES, 'x'),
+  })
 })
 
 after(async () => {
@@ -62,8 +50,7 @@ after(async () => {
 })
 
 function sendFetch(socket: Socket, topic: string, correlationId: number): void {
-  const partitions = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 }))
-  socket.write(requestFrame(1, 12, correlationId, fetchRequest(partitions)))
+  socket.write(requestFrame(1, 12, correlationId, fetchRequest(everyPartition(topic, PARTITIONS))))
 }
 
 /** The next answer on a socket that carries nothing else: records per partition. */

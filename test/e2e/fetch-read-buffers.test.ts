@@ -11,10 +11,10 @@ import type { ReadBufferPool } from '../../src/log/read-buffers.js'
 import type * as p from '../../src/protocol/index.js'
 import {
   createTopics,
+  everyPartition,
   fetchAnswerOn,
   fetchRequest,
-  makeBatch,
-  produce,
+  fillPartitions,
   readRecords,
 } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
@@ -25,7 +25,6 @@ import { openSocket, requestFrame, WireClient } from '../server/wire-client.js'
 const PARTITIONS = 16
 const RECORDS = 30
 const VALUE_BYTES = 16_000
-const T0 = 1_700_000_000_000
 
 let ts: TestServer
 let c: WireClient
@@ -45,24 +44,7 @@ before(async () => {
     ]),
     [0, 0],
   )
-  for (const topic of ['stuck', 'other'])
-    for (let batch = 0; batch < 2; batch++) {
-      const answers = await produce(
-        c,
-        Array.from({ length: PARTITIONS }, (_, partition) => ({
-          topic,
-          partition,
-          records: makeBatch(
-            Array.from({ length: RECORDS }, (_, i) => ({
-              key: null,
-              value: value(topic, partition, batch, i),
-              timestamp: T0 + i,
-            })),
-          ),
-        })),
-      )
-      assert.ok(answers.every((a) => a.errorCode === 0))
-    }
+  await fillPartitions(c, ['stuck', 'other'], { partitions: PARTITIONS, batches: 2, records: RECORDS, value })
 })
 
 after(async () => {
@@ -70,8 +52,7 @@ after(async () => {
   await ts?.stop()
 })
 
-const everyPartition = (topic: string) =>
-  Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 }))
+const allOf = (topic: string) => everyPartition(topic, PARTITIONS)
 
 /** Each partition's records are exactly what was produced to it. */
 function assertExact(
@@ -92,7 +73,7 @@ function assertExact(
 
 /** Sends a Fetch of every partition of `topic` from offset 0 (the socket's only request). */
 function sendFetch(socket: Socket, topic: string, correlationId: number): void {
-  socket.write(requestFrame(1, 12, correlationId, fetchRequest(everyPartition(topic))))
+  socket.write(requestFrame(1, 12, correlationId, fetchRequest(allOf(topic))))
 }
 
 /** The next answer on a socket that carries nothing else, its partitions decoded. */

@@ -322,6 +322,48 @@ export async function createFilledTopic(
 }
 
 /**
+ * Produces `batches` rounds to every partition of each topic (one Produce per round and topic),
+ * each batch `records` keyless records with the values `value` gives and timestamps from T0 + 0;
+ * fails on any error code. For tests that need many large answers.
+ */
+export async function fillPartitions(
+  c: WireClient,
+  topics: readonly string[],
+  o: {
+    readonly partitions: number
+    readonly batches: number
+    readonly records: number
+    readonly value: (topic: string, partition: number, batch: number, i: number) => string
+  },
+): Promise<void> {
+  for (const topic of topics)
+    for (let batch = 0; batch < o.batches; batch++) {
+      const answers = await produce(
+        c,
+        Array.from({ length: o.partitions }, (_, partition) => ({
+          topic,
+          partition,
+          records: makeBatch(
+            Array.from({ length: o.records }, (_, i) => ({
+              key: null,
+              value: o.value(topic, partition, batch, i),
+              timestamp: 1_700_000_000_000 + i,
+            })),
+          ),
+        })),
+      )
+      assert.ok(
+        answers.every((a) => a.errorCode === 0),
+        `Produce to ${topic}: ${answers.map((a) => a.errorCode)}`,
+      )
+    }
+}
+
+/** Every partition of `topic` from offset 0. */
+export const everyPartition = (topic: string, partitions: number): FetchPartition[] =>
+  Array.from({ length: partitions }, (_, partition) => ({ topic, partition, offset: 0 }))
+
+/**
  * The next Fetch v12 answer on a socket that carries nothing else, read as its bytes arrive (for
  * tests that pause and resume the socket); rejects after `timeoutMs` or when the socket closes.
  */

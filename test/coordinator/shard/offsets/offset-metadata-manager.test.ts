@@ -67,6 +67,16 @@ const fetchFoo = (t: Context, partitionIndexes: number[] | null) =>
     }),
   )
 
+/** An offset commit record's value for `offset`, committed at 1, never expiring. */
+const value = (offset: bigint) => ({
+  offset,
+  leaderEpoch: -1,
+  metadata: '',
+  commitTimestamp: 1n,
+  expireTimestamp: -1n,
+  topicId: NO_TOPIC_ID,
+})
+
 describe('OffsetMetadataManager', () => {
   it('commits offsets as OffsetCommit records (value version 3, 4 with a topic id, 1 with a retention)', async () => {
     const t = await start()
@@ -229,14 +239,6 @@ describe('OffsetMetadataManager', () => {
 
   it('counts the committed offsets as they are replayed (Kafka offset-count)', () => {
     const m = new OffsetMetadataManager(ANY_GROUP)
-    const value = (offset: bigint) => ({
-      offset,
-      leaderEpoch: -1,
-      metadata: '',
-      commitTimestamp: 1n,
-      expireTimestamp: -1n,
-      topicId: NO_TOPIC_ID,
-    })
     assert.equal(m.offsetCount, 0)
     m.replay(offsetCommitRecord('g', 'foo', 0, value(1n)))
     m.replay(offsetCommitRecord('g', 'foo', 1, value(1n)))
@@ -254,14 +256,6 @@ describe('OffsetMetadataManager', () => {
     // Replay keeps the partitions of the last group and topic at hand for the next record of a
     // commit; tombstones that remove that topic and group must not leave later commits there.
     const m = new OffsetMetadataManager(ANY_GROUP)
-    const value = (offset: bigint) => ({
-      offset,
-      leaderEpoch: -1,
-      metadata: '',
-      commitTimestamp: 1n,
-      expireTimestamp: -1n,
-      topicId: NO_TOPIC_ID,
-    })
     m.replay(offsetCommitRecord('g', 'foo', 0, value(1n)))
     m.replay(offsetCommitRecord('g', 'foo', 1, value(2n)))
     m.replay(offsetCommitTombstone('g', 'foo', 0))
