@@ -149,4 +149,9 @@ export interface RuntimeLogger {
   info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
   error(obj: object, msg: string): void
+  /**
+   * Whether lines of `level` are written (pino's `isLevelEnabled`): a caller that would build many
+   * lines asks first. Absent: every level is.
+   */
+  isLevelEnabled?(level: 'debug'): boolean
 }

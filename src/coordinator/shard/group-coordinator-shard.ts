@@ -20,7 +20,7 @@ import type { OffsetCommitResponseOffsetCommitResponseTopic } from '../../protoc
 import type { OffsetFetchResponseOffsetFetchResponseGroup } from '../../protocol/generated/messages/OffsetFetchResponse.js'
 import type { TxnOffsetCommitResponseTxnOffsetCommitResponseTopic } from '../../protocol/generated/messages/TxnOffsetCommitResponse.js'
 import type { RuntimeLogger, ShardStateMachine } from '../runtime/types.js'
-import { HoldingLogger, SILENT_LOGGER } from './group-log.js'
+import { HoldingLogger, logCommittedOffsets, SILENT_LOGGER } from './group-log.js'
 import type { HeartbeatRequest } from '../../protocol/generated/messages/HeartbeatRequest.js'
 import type { HeartbeatResponse } from '../../protocol/generated/messages/HeartbeatResponse.js'
 import type { JoinGroupRequest } from '../../protocol/generated/messages/JoinGroupRequest.js'
@@ -698,6 +698,7 @@ export class GroupCoordinatorShard
     const result = this.#offsets.commitOffset(ctx, request)
     if (result.records.length > 0 && request.generationIdOrMemberEpoch < 0)
       this.#logAdminCommit(request, result.records.length)
+    logCommittedOffsets(this.#log, request.groupId, request.memberId, false, result.records)
     return result
   }
 
@@ -746,7 +747,9 @@ export class GroupCoordinatorShard
     ctx: OffsetCommitContext,
     request: TxnOffsetCommitInput,
   ): GroupCoordinatorResult<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[]> {
-    return this.#offsets.commitTransactionalOffset(ctx, request)
+    const result = this.#offsets.commitTransactionalOffset(ctx, request)
+    logCommittedOffsets(this.#log, request.groupId, request.memberId, true, result.records)
+    return result
   }
 
   /** Drops a producer's pending offsets of one epoch in a group (a TxnOffsetCommit that lost a race). */

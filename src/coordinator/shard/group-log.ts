@@ -10,7 +10,13 @@
 import type { RuntimeLogger } from '../runtime/types.js'
 
 /** Logs nothing: the shard's logger unless one is given. */
-export const SILENT_LOGGER: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} }
+export const SILENT_LOGGER: RuntimeLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  isLevelEnabled: () => false,
+}
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
 
@@ -40,6 +46,10 @@ export class HoldingLogger implements RuntimeLogger {
     for (const [level, obj, msg] of held ?? []) this.#target[level](obj, msg)
   }
 
+  isLevelEnabled(level: 'debug'): boolean {
+    return this.#target.isLevelEnabled?.(level) ?? true
+  }
+
   debug(obj: object, msg: string): void {
     this.#write('debug', obj, msg)
   }
@@ -56,6 +66,31 @@ export class HoldingLogger implements RuntimeLogger {
   #write(level: Level, obj: object, msg: string): void {
     if (this.#held !== null) this.#held.push([level, obj, msg])
     else this.#target[level](obj, msg)
+  }
+}
+
+/**
+ * An offset commit's partitions at DEBUG, one line each with Kafka's text (`transactional` for a
+ * TxnOffsetCommit's pending offsets); nothing is built unless DEBUG is on.
+ */
+export function logCommittedOffsets(
+  log: RuntimeLogger,
+  groupId: string,
+  memberId: string,
+  transactional: boolean,
+  records: readonly {
+    readonly key: { readonly topic: string; readonly partition: number }
+    readonly value: { readonly offset: bigint; readonly leaderEpoch: number; readonly topicId: string } | null
+  }[],
+): void {
+  if (records.length === 0 || log.isLevelEnabled?.('debug') === false) return
+  const what = transactional ? 'transactional offsets' : 'offsets'
+  for (const { key, value } of records) {
+    if (value === null) continue
+    log.debug(
+      { groupId, memberId, topic: key.topic, partition: key.partition, offset: String(value.offset) },
+      `[GroupId ${groupId}] Committing ${what} ${value.offset} for partition ${value.topicId}-${key.topic}-${key.partition} from member ${memberId} with leader epoch ${value.leaderEpoch}.`,
+    )
   }
 }
 

@@ -30,6 +30,7 @@ interface Line {
 /** A logger that keeps every line. */
 class Capture implements RuntimeLogger {
   lines: Line[] = []
+  isLevelEnabled?: (level: 'debug') => boolean
   debug(obj: object, msg: string): void {
     this.lines.push({ level: 'debug', obj: obj as Record<string, unknown>, msg })
   }
@@ -452,6 +453,78 @@ describe('group events in the log', () => {
       'The following groups were deleted: simple, cg. A total of 2 offsets were removed.',
     ])
     assert.deepEqual(lines[0]!.obj, { groupIds: ['simple', 'cg'], offsets: 2 })
+  })
+
+  it('offset commits, plain and transactional, at DEBUG per partition; nothing when DEBUG is off', async () => {
+    const partitions = [
+      { partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: 3, committedMetadata: '' },
+      { partitionIndex: 1, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' },
+    ]
+    const commit = () =>
+      t.write('offset-commit', (shard, nowMs) =>
+        shard.commitOffsets(
+          { apiVersion: 9, nowMs, maxMetadataSize: 4096 },
+          {
+            groupId: 'simple',
+            generationIdOrMemberEpoch: -1,
+            memberId: '',
+            groupInstanceId: null,
+            retentionTimeMs: -1n,
+            topics: [{ name: 'foo', topicId: topics.id('foo'), partitions }],
+          },
+        ),
+      )
+    await commit()
+    const id = topics.id('foo')
+    assert.deepEqual(
+      log.lines.filter((l) => l.level === 'debug').map((l) => l.msg),
+      [
+        `[GroupId simple] Committing offsets 5 for partition ${id}-foo-0 from member  with leader epoch 3.`,
+        `[GroupId simple] Committing offsets 7 for partition ${id}-foo-1 from member  with leader epoch -1.`,
+      ],
+    )
+    log.lines = []
+    await t.write('txn-offset-commit', (shard, nowMs) =>
+      shard.commitTransactionalOffsets(
+        { apiVersion: 4, nowMs, maxMetadataSize: 4096 },
+        {
+          transactionalId: 'tx',
+          groupId: 'simple',
+          producerId: 9n,
+          producerEpoch: 0,
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          groupInstanceId: null,
+          topics: [{ name: 'foo', topicId: id, partitions: partitions.slice(0, 1) }],
+        },
+      ),
+    )
+    assert.deepEqual(
+      log.lines.map((l) => [l.level, l.msg]),
+      [
+        [
+          'debug',
+          `[GroupId simple] Committing transactional offsets 5 for partition ${id}-foo-0 from member  with leader epoch 3.`,
+        ],
+      ],
+    )
+    assert.deepEqual(log.lines[0]!.obj, {
+      groupId: 'simple',
+      memberId: '',
+      topic: 'foo',
+      partition: 0,
+      offset: '5',
+    })
+
+    // With DEBUG off (pino's isLevelEnabled), no line is made.
+    const asked: string[] = []
+    log.lines = []
+    log.isLevelEnabled = (level: string) => {
+      asked.push(level)
+      return false
+    }
+    await commit()
+    assert.deepEqual([log.lines, asked], [[], ['debug']])
   })
 
   it('a restart replays the log and logs none of it, only the groups it loaded', async () => {
