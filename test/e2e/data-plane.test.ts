@@ -671,6 +671,41 @@ describe('bad batches', () => {
     assert.equal((await listOffset(c, 'bad', 0, -1)).offset, 0)
   })
 
+  it('an old-format message set (magic 0 or 1) fails its partition with INVALID_RECORD, not a transaction error', async () => {
+    // offset, size, crc, magic, attributes, [timestamp,] key -1, value "v". Where a v2 batch keeps
+    // its attributes (byte 22) a magic-1 message has its timestamp: this one's has the
+    // transactional bit there, which must not make it a transactional batch.
+    const legacy = (magic: 0 | 1) => {
+      const body = magic === 1 ? 1 + 1 + 8 + 4 + 4 + 1 : 1 + 1 + 4 + 4 + 1
+      const b = new Uint8Array(12 + 4 + body)
+      const v = new DataView(b.buffer)
+      v.setInt32(8, 4 + body)
+      b[16] = magic
+      let at = 18
+      if (magic === 1) {
+        v.setBigInt64(at, 0x0000_0000_1000_0000n)
+        at += 8
+      }
+      v.setInt32(at, -1)
+      v.setInt32(at + 4, 1)
+      b[at + 8] = 0x76
+      return b
+    }
+    assert.equal(legacy(1)[22] & 0x10, 0x10)
+    const answers = await produce(c, [
+      { topic: 'bad', partition: 0, records: legacy(1) },
+      { topic: 'bad', partition: 1, records: legacy(0) },
+    ])
+    assert.deepEqual(
+      answers.map((a) => [a.index, a.errorCode]),
+      [
+        [0, ErrorCode.INVALID_RECORD],
+        [1, ErrorCode.INVALID_RECORD],
+      ],
+    )
+    assert.equal((await listOffset(c, 'bad', 0, -1)).offset, 0)
+  })
+
   it('empty records, a non-zero base offset, a too-large batch, a null key on a compacted topic', async () => {
     const [empty] = await produce(c, [{ topic: 'bad', partition: 0, records: new Uint8Array(0) }])
     assert.equal(empty.errorCode, ErrorCode.INVALID_RECORD)

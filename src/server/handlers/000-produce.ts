@@ -271,9 +271,14 @@ function anyTransactional(request: ProduceRequest): boolean {
   return false
 }
 
-/** Whether the first batch of `records` is transactional (ProduceRequest's own test). */
+/**
+ * Whether the first batch of `records` is transactional (ProduceRequest's own test). Only a magic-2
+ * batch can be: an old-format message (magic 0 or 1) has its timestamp where a batch keeps its
+ * attributes, and is refused later with INVALID_RECORD, as Kafka's legacy batches are never
+ * transactional.
+ */
 function firstBatchTransactional(records: Uint8Array | null): boolean {
-  if (records === null || records.byteLength < 23) return false
+  if (records === null || records.byteLength < 23 || records[16] !== 2) return false
   return (records[22] & TRANSACTIONAL_FLAG) !== 0
 }
 
