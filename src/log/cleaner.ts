@@ -31,9 +31,12 @@
  *    aborted-transaction index (none of its data is left, so a read_committed Fetch no longer
  *    lists it), as Kafka's cleaner rewrites each segment's transaction index with only the aborted
  *    transactions whose marker it kept for their data.
- * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); the index
- *    entries go (persisted with a producer snapshot at the log end when any went); the cleaner
- *    checkpoint moves to the end of the range.
+ * 4. Each rewritten segment replaces the old one atomically (engine's replaceSegment); one left
+ *    with no batch is removed instead, as retention removes a segment, unless it is the log's
+ *    first (Kafka's cleaner groups segments, so its segment count follows the live data; here
+ *    non-empty segments are not merged). Reads of a removed segment's offsets go on to the next
+ *    batch. The index entries go (persisted with a producer snapshot at the log end when any
+ *    went); the cleaner checkpoint moves to the end of the range.
  *
  * The work runs off the hot path in slices: it yields to the event loop whenever a slice has run
  * for SLICE_MS, so produce and fetch keep being served while a large segment is cleaned. The
@@ -139,6 +142,8 @@ export interface CleanStats {
   readonly topic: string
   readonly partition: number
   readonly segments: number
+  /** Of them, the segments removed: left with no batch (the log's first one is kept). */
+  readonly segmentsRemoved: number
   readonly bytesBefore: number
   readonly bytesAfter: number
   readonly recordsRemoved: number
@@ -193,7 +198,7 @@ export class LogCleaner {
           if (this.lastStats.length > 100) this.lastStats.shift()
           this.#opts.logger.info(
             { ...stats },
-            `Cleaned log ${stats.topic}-${stats.partition}: ${stats.segments} segment(s), ${stats.bytesBefore} → ${stats.bytesAfter} bytes, ${stats.recordsRemoved} record(s) removed, up to offset ${stats.cleanedUpTo}`,
+            `Cleaned log ${stats.topic}-${stats.partition}: ${stats.segments} segment(s) (${stats.segmentsRemoved} removed, empty), ${stats.bytesBefore} → ${stats.bytesAfter} bytes, ${stats.recordsRemoved} record(s) removed, up to offset ${stats.cleanedUpTo}`,
           )
         }
       } catch (e) {
@@ -329,7 +334,7 @@ export class LogCleaner {
       cleanedUpTo = end
     }
     if (cleanedUpTo === firstDirty && firstDirty > 0 && map.size === 0) {
-      return this.#stats(log, 0, 0, 0, 0, cleanedUpTo, longest)
+      return this.#stats(log, 0, 0, 0, 0, 0, cleanedUpTo, longest)
     }
 
     // 3. Rewrite every segment below the end of the range.
@@ -351,6 +356,7 @@ export class LogCleaner {
     let bytesAfter = 0
     let removed = 0
     let count = 0
+    let segmentsRemoved = 0
     for (const s of segments) {
       const end = endOf(s)
       if (s.baseOffset >= cleanedUpTo) break
@@ -385,15 +391,17 @@ export class LogCleaner {
       }
       bytesBefore += s.sizeInBytes
       if (!log.online) throw new Error('the log went offline while it was cleaned')
-      const replaced = await log.store.replaceSegment(s.baseOffset, {
+      const done = await log.store.replaceSegment(s.baseOffset, {
         batches: kept(),
         changed: () => changed,
         offLoop,
       })
-      if (replaced) {
+      if (done === 'kept') bytesAfter += s.sizeInBytes
+      else {
         count++
         bytesAfter += written
-      } else bytesAfter += s.sizeInBytes
+        if (done === 'removed') segmentsRemoved++
+      }
       sliceStart = performance.now()
     }
     // 4. The aborted-transaction index loses the transactions with no data left, then the
@@ -401,12 +409,13 @@ export class LogCleaner {
     log.dropAbortedTransactions(retention.transactions.settledAborts)
     // No listener event: compaction changes no offset a reader positions itself by.
     await log.store.setCleanerCheckpoint(cleanedUpTo)
-    return this.#stats(log, count, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
+    return this.#stats(log, count, segmentsRemoved, bytesBefore, bytesAfter, removed, cleanedUpTo, longest)
   }
 
   #stats(
     log: PartitionLogImpl,
     segments: number,
+    segmentsRemoved: number,
     bytesBefore: number,
     bytesAfter: number,
     recordsRemoved: number,
@@ -417,6 +426,7 @@ export class LogCleaner {
       topic: log.topic,
       partition: log.partition,
       segments,
+      segmentsRemoved,
       bytesBefore,
       bytesAfter,
       recordsRemoved,

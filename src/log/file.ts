@@ -50,6 +50,7 @@ import type {
   OpenedPartition,
   PartitionStore,
   SegmentInfo,
+  SegmentReplacement,
   SegmentRewrite,
   StoredBatch,
 } from './storage.js'
@@ -1605,8 +1606,13 @@ class FilePartitionStore implements PartitionStore {
     })
   }
 
-  /** Lets the producer snapshots below `offset` go, but the newest (the directory read off the event loop). */
-  async #dropSnapshotsBelow(offset: number): Promise<void> {
+  /** Lets the producer snapshots below `offset` go, but the newest. */
+  #dropSnapshotsBelow(offset: number): Promise<void> {
+    return this.#dropSnapshots((off) => off < offset)
+  }
+
+  /** Lets the producer snapshots at the offsets `doomed` tells go, but the newest (the directory read off the event loop). */
+  async #dropSnapshots(doomed: (offset: number) => boolean): Promise<void> {
     let names: string[]
     try {
       names = await call<string[]>((cb) => this.#fs.readdir(this.#dir, cb))
@@ -1620,17 +1626,15 @@ class FilePartitionStore implements PartitionStore {
       .sort((a, b) => b - a)
     // Keep the newest snapshot whatever its offset (it is still the state to start from). One
     // written meanwhile is newer still: the newest listed is kept all the same.
-    const doomed: string[] = []
-    for (const off of snaps.slice(1)) {
-      if (off >= offset) continue
-      doomed.push(segmentFileName(off, '.snapshot'), segmentFileName(off, '.aborted'))
-    }
-    this.#retire(doomed)
+    const gone: string[] = []
+    for (const off of snaps.slice(1))
+      if (doomed(off)) gone.push(segmentFileName(off, '.snapshot'), segmentFileName(off, '.aborted'))
+    this.#retire(gone)
   }
 
-  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
+  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<SegmentReplacement> {
     const start = this.#segments.findIndex((s) => s.baseOffset === baseOffset)
-    if (start < 0 || start === this.#segments.length - 1) return false
+    if (start < 0 || start === this.#segments.length - 1) return 'kept'
     const old = this.#segments[start]
     const indexPaths = ['.index', '.timeindex'].map((suffix) =>
       join(this.#dir, segmentFileName(baseOffset, suffix)),
@@ -1700,9 +1704,17 @@ class FilePartitionStore implements PartitionStore {
       }
       if (staged > 0) await writeOut(stages[stage], staged)
       await settle()
+      if (seg.size === 0) {
+        const idx = this.#segments.indexOf(old)
+        if (idx > 0 && idx < this.#segments.length - 1) {
+          this.#storage.discard(fd, [cleanedPath])
+          await this.#removeSegment(old)
+          return 'removed'
+        }
+      }
       if (!rewrite.changed()) {
         this.#storage.discard(fd, [cleanedPath])
-        return false
+        return 'kept'
       }
       // The copy and its index files are made durable off the event loop (an fsync on a busy
       // disk can take hundreds of milliseconds), the index files as `.cleaned` files beside it:
@@ -1726,7 +1738,7 @@ class FilePartitionStore implements PartitionStore {
     const idx = this.#segments.indexOf(old)
     if (idx < 0) {
       this.#storage.discard(fd, [cleanedPath, ...cleanedIndexPaths])
-      return false
+      return 'kept'
     }
     seg.flushedSize = seg.size
     // The segment's offsets range stays what it was even if its last batches were removed.
@@ -1779,10 +1791,36 @@ class FilePartitionStore implements PartitionStore {
       old.deleted = true
       this.#release(old)
       this.#storage.discard(undefined, oldIndexes)
-      return true
+      return 'replaced'
     } finally {
       this.#swapping = null
       swapped()
+    }
+  }
+
+  /**
+   * Removes a segment the cleaner left with no batch, as retention removes one, once a flush's
+   * write of its index files has ended (#swapping meanwhile, as for a swap). Its index files are
+   * renamed `.deleted` before its file: a crash at any point leaves the segment whole (indexes
+   * missing are rebuilt by a scan at open) or gone; the next clean removes one left again. Its
+   * producer snapshot goes too, but the newest.
+   */
+  async #removeSegment(old: FileSegment): Promise<void> {
+    let removed = () => {}
+    this.#swapping = { seg: old, done: new Promise<void>((r) => (removed = r)) }
+    try {
+      old.indexWrites++
+      await this.#indexWritesSettled(old)
+      const at = this.#segments.indexOf(old)
+      if (at < 0) return
+      this.#segments.splice(at, 1)
+      old.deleted = true
+      this.#release(old)
+      this.#retire(['.index', '.timeindex', '.log'].map((suffix) => segmentFileName(old.baseOffset, suffix)))
+      void this.#dropSnapshots((offset) => offset === old.baseOffset)
+    } finally {
+      this.#swapping = null
+      removed()
     }
   }
 

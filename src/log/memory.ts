@@ -11,6 +11,7 @@ import type {
   OpenedPartition,
   PartitionStore,
   SegmentInfo,
+  SegmentReplacement,
   SegmentRewrite,
   StoredBatch,
 } from './storage.js'
@@ -192,9 +193,9 @@ class MemoryPartitionStore implements PartitionStore {
     this.#data.segments.splice(0, Math.min(count, this.#data.segments.length - 1))
   }
 
-  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean> {
+  async replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<SegmentReplacement> {
     const s = this.#data.segments.find((x) => x.baseOffset === baseOffset)
-    if (s === undefined) return false
+    if (s === undefined) return 'kept'
     const next: MemSegment = {
       baseOffset,
       nextOffset: s.nextOffset,
@@ -219,11 +220,16 @@ class MemoryPartitionStore implements PartitionStore {
         next.offsetOfMaxTimestamp = b.info.lastOffset
       }
     }
-    if (!rewrite.changed()) return false
-    const i = this.#data.segments.indexOf(s)
-    if (i < 0) return false
-    this.#data.segments[i] = next
-    return true
+    const segs = this.#data.segments
+    const i = segs.indexOf(s)
+    if (i < 0 || i === segs.length - 1) return 'kept'
+    if (next.batches.length === 0 && i > 0) {
+      segs.splice(i, 1)
+      return 'removed'
+    }
+    if (!rewrite.changed()) return 'kept'
+    segs[i] = next
+    return 'replaced'
   }
 
   cleanerCheckpoint(): number {

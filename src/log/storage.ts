@@ -95,6 +95,9 @@ export interface SegmentRewrite {
   readonly offLoop?: { before(): void; after(): void }
 }
 
+/** What `replaceSegment` did: nothing, swapped the copy in, or removed the segment. */
+export type SegmentReplacement = 'kept' | 'replaced' | 'removed'
+
 /** A stored batch as iterated: `bytes` is a view valid until the store changes. */
 export interface StoredBatch {
   readonly bytes: Uint8Array
@@ -176,9 +179,11 @@ export interface PartitionStore {
   /**
    * Replaces a non-active segment's batches (compaction), atomically: the new batches are
    * consumed one at a time (never all in memory), then, if `rewrite.changed()`, swapped in.
-   * Returns whether the segment was replaced.
+   * When they are none, the segment is removed instead (as retention removes one), unless it is
+   * the first segment: its base offset is where the log starts at open. Reads of its offsets then
+   * go on to the next segment. Returns what became of the segment.
    */
-  replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<boolean>
+  replaceSegment(baseOffset: number, rewrite: SegmentRewrite): Promise<SegmentReplacement>
   /** Where the compacted part of the log ends (Kafka's cleaner-offset-checkpoint), 0 when never cleaned. */
   cleanerCheckpoint(): number
   setCleanerCheckpoint(offset: number): Promise<void>

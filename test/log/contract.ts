@@ -17,6 +17,7 @@ import { compress, crc32c, decompress } from '../../src/log/compression.js'
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../src/log/config.js'
 import { txnMarker } from '../../src/log/marker.js'
 import type { LogManagerImpl } from '../../src/log/manager.js'
+import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import { createLogManager } from '../../src/log/manager.js'
 import type { LogStorage, PartitionStore } from '../../src/log/storage.js'
 import type { AppendResult, LogConfig, LogManagerConfig, PartitionLog } from '../../src/log/types.js'
@@ -1342,6 +1343,67 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       const r = await p.read(0, 1 << 20, RU)
       assert.equal(r.errorCode, 0)
       assert.ok(batchesIn(r.records)[0].baseOffset >= 0)
+    })
+
+    test('compaction: segments left empty go, but the first; reads, ListOffsets and offsets as before; a reopen too', async () => {
+      const configs: Partial<LogConfig> = {
+        cleanupPolicy: ['compact'],
+        // Two batches a segment.
+        segmentBytes: 2 * batchOf([{ key: 'k0', value: 'v00' }]).byteLength,
+        minCleanableDirtyRatio: 0.01,
+      }
+      const storage = h.storage()
+      const { m, p, topic } = await fresh(configs, storage)
+      // 30 batches over keys k0..k4, then two in a new active segment: of the cleaned range only
+      // 25..29 survive, and the segments holding 2..23 have nothing left.
+      const batch = (i: number) =>
+        batchOf([{ key: `k${i % 5}`, value: `v${String(i).padStart(2, '0')}` }], { timestamp: NOW + i * 10 })
+      for (let i = 0; i < 30; i++) await p.append(batch(i), { now: NOW })
+      ;(p as PartitionLogImpl).roll(NOW)
+      for (let i = 30; i < 32; i++) await p.append(batch(i), { now: NOW })
+      const bases = (q: PartitionLog) => (q as PartitionLogImpl).store.segments().map((s) => s.baseOffset)
+      assert.deepEqual(bases(p), [...Array.from({ length: 15 }, (_, i) => i * 2), 30])
+      await m.runCleaner(NOW)
+      const survivors = [25, 26, 27, 28, 29, 30, 31]
+      const check = async (q: PartitionLog, label: string): Promise<void> => {
+        assert.deepEqual(bases(q), [0, 24, 26, 28, 30], `${label}: segments`)
+        assert.equal(q.logStartOffset, 0, label)
+        assert.equal(q.logEndOffset, 32, label)
+        assert.deepEqual(
+          (await readAll(q, 0)).map((b) => [b.baseOffset, b.values[0]]),
+          survivors.map((o) => [o, `v${o}`]),
+          label,
+        )
+        // A fetch at any offset, a removed segment's too, starts at the next batch after it.
+        for (let o = 0; o < 32; o++) {
+          const r = await q.read(o, 1 << 20, RU)
+          assert.equal(r.errorCode, 0)
+          assert.equal(
+            batchesIn(r.records)[0]?.baseOffset,
+            survivors.find((s) => s >= o),
+            `${label}: read ${o}`,
+          )
+        }
+        const at = async (ts: number) => {
+          const r = await q.listOffsets(ts, 'read_uncommitted')
+          return [r.errorCode, r.offset, r.timestamp]
+        }
+        assert.deepEqual(await at(-2), [0, 0, -1], `${label}: earliest`)
+        assert.deepEqual(await at(-1), [0, 32, -1], `${label}: latest`)
+        assert.deepEqual(await at(-3), [0, 31, NOW + 310], `${label}: max timestamp`)
+        assert.deepEqual(await at(NOW), [0, 25, NOW + 250], `${label}: by time`)
+        assert.deepEqual(await at(NOW + 105), [0, 25, NOW + 250], `${label}: by time`)
+        assert.deepEqual(await at(NOW + 265), [0, 27, NOW + 270], `${label}: by time`)
+        assert.deepEqual(await at(NOW + 400), [0, -1, -1], `${label}: by time`)
+      }
+      await check(p, 'cleaned')
+      await m.close()
+      managers.splice(managers.indexOf(m), 1)
+      const m2 = await manager(h.storage())
+      await m2.createPartitions(topic, `id-${topic}`, 0, 1, configs)
+      const q = m2.partition(topic, 0)!
+      await check(q, 'reopened')
+      assert.equal((await q.append(batch(32), { now: NOW })).baseOffset, 32)
     })
 
     test('compaction: a segment rolls by segment.ms only at an append stamped that long after its first batch, never by the clock; only then is it cleaned', async () => {

@@ -303,9 +303,19 @@ for (const step of ['creation', 'fsync', 'swap'] as const)
       })
       const p = m.partition('c', 0)!
       const now = Date.now()
+      // A key of each batch's own: no segment is left empty (and removed rather than swapped).
       for (let i = 0; i < 30; i++) {
         const key = 'abcde'[i % 5]
-        await p.append(batchOf([{ key, value: `${key}${i}` }], { timestamp: now }), { now })
+        await p.append(
+          batchOf(
+            [
+              { key, value: `${key}${i}` },
+              { key: `u${i}`, value: 'u' },
+            ],
+            { timestamp: now },
+          ),
+          { now },
+        )
       }
       const started = performance.now()
       await m.runCleaner(now)
