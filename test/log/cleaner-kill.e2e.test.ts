@@ -1,6 +1,6 @@
 // kill -9 of a process while its log cleaner swaps a cleaned segment in or writes the producer
 // snapshot that goes with a clean (test/log/fixtures/cleaner-child.ts kills itself with SIGKILL
-// just before or just after either rename). The reopened log serves only whole batches with valid
+// just before or just after either rename, or the rename that takes away a segment left empty). The reopened log serves only whole batches with valid
 // CRCs, keeps the latest record of every key, and the idempotent producer's state survived: its
 // last batch sent again is a duplicate (its original offset, nothing written), the next sequence
 // is accepted, and a sequence gap is still refused. The same holds after the cleaner runs again.
@@ -113,7 +113,14 @@ async function checkProducer(
   acked.set(next, ok.baseOffset)
 }
 
-for (const point of ['before-swap', 'after-swap', 'before-snapshot', 'after-snapshot'] as const) {
+for (const point of [
+  'before-swap',
+  'after-swap',
+  'before-snapshot',
+  'after-snapshot',
+  'before-removal',
+  'after-removal',
+] as const) {
   test(`kill -9 ${point.replace('-', ' the ')}: the log is whole and the idempotent producer state survives`, {
     timeout: 600_000,
   }, async () => {
@@ -124,7 +131,9 @@ for (const point of ['before-swap', 'after-swap', 'before-snapshot', 'after-snap
       const m = await openLog(dir)
       try {
         assert.deepEqual(
-          readdirSync(join(dir, 't-0')).filter((n) => n.endsWith('.cleaned') || n.endsWith('.tmp')),
+          readdirSync(join(dir, 't-0')).filter(
+            (n) => n.endsWith('.cleaned') || n.endsWith('.tmp') || n.endsWith('.deleted'),
+          ),
           [],
           'stray files of the interrupted clean are gone',
         )
