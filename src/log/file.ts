@@ -2406,6 +2406,10 @@ export class FileLogStorage implements LogStorage {
     return this.readBuffers.outstandingBytes
   }
 
+  reserveReadBytes(bytes: number): () => void {
+    return this.readBuffers.reserve(bytes)
+  }
+
   /**
    * Writes checkpoints and the clean-shutdown marker (after every partition closed). Without the
    * marker (`clean` false: a partition went offline, say on a full disk, or failed to close, so

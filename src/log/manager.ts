@@ -381,6 +381,10 @@ export class LogManagerImpl implements LogManager {
     return this.#storage.lentReadBytes()
   }
 
+  reserveReadBytes(bytes: number): () => void {
+    return this.#storage.reserveReadBytes(bytes)
+  }
+
   /** The cleaner (its lastStats tell what recent cleans did). */
   get cleaner(): LogCleaner | undefined {
     return this.#cleaner

@@ -17,6 +17,8 @@ import type {
 } from './storage.js'
 import { type SegmentStats, segmentIndexFor, segmentInfoOf } from './storage.js'
 
+const nothing = (): void => {}
+
 interface MemBatch extends StoredBatch {
   readonly maxTimestamp: number
 }
@@ -305,6 +307,11 @@ export class MemoryLogStorage implements LogStorage {
   /** Reads return the stored batches themselves: nothing is lent. */
   lentReadBytes(): number {
     return 0
+  }
+
+  /** Nothing to reserve either. */
+  reserveReadBytes(_bytes: number): () => void {
+    return nothing
   }
 
   async checkpoint(): Promise<void> {}

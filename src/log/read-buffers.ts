@@ -40,6 +40,9 @@ export class ReadBufferPool {
   #lent = 0
   /** Bytes of fresh buffers lent under a loan (not the pool's) and not yet given back. */
   #lentFresh = 0
+  /** Bytes reads are about to lend (see {@link reserve}). */
+  #reserved = 0
+  #peak = 0
 
   constructor(limit = READ_POOL_BYTES) {
     this.#limit = limit
@@ -52,11 +55,31 @@ export class ReadBufferPool {
   }
 
   /**
-   * Bytes lent and not yet given back, the pool's and fresh ones alike: what the readers' answers
-   * hold in memory.
+   * Bytes lent and not yet given back, the pool's and fresh ones alike (what the readers' answers
+   * hold in memory), and the bytes reserved by reads under way.
    */
   get outstandingBytes(): number {
-    return this.#lent + this.#lentFresh
+    return this.#lent + this.#lentFresh + this.#reserved
+  }
+
+  /**
+   * Counts `len` bytes in {@link outstandingBytes} until the returned function is called (again
+   * does nothing): a read reserves what it may lend before it starts, since it may lend only after
+   * a wait, and reads planned meanwhile must see those bytes as taken.
+   */
+  reserve(len: number): () => void {
+    this.#reserved += len
+    let out = true
+    return () => {
+      if (!out) return
+      out = false
+      this.#reserved -= len
+    }
+  }
+
+  /** The most bytes lent at once (the pool's and fresh ones) since the pool was made. */
+  get peakLentBytes(): number {
+    return this.#peak
   }
 
   /** Bytes of every buffer the pool holds, lent or free. */
@@ -83,6 +106,7 @@ export class ReadBufferPool {
       this.#owned += size
     }
     this.#lent += size
+    this.#notePeak()
     const lent = buf
     let out = true
     loans.push(() => {
@@ -97,6 +121,7 @@ export class ReadBufferPool {
   /** A buffer of its own, counted as outstanding until its loan is given back. */
   #fresh(len: number, loans: (() => void)[]): Buffer {
     this.#lentFresh += len
+    this.#notePeak()
     let out = true
     loans.push(() => {
       if (!out) return
@@ -104,6 +129,10 @@ export class ReadBufferPool {
       this.#lentFresh -= len
     })
     return Buffer.allocUnsafe(len)
+  }
+
+  #notePeak(): void {
+    if (this.#lent + this.#lentFresh > this.#peak) this.#peak = this.#lent + this.#lentFresh
   }
 
   /** Lets free buffers of any size go until `size` more bytes fit the limit; false if they cannot. */

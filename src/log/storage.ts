@@ -236,6 +236,11 @@ export interface LogStorage {
    * hold); 0 for an engine whose reads hold no memory of their own.
    */
   lentReadBytes(): number
+  /**
+   * Counts `bytes` in lentReadBytes until the returned function is called: what a read under loans
+   * may lend, reserved before it starts. Does nothing for an engine whose reads hold no memory.
+   */
+  reserveReadBytes(bytes: number): () => void
   /** Writes periodic checkpoints (recovery points); log.flush.offset.checkpoint.interval.ms. */
   checkpoint(): Promise<void>
   /** Directory index of a partition (DescribeLogDirs); 0 with one directory. */

@@ -370,6 +370,8 @@ export interface LogManager {
   metadataDir(): string | null
   /** Bytes of Fetch reads lent out and not yet given back (see LogStorage.lentReadBytes). */
   lentReadBytes(): number
+  /** Reserves bytes a read may lend until the returned function is called (see LogStorage.reserveReadBytes). */
+  reserveReadBytes(bytes: number): () => void
 }
 
 /** The logging the log layer does (pino's Logger fits). */

@@ -124,6 +124,11 @@ export function runLogContract(name: string, factory: () => Promise<LogHarness>)
       assert.equal(m.lentReadBytes(), held, 'a read without loans holds nothing')
       for (const giveBack of loans) giveBack()
       assert.equal(m.lentReadBytes(), 0)
+      // A reservation counts until released with an engine that lends, not at all with one that does not.
+      const release = m.reserveReadBytes(1000)
+      assert.ok(m.lentReadBytes() === (held === 0 ? 0 : 1000), `reserved ${m.lentReadBytes()}`)
+      release()
+      assert.equal(m.lentReadBytes(), 0)
     })
 
     test('offsets are assigned in order; the stored batch differs from the produced one only in baseOffset and leader epoch', async () => {

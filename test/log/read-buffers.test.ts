@@ -60,3 +60,20 @@ test('read buffers: the pool owns at most its limit; beyond it reads get fresh b
   assert.equal(pool.ownedBytes, 256 * 1024, 'two 64 KiB buffers went to make room')
   assert.equal(pool.lentBytes, 128 * 1024)
 })
+
+test('read buffers: a reservation counts as outstanding until released; the peak counts what was lent', () => {
+  const pool = new ReadBufferPool(1 << 20)
+  const release = pool.reserve(3 * 1024 * 1024)
+  assert.equal(pool.outstandingBytes, 3 * 1024 * 1024)
+  assert.equal(pool.peakLentBytes, 0, 'a reservation holds no buffer')
+  const loans: (() => void)[] = []
+  pool.lend(20_000, loans)
+  pool.lend(MAX_POOLED_BYTES + 1, loans)
+  assert.equal(pool.outstandingBytes, 3 * 1024 * 1024 + 32 * 1024 + MAX_POOLED_BYTES + 1)
+  release()
+  release()
+  assert.equal(pool.outstandingBytes, 32 * 1024 + MAX_POOLED_BYTES + 1, 'released once')
+  for (const giveBack of loans) giveBack()
+  assert.equal(pool.outstandingBytes, 0)
+  assert.equal(pool.peakLentBytes, 32 * 1024 + MAX_POOLED_BYTES + 1)
+})

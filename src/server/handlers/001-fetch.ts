@@ -36,7 +36,7 @@
 // incremental answer keeps only the partitions that changed (records, high watermark, log start
 // offset, an error) since the session last sent them. A records field is empty or starts with a
 // whole batch; the log ends it at a batch boundary, never cutting the last batch (a documented difference from Kafka, which may send a partial last batch).
-import type { IsolationLevel, PartitionLog } from '../../log/index.js'
+import type { IsolationLevel, PartitionLog, ReadResult } from '../../log/index.js'
 import { invalidRequest } from '../../protocol/api-error.js'
 import { ErrorCode, errorName } from '../../protocol/errors.js'
 import type { FetchRequest } from '../../protocol/generated/messages/FetchRequest.js'
@@ -163,7 +163,7 @@ async function readAll(
   ctx: RequestContext,
   loans: (() => void)[],
 ): Promise<{ answers: Answer[]; bytes: number; failedRead: boolean }> {
-  const metrics = ctx.server.data.metrics
+  const { metrics, config, logs } = ctx.server.data
   const answers: Answer[] = []
   let bytes = 0
   let failedRead = false
@@ -180,8 +180,17 @@ async function readAll(
         p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH,
       )
     } else {
-      const maxBytes = Math.max(0, Math.min(p.partitionMaxBytes, limit - bytes))
-      const r = await log.read(toNumber(p.fetchOffset), maxBytes, { minOneMessage, isolationLevel, loans })
+      // The room left by the bytes held and those other reads under way have reserved: requests
+      // that arrive together read in turns, each seeing what the others took.
+      const room = config.fetchMaxBufferedBytes - logs.lentReadBytes()
+      const maxBytes = Math.max(0, Math.min(p.partitionMaxBytes, limit - bytes, room))
+      const release = logs.reserveReadBytes(maxBytes)
+      let r: ReadResult
+      try {
+        r = await log.read(toNumber(p.fetchOffset), maxBytes, { minOneMessage, isolationLevel, loans })
+      } finally {
+        release()
+      }
       if (r.errorCode !== ErrorCode.NONE) data = failed(p.partition, r.errorCode)
       else {
         data = createFetchResponsePartitionData({
@@ -261,7 +270,8 @@ function waitForData(
 /**
  * The record bytes this Fetch may carry: its MaxBytes within fetch.max.bytes, and within what
  * fetch.max.buffered.bytes leaves of the bytes read for answers not yet written (clients that do
- * not read their sockets hold theirs). At 0 the answer still carries its first batch whole.
+ * not read their sockets hold theirs). At 0 the answer still carries its first batch whole. Each
+ * partition's read checks the room again (readAll), as requests read concurrently.
  */
 function fetchLimit(request: FetchRequest, ctx: RequestContext): number {
   const { config, logs } = ctx.server.data
