@@ -10,6 +10,7 @@ import {
   fetchAnswerOn,
   fetchRequest,
   fillPartitions,
+  until,
   readRecords,
 } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
@@ -64,14 +65,6 @@ function assertUpToBound(records: number[]): void {
   const full = records.filter((n) => n === RECORDS * BATCHES).length
   assert.ok(full >= 12 && full < PARTITIONS, `${full} whole partitions`)
   assert.deepEqual(records, [...Array(full).fill(RECORDS * BATCHES), ...Array(PARTITIONS - full).fill(0)])
-}
-
-async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`not in ${ms} ms: ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
 }
 
 test('past fetch.max.buffered.bytes a Fetch carries one batch until the held answers drain', async () => {

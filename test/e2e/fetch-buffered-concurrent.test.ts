@@ -14,6 +14,7 @@ import {
   fetchAnswerOn,
   fetchRequest,
   fillPartitions,
+  until,
   readRecords,
 } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
@@ -54,14 +55,6 @@ after(async () => {
   c?.close()
   await ts?.stop()
 })
-
-async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`not in ${ms} ms: ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
 
 test('concurrent Fetch answers held unsent stay within fetch.max.buffered.bytes', async () => {
   assert.ok(MIN_POOLED_BYTES < ONE_BATCH)

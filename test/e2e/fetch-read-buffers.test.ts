@@ -15,6 +15,7 @@ import {
   fetchAnswerOn,
   fetchRequest,
   fillPartitions,
+  until,
   readRecords,
 } from '../helpers/data-plane.js'
 import { startTestServer, type TestServer } from '../server/harness.js'
@@ -81,14 +82,6 @@ async function answerOf(socket: Socket, correlationId: number): Promise<p.FetchR
   const body = await fetchAnswerOn(socket, correlationId)
   assert.equal(body.responses.length, 1)
   return body.responses[0].partitions
-}
-
-async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`not in ${ms} ms: ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
 }
 
 test('an answer waiting in its socket keeps its read buffers: another Fetch meanwhile leaves its bytes intact', async () => {

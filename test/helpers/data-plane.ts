@@ -359,6 +359,15 @@ export async function fillPartitions(
     }
 }
 
+/** Waits until `cond` holds, polling every 10 ms; fails naming `what` after `ms`. */
+export async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > deadline) assert.fail(`not in ${ms} ms: ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
 /** Every partition of `topic` from offset 0. */
 export const everyPartition = (topic: string, partitions: number): FetchPartition[] =>
   Array.from({ length: partitions }, (_, partition) => ({ topic, partition, offset: 0 }))

@@ -6,13 +6,11 @@ import * as fs from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
-import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
-import { createLogManager } from '../../src/log/manager.js'
+import { type FileLayer, NODE_FILE_LAYER } from '../../src/log/file.js'
 import type { PartitionLogImpl } from '../../src/log/partition-log.js'
 import type { LogConfig } from '../../src/log/types.js'
 import { readAll } from './contract.js'
-import { openFilesOf } from './fs-probes.js'
+import { openFilesOf, openOnePartition } from './fs-probes.js'
 import { batchOf } from './helpers.js'
 
 const NOW = Date.now()
@@ -28,16 +26,7 @@ const CONFIG: Partial<LogConfig> = {
 /** Of 0..31 (30 and 31 in the active segment), what a clean leaves. */
 const SURVIVORS = [25, 26, 27, 28, 29, 30, 31]
 
-async function open(dir: string, layer: FileLayer = NODE_FILE_LAYER) {
-  const storage = new FileLogStorage([dir], { fs: layer })
-  const m = createLogManager(
-    { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, CONFIG) },
-    { storage, noBackgroundJobs: true },
-  )
-  await m.open()
-  await m.createPartitions('c', 'id', 0, 1, CONFIG)
-  return { m, storage, p: m.partition('c', 0)! as PartitionLogImpl }
-}
+const open = (dir: string, layer: FileLayer = NODE_FILE_LAYER) => openOnePartition(dir, CONFIG, layer)
 
 /** 30 batches over five keys in 15 segments, then two in a new active segment. */
 async function fill(p: PartitionLogImpl): Promise<void> {

@@ -6,13 +6,10 @@ import * as fs from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
-import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
-import { createLogManager } from '../../src/log/manager.js'
-import type { PartitionLogImpl } from '../../src/log/partition-log.js'
+import { type FileLayer, NODE_FILE_LAYER } from '../../src/log/file.js'
 import type { LogConfig } from '../../src/log/types.js'
 import { readAll } from './contract.js'
-import { heldRenames } from './fs-probes.js'
+import { heldRenames, openOnePartition } from './fs-probes.js'
 import { batchOf } from './helpers.js'
 
 const CONFIG: Partial<LogConfig> = {
@@ -22,16 +19,7 @@ const CONFIG: Partial<LogConfig> = {
 }
 const NOW = Date.now()
 
-async function open(dir: string, layer: FileLayer = NODE_FILE_LAYER) {
-  const storage = new FileLogStorage([dir], { fs: layer })
-  const m = createLogManager(
-    { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, CONFIG) },
-    { storage, noBackgroundJobs: true },
-  )
-  await m.open()
-  await m.createPartitions('c', 'id', 0, 1, CONFIG)
-  return { m, storage, p: m.partition('c', 0)! as PartitionLogImpl }
-}
+const open = (dir: string, layer: FileLayer = NODE_FILE_LAYER) => openOnePartition(dir, CONFIG, layer)
 
 /** Batch i: key k(i mod 5), value v<i>, all of one size (so positions in the two files line up). */
 const batch = (i: number) =>

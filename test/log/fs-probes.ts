@@ -1,7 +1,11 @@
 // What the log's tests look at in the file system: the engine's synchronous file calls (what runs
-// on the event loop) and the process's open descriptors.
+// on the event loop) and the process's open descriptors; and a file-engine log to look at.
 import { readdirSync, readlinkSync } from 'node:fs'
-import { type FileLayer, NODE_FILE_LAYER } from '../../src/log/file.js'
+import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG, resolveLogConfig } from '../../src/log/config.js'
+import { type FileLayer, FileLogStorage, NODE_FILE_LAYER } from '../../src/log/file.js'
+import { createLogManager, type LogManagerImpl } from '../../src/log/manager.js'
+import type { PartitionLogImpl } from '../../src/log/partition-log.js'
+import type { LogConfig } from '../../src/log/types.js'
 
 /**
  * node:fs with its synchronous calls counted while `armed`: by name, and the most made in one turn
@@ -116,4 +120,23 @@ export function heldRenames(
       return waiting.length
     },
   }
+}
+
+/**
+ * A log manager on the file engine in `dir` (through `layer`), with no background jobs, and its one
+ * partition `c-0` made with `config`.
+ */
+export async function openOnePartition(
+  dir: string,
+  config: Partial<LogConfig>,
+  layer: FileLayer = NODE_FILE_LAYER,
+): Promise<{ m: LogManagerImpl; storage: FileLogStorage; p: PartitionLogImpl }> {
+  const storage = new FileLogStorage([dir], { fs: layer })
+  const m = createLogManager(
+    { ...DEFAULT_LOG_MANAGER_CONFIG, logDirs: [dir], defaults: resolveLogConfig(DEFAULT_LOG_CONFIG, config) },
+    { storage, noBackgroundJobs: true },
+  )
+  await m.open()
+  await m.createPartitions('c', 'id', 0, 1, config)
+  return { m, storage, p: m.partition('c', 0)! as PartitionLogImpl }
 }

@@ -123,6 +123,31 @@ async function classicJoin(memberId: string): Promise<string> {
 
 const messages = (lines: readonly Line[]) => lines.map((l) => l.msg)
 
+/** An OffsetCommit without a generation (a simple group's, or an offset reset) of foo's partitions. */
+function adminCommit(
+  groupId: string,
+  partitions: {
+    partitionIndex: number
+    committedOffset: bigint
+    committedLeaderEpoch: number
+    committedMetadata: string
+  }[],
+) {
+  return t.write('offset-commit', (shard, nowMs) =>
+    shard.commitOffsets(
+      { apiVersion: 9, nowMs, maxMetadataSize: 4096 },
+      {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [{ name: 'foo', topicId: topics.id('foo'), partitions }],
+      },
+    ),
+  )
+}
+
 beforeEach(async () => {
   log = new Capture()
   t = await start()
@@ -388,28 +413,10 @@ describe('group events in the log', () => {
   })
 
   it('deleting groups names them and counts their offsets', async () => {
-    await t.write('offset-commit', (shard, nowMs) =>
-      shard.commitOffsets(
-        { apiVersion: 9, nowMs, maxMetadataSize: 4096 },
-        {
-          groupId: 'simple',
-          generationIdOrMemberEpoch: -1,
-          memberId: '',
-          groupInstanceId: null,
-          retentionTimeMs: -1n,
-          topics: [
-            {
-              name: 'foo',
-              topicId: topics.id('foo'),
-              partitions: [
-                { partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' },
-                { partitionIndex: 1, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' },
-              ],
-            },
-          ],
-        },
-      ),
-    )
+    await adminCommit('simple', [
+      { partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' },
+      { partitionIndex: 1, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' },
+    ])
     assert.deepEqual(messages(log.take()), [
       '[GroupId simple] Creating a simple consumer group via manual offset commit.',
     ])
@@ -423,27 +430,9 @@ describe('group events in the log', () => {
     await consumerHeartbeat(beat('c1', -1, null))
     log.take()
     // An offset reset: a commit without a generation into the empty consumer group.
-    await t.write('offset-commit', (shard, nowMs) =>
-      shard.commitOffsets(
-        { apiVersion: 9, nowMs, maxMetadataSize: 4096 },
-        {
-          groupId: 'cg',
-          generationIdOrMemberEpoch: -1,
-          memberId: '',
-          groupInstanceId: null,
-          retentionTimeMs: -1n,
-          topics: [
-            {
-              name: 'foo',
-              topicId: topics.id('foo'),
-              partitions: [
-                { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' },
-              ],
-            },
-          ],
-        },
-      ),
-    )
+    await adminCommit('cg', [
+      { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' },
+    ])
     assert.deepEqual(messages(log.take()), [
       '[GroupId cg] Committed 1 offsets without a generation (offset reset).',
     ])
@@ -460,20 +449,7 @@ describe('group events in the log', () => {
       { partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: 3, committedMetadata: '' },
       { partitionIndex: 1, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' },
     ]
-    const commit = () =>
-      t.write('offset-commit', (shard, nowMs) =>
-        shard.commitOffsets(
-          { apiVersion: 9, nowMs, maxMetadataSize: 4096 },
-          {
-            groupId: 'simple',
-            generationIdOrMemberEpoch: -1,
-            memberId: '',
-            groupInstanceId: null,
-            retentionTimeMs: -1n,
-            topics: [{ name: 'foo', topicId: topics.id('foo'), partitions }],
-          },
-        ),
-      )
+    const commit = () => adminCommit('simple', partitions)
     await commit()
     const id = topics.id('foo')
     assert.deepEqual(
